@@ -1,0 +1,139 @@
+# nodescale: one Makefile for the library, the binary, the tests and the benchmarks.
+#
+#   make            build bin/nodescale, lib/libnodescale.{a,so}
+#   make run        install missing Debian packages, build, characterise this node (ARGS="...")
+#   make test       install missing packages, build, run every test (unit, kernel, CLI, end-to-end,
+#                   sanitizer builds of the GEMM and reduction tests)
+#   make bench      every benchmark (bench-ceilings, bench-gemm, bench-reduce, ...)
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Vector ISA flags are given per file, never globally: a file under .../avx2/ is compiled with
+# AVX2+FMA, one under .../avx512/ with AVX-512; the rest is baseline x86-64 and dispatches at run
+# time from cpuid. BUILD=asan builds everything with AddressSanitizer+UBSan into build/asan, bin/asan.
+
+ifeq ($(origin CC),default)
+  CC := gcc
+endif
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BUILD    ?= release
+LIKWID   ?= 0
+VERSION  := 0.1.0
+
+PKGS     := jansson hwloc
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -fopenmp -fPIC -g $(WARN) -Iinclude -I. $(PKG_CFLAGS) \
+               -DNODESCALE_VERSION=\"$(VERSION)\"
+ifeq ($(BUILD),asan)
+  OPT    := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+  OUT    := asan
+else
+  OPT    := -O3
+  OUT    := release
+endif
+ifeq ($(LIKWID),1)
+  CFLAGS_BASE += -DLIKWID_PERFMON
+  LIKWID_LIBS := -llikwid
+endif
+CFLAGS   := $(CFLAGS_BASE) $(OPT) $(EXTRA_CFLAGS)
+LDLIBS   := $(PKG_LIBS) -lpapi -lm -ldl -lpthread $(LIKWID_LIBS)
+LDFLAGS  := -fopenmp $(filter -fsanitize%,$(OPT))
+
+# Flags recorded in results.json (context.cflags) so a gate can refuse mismatched builds.
+CFLAGS   += -DNODESCALE_CFLAGS="\"$(OPT) $(EXTRA_CFLAGS)\"" -DNODESCALE_CC="\"$(CC)\""
+
+ISA_AVX2   := -mavx2 -mfma
+ISA_AVX512 := -mavx512f -mavx512dq -mavx512vl -mavx512bw -mavx2 -mfma
+isaflags = $(if $(findstring /avx512/,$(1)),$(ISA_AVX512),$(if $(findstring /avx2/,$(1)),$(ISA_AVX2),))
+
+BDIR     := build/$(OUT)
+BIN      := $(if $(filter asan,$(OUT)),bin/asan,bin)
+
+# The C library (kernels only: GEMM, reductions, stream, peak, registry).
+LIB_SRC  := $(shell find kernels -name '*.c' | sort)
+# The application: harness, roofline, cluster model, reports, fleet (MPI part built separately).
+APP_SRC  := $(shell find harness roofline cluster reports -name '*.c' ! -name main.c | sort)
+MAIN_SRC := harness/main.c
+TEST_SRC := $(wildcard tests/unit/test_*.c)
+BENCH_SRC:= $(wildcard bench/*.c)
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BDIR)/%.o)
+APP_OBJ  := $(APP_SRC:%.c=$(BDIR)/%.o)
+MAIN_OBJ := $(MAIN_SRC:%.c=$(BDIR)/%.o)
+TESTS    := $(TEST_SRC:tests/unit/%.c=$(BIN)/tests/%)
+BENCHES  := $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
+
+.PHONY: all deps run test unit-tests san-tests bench install uninstall clean format
+all: $(BIN)/nodescale lib/libnodescale.a lib/libnodescale.so $(TESTS) $(BENCHES)
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BDIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(call isaflags,$<) -MMD -MP -c $< -o $@
+
+$(BIN)/nodescale: $(MAIN_OBJ) $(APP_OBJ) $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+lib/libnodescale.a: $(LIB_OBJ)
+	@mkdir -p lib
+	rm -f $@ && ar rcs $@ $^
+
+lib/libnodescale.so: $(LIB_OBJ)
+	@mkdir -p lib
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnodescale.so.0 -o $@ $^ -lm
+
+$(BIN)/tests/%: tests/unit/%.c $(APP_OBJ) $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -MF $(BDIR)/tests/$*.d -o $@ $< $(APP_OBJ) $(LIB_OBJ) \
+	    $(LDFLAGS) $(LDLIBS) $(shell pkg-config --libs cmocka)
+
+$(BIN)/bench/%: bench/%.c $(APP_OBJ) $(LIB_OBJ)
+	@mkdir -p $(dir $@) $(BDIR)/bench
+	$(CC) $(CFLAGS) -MMD -MP -MF $(BDIR)/bench/$*.d -o $@ $< $(APP_OBJ) $(LIB_OBJ) $(LDFLAGS) $(LDLIBS)
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	bin/nodescale run $(ARGS)
+
+# Every test: unit and kernel tests (cmocka), CLI and end-to-end scripts, then the sanitizer
+# build of the tests named in SAN_TESTS. scripts/run-tests.sh prints "N passed, N failed".
+SAN_TESTS ?= test_gemm test_reduce test_stats test_json
+test: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory BUILD=asan $(addprefix bin/asan/tests/,$(filter $(SAN_TESTS),$(TEST_SRC:tests/unit/%.c=%)))
+	@bash scripts/run-tests.sh
+
+bench: all
+	@bash scripts/bench.sh all
+
+bench-%: all
+	@bash scripts/bench.sh $*
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 755 bin/nodescale $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 lib/libnodescale.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 lib/libnodescale.so $(DESTDIR)$(PREFIX)/lib/libnodescale.so.$(VERSION)
+	ln -sf libnodescale.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libnodescale.so.0
+	ln -sf libnodescale.so.0 $(DESTDIR)$(PREFIX)/lib/libnodescale.so
+	install -m 644 include/nodescale.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/nodescale.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/nodescale.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/nodescale $(DESTDIR)$(PREFIX)/lib/libnodescale.* \
+	      $(DESTDIR)$(PREFIX)/include/nodescale.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/nodescale.pc
+
+format:
+	clang-format -i $$(find include harness kernels roofline cluster reports fleet tests bench -name '*.[ch]' 2>/dev/null)
+
+clean:
+	rm -rf build bin lib
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,76 @@
+/* Strict command-line parsing helpers (see cli.h). */
+#include "harness/cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ns_usage_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "nodescale %s: error: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return NS_EXIT_USAGE;
+}
+
+static int suffix_multiplier(const char *s, int64_t *mul) {
+    static const struct { const char *sfx; int64_t mul; } tab[] = {
+        {"", 1},
+        {"k", 1000LL}, {"K", 1000LL}, {"M", 1000000LL}, {"G", 1000000000LL},
+        {"T", 1000000000000LL},
+        {"kB", 1000LL}, {"KB", 1000LL}, {"MB", 1000000LL}, {"GB", 1000000000LL},
+        {"TB", 1000000000000LL},
+        {"KiB", 1LL << 10}, {"MiB", 1LL << 20}, {"GiB", 1LL << 30}, {"TiB", 1LL << 40},
+    };
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+        if (strcmp(s, tab[i].sfx) == 0) {
+            *mul = tab[i].mul;
+            return 0;
+        }
+    return -1;
+}
+
+int ns_parse_int64(const char *s, int64_t min, int64_t max, int64_t *out) {
+    if (!s || !*s) return -1;
+    if (min >= 0 && (*s == '-' || *s == '+')) return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s) return -1;
+    int64_t mul;
+    if (suffix_multiplier(end, &mul) != 0) return -1;
+    if (v != 0 && (v > INT64_MAX / mul || v < INT64_MIN / mul)) return -1;
+    int64_t r = (int64_t)v * mul;
+    if (r < min || r > max) return -1;
+    *out = r;
+    return 0;
+}
+
+int ns_parse_double(const char *s, double min, double max, double *out) {
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < min || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+int ns_opt_value(int argc, char **argv, int *i, const char *name, const char **value) {
+    const char *a = argv[*i];
+    size_t len = strlen(name);
+    if (strncmp(a, name, len) != 0) return 0;
+    if (a[len] == '=') {
+        *value = a + len + 1;
+        return 1;
+    }
+    if (a[len] != '\0') return 0;
+    if (*i + 1 >= argc) return -1;
+    *value = argv[++*i];
+    return 1;
+}

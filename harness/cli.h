@@ -1,0 +1,27 @@
+/* Command-line helpers shared by every subcommand: strict number parsing (the whole string,
+ * range-checked, size suffixes) and the one-line usage error that exits 2. */
+#ifndef NS_CLI_H
+#define NS_CLI_H
+
+#include <stdint.h>
+
+/* Exit statuses of every subcommand. */
+enum { NS_EXIT_OK = 0, NS_EXIT_FAIL = 1, NS_EXIT_USAGE = 2, NS_EXIT_INTERRUPTED = 130 };
+
+/* Prints "nodescale CMD: error: <message>" as one line on stderr and returns NS_EXIT_USAGE. */
+int ns_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parses a decimal integer in [min, max]. Accepts an optional size suffix: k/M/G/T (x1000^i),
+ * KiB/MiB/GiB/TiB (x1024^i), kB/MB/GB/TB (x1000^i). Rejects empty strings, trailing junk,
+ * signs where min >= 0, and overflow. Returns 0 on success, -1 otherwise (*out untouched). */
+int ns_parse_int64(const char *s, int64_t min, int64_t max, int64_t *out);
+
+/* Parses a finite decimal floating-point number in [min, max]; no suffixes. 0 or -1. */
+int ns_parse_double(const char *s, double min, double max, double *out);
+
+/* Matches "--name=value" or "--name value" at argv[*i]. On a match sets *value (advancing *i
+ * past a separate value) and returns 1; returns -1 when the option is present without a value;
+ * 0 when argv[*i] is not this option. */
+int ns_opt_value(int argc, char **argv, int *i, const char *name, const char **value);
+
+#endif

@@ -1,0 +1,100 @@
+/* JSON helpers for results files (see json.h). */
+#include "harness/json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int ns_json_set_num(json_t *obj, const char *key, double v, const char *status) {
+    if (isfinite(v)) {
+        json_object_set_new(obj, key, json_real(v));
+        return 0;
+    }
+    json_object_set_new(obj, key, json_null());
+    if (status && !json_object_get(obj, "status"))
+        json_object_set_new(obj, "status", json_string(status));
+    return 1;
+}
+
+void ns_json_set_int(json_t *obj, const char *key, long long v) {
+    json_object_set_new(obj, key, json_integer(v));
+}
+
+void ns_json_set_str(json_t *obj, const char *key, const char *s) {
+    json_object_set_new(obj, key, s ? json_string(s) : json_null());
+}
+
+int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen) {
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 16);
+    if (!tmp) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    int rc = -1;
+    FILE *f = NULL;
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    fchmod(fd, 0644);
+    f = fdopen(fd, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot open %s: %s", tmp, strerror(errno));
+        close(fd);
+        goto out_unlink;
+    }
+    if (json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0 ||
+        fputc('\n', f) == EOF || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+        fclose(f);
+        goto out_unlink;
+    }
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        goto out_unlink;
+    }
+    if (rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot rename to %s: %s", path, strerror(errno));
+        goto out_unlink;
+    }
+    rc = 0;
+    goto out;
+out_unlink:
+    unlink(tmp);
+out:
+    free(tmp);
+    return rc;
+}
+
+json_t *ns_json_load_results(const char *path, char *err, size_t errlen) {
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        if (access(path, R_OK) != 0)
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        else
+            snprintf(err, errlen, "%s: not valid JSON at line %d: %s", path, je.line, je.text);
+        return NULL;
+    }
+    const char *schema = json_string_value(json_object_get(root, "schema"));
+    if (!json_is_object(root) || !schema || strcmp(schema, NS_SCHEMA) != 0) {
+        snprintf(err, errlen, "%s: not a nodescale results file (schema is %s%s%s, want \"%s\")",
+                 path, schema ? "\"" : "", schema ? schema : "missing", schema ? "\"" : "",
+                 NS_SCHEMA);
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+double ns_json_get_num(const json_t *obj, const char *key) {
+    json_t *v = json_object_get(obj, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}

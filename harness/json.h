@@ -1,0 +1,36 @@
+/* JSON helpers over jansson for results files: numbers that may be unmeasurable (written as null
+ * with a sibling status, never NaN/Inf/0), atomic writes (a reader never sees half a file), and
+ * strict loading with a schema check and a one-line reason on failure. */
+#ifndef NS_JSON_H
+#define NS_JSON_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define NS_SCHEMA "nodescale/1"
+
+/* obj[key] = v if v is finite, else obj[key] = null and, when status is non-NULL,
+ * obj["status"] = status unless a status is already present. Returns 0 if a number was set,
+ * 1 if null was set. */
+int ns_json_set_num(json_t *obj, const char *key, double v, const char *status);
+
+/* obj[key] = v (integer). */
+void ns_json_set_int(json_t *obj, const char *key, long long v);
+
+/* obj[key] = s, or null when s is NULL. */
+void ns_json_set_str(json_t *obj, const char *key, const char *s);
+
+/* Writes root to path atomically: to a temporary file in the same folder, fsync, rename.
+ * Indented, keys in insertion order, NaN impossible (jansson rejects it). Returns 0, or -1 with
+ * a one-line reason in err. */
+int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen);
+
+/* Loads path strictly (NaN/Inf/duplicate keys rejected by jansson) and checks that it is an
+ * object whose "schema" equals NS_SCHEMA. Returns a new reference, or NULL with a one-line
+ * reason in err. */
+json_t *ns_json_load_results(const char *path, char *err, size_t errlen);
+
+/* Number at obj[key] as double; NAN when absent, null or not a number. */
+double ns_json_get_num(const json_t *obj, const char *key);
+
+#endif

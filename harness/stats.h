@@ -1,0 +1,33 @@
+/* Descriptive statistics of timing samples: min, max, median, mean, sample standard deviation,
+ * coefficient of variation, quartiles and the median absolute deviation. All functions take
+ * plain arrays of doubles and never divide by zero: a statistic that is undefined for the input
+ * (CV of a zero mean, stddev of one sample) is reported as NAN in the struct, and writers turn
+ * NAN into JSON null with a status (see harness/results.h). */
+#ifndef NS_STATS_H
+#define NS_STATS_H
+
+#include <stddef.h>
+
+typedef struct ns_stats {
+    size_t n;
+    double min, max, median, mean;
+    double stddev; /* sample standard deviation (n - 1); NAN when n < 2 */
+    double cv;     /* stddev / mean; NAN when n < 2 or mean == 0 */
+    double q1, q3; /* quartiles, linear interpolation between order statistics (type 7) */
+    double mad;    /* median absolute deviation from the median (unscaled) */
+} ns_stats;
+
+/* Fills *out from x[0..n). Returns 0, or -1 when n == 0 or any x is not finite (then *out is
+ * all NAN with out->n = n). x is not modified. */
+int ns_stats_compute(const double *x, size_t n, ns_stats *out);
+
+/* The p-quantile (0 <= p <= 1) of sorted[0..n), type-7 interpolation. n >= 1. */
+double ns_quantile_sorted(const double *sorted, size_t n, double p);
+
+/* Median of x[0..n) (copies; x untouched). NAN when n == 0. */
+double ns_median(const double *x, size_t n);
+
+/* Sorts x[0..n) ascending in place. */
+void ns_sort_doubles(double *x, size_t n);
+
+#endif

@@ -1,0 +1,99 @@
+/* The kernel registry (see registry.h) and run-time ISA selection from cpuid.
+ * Adding a kernel: define its descriptor in its own file and list it in kernel_table below. */
+#include "kernels/registry.h"
+
+#include <cpuid.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kernels.h"
+
+static const ns_kernel *const kernel_table[] = {
+    NS_KERNEL_LIST
+};
+
+const ns_kernel *const *ns_registry(size_t *count) {
+    *count = sizeof kernel_table / sizeof kernel_table[0];
+    while (*count > 0 && kernel_table[*count - 1] == NULL) --*count; /* list may end in NULL */
+    return kernel_table;
+}
+
+static unsigned long long xgetbv0(void) {
+    unsigned int eax, edx;
+    __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+    return ((unsigned long long)edx << 32) | eax;
+}
+
+/* OSXSAVE set and the OS saves the YMM (and for AVX-512, opmask/ZMM) state. */
+static int os_saves(unsigned long long mask) {
+    unsigned int a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE)) return 0;
+    return (xgetbv0() & mask) == mask;
+}
+
+int ns_cpu_has_avx2_fma(void) {
+    unsigned int a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_FMA) || !(c & bit_AVX)) return 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & bit_AVX2)) return 0;
+    return os_saves(0x6);
+}
+
+int ns_cpu_has_avx512(void) {
+    unsigned int a, b, c, d;
+    if (!ns_cpu_has_avx2_fma()) return 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    unsigned int need = bit_AVX512F | bit_AVX512DQ | bit_AVX512BW | bit_AVX512VL;
+    if ((b & need) != need) return 0;
+    return os_saves(0xe6);
+}
+
+static int isa_runnable(const char *isa) {
+    if (!strcmp(isa, "avx512")) return ns_cpu_has_avx512();
+    if (!strcmp(isa, "avx2")) return ns_cpu_has_avx2_fma();
+    return !strcmp(isa, "scalar");
+}
+
+const char *ns_isa_selected(void) {
+    const char *forced = getenv("NODESCALE_ISA");
+    if (forced && *forced) {
+        static const char *const known[] = {"avx512", "avx2", "scalar"};
+        for (size_t i = 0; i < 3; i++)
+            if (!strcmp(forced, known[i])) return isa_runnable(known[i]) ? known[i] : NULL;
+        return NULL;
+    }
+    if (ns_cpu_has_avx512()) return "avx512";
+    if (ns_cpu_has_avx2_fma()) return "avx2";
+    return "scalar";
+}
+
+static const ns_kernel *find_exact(const char *name, const char *isa) {
+    size_t n;
+    const ns_kernel *const *t = ns_registry(&n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(t[i]->name, name) && !strcmp(t[i]->isa, isa) &&
+            (!t[i]->supported || t[i]->supported()))
+            return t[i];
+    return NULL;
+}
+
+const ns_kernel *ns_registry_find(const char *name, const char *isa) {
+    if (isa) return find_exact(name, isa);
+    /* A peer (blis, openblas) has one variant whatever the CPU. */
+    size_t n;
+    const ns_kernel *const *t = ns_registry(&n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(t[i]->name, name) && strcmp(t[i]->isa, "avx512") &&
+            strcmp(t[i]->isa, "avx2") && strcmp(t[i]->isa, "scalar"))
+            return (!t[i]->supported || t[i]->supported()) ? t[i] : NULL;
+    /* Hand-tuned: the selected ISA, else the next narrower one that has this kernel. */
+    static const char *const order[] = {"avx512", "avx2", "scalar"};
+    const char *want = ns_isa_selected();
+    if (!want) return NULL;
+    size_t o = 0;
+    while (strcmp(order[o], want) != 0) o++;
+    for (; o < 3; o++) {
+        const ns_kernel *k = find_exact(name, order[o]);
+        if (k) return k;
+    }
+    return NULL;
+}

@@ -1,0 +1,86 @@
+/* The kernel registry: one descriptor per (kernel, ISA) pair. The harness, the roofline builder
+ * and the report writers know kernels only through these descriptors; nothing outside kernels/
+ * calls a kernel directly. A descriptor states the kernel's analytic FLOP and byte counts (with
+ * its write-allocate policy), how to create its inputs (first-touched by the threads that will
+ * use them), how to run one repetition, and how to check its output against a plain-C reference.
+ */
+#ifndef NS_REGISTRY_H
+#define NS_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { NS_PREC_DP = 0, NS_PREC_SP = 1 } ns_precision;
+
+/* How run() is called. NS_RUN_TEAM: by every thread of the harness's OpenMP team, each doing its
+ * static share (tid, nthreads); the harness times each thread and keeps the slowest.
+ * NS_RUN_SELF: once, from one thread; the kernel opens its own parallel region (GEMM, BLAS peers). */
+typedef enum { NS_RUN_TEAM = 0, NS_RUN_SELF = 1 } ns_run_model;
+
+/* Shape and size of one kernel instance. Meaning per family:
+ *   gemm:   C(m x n) += A(m x k) * B(k x n), column-major, lda = m, ldb = k, ldc = m.
+ *   stream, reduce: n = elements per array (all threads together).
+ *   peak:   n = repetitions of the kernel's unrolled FMA block per thread; k unused. */
+typedef struct ns_params {
+    int64_t m, n, k;
+    int threads; /* OpenMP threads; >= 1 */
+} ns_params;
+
+/* Result of a kernel's output check. */
+typedef struct ns_check {
+    int ok;           /* 1 = output matches the reference within bound */
+    double error;     /* max relative error found (or absolute where stated in why) */
+    double bound;     /* the bound it was checked against */
+    char why[160];    /* one line: what was compared, or what failed */
+} ns_check;
+
+typedef struct ns_kernel {
+    const char *name;      /* e.g. "stream_triad"; unique together with isa */
+    const char *family;    /* "peak" | "stream" | "reduce" | "gemm" */
+    const char *isa;       /* "avx512" | "avx2" | "scalar" | "blis" | "openblas" */
+    ns_precision precision;
+    const char *mix;       /* instruction mix for peak kernels ("fma", "fma+add", "add", "mul");
+                              NULL for others */
+    const char *bytes_policy; /* how bytes() counts: "minimal" (useful bytes, no write-allocate)
+                                 or "with_write_allocate" */
+    ns_run_model run_model;
+    /* Analytic counts for one repetition with these params (all threads). */
+    double (*flops)(const ns_params *p);
+    double (*bytes)(const ns_params *p);
+    /* Bytes the kernel touches (its working set) for these params. */
+    double (*working_set)(const ns_params *p);
+    /* 1 if this CPU can run it (cpuid), else 0. */
+    int (*supported)(void);
+    /* Allocate and initialise inputs; NS_RUN_TEAM kernels first-touch in parallel with the same
+     * static partition run() uses. Returns NULL on allocation failure (errno set). */
+    void *(*create)(const ns_params *p);
+    /* One repetition. See ns_run_model. */
+    void (*run)(void *state, int tid, int nthreads);
+    /* Compare the output of the last run() with the plain-C reference. */
+    void (*check)(void *state, ns_check *out);
+    void (*destroy)(void *state);
+} ns_kernel;
+
+/* All descriptors, in registration order; *count receives the number. */
+const ns_kernel *const *ns_registry(size_t *count);
+
+/* The descriptor for name on the best ISA this CPU supports, honouring NODESCALE_ISA
+ * ("avx512" | "avx2" | "scalar") when set. isa non-NULL forces that ISA. NULL if none. */
+const ns_kernel *ns_registry_find(const char *name, const char *isa);
+
+/* The ISA that NODESCALE_ISA or cpuid selects for hand-tuned kernels: "avx512", "avx2" or
+ * "scalar". An unknown NODESCALE_ISA value, or one this CPU cannot run, gives NULL. */
+const char *ns_isa_selected(void);
+
+/* cpuid probes (with OS support for the register state checked through xgetbv). */
+int ns_cpu_has_avx2_fma(void);
+int ns_cpu_has_avx512(void);
+
+static inline size_t ns_prec_size(ns_precision p) {
+    return p == NS_PREC_DP ? sizeof(double) : sizeof(float);
+}
+static inline const char *ns_prec_name(ns_precision p) {
+    return p == NS_PREC_DP ? "dp" : "sp";
+}
+
+#endif
