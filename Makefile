@@ -20,7 +20,7 @@ BUILD    ?= release
 LIKWID   ?= 0
 VERSION  := 0.1.0
 
-PKGS     := jansson hwloc
+PKGS     := jansson hwloc ompi-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -55,7 +55,7 @@ BIN      := $(if $(filter asan,$(OUT)),bin/asan,bin)
 # The C library (kernels only: GEMM, reductions, stream, peak, registry).
 LIB_SRC  := $(shell find kernels -name '*.c' | sort)
 # The application: harness, roofline, cluster model, reports, fleet (MPI part built separately).
-APP_SRC  := $(shell find harness roofline cluster reports -name '*.c' ! -name main.c | sort)
+APP_SRC  := $(shell find harness roofline cluster reports fleet -name '*.c' ! -name main.c | sort)
 MAIN_SRC := harness/main.c
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 BENCH_SRC:= $(wildcard bench/*.c)

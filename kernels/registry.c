@@ -76,15 +76,12 @@ static const ns_kernel *find_exact(const char *name, const char *isa) {
     return NULL;
 }
 
+static int is_hand_tuned(const char *isa) {
+    return !strcmp(isa, "avx512") || !strcmp(isa, "avx2") || !strcmp(isa, "scalar");
+}
+
 const ns_kernel *ns_registry_find(const char *name, const char *isa) {
     if (isa) return find_exact(name, isa);
-    /* A peer (blis, openblas) has one variant whatever the CPU. */
-    size_t n;
-    const ns_kernel *const *t = ns_registry(&n);
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(t[i]->name, name) && strcmp(t[i]->isa, "avx512") &&
-            strcmp(t[i]->isa, "avx2") && strcmp(t[i]->isa, "scalar"))
-            return (!t[i]->supported || t[i]->supported()) ? t[i] : NULL;
     /* Hand-tuned: the selected ISA, else the next narrower one that has this kernel. */
     static const char *const order[] = {"avx512", "avx2", "scalar"};
     const char *want = ns_isa_selected();
@@ -95,5 +92,12 @@ const ns_kernel *ns_registry_find(const char *name, const char *isa) {
         const ns_kernel *k = find_exact(name, order[o]);
         if (k) return k;
     }
+    /* Only peers (blis, openblas) have this name: the first supported one. */
+    size_t n;
+    const ns_kernel *const *t = ns_registry(&n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(t[i]->name, name) && !is_hand_tuned(t[i]->isa) &&
+            (!t[i]->supported || t[i]->supported()))
+            return t[i];
     return NULL;
 }

@@ -64,8 +64,10 @@ typedef struct ns_kernel {
 /* All descriptors, in registration order; *count receives the number. */
 const ns_kernel *const *ns_registry(size_t *count);
 
-/* The descriptor for name on the best ISA this CPU supports, honouring NODESCALE_ISA
- * ("avx512" | "avx2" | "scalar") when set. isa non-NULL forces that ISA. NULL if none. */
+/* The descriptor for name. isa non-NULL: exactly that variant ("avx512", "blis", ...), if this
+ * CPU supports it. isa NULL: the hand-tuned variant for the ISA that ns_isa_selected() picks
+ * (honouring NODESCALE_ISA), else the next narrower ISA; a name that only peers carry gives the
+ * first supported peer. NULL if none. */
 const ns_kernel *ns_registry_find(const char *name, const char *isa);
 
 /* The ISA that NODESCALE_ISA or cpuid selects for hand-tuned kernels: "avx512", "avx2" or
