@@ -15,9 +15,11 @@
  *       ir: MR rows                 ... the micro-kernel streams the A micro-panels from L2.
  *
  * Threads split jc, ic and jr (BLIS's choice; Smith et al., "Anatomy of High-Performance
- * Many-Threaded Matrix Multiplication", IPDPS 2014). Small or skinny shapes (single MC block of
- * rows and A not transposed) skip packing A: the micro-kernel reads A's columns in place (cs_a =
- * lda); only a partial edge micro-panel is copied, so nothing outside A is read. */
+ * Many-Threaded Matrix Multiplication", IPDPS 2014). Small and skinny shapes do not pay for
+ * packing they cannot amortise (BLIS calls this path "sup"): with a single MC block of rows, A
+ * not transposed is read in place (cs_a = lda), and when one thread owns its columns B is read
+ * in place too (rs_b/cs_b strides); only partial edge micro-panels are copied, zero-padded, so
+ * nothing outside A or B is read. */
 #include <errno.h>
 #include <hwloc.h>
 #include <omp.h>
@@ -234,35 +236,58 @@ ALWAYS_INLINE const char *elem(const char *x, int trans, int64_t i, int64_t j, i
 /* Packs rows [0, mb) x columns [0, kb) of op(X) (X at x, leading dimension ld) into micro-panels
  * of R rows: panel q holds rows q*R.. and stores element (i, p) at dst[q*R*kb + p*R + i], rows
  * past mb zero-filled. Used for A (R = MR, op(A) rows) and, with the roles of the indices
- * swapped by the caller, for B (R = NR, columns of op(B) = rows of op(B)^T). Panels [q0, q1). */
+ * swapped by the caller, for B (R = NR, columns of op(B) = rows of op(B)^T). Panels [q0, q1).
+ * ES and R are compile-time constants after inlining (see pack_panels), so the copies unroll. */
 ALWAYS_INLINE void pack_panels_es(size_t es, char *dst, const char *x, int trans, int64_t ld,
-                                  int64_t mb, int64_t kb, int R, int64_t q0, int64_t q1) {
+                                  int64_t mb, int64_t kb, const int R, int64_t q0, int64_t q1) {
     for (int64_t q = q0; q < q1; q++) {
         char *d = dst + (size_t)(q * R * kb) * es;
         int64_t i0 = q * R, r = mb - i0 < R ? mb - i0 : R;
         if (!trans) {
-            /* Rows are contiguous in X: copy R elements per column p. */
+            /* Rows are contiguous in X: R elements per column p, both sides contiguous. */
             for (int64_t p = 0; p < kb; p++) {
                 const char *s = elem(x, 0, i0, p, ld, es);
                 char *dp = d + (size_t)(p * R) * es;
-                memcpy(dp, s, (size_t)r * es);
-                if (r < R) memset(dp + (size_t)r * es, 0, (size_t)(R - r) * es);
+                if (r == R) {
+                    memcpy(dp, s, (size_t)R * es);
+                } else {
+                    memcpy(dp, s, (size_t)r * es);
+                    memset(dp + (size_t)r * es, 0, (size_t)(R - r) * es);
+                }
             }
+        } else if (r == R) {
+            /* Columns of op(X) are contiguous: gather from R streams, write contiguously. */
+            const char *src[64];
+            for (int i = 0; i < R; i++) src[i] = elem(x, 1, i0 + i, 0, ld, es);
+            for (int64_t p = 0; p < kb; p++)
+                for (int i = 0; i < R; i++)
+                    memcpy(d + (size_t)(p * R + i) * es, src[i] + (size_t)p * es, es);
         } else {
-            /* Columns of op(X) are contiguous: walk each source row along p. */
-            for (int64_t i = 0; i < r; i++) {
-                const char *s = elem(x, 1, i0 + i, 0, ld, es);
-                for (int64_t p = 0; p < kb; p++)
-                    memcpy(d + (size_t)(p * R + i) * es, s + (size_t)p * es, es);
+            for (int64_t i = 0; i < R; i++) {
+                if (i < r) {
+                    const char *s = elem(x, 1, i0 + i, 0, ld, es);
+                    for (int64_t p = 0; p < kb; p++)
+                        memcpy(d + (size_t)(p * R + i) * es, s + (size_t)p * es, es);
+                } else {
+                    for (int64_t p = 0; p < kb; p++) memset(d + (size_t)(p * R + i) * es, 0, es);
+                }
             }
-            for (int64_t i = r; i < R; i++)
-                for (int64_t p = 0; p < kb; p++) memset(d + (size_t)(p * R + i) * es, 0, es);
         }
     }
 }
 
+/* Instantiates the packing for each (element size, R) pair the micro-kernel table uses. */
 static void pack_panels(size_t es, char *dst, const char *x, int trans, int64_t ld, int64_t mb,
                         int64_t kb, int R, int64_t q0, int64_t q1) {
+#define PACK_CASE(ES, RR)                                                                          \
+    if (es == ES && R == RR) {                                                                     \
+        pack_panels_es(ES, dst, x, trans, ld, mb, kb, RR, q0, q1);                                 \
+        return;                                                                                    \
+    }
+    PACK_CASE(8, 16) PACK_CASE(8, 14) PACK_CASE(4, 32) PACK_CASE(4, 14) /* avx512 */
+    PACK_CASE(8, 8) PACK_CASE(8, 6) PACK_CASE(4, 16) PACK_CASE(4, 6)    /* avx2 */
+    PACK_CASE(8, 4) PACK_CASE(4, 8) PACK_CASE(4, 4)                     /* scalar */
+#undef PACK_CASE
     if (es == 8)
         pack_panels_es(8, dst, x, trans, ld, mb, kb, R, q0, q1);
     else
@@ -305,6 +330,7 @@ typedef struct gemm_job {
     char *c;
     int64_t lda, ldb, ldc;
     int unpacked_a;          /* 1: micro-kernel reads A in place (transa == 0, m <= MC) */
+    int b_direct;            /* 1: micro-kernel reads B in place (single block of rows) */
     int jc_ways, ic_ways, jr_ways;
     char *bufb, *bufa;       /* per jc group: B pack; per (jc, ic) group: A pack */
     size_t bsz, asz;         /* bytes of one B pack / one A pack */
@@ -313,13 +339,14 @@ typedef struct gemm_job {
 } gemm_job;
 
 static inline void call_ukr(const gemm_job *J, int64_t kb, const char *ap, int64_t cs_a,
-                            const char *bp, double beta, char *c, int64_t mr, int64_t nr) {
+                            const char *bp, int64_t rs_b, int64_t cs_b, double beta, char *c,
+                            int64_t mr, int64_t nr) {
     if (J->es == 8)
-        J->u->d(kb, J->alpha, (const double *)ap, cs_a, (const double *)bp, beta, (double *)c,
-                J->ldc, mr, nr);
+        J->u->d(kb, J->alpha, (const double *)ap, cs_a, (const double *)bp, rs_b, cs_b, beta,
+                (double *)c, J->ldc, mr, nr);
     else
-        J->u->s(kb, (float)J->alpha, (const float *)ap, cs_a, (const float *)bp, (float)beta,
-                (float *)c, J->ldc, mr, nr);
+        J->u->s(kb, (float)J->alpha, (const float *)ap, cs_a, (const float *)bp, rs_b, cs_b,
+                (float)beta, (float *)c, J->ldc, mr, nr);
 }
 
 /* Splits [0, len) in `ways` nearly equal parts on multiples of `mult`; part `id` -> [*lo, *hi). */
@@ -356,12 +383,12 @@ static void gemm_thread(const gemm_job *J, int tid) {
             double beta = pc == 0 ? J->beta : 1.0;
             /* Pack B(pc:pc+kb, jc:jc+nb): op(B)^T rows are op(B) columns, so B is packed as
              * the transpose with the opposite trans flag. The jc group shares the work. */
-            {
-                int64_t q0 = npan * grp_tid / grp_n, q1 = npan * (grp_tid + 1) / grp_n;
+            if (!J->b_direct) {
                 const char *bsrc = elem(J->b, J->transb, pc, jc, J->ldb, es);
+                int64_t q0 = npan * grp_tid / grp_n, q1 = npan * (grp_tid + 1) / grp_n;
                 pack_panels(es, bp, bsrc, !J->transb, J->ldb, nb, kb, (int)NR, q0, q1);
+                gb_wait(bjc, &sense_jc);
             }
-            gb_wait(bjc, &sense_jc);
             for (int64_t ic = m0; ic < m1; ic += J->mc) {
                 int64_t mb = m1 - ic < J->mc ? m1 - ic : J->mc;
                 int64_t mpan = (mb + MR - 1) / MR;
@@ -383,6 +410,21 @@ static void gemm_thread(const gemm_job *J, int tid) {
                 for (int64_t jr = j0; jr < j1; jr++) {
                     int64_t nr = nb - jr * NR < NR ? nb - jr * NR : NR;
                     const char *bpan = bp + (size_t)(jr * NR * kb) * es;
+                    int64_t rs_b = NR, cs_b = 1;
+                    if (J->b_direct) {
+                        /* One block of rows only: each B micro-panel serves this ir loop alone,
+                         * so the micro-kernel reads it in place (it stays in L1 across ir)
+                         * instead of B being packed out to L3 and read back. A partial edge
+                         * panel is copied, zero-padded, so nothing past B's last column is read. */
+                        const char *bj = elem(J->b, J->transb, pc, jc + jr * NR, J->ldb, es);
+                        if (nr == NR) {
+                            bpan = bj;
+                            rs_b = J->transb ? J->ldb : 1, cs_b = J->transb ? 1 : J->ldb;
+                        } else {
+                            pack_panels(es, bp, bj, !J->transb, J->ldb, nr, kb, (int)NR, 0, 1);
+                            bpan = bp;
+                        }
+                    }
                     for (int64_t ir = 0; ir < mpan; ir++) {
                         int64_t mr = mb - ir * MR < MR ? mb - ir * MR : MR;
                         char *cij = J->c + (size_t)((ic + ir * MR) + (jc + jr * NR) * J->ldc) * es;
@@ -395,12 +437,12 @@ static void gemm_thread(const gemm_job *J, int tid) {
                         } else {
                             apan = ap + (size_t)jr_id * (size_t)(MR * kb) * es, cs_a = MR;
                         }
-                        call_ukr(J, kb, apan, cs_a, bpan, beta, cij, mr, nr);
+                        call_ukr(J, kb, apan, cs_a, bpan, rs_b, cs_b, beta, cij, mr, nr);
                     }
                 }
                 if (!J->unpacked_a) gb_wait(bic, &sense_ic); /* before A is repacked */
             }
-            gb_wait(bjc, &sense_jc); /* before B is repacked */
+            if (!J->b_direct) gb_wait(bjc, &sense_jc); /* before B is repacked */
         }
     }
 }
@@ -486,9 +528,13 @@ static void gemm_generic(int isa, ns_precision prec, int transa, int transb, int
     int64_t m_ic = (m + J.ic_ways - 1) / J.ic_ways;
     J.unpacked_a = !transa && m_ic <= J.mc;
 
+    /* A single thread per jc group and a single block of rows: B is not packed. */
+    J.b_direct = J.ic_ways * J.jr_ways == 1 && m <= J.mc;
+
     int64_t kc = k < J.kc ? k : J.kc;
     int64_t nc_max = n < J.nc ? n : J.nc;
     J.bsz = (size_t)(((nc_max + NR - 1) / NR) * NR * kc) * es;
+    if (J.b_direct) J.bsz = (size_t)(NR * kc) * es;
     J.asz = (size_t)(((J.mc + MR - 1) / MR) * MR * kc) * es;
     if (J.unpacked_a) J.asz = (size_t)(MR * kc * J.jr_ways) * es; /* edge panels only */
     J.bsz = (J.bsz + 4095) & ~(size_t)4095;

@@ -9,7 +9,9 @@
  *   A_r  an MR x k micro-panel: element (i, p) at a[p * cs_a + i]. cs_a == MR for a packed
  *        panel; cs_a == lda when the driver passes unpacked column-major A (then m == MR).
  *        Rows m..MR-1 of a packed panel hold zeros.
- *   B_r  a packed k x NR micro-panel: element (p, j) at b[p * NR + j]; columns n..NR-1 zero.
+ *   B_r  a k x NR micro-panel: element (p, j) at b[p * rs_b + j * cs_b]. Packed: rs_b = NR,
+ *        cs_b = 1, columns n..NR-1 zero. In place (small shapes): op(B) itself, rs_b/cs_b its
+ *        strides, and then n == NR.
  *   C    column-major with leading dimension ldc; only the m x n block (m <= MR, n <= NR) is
  *        read or written, so edge tiles are handled inside the micro-kernel for every residue.
  *   a, b, c need only element alignment. k may be 0 (then C := beta * C). */
@@ -22,30 +24,31 @@
 #include "kernels/registry.h"
 
 typedef void (*ns_dgemm_ukr_fn)(int64_t k, double alpha, const double *a, int64_t cs_a,
-                                const double *b, double beta, double *c, int64_t ldc, int64_t m,
-                                int64_t n);
+                                const double *b, int64_t rs_b, int64_t cs_b, double beta, double *c,
+                                int64_t ldc, int64_t m, int64_t n);
 typedef void (*ns_sgemm_ukr_fn)(int64_t k, float alpha, const float *a, int64_t cs_a,
-                                const float *b, float beta, float *c, int64_t ldc, int64_t m,
-                                int64_t n);
+                                const float *b, int64_t rs_b, int64_t cs_b, float beta, float *c,
+                                int64_t ldc, int64_t m, int64_t n);
 
 /* Micro-kernels. File kernels/gemm/<path>/?gemm_ukr_<MR>x<NR>.c defines the one named here. */
 void ns_dgemm_ukr_avx512_16x14(int64_t k, double alpha, const double *a, int64_t cs_a,
-                               const double *b, double beta, double *c, int64_t ldc, int64_t m,
-                               int64_t n);
-void ns_sgemm_ukr_avx512_32x14(int64_t k, float alpha, const float *a, int64_t cs_a,
-                               const float *b, float beta, float *c, int64_t ldc, int64_t m,
-                               int64_t n);
-void ns_dgemm_ukr_avx2_8x6(int64_t k, double alpha, const double *a, int64_t cs_a,
-                           const double *b, double beta, double *c, int64_t ldc, int64_t m,
-                           int64_t n);
+                               const double *b, int64_t rs_b, int64_t cs_b, double beta, double *c,
+                               int64_t ldc, int64_t m, int64_t n);
+void ns_sgemm_ukr_avx512_32x14(int64_t k, float alpha, const float *a, int64_t cs_a, const float *b,
+                               int64_t rs_b, int64_t cs_b, float beta, float *c, int64_t ldc,
+                               int64_t m, int64_t n);
+void ns_dgemm_ukr_avx2_8x6(int64_t k, double alpha, const double *a, int64_t cs_a, const double *b,
+                           int64_t rs_b, int64_t cs_b, double beta, double *c, int64_t ldc,
+                           int64_t m, int64_t n);
 void ns_sgemm_ukr_avx2_16x6(int64_t k, float alpha, const float *a, int64_t cs_a, const float *b,
-                            float beta, float *c, int64_t ldc, int64_t m, int64_t n);
+                            int64_t rs_b, int64_t cs_b, float beta, float *c, int64_t ldc,
+                            int64_t m, int64_t n);
 void ns_dgemm_ukr_scalar_8x4(int64_t k, double alpha, const double *a, int64_t cs_a,
-                             const double *b, double beta, double *c, int64_t ldc, int64_t m,
-                             int64_t n);
-void ns_sgemm_ukr_scalar_8x4(int64_t k, float alpha, const float *a, int64_t cs_a,
-                             const float *b, float beta, float *c, int64_t ldc, int64_t m,
-                             int64_t n);
+                             const double *b, int64_t rs_b, int64_t cs_b, double beta, double *c,
+                             int64_t ldc, int64_t m, int64_t n);
+void ns_sgemm_ukr_scalar_8x4(int64_t k, float alpha, const float *a, int64_t cs_a, const float *b,
+                             int64_t rs_b, int64_t cs_b, float beta, float *c, int64_t ldc,
+                             int64_t m, int64_t n);
 
 /* Shared edge-tile store used by every micro-kernel: ct holds alpha * A_r * B_r as an MR x NR
  * column-major tile (leading dimension mr); writes its m x n corner into C with beta semantics. */

@@ -10,25 +10,33 @@
 #define MR 16
 #define NR 6
 
-void ns_sgemm_ukr_avx2_16x6(int64_t k, float alpha, const float *a, int64_t cs_a,
-                           const float *b, float beta, float *c, int64_t ldc, int64_t m,
-                           int64_t n) {
+void ns_sgemm_ukr_avx2_16x6(int64_t k, float alpha, const float *a, int64_t cs_a, const float *b,
+                            int64_t rs_b, int64_t cs_b, float beta, float *c, int64_t ldc,
+                            int64_t m, int64_t n) {
     __m256 c0[NR], c1[NR];
 #pragma GCC unroll 6
-    for (int j = 0; j < NR; j++) c0[j] = _mm256_setzero_ps(), c1[j] = _mm256_setzero_ps();
+    for (int j = 0; j < NR; j++)
+        c0[j] = _mm256_setzero_ps(), c1[j] = _mm256_setzero_ps();
 
-    for (int64_t p = 0; p < k; p++) {
-        __m256 a0 = _mm256_loadu_ps(a), a1 = _mm256_loadu_ps(a + 8);
-        _mm_prefetch((const char *)(a + 8 * cs_a), _MM_HINT_T0);
-#pragma GCC unroll 6
-        for (int j = 0; j < NR; j++) {
-            __m256 bj = _mm256_broadcast_ss(b + j);
-            c0[j] = _mm256_fmadd_ps(a0, bj, c0[j]);
-            c1[j] = _mm256_fmadd_ps(a1, bj, c1[j]);
-        }
-        a += cs_a;
-        b += NR;
+        /* The k loop, once with B rows contiguous (packed, rs_b = NR; or op(B) rows in place)
+         * and once with B read in place down its columns (rs_b = 1, cs_b = ldb). */
+#define KLOOP(CS)                                                                                  \
+    for (int64_t p = 0; p < k; p++) {                                                              \
+        __m256 a0 = _mm256_loadu_ps(a), a1 = _mm256_loadu_ps(a + 8);                               \
+        _mm_prefetch((const char *)(a + 8 * cs_a), _MM_HINT_T0);                                   \
+        _Pragma("GCC unroll 16") for (int j = 0; j < NR; j++) {                                    \
+            __m256 bj = _mm256_broadcast_ss(b + j * CS);                                           \
+            c0[j] = _mm256_fmadd_ps(a0, bj, c0[j]);                                                \
+            c1[j] = _mm256_fmadd_ps(a1, bj, c1[j]);                                                \
+        }                                                                                          \
+        a += cs_a;                                                                                 \
+        b += rs_b;                                                                                 \
     }
+    if (cs_b == 1)
+        KLOOP(1)
+    else
+        KLOOP(cs_b)
+#undef KLOOP
 
     __m256 va = _mm256_set1_ps(alpha);
     if (m == MR && n == NR) {
@@ -43,10 +51,10 @@ void ns_sgemm_ukr_avx2_16x6(int64_t k, float alpha, const float *a, int64_t cs_a
 #pragma GCC unroll 6
             for (int j = 0; j < NR; j++) {
                 float *cj = c + j * ldc;
-                _mm256_storeu_ps(cj, _mm256_fmadd_ps(vb, _mm256_loadu_ps(cj),
-                                                     _mm256_mul_ps(va, c0[j])));
-                _mm256_storeu_ps(cj + 8, _mm256_fmadd_ps(vb, _mm256_loadu_ps(cj + 8),
-                                                         _mm256_mul_ps(va, c1[j])));
+                _mm256_storeu_ps(
+                    cj, _mm256_fmadd_ps(vb, _mm256_loadu_ps(cj), _mm256_mul_ps(va, c0[j])));
+                _mm256_storeu_ps(
+                    cj + 8, _mm256_fmadd_ps(vb, _mm256_loadu_ps(cj + 8), _mm256_mul_ps(va, c1[j])));
             }
         }
     } else {

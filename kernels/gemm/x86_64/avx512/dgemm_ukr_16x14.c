@@ -12,11 +12,12 @@
 #define NR 14
 
 void ns_dgemm_ukr_avx512_16x14(int64_t k, double alpha, const double *a, int64_t cs_a,
-                               const double *b, double beta, double *c, int64_t ldc, int64_t m,
-                               int64_t n) {
+                               const double *b, int64_t rs_b, int64_t cs_b, double beta, double *c,
+                               int64_t ldc, int64_t m, int64_t n) {
     __m512d c0[NR], c1[NR];
 #pragma GCC unroll 14
-    for (int j = 0; j < NR; j++) c0[j] = _mm512_setzero_pd(), c1[j] = _mm512_setzero_pd();
+    for (int j = 0; j < NR; j++)
+        c0[j] = _mm512_setzero_pd(), c1[j] = _mm512_setzero_pd();
 
     /* Touch the C tile early so its lines arrive while the k loop runs (BLIS does the same). */
     if (m == MR && n == NR) {
@@ -27,20 +28,27 @@ void ns_dgemm_ukr_avx512_16x14(int64_t k, double alpha, const double *a, int64_t
         }
     }
 
-    for (int64_t p = 0; p < k; p++) {
-        __m512d a0 = _mm512_loadu_pd(a), a1 = _mm512_loadu_pd(a + 8);
-        /* Both cache lines of the A step 8 iterations ahead (L2 -> L1). */
-        _mm_prefetch((const char *)(a + 8 * cs_a), _MM_HINT_T0);
-        _mm_prefetch((const char *)(a + 8 * cs_a + 8), _MM_HINT_T0);
-#pragma GCC unroll 14
-        for (int j = 0; j < NR; j++) {
-            __m512d bj = _mm512_set1_pd(b[j]);
-            c0[j] = _mm512_fmadd_pd(a0, bj, c0[j]);
-            c1[j] = _mm512_fmadd_pd(a1, bj, c1[j]);
-        }
-        a += cs_a;
-        b += NR;
+    /* The k loop, once with B rows contiguous (packed, rs_b = NR; or op(B) rows in place)
+     * and once with B read in place down its columns (rs_b = 1, cs_b = ldb). */
+#define KLOOP(CS)                                                                                  \
+    for (int64_t p = 0; p < k; p++) {                                                              \
+        __m512d a0 = _mm512_loadu_pd(a), a1 = _mm512_loadu_pd(a + 8);                              \
+        /* Both cache lines of the A step 8 iterations ahead (L2 -> L1). */                        \
+        _mm_prefetch((const char *)(a + 8 * cs_a), _MM_HINT_T0);                                   \
+        _mm_prefetch((const char *)(a + 8 * cs_a + 8), _MM_HINT_T0);                               \
+        _Pragma("GCC unroll 16") for (int j = 0; j < NR; j++) {                                    \
+            __m512d bj = _mm512_set1_pd(b[j * CS]);                                                \
+            c0[j] = _mm512_fmadd_pd(a0, bj, c0[j]);                                                \
+            c1[j] = _mm512_fmadd_pd(a1, bj, c1[j]);                                                \
+        }                                                                                          \
+        a += cs_a;                                                                                 \
+        b += rs_b;                                                                                 \
     }
+    if (cs_b == 1)
+        KLOOP(1)
+    else
+        KLOOP(cs_b)
+#undef KLOOP
 
     __m512d va = _mm512_set1_pd(alpha);
     if (m == MR && n == NR) {
@@ -55,10 +63,10 @@ void ns_dgemm_ukr_avx512_16x14(int64_t k, double alpha, const double *a, int64_t
 #pragma GCC unroll 14
             for (int j = 0; j < NR; j++) {
                 double *cj = c + j * ldc;
-                _mm512_storeu_pd(cj, _mm512_fmadd_pd(vb, _mm512_loadu_pd(cj),
-                                                     _mm512_mul_pd(va, c0[j])));
-                _mm512_storeu_pd(cj + 8, _mm512_fmadd_pd(vb, _mm512_loadu_pd(cj + 8),
-                                                         _mm512_mul_pd(va, c1[j])));
+                _mm512_storeu_pd(
+                    cj, _mm512_fmadd_pd(vb, _mm512_loadu_pd(cj), _mm512_mul_pd(va, c0[j])));
+                _mm512_storeu_pd(
+                    cj + 8, _mm512_fmadd_pd(vb, _mm512_loadu_pd(cj + 8), _mm512_mul_pd(va, c1[j])));
             }
         }
     } else {

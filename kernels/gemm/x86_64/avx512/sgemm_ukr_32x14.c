@@ -11,12 +11,13 @@
 #define MR 32
 #define NR 14
 
-void ns_sgemm_ukr_avx512_32x14(int64_t k, float alpha, const float *a, int64_t cs_a,
-                               const float *b, float beta, float *c, int64_t ldc, int64_t m,
-                               int64_t n) {
+void ns_sgemm_ukr_avx512_32x14(int64_t k, float alpha, const float *a, int64_t cs_a, const float *b,
+                               int64_t rs_b, int64_t cs_b, float beta, float *c, int64_t ldc,
+                               int64_t m, int64_t n) {
     __m512 c0[NR], c1[NR];
 #pragma GCC unroll 14
-    for (int j = 0; j < NR; j++) c0[j] = _mm512_setzero_ps(), c1[j] = _mm512_setzero_ps();
+    for (int j = 0; j < NR; j++)
+        c0[j] = _mm512_setzero_ps(), c1[j] = _mm512_setzero_ps();
 
     /* Touch the C tile early so its lines arrive while the k loop runs (BLIS does the same). */
     if (m == MR && n == NR) {
@@ -27,20 +28,27 @@ void ns_sgemm_ukr_avx512_32x14(int64_t k, float alpha, const float *a, int64_t c
         }
     }
 
-    for (int64_t p = 0; p < k; p++) {
-        __m512 a0 = _mm512_loadu_ps(a), a1 = _mm512_loadu_ps(a + 16);
-        /* Both cache lines of the A step 8 iterations ahead (L2 -> L1). */
-        _mm_prefetch((const char *)(a + 8 * cs_a), _MM_HINT_T0);
-        _mm_prefetch((const char *)(a + 8 * cs_a + 16), _MM_HINT_T0);
-#pragma GCC unroll 14
-        for (int j = 0; j < NR; j++) {
-            __m512 bj = _mm512_set1_ps(b[j]);
-            c0[j] = _mm512_fmadd_ps(a0, bj, c0[j]);
-            c1[j] = _mm512_fmadd_ps(a1, bj, c1[j]);
-        }
-        a += cs_a;
-        b += NR;
+    /* The k loop, once with B rows contiguous (packed, rs_b = NR; or op(B) rows in place)
+     * and once with B read in place down its columns (rs_b = 1, cs_b = ldb). */
+#define KLOOP(CS)                                                                                  \
+    for (int64_t p = 0; p < k; p++) {                                                              \
+        __m512 a0 = _mm512_loadu_ps(a), a1 = _mm512_loadu_ps(a + 16);                              \
+        /* Both cache lines of the A step 8 iterations ahead (L2 -> L1). */                        \
+        _mm_prefetch((const char *)(a + 8 * cs_a), _MM_HINT_T0);                                   \
+        _mm_prefetch((const char *)(a + 8 * cs_a + 16), _MM_HINT_T0);                              \
+        _Pragma("GCC unroll 16") for (int j = 0; j < NR; j++) {                                    \
+            __m512 bj = _mm512_set1_ps(b[j * CS]);                                                 \
+            c0[j] = _mm512_fmadd_ps(a0, bj, c0[j]);                                                \
+            c1[j] = _mm512_fmadd_ps(a1, bj, c1[j]);                                                \
+        }                                                                                          \
+        a += cs_a;                                                                                 \
+        b += rs_b;                                                                                 \
     }
+    if (cs_b == 1)
+        KLOOP(1)
+    else
+        KLOOP(cs_b)
+#undef KLOOP
 
     __m512 va = _mm512_set1_ps(alpha);
     if (m == MR && n == NR) {
@@ -55,10 +63,10 @@ void ns_sgemm_ukr_avx512_32x14(int64_t k, float alpha, const float *a, int64_t c
 #pragma GCC unroll 14
             for (int j = 0; j < NR; j++) {
                 float *cj = c + j * ldc;
-                _mm512_storeu_ps(cj, _mm512_fmadd_ps(vb, _mm512_loadu_ps(cj),
-                                                     _mm512_mul_ps(va, c0[j])));
+                _mm512_storeu_ps(
+                    cj, _mm512_fmadd_ps(vb, _mm512_loadu_ps(cj), _mm512_mul_ps(va, c0[j])));
                 _mm512_storeu_ps(cj + 16, _mm512_fmadd_ps(vb, _mm512_loadu_ps(cj + 16),
-                                                         _mm512_mul_ps(va, c1[j])));
+                                                          _mm512_mul_ps(va, c1[j])));
             }
         }
     } else {
