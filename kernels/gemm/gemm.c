@@ -346,7 +346,8 @@ typedef struct gemm_job {
     char *c;
     int64_t lda, ldb, ldc;
     int unpacked_a;          /* 1: micro-kernel reads A in place (transa == 0, m <= MC) */
-    int b_direct;            /* 1: micro-kernel reads B in place (single block of rows) */
+    int b_direct;            /* 1: B micro-panels are not packed ahead (single block of rows) */
+    int b_inplace;           /* with b_direct: 1 = read in place, 0 = copied just before use */
     int jc_ways, ic_ways, jr_ways;
     char *bufb, *bufa;       /* per jc group: B pack; per (jc, ic) group: A pack */
     size_t bsz, asz;         /* bytes of one B pack / one A pack */
@@ -431,9 +432,10 @@ static void gemm_thread(const gemm_job *J, int tid) {
                         /* One block of rows only: each B micro-panel serves this ir loop alone,
                          * so the micro-kernel reads it in place (it stays in L1 across ir)
                          * instead of B being packed out to L3 and read back. A partial edge
-                         * panel is copied, zero-padded, so nothing past B's last column is read. */
+                         * panel is copied, zero-padded, so nothing past B's last column is read;
+                         * so is every panel whose columns would collide in L1 sets. */
                         const char *bj = elem(J->b, J->transb, pc, jc + jr * NR, J->ldb, es);
-                        if (nr == NR) {
+                        if (nr == NR && J->b_inplace) {
                             bpan = bj;
                             rs_b = J->transb ? J->ldb : 1, cs_b = J->transb ? 1 : J->ldb;
                         } else {
@@ -497,6 +499,19 @@ static void choose_ways(int64_t m, int64_t n, int64_t mr, int64_t nr, int64_t mc
     }
 }
 
+/* 1 if NR columns `stride` bytes apart fall into fewer than NR/2 distinct L1 sets (64 sets of
+ * 64-byte lines, as on every x86 core with a 32 or 48 KiB L1d): read in place, a B micro-panel
+ * of a power-of-two leading dimension would keep evicting itself (4 KiB aliasing). */
+static int l1_set_conflict(size_t stride, int nr) {
+    uint64_t seen = 0;
+    int distinct = 0;
+    for (int j = 0; j < nr; j++) {
+        unsigned set = (unsigned)((stride * (size_t)j / 64) % 64);
+        if (!(seen >> set & 1)) seen |= 1ull << set, distinct++;
+    }
+    return distinct < nr / 2;
+}
+
 /* Pack buffers are cached per calling thread and reused: a fresh multi-MB buffer per call would
  * page-fault on every call. Never freed (reachable through TLS until the thread exits). */
 static _Thread_local char *tls_buf;
@@ -558,6 +573,7 @@ static void gemm_generic(int isa, ns_precision prec, int transa, int transb, int
 
     /* A single thread per jc group and a single block of rows: B is not packed. */
     J.b_direct = J.ic_ways * J.jr_ways == 1 && m <= J.mc;
+    J.b_inplace = transb || !l1_set_conflict((size_t)ldb * es, (int)NR);
 
     int64_t kc = k < J.kc ? k : J.kc;
     int64_t nc_max = n < J.nc ? n : J.nc;
