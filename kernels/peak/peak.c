@@ -63,9 +63,12 @@ static void peak_run(void *st, int tid, int nthreads) {
 /* Closed form of the recurrences in peak.h, summed over chains and lanes. */
 static double expected_sum(const peak_state *s) {
     double n = (double)s->iters;
-    double fma = pow(NS_PEAK_A, n) * NS_PEAK_X0 + NS_PEAK_B * (1 - pow(NS_PEAK_A, n)) / (1 - NS_PEAK_A);
+    double fma =
+        pow(NS_PEAK_A, n) * NS_PEAK_X0 + NS_PEAK_B * (1 - pow(NS_PEAK_A, n)) / (1 - NS_PEAK_A);
     double add = NS_PEAK_X0 + n * NS_PEAK_B;
-    int fma_chains = s->mix == NS_MIX_FMA ? NS_PEAK_CHAINS : s->mix == NS_MIX_ADD ? 0 : NS_PEAK_CHAINS / 2;
+    int fma_chains = s->mix == NS_MIX_FMA   ? NS_PEAK_CHAINS
+                     : s->mix == NS_MIX_ADD ? 0
+                                            : NS_PEAK_CHAINS / 2;
     return s->lanes * (fma_chains * fma + (NS_PEAK_CHAINS - fma_chains) * add);
 }
 
@@ -82,7 +85,8 @@ static void peak_check(void *st, ns_check *out) {
         if (!(e <= out->error)) out->error = e; /* NaN propagates as failure */
     }
     out->ok = out->error <= out->bound;
-    snprintf(out->why, sizeof out->why, "%s: lane sum vs closed form, max rel. error %.2e (bound %.2e)",
+    snprintf(out->why, sizeof out->why,
+             "%s: lane sum vs closed form, max rel. error %.2e (bound %.2e)",
              out->ok ? "ok" : "FAILED", out->error, out->bound);
 }
 
@@ -123,31 +127,47 @@ static int any_cpu(void) {
  * tiny flops() and create() through this macro (the only one in this file). */
 #define PEAK_KERNEL(ID, NAME, PREC, MIX, ISA, LANES, SUPPORTED)                                    \
     static double flops_##ID(const ns_params *p) {                                                 \
-        return (double)p->threads * (double)p->n * NS_PEAK_CHAINS * (LANES) *                      \
-               flops_per_lane(mix_of(MIX));                                                        \
+        return (double)p->threads * (double)p->n * NS_PEAK_CHAINS *                                \
+               (LANES)*flops_per_lane(mix_of(MIX));                                                \
     }                                                                                              \
     static void *create_##ID(const ns_params *p) {                                                 \
         return peak_create_for(p, PREC, MIX, ISA);                                                 \
     }                                                                                              \
-    const ns_kernel ns_k_##ID = {                                                                  \
-        .name = NAME, .family = "peak", .isa = ISA, .precision = PREC, .mix = MIX,                 \
-        .bytes_policy = "minimal", .run_model = NS_RUN_TEAM, .flops = flops_##ID, .bytes = zero,  \
-        .working_set = zero, .supported = SUPPORTED, .create = create_##ID, .run = peak_run,       \
-        .check = peak_check, .destroy = peak_destroy}
+    const ns_kernel ns_k_##ID = {.name = NAME,                                                     \
+                                 .family = "peak",                                                 \
+                                 .isa = ISA,                                                       \
+                                 .precision = PREC,                                                \
+                                 .mix = MIX,                                                       \
+                                 .bytes_policy = "minimal",                                        \
+                                 .run_model = NS_RUN_TEAM,                                         \
+                                 .flops = flops_##ID,                                              \
+                                 .bytes = zero,                                                    \
+                                 .working_set = zero,                                              \
+                                 .supported = SUPPORTED,                                           \
+                                 .create = create_##ID,                                            \
+                                 .run = peak_run,                                                  \
+                                 .check = peak_check,                                              \
+                                 .destroy = peak_destroy}
 
 PEAK_KERNEL(peak_dp_fma_avx512, "peak_dp_fma", NS_PREC_DP, "fma", "avx512", 8, ns_cpu_has_avx512);
 PEAK_KERNEL(peak_dp_fma_avx2, "peak_dp_fma", NS_PREC_DP, "fma", "avx2", 4, ns_cpu_has_avx2_fma);
 PEAK_KERNEL(peak_dp_fma_scalar, "peak_dp_fma", NS_PREC_DP, "fma", "scalar", 1, any_cpu);
-PEAK_KERNEL(peak_dp_fma_add_avx512, "peak_dp_fma_add", NS_PREC_DP, "fma+add", "avx512", 8, ns_cpu_has_avx512);
-PEAK_KERNEL(peak_dp_fma_add_avx2, "peak_dp_fma_add", NS_PREC_DP, "fma+add", "avx2", 4, ns_cpu_has_avx2_fma);
+PEAK_KERNEL(peak_dp_fma_add_avx512, "peak_dp_fma_add", NS_PREC_DP, "fma+add", "avx512", 8,
+            ns_cpu_has_avx512);
+PEAK_KERNEL(peak_dp_fma_add_avx2, "peak_dp_fma_add", NS_PREC_DP, "fma+add", "avx2", 4,
+            ns_cpu_has_avx2_fma);
 PEAK_KERNEL(peak_dp_add_avx512, "peak_dp_add", NS_PREC_DP, "add", "avx512", 8, ns_cpu_has_avx512);
 PEAK_KERNEL(peak_dp_add_avx2, "peak_dp_add", NS_PREC_DP, "add", "avx2", 4, ns_cpu_has_avx2_fma);
-PEAK_KERNEL(peak_dp_scalar_fma_avx2, "peak_dp_scalar_fma", NS_PREC_DP, "scalar_fma", "avx2", 1, ns_cpu_has_avx2_fma);
+PEAK_KERNEL(peak_dp_scalar_fma_avx2, "peak_dp_scalar_fma", NS_PREC_DP, "scalar_fma", "avx2", 1,
+            ns_cpu_has_avx2_fma);
 PEAK_KERNEL(peak_sp_fma_avx512, "peak_sp_fma", NS_PREC_SP, "fma", "avx512", 16, ns_cpu_has_avx512);
 PEAK_KERNEL(peak_sp_fma_avx2, "peak_sp_fma", NS_PREC_SP, "fma", "avx2", 8, ns_cpu_has_avx2_fma);
 PEAK_KERNEL(peak_sp_fma_scalar, "peak_sp_fma", NS_PREC_SP, "fma", "scalar", 1, any_cpu);
-PEAK_KERNEL(peak_sp_fma_add_avx512, "peak_sp_fma_add", NS_PREC_SP, "fma+add", "avx512", 16, ns_cpu_has_avx512);
-PEAK_KERNEL(peak_sp_fma_add_avx2, "peak_sp_fma_add", NS_PREC_SP, "fma+add", "avx2", 8, ns_cpu_has_avx2_fma);
+PEAK_KERNEL(peak_sp_fma_add_avx512, "peak_sp_fma_add", NS_PREC_SP, "fma+add", "avx512", 16,
+            ns_cpu_has_avx512);
+PEAK_KERNEL(peak_sp_fma_add_avx2, "peak_sp_fma_add", NS_PREC_SP, "fma+add", "avx2", 8,
+            ns_cpu_has_avx2_fma);
 PEAK_KERNEL(peak_sp_add_avx512, "peak_sp_add", NS_PREC_SP, "add", "avx512", 16, ns_cpu_has_avx512);
 PEAK_KERNEL(peak_sp_add_avx2, "peak_sp_add", NS_PREC_SP, "add", "avx2", 8, ns_cpu_has_avx2_fma);
-PEAK_KERNEL(peak_sp_scalar_fma_avx2, "peak_sp_scalar_fma", NS_PREC_SP, "scalar_fma", "avx2", 1, ns_cpu_has_avx2_fma);
+PEAK_KERNEL(peak_sp_scalar_fma_avx2, "peak_sp_scalar_fma", NS_PREC_SP, "scalar_fma", "avx2", 1,
+            ns_cpu_has_avx2_fma);

@@ -13,10 +13,10 @@ extern const ns_kernel ns_k_peak_dp_fma_avx512, ns_k_peak_dp_fma_avx2, ns_k_peak
 
 #define NS_KERNELS_PEAK                                                                            \
     &ns_k_peak_dp_fma_avx512, &ns_k_peak_dp_fma_avx2, &ns_k_peak_dp_fma_scalar,                    \
-        &ns_k_peak_dp_fma_add_avx512, &ns_k_peak_dp_fma_add_avx2, &ns_k_peak_dp_add_avx512,       \
-        &ns_k_peak_dp_add_avx2, &ns_k_peak_dp_scalar_fma_avx2, &ns_k_peak_sp_fma_avx512,          \
-        &ns_k_peak_sp_fma_avx2, &ns_k_peak_sp_fma_scalar, &ns_k_peak_sp_fma_add_avx512,           \
-        &ns_k_peak_sp_fma_add_avx2, &ns_k_peak_sp_add_avx512, &ns_k_peak_sp_add_avx2,             \
+        &ns_k_peak_dp_fma_add_avx512, &ns_k_peak_dp_fma_add_avx2, &ns_k_peak_dp_add_avx512,        \
+        &ns_k_peak_dp_add_avx2, &ns_k_peak_dp_scalar_fma_avx2, &ns_k_peak_sp_fma_avx512,           \
+        &ns_k_peak_sp_fma_avx2, &ns_k_peak_sp_fma_scalar, &ns_k_peak_sp_fma_add_avx512,            \
+        &ns_k_peak_sp_fma_add_avx2, &ns_k_peak_sp_add_avx512, &ns_k_peak_sp_add_avx2,              \
         &ns_k_peak_sp_scalar_fma_avx2,
 
 #endif
