@@ -5,6 +5,7 @@
 #include <cpuid.h>
 #include <hwloc.h>
 #include <jansson.h>
+#include <omp.h>
 #include <papi.h>
 #include <sched.h>
 #include <stdio.h>
@@ -43,6 +44,28 @@ static int64_t meminfo_bytes(const char *key) {
     return (int64_t)kb * 1024;
 }
 
+/* The CPUs this process may use. With OMP_PROC_BIND set the OpenMP runtime has already bound the
+ * initial thread to its first place, so the thread's own mask shows one place only: take the
+ * union of the OpenMP places instead (built from the process mask at start-up). */
+static void usable_cpu_set(cpu_set_t *mask) {
+    CPU_ZERO(mask);
+    int places = omp_get_num_places();
+    for (int p = 0; p < places; p++) {
+        int n = omp_get_place_num_procs(p), ids[256];
+        if (n > 256) n = 256;
+        omp_get_place_proc_ids(p, ids);
+        for (int i = 0; i < n; i++)
+            if (ids[i] >= 0 && ids[i] < CPU_SETSIZE) CPU_SET(ids[i], mask);
+    }
+    if (places == 0 && sched_getaffinity(0, sizeof *mask, mask) != 0) CPU_ZERO(mask);
+}
+
+static int count_usable_cpus(void) {
+    cpu_set_t mask;
+    usable_cpu_set(&mask);
+    return CPU_COUNT(&mask);
+}
+
 static void read_topology(void) {
     hwloc_topology_t t;
     if (hwloc_topology_init(&t) != 0) return;
@@ -70,8 +93,7 @@ static void read_topology(void) {
     }
     hwloc_topology_destroy(t);
 
-    cpu_set_t mask;
-    topo.cpus_in_mask = sched_getaffinity(0, sizeof mask, &mask) == 0 ? CPU_COUNT(&mask) : 0;
+    topo.cpus_in_mask = count_usable_cpus();
     if (topo.cores <= 0) topo.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     topo.mem_total_bytes = meminfo_bytes("MemTotal");
     topo.mem_available_bytes = meminfo_bytes("MemAvailable");
@@ -224,9 +246,9 @@ static json_t *affinity_json(void) {
     json_t *o = json_object();
     cpu_set_t mask;
     json_t *cpus = json_array();
-    if (sched_getaffinity(0, sizeof mask, &mask) == 0)
-        for (int c = 0; c < CPU_SETSIZE; c++)
-            if (CPU_ISSET(c, &mask)) json_array_append_new(cpus, json_integer(c));
+    usable_cpu_set(&mask);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &mask)) json_array_append_new(cpus, json_integer(c));
     json_object_set_new(o, "mask_cpus", cpus);
     const char *how = getenv("NODESCALE_AFFINITY_SET");
     ns_json_set_str(o, "omp_proc_bind", getenv("OMP_PROC_BIND"));

@@ -4,6 +4,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/context.h"
 
 static const struct {
     const char *name;
@@ -28,6 +29,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    ns_affinity_defaults(argv);
     if (argc < 2) {
         usage(stderr);
         return NS_EXIT_USAGE;
