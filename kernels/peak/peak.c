@@ -30,18 +30,13 @@ static double flops_per_lane(ns_peak_mix mix) {
     return mix == NS_MIX_FMA ? 2.0 : mix == NS_MIX_ADD ? 1.0 : 1.5;
 }
 
-static int lanes_of(const char *isa, const char *mixname, ns_precision prec) {
-    if (strstr(mixname, "scalar")) return 1;
-    int bytes = !strcmp(isa, "avx512") ? 64 : !strcmp(isa, "avx2") ? 32 : 8;
-    return bytes / (int)ns_prec_size(prec) > 0 ? bytes / (int)ns_prec_size(prec) : 1;
-}
-
 /* The per-ISA parameters live in the descriptor's name/isa/mix; decode them once. */
 static ns_peak_mix mix_of(const char *mix) {
     return !strcmp(mix, "add") ? NS_MIX_ADD : !strcmp(mix, "fma+add") ? NS_MIX_FMA_ADD : NS_MIX_FMA;
 }
 
 static double run_one(const peak_state *s) {
+    /* The scalar_fma mix runs scalar FMA instructions; the plain-C fallback is one lane too. */
     int scalar_ins = s->lanes == 1 && strcmp(s->isa, "scalar") != 0;
     if (s->prec == NS_PREC_DP) {
         if (scalar_ins) return ns_peak_dp_scalar_fma(s->mix, s->iters);
@@ -91,7 +86,7 @@ static void peak_check(void *st, ns_check *out) {
 }
 
 static void *peak_create_for(const ns_params *p, ns_precision prec, const char *mix,
-                             const char *isa) {
+                             const char *isa, int lanes) {
     peak_state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->sink = aligned_alloc(64, sizeof(sink_t) * (size_t)p->threads);
@@ -103,7 +98,7 @@ static void *peak_create_for(const ns_params *p, ns_precision prec, const char *
     s->prec = prec;
     s->mix = mix_of(mix);
     s->isa = isa;
-    s->lanes = lanes_of(isa, mix, prec);
+    s->lanes = lanes;
     s->iters = p->n;
     s->threads = p->threads;
     return s;
@@ -131,7 +126,7 @@ static int any_cpu(void) {
                (LANES)*flops_per_lane(mix_of(MIX));                                                \
     }                                                                                              \
     static void *create_##ID(const ns_params *p) {                                                 \
-        return peak_create_for(p, PREC, MIX, ISA);                                                 \
+        return peak_create_for(p, PREC, MIX, ISA, LANES);                                                 \
     }                                                                                              \
     const ns_kernel ns_k_##ID = {.name = NAME,                                                     \
                                  .family = "peak",                                                 \
