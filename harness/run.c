@@ -240,7 +240,8 @@ json_t *ns_run_node(const ns_run_opts *o) {
 
     json_t *root = json_object();
     ns_json_set_str(root, "schema", NS_SCHEMA);
-    json_object_set_new(root, "context", ns_context_json(o->threads));
+    json_t *ctx = ns_context_json(o->threads);
+    json_object_set_new(root, "context", ctx);
     json_t *ceil = json_object();
     json_object_set_new(ceil, "compute", json_array());
     json_object_set_new(ceil, "bandwidth", json_array());
