@@ -234,9 +234,10 @@ json_t *ns_run_node(const ns_run_opts *o) {
     s.mo = ns_measure_defaults(o->quick);
     s.sweep = s.mo;
     s.sweep.min_samples = 5;
-    s.sweep.max_samples = 7;
-    s.sweep.min_sample_s = o->quick ? 0.002 : 0.004;
-    s.sweep.budget_s = 0.05;
+    s.sweep.max_samples = 5;
+    s.sweep.min_sample_s = 0.002;
+    s.sweep.budget_s = 0.03;
+    s.sweep.warmup_reps = 0; /* the repetition-sizing samples warm up */
 
     json_t *root = json_object();
     ns_json_set_str(root, "schema", NS_SCHEMA);
