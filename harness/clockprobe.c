@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "harness/json.h"
 #include "harness/timer.h"
@@ -88,4 +89,35 @@ json_t *ns_clockprobe_json(double before_ghz, double after_ghz, double threshold
     ns_json_set_str(o, "status", c < 0 ? why : c ? why : "ok");
     if (c == 0) ns_json_set_str(o, "detail", why);
     return o;
+}
+
+void ns_clockprobe_annotate(json_t *result, double ghz) {
+    json_t *o = json_object();
+    const json_t *ts = json_object_get(result, "time_s");
+    double t = ts ? ns_json_get_num(ts, "median") : NAN;
+    double threads = ns_json_get_num(result, "threads");
+    double flops = ns_json_get_num(result, "flops"), bytes = ns_json_get_num(result, "bytes");
+    const char *fam = json_string_value(json_object_get(result, "family"));
+    const json_t *par = json_object_get(result, "params");
+    double n = par ? ns_json_get_num(par, "n") : NAN;
+    if (!(threads >= 1)) threads = 1;
+    ns_json_set_num(o, "clock_ghz", valid(ghz) ? ghz : NAN, "not measured: no clock probe");
+    ns_json_set_str(o, "source", "clock probe (dependent adds), not counters");
+    double cyc = valid(ghz) && isfinite(t) && t > 0 ? t * ghz * 1e9 : NAN;
+    ns_json_set_num(o, "cycles_per_rep", cyc, "not measured: no time or no clock probe");
+    int per_elem = fam && (!strcmp(fam, "stream") || !strcmp(fam, "reduce"));
+    double cpe = per_elem ? ns_clockprobe_cycles_per_element(t, n / threads, ghz) : NAN;
+    if (ns_json_set_num(o, "cycles_per_element", cpe, NULL))
+        ns_json_set_str(o, "cycles_per_element_status",
+                        per_elem ? "not measured: no time, size or clock probe"
+                                 : "not applicable: not an element-wise kernel");
+    if (ns_json_set_num(o, "flops_per_cycle_per_core",
+                        flops > 0 && cyc > 0 ? flops / cyc / threads : NAN, NULL))
+        ns_json_set_str(o, "flops_per_cycle_status",
+                        isfinite(cyc) ? "not applicable: no FLOPs" : "not measured");
+    if (ns_json_set_num(o, "bytes_per_cycle_per_core",
+                        bytes > 0 && cyc > 0 ? bytes / cyc / threads : NAN, NULL))
+        ns_json_set_str(o, "bytes_per_cycle_status",
+                        isfinite(cyc) ? "not applicable: no memory traffic" : "not measured");
+    json_object_set_new(result, "per_cycle", o);
 }

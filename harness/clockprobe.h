@@ -40,4 +40,13 @@ double ns_clockprobe_cycles_per_element(double seconds, double elements, double 
  *    threshold_rel, changed: bool|null, status} */
 json_t *ns_clockprobe_json(double before_ghz, double after_ghz, double threshold);
 
+/* Adds result["per_cycle"] to one results[] entry from the probed clock, without counters:
+ *   {clock_ghz, source, cycles_per_rep (core cycles of one repetition on each thread),
+ *    cycles_per_element (stream/reduce: core cycles per array element a thread processes,
+ *    = median_s * ghz * 1e9 * threads / params.n, likwid-bench's "cycles per update"),
+ *    flops_per_cycle_per_core, bytes_per_cycle_per_core}
+ * each null + status when missing. Reads time_s.median, flops, bytes, family, threads, params.n
+ * from the entry; ghz from ns_clockprobe_ghz() before the run. */
+void ns_clockprobe_annotate(json_t *result, double ghz);
+
 #endif

@@ -70,6 +70,7 @@ static struct {
     int multiplex;
     int hw_available;
     char status[768]; /* "ok", or why no hardware event can be counted */
+    char reason[600]; /* the same without PAPI's component message, for the summary line */
     sw_source sw;
     int sw_ok[NSW];
     char sw_status[NSW][STATUS_LEN];
@@ -163,10 +164,9 @@ void ns_counters_explain(int pmu_present, int hypervisor, int open_errno, int pa
                  "perf_event component status; libpfm4 may not know this CPU)");
     } else if (no_pmu && hypervisor) {
         snprintf(buf, len,
-                 "no PMU in this virtual machine: the hypervisor exposes no virtual PMU (no core "
-                 "PMU under /sys/bus/event_source/devices, perf_event_open(cycles) fails with "
-                 "%s); %s is not the obstacle. Enable a vPMU (KVM: -cpu host,pmu=on) or run on "
-                 "bare metal",
+                 "no PMU in this virtual machine (the hypervisor exposes no virtual PMU: no core "
+                 "PMU in /sys/bus/event_source/devices, perf_event_open(cycles): %s; %s is not "
+                 "the obstacle); enable a vPMU (KVM: -cpu host,pmu=on) or use bare metal",
                  open_errno ? strerror(open_errno) : "no event", par);
     } else if (no_pmu) {
         snprintf(buf, len,
@@ -419,9 +419,10 @@ static void hw_probe(void) {
     char reason[600];
     ns_counters_explain(pmu_present(), hypervisor_bit(), probe_cycles_errno(), g.paranoid,
                         has_perf_cap(), reason, sizeof reason);
+    snprintf(g.reason, sizeof g.reason, "%s", reason);
     if (pe && pe->disabled)
         put(g.status, sizeof g.status, "%s [PAPI perf_event component: %s]", reason,
-                 pe->disabled_reason);
+            pe->disabled_reason);
     else
         snprintf(g.status, sizeof g.status, "%s", reason);
     for (int i = 0; i < g.nreq; i++)
@@ -655,14 +656,15 @@ static void make_summary(void) {
         for (int i = 0; i < g.nev && m < sizeof evs; i++)
             m += (size_t)snprintf(evs + m, sizeof evs - m, "%s%s", i ? "," : "",
                                   g.req[g.ev_index[i]]);
-        snprintf(g.summary, sizeof g.summary,
+        put(g.summary, sizeof g.summary,
                  "counters: papi %s, hardware events %s%s; software events %s via %s%s",
                  g.papi_version, evs, g.multiplex ? " (multiplexed)" : "", l ? sw : "none",
                  g.sw == SRC_PERF ? "perf_event_open" : g.sw == SRC_RUSAGE ? "getrusage" : "-",
                  ov);
     } else {
-        snprintf(g.summary, sizeof g.summary,
-                 "counters: hardware unavailable: %s; software events %s via %s%s", g.status,
+        put(g.summary, sizeof g.summary,
+                 "counters: hardware unavailable: %s; software events %s via %s%s",
+                 g.reason[0] ? g.reason : g.status,
                  l ? sw : "none",
                  g.sw == SRC_PERF ? "perf_event_open" : g.sw == SRC_RUSAGE ? "getrusage" : "-",
                  ov);

@@ -474,6 +474,33 @@ static void test_clockprobe(void **unused) {
     json_decref(j);
 }
 
+static void test_clockprobe_annotate(void **unused) {
+    /* STREAM triad, 2 threads, 1e6 elements, 1 ms a repetition at 2.5 GHz: each thread handles
+     * 5e5 elements in 2.5e6 cycles = 5 cycles per element; 2e6 FLOPs / 2.5e6 cycles / 2. */
+    json_t *r = json_pack("{s:s, s:i, s:{s:i}, s:f, s:f, s:{s:f}}", "family", "stream", "threads",
+                          2, "params", "n", 1000000, "flops", 2e6, "bytes", 24e6, "time_s",
+                          "median", 1e-3);
+    ns_clockprobe_annotate(r, 2.5);
+    json_t *pc = json_object_get(r, "per_cycle");
+    assert_near(json_real_value(json_object_get(pc, "cycles_per_rep")), 2.5e6, 1e-6);
+    assert_near(json_real_value(json_object_get(pc, "cycles_per_element")), 5.0, 1e-12);
+    assert_near(json_real_value(json_object_get(pc, "flops_per_cycle_per_core")), 0.4, 1e-12);
+    assert_near(json_real_value(json_object_get(pc, "bytes_per_cycle_per_core")), 4.8, 1e-12);
+    json_decref(r);
+    /* No probe: nulls with reasons, never 0. */
+    r = json_pack("{s:s, s:i, s:f, s:{s:f}}", "family", "gemm", "threads", 1, "flops", 2e9,
+                  "time_s", "median", 0.1);
+    ns_clockprobe_annotate(r, NAN);
+    pc = json_object_get(r, "per_cycle");
+    assert_true(json_is_null(json_object_get(pc, "clock_ghz")));
+    assert_true(json_is_null(json_object_get(pc, "cycles_per_rep")));
+    assert_true(json_is_null(json_object_get(pc, "cycles_per_element")));
+    assert_non_null(json_object_get(pc, "cycles_per_element_status"));
+    assert_true(json_is_null(json_object_get(pc, "flops_per_cycle_per_core")));
+    assert_non_null(json_object_get(pc, "flops_per_cycle_status"));
+    json_decref(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scale),          cmocka_unit_test(test_check),
@@ -482,7 +509,7 @@ int main(void) {
         cmocka_unit_test(test_measure_team),   cmocka_unit_test(test_measure_self),
         cmocka_unit_test(test_measure_rusage), cmocka_unit_test(test_measure_no_software),
         cmocka_unit_test(test_hardware),       cmocka_unit_test(test_hardware_multiplexed),
-        cmocka_unit_test(test_clockprobe),
+        cmocka_unit_test(test_clockprobe),     cmocka_unit_test(test_clockprobe_annotate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
