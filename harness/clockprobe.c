@@ -15,7 +15,9 @@
  * neither fold the chain nor turn it into a multiply, and y is opaque so every add is
  * add %reg, %reg (never add-immediate, see clockprobe.h). The loop counter is a separate,
  * independent chain that runs in parallel. */
-#define ADD1 x += y; __asm__ volatile("" : "+r"(x));
+#define ADD1                                                                                       \
+    x += y;                                                                                        \
+    __asm__ volatile("" : "+r"(x));
 #define ADD8 ADD1 ADD1 ADD1 ADD1 ADD1 ADD1 ADD1 ADD1
 #define ADD64 ADD8 ADD8 ADD8 ADD8 ADD8 ADD8 ADD8 ADD8
 

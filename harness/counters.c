@@ -36,7 +36,6 @@
 #include "harness/stats.h"
 #include "harness/timer.h"
 
-
 #define NAME_LEN 128
 #define STATUS_LEN 256
 #define OVERHEAD_PAIRS 15
@@ -65,6 +64,7 @@ static struct {
     char req[NS_COUNTERS_MAX_EVENTS][NAME_LEN];
     char req_status[NS_COUNTERS_MAX_EVENTS][STATUS_LEN];
     int req_ok[NS_COUNTERS_MAX_EVENTS];
+    double req_bytes[NS_COUNTERS_MAX_EVENTS]; /* > 0: a memory-traffic event, bytes per count */
     int nev; /* counted set = requested events with req_ok, in order */
     int ev_index[NS_COUNTERS_MAX_EVENTS];
     int multiplex;
@@ -126,8 +126,7 @@ const char *ns_counters_check(double v, double work, double hi) {
     return NULL;
 }
 
-double ns_counters_flops_ratio(double counted, double analytic, int *suspect,
-                               const char **status) {
+double ns_counters_flops_ratio(double counted, double analytic, int *suspect, const char **status) {
     *suspect = 0;
     if (!(isfinite(analytic) && analytic > 0)) {
         *status = "not measured: no analytic FLOP count for this kernel";
@@ -149,15 +148,38 @@ double ns_counters_flops_ratio(double counted, double analytic, int *suspect,
     return r;
 }
 
-void ns_counters_explain(int pmu_present, int hypervisor, int open_errno, int paranoid,
-                         int has_cap, char *buf, size_t len) {
+double ns_counters_bytes_ratio(double counted, double analytic, double elapsed_s,
+                               const char **status) {
+    if (!(isfinite(analytic) && analytic > 0)) {
+        *status = "not applicable: the kernel moves no analytic bytes";
+        return NAN;
+    }
+    double bound =
+        isfinite(elapsed_s) && elapsed_s > 0 ? NS_COUNTERS_MAX_BYTES_PER_S * elapsed_s : INFINITY;
+    const char *bad = ns_counters_check(counted, analytic, bound);
+    if (bad) {
+        *status = bad;
+        return NAN;
+    }
+    double r = counted / analytic;
+    if (r < 0.5) {
+        *status = "invalid: counted bytes below half the analytic bytes (uncore access needs "
+                  "perf_event_paranoid = 0 or root, or the event misses traffic)";
+        return NAN;
+    }
+    *status = "ok";
+    return r;
+}
+
+void ns_counters_explain(int pmu_present, int hypervisor, int open_errno, int paranoid, int has_cap,
+                         char *buf, size_t len) {
     char par[64];
     if (paranoid == INT32_MIN)
         snprintf(par, sizeof par, "perf_event_paranoid unknown");
     else
         snprintf(par, sizeof par, "perf_event_paranoid = %d", paranoid);
-    int no_pmu = !pmu_present || open_errno == ENOENT || open_errno == ENODEV ||
-                 open_errno == EOPNOTSUPP;
+    int no_pmu =
+        !pmu_present || open_errno == ENOENT || open_errno == ENODEV || open_errno == EOPNOTSUPP;
     if (open_errno == 0 && pmu_present) {
         snprintf(buf, len,
                  "perf_event_open can count cycles here but PAPI cannot (see the PAPI "
@@ -345,34 +367,51 @@ static int hw_try(const int *idx, int n, int multiplex, char *why, size_t len) {
     return rc;
 }
 
+/* Parses "NAME[*BYTES],..." into g.req (blanks around names ignored). "*BYTES" marks a
+ * memory-traffic event: each count moves BYTES bytes (e.g. L2_LINES_IN:ALL*64), and the sum of
+ * such events is the counted memory traffic. 0, or -1 with a one-line reason. */
 static int parse_events(const char *spec, char *err, size_t errlen) {
     g.nreq = 0;
     const char *s = spec;
-    while (*s) {
+    for (;;) {
         const char *e = strchr(s, ',');
         size_t l = e ? (size_t)(e - s) : strlen(s);
-        if (l == 0 || l >= NAME_LEN) {
-            snprintf(err, errlen, "--events: %s event name in '%s'", l ? "over-long" : "empty",
-                     spec);
-            g.nreq = 0;
-            return -1;
+        while (l && (*s == ' ' || *s == '\t'))
+            s++, l--;
+        while (l && (s[l - 1] == ' ' || s[l - 1] == '\t'))
+            l--;
+        const char *star = memchr(s, '*', l);
+        size_t nl = star ? (size_t)(star - s) : l;
+        if (nl == 0 || nl >= NAME_LEN) {
+            put(err, errlen, "--events: %s event name in '%s'", nl ? "over-long" : "empty", spec);
+            goto bad;
         }
         if (g.nreq == NS_COUNTERS_MAX_EVENTS) {
             snprintf(err, errlen, "--events: more than %d events", NS_COUNTERS_MAX_EVENTS);
-            g.nreq = 0;
-            return -1;
+            goto bad;
         }
-        memcpy(g.req[g.nreq], s, l);
-        g.req[g.nreq][l] = 0;
+        memcpy(g.req[g.nreq], s, nl);
+        g.req[g.nreq][nl] = 0;
+        g.req_bytes[g.nreq] = 0;
+        if (star) {
+            char num[32], *end;
+            size_t ml = l - nl - 1;
+            if (ml == 0 || ml >= sizeof num) goto bad_mult;
+            memcpy(num, star + 1, ml);
+            num[ml] = 0;
+            double b = strtod(num, &end);
+            if (*end || !(b > 0 && b <= 4096)) goto bad_mult;
+            g.req_bytes[g.nreq] = b;
+        }
         g.nreq++;
-        s += l + (e ? 1 : 0);
-        if (e && !*s) {
-            snprintf(err, errlen, "--events: empty event name in '%s'", spec);
-            g.nreq = 0;
-            return -1;
-        }
+        if (!e) return 0;
+        s = e + 1;
     }
-    return 0;
+bad_mult:
+    put(err, errlen, "--events: after '*' want the bytes one count moves (1-4096) in '%s'", spec);
+bad:
+    g.nreq = 0;
+    return -1;
 }
 
 /* Probes each requested event alone, then the survivors together (multiplexed if needed). */
@@ -405,15 +444,17 @@ static void hw_probe(void) {
         int last = g.ev_index[--g.nev];
         g.req_ok[last] = 0;
         put(g.req_status[last], STATUS_LEN,
-                 "dropped: does not fit with the events before it, even multiplexed (%s)", why);
+            "dropped: does not fit with the events before it, even multiplexed (%s)", why);
     }
     g.hw_available = g.nev > 0;
     if (g.hw_available) {
         if (g.nev == g.nreq)
             snprintf(g.status, sizeof g.status, "ok");
         else
-            snprintf(g.status, sizeof g.status, "ok: %d of %d requested events count (see "
-                     "events[].status)", g.nev, g.nreq);
+            snprintf(g.status, sizeof g.status,
+                     "ok: %d of %d requested events count (see "
+                     "events[].status)",
+                     g.nev, g.nreq);
         return;
     }
     char reason[600];
@@ -553,7 +594,8 @@ static void sw_probe(void) {
     sw_open(&s);
     sw_start(&s);
     volatile double x = 0;
-    for (int i = 0; i < 100000; i++) x += 1.0;
+    for (int i = 0; i < 100000; i++)
+        x += 1.0;
     sw_stop(&s);
     int any = 0, refused = 0;
     for (int i = 0; i < NSW; i++) {
@@ -657,17 +699,20 @@ static void make_summary(void) {
             m += (size_t)snprintf(evs + m, sizeof evs - m, "%s%s", i ? "," : "",
                                   g.req[g.ev_index[i]]);
         put(g.summary, sizeof g.summary,
-                 "counters: papi %s, hardware events %s%s; software events %s via %s%s",
-                 g.papi_version, evs, g.multiplex ? " (multiplexed)" : "", l ? sw : "none",
-                 g.sw == SRC_PERF ? "perf_event_open" : g.sw == SRC_RUSAGE ? "getrusage" : "-",
-                 ov);
+            "counters: papi %s, hardware events %s%s; software events %s via %s%s", g.papi_version,
+            evs, g.multiplex ? " (multiplexed)" : "", l ? sw : "none",
+            g.sw == SRC_PERF     ? "perf_event_open"
+            : g.sw == SRC_RUSAGE ? "getrusage"
+                                 : "-",
+            ov);
     } else {
         put(g.summary, sizeof g.summary,
-                 "counters: hardware unavailable: %s; software events %s via %s%s",
-                 g.reason[0] ? g.reason : g.status,
-                 l ? sw : "none",
-                 g.sw == SRC_PERF ? "perf_event_open" : g.sw == SRC_RUSAGE ? "getrusage" : "-",
-                 ov);
+            "counters: hardware unavailable: %s; software events %s via %s%s",
+            g.reason[0] ? g.reason : g.status, l ? sw : "none",
+            g.sw == SRC_PERF     ? "perf_event_open"
+            : g.sw == SRC_RUSAGE ? "getrusage"
+                                 : "-",
+            ov);
     }
 }
 
@@ -728,6 +773,8 @@ json_t *ns_counters_context_json(void) {
     for (int i = 0; i < g.nreq; i++) {
         json_t *e = json_object();
         ns_json_set_str(e, "name", g.req[i]);
+        if (g.req_bytes[i] > 0)
+            json_object_set_new(e, "bytes_per_count", json_real(g.req_bytes[i]));
         ns_json_set_str(e, "status", g.req_status[i]);
         json_array_append_new(ev, e);
     }
@@ -778,6 +825,7 @@ void ns_counters_finish(void) {
 
 typedef struct slot {
     long tid; /* kernel thread id that started this slot; 0 = unused */
+    int stopped;
     int es;
     int hw_rc;
     char hw_why[STATUS_LEN];
@@ -791,16 +839,21 @@ typedef struct pass {
     char region[NAME_LEN];
 } pass;
 
-static slot *find_slot(pass *ps, int tid) {
+/* Team thread tid owns slots[tid]: no thread reads another's slot while the team runs. The
+ * search by kernel thread id is for the pool case only, where begin and end run in two
+ * separate (sequential) parallel regions that might map team ids to threads differently. */
+static slot *own_slot(pass *ps, int tid) {
     long me = (long)syscall(SYS_gettid);
+    if (tid >= 0 && tid < ps->nslots && (ps->slots[tid].tid == me || ps->slots[tid].tid == 0))
+        return &ps->slots[tid];
     for (int i = 0; i < ps->nslots; i++)
         if (ps->slots[i].tid == me) return &ps->slots[i];
-    return tid < ps->nslots && ps->slots[tid].tid == 0 ? &ps->slots[tid] : NULL;
+    return NULL;
 }
 
 static void begin_hook(void *ctx, int tid, int nthreads) {
     pass *ps = ctx;
-    slot *s = find_slot(ps, tid);
+    slot *s = own_slot(ps, tid);
     if (!s) return;
     s->tid = (long)syscall(SYS_gettid);
     s->es = PAPI_NULL;
@@ -821,16 +874,32 @@ static void begin_hook(void *ctx, int tid, int nthreads) {
 static void end_hook(void *ctx, int tid, int nthreads) {
     pass *ps = ctx;
     long me = (long)syscall(SYS_gettid);
-    slot *s = NULL;
-    for (int i = 0; i < ps->nslots; i++)
-        if (ps->slots[i].tid == me) s = &ps->slots[i];
-    if (!s) return; /* a thread that did not start a set: reported through coverage */
+    slot *s = own_slot(ps, tid);
+    if (!s || s->tid != me) return; /* did not start a set: caught by the stopped check */
     if (s->hw_rc == PAPI_OK && (s->hw_rc = PAPI_stop(s->es, s->hw)) != PAPI_OK)
         papi_reason(s->hw_rc, "PAPI_stop", "set", s->hw_why, STATUS_LEN);
     sw_stop(&s->sw);
     NS_MARKER_STOP(ps->region);
     hw_destroy(&s->es);
     sw_close(&s->sw);
+    s->stopped = 1;
+}
+
+/* A slot started on a thread that the stop region did not reach: its software events are
+ * stopped and read from here (perf_event fds work from any thread of the process); its PAPI set
+ * cannot be (PAPI stops a set only on its own thread), so its hardware values are invalid. */
+static void stop_stragglers(pass *ps) {
+    for (int i = 0; i < ps->nslots; i++) {
+        slot *s = &ps->slots[i];
+        if (!s->tid || s->stopped) continue;
+        if (g.sw == SRC_PERF) sw_stop(&s->sw);
+        sw_close(&s->sw);
+        if (s->hw_rc == PAPI_OK) {
+            s->hw_rc = PAPI_EMISC;
+            snprintf(s->hw_why, STATUS_LEN, "not stopped on the thread that started it");
+        }
+        s->stopped = 1;
+    }
 }
 
 static double process_cpu_s(void) {
@@ -900,7 +969,8 @@ static double outside_cpu_s(const tasks *a, const tasks *b, const pass *ps) {
     double sum = 0;
     for (int i = 0; i < b->n; i++) {
         int counted = 0;
-        for (int j = 0; j < ps->nslots; j++) counted |= ps->slots[j].tid == b->tid[i];
+        for (int j = 0; j < ps->nslots; j++)
+            counted |= ps->slots[j].tid == b->tid[i];
         if (counted) continue;
         double before = 0; /* a thread born during the pass used all its time in it */
         for (int j = 0; j < a->n; j++)
@@ -945,6 +1015,7 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
     } else {
         ns_run_reps(k, state, p, reps, begin_hook, end_hook, &ps);
     }
+    stop_stragglers(&ps);
     double elapsed = ns_now() - t0, cpu = process_cpu_s() - cpu0;
     double outside = NAN;
     if (snap) {
@@ -954,19 +1025,36 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
     }
 
     int counted = 0;
-    for (int i = 0; i < nslots; i++) counted += ps.slots[i].tid != 0;
+    for (int i = 0; i < nslots; i++)
+        counted += ps.slots[i].tid != 0;
     json_object_set_new(o, "threads_counted", json_integer(counted));
     ns_json_set_str(o, "scope",
                     pool ? "OpenMP pool threads (the kernel opens its own parallel region)"
-                         : k->run_model == NS_RUN_SELF ? "calling thread" : "every team thread");
+                    : k->run_model == NS_RUN_SELF ? "calling thread"
+                                                  : "every team thread");
     ns_json_set_num(o, "elapsed_s", elapsed, NULL);
+
+    /* Event roles, by name. */
+    static const char *const cyc_names[] = {"PAPI_TOT_CYC",
+                                            "perf::CYCLES",
+                                            "perf::PERF_COUNT_HW_CPU_CYCLES",
+                                            "CPU_CLK_UNHALTED:THREAD_P",
+                                            "CYCLES",
+                                            NULL};
+    static const char *const ins_names[] = {
+        "PAPI_TOT_INS",       "perf::INSTRUCTIONS", "perf::PERF_COUNT_HW_INSTRUCTIONS",
+        "INST_RETIRED:ANY_P", "INSTRUCTIONS",       NULL};
+    static const char *const dp_names[] = {"PAPI_DP_OPS", "PAPI_FP_OPS", NULL};
+    static const char *const sp_names[] = {"PAPI_SP_OPS", "PAPI_FP_OPS", NULL};
+    int ic = find_event(cyc_names);
 
     /* Hardware events: totals over threads. PAPI scales multiplexed counts itself and does not
      * expose time_enabled/time_running, so the ratio is null with that reason. */
     double hw[NS_COUNTERS_MAX_EVENTS];
     char hw_status[STATUS_LEN] = "ok";
     int hw_threads = 0;
-    for (int e = 0; e < g.nev; e++) hw[e] = 0;
+    for (int e = 0; e < g.nev; e++)
+        hw[e] = 0;
     for (int i = 0; i < nslots; i++) {
         slot *s = &ps.slots[i];
         if (!s->tid) continue;
@@ -974,14 +1062,27 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
             put(hw_status, sizeof hw_status, "not counted on thread %d: %s", i, s->hw_why);
             continue;
         }
+        /* A thread that ran the kernel but counted no cycles was not counted at all: a hybrid
+         * CPU whose other core type PAPI's PMU does not cover (B03), or a set never scheduled.
+         * Its zeros must not be summed in as if they were counts. */
+        if (ic >= 0 && s->hw[ic] == 0) {
+            put(hw_status, sizeof hw_status,
+                "not counted on thread %d: zero cycles although it ran (a core type PAPI's PMU "
+                "does not cover, or never scheduled)",
+                i);
+            continue;
+        }
         hw_threads++;
-        for (int e = 0; e < g.nev; e++) hw[e] += (double)s->hw[e];
+        for (int e = 0; e < g.nev; e++)
+            hw[e] += (double)s->hw[e];
     }
     int hw_ok = g.hw_available && hw_threads == counted && counted > 0;
     json_t *evs = json_array();
     for (int r = 0; r < g.nreq; r++) {
         json_t *e = json_object();
         ns_json_set_str(e, "name", g.req[r]);
+        if (g.req_bytes[r] > 0)
+            json_object_set_new(e, "bytes_per_count", json_real(g.req_bytes[r]));
         int idx = -1;
         for (int j = 0; j < g.nev; j++)
             if (g.ev_index[j] == r) idx = j;
@@ -1003,7 +1104,8 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
     }
     json_object_set_new(o, "events", evs);
     if (!hw_ok)
-        for (int e = 0; e < g.nev; e++) hw[e] = NAN;
+        for (int e = 0; e < g.nev; e++)
+            hw[e] = NAN;
 
     /* Software events: totals over threads; the ratio is the smallest over threads. */
     ns_json_set_str(o, "software_source", sw_source_name());
@@ -1080,22 +1182,14 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
     json_object_set_new(o, "coverage", cov);
 
     /* Derived metrics, each validated (field bugs B02, B04, B05). */
-    static const char *const cyc_names[] = {"PAPI_TOT_CYC", "perf::CYCLES",
-                                            "perf::PERF_COUNT_HW_CPU_CYCLES",
-                                            "CPU_CLK_UNHALTED:THREAD_P", "CYCLES", NULL};
-    static const char *const ins_names[] = {"PAPI_TOT_INS", "perf::INSTRUCTIONS",
-                                            "perf::PERF_COUNT_HW_INSTRUCTIONS",
-                                            "INST_RETIRED:ANY_P", "INSTRUCTIONS", NULL};
-    static const char *const dp_names[] = {"PAPI_DP_OPS", "PAPI_FP_OPS", NULL};
-    static const char *const sp_names[] = {"PAPI_SP_OPS", "PAPI_FP_OPS", NULL};
-    int ic = find_event(cyc_names), ii = find_event(ins_names);
+    int ii = find_event(ins_names);
     int ifl = find_event(k->precision == NS_PREC_DP ? dp_names : sp_names);
     double cyc = ic >= 0 ? hw[ic] : NAN, ins = ii >= 0 ? hw[ii] : NAN;
     double fl = ifl >= 0 ? hw[ifl] : NAN;
     json_t *d = json_object();
     const char *why;
 #define HW_MISSING                                                                                 \
-    (g.hw_available ? "not measured: hardware events not counted on every thread (see events)"    \
+    (g.hw_available ? "not measured: hardware events not counted on every thread (see events)"     \
                     : "not measured: hardware counters unavailable (see status)")
 
     double ipc = NAN;
@@ -1120,8 +1214,9 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
         if (!why && ghz < NS_COUNTERS_MIN_CLOCK_GHZ) why = "invalid: below physical bound";
     }
     json_t *clk = metric(why ? NAN : ghz, why);
-    ns_json_set_str(clk, "method", isfinite(swv[SW_TASK_CLOCK]) ? "cycles / task clock"
-                                                                : "cycles / (wall time x threads)");
+    ns_json_set_str(clk, "method",
+                    isfinite(swv[SW_TASK_CLOCK]) ? "cycles / task clock"
+                                                 : "cycles / (wall time x threads)");
     json_object_set_new(d, "effective_clock_ghz", clk);
 
     int suspect = 0;
@@ -1137,11 +1232,35 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
     ns_json_set_str(fr, "roofline_flops", "analytic");
     json_object_set_new(d, "flops_ratio", fr);
 
-    (void)analytic_bytes_per_rep;
-    json_object_set_new(d, "measured_ai_flop_per_byte",
-                        metric(NAN, "not measured: no memory-traffic event in the set (DRAM "
-                                    "bytes need CPU-specific uncore events, which need "
-                                    "perf_event_paranoid = 0 or root)"));
+    /* Memory traffic: the sum of events marked NAME*BYTES. Against the analytic bytes it must
+     * be at least half (B02: uncore counters that read 0 or a fraction when not permitted) and
+     * below 10 TB/s (B06: phantom channels reading 1e19). The measured arithmetic intensity
+     * divides the analytic FLOPs (counted FLOPs may be suspect, B05) by the counted bytes. */
+    double cb = 0;
+    int nb = 0;
+    for (int e = 0; e < g.nev; e++)
+        if (g.req_bytes[g.ev_index[e]] > 0) {
+            cb += hw[e] * g.req_bytes[g.ev_index[e]];
+            nb++;
+        }
+    double ab = analytic_bytes_per_rep * (double)reps, bratio = NAN, ai = NAN;
+    if (!hw_ok)
+        why = HW_MISSING;
+    else if (nb == 0)
+        why = "not measured: no memory-traffic event in the set (name one as NAME*BYTES, e.g. "
+              "L2_LINES_IN:ALL*64; DRAM traffic needs uncore events)";
+    else
+        bratio = ns_counters_bytes_ratio(cb, ab, elapsed, &why);
+    if (isnan(bratio) && !why) why = "not measured";
+    json_t *br = metric(bratio, why);
+    ns_json_set_str(br, "bytes_policy", k->bytes_policy);
+    json_object_set_new(d, "bytes_ratio", br);
+    if (isfinite(bratio) && isfinite(af) && af > 0) ai = af / cb;
+    json_t *mai = metric(ai, isnan(bratio) ? why
+                             : isnan(ai)   ? "not applicable: no analytic FLOPs"
+                                           : "ok");
+    ns_json_set_str(mai, "flops", "analytic");
+    json_object_set_new(d, "measured_ai_flop_per_byte", mai);
     json_object_set_new(o, "derived", d);
 #ifdef LIKWID_PERFMON
     ns_json_set_str(o, "likwid_region", ps.region);
@@ -1150,4 +1269,12 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
 #endif
     free(ps.slots);
     return o;
+}
+
+void ns_counters_print_list(FILE *f) {
+    fprintf(f, "%s\n", ns_counters_summary());
+    for (int i = 0; i < g.nreq; i++)
+        fprintf(f, "  %-28s %s\n", g.req[i], g.req_status[i]);
+    for (int i = 0; i < NSW; i++)
+        fprintf(f, "  %-28s %s\n", sw_def[i].name, g.sw_status[i]);
 }

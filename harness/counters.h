@@ -29,6 +29,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "kernels/registry.h"
 
@@ -44,8 +45,12 @@
 #define NS_COUNTERS_MAX_CLOCK_GHZ 10.0
 #define NS_COUNTERS_FLOPS_LO 0.95 /* counted/analytic FLOPs outside [0.95, 1.05]: suspect (B05) */
 #define NS_COUNTERS_FLOPS_HI 1.05
+/* No node moves 10 TB/s; more is a bogus counter (B06). */
+#define NS_COUNTERS_MAX_BYTES_PER_S 1e13
 
-/* Opens the counter backends. events: comma-separated PAPI event names (presets or native);
+/* Opens the counter backends. events: comma-separated PAPI event names (presets or native),
+ * each optionally NAME*BYTES to mark a memory-traffic event of BYTES bytes per count (e.g.
+ * L2_LINES_IN:ALL*64), whose sum gives the counted bytes;
  * NULL or "" means NODESCALE_EVENTS from the environment, else NS_COUNTERS_DEFAULT_EVENTS.
  * Each event is added, started, read and stopped once on its own; those that fail are dropped
  * with a status, then the rest are tried together (multiplexed by PAPI if they do not fit the
@@ -88,11 +93,16 @@ const char *ns_counters_summary(void);
  *    software_source, software_events: [{name, unit, value|null, running_enabled_ratio|null,
  *    status}], coverage{process_cpu_s, counted_task_clock_s, status},
  *    derived: {ipc, effective_clock_ghz, flops_ratio (+ suspect, roofline_flops: "analytic"),
- *              measured_ai_flop_per_byte}: each {value|null, status},
+ *              bytes_ratio (counted / analytic bytes), measured_ai_flop_per_byte (analytic
+ *              FLOPs / counted bytes)}: each {value|null, status},
  *    likwid_region (name of the marker region, or null)}
  * Hardware and software values are totals over the counted threads and over all reps. */
 json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
                             double analytic_flops_per_rep, double analytic_bytes_per_rep);
+
+/* Prints the counters block of `nodescale list`: the summary line, then one line per requested
+ * hardware event and per software event with its status. */
+void ns_counters_print_list(FILE *f);
 
 /* Stops everything: closes the likwid marker file (LIKWID=1) and shuts PAPI down. Call once at
  * the end of `run` or `bench`. */
@@ -119,12 +129,20 @@ const char *ns_counters_check(double v, double work, double hi);
  * roofline must use the analytic count, field bug B05). */
 double ns_counters_flops_ratio(double counted, double analytic, int *suspect, const char **status);
 
+/* counted / analytic memory bytes for a pass of elapsed_s seconds. NAN with *status when the
+ * analytic count is missing or zero, the counted bytes are missing, negative, zero, above
+ * NS_COUNTERS_MAX_BYTES_PER_S * elapsed_s (B06), or below half the analytic count (B02: uncore
+ * counters that read 0 when not permitted). Above 1 is expected with write-allocate traffic
+ * (about 1.33 for triad, 1.5 for copy against "minimal" bytes). */
+double ns_counters_bytes_ratio(double counted, double analytic, double elapsed_s,
+                               const char **status);
+
 /* The reason hardware counting failed, in words a user can act on, from what the system shows:
  * pmu_present (a core PMU in /sys/bus/event_source/devices: cpu, cpu_core, cpu_atom, armv8_*),
  * hypervisor (cpuid hypervisor bit), open_errno (errno of perf_event_open(cycles, user only)),
  * paranoid (/proc/sys/kernel/perf_event_paranoid; INT32_MIN = unknown), has_cap (CAP_PERFMON
  * or CAP_SYS_ADMIN effective). Writes one line into buf. */
-void ns_counters_explain(int pmu_present, int hypervisor, int open_errno, int paranoid,
-                         int has_cap, char *buf, size_t len);
+void ns_counters_explain(int pmu_present, int hypervisor, int open_errno, int paranoid, int has_cap,
+                         char *buf, size_t len);
 
 #endif

@@ -28,7 +28,7 @@
 #define assert_contains(s, sub)                                                                    \
     do {                                                                                           \
         const char *s_ = (s);                                                                      \
-        if (!s_ || !strstr(s_, (sub))) fail_msg("'%s' lacks '%s'", s_ ? s_ : "(null)", (sub));    \
+        if (!s_ || !strstr(s_, (sub))) fail_msg("'%s' lacks '%s'", s_ ? s_ : "(null)", (sub));     \
     } while (0)
 
 /* ---- A tiny kernel: a dependent-free sum over an array, split statically over the team ---- */
@@ -49,14 +49,16 @@ static void *toy_create(const ns_params *p) {
     toy *t = calloc(1, sizeof *t);
     t->n = p->n;
     t->x = malloc((size_t)p->n * sizeof(double));
-    for (int64_t i = 0; i < p->n; i++) t->x[i] = 1.0;
+    for (int64_t i = 0; i < p->n; i++)
+        t->x[i] = 1.0;
     return t;
 }
 static void toy_run(void *st, int tid, int nth) {
     toy *t = st;
     int64_t lo = t->n * tid / nth, hi = t->n * (tid + 1) / nth;
     double s = 0;
-    for (int64_t i = lo; i < hi; i++) s += t->x[i];
+    for (int64_t i = lo; i < hi; i++)
+        s += t->x[i];
     t->out[tid & 63] = s;
 }
 /* NS_RUN_SELF: opens its own parallel region, as GEMM does. */
@@ -71,14 +73,28 @@ static void toy_destroy(void *st) {
     free(t);
 }
 
-static const ns_kernel toy_team = {
-    .name = "toy_sum", .family = "reduce", .isa = "scalar", .precision = NS_PREC_DP,
-    .bytes_policy = "minimal", .run_model = NS_RUN_TEAM, .flops = toy_flops,
-    .bytes = toy_bytes, .create = toy_create, .run = toy_run, .destroy = toy_destroy};
-static const ns_kernel toy_self = {
-    .name = "toy_sum_self", .family = "reduce", .isa = "scalar", .precision = NS_PREC_DP,
-    .bytes_policy = "minimal", .run_model = NS_RUN_SELF, .flops = toy_flops,
-    .bytes = toy_bytes, .create = toy_create, .run = toy_run_self, .destroy = toy_destroy};
+static const ns_kernel toy_team = {.name = "toy_sum",
+                                   .family = "reduce",
+                                   .isa = "scalar",
+                                   .precision = NS_PREC_DP,
+                                   .bytes_policy = "minimal",
+                                   .run_model = NS_RUN_TEAM,
+                                   .flops = toy_flops,
+                                   .bytes = toy_bytes,
+                                   .create = toy_create,
+                                   .run = toy_run,
+                                   .destroy = toy_destroy};
+static const ns_kernel toy_self = {.name = "toy_sum_self",
+                                   .family = "reduce",
+                                   .isa = "scalar",
+                                   .precision = NS_PREC_DP,
+                                   .bytes_policy = "minimal",
+                                   .run_model = NS_RUN_SELF,
+                                   .flops = toy_flops,
+                                   .bytes = toy_bytes,
+                                   .create = toy_create,
+                                   .run = toy_run_self,
+                                   .destroy = toy_destroy};
 
 /* ---- Pure logic ---- */
 
@@ -110,7 +126,7 @@ static void test_check(void **unused) {
     assert_null(ns_counters_check(0, 0, INFINITY)); /* no work, zero is a real answer */
     assert_string_equal(ns_counters_check(NAN, 1, INFINITY), "not measured");
     assert_contains(ns_counters_check(INFINITY, 1, INFINITY), "not finite");
-    assert_contains(ns_counters_check(-3, 1, INFINITY), "negative");          /* B04 */
+    assert_contains(ns_counters_check(-3, 1, INFINITY), "negative");         /* B04 */
     assert_contains(ns_counters_check(0, 1e9, INFINITY), "zero although");   /* B02 */
     assert_contains(ns_counters_check(17, 1, NS_COUNTERS_MAX_IPC), "bound"); /* IPC 17 */
     assert_contains(ns_counters_check(1.88e19, 1, 1e12), "bound"); /* B06 phantom channel */
@@ -121,8 +137,8 @@ static void test_flops_ratio(void **unused) {
     int suspect;
     const char *st;
     /* B04: DGEMM 1024^3 counts 2^31 FLOPs, INT_MAX + 1; no overflow anywhere. */
-    assert_near(ns_counters_flops_ratio(2147483648.0, 2.0 * 1024 * 1024 * 1024, &suspect, &st),
-                1.0, 0);
+    assert_near(ns_counters_flops_ratio(2147483648.0, 2.0 * 1024 * 1024 * 1024, &suspect, &st), 1.0,
+                0);
     assert_false(suspect);
     assert_string_equal(st, "ok");
     assert_near(ns_counters_flops_ratio(96, 100, &suspect, &st), 0.96, 1e-15);
@@ -145,6 +161,27 @@ static void test_flops_ratio(void **unused) {
     assert_contains(st, "not measured");
     assert_true(isnan(ns_counters_flops_ratio(100, NAN, &suspect, &st)));
     assert_true(isnan(ns_counters_flops_ratio(100, 0, &suspect, &st)));
+}
+
+static void test_bytes_ratio(void **unused) {
+    const char *st;
+    /* STREAM triad, 1e8 doubles: 2.4e9 minimal bytes; 3.2e9 with write-allocate = 1.33. */
+    assert_near(ns_counters_bytes_ratio(3.2e9, 2.4e9, 0.1, &st), 3.2 / 2.4, 1e-12);
+    assert_string_equal(st, "ok");
+    /* B02: memory-controller counters reading 0, or a fraction, when not permitted. */
+    assert_true(isnan(ns_counters_bytes_ratio(0, 2.4e9, 0.1, &st)));
+    assert_contains(st, "zero although");
+    assert_true(isnan(ns_counters_bytes_ratio(0.3 * 2.4e9, 2.4e9, 0.1, &st)));
+    assert_contains(st, "perf_event_paranoid = 0");
+    /* B06: a phantom channel reading 1.88e19 in 0.1 s is beyond any node's bandwidth. */
+    assert_true(isnan(ns_counters_bytes_ratio(1.88e19, 2.4e9, 0.1, &st)));
+    assert_contains(st, "beyond physical bound");
+    assert_true(isnan(ns_counters_bytes_ratio(-1, 2.4e9, 0.1, &st)));
+    assert_contains(st, "negative");
+    assert_true(isnan(ns_counters_bytes_ratio(1e9, 0, 0.1, &st))); /* peak kernels move none */
+    assert_contains(st, "not applicable");
+    assert_true(isnan(ns_counters_bytes_ratio(NAN, 1e9, 0.1, &st)));
+    assert_contains(st, "not measured");
 }
 
 static void test_explain(void **unused) {
@@ -214,8 +251,7 @@ static void test_context(void **unused) {
     json_array_foreach(ev, i, e) assert_non_null(json_string_value(json_object_get(e, "status")));
     assert_int_equal(json_array_size(json_object_get(c, "software_events")), 4);
     int par = paranoid_now();
-    if (par != INT32_MIN)
-        assert_int_equal(json_integer_value(json_object_get(c, "paranoid")), par);
+    if (par != INT32_MIN) assert_int_equal(json_integer_value(json_object_get(c, "paranoid")), par);
     /* Overhead: a measured positive number, or null with a reason. */
     json_t *ov = json_object_get(c, "overhead_s");
     if (json_is_null(ov))
@@ -244,6 +280,33 @@ static void test_bad_events(void **unused) {
     assert_int_equal(json_array_size(json_object_get(c, "events")), 0);
     assert_false(json_is_true(json_object_get(c, "available")));
     json_decref(c);
+    assert_int_equal(ns_counters_init("L2_LINES_IN:ALL*", err, sizeof err), -1);
+    assert_contains(err, "after '*'");
+    assert_int_equal(ns_counters_init("L2_LINES_IN:ALL*0", err, sizeof err), -1);
+    assert_int_equal(ns_counters_init("L2_LINES_IN:ALL*64x", err, sizeof err), -1);
+    assert_int_equal(ns_counters_init("*64", err, sizeof err), -1);
+    assert_contains(err, "empty event name");
+    /* Blanks around names are ignored; NAME*BYTES marks a memory-traffic event. */
+    ns_counters_init(" PAPI_TOT_CYC , L2_LINES_IN:ALL*64", err, sizeof err);
+    c = ns_counters_context_json();
+    json_t *evs = json_object_get(c, "events");
+    assert_int_equal(json_array_size(evs), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(evs, 0), "name")),
+                        "PAPI_TOT_CYC");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(evs, 1), "name")),
+                        "L2_LINES_IN:ALL");
+    assert_near(json_real_value(json_object_get(json_array_get(evs, 1), "bytes_per_count")), 64, 0);
+    json_decref(c);
+    /* `nodescale list` block: the summary, then every event with its status. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ns_counters_print_list(f);
+    fclose(f);
+    assert_contains(buf, "counters: ");
+    assert_contains(buf, "L2_LINES_IN:ALL");
+    assert_contains(buf, "perf::CPU-MIGRATIONS");
+    free(buf);
     /* A name no CPU has: dropped with a status, never a crash. */
     assert_true(ns_counters_init("NODESCALE_NO_SUCH_EVENT", err, sizeof err) == 1);
     c = ns_counters_context_json();
@@ -288,9 +351,10 @@ static void check_no_fake_numbers(json_t *ctr) {
         json_t *v = json_object_get(d, "value");
         assert_non_null(v);
         assert_non_null(json_string_value(json_object_get(d, "status")));
-        if (json_is_null(v)) assert_true(strncmp(json_string_value(json_object_get(d, "status")),
-                                                 "ok", 2) != 0);
-        else assert_true(json_number_value(v) > 0);
+        if (json_is_null(v))
+            assert_true(strncmp(json_string_value(json_object_get(d, "status")), "ok", 2) != 0);
+        else
+            assert_true(json_number_value(v) > 0);
     }
     char *dump = json_dumps(ctr, 0);
     assert_non_null(dump); /* jansson refuses NaN/Inf: a dump proves there are none */
@@ -336,8 +400,7 @@ static void run_pass(const ns_kernel *k, int threads, int64_t reps, const char *
         assert_near(json_real_value(json_object_get(tc, "running_enabled_ratio")), 1.0, 1e-9);
         assert_true(json_is_integer(json_object_get(mig, "value")));
     }
-    const char *cov =
-        json_string_value(json_object_get(json_object_get(c, "coverage"), "status"));
+    const char *cov = json_string_value(json_object_get(json_object_get(c, "coverage"), "status"));
     assert_non_null(cov);
     if (!strncmp(cov, "partial", 7)) {
         char *cd = json_dumps(json_object_get(c, "coverage"), 0);
@@ -477,9 +540,9 @@ static void test_clockprobe(void **unused) {
 static void test_clockprobe_annotate(void **unused) {
     /* STREAM triad, 2 threads, 1e6 elements, 1 ms a repetition at 2.5 GHz: each thread handles
      * 5e5 elements in 2.5e6 cycles = 5 cycles per element; 2e6 FLOPs / 2.5e6 cycles / 2. */
-    json_t *r = json_pack("{s:s, s:i, s:{s:i}, s:f, s:f, s:{s:f}}", "family", "stream", "threads",
-                          2, "params", "n", 1000000, "flops", 2e6, "bytes", 24e6, "time_s",
-                          "median", 1e-3);
+    json_t *r =
+        json_pack("{s:s, s:i, s:{s:i}, s:f, s:f, s:{s:f}}", "family", "stream", "threads", 2,
+                  "params", "n", 1000000, "flops", 2e6, "bytes", 24e6, "time_s", "median", 1e-3);
     ns_clockprobe_annotate(r, 2.5);
     json_t *pc = json_object_get(r, "per_cycle");
     assert_near(json_real_value(json_object_get(pc, "cycles_per_rep")), 2.5e6, 1e-6);
@@ -503,13 +566,21 @@ static void test_clockprobe_annotate(void **unused) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scale),          cmocka_unit_test(test_check),
-        cmocka_unit_test(test_flops_ratio),    cmocka_unit_test(test_explain),
-        cmocka_unit_test(test_context),        cmocka_unit_test(test_bad_events),
-        cmocka_unit_test(test_measure_team),   cmocka_unit_test(test_measure_self),
-        cmocka_unit_test(test_measure_rusage), cmocka_unit_test(test_measure_no_software),
-        cmocka_unit_test(test_hardware),       cmocka_unit_test(test_hardware_multiplexed),
-        cmocka_unit_test(test_clockprobe),     cmocka_unit_test(test_clockprobe_annotate),
+        cmocka_unit_test(test_scale),
+        cmocka_unit_test(test_check),
+        cmocka_unit_test(test_flops_ratio),
+        cmocka_unit_test(test_bytes_ratio),
+        cmocka_unit_test(test_explain),
+        cmocka_unit_test(test_context),
+        cmocka_unit_test(test_bad_events),
+        cmocka_unit_test(test_measure_team),
+        cmocka_unit_test(test_measure_self),
+        cmocka_unit_test(test_measure_rusage),
+        cmocka_unit_test(test_measure_no_software),
+        cmocka_unit_test(test_hardware),
+        cmocka_unit_test(test_hardware_multiplexed),
+        cmocka_unit_test(test_clockprobe),
+        cmocka_unit_test(test_clockprobe_annotate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
