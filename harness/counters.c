@@ -182,8 +182,9 @@ void ns_counters_explain(int pmu_present, int hypervisor, int open_errno, int pa
         !pmu_present || open_errno == ENOENT || open_errno == ENODEV || open_errno == EOPNOTSUPP;
     if (open_errno == 0 && pmu_present) {
         snprintf(buf, len,
-                 "perf_event_open can count cycles here but PAPI cannot (see the PAPI "
-                 "perf_event component status; libpfm4 may not know this CPU)");
+                 "perf_event_open accepts cycles here, but no requested event counted through "
+                 "PAPI (see events[].status: libpfm4 may not know this CPU, or the counter does "
+                 "not increment)");
     } else if (no_pmu && hypervisor) {
         snprintf(buf, len,
                  "no PMU in this virtual machine (the hypervisor exposes no virtual PMU: no core "
@@ -299,6 +300,19 @@ static int probe_cycles_errno(void) {
     return 0;
 }
 
+/* Event roles, by name: derived metrics need cycles, instructions and FLOPs. */
+static const char *const cyc_names[] = {"PAPI_TOT_CYC",
+                                        "perf::CYCLES",
+                                        "perf::PERF_COUNT_HW_CPU_CYCLES",
+                                        "CPU_CLK_UNHALTED:THREAD_P",
+                                        "CYCLES",
+                                        NULL};
+static const char *const ins_names[] = {
+    "PAPI_TOT_INS",       "perf::INSTRUCTIONS", "perf::PERF_COUNT_HW_INSTRUCTIONS",
+    "INST_RETIRED:ANY_P", "INSTRUCTIONS",       NULL};
+static const char *const dp_names[] = {"PAPI_DP_OPS", "PAPI_FP_OPS", NULL};
+static const char *const sp_names[] = {"PAPI_SP_OPS", "PAPI_FP_OPS", NULL};
+
 /* ------------------------------------------------------------------------------------------ */
 /* PAPI event sets                                                                             */
 
@@ -353,16 +367,35 @@ static int hw_create(int *es, const int *idx, int n, int multiplex, char *why, s
     return PAPI_OK;
 }
 
-/* Adds, starts, reads and stops idx[0..n) once. PAPI_OK or the error with the step in why. */
+static int name_in(const char *name, const char *const *names) {
+    for (; *names; names++)
+        if (!strcasecmp(name, *names)) return 1;
+    return 0;
+}
+
+/* Adds, starts, reads and stops idx[0..n) once around a little work. PAPI_OK or the error with
+ * the step in why. A cycles or instructions event that reads 0 after the work is not counting
+ * (a PMU that accepts events and never increments them) and fails with PAPI_ECNFLCT. */
 static int hw_try(const int *idx, int n, int multiplex, char *why, size_t len) {
     int es;
     int rc = hw_create(&es, idx, n, multiplex, why, len);
     if (rc != PAPI_OK) return rc;
     long long v[NS_COUNTERS_MAX_EVENTS];
-    if ((rc = PAPI_start(es)) != PAPI_OK)
+    volatile double x = 0;
+    if ((rc = PAPI_start(es)) != PAPI_OK) {
         papi_reason(rc, "PAPI_start", n == 1 ? g.req[idx[0]] : "set", why, len);
-    else if ((rc = PAPI_read(es, v)) != PAPI_OK || (rc = PAPI_stop(es, v)) != PAPI_OK)
-        papi_reason(rc, "PAPI_read/PAPI_stop", n == 1 ? g.req[idx[0]] : "set", why, len);
+    } else {
+        for (int i = 0; i < 100000; i++)
+            x += 1.0;
+        if ((rc = PAPI_read(es, v)) != PAPI_OK || (rc = PAPI_stop(es, v)) != PAPI_OK)
+            papi_reason(rc, "PAPI_read/PAPI_stop", n == 1 ? g.req[idx[0]] : "set", why, len);
+    }
+    for (int i = 0; rc == PAPI_OK && i < n; i++)
+        if ((name_in(g.req[idx[i]], cyc_names) || name_in(g.req[idx[i]], ins_names)) && v[i] <= 0) {
+            put(why, len, "%s reads %lld after 1e5 additions: the counter does not count",
+                g.req[idx[i]], v[i]);
+            rc = PAPI_ECNFLCT;
+        }
     hw_destroy(&es);
     return rc;
 }
@@ -400,7 +433,7 @@ static int parse_events(const char *spec, char *err, size_t errlen) {
             memcpy(num, star + 1, ml);
             num[ml] = 0;
             double b = strtod(num, &end);
-            if (*end || !(b > 0 && b <= 4096)) goto bad_mult;
+            if (*end || !(b >= 1 && b <= 4096)) goto bad_mult;
             g.req_bytes[g.nreq] = b;
         }
         g.nreq++;
@@ -954,8 +987,7 @@ static json_t *metric(double v, const char *status) {
 /* Index in the counted set of the first event whose name is one of names, else -1. */
 static int find_event(const char *const *names) {
     for (int i = 0; i < g.nev; i++)
-        for (const char *const *n = names; *n; n++)
-            if (!strcasecmp(g.req[g.ev_index[i]], *n)) return i;
+        if (name_in(g.req[g.ev_index[i]], names)) return i;
     return -1;
 }
 
@@ -1034,18 +1066,6 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
                                                   : "every team thread");
     ns_json_set_num(o, "elapsed_s", elapsed, NULL);
 
-    /* Event roles, by name. */
-    static const char *const cyc_names[] = {"PAPI_TOT_CYC",
-                                            "perf::CYCLES",
-                                            "perf::PERF_COUNT_HW_CPU_CYCLES",
-                                            "CPU_CLK_UNHALTED:THREAD_P",
-                                            "CYCLES",
-                                            NULL};
-    static const char *const ins_names[] = {
-        "PAPI_TOT_INS",       "perf::INSTRUCTIONS", "perf::PERF_COUNT_HW_INSTRUCTIONS",
-        "INST_RETIRED:ANY_P", "INSTRUCTIONS",       NULL};
-    static const char *const dp_names[] = {"PAPI_DP_OPS", "PAPI_FP_OPS", NULL};
-    static const char *const sp_names[] = {"PAPI_SP_OPS", "PAPI_FP_OPS", NULL};
     int ic = find_event(cyc_names);
 
     /* Hardware events: totals over threads. PAPI scales multiplexed counts itself and does not
