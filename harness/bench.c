@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness/cli.h"
 #include "harness/commands.h"
@@ -100,6 +101,14 @@ int ns_cmd_bench(int argc, char **argv) {
         return ns_usage_error(cmd, "working set %.3g GB does not fit in the %.3g GB of available memory",
                               ws / 1e9, (double)t->mem_available_bytes / 1e9);
 
+    if (json_path) { /* refuse before measuring, not after */
+        char dirbuf[4096];
+        snprintf(dirbuf, sizeof dirbuf, "%s", json_path);
+        char *slash = strrchr(dirbuf, '/');
+        const char *d = slash ? (slash == dirbuf ? "/" : (*slash = 0, dirbuf)) : ".";
+        if (access(d, W_OK) != 0)
+            return ns_usage_error(cmd, "cannot write %s: folder %s is not writable", json_path, d);
+    }
     ns_measure_opts o = ns_measure_defaults(0);
     o.min_samples = (int)samples;
     if (o.max_samples < o.min_samples) o.max_samples = o.min_samples;

@@ -76,6 +76,16 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
         for (int i = 0; i < nt && i < NS_MAX_THREADS; i++)
             json_array_append_new(cpus, json_integer(m->cpu_of_thread[i]));
         json_object_set_new(r, "cpu_of_thread", cpus);
+        /* Two threads on one CPU means a pin list went wrong (field-bugs B12). */
+        for (int i = 0; i < nt && i < NS_MAX_THREADS; i++)
+            for (int j = 0; j < i; j++)
+                if (m->cpu_of_thread[i] >= 0 && m->cpu_of_thread[i] == m->cpu_of_thread[j] &&
+                    !json_object_get(r, "placement_warning")) {
+                    char w[128];
+                    snprintf(w, sizeof w, "threads %d and %d both ran on CPU %d", j, i,
+                             m->cpu_of_thread[i]);
+                    ns_json_set_str(r, "placement_warning", w);
+                }
         t = m->stats.median;
         if (strcmp(m->status, "ok") != 0) status = m->status;
         else if (!(t > 0) || !isfinite(t)) status = "invalid: zero or non-finite elapsed time";

@@ -137,9 +137,9 @@ static void measure_sweep(run_state *s, json_t *root) {
             ns_params unit = {.n = 1, .threads = tc[t]};
             double per_el = k->working_set(&unit);
             for (int w = 0; w < nws && !interrupted(); w++) {
-                /* Elements: a multiple of 32 per thread, so every chunk is vector-aligned. */
-                int64_t n = (int64_t)(ws[w] / per_el) / (32 * tc[t]) * (32 * tc[t]);
-                if (n < 32 * tc[t]) n = 32 * tc[t];
+                /* Elements: a multiple of 64 per thread, so every chunk is vector-aligned. */
+                int64_t n = (int64_t)(ws[w] / per_el) / (64 * tc[t]) * (64 * tc[t]);
+                if (n < 64 * tc[t]) n = 64 * tc[t];
                 ns_params p = {.n = n, .threads = tc[t]};
                 ns_measurement m;
                 json_t *r = ns_measure_kernel(k, &p, &s->sweep, &m);
@@ -240,7 +240,8 @@ json_t *ns_run_node(const ns_run_opts *o) {
 
     json_t *root = json_object();
     ns_json_set_str(root, "schema", NS_SCHEMA);
-    json_object_set_new(root, "context", ns_context_json(o->threads));
+    json_t *ctx = ns_context_json(o->threads);
+    json_object_set_new(root, "context", ctx);
     json_t *ceil = json_object();
     json_object_set_new(ceil, "compute", json_array());
     json_object_set_new(ceil, "bandwidth", json_array());

@@ -1,6 +1,6 @@
 /* Registry descriptors of the STREAM-style bandwidth kernels (see stream.h): one per operation
- * and ISA. The index range is split into one contiguous chunk per thread, a multiple of 32
- * elements (256 B), and create() first-touches every chunk from the thread that will stream it,
+ * and ISA. The index range is split into one contiguous chunk per thread, a multiple of 64
+ * elements (512 B), and create() first-touches every chunk from the thread that will stream it,
  * with the same split (field-bugs B10). */
 #include "kernels/stream/stream.h"
 
@@ -52,9 +52,9 @@ static double flops_per_el(ns_stream_op op) {
     }
 }
 
-/* [lo, hi) of thread tid: chunks of a multiple of 32 elements, the last one takes the rest. */
+/* [lo, hi) of thread tid: chunks of a multiple of 64 elements, the last one takes the rest. */
 static void chunk(int64_t n, int tid, int nthreads, int64_t *lo, int64_t *hi) {
-    int64_t per = (n / nthreads + 31) / 32 * 32;
+    int64_t per = (n / nthreads + 63) / 64 * 64;
     *lo = per * tid < n ? per * tid : n;
     *hi = per * (tid + 1) < n && tid + 1 < nthreads ? per * (tid + 1) : n;
 }
@@ -63,7 +63,7 @@ static void stream_run(void *st, int tid, int nthreads) {
     stream_state *s = st;
     int64_t lo, hi;
     chunk(s->n, tid, nthreads, &lo, &hi);
-    int64_t vec = (hi - lo) / 32 * 32; /* the vector kernels take multiples of 32 */
+    int64_t vec = (hi - lo) / 64 * 64; /* the vector kernels take multiples of 64 */
     double r = s->fn(s->op, vec, s->a + lo, s->b + lo, s->c + lo);
     if (vec < hi - lo)
         r += ns_stream_plain(s->op, hi - lo - vec, s->a + lo + vec, s->b + lo + vec,
