@@ -29,12 +29,8 @@
 #include "harness/result.h"
 #include "harness/timer.h"
 #include "reports/report.h"
+#include "roofline/roofline.h"
 
-/* Modules that plug into the run. They are linked in when present (see the weak declarations);
- * the run says plainly in results.json when one is absent. */
-int ns_roofline_build(json_t *results, char *err, size_t errlen) __attribute__((weak));
-int ns_roofline_plot(const json_t *results, const char *dir, char *err, size_t errlen)
-    __attribute__((weak));
 
 typedef struct run_state {
     const ns_run_opts *o;
@@ -433,20 +429,19 @@ int ns_cmd_run(int argc, char **argv) {
 
     char err[512];
     int rc = NS_EXIT_OK;
-    if (ns_roofline_build) {
-        if (ns_roofline_build(root, err, sizeof err) != 0) fprintf(tee, "roofline: %s\n", err);
-    } else {
-        json_t *rl = json_object();
-        ns_json_set_str(rl, "status", "roofline builder not built into this binary");
-        json_object_set_new(root, "roofline", rl);
-    }
+    if (ns_roofline_build(root, err, sizeof err) != 0) fprintf(tee, "roofline: %s\n", err);
     snprintf(path, sizeof path, "%s/results.json", dir);
     if (ns_json_write_atomic(root, path, err, sizeof err) != 0) {
         fprintf(tee, "nodescale run: error: %s\n", err);
         rc = NS_EXIT_USAGE;
     }
-    if (ns_roofline_plot && ns_roofline_plot(root, dir, err, sizeof err) != 0)
-        fprintf(tee, "roofline plot: %s\n", err);
+    if (ns_roofline_plot(root, dir, err, sizeof err) < 0) fprintf(tee, "roofline plot: %s\n", err);
+    /* roofline.svg, the headline picture: the DP roofline (SP beside it as roofline_sp.svg). */
+    char from[4200];
+    snprintf(from, sizeof from, "%s/roofline_dp.svg", dir);
+    snprintf(path, sizeof path, "%s/roofline.svg", dir);
+    unlink(path);
+    if (access(from, R_OK) == 0 && link(from, path) != 0) fprintf(tee, "roofline.svg: %s\n", strerror(errno));
     snprintf(path, sizeof path, "%s/report.md", dir);
     if (ns_report_markdown(root, path, err, sizeof err) != 0) fprintf(tee, "report: %s\n", err);
     (void)format;
