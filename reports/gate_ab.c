@@ -121,6 +121,12 @@ static int doc_median(const json_t *doc, const char *file, char **id, double *me
 int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int nkernels,
                    char **bench_args, int nargs, int rounds, ns_gate_report *rep, char *err,
                    size_t errlen) {
+    const char *bins[2] = {old_bin, new_bin};
+    for (int i = 0; i < 2; i++)
+        if (strchr(bins[i], '/') && access(bins[i], X_OK) != 0) {
+            snprintf(err, errlen, "%s: %s", bins[i], strerror(errno));
+            return -1;
+        }
     const char *tmpdir = getenv("TMPDIR");
     char dir[512];
     snprintf(dir, sizeof dir, "%s/nodescale-gate-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");

@@ -97,6 +97,10 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
         fprintf(f, "WARNING: CONTEXT MISMATCH (--allow-context-mismatch): %zu field(s) differ, "
                    "see stderr\n",
                 json_array_size(rep->mismatches));
+    if (json_array_size(rep->build_diffs)) {
+        fprintf(f, "the two builds differ in (expected in A/B, shown for the record):\n");
+        ns_gate_print_mismatches(f, rep->build_diffs, "  %s: old %s, new %s\n");
+    }
     fprintf(f, "\n%-*s %11s %11s %8s %18s %7s %7s  %s\n", w, "benchmark",
             strcmp(rep->mode, "ab") ? "baseline" : "old", strcmp(rep->mode, "ab") ? "current" : "new",
             "change", "interval", "p", "n", "verdict");
@@ -420,6 +424,11 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
         fprintf(f, "> **Warning: context mismatch.** Compared anyway (`--allow-context-mismatch`); "
                    "differences may come from the machine or build:\n");
         ns_gate_print_mismatches(f, rep->mismatches, "> - `%s`: baseline `%s`, current `%s`\n");
+        fprintf(f, "\n");
+    }
+    if (json_array_size(rep->build_diffs)) {
+        fprintf(f, "The two builds differ in:\n");
+        ns_gate_print_mismatches(f, rep->build_diffs, "- `%s`: old `%s`, new `%s`\n");
         fprintf(f, "\n");
     }
     fprintf(f, "| benchmark | %s | %s | change | %.0f%% interval | p | n | verdict |\n",
