@@ -495,7 +495,9 @@ static void usage(FILE *f) {
         "  --noise-floor S          median differences under S seconds never fail (default 0)\n"
         "  --allow-context-mismatch compare runs from different CPUs/builds (loud warning)\n"
         "  --fail-on-missing        no data / insufficient data / missing benchmark also exit 1\n"
-        "  --rounds R               A/B rounds (default 10; >= 6 for a 95%% interval)\n"
+        "  --rounds R               A/B: at most R rounds (default 30)\n"
+        "  --min-rounds M           A/B: at least M rounds (default 8; >= 6 for a 95%% interval);\n"
+        "                           from M on, stop once every kernel's verdict is settled\n"
         "  --json FILE  --junit FILE  --markdown FILE   also write these reports\n"
         "  --quiet                  no table on stdout\n"
         "\n"
@@ -507,7 +509,7 @@ int ns_cmd_gate(int argc, char **argv) {
     const char *cmd = "gate";
     ns_gate_opts o = ns_gate_defaults();
     const char *json_out = NULL, *junit_out = NULL, *md_out = NULL, *thr_file = NULL;
-    int quiet = 0, ab = 0, rounds = 10, nbench = 0;
+    int quiet = 0, ab = 0, rounds = 30, min_rounds = 8, nbench = 0;
     char *pos[256];
     int npos = 0;
     char **bench_args = NULL;
@@ -546,6 +548,11 @@ int ns_cmd_gate(int argc, char **argv) {
             if (m < 0 || ns_parse_int64(v, 1, 10000, &x) != 0)
                 return ns_usage_error(cmd, "--rounds wants an integer in [1, 10000]");
             rounds = (int)x;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--min-rounds", &v))) {
+            int64_t x;
+            if (m < 0 || ns_parse_int64(v, 1, 10000, &x) != 0)
+                return ns_usage_error(cmd, "--min-rounds wants an integer in [1, 10000]");
+            min_rounds = (int)x;
         } else if ((m = ns_opt_value(argc, argv, &i, "--json", &v))) {
             if (m < 0) return ns_usage_error(cmd, "--json wants a file");
             json_out = v;
@@ -591,8 +598,8 @@ int ns_cmd_gate(int argc, char **argv) {
         static char *default_kernels[] = {"stream_triad"};
         char **k = npos > 2 ? pos + 2 : default_kernels;
         int nk = npos > 2 ? npos - 2 : 1;
-        if (ns_gate_run_ab(pos[0], pos[1], k, nk, bench_args, nbench, rounds, &rep, err,
-                           sizeof err) != 0) {
+        if (ns_gate_run_ab(pos[0], pos[1], k, nk, bench_args, nbench, min_rounds, rounds, &rep,
+                           err, sizeof err) != 0) {
             rc = ns_usage_error(cmd, "%s", err);
             goto out;
         }

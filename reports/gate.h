@@ -128,12 +128,16 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
 /* Prints one line per context difference with fmt, which takes key, baseline, current (%s). */
 void ns_gate_print_mismatches(FILE *f, const json_t *mismatches, const char *fmt);
 
-/* Interleaved A/B: for `rounds` rounds, runs `OLD bench KERNEL ARGS... --json F` and the same
- * with NEW for every kernel, alternating which build goes first (ABBA order cancels a linear
- * drift), and fills rep with one paired row per kernel. Returns 0, or -1 with a one-line reason
- * (a build could not be run, exited non-zero, or wrote an unreadable file). */
+/* Interleaved A/B: round after round, runs `OLD bench KERNEL ARGS... --json F` and the same with
+ * NEW for every kernel, alternating which build goes first (ABBA order cancels a linear drift),
+ * and fills rep with one paired row per kernel (rep->rounds = rounds run). From min_rounds on it
+ * stops as soon as every kernel is settled (a regression, or an interval entirely below
+ * 1 + threshold); at most `rounds` rounds. These repeated looks raise the false-alarm rate only
+ * for true slowdowns near the threshold, because a regression needs the whole interval above it.
+ * Returns 0, or -1 with a one-line reason (a build could not be run, exited non-zero, or wrote
+ * an unreadable file). */
 int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int nkernels,
-                   char **bench_args, int nargs, int rounds, ns_gate_report *rep, char *err,
-                   size_t errlen);
+                   char **bench_args, int nargs, int min_rounds, int rounds, ns_gate_report *rep,
+                   char *err, size_t errlen);
 
 #endif

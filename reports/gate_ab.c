@@ -118,9 +118,24 @@ static int doc_median(const json_t *doc, const char *file, char **id, double *me
     return 0;
 }
 
+/* 1 when every kernel's verdict is settled after n rounds: a regression (significant, interval
+ * above 1 + threshold), or an interval entirely below 1 + threshold (no regression of that
+ * size), so further rounds cannot change the exit status. */
+static int settled(const ab_kernel *ks, int nkernels, int n, double *scratch,
+                   const ns_gate_opts *o) {
+    for (int k = 0; k < nkernels; k++) {
+        for (int r = 0; r < n; r++) scratch[r] = log(ks[k].new_med[r] / ks[k].old_med[r]);
+        ns_gate_row row = {.id = ks[k].id, .base = ks[k].old_med, .cur = ks[k].new_med,
+                           .nbase = (size_t)n, .ncur = (size_t)n, .d = scratch, .nd = (size_t)n};
+        ns_gate_evaluate_row(&row, o);
+        if (row.verdict != NS_GATE_REGRESSION && !(row.ci_hi < 1 + row.threshold)) return 0;
+    }
+    return 1;
+}
+
 int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int nkernels,
-                   char **bench_args, int nargs, int rounds, ns_gate_report *rep, char *err,
-                   size_t errlen) {
+                   char **bench_args, int nargs, int min_rounds, int rounds, ns_gate_report *rep,
+                   char *err, size_t errlen) {
     const char *bins[2] = {old_bin, new_bin};
     for (int i = 0; i < 2; i++)
         if (strchr(bins[i], '/') && access(bins[i], X_OK) != 0) {
@@ -135,16 +150,18 @@ int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int
                  tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
         return -1;
     }
-    rep->rounds = rounds;
+    if (min_rounds > rounds) min_rounds = rounds;
     rep->mismatches = json_array();
     rep->build_diffs = json_array();
     int rc = -1;
     json_t *old_ctx = NULL;
     ab_kernel *ks = calloc((size_t)nkernels, sizeof *ks);
     char **argv = calloc((size_t)nargs + 6, sizeof *argv);
+    double *scratch = calloc((size_t)rounds, sizeof *scratch);
+    int done = 0;
     char file[600], logpath[600];
     snprintf(logpath, sizeof logpath, "%s/bench.log", dir);
-    if (!ks || !argv) {
+    if (!ks || !argv || !scratch) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
@@ -156,8 +173,8 @@ int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int
             goto out;
         }
     }
-    for (int r = 0; r < rounds; r++) {
-        fprintf(stderr, "nodescale gate: A/B round %d/%d\n", r + 1, rounds);
+    for (int r = 0; r < rounds && !done; r++) {
+        fprintf(stderr, "nodescale gate: A/B round %d (at most %d)\n", r + 1, rounds);
         for (int k = 0; k < nkernels; k++) {
             for (int turn = 0; turn < 2; turn++) {
                 /* ABBA: even rounds run OLD first, odd rounds NEW first. */
@@ -210,7 +227,11 @@ int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int
                 if (ok != 0) goto out;
             }
         }
+        rep->rounds = r + 1;
+        /* Sequential looks: stop once no further round can change the outcome. */
+        if (r + 1 >= min_rounds) done = settled(ks, nkernels, r + 1, scratch, &rep->opts);
     }
+    rounds = rep->rounds;
     for (int k = 0; k < nkernels; k++) {
         ns_gate_row *nr = realloc(rep->rows, (rep->nrows + 1) * sizeof *nr);
         if (!nr) {
@@ -242,6 +263,7 @@ out:
     }
     free(ks);
     free(argv);
+    free(scratch);
     json_decref(old_ctx);
     /* Remove what we created; the folder holds only our files. */
     for (int r = 0; r < rounds; r++)
