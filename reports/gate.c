@@ -140,10 +140,11 @@ size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_o
     /* What makes two runs incomparable. The machine: CPU identity and ISA, thread settings.
      * The build: compiler, flags, the BLAS libraries' versions. Host names, dates and
      * measured frequencies are expected to differ and are not compared. */
-    static const char *machine[] = {"cpu.vendor",      "cpu.model",         "cpu.isa",
-                                    "cpu.sockets",     "cpu.cores",         "isa_selected",
-                                    "threads",         "env.OMP_NUM_THREADS", "env.NODESCALE_ISA"};
-    static const char *build[] = {"compiler", "cflags", "libraries"};
+    static const char *machine[] = {
+        "cpu.vendor",      "cpu.model",          "cpu.isa",           "cpu.isa_selected",
+        "cpu.sockets",     "cpu.cores",          "cpu.pus",           "threads",
+        "env.OMP_NUM_THREADS", "env.OMP_PROC_BIND", "env.OMP_PLACES", "env.NODESCALE_ISA"};
+    static const char *build[] = {"compiler", "cflags", "libraries", "nodescale_version"};
     const json_t *cb = json_object_get(base, "context"), *cc = json_object_get(cur, "context");
     size_t n = 0;
     for (int pass = 0; pass < (machine_only ? 1 : 2); pass++) {
@@ -299,7 +300,7 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
                     add_mismatch(rep->mismatches, key, x, y);
                 }
             }
-            char why_b[100] = "", why_c[100] = "";
+            char why_b[80] = "", why_c[80] = "";
             int sb = result_samples(r, bf, id, &row->base, &row->nbase, why_b, sizeof why_b, err,
                                     errlen);
             if (sb < 0) return -1;

@@ -23,7 +23,7 @@ static json_t *gb_context(const json_t *ctx) {
     json_object_set_new(c, "host_name", json_string(host ? host : ""));
     json_object_set_new(c, "executable", json_string("nodescale"));
     /* Logical CPUs when the context has them, else cores. */
-    static const char *cpu_keys[] = {"logical_cpus", "cpus", "hw_threads", "cores"};
+    static const char *cpu_keys[] = {"pus", "logical_cpus", "cpus", "cores"};
     json_int_t ncpu = 0;
     for (size_t i = 0; i < sizeof cpu_keys / sizeof *cpu_keys && !ncpu; i++)
         ncpu = json_integer_value(json_object_get(cpu, cpu_keys[i]));

@@ -5,7 +5,7 @@
 # stand-in bench program. Fixtures: tests/fixtures/gate/ (make-fixtures.py).
 set -u
 cd "$(dirname "$0")/../.."
-NS=bin/nodescale
+NS=${NS:-bin/nodescale}
 F=tests/fixtures/gate
 [ -x $NS ] || { echo "skip: $NS not built"; exit 77; }
 T=$(mktemp -d)
