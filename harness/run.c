@@ -28,6 +28,7 @@
 #include "harness/json.h"
 #include "harness/result.h"
 #include "harness/timer.h"
+#include "reports/gbench.h"
 #include "reports/report.h"
 #include "roofline/roofline.h"
 
@@ -324,6 +325,8 @@ static void usage(FILE *f) {
                "  --kernels LIST only these STREAM/reduction kernels (comma-separated names)\n"
                "  --events LIST  PAPI events to count per kernel (presets or native names;\n"
                "                 default NODESCALE_EVENTS, else " NS_COUNTERS_DEFAULT_EVENTS ")\n"
+               "  --format gbench  also write gbench.json (Google Benchmark JSON: compare.py,\n"
+               "                 github-action-benchmark, Bencher read it)\n"
                "Writes results.json, report.md, roofline.svg and run.log; prints the folder.\n");
 }
 
@@ -444,7 +447,10 @@ int ns_cmd_run(int argc, char **argv) {
     if (access(from, R_OK) == 0 && link(from, path) != 0) fprintf(tee, "roofline.svg: %s\n", strerror(errno));
     snprintf(path, sizeof path, "%s/report.md", dir);
     if (ns_report_markdown(root, path, err, sizeof err) != 0) fprintf(tee, "report: %s\n", err);
-    (void)format;
+    if (!strcmp(format, "gbench")) {
+        snprintf(path, sizeof path, "%s/gbench.json", dir);
+        if (ns_write_gbench(root, path, err, sizeof err) != 0) fprintf(tee, "gbench: %s\n", err);
+    }
 
     ns_counters_finish();
     int was_interrupted = json_is_true(json_object_get(root, "interrupted"));
