@@ -42,11 +42,19 @@ double ns_roofline_time_s(double flops, double bytes, double flop_rate, double b
 
 /* ---- collectives ------------------------------------------------------------------------- */
 
-/* ⌈log2 n⌉ for n >= 1 without libm (the search calls this in its inner loop). */
-static int ceil_log2(int n) {
+/* ⌊log2 n⌋ for n >= 1 without libm (the search calls this in its inner loop). */
+static int floor_log2(int n) {
     int r = 0;
-    while ((1 << r) < n) r++;
+    while ((2 << r) <= n) r++;
     return r;
+}
+
+double ns_per_direction(double bidirectional_bytes_per_s) {
+    return 0.5 * bidirectional_bytes_per_s;
+}
+
+double ns_gbit_to_bytes_per_s(double gbit_per_s) {
+    return gbit_per_s * 1e9 / 8.0;
 }
 
 double ns_p2p_s(double bytes, double alpha_s, double bw_bytes_per_s) {
@@ -60,7 +68,10 @@ double ns_allreduce_ring_s(double bytes, int n, double alpha_s, double bw_bytes_
 
 double ns_allreduce_rabenseifner_s(double bytes, int n, double alpha_s, double bw_bytes_per_s) {
     if (n <= 1) return 0.0;
-    return 2.0 * ceil_log2(n) * alpha_s + 2.0 * (n - 1) / n * bytes / bw_bytes_per_s;
+    int lg = floor_log2(n), p2 = 1 << lg;
+    double t = 2.0 * lg * alpha_s + 2.0 * (p2 - 1) / p2 * bytes / bw_bytes_per_s;
+    if (p2 != n) t += 2.0 * (alpha_s + bytes / bw_bytes_per_s); /* fold the extra ranks in, out */
+    return t;
 }
 
 double ns_reduce_scatter_ring_s(double bytes, int n, double alpha_s, double bw_bytes_per_s) {
@@ -70,7 +81,10 @@ double ns_reduce_scatter_ring_s(double bytes, int n, double alpha_s, double bw_b
 
 double ns_reduce_scatter_halving_s(double bytes, int n, double alpha_s, double bw_bytes_per_s) {
     if (n <= 1) return 0.0;
-    return ceil_log2(n) * alpha_s + (double)(n - 1) / n * bytes / bw_bytes_per_s;
+    int lg = floor_log2(n), p2 = 1 << lg;
+    double t = lg * alpha_s + (double)(p2 - 1) / p2 * bytes / bw_bytes_per_s;
+    if (p2 != n) t += alpha_s + bytes / bw_bytes_per_s; /* fold the extra ranks in first */
+    return t;
 }
 
 double ns_allreduce_best_s(double bytes, int n, double alpha_s, double bw_bytes_per_s,
@@ -129,8 +143,8 @@ static double lower_part(double x, int n) { /* Φ(x)^n, x <= 0 */
 
 double ns_expected_max_normal(int n) {
     if (n <= 1) return 0.0;
-    /* Split at 0, where E = ∫0^∞ (1 − Φ^n) − ∫−∞^0 Φ^n jumps; both integrands are below 1e-30
-     * beyond |x| = 12 for every int n. */
+    /* Split at 0, where the integrand jumps from −Φ^n to 1 − Φ^n; beyond |x| = 12 both parts
+     * are below 1e-23 for every int n. */
     return simpson(upper_tail, n, 0.0, 12.0, 12000) - simpson(lower_part, n, -12.0, 0.0, 12000);
 }
 
@@ -168,6 +182,10 @@ double ns_goodput_fraction(double interval_s, double ckpt_s, double restart_s, d
 
 double ns_mfu(double tokens_per_s, double flops_per_token, int chips, double peak_flops) {
     return tokens_per_s * flops_per_token / ((double)chips * peak_flops);
+}
+
+double ns_share_of_peak(double achieved, double peak) {
+    return achieved / peak;
 }
 
 double ns_speedup(double t_small_s, double t_large_s) {

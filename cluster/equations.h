@@ -51,6 +51,13 @@ double ns_roofline_time_s(double flops, double bytes, double flop_rate, double b
 /* ---- collectives under the α–β model (Hockney 1994; Thakur, Rabenseifner, Gropp 2005,
  *      IJHPCA 19(1), "Optimization of collective communication operations in MPICH") -------- */
 
+/* A bandwidth quoted counting both directions (NVIDIA's NVLink "1.8 TB/s per GPU"), per
+ * direction: half of it. */
+double ns_per_direction(double bidirectional_bytes_per_s);
+
+/* A link rate in Gb/s (network cards are quoted per direction) in bytes/s: ×1e9/8. */
+double ns_gbit_to_bytes_per_s(double gbit_per_s);
+
 /* Point-to-point: α + S·β, β = 1 / bandwidth (bytes/s, per direction). */
 double ns_p2p_s(double bytes, double alpha_s, double bw_bytes_per_s);
 
@@ -59,15 +66,18 @@ double ns_p2p_s(double bytes, double alpha_s, double bw_bytes_per_s);
 double ns_allreduce_ring_s(double bytes, int n, double alpha_s, double bw_bytes_per_s);
 
 /* Rabenseifner's all-reduce (recursive-halving reduce-scatter then recursive-doubling
- * all-gather): 2·⌈log2 n⌉·α + 2·(n−1)/n·S·β (Thakur et al. 2005 section 4.4; exact for n a power
- * of two, the ⌈⌉ covers the extra step otherwise). 0 for n = 1. */
+ * all-gather): 2·lg p'·α + 2·(p'−1)/p'·S·β with p' = 2^⌊log2 n⌋; when n is not a power of two
+ * the n − p' extra ranks first fold their vectors into partners and get the result back at the
+ * end, 2·(α + S·β) more (Thakur et al. 2005 section 4.4). That extra step is what makes the ring
+ * faster for large messages on such rank counts. 0 for n = 1. */
 double ns_allreduce_rabenseifner_s(double bytes, int n, double alpha_s, double bw_bytes_per_s);
 
 /* Ring reduce-scatter (or all-gather) of S bytes in total over n ranks:
  * (n−1)·α + (n−1)/n·S·β. Thakur et al. 2005 sections 4.1 and 4.3. */
 double ns_reduce_scatter_ring_s(double bytes, int n, double alpha_s, double bw_bytes_per_s);
 
-/* Recursive halving reduce-scatter (recursive doubling all-gather): ⌈log2 n⌉·α + (n−1)/n·S·β. */
+/* Recursive halving reduce-scatter (recursive doubling all-gather): lg p'·α + (p'−1)/p'·S·β,
+ * plus α + S·β to fold in the extra ranks when n is not a power of two (Thakur et al. 2005). */
 double ns_reduce_scatter_halving_s(double bytes, int n, double alpha_s, double bw_bytes_per_s);
 
 /* The faster of ring and Rabenseifner for this size and rank count; *algo (may be NULL) is set
@@ -133,6 +143,9 @@ double ns_goodput_fraction(double interval_s, double ckpt_s, double restart_s, d
 /* MFU (PaLM appendix B): tokens/s · model FLOPs per token / (chips · peak). HFU is the same
  * with hardware FLOPs per token (recomputation included). */
 double ns_mfu(double tokens_per_s, double flops_per_token, int chips, double peak_flops);
+
+/* Share of peak: achieved / peak (Narayanan et al. 2021 report per-GPU FLOP/s this way). */
+double ns_share_of_peak(double achieved, double peak);
 
 /* Speed-up of going from t_small to t_large (times of the same job): t_small / t_large. */
 double ns_speedup(double t_small_s, double t_large_s);
