@@ -337,16 +337,17 @@ static int list_presets(void) {
     char dir[4096];
     if (ns_cluster_presets_dir(dir, sizeof dir))
         return ns_usage_error(CMD, "no presets folder found (set NODESCALE_PRESETS)");
-    DIR *d = opendir(dir);
-    if (!d) return ns_usage_error(CMD, "cannot open %s", dir);
+    struct dirent **ents;
+    int n = scandir(dir, &ents, NULL, alphasort);
+    if (n < 0) return ns_usage_error(CMD, "cannot open %s", dir);
     printf("presets in %s:\n", dir);
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len > 5 && !strcmp(e->d_name + len - 5, ".json"))
-            printf("  %.*s\n", (int)(len - 5), e->d_name);
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(ents[i]->d_name);
+        if (len > 5 && !strcmp(ents[i]->d_name + len - 5, ".json"))
+            printf("  %.*s\n", (int)(len - 5), ents[i]->d_name);
+        free(ents[i]);
     }
-    closedir(d);
+    free(ents);
     return 0;
 }
 

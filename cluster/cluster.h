@@ -188,8 +188,9 @@ int ns_cluster_search(const ns_cluster_input *in, int chips, ns_breakdown *best,
 /* Sets every field to its documented default (no chip, no model). */
 void ns_cluster_defaults(ns_cluster_input *in);
 
-/* The folder presets are read from: $NODESCALE_PRESETS, else <exe>/../cluster/presets (source
- * tree), else <exe>/../share/nodescale/presets (installed). Writes it into buf; 0 or -1. */
+/* The folder presets are read from: $NODESCALE_PRESETS, else <exe>/../share/nodescale/presets
+ * (after make install), else the nearest cluster/presets up to three folders above the binary
+ * (the source tree: bin/nodescale, bin/tests/x, bin/asan/tests/x). Writes it into buf; 0 or -1. */
 int ns_cluster_presets_dir(char *buf, size_t len);
 
 /* Applies preset `name` (a file name without .json in the presets folder, or a path ending in

@@ -174,11 +174,15 @@ int ns_cluster_presets_dir(char *buf, size_t len) {
     exe[n] = '\0';
     char *slash = strrchr(exe, '/');
     if (!slash) return -1;
-    *slash = '\0'; /* the folder holding the binary: bin/, bin/tests/, bin/bench/ or PREFIX/bin */
-    static const char *const rel[] = {"/../cluster/presets", "/../../cluster/presets",
-                                      "/../share/nodescale/presets"};
-    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        snprintf(buf, len, "%s%s", exe, rel[i]);
+    *slash = '\0';
+    /* Installed: PREFIX/bin/nodescale and PREFIX/share/nodescale/presets. */
+    snprintf(buf, len, "%s/../share/nodescale/presets", exe);
+    if (is_dir(buf)) return 0;
+    /* The source tree: the binary is bin/nodescale, bin/tests/x, bin/asan/tests/x, ... */
+    char up[PATH_MAX] = "";
+    for (int depth = 1; depth <= 3; depth++) {
+        strncat(up, "/..", sizeof up - strlen(up) - 1);
+        snprintf(buf, len, "%s%s/cluster/presets", exe, up);
         if (is_dir(buf)) return 0;
     }
     return -1;

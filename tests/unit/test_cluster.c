@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cluster/cluster.h"
@@ -469,5 +470,7 @@ int main(void) {
         cmocka_unit_test(node_bridge),
         cmocka_unit_test(allreduce_fits),
     };
+    const char *filter = getenv("CMOCKA_TEST_FILTER"); /* e.g. "node_*" */
+    if (filter) cmocka_set_test_filter(filter);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
