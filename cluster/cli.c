@@ -193,10 +193,17 @@ static json_t *load_json(const char *path, char *err, size_t errlen) {
 /* Builds the input from presets, node, all-reduce fit and flags. 0 or an exit status. */
 static int build_input(const options *o, ns_cluster_input *in) {
     char err[512];
-    ns_cluster_defaults(in);
-    for (int i = 0; i < o->n_presets; i++)
-        if (ns_cluster_apply_preset(in, o->presets[i], err, sizeof err))
+    /* When no preset names a model, the default model goes first, so that the user's presets
+     * (a chip's own parallel layout, say) override its run and layout sections. */
+    for (int pass = 0; pass < 2; pass++) {
+        ns_cluster_defaults(in);
+        if (pass == 1 && ns_cluster_apply_preset(in, "llama3-405b", err, sizeof err))
             return ns_usage_error(CMD, "%s", err);
+        for (int i = 0; i < o->n_presets; i++)
+            if (ns_cluster_apply_preset(in, o->presets[i], err, sizeof err))
+                return ns_usage_error(CMD, "%s", err);
+        if (in->eta.enabled || in->model.layers > 0 || in->model.params > 0) break;
+    }
     if (o->node) {
         int as_chip = !has_chip(in);
         if (as_chip && ns_cluster_apply_preset(in, "cpu-node", err, sizeof err))
@@ -207,9 +214,6 @@ static int build_input(const options *o, ns_cluster_input *in) {
         json_decref(r);
         if (rc) return ns_usage_error(CMD, "--node %s: %s", o->node, err);
     }
-    if (!in->eta.enabled && in->model.layers == 0 && in->model.params == 0 &&
-        ns_cluster_apply_preset(in, "llama3-405b", err, sizeof err))
-        return ns_usage_error(CMD, "%s", err);
     if (o->allreduce) {
         json_t *j = load_json(o->allreduce, err, sizeof err);
         if (!j) return ns_usage_error(CMD, "--allreduce %s", err);
