@@ -355,17 +355,42 @@ static int list_presets(void) {
     return 0;
 }
 
-/* Scaling against the first chip count: measured scaling efficiency, and the Amdahl and
- * Gustafson bounds taking the compute share of the first step as the parallel fraction. */
-static void add_scaling(json_t *pt, const ns_breakdown *first, const ns_breakdown *b) {
+/* Scaling of b against the first chip count: speed-up, scaling efficiency, and the Amdahl and
+ * Gustafson bounds. Their parallel share p is the part of the first step that is proportional
+ * to the micro-batches each pipeline runs (compute and exposed TP, CP, PP), which more chips
+ * divide under a fixed global batch; the bubble, DP exchange, optimizer and straggler wait are
+ * the serial part. */
+typedef struct scaling {
+    double chips, speedup, efficiency, amdahl, gustafson;
+} scaling;
+
+static scaling scaling_of(const ns_breakdown *first, const ns_breakdown *b) {
     double g0 = (double)first->par.tp * first->par.pp * first->par.cp * first->par.dp;
     double g = (double)b->par.tp * b->par.pp * b->par.cp * b->par.dp;
-    double p = first->compute_s / first->step_s;
-    ns_json_set_num(pt, "speedup_vs_first", b->tokens_per_s / first->tokens_per_s, NULL);
-    ns_json_set_num(pt, "scaling_efficiency_vs_first",
-                    ns_scaling_efficiency(first->tokens_per_s, g0, b->tokens_per_s, g), NULL);
-    ns_json_set_num(pt, "amdahl_bound_vs_first", ns_amdahl_speedup(p, g / g0), NULL);
-    ns_json_set_num(pt, "gustafson_bound_vs_first", ns_gustafson_speedup(p, g / g0), NULL);
+    double p = (first->compute_s + first->tp_s + first->cp_s + first->pp_s) / first->step_s;
+    return (scaling){g, b->tokens_per_s / first->tokens_per_s,
+                     ns_scaling_efficiency(first->tokens_per_s, g0, b->tokens_per_s, g),
+                     ns_amdahl_speedup(p, g / g0), ns_gustafson_speedup(p, g / g0)};
+}
+
+static void add_scaling(json_t *pt, const ns_breakdown *first, const ns_breakdown *b) {
+    scaling sc = scaling_of(first, b);
+    ns_json_set_num(pt, "speedup_vs_first", sc.speedup, NULL);
+    ns_json_set_num(pt, "scaling_efficiency_vs_first", sc.efficiency, NULL);
+    ns_json_set_num(pt, "amdahl_bound_vs_first", sc.amdahl, NULL);
+    ns_json_set_num(pt, "gustafson_bound_vs_first", sc.gustafson, NULL);
+}
+
+static void print_scaling(const ns_breakdown *b, int n) {
+    if (n < 2) return;
+    printf("\nscaling against %lld chips (Amdahl/Gustafson parallel share: compute + TP + CP + PP "
+           "of the first step)\n  chips  speed-up  efficiency  Amdahl bound  Gustafson bound\n",
+           (long long)b[0].par.tp * b[0].par.pp * b[0].par.cp * b[0].par.dp);
+    for (int i = 0; i < n; i++) {
+        scaling sc = scaling_of(&b[0], &b[i]);
+        printf("%7.0f %9.3f %10.1f%% %13.2f %16.2f\n", sc.chips, sc.speedup, 100 * sc.efficiency,
+               sc.amdahl, sc.gustafson);
+    }
 }
 
 int ns_cmd_cluster(int argc, char **argv) {
@@ -417,6 +442,7 @@ int ns_cmd_cluster(int argc, char **argv) {
     if (!o.json || strcmp(o.json, "-")) {
         print_header(&in);
         print_tables(rows, n_rows);
+        print_scaling(firsts, n_firsts);
         if (o.search) printf("\n%ld configurations evaluated\n", evaluated);
     }
     if (o.json) {

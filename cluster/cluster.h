@@ -226,10 +226,12 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b);
 /* The `cluster` section of results.json for `nodescale run`: the measured node's GEMM
  * efficiency and variability (from `results`) applied to the chip of `preset` (NULL:
  * "h100-sxm"), training the llama3-405b preset; for each chip count in {domain, 1024, 8192,
- * 16384} the fastest configuration found by the search, with its breakdown. Returns a new
- * reference, or NULL with a one-line reason in err. */
-json_t *ns_cluster_from_results(const json_t *results, const char *preset, char *err,
-                                size_t errlen);
+ * 16384} the fastest configuration found by the search, with its breakdown. With plot_dir
+ * (an existing folder) it also writes the two plots there (ns_cluster_write_plots) and says in
+ * "plots_status" whether that worked; a plot failure does not fail the call. Returns a new
+ * reference, or NULL with a one-line reason in err (no GEMM in results, unknown preset). */
+json_t *ns_cluster_from_results(const json_t *results, const char *preset, const char *plot_dir,
+                                char *err, size_t errlen);
 
 /* Writes into folder `dir` (which must exist): cluster_breakdown.{dat,gp,svg} (stacked bars of
  * the step-time breakdown per chip count) and cluster_scaling.{dat,gp,svg} (MFU and realized

@@ -65,8 +65,8 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
     return o;
 }
 
-json_t *ns_cluster_from_results(const json_t *results, const char *preset, char *err,
-                                size_t errlen) {
+json_t *ns_cluster_from_results(const json_t *results, const char *preset, const char *plot_dir,
+                                char *err, size_t errlen) {
     ns_cluster_input in;
     ns_cluster_defaults(&in);
     if (!preset) preset = "h100-sxm";
@@ -74,8 +74,11 @@ json_t *ns_cluster_from_results(const json_t *results, const char *preset, char 
         ns_cluster_apply_preset(&in, preset, err, errlen) ||
         ns_cluster_apply_node(&in, results, 0, err, errlen))
         return NULL;
-    int counts[] = {in.sys.domain_chips, 1024, 8192, 16384};
-    json_t *sec = json_object();
+    const int counts[] = {in.sys.domain_chips, 1024, 8192, 16384};
+    enum { N = sizeof counts / sizeof counts[0] };
+    ns_breakdown best[N];
+    int n = 0;
+    json_t *sec = json_object(), *pts = json_array();
     ns_json_set_str(sec, "preset", preset);
     ns_json_set_str(sec, "chip", in.sys.chip.name);
     ns_json_set_str(sec, "model", in.model.name);
@@ -85,15 +88,20 @@ json_t *ns_cluster_from_results(const json_t *results, const char *preset, char 
                     "by the search at each chip count");
     ns_json_set_int(sec, "gemm_points", in.sys.chip.n_gemm);
     ns_json_set_num(sec, "step_cv", in.sys.step_cv, NULL);
-    json_t *pts = json_array();
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        ns_breakdown best;
+    for (int i = 0; i < N; i++) {
         long evaluated = 0;
-        if (ns_cluster_search(&in, counts[i], &best, 1, &evaluated) < 1) continue;
-        json_t *b = ns_breakdown_json(&in, &best);
+        if (ns_cluster_search(&in, counts[i], &best[n], 1, &evaluated) < 1) continue;
+        json_t *b = ns_breakdown_json(&in, &best[n++]);
         ns_json_set_int(b, "configurations_evaluated", evaluated);
         json_array_append_new(pts, b);
     }
     json_object_set_new(sec, "points", pts);
+    if (plot_dir) {
+        char perr[512];
+        if (ns_cluster_write_plots(&in, best, n, plot_dir, perr, sizeof perr) == 0)
+            ns_json_set_str(sec, "plots_status", "ok");
+        else
+            ns_json_set_str(sec, "plots_status", perr);
+    }
     return sec;
 }

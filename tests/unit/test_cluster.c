@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cluster/cluster.h"
 #include "cluster/equations.h"
@@ -410,11 +411,25 @@ static void node_bridge(void **state) {
     assert_rel(in.sys.chip.peak_flops[NS_CP_BF16], 989.4e12, 1e-12);
     assert_abs(ns_gemm_efficiency(&in.sys.chip, 2048, 2048, 2048), 0.90, 1e-12);
     /* the cluster section for results.json */
-    json_t *sec = ns_cluster_from_results(r, "h100-sxm", err, sizeof err);
+    char dir[] = "/tmp/ns_cluster_test_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    json_t *sec = ns_cluster_from_results(r, "h100-sxm", dir, err, sizeof err);
     assert_non_null(sec);
     assert_int_equal(json_array_size(json_object_get(sec, "points")), 4);
+    assert_non_null(json_string_value(json_object_get(sec, "plots_status")));
     json_decref(sec);
-    assert_null(ns_cluster_from_results(r, "no-such", err, sizeof err));
+    char path[256];
+    snprintf(path, sizeof path, "%s/cluster_breakdown.dat", dir);
+    assert_int_equal(access(path, R_OK), 0);
+    assert_null(ns_cluster_from_results(r, "no-such", NULL, err, sizeof err));
+    static const char *const files[] = {"cluster_breakdown", "cluster_scaling"};
+    static const char *const exts[] = {"dat", "gp", "svg"};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 3; j++) {
+            snprintf(path, sizeof path, "%s/%s.%s", dir, files[i], exts[j]);
+            unlink(path);
+        }
+    rmdir(dir);
     json_decref(r);
 }
 
