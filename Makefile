@@ -89,7 +89,7 @@ lib/libnodescale.so: $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnodescale.so.0 -o $@ $^ -lm
 
 $(BIN)/tests/%: tests/unit/%.c $(APP_OBJ) $(LIB_OBJ)
-	@mkdir -p $(dir $@)
+	@mkdir -p $(dir $@) $(BDIR)/tests
 	$(CC) $(CFLAGS) -MMD -MP -MF $(BDIR)/tests/$*.d -o $@ $< $(APP_OBJ) $(LIB_OBJ) \
 	    $(LDFLAGS) $(LDLIBS) $(shell pkg-config --libs cmocka)
 

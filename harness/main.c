@@ -4,6 +4,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/context.h"
 
 static const struct {
     const char *name;
@@ -28,10 +29,8 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        usage(stderr);
-        return NS_EXIT_USAGE;
-    }
+    ns_affinity_defaults(argv);
+    if (argc < 2) return ns_usage_error("", "no command given (try: nodescale --help)");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return NS_EXIT_OK;

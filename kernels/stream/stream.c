@@ -1,6 +1,6 @@
 /* Registry descriptors of the STREAM-style bandwidth kernels (see stream.h): one per operation
- * and ISA. The index range is split into one contiguous chunk per thread, a multiple of 32
- * elements (256 B), and create() first-touches every chunk from the thread that will stream it,
+ * and ISA. The index range is split into one contiguous chunk per thread, a multiple of 64
+ * elements (512 B), and create() first-touches every chunk from the thread that will stream it,
  * with the same split (field-bugs B10). */
 #include "kernels/stream/stream.h"
 
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/alloc.h"
 #include "kernels/stream/stream_kernels.h"
 
 typedef double (*stream_fn)(ns_stream_op, int64_t, double *, double *, double *);
@@ -52,9 +53,9 @@ static double flops_per_el(ns_stream_op op) {
     }
 }
 
-/* [lo, hi) of thread tid: chunks of a multiple of 32 elements, the last one takes the rest. */
+/* [lo, hi) of thread tid: chunks of a multiple of 64 elements, the last one takes the rest. */
 static void chunk(int64_t n, int tid, int nthreads, int64_t *lo, int64_t *hi) {
-    int64_t per = (n / nthreads + 31) / 32 * 32;
+    int64_t per = (n / nthreads + 63) / 64 * 64;
     *lo = per * tid < n ? per * tid : n;
     *hi = per * (tid + 1) < n && tid + 1 < nthreads ? per * (tid + 1) : n;
 }
@@ -63,7 +64,7 @@ static void stream_run(void *st, int tid, int nthreads) {
     stream_state *s = st;
     int64_t lo, hi;
     chunk(s->n, tid, nthreads, &lo, &hi);
-    int64_t vec = (hi - lo) / 32 * 32; /* the vector kernels take multiples of 32 */
+    int64_t vec = (hi - lo) / 64 * 64; /* the vector kernels take multiples of 64 */
     double r = s->fn(s->op, vec, s->a + lo, s->b + lo, s->c + lo);
     if (vec < hi - lo)
         r += ns_stream_plain(s->op, hi - lo - vec, s->a + lo + vec, s->b + lo + vec,
@@ -85,11 +86,10 @@ static void *stream_create(const ns_params *p, ns_stream_op op, stream_fn fn) {
     s->fn = fn;
     s->n = p->n;
     s->threads = p->threads;
-    size_t bytes = ((size_t)p->n * sizeof(double) + 4095) / 4096 * 4096;
-    if (bytes == 0) bytes = 4096;
-    s->a = aligned_alloc(4096, bytes);
-    s->b = aligned_alloc(4096, bytes);
-    s->c = aligned_alloc(4096, bytes);
+    size_t bytes = (size_t)p->n * sizeof(double);
+    s->a = ns_alloc_array(bytes);
+    s->b = ns_alloc_array(bytes);
+    s->c = ns_alloc_array(bytes);
     s->sum = aligned_alloc(64, sizeof(sink_t) * (size_t)p->threads);
     if (!s->a || !s->b || !s->c || !s->sum) {
         free(s->a), free(s->b), free(s->c), free(s->sum), free(s);

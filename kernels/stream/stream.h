@@ -28,7 +28,7 @@ typedef enum {
     NS_STREAM_TRIAD_NT,
 } ns_stream_op;
 
-/* One micro-kernel per ISA; a, b, c 64-byte aligned, n a multiple of 32 (the plain-C one takes
+/* One micro-kernel per ISA; a, b, c 64-byte aligned, n a multiple of 64 (the plain-C one takes
  * any n). Returns the sum for NS_STREAM_SUM, 0 otherwise. */
 double ns_stream_avx512(ns_stream_op op, int64_t n, double *a, double *b, double *c);
 double ns_stream_avx2(ns_stream_op op, int64_t n, double *a, double *b, double *c);

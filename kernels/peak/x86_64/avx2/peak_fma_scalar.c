@@ -4,7 +4,7 @@
 
 #include "kernels/peak/peak.h"
 
-#define C NS_PEAK_CHAINS
+#define C NS_PEAK_CHAINS_YMM
 
 double ns_peak_dp_scalar_fma(ns_peak_mix mix, int64_t iters) {
     const __m128d a = _mm_set_sd(NS_PEAK_A), b = _mm_set_sd(NS_PEAK_B);

@@ -3,7 +3,7 @@
 
 #include "kernels/peak/peak.h"
 
-#define C NS_PEAK_CHAINS
+#define C NS_PEAK_CHAINS_YMM
 
 double ns_peak_dp_avx2(ns_peak_mix mix, int64_t iters) {
     const __m256d a = _mm256_set1_pd(NS_PEAK_A), b = _mm256_set1_pd(NS_PEAK_B);

@@ -3,7 +3,7 @@
 
 #include "kernels/peak/peak.h"
 
-#define C NS_PEAK_CHAINS
+#define C NS_PEAK_CHAINS_ZMM
 
 double ns_peak_dp_avx512(ns_peak_mix mix, int64_t iters) {
     const __m512d a = _mm512_set1_pd(NS_PEAK_A), b = _mm512_set1_pd(NS_PEAK_B);
