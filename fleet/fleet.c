@@ -40,10 +40,6 @@
 #include "harness/run.h"
 #include "reports/compare.h"
 
-/* Until harness/run.c is linked in, ns_run_node is absent and fleet says so instead of failing to
- * link; --from-results works either way. */
-#pragma weak ns_run_node
-
 #ifndef NODESCALE_CFLAGS
 #define NODESCALE_CFLAGS ""
 #endif
@@ -258,9 +254,6 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
         ns_fleet_expand_pattern(o->from_results, rank, host, path, sizeof path);
         root = ns_json_load_results(path, err, sizeof err);
         if (!root) *reason = strdup(err);
-    } else if (!ns_run_node) {
-        *reason = strdup("this nodescale was built without `nodescale run` (harness/run.c); "
-                         "use --from-results");
     } else {
         ns_run_opts ro = {.quick = o->quick, .threads = o->threads, .kernels = o->kernels,
                           .log = lf ? lf : stderr};
