@@ -228,15 +228,9 @@ static int build_input(const options *o, ns_cluster_input *in) {
     if (o->precision && ns_cprec_parse(o->precision, &in->run.precision))
         return ns_usage_error(CMD, "--precision must be fp64 fp32 tf32 bf16 fp16 fp8, got '%s'",
                               o->precision);
-    if (o->recompute) {
-        static const char *const names[] = {"none", "selective", "full", "auto"};
-        int found = -1;
-        for (int i = 0; i < 4; i++)
-            if (!strcmp(o->recompute, names[i])) found = i;
-        if (found < 0)
-            return ns_usage_error(CMD, "--recompute must be none, selective, full or auto");
-        in->run.recompute = (ns_recompute)found;
-    }
+    if (o->recompute && ns_recompute_parse(o->recompute, &in->run.recompute))
+        return ns_usage_error(CMD, "--recompute must be none, selective, full or auto, got '%s'",
+                              o->recompute);
     double x;
     if (o->peak) {
         if (ns_parse_double(o->peak, 1e-9, 1e9, &x))
@@ -274,9 +268,11 @@ static const char *yesno(int fits) {
     return fits < 0 ? "?" : fits ? "yes" : "NO";
 }
 
-static const char *rc_name(ns_recompute r) {
-    static const char *const n[] = {"none", "selective", "full", "auto"};
-    return n[r];
+/* "none", "full", or "3/8" layers per stage recomputed. */
+static const char *rc_label(const ns_breakdown *b, char *buf, size_t len) {
+    if (b->recompute != NS_RECOMP_PARTIAL) return ns_recompute_name(b->recompute);
+    snprintf(buf, len, "%d/%d", b->recompute_layers, b->stage_layers);
+    return buf;
 }
 
 static void print_header(const ns_cluster_input *in) {
@@ -298,12 +294,13 @@ static void print_header(const ns_cluster_input *in) {
 static void print_tables(const ns_breakdown *b, int n) {
     printf("  chips  TP  PP  CP    DP mbs  v    m recompute  step_s   MFU   HFU TFLOP/s/chip"
            "  tokens/s  mem_GB fits goodput train_days     MW  cost_M$\n");
+    char rcb[32];
     for (int i = 0; i < n; i++) {
         const ns_par *p = &b[i].par;
         printf("%7lld %3d %3d %3d %5d %3d %2d %4d %-9s %7.3f %4.1f%% %4.1f%% %12.1f %9.3g %7.1f %4s "
                "%7.3f %10.1f %6.2f %8.2f\n",
                (long long)p->tp * p->pp * p->cp * p->dp, p->tp, p->pp, p->cp, p->dp, p->micro_batch,
-               p->interleave, b[i].micro_batches, rc_name(b[i].recompute), b[i].step_s,
+               p->interleave, b[i].micro_batches, rc_label(&b[i], rcb, sizeof rcb), b[i].step_s,
                b[i].mfu * 100, b[i].hfu * 100, b[i].model_flops_per_s_per_chip / 1e12,
                b[i].tokens_per_s, b[i].mem_total / 1e9, yesno(b[i].fits), b[i].goodput,
                b[i].time_to_train_s / 86400, b[i].power_w / 1e6, b[i].cost_usd / 1e6);
@@ -425,8 +422,10 @@ int ns_cmd_cluster(int argc, char **argv) {
             int got = ns_cluster_search(&in, chips[i], rows + n_rows, o.top, &ev);
             evaluated += ev;
             if (got == 0)
-                return ns_usage_error(CMD, "no valid configuration for %d chips (batch %d, %d heads)",
-                                      chips[i], in.run.global_batch_seqs, in.model.heads);
+                return ns_usage_error(CMD, "no valid configuration for %d chips: TP must divide "
+                                      "the %d heads, DP the batch of %d, CP the sequence, and PP "
+                                      "(<= %d layers) take what is left", chips[i], in.model.heads,
+                                      in.run.global_batch_seqs, in.model.layers);
             firsts[n_firsts++] = rows[n_rows];
             n_rows += got;
         } else {

@@ -83,7 +83,20 @@ typedef struct ns_model {
     double train_tokens; /* tokens to train on (time to train, energy, cost) */
 } ns_model;
 
-typedef enum { NS_RECOMP_NONE, NS_RECOMP_SELECTIVE, NS_RECOMP_FULL, NS_RECOMP_AUTO } ns_recompute;
+/* Activation recomputation (Korthikanti et al. 2022, arXiv 2205.05198): none; selective (the
+ * attention core only); full (every layer keeps only its input and reruns its forward pass);
+ * auto (the cheapest that fits in memory); partial (chosen by auto: the fewest whole layers per
+ * stage recomputed in full, Megatron's --recompute-num-layers). */
+typedef enum {
+    NS_RECOMP_NONE,
+    NS_RECOMP_SELECTIVE,
+    NS_RECOMP_FULL,
+    NS_RECOMP_AUTO,
+    NS_RECOMP_PARTIAL
+} ns_recompute;
+
+const char *ns_recompute_name(ns_recompute r);
+int ns_recompute_parse(const char *s, ns_recompute *out); /* none|selective|full|auto: 0, else -1 */
 
 typedef struct ns_run {
     ns_cprec precision;
@@ -133,6 +146,8 @@ typedef struct ns_cluster_prep {
 typedef struct ns_breakdown {
     ns_par par;
     ns_recompute recompute; /* the one used (AUTO resolved) */
+    int recompute_layers;   /* layers per stage recomputed in full */
+    int stage_layers;       /* layers on the busiest stage */
     int micro_batches;      /* per pipeline, m = B / (dp · micro_batch) */
     /* step time, seconds */
     double compute_s, tp_s, cp_s, pp_s, dp_s, bubble_s, straggler_s, optimizer_s, step_s;

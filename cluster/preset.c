@@ -261,14 +261,9 @@ static int read_special(ns_cluster_input *in, const json_t *root, const char *wh
         if (!json_is_string(v) || ns_cprec_parse(json_string_value(v), &in->run.precision))
             FAIL("%s: run.precision must be one of fp64 fp32 tf32 bf16 fp16 fp8", what);
     }
-    if (run && (v = json_object_get(run, "recompute"))) {
-        static const char *const names[] = {"none", "selective", "full", "auto"};
-        int found = -1;
-        for (int i = 0; i < 4; i++)
-            if (json_is_string(v) && !strcmp(json_string_value(v), names[i])) found = i;
-        if (found < 0) FAIL("%s: run.recompute must be none, selective, full or auto", what);
-        in->run.recompute = (ns_recompute)found;
-    }
+    if (run && (v = json_object_get(run, "recompute")) &&
+        (!json_is_string(v) || ns_recompute_parse(json_string_value(v), &in->run.recompute)))
+        FAIL("%s: run.recompute must be none, selective, full or auto", what);
     if (json_object_get(root, "seed002")) in->eta.enabled = 1;
     if ((v = json_object_get(root, "chips"))) {
         if (!json_is_array(v) || json_array_size(v) == 0 ||

@@ -309,6 +309,39 @@ static void model_monotone(void **state) {
     assert_rel(v2.bubble_s * 2, b.bubble_s, 1e-9);
 }
 
+/* auto recomputation: none when memory is plentiful, all layers when it is scarce, and in
+ * between the fewest whole layers that fit: more memory never means more recomputation. */
+static void model_recompute_auto(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.run.recompute = NS_RECOMP_AUTO;
+    const ns_par par = {8, 16, 64, 1, 1, 1};
+    ns_breakdown b;
+    in.sys.chip.mem_capacity_bytes = 1e13;
+    eval_at(&in, par, &b);
+    assert_int_equal(b.recompute, NS_RECOMP_NONE);
+    assert_int_equal(b.recompute_layers, 0);
+    in.sys.chip.mem_capacity_bytes = 30e9;
+    eval_at(&in, par, &b);
+    assert_int_equal(b.recompute, NS_RECOMP_FULL);
+    assert_int_equal(b.recompute_layers, b.stage_layers);
+    int prev = b.stage_layers + 1;
+    for (double cap = 40e9; cap <= 120e9; cap += 10e9) {
+        in.sys.chip.mem_capacity_bytes = cap;
+        eval_at(&in, par, &b);
+        assert_true(b.recompute_layers <= prev);
+        if (b.recompute_layers > 0) assert_true(b.mem_total <= cap * in.sys.chip.mem_usable_frac);
+        prev = b.recompute_layers;
+    }
+    /* 80 GB: some but not all layers (the Llama 3 405B layout on H100s) */
+    load(&in, "h100-sxm");
+    eval_at(&in, par, &b);
+    assert_int_equal(b.recompute, NS_RECOMP_PARTIAL);
+    assert_true(b.recompute_layers > 0 && b.recompute_layers < b.stage_layers && b.fits == 1);
+    assert_true(b.hfu > b.mfu);
+}
+
 static void model_gemm_table(void **state) {
     (void)state;
     ns_cluster_input in;
@@ -478,6 +511,7 @@ int main(void) {
         cmocka_unit_test(model_one_chip),
         cmocka_unit_test(model_free_network),
         cmocka_unit_test(model_monotone),
+        cmocka_unit_test(model_recompute_auto),
         cmocka_unit_test(model_gemm_table),
         cmocka_unit_test(model_checks),
         cmocka_unit_test(search_valid_and_sorted),
