@@ -44,11 +44,11 @@ typedef struct ns_chip {
     double peak_flops[NS_CP_COUNT]; /* dense FLOP/s per precision; 0 = not quoted */
     ns_gemm_point gemm[NS_GEMM_POINTS_MAX];
     int n_gemm;
-    double gemm_eff_default;  /* used when n_gemm == 0 */
-    double attn_eff;          /* fused (flash) attention's share of peak */
+    double gemm_eff_default; /* used when n_gemm == 0 */
+    double attn_eff;         /* fused (flash) attention's share of peak */
     double mem_bw_bytes_per_s;
     double mem_capacity_bytes; /* 0 = unknown: the memory verdict is skipped */
-    double mem_usable_frac;    /* share of capacity a framework can use (fragmentation, workspace) */
+    double mem_usable_frac; /* share of capacity a framework can use (fragmentation, workspace) */
 } ns_chip;
 
 typedef struct ns_link {
@@ -58,16 +58,16 @@ typedef struct ns_link {
 
 typedef struct ns_system {
     ns_chip chip;
-    int domain_chips;      /* scale-up domain size (NVLink domain, TPU slice) */
+    int domain_chips; /* scale-up domain size (NVLink domain, TPU slice) */
     ns_link scaleup;
     ns_link scaleout;
     double oversubscription; /* scale-out: per-chip bandwidth is bw / oversubscription */
     /* variability */
-    double step_cv;        /* per-chip step-time coefficient of variation */
-    double slow_prob;      /* probability that a chip is slow in a step */
-    double slowdown_frac;  /* how much slower a slow chip is (0.1 = 10%) */
+    double step_cv;       /* per-chip step-time coefficient of variation */
+    double slow_prob;     /* probability that a chip is slow in a step */
+    double slowdown_frac; /* how much slower a slow chip is (0.1 = 10%) */
     /* reliability */
-    double chip_mtbf_h;    /* 0 = no failures modelled */
+    double chip_mtbf_h; /* 0 = no failures modelled */
     double checkpoint_write_s, restart_s;
     /* power and price */
     double chip_w, other_w_per_chip, pue;
@@ -102,11 +102,12 @@ typedef struct ns_run {
     ns_cprec precision;
     int global_batch_seqs;
     ns_recompute recompute;
-    int flash_attention;     /* attention scores never stored (Dao et al. 2022) */
-    int sequence_parallel;   /* Korthikanti et al. 2022: TP all-reduce = reduce-scatter + all-gather */
+    int flash_attention;   /* attention scores never stored (Dao et al. 2022) */
+    int sequence_parallel; /* Korthikanti et al. 2022: TP all-reduce = reduce-scatter + all-gather
+                            */
     int distributed_optimizer; /* optimizer state sharded over DP×CP (ZeRO-1) */
     double grad_bytes_per_param;
-    double optimizer_bytes_per_param; /* resident: fp32 master weights + Adam m, v = 12 */
+    double optimizer_bytes_per_param;         /* resident: fp32 master weights + Adam m, v = 12 */
     double optimizer_traffic_bytes_per_param; /* read + written by one Adam step */
     double overlap_tp, overlap_cp, overlap_pp, overlap_dp; /* hidden share, 0..1 */
 } ns_run;
@@ -136,9 +137,9 @@ typedef struct ns_cluster_input {
 /* Precomputed per (input, chip count): what is too costly for the inner loop. */
 typedef struct ns_cluster_prep {
     int chips;
-    double emax;         /* E[max of `chips` standard normals] */
-    double p_any_slow;   /* 1 − (1 − q)^chips */
-    double params;       /* model parameters */
+    double emax;       /* E[max of `chips` standard normals] */
+    double p_any_slow; /* 1 − (1 − q)^chips */
+    double params;     /* model parameters */
     double model_flops_per_token;
 } ns_cluster_prep;
 
@@ -151,10 +152,10 @@ typedef struct ns_breakdown {
     int micro_batches;      /* per pipeline, m = B / (dp · micro_batch) */
     /* step time, seconds */
     double compute_s, tp_s, cp_s, pp_s, dp_s, bubble_s, straggler_s, optimizer_s, step_s;
-    const char *dp_algo;    /* collective chosen for the gradient all-reduce */
+    const char *dp_algo; /* collective chosen for the gradient all-reduce */
     /* memory per chip, bytes */
     double mem_weights, mem_grads, mem_optimizer, mem_activations, mem_total;
-    int fits;               /* 1 fits, 0 does not, -1 capacity unknown */
+    int fits; /* 1 fits, 0 does not, -1 capacity unknown */
     /* throughput and utilisation */
     double tokens_per_step, tokens_per_s, model_flops_per_s_per_chip, mfu, hfu;
     /* failures */

@@ -195,7 +195,8 @@ static ns_link scaleout(const ns_system *s) {
 static double group_allreduce(const ns_system *s, group g, double S, const char **algo) {
     ns_link up = s->scaleup, out = scaleout(s);
     if (g.n_out == 1) return ns_allreduce_best_s(S, g.n_in, up.latency_s, up.bw_bytes_per_s, algo);
-    if (g.n_in == 1) return ns_allreduce_best_s(S, g.n_out, out.latency_s, out.bw_bytes_per_s, algo);
+    if (g.n_in == 1)
+        return ns_allreduce_best_s(S, g.n_out, out.latency_s, out.bw_bytes_per_s, algo);
     double flat = ns_allreduce_ring_s(S, g.n_in * g.n_out, out.latency_s, out.bw_bytes_per_s);
     double hier = 2.0 * ns_reduce_scatter_best_s(S, g.n_in, up.latency_s, up.bw_bytes_per_s) +
                   ns_allreduce_best_s(S / g.n_in, g.n_out, out.latency_s, out.bw_bytes_per_s, NULL);
@@ -238,10 +239,10 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     /* Attention core (flash): QKᵀ and AV, 4·T·s·h/t FLOP, half skipped under a causal mask. */
     double attn_flops = 4.0 * T * m->seq_tokens * h / t * (m->causal ? 0.5 : 1.0);
     lt.attn_s = attn_flops / (c->peak_flops[in->run.precision] * c->attn_eff);
-    double gemms = gemm_s(in, T, h / t + 2.0 * hd * kv_local, h) /* QKV projection */
-                   + gemm_s(in, T, h, h / t)                       /* output projection */
+    double gemms = gemm_s(in, T, h / t + 2.0 * hd * kv_local, h)          /* QKV projection */
+                   + gemm_s(in, T, h, h / t)                              /* output projection */
                    + gemm_s(in, T, (m->gated_ffn ? 2.0 : 1.0) * f / t, h) /* up (+ gate) */
-                   + gemm_s(in, T, h, f / t);                      /* down */
+                   + gemm_s(in, T, h, f / t);                             /* down */
     /* Memory-bound element-wise work per token: two norms and two residual adds over h
      * (read + write: 10·h elements; split over TP under sequence parallelism) and the FFN
      * activation over f/t (read 2 or 1, write 1). bytes / bandwidth (roofline, memory side). */
@@ -339,10 +340,11 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
      * CP group, Llama 3 paper section 3.3.2. */
     if (c > 1) {
         double kv_local = m->kv_heads >= t ? (double)m->kv_heads / t : 1.0;
-        double kv_bytes = (double)par->micro_batch * m->seq_tokens * 2.0 * kv_local * head_dim(m) * e;
+        double kv_bytes =
+            (double)par->micro_batch * m->seq_tokens * 2.0 * kv_local * head_dim(m) * e;
         double n_coll = 2.0 * L + rl;
-        o->cp_s = (1.0 - r->overlap_cp) * mb * n_coll *
-                  group_reduce_scatter(s, place(t, c, D), kv_bytes);
+        o->cp_s =
+            (1.0 - r->overlap_cp) * mb * n_coll * group_reduce_scatter(s, place(t, c, D), kv_bytes);
     }
     /* PP: one activation send forward and one gradient send backward per micro-batch per model
      * chunk, T·h/t elements with scatter/gather (Narayanan et al. 2021 section 4.1); over the
@@ -410,13 +412,13 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
 
     /* Failures: job MTBF = chip MTBF / G, Daly's checkpoint interval, goodput. */
     o->job_mtbf_s = s->chip_mtbf_h > 0 ? ns_job_mtbf_s(s->chip_mtbf_h * 3600.0, G) : INFINITY;
-    o->ckpt_interval_s = s->checkpoint_write_s > 0
-                             ? ns_daly_interval_s(s->checkpoint_write_s, o->job_mtbf_s)
-                             : 0.0;
-    o->goodput = s->checkpoint_write_s > 0
-                     ? ns_goodput_fraction(o->ckpt_interval_s, s->checkpoint_write_s, s->restart_s,
-                                           o->job_mtbf_s)
-                     : fmax(0.0, 1.0 - (isfinite(o->job_mtbf_s) ? s->restart_s / o->job_mtbf_s : 0));
+    o->ckpt_interval_s =
+        s->checkpoint_write_s > 0 ? ns_daly_interval_s(s->checkpoint_write_s, o->job_mtbf_s) : 0.0;
+    o->goodput =
+        s->checkpoint_write_s > 0
+            ? ns_goodput_fraction(o->ckpt_interval_s, s->checkpoint_write_s, s->restart_s,
+                                  o->job_mtbf_s)
+            : fmax(0.0, 1.0 - (isfinite(o->job_mtbf_s) ? s->restart_s / o->job_mtbf_s : 0));
 
     /* Totals for the run. */
     o->time_to_train_s = m->train_tokens > 0 && o->goodput > 0
@@ -446,8 +448,8 @@ void ns_cluster_eval(const ns_cluster_input *in, const ns_cluster_prep *prep, co
     double keep = act_bytes_per_layer(in, par, NS_RECOMP_NONE);
     double saved = in_flight_of(par, out->micro_batches) *
                    (keep - act_bytes_per_layer(in, par, NS_RECOMP_FULL));
-    double excess = out->mem_total -
-                    in->sys.chip.mem_capacity_bytes * in->sys.chip.mem_usable_frac + keep;
+    double excess =
+        out->mem_total - in->sys.chip.mem_capacity_bytes * in->sys.chip.mem_usable_frac + keep;
     int L = out->stage_layers;
     double need = saved > 0 ? ceil(excess / saved) : L;
     int rl = need < 1 ? 1 : need > L ? L : (int)need;
@@ -466,7 +468,8 @@ static int divisors(int n, int *d) {
             d[lo++] = i;
             if (i != n / i) tail[hi++] = n / i;
         }
-    while (hi > 0) d[lo++] = tail[--hi];
+    while (hi > 0)
+        d[lo++] = tail[--hi];
     return lo;
 }
 

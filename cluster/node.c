@@ -51,7 +51,8 @@ static int gemm_table(ns_chip *c, const json_t *results, ns_cprec want, double *
         const char *fam = json_string_value(json_object_get(r, "family"));
         if (!fam || strcmp(fam, "gemm") || entry_prec(r) != want) continue;
         json_t *p = json_object_get(r, "params");
-        double m = ns_json_get_num(p, "m"), n = ns_json_get_num(p, "n"), k = ns_json_get_num(p, "k");
+        double m = ns_json_get_num(p, "m"), n = ns_json_get_num(p, "n"),
+               k = ns_json_get_num(p, "k");
         double eff = ns_json_get_num(r, "fraction_of_roof");
         if (!(m >= 1 && n >= 1 && k >= 1 && eff > 0)) continue; /* unmeasured: null + status */
         add_point(c, m, n, k, fmin(eff, 1.0)); /* > 1: boost above the roof (B07); cap */

@@ -20,7 +20,8 @@
 #include "harness/json.h"
 
 /* |got − want| <= rel · |want| */
-#define assert_rel(got, want, rel) assert_true(fabs((double)(got) - (want)) <= (rel)*fabs((double)(want)))
+#define assert_rel(got, want, rel)                                                                 \
+    assert_true(fabs((double)(got) - (want)) <= (rel)*fabs((double)(want)))
 #define assert_abs(got, want, tol) assert_true(fabs((got) - (want)) <= (tol))
 
 /* ---- F: compute, time and cost ------------------------------------------------------------- */
@@ -60,7 +61,7 @@ static void f6_two_roads(void **state) {
 static void f7_f9_scaling(void **state) {
     (void)state;
     assert_abs(ns_scaling_efficiency(39e12, 1, 15.1e15, 512), 0.756, 0.005); /* F7 */
-    assert_rel(ns_share_of_peak(163e12, 312e12), 0.522, 0.005);             /* F8 */
+    assert_rel(ns_share_of_peak(163e12, 312e12), 0.522, 0.005);              /* F8 */
     assert_rel(ns_realized_flops(3072, 163e12, 1.0), 500.7e15, 0.005);       /* F8 */
     assert_abs(ns_speedup(5.54, 2.02), 2.743, 0.0005);                       /* F9 */
     assert_abs(ns_scaling_efficiency(1 / 5.54, 2048, 1 / 2.02, 8192), 0.686, 0.001);
@@ -227,7 +228,8 @@ static void r5_expected_max(void **state) {
     (void)state;
     const int n[] = {2, 10, 100, 1000, 16384};
     const double e[] = {0.5642, 1.5388, 2.5076, 3.2414, 3.9714};
-    for (int i = 0; i < 5; i++) assert_abs(ns_expected_max_normal(n[i]), e[i], 0.00005);
+    for (int i = 0; i < 5; i++)
+        assert_abs(ns_expected_max_normal(n[i]), e[i], 0.00005);
     assert_true(ns_expected_max_normal(1) == 0);
     assert_true(sqrt(2 * log(100.0)) > ns_expected_max_normal(100) + 0.5); /* the asymptote */
 }
@@ -403,8 +405,8 @@ static void search_valid_and_sorted(void **state) {
 
 static void presets_all_load(void **state) {
     (void)state;
-    const char *names[] = {"h100-sxm", "h200", "gb200-nvl72", "gb300-nvl72", "tpu-v4",
-                           "cpu-node", "seed002", "llama3-405b"};
+    const char *names[] = {"h100-sxm", "h200",     "gb200-nvl72", "gb300-nvl72",
+                           "tpu-v4",   "cpu-node", "seed002",     "llama3-405b"};
     char err[256];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         ns_cluster_input in;
