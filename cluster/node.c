@@ -16,6 +16,8 @@
         return -1;                                                                                 \
     } while (0)
 
+#define NS_CV_MAX 1024 /* GEMM results whose CV enters the median */
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -57,7 +59,7 @@ static int gemm_table(ns_chip *c, const json_t *results, ns_cprec want, double *
         if (!(m >= 1 && n >= 1 && k >= 1 && eff > 0)) continue; /* unmeasured: null + status */
         add_point(c, m, n, k, fmin(eff, 1.0)); /* > 1: boost above the roof (B07); cap */
         double cv = ns_json_get_num(json_object_get(r, "time_s"), "cv");
-        if (cv >= 0 && *ncv < 4096) cvs[(*ncv)++] = cv;
+        if (cv >= 0 && *ncv < NS_CV_MAX) cvs[(*ncv)++] = cv;
     }
     return c->n_gemm;
 }
@@ -67,7 +69,7 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
     ns_chip *c = &in->sys.chip;
     const json_t *res = json_object_get(results, "results");
     if (!json_is_array(res)) FAIL("results.json has no results[] array");
-    static double cvs[4096];
+    double cvs[NS_CV_MAX];
     int ncv = 0;
     /* The run's precision if measured, else single, else double precision. */
     ns_cprec order[3] = {in->run.precision, NS_CP_FP32, NS_CP_FP64};

@@ -248,6 +248,10 @@ static void model_params(void **state) {
     ns_cluster_input in;
     load(&in, "h100-sxm");
     assert_rel(ns_model_params(&in.model), 405e9, 0.01);
+    /* Narayanan et al. 2021's "1008B" model from its shape */
+    char err[256];
+    assert_int_equal(ns_cluster_apply_preset(&in, "megatron-1t", err, sizeof err), 0);
+    assert_rel(ns_model_params(&in.model), 1008e9, 0.005);
 }
 
 static void eval_at(const ns_cluster_input *in, ns_par par, ns_breakdown *b) {
