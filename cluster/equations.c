@@ -28,10 +28,6 @@ double ns_ridge_point(double peak_flops, double bw_bytes_per_s) {
     return peak_flops / bw_bytes_per_s;
 }
 
-double ns_roofline_attainable(double peak_flops, double bw_bytes_per_s, double ai) {
-    return fmin(peak_flops, ai * bw_bytes_per_s);
-}
-
 double ns_gemm_ai(double m, double n, double k, double elem_bytes) {
     return 2.0 * m * n * k / (elem_bytes * (m * k + k * n + m * n));
 }

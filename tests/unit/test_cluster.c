@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "roofline/roofline.h"
 #include "cluster/cluster.h"
 #include "cluster/equations.h"
 #include "harness/json.h"
@@ -80,7 +81,7 @@ static void f10_amdahl_gustafson(void **state) {
 static void f11_roofline(void **state) {
     (void)state;
     assert_rel(ns_ridge_point(989e12, 3.35e12), 295.2, 0.001);
-    assert_rel(ns_roofline_attainable(989e12, 3.35e12, 100), 335e12, 0.001);
+    assert_rel(ns_roofline_attainable(100, 989e12, 3.35e12, NULL), 335e12, 0.001);
     assert_rel(ns_gemm_ai(4096, 4096, 4096, 2), 1365.0, 0.001);
     /* limits: a memory-bound op takes bytes / bandwidth; infinite bandwidth leaves compute */
     assert_rel(ns_roofline_time_s(1e9, 1e9, 1e15, 1e9), 1.0, 1e-12);
