@@ -222,8 +222,9 @@ int ns_cluster_apply_json(ns_cluster_input *in, const json_t *root, const char *
  * and fraction_of_roof, our own ISA preferred over BLIS/OpenBLAS per shape, the best kept) and
  * the run-to-run variability (median time_s.cv of the GEMM results) from a nodescale
  * results.json. With as_chip set it also takes the chip itself: peak per precision from
- * ceilings.compute (dp → fp64, sp → fp32, the highest per precision) and memory bandwidth from
- * the DRAM ceilings.bandwidth entry. Returns 0, or -1 with a one-line reason. */
+ * ceilings.compute (dp → fp64, sp → fp32; the highest "fma" mix entry, a GEMM's roof) and
+ * memory bandwidth from the highest DRAM entry of ceilings.bandwidth not flagged suspect.
+ * Returns 0, or -1 with a one-line reason. */
 int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_chip, char *err,
                           size_t errlen);
 

@@ -90,17 +90,29 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
     const json_t *ceil = json_object_get(results, "ceilings");
     size_t i;
     json_t *e;
+    /* Per precision the highest FMA ceiling (a GEMM's roof); other mixes only where a precision
+     * has no FMA entry. */
+    double other[NS_CP_COUNT] = {0};
     json_array_foreach(json_object_get(ceil, "compute"), i, e) {
-        double g = ns_json_get_num(e, "gflops");
-        ns_cprec p = entry_prec(e);
-        if (g > 0 && g * 1e9 > c->peak_flops[p]) c->peak_flops[p] = g * 1e9;
+        double g = ns_json_get_num(e, "gflops") * 1e9;
+        const char *mix = json_string_value(json_object_get(e, "mix"));
+        double *best =
+            mix && !strcmp(mix, "fma") ? &c->peak_flops[entry_prec(e)] : &other[entry_prec(e)];
+        if (g > *best) *best = g;
     }
-    double bw = 0;
+    for (int p = 0; p < NS_CP_COUNT; p++)
+        if (!(c->peak_flops[p] > 0)) c->peak_flops[p] = other[p];
+    /* The highest DRAM ceiling, from entries not flagged suspect (B09: a "DRAM" plateau that
+     * may still be cache) when there are any. */
+    double bw = 0, bw_suspect = 0;
     json_array_foreach(json_object_get(ceil, "bandwidth"), i, e) {
         const char *level = json_string_value(json_object_get(e, "level"));
         double b = ns_json_get_num(e, "gbytes_per_s");
-        if (level && !strcmp(level, "DRAM") && b > bw) bw = b;
+        if (!level || strcmp(level, "DRAM") || !(b > 0)) continue;
+        double *best = json_is_true(json_object_get(e, "suspect")) ? &bw_suspect : &bw;
+        if (b > *best) *best = b;
     }
+    if (!(bw > 0)) bw = bw_suspect;
     if (!(c->peak_flops[NS_CP_FP64] > 0 || c->peak_flops[NS_CP_FP32] > 0))
         FAIL("results.json has no compute ceiling (ceilings.compute[].gflops)");
     if (!(bw > 0)) FAIL("results.json has no DRAM bandwidth ceiling (ceilings.bandwidth[])");
