@@ -57,8 +57,8 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
     json_object_set_new(o, "reliability", rel);
     ns_json_set_num(o, "time_to_train_s", b->time_to_train_s, "no token budget (train_tokens)");
     ns_json_set_num(o, "power_w", b->power_w, NULL);
-    ns_json_set_num(o, "energy_j", b->energy_j, NULL);
-    ns_json_set_num(o, "cost_usd", b->cost_usd, NULL);
+    ns_json_set_num(o, "energy_j", b->energy_j, "no token budget (train_tokens)");
+    ns_json_set_num(o, "cost_usd", b->cost_usd, "no token budget (train_tokens)");
     return o;
 }
 
