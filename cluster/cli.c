@@ -40,32 +40,34 @@ typedef struct options {
 } options;
 
 static void usage(FILE *f) {
-    fprintf(f,
-            "usage: nodescale cluster [--preset NAME]... [--node results.json] [--chips N[,N...]]\n"
-            "                         [--search [--top N]] [--json FILE|-] [--plot-dir DIR] [flags]\n\n"
-            "The cluster scaling model: step time, MFU, goodput, time to train, power and cost of\n"
-            "training a dense transformer on N chips with TP x PP x CP x DP. Bandwidths are per\n"
-            "direction per chip; 1 GB = 1e9 B.\n\n"
-            "  --preset NAME|FILE.json   apply a preset (repeatable; later ones override). Chips:\n"
-            "                            h100-sxm h200 gb200-nvl72 gb300-nvl72 tpu-v4 cpu-node;\n"
-            "                            models: llama3-405b (the default model); seed002\n"
-            "  --list-presets            list the presets found and where\n"
-            "  --node FILE               a nodescale results.json: the chip's GEMM efficiency\n"
-            "                            table and step-time CV; with no chip preset the node is\n"
-            "                            the chip (its ceilings and DRAM bandwidth, preset cpu-node)\n"
-            "  --allreduce FILE          measured all-reduce fit {alpha_s, beta_s_per_byte[, ranks]}\n"
-            "                            (results.json allreduce.fit or fleet.json fit)\n"
-            "  --allreduce-road R        scaleup|scaleout: which road the fit describes (default:\n"
-            "                            scaleup for results.json, scaleout for fleet.json)\n"
-            "  --chips N[,N...]          chip counts (default: the preset's list)\n"
-            "  --search                  rank every valid (TP, PP, CP, DP, micro-batch, interleave)\n"
-            "  --top N                   with --search: how many to print per chip count (1)\n"
-            "  --json FILE|-             write the results as JSON (- = stdout)\n"
-            "  --plot-dir DIR            write cluster_breakdown.svg and cluster_scaling.svg there\n"
-            "  --peak-tflop-per-s X      dense peak at the run precision, TFLOP/s\n"
-            "  --gemm-efficiency X       one GEMM efficiency (0..1) for every shape\n"
-            "  --precision P             fp64 fp32 tf32 bf16 fp16 fp8 (default bf16)\n"
-            "  --recompute R             none selective full auto (auto: cheapest that fits)\n");
+    fprintf(
+        f,
+        "usage: nodescale cluster [--preset NAME]... [--node results.json] [--chips N[,N...]]\n"
+        "                         [--search [--top N]] [--json FILE|-] [--plot-dir DIR] [flags]\n\n"
+        "The cluster scaling model: step time, MFU, goodput, time to train, power and cost of\n"
+        "training a dense transformer on N chips with TP x PP x CP x DP. Bandwidths are per\n"
+        "direction per chip; 1 GB = 1e9 B.\n\n"
+        "  --preset NAME|FILE.json   apply a preset (repeatable; later ones override). Chips:\n"
+        "                            a100-sxm h100-sxm h200 gb200-nvl72 gb300-nvl72 tpu-v4\n"
+        "                            cpu-node; models: llama3-405b (the default), megatron-1t;\n"
+        "                            seed002 (seed 002's table)\n"
+        "  --list-presets            list the presets found and where\n"
+        "  --node FILE               a nodescale results.json: the chip's GEMM efficiency\n"
+        "                            table and step-time CV; with no chip preset the node is\n"
+        "                            the chip (its ceilings and DRAM bandwidth, preset cpu-node)\n"
+        "  --allreduce FILE          measured all-reduce fit {alpha_s, beta_s_per_byte[, ranks]}\n"
+        "                            (results.json allreduce.fit or fleet.json fit)\n"
+        "  --allreduce-road R        scaleup|scaleout: which road the fit describes (default:\n"
+        "                            scaleup for results.json, scaleout for fleet.json)\n"
+        "  --chips N[,N...]          chip counts (default: the preset's list)\n"
+        "  --search                  rank every valid (TP, PP, CP, DP, micro-batch, interleave)\n"
+        "  --top N                   with --search: how many to print per chip count (1)\n"
+        "  --json FILE|-             write the results as JSON (- = stdout)\n"
+        "  --plot-dir DIR            write cluster_breakdown.svg and cluster_scaling.svg there\n"
+        "  --peak-tflop-per-s X      dense peak at the run precision, TFLOP/s\n"
+        "  --gemm-efficiency X       one GEMM efficiency (0..1) for every shape\n"
+        "  --precision P             fp64 fp32 tf32 bf16 fp16 fp8 (default bf16)\n"
+        "  --recompute R             none selective full auto (auto: cheapest that fits)\n");
     const char *section = "";
     for (size_t i = 0; i < ns_cluster_nkeys; i++) {
         const ns_cluster_key *k = &ns_cluster_keys[i];
@@ -82,7 +84,8 @@ static int parse_chips(const char *s, options *o) {
     char buf[512];
     snprintf(buf, sizeof buf, "%s", s);
     o->n_chips = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
         int64_t v;
         if (o->n_chips == MAX_CHIPS || ns_parse_int64(tok, 1, 1 << 30, &v)) return -1;
         o->chips[o->n_chips++] = (int)v;
@@ -99,12 +102,18 @@ static int parse_args(int argc, char **argv, options *o) {
     const struct {
         const char *name;
         const char **dst;
-    } strs[] = {{"--preset", &preset},       {"--node", &o->node},
-                {"--allreduce", &o->allreduce}, {"--allreduce-road", &road},
-                {"--chips", &chips},         {"--top", &top},
-                {"--json", &o->json},        {"--plot-dir", &o->plot_dir},
-                {"--peak-tflop-per-s", &o->peak}, {"--gemm-efficiency", &o->gemm_eff},
-                {"--precision", &o->precision}, {"--recompute", &o->recompute}};
+    } strs[] = {{"--preset", &preset},
+                {"--node", &o->node},
+                {"--allreduce", &o->allreduce},
+                {"--allreduce-road", &road},
+                {"--chips", &chips},
+                {"--top", &top},
+                {"--json", &o->json},
+                {"--plot-dir", &o->plot_dir},
+                {"--peak-tflop-per-s", &o->peak},
+                {"--gemm-efficiency", &o->gemm_eff},
+                {"--precision", &o->precision},
+                {"--recompute", &o->recompute}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r = 0;
@@ -141,8 +150,10 @@ static int parse_args(int argc, char **argv, options *o) {
         o->allreduce_scaleup = !strcmp(road, "scaleup");
     }
     if (chips && parse_chips(chips, o))
-        return ns_usage_error(CMD, "--chips wants positive integers separated by commas (at most "
-                                   "%d), got '%s'", MAX_CHIPS, chips);
+        return ns_usage_error(CMD,
+                              "--chips wants positive integers separated by commas (at most "
+                              "%d), got '%s'",
+                              MAX_CHIPS, chips);
     int64_t t;
     if (top) {
         if (ns_parse_int64(top, 1, MAX_TOP, &t))
@@ -161,9 +172,12 @@ static int apply_override(ns_cluster_input *in, const override *ov) {
     int64_t iv;
     if (k->kind == NS_KEY_BOOL) {
         const char *s = ov->value;
-        if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "true")) x = 1;
-        else if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "false")) x = 0;
-        else return ns_usage_error(CMD, "%s wants 0 or 1, got '%s'", flag, s);
+        if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "true"))
+            x = 1;
+        else if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "false"))
+            x = 0;
+        else
+            return ns_usage_error(CMD, "%s wants 0 or 1, got '%s'", flag, s);
     } else if (k->kind == NS_KEY_INT) {
         if (ns_parse_int64(ov->value, (int64_t)k->min, (int64_t)k->max, &iv))
             return ns_usage_error(CMD, "%s wants an integer in %g..%g, got '%s'", flag, k->min,
@@ -228,15 +242,9 @@ static int build_input(const options *o, ns_cluster_input *in) {
     if (o->precision && ns_cprec_parse(o->precision, &in->run.precision))
         return ns_usage_error(CMD, "--precision must be fp64 fp32 tf32 bf16 fp16 fp8, got '%s'",
                               o->precision);
-    if (o->recompute) {
-        static const char *const names[] = {"none", "selective", "full", "auto"};
-        int found = -1;
-        for (int i = 0; i < 4; i++)
-            if (!strcmp(o->recompute, names[i])) found = i;
-        if (found < 0)
-            return ns_usage_error(CMD, "--recompute must be none, selective, full or auto");
-        in->run.recompute = (ns_recompute)found;
-    }
+    if (o->recompute && ns_recompute_parse(o->recompute, &in->run.recompute))
+        return ns_usage_error(CMD, "--recompute must be none, selective, full or auto, got '%s'",
+                              o->recompute);
     double x;
     if (o->peak) {
         if (ns_parse_double(o->peak, 1e-9, 1e9, &x))
@@ -263,8 +271,8 @@ static void print_seed002(const ns_cluster_input *in, const int *chips, int n) {
         double eta = ns_eta_log2(in->eta.a, in->eta.b, G);
         double peak = G * f / 1e18; /* EFLOP/s, in the seed's order of operations */
         double realized = peak * eta;
-        double power = ns_cluster_power_w(G, in->sys.chip_w, in->sys.other_w_per_chip,
-                                          in->sys.pue) / 1e6;
+        double power =
+            ns_cluster_power_w(G, in->sys.chip_w, in->sys.other_w_per_chip, in->sys.pue) / 1e6;
         printf("%6d GPUs: peak %5.2f EF  MFU %4.1f%%  realized %5.2f EF  power %5.1f MW\n", G, peak,
                eta * 100, realized, power);
     }
@@ -274,9 +282,11 @@ static const char *yesno(int fits) {
     return fits < 0 ? "?" : fits ? "yes" : "NO";
 }
 
-static const char *rc_name(ns_recompute r) {
-    static const char *const n[] = {"none", "selective", "full", "auto"};
-    return n[r];
+/* "none", "full", or "3/8" layers per stage recomputed. */
+static const char *rc_label(const ns_breakdown *b, char *buf, size_t len) {
+    if (b->recompute != NS_RECOMP_PARTIAL) return ns_recompute_name(b->recompute);
+    snprintf(buf, len, "%d/%d", b->recompute_layers, b->stage_layers);
+    return buf;
 }
 
 static void print_header(const ns_cluster_input *in) {
@@ -298,15 +308,17 @@ static void print_header(const ns_cluster_input *in) {
 static void print_tables(const ns_breakdown *b, int n) {
     printf("  chips  TP  PP  CP    DP mbs  v    m recompute  step_s   MFU   HFU TFLOP/s/chip"
            "  tokens/s  mem_GB fits goodput train_days     MW  cost_M$\n");
+    char rcb[32];
     for (int i = 0; i < n; i++) {
         const ns_par *p = &b[i].par;
-        printf("%7lld %3d %3d %3d %5d %3d %2d %4d %-9s %7.3f %4.1f%% %4.1f%% %12.1f %9.3g %7.1f %4s "
-               "%7.3f %10.1f %6.2f %8.2f\n",
-               (long long)p->tp * p->pp * p->cp * p->dp, p->tp, p->pp, p->cp, p->dp, p->micro_batch,
-               p->interleave, b[i].micro_batches, rc_name(b[i].recompute), b[i].step_s,
-               b[i].mfu * 100, b[i].hfu * 100, b[i].model_flops_per_s_per_chip / 1e12,
-               b[i].tokens_per_s, b[i].mem_total / 1e9, yesno(b[i].fits), b[i].goodput,
-               b[i].time_to_train_s / 86400, b[i].power_w / 1e6, b[i].cost_usd / 1e6);
+        printf(
+            "%7lld %3d %3d %3d %5d %3d %2d %4d %-9s %7.3f %4.1f%% %4.1f%% %12.1f %9.3g %7.1f %4s "
+            "%7.3f %10.1f %6.2f %8.2f\n",
+            (long long)p->tp * p->pp * p->cp * p->dp, p->tp, p->pp, p->cp, p->dp, p->micro_batch,
+            p->interleave, b[i].micro_batches, rc_label(&b[i], rcb, sizeof rcb), b[i].step_s,
+            b[i].mfu * 100, b[i].hfu * 100, b[i].model_flops_per_s_per_chip / 1e12,
+            b[i].tokens_per_s, b[i].mem_total / 1e9, yesno(b[i].fits), b[i].goodput,
+            b[i].time_to_train_s / 86400, b[i].power_w / 1e6, b[i].cost_usd / 1e6);
     }
     printf("\nstep-time breakdown, seconds per step (share of the step)\n"
            "  chips        compute     TP exposed     CP exposed     PP exposed     DP exposed"
@@ -425,8 +437,12 @@ int ns_cmd_cluster(int argc, char **argv) {
             int got = ns_cluster_search(&in, chips[i], rows + n_rows, o.top, &ev);
             evaluated += ev;
             if (got == 0)
-                return ns_usage_error(CMD, "no valid configuration for %d chips (batch %d, %d heads)",
-                                      chips[i], in.run.global_batch_seqs, in.model.heads);
+                return ns_usage_error(CMD,
+                                      "no valid configuration for %d chips: TP must divide "
+                                      "the %d heads, DP the batch of %d, CP the sequence, and PP "
+                                      "(<= %d layers) take what is left",
+                                      chips[i], in.model.heads, in.run.global_batch_seqs,
+                                      in.model.layers);
             firsts[n_firsts++] = rows[n_rows];
             n_rows += got;
         } else {

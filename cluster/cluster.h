@@ -44,11 +44,11 @@ typedef struct ns_chip {
     double peak_flops[NS_CP_COUNT]; /* dense FLOP/s per precision; 0 = not quoted */
     ns_gemm_point gemm[NS_GEMM_POINTS_MAX];
     int n_gemm;
-    double gemm_eff_default;  /* used when n_gemm == 0 */
-    double attn_eff;          /* fused (flash) attention's share of peak */
+    double gemm_eff_default; /* used when n_gemm == 0 */
+    double attn_eff;         /* fused (flash) attention's share of peak */
     double mem_bw_bytes_per_s;
     double mem_capacity_bytes; /* 0 = unknown: the memory verdict is skipped */
-    double mem_usable_frac;    /* share of capacity a framework can use (fragmentation, workspace) */
+    double mem_usable_frac; /* share of capacity a framework can use (fragmentation, workspace) */
 } ns_chip;
 
 typedef struct ns_link {
@@ -58,16 +58,16 @@ typedef struct ns_link {
 
 typedef struct ns_system {
     ns_chip chip;
-    int domain_chips;      /* scale-up domain size (NVLink domain, TPU slice) */
+    int domain_chips; /* scale-up domain size (NVLink domain, TPU slice) */
     ns_link scaleup;
     ns_link scaleout;
     double oversubscription; /* scale-out: per-chip bandwidth is bw / oversubscription */
     /* variability */
-    double step_cv;        /* per-chip step-time coefficient of variation */
-    double slow_prob;      /* probability that a chip is slow in a step */
-    double slowdown_frac;  /* how much slower a slow chip is (0.1 = 10%) */
+    double step_cv;       /* per-chip step-time coefficient of variation */
+    double slow_prob;     /* probability that a chip is slow in a step */
+    double slowdown_frac; /* how much slower a slow chip is (0.1 = 10%) */
     /* reliability */
-    double chip_mtbf_h;    /* 0 = no failures modelled */
+    double chip_mtbf_h; /* 0 = no failures modelled */
     double checkpoint_write_s, restart_s;
     /* power and price */
     double chip_w, other_w_per_chip, pue;
@@ -83,17 +83,31 @@ typedef struct ns_model {
     double train_tokens; /* tokens to train on (time to train, energy, cost) */
 } ns_model;
 
-typedef enum { NS_RECOMP_NONE, NS_RECOMP_SELECTIVE, NS_RECOMP_FULL, NS_RECOMP_AUTO } ns_recompute;
+/* Activation recomputation (Korthikanti et al. 2022, arXiv 2205.05198): none; selective (the
+ * attention core only); full (every layer keeps only its input and reruns its forward pass);
+ * auto (the cheapest that fits in memory); partial (chosen by auto: the fewest whole layers per
+ * stage recomputed in full, Megatron's --recompute-num-layers). */
+typedef enum {
+    NS_RECOMP_NONE,
+    NS_RECOMP_SELECTIVE,
+    NS_RECOMP_FULL,
+    NS_RECOMP_AUTO,
+    NS_RECOMP_PARTIAL
+} ns_recompute;
+
+const char *ns_recompute_name(ns_recompute r);
+int ns_recompute_parse(const char *s, ns_recompute *out); /* none|selective|full|auto: 0, else -1 */
 
 typedef struct ns_run {
     ns_cprec precision;
     int global_batch_seqs;
     ns_recompute recompute;
-    int flash_attention;     /* attention scores never stored (Dao et al. 2022) */
-    int sequence_parallel;   /* Korthikanti et al. 2022: TP all-reduce = reduce-scatter + all-gather */
+    int flash_attention;   /* attention scores never stored (Dao et al. 2022) */
+    int sequence_parallel; /* Korthikanti et al. 2022: TP all-reduce = reduce-scatter + all-gather
+                            */
     int distributed_optimizer; /* optimizer state sharded over DP×CP (ZeRO-1) */
     double grad_bytes_per_param;
-    double optimizer_bytes_per_param; /* resident: fp32 master weights + Adam m, v = 12 */
+    double optimizer_bytes_per_param;         /* resident: fp32 master weights + Adam m, v = 12 */
     double optimizer_traffic_bytes_per_param; /* read + written by one Adam step */
     double overlap_tp, overlap_cp, overlap_pp, overlap_dp; /* hidden share, 0..1 */
 } ns_run;
@@ -123,9 +137,9 @@ typedef struct ns_cluster_input {
 /* Precomputed per (input, chip count): what is too costly for the inner loop. */
 typedef struct ns_cluster_prep {
     int chips;
-    double emax;         /* E[max of `chips` standard normals] */
-    double p_any_slow;   /* 1 − (1 − q)^chips */
-    double params;       /* model parameters */
+    double emax;       /* E[max of `chips` standard normals] */
+    double p_any_slow; /* 1 − (1 − q)^chips */
+    double params;     /* model parameters */
     double model_flops_per_token;
 } ns_cluster_prep;
 
@@ -133,13 +147,15 @@ typedef struct ns_cluster_prep {
 typedef struct ns_breakdown {
     ns_par par;
     ns_recompute recompute; /* the one used (AUTO resolved) */
+    int recompute_layers;   /* layers per stage recomputed in full */
+    int stage_layers;       /* layers on the busiest stage */
     int micro_batches;      /* per pipeline, m = B / (dp · micro_batch) */
     /* step time, seconds */
     double compute_s, tp_s, cp_s, pp_s, dp_s, bubble_s, straggler_s, optimizer_s, step_s;
-    const char *dp_algo;    /* collective chosen for the gradient all-reduce */
+    const char *dp_algo; /* collective chosen for the gradient all-reduce */
     /* memory per chip, bytes */
     double mem_weights, mem_grads, mem_optimizer, mem_activations, mem_total;
-    int fits;               /* 1 fits, 0 does not, -1 capacity unknown */
+    int fits; /* 1 fits, 0 does not, -1 capacity unknown */
     /* throughput and utilisation */
     double tokens_per_step, tokens_per_s, model_flops_per_s_per_chip, mfu, hfu;
     /* failures */
@@ -206,8 +222,9 @@ int ns_cluster_apply_json(ns_cluster_input *in, const json_t *root, const char *
  * and fraction_of_roof, our own ISA preferred over BLIS/OpenBLAS per shape, the best kept) and
  * the run-to-run variability (median time_s.cv of the GEMM results) from a nodescale
  * results.json. With as_chip set it also takes the chip itself: peak per precision from
- * ceilings.compute (dp → fp64, sp → fp32, the highest per precision) and memory bandwidth from
- * the DRAM ceilings.bandwidth entry. Returns 0, or -1 with a one-line reason. */
+ * ceilings.compute (dp → fp64, sp → fp32; the highest "fma" mix entry, a GEMM's roof) and
+ * memory bandwidth from the highest DRAM entry of ceilings.bandwidth not flagged suspect.
+ * Returns 0, or -1 with a one-line reason. */
 int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_chip, char *err,
                           size_t errlen);
 

@@ -41,7 +41,8 @@ double ns_roofline_time_s(double flops, double bytes, double flop_rate, double b
 /* ⌊log2 n⌋ for n >= 1 without libm (the search calls this in its inner loop). */
 static int floor_log2(int n) {
     int r = 0;
-    while ((2 << r) <= n) r++;
+    while ((2 << r) <= n)
+        r++;
     return r;
 }
 
@@ -125,7 +126,8 @@ static double log_phi(double x) {
 /* Composite Simpson of f(x, n) over [a, b] with `steps` (even) intervals. */
 static double simpson(double (*f)(double, int), int n, double a, double b, int steps) {
     double dx = (b - a) / steps, sum = f(a, n) + f(b, n);
-    for (int i = 1; i < steps; i++) sum += (i % 2 ? 4.0 : 2.0) * f(a + i * dx, n);
+    for (int i = 1; i < steps; i++)
+        sum += (i % 2 ? 4.0 : 2.0) * f(a + i * dx, n);
     return sum * dx / 3.0;
 }
 

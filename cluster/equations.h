@@ -36,7 +36,8 @@ double ns_megatron_flops_per_iter(double batch, double seq, double layers, doubl
 /* Ridge point, FLOP/byte: peak / bandwidth. Williams, Waterman, Patterson 2009 (CACM 52(4)). */
 double ns_ridge_point(double peak_flops, double bw_bytes_per_s);
 
-/* The attainable bound min(peak, AI x bandwidth) is ns_roofline_attainable in roofline/roofline.h. */
+/* The attainable bound min(peak, AI x bandwidth) is ns_roofline_attainable in roofline/roofline.h.
+ */
 
 /* Arithmetic intensity of C(m×n) = A(m×k)·B(k×n) reading A, B and writing C once:
  * 2mnk / (elem_bytes·(mk + kn + mn)). */

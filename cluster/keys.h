@@ -15,9 +15,9 @@ typedef struct ns_cluster_key {
     const char *section; /* preset section: chip, system, variability, ... */
     const char *key;     /* key in the section; the flag is "--" + key with '_' → '-' */
     ns_key_kind kind;
-    size_t offset;       /* into ns_cluster_input */
-    double scale;        /* stored value = given value × scale (e.g. GB/s → B/s: 1e9) */
-    double min, max;     /* range of the given value */
+    size_t offset;   /* into ns_cluster_input */
+    double scale;    /* stored value = given value × scale (e.g. GB/s → B/s: 1e9) */
+    double min, max; /* range of the given value */
     const char *help;
 } ns_cluster_key;
 

@@ -4,7 +4,24 @@
  * the optimizer step, memory per chip, and what follows (MFU, HFU, goodput, time to train,
  * power, cost). Every formula is a function of equations.c; this file only wires them to the
  * shapes of one layer. Nothing here allocates: ns_cluster_search() calls ns_cluster_eval() in
- * its inner loop. */
+ * its inner loop.
+ *
+ * What the model leaves out, and so where it can miss a published figure:
+ *  - Sustained clocks. The GEMM table is per-call efficiency; a chip held at its power limit for
+ *    hours runs slower (Meta saw a diurnal 1-2% from DVFS alone). Presets' GPU tables are
+ *    assumptions until replaced with measurements.
+ *  - Real collectives. α–β with ideal links: no NCCL protocol overhead (busbw is typically
+ *    80-90% of the link), no congestion or adaptive-routing effects in a Clos fabric, no
+ *    interference between TP, PP and DP traffic sharing a NIC. Overlap shares are inputs.
+ *  - The schedule. Megatron's interleaved 1F1B with balanced stages; not Meta's modified
+ *    schedule, not zero-bubble or DualPipe schedules, and no stage imbalance beyond whole layers.
+ *  - Framework time: kernel launches, host synchronisation, data loading, garbage collection,
+ *    the loss and the embedding, none of which is in the step.
+ *  - Activation bytes use Korthikanti et al.'s coefficients (FFN = 4h, multi-head attention);
+ *    SwiGLU and GQA change them by some percent; allocator fragmentation is one usable share.
+ *  - Stragglers are independent normal noise plus rare slow chips; real ones are correlated (a
+ *    hot rack, a flapping link) and show up inside collectives.
+ *  - Failures are exponential with a first-order goodput; restarts cost a fixed time. */
 #include "cluster/cluster.h"
 #include "cluster/equations.h"
 
@@ -31,6 +48,21 @@ int ns_cprec_parse(const char *s, ns_cprec *out) {
 
 double ns_cprec_bytes(ns_cprec p) {
     return prec_bytes[p];
+}
+
+static const char *const recompute_names[] = {"none", "selective", "full", "auto", "partial"};
+
+const char *ns_recompute_name(ns_recompute r) {
+    return recompute_names[r];
+}
+
+int ns_recompute_parse(const char *s, ns_recompute *out) {
+    for (int i = 0; i <= NS_RECOMP_AUTO; i++) /* "partial" is chosen by auto, not given */
+        if (!strcmp(s, recompute_names[i])) {
+            *out = (ns_recompute)i;
+            return 0;
+        }
+    return -1;
 }
 
 /* ---- the model's shape ---------------------------------------------------------------------- */
@@ -163,7 +195,8 @@ static ns_link scaleout(const ns_system *s) {
 static double group_allreduce(const ns_system *s, group g, double S, const char **algo) {
     ns_link up = s->scaleup, out = scaleout(s);
     if (g.n_out == 1) return ns_allreduce_best_s(S, g.n_in, up.latency_s, up.bw_bytes_per_s, algo);
-    if (g.n_in == 1) return ns_allreduce_best_s(S, g.n_out, out.latency_s, out.bw_bytes_per_s, algo);
+    if (g.n_in == 1)
+        return ns_allreduce_best_s(S, g.n_out, out.latency_s, out.bw_bytes_per_s, algo);
     double flat = ns_allreduce_ring_s(S, g.n_in * g.n_out, out.latency_s, out.bw_bytes_per_s);
     double hier = 2.0 * ns_reduce_scatter_best_s(S, g.n_in, up.latency_s, up.bw_bytes_per_s) +
                   ns_allreduce_best_s(S / g.n_in, g.n_out, out.latency_s, out.bw_bytes_per_s, NULL);
@@ -206,10 +239,10 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     /* Attention core (flash): QKᵀ and AV, 4·T·s·h/t FLOP, half skipped under a causal mask. */
     double attn_flops = 4.0 * T * m->seq_tokens * h / t * (m->causal ? 0.5 : 1.0);
     lt.attn_s = attn_flops / (c->peak_flops[in->run.precision] * c->attn_eff);
-    double gemms = gemm_s(in, T, h / t + 2.0 * hd * kv_local, h) /* QKV projection */
-                   + gemm_s(in, T, h, h / t)                       /* output projection */
+    double gemms = gemm_s(in, T, h / t + 2.0 * hd * kv_local, h)          /* QKV projection */
+                   + gemm_s(in, T, h, h / t)                              /* output projection */
                    + gemm_s(in, T, (m->gated_ffn ? 2.0 : 1.0) * f / t, h) /* up (+ gate) */
-                   + gemm_s(in, T, h, f / t);                      /* down */
+                   + gemm_s(in, T, h, f / t);                             /* down */
     /* Memory-bound element-wise work per token: two norms and two residual adds over h
      * (read + write: 10·h elements; split over TP under sequence parallelism) and the FFN
      * activation over f/t (read 2 or 1, write 1). bytes / bandwidth (roofline, memory side). */
@@ -248,9 +281,24 @@ void ns_cluster_prepare(const ns_cluster_input *in, int chips, ns_cluster_prep *
         ns_palm_flops_per_token(prep->params, m->layers, m->heads, head_dim(m), m->seq_tokens);
 }
 
-/* Evaluates with a fixed recomputation choice. */
+/* Layers on the busiest stage: whole layers per model chunk, v chunks per stage. */
+static int stage_layers_of(const ns_model *m, const ns_par *par) {
+    int pv = par->pp * par->interleave;
+    return (m->layers + pv - 1) / pv * par->interleave;
+}
+
+/* Micro-batches whose activations the first stage holds: min(m, p) under 1F1B,
+ * × (1 + (p−1)/(p·v)) when interleaved (Narayanan et al. 2021 sections 2.2.1-2.2.2). */
+static double in_flight_of(const ns_par *par, int micro_batches) {
+    int p = par->pp, v = par->interleave;
+    return (micro_batches < p ? micro_batches : p) *
+           (v > 1 ? 1.0 + (p - 1.0) / ((double)p * v) : 1.0);
+}
+
+/* Evaluates with a fixed recomputation choice; `rlayers` is how many of the stage's layers are
+ * recomputed in full when rc is NS_RECOMP_PARTIAL (Megatron's --recompute-num-layers). */
 static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, const ns_par *par,
-                    ns_recompute rc, ns_breakdown *o) {
+                    ns_recompute rc, int rlayers, ns_breakdown *o) {
     const ns_model *m = &in->model;
     const ns_system *s = &in->sys;
     const ns_run *r = &in->run;
@@ -259,22 +307,24 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
     const double e = ns_cprec_bytes(r->precision);
     const int mb = r->global_batch_seqs / (d * par->micro_batch);
     const double T = (double)par->micro_batch * m->seq_tokens / c;
+    const int L = stage_layers_of(m, par);
+    const int rl = rc == NS_RECOMP_FULL ? L : rc == NS_RECOMP_PARTIAL ? rlayers : 0;
 
     memset(o, 0, sizeof *o);
     o->par = *par;
     o->recompute = rc;
+    o->recompute_layers = rl;
+    o->stage_layers = L;
     o->micro_batches = mb;
 
-    /* Compute per micro-batch on the slowest stage: whole layers per model chunk; the output
-     * layer's work spread over the stages as if balanced (Llama 3 gives the first and last
-     * stage one layer fewer for the same reason). Backward costs twice the forward pass. */
+    /* Compute per micro-batch on the busiest stage; the output layer's work is spread over the
+     * stages as if balanced (Llama 3 gives the first and last stage one layer fewer for the
+     * same reason). Backward costs twice the forward pass; a recomputed layer runs its forward
+     * pass again, selective recomputation only the attention core. */
     layer_times lt = layer_fwd(in, par);
-    double recompute_s = rc == NS_RECOMP_FULL ? lt.fwd_s : rc == NS_RECOMP_SELECTIVE ? lt.attn_s : 0;
-    double layer_s = 3.0 * lt.fwd_s + recompute_s;
-    int chunk_layers = (m->layers + p * v - 1) / (p * v);
-    int stage_layers = chunk_layers * v;
+    double layer_s = 3.0 * lt.fwd_s + (rc == NS_RECOMP_SELECTIVE ? lt.attn_s : 0.0);
     double logits_s = 3.0 * gemm_s(in, T, (double)m->vocab / t, m->hidden);
-    double mb_s = stage_layers * layer_s + logits_s / p;
+    double mb_s = L * layer_s + rl * lt.fwd_s + logits_s / p;
     o->compute_s = mb * mb_s;
     o->bubble_s = ns_bubble_megatron_ratio(p, mb, v) * o->compute_s;
 
@@ -282,18 +332,19 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
      * more when the forward pass is recomputed (Shoeybi et al. 2019, arXiv 1909.08053, sec. 3);
      * sequence parallelism swaps each for a reduce-scatter + all-gather of equal ring cost. */
     if (t > 1) {
-        double n_ar = rc == NS_RECOMP_FULL ? 6.0 : 4.0;
+        double n_ar = 4.0 * L + 2.0 * rl;
         double ar = group_allreduce(s, place(1, t, D), T * m->hidden * e, NULL);
-        o->tp_s = (1.0 - r->overlap_tp) * mb * stage_layers * n_ar * ar;
+        o->tp_s = (1.0 - r->overlap_tp) * mb * n_ar * ar;
     }
     /* CP: all-gather of K and V forward (reduce-scatter of their gradients backward) over the
      * CP group, Llama 3 paper section 3.3.2. */
     if (c > 1) {
         double kv_local = m->kv_heads >= t ? (double)m->kv_heads / t : 1.0;
-        double kv_bytes = (double)par->micro_batch * m->seq_tokens * 2.0 * kv_local * head_dim(m) * e;
-        double n_coll = rc == NS_RECOMP_FULL ? 3.0 : 2.0;
-        o->cp_s = (1.0 - r->overlap_cp) * mb * stage_layers * n_coll *
-                  group_reduce_scatter(s, place(t, c, D), kv_bytes);
+        double kv_bytes =
+            (double)par->micro_batch * m->seq_tokens * 2.0 * kv_local * head_dim(m) * e;
+        double n_coll = 2.0 * L + rl;
+        o->cp_s =
+            (1.0 - r->overlap_cp) * mb * n_coll * group_reduce_scatter(s, place(t, c, D), kv_bytes);
     }
     /* PP: one activation send forward and one gradient send backward per micro-batch per model
      * chunk, T·h/t elements with scatter/gather (Narayanan et al. 2021 section 4.1); over the
@@ -333,16 +384,16 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
     o->step_s = o->compute_s + o->tp_s + o->cp_s + o->pp_s + o->dp_s + o->bubble_s +
                 o->straggler_s + o->optimizer_s;
 
-    /* Memory per chip (first stage: it holds min(m, p) micro-batches in flight under 1F1B,
-     * × (1 + (p−1)/(p·v)) when interleaved; Narayanan et al. 2021 sections 2.2.1-2.2.2). */
+    /* Memory per chip; activations of the first stage's in-flight micro-batches, a recomputed
+     * layer keeping only its input, plus one layer's full set while it is recomputed. */
     o->mem_weights = params_local * e;
     o->mem_grads = params_local * r->grad_bytes_per_param;
     o->mem_optimizer = params_local * r->optimizer_bytes_per_param /
                        (r->distributed_optimizer ? (double)c * d : 1.0);
-    double in_flight = (mb < p ? mb : p) * (v > 1 ? 1.0 + (p - 1.0) / ((double)p * v) : 1.0);
-    o->mem_activations = act_bytes_per_layer(in, par, rc) * stage_layers * in_flight;
-    if (rc == NS_RECOMP_FULL) /* one layer's full activations while it is recomputed */
-        o->mem_activations += act_bytes_per_layer(in, par, NS_RECOMP_SELECTIVE);
+    double keep = act_bytes_per_layer(in, par, rc == NS_RECOMP_SELECTIVE ? rc : NS_RECOMP_NONE);
+    double input_only = act_bytes_per_layer(in, par, NS_RECOMP_FULL);
+    o->mem_activations =
+        in_flight_of(par, mb) * ((L - rl) * keep + rl * input_only) + (rl > 0 ? keep : 0.0);
     o->mem_total = o->mem_weights + o->mem_grads + o->mem_optimizer + o->mem_activations;
     double cap = s->chip.mem_capacity_bytes * s->chip.mem_usable_frac;
     o->fits = cap > 0 ? o->mem_total <= cap : -1;
@@ -354,20 +405,20 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
     o->tokens_per_s = o->tokens_per_step / o->step_s;
     o->mfu = ns_mfu(o->tokens_per_s, prep->model_flops_per_token, G, peak);
     double hw_per_token = prep->model_flops_per_token;
-    if (rc == NS_RECOMP_FULL) hw_per_token *= 4.0 / 3.0;
+    hw_per_token *= 1.0 + (double)rl / (3.0 * L); /* a recomputed layer: 4 passes, not 3 */
     if (rc == NS_RECOMP_SELECTIVE) hw_per_token += 4.0 * m->layers * m->hidden * m->seq_tokens;
     o->hfu = ns_mfu(o->tokens_per_s, hw_per_token, G, peak);
     o->model_flops_per_s_per_chip = o->tokens_per_s * prep->model_flops_per_token / G;
 
     /* Failures: job MTBF = chip MTBF / G, Daly's checkpoint interval, goodput. */
     o->job_mtbf_s = s->chip_mtbf_h > 0 ? ns_job_mtbf_s(s->chip_mtbf_h * 3600.0, G) : INFINITY;
-    o->ckpt_interval_s = s->checkpoint_write_s > 0
-                             ? ns_daly_interval_s(s->checkpoint_write_s, o->job_mtbf_s)
-                             : 0.0;
-    o->goodput = s->checkpoint_write_s > 0
-                     ? ns_goodput_fraction(o->ckpt_interval_s, s->checkpoint_write_s, s->restart_s,
-                                           o->job_mtbf_s)
-                     : fmax(0.0, 1.0 - (isfinite(o->job_mtbf_s) ? s->restart_s / o->job_mtbf_s : 0));
+    o->ckpt_interval_s =
+        s->checkpoint_write_s > 0 ? ns_daly_interval_s(s->checkpoint_write_s, o->job_mtbf_s) : 0.0;
+    o->goodput =
+        s->checkpoint_write_s > 0
+            ? ns_goodput_fraction(o->ckpt_interval_s, s->checkpoint_write_s, s->restart_s,
+                                  o->job_mtbf_s)
+            : fmax(0.0, 1.0 - (isfinite(o->job_mtbf_s) ? s->restart_s / o->job_mtbf_s : 0));
 
     /* Totals for the run. */
     o->time_to_train_s = m->train_tokens > 0 && o->goodput > 0
@@ -381,15 +432,28 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
 void ns_cluster_eval(const ns_cluster_input *in, const ns_cluster_prep *prep, const ns_par *par,
                      ns_breakdown *out) {
     if (in->run.recompute != NS_RECOMP_AUTO) {
-        eval_rc(in, prep, par, in->run.recompute, out);
+        eval_rc(in, prep, par, in->run.recompute, 0, out);
         return;
     }
-    /* AUTO: the cheapest recomputation that fits in memory (full when none does). */
-    static const ns_recompute order[] = {NS_RECOMP_NONE, NS_RECOMP_SELECTIVE, NS_RECOMP_FULL};
-    for (int i = 0; i < 3; i++) {
-        eval_rc(in, prep, par, order[i], out);
+    /* AUTO: the cheapest recomputation that fits: none; selective (only useful when attention
+     * scores are stored); else the fewest whole layers per stage recomputed in full. Each
+     * recomputed layer frees (keep − input) bytes per micro-batch in flight and the one being
+     * recomputed needs its full set once, so the count follows in closed form. */
+    eval_rc(in, prep, par, NS_RECOMP_NONE, 0, out);
+    if (out->fits != 0) return;
+    if (!in->run.flash_attention) {
+        eval_rc(in, prep, par, NS_RECOMP_SELECTIVE, 0, out);
         if (out->fits != 0) return;
     }
+    double keep = act_bytes_per_layer(in, par, NS_RECOMP_NONE);
+    double saved = in_flight_of(par, out->micro_batches) *
+                   (keep - act_bytes_per_layer(in, par, NS_RECOMP_FULL));
+    double excess =
+        out->mem_total - in->sys.chip.mem_capacity_bytes * in->sys.chip.mem_usable_frac + keep;
+    int L = out->stage_layers;
+    double need = saved > 0 ? ceil(excess / saved) : L;
+    int rl = need < 1 ? 1 : need > L ? L : (int)need;
+    eval_rc(in, prep, par, rl == L ? NS_RECOMP_FULL : NS_RECOMP_PARTIAL, rl, out);
 }
 
 /* ---- search --------------------------------------------------------------------------------- */
@@ -404,7 +468,8 @@ static int divisors(int n, int *d) {
             d[lo++] = i;
             if (i != n / i) tail[hi++] = n / i;
         }
-    while (hi > 0) d[lo++] = tail[--hi];
+    while (hi > 0)
+        d[lo++] = tail[--hi];
     return lo;
 }
 

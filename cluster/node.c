@@ -16,6 +16,8 @@
         return -1;                                                                                 \
     } while (0)
 
+#define NS_CV_MAX 1024 /* GEMM results whose CV enters the median */
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -51,12 +53,13 @@ static int gemm_table(ns_chip *c, const json_t *results, ns_cprec want, double *
         const char *fam = json_string_value(json_object_get(r, "family"));
         if (!fam || strcmp(fam, "gemm") || entry_prec(r) != want) continue;
         json_t *p = json_object_get(r, "params");
-        double m = ns_json_get_num(p, "m"), n = ns_json_get_num(p, "n"), k = ns_json_get_num(p, "k");
+        double m = ns_json_get_num(p, "m"), n = ns_json_get_num(p, "n"),
+               k = ns_json_get_num(p, "k");
         double eff = ns_json_get_num(r, "fraction_of_roof");
         if (!(m >= 1 && n >= 1 && k >= 1 && eff > 0)) continue; /* unmeasured: null + status */
         add_point(c, m, n, k, fmin(eff, 1.0)); /* > 1: boost above the roof (B07); cap */
         double cv = ns_json_get_num(json_object_get(r, "time_s"), "cv");
-        if (cv >= 0 && *ncv < 4096) cvs[(*ncv)++] = cv;
+        if (cv >= 0 && *ncv < NS_CV_MAX) cvs[(*ncv)++] = cv;
     }
     return c->n_gemm;
 }
@@ -66,7 +69,7 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
     ns_chip *c = &in->sys.chip;
     const json_t *res = json_object_get(results, "results");
     if (!json_is_array(res)) FAIL("results.json has no results[] array");
-    static double cvs[4096];
+    double cvs[NS_CV_MAX];
     int ncv = 0;
     /* The run's precision if measured, else single, else double precision. */
     ns_cprec order[3] = {in->run.precision, NS_CP_FP32, NS_CP_FP64};
@@ -87,17 +90,29 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
     const json_t *ceil = json_object_get(results, "ceilings");
     size_t i;
     json_t *e;
+    /* Per precision the highest FMA ceiling (a GEMM's roof); other mixes only where a precision
+     * has no FMA entry. */
+    double other[NS_CP_COUNT] = {0};
     json_array_foreach(json_object_get(ceil, "compute"), i, e) {
-        double g = ns_json_get_num(e, "gflops");
-        ns_cprec p = entry_prec(e);
-        if (g > 0 && g * 1e9 > c->peak_flops[p]) c->peak_flops[p] = g * 1e9;
+        double g = ns_json_get_num(e, "gflops") * 1e9;
+        const char *mix = json_string_value(json_object_get(e, "mix"));
+        double *best =
+            mix && !strcmp(mix, "fma") ? &c->peak_flops[entry_prec(e)] : &other[entry_prec(e)];
+        if (g > *best) *best = g;
     }
-    double bw = 0;
+    for (int p = 0; p < NS_CP_COUNT; p++)
+        if (!(c->peak_flops[p] > 0)) c->peak_flops[p] = other[p];
+    /* The highest DRAM ceiling, from entries not flagged suspect (B09: a "DRAM" plateau that
+     * may still be cache) when there are any. */
+    double bw = 0, bw_suspect = 0;
     json_array_foreach(json_object_get(ceil, "bandwidth"), i, e) {
         const char *level = json_string_value(json_object_get(e, "level"));
         double b = ns_json_get_num(e, "gbytes_per_s");
-        if (level && !strcmp(level, "DRAM") && b > bw) bw = b;
+        if (!level || strcmp(level, "DRAM") || !(b > 0)) continue;
+        double *best = json_is_true(json_object_get(e, "suspect")) ? &bw_suspect : &bw;
+        if (b > *best) *best = b;
     }
+    if (!(bw > 0)) bw = bw_suspect;
     if (!(c->peak_flops[NS_CP_FP64] > 0 || c->peak_flops[NS_CP_FP32] > 0))
         FAIL("results.json has no compute ceiling (ceilings.compute[].gflops)");
     if (!(bw > 0)) FAIL("results.json has no DRAM bandwidth ceiling (ceilings.bandwidth[])");

@@ -53,7 +53,8 @@ static int run_gnuplot(const char *dir, const char *script, char *err, size_t er
     if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         first[strcspn(first, "\n")] = '\0';
         snprintf(err, errlen, "gnuplot failed on %s/%s%s%s", dir, script, first[0] ? ": " : "",
-                 first[0] ? first : (WIFEXITED(st) && WEXITSTATUS(st) == 127 ? "not installed" : ""));
+                 first[0] ? first
+                          : (WIFEXITED(st) && WEXITSTATUS(st) == 127 ? "not installed" : ""));
         return -1;
     }
     return 0;
@@ -69,9 +70,9 @@ int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, 
     fprintf(f, "# chips compute_s tp_s cp_s pp_s dp_s bubble_s straggler_s optimizer_s step_s\n");
     for (int i = 0; i < n; i++) {
         const ns_breakdown *b = &pts[i];
-        fprintf(f, "%lld %.6g %.6g %.6g %.6g %.6g %.6g %.6g %.6g %.6g\n", chips_of(b),
-                b->compute_s, b->tp_s, b->cp_s, b->pp_s, b->dp_s, b->bubble_s, b->straggler_s,
-                b->optimizer_s, b->step_s);
+        fprintf(f, "%lld %.6g %.6g %.6g %.6g %.6g %.6g %.6g %.6g %.6g\n", chips_of(b), b->compute_s,
+                b->tp_s, b->cp_s, b->pp_s, b->dp_s, b->bubble_s, b->straggler_s, b->optimizer_s,
+                b->step_s);
     }
     fclose(f);
     if (!(f = open_script(dir, "cluster_breakdown", "Step time per chip", in, path, sizeof path)))
@@ -101,7 +102,8 @@ int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, 
                 b->model_flops_per_s_per_chip * chips_of(b), peak * chips_of(b));
     }
     fclose(f);
-    if (!(f = open_script(dir, "cluster_scaling", "MFU and realized FLOP/s", in, path, sizeof path)))
+    if (!(f = open_script(dir, "cluster_scaling", "MFU and realized FLOP/s", in, path,
+                          sizeof path)))
         FAIL("cannot write %s: %s", path, strerror(errno));
     fprintf(f, "set logscale x 2\nset logscale y2 10\n"
                "set ylabel 'MFU'\nset yrange [0:100]\nset format y '%%.0f%%%%'\n"

@@ -57,7 +57,8 @@ const ns_cluster_key ns_cluster_keys[] = {
     {"power", "chip_w", NS_KEY_DBL, OFF(sys.chip_w), 1, 0, BIG, "power per chip, W"},
     {"power", "other_w_per_chip", NS_KEY_DBL, OFF(sys.other_w_per_chip), 1, 0, BIG,
      "host, network, storage power per chip, W"},
-    {"power", "pue", NS_KEY_DBL, OFF(sys.pue), 1, 1, 10, "power usage effectiveness (applied once)"},
+    {"power", "pue", NS_KEY_DBL, OFF(sys.pue), 1, 1, 10,
+     "power usage effectiveness (applied once)"},
     {"cost", "usd_per_chip_h", NS_KEY_DBL, OFF(sys.usd_per_chip_h), 1, 0, BIG,
      "price per chip-hour, USD"},
     /* model */
@@ -227,8 +228,8 @@ static int read_gemm_table(ns_chip *c, const json_t *v, const char *what, char *
     size_t i;
     json_t *pt;
     json_array_foreach(v, i, pt) {
-        ns_gemm_point g = {ns_json_get_num(pt, "m"), ns_json_get_num(pt, "n"), ns_json_get_num(pt, "k"),
-                           ns_json_get_num(pt, "eff"), 0};
+        ns_gemm_point g = {ns_json_get_num(pt, "m"), ns_json_get_num(pt, "n"),
+                           ns_json_get_num(pt, "k"), ns_json_get_num(pt, "eff"), 0};
         if (!(g.m >= 1 && g.n >= 1 && g.k >= 1 && g.eff > 0 && g.eff <= 1))
             FAIL("%s: chip.gemm_efficiency[%zu] needs m, n, k >= 1 and eff in (0, 1]", what, i);
         c->gemm[c->n_gemm++] = g;
@@ -261,14 +262,9 @@ static int read_special(ns_cluster_input *in, const json_t *root, const char *wh
         if (!json_is_string(v) || ns_cprec_parse(json_string_value(v), &in->run.precision))
             FAIL("%s: run.precision must be one of fp64 fp32 tf32 bf16 fp16 fp8", what);
     }
-    if (run && (v = json_object_get(run, "recompute"))) {
-        static const char *const names[] = {"none", "selective", "full", "auto"};
-        int found = -1;
-        for (int i = 0; i < 4; i++)
-            if (json_is_string(v) && !strcmp(json_string_value(v), names[i])) found = i;
-        if (found < 0) FAIL("%s: run.recompute must be none, selective, full or auto", what);
-        in->run.recompute = (ns_recompute)found;
-    }
+    if (run && (v = json_object_get(run, "recompute")) &&
+        (!json_is_string(v) || ns_recompute_parse(json_string_value(v), &in->run.recompute)))
+        FAIL("%s: run.recompute must be none, selective, full or auto", what);
     if (json_object_get(root, "seed002")) in->eta.enabled = 1;
     if ((v = json_object_get(root, "chips"))) {
         if (!json_is_array(v) || json_array_size(v) == 0 ||

@@ -7,11 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *recompute_name(ns_recompute r) {
-    static const char *const n[] = {"none", "selective", "full", "auto"};
-    return n[r];
-}
-
 json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
     const ns_par *p = &b->par;
     json_t *o = json_object();
@@ -23,7 +18,9 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
     ns_json_set_int(o, "micro_batch_seqs", p->micro_batch);
     ns_json_set_int(o, "interleave", p->interleave);
     ns_json_set_int(o, "micro_batches", b->micro_batches);
-    ns_json_set_str(o, "recompute", recompute_name(b->recompute));
+    ns_json_set_str(o, "recompute", ns_recompute_name(b->recompute));
+    ns_json_set_int(o, "recompute_layers_per_stage", b->recompute_layers);
+    ns_json_set_int(o, "layers_per_stage", b->stage_layers);
     ns_json_set_num(o, "step_s", b->step_s, "invalid: step time not finite");
     json_t *bd = json_object();
     ns_json_set_num(bd, "compute_s", b->compute_s, NULL);
@@ -60,8 +57,8 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
     json_object_set_new(o, "reliability", rel);
     ns_json_set_num(o, "time_to_train_s", b->time_to_train_s, "no token budget (train_tokens)");
     ns_json_set_num(o, "power_w", b->power_w, NULL);
-    ns_json_set_num(o, "energy_j", b->energy_j, NULL);
-    ns_json_set_num(o, "cost_usd", b->cost_usd, NULL);
+    ns_json_set_num(o, "energy_j", b->energy_j, "no token budget (train_tokens)");
+    ns_json_set_num(o, "cost_usd", b->cost_usd, "no token budget (train_tokens)");
     return o;
 }
 

@@ -21,7 +21,8 @@
 #include "harness/json.h"
 
 /* |got − want| <= rel · |want| */
-#define assert_rel(got, want, rel) assert_true(fabs((double)(got) - (want)) <= (rel)*fabs((double)(want)))
+#define assert_rel(got, want, rel)                                                                 \
+    assert_true(fabs((double)(got) - (want)) <= (rel)*fabs((double)(want)))
 #define assert_abs(got, want, tol) assert_true(fabs((got) - (want)) <= (tol))
 
 /* ---- F: compute, time and cost ------------------------------------------------------------- */
@@ -61,7 +62,7 @@ static void f6_two_roads(void **state) {
 static void f7_f9_scaling(void **state) {
     (void)state;
     assert_abs(ns_scaling_efficiency(39e12, 1, 15.1e15, 512), 0.756, 0.005); /* F7 */
-    assert_rel(ns_share_of_peak(163e12, 312e12), 0.522, 0.005);             /* F8 */
+    assert_rel(ns_share_of_peak(163e12, 312e12), 0.522, 0.005);              /* F8 */
     assert_rel(ns_realized_flops(3072, 163e12, 1.0), 500.7e15, 0.005);       /* F8 */
     assert_abs(ns_speedup(5.54, 2.02), 2.743, 0.0005);                       /* F9 */
     assert_abs(ns_scaling_efficiency(1 / 5.54, 2048, 1 / 2.02, 8192), 0.686, 0.001);
@@ -228,7 +229,8 @@ static void r5_expected_max(void **state) {
     (void)state;
     const int n[] = {2, 10, 100, 1000, 16384};
     const double e[] = {0.5642, 1.5388, 2.5076, 3.2414, 3.9714};
-    for (int i = 0; i < 5; i++) assert_abs(ns_expected_max_normal(n[i]), e[i], 0.00005);
+    for (int i = 0; i < 5; i++)
+        assert_abs(ns_expected_max_normal(n[i]), e[i], 0.00005);
     assert_true(ns_expected_max_normal(1) == 0);
     assert_true(sqrt(2 * log(100.0)) > ns_expected_max_normal(100) + 0.5); /* the asymptote */
 }
@@ -247,6 +249,10 @@ static void model_params(void **state) {
     ns_cluster_input in;
     load(&in, "h100-sxm");
     assert_rel(ns_model_params(&in.model), 405e9, 0.01);
+    /* Narayanan et al. 2021's "1008B" model from its shape */
+    char err[256];
+    assert_int_equal(ns_cluster_apply_preset(&in, "megatron-1t", err, sizeof err), 0);
+    assert_rel(ns_model_params(&in.model), 1008e9, 0.005);
 }
 
 static void eval_at(const ns_cluster_input *in, ns_par par, ns_breakdown *b) {
@@ -310,6 +316,39 @@ static void model_monotone(void **state) {
     assert_rel(v2.bubble_s * 2, b.bubble_s, 1e-9);
 }
 
+/* auto recomputation: none when memory is plentiful, all layers when it is scarce, and in
+ * between the fewest whole layers that fit: more memory never means more recomputation. */
+static void model_recompute_auto(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.run.recompute = NS_RECOMP_AUTO;
+    const ns_par par = {8, 16, 64, 1, 1, 1};
+    ns_breakdown b;
+    in.sys.chip.mem_capacity_bytes = 1e13;
+    eval_at(&in, par, &b);
+    assert_int_equal(b.recompute, NS_RECOMP_NONE);
+    assert_int_equal(b.recompute_layers, 0);
+    in.sys.chip.mem_capacity_bytes = 30e9;
+    eval_at(&in, par, &b);
+    assert_int_equal(b.recompute, NS_RECOMP_FULL);
+    assert_int_equal(b.recompute_layers, b.stage_layers);
+    int prev = b.stage_layers + 1;
+    for (double cap = 40e9; cap <= 120e9; cap += 10e9) {
+        in.sys.chip.mem_capacity_bytes = cap;
+        eval_at(&in, par, &b);
+        assert_true(b.recompute_layers <= prev);
+        if (b.recompute_layers > 0) assert_true(b.mem_total <= cap * in.sys.chip.mem_usable_frac);
+        prev = b.recompute_layers;
+    }
+    /* 80 GB: some but not all layers (the Llama 3 405B layout on H100s) */
+    load(&in, "h100-sxm");
+    eval_at(&in, par, &b);
+    assert_int_equal(b.recompute, NS_RECOMP_PARTIAL);
+    assert_true(b.recompute_layers > 0 && b.recompute_layers < b.stage_layers && b.fits == 1);
+    assert_true(b.hfu > b.mfu);
+}
+
 static void model_gemm_table(void **state) {
     (void)state;
     ns_cluster_input in;
@@ -371,8 +410,8 @@ static void search_valid_and_sorted(void **state) {
 
 static void presets_all_load(void **state) {
     (void)state;
-    const char *names[] = {"h100-sxm", "h200", "gb200-nvl72", "gb300-nvl72", "tpu-v4",
-                           "cpu-node", "seed002", "llama3-405b"};
+    const char *names[] = {"h100-sxm", "h200",     "gb200-nvl72", "gb300-nvl72",
+                           "tpu-v4",   "cpu-node", "seed002",     "llama3-405b"};
     char err[256];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         ns_cluster_input in;
@@ -403,8 +442,8 @@ static void node_bridge(void **state) {
     assert_abs(ns_gemm_efficiency(&in.sys.chip, 1024, 1024, 1024), 0.85, 1e-12);
     assert_abs(in.sys.step_cv, 0.02, 1e-12); /* median of 0.01 0.015 0.02 0.03 0.04 */
     assert_rel(in.sys.chip.peak_flops[NS_CP_FP64], 200e9, 1e-12);
-    assert_rel(in.sys.chip.peak_flops[NS_CP_FP32], 400e9, 1e-12);
-    assert_rel(in.sys.chip.mem_bw_bytes_per_s, 20e9, 1e-12);
+    assert_rel(in.sys.chip.peak_flops[NS_CP_FP32], 400e9, 1e-12); /* FMA, not the 450 "add" */
+    assert_rel(in.sys.chip.mem_bw_bytes_per_s, 20e9, 1e-12);      /* not the suspect 90 */
     assert_int_equal(in.run.precision, NS_CP_FP32);
     /* onto a preset chip: efficiency and CV only */
     load(&in, "h100-sxm");
@@ -479,6 +518,7 @@ int main(void) {
         cmocka_unit_test(model_one_chip),
         cmocka_unit_test(model_free_network),
         cmocka_unit_test(model_monotone),
+        cmocka_unit_test(model_recompute_auto),
         cmocka_unit_test(model_gemm_table),
         cmocka_unit_test(model_checks),
         cmocka_unit_test(search_valid_and_sorted),
