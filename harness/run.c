@@ -24,6 +24,7 @@
 #include "harness/clockprobe.h"
 #include "harness/counters.h"
 #include "harness/commands.h"
+#include "cluster/cluster.h"
 #include "harness/allreduce.h"
 #include "harness/context.h"
 #include "harness/json.h"
@@ -343,6 +344,8 @@ static void usage(FILE *f) {
                "  --kernels LIST only these STREAM/reduction kernels (comma-separated names)\n"
                "  --events LIST  PAPI events to count per kernel (presets or native names;\n"
                "                 default NODESCALE_EVENTS, else " NS_COUNTERS_DEFAULT_EVENTS ")\n"
+               "  --cluster-preset NAME  chip the measured node is scaled to in results.json's\n"
+               "                 cluster section (default h100-sxm; nodescale cluster --help)\n"
                "  --format gbench  also write gbench.json (Google Benchmark JSON: compare.py,\n"
                "                 github-action-benchmark, Bencher read it)\n"
                "Writes results.json, report.md, roofline.svg and run.log; prints the folder.\n");
@@ -366,6 +369,7 @@ static FILE *tee_stream(void);
 
 int ns_cmd_run(int argc, char **argv) {
     const char *cmd = "run", *out = NULL, *kernels = NULL, *v, *format = "json", *events = NULL;
+    const char *cluster_preset = NULL;
     int quick = 0;
     int64_t threads = ns_topology_get()->cpus_in_mask > 0 ? ns_topology_get()->cpus_in_mask : 1;
     for (int i = 1; i < argc; i++) {
@@ -385,6 +389,14 @@ int ns_cmd_run(int argc, char **argv) {
         } else if ((r = ns_opt_value(argc, argv, &i, "--kernels", &v)) != 0) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--kernels needs a comma-separated list");
             kernels = v;
+        } else if ((r = ns_opt_value(argc, argv, &i, "--cluster-preset", &v)) != 0) {
+            char perr[256];
+            ns_cluster_input probe;
+            memset(&probe, 0, sizeof probe);
+            if (r < 0 || !*v) return ns_usage_error(cmd, "--cluster-preset needs a preset name");
+            if (ns_cluster_apply_preset(&probe, v, perr, sizeof perr) != 0)
+                return ns_usage_error(cmd, "--cluster-preset: %s", perr);
+            cluster_preset = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--events", &v)) != 0) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--events needs a comma-separated list");
             events = v;
@@ -451,6 +463,14 @@ int ns_cmd_run(int argc, char **argv) {
     char err[512];
     int rc = NS_EXIT_OK;
     if (ns_roofline_build(root, err, sizeof err) != 0) fprintf(tee, "roofline: %s\n", err);
+    /* The measured node carried up to a cluster of preset chips (cluster/). */
+    json_t *cl = ns_cluster_from_results(root, cluster_preset, dir, err, sizeof err);
+    if (!cl) {
+        cl = json_object();
+        ns_json_set_str(cl, "status", err);
+        fprintf(tee, "cluster: %s\n", err);
+    }
+    json_object_set_new(root, "cluster", cl);
     snprintf(path, sizeof path, "%s/results.json", dir);
     if (ns_json_write_atomic(root, path, err, sizeof err) != 0) {
         fprintf(tee, "nodescale run: error: %s\n", err);
