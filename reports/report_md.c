@@ -192,8 +192,8 @@ static void cluster(FILE *f, const json_t *root) {
         return;
     }
     fprintf(f, "Model %s on %s chips (preset `%s`), with this node's measured GEMM efficiency and "
-               "run-to-run variability: %s.\n\n| chips | TP | PP | DP | step (s) | MFU | "
-               "goodput | tokens/s |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+               "run-to-run variability: %s.\n\n| chips | TP | PP | DP | fits in memory | step (s) | "
+               "MFU | goodput | tokens/s |\n|---:|---:|---:|---:|---|---:|---:|---:|---:|\n",
             str(cl, "model"), str(cl, "chip"), str(cl, "preset"), str(cl, "note"));
     size_t i;
     json_t *p;
@@ -202,6 +202,8 @@ static void cluster(FILE *f, const json_t *root) {
                 json_integer_value(json_object_get(p, "tp")),
                 json_integer_value(json_object_get(p, "pp")),
                 json_integer_value(json_object_get(p, "dp")));
+        const json_t *fits = json_object_get(p, "fits");
+        fprintf(f, "%s | ", json_is_true(fits) ? "yes" : json_is_false(fits) ? "**no**" : "unknown");
         num(f, p, "step_s", "%.3g");
         fprintf(f, " | ");
         double mfu = ns_json_get_num(p, "mfu");
