@@ -45,7 +45,7 @@ expect2 "bench unwritable json" $ns bench stream_sum --n 1024 --json /proc/x/y.j
 
 [ -e /proc/nodescale-cannot ] && { echo "FAIL: something was created"; fails=$((fails + 1)); }
 
-for c in run list bench; do
+for c in run list bench roofline gate compare cluster fleet; do
   if ! $ns $c --help >/dev/null 2>&1; then echo "FAIL: $c --help"; fails=$((fails + 1)); fi
 done
 $ns --help >/dev/null || fails=$((fails + 1))
