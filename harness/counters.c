@@ -1291,8 +1291,14 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
     return o;
 }
 
-void ns_counters_print_list(FILE *f) {
-    fprintf(f, "%s\n", ns_counters_summary());
+void ns_counters_print_status(FILE *f) {
+    char err[256] = "";
+    int rc = 0;
+    if (!g.inited) rc = ns_counters_init(NULL, err, sizeof err);
+    const char *sum = ns_counters_summary();
+    if (!strncmp(sum, "counters: ", 10)) sum += 10; /* `nodescale list` prints the label */
+    fprintf(f, "%s\n", sum);
+    if (rc < 0) fprintf(f, "  NODESCALE_EVENTS ignored: %s\n", err);
     for (int i = 0; i < g.nreq; i++)
         fprintf(f, "  %-28s %s\n", g.req[i], g.req_status[i]);
     for (int i = 0; i < NSW; i++)

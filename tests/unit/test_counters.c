@@ -292,9 +292,9 @@ static void test_bad_events(void **unused) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    ns_counters_print_list(f);
+    ns_counters_print_status(f);
     fclose(f);
-    assert_contains(buf, "counters: ");
+    assert_true(strncmp(buf, "counters: ", 10) != 0); /* list prints the label itself */
     assert_contains(buf, "L2_LINES_IN:ALL");
     assert_contains(buf, "perf::CPU-MIGRATIONS");
     free(buf);
