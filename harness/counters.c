@@ -171,6 +171,39 @@ double ns_counters_bytes_ratio(double counted, double analytic, double elapsed_s
     return r;
 }
 
+int ns_counters_sum_threads(const long long *vals, const char *const *thread_why, int nthreads,
+                            int nev, int cycles, double *total, char *why, size_t len) {
+    for (int e = 0; e < nev; e++)
+        total[e] = 0;
+    int bad = nthreads < 1;
+    if (bad) snprintf(why, len, "not counted: no thread was counted");
+    for (int t = 0; t < nthreads && !bad; t++) {
+        const long long *v = vals + (size_t)t * (size_t)nev;
+        if (thread_why[t]) {
+            put(why, len, "not counted on thread %d: %s", t, thread_why[t]);
+            bad = 1;
+        } else if (cycles >= 0 && v[cycles] <= 0) {
+            /* A thread that ran the kernel but counted no cycles was not counted at all: a
+             * hybrid CPU whose other core type PAPI's PMU does not cover (B03), or a set never
+             * scheduled. Its zeros must not be summed in as if they were counts. */
+            put(why, len,
+                "not counted on thread %d: zero cycles although it ran (a core type PAPI's PMU "
+                "does not cover, or never scheduled)",
+                t);
+            bad = 1;
+        } else {
+            for (int e = 0; e < nev; e++)
+                total[e] = v[e] < 0 || isnan(total[e]) ? NAN : total[e] + (double)v[e];
+        }
+    }
+    if (bad)
+        for (int e = 0; e < nev; e++)
+            total[e] = NAN;
+    else
+        snprintf(why, len, "ok");
+    return !bad;
+}
+
 void ns_counters_explain(int pmu_present, int hypervisor, int open_errno, int paranoid, int has_cap,
                          char *buf, size_t len) {
     char par[64];
@@ -1072,31 +1105,30 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
      * expose time_enabled/time_running, so the ratio is null with that reason. */
     double hw[NS_COUNTERS_MAX_EVENTS];
     char hw_status[STATUS_LEN] = "ok";
-    int hw_threads = 0;
-    for (int e = 0; e < g.nev; e++)
-        hw[e] = 0;
-    for (int i = 0; i < nslots; i++) {
-        slot *s = &ps.slots[i];
-        if (!s->tid) continue;
-        if (s->hw_rc != PAPI_OK) {
-            put(hw_status, sizeof hw_status, "not counted on thread %d: %s", i, s->hw_why);
-            continue;
+    int hw_ok = 0;
+    if (g.hw_available && g.nev > 0) {
+        long long *vals = calloc((size_t)nslots * (size_t)g.nev, sizeof(long long));
+        const char **tw = calloc((size_t)nslots, sizeof(char *));
+        if (vals && tw) {
+            int used = 0;
+            for (int i = 0; i < nslots; i++) {
+                slot *s = &ps.slots[i];
+                if (!s->tid) continue;
+                tw[used] = s->hw_rc == PAPI_OK ? NULL : s->hw_why;
+                memcpy(vals + (size_t)used * (size_t)g.nev, s->hw,
+                       (size_t)g.nev * sizeof(long long));
+                used++;
+            }
+            hw_ok =
+                ns_counters_sum_threads(vals, tw, used, g.nev, ic, hw, hw_status, sizeof hw_status);
+        } else {
+            snprintf(hw_status, sizeof hw_status, "not counted: out of memory");
         }
-        /* A thread that ran the kernel but counted no cycles was not counted at all: a hybrid
-         * CPU whose other core type PAPI's PMU does not cover (B03), or a set never scheduled.
-         * Its zeros must not be summed in as if they were counts. */
-        if (ic >= 0 && s->hw[ic] == 0) {
-            put(hw_status, sizeof hw_status,
-                "not counted on thread %d: zero cycles although it ran (a core type PAPI's PMU "
-                "does not cover, or never scheduled)",
-                i);
-            continue;
-        }
-        hw_threads++;
-        for (int e = 0; e < g.nev; e++)
-            hw[e] += (double)s->hw[e];
+        free(vals);
+        free(tw);
+    } else {
+        snprintf(hw_status, sizeof hw_status, "not counted: hardware counters unavailable");
     }
-    int hw_ok = g.hw_available && hw_threads == counted && counted > 0;
     json_t *evs = json_array();
     for (int r = 0; r < g.nreq; r++) {
         json_t *e = json_object();
@@ -1106,7 +1138,9 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
         int idx = -1;
         for (int j = 0; j < g.nev; j++)
             if (g.ev_index[j] == r) idx = j;
-        const char *bad = idx >= 0 && hw_ok ? ns_counters_check(hw[idx], 0, INFINITY) : NULL;
+        const char *bad = NULL;
+        if (idx >= 0 && hw_ok && (bad = ns_counters_check(hw[idx], 0, INFINITY)) && isnan(hw[idx]))
+            bad = "invalid: negative on a thread (a derived preset under multiplexing)";
         if (idx >= 0 && hw_ok && !bad) {
             json_object_set_new(e, "value", count_json(hw[idx]));
             json_object_set_new(e, "running_enabled_ratio", json_null());

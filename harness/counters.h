@@ -139,6 +139,15 @@ double ns_counters_flops_ratio(double counted, double analytic, int *suspect, co
 double ns_counters_bytes_ratio(double counted, double analytic, double elapsed_s,
                                const char **status);
 
+/* Sums per-thread hardware counts. vals[t * nev + e] is thread t's count of event e;
+ * thread_why[t] is NULL when thread t's set started and stopped, else why not; cycles is the
+ * index of the cycles event or -1. Returns 1 with total[] filled when every thread counted
+ * (an event negative on any thread, as derived presets can be under multiplexing (B04), gets
+ * total NAN); returns 0 with total[] all NAN and the first culprit in why when a thread did not
+ * count, or counted zero cycles although it ran (the other core type of a hybrid CPU, B03). */
+int ns_counters_sum_threads(const long long *vals, const char *const *thread_why, int nthreads,
+                            int nev, int cycles, double *total, char *why, size_t len);
+
 /* The reason hardware counting failed, in words a user can act on, from what the system shows:
  * pmu_present (a core PMU in /sys/bus/event_source/devices: cpu, cpu_core, cpu_atom, armv8_*),
  * hypervisor (cpuid hypervisor bit), open_errno (errno of perf_event_open(cycles, user only)),

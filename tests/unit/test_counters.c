@@ -175,6 +175,39 @@ static void test_bytes_ratio(void **unused) {
     assert_contains(st, "not measured");
 }
 
+static void test_sum_threads(void **unused) {
+    /* Events: cycles, instructions, PAPI_BR_PRC (a derived preset). */
+    long long v[3][3] = {{1000, 2000, 10}, {1100, 2100, 12}, {900, 1500, 9}};
+    const char *ok3[3] = {NULL, NULL, NULL};
+    double tot[3];
+    char why[256];
+    assert_int_equal(ns_counters_sum_threads(&v[0][0], ok3, 3, 3, 0, tot, why, sizeof why), 1);
+    assert_near(tot[0], 3000, 0);
+    assert_near(tot[1], 5600, 0);
+    assert_near(tot[2], 31, 0);
+    assert_string_equal(why, "ok");
+    /* B04: negative on one thread; the sum would hide it (10 - 3 + 9 > 0). */
+    v[1][2] = -3;
+    assert_int_equal(ns_counters_sum_threads(&v[0][0], ok3, 3, 3, 0, tot, why, sizeof why), 1);
+    assert_true(isnan(tot[2]));
+    assert_near(tot[0], 3000, 0);
+    v[1][2] = 12;
+    /* B03: thread 2 on a core type the PMU does not cover reads all zeros. */
+    long long z[2][3] = {{1000, 2000, 10}, {0, 0, 0}};
+    assert_int_equal(ns_counters_sum_threads(&z[0][0], ok3, 2, 3, 0, tot, why, sizeof why), 0);
+    assert_true(isnan(tot[0]) && isnan(tot[1]) && isnan(tot[2]));
+    assert_contains(why, "thread 1: zero cycles");
+    /* Without a cycles event zeros cannot be told from real zeros: summed. */
+    assert_int_equal(ns_counters_sum_threads(&z[0][0], ok3, 2, 3, -1, tot, why, sizeof why), 1);
+    assert_near(tot[1], 2000, 0);
+    /* A thread whose set failed: nothing is reported as a partial total. */
+    const char *fail1[3] = {NULL, "PAPI_start(set): Permission level does not permit", NULL};
+    assert_int_equal(ns_counters_sum_threads(&v[0][0], fail1, 3, 3, 0, tot, why, sizeof why), 0);
+    assert_true(isnan(tot[0]));
+    assert_contains(why, "thread 1: PAPI_start");
+    assert_int_equal(ns_counters_sum_threads(&v[0][0], ok3, 0, 3, 0, tot, why, sizeof why), 0);
+}
+
 static void test_explain(void **unused) {
     char b[600];
     /* This VM: no core PMU, hypervisor bit set, ENOENT, paranoid 2, root. */
@@ -561,21 +594,14 @@ int main(void) {
     toy_self.run_model = NS_RUN_SELF;
     toy_self.run = toy_run_self;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scale),
-        cmocka_unit_test(test_check),
-        cmocka_unit_test(test_flops_ratio),
-        cmocka_unit_test(test_bytes_ratio),
-        cmocka_unit_test(test_explain),
-        cmocka_unit_test(test_context),
-        cmocka_unit_test(test_bad_events),
-        cmocka_unit_test(test_measure_team),
-        cmocka_unit_test(test_measure_self),
-        cmocka_unit_test(test_measure_rusage),
-        cmocka_unit_test(test_measure_no_software),
-        cmocka_unit_test(test_hardware),
-        cmocka_unit_test(test_hardware_multiplexed),
-        cmocka_unit_test(test_clockprobe),
-        cmocka_unit_test(test_clockprobe_annotate),
+        cmocka_unit_test(test_scale),          cmocka_unit_test(test_check),
+        cmocka_unit_test(test_flops_ratio),    cmocka_unit_test(test_bytes_ratio),
+        cmocka_unit_test(test_sum_threads),    cmocka_unit_test(test_explain),
+        cmocka_unit_test(test_context),        cmocka_unit_test(test_bad_events),
+        cmocka_unit_test(test_measure_team),   cmocka_unit_test(test_measure_self),
+        cmocka_unit_test(test_measure_rusage), cmocka_unit_test(test_measure_no_software),
+        cmocka_unit_test(test_hardware),       cmocka_unit_test(test_hardware_multiplexed),
+        cmocka_unit_test(test_clockprobe),     cmocka_unit_test(test_clockprobe_annotate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
