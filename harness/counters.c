@@ -560,8 +560,10 @@ static void sw_open(sw_set *s) {
         a.config = sw_def[i].config;
         a.disabled = 1;
         a.exclude_hv = 1;
-        /* Kernel side included: context switches and migrations happen in the kernel and read 0
-         * when excluded. The probe falls back to getrusage where that is refused. */
+        /* Kernel side included: with exclude_kernel, page faults, context switches and
+         * migrations read 0 (measured here) since they are raised in kernel context. Where the
+         * kernel side is refused (unprivileged at perf_event_paranoid >= 2) the probe falls back
+         * to getrusage, which counts them correctly. */
         a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
         long fd = perf_open(&a, 0);
         if (fd < 0)
