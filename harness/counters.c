@@ -814,6 +814,10 @@ int ns_counters_init(const char *events, char *err, size_t errlen) {
             put(g.req_status[i], STATUS_LEN, "not counted: %s", g.status);
     }
     if (g.papi_ok && g.nreq == 0 && !bad) snprintf(g.status, sizeof g.status, "no events asked");
+    if (bad) {
+        put(g.status, sizeof g.status, "no hardware events: %s", err);
+        g.reason[0] = 0;
+    }
     sw_probe();
     measure_overhead();
     NS_MARKER_INIT();
@@ -1049,6 +1053,10 @@ static double outside_cpu_s(const tasks *a, const tasks *b, const pass *ps) {
 
 json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
                             double analytic_flops_per_rep, double analytic_bytes_per_rep) {
+    if (!g.inited) { /* the caller skipped ns_counters_init: defaults, so nothing is blank */
+        char err[256];
+        ns_counters_init(NULL, err, sizeof err);
+    }
     json_t *o = json_object();
     int threads = p->threads < 1 ? 1 : p->threads;
     int pool = k->run_model == NS_RUN_SELF && threads > 1;

@@ -100,7 +100,8 @@ const char *ns_counters_summary(void);
  *              bytes_ratio (counted / analytic bytes), measured_ai_flop_per_byte (analytic
  *              FLOPs / counted bytes)}: each {value|null, status},
  *    likwid_region (name of the marker region, or null)}
- * Hardware and software values are totals over the counted threads and over all reps. */
+ * Hardware and software values are totals over the counted threads and over all reps.
+ * Calls ns_counters_init(NULL, ...) first if nothing has. */
 json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
                             double analytic_flops_per_rep, double analytic_bytes_per_rep);
 

@@ -300,8 +300,10 @@ static void test_bad_events(void **unused) {
     assert_contains(err, "empty event name");
     assert_int_equal(ns_counters_init("a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q", err, sizeof err), -1);
     assert_contains(err, "more than 16");
-    /* Usable afterwards: no hardware event asked, software events still there. */
+    /* Usable afterwards: no hardware event asked, software events still there, and the status
+     * says why there are no hardware events. */
     json_t *c = ns_counters_context_json();
+    assert_contains(json_string_value(json_object_get(c, "status")), "more than 16");
     assert_int_equal(json_array_size(json_object_get(c, "events")), 0);
     assert_false(json_is_true(json_object_get(c, "available")));
     json_decref(c);
@@ -458,6 +460,21 @@ static void test_measure_team(void **unused) {
 static void test_measure_self(void **unused) {
     run_pass(&toy_self, 2, 20, NULL); /* pool threads: both counted, coverage not partial */
     run_pass(&toy_self, 1, 20, NULL);
+}
+
+static void test_measure_without_init(void **unused) {
+    ns_counters_finish(); /* nothing initialised */
+    unsetenv("NODESCALE_SW_EVENTS");
+    ns_params p = {.n = 1 << 16, .threads = 1};
+    void *st = toy_team.create(&p);
+    json_t *c = ns_counters_measure(&toy_team, st, &p, 3, toy_flops(&p), toy_bytes(&p));
+    check_no_fake_numbers(c);
+    assert_true(strlen(json_string_value(json_object_get(c, "status"))) > 0);
+    json_t *tc = find_sw(c, "perf::TASK-CLOCK");
+    assert_true(strlen(json_string_value(json_object_get(tc, "status"))) > 0);
+    json_decref(c);
+    toy_team.destroy(st);
+    ns_counters_finish();
 }
 
 static void test_measure_rusage(void **unused) {
@@ -634,14 +651,23 @@ int main(void) {
     toy_self.run_model = NS_RUN_SELF;
     toy_self.run = toy_run_self;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scale),          cmocka_unit_test(test_check),
-        cmocka_unit_test(test_flops_ratio),    cmocka_unit_test(test_bytes_ratio),
-        cmocka_unit_test(test_sum_threads),    cmocka_unit_test(test_explain),
-        cmocka_unit_test(test_context),        cmocka_unit_test(test_bad_events),
-        cmocka_unit_test(test_measure_team),   cmocka_unit_test(test_measure_self),
-        cmocka_unit_test(test_measure_rusage), cmocka_unit_test(test_measure_no_software),
-        cmocka_unit_test(test_hardware),       cmocka_unit_test(test_hardware_multiplexed),
-        cmocka_unit_test(test_clockprobe),     cmocka_unit_test(test_clockprobe_annotate),
+        cmocka_unit_test(test_scale),
+        cmocka_unit_test(test_check),
+        cmocka_unit_test(test_flops_ratio),
+        cmocka_unit_test(test_bytes_ratio),
+        cmocka_unit_test(test_sum_threads),
+        cmocka_unit_test(test_explain),
+        cmocka_unit_test(test_context),
+        cmocka_unit_test(test_bad_events),
+        cmocka_unit_test(test_measure_team),
+        cmocka_unit_test(test_measure_self),
+        cmocka_unit_test(test_measure_without_init),
+        cmocka_unit_test(test_measure_rusage),
+        cmocka_unit_test(test_measure_no_software),
+        cmocka_unit_test(test_hardware),
+        cmocka_unit_test(test_hardware_multiplexed),
+        cmocka_unit_test(test_clockprobe),
+        cmocka_unit_test(test_clockprobe_annotate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
