@@ -86,7 +86,7 @@ lib/libnodescale.a: $(LIB_OBJ)
 
 lib/libnodescale.so: $(LIB_OBJ)
 	@mkdir -p lib
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnodescale.so.0 -o $@ $^ -lm
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnodescale.so.0 -o $@ $^ -lhwloc -ldl -lm
 
 $(BIN)/tests/%: tests/unit/%.c $(APP_OBJ) $(LIB_OBJ)
 	@mkdir -p $(dir $@) $(BDIR)/tests

@@ -203,6 +203,7 @@ json_t *ns_allreduce_measure(int threads, int quick, FILE *log) {
     int p = threads > 0 ? threads : omp_get_max_threads();
     int64_t sz[MAX_POINTS];
     int64_t max = fitting_max(p);
+    if (quick && max > (INT64_C(32) << 20)) max = INT64_C(32) << 20; /* --quick: <= 32 MiB */
     int npts = (int)sizes(quick, max, sz);
     point *ring = calloc((size_t)npts, sizeof *ring), *tree = calloc((size_t)npts, sizeof *tree);
     json_t *o = json_object();

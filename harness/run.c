@@ -24,6 +24,7 @@
 #include "harness/clockprobe.h"
 #include "harness/counters.h"
 #include "harness/commands.h"
+#include "harness/allreduce.h"
 #include "harness/context.h"
 #include "harness/json.h"
 #include "harness/result.h"
@@ -166,6 +167,14 @@ static void measure_sweep(run_state *s, json_t *root) {
     }
 }
 
+/* The reductions --quick runs: sum and dot in both precisions. */
+static int in_quick_set(const char *name) {
+    static const char *const quick[] = {"dsum", "ddot", "ssum", "sdot"};
+    for (size_t i = 0; i < sizeof quick / sizeof quick[0]; i++)
+        if (!strcmp(name, quick[i])) return 1;
+    return 0;
+}
+
 /* Kernels of a family at a working-set size, on all threads. */
 static void measure_family(run_state *s, json_t *root, const char *family, double ws_bytes) {
     size_t nk;
@@ -175,6 +184,7 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
         if (strcmp(all[i]->family, family) != 0) continue;
         if (ns_registry_find(all[i]->name, NULL) != all[i]) continue; /* the selected ISA only */
         if (s->o->kernels && !strstr(s->o->kernels, all[i]->name)) continue;
+        if (s->o->quick && !strcmp(family, "reduce") && !in_quick_set(all[i]->name)) continue;
         const ns_kernel *k = all[i];
         ns_params unit = {.n = 1, .threads = s->o->threads};
         double per_el = k->working_set(&unit);
@@ -218,13 +228,15 @@ static void measure_gemm(run_state *s, json_t *root) {
         }
 }
 
-static int count_family(const char *family, int selected_only) {
+/* Kernels measure_family will run for family. */
+static int count_family(const ns_run_opts *o, const char *family) {
     size_t nk;
     int c = 0;
     const ns_kernel *const *all = ns_registry(&nk);
     for (size_t i = 0; i < nk; i++)
-        if (!strcmp(all[i]->family, family) &&
-            (!selected_only || ns_registry_find(all[i]->name, NULL) == all[i]))
+        if (!strcmp(all[i]->family, family) && ns_registry_find(all[i]->name, NULL) == all[i] &&
+            (!o->kernels || strstr(o->kernels, all[i]->name)) &&
+            !(o->quick && !strcmp(family, "reduce") && !in_quick_set(all[i]->name)))
             c++;
     return c;
 }
@@ -274,7 +286,7 @@ json_t *ns_run_node(const ns_run_opts *o) {
                 ngemm++;
     }
     s.total = (int)(sizeof peak_names / sizeof peak_names[0]) * ntc + sweep_total +
-              2 * (count_family("stream", 1) + count_family("reduce", 1)) +
+              2 * (count_family(o, "stream") + count_family(o, "reduce")) + 1 +
               ngemm * (o->quick ? 2 : 4);
 
     logf_(&s, "nodescale run%s: %d threads, CPU %s, ISA %s\n", o->quick ? " --quick" : "",
@@ -290,6 +302,12 @@ json_t *ns_run_node(const ns_run_opts *o) {
         measure_family(&s, root, "reduce", w);
     }
     measure_gemm(&s, root);
+    if (!interrupted()) {
+        json_t *ar = ns_allreduce_measure(o->threads, o->quick, o->log ? o->log : stderr);
+        if (ar) json_object_set_new(root, "allreduce", ar);
+        progress(&s, "thread all-reduce (ring, tree), alpha-beta fit");
+    }
+    json_object_set_new(ctx, "fp_state", ns_fpstate_json(o->threads));
 
     if (interrupted()) {
         json_object_set_new(root, "interrupted", json_true());
