@@ -436,7 +436,7 @@ static int hw_try(const int *idx, int n, int multiplex, char *why, size_t len) {
 /* Parses "NAME[*BYTES],..." into g.req (blanks around names ignored). "*BYTES" marks a
  * memory-traffic event: each count moves BYTES bytes (e.g. L2_LINES_IN:ALL*64), and the sum of
  * such events is the counted memory traffic. 0, or -1 with a one-line reason. */
-static int parse_events(const char *spec, char *err, size_t errlen) {
+static int parse_events(const char *spec, const char *src, char *err, size_t errlen) {
     g.nreq = 0;
     const char *s = spec;
     for (;;) {
@@ -449,11 +449,11 @@ static int parse_events(const char *spec, char *err, size_t errlen) {
         const char *star = memchr(s, '*', l);
         size_t nl = star ? (size_t)(star - s) : l;
         if (nl == 0 || nl >= NAME_LEN) {
-            put(err, errlen, "--events: %s event name in '%s'", nl ? "over-long" : "empty", spec);
+            put(err, errlen, "%s '%s': %s event name", src, spec, nl ? "over-long" : "empty");
             goto bad;
         }
         if (g.nreq == NS_COUNTERS_MAX_EVENTS) {
-            snprintf(err, errlen, "--events: more than %d events", NS_COUNTERS_MAX_EVENTS);
+            put(err, errlen, "%s '%s': more than %d events", src, spec, NS_COUNTERS_MAX_EVENTS);
             goto bad;
         }
         memcpy(g.req[g.nreq], s, nl);
@@ -474,7 +474,7 @@ static int parse_events(const char *spec, char *err, size_t errlen) {
         s = e + 1;
     }
 bad_mult:
-    put(err, errlen, "--events: after '*' want the bytes one count moves (1-4096) in '%s'", spec);
+    put(err, errlen, "%s '%s': after '*' want the bytes one count moves (1-4096)", src, spec);
 bad:
     g.nreq = 0;
     return -1;
@@ -789,9 +789,10 @@ int ns_counters_init(const char *events, char *err, size_t errlen) {
     g.inited = 1;
     g.paranoid = read_paranoid();
     pmu_present();
-    const char *spec = events && *events ? events : getenv("NODESCALE_EVENTS");
-    if (!spec || !*spec) spec = NS_COUNTERS_DEFAULT_EVENTS;
-    int bad = parse_events(spec, err, errlen);
+    const char *spec = events, *src = "--events";
+    if (!spec || !*spec) spec = getenv("NODESCALE_EVENTS"), src = "NODESCALE_EVENTS";
+    if (!spec || !*spec) spec = NS_COUNTERS_DEFAULT_EVENTS, src = "default events";
+    int bad = parse_events(spec, src, err, errlen);
 
     int v = PAPI_library_init(PAPI_VER_CURRENT);
     if (v != PAPI_VER_CURRENT) {

@@ -61,8 +61,9 @@
  * Calling it again first undoes the previous call. Never fails: returns 0 when hardware events
  * can be counted, 1 when they cannot (the reason is in the context JSON and the summary),
  * -1 when events names something malformed (empty name, more than NS_COUNTERS_MAX_EVENTS, a
- * BYTES outside 1-4096); then
- * err receives a one-line reason and the state is as if no hardware event had been asked for. */
+ * BYTES outside 1-4096); then err receives a one-line reason naming its source, e.g.
+ * "NODESCALE_EVENTS 'A,,B': empty event name" (print it as is), and the state is as if no
+ * hardware event had been asked for. */
 int ns_counters_init(const char *events, char *err, size_t errlen);
 
 /* 1 when at least one hardware event can be counted. */
