@@ -257,7 +257,7 @@ json_t *ns_run_node(const ns_run_opts *o) {
     json_t *ctx = ns_context_json(o->threads);
     json_object_set_new(root, "context", ctx);
     char err[512];
-    if (ns_counters_init(o->events, err, sizeof err) < 0) logf_(&s, "counters: %s\n", err);
+    if (ns_counters_init(o->events, err, sizeof err) < 0) logf_(&s, "%s\n", err);
     json_object_set_new(ctx, "counters", ns_counters_context_json());
     logf_(&s, "%s\n", ns_counters_summary());
     s.ghz = ns_clockprobe_ghz();
@@ -424,6 +424,11 @@ int ns_cmd_run(int argc, char **argv) {
         free(copy);
     }
 
+    {
+        char eerr[512];
+        if (ns_counters_init(events, eerr, sizeof eerr) < 0) return ns_usage_error(cmd, "%s", eerr);
+        ns_counters_finish();
+    }
     char dir[4096];
     if (out) {
         snprintf(dir, sizeof dir, "%s", out);

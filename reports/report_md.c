@@ -58,7 +58,7 @@ static void node_facts(FILE *f, const json_t *ctx) {
     num(f, timer, "resolution_s", "%.2g s");
     fprintf(f, " |\n");
     const json_t *ctr = json_object_get(ctx, "counters");
-    fprintf(f, "| counters | %s |\n", ctr ? str(ctr, "status") : "not measured");
+    fprintf(f, "| counters | %s |\n", ctr ? str(ctr, "summary") : "not measured");
     const json_t *probe = json_object_get(ctx, "clock_probe");
     fprintf(f, "| clock (probe, no counters needed) | ");
     num(f, probe, "before_ghz", "%.2f GHz before");

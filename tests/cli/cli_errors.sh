@@ -32,6 +32,7 @@ expect2 "missing --out value" $ns run --out
 expect2 "unwritable --out" $ns run --quick --out /proc/nodescale-cannot
 expect2 "unknown kernel in --kernels" $ns run --kernels stream_triad,nope
 expect2 "bad format" $ns run --format xml
+expect2 "malformed --events" $ns run --quick --events "PAPI_TOT_CYC,,X"
 expect2 "bench without kernel" $ns bench
 expect2 "bench unknown kernel" $ns bench nope
 expect2 "bench bad size" $ns bench stream_triad --n 12abc
