@@ -15,6 +15,7 @@
  * Strided input is gathered into a stack buffer per leaf and always takes the pairwise shape. */
 #include <math.h>
 #include <omp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,8 +45,14 @@ int64_t ns_red_det_block(int64_t n) {
 void ns_red_split(int64_t n, int mode, int tid, int nthreads, int64_t *lo, int64_t *hi) {
     int64_t unit = mode == NS_RED_DET ? ns_red_det_block(n) : NS_RED_ALIGN;
     int64_t units = (n + unit - 1) / unit;
-    int64_t a = (int64_t)((__int128)units * tid / nthreads) * unit;
-    int64_t b = (int64_t)((__int128)units * (tid + 1) / nthreads) * unit;
+    int64_t a, b;
+    if (units < INT64_MAX / NS_RED_MAX_THREADS) { /* the common case: no 128-bit division */
+        a = units * tid / nthreads * unit;
+        b = units * (tid + 1) / nthreads * unit;
+    } else {
+        a = (int64_t)((__int128)units * tid / nthreads) * unit;
+        b = (int64_t)((__int128)units * (tid + 1) / nthreads) * unit;
+    }
     *lo = a < n ? a : n;
     *hi = b < n ? b : n;
 }

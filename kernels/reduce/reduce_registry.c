@@ -36,6 +36,7 @@ typedef struct rk_state {
     void *x, *y;
     ns_dd *parts;
     ns_amax_part *aparts;
+    int64_t lo[NS_RED_MAX_THREADS], hi[NS_RED_MAX_THREADS]; /* fast mode: each thread's share */
 } rk_state;
 
 static int is_sp(const rk_cfg *c) {
@@ -113,6 +114,7 @@ static void *rk_create(const rk_cfg *c, const ns_params *p) {
         return NULL;
     }
     int mode = c->amax ? NS_RED_FAST : c->mode;
+    for (int t = 0; t < p->threads; t++) ns_red_split(p->n, mode, t, p->threads, &s->lo[t], &s->hi[t]);
 #pragma omp parallel num_threads(p->threads)
     {
         int64_t lo, hi;
@@ -132,7 +134,9 @@ static void *rk_create(const rk_cfg *c, const ns_params *p) {
 
 static void rk_run(void *sv, int tid, int nthreads) {
     rk_state *s = sv;
-    if (s->cfg->amax)
+    if (!s->cfg->amax && s->job.mode == NS_RED_FAST && nthreads == s->threads)
+        s->parts[tid * NS_RED_PAD] = ns_red_share(&s->job, s->lo[tid], s->hi[tid]); /* as below */
+    else if (s->cfg->amax)
         ns_amax_team_part(s->job.u, is_sp(s->cfg), s->job.n, s->x, 1, tid, nthreads, s->aparts);
     else
         ns_red_team_part(&s->job, tid, nthreads, s->parts);

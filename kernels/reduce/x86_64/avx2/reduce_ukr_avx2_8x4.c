@@ -15,12 +15,14 @@ enum { R = 8, RC = 4 };
 
 static double y_dsum(int64_t n, const double *x) {
     __m256d a[R];
+#pragma GCC unroll 8
     for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 4 * R <= n; i += 4 * R)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++) a[k] = _mm256_add_pd(a[k], _mm256_loadu_pd(x + i + 4 * k));
     double s[4 * R];
+#pragma GCC unroll 8
     for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
     for (int64_t r = 0; i + r < n; r++) s[r] += x[i + r];
     return ns_tree_d(s, 4 * R);
@@ -28,6 +30,7 @@ static double y_dsum(int64_t n, const double *x) {
 
 static double y_ddot(int64_t n, const double *x, const double *y) {
     __m256d a[R];
+#pragma GCC unroll 8
     for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 4 * R <= n; i += 4 * R)
@@ -36,6 +39,7 @@ static double y_ddot(int64_t n, const double *x, const double *y) {
             a[k] = _mm256_fmadd_pd(_mm256_loadu_pd(x + i + 4 * k), _mm256_loadu_pd(y + i + 4 * k),
                                    a[k]);
     double s[4 * R];
+#pragma GCC unroll 8
     for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
     for (int64_t r = 0; i + r < n; r++) s[r] = fma(x[i + r], y[i + r], s[r]);
     return ns_tree_d(s, 4 * R);
@@ -43,6 +47,7 @@ static double y_ddot(int64_t n, const double *x, const double *y) {
 
 static double y_dsumsq(int64_t n, const double *x, double scale) {
     __m256d a[R], sc = _mm256_set1_pd(scale);
+#pragma GCC unroll 8
     for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 4 * R <= n; i += 4 * R)
@@ -53,6 +58,7 @@ static double y_dsumsq(int64_t n, const double *x, double scale) {
             a[k] = _mm256_fmadd_pd(v, v, a[k]);
         }
     double s[4 * R];
+#pragma GCC unroll 8
     for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
     for (int64_t r = 0; i + r < n; r++) {
         double v = scale != 1.0 ? x[i + r] * scale : x[i + r];
@@ -63,12 +69,14 @@ static double y_dsumsq(int64_t n, const double *x, double scale) {
 
 static float y_ssum(int64_t n, const float *x) {
     __m256 a[R];
+#pragma GCC unroll 8
     for (int k = 0; k < R; k++) a[k] = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++) a[k] = _mm256_add_ps(a[k], _mm256_loadu_ps(x + i + 8 * k));
     float s[8 * R];
+#pragma GCC unroll 8
     for (int k = 0; k < R; k++) _mm256_storeu_ps(s + 8 * k, a[k]);
     for (int64_t r = 0; i + r < n; r++) s[r] += x[i + r];
     return ns_tree_s(s, 8 * R);
@@ -76,6 +84,7 @@ static float y_ssum(int64_t n, const float *x) {
 
 static float y_sdot(int64_t n, const float *x, const float *y) {
     __m256 a[R];
+#pragma GCC unroll 8
     for (int k = 0; k < R; k++) a[k] = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
@@ -84,6 +93,7 @@ static float y_sdot(int64_t n, const float *x, const float *y) {
             a[k] = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8 * k), _mm256_loadu_ps(y + i + 8 * k),
                                    a[k]);
     float s[8 * R];
+#pragma GCC unroll 8
     for (int k = 0; k < R; k++) _mm256_storeu_ps(s + 8 * k, a[k]);
     for (int64_t r = 0; i + r < n; r++) s[r] = fmaf(x[i + r], y[i + r], s[r]);
     return ns_tree_s(s, 8 * R);
@@ -91,6 +101,7 @@ static float y_sdot(int64_t n, const float *x, const float *y) {
 
 static double y_ssum_wide(int64_t n, const float *x) {
     __m256d a[R];
+#pragma GCC unroll 8
     for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 4 * R <= n; i += 4 * R)
@@ -98,6 +109,7 @@ static double y_ssum_wide(int64_t n, const float *x) {
         for (int k = 0; k < R; k++)
             a[k] = _mm256_add_pd(a[k], _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * k)));
     double s[4 * R];
+#pragma GCC unroll 8
     for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
     for (int64_t r = 0; i + r < n; r++) s[r] += (double)x[i + r];
     return ns_tree_d(s, 4 * R);
@@ -105,6 +117,7 @@ static double y_ssum_wide(int64_t n, const float *x) {
 
 static double y_sdot_wide(int64_t n, const float *x, const float *y) {
     __m256d a[R];
+#pragma GCC unroll 8
     for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 4 * R <= n; i += 4 * R)
@@ -113,6 +126,7 @@ static double y_sdot_wide(int64_t n, const float *x, const float *y) {
             a[k] = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * k)),
                                    _mm256_cvtps_pd(_mm_loadu_ps(y + i + 4 * k)), a[k]);
     double s[4 * R];
+#pragma GCC unroll 8
     for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
     for (int64_t r = 0; i + r < n; r++) s[r] = fma((double)x[i + r], (double)y[i + r], s[r]);
     return ns_tree_d(s, 4 * R);
@@ -139,6 +153,7 @@ static inline void comp_add_s(__m256 *s, __m256 *c, __m256 x) {
 
 static ns_dd dd_finish(const __m256d *s, const __m256d *c, ns_dd *slot) {
     double ls[4], lc[4];
+#pragma GCC unroll 8
     for (int k = 0; k < RC; k++) {
         _mm256_storeu_pd(ls, s[k]);
         _mm256_storeu_pd(lc, c[k]);
@@ -148,6 +163,7 @@ static ns_dd dd_finish(const __m256d *s, const __m256d *c, ns_dd *slot) {
 }
 static ns_ff ff_finish(const __m256 *s, const __m256 *c, ns_ff *slot) {
     float ls[8], lc[8];
+#pragma GCC unroll 8
     for (int k = 0; k < RC; k++) {
         _mm256_storeu_ps(ls, s[k]);
         _mm256_storeu_ps(lc, c[k]);
@@ -158,9 +174,11 @@ static ns_ff ff_finish(const __m256 *s, const __m256 *c, ns_ff *slot) {
 
 static ns_dd y_dsum_comp(int64_t n, const double *x) {
     __m256d s[RC], c[RC];
+#pragma GCC unroll 8
     for (int k = 0; k < RC; k++) s[k] = c[k] = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 4 * RC <= n; i += 4 * RC)
+#pragma GCC unroll 8
         for (int k = 0; k < RC; k++) comp_add(&s[k], &c[k], _mm256_loadu_pd(x + i + 4 * k));
     ns_dd slot[4 * RC];
     dd_finish(s, c, slot);
@@ -170,9 +188,11 @@ static ns_dd y_dsum_comp(int64_t n, const double *x) {
 
 static ns_dd y_ddot_comp(int64_t n, const double *x, const double *y) {
     __m256d s[RC], c[RC];
+#pragma GCC unroll 8
     for (int k = 0; k < RC; k++) s[k] = c[k] = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 4 * RC <= n; i += 4 * RC)
+#pragma GCC unroll 8
         for (int k = 0; k < RC; k++) {
             __m256d a = _mm256_loadu_pd(x + i + 4 * k), b = _mm256_loadu_pd(y + i + 4 * k);
             __m256d p = _mm256_mul_pd(a, b), ep = _mm256_fmsub_pd(a, b, p);
@@ -193,9 +213,11 @@ static ns_dd y_ddot_comp(int64_t n, const double *x, const double *y) {
 
 static ns_ff y_ssum_comp(int64_t n, const float *x) {
     __m256 s[RC], c[RC];
+#pragma GCC unroll 8
     for (int k = 0; k < RC; k++) s[k] = c[k] = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 8 * RC <= n; i += 8 * RC)
+#pragma GCC unroll 8
         for (int k = 0; k < RC; k++) comp_add_s(&s[k], &c[k], _mm256_loadu_ps(x + i + 8 * k));
     ns_ff slot[8 * RC];
     ff_finish(s, c, slot);
@@ -205,9 +227,11 @@ static ns_ff y_ssum_comp(int64_t n, const float *x) {
 
 static ns_ff y_sdot_comp(int64_t n, const float *x, const float *y) {
     __m256 s[RC], c[RC];
+#pragma GCC unroll 8
     for (int k = 0; k < RC; k++) s[k] = c[k] = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 8 * RC <= n; i += 8 * RC)
+#pragma GCC unroll 8
         for (int k = 0; k < RC; k++) {
             __m256 a = _mm256_loadu_ps(x + i + 8 * k), b = _mm256_loadu_ps(y + i + 8 * k);
             __m256 p = _mm256_mul_ps(a, b), ep = _mm256_fmsub_ps(a, b, p);
