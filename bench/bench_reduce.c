@@ -9,7 +9,8 @@
  * Targets (issue 4), on the ISA the CPU selects: plain sum and dot >= 1.00x likwid-bench and
  * >= 0.95x the read ceiling at every level; compensated within 10% and deterministic within 5%
  * of plain at DRAM sizes. Rows print "ok"/"MISS" against them; the exit status is 0 either way
- * (a benchmark reports, it does not gate). NODESCALE_BENCH_QUICK=1: 3 rounds, L1 and DRAM only; =2: L1 only. */
+ * (a benchmark reports, it does not gate). NODESCALE_BENCH_QUICK=1: 3 rounds, L1 and DRAM only; =2:
+ * L1 only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,9 +26,9 @@
 
 typedef struct {
     const char *level;
-    double ws;   /* working set, bytes (all threads) */
+    double ws; /* working set, bytes (all threads) */
     int threads;
-    int dot;     /* 0: sum, 1: dot */
+    int dot; /* 0: sum, 1: dot */
 } bench_case;
 
 static const char *names[2][NK] = {
@@ -96,7 +97,8 @@ static void run_case(const bench_case *c, const char *isa, int rounds) {
     const char *lname = !strcmp(isa, "avx512") ? (c->dot ? "ddot_avx512" : "sum_avx512")
                                                : (c->dot ? "ddot_avx" : "sum_avx");
     for (int r = 0; r < rounds; r++) {
-        for (int i = 0; i < NK; i++) rate[i][r] = k[i] ? gbs(k[i], st[i], &p[i], c->ws) : NAN;
+        for (int i = 0; i < NK; i++)
+            rate[i][r] = k[i] ? gbs(k[i], st[i], &p[i], c->ws) : NAN;
         /* about as long as one of our kernels' measurements: 0.1 s, 0.5 s at DRAM sizes */
         double est = rate[0][r] > 0 ? rate[0][r] : 10.0;
         int64_t iters = (int64_t)((c->ws > 1e8 ? 0.5 : 0.1) * est * 1e9 / c->ws);
@@ -118,10 +120,12 @@ static void run_case(const bench_case *c, const char *isa, int rounds) {
     for (int r = 0; r < n; r++) {
         if (lk[r] > 0 && rate[0][r] > 0) vs_l[nl++] = rate[0][r] / lk[r];
         if (rate[4][r] > 0 && rate[0][r] > 0) vs_c[ncl++] = rate[0][r] / rate[4][r];
-        for (int i = 1; i < 4; i++) rel[i][r] = rate[i][r] / rate[0][r];
+        for (int i = 1; i < 4; i++)
+            rel[i][r] = rate[i][r] / rate[0][r];
     }
     double med[NK], lo, hi, lmed, rl, rlo, rhi, rc, clo, chi;
-    for (int i = 0; i < NK; i++) summary(rate[i], isnan(rate[i][0]) ? 0 : n, &med[i], &lo, &hi);
+    for (int i = 0; i < NK; i++)
+        summary(rate[i], isnan(rate[i][0]) ? 0 : n, &med[i], &lo, &hi);
     summary(lk, n, &lmed, &lo, &hi);
     summary(vs_l, nl, &rl, &rlo, &rhi);
     summary(vs_c, ncl, &rc, &clo, &chi);
@@ -173,7 +177,8 @@ int main(int argc, char **argv) {
         double ws[4] = {l1, l2, l3, dram};
         for (int l = 0; l < 4; l++) {
             if (!(ws[l] > 0) || (quick && (l == 1 || l == 2)) || (quick == 2 && l == 3)) continue;
-            for (int d = 0; d < 2; d++) cases[nc++] = (bench_case){lv[l], ws[l], t, d};
+            for (int d = 0; d < 2; d++)
+                cases[nc++] = (bench_case){lv[l], ws[l], t, d};
         }
     }
     printf("reduce kernels (isa %s) vs likwid-bench %s/%s and the read ceiling stream_sum; "
@@ -183,7 +188,8 @@ int main(int argc, char **argv) {
     printf("%-4s %3s %9s %-4s %8s %8s  %-19s %8s  %-19s  %-19s  %-19s  %-19s  target\n", "lvl",
            "thr", "ws KiB", "op", "GB/s", "likwid", "ours/likwid", "ceiling", "ours/ceiling",
            "kahan/plain", "pairwise/plain", "det/fast");
-    for (int i = 0; i < nc; i++) run_case(&cases[i], isa, rounds);
+    for (int i = 0; i < nc; i++)
+        run_case(&cases[i], isa, rounds);
     printf("GB/s: medians over rounds (1 GB = 1e9 B, bytes read, no write-allocate: likwid-bench's "
            "convention). Ratios: per round, median [min..max].\n");
     return 0;

@@ -53,7 +53,8 @@ int ns_alpha_beta_fit(const double *size, const double *t, int n, double *alpha,
 
 static int64_t sizes(int quick, int64_t max, int64_t *out) {
     int n = 0;
-    for (int64_t s = MIN_BYTES; s <= max; s *= quick ? 4 : 2) out[n++] = s;
+    for (int64_t s = MIN_BYTES; s <= max; s *= quick ? 4 : 2)
+        out[n++] = s;
     if (out[n - 1] != max && max >= MIN_BYTES) out[n++] = max;
     return n;
 }
@@ -63,7 +64,8 @@ static int64_t fitting_max(int threads) {
     long pages = sysconf(_SC_AVPHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     double avail = pages > 0 && psize > 0 ? (double)pages * (double)psize : 1e12;
     int64_t m = MAX_BYTES;
-    while (m > MIN_BYTES && 2.0 * threads * (double)m > 0.5 * avail) m /= 2;
+    while (m > MIN_BYTES && 2.0 * threads * (double)m > 0.5 * avail)
+        m /= 2;
     return m;
 }
 
@@ -107,7 +109,8 @@ static int sweep(schedule_fn fn, int p, int quick, const int64_t *sz, int npts, 
             for (int s = 0; s < SAMPLES; s++) {
 #pragma omp barrier
                 double a = ns_now();
-                for (int64_t r = 0; r < pts[k].reps; r++) fn(send, recv, count, t, p);
+                for (int64_t r = 0; r < pts[k].reps; r++)
+                    fn(send, recv, count, t, p);
 #pragma omp master
                 pts[k].samples[s] = (ns_now() - a) / (double)pts[k].reps;
             }
@@ -123,13 +126,14 @@ static int sweep(schedule_fn fn, int p, int quick, const int64_t *sz, int npts, 
 #pragma omp barrier
 #pragma omp master
             if (log)
-                fprintf(log, "allreduce %-4s %2d threads %10lld B: %.3g s (%lld reps)%s\n", name,
-                        p, (long long)sz[k], ns_median(pts[k].samples, SAMPLES),
+                fprintf(log, "allreduce %-4s %2d threads %10lld B: %.3g s (%lld reps)%s\n", name, p,
+                        (long long)sz[k], ns_median(pts[k].samples, SAMPLES),
                         (long long)pts[k].reps, pts[k].validated ? "" : "  WRONG RESULT");
         }
     }
 out:
-    for (int t = 0; send && recv && t < p; t++) free(send[t]), free(recv[t]);
+    for (int t = 0; send && recv && t < p; t++)
+        free(send[t]), free(recv[t]);
     free(send);
     free(recv);
     return failed ? -1 : 0;
@@ -144,7 +148,8 @@ static json_t *points_json(const point *pts, int npts, int p) {
         ns_json_set_int(o, "size_bytes", pts[k].bytes);
         ns_json_set_int(o, "count", pts[k].bytes / (int64_t)sizeof(float));
         ns_json_set_int(o, "reps", pts[k].reps);
-        for (int s = 0; s < SAMPLES; s++) json_array_append_new(ss, json_real(pts[k].samples[s]));
+        for (int s = 0; s < SAMPLES; s++)
+            json_array_append_new(ss, json_real(pts[k].samples[s]));
         json_object_set_new(o, "samples_s", ss);
         ns_json_set_num(ts, "min", st.min, NULL);
         ns_json_set_num(ts, "median", st.median, NULL);
@@ -170,7 +175,8 @@ static json_t *points_json(const point *pts, int npts, int p) {
 static json_t *fit_json(const point *pts, int npts, int p, int ring) {
     double s[MAX_POINTS], t[MAX_POINTS], a, b, mr;
     json_t *o = json_object();
-    for (int k = 0; k < npts; k++) s[k] = (double)pts[k].bytes, t[k] = ns_median(pts[k].samples, SAMPLES);
+    for (int k = 0; k < npts; k++)
+        s[k] = (double)pts[k].bytes, t[k] = ns_median(pts[k].samples, SAMPLES);
     ns_json_set_str(o, "model", "t(S) = alpha_s + beta_s_per_byte * S, S = bytes per thread");
     ns_json_set_str(o, "schedule", ring ? "ring" : "tree");
     ns_json_set_str(o, "weighting", "least squares on relative residuals (weights 1/t^2)");

@@ -95,7 +95,8 @@ static inline ns_dd tree_dd(__m512d *s, __m512d *c) {
     _mm512_storeu_pd(ls, s[0]);
     _mm512_storeu_pd(lc, c[0]);
     ns_dd l[8];
-    for (int j = 0; j < 8; j++) l[j] = (ns_dd){ls[j], lc[j]};
+    for (int j = 0; j < 8; j++)
+        l[j] = (ns_dd){ls[j], lc[j]};
     return ns_tree_dd(l, 8);
 }
 static inline ns_ff tree_ff(__m512 *s, __m512 *c) {
@@ -105,7 +106,8 @@ static inline ns_ff tree_ff(__m512 *s, __m512 *c) {
     _mm512_storeu_ps(ls, s[0]);
     _mm512_storeu_ps(lc, c[0]);
     ns_ff l[16];
-    for (int j = 0; j < 16; j++) l[j] = (ns_ff){ls[j], lc[j]};
+    for (int j = 0; j < 16; j++)
+        l[j] = (ns_ff){ls[j], lc[j]};
     return ns_tree_ff(l, 16);
 }
 
@@ -114,11 +116,13 @@ static inline ns_ff tree_ff(__m512 *s, __m512 *c) {
 static double z_dsum(int64_t n, const double *x) {
     __m512d a[R]; /* indexed only by constants after unrolling: stays in registers */
 #pragma GCC unroll 8
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++) a[k] = _mm512_add_pd(a[k], _mm512_loadu_pd(x + i + 8 * k));
+        for (int k = 0; k < R; k++)
+            a[k] = _mm512_add_pd(a[k], _mm512_loadu_pd(x + i + 8 * k));
     if (i < n)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++)
@@ -129,7 +133,8 @@ static double z_dsum(int64_t n, const double *x) {
 static double z_ddot(int64_t n, const double *x, const double *y) {
     __m512d a[R];
 #pragma GCC unroll 8
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
@@ -149,7 +154,8 @@ static double z_ddot(int64_t n, const double *x, const double *y) {
 static double z_dsumsq(int64_t n, const double *x, double scale) {
     __m512d a[R], sc = _mm512_set1_pd(scale);
 #pragma GCC unroll 8
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_pd();
     int64_t i = 0;
     if (scale == 1.0) {
         for (; i + 8 * R <= n; i += 8 * R)
@@ -179,11 +185,13 @@ static double z_dsumsq(int64_t n, const double *x, double scale) {
 static ns_dd z_dsum_comp(int64_t n, const double *x) {
     __m512d s[R], c[R];
 #pragma GCC unroll 8
-    for (int k = 0; k < R; k++) s[k] = c[k] = _mm512_setzero_pd();
+    for (int k = 0; k < R; k++)
+        s[k] = c[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++) comp_add_d(&s[k], &c[k], _mm512_loadu_pd(x + i + 8 * k));
+        for (int k = 0; k < R; k++)
+            comp_add_d(&s[k], &c[k], _mm512_loadu_pd(x + i + 8 * k));
     if (i < n)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++)
@@ -194,7 +202,8 @@ static ns_dd z_dsum_comp(int64_t n, const double *x) {
 static ns_dd z_ddot_comp(int64_t n, const double *x, const double *y) {
     __m512d s[R], c[R];
 #pragma GCC unroll 8
-    for (int k = 0; k < R; k++) s[k] = c[k] = _mm512_setzero_pd();
+    for (int k = 0; k < R; k++)
+        s[k] = c[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
@@ -216,11 +225,13 @@ static ns_dd z_ddot_comp(int64_t n, const double *x, const double *y) {
 static float z_ssum(int64_t n, const float *x) {
     __m512 a[R];
 #pragma GCC unroll 8
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_ps();
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_ps();
     int64_t i = 0;
     for (; i + 16 * R <= n; i += 16 * R)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++) a[k] = _mm512_add_ps(a[k], _mm512_loadu_ps(x + i + 16 * k));
+        for (int k = 0; k < R; k++)
+            a[k] = _mm512_add_ps(a[k], _mm512_loadu_ps(x + i + 16 * k));
     if (i < n)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++)
@@ -231,13 +242,14 @@ static float z_ssum(int64_t n, const float *x) {
 static float z_sdot(int64_t n, const float *x, const float *y) {
     __m512 a[R];
 #pragma GCC unroll 8
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_ps();
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_ps();
     int64_t i = 0;
     for (; i + 16 * R <= n; i += 16 * R)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++)
-            a[k] = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16 * k),
-                                   _mm512_loadu_ps(y + i + 16 * k), a[k]);
+            a[k] = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16 * k), _mm512_loadu_ps(y + i + 16 * k),
+                                   a[k]);
     if (i < n)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++) {
@@ -251,11 +263,13 @@ static float z_sdot(int64_t n, const float *x, const float *y) {
 static ns_ff z_ssum_comp(int64_t n, const float *x) {
     __m512 s[R], c[R];
 #pragma GCC unroll 8
-    for (int k = 0; k < R; k++) s[k] = c[k] = _mm512_setzero_ps();
+    for (int k = 0; k < R; k++)
+        s[k] = c[k] = _mm512_setzero_ps();
     int64_t i = 0;
     for (; i + 16 * R <= n; i += 16 * R)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++) comp_add_s(&s[k], &c[k], _mm512_loadu_ps(x + i + 16 * k));
+        for (int k = 0; k < R; k++)
+            comp_add_s(&s[k], &c[k], _mm512_loadu_ps(x + i + 16 * k));
     if (i < n)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++)
@@ -266,7 +280,8 @@ static ns_ff z_ssum_comp(int64_t n, const float *x) {
 static ns_ff z_sdot_comp(int64_t n, const float *x, const float *y) {
     __m512 s[R], c[R];
 #pragma GCC unroll 8
-    for (int k = 0; k < R; k++) s[k] = c[k] = _mm512_setzero_ps();
+    for (int k = 0; k < R; k++)
+        s[k] = c[k] = _mm512_setzero_ps();
     int64_t i = 0;
     for (; i + 16 * R <= n; i += 16 * R)
 #pragma GCC unroll 8
@@ -292,7 +307,8 @@ static inline __m512d widen(__mmask8 m, const float *p) {
 static double z_ssum_wide(int64_t n, const float *x) {
     __m512d a[R];
 #pragma GCC unroll 8
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
@@ -300,14 +316,16 @@ static double z_ssum_wide(int64_t n, const float *x) {
             a[k] = _mm512_add_pd(a[k], _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8 * k)));
     if (i < n)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++) a[k] = _mm512_add_pd(a[k], widen(mask_d(n - i, k), x + i + 8 * k));
+        for (int k = 0; k < R; k++)
+            a[k] = _mm512_add_pd(a[k], widen(mask_d(n - i, k), x + i + 8 * k));
     return tree_d(a);
 }
 
 static double z_sdot_wide(int64_t n, const float *x, const float *y) {
     __m512d a[R];
 #pragma GCC unroll 8
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
@@ -326,7 +344,8 @@ static double z_sdot_wide(int64_t n, const float *x, const float *y) {
 static double z_ssumsq_wide(int64_t n, const float *x) {
     __m512d a[R];
 #pragma GCC unroll 8
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
@@ -357,7 +376,8 @@ static int64_t z_idamax(int64_t n, const double *x, double *amax) {
     const __m512i step = _mm512_set1_epi64(8);
     __mmask8 nan = 0;
 #pragma GCC unroll 8
-    for (int k = 0; k < RM; k++) m[k] = _mm512_set1_pd(-1.0), ix[k] = _mm512_setzero_si512();
+    for (int k = 0; k < RM; k++)
+        m[k] = _mm512_set1_pd(-1.0), ix[k] = _mm512_setzero_si512();
     int64_t i = 0;
     for (; i + 8 * RM <= n; i += 8 * RM)
 #pragma GCC unroll 8
@@ -398,7 +418,8 @@ static int64_t z_isamax_chunk(int64_t n, const float *x, float *amax) {
     const __m512i step = _mm512_set1_epi32(16);
     __mmask16 nan = 0;
 #pragma GCC unroll 8
-    for (int k = 0; k < RM; k++) m[k] = _mm512_set1_ps(-1.0f), ix[k] = _mm512_setzero_si512();
+    for (int k = 0; k < RM; k++)
+        m[k] = _mm512_set1_ps(-1.0f), ix[k] = _mm512_setzero_si512();
     int64_t i = 0;
     for (; i + 16 * RM <= n; i += 16 * RM)
 #pragma GCC unroll 8
