@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/context.h"
 #include "harness/json.h"
 #include "harness/stats.h"
 #include "harness/timer.h"
@@ -171,19 +172,39 @@ static json_t *points_json(const point *pts, int npts, int p) {
     return arr;
 }
 
-/* steps and per-step volume factor of the schedule's alpha-beta model, for the link values */
+/* The fit uses the two ends of the sweep, where the alpha-beta model holds: latency-bound sizes
+ * (S <= 4 KiB) fix alpha and sizes whose buffers (2 p S bytes) exceed twice the last-level
+ * cache fix beta; in between, cache-resident sizes run faster than either end and no straight
+ * line fits them (they are still listed). With no size past the cache, every point is used. */
+static int fit_points(const point *pts, int npts, int p, double *s, double *t, int *all) {
+    int llc = ns_llc_level();
+    double cache = llc ? (double)ns_cache_aggregate(llc, p) : 0;
+    int n = 0, big = 0;
+    for (int k = 0; k < npts; k++)
+        big += 2.0 * p * (double)pts[k].bytes > 2 * cache;
+    *all = big == 0;
+    for (int k = 0; k < npts; k++) {
+        double b = (double)pts[k].bytes;
+        if (*all || b <= 4096 || 2.0 * p * b > 2 * cache)
+            s[n] = b, t[n] = ns_median(pts[k].samples, SAMPLES), n++;
+    }
+    return n;
+}
+
 static json_t *fit_json(const point *pts, int npts, int p, int ring) {
     double s[MAX_POINTS], t[MAX_POINTS], a, b, mr;
     json_t *o = json_object();
-    for (int k = 0; k < npts; k++)
-        s[k] = (double)pts[k].bytes, t[k] = ns_median(pts[k].samples, SAMPLES);
+    int all, n = fit_points(pts, npts, p, s, t, &all);
     ns_json_set_str(o, "model", "t(S) = alpha_s + beta_s_per_byte * S, S = bytes per thread");
     ns_json_set_str(o, "schedule", ring ? "ring" : "tree");
     ns_json_set_str(o, "weighting", "least squares on relative residuals (weights 1/t^2)");
+    ns_json_set_str(o, "points_used",
+                    all ? "all sizes (none exceeds the last-level cache)"
+                        : "S <= 4 KiB and 2*threads*S > 2x last-level cache");
     int steps = ring ? 2 * (p - 1) : 2 * (int)ceil(log2((double)p));
     /* Volume one thread moves per byte of S: ring 2(p-1)/p, tree 2 ceil(log2 p). */
     double volume = ring ? 2.0 * (p - 1) / p : (double)steps;
-    if (ns_alpha_beta_fit(s, t, npts, &a, &b, &mr) != 0) {
+    if (ns_alpha_beta_fit(s, t, n, &a, &b, &mr) != 0) {
         ns_json_set_num(o, "alpha_s", NAN, "invalid: fewer than 2 points");
         ns_json_set_num(o, "beta_s_per_byte", NAN, NULL);
         return o;
@@ -198,7 +219,7 @@ static json_t *fit_json(const point *pts, int npts, int p, int ring) {
                     "per-step values undefined for 1 thread");
     ns_json_set_num(o, "link_beta_s_per_byte", steps > 0 ? b / volume : NAN, NULL);
     ns_json_set_int(o, "steps", steps);
-    ns_json_set_int(o, "points", npts);
+    ns_json_set_int(o, "points", n);
     ns_json_set_num(o, "max_rel_residual", mr, NULL);
     if (a < 0 && !json_object_get(o, "status"))
         ns_json_set_str(o, "status", "alpha fitted negative: latency below the timer's reach");
