@@ -227,9 +227,14 @@ static json_t *fit_json(const point *pts, int npts, int p, int ring) {
 }
 
 json_t *ns_allreduce_measure(int threads, int quick, FILE *log) {
+    return ns_allreduce_measure_upto(threads, quick, MAX_BYTES, log);
+}
+
+json_t *ns_allreduce_measure_upto(int threads, int quick, int64_t max_bytes, FILE *log) {
     int p = threads > 0 ? threads : omp_get_max_threads();
     int64_t sz[MAX_POINTS];
     int64_t max = fitting_max(p);
+    if (max_bytes < max) max = max_bytes < MIN_BYTES ? MIN_BYTES : max_bytes;
     int npts = (int)sizes(quick, max, sz);
     point *ring = calloc((size_t)npts, sizeof *ring), *tree = calloc((size_t)npts, sizeof *tree);
     json_t *o = json_object();
@@ -255,7 +260,9 @@ json_t *ns_allreduce_measure(int threads, int quick, FILE *log) {
         json_object_set_new(o, "fit", fit_json(ring, npts, p, 1));
         json_object_set_new(o, "fit_tree", fit_json(tree, npts, p, 0));
         char st[160];
-        if (max < MAX_BYTES)
+        if (max < fitting_max(p) && max < MAX_BYTES)
+            snprintf(st, sizeof st, "sizes above %lld B left out on request", (long long)max);
+        else if (max < MAX_BYTES)
             snprintf(st, sizeof st, "sizes above %lld B left out: not enough free memory",
                      (long long)max);
         else

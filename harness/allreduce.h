@@ -25,9 +25,13 @@
 #define NS_HARNESS_ALLREDUCE_H
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 
 json_t *ns_allreduce_measure(int threads, int quick, FILE *log);
+
+/* The same sweep ending at max_bytes (a power of two, >= 8) instead of 256 MiB; for tests. */
+json_t *ns_allreduce_measure_upto(int threads, int quick, int64_t max_bytes, FILE *log);
 
 /* Weighted least-squares fit of t = alpha + beta * S to n points, weights 1/t^2 (each point's
  * relative residual counts equally, so the small sizes fix alpha and the large ones beta).

@@ -124,13 +124,11 @@ static const char *elem(const void *x, int64_t n, int64_t inc, int64_t i, size_t
     return (const char *)x + k * (int64_t)size;
 }
 
-static ns_dd leaf(const ns_red_job *j, int64_t lo, int64_t hi) {
+/* Strided input: gathered into a stack buffer (leaves are at most NS_RED_PAIRWISE_LEAF elements
+ * on this path). Kept out of line so the unit-stride path carries no 32 KiB stack frame. */
+static __attribute__((noinline)) ns_dd leaf_gather(const ns_red_job *j, int64_t lo, int64_t hi) {
     size_t size = input_sp(j->op) ? sizeof(float) : sizeof(double);
     int dot = j->op == NS_OP_DDOT || j->op == NS_OP_SDOT;
-    if (j->incx == 1 && (!dot || j->incy == 1))
-        return leaf_unit(j, hi - lo, (const char *)j->x + lo * (int64_t)size,
-                         dot ? (const char *)j->y + lo * (int64_t)size : NULL);
-    /* Gather: leaves are at most NS_RED_PAIRWISE_LEAF elements on this path. */
     double bx[NS_RED_PAIRWISE_LEAF], by[NS_RED_PAIRWISE_LEAF];
     for (int64_t i = lo; i < hi; i++) {
         memcpy((char *)bx + (i - lo) * (int64_t)size, elem(j->x, j->n, j->incx, i, size), size);
@@ -138,6 +136,15 @@ static ns_dd leaf(const ns_red_job *j, int64_t lo, int64_t hi) {
             memcpy((char *)by + (i - lo) * (int64_t)size, elem(j->y, j->n, j->incy, i, size), size);
     }
     return leaf_unit(j, hi - lo, bx, by);
+}
+
+static ns_dd leaf(const ns_red_job *j, int64_t lo, int64_t hi) {
+    size_t size = input_sp(j->op) ? sizeof(float) : sizeof(double);
+    int dot = j->op == NS_OP_DDOT || j->op == NS_OP_SDOT;
+    if (j->incx == 1 && (!dot || j->incy == 1))
+        return leaf_unit(j, hi - lo, (const char *)j->x + lo * (int64_t)size,
+                         dot ? (const char *)j->y + lo * (int64_t)size : NULL);
+    return leaf_gather(j, lo, hi);
 }
 
 static int pairwise_shape(const ns_red_job *j) {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "harness/allreduce.h"
+#include "harness/json.h"
 #include "include/nodescale.h"
 #include "kernels/reduce/allreduce.h"
 #include "kernels/reduce/reduce_internal.h"
@@ -535,6 +536,42 @@ static void test_allreduce(void **state) {
     assert_true(fabs(a - 2e-6) < 1e-12 && fabs(b - 1e-10) < 1e-16 && mr < 1e-9);
 }
 
+/* The measurement's JSON: both schedules validated, busbw by the nccl-tests factor (null with a
+ * status for one thread, never 0), a fit with finite alpha and beta. Small sizes only. */
+static void test_allreduce_json(void **state) {
+    (void)state;
+    for (int p = 1; p <= 2; p++) {
+        json_t *r = ns_allreduce_measure_upto(p, 1, 1 << 16, NULL);
+        assert_non_null(r);
+        assert_string_equal(json_string_value(json_object_get(r, "convention")),
+                            "busbw = algbw * 2(n-1)/n (nccl-tests)");
+        const char *sched[] = {"ring", "tree"};
+        for (int s = 0; s < 2; s++) {
+            json_t *a = json_object_get(r, sched[s]);
+            assert_true(json_array_size(a) >= 5);
+            for (size_t i = 0; i < json_array_size(a); i++) {
+                json_t *pt = json_array_get(a, i);
+                assert_true(json_is_true(json_object_get(pt, "validated")));
+                double alg = ns_json_get_num(pt, "algbw_gbytes_per_s");
+                assert_true(alg > 0);
+                json_t *bus = json_object_get(pt, "busbw_gbytes_per_s");
+                if (p == 1)
+                    assert_true(json_is_null(bus) && json_object_get(pt, "status"));
+                else
+                    assert_true(fabs(json_real_value(bus) - alg) <= 1e-9 * alg); /* 2(2-1)/2 */
+            }
+        }
+        json_t *fit = json_object_get(r, "fit");
+        assert_true(isfinite(ns_json_get_num(fit, "alpha_s")));
+        assert_true(isfinite(ns_json_get_num(fit, "beta_s_per_byte")));
+        char *text = json_dumps(r, 0);
+        assert_null(strstr(text, "nan"));
+        assert_null(strstr(text, "inf"));
+        free(text);
+        json_decref(r);
+    }
+}
+
 /* MXCSR per thread: one entry per thread, FTZ/DAZ as the runtime left them (off by default). */
 static void test_fpstate(void **state) {
     (void)state;
@@ -570,6 +607,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_isa_forced),
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_allreduce),
+        cmocka_unit_test(test_allreduce_json),
         cmocka_unit_test(test_fpstate),
     };
     return cmocka_run_group_tests(tests, setup_isas, NULL);
