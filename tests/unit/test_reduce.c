@@ -269,12 +269,17 @@ static void test_sp_past_2_24(void **state) {
     for (int64_t i = 0; i < n; i++)
         x[i] = 1.0f;
     float r;
-    for (int m = 0; m < 2; m++) {
-        assert_int_equal(nodescale_ssum(n, x, 1, NodescaleSumPlain, m, &r), 0);
-        assert_true(r == 33554432.0f);
-        assert_int_equal(nodescale_sdot(n, x, 1, x, 1, NodescaleSumPlain, m, &r), 0);
-        assert_true(r == 33554432.0f);
+    int saved = omp_get_max_threads();
+    for (int t = 1; t <= 4; t++) { /* B18's OMP_NUM_THREADS=1,2,4 */
+        omp_set_num_threads(t);
+        for (int m = 0; m < 2; m++) {
+            assert_int_equal(nodescale_ssum(n, x, 1, NodescaleSumPlain, m, &r), 0);
+            assert_true(r == 33554432.0f);
+            assert_int_equal(nodescale_sdot(n, x, 1, x, 1, NodescaleSumPlain, m, &r), 0);
+            assert_true(r == 33554432.0f);
+        }
     }
+    omp_set_num_threads(saved);
     int64_t n2 = ((int64_t)1 << 24) + 3;
     for (int64_t i = 0; i < n2; i++)
         x[i] = (float)(0.5 + unif());
