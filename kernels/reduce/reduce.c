@@ -484,6 +484,10 @@ int nodescale_dnrm2(int64_t n, const double *x, int64_t incx, nodescale_sum_vari
     ns_red_job j;
     int e = setup(&j, NS_OP_DSUMSQ, n, x, incx, NULL, 1, variant, mode, result);
     if (e) return e;
+    if (n == 0) {
+        *result = 0.0;
+        return 0;
+    }
     double ss = ns_red_run(&j);
     /* One unscaled pass suffices unless the sum overflowed or is so small that squares below
      * the normal range could matter (each loses < 2^-1074; against 2^-920 that is n * 2^-154).
