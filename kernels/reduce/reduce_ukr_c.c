@@ -12,10 +12,16 @@
 
 enum { LD = 64, LS = 128 };
 
+/* Whole tiles first (slot j takes x[i + j]: the compiler vectorises across slots), then the
+ * tail: the same order as a[i % L] += x[i]. */
 static double c_dsum(int64_t n, const double *x) {
     double a[LD] = {0};
-    for (int64_t i = 0; i < n; i++)
-        a[i % LD] += x[i];
+    int64_t i = 0;
+    for (; i + LD <= n; i += LD)
+        for (int j = 0; j < LD; j++)
+            a[j] += x[i + j];
+    for (int j = 0; i + j < n; j++)
+        a[j] += x[i + j];
     return ns_tree_d(a, LD);
 }
 
@@ -66,8 +72,12 @@ static double c_dsumsq(int64_t n, const double *x, double scale) {
 
 static float c_ssum(int64_t n, const float *x) {
     float a[LS] = {0};
-    for (int64_t i = 0; i < n; i++)
-        a[i % LS] += x[i];
+    int64_t i = 0;
+    for (; i + LS <= n; i += LS)
+        for (int j = 0; j < LS; j++)
+            a[j] += x[i + j];
+    for (int j = 0; i + j < n; j++)
+        a[j] += x[i + j];
     return ns_tree_s(a, LS);
 }
 
@@ -81,8 +91,12 @@ static ns_ff c_ssum_comp(int64_t n, const float *x) {
 
 static double c_ssum_wide(int64_t n, const float *x) {
     double a[LD] = {0};
-    for (int64_t i = 0; i < n; i++)
-        a[i % LD] += (double)x[i];
+    int64_t i = 0;
+    for (; i + LD <= n; i += LD)
+        for (int j = 0; j < LD; j++)
+            a[j] += (double)x[i + j];
+    for (int j = 0; i + j < n; j++)
+        a[j] += (double)x[i + j];
     return ns_tree_d(a, LD);
 }
 
