@@ -10,7 +10,7 @@
  * >= 0.95x the read ceiling at every level; compensated within 10% and deterministic within 5%
  * of plain at DRAM sizes. Rows print "ok"/"MISS" against them; the exit status is 0 either way
  * (a benchmark reports, it does not gate). NODESCALE_BENCH_QUICK=1: 3 rounds, L1 and DRAM only; =2:
- * L1 only. */
+ * L1 only. NODESCALE_BENCH_SP=1 adds ssum/sdot beside likwid-bench's sum_sp/ddot_sp kernels. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,13 +28,21 @@ typedef struct {
     const char *level;
     double ws; /* working set, bytes (all threads) */
     int threads;
-    int dot; /* 0: sum, 1: dot */
+    int op; /* 0 dsum, 1 ddot, 2 ssum, 3 sdot */
 } bench_case;
 
-static const char *names[2][NK] = {
+static const char *names[4][NK] = {
     {"dsum", "dsum_kahan", "dsum_pairwise", "dsum_det", "stream_sum"},
     {"ddot", "ddot_kahan", NULL, "ddot_det", "stream_sum"},
+    {"ssum", "ssum_kahan", "ssum_pairwise", "ssum_det", "stream_sum"},
+    {"sdot", "sdot_kahan", NULL, "sdot_det", "stream_sum"},
 };
+static const char *op_names[4] = {"dsum", "ddot", "ssum", "sdot"};
+/* likwid-bench's kernel for each op: [op][0] AVX-512, [op][1] AVX */
+static const char *likwid_names[4][2] = {{"sum_avx512", "sum_avx"},
+                                         {"ddot_avx512", "ddot_avx"},
+                                         {"sum_sp_avx512", "sum_sp_avx"},
+                                         {"ddot_sp_avx512", "ddot_sp_avx"}};
 
 /* likwid-bench with a fixed iteration count (-i, per thread): its own run-time calibration (-s)
  * settles on a few microseconds when a team of 2 starts on a busy machine, which makes its rate
@@ -84,7 +92,7 @@ static void run_case(const bench_case *c, const char *isa, int rounds) {
     int n = 0;
     char err[512] = "";
     for (int i = 0; i < NK; i++) {
-        k[i] = names[c->dot][i] ? ns_registry_find(names[c->dot][i], isa) : NULL;
+        k[i] = names[c->op][i] ? ns_registry_find(names[c->op][i], isa) : NULL;
         st[i] = NULL;
         if (!k[i]) continue;
         ns_params unit = {.n = 1, .threads = 1};
@@ -94,8 +102,7 @@ static void run_case(const bench_case *c, const char *isa, int rounds) {
         st[i] = k[i]->create(&p[i]);
         if (!st[i]) k[i] = NULL;
     }
-    const char *lname = !strcmp(isa, "avx512") ? (c->dot ? "ddot_avx512" : "sum_avx512")
-                                               : (c->dot ? "ddot_avx" : "sum_avx");
+    const char *lname = likwid_names[c->op][strcmp(isa, "avx512") ? 1 : 0];
     for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < NK; i++)
             rate[i][r] = k[i] ? gbs(k[i], st[i], &p[i], c->ws) : NAN;
@@ -131,8 +138,8 @@ static void run_case(const bench_case *c, const char *isa, int rounds) {
     summary(vs_c, ncl, &rc, &clo, &chi);
     int dram = !strcmp(c->level, "DRAM");
     printf("%-4s %3d %9.0f %-4s %8.1f %8.1f  %5.3f [%5.3f..%5.3f] %8.1f  %5.3f [%5.3f..%5.3f]",
-           c->level, c->threads, c->ws / 1024, c->dot ? "dot" : "sum", med[0], lmed, rl, rlo, rhi,
-           med[4], rc, clo, chi);
+           c->level, c->threads, c->ws / 1024, op_names[c->op], med[0], lmed, rl, rlo, rhi, med[4],
+           rc, clo, chi);
     for (int i = 1; i < 4; i++) {
         double m, a, b;
         summary(rel[i], isnan(rate[i][0]) ? 0 : n, &m, &a, &b);
@@ -156,12 +163,13 @@ int main(int argc, char **argv) {
     ns_affinity_defaults(argv);
     int quick = getenv("NODESCALE_BENCH_QUICK") ? atoi(getenv("NODESCALE_BENCH_QUICK")) : 0;
     int rounds = quick ? 3 : 5;
+    int sp = getenv("NODESCALE_BENCH_SP") ? atoi(getenv("NODESCALE_BENCH_SP")) : 0;
     const char *isa = ns_isa_selected();
     if (!isa) isa = "scalar";
     int T = ns_topology_get()->cpus_in_mask > 0 ? ns_topology_get()->cpus_in_mask : 1;
     int llc = ns_llc_level();
     double avail = (double)ns_topology_get()->mem_available_bytes;
-    bench_case cases[32];
+    bench_case cases[64];
     int nc = 0;
     for (int t = 1; t <= T; t += (T > 1 ? T - 1 : 1)) {
         double l1 = 0.5 * (double)ns_cache_aggregate(1, t);
@@ -182,14 +190,15 @@ int main(int argc, char **argv) {
         double ws[4] = {l1, l2, l3, dram};
         for (int l = 0; l < 4; l++) {
             if (!(ws[l] > 0) || (quick && (l == 1 || l == 2)) || (quick == 2 && l == 3)) continue;
-            for (int d = 0; d < 2; d++)
-                cases[nc++] = (bench_case){lv[l], ws[l], t, d};
+            for (int op = 0; op < (sp ? 4 : 2); op++)
+                cases[nc++] = (bench_case){lv[l], ws[l], t, op};
         }
     }
-    printf("reduce kernels (isa %s) vs likwid-bench %s/%s and the read ceiling stream_sum; "
+    printf("reduce kernels (isa %s) vs likwid-bench %s/%s%s and the read ceiling stream_sum; "
            "%d interleaved rounds; CPU %s; machine shared, clock not fixed\n",
-           isa, !strcmp(isa, "avx512") ? "sum_avx512" : "sum_avx",
-           !strcmp(isa, "avx512") ? "ddot_avx512" : "ddot_avx", rounds, ns_cpu_model());
+           isa, likwid_names[0][strcmp(isa, "avx512") ? 1 : 0],
+           likwid_names[1][strcmp(isa, "avx512") ? 1 : 0], sp ? " (and _sp)" : "", rounds,
+           ns_cpu_model());
     printf("%-4s %3s %9s %-4s %8s %8s  %-19s %8s  %-19s  %-19s  %-19s  %-19s  target\n", "lvl",
            "thr", "ws KiB", "op", "GB/s", "likwid", "ours/likwid", "ceiling", "ours/ceiling",
            "kahan/plain", "pairwise/plain", "det/fast");
