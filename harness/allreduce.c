@@ -20,7 +20,8 @@
 
 #define MAX_BYTES ((int64_t)256 << 20)
 #define MIN_BYTES 8
-#define SAMPLES 9
+#define SAMPLES 9 /* per size; quick: QUICK_SAMPLES */
+#define QUICK_SAMPLES 5
 #define MAX_POINTS 64
 
 typedef void (*schedule_fn)(float *const *, float *const *, int64_t, int, int);
@@ -28,6 +29,7 @@ typedef void (*schedule_fn)(float *const *, float *const *, int64_t, int, int);
 typedef struct point {
     int64_t bytes, reps;
     double samples[SAMPLES];
+    int nsamples;
     int validated;
 } point;
 
@@ -78,6 +80,7 @@ static int sweep(schedule_fn fn, int p, int quick, const int64_t *sz, int npts, 
     float **send = calloc((size_t)p, sizeof *send), **recv = calloc((size_t)p, sizeof *recv);
     int failed = !send || !recv;
     double min_sample = quick ? 2e-4 : 2e-3;
+    int nsamples = quick ? QUICK_SAMPLES : SAMPLES;
     if (!failed) {
 #pragma omp parallel num_threads(p) reduction(| : failed)
         {
@@ -106,8 +109,9 @@ static int sweep(schedule_fn fn, int p, int quick, const int64_t *sz, int npts, 
                 int64_t reps = once > 0 ? (int64_t)ceil(min_sample / once) : 1000;
                 pts[k].reps = reps < 1 ? 1 : reps > 100000 ? 100000 : reps;
                 pts[k].bytes = sz[k];
+                pts[k].nsamples = nsamples;
             }
-            for (int s = 0; s < SAMPLES; s++) {
+            for (int s = 0; s < nsamples; s++) {
 #pragma omp barrier
                 double a = ns_now();
                 for (int64_t r = 0; r < pts[k].reps; r++)
@@ -128,7 +132,7 @@ static int sweep(schedule_fn fn, int p, int quick, const int64_t *sz, int npts, 
 #pragma omp master
             if (log)
                 fprintf(log, "allreduce %-4s %2d threads %10lld B: %.3g s (%lld reps)%s\n", name, p,
-                        (long long)sz[k], ns_median(pts[k].samples, SAMPLES),
+                        (long long)sz[k], ns_median(pts[k].samples, pts[k].nsamples),
                         (long long)pts[k].reps, pts[k].validated ? "" : "  WRONG RESULT");
         }
     }
@@ -145,11 +149,11 @@ static json_t *points_json(const point *pts, int npts, int p) {
     for (int k = 0; k < npts; k++) {
         json_t *o = json_object(), *ts = json_object(), *ss = json_array();
         ns_stats st;
-        ns_stats_compute(pts[k].samples, SAMPLES, &st);
+        ns_stats_compute(pts[k].samples, (size_t)pts[k].nsamples, &st);
         ns_json_set_int(o, "size_bytes", pts[k].bytes);
         ns_json_set_int(o, "count", pts[k].bytes / (int64_t)sizeof(float));
         ns_json_set_int(o, "reps", pts[k].reps);
-        for (int s = 0; s < SAMPLES; s++)
+        for (int s = 0; s < pts[k].nsamples; s++)
             json_array_append_new(ss, json_real(pts[k].samples[s]));
         json_object_set_new(o, "samples_s", ss);
         ns_json_set_num(ts, "min", st.min, NULL);
@@ -186,7 +190,7 @@ static int fit_points(const point *pts, int npts, int p, double *s, double *t, i
     for (int k = 0; k < npts; k++) {
         double b = (double)pts[k].bytes;
         if (*all || b <= 4096 || 2.0 * p * b > 2 * cache)
-            s[n] = b, t[n] = ns_median(pts[k].samples, SAMPLES), n++;
+            s[n] = b, t[n] = ns_median(pts[k].samples, pts[k].nsamples), n++;
     }
     return n;
 }
