@@ -238,6 +238,7 @@ json_t *ns_allreduce_measure_upto(int threads, int quick, int64_t max_bytes, FIL
     int p = threads > 0 ? threads : omp_get_max_threads();
     int64_t sz[MAX_POINTS];
     int64_t max = fitting_max(p);
+    if (quick && max > (INT64_C(32) << 20)) max = INT64_C(32) << 20; /* --quick: <= 32 MiB */
     if (max_bytes < max) max = max_bytes < MIN_BYTES ? MIN_BYTES : max_bytes;
     int npts = (int)sizes(quick, max, sz);
     point *ring = calloc((size_t)npts, sizeof *ring), *tree = calloc((size_t)npts, sizeof *tree);
@@ -265,7 +266,8 @@ json_t *ns_allreduce_measure_upto(int threads, int quick, int64_t max_bytes, FIL
         json_object_set_new(o, "fit_tree", fit_json(tree, npts, p, 0));
         char st[160];
         if (max < fitting_max(p) && max < MAX_BYTES)
-            snprintf(st, sizeof st, "sizes above %lld B left out on request", (long long)max);
+            snprintf(st, sizeof st, "sizes above %lld B left out on request%s", (long long)max,
+                     quick ? " (--quick)" : "");
         else if (max < MAX_BYTES)
             snprintf(st, sizeof st, "sizes above %lld B left out: not enough free memory",
                      (long long)max);

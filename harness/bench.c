@@ -120,7 +120,7 @@ int ns_cmd_bench(int argc, char **argv) {
     if (o.max_samples < o.min_samples) o.max_samples = o.min_samples;
     o.min_sample_s = min_time;
     char err[512];
-    if (ns_counters_init(events, err, sizeof err) < 0) return ns_usage_error(cmd, "--events: %s", err);
+    if (ns_counters_init(events, err, sizeof err) < 0) return ns_usage_error(cmd, "%s", err);
     double ghz = ns_clockprobe_ghz();
     ns_measurement meas;
     json_t *r = ns_measure_kernel(k, &p, &o, 1, ghz, &meas);

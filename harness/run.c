@@ -24,17 +24,16 @@
 #include "harness/clockprobe.h"
 #include "harness/counters.h"
 #include "harness/commands.h"
+#include "cluster/cluster.h"
+#include "harness/allreduce.h"
 #include "harness/context.h"
 #include "harness/json.h"
 #include "harness/result.h"
 #include "harness/timer.h"
+#include "reports/gbench.h"
 #include "reports/report.h"
+#include "roofline/roofline.h"
 
-/* Modules that plug into the run. They are linked in when present (see the weak declarations);
- * the run says plainly in results.json when one is absent. */
-int ns_roofline_build(json_t *results, char *err, size_t errlen) __attribute__((weak));
-int ns_roofline_plot(const json_t *results, const char *dir, char *err, size_t errlen)
-    __attribute__((weak));
 
 typedef struct run_state {
     const ns_run_opts *o;
@@ -169,6 +168,14 @@ static void measure_sweep(run_state *s, json_t *root) {
     }
 }
 
+/* The reductions --quick runs: sum and dot in both precisions. */
+static int in_quick_set(const char *name) {
+    static const char *const quick[] = {"dsum", "ddot", "ssum", "sdot"};
+    for (size_t i = 0; i < sizeof quick / sizeof quick[0]; i++)
+        if (!strcmp(name, quick[i])) return 1;
+    return 0;
+}
+
 /* Kernels of a family at a working-set size, on all threads. */
 static void measure_family(run_state *s, json_t *root, const char *family, double ws_bytes) {
     size_t nk;
@@ -178,6 +185,7 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
         if (strcmp(all[i]->family, family) != 0) continue;
         if (ns_registry_find(all[i]->name, NULL) != all[i]) continue; /* the selected ISA only */
         if (s->o->kernels && !strstr(s->o->kernels, all[i]->name)) continue;
+        if (s->o->quick && !strcmp(family, "reduce") && !in_quick_set(all[i]->name)) continue;
         const ns_kernel *k = all[i];
         ns_params unit = {.n = 1, .threads = s->o->threads};
         double per_el = k->working_set(&unit);
@@ -221,13 +229,15 @@ static void measure_gemm(run_state *s, json_t *root) {
         }
 }
 
-static int count_family(const char *family, int selected_only) {
+/* Kernels measure_family will run for family. */
+static int count_family(const ns_run_opts *o, const char *family) {
     size_t nk;
     int c = 0;
     const ns_kernel *const *all = ns_registry(&nk);
     for (size_t i = 0; i < nk; i++)
-        if (!strcmp(all[i]->family, family) &&
-            (!selected_only || ns_registry_find(all[i]->name, NULL) == all[i]))
+        if (!strcmp(all[i]->family, family) && ns_registry_find(all[i]->name, NULL) == all[i] &&
+            (!o->kernels || strstr(o->kernels, all[i]->name)) &&
+            !(o->quick && !strcmp(family, "reduce") && !in_quick_set(all[i]->name)))
             c++;
     return c;
 }
@@ -247,7 +257,7 @@ json_t *ns_run_node(const ns_run_opts *o) {
     json_t *ctx = ns_context_json(o->threads);
     json_object_set_new(root, "context", ctx);
     char err[512];
-    if (ns_counters_init(o->events, err, sizeof err) < 0) logf_(&s, "counters: %s\n", err);
+    if (ns_counters_init(o->events, err, sizeof err) < 0) logf_(&s, "%s\n", err);
     json_object_set_new(ctx, "counters", ns_counters_context_json());
     logf_(&s, "%s\n", ns_counters_summary());
     s.ghz = ns_clockprobe_ghz();
@@ -277,7 +287,7 @@ json_t *ns_run_node(const ns_run_opts *o) {
                 ngemm++;
     }
     s.total = (int)(sizeof peak_names / sizeof peak_names[0]) * ntc + sweep_total +
-              2 * (count_family("stream", 1) + count_family("reduce", 1)) +
+              2 * (count_family(o, "stream") + count_family(o, "reduce")) + 1 +
               ngemm * (o->quick ? 2 : 4);
 
     logf_(&s, "nodescale run%s: %d threads, CPU %s, ISA %s\n", o->quick ? " --quick" : "",
@@ -293,6 +303,12 @@ json_t *ns_run_node(const ns_run_opts *o) {
         measure_family(&s, root, "reduce", w);
     }
     measure_gemm(&s, root);
+    if (!interrupted()) {
+        json_t *ar = ns_allreduce_measure(o->threads, o->quick, o->log ? o->log : stderr);
+        if (ar) json_object_set_new(root, "allreduce", ar);
+        progress(&s, "thread all-reduce (ring, tree), alpha-beta fit");
+    }
+    json_object_set_new(ctx, "fp_state", ns_fpstate_json(o->threads));
 
     if (interrupted()) {
         json_object_set_new(root, "interrupted", json_true());
@@ -328,6 +344,10 @@ static void usage(FILE *f) {
                "  --kernels LIST only these STREAM/reduction kernels (comma-separated names)\n"
                "  --events LIST  PAPI events to count per kernel (presets or native names;\n"
                "                 default NODESCALE_EVENTS, else " NS_COUNTERS_DEFAULT_EVENTS ")\n"
+               "  --cluster-preset NAME  chip the measured node is scaled to in results.json's\n"
+               "                 cluster section (default h100-sxm; nodescale cluster --help)\n"
+               "  --format gbench  also write gbench.json (Google Benchmark JSON: compare.py,\n"
+               "                 github-action-benchmark, Bencher read it)\n"
                "Writes results.json, report.md, roofline.svg and run.log; prints the folder.\n");
 }
 
@@ -349,6 +369,7 @@ static FILE *tee_stream(void);
 
 int ns_cmd_run(int argc, char **argv) {
     const char *cmd = "run", *out = NULL, *kernels = NULL, *v, *format = "json", *events = NULL;
+    const char *cluster_preset = NULL;
     int quick = 0;
     int64_t threads = ns_topology_get()->cpus_in_mask > 0 ? ns_topology_get()->cpus_in_mask : 1;
     for (int i = 1; i < argc; i++) {
@@ -368,6 +389,14 @@ int ns_cmd_run(int argc, char **argv) {
         } else if ((r = ns_opt_value(argc, argv, &i, "--kernels", &v)) != 0) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--kernels needs a comma-separated list");
             kernels = v;
+        } else if ((r = ns_opt_value(argc, argv, &i, "--cluster-preset", &v)) != 0) {
+            char perr[256];
+            ns_cluster_input probe;
+            memset(&probe, 0, sizeof probe);
+            if (r < 0 || !*v) return ns_usage_error(cmd, "--cluster-preset needs a preset name");
+            if (ns_cluster_apply_preset(&probe, v, perr, sizeof perr) != 0)
+                return ns_usage_error(cmd, "--cluster-preset: %s", perr);
+            cluster_preset = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--events", &v)) != 0) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--events needs a comma-separated list");
             events = v;
@@ -395,6 +424,11 @@ int ns_cmd_run(int argc, char **argv) {
         free(copy);
     }
 
+    {
+        char eerr[512];
+        if (ns_counters_init(events, eerr, sizeof eerr) < 0) return ns_usage_error(cmd, "%s", eerr);
+        ns_counters_finish();
+    }
     char dir[4096];
     if (out) {
         snprintf(dir, sizeof dir, "%s", out);
@@ -433,23 +467,33 @@ int ns_cmd_run(int argc, char **argv) {
 
     char err[512];
     int rc = NS_EXIT_OK;
-    if (ns_roofline_build) {
-        if (ns_roofline_build(root, err, sizeof err) != 0) fprintf(tee, "roofline: %s\n", err);
-    } else {
-        json_t *rl = json_object();
-        ns_json_set_str(rl, "status", "roofline builder not built into this binary");
-        json_object_set_new(root, "roofline", rl);
+    if (ns_roofline_build(root, err, sizeof err) != 0) fprintf(tee, "roofline: %s\n", err);
+    /* The measured node carried up to a cluster of preset chips (cluster/). */
+    json_t *cl = ns_cluster_from_results(root, cluster_preset, dir, err, sizeof err);
+    if (!cl) {
+        cl = json_object();
+        ns_json_set_str(cl, "status", err);
+        fprintf(tee, "cluster: %s\n", err);
     }
+    json_object_set_new(root, "cluster", cl);
     snprintf(path, sizeof path, "%s/results.json", dir);
     if (ns_json_write_atomic(root, path, err, sizeof err) != 0) {
         fprintf(tee, "nodescale run: error: %s\n", err);
         rc = NS_EXIT_USAGE;
     }
-    if (ns_roofline_plot && ns_roofline_plot(root, dir, err, sizeof err) != 0)
-        fprintf(tee, "roofline plot: %s\n", err);
+    if (ns_roofline_plot(root, dir, err, sizeof err) < 0) fprintf(tee, "roofline plot: %s\n", err);
+    /* roofline.svg, the headline picture: the DP roofline (SP beside it as roofline_sp.svg). */
+    char from[4200];
+    snprintf(from, sizeof from, "%s/roofline_dp.svg", dir);
+    snprintf(path, sizeof path, "%s/roofline.svg", dir);
+    unlink(path);
+    if (access(from, R_OK) == 0 && link(from, path) != 0) fprintf(tee, "roofline.svg: %s\n", strerror(errno));
     snprintf(path, sizeof path, "%s/report.md", dir);
     if (ns_report_markdown(root, path, err, sizeof err) != 0) fprintf(tee, "report: %s\n", err);
-    (void)format;
+    if (!strcmp(format, "gbench")) {
+        snprintf(path, sizeof path, "%s/gbench.json", dir);
+        if (ns_write_gbench(root, path, err, sizeof err) != 0) fprintf(tee, "gbench: %s\n", err);
+    }
 
     ns_counters_finish();
     int was_interrupted = json_is_true(json_object_get(root, "interrupted"));

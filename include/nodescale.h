@@ -29,7 +29,10 @@ typedef enum {
  * matrix). beta == 0: C is not read (NaN/Inf in C do not propagate). alpha == 0 or k == 0:
  * C := beta * C without reading A or B. m == 0 or n == 0: nothing is touched.
  * Returns 0, or a positive BLAS xerbla-style parameter number (1-based position of the first
- * invalid argument) without touching C. Algorithm: Goto/BLIS five loops with packing;
+ * invalid argument) without touching C. Threads: omp_get_max_threads() (one inside a parallel
+ * region, and for problems under ~4 MFLOP). ISA: the widest cpuid reports, or NODESCALE_ISA
+ * (avx512 | avx2 | scalar), read at the first call. Block sizes from hwloc's cache sizes,
+ * overridden by NODESCALE_GEMM_MC / _KC / _NC. Algorithm: Goto/BLIS five loops with packing;
  * van Zee & van de Geijn, "BLIS: A Framework for Rapidly Instantiating BLAS Functionality",
  * ACM TOMS 41(3), 2015, section 3. */
 int nodescale_dgemm(nodescale_layout layout, nodescale_transpose transa,
