@@ -257,10 +257,38 @@ static ns_gate_row *new_row(ns_gate_report *rep, const char *id) {
     rep->rows = nr;
     ns_gate_row *r = &rep->rows[rep->nrows];
     *r = (ns_gate_row){.med_base = NAN, .med_cur = NAN, .ratio = NAN, .ci_lo = NAN,
-                       .ci_hi = NAN, .p = NAN, .threshold = NAN};
+                       .ci_hi = NAN, .p = NAN, .threshold = NAN, .drift = NAN};
     if (!(r->id = strdup(id))) return NULL;
     rep->nrows++;
     return r;
+}
+
+/* Between-run drift of one benchmark: 1.4826 x the median absolute deviation of the log medians
+ * of the baseline and every history file holding it (a robust sigma; needs 3 runs). */
+static void row_drift(ns_gate_row *r, const ns_gate_opts *o) {
+    double *lm = malloc((o->nhistory + 1) * sizeof *lm);
+    if (!lm) return;
+    size_t n = 0;
+    lm[n++] = log(ns_median(r->base, r->nbase));
+    for (size_t h = 0; h < o->nhistory; h++) {
+        const json_t *a = json_object_get(o->history[h], "results");
+        const json_t *hr = json_is_array(a) ? find_id(a, r->id) : NULL;
+        double *v;
+        size_t nv;
+        char why[80], err[200];
+        if (!hr || result_samples(hr, "history", r->id, &v, &nv, why, sizeof why, err,
+                                  sizeof err) != 0)
+            continue;
+        lm[n++] = log(ns_median(v, nv));
+        free(v);
+    }
+    if (n >= 3) {
+        double med = ns_median(lm, n);
+        for (size_t i = 0; i < n; i++) lm[i] = fabs(lm[i] - med);
+        r->drift = 1.4826 * ns_median(lm, n);
+        r->nhistory = n;
+    }
+    free(lm);
 }
 
 int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *rep, char *err,
@@ -327,8 +355,12 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
         snprintf(err, errlen, "%s and %s have no benchmark id in common", bf, cf);
         return -1;
     }
-    for (size_t i = 0; i < rep->nrows; i++)
-        if (rep->rows[i].base && rep->rows[i].cur) ns_gate_evaluate_row(&rep->rows[i], &rep->opts);
+    for (size_t i = 0; i < rep->nrows; i++) {
+        ns_gate_row *r = &rep->rows[i];
+        if (!r->base || !r->cur) continue;
+        if (rep->opts.nhistory) row_drift(r, &rep->opts);
+        ns_gate_evaluate_row(r, &rep->opts);
+    }
     return 0;
 }
 
@@ -370,6 +402,18 @@ void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o) {
     r->threshold = thr;
     if (floor_s > 0 && r->med_base > 0 && floor_s / r->med_base > thr)
         r->threshold = floor_s / r->med_base;
+    /* Between-run drift sigma (from --history): two runs' medians differ by sqrt(2) sigma
+     * typically, so a change smaller than z * sqrt(2) * sigma is indistinguishable from drift. */
+    if (isfinite(r->drift) && r->drift > 0) {
+        double t = ns_normal_quantile(1 - o->alpha / 2) * sqrt(2.0) * r->drift;
+        if (t > r->threshold) {
+            char s[120];
+            snprintf(s, sizeof s, "threshold raised to %.1f%% by between-run drift %.1f%% over %zu runs",
+                     100 * t, 100 * r->drift, r->nhistory);
+            append_note(r, s);
+            r->threshold = t;
+        }
+    }
 
     double conf = 1 - o->alpha, est, lo, hi;
     ns_rank_test t;
@@ -494,6 +538,9 @@ static void usage(FILE *f) {
         "  --alpha A                significance level; intervals at 1 - A (default 0.05)\n"
         "  --min-samples N          fewer valid samples (A/B: rounds) = insufficient data (default 5)\n"
         "  --noise-floor S          median differences under S seconds never fail (default 0)\n"
+        "  --history FILE           an earlier results file of the baseline build (repeatable):\n"
+        "                           the between-run drift of the medians over >= 3 runs raises\n"
+        "                           a benchmark's threshold to z * sqrt(2) * drift when larger\n"
         "  --allow-context-mismatch compare runs from different CPUs/builds (loud warning)\n"
         "  --fail-on-missing        no data / insufficient data / missing benchmark also exit 1\n"
         "  --rounds R               A/B: at most R rounds (default 30)\n"
@@ -512,7 +559,9 @@ int ns_cmd_gate(int argc, char **argv) {
     const char *json_out = NULL, *junit_out = NULL, *md_out = NULL, *thr_file = NULL;
     int quiet = 0, ab = 0, rounds = 30, min_rounds = 8, nbench = 0;
     char *pos[256];
-    int npos = 0;
+    const char *hist[64];
+    json_t *hist_docs[64] = {0};
+    int npos = 0, nhist = 0;
     char **bench_args = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
@@ -533,6 +582,11 @@ int ns_cmd_gate(int argc, char **argv) {
         } else if ((m = ns_opt_value(argc, argv, &i, "--thresholds", &v))) {
             if (m < 0) return ns_usage_error(cmd, "--thresholds wants a file");
             thr_file = v;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--history", &v))) {
+            if (m < 0) return ns_usage_error(cmd, "--history wants a results file");
+            if (nhist >= (int)(sizeof hist / sizeof *hist))
+                return ns_usage_error(cmd, "at most %d --history files", (int)(sizeof hist / sizeof *hist));
+            hist[nhist++] = v;
         } else if ((m = ns_opt_value(argc, argv, &i, "--alpha", &v))) {
             if (m < 0 || ns_parse_double(v, 1e-6, 0.5, &o.alpha) != 0)
                 return ns_usage_error(cmd, "--alpha wants a number in [1e-6, 0.5]");
@@ -584,6 +638,7 @@ int ns_cmd_gate(int argc, char **argv) {
                               npos == 1 ? "" : "s");
     if (ab && npos < 2) return ns_usage_error(cmd, "--ab wants OLD_BINARY NEW_BINARY [KERNEL...]");
     if (!ab && bench_args) return ns_usage_error(cmd, "'--' bench arguments need --ab");
+    if (ab && nhist) return ns_usage_error(cmd, "--history applies to files, not --ab");
 
     char err[512];
     if (thr_file && ns_gate_load_thresholds(&o, thr_file, err, sizeof err) != 0) {
@@ -613,6 +668,30 @@ int ns_cmd_gate(int argc, char **argv) {
         }
         rep.mismatches = json_array();
         ns_gate_context_diff(b, c, 0, rep.mismatches);
+        for (int h = 0; h < nhist; h++) {
+            if (!(hist_docs[h] = ns_json_load_results(hist[h], err, sizeof err)) ||
+                !results_array(hist_docs[h], hist[h], err, sizeof err)) {
+                json_decref(b);
+                json_decref(c);
+                rc = ns_usage_error(cmd, "%s", err);
+                goto out;
+            }
+            /* History must be of the baseline's machine and build, or its drift means nothing. */
+            json_t *hm = json_array();
+            ns_gate_context_diff(b, hist_docs[h], 0, hm);
+            size_t j;
+            json_t *m;
+            json_array_foreach(hm, j, m) {
+                char key[300];
+                snprintf(key, sizeof key, "history %s: %s", hist[h],
+                         json_string_value(json_object_get(m, "key")));
+                json_object_set_new(m, "key", json_string(key));
+                json_array_append(rep.mismatches, m);
+            }
+            json_decref(hm);
+        }
+        rep.opts.history = hist_docs;
+        rep.opts.nhistory = (size_t)nhist;
         int cmp = ns_gate_compare_docs(b, c, &rep, err, sizeof err);
         json_decref(b);
         json_decref(c);
@@ -665,5 +744,6 @@ int ns_cmd_gate(int argc, char **argv) {
 out:
     ns_gate_report_free(&rep);
     ns_gate_free_rules(&o);
+    for (int h = 0; h < nhist; h++) json_decref(hist_docs[h]);
     return rc;
 }

@@ -30,6 +30,10 @@ typedef struct ns_gate_opts {
      * ns_gate_load_thresholds; first matching pattern (fnmatch glob on the id) wins. */
     struct ns_gate_rule *rules;
     size_t nrules;
+    /* Earlier results files of the baseline build (--history): their per-benchmark medians give
+     * the between-run drift that within-run samples cannot show (B24). Not owned. */
+    json_t **history;
+    size_t nhistory;
 } ns_gate_opts;
 
 typedef struct ns_gate_rule {
@@ -62,7 +66,9 @@ typedef struct ns_gate_row {
     double ci_lo, ci_hi;      /* (1 - alpha) interval of the ratio; NAN when undefined */
     double p;                 /* two-sided p-value; NAN when not computed */
     int exact;                /* p from the exact permutation distribution */
-    double threshold;         /* effective threshold used (per-benchmark rule, noise floor) */
+    double threshold;         /* effective threshold used (rule, noise floor, drift) */
+    double drift;             /* between-run relative spread of the medians (--history); NAN */
+    size_t nhistory;          /* runs that drift was estimated from (history + baseline) */
     char note[200];
 } ns_gate_row;
 

@@ -197,6 +197,10 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
         set_num(j, "p_value", r->p);
         json_object_set_new(j, "test", json_string(test_name(rep, r)));
         set_num(j, "threshold", r->threshold);
+        if (isfinite(r->drift)) {
+            json_object_set_new(j, "between_run_drift", json_real(r->drift));
+            json_object_set_new(j, "drift_runs", json_integer((json_int_t)r->nhistory));
+        }
         if (r->note[0]) json_object_set_new(j, "note", json_string(r->note));
         if (r->d) {
             json_object_set_new(j, "old_round_medians_s", array_of(r->base, r->nbase));

@@ -231,6 +231,32 @@ static void test_b24_slowdown_caught(void **state) {
     ns_gate_free_rules(&o);
 }
 
+/* B24: a per-kernel noise floor from the spread across historical runs, not only within-run
+ * variance. reduce_1m's median drifts +15% / -13% across two earlier runs: sigma = 1.4826 *
+ * median |log m - median log m| = 1.4826 * 0.139262; threshold = z(0.975) * sqrt(2) * sigma. */
+static void test_history(void **state) {
+    (void)state;
+    char err[256];
+    json_t *h[2] = {ns_json_load_results(FIX "history1.json", err, sizeof err),
+                    ns_json_load_results(FIX "history2.json", err, sizeof err)};
+    assert_non_null(h[0]);
+    assert_non_null(h[1]);
+    ns_gate_opts o = ns_gate_defaults();
+    o.history = h;
+    o.nhistory = 2;
+    ns_gate_report rep;
+    assert_int_equal(gate_files(FIX "b24_base.json", FIX "b24_cand_slow.json", o, &rep), 0);
+    assert_int_equal(rep.exit_code, 0);
+    const ns_gate_row *r = row(&rep, "reduce_1m/");
+    assert_close(r->drift, 1.4826 * -log(0.87), 1e-9);
+    assert_close(r->threshold, 1.959963984540054 * sqrt(2.0) * 1.4826 * -log(0.87), 1e-6);
+    assert_int_equal(r->verdict, NS_GATE_WITHIN);
+    assert_close(row(&rep, "dgemm_256/")->threshold, 0.05, 0); /* steady: 5% stays */
+    ns_gate_report_free(&rep);
+    json_decref(h[0]);
+    json_decref(h[1]);
+}
+
 static void test_min_samples(void **state) {
     (void)state;
     ns_gate_opts o = ns_gate_defaults();
@@ -427,6 +453,7 @@ int main(void) {
         cmocka_unit_test(test_mwu_normal),    cmocka_unit_test(test_signed_rank),
         cmocka_unit_test(test_intervals),     cmocka_unit_test(test_bootstrap),
         cmocka_unit_test(test_b24_passes),    cmocka_unit_test(test_b24_slowdown_caught),
+        cmocka_unit_test(test_history),
         cmocka_unit_test(test_min_samples),   cmocka_unit_test(test_zero_spread),
         cmocka_unit_test(test_outliers),      cmocka_unit_test(test_paired),
         cmocka_unit_test(test_nulls),         cmocka_unit_test(test_schema_errors),
