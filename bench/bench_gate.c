@@ -78,14 +78,15 @@ typedef struct {
     double ratio[256], wall[256];
 } cell;
 
-static void bench_run(const char *kernel, char **args, int nargs, const char *out,
-                      const char *env, int *ok) {
+static void bench_run(const char *kernel, char **args, int nargs, const char *out, const char *env,
+                      int *ok) {
     char *argv[64];
     int a = 0;
     argv[a++] = NS;
     argv[a++] = "bench";
     argv[a++] = (char *)kernel;
-    for (int i = 0; i < nargs && a < 60; i++) argv[a++] = args[i];
+    for (int i = 0; i < nargs && a < 60; i++)
+        argv[a++] = args[i];
     argv[a++] = "--json";
     argv[a++] = (char *)out;
     argv[a] = NULL;
@@ -119,7 +120,8 @@ static void gate_ab(cell *c, const char *new_bin, const char *kernel, char **arg
     argv[a++] = (char *)new_bin;
     argv[a++] = (char *)kernel;
     if (nargs) argv[a++] = "--";
-    for (int i = 0; i < nargs && a < 78; i++) argv[a++] = args[i];
+    for (int i = 0; i < nargs && a < 78; i++)
+        argv[a++] = args[i];
     argv[a] = NULL;
     double w;
     int rc = run(argv, NULL, &w);
@@ -192,8 +194,10 @@ int main(int argc, char **argv) {
     static cell fa = {.name = "files"}, fd = {.name = "files"}, aa = {.name = "A/B"},
                 ad = {.name = "A/B"};
     printf("bench-gate: kernel %s, bench args:", kernel);
-    for (int i = 0; i < nargs; i++) printf(" %s", args[i]);
-    printf("; %d iterations; gate defaults (threshold 5%%, alpha 0.05, A/B 8..30 rounds, stop when settled);\n"
+    for (int i = 0; i < nargs; i++)
+        printf(" %s", args[i]);
+    printf("; %d iterations; gate defaults (threshold 5%%, alpha 0.05, A/B 8..30 rounds, stop when "
+           "settled);\n"
            "slowdown: %s\n",
            iters, env);
     double t0 = now_s();
@@ -209,8 +213,9 @@ int main(int argc, char **argv) {
         gate_files(&fd, base, cur, rep);
         gate_ab(&aa, NS, kernel, args, nargs, rep);
         gate_ab(&ad, slowed, kernel, args, nargs, rep);
-        fprintf(stderr, "iteration %d/%d: files A/A %.3f, files +%g %.3f, A/B A/A %.3f, "
-                        "A/B +%g %.3f (%.0f s)\n",
+        fprintf(stderr,
+                "iteration %d/%d: files A/A %.3f, files +%g %.3f, A/B A/A %.3f, "
+                "A/B +%g %.3f (%.0f s)\n",
                 it + 1, iters, fa.ratio[it], slow, fd.ratio[it], aa.ratio[it], slow, ad.ratio[it],
                 now_s() - t0);
     }

@@ -30,14 +30,22 @@ ns_gate_opts ns_gate_defaults(void) {
 
 const char *ns_gate_verdict_name(ns_gate_verdict v) {
     switch (v) {
-    case NS_GATE_UNCHANGED: return "unchanged";
-    case NS_GATE_WITHIN: return "within threshold";
-    case NS_GATE_IMPROVEMENT: return "improvement";
-    case NS_GATE_REGRESSION: return "REGRESSION";
-    case NS_GATE_INSUFFICIENT: return "insufficient data";
-    case NS_GATE_NO_DATA: return "no data";
-    case NS_GATE_ONLY_BASELINE: return "only in baseline";
-    case NS_GATE_ONLY_CURRENT: return "only in current";
+    case NS_GATE_UNCHANGED:
+        return "unchanged";
+    case NS_GATE_WITHIN:
+        return "within threshold";
+    case NS_GATE_IMPROVEMENT:
+        return "improvement";
+    case NS_GATE_REGRESSION:
+        return "REGRESSION";
+    case NS_GATE_INSUFFICIENT:
+        return "insufficient data";
+    case NS_GATE_NO_DATA:
+        return "no data";
+    case NS_GATE_ONLY_BASELINE:
+        return "only in baseline";
+    case NS_GATE_ONLY_CURRENT:
+        return "only in current";
     }
     return "?";
 }
@@ -110,7 +118,8 @@ int ns_gate_load_thresholds(ns_gate_opts *o, const char *path, char *err, size_t
 }
 
 void ns_gate_free_rules(ns_gate_opts *o) {
-    for (size_t i = 0; i < o->nrules; i++) free(o->rules[i].pattern);
+    for (size_t i = 0; i < o->nrules; i++)
+        free(o->rules[i].pattern);
     free(o->rules);
     o->rules = NULL;
     o->nrules = 0;
@@ -140,10 +149,10 @@ size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_o
     /* What makes two runs incomparable. The machine: CPU identity and ISA, thread settings.
      * The build: compiler, flags, the BLAS libraries' versions. Host names, dates and
      * measured frequencies are expected to differ and are not compared. */
-    static const char *machine[] = {
-        "cpu.vendor",      "cpu.model",          "cpu.isa",           "cpu.isa_selected",
-        "cpu.sockets",     "cpu.cores",          "cpu.pus",           "threads",
-        "env.OMP_NUM_THREADS", "env.OMP_PROC_BIND", "env.OMP_PLACES", "env.NODESCALE_ISA"};
+    static const char *machine[] = {"cpu.vendor",        "cpu.model",      "cpu.isa",
+                                    "cpu.isa_selected",  "cpu.sockets",    "cpu.cores",
+                                    "cpu.pus",           "threads",        "env.OMP_NUM_THREADS",
+                                    "env.OMP_PROC_BIND", "env.OMP_PLACES", "env.NODESCALE_ISA"};
     static const char *build[] = {"compiler", "cflags", "libraries", "nodescale_version"};
     const json_t *cb = json_object_get(base, "context"), *cc = json_object_get(cur, "context");
     size_t n = 0;
@@ -198,8 +207,7 @@ static int result_samples(const json_t *r, const char *file, const char *id, dou
         }
         if (!json_is_number(e)) {
             free(v);
-            snprintf(err, errlen, "%s: results[id=%s].samples_s[%zu] is not a number", file, id,
-                     i);
+            snprintf(err, errlen, "%s: results[id=%s].samples_s[%zu] is not a number", file, id, i);
             return -1;
         }
         double x = json_number_value(e);
@@ -256,8 +264,14 @@ static ns_gate_row *new_row(ns_gate_report *rep, const char *id) {
     if (!nr) return NULL;
     rep->rows = nr;
     ns_gate_row *r = &rep->rows[rep->nrows];
-    *r = (ns_gate_row){.med_base = NAN, .med_cur = NAN, .ratio = NAN, .ci_lo = NAN,
-                       .ci_hi = NAN, .p = NAN, .threshold = NAN, .drift = NAN};
+    *r = (ns_gate_row){.med_base = NAN,
+                       .med_cur = NAN,
+                       .ratio = NAN,
+                       .ci_lo = NAN,
+                       .ci_hi = NAN,
+                       .p = NAN,
+                       .threshold = NAN,
+                       .drift = NAN};
     if (!(r->id = strdup(id))) return NULL;
     rep->nrows++;
     return r;
@@ -276,15 +290,16 @@ static void row_drift(ns_gate_row *r, const ns_gate_opts *o) {
         double *v;
         size_t nv;
         char why[80], err[200];
-        if (!hr || result_samples(hr, "history", r->id, &v, &nv, why, sizeof why, err,
-                                  sizeof err) != 0)
+        if (!hr ||
+            result_samples(hr, "history", r->id, &v, &nv, why, sizeof why, err, sizeof err) != 0)
             continue;
         lm[n++] = log(ns_median(v, nv));
         free(v);
     }
     if (n >= 3) {
         double med = ns_median(lm, n);
-        for (size_t i = 0; i < n; i++) lm[i] = fabs(lm[i] - med);
+        for (size_t i = 0; i < n; i++)
+            lm[i] = fabs(lm[i] - med);
         r->drift = 1.4826 * ns_median(lm, n);
         r->nhistory = n;
     }
@@ -332,8 +347,8 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
             int sb = result_samples(r, bf, id, &row->base, &row->nbase, why_b, sizeof why_b, err,
                                     errlen);
             if (sb < 0) return -1;
-            int sc = result_samples(o, cf, id, &row->cur, &row->ncur, why_c, sizeof why_c, err,
-                                    errlen);
+            int sc =
+                result_samples(o, cf, id, &row->cur, &row->ncur, why_c, sizeof why_c, err, errlen);
             if (sc < 0) return -1;
             if (sb || sc) {
                 row->verdict = NS_GATE_NO_DATA;
@@ -408,7 +423,8 @@ void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o) {
         double t = ns_normal_quantile(1 - o->alpha / 2) * sqrt(2.0) * r->drift;
         if (t > r->threshold) {
             char s[120];
-            snprintf(s, sizeof s, "threshold raised to %.1f%% by between-run drift %.1f%% over %zu runs",
+            snprintf(s, sizeof s,
+                     "threshold raised to %.1f%% by between-run drift %.1f%% over %zu runs",
                      100 * t, 100 * r->drift, r->nhistory);
             append_note(r, s);
             r->threshold = t;
@@ -432,8 +448,10 @@ void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o) {
             append_note(r, "out of memory");
             return;
         }
-        for (size_t i = 0; i < r->nbase; i++) lb[i] = log(r->base[i]);
-        for (size_t i = 0; i < r->ncur; i++) lc[i] = log(r->cur[i]);
+        for (size_t i = 0; i < r->nbase; i++)
+            lb[i] = log(r->base[i]);
+        for (size_t i = 0; i < r->ncur; i++)
+            lc[i] = log(r->cur[i]);
         ns_mann_whitney(lb, r->nbase, lc, r->ncur, &t);
         ci_ok = ns_shift_ci(lb, r->nbase, lc, r->ncur, conf, &est, &lo, &hi) == 0;
         free(lb);
@@ -476,8 +494,12 @@ void ns_gate_finish(ns_gate_report *rep) {
     for (size_t i = 0; items && i < rep->nrows; i++) {
         const ns_gate_row *r = &rep->rows[i];
         if (!compared(r)) continue;
-        items[rep->suite_n++] = (ns_boot_item){.base = r->base, .cur = r->cur, .nbase = r->nbase,
-                                              .ncur = r->ncur, .d = r->d, .nd = r->nd};
+        items[rep->suite_n++] = (ns_boot_item){.base = r->base,
+                                               .cur = r->cur,
+                                               .nbase = r->nbase,
+                                               .ncur = r->ncur,
+                                               .d = r->d,
+                                               .nd = r->nd};
     }
     rep->suite_verdict = NS_GATE_INSUFFICIENT;
     if (rep->suite_n > 0 &&
@@ -522,21 +544,25 @@ void ns_gate_report_free(ns_gate_report *rep) {
 /* ---- command line -------------------------------------------------------------------------- */
 
 static void usage(FILE *f) {
-    fprintf(f,
+    fprintf(
+        f,
         "usage: nodescale gate [options] BASELINE.json CURRENT.json\n"
-        "       nodescale gate [options] --ab OLD_BINARY NEW_BINARY [KERNEL...] [-- BENCH_ARGS...]\n"
+        "       nodescale gate [options] --ab OLD_BINARY NEW_BINARY [KERNEL...] [-- "
+        "BENCH_ARGS...]\n"
         "\n"
         "Compares timing samples per benchmark (matched by results[].id) and exits 0 (pass),\n"
         "1 (regression) or 2 (usage or input error). A benchmark regresses when the rank test is\n"
         "significant (p < alpha) AND the whole confidence interval of current/baseline time lies\n"
-        "above 1 + threshold. The suite geometric mean is gated the same way (bootstrap interval).\n"
+        "above 1 + threshold. The suite geometric mean is gated the same way (bootstrap "
+        "interval).\n"
         "\n"
         "  --threshold F            regression threshold, 0.05 or 5%% (default 5%%)\n"
         "  --suite-threshold F      threshold for the suite geometric mean (default: --threshold)\n"
         "  --thresholds FILE        per-benchmark lines 'PATTERN THRESHOLD [NOISE_FLOOR_S]'\n"
         "                           (glob on the id; first match wins)\n"
         "  --alpha A                significance level; intervals at 1 - A (default 0.05)\n"
-        "  --min-samples N          fewer valid samples (A/B: rounds) = insufficient data (default 5)\n"
+        "  --min-samples N          fewer valid samples (A/B: rounds) = insufficient data (default "
+        "5)\n"
         "  --noise-floor S          median differences under S seconds never fail (default 0)\n"
         "  --history FILE           an earlier results file of the baseline build (repeatable):\n"
         "                           the between-run drift of the medians over >= 3 runs raises\n"
@@ -585,7 +611,8 @@ int ns_cmd_gate(int argc, char **argv) {
         } else if ((m = ns_opt_value(argc, argv, &i, "--history", &v))) {
             if (m < 0) return ns_usage_error(cmd, "--history wants a results file");
             if (nhist >= (int)(sizeof hist / sizeof *hist))
-                return ns_usage_error(cmd, "at most %d --history files", (int)(sizeof hist / sizeof *hist));
+                return ns_usage_error(cmd, "at most %d --history files",
+                                      (int)(sizeof hist / sizeof *hist));
             hist[nhist++] = v;
         } else if ((m = ns_opt_value(argc, argv, &i, "--alpha", &v))) {
             if (m < 0 || ns_parse_double(v, 1e-6, 0.5, &o.alpha) != 0)
@@ -645,8 +672,8 @@ int ns_cmd_gate(int argc, char **argv) {
         ns_gate_free_rules(&o);
         return ns_usage_error(cmd, "%s", err);
     }
-    ns_gate_report rep = {.mode = ab ? "ab" : "files", .baseline = pos[0], .current = pos[1],
-                          .opts = o};
+    ns_gate_report rep = {
+        .mode = ab ? "ab" : "files", .baseline = pos[0], .current = pos[1], .opts = o};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = NS_EXIT_USAGE;
@@ -654,8 +681,8 @@ int ns_cmd_gate(int argc, char **argv) {
         static char *default_kernels[] = {"stream_triad"};
         char **k = npos > 2 ? pos + 2 : default_kernels;
         int nk = npos > 2 ? npos - 2 : 1;
-        if (ns_gate_run_ab(pos[0], pos[1], k, nk, bench_args, nbench, min_rounds, rounds, &rep,
-                           err, sizeof err) != 0) {
+        if (ns_gate_run_ab(pos[0], pos[1], k, nk, bench_args, nbench, min_rounds, rounds, &rep, err,
+                           sizeof err) != 0) {
             rc = ns_usage_error(cmd, "%s", err);
             goto out;
         }
@@ -709,9 +736,10 @@ int ns_cmd_gate(int argc, char **argv) {
             json_t *m = json_array_get(rep.mismatches, i);
             char *bv = json_dumps(json_object_get(m, "baseline"), JSON_ENCODE_ANY | JSON_COMPACT);
             char *cv = json_dumps(json_object_get(m, "current"), JSON_ENCODE_ANY | JSON_COMPACT);
-            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s differs (baseline %.40s, current %.40s)",
-                                    i ? "; " : "", json_string_value(json_object_get(m, "key")),
-                                    bv ? bv : "?", cv ? cv : "?");
+            len += (size_t)snprintf(line + len, sizeof line - len,
+                                    "%s%s differs (baseline %.40s, current %.40s)", i ? "; " : "",
+                                    json_string_value(json_object_get(m, "key")), bv ? bv : "?",
+                                    cv ? cv : "?");
             free(bv);
             free(cv);
         }
@@ -722,13 +750,17 @@ int ns_cmd_gate(int argc, char **argv) {
         goto out;
     }
     if (nmis) {
-        fprintf(stderr, "nodescale gate: WARNING: ==================================================\n");
-        fprintf(stderr, "nodescale gate: WARNING: CONTEXT MISMATCH: comparing anyway as asked; the\n");
-        fprintf(stderr, "nodescale gate: WARNING: verdicts below may reflect the machine or build,\n");
+        fprintf(stderr,
+                "nodescale gate: WARNING: ==================================================\n");
+        fprintf(stderr,
+                "nodescale gate: WARNING: CONTEXT MISMATCH: comparing anyway as asked; the\n");
+        fprintf(stderr,
+                "nodescale gate: WARNING: verdicts below may reflect the machine or build,\n");
         fprintf(stderr, "nodescale gate: WARNING: not the change under test:\n");
         ns_gate_print_mismatches(stderr, rep.mismatches,
                                  "nodescale gate: WARNING:   %s: baseline %s, current %s\n");
-        fprintf(stderr, "nodescale gate: WARNING: ==================================================\n");
+        fprintf(stderr,
+                "nodescale gate: WARNING: ==================================================\n");
     }
     ns_gate_finish(&rep);
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -744,6 +776,7 @@ int ns_cmd_gate(int argc, char **argv) {
 out:
     ns_gate_report_free(&rep);
     ns_gate_free_rules(&o);
-    for (int h = 0; h < nhist; h++) json_decref(hist_docs[h]);
+    for (int h = 0; h < nhist; h++)
+        json_decref(hist_docs[h]);
     return rc;
 }

@@ -23,9 +23,9 @@ typedef struct ns_gate_opts {
     int min_samples;        /* fewer valid samples (or A/B rounds) on a side: insufficient data */
     double noise_floor_s;   /* differences of medians below this many seconds never fail */
     int allow_context_mismatch;
-    int fail_on_missing;    /* no data / insufficient data / missing benchmark: exit 1 */
-    int resamples;          /* bootstrap resamples of the suite geometric mean */
-    uint64_t seed;          /* bootstrap seed (fixed: the same inputs give the same verdict) */
+    int fail_on_missing; /* no data / insufficient data / missing benchmark: exit 1 */
+    int resamples;       /* bootstrap resamples of the suite geometric mean */
+    uint64_t seed;       /* bootstrap seed (fixed: the same inputs give the same verdict) */
     /* Per-benchmark thresholds ("PATTERN THRESHOLD [NOISE_FLOOR_S]" lines), loaded by
      * ns_gate_load_thresholds; first matching pattern (fnmatch glob on the id) wins. */
     struct ns_gate_rule *rules;
@@ -59,7 +59,7 @@ typedef struct ns_gate_row {
     ns_gate_verdict verdict;
     double *base, *cur; /* valid samples (seconds per repetition) */
     size_t nbase, ncur;
-    double *d;          /* paired mode: log(new/old) of each round's medians */
+    double *d; /* paired mode: log(new/old) of each round's medians */
     size_t nd;
     double med_base, med_cur; /* medians (paired: medians of the rounds' medians), seconds */
     double ratio;             /* unpaired: median(cur)/median(base); paired: exp(HL estimate) */
@@ -78,7 +78,7 @@ typedef struct ns_gate_report {
     ns_gate_opts opts;
     ns_gate_row *rows;
     size_t nrows;
-    json_t *mismatches; /* [{key, baseline, current}] context differences (owned) */
+    json_t *mismatches;  /* [{key, baseline, current}] context differences (owned) */
     json_t *build_diffs; /* A/B: build-level differences shown for information (owned) */
     size_t suite_n;
     double suite_geomean, suite_lo, suite_hi, suite_threshold;
