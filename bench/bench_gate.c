@@ -14,10 +14,10 @@
  * (files mode) and of the whole `gate --ab` run (which replaces the separate bench runs).
  *
  *   bench_gate [--iterations N] [--kernel K] [--slowdown F] [-- BENCH_ARGS...]
- * Default kernel peak_dp_fma with bench arguments "--threads 1 --samples 31": on a shared
- * 2-core machine a one-thread, register-resident kernel is disturbed least by its neighbours,
- * and 31 samples a run make each run's median steadier. A full run takes about 25 minutes here
- * (A/B comparisons run until settled, up to 30 rounds of two bench runs). */
+ * Default kernel peak_dp_fma with bench arguments "--threads 1 --samples 21 --min-time 0.005":
+ * on a shared 2-core machine a one-thread, register-resident kernel is disturbed least by its
+ * neighbours, and 21 short samples a run make its median steadier. A full run takes about 25
+ * minutes here (A/B comparisons run until settled, up to 30 rounds of two bench runs). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -150,9 +150,9 @@ int main(int argc, char **argv) {
     int iters = 20;
     const char *kernel = "peak_dp_fma", *v;
     double slow = 0.10;
-    static char *def_args[] = {"--threads", "1", "--samples", "31"};
+    static char *def_args[] = {"--threads", "1", "--samples", "21", "--min-time", "0.005"};
     char **args = def_args;
-    int nargs = 4;
+    int nargs = 6;
     for (int i = 1; i < argc; i++) {
         int m;
         int64_t x;

@@ -502,9 +502,21 @@ void ns_gate_finish(ns_gate_report *rep) {
                                                .nd = r->nd};
     }
     rep->suite_verdict = NS_GATE_INSUFFICIENT;
-    if (rep->suite_n > 0 &&
-        ns_bootstrap_geomean(items, rep->suite_n, 1 - o->alpha, o->resamples, o->seed,
-                             &rep->suite_geomean, &rep->suite_lo, &rep->suite_hi) == 0) {
+    if (rep->suite_n == 1) {
+        /* One benchmark: the suite is that benchmark; a second interval method would only
+         * disagree at the margins and confuse the reader. */
+        for (size_t i = 0; i < rep->nrows; i++)
+            if (compared(&rep->rows[i])) {
+                const ns_gate_row *r = &rep->rows[i];
+                rep->suite_geomean = r->ratio;
+                rep->suite_lo = r->ci_lo;
+                rep->suite_hi = r->ci_hi;
+                rep->suite_verdict = r->verdict;
+                rep->suite_threshold = r->threshold;
+            }
+    } else if (rep->suite_n > 0 &&
+               ns_bootstrap_geomean(items, rep->suite_n, 1 - o->alpha, o->resamples, o->seed,
+                                    &rep->suite_geomean, &rep->suite_lo, &rep->suite_hi) == 0) {
         double t = rep->suite_threshold;
         if (rep->suite_lo > 1 + t)
             rep->suite_verdict = NS_GATE_REGRESSION;

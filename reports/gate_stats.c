@@ -341,8 +341,15 @@ static double resampled_median(const double *src, size_t n, double *scratch, uin
     return median_sorted(scratch, n);
 }
 
-static double item_log_ratio(const ns_boot_item *it, double *scratch, uint64_t *rng) {
+static double item_log_ratio(const ns_boot_item *it, double *scratch, uint64_t *rng,
+                             const size_t *idx) {
     if (it->d) {
+        if (idx) { /* rounds drawn jointly for every kernel */
+            for (size_t i = 0; i < it->nd; i++)
+                scratch[i] = it->d[idx[i]];
+            ns_sort_doubles(scratch, it->nd);
+            return median_sorted(scratch, it->nd);
+        }
         if (!rng) {
             memcpy(scratch, it->d, it->nd * sizeof *scratch);
             ns_sort_doubles(scratch, it->nd);
@@ -371,22 +378,32 @@ int ns_bootstrap_geomean(const ns_boot_item *items, size_t nitems, double conf, 
                               : (items[i].nbase > items[i].ncur ? items[i].nbase : items[i].ncur);
         if (a > maxn) maxn = a;
     }
+    /* Paired items with the same rounds share each round's machine state: resample whole
+     * rounds, jointly for every item, to keep that correlation. */
+    int joint = 1;
+    for (size_t i = 0; i < nitems; i++)
+        if (!items[i].d || items[i].nd != items[0].nd) joint = 0;
     double *scratch = malloc(maxn * sizeof *scratch);
     double *g = malloc((size_t)resamples * sizeof *g);
-    if (!scratch || !g) {
+    size_t *idx = malloc(maxn * sizeof *idx);
+    if (!scratch || !g || !idx) {
         free(scratch);
         free(g);
+        free(idx);
         return -1;
     }
     double sum = 0;
     for (size_t i = 0; i < nitems; i++)
-        sum += item_log_ratio(&items[i], scratch, NULL);
+        sum += item_log_ratio(&items[i], scratch, NULL, NULL);
     *geomean = exp(sum / (double)nitems);
     uint64_t rng = seed;
     for (int b = 0; b < resamples; b++) {
         double s = 0;
+        if (joint)
+            for (size_t j = 0; j < items[0].nd; j++)
+                idx[j] = ns_rng_next(&rng) % items[0].nd;
         for (size_t i = 0; i < nitems; i++)
-            s += item_log_ratio(&items[i], scratch, &rng);
+            s += item_log_ratio(&items[i], scratch, &rng, joint ? idx : NULL);
         g[b] = exp(s / (double)nitems);
     }
     ns_sort_doubles(g, (size_t)resamples);
@@ -394,5 +411,6 @@ int ns_bootstrap_geomean(const ns_boot_item *items, size_t nitems, double conf, 
     *hi = ns_quantile_sorted(g, (size_t)resamples, (1 + conf) / 2);
     free(scratch);
     free(g);
+    free(idx);
     return 0;
 }

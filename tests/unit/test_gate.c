@@ -161,6 +161,14 @@ static void test_bootstrap(void **state) {
     assert_true(l1 == l2 && h1 == h2 && g1 == g2);
     assert_close(g1, 1.2, 1e-12);
     assert_true(l1 <= g1 && g1 <= h1);
+    /* Paired items (A/B rounds) are resampled by whole rounds: two kernels whose log-ratios move
+     * together round by round keep a geometric mean inside their common range. */
+    double d1[] = {0.10, 0.12, 0.08, 0.11, 0.09, 0.10},
+           d2[] = {0.00, 0.02, -0.02, 0.01, -0.01, 0.0};
+    ns_boot_item p[2] = {{.d = d1, .nd = 6}, {.d = d2, .nd = 6}};
+    assert_int_equal(ns_bootstrap_geomean(p, 2, 0.95, 1000, 7, &g, &lo, &hi), 0);
+    assert_close(g, exp(0.05), 1e-12);
+    assert_true(lo >= exp(0.03) - 1e-12 && hi <= exp(0.07) + 1e-12 && lo < g && g < hi);
 }
 
 /* ---- verdicts on files -------------------------------------------------------------------- */
