@@ -132,7 +132,8 @@ static int settled(const ab_kernel *ks, int nkernels, int n, double *scratch,
                            .nbase = (size_t)n,
                            .ncur = (size_t)n,
                            .d = scratch,
-                           .nd = (size_t)n};
+                           .nd = (size_t)n,
+                           .drift = NAN};
         ns_gate_evaluate_row(&row, o);
         if (row.verdict != NS_GATE_REGRESSION && !(row.ci_hi < 1 + row.threshold)) return 0;
     }
@@ -258,7 +259,8 @@ int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int
                              .ci_hi = NAN,
                              .p = NAN,
                              .ratio = NAN,
-                             .threshold = NAN};
+                             .threshold = NAN,
+                             .drift = NAN};
         ks[k].id = NULL;
         ks[k].old_med = ks[k].new_med = NULL;
         if (!row->d) {
