@@ -202,7 +202,7 @@ int main(int argc, char **argv) {
            iters, env);
     double t0 = now_s();
     for (int it = 0; it < iters; it++) {
-        int ok = 1;
+        int ok = 1, a0[4] = {fa.alarms, fd.alarms, aa.alarms, ad.alarms};
         bench_run(kernel, args, nargs, base, NULL, &ok);
         bench_run(kernel, args, nargs, cur, NULL, &ok);
         if (!ok) return ns_usage_error("bench-gate", "'%s bench %s' failed", NS, kernel);
@@ -214,10 +214,12 @@ int main(int argc, char **argv) {
         gate_ab(&aa, NS, kernel, args, nargs, rep);
         gate_ab(&ad, slowed, kernel, args, nargs, rep);
         fprintf(stderr,
-                "iteration %d/%d: files A/A %.3f, files +%g %.3f, A/B A/A %.3f, "
-                "A/B +%g %.3f (%.0f s)\n",
-                it + 1, iters, fa.ratio[it], slow, fd.ratio[it], aa.ratio[it], slow, ad.ratio[it],
-                now_s() - t0);
+                "iteration %d/%d: files A/A %.3f%s, files slowed %.3f%s, A/B A/A %.3f%s, "
+                "A/B slowed %.3f%s (%.0f s)\n",
+                it + 1, iters, fa.ratio[it], fa.alarms > a0[0] ? " ALARM" : "", fd.ratio[it],
+                fd.alarms > a0[1] ? " caught" : " missed", aa.ratio[it],
+                aa.alarms > a0[2] ? " ALARM" : "", ad.ratio[it],
+                ad.alarms > a0[3] ? " caught" : " missed", now_s() - t0);
     }
     printf("\nmode       comparison       alarms\n");
     summary(&fa, "A/A (false)");
