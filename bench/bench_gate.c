@@ -34,6 +34,17 @@
 
 #define NS "bin/nodescale"
 
+/* The 1-minute load average, to state how shared the machine was. */
+static double loadavg(void) {
+    double l = NAN;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = NAN;
+        fclose(f);
+    }
+    return l;
+}
+
 static double now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -200,7 +211,7 @@ int main(int argc, char **argv) {
            "settled);\n"
            "slowdown: %s\n",
            iters, env);
-    double t0 = now_s();
+    double t0 = now_s(), load0 = loadavg();
     for (int it = 0; it < iters; it++) {
         int ok = 1, a0[4] = {fa.alarms, fd.alarms, aa.alarms, ad.alarms};
         bench_run(kernel, args, nargs, base, NULL, &ok);
@@ -226,7 +237,8 @@ int main(int argc, char **argv) {
     summary(&fd, "slowed (caught)");
     summary(&aa, "A/A (false)");
     summary(&ad, "slowed (caught)");
-    printf("total %.0f s\n", now_s() - t0);
+    printf("total %.0f s; 1-minute load average %.1f at the start, %.1f at the end (%ld CPUs)\n",
+           now_s() - t0, load0, loadavg(), sysconf(_SC_NPROCESSORS_ONLN));
     unlink(slowed);
     unlink(base);
     unlink(cur);
