@@ -106,12 +106,16 @@ static double fma_roof(const json_t *used, const char *prec, int threads) {
     return NAN;
 }
 
-static double bw_roof(const json_t *used, const char *level, int threads) {
+/* The bandwidth roof of level at threads (GB/s, NAN if none); *suspect set from its flag. */
+static double bw_roof(const json_t *used, const char *level, int threads, int *suspect) {
     size_t i;
     json_t *e;
+    *suspect = 0;
     json_array_foreach(json_object_get(used, "bandwidth"), i, e) {
-        if (!strcmp(str_of(e, "level", ""), level) && int_of(e, "threads") == threads)
+        if (!strcmp(str_of(e, "level", ""), level) && int_of(e, "threads") == threads) {
+            *suspect = json_is_true(json_object_get(e, "suspect"));
             return ns_json_get_num(e, "gbytes_per_s");
+        }
     }
     return NAN;
 }
@@ -289,13 +293,15 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
         double cg = fma_roof(used, prec, tc[t]);
         for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
             if (!cache_aware && strcmp(levels[l], "DRAM")) continue;
-            double bw = bw_roof(used, levels[l], tc[t]);
+            int suspect;
+            double bw = bw_roof(used, levels[l], tc[t], &suspect);
             if (!(bw > 0)) continue;
             char g[32];
             fmt_gbps(bw, g, sizeof g);
-            fprintf(f, "%smin(%.9g, %.9g*x) w l lw %d dt %d lc rgb '%s' title '%s %s GB/s, %d thr'",
+            fprintf(f,
+                    "%smin(%.9g, %.9g*x) w l lw %d dt %d lc rgb '%s' title '%s %s GB/s, %d thr%s'",
                     SEP(), cg > 0 ? cg : ymax * 3, bw, tc[t] == tmax ? 2 : 1, tc[t] == tmax ? 1 : 2,
-                    level_color(levels[l]), levels[l], g, tc[t]);
+                    level_color(levels[l]), levels[l], g, tc[t], suspect ? " (suspect)" : "");
         }
         /* Compute ceilings: the FMA-only roof, and (plain picture, all threads) every other mix
          * measured, dotted, so a mixed ceiling is never mistaken for the roof (B08). */
