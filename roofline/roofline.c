@@ -728,6 +728,14 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         snprintf(status, sizeof status, "ok; fraction_of_roof unknown: not measured");
     ns_json_set_str(r, "roof_status", status);
 
+    /* The same bound at the arithmetic intensity measured with counters (analytic FLOPs over
+     * counted bytes), where the counters pass produced one. */
+    const json_t *mj = json_object_get(json_object_get(json_object_get(r, "counters"), "derived"),
+                                       "measured_ai_flop_per_byte");
+    double mai = ns_json_get_num(mj, "value");
+    double mroof = in_registers ? NAN : ns_roofline_attainable(mai, cg, bw, NULL);
+    if (isfinite(mai)) set_or_null(r, "roof_gflops_at_measured_ai", mroof);
+
     json_t *p = json_object();
     ns_json_set_str(p, "id", str_or(r, "id", name));
     ns_json_set_str(p, "name", name);
@@ -738,6 +746,8 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     ns_json_set_str(p, "level", level);
     set_or_null(p, "working_set_bytes", ws);
     set_or_null(p, "ai_flop_per_byte", ai);
+    set_or_null(p, "measured_ai_flop_per_byte", mai);
+    set_or_null(p, "roof_gflops_at_measured_ai", mroof);
     set_or_null(p, "gflops", gflops);
     set_or_null(p, "roof_gflops", roof);
     set_or_null(p, "fraction_of_roof", frac);
