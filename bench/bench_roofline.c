@@ -5,9 +5,9 @@
  * and the median and range of the per-round ratio nodescale / likwid-bench.
  *
  *   compute   peak_dp_fma, peak_sp_fma       peakflops_[sp_]avx_fma, peakflops_[sp_]avx512_fma
- *   L1..DRAM  stream_sum   (read only)       load_avx512     (load_avx with --isa avx2)
- *             stream_copy                    copy_avx512     (copy_avx)
- *             stream_triad                   stream_avx512_fma (stream_avx_fma)
+ *   L1..DRAM  stream_sum   (read only)       load_avx512, load_avx
+ *             stream_copy                    copy_avx512, copy_avx
+ *             stream_triad                   stream_avx512_fma, stream_avx_fma
  *   DRAM      stream_triad_nt (NT stores)    stream_mem_avx_fma (likwid has no AVX-512 variant)
  *
  * Working sets per level, for t threads placed one per core (aggregate capacities from hwloc, as
@@ -16,7 +16,9 @@
  * (B09), at most 40% of the available memory. Both tools count bytes without write-allocate
  * (nodescale's "minimal" policy; likwid-bench counts useful bytes, likwid issue #649).
  *
- * usage: bench_roofline [--rounds N] [--only compute|bandwidth|L1|L2|L3|DRAM] [--isa avx2]
+ * Each for the AVX-512 (where the CPU has it) and the AVX2 variants, on 1 and on all threads.
+ * usage: bench_roofline [--rounds N] [--only compute|bandwidth|L1|L2|L3|DRAM]
+ *                       [--isa avx2|avx512]
  * Targets (issue 6): ratio >= 0.95 (or above 1 with a reason), CV <= 3% on a quiet machine. */
 #include <math.h>
 #include <stdio.h>
@@ -138,10 +140,24 @@ static double level_ws(int li, int t, double mem_cap) {
     }
 }
 
+/* nodescale kernel -> likwid-bench test for AVX2 and for AVX-512, and where it is compared:
+ * bit 0 compute, bits 1..4 the levels L1, L2, L3, DRAM. */
+static const struct {
+    const char *ours, *likwid_avx, *likwid_avx512;
+    unsigned where;
+} pairs[] = {
+    {"peak_dp_fma", "peakflops_avx_fma", "peakflops_avx512_fma", 1u},
+    {"peak_sp_fma", "peakflops_sp_avx_fma", "peakflops_sp_avx512_fma", 1u},
+    {"stream_sum", "load_avx", "load_avx512", 0x1eu},
+    {"stream_copy", "copy_avx", "copy_avx512", 0x1eu},
+    {"stream_triad", "stream_avx_fma", "stream_avx512_fma", 0x1eu},
+    {"stream_triad_nt", "stream_mem_avx_fma", "stream_mem_avx_fma", 0x10u}, /* NT: DRAM only */
+};
+
 int main(int argc, char **argv) {
     ns_affinity_defaults(argv);
     int rounds = 5;
-    const char *only = NULL, *isa = ns_cpu_has_avx512() ? "avx512" : "avx2";
+    const char *only = NULL, *isa_only = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int64_t n;
@@ -150,51 +166,49 @@ int main(int argc, char **argv) {
             rounds = (int)n;
         else if (ns_opt_value(argc, argv, &i, "--only", &v) > 0)
             only = v;
-        else if (ns_opt_value(argc, argv, &i, "--isa", &v) > 0 && !strcmp(v, "avx2"))
-            isa = "avx2";
+        else if (ns_opt_value(argc, argv, &i, "--isa", &v) > 0 &&
+                 (!strcmp(v, "avx2") || !strcmp(v, "avx512")))
+            isa_only = v;
         else
             return ns_usage_error("bench-roofline",
                                   "usage: bench_roofline [--rounds 2..%d] "
-                                  "[--only compute|bandwidth|L1|L2|L3|DRAM] [--isa avx2]",
+                                  "[--only compute|bandwidth|L1|L2|L3|DRAM] [--isa avx2|avx512]",
                                   MAX_ROUNDS);
     }
-    int w512 = !strcmp(isa, "avx512");
     int T = ns_topology_get()->cpus_in_mask > 0 ? ns_topology_get()->cpus_in_mask : 1;
     double mem_cap = 0.4 * (double)ns_topology_get()->mem_available_bytes;
 
-    ceiling_case cases[64];
+    ceiling_case cases[128];
     int nc = 0;
-    static const char *level_names[] = {"", "L1", "L2", "L3", "DRAM"};
+    static const char *level_names[] = {"compute", "L1", "L2", "L3", "DRAM"};
+    const char *isas[2] = {"avx512", "avx2"};
     int tcs[2] = {1, T}, ntc = T > 1 ? 2 : 1;
-    for (int ti = 0; ti < ntc; ti++) {
-        int t = tcs[ti];
-        cases[nc++] = (ceiling_case){"compute", "peak_dp_fma",
-                                     isa,       w512 ? "peakflops_avx512_fma" : "peakflops_avx_fma",
-                                     0,         t};
-        cases[nc++] =
-            (ceiling_case){"compute", "peak_sp_fma",
-                           isa,       w512 ? "peakflops_sp_avx512_fma" : "peakflops_sp_avx_fma",
-                           0,         t};
-        for (int li = 1; li <= 4; li++) {
-            double ws = level_ws(li, t, mem_cap);
-            if (!(ws > 0)) continue;
-            const char *lv = level_names[li];
-            cases[nc++] =
-                (ceiling_case){lv, "stream_sum", isa, w512 ? "load_avx512" : "load_avx", ws, t};
-            cases[nc++] =
-                (ceiling_case){lv, "stream_copy", isa, w512 ? "copy_avx512" : "copy_avx", ws, t};
-            cases[nc++] = (ceiling_case){
-                lv, "stream_triad", isa, w512 ? "stream_avx512_fma" : "stream_avx_fma", ws, t};
-            if (li == 4)
-                cases[nc++] =
-                    (ceiling_case){lv, "stream_triad_nt", isa, "stream_mem_avx_fma", ws, t};
-        }
+    for (int ii = 0; ii < 2; ii++) {
+        int w512 = ii == 0;
+        if ((w512 && !ns_cpu_has_avx512()) || !ns_cpu_has_avx2_fma() ||
+            (isa_only && strcmp(isa_only, isas[ii])))
+            continue;
+        for (int ti = 0; ti < ntc; ti++)
+            for (int li = 0; li <= 4; li++) {
+                double ws = li ? level_ws(li, tcs[ti], mem_cap) : 0;
+                if (li && !(ws > 0)) continue;
+                for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
+                    if ((pairs[k].where >> li) & 1u)
+                        cases[nc++] =
+                            (ceiling_case){level_names[li],
+                                           pairs[k].ours,
+                                           isas[ii],
+                                           w512 ? pairs[k].likwid_avx512 : pairs[k].likwid_avx,
+                                           ws,
+                                           tcs[ti]};
+            }
     }
 
-    printf("nodescale vs likwid-bench: roofline ceilings, %d interleaved rounds, ISA %s, CPU %s\n",
-           rounds, isa, ns_cpu_model());
-    printf("%-7s %-16s %3s %9s %14s %6s %14s %6s %7s %15s  %s\n", "level", "kernel", "thr", "ws",
-           "nodescale", "cv%", "likwid-bench", "cv%", "ratio", "ratio min..max", "verdict");
+    printf("nodescale vs likwid-bench: roofline ceilings, %d interleaved rounds, CPU %s\n", rounds,
+           ns_cpu_model());
+    printf("%-7s %-6s %-16s %3s %9s %14s %6s %14s %6s %7s %15s  %s\n", "level", "isa", "kernel",
+           "thr", "ws", "nodescale", "cv%", "likwid-bench", "cv%", "ratio", "ratio min..max",
+           "verdict");
     int noisy = 0, below = 0, measured = 0;
     for (int i = 0; i < nc; i++) {
         const ceiling_case *c = &cases[i];
@@ -218,8 +232,8 @@ int main(int argc, char **argv) {
         char ws[32];
         fmt_size(c->ws_bytes, ws, sizeof ws);
         if (n < 2) {
-            printf("%-7s %-16s %3d %9s  not measured: %s\n", c->level, c->ours, c->threads, ws,
-                   *err ? err : "too few valid rounds");
+            printf("%-7s %-6s %-16s %3d %9s  not measured: %s\n", c->level, c->isa, c->ours,
+                   c->threads, ws, *err ? err : "too few valid rounds");
             continue;
         }
         ns_stats so, st, sr;
@@ -234,9 +248,10 @@ int main(int argc, char **argv) {
         measured++;
         noisy += is_noisy;
         below += sr.median < 0.95;
-        printf("%-7s %-16s %3d %9s %9.1f %s %5.1f%% %9.1f %s %5.1f%% %7.3f %7.3f..%-7.3f  %s%s\n",
-               c->level, c->ours, c->threads, ws, so.median, unit, 100 * so.cv, st.median, unit,
-               100 * st.cv, sr.median, sr.min, sr.max, verdict, is_noisy ? ", noisy" : "");
+        printf("%-7s %-6s %-16s %3d %9s %9.1f %s %5.1f%% %9.1f %s %5.1f%% %7.3f %7.3f..%-7.3f  "
+               "%s%s\n",
+               c->level, c->isa, c->ours, c->threads, ws, so.median, unit, 100 * so.cv, st.median,
+               unit, 100 * st.cv, sr.median, sr.min, sr.max, verdict, is_noisy ? ", noisy" : "");
         fflush(stdout);
     }
     printf("ratio = nodescale / likwid-bench per round (median, range); cv = run-to-run spread "
