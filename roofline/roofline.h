@@ -14,7 +14,7 @@
  *                       bytes_policy, mix (optional), counters.derived.
  *                       measured_ai_flop_per_byte.value (optional)}.
  * Outputs: ceilings.bandwidth[] {level, threads, kernel, isa, precision, working_set_bytes,
- * working_set_{min,max}_bytes, gbytes_per_s, bytes_policy, points, suspect, status}; the
+ * working_set_{min,max}_bytes, gbytes_per_s, bytes_policy, points, source, suspect, status}; the
  * "roofline" section {bytes_policy, method, cache_capacity[], plateaus[], ceilings_used,
  * ridge_points[], points[], notes[], status}; and per results[] entry: level, roof_gflops,
  * fraction_of_roof, roof_limit ("compute" | "bandwidth:L2" ...), roof_mix, roof_compute_gflops,
@@ -23,7 +23,9 @@
  *
  * Plateaus are found from the curve alone (flat runs in log-log), then labelled L1/L2/L3/DRAM
  * by comparing their working-set range with the aggregate cache capacity the participating
- * threads can use; the number of plateaus found plays no part in the labels. */
+ * threads can use; the number of plateaus found plays no part in the labels. A curve without a
+ * plateau in a cache level contributes the median of its points well inside that level
+ * (source "interior"); a DRAM ceiling needs points at >= 4x the aggregate LLC or is suspect. */
 #ifndef NS_ROOFLINE_H
 #define NS_ROOFLINE_H
 
