@@ -11,7 +11,7 @@
 int ns_usage_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "nodescale %s: error: ", cmd);
+    fprintf(stderr, "nodescale%s%s: error: ", *cmd ? " " : "", cmd);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,13 +41,13 @@ int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t
     int rc = -1;
     FILE *f = NULL;
     if (fd < 0) {
-        snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         goto out;
     }
     fchmod(fd, 0644);
     f = fdopen(fd, "w");
     if (!f) {
-        snprintf(err, errlen, "cannot open %s: %s", tmp, strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         close(fd);
         goto out_unlink;
     }

@@ -1,0 +1,100 @@
+/* make bench-ceilings: nodescale's ceilings beside likwid-bench's, measured in the same run,
+ * interleaved round by round (ours, then likwid-bench's, ROUNDS times), so drift of this shared
+ * machine's clock hits both alike. Prints, per ceiling, the median of each and the median and
+ * range of the per-round ratio ours / likwid-bench.
+ *   DP FMA peak   peak_dp_fma      vs peakflops_avx_fma / peakflops_avx512_fma (1 and all threads)
+ *   L1 read       stream_sum 32KiB vs load_avx / load_avx512
+ *   DRAM triad    stream_triad     vs stream_avx_fma / stream_avx512_fma at 4x the LLC */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/context.h"
+#include "harness/json.h"
+#include "harness/likwid_ref.h"
+#include "harness/result.h"
+#include "harness/stats.h"
+
+#define ROUNDS 7
+
+typedef struct {
+    const char *label, *ours, *isa, *likwid;
+    double ws_bytes; /* 0: peak */
+    int threads;
+} bench_case;
+
+static double ours_rate(const bench_case *c, int *ok) {
+    const ns_kernel *k = ns_registry_find(c->ours, c->isa);
+    ns_params p = {.threads = c->threads};
+    if (c->ws_bytes > 0) {
+        ns_params unit = {.n = 1, .threads = 1};
+        p.n = (int64_t)(c->ws_bytes / k->working_set(&unit)) / (64 * c->threads) * (64 * c->threads);
+    } else {
+        p.n = 4096;
+    }
+    ns_measure_opts o = ns_measure_defaults(0);
+    o.min_sample_s = c->ws_bytes > 1e8 ? 0.05 : 0.02;
+    json_t *r = ns_measure_kernel(k, &p, &o, 0, NAN, NULL);
+    *ok = !strcmp(json_string_value(json_object_get(r, "status")), "ok");
+    double v = c->ws_bytes > 0 ? ns_json_get_num(r, "gbytes_per_s") : ns_json_get_num(r, "gflops");
+    json_decref(r);
+    return v;
+}
+
+int main(void) {
+    int T = ns_topology_get()->cpus_in_mask > 0 ? ns_topology_get()->cpus_in_mask : 1;
+    int llc = ns_llc_level();
+    double dram = 4.0 * (double)(llc ? ns_cache_aggregate(llc, T) : (64 << 20));
+    double avail = 0.4 * (double)ns_topology_get()->mem_available_bytes;
+    if (avail > 0 && dram > avail) dram = avail;
+    int avx512 = ns_cpu_has_avx512();
+    bench_case cases[16];
+    int nc = 0;
+    for (int t = 1; t <= T; t += (T > 1 ? T - 1 : 1)) {
+        cases[nc++] = (bench_case){"DP FMA peak (AVX2)", "peak_dp_fma", "avx2", "peakflops_avx_fma", 0, t};
+        if (avx512)
+            cases[nc++] = (bench_case){"DP FMA peak (AVX-512)", "peak_dp_fma", "avx512", "peakflops_avx512_fma", 0, t};
+        cases[nc++] = (bench_case){"L1 read 32 KiB/thread (AVX2)", "stream_sum", "avx2", "load_avx", 24576.0 * t, t};
+        if (avx512)
+            cases[nc++] = (bench_case){"L1 read 32 KiB/thread (AVX-512)", "stream_sum", "avx512", "load_avx512", 24576.0 * t, t};
+        cases[nc++] = (bench_case){"DRAM triad (AVX2)", "stream_triad", "avx2", "stream_avx_fma", dram, t};
+        if (avx512)
+            cases[nc++] = (bench_case){"DRAM triad (AVX-512)", "stream_triad", "avx512", "stream_avx512_fma", dram, t};
+        if (T == 1) break;
+    }
+    printf("nodescale vs likwid-bench, %d interleaved rounds; CPU %s; DRAM working set %.3g GB\n",
+           ROUNDS, ns_cpu_model(), dram / 1e9);
+    printf("%-34s %3s %12s %12s %8s %17s\n", "ceiling", "thr", "nodescale", "likwid", "ratio",
+           "ratio min..max");
+    for (int i = 0; i < nc; i++) {
+        const bench_case *c = &cases[i];
+        double ours[ROUNDS], theirs[ROUNDS], ratio[ROUNDS];
+        int n = 0;
+        char err[512] = "";
+        for (int r = 0; r < ROUNDS; r++) {
+            int ok;
+            double a = ours_rate(c, &ok);
+            ns_likwid_result lr;
+            if (ns_likwid_bench(c->likwid, c->ws_bytes > 0 ? c->ws_bytes : 32000, c->threads,
+                                c->ws_bytes > 1e8 ? 1.0 : 0.3, &lr, err, sizeof err) != 0)
+                break;
+            double b = c->ws_bytes > 0 ? lr.mbytes_per_s / 1e3 : lr.mflops_per_s / 1e3;
+            if (!ok || !(b > 0)) continue;
+            ours[n] = a, theirs[n] = b, ratio[n] = a / b;
+            n++;
+        }
+        if (n == 0) {
+            printf("%-34s %3d  not measured: %s\n", c->label, c->threads, err);
+            continue;
+        }
+        ns_stats so, st, sr;
+        ns_stats_compute(ours, n, &so), ns_stats_compute(theirs, n, &st), ns_stats_compute(ratio, n, &sr);
+        printf("%-34s %3d %9.1f %s %9.1f %s %8.3f %8.3f..%-8.3f\n", c->label, c->threads, so.median,
+               c->ws_bytes > 0 ? "GB/s" : "GF/s", st.median, c->ws_bytes > 0 ? "GB/s" : "GF/s",
+               sr.median, sr.min, sr.max);
+        fflush(stdout);
+    }
+    printf("ratio = nodescale / likwid-bench per round; median and range over rounds.\n");
+    return 0;
+}

@@ -1,0 +1,156 @@
+/* `nodescale bench KERNEL [options]`: one kernel, one shape, measured, checked and printed; with
+ * --json FILE also written as a one-result results.json (what `gate --ab` runs). */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/cli.h"
+#include "harness/clockprobe.h"
+#include "harness/counters.h"
+#include "harness/commands.h"
+#include "harness/context.h"
+#include "harness/json.h"
+#include "harness/result.h"
+#include "kernels/registry.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: nodescale bench KERNEL [options]\n"
+            "  --n N          elements (stream, reduce), iterations per thread (peak), or GEMM n\n"
+            "  --m M, --k K   GEMM m and k (default: n)\n"
+            "  --threads T    OpenMP threads (default: CPUs in the affinity mask)\n"
+            "  --isa ISA      avx512 | avx2 | scalar | blis | openblas (default: best on this CPU)\n"
+            "  --samples S    at least S samples (default 9)\n"
+            "  --min-time S   seconds a sample lasts at least (default 0.01)\n"
+            "  --json FILE    also write a results.json holding this one result\n"
+            "  --events LIST  PAPI events to count (default NODESCALE_EVENTS, else the defaults)\n"
+            "Sizes take suffixes: 4096, 32KiB (bytes are not accepted: N counts elements), 1M.\n"
+            "`nodescale list` shows the kernels.\n");
+}
+
+/* Default size per family: in L2 for stream/reduce, 1024^3 GEMM, 4096 iterations for peak. */
+static int64_t default_n(const ns_kernel *k) {
+    if (!strcmp(k->family, "gemm")) return 1024;
+    if (!strcmp(k->family, "peak")) return 4096;
+    return 1 << 16;
+}
+
+int ns_cmd_bench(int argc, char **argv) {
+    const char *cmd = "bench", *kname = NULL, *isa = NULL, *json_path = NULL, *events = NULL, *v;
+    int64_t n = -1, m = -1, kk = -1, threads = ns_topology_get()->cpus_in_mask, samples = 9;
+    double min_time = 0.01;
+    if (threads < 1) threads = 1;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return NS_EXIT_OK;
+        }
+#define OPT(name) ((r = ns_opt_value(argc, argv, &i, name, &v)) != 0)
+        if (OPT("--n") || OPT("--m") || OPT("--k") || OPT("--threads") || OPT("--samples")) {
+            const char *name = argv[i][0] == '-' && strchr(argv[i], '=') ? argv[i] : argv[i - 1];
+            if (r < 0) return ns_usage_error(cmd, "%s needs a value", argv[i]);
+            int64_t x;
+            int is_threads = !strncmp(name, "--threads", 9), is_samples = !strncmp(name, "--samples", 9);
+            int64_t lo = is_threads || is_samples ? 1 : 0;
+            int64_t hi = is_threads ? 4096 : is_samples ? NS_MAX_SAMPLES : (INT64_C(1) << 40);
+            if (ns_parse_int64(v, lo, hi, &x) != 0)
+                return ns_usage_error(cmd, "%.*s: '%s' is not an integer in [%lld, %lld]",
+                                      (int)strcspn(name, "="), name, v, (long long)lo, (long long)hi);
+            if (!strncmp(name, "--n", 3) && (name[3] == 0 || name[3] == '=')) n = x;
+            else if (!strncmp(name, "--m", 3)) m = x;
+            else if (!strncmp(name, "--k", 3)) kk = x;
+            else if (is_threads) threads = x;
+            else samples = x;
+        } else if (OPT("--isa")) {
+            if (r < 0) return ns_usage_error(cmd, "--isa needs a value");
+            isa = v;
+        } else if (OPT("--events")) {
+            if (r < 0 || !*v) return ns_usage_error(cmd, "--events needs a comma-separated list");
+            events = v;
+        } else if (OPT("--json")) {
+            if (r < 0) return ns_usage_error(cmd, "--json needs a file name");
+            json_path = v;
+        } else if (OPT("--min-time")) {
+            if (r < 0 || ns_parse_double(v, 1e-6, 60, &min_time) != 0)
+                return ns_usage_error(cmd, "--min-time: want seconds in [1e-6, 60]");
+        } else if (argv[i][0] == '-') {
+            return ns_usage_error(cmd, "unknown option '%s' (see nodescale bench --help)", argv[i]);
+        } else if (!kname) {
+            kname = argv[i];
+        } else {
+            return ns_usage_error(cmd, "one kernel at a time ('%s' is extra)", argv[i]);
+        }
+#undef OPT
+    }
+    if (!kname) return ns_usage_error(cmd, "which kernel? (nodescale list shows them)");
+    if (threads > ns_topology_get()->cpus_in_mask && ns_topology_get()->cpus_in_mask > 0)
+        return ns_usage_error(cmd, "--threads %lld is more than the %d CPUs this process may use",
+                              (long long)threads, ns_topology_get()->cpus_in_mask);
+    const ns_kernel *k = ns_registry_find(kname, isa);
+    if (!k) {
+        if (isa && ns_registry_find(kname, NULL))
+            return ns_usage_error(cmd, "kernel '%s' has no variant '%s' this CPU can run", kname, isa);
+        return ns_usage_error(cmd, "unknown kernel '%s' (nodescale list shows them)", kname);
+    }
+    ns_params p = {.n = n >= 0 ? n : default_n(k), .threads = (int)threads};
+    p.m = m >= 0 ? m : p.n;
+    p.k = kk >= 0 ? kk : p.n;
+    if (strcmp(k->family, "gemm") && (m >= 0 || kk >= 0))
+        return ns_usage_error(cmd, "--m and --k apply to GEMM kernels only");
+    double ws = k->working_set ? k->working_set(&p) : 0;
+    const ns_topology *t = ns_topology_get();
+    if (t->mem_available_bytes > 0 && ws > 0.8 * (double)t->mem_available_bytes)
+        return ns_usage_error(cmd, "working set %.3g GB does not fit in the %.3g GB of available memory",
+                              ws / 1e9, (double)t->mem_available_bytes / 1e9);
+
+    if (json_path) { /* refuse before measuring, not after */
+        char dirbuf[4096];
+        snprintf(dirbuf, sizeof dirbuf, "%s", json_path);
+        char *slash = strrchr(dirbuf, '/');
+        const char *d = slash ? (slash == dirbuf ? "/" : (*slash = 0, dirbuf)) : ".";
+        if (access(d, W_OK) != 0)
+            return ns_usage_error(cmd, "cannot write %s: folder %s is not writable", json_path, d);
+    }
+    ns_measure_opts o = ns_measure_defaults(0);
+    o.min_samples = (int)samples;
+    if (o.max_samples < o.min_samples) o.max_samples = o.min_samples;
+    o.min_sample_s = min_time;
+    char err[512];
+    if (ns_counters_init(events, err, sizeof err) < 0) return ns_usage_error(cmd, "%s", err);
+    double ghz = ns_clockprobe_ghz();
+    ns_measurement meas;
+    json_t *r = ns_measure_kernel(k, &p, &o, 1, ghz, &meas);
+
+    const char *status = json_string_value(json_object_get(r, "status"));
+    double gf = ns_json_get_num(r, "gflops"), gb = ns_json_get_num(r, "gbytes_per_s");
+    printf("%s  median %.4g s/rep  min %.4g  cv %.2f%%  ", json_string_value(json_object_get(r, "id")),
+           meas.stats.median, meas.stats.min, 100 * meas.stats.cv);
+    if (isfinite(gf)) printf("%.2f GFLOP/s  ", gf);
+    if (isfinite(gb)) printf("%.2f GB/s  ", gb);
+    printf("[%s]\n", status);
+
+    int rc = strcmp(status, "ok") == 0 ? NS_EXIT_OK : NS_EXIT_FAIL;
+    if (json_path) {
+        json_t *root = json_object();
+        ns_json_set_str(root, "schema", NS_SCHEMA);
+        json_t *ctx = ns_context_json((int)threads);
+        json_object_set_new(ctx, "counters", ns_counters_context_json());
+        ns_json_set_num(json_object_get(ctx, "cpu"), "freq_measured_hz", ghz * 1e9, NULL);
+        json_object_set_new(root, "context", ctx);
+        json_t *results = json_array();
+        json_array_append(results, r);
+        json_object_set_new(root, "results", results);
+        if (ns_json_write_atomic(root, json_path, err, sizeof err) != 0) {
+            json_decref(root), json_decref(r);
+            return ns_usage_error(cmd, "%s", err);
+        }
+        json_decref(root);
+    }
+    json_decref(r);
+    ns_counters_finish();
+    return rc;
+}

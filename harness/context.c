@@ -1,0 +1,342 @@
+/* The measurement context (see context.h): hwloc for topology and caches, cpuid for the ISA and
+ * the hypervisor, sched_getaffinity for the mask actually in effect, /proc for memory and OS. */
+#include "harness/context.h"
+
+#include <cpuid.h>
+#include <hwloc.h>
+#include <jansson.h>
+#include <omp.h>
+#include <papi.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/json.h"
+#include "harness/timer.h"
+#include "kernels/registry.h"
+
+#ifndef NODESCALE_CFLAGS
+#define NODESCALE_CFLAGS "unknown"
+#endif
+#ifndef NODESCALE_CC
+#define NODESCALE_CC "cc"
+#endif
+
+static ns_topology topo;
+static int topo_done;
+
+static int64_t meminfo_bytes(const char *key) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[256];
+    long long kb = 0;
+    size_t len = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, len) && line[len] == ':') {
+            sscanf(line + len + 1, "%lld", &kb);
+            break;
+        }
+    fclose(f);
+    return (int64_t)kb * 1024;
+}
+
+/* The CPUs this process may use. With OMP_PROC_BIND set the OpenMP runtime has already bound the
+ * initial thread to its first place, so the thread's own mask shows one place only: take the
+ * union of the OpenMP places instead (built from the process mask at start-up). */
+static void usable_cpu_set(cpu_set_t *mask) {
+    CPU_ZERO(mask);
+    int places = omp_get_num_places();
+    for (int p = 0; p < places; p++) {
+        int n = omp_get_place_num_procs(p), ids[256];
+        if (n > 256) n = 256;
+        omp_get_place_proc_ids(p, ids);
+        for (int i = 0; i < n; i++)
+            if (ids[i] >= 0 && ids[i] < CPU_SETSIZE) CPU_SET(ids[i], mask);
+    }
+    if (places == 0 && sched_getaffinity(0, sizeof *mask, mask) != 0) CPU_ZERO(mask);
+}
+
+static int count_usable_cpus(void) {
+    cpu_set_t mask;
+    usable_cpu_set(&mask);
+    return CPU_COUNT(&mask);
+}
+
+static void read_topology(void) {
+    hwloc_topology_t t;
+    if (hwloc_topology_init(&t) != 0) return;
+    if (hwloc_topology_load(t) == 0) {
+        topo.cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+        topo.pus = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
+        topo.sockets = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE);
+        topo.numa_nodes = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
+        static const hwloc_obj_type_t types[] = {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE,
+                                                 HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE};
+        for (size_t i = 0; i < sizeof types / sizeof types[0] && topo.ncaches < 8; i++) {
+            int n = hwloc_get_nbobjs_by_type(t, types[i]);
+            if (n <= 0) continue;
+            hwloc_obj_t o = hwloc_get_obj_by_type(t, types[i], 0);
+            ns_cache_info *c = &topo.caches[topo.ncaches++];
+            c->level = (int)o->attr->cache.depth;
+            c->type = o->attr->cache.type == HWLOC_OBJ_CACHE_DATA      ? "data"
+                      : o->attr->cache.type == HWLOC_OBJ_CACHE_UNIFIED ? "unified"
+                                                                         : "instruction";
+            c->size_bytes = (int64_t)o->attr->cache.size;
+            c->count = n;
+            c->shared_by_cores = hwloc_get_nbobjs_inside_cpuset_by_type(t, o->cpuset, HWLOC_OBJ_CORE);
+            if (c->shared_by_cores < 1) c->shared_by_cores = 1;
+        }
+    }
+    hwloc_topology_destroy(t);
+
+    topo.cpus_in_mask = count_usable_cpus();
+    if (topo.cores <= 0) topo.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    topo.mem_total_bytes = meminfo_bytes("MemTotal");
+    topo.mem_available_bytes = meminfo_bytes("MemAvailable");
+}
+
+const ns_topology *ns_topology_get(void) {
+    if (!topo_done) {
+        read_topology();
+        topo_done = 1;
+    }
+    return &topo;
+}
+
+int64_t ns_cache_size(int level) {
+    const ns_topology *t = ns_topology_get();
+    for (int i = 0; i < t->ncaches; i++)
+        if (t->caches[i].level == level && strcmp(t->caches[i].type, "instruction") != 0)
+            return t->caches[i].size_bytes;
+    return 0;
+}
+
+int64_t ns_cache_aggregate(int level, int threads) {
+    const ns_topology *t = ns_topology_get();
+    for (int i = 0; i < t->ncaches; i++) {
+        const ns_cache_info *c = &t->caches[i];
+        if (c->level != level || !strcmp(c->type, "instruction")) continue;
+        /* Threads placed close, one per core: they fill ceil(threads / shared) instances. */
+        int instances = (threads + c->shared_by_cores - 1) / c->shared_by_cores;
+        if (instances > c->count) instances = c->count;
+        return c->size_bytes * instances;
+    }
+    return 0;
+}
+
+int ns_llc_level(void) {
+    for (int l = 4; l >= 1; l--)
+        if (ns_cache_size(l) > 0) return l;
+    return 0;
+}
+
+void ns_affinity_defaults(char **argv) {
+    if (getenv("OMP_PROC_BIND") || getenv("OMP_PLACES") || getenv("NODESCALE_AFFINITY_SET"))
+        return;
+    setenv("OMP_PROC_BIND", "close", 1);
+    setenv("OMP_PLACES", "cores", 1);
+    setenv("NODESCALE_AFFINITY_SET", "defaults", 1);
+    execv("/proc/self/exe", argv);
+    /* exec failed: carry on unpinned; context says so. */
+    unsetenv("OMP_PROC_BIND");
+    unsetenv("OMP_PLACES");
+    setenv("NODESCALE_AFFINITY_SET", "exec failed: threads not pinned", 1);
+}
+
+const char *ns_cpu_model(void) {
+    static char brand[49];
+    if (brand[0]) return brand;
+    unsigned int r[12];
+    if (__get_cpuid_max(0x80000000, NULL) >= 0x80000004) {
+        for (unsigned int i = 0; i < 3; i++)
+            __get_cpuid(0x80000002 + i, &r[4 * i], &r[4 * i + 1], &r[4 * i + 2], &r[4 * i + 3]);
+        memcpy(brand, r, 48);
+        brand[48] = 0;
+        char *s = brand; /* trim leading blanks */
+        while (*s == ' ') s++;
+        memmove(brand, s, strlen(s) + 1);
+    } else {
+        snprintf(brand, sizeof brand, "unknown");
+    }
+    return brand;
+}
+
+static const char *cpu_vendor(void) {
+    static char v[13];
+    unsigned int a, b, c, d;
+    if (!v[0] && __get_cpuid(0, &a, &b, &c, &d)) {
+        memcpy(v, &b, 4), memcpy(v + 4, &d, 4), memcpy(v + 8, &c, 4);
+    }
+    return v;
+}
+
+/* cpuid leaf 1 ECX bit 31: running under a hypervisor; leaf 0x40000000 names it. */
+static json_t *virtualization_json(void) {
+    unsigned int a, b, c, d;
+    json_t *o = json_object();
+    int hv = __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 31));
+    json_object_set_new(o, "virtualized", json_boolean(hv));
+    if (hv) {
+        char name[13] = {0};
+        __cpuid(0x40000000, a, b, c, d);
+        memcpy(name, &b, 4), memcpy(name + 4, &c, 4), memcpy(name + 8, &d, 4);
+        json_object_set_new(o, "hypervisor", json_string(name));
+    }
+    return o;
+}
+
+static json_t *isa_json(void) {
+    unsigned int a = 0, b = 0, c = 0, d = 0;
+    json_t *arr = json_array();
+    __get_cpuid(1, &a, &b, &c, &d);
+    if (d & bit_SSE2) json_array_append_new(arr, json_string("sse2"));
+    if (c & bit_AVX) json_array_append_new(arr, json_string("avx"));
+    if (c & bit_FMA) json_array_append_new(arr, json_string("fma"));
+    __get_cpuid_count(7, 0, &a, &b, &c, &d);
+    static const struct { unsigned int bit; const char *name; } ebx7[] = {
+        {bit_AVX2, "avx2"},         {bit_AVX512F, "avx512f"},   {bit_AVX512DQ, "avx512dq"},
+        {bit_AVX512CD, "avx512cd"}, {bit_AVX512BW, "avx512bw"}, {bit_AVX512VL, "avx512vl"},
+    };
+    for (size_t i = 0; i < sizeof ebx7 / sizeof ebx7[0]; i++)
+        if (b & ebx7[i].bit) json_array_append_new(arr, json_string(ebx7[i].name));
+    if (d & (1u << 24)) json_array_append_new(arr, json_string("amx_tile"));
+    if (!ns_cpu_has_avx512() && (b & bit_AVX512F))
+        json_array_append_new(arr, json_string("note: avx512 state not enabled by the OS"));
+    return arr;
+}
+
+static json_t *caches_json(void) {
+    const ns_topology *t = ns_topology_get();
+    json_t *arr = json_array();
+    for (int i = 0; i < t->ncaches; i++) {
+        json_t *c = json_object();
+        ns_json_set_int(c, "level", t->caches[i].level);
+        ns_json_set_str(c, "type", t->caches[i].type);
+        ns_json_set_int(c, "size_bytes", t->caches[i].size_bytes);
+        ns_json_set_int(c, "count", t->caches[i].count);
+        ns_json_set_int(c, "shared_by_cores", t->caches[i].shared_by_cores);
+        json_array_append_new(arr, c);
+    }
+    return arr;
+}
+
+static json_t *env_json(void) {
+    extern char **environ;
+    static const char *const prefixes[] = {"OMP_", "GOMP_", "KMP_", "BLIS_", "OPENBLAS_",
+                                           "MKL_", "NODESCALE_", "GOTO_"};
+    json_t *o = json_object();
+    for (char **e = environ; *e; e++)
+        for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+            if (!strncmp(*e, prefixes[i], strlen(prefixes[i]))) {
+                const char *eq = strchr(*e, '=');
+                if (!eq) break;
+                char key[128];
+                snprintf(key, sizeof key, "%.*s", (int)(eq - *e), *e);
+                json_object_set_new(o, key, json_string(eq + 1));
+                break;
+            }
+    return o;
+}
+
+static json_t *affinity_json(void) {
+    json_t *o = json_object();
+    cpu_set_t mask;
+    json_t *cpus = json_array();
+    usable_cpu_set(&mask);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &mask)) json_array_append_new(cpus, json_integer(c));
+    json_object_set_new(o, "mask_cpus", cpus);
+    const char *how = getenv("NODESCALE_AFFINITY_SET");
+    ns_json_set_str(o, "omp_proc_bind", getenv("OMP_PROC_BIND"));
+    ns_json_set_str(o, "omp_places", getenv("OMP_PLACES"));
+    ns_json_set_str(o, "placement", how ? (strcmp(how, "defaults") ? how
+                                                                   : "nodescale defaults (OMP_PROC_BIND=close, OMP_PLACES=cores)")
+                                        : "from the user's environment");
+    ns_json_set_str(o, "numa_policy", "first touch by the thread that uses each chunk");
+    return o;
+}
+
+static json_t *libraries_json(void) {
+    json_t *o = json_object();
+    ns_json_set_str(o, "jansson", JANSSON_VERSION);
+    unsigned v = hwloc_get_api_version();
+    char buf[64];
+    snprintf(buf, sizeof buf, "%u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);
+    ns_json_set_str(o, "hwloc", buf);
+    snprintf(buf, sizeof buf, "%d.%d.%d", PAPI_VERSION_MAJOR(PAPI_VERSION),
+             PAPI_VERSION_MINOR(PAPI_VERSION), PAPI_VERSION_REVISION(PAPI_VERSION));
+    ns_json_set_str(o, "papi", buf);
+    return o;
+}
+
+json_t *ns_context_json(int threads) {
+    const ns_topology *t = ns_topology_get();
+    json_t *ctx = json_object();
+    char host[256] = "unknown";
+    gethostname(host, sizeof host - 1);
+    ns_json_set_str(ctx, "host", host);
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    ns_json_set_str(ctx, "date", date);
+    ns_json_set_str(ctx, "nodescale_version", NODESCALE_VERSION);
+
+    json_t *cpu = json_object();
+    ns_json_set_str(cpu, "vendor", cpu_vendor());
+    ns_json_set_str(cpu, "model", ns_cpu_model());
+    json_object_set_new(cpu, "isa", isa_json());
+    ns_json_set_str(cpu, "isa_selected", ns_isa_selected());
+    ns_json_set_int(cpu, "cores", t->cores);
+    ns_json_set_int(cpu, "pus", t->pus);
+    ns_json_set_int(cpu, "sockets", t->sockets);
+    ns_json_set_int(cpu, "numa_nodes", t->numa_nodes);
+    ns_json_set_int(cpu, "cpus_in_affinity_mask", t->cpus_in_mask);
+    json_object_set_new(cpu, "caches", caches_json());
+    json_object_set_new(cpu, "freq_measured_hz", json_null()); /* filled by the run */
+    json_object_set_new(ctx, "cpu", cpu);
+
+    json_t *mem = json_object();
+    ns_json_set_int(mem, "total_bytes", t->mem_total_bytes);
+    ns_json_set_int(mem, "available_bytes", t->mem_available_bytes);
+    FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    char line[128] = "";
+    if (thp) {
+        if (!fgets(line, sizeof line, thp)) line[0] = 0;
+        fclose(thp);
+        line[strcspn(line, "\n")] = 0;
+    }
+    ns_json_set_str(mem, "transparent_hugepages", line[0] ? line : NULL);
+    ns_json_set_str(mem, "arrays", "2 MiB aligned and madvise(MADV_HUGEPAGE) when >= 2 MiB");
+    json_object_set_new(ctx, "memory", mem);
+
+    struct utsname u;
+    if (uname(&u) == 0) {
+        char os[512];
+        snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
+        ns_json_set_str(ctx, "os", os);
+    }
+    char compiler[256];
+    snprintf(compiler, sizeof compiler, "%s %s", NODESCALE_CC, __VERSION__);
+    ns_json_set_str(ctx, "compiler", compiler);
+    ns_json_set_str(ctx, "cflags", NODESCALE_CFLAGS);
+    json_object_set_new(ctx, "libraries", libraries_json());
+    json_object_set_new(ctx, "env", env_json());
+    json_object_set_new(ctx, "affinity", affinity_json());
+    ns_json_set_int(ctx, "threads", threads);
+    json_t *virt = virtualization_json();
+    json_object_set(ctx, "virtualized", json_object_get(virt, "virtualized"));
+    json_object_set(ctx, "hypervisor", json_object_get(virt, "hypervisor"));
+    json_decref(virt);
+
+    json_t *timer = json_object();
+    ns_json_set_str(timer, "source", "clock_gettime(CLOCK_MONOTONIC)");
+    ns_json_set_num(timer, "resolution_s", ns_timer_resolution_measured(), NULL);
+    ns_json_set_num(timer, "reported_resolution_s", ns_timer_resolution_reported(), NULL);
+    ns_json_set_num(timer, "cputime_reported_resolution_s", ns_cputime_resolution_reported(), NULL);
+    json_object_set_new(ctx, "timer", timer);
+    return ctx;
+}

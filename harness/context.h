@@ -1,0 +1,51 @@
+/* What a results file must say about where it was measured: the CPU (cpuid), its caches, cores
+ * and NUMA nodes (hwloc), the affinity mask actually in effect, memory, OS, compiler and flags,
+ * library versions, the OMP_/BLIS_/OPENBLAS_/MKL_ environment, virtualisation and the timer.
+ * Also the thread-placement defaults applied before OpenMP starts. */
+#ifndef NS_CONTEXT_H
+#define NS_CONTEXT_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+typedef struct ns_cache_info {
+    int level;             /* 1, 2, 3 */
+    const char *type;      /* "data", "unified", "instruction" */
+    int64_t size_bytes;    /* one instance */
+    int count;             /* instances in the machine */
+    int shared_by_cores;   /* cores under one instance */
+} ns_cache_info;
+
+typedef struct ns_topology {
+    int cores, pus, sockets, numa_nodes;
+    int ncaches;
+    ns_cache_info caches[8];
+    int cpus_in_mask;      /* CPUs in this process's affinity mask (sched_getaffinity) */
+    int64_t mem_total_bytes, mem_available_bytes;
+} ns_topology;
+
+/* Reads the topology once (hwloc) and caches it. Never NULL: missing parts are 0. */
+const ns_topology *ns_topology_get(void);
+
+/* Size of one instance of the data/unified cache at level (1..3); 0 when absent. */
+int64_t ns_cache_size(int level);
+
+/* Bytes of level-`level` cache that `threads` threads (placed one per core, close) reach
+ * together: per-core caches count once per thread, a shared cache once per instance touched. */
+int64_t ns_cache_aggregate(int level, int threads);
+
+/* The last (largest) cache level present, 0 if none. */
+int ns_llc_level(void);
+
+/* If neither OMP_PROC_BIND nor OMP_PLACES is set, sets OMP_PROC_BIND=close, OMP_PLACES=cores
+ * and re-executes this program (the OpenMP runtime reads them only when it loads). Call first
+ * in main; returns only when nothing had to be done or re-exec failed. */
+void ns_affinity_defaults(char **argv);
+
+/* The context object of results.json. threads = the all-thread count of this run. */
+json_t *ns_context_json(int threads);
+
+/* cpuid brand string, e.g. "Intel(R) Xeon(R) Processor". */
+const char *ns_cpu_model(void);
+
+#endif

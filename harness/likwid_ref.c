@@ -1,0 +1,43 @@
+/* likwid-bench as a subprocess (see likwid_ref.h). */
+#include "harness/likwid_ref.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+int ns_likwid_bench(const char *test, double working_set_bytes, int threads, double seconds,
+                    ns_likwid_result *out, char *err, size_t errlen) {
+    for (const char *c = test; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_') {
+            snprintf(err, errlen, "likwid-bench: bad kernel name '%s'", test);
+            return -1;
+        }
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "likwid-bench -t %s -W N:%.0fkB:%d -s %.2f 2>&1", test,
+             fmax(1, working_set_bytes / 1000), threads, seconds);
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        snprintf(err, errlen, "likwid-bench: cannot start");
+        return -1;
+    }
+    *out = (ns_likwid_result){NAN, NAN, NAN};
+    char line[512], last[512] = "";
+    while (fgets(line, sizeof line, p)) {
+        double v;
+        if (sscanf(line, "MFlops/s: %lf", &v) == 1) out->mflops_per_s = v;
+        else if (sscanf(line, "MByte/s: %lf", &v) == 1) out->mbytes_per_s = v;
+        else if (sscanf(line, "Size (Byte): %lf", &v) == 1) out->size_bytes = v;
+        if (strlen(line) > 1) snprintf(last, sizeof last, "%s", line);
+    }
+    int st = pclose(p);
+    if (st != 0 || (isnan(out->mflops_per_s) && isnan(out->mbytes_per_s))) {
+        last[strcspn(last, "\n")] = 0;
+        snprintf(err, errlen, "likwid-bench -t %s failed (exit %d): %s", test,
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1, last);
+        return -1;
+    }
+    return 0;
+}

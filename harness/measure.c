@@ -1,0 +1,138 @@
+/* The timing loop (see measure.h).
+ *
+ * Shape of one sample, as likwid-bench and STREAM do it: all threads meet at a barrier, each
+ * reads the clock, runs its share of `reps` repetitions, reads the clock again, and meets the
+ * others at a second barrier; the sample is the slowest thread's time divided by reps. The
+ * repetition count is doubled until a sample lasts at least max(min_sample_s, 1000 x the
+ * measured timer resolution), so a coarse clock can never yield a zero or sub-resolution time
+ * (field-bugs B21). */
+#include "harness/measure.h"
+
+#include <math.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/timer.h"
+
+volatile int ns_interrupted = 0;
+
+ns_measure_opts ns_measure_defaults(int quick) {
+    return (ns_measure_opts){
+        .min_sample_s = quick ? 0.004 : 0.01,
+        .min_samples = 9,
+        .max_samples = quick ? 15 : 31,
+        .budget_s = quick ? 0.15 : 0.6,
+        .warmup_reps = 1,
+    };
+}
+
+/* NODESCALE_INJECT_SLOWDOWN="<kernel name>:<fraction>" makes that kernel do `fraction` more
+ * real repetitions inside every timed sample while the time is still divided by the nominal
+ * repetition count: a known, genuine slowdown for testing the regression gate. */
+static double injected_extra_work(const ns_kernel *k) {
+    const char *s = getenv("NODESCALE_INJECT_SLOWDOWN");
+    if (!s) return 0;
+    const char *colon = strchr(s, ':');
+    if (!colon || (size_t)(colon - s) != strlen(k->name) || strncmp(s, k->name, colon - s))
+        return 0;
+    double f = strtod(colon + 1, NULL);
+    return f > 0 && f < 100 ? f : 0;
+}
+
+void ns_run_reps(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
+                 ns_thread_hook begin, ns_thread_hook end, void *ctx) {
+    if (k->run_model == NS_RUN_SELF) {
+        if (begin) begin(ctx, 0, 1);
+        for (int64_t r = 0; r < reps; r++) k->run(state, 0, p->threads);
+        if (end) end(ctx, 0, 1);
+        return;
+    }
+#pragma omp parallel num_threads(p->threads)
+    {
+        int tid = omp_get_thread_num(), nth = omp_get_num_threads();
+        if (begin) begin(ctx, tid, nth);
+        for (int64_t r = 0; r < reps; r++) k->run(state, tid, nth);
+        if (end) end(ctx, tid, nth);
+    }
+}
+
+/* One sample of reps repetitions; returns the slowest thread's elapsed seconds (whole sample),
+ * and records each thread's CPU. */
+static double time_sample(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
+                          int *cpu_of_thread) {
+    if (k->run_model == NS_RUN_SELF) {
+        double t0 = ns_now();
+        for (int64_t r = 0; r < reps; r++) k->run(state, 0, p->threads);
+        double t = ns_now() - t0;
+        cpu_of_thread[0] = sched_getcpu();
+        return t;
+    }
+    double slowest = 0;
+#pragma omp parallel num_threads(p->threads) reduction(max : slowest)
+    {
+        int tid = omp_get_thread_num(), nth = omp_get_num_threads();
+#pragma omp barrier
+        double t0 = ns_now();
+        for (int64_t r = 0; r < reps; r++) k->run(state, tid, nth);
+        double t1 = ns_now();
+#pragma omp barrier
+        slowest = t1 - t0;
+        if (tid < NS_MAX_THREADS) cpu_of_thread[tid] = sched_getcpu();
+    }
+    return slowest;
+}
+
+int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_measure_opts *o,
+               ns_measurement *m) {
+    memset(m, 0, sizeof *m);
+    m->threads = p->threads;
+    for (int t = 0; t < NS_MAX_THREADS; t++) m->cpu_of_thread[t] = -1;
+    snprintf(m->status, sizeof m->status, "ok");
+
+    static double resolution = 0;
+    if (resolution == 0) resolution = ns_timer_resolution_measured();
+    double min_s = fmax(o->min_sample_s, 1000 * resolution);
+    double extra = injected_extra_work(k);
+    int max_samples = o->max_samples < NS_MAX_SAMPLES ? o->max_samples : NS_MAX_SAMPLES;
+
+    for (int w = 0; w < o->warmup_reps; w++) time_sample(k, state, p, 1, m->cpu_of_thread);
+
+    /* Grow reps until one sample is long enough; the sizing samples double as warm-up. */
+    int64_t reps = 1;
+    for (;;) {
+        double t = time_sample(k, state, p, reps, m->cpu_of_thread);
+        if (ns_interrupted) break;
+        if (t >= min_s) break;
+        if (reps > (INT64_C(1) << 40)) {
+            snprintf(m->status, sizeof m->status,
+                     "invalid: %lld repetitions still shorter than the timer can resolve",
+                     (long long)reps);
+            return -1;
+        }
+        /* Jump close to the target in one step once the time is measurable, else double. */
+        double grow = t > 100 * resolution ? 1.2 * min_s / t : 2.0;
+        reps = (int64_t)ceil((double)reps * fmin(fmax(grow, 2.0), 1000.0));
+    }
+    m->reps = reps;
+    int64_t run_reps = reps + (int64_t)ceil(extra * (double)reps);
+
+    double start = ns_now();
+    while (m->nsamples < max_samples && !ns_interrupted) {
+        double t = time_sample(k, state, p, run_reps, m->cpu_of_thread);
+        m->samples_s[m->nsamples++] = t / (double)reps;
+        if (m->nsamples >= o->min_samples && ns_now() - start > o->budget_s) break;
+    }
+    if (ns_interrupted) m->interrupted = 1;
+    if (m->nsamples == 0) {
+        snprintf(m->status, sizeof m->status, "interrupted before the first sample");
+        return -1;
+    }
+    ns_stats_compute(m->samples_s, (size_t)m->nsamples, &m->stats);
+    if (m->nsamples < o->min_samples)
+        snprintf(m->status, sizeof m->status, "interrupted after %d of %d samples", m->nsamples,
+                 o->min_samples);
+    return 0;
+}

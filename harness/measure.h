@@ -1,0 +1,58 @@
+/* The timing loop. For one kernel instance: warm-up, repetitions per sample grown until a sample
+ * lasts at least min_sample_s (and 1000x the timer resolution), then at least min_samples
+ * samples. Every sample is bracketed by barriers; with NS_RUN_TEAM kernels each thread times
+ * itself and the sample is the slowest thread's time. Threads are pinned by the OpenMP runtime
+ * (OMP_PROC_BIND/OMP_PLACES, defaulted by ns_affinity_defaults) and the CPU each ran on is
+ * recorded. Overheads outside the kernel (counters, checks) are kept out of the timed region. */
+#ifndef NS_MEASURE_H
+#define NS_MEASURE_H
+
+#include <stdint.h>
+
+#include "harness/stats.h"
+#include "kernels/registry.h"
+
+#define NS_MAX_SAMPLES 256
+#define NS_MAX_THREADS 1024
+
+typedef struct ns_measure_opts {
+    double min_sample_s; /* a sample lasts at least this long (default 0.01 s) */
+    int min_samples;     /* at least this many samples (default 9; never below 9 for gates) */
+    int max_samples;     /* at most (<= NS_MAX_SAMPLES) */
+    double budget_s;     /* stop adding samples past min_samples after this long */
+    int warmup_reps;     /* untimed repetitions first (default 1) */
+} ns_measure_opts;
+
+typedef struct ns_measurement {
+    int64_t reps;                      /* repetitions per sample */
+    int nsamples;
+    double samples_s[NS_MAX_SAMPLES];  /* seconds per repetition, one per sample */
+    ns_stats stats;                    /* over samples_s */
+    int threads;
+    int cpu_of_thread[NS_MAX_THREADS]; /* sched_getcpu() of each thread, last sample */
+    int interrupted;                   /* SIGINT arrived: samples so far kept */
+    char status[160];                  /* "ok" or why not */
+} ns_measurement;
+
+/* Default options; quick = 1 gives the --quick run's shorter samples. */
+ns_measure_opts ns_measure_defaults(int quick);
+
+/* Called on each thread (tid) of the team around its share of a group of repetitions. */
+typedef void (*ns_thread_hook)(void *ctx, int tid, int nthreads);
+
+/* Runs reps repetitions of k on p->threads threads, in the same team and pinning the timed loop
+ * uses, calling begin/end (may be NULL) on every thread just outside the repetitions. Used by
+ * the timed loop itself and by the counters pass (harness/counters.c). For NS_RUN_SELF
+ * kernels begin/end run on the calling thread only (tid 0 of 1). */
+void ns_run_reps(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
+                 ns_thread_hook begin, ns_thread_hook end, void *ctx);
+
+/* Measures k (already created with p) into *m. Returns 0, or -1 with m->status set (timer
+ * could not resolve the kernel, interrupted before any sample). */
+int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_measure_opts *o,
+               ns_measurement *m);
+
+/* Set by the SIGINT handler of `nodescale run`; the loop stops at the next sample. */
+extern volatile int ns_interrupted;
+
+#endif

@@ -1,0 +1,149 @@
+/* results[] entries (see result.h). Rates are computed from the median time per repetition;
+ * a time that is zero, negative or not finite leaves every rate null with a status, never inf
+ * (field-bugs B21, B22). */
+#include "harness/result.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/clockprobe.h"
+#include "harness/counters.h"
+#include "harness/json.h"
+
+void ns_result_id(const ns_kernel *k, const ns_params *p, char *buf, size_t len) {
+    if (!strcmp(k->family, "gemm"))
+        snprintf(buf, len, "%s/%s/%s/t%d/m=%lld,n=%lld,k=%lld", k->name, k->isa,
+                 ns_prec_name(k->precision), p->threads, (long long)p->m, (long long)p->n,
+                 (long long)p->k);
+    else
+        snprintf(buf, len, "%s/%s/%s/t%d/n=%lld", k->name, k->isa, ns_prec_name(k->precision),
+                 p->threads, (long long)p->n);
+}
+
+static json_t *stats_json(const ns_stats *s) {
+    json_t *o = json_object();
+    ns_json_set_num(o, "min", s->min, NULL);
+    ns_json_set_num(o, "median", s->median, NULL);
+    ns_json_set_num(o, "mean", s->mean, NULL);
+    ns_json_set_num(o, "stddev", s->stddev, NULL);
+    ns_json_set_num(o, "cv", s->cv, NULL);
+    ns_json_set_num(o, "max", s->max, NULL);
+    return o;
+}
+
+json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurement *m,
+                       const ns_check *c) {
+    json_t *r = json_object();
+    char id[256];
+    ns_result_id(k, p, id, sizeof id);
+    ns_json_set_str(r, "id", id);
+    ns_json_set_str(r, "name", k->name);
+    ns_json_set_str(r, "family", k->family);
+    ns_json_set_str(r, "isa", k->isa);
+    ns_json_set_str(r, "precision", ns_prec_name(k->precision));
+    if (k->mix) ns_json_set_str(r, "mix", k->mix);
+    ns_json_set_int(r, "threads", p->threads);
+    json_t *params = json_object();
+    if (!strcmp(k->family, "gemm")) {
+        ns_json_set_int(params, "m", p->m);
+        ns_json_set_int(params, "k", p->k);
+    }
+    ns_json_set_int(params, "n", p->n);
+    json_object_set_new(r, "params", params);
+
+    double flops = k->flops(p), bytes = k->bytes(p);
+    ns_json_set_num(r, "working_set_bytes", k->working_set ? k->working_set(p) : NAN, NULL);
+    ns_json_set_num(r, "flops", flops, NULL);
+    ns_json_set_num(r, "bytes", bytes, NULL);
+    ns_json_set_str(r, "bytes_policy", k->bytes_policy);
+    ns_json_set_num(r, "ai_flop_per_byte", bytes > 0 ? flops / bytes : NAN, NULL);
+
+    const char *status = "ok";
+    double t = NAN;
+    if (!m) {
+        status = "not measured";
+        json_object_set_new(r, "reps", json_null());
+        json_object_set_new(r, "samples_s", json_null());
+        json_object_set_new(r, "time_s", json_null());
+    } else {
+        ns_json_set_int(r, "reps", m->reps);
+        json_t *samples = json_array();
+        for (int i = 0; i < m->nsamples; i++) json_array_append_new(samples, json_real(m->samples_s[i]));
+        json_object_set_new(r, "samples_s", samples);
+        json_object_set_new(r, "time_s", stats_json(&m->stats));
+        json_t *cpus = json_array();
+        int nt = k->run_model == NS_RUN_SELF ? 1 : m->threads;
+        for (int i = 0; i < nt && i < NS_MAX_THREADS; i++)
+            json_array_append_new(cpus, json_integer(m->cpu_of_thread[i]));
+        json_object_set_new(r, "cpu_of_thread", cpus);
+        /* Two threads on one CPU means a pin list went wrong (field-bugs B12). */
+        for (int i = 0; i < nt && i < NS_MAX_THREADS; i++)
+            for (int j = 0; j < i; j++)
+                if (m->cpu_of_thread[i] >= 0 && m->cpu_of_thread[i] == m->cpu_of_thread[j] &&
+                    !json_object_get(r, "placement_warning")) {
+                    char w[128];
+                    snprintf(w, sizeof w, "threads %d and %d both ran on CPU %d", j, i,
+                             m->cpu_of_thread[i]);
+                    ns_json_set_str(r, "placement_warning", w);
+                }
+        t = m->stats.median;
+        if (strcmp(m->status, "ok") != 0) status = m->status;
+        else if (!(t > 0) || !isfinite(t)) status = "invalid: zero or non-finite elapsed time";
+    }
+    int rates_ok = m && isfinite(t) && t > 0;
+    ns_json_set_num(r, "gflops", rates_ok && flops > 0 ? flops / t / 1e9 : NAN, NULL);
+    ns_json_set_num(r, "gbytes_per_s", rates_ok && bytes > 0 ? bytes / t / 1e9 : NAN, NULL);
+    /* Filled by the roofline builder. */
+    json_object_set_new(r, "roof_gflops", json_null());
+    json_object_set_new(r, "fraction_of_roof", json_null());
+
+    if (c) {
+        json_object_set_new(r, "validated", json_boolean(c->ok));
+        json_t *chk = json_object();
+        ns_json_set_num(chk, "error", c->error, NULL);
+        ns_json_set_num(chk, "bound", c->bound, NULL);
+        ns_json_set_str(chk, "why", c->why);
+        json_object_set_new(r, "check", chk);
+        if (!c->ok && !strcmp(status, "ok")) status = "invalid: output check failed";
+    } else {
+        json_object_set_new(r, "validated", json_null());
+    }
+    json_object_set_new(r, "counters", json_object());
+    ns_json_set_str(r, "status", status);
+    return r;
+}
+
+json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measure_opts *o,
+                          int with_counters, double clock_ghz, ns_measurement *m_out) {
+    void *st = k->create(p);
+    if (!st) {
+        json_t *r = ns_result_json(k, p, NULL, NULL);
+        char why[160];
+        snprintf(why, sizeof why, "not measured: cannot allocate inputs (%s)", strerror(errno));
+        ns_json_set_str(r, "status", why);
+        return r;
+    }
+    ns_measurement *m = malloc(sizeof *m);
+    ns_check c = {0};
+    json_t *r;
+    if (!m) {
+        k->destroy(st);
+        r = ns_result_json(k, p, NULL, NULL);
+        ns_json_set_str(r, "status", "not measured: out of memory");
+        return r;
+    }
+    int rc = ns_measure(k, st, p, o, m);
+    k->check(st, &c);
+    r = ns_result_json(k, p, rc == 0 ? m : NULL, &c);
+    if (rc != 0) ns_json_set_str(r, "status", m->status);
+    if (rc == 0 && with_counters && !ns_interrupted)
+        json_object_set_new(r, "counters",
+                            ns_counters_measure(k, st, p, m->reps, k->flops(p), k->bytes(p)));
+    if (rc == 0 && isfinite(clock_ghz)) ns_clockprobe_annotate(r, clock_ghz);
+    if (m_out) *m_out = *m;
+    free(m);
+    k->destroy(st);
+    return r;
+}

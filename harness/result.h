@@ -1,0 +1,30 @@
+/* One results[] entry of results.json from a kernel descriptor, its parameters, its timing and
+ * its check; and the driver that creates, measures, checks and destroys one kernel instance.
+ * Used by `nodescale run`, `nodescale bench` and the fleet driver alike. */
+#ifndef NS_RESULT_H
+#define NS_RESULT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "harness/measure.h"
+#include "kernels/registry.h"
+
+/* The unique id of a kernel instance: "name/isa/prec/tT/n=N" (gemm: "m=M,n=N,k=K"). */
+void ns_result_id(const ns_kernel *k, const ns_params *p, char *buf, size_t len);
+
+/* Builds the results[] entry. m or c may be NULL (not measured / not checked); every number that
+ * could not be measured is null with a status. */
+json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurement *m,
+                       const ns_check *c);
+
+/* Creates k with p, measures it with o, checks its output, destroys it, and returns the entry
+ * (never NULL; a kernel that could not be created or measured gets status saying why).
+ * with_counters: after the timed samples (never inside them), a counting pass of one sample's
+ * repetitions fills the entry's "counters" (harness/counters.h; ns_counters_init first).
+ * clock_ghz: the probed clock (harness/clockprobe.h) for per-cycle figures; NAN to skip.
+ * *m_out receives the measurement when non-NULL. */
+json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measure_opts *o,
+                          int with_counters, double clock_ghz, ns_measurement *m_out);
+
+#endif

@@ -1,0 +1,522 @@
+/* `nodescale run`: the main job. Measures the compute ceilings (FMA-peak kernels per precision and
+ * instruction mix, one thread and all threads), the bandwidth-versus-working-set sweep (from a
+ * few KiB to 4x the aggregate last-level cache, capped by available memory), every kernel of the
+ * registry at representative sizes (STREAM, reductions, GEMM and its BLIS/OpenBLAS peers), then
+ * hands the document to the roofline builder, the cluster model and the report writers, and
+ * writes a report folder:
+ *   results.json  report.md  roofline.svg (+ other plots)  run.log
+ * Progress goes to stderr (and run.log); the folder's path is the one line on stdout.
+ * Ctrl-C stops at the next sample and still writes a valid results.json of what finished. */
+#include "harness/run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/cli.h"
+#include "harness/clockprobe.h"
+#include "harness/counters.h"
+#include "harness/commands.h"
+#include "cluster/cluster.h"
+#include "harness/allreduce.h"
+#include "harness/context.h"
+#include "harness/json.h"
+#include "harness/result.h"
+#include "harness/timer.h"
+#include "reports/gbench.h"
+#include "reports/report.h"
+#include "roofline/roofline.h"
+
+
+typedef struct run_state {
+    const ns_run_opts *o;
+    double t0;
+    int done, total;
+    ns_measure_opts mo;    /* kernels */
+    ns_measure_opts sweep; /* sweep points: fewer samples, they are not gated on */
+    double ghz;            /* clock probe before the run, for per-cycle figures */
+} run_state;
+
+static void logf_(const run_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logf_(const run_state *s, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(s->o->log ? s->o->log : stderr, fmt, ap);
+    va_end(ap);
+}
+
+static void progress(run_state *s, const char *what) {
+    s->done++;
+    double el = ns_now() - s->t0;
+    double left = s->done > 0 ? el / s->done * (s->total - s->done) : 0;
+    logf_(s, "[%3d/%3d %4.0f s, ~%3.0f s left] %s\n", s->done, s->total, el, left, what);
+}
+
+/* ---- the plan ----------------------------------------------------------------------------- */
+
+static const char *const peak_names[] = {"peak_dp_fma",     "peak_dp_fma_add", "peak_dp_add",
+                                         "peak_dp_scalar_fma", "peak_sp_fma",  "peak_sp_fma_add",
+                                         "peak_sp_add",     "peak_sp_scalar_fma"};
+static const char *const sweep_kernels_full[] = {"stream_sum", "stream_copy", "stream_triad",
+                                                 "stream_triad_nt"};
+static const char *const sweep_kernels_quick[] = {"stream_sum", "stream_triad"};
+
+/* Largest working set of the sweep: 4x the aggregate LLC of all threads (field-bugs B09), at
+ * least 64 MiB, at most half the available memory. */
+static double sweep_max_bytes(int threads) {
+    int llc = ns_llc_level();
+    double ws = llc ? 4.0 * (double)ns_cache_aggregate(llc, threads) : 0;
+    if (ws < 64.0 * (1 << 20)) ws = 64.0 * (1 << 20);
+    double avail = (double)ns_topology_get()->mem_available_bytes;
+    if (avail > 0 && ws > 0.5 * avail) ws = 0.5 * avail;
+    return ws;
+}
+
+static int sweep_points(double step, double max_ws, double *ws, int cap) {
+    int n = 0;
+    for (double w = 16384; w <= max_ws * 1.0001 && n < cap; w *= step) ws[n++] = w;
+    return n;
+}
+
+static int thread_counts(int T, int *out) {
+    out[0] = 1;
+    if (T > 1) out[1] = T;
+    return T > 1 ? 2 : 1;
+}
+
+/* ---- measuring ------------------------------------------------------------------------------ */
+
+static int interrupted(void) {
+    return ns_interrupted;
+}
+
+static void measure_ceilings(run_state *s, json_t *root) {
+    json_t *compute = json_object_get(json_object_get(root, "ceilings"), "compute");
+    json_t *results = json_object_get(root, "results");
+    int tc[2], ntc = thread_counts(s->o->threads, tc);
+    for (size_t i = 0; i < sizeof peak_names / sizeof peak_names[0] && !interrupted(); i++)
+        for (int t = 0; t < ntc && !interrupted(); t++) {
+            const ns_kernel *k = ns_registry_find(peak_names[i], NULL);
+            if (!k) continue;
+            ns_params p = {.n = 4096, .threads = tc[t]};
+            json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, s->ghz, NULL);
+            json_t *c = json_object();
+            ns_json_set_str(c, "name", k->name);
+            ns_json_set_str(c, "precision", ns_prec_name(k->precision));
+            ns_json_set_str(c, "isa", k->isa);
+            ns_json_set_str(c, "mix", k->mix);
+            ns_json_set_int(c, "threads", tc[t]);
+            const char *st = json_string_value(json_object_get(r, "status"));
+            ns_json_set_num(c, "gflops", !strcmp(st, "ok") ? ns_json_get_num(r, "gflops") : NAN, st);
+            json_object_set(c, "result_id", json_object_get(r, "id"));
+            json_array_append_new(compute, c);
+            json_array_append_new(results, r);
+            char what[160];
+            snprintf(what, sizeof what, "ceiling %-18s %-6s t%d  %8.1f GFLOP/s", k->name, k->isa,
+                     tc[t], ns_json_get_num(c, "gflops"));
+            progress(s, what);
+        }
+}
+
+static void measure_sweep(run_state *s, json_t *root) {
+    json_t *sweep = json_object_get(root, "sweep");
+    const char *const *names = s->o->quick ? sweep_kernels_quick : sweep_kernels_full;
+    size_t nnames = s->o->quick ? 2 : 4;
+    int tc[2], ntc = thread_counts(s->o->threads, tc);
+    double ws[128];
+    for (int t = 0; t < ntc && !interrupted(); t++) {
+        int nws = sweep_points(s->o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128);
+        for (size_t j = 0; j < nnames && !interrupted(); j++) {
+            const ns_kernel *k = ns_registry_find(names[j], NULL);
+            if (!k) continue;
+            ns_params unit = {.n = 1, .threads = tc[t]};
+            double per_el = k->working_set(&unit);
+            for (int w = 0; w < nws && !interrupted(); w++) {
+                /* Elements: a multiple of 64 per thread, so every chunk is vector-aligned. */
+                int64_t n = (int64_t)(ws[w] / per_el) / (64 * tc[t]) * (64 * tc[t]);
+                if (n < 64 * tc[t]) n = 64 * tc[t];
+                ns_params p = {.n = n, .threads = tc[t]};
+                ns_measurement m;
+                json_t *r = ns_measure_kernel(k, &p, &s->sweep, 0, NAN, &m);
+                json_t *pt = json_object();
+                ns_json_set_str(pt, "kernel", k->name);
+                ns_json_set_str(pt, "isa", k->isa);
+                ns_json_set_str(pt, "precision", ns_prec_name(k->precision));
+                ns_json_set_int(pt, "threads", tc[t]);
+                ns_json_set_int(pt, "n", n);
+                ns_json_set_num(pt, "working_set_bytes", k->working_set(&p), NULL);
+                ns_json_set_str(pt, "bytes_policy", k->bytes_policy);
+                const char *st = json_string_value(json_object_get(r, "status"));
+                ns_json_set_num(pt, "gbytes_per_s",
+                                !strcmp(st, "ok") ? ns_json_get_num(r, "gbytes_per_s") : NAN, st);
+                json_object_set(pt, "time_s", json_object_get(r, "time_s"));
+                json_array_append_new(sweep, pt);
+                json_decref(r);
+                char what[160];
+                snprintf(what, sizeof what, "sweep %-16s t%d  %10.0f KiB  %8.1f GB/s", k->name,
+                         tc[t], k->working_set(&p) / 1024, ns_json_get_num(pt, "gbytes_per_s"));
+                progress(s, what);
+            }
+        }
+    }
+}
+
+/* The reductions --quick runs: sum and dot in both precisions. */
+static int in_quick_set(const char *name) {
+    static const char *const quick[] = {"dsum", "ddot", "ssum", "sdot"};
+    for (size_t i = 0; i < sizeof quick / sizeof quick[0]; i++)
+        if (!strcmp(name, quick[i])) return 1;
+    return 0;
+}
+
+/* Kernels of a family at a working-set size, on all threads. */
+static void measure_family(run_state *s, json_t *root, const char *family, double ws_bytes) {
+    size_t nk;
+    const ns_kernel *const *all = ns_registry(&nk);
+    json_t *results = json_object_get(root, "results");
+    for (size_t i = 0; i < nk && !interrupted(); i++) {
+        if (strcmp(all[i]->family, family) != 0) continue;
+        if (ns_registry_find(all[i]->name, NULL) != all[i]) continue; /* the selected ISA only */
+        if (s->o->kernels && !strstr(s->o->kernels, all[i]->name)) continue;
+        if (s->o->quick && !strcmp(family, "reduce") && !in_quick_set(all[i]->name)) continue;
+        const ns_kernel *k = all[i];
+        ns_params unit = {.n = 1, .threads = s->o->threads};
+        double per_el = k->working_set(&unit);
+        int64_t n = per_el > 0 ? (int64_t)(ws_bytes / per_el) / 1024 * 1024 : 1 << 20;
+        ns_params p = {.n = n > 1024 ? n : 1024, .threads = s->o->threads};
+        json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, s->ghz, NULL);
+        char what[200];
+        snprintf(what, sizeof what, "%-20s %-6s t%d %10.0f KiB  %8.2f GB/s  [%s]", k->name, k->isa,
+                 p.threads, k->working_set(&p) / 1024, ns_json_get_num(r, "gbytes_per_s"),
+                 json_string_value(json_object_get(r, "status")));
+        json_array_append_new(results, r);
+        progress(s, what);
+    }
+}
+
+static const int64_t gemm_sizes_full[] = {256, 512, 1024, 2048};
+static const int64_t gemm_sizes_quick[] = {256, 512};
+
+/* Own GEMM and every peer, size by size, so they run under the same conditions. */
+static void measure_gemm(run_state *s, json_t *root) {
+    size_t nk;
+    const ns_kernel *const *all = ns_registry(&nk);
+    json_t *results = json_object_get(root, "results");
+    const int64_t *sizes = s->o->quick ? gemm_sizes_quick : gemm_sizes_full;
+    size_t nsizes = s->o->quick ? 2 : 4;
+    for (size_t z = 0; z < nsizes && !interrupted(); z++)
+        for (size_t i = 0; i < nk && !interrupted(); i++) {
+            const ns_kernel *k = all[i];
+            if (strcmp(k->family, "gemm") != 0) continue;
+            int peer = strcmp(k->isa, "avx512") && strcmp(k->isa, "avx2") && strcmp(k->isa, "scalar");
+            if (!peer && ns_registry_find(k->name, NULL) != k) continue;
+            if (k->supported && !k->supported()) continue;
+            ns_params p = {.m = sizes[z], .n = sizes[z], .k = sizes[z], .threads = s->o->threads};
+            json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, s->ghz, NULL);
+            char what[200];
+            snprintf(what, sizeof what, "%-6s %-8s t%d %5lld^3  %8.1f GFLOP/s  [%s]", k->name,
+                     k->isa, p.threads, (long long)sizes[z], ns_json_get_num(r, "gflops"),
+                     json_string_value(json_object_get(r, "status")));
+            json_array_append_new(results, r);
+            progress(s, what);
+        }
+}
+
+/* Kernels measure_family will run for family. */
+static int count_family(const ns_run_opts *o, const char *family) {
+    size_t nk;
+    int c = 0;
+    const ns_kernel *const *all = ns_registry(&nk);
+    for (size_t i = 0; i < nk; i++)
+        if (!strcmp(all[i]->family, family) && ns_registry_find(all[i]->name, NULL) == all[i] &&
+            (!o->kernels || strstr(o->kernels, all[i]->name)) &&
+            !(o->quick && !strcmp(family, "reduce") && !in_quick_set(all[i]->name)))
+            c++;
+    return c;
+}
+
+json_t *ns_run_node(const ns_run_opts *o) {
+    run_state s = {.o = o, .t0 = ns_now()};
+    s.mo = ns_measure_defaults(o->quick);
+    s.sweep = s.mo;
+    s.sweep.min_samples = 5;
+    s.sweep.max_samples = 5;
+    s.sweep.min_sample_s = 0.002;
+    s.sweep.budget_s = 0.03;
+    s.sweep.warmup_reps = 0; /* the repetition-sizing samples warm up */
+
+    json_t *root = json_object();
+    ns_json_set_str(root, "schema", NS_SCHEMA);
+    json_t *ctx = ns_context_json(o->threads);
+    json_object_set_new(root, "context", ctx);
+    char err[512];
+    if (ns_counters_init(o->events, err, sizeof err) < 0) logf_(&s, "%s\n", err);
+    json_object_set_new(ctx, "counters", ns_counters_context_json());
+    logf_(&s, "%s\n", ns_counters_summary());
+    s.ghz = ns_clockprobe_ghz();
+    json_t *ceil = json_object();
+    json_object_set_new(ceil, "compute", json_array());
+    json_object_set_new(ceil, "bandwidth", json_array());
+    json_object_set_new(root, "ceilings", ceil);
+    json_object_set_new(root, "sweep", json_array());
+    json_object_set_new(root, "results", json_array());
+
+    int tc[2], ntc = thread_counts(o->threads, tc);
+    double ws[128];
+    int sweep_total = 0;
+    for (int t = 0; t < ntc; t++)
+        sweep_total += sweep_points(o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128) *
+                       (o->quick ? 2 : 4);
+    int ngemm = 0;
+    {
+        size_t nk;
+        const ns_kernel *const *all = ns_registry(&nk);
+        for (size_t i = 0; i < nk; i++)
+            if (!strcmp(all[i]->family, "gemm") &&
+                (strcmp(all[i]->isa, "avx512") && strcmp(all[i]->isa, "avx2") &&
+                         strcmp(all[i]->isa, "scalar")
+                     ? (!all[i]->supported || all[i]->supported())
+                     : ns_registry_find(all[i]->name, NULL) == all[i]))
+                ngemm++;
+    }
+    s.total = (int)(sizeof peak_names / sizeof peak_names[0]) * ntc + sweep_total +
+              2 * (count_family(o, "stream") + count_family(o, "reduce")) + 1 +
+              ngemm * (o->quick ? 2 : 4);
+
+    logf_(&s, "nodescale run%s: %d threads, CPU %s, ISA %s\n", o->quick ? " --quick" : "",
+          o->threads, ns_cpu_model(), ns_isa_selected());
+    measure_ceilings(&s, root);
+    measure_sweep(&s, root);
+    /* STREAM and reductions with the working set in L2 (half the aggregate L2) and in DRAM. */
+    double l2 = (double)ns_cache_aggregate(2, o->threads);
+    double dram = sweep_max_bytes(o->threads);
+    for (int pass = 0; pass < 2 && !interrupted(); pass++) {
+        double w = pass == 0 ? (l2 > 0 ? l2 / 2 : 256 * 1024) : dram;
+        measure_family(&s, root, "stream", w);
+        measure_family(&s, root, "reduce", w);
+    }
+    measure_gemm(&s, root);
+    if (!interrupted()) {
+        json_t *ar = ns_allreduce_measure(o->threads, o->quick, o->log ? o->log : stderr);
+        if (ar) json_object_set_new(root, "allreduce", ar);
+        progress(&s, "thread all-reduce (ring, tree), alpha-beta fit");
+    }
+    json_object_set_new(ctx, "fp_state", ns_fpstate_json(o->threads));
+
+    if (interrupted()) {
+        json_object_set_new(root, "interrupted", json_true());
+        logf_(&s, "interrupted: keeping the %d steps that finished\n", s.done);
+    }
+    double after = ns_clockprobe_ghz();
+    json_object_set_new(ctx, "clock_probe", ns_clockprobe_json(s.ghz, after, NS_CLOCKPROBE_THRESHOLD));
+    ns_json_set_num(json_object_get(ctx, "cpu"), "freq_measured_hz", s.ghz * 1e9, NULL);
+    char why[160];
+    if (ns_clockprobe_changed(s.ghz, after, NS_CLOCKPROBE_THRESHOLD, why, sizeof why) == 1)
+        logf_(&s, "warning: %s: this run was disturbed\n", why);
+    json_object_set_new(root, "wall_time_s", json_real(ns_now() - s.t0));
+    return root;
+}
+
+/* ---- the command ---------------------------------------------------------------------------- */
+
+/* run.log of the current run; everything the run prints goes to stderr and here. */
+static FILE *log_file;
+
+static void on_sigint(int sig) {
+    (void)sig;
+    ns_interrupted = 1;
+}
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: nodescale run [--quick] [--out DIR] [--threads N] [--kernels a,b,...]\n"
+               "                     [--events LIST] [--format json|gbench]\n"
+               "  --quick        the short run (<= 60 s on 2 cores): coarser sweep, fewer sizes\n"
+               "  --out DIR      report folder (default results/<host>-<UTC time>/)\n"
+               "  --threads N    threads for the all-thread measurements (default: CPUs in the\n"
+               "                 affinity mask; at most that many)\n"
+               "  --kernels LIST only these STREAM/reduction kernels (comma-separated names)\n"
+               "  --events LIST  PAPI events to count per kernel (presets or native names;\n"
+               "                 default NODESCALE_EVENTS, else " NS_COUNTERS_DEFAULT_EVENTS ")\n"
+               "  --cluster-preset NAME  chip the measured node is scaled to in results.json's\n"
+               "                 cluster section (default h100-sxm; nodescale cluster --help)\n"
+               "  --format gbench  also write gbench.json (Google Benchmark JSON: compare.py,\n"
+               "                 github-action-benchmark, Bencher read it)\n"
+               "Writes results.json, report.md, roofline.svg and run.log; prints the folder.\n");
+}
+
+static int mkdir_p(const char *path) {
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+            *p = '/';
+        }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+    struct stat st;
+    return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+static FILE *tee_stream(void);
+
+int ns_cmd_run(int argc, char **argv) {
+    const char *cmd = "run", *out = NULL, *kernels = NULL, *v, *format = "json", *events = NULL;
+    const char *cluster_preset = NULL;
+    int quick = 0;
+    int64_t threads = ns_topology_get()->cpus_in_mask > 0 ? ns_topology_get()->cpus_in_mask : 1;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return NS_EXIT_OK;
+        } else if (!strcmp(argv[i], "--quick")) {
+            quick = 1;
+        } else if ((r = ns_opt_value(argc, argv, &i, "--out", &v)) != 0) {
+            if (r < 0 || !*v) return ns_usage_error(cmd, "--out needs a folder");
+            out = v;
+        } else if ((r = ns_opt_value(argc, argv, &i, "--threads", &v)) != 0) {
+            if (r < 0 || ns_parse_int64(v, 1, 4096, &threads) != 0)
+                return ns_usage_error(cmd, "--threads: '%s' is not an integer in [1, 4096]",
+                                      r < 0 ? "" : v);
+        } else if ((r = ns_opt_value(argc, argv, &i, "--kernels", &v)) != 0) {
+            if (r < 0 || !*v) return ns_usage_error(cmd, "--kernels needs a comma-separated list");
+            kernels = v;
+        } else if ((r = ns_opt_value(argc, argv, &i, "--cluster-preset", &v)) != 0) {
+            char perr[256];
+            ns_cluster_input probe;
+            memset(&probe, 0, sizeof probe);
+            if (r < 0 || !*v) return ns_usage_error(cmd, "--cluster-preset needs a preset name");
+            if (ns_cluster_apply_preset(&probe, v, perr, sizeof perr) != 0)
+                return ns_usage_error(cmd, "--cluster-preset: %s", perr);
+            cluster_preset = v;
+        } else if ((r = ns_opt_value(argc, argv, &i, "--events", &v)) != 0) {
+            if (r < 0 || !*v) return ns_usage_error(cmd, "--events needs a comma-separated list");
+            events = v;
+        } else if ((r = ns_opt_value(argc, argv, &i, "--format", &v)) != 0) {
+            if (r < 0 || (strcmp(v, "json") && strcmp(v, "gbench")))
+                return ns_usage_error(cmd, "--format: want json or gbench");
+            format = v;
+        } else {
+            return ns_usage_error(cmd, "unknown argument '%s' (see nodescale run --help)", argv[i]);
+        }
+    }
+    int cpus = ns_topology_get()->cpus_in_mask;
+    if (cpus > 0 && threads > cpus)
+        return ns_usage_error(cmd, "--threads %lld is more than the %d CPUs this process may use",
+                              (long long)threads, cpus);
+    if (kernels) {
+        /* Every listed name must exist. */
+        char *copy = strdup(kernels), *save = NULL;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+            if (!ns_registry_find(t, NULL)) {
+                int rc = ns_usage_error(cmd, "--kernels: unknown kernel '%s'", t);
+                free(copy);
+                return rc;
+            }
+        free(copy);
+    }
+
+    {
+        char eerr[512];
+        if (ns_counters_init(events, eerr, sizeof eerr) < 0) return ns_usage_error(cmd, "%s", eerr);
+        ns_counters_finish();
+    }
+    char dir[4096];
+    if (out) {
+        snprintf(dir, sizeof dir, "%s", out);
+    } else {
+        char host[256] = "host", stamp[32];
+        gethostname(host, sizeof host - 1);
+        time_t now = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
+        snprintf(dir, sizeof dir, "results/%s-%s", host, stamp);
+    }
+    if (mkdir_p(dir) != 0 || access(dir, W_OK) != 0)
+        return ns_usage_error(cmd, "cannot write to folder '%s': %s", dir, strerror(errno ? errno : EACCES));
+    char path[4200];
+    snprintf(path, sizeof path, "%s/run.log", dir);
+    log_file = fopen(path, "w");
+    if (!log_file) return ns_usage_error(cmd, "cannot write %s: %s", path, strerror(errno));
+
+    FILE *tee = tee_stream();
+    fprintf(tee, "command:");
+    for (int i = 0; i < argc; i++) fprintf(tee, " %s", argv[i]);
+    fprintf(tee, "\n");
+    extern char **environ;
+    for (char **e = environ; *e; e++)
+        if (!strncmp(*e, "OMP_", 4) || !strncmp(*e, "BLIS_", 5) || !strncmp(*e, "OPENBLAS_", 9) ||
+            !strncmp(*e, "NODESCALE_", 10) || !strncmp(*e, "GOMP_", 5) || !strncmp(*e, "MKL_", 4))
+            fprintf(log_file, "env: %s\n", *e);
+
+    struct sigaction sa = {0};
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    ns_run_opts o = {.quick = quick, .threads = (int)threads, .kernels = kernels, .events = events,
+                     .log = tee};
+    json_t *root = ns_run_node(&o);
+
+    char err[512];
+    int rc = NS_EXIT_OK;
+    if (ns_roofline_build(root, err, sizeof err) != 0) fprintf(tee, "roofline: %s\n", err);
+    /* The measured node carried up to a cluster of preset chips (cluster/). */
+    json_t *cl = ns_cluster_from_results(root, cluster_preset, dir, err, sizeof err);
+    if (!cl) {
+        cl = json_object();
+        ns_json_set_str(cl, "status", err);
+        fprintf(tee, "cluster: %s\n", err);
+    }
+    json_object_set_new(root, "cluster", cl);
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    if (ns_json_write_atomic(root, path, err, sizeof err) != 0) {
+        fprintf(tee, "nodescale run: error: %s\n", err);
+        rc = NS_EXIT_USAGE;
+    }
+    if (ns_roofline_plot(root, dir, err, sizeof err) < 0) fprintf(tee, "roofline plot: %s\n", err);
+    /* roofline.svg, the headline picture: the DP roofline (SP beside it as roofline_sp.svg). */
+    char from[4200];
+    snprintf(from, sizeof from, "%s/roofline_dp.svg", dir);
+    snprintf(path, sizeof path, "%s/roofline.svg", dir);
+    unlink(path);
+    if (access(from, R_OK) == 0 && link(from, path) != 0) fprintf(tee, "roofline.svg: %s\n", strerror(errno));
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    if (ns_report_markdown(root, path, err, sizeof err) != 0) fprintf(tee, "report: %s\n", err);
+    if (!strcmp(format, "gbench")) {
+        snprintf(path, sizeof path, "%s/gbench.json", dir);
+        if (ns_write_gbench(root, path, err, sizeof err) != 0) fprintf(tee, "gbench: %s\n", err);
+    }
+
+    ns_counters_finish();
+    int was_interrupted = json_is_true(json_object_get(root, "interrupted"));
+    json_decref(root);
+    fprintf(log_file, "%s\n", dir);
+    fclose(log_file);
+    log_file = NULL;
+    printf("%s\n", dir);
+    if (was_interrupted) return NS_EXIT_INTERRUPTED;
+    return rc;
+}
+
+/* A FILE that writes to both stderr and run.log (fopencookie). */
+static ssize_t tee_write(void *cookie, const char *buf, size_t len) {
+    (void)cookie;
+    fwrite(buf, 1, len, stderr);
+    if (log_file) fwrite(buf, 1, len, log_file);
+    return (ssize_t)len;
+}
+
+static FILE *tee_stream(void) {
+    cookie_io_functions_t io = {.write = tee_write};
+    FILE *f = fopencookie(NULL, "w", io);
+    if (f) setvbuf(f, NULL, _IOLBF, 0);
+    return f ? f : stderr;
+}

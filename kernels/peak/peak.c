@@ -1,0 +1,168 @@
+/* Registry descriptors of the compute-ceiling kernels: one per precision x mix x ISA.
+ * Each thread runs p->n iterations of its micro-kernel per repetition; check() compares every
+ * thread's lane sum with the closed form of the recurrence (peak.h). */
+#include "kernels/peak/peak.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/peak/peak_kernels.h"
+
+typedef struct {
+    double v;
+    char pad[56]; /* one cache line per thread: no false sharing of the sinks */
+} sink_t;
+
+typedef struct {
+    ns_precision prec;
+    ns_peak_mix mix;
+    const char *isa;
+    int lanes;  /* elements per chain */
+    int chains; /* independent chains */
+    int64_t iters;
+    int threads;
+    sink_t *sink;
+} peak_state;
+
+static double flops_per_lane(ns_peak_mix mix) {
+    return mix == NS_MIX_FMA ? 2.0 : mix == NS_MIX_ADD ? 1.0 : 1.5;
+}
+
+/* The per-ISA parameters live in the descriptor's name/isa/mix; decode them once. */
+static ns_peak_mix mix_of(const char *mix) {
+    return !strcmp(mix, "add") ? NS_MIX_ADD : !strcmp(mix, "fma+add") ? NS_MIX_FMA_ADD : NS_MIX_FMA;
+}
+
+static double run_one(const peak_state *s) {
+    /* The scalar_fma mix runs scalar FMA instructions; the plain-C fallback is one lane too. */
+    int scalar_ins = s->lanes == 1 && strcmp(s->isa, "scalar") != 0;
+    if (s->prec == NS_PREC_DP) {
+        if (scalar_ins) return ns_peak_dp_scalar_fma(s->mix, s->iters);
+        if (!strcmp(s->isa, "avx512")) return ns_peak_dp_avx512(s->mix, s->iters);
+        if (!strcmp(s->isa, "avx2")) return ns_peak_dp_avx2(s->mix, s->iters);
+        return ns_peak_dp_plain(s->mix, s->iters);
+    }
+    if (scalar_ins) return ns_peak_sp_scalar_fma(s->mix, s->iters);
+    if (!strcmp(s->isa, "avx512")) return ns_peak_sp_avx512(s->mix, s->iters);
+    if (!strcmp(s->isa, "avx2")) return ns_peak_sp_avx2(s->mix, s->iters);
+    return ns_peak_sp_plain(s->mix, s->iters);
+}
+
+static void peak_run(void *st, int tid, int nthreads) {
+    peak_state *s = st;
+    s->sink[tid].v = run_one(s);
+}
+
+/* Closed form of the recurrences in peak.h, summed over chains and lanes. */
+static double expected_sum(const peak_state *s) {
+    double n = (double)s->iters;
+    double fma =
+        pow(NS_PEAK_A, n) * NS_PEAK_X0 + NS_PEAK_B * (1 - pow(NS_PEAK_A, n)) / (1 - NS_PEAK_A);
+    double add = NS_PEAK_X0 + n * NS_PEAK_B;
+    int fma_chains = s->mix == NS_MIX_FMA ? s->chains : s->mix == NS_MIX_ADD ? 0 : s->chains / 2;
+    return s->lanes * (fma_chains * fma + (s->chains - fma_chains) * add);
+}
+
+static void peak_check(void *st, ns_check *out) {
+    peak_state *s = st;
+    double want = expected_sum(s);
+    double eps = s->prec == NS_PREC_DP ? DBL_EPSILON : FLT_EPSILON;
+    /* Each step rounds once or twice: the error of one chain grows at most ~2 eps per step;
+     * the lane sum adds log-many more. */
+    out->bound = 2.0 * ((double)s->iters + s->chains * s->lanes) * eps;
+    out->error = 0;
+    for (int t = 0; t < s->threads; t++) {
+        double e = fabs(s->sink[t].v - want) / fabs(want);
+        if (!(e <= out->error)) out->error = e; /* NaN propagates as failure */
+    }
+    out->ok = out->error <= out->bound;
+    snprintf(out->why, sizeof out->why,
+             "%s: lane sum vs closed form, max rel. error %.2e (bound %.2e)",
+             out->ok ? "ok" : "FAILED", out->error, out->bound);
+}
+
+static void *peak_create_for(const ns_params *p, ns_precision prec, const char *mix,
+                             const char *isa, int lanes, int chains) {
+    peak_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->sink = aligned_alloc(64, sizeof(sink_t) * (size_t)p->threads);
+    if (!s->sink) {
+        free(s);
+        return NULL;
+    }
+    memset(s->sink, 0, sizeof(sink_t) * (size_t)p->threads);
+    s->prec = prec;
+    s->mix = mix_of(mix);
+    s->isa = isa;
+    s->lanes = lanes;
+    s->chains = chains;
+    s->iters = p->n;
+    s->threads = p->threads;
+    return s;
+}
+
+static void peak_destroy(void *st) {
+    peak_state *s = st;
+    if (s) free(s->sink);
+    free(s);
+}
+
+static double zero(const ns_params *p) {
+    return 0;
+}
+
+static int any_cpu(void) {
+    return 1;
+}
+
+/* One descriptor: flops depend on lanes and mix, fixed per descriptor, so each gets its own
+ * tiny flops() and create() through this macro (the only one in this file). */
+#define CHAINS_ZMM NS_PEAK_CHAINS_ZMM
+#define CHAINS_YMM NS_PEAK_CHAINS_YMM
+
+#define PEAK_KERNEL(ID, NAME, PREC, MIX, ISA, LANES, CHAINS, SUPPORTED)                            \
+    static double flops_##ID(const ns_params *p) {                                                 \
+        return (double)p->threads * (double)p->n * (CHAINS) * (LANES) *                            \
+               flops_per_lane(mix_of(MIX));                                                        \
+    }                                                                                              \
+    static void *create_##ID(const ns_params *p) {                                                 \
+        return peak_create_for(p, PREC, MIX, ISA, LANES, CHAINS);                                  \
+    }                                                                                              \
+    const ns_kernel ns_k_##ID = {.name = NAME,                                                     \
+                                 .family = "peak",                                                 \
+                                 .isa = ISA,                                                       \
+                                 .precision = PREC,                                                \
+                                 .mix = MIX,                                                       \
+                                 .bytes_policy = "minimal",                                        \
+                                 .run_model = NS_RUN_TEAM,                                         \
+                                 .flops = flops_##ID,                                              \
+                                 .bytes = zero,                                                    \
+                                 .working_set = zero,                                              \
+                                 .supported = SUPPORTED,                                           \
+                                 .create = create_##ID,                                            \
+                                 .run = peak_run,                                                  \
+                                 .check = peak_check,                                              \
+                                 .destroy = peak_destroy}
+
+/* clang-format off */
+/*          id                       name                   precision   mix           isa       lanes chains */
+PEAK_KERNEL(peak_dp_fma_avx512,         "peak_dp_fma",          NS_PREC_DP, "fma",        "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512);
+PEAK_KERNEL(peak_dp_fma_avx2,           "peak_dp_fma",          NS_PREC_DP, "fma",        "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma);
+PEAK_KERNEL(peak_dp_fma_scalar,         "peak_dp_fma",          NS_PREC_DP, "fma",        "scalar",  1, CHAINS_YMM, any_cpu);
+PEAK_KERNEL(peak_dp_fma_add_avx512,     "peak_dp_fma_add",      NS_PREC_DP, "fma+add",    "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512);
+PEAK_KERNEL(peak_dp_fma_add_avx2,       "peak_dp_fma_add",      NS_PREC_DP, "fma+add",    "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma);
+PEAK_KERNEL(peak_dp_add_avx512,         "peak_dp_add",          NS_PREC_DP, "add",        "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512);
+PEAK_KERNEL(peak_dp_add_avx2,           "peak_dp_add",          NS_PREC_DP, "add",        "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma);
+PEAK_KERNEL(peak_dp_scalar_fma_avx2,    "peak_dp_scalar_fma",   NS_PREC_DP, "scalar_fma", "avx2",    1, CHAINS_YMM, ns_cpu_has_avx2_fma);
+PEAK_KERNEL(peak_sp_fma_avx512,         "peak_sp_fma",          NS_PREC_SP, "fma",        "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512);
+PEAK_KERNEL(peak_sp_fma_avx2,           "peak_sp_fma",          NS_PREC_SP, "fma",        "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma);
+PEAK_KERNEL(peak_sp_fma_scalar,         "peak_sp_fma",          NS_PREC_SP, "fma",        "scalar",  1, CHAINS_YMM, any_cpu);
+PEAK_KERNEL(peak_sp_fma_add_avx512,     "peak_sp_fma_add",      NS_PREC_SP, "fma+add",    "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512);
+PEAK_KERNEL(peak_sp_fma_add_avx2,       "peak_sp_fma_add",      NS_PREC_SP, "fma+add",    "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma);
+PEAK_KERNEL(peak_sp_add_avx512,         "peak_sp_add",          NS_PREC_SP, "add",        "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512);
+PEAK_KERNEL(peak_sp_add_avx2,           "peak_sp_add",          NS_PREC_SP, "add",        "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma);
+PEAK_KERNEL(peak_sp_scalar_fma_avx2,    "peak_sp_scalar_fma",   NS_PREC_SP, "scalar_fma", "avx2",    1, CHAINS_YMM, ns_cpu_has_avx2_fma);
+/* clang-format on */

@@ -1,0 +1,37 @@
+/* STREAM-style bandwidth micro-kernels (McCalpin, "Memory Bandwidth and Machine Balance in
+ * Current High Performance Computers", IEEE TCCA Newsletter, 1995), made idempotent so every
+ * repetition does the same work and the output can be checked exactly:
+ *   sum      s  = sum a[i]              8 B/elem read-only (the read ceiling; 8 accumulators)
+ *   copy     b  = a                     16 B/elem
+ *   scale    b  = q * a                 16 B/elem
+ *   add      c  = a + b                 24 B/elem
+ *   triad    c  = a + q * b             24 B/elem
+ *   triad_nt c  = a + q * b, non-temporal stores (no write-allocate)  24 B/elem
+ * Bytes are counted "minimal" (useful bytes, as STREAM and likwid-bench count them); a normal
+ * store also reads the line first (write-allocate), so the traffic the memory sees is 1.5x for
+ * copy/scale and 1.33x for add/triad, 1.0x for triad_nt (field-bugs B06).
+ * Each function processes [0, n) of its arrays; callers split the index range per thread
+ * on 64-byte boundaries, so arrays 64-byte aligned stay aligned per thread. */
+#ifndef NS_STREAM_H
+#define NS_STREAM_H
+
+#include <stdint.h>
+
+#define NS_STREAM_Q 3.0
+
+typedef enum {
+    NS_STREAM_SUM,
+    NS_STREAM_COPY,
+    NS_STREAM_SCALE,
+    NS_STREAM_ADD,
+    NS_STREAM_TRIAD,
+    NS_STREAM_TRIAD_NT,
+} ns_stream_op;
+
+/* One micro-kernel per ISA; a, b, c 64-byte aligned, n a multiple of 64 (the plain-C one takes
+ * any n). Returns the sum for NS_STREAM_SUM, 0 otherwise. */
+double ns_stream_avx512(ns_stream_op op, int64_t n, double *a, double *b, double *c);
+double ns_stream_avx2(ns_stream_op op, int64_t n, double *a, double *b, double *c);
+double ns_stream_plain(ns_stream_op op, int64_t n, double *a, double *b, double *c);
+
+#endif

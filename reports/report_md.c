@@ -1,0 +1,256 @@
+/* report.md from a results.json document (see report.h). Every number printed comes from the
+ * document; a null prints as "—" with its status, never as 0. */
+#include "reports/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/json.h"
+
+static const char *str(const json_t *o, const char *key) {
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "—";
+}
+
+/* A number with printf format fmt, or an em dash when null. */
+static void num(FILE *f, const json_t *o, const char *key, const char *fmt) {
+    double v = ns_json_get_num(o, key);
+    if (isfinite(v)) fprintf(f, fmt, v);
+    else fprintf(f, "—");
+}
+
+static void node_facts(FILE *f, const json_t *ctx) {
+    const json_t *cpu = json_object_get(ctx, "cpu");
+    fprintf(f, "## Node\n\n| | |\n|---|---|\n");
+    fprintf(f, "| host | %s |\n| date | %s |\n", str(ctx, "host"), str(ctx, "date"));
+    fprintf(f, "| CPU | %s (%s) |\n", str(cpu, "model"), str(cpu, "vendor"));
+    fprintf(f, "| cores / PUs / sockets / NUMA nodes | %lld / %lld / %lld / %lld |\n",
+            json_integer_value(json_object_get(cpu, "cores")),
+            json_integer_value(json_object_get(cpu, "pus")),
+            json_integer_value(json_object_get(cpu, "sockets")),
+            json_integer_value(json_object_get(cpu, "numa_nodes")));
+    fprintf(f, "| ISA used | %s |\n", str(cpu, "isa_selected"));
+    fprintf(f, "| caches |");
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(cpu, "caches"), i, c) {
+        double kib = (double)json_integer_value(json_object_get(c, "size_bytes")) / 1024;
+        fprintf(f, " L%lld%s %.0f KiB x%lld (shared by %lld);",
+                json_integer_value(json_object_get(c, "level")),
+                !strcmp(str(c, "type"), "instruction") ? "i" : "", kib,
+                json_integer_value(json_object_get(c, "count")),
+                json_integer_value(json_object_get(c, "shared_by_cores")));
+    }
+    fprintf(f, " |\n");
+    fprintf(f, "| threads | %lld (%s) |\n", json_integer_value(json_object_get(ctx, "threads")),
+            str(json_object_get(ctx, "affinity"), "placement"));
+    fprintf(f, "| virtualized | %s %s |\n",
+            json_is_true(json_object_get(ctx, "virtualized")) ? "yes" : "no",
+            json_is_string(json_object_get(ctx, "hypervisor")) ? str(ctx, "hypervisor") : "");
+    fprintf(f, "| OS | %s |\n| compiler | %s, %s |\n", str(ctx, "os"), str(ctx, "compiler"),
+            str(ctx, "cflags"));
+    const json_t *timer = json_object_get(ctx, "timer");
+    fprintf(f, "| timer | %s, resolution ", str(timer, "source"));
+    num(f, timer, "resolution_s", "%.2g s");
+    fprintf(f, " |\n");
+    const json_t *ctr = json_object_get(ctx, "counters");
+    fprintf(f, "| counters | %s |\n", ctr ? str(ctr, "summary") : "not measured");
+    const json_t *probe = json_object_get(ctx, "clock_probe");
+    fprintf(f, "| clock (probe, no counters needed) | ");
+    num(f, probe, "before_ghz", "%.2f GHz before");
+    fprintf(f, ", ");
+    num(f, probe, "after_ghz", "%.2f GHz after");
+    fprintf(f, "%s |\n\n", json_is_true(json_object_get(probe, "changed"))
+                                ? " — **the clock changed during the run: it was disturbed**"
+                                : "");
+}
+
+static void ceilings(FILE *f, const json_t *root) {
+    const json_t *ceil = json_object_get(root, "ceilings");
+    size_t i;
+    json_t *c;
+    fprintf(f, "## Compute ceilings\n\n| kernel | precision | ISA | mix | threads | GFLOP/s |\n"
+               "|---|---|---|---|---:|---:|\n");
+    json_array_foreach(json_object_get(ceil, "compute"), i, c) {
+        fprintf(f, "| %s | %s | %s | %s | %lld | ", str(c, "name"), str(c, "precision"),
+                str(c, "isa"), str(c, "mix"), json_integer_value(json_object_get(c, "threads")));
+        num(f, c, "gflops", "%.1f");
+        fprintf(f, " |\n");
+    }
+    fprintf(f, "\nGEMM is judged against the FMA-only ceiling of its precision and thread count; "
+               "mixed-instruction ceilings are shown for reference.\n\n");
+    fprintf(f, "## Bandwidth ceilings\n\n| level | threads | kernel | working set | GB/s |\n"
+               "|---|---:|---|---:|---:|\n");
+    json_array_foreach(json_object_get(ceil, "bandwidth"), i, c) {
+        fprintf(f, "| %s | %lld | %s | ", str(c, "level"),
+                json_integer_value(json_object_get(c, "threads")), str(c, "kernel"));
+        num(f, c, "working_set_bytes", "%.3g B");
+        fprintf(f, " | ");
+        num(f, c, "gbytes_per_s", "%.1f");
+        fprintf(f, " |\n");
+    }
+    if (json_array_size(json_object_get(ceil, "bandwidth")) == 0)
+        fprintf(f, "| — | | | | %s |\n", str(json_object_get(root, "roofline"), "status"));
+    fprintf(f, "\nBytes are counted without write-allocate (\"minimal\", as STREAM and "
+               "likwid-bench count them), for ceilings and kernels alike.\n\n");
+}
+
+static void kernels(FILE *f, const json_t *root) {
+    size_t i;
+    json_t *r;
+    fprintf(f, "## Kernels\n\n| id | GFLOP/s | GB/s | AI (FLOP/B) | roof GFLOP/s | fraction of "
+               "roof | limit | cv | check | status |\n|---|---:|---:|---:|---:|---:|---|---:|---|---|\n");
+    json_array_foreach(json_object_get(root, "results"), i, r) {
+        if (!strcmp(str(r, "family"), "peak")) continue;
+        fprintf(f, "| %s | ", str(r, "id"));
+        num(f, r, "gflops", "%.2f");
+        fprintf(f, " | ");
+        num(f, r, "gbytes_per_s", "%.2f");
+        fprintf(f, " | ");
+        num(f, r, "ai_flop_per_byte", "%.3g");
+        fprintf(f, " | ");
+        num(f, r, "roof_gflops", "%.1f");
+        fprintf(f, " | ");
+        double fr = ns_json_get_num(r, "fraction_of_roof");
+        if (isfinite(fr)) fprintf(f, "%.1f%%", 100 * fr);
+        else fprintf(f, "—");
+        fprintf(f, " | %s | ", json_is_string(json_object_get(r, "roof_limit")) ? str(r, "roof_limit") : "—");
+        double cv = ns_json_get_num(json_object_get(r, "time_s"), "cv");
+        if (isfinite(cv)) fprintf(f, "%.1f%%", 100 * cv);
+        else fprintf(f, "—");
+        fprintf(f, " | %s | %s |\n",
+                json_is_true(json_object_get(r, "validated")) ? "ok"
+                : json_is_false(json_object_get(r, "validated")) ? "FAILED" : "—",
+                str(r, "status"));
+    }
+    fprintf(f, "\n");
+}
+
+/* GEMM: own kernel beside each peer, size by size (GFLOP/s and own/peer ratio). */
+static void gemm_peers(FILE *f, const json_t *root) {
+    const char *prec[] = {"dgemm", "sgemm"};
+    size_t i, j;
+    json_t *r, *q;
+    int any = 0;
+    for (int pi = 0; pi < 2; pi++) {
+        json_array_foreach(json_object_get(root, "results"), i, r) {
+            if (strcmp(str(r, "family"), "gemm") || strcmp(str(r, "name"), prec[pi])) continue;
+            const char *isa = str(r, "isa");
+            if (strcmp(isa, "avx512") && strcmp(isa, "avx2") && strcmp(isa, "scalar")) continue;
+            if (!any++)
+                fprintf(f, "## GEMM beside its peers\n\n| GEMM | m=n=k | threads | own GFLOP/s | "
+                           "BLIS | OpenBLAS | own / best peer |\n|---|---:|---:|---:|---:|---:|---:|\n");
+            json_int_t n = json_integer_value(json_object_get(json_object_get(r, "params"), "n"));
+            json_int_t t = json_integer_value(json_object_get(r, "threads"));
+            double own = ns_json_get_num(r, "gflops"), blis = NAN, oblas = NAN;
+            json_array_foreach(json_object_get(root, "results"), j, q) {
+                if (strcmp(str(q, "name"), prec[pi]) ||
+                    json_integer_value(json_object_get(json_object_get(q, "params"), "n")) != n ||
+                    json_integer_value(json_object_get(q, "threads")) != t)
+                    continue;
+                if (!strcmp(str(q, "isa"), "blis")) blis = ns_json_get_num(q, "gflops");
+                if (!strcmp(str(q, "isa"), "openblas")) oblas = ns_json_get_num(q, "gflops");
+            }
+            double best = fmax(isfinite(blis) ? blis : 0, isfinite(oblas) ? oblas : 0);
+            fprintf(f, "| %s (%s) | %lld | %lld | ", prec[pi], isa, (long long)n, (long long)t);
+            fprintf(f, isfinite(own) ? "%.1f | " : "— | ", own);
+            fprintf(f, isfinite(blis) ? "%.1f | " : "— | ", blis);
+            fprintf(f, isfinite(oblas) ? "%.1f | " : "— | ", oblas);
+            if (isfinite(own) && best > 0) fprintf(f, "%.2f |\n", own / best);
+            else fprintf(f, "— |\n");
+        }
+    }
+    if (any) fprintf(f, "\n");
+}
+
+/* The thread all-reduce: its alpha-beta fit (the figures the cluster model reads). */
+static void allreduce(FILE *f, const json_t *root) {
+    const json_t *ar = json_object_get(root, "allreduce");
+    if (!ar) return;
+    const json_t *fit = json_object_get(ar, "fit");
+    fprintf(f, "## Thread all-reduce (shared memory)\n\n%lld threads; %s. α–β fit "
+               "t(S) = α + β·S: α = ",
+            json_integer_value(json_object_get(ar, "threads")), str(ar, "convention"));
+    num(f, fit, "alpha_s", "%.3g s");
+    fprintf(f, ", β = ");
+    num(f, fit, "beta_s_per_byte", "%.3g s/B");
+    fprintf(f, " (%s). Every point is in `results.json` → `allreduce`.\n\n",
+            json_is_string(json_object_get(fit, "status")) ? str(fit, "status") : "fitted");
+}
+
+/* The measured node carried to a cluster (cluster/): one line per chip count. */
+static void cluster(FILE *f, const json_t *root) {
+    const json_t *cl = json_object_get(root, "cluster");
+    if (!cl) return;
+    fprintf(f, "## This node at cluster scale\n\n");
+    if (!json_object_get(cl, "points")) {
+        fprintf(f, "Not modelled: %s\n\n", str(cl, "status"));
+        return;
+    }
+    fprintf(f, "Model %s on %s chips (preset `%s`), with this node's measured GEMM efficiency and "
+               "run-to-run variability: %s.\n\n| chips | TP | PP | DP | fits in memory | step (s) | "
+               "MFU | goodput | tokens/s |\n|---:|---:|---:|---:|---|---:|---:|---:|---:|\n",
+            str(cl, "model"), str(cl, "chip"), str(cl, "preset"), str(cl, "note"));
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(cl, "points"), i, p) {
+        fprintf(f, "| %lld | %lld | %lld | %lld | ", json_integer_value(json_object_get(p, "chips")),
+                json_integer_value(json_object_get(p, "tp")),
+                json_integer_value(json_object_get(p, "pp")),
+                json_integer_value(json_object_get(p, "dp")));
+        const json_t *fits = json_object_get(p, "fits");
+        fprintf(f, "%s | ", json_is_true(fits) ? "yes" : json_is_false(fits) ? "**no**" : "unknown");
+        num(f, p, "step_s", "%.3g");
+        fprintf(f, " | ");
+        double mfu = ns_json_get_num(p, "mfu");
+        if (isfinite(mfu)) fprintf(f, "%.1f%%", 100 * mfu);
+        else fprintf(f, "—");
+        fprintf(f, " | ");
+        double gp = ns_json_get_num(json_object_get(p, "reliability"), "goodput");
+        if (isfinite(gp)) fprintf(f, "%.1f%%", 100 * gp);
+        else fprintf(f, "—");
+        fprintf(f, " | ");
+        num(f, p, "tokens_per_s", "%.4g");
+        fprintf(f, " |\n");
+    }
+    fprintf(f, "\nStep-time breakdown: `cluster_breakdown.svg`; MFU against chip count: "
+               "`cluster_scaling.svg`. Explore with `nodescale cluster --node results.json`.\n\n");
+}
+
+int ns_report_markdown(const json_t *root, const char *path, char *err, size_t errlen) {
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    const json_t *ctx = json_object_get(root, "context");
+    fprintf(f, "# nodescale report: %s\n\n", str(ctx, "host"));
+    if (json_is_true(json_object_get(root, "interrupted")))
+        fprintf(f, "**This run was interrupted: the tables hold what finished.**\n\n");
+    fprintf(f, "Files: `results.json` (all numbers, schema nodescale/1), `roofline.svg`, "
+               "`run.log`.\n\n");
+    node_facts(f, ctx);
+    ceilings(f, root);
+    gemm_peers(f, root);
+    kernels(f, root);
+    allreduce(f, root);
+    if (json_object_get(root, "roofline"))
+        fprintf(f, "## Roofline\n\n![DP roofline](roofline.svg)\n\n![SP roofline](roofline_sp.svg)"
+                   "\n\n![bandwidth against working set](bandwidth_vs_working_set.svg)\n\n"
+                   "Cache-aware versions: `roofline_cache_aware_dp.svg`, "
+                   "`roofline_cache_aware_sp.svg`.\n\n");
+    cluster(f, root);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}

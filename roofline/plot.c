@@ -1,0 +1,662 @@
+/* Roofline pictures with gnuplot (see roofline.h: ns_roofline_plot). The program writes the
+ * data as small whitespace-separated files and one gnuplot script into a temporary folder, runs
+ * gnuplot on it as a child process, and renames the finished pictures into place. Every
+ * picture is drawn twice from one body: SVG (svg terminal) and PNG (pngcairo, or the libgd png
+ * terminal where gnuplot was built without cairo). */
+#include "roofline/roofline.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness/json.h"
+
+extern char **environ;
+
+#define MAX_PICS 16
+#define MAX_DATA 256
+
+typedef struct {
+    char tmpdir[4096];
+    int ndata;
+    char *pics[MAX_PICS]; /* final paths without extension */
+    int npics;
+    FILE *script;
+    const char *dir;
+} plot_ctx;
+
+static const char *level_color(const char *level) {
+    if (!level) return "#777777";
+    if (!strcmp(level, "L1")) return "#d62728";
+    if (!strcmp(level, "L2")) return "#ff7f0e";
+    if (!strcmp(level, "L3")) return "#2ca02c";
+    if (!strcmp(level, "L4")) return "#8c564b";
+    return "#1f77b4"; /* DRAM */
+}
+
+static const char *str_of(const json_t *o, const char *k, const char *dflt) {
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : dflt;
+}
+
+static int int_of(const json_t *o, const char *k) {
+    double v = ns_json_get_num(o, k);
+    return isfinite(v) ? (int)v : 0;
+}
+
+/* Writes s as a gnuplot single-quoted string (a quote inside is doubled). */
+static void gp_str(FILE *f, const char *s) {
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'') fputc('\'', f);
+        if (*s != '\n') fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* Opens a new data file; its path is written to path. */
+static FILE *data_file(plot_ctx *c, char *path, size_t len) {
+    if (c->ndata >= MAX_DATA) return NULL;
+    snprintf(path, len, "%s/d%d.dat", c->tmpdir, c->ndata++);
+    return fopen(path, "w");
+}
+
+static void fmt_gbps(double v, char *buf, size_t len) {
+    snprintf(buf, len, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.2f", v);
+}
+
+/* Adds the thread count of every entry of arr to the set t[0..*n) (at most max), kept sorted. */
+static void add_threads(const json_t *arr, int *t, int *n, int max) {
+    size_t i;
+    json_t *e;
+    json_array_foreach(arr, i, e) {
+        int v = int_of(e, "threads"), j;
+        for (j = 0; j < *n && t[j] != v; j++) {
+        }
+        if (j < *n || v <= 0 || *n >= max) continue;
+        for (j = (*n)++; j > 0 && t[j - 1] > v; j--)
+            t[j] = t[j - 1];
+        t[j] = v;
+    }
+}
+
+/* Thread counts present in the compute and bandwidth roofs, ascending, at most max. */
+static int roof_threads(const json_t *used, int *t, int max) {
+    int n = 0;
+    add_threads(json_object_get(used, "compute"), t, &n, max);
+    add_threads(json_object_get(used, "bandwidth"), t, &n, max);
+    return n;
+}
+
+static double fma_roof(const json_t *used, const char *prec, int threads) {
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(used, "compute"), i, e) {
+        if (!strcmp(str_of(e, "precision", ""), prec) && int_of(e, "threads") == threads &&
+            json_is_true(json_object_get(e, "roof")))
+            return ns_json_get_num(e, "gflops");
+    }
+    return NAN;
+}
+
+/* The bandwidth roof of level at threads (GB/s, NAN if none); *suspect set from its flag. */
+static double bw_roof(const json_t *used, const char *level, int threads, int *suspect) {
+    size_t i;
+    json_t *e;
+    *suspect = 0;
+    json_array_foreach(json_object_get(used, "bandwidth"), i, e) {
+        if (!strcmp(str_of(e, "level", ""), level) && int_of(e, "threads") == threads) {
+            *suspect = json_is_true(json_object_get(e, "suspect"));
+            return ns_json_get_num(e, "gbytes_per_s");
+        }
+    }
+    return NAN;
+}
+
+/* Begins a picture: its body is written to a memory stream, then emitted once per terminal. */
+typedef struct {
+    char *buf;
+    size_t len;
+    FILE *f;
+} body;
+
+static void body_begin(body *b) {
+    b->buf = NULL;
+    b->len = 0;
+    b->f = open_memstream(&b->buf, &b->len);
+}
+
+static int body_end(plot_ctx *c, body *b, const char *name) {
+    if (!b->f) return -1;
+    fclose(b->f);
+    if (c->npics == MAX_PICS) {
+        free(b->buf);
+        return -1;
+    }
+    size_t len = strlen(c->dir) + strlen(name) + 2;
+    char *path = malloc(len);
+    if (!path) {
+        free(b->buf);
+        return -1;
+    }
+    snprintf(path, len, "%s/%s", c->dir, name);
+    c->pics[c->npics++] = path;
+    FILE *s = c->script;
+    fprintf(s,
+            "\n# ---- %s\nreset\nset terminal svg size 1300,780 dynamic noenhanced "
+            "font 'sans,12' background rgb 'white'\nset output ",
+            name);
+    char out[4200];
+    snprintf(out, sizeof out, "%s.svg.tmp", path);
+    gp_str(s, out);
+    fprintf(s, "\n%s\nset output\nreset\n", b->buf);
+    fprintf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+               "  set terminal pngcairo size 1300,780 noenhanced font 'sans,10' background "
+               "rgb 'white'\n} else {\n  set terminal png size 1300,780 noenhanced\n}\n"
+               "set output ");
+    snprintf(out, sizeof out, "%s.png.tmp", path);
+    gp_str(s, out);
+    fprintf(s, "\n%s\nset output\n", b->buf);
+    free(b->buf);
+    return 0;
+}
+
+/* Index of a level in levels[] below; 5 (none) when unknown. */
+static int level_index(const char *level);
+
+/* Points of one precision into a data file: ai gflops threads number level-index measured-ai
+ * ('?' when the counters gave none; *nmeasured counts the others). Returns the count. */
+static int write_points(plot_ctx *c, const json_t *points, const char *prec, char *path, size_t len,
+                        const json_t **kept, int maxkept, int *nmeasured) {
+    FILE *f = data_file(c, path, len);
+    if (!f) return -1;
+    int n = 0;
+    size_t i;
+    json_t *p;
+    json_array_foreach(points, i, p) {
+        double ai = ns_json_get_num(p, "ai_flop_per_byte"), g = ns_json_get_num(p, "gflops");
+        if (strcmp(str_of(p, "precision", ""), prec) || !(ai > 0) || !(g > 0) || n >= maxkept)
+            continue;
+        kept[n] = p;
+        double mai = ns_json_get_num(p, "measured_ai_flop_per_byte");
+        fprintf(f, "%.9g %.9g %d %d %d ", ai, g, int_of(p, "threads"), n + 1,
+                level_index(str_of(p, "level", NULL)));
+        fprintf(f, mai > 0 ? "%.9g\n" : "?\n", mai);
+        *nmeasured += mai > 0;
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+/* The short label of a point: its name, ISA and thread count. */
+static void point_label(const json_t *p, char *buf, size_t len) {
+    snprintf(buf, len, "%s %s t%d", str_of(p, "name", "?"), str_of(p, "isa", ""),
+             int_of(p, "threads"));
+}
+
+static const char *levels[] = {"L1", "L2", "L3", "L4", "DRAM"};
+#define NLEVELS 5
+
+static int level_index(const char *level) {
+    for (int i = 0; level && i < NLEVELS; i++)
+        if (!strcmp(levels[i], level)) return i;
+    return NLEVELS;
+}
+
+/* One roofline picture of precision prec. cache_aware: one slanted roof per level at the
+ * highest thread count; else the DRAM roof at every thread count and every compute mix. */
+static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, int cache_aware) {
+    const json_t *used = json_object_get(sec, "ceilings_used");
+    int tc[8];
+    int nt = roof_threads(used, tc, 8);
+    const json_t *kept[64];
+    int nmeasured = 0;
+    char pts[4200];
+    int np = write_points(c, json_object_get(sec, "points"), prec, pts, sizeof pts, kept, 64,
+                          &nmeasured);
+    if (np < 0) return -1;
+    int tmax = nt ? tc[nt - 1] : 1;
+    double cmax = 0;
+    for (int t = 0; t < nt; t++)
+        cmax = fmax(cmax, fma_roof(used, prec, tc[t]));
+    if (np == 0 && !(cmax > 0)) return 0; /* nothing of this precision */
+
+    /* Axis ranges: a decade around the points and every ridge point. */
+    double xmin = 1.0 / 64, xmax = 64, ymin = INFINITY, ymax = cmax > 0 ? cmax : 0;
+    for (int i = 0; i < np; i++) {
+        double ai = ns_json_get_num(kept[i], "ai_flop_per_byte");
+        double g = ns_json_get_num(kept[i], "gflops");
+        xmin = fmin(xmin, ai / 2);
+        xmax = fmax(xmax, ai * 2);
+        ymin = fmin(ymin, g / 2);
+        ymax = fmax(ymax, g);
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(sec, "ridge_points"), i, e) {
+        double r = ns_json_get_num(e, "ridge_flop_per_byte");
+        if (r > 0 && !strcmp(str_of(e, "precision", ""), prec)) xmax = fmax(xmax, 4 * r);
+    }
+    json_array_foreach(json_object_get(used, "bandwidth"), i, e) {
+        double b = ns_json_get_num(e, "gbytes_per_s");
+        if (b > 0) ymin = fmin(ymin, b * xmin);
+    }
+    if (!isfinite(ymin) || ymin <= 0) ymin = ymax > 0 ? ymax / 1e4 : 0.01;
+    if (!(ymax > 0)) ymax = 1;
+
+    body b;
+    body_begin(&b);
+    FILE *f = b.f;
+    if (!f) return -1;
+    fprintf(f, "set logscale xy 10\nset xrange [%g:%g]\nset yrange [%g:%g]\n", xmin, xmax, ymin,
+            ymax * 3);
+    fprintf(f, "set xlabel 'arithmetic intensity (FLOP/byte)'\nset ylabel 'GFLOP/s'\n"
+               "set grid xtics ytics lc rgb '#e0e0e0'\nset rmargin at screen 0.64\n"
+               "set key at screen 0.99, screen 0.04 bottom right box font ',9' spacing 0.9\n"
+               "set format x '%%g'\nset format y '%%g'\nmin(a,b) = a < b ? a : b\n"
+               "set datafile missing '?'\n");
+    fprintf(f, "set title '%s roofline, %s precision, %s bytes%s'\n",
+            cache_aware ? "Cache-aware" : "Empirical", !strcmp(prec, "dp") ? "double" : "single",
+            str_of(sec, "bytes_policy", "?"),
+            cache_aware ? "" : " (solid: all threads, dashed: 1 thread)");
+    /* The points' legend: number, kernel, fraction of its roof; top left, above the roofs. */
+    int nlist = np > 26 ? 25 : np; /* what fits above the key */
+    if (nlist < np)
+        fprintf(f,
+                "set label 98 '... and %d more kernels: see roofline.points in results.json' "
+                "at screen 0.655, screen %.3f font ',9'\n",
+                np - nlist, 0.94 - 0.024 * nlist);
+    for (int k = 0; k < nlist; k++) {
+        char l[160], line[220];
+        point_label(kept[k], l, sizeof l);
+        double fr = ns_json_get_num(kept[k], "fraction_of_roof");
+        if (isfinite(fr))
+            snprintf(line, sizeof line, "%d  %s: %.0f%% of roof", k + 1, l, 100 * fr);
+        else
+            snprintf(line, sizeof line, "%d  %s: no roof", k + 1, l);
+        fprintf(f, "set label %d ", 100 + k);
+        gp_str(f, line);
+        fprintf(f, " at screen 0.655, screen %.3f font ',9' tc rgb '%s'\n", 0.94 - 0.024 * k,
+                level_color(str_of(kept[k], "level", NULL)));
+    }
+    if (np)
+        fprintf(f, "set label 99 'kernels (colour: level of the working set)' at screen 0.655, "
+                   "screen 0.965 font ',10'\n");
+
+    fprintf(f, "plot ");
+    int first = 1;
+#define SEP() (first ? (first = 0, "") : ", \\\n     ")
+    for (int t = nt - 1; t >= 0; t--) {
+        if (cache_aware && tc[t] != tmax) continue;
+        double cg = fma_roof(used, prec, tc[t]);
+        for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
+            if (!cache_aware && strcmp(levels[l], "DRAM")) continue;
+            int suspect;
+            double bw = bw_roof(used, levels[l], tc[t], &suspect);
+            if (!(bw > 0)) continue;
+            char g[32];
+            fmt_gbps(bw, g, sizeof g);
+            fprintf(f,
+                    "%smin(%.9g, %.9g*x) w l lw %d dt %d lc rgb '%s' title '%s %s GB/s, %d thr%s'",
+                    SEP(), cg > 0 ? cg : ymax * 3, bw, tc[t] == tmax ? 2 : 1, tc[t] == tmax ? 1 : 2,
+                    level_color(levels[l]), levels[l], g, tc[t], suspect ? " (suspect)" : "");
+        }
+        /* Compute ceilings: the FMA-only roof, and (plain picture, all threads) every other mix
+         * measured, dotted, so a mixed ceiling is never mistaken for the roof (B08). */
+        json_array_foreach(json_object_get(used, "compute"), i, e) {
+            if (strcmp(str_of(e, "precision", ""), prec) || int_of(e, "threads") != tc[t]) continue;
+            int roof = json_is_true(json_object_get(e, "roof"));
+            if (!roof && (cache_aware || tc[t] != tmax)) continue;
+            double g = ns_json_get_num(e, "gflops"), fq = ns_json_get_num(e, "freq_ghz");
+            char fqs[32] = "";
+            if (fq > 0) snprintf(fqs, sizeof fqs, " at %.2f GHz", fq);
+            fprintf(f, "%s%.9g w l lw %d dt %d lc rgb '%s' title '%s %s: %.4g GFLOP/s%s, %d thr'",
+                    SEP(), g, roof ? 2 : 1, roof ? (tc[t] == tmax ? 1 : 2) : 3,
+                    roof ? "#000000" : "#9467bd", str_of(e, "mix", "?"), str_of(e, "isa", ""), g,
+                    fqs, tc[t]);
+        }
+    }
+    if (np > 0) {
+        /* Filled: the highest thread count; open: fewer threads (compared with their own
+         * roofs, listed in results.json). Colour: the level the working set lives in. */
+        for (int l = 0; l <= NLEVELS; l++)
+            for (int filled = 1; filled >= 0; filled--) {
+                fprintf(f, "%s", SEP());
+                gp_str(f, pts);
+                fprintf(f,
+                        " u 1:(($3%s%d && $5==%d) ? $2 : 1/0) w p pt %d ps 1.4 lw 2 "
+                        "lc rgb '%s' notitle",
+                        filled ? "==" : "!=", tmax, l, filled ? 7 : 6,
+                        level_color(l < NLEVELS ? levels[l] : NULL));
+            }
+        if (nmeasured) { /* the same kernels at their counter-measured AI */
+            fprintf(f, "%s", SEP());
+            gp_str(f, pts);
+            fprintf(f, " u 6:2 w p pt 2 ps 1.2 lw 1.5 lc rgb '#444444' "
+                       "title 'at measured AI (counters)'");
+        }
+        fprintf(f, "%sNaN w p pt 7 ps 1.4 lc rgb '#444444' title 'kernel, %d thr'", SEP(), tmax);
+        fprintf(f, "%sNaN w p pt 6 ps 1.4 lw 2 lc rgb '#444444' title 'kernel, fewer thr'", SEP());
+        fprintf(f, "%s", SEP());
+        gp_str(f, pts);
+        fprintf(f,
+                " u 1:($3==%d ? $2 : 1/0):(sprintf('%%d', $4)) w labels left offset 0.8,0.5 "
+                "font ',9' notitle",
+                tmax);
+        fprintf(f, "%s", SEP());
+        gp_str(f, pts);
+        fprintf(f,
+                " u 1:($3!=%d ? $2 : 1/0):(sprintf('%%d', $4)) w labels right "
+                "offset -0.8,0.5 font ',9' notitle",
+                tmax);
+    }
+    if (first) fprintf(f, "1/0 notitle");
+    fprintf(f, "\n");
+#undef SEP
+    char name[64];
+    snprintf(name, sizeof name, "roofline%s_%s", cache_aware ? "_cache_aware" : "", prec);
+    return body_end(c, &b, name);
+}
+
+static void fmt_bytes(double b, char *buf, size_t len) {
+    static const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int k = 0;
+    while (b >= 1024 && k < 4) {
+        b /= 1024;
+        k++;
+    }
+    snprintf(buf, len, "%.3g %s", b, u[k]);
+}
+
+/* One panel of the sweep picture: every curve at `threads`, the detected plateaus as thick
+ * segments over their working-set range, and the aggregate cache capacities as vertical
+ * lines. */
+static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
+    const json_t *sec = json_object_get(root, "roofline");
+    const json_t *sweep = json_object_get(root, "sweep");
+    fprintf(f, "unset label\nunset arrow\nset title '%d thread%s'\n", threads,
+            threads == 1 ? "" : "s");
+    size_t i;
+    json_t *e;
+    int nl = 0;
+    double llc = NAN;
+    json_array_foreach(json_object_get(sec, "cache_capacity"), i, e) {
+        if (int_of(e, "threads") != threads) continue;
+        double cap = ns_json_get_num(e, "aggregate_bytes");
+        if (!(cap > 0)) continue;
+        const char *lv = str_of(e, "level", "?");
+        char sz[32], l[64];
+        fmt_bytes(cap, sz, sizeof sz);
+        snprintf(l, sizeof l, "%s %s", lv, sz);
+        fprintf(f, "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead dt 2 lc rgb '%s'\n", cap,
+                cap, level_color(lv));
+        fprintf(f, "set label %d ", ++nl);
+        gp_str(f, l);
+        fprintf(f, " at %.9g, graph 0.03 rotate by 90 offset -0.6,0 font ',9' tc rgb '%s'\n", cap,
+                level_color(lv));
+        llc = cap; /* levels come in increasing order */
+    }
+    if (llc > 0) {
+        fprintf(f, "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead dt 3 lc rgb '#1f77b4'\n",
+                4 * llc, 4 * llc);
+        fprintf(f,
+                "set label %d '4x LLC' at %.9g, graph 0.03 rotate by 90 offset -0.6,0 "
+                "font ',9' tc rgb '#1f77b4'\n",
+                ++nl, 4 * llc);
+    }
+
+    /* Plateaus used as ceilings: translucent bars in the level's colour, one data file per
+     * level; labelled when they are the roof of their level. */
+    char seg[NLEVELS + 1][4200];
+    FILE *sf[NLEVELS + 1];
+    int nseg[NLEVELS + 1] = {0};
+    for (int l = 0; l <= NLEVELS; l++)
+        if (!(sf[l] = data_file(c, seg[l], sizeof seg[l]))) {
+            while (l-- > 0)
+                fclose(sf[l]);
+            return -1;
+        }
+    const json_t *used = json_object_get(json_object_get(sec, "ceilings_used"), "bandwidth");
+    json_array_foreach(json_object_get(json_object_get(root, "ceilings"), "bandwidth"), i, e) {
+        double lo = ns_json_get_num(e, "working_set_min_bytes");
+        double hi = ns_json_get_num(e, "working_set_max_bytes");
+        double bw = ns_json_get_num(e, "gbytes_per_s");
+        if (int_of(e, "threads") != threads || !(lo > 0) || !(hi > 0) || !(bw > 0)) continue;
+        const char *lv = str_of(e, "level", "?");
+        int suspect = json_is_true(json_object_get(e, "suspect"));
+        int li = level_index(lv);
+        fprintf(sf[li], "%.9g %.9g\n%.9g %.9g\n\n", lo, bw, hi, bw);
+        nseg[li]++;
+        size_t j;
+        json_t *u;
+        json_array_foreach(used, j, u) {
+            if (int_of(u, "threads") == threads && !strcmp(str_of(u, "level", ""), lv) &&
+                !strcmp(str_of(u, "kernel", ""), str_of(e, "kernel", "")) &&
+                fabs(ns_json_get_num(u, "gbytes_per_s") - bw) <= 1e-9 * bw) {
+                char g[32], l[96];
+                fmt_gbps(bw, g, sizeof g);
+                snprintf(l, sizeof l, "%s %s GB/s%s", lv, g, suspect ? " (suspect)" : "");
+                fprintf(f, "set label %d ", ++nl);
+                gp_str(f, l);
+                /* The last level's bar sits at the right edge: anchor its label there. */
+                if (li == NLEVELS - 1)
+                    fprintf(f, " at %.9g, %.9g right offset 0,0.9", hi, bw);
+                else
+                    fprintf(f, " at %.9g, %.9g center offset 0,0.9", sqrt(lo * hi), bw);
+                fprintf(f, " font ',10' tc rgb '%s' front\n", level_color(lv));
+            }
+        }
+    }
+    for (int l = 0; l <= NLEVELS; l++)
+        fclose(sf[l]);
+
+    fprintf(f, "plot ");
+    int first = 1, ncurve = 0;
+    /* One data file per curve: (kernel, isa, precision) at this thread count. */
+    json_array_foreach(sweep, i, e) {
+        if (int_of(e, "threads") != threads) continue;
+        const char *k = str_of(e, "kernel", "?"), *isa = str_of(e, "isa", ""),
+                   *pr = str_of(e, "precision", "");
+        size_t j;
+        json_t *x;
+        int seen = 0;
+        json_array_foreach(sweep, j, x) {
+            if (j >= i) break;
+            if (int_of(x, "threads") == threads && !strcmp(str_of(x, "kernel", "?"), k) &&
+                !strcmp(str_of(x, "isa", ""), isa) && !strcmp(str_of(x, "precision", ""), pr)) {
+                seen = 1;
+                break;
+            }
+        }
+        if (seen) continue;
+        char path[4200];
+        FILE *df = data_file(c, path, sizeof path);
+        if (!df) return -1;
+        json_array_foreach(sweep, j, x) {
+            double ws = ns_json_get_num(x, "working_set_bytes");
+            double bw = ns_json_get_num(x, "gbytes_per_s");
+            if (int_of(x, "threads") == threads && !strcmp(str_of(x, "kernel", "?"), k) &&
+                !strcmp(str_of(x, "isa", ""), isa) && !strcmp(str_of(x, "precision", ""), pr) &&
+                ws > 0 && bw > 0)
+                fprintf(df, "%.9g %.9g\n", ws, bw);
+        }
+        fclose(df);
+        char title[128];
+        snprintf(title, sizeof title, "%s %s %s", k, isa, pr);
+        fprintf(f, "%s", first ? "" : ", \\\n     ");
+        first = 0;
+        gp_str(f, path);
+        fprintf(f, " u 1:2 smooth unique w lp pt 7 ps 0.5 lw 1.5 lc %d title ", ++ncurve);
+        gp_str(f, title);
+    }
+    for (int l = 0; l <= NLEVELS; l++) {
+        if (!nseg[l]) continue;
+        fprintf(f, "%s", first ? "" : ", \\\n     ");
+        first = 0;
+        gp_str(f, seg[l]);
+        /* ARGB: 0x60 alpha keeps the curve visible under the bar. */
+        fprintf(f, " u 1:2 w l lw 8 lc rgb '#60%s' notitle",
+                level_color(l < NLEVELS ? levels[l] : NULL) + 1);
+    }
+    if (first) fprintf(f, "1/0 notitle");
+    fprintf(f, "\n");
+    return 0;
+}
+
+static int sweep_picture(plot_ctx *c, const json_t *root) {
+    const json_t *sweep = json_object_get(root, "sweep");
+    int tc[4], nt = 0;
+    add_threads(sweep, tc, &nt, 4);
+    if (nt == 0) return 0;
+    body b;
+    body_begin(&b);
+    if (!b.f) return -1;
+    FILE *f = b.f;
+    const json_t *sec = json_object_get(root, "roofline");
+    fprintf(f,
+            "set logscale x 2\nset logscale y 10\n"
+            "set format y '%%g'\nset xlabel 'working set'\nset ylabel 'GB/s (%s bytes)'\n"
+            "set grid xtics ytics lc rgb '#e0e0e0'\nset key top right font ',9'\n"
+            "set xtics ('1 KiB' 1024, '8 KiB' 8192, '64 KiB' 65536, '512 KiB' 524288, "
+            "'4 MiB' 4194304, '32 MiB' 33554432, '256 MiB' 268435456, '2 GiB' 2147483648.0, "
+            "'16 GiB' 17179869184.0, '128 GiB' 137438953472.0)\n"
+            "set multiplot layout 1,%d title 'Bandwidth against working set: dashed lines = "
+            "aggregate cache capacity of the threads, thick bars = detected plateaus' "
+            "font ',11'\n",
+            str_of(sec, "bytes_policy", "?"), nt);
+    for (int t = 0; t < nt; t++)
+        if (sweep_panel(c, f, root, tc[t]) != 0) {
+            fclose(b.f);
+            free(b.buf);
+            return -1;
+        }
+    fprintf(f, "unset multiplot\n");
+    return body_end(c, &b, "bandwidth_vs_working_set");
+}
+
+/* Runs gnuplot on script; output to log. 0 on exit status 0. */
+static int run_gnuplot(const char *script, const char *log, char *err, size_t errlen) {
+    const char *gp = getenv("NODESCALE_GNUPLOT");
+    if (!gp || !*gp) gp = "gnuplot";
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    char *argv[] = {(char *)gp, (char *)script, NULL};
+    pid_t pid;
+    int rc = posix_spawnp(&pid, gp, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot run %s: %s (install gnuplot-nox, or set NODESCALE_GNUPLOT)",
+                 gp, strerror(rc));
+        return -1;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) {
+            snprintf(err, errlen, "waiting for %s: %s", gp, strerror(errno));
+            return -1;
+        }
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+    /* The first line of gnuplot's complaint is the useful one. */
+    char line[256] = "", msg[256] = "";
+    FILE *f = fopen(log, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (line[strspn(line, " \t^")] != '\n' && strstr(line, "line ")) {
+            snprintf(msg, sizeof msg, "%s", line + strspn(line, " \t"));
+            break;
+        }
+    if (f) fclose(f);
+    msg[strcspn(msg, "\n")] = 0;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+        snprintf(err, errlen, "cannot run %s (install gnuplot-nox, or set NODESCALE_GNUPLOT)", gp);
+    else
+        snprintf(err, errlen, "%s failed%s%s", gp, *msg ? ": " : "", msg);
+    return -1;
+}
+
+int ns_roofline_plot(const json_t *results, const char *dir, char *err, size_t errlen) {
+    const json_t *sec = json_object_get(results, "roofline");
+    if (!json_is_object(sec)) {
+        snprintf(err, errlen, "no roofline section: build the roofline first");
+        return -1;
+    }
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK) != 0) {
+        snprintf(err, errlen, "%s: not a writable folder", dir);
+        return -1;
+    }
+    plot_ctx c = {.dir = dir};
+    const char *tmp = getenv("TMPDIR");
+    snprintf(c.tmpdir, sizeof c.tmpdir, "%s/nodescale-roofline-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(c.tmpdir)) {
+        snprintf(err, errlen, "cannot create a temporary folder: %s", strerror(errno));
+        return -1;
+    }
+    char script[4200], log[4200];
+    snprintf(script, sizeof script, "%s/roofline.gp", c.tmpdir);
+    snprintf(log, sizeof log, "%s/gnuplot.log", c.tmpdir);
+    int rc = -1;
+    c.script = fopen(script, "w");
+    if (!c.script) {
+        snprintf(err, errlen, "cannot write %s: %s", script, strerror(errno));
+        goto out;
+    }
+    fprintf(c.script, "# nodescale roofline pictures, generated; run with gnuplot\n");
+    const char *precs[2] = {"dp", "sp"};
+    int bad = 0;
+    for (int p = 0; p < 2; p++)
+        for (int ca = 0; ca < 2; ca++)
+            bad |= roofline_picture(&c, sec, precs[p], ca) != 0;
+    bad |= sweep_picture(&c, results) != 0;
+    if (fclose(c.script) != 0 || bad) {
+        snprintf(err, errlen, "cannot write the gnuplot script (out of memory or disk)");
+        goto out;
+    }
+    if (run_gnuplot(script, log, err, errlen) != 0) goto out;
+    rc = 0;
+    for (int i = 0; i < c.npics; i++) {
+        const char *ext[2] = {"svg", "png"};
+        for (int k = 0; k < 2; k++) {
+            char from[4200], to[4200];
+            snprintf(from, sizeof from, "%s.%s.tmp", c.pics[i], ext[k]);
+            snprintf(to, sizeof to, "%s.%s", c.pics[i], ext[k]);
+            if (rename(from, to) != 0) {
+                snprintf(err, errlen, "cannot rename %s: %s", from, strerror(errno));
+                rc = -1;
+            }
+        }
+    }
+out:
+    for (int i = 0; i < c.npics; i++) { /* leftovers of a failed run */
+        char p[4200];
+        snprintf(p, sizeof p, "%s.svg.tmp", c.pics[i]);
+        unlink(p);
+        snprintf(p, sizeof p, "%s.png.tmp", c.pics[i]);
+        unlink(p);
+        free(c.pics[i]);
+    }
+    /* NODESCALE_KEEP_PLOT_TMP=1 keeps the script and data, to rerun gnuplot by hand. */
+    if (getenv("NODESCALE_KEEP_PLOT_TMP")) {
+        fprintf(stderr, "nodescale roofline: gnuplot script kept in %s\n", script);
+    } else {
+        for (int i = 0; i < c.ndata; i++) {
+            char p[4200];
+            snprintf(p, sizeof p, "%s/d%d.dat", c.tmpdir, i);
+            unlink(p);
+        }
+        unlink(script);
+        unlink(log);
+        rmdir(c.tmpdir);
+    }
+    return rc;
+}

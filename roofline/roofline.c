@@ -1,0 +1,963 @@
+/* The roofline builder (see roofline.h): plateaus of the bandwidth-versus-working-set sweep,
+ * labelled by cache capacity; bandwidth ceilings; compute roofs by instruction mix; ridge
+ * points; the attainable bound, fraction of roof and limiting roof of every kernel. It reads
+ * and writes JSON only: no measuring happens here, so `nodescale roofline` can redo it from a
+ * results file. */
+#include "roofline/roofline.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "harness/json.h"
+#include "harness/stats.h"
+
+/* A DRAM ceiling is trusted only when measured with a working set of at least this many times
+ * the aggregate LLC of the participating threads (B09). */
+#define DRAM_LLC_MARGIN 4.0
+/* A run of flat points whose level still changes by more than this factor is split in two. */
+#define PLATEAU_SPLIT_RATIO 1.25
+#define MAX_PLATEAUS 16
+/* Largest robust scatter (relative sigma) of the points of a plateau. */
+#define PLATEAU_MAX_NOISE 0.08
+/* Half-width, in doublings of the working set, of the window of the local slope. */
+#define SLOPE_WINDOW 0.7
+
+/* ------------------------------------------------------------------------------------------ */
+/* Plateau detection                                                                           */
+
+typedef struct {
+    double ws, bw, x, y; /* x = log2(ws), y = ln(bw) */
+} pt;
+
+static int cmp_pt(const void *a, const void *b) {
+    double u = ((const pt *)a)->ws, v = ((const pt *)b)->ws;
+    return (u > v) - (u < v);
+}
+
+static double med3(double a, double b, double c) {
+    double lo = fmin(a, b), hi = fmax(a, b);
+    return c < lo ? lo : c > hi ? hi : c;
+}
+
+/* Least-squares slope of y[i] against p[i].x over i in [a, b]; NAN when x does not vary. */
+static double ls_slope(const pt *p, const double *y, size_t a, size_t b) {
+    double mx = 0, my = 0, n = (double)(b - a + 1);
+    for (size_t i = a; i <= b; i++) {
+        mx += p[i].x;
+        my += y[i];
+    }
+    mx /= n;
+    my /= n;
+    double sxx = 0, sxy = 0;
+    for (size_t i = a; i <= b; i++) {
+        sxx += (p[i].x - mx) * (p[i].x - mx);
+        sxy += (p[i].x - mx) * (y[i] - my);
+    }
+    return sxx > 0 ? sxy / sxx : NAN;
+}
+
+static double sse(const double *y, size_t a, size_t b) {
+    double m = 0, s = 0;
+    for (size_t i = a; i <= b; i++)
+        m += y[i];
+    m /= (double)(b - a + 1);
+    for (size_t i = a; i <= b; i++)
+        s += (y[i] - m) * (y[i] - m);
+    return s;
+}
+
+typedef struct {
+    const pt *p;
+    const double *ys, *raw_y;
+    double *scratch;
+    ns_plateau *out;
+    size_t max_out, found, noisy;
+} plateau_ctx;
+
+/* Robust noise of the run [a, b]: 1.4826 x the median absolute deviation of the raw ln(bw)
+ * from their Theil-Sen line (median of pairwise slopes, so one disturbed point moves neither
+ * the line nor the estimate): a normal sigma, in relative units. */
+static double run_noise(plateau_ctx *c, size_t a, size_t b) {
+    size_t n = b - a + 1, k = 0;
+    double *sl = malloc((n * (n - 1) / 2 + 1) * sizeof *sl);
+    if (!sl) return INFINITY;
+    for (size_t i = a; i <= b; i++)
+        for (size_t j = i + 1; j <= b; j++)
+            if (c->p[j].x > c->p[i].x)
+                sl[k++] = (c->raw_y[j] - c->raw_y[i]) / (c->p[j].x - c->p[i].x);
+    double slope = k ? ns_median(sl, k) : 0;
+    free(sl);
+    for (size_t i = a; i <= b; i++)
+        c->scratch[i - a] = c->raw_y[i] - slope * c->p[i].x;
+    double icpt = ns_median(c->scratch, n);
+    for (size_t i = 0; i < n; i++)
+        c->scratch[i] = fabs(c->scratch[i] - icpt);
+    return 1.4826 * ns_median(c->scratch, n);
+}
+
+static void emit(plateau_ctx *c, size_t a, size_t b) {
+    /* A run whose points scatter more than PLATEAU_MAX_NOISE is noise, not a level. */
+    if (run_noise(c, a, b) > PLATEAU_MAX_NOISE) {
+        c->noisy++;
+        return;
+    }
+    if (c->found < c->max_out) {
+        size_t n = b - a + 1;
+        for (size_t i = 0; i < n; i++)
+            c->scratch[i] = c->p[a + i].bw;
+        ns_plateau *q = &c->out[c->found];
+        q->ws_lo_bytes = c->p[a].ws;
+        q->ws_hi_bytes = c->p[b].ws;
+        q->gbytes_per_s = ns_median(c->scratch, n);
+        q->slope = ls_slope(c->p, c->raw_y, a, b);
+        q->npoints = (int)n;
+    }
+    c->found++;
+}
+
+/* Emits run [a, b], first splitting it where a slow drift inside it still amounts to a change
+ * of level (binary segmentation at the point of largest SSE reduction). */
+static void split_or_emit(plateau_ctx *c, size_t a, size_t b) {
+    size_t n = b - a + 1;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = a; i <= b; i++) {
+        lo = fmin(lo, c->ys[i]);
+        hi = fmax(hi, c->ys[i]);
+    }
+    if (hi - lo > log(PLATEAU_SPLIT_RATIO) && n >= 2 * NS_PLATEAU_MIN_POINTS) {
+        double total = sse(c->ys, a, b), best = 0;
+        size_t cut = 0;
+        for (size_t k = a + NS_PLATEAU_MIN_POINTS - 1; k + NS_PLATEAU_MIN_POINTS <= b; k++) {
+            double gain = total - sse(c->ys, a, k) - sse(c->ys, k + 1, b);
+            if (gain > best) {
+                best = gain;
+                cut = k;
+            }
+        }
+        if (cut) {
+            split_or_emit(c, a, cut);
+            split_or_emit(c, cut + 1, b);
+            return;
+        }
+    }
+    emit(c, a, b);
+}
+
+int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_plateau *out,
+                              size_t max_out) {
+    pt *p = malloc((n ? n : 1) * sizeof *p);
+    double *ys = malloc((n ? n : 1) * 3 * sizeof *ys);
+    int *flat = malloc((n ? n : 1) * sizeof *flat);
+    if (!p || !ys || !flat) {
+        free(p);
+        free(ys);
+        free(flat);
+        return -1;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(ws[i]) && isfinite(bw[i]) && ws[i] > 0 && bw[i] > 0)
+            p[m++] = (pt){ws[i], bw[i], log2(ws[i]), log(bw[i])};
+    qsort(p, m, sizeof *p, cmp_pt);
+    double *raw_y = ys + n, *scratch = ys + 2 * n;
+    for (size_t i = 0; i < m; i++)
+        raw_y[i] = p[i].y;
+    /* Running median of 3: a single disturbed sample must not cut a plateau in two. */
+    for (size_t i = 0; i < m; i++)
+        ys[i] = (i == 0 || i + 1 == m) ? p[i].y : med3(p[i - 1].y, p[i].y, p[i + 1].y);
+    for (size_t i = 0; i < m; i++) {
+        /* The window: neighbours within SLOPE_WINDOW doublings (two at the usual 1.25x steps),
+         * at least one on each side, so coarse sweeps (--quick: 2x steps) still work. */
+        size_t a = i > 0 ? i - 1 : 0, b = i + 1 < m ? i + 1 : m - 1;
+        while (a > 0 && p[i].x - p[a - 1].x <= SLOPE_WINDOW)
+            a--;
+        while (b + 1 < m && p[b + 1].x - p[i].x <= SLOPE_WINDOW)
+            b++;
+        double s = b - a + 1 >= 3 ? ls_slope(p, ys, a, b) : NAN;
+        flat[i] = isfinite(s) && fabs(s) <= NS_PLATEAU_MAX_SLOPE;
+    }
+    plateau_ctx c = {p, ys, raw_y, scratch, out, max_out, 0, 0};
+    for (size_t i = 0; i < m;) {
+        if (!flat[i]) {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j + 1 < m && flat[j + 1])
+            j++;
+        if (j - i + 1 >= NS_PLATEAU_MIN_POINTS) split_or_emit(&c, i, j);
+        i = j + 1;
+    }
+    free(p);
+    free(ys);
+    free(flat);
+    return (int)c.found;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Caches and levels                                                                           */
+
+static int json_int(const json_t *o, const char *key, int dflt) {
+    json_t *v = json_object_get(o, key);
+    if (json_is_integer(v)) return (int)json_integer_value(v);
+    if (json_is_real(v) && isfinite(json_real_value(v))) return (int)json_real_value(v);
+    return dflt;
+}
+
+static int parse_level(const json_t *v) {
+    if (json_is_integer(v)) return (int)json_integer_value(v);
+    const char *s = json_string_value(v);
+    if (s && (s[0] == 'L' || s[0] == 'l')) s++;
+    return s ? atoi(s) : 0;
+}
+
+int ns_roofline_caches(const json_t *caches, ns_cache_set *out) {
+    memset(out, 0, sizeof *out);
+    size_t i;
+    json_t *c;
+    json_array_foreach(caches, i, c) {
+        const char *type = json_string_value(json_object_get(c, "type"));
+        if (type && !strncasecmp(type, "instr", 5)) continue;
+        int level = parse_level(json_object_get(c, "level"));
+        double size = ns_json_get_num(c, "size_bytes");
+        if (level <= 0 || !(size > 0) || !isfinite(size)) continue;
+        int shared = json_int(c, "shared_by_cores", 1);
+        int count = json_int(c, "count", 0);
+        int k;
+        for (k = 0; k < out->n; k++)
+            if (out->level[k] == level) break;
+        if (k == out->n) {
+            if (out->n == NS_MAX_CACHE_LEVELS) continue;
+            out->n++;
+        } else if (out->size_bytes[k] >= size) {
+            continue; /* two entries of one level (hybrid CPUs): keep the larger */
+        }
+        out->level[k] = level;
+        out->size_bytes[k] = size;
+        out->shared_by_cores[k] = shared > 0 ? shared : 1;
+        out->count[k] = count > 0 ? count : 0;
+    }
+    for (int a = 1; a < out->n; a++) /* insertion sort by level */
+        for (int b = a; b > 0 && out->level[b - 1] > out->level[b]; b--) {
+            ns_cache_set t = *out;
+            out->level[b] = t.level[b - 1], out->level[b - 1] = t.level[b];
+            out->size_bytes[b] = t.size_bytes[b - 1], out->size_bytes[b - 1] = t.size_bytes[b];
+            out->shared_by_cores[b] = t.shared_by_cores[b - 1];
+            out->shared_by_cores[b - 1] = t.shared_by_cores[b];
+            out->count[b] = t.count[b - 1], out->count[b - 1] = t.count[b];
+        }
+    return out->n;
+}
+
+double ns_roofline_capacity(const ns_cache_set *cs, int li, int threads) {
+    if (li < 0 || li >= cs->n || threads < 1) return NAN;
+    long inst = (threads + cs->shared_by_cores[li] - 1) / cs->shared_by_cores[li];
+    if (cs->count[li] > 0 && inst > cs->count[li]) inst = cs->count[li];
+    return (double)inst * cs->size_bytes[li];
+}
+
+static const char *level_name(int level) {
+    static const char *names[] = {"L0", "L1", "L2", "L3", "L4", "L5", "L6"};
+    return level >= 0 && level <= 6 ? names[level] : "L?";
+}
+
+const char *ns_roofline_level_of(const ns_cache_set *cs, double ws, int threads) {
+    if (cs->n == 0 || !isfinite(ws) || ws <= 0 || threads < 1) return NULL;
+    for (int li = 0; li < cs->n; li++)
+        if (ws <= ns_roofline_capacity(cs, li, threads)) return level_name(cs->level[li]);
+    return "DRAM";
+}
+
+const char *ns_roofline_plateau_level(const ns_cache_set *cs, const ns_plateau *p, int threads) {
+    return ns_roofline_level_of(cs, sqrt(p->ws_lo_bytes * p->ws_hi_bytes), threads);
+}
+
+double ns_roofline_attainable(double ai, double compute_gflops, double gbytes_per_s,
+                              int *bandwidth_bound) {
+    if (!(isfinite(ai) && ai > 0 && isfinite(compute_gflops) && compute_gflops > 0 &&
+          isfinite(gbytes_per_s) && gbytes_per_s > 0))
+        return NAN;
+    double mem = ai * gbytes_per_s;
+    if (bandwidth_bound) *bandwidth_bound = mem < compute_gflops;
+    return fmin(mem, compute_gflops);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The build                                                                                   */
+
+typedef struct {
+    const char *kernel, *isa, *precision, *policy;
+    int threads;
+    size_t n, cap;
+    double *ws, *bw;
+} curve;
+
+typedef struct { /* one bandwidth roof: the best trusted ceiling of a level at a thread count */
+    const char *level, *kernel;
+    int threads, suspect;
+    double gbytes_per_s;
+} bw_roof;
+
+typedef struct {
+    json_t *root, *notes;
+    curve *curves;
+    size_t ncurves;
+    ns_cache_set cs;
+    bw_roof roofs[64];
+    size_t nroofs;
+    char policy[32];
+} build_ctx;
+
+static void note(build_ctx *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(build_ctx *b, const char *fmt, ...) {
+    char buf[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    size_t i;
+    json_t *v;
+    json_array_foreach(b->notes, i, v) if (!strcmp(json_string_value(v), buf)) return;
+    json_array_append_new(b->notes, json_string(buf));
+}
+
+static const char *str_or(const json_t *o, const char *key, const char *dflt) {
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : dflt;
+}
+
+static void fmt_bytes(double b, char *buf, size_t len) {
+    static const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int k = 0;
+    while (b >= 1024 && k < 4)
+        b /= 1024, k++;
+    snprintf(buf, len, "%.4g %s", b, u[k]);
+}
+
+/* Groups sweep[] into curves; 0, or -1 on allocation failure. */
+static int collect_curves(build_ctx *b, const json_t *sweep) {
+    size_t i;
+    json_t *e;
+    size_t skipped = 0;
+    json_array_foreach(sweep, i, e) {
+        const char *kernel = str_or(e, "kernel", NULL);
+        int threads = json_int(e, "threads", 0);
+        double ws = ns_json_get_num(e, "working_set_bytes");
+        double bw = ns_json_get_num(e, "gbytes_per_s");
+        if (!kernel || threads < 1 || !(ws > 0) || !(bw > 0) || !isfinite(ws) || !isfinite(bw)) {
+            skipped++;
+            continue;
+        }
+        const char *isa = str_or(e, "isa", ""), *prec = str_or(e, "precision", "");
+        const char *policy = str_or(e, "bytes_policy", NULL);
+        size_t c;
+        for (c = 0; c < b->ncurves; c++)
+            if (!strcmp(b->curves[c].kernel, kernel) && !strcmp(b->curves[c].isa, isa) &&
+                !strcmp(b->curves[c].precision, prec) && b->curves[c].threads == threads)
+                break;
+        if (c == b->ncurves) {
+            curve *nc = realloc(b->curves, (b->ncurves + 1) * sizeof *nc);
+            if (!nc) return -1;
+            b->curves = nc;
+            b->curves[b->ncurves++] = (curve){kernel, isa, prec, policy, threads, 0, 0, 0, 0};
+        }
+        curve *cv = &b->curves[c];
+        if (cv->n == cv->cap) {
+            size_t cap = cv->cap ? 2 * cv->cap : 64;
+            double *nws = realloc(cv->ws, cap * sizeof *nws);
+            if (!nws) return -1;
+            cv->ws = nws;
+            double *nbw = realloc(cv->bw, cap * sizeof *nbw);
+            if (!nbw) return -1;
+            cv->bw = nbw;
+            cv->cap = cap;
+        }
+        cv->ws[cv->n] = ws;
+        cv->bw[cv->n] = bw;
+        cv->n++;
+        if (policy && cv->policy && strcmp(policy, cv->policy))
+            note(b, "sweep %s: bytes_policy changes within the curve (%s, %s)", kernel, cv->policy,
+                 policy);
+    }
+    if (skipped)
+        note(b,
+             "%zu sweep point(s) without kernel, threads, working set or a finite positive "
+             "bandwidth were ignored",
+             skipped);
+    return 0;
+}
+
+/* The roofline's byte-counting policy: the sweep's, which must be one for all curves (B06). */
+static void choose_policy(build_ctx *b) {
+    const char *pol = NULL;
+    for (size_t c = 0; c < b->ncurves; c++) {
+        const char *p = b->curves[c].policy;
+        if (!p) continue;
+        if (!pol)
+            pol = p;
+        else if (strcmp(pol, p))
+            note(b,
+                 "sweep curves use different bytes_policy values (%s, %s): ceilings are not "
+                 "comparable with each other",
+                 pol, p);
+    }
+    snprintf(b->policy, sizeof b->policy, "%s", pol ? pol : "unknown");
+    if (!pol && b->ncurves)
+        note(b, "the sweep does not state its bytes_policy; \"minimal\" (no write-allocate) and "
+                "\"with_write_allocate\" differ by 1.33-1.5x for stores (B06)");
+}
+
+static double llc_capacity(const ns_cache_set *cs, int threads) {
+    return cs->n ? ns_roofline_capacity(cs, cs->n - 1, threads) : NAN;
+}
+
+/* Median bandwidth of the curve's points with ws in [lo, hi]; *count receives how many, and
+ * *mid the geometric middle of their working sets. */
+static double median_in(const curve *cv, double lo, double hi, int *count, double *mid) {
+    double *tmp = calloc(cv->n ? cv->n : 1, sizeof *tmp);
+    size_t k = 0;
+    double wlo = INFINITY, whi = 0;
+    *count = 0;
+    *mid = NAN;
+    if (!tmp) return NAN;
+    for (size_t i = 0; i < cv->n; i++)
+        if (cv->ws[i] >= lo && cv->ws[i] <= hi) {
+            tmp[k++] = cv->bw[i];
+            wlo = fmin(wlo, cv->ws[i]);
+            whi = fmax(whi, cv->ws[i]);
+        }
+    double m = ns_median(tmp, k);
+    free(tmp);
+    *count = (int)k;
+    *mid = k ? sqrt(wlo * whi) : NAN;
+    return m;
+}
+
+static double cv_min_ws(const curve *cv) {
+    double m = INFINITY;
+    for (size_t i = 0; i < cv->n; i++)
+        m = fmin(m, cv->ws[i]);
+    return m;
+}
+
+/* Appends one ceiling; source: "plateau", or "interior" / "largest working sets" where the
+ * curve had no plateau at this level (then a status says so). */
+static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *level, double bw,
+                        double ws_mid, double ws_lo, double ws_hi, int npoints, const char *source,
+                        const char *suspect) {
+    json_t *o = json_object();
+    ns_json_set_str(o, "level", level);
+    ns_json_set_int(o, "threads", cv->threads);
+    ns_json_set_str(o, "kernel", cv->kernel);
+    ns_json_set_str(o, "isa", cv->isa);
+    ns_json_set_str(o, "precision", cv->precision);
+    ns_json_set_num(o, "working_set_bytes", ws_mid, NULL);
+    ns_json_set_num(o, "working_set_min_bytes", ws_lo, NULL);
+    ns_json_set_num(o, "working_set_max_bytes", ws_hi, NULL);
+    ns_json_set_num(o, "gbytes_per_s", bw, "invalid: no finite bandwidth");
+    ns_json_set_str(o, "bytes_policy", cv->policy ? cv->policy : b->policy);
+    ns_json_set_int(o, "points", npoints);
+    ns_json_set_str(o, "source", source);
+    json_object_set_new(o, "suspect", json_boolean(suspect != NULL));
+    if (!json_object_get(o, "status"))
+        ns_json_set_str(o, "status",
+                        suspect                       ? suspect
+                        : !strcmp(source, "interior") ? "ok; no plateau found: median of the "
+                                                        "points well inside the level's "
+                                                        "working-set range"
+                                                      : "ok");
+    json_array_append_new(arr, o);
+    if (!isfinite(bw)) return;
+
+    /* Keep the best ceiling per (level, threads); a trusted one beats any suspect one. */
+    size_t r;
+    for (r = 0; r < b->nroofs; r++)
+        if (!strcmp(b->roofs[r].level, level) && b->roofs[r].threads == cv->threads) break;
+    if (r == b->nroofs) {
+        if (b->nroofs == sizeof b->roofs / sizeof b->roofs[0]) return;
+        b->nroofs++;
+        b->roofs[r] = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw};
+        return;
+    }
+    bw_roof *ro = &b->roofs[r];
+    int better =
+        (ro->suspect && !suspect) || ((ro->suspect == (suspect != NULL)) && bw > ro->gbytes_per_s);
+    if (better) *ro = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw};
+}
+
+/* Plateaus of one curve -> labelled entries in plateaus[], chosen ones in ceilings. */
+static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, json_t *ceil) {
+    ns_plateau pl[MAX_PLATEAUS];
+    int np = ns_roofline_find_plateaus(cv->ws, cv->bw, cv->n, pl, MAX_PLATEAUS);
+    if (np < 0) return -1;
+    if (np > MAX_PLATEAUS) np = MAX_PLATEAUS;
+    const char *label[MAX_PLATEAUS];
+    int chosen[MAX_PLATEAUS] = {0};
+    for (int i = 0; i < np; i++)
+        label[i] = ns_roofline_plateau_level(&b->cs, &pl[i], cv->threads);
+
+    /* One plateau per level: for a cache the longest (then the faster), for DRAM the one at
+     * the largest working set, since DRAM is the curve's asymptote. */
+    for (int i = 0; i < np; i++) {
+        if (!label[i]) continue;
+        int best = -1;
+        for (int j = 0; j < np; j++) {
+            if (!label[j] || strcmp(label[j], label[i])) continue;
+            if (best < 0) {
+                best = j;
+            } else if (!strcmp(label[i], "DRAM")) {
+                if (pl[j].ws_hi_bytes > pl[best].ws_hi_bytes) best = j;
+            } else if (pl[j].npoints > pl[best].npoints ||
+                       (pl[j].npoints == pl[best].npoints &&
+                        pl[j].gbytes_per_s > pl[best].gbytes_per_s)) {
+                best = j;
+            }
+        }
+        chosen[best] = 1;
+    }
+
+    double llc = llc_capacity(&b->cs, cv->threads);
+    int ndram = 0, have_dram = 0;
+    double llc_bw = NAN; /* the ceiling of the last cache level, to compare DRAM with */
+    for (int i = 0; i < np; i++) {
+        if (label[i] && !strcmp(label[i], "DRAM")) ndram++;
+        if (chosen[i] && label[i] && b->cs.n &&
+            !strcmp(label[i], level_name(b->cs.level[b->cs.n - 1])))
+            llc_bw = pl[i].gbytes_per_s;
+    }
+
+    for (int i = 0; i < np; i++) {
+        json_t *o = json_object();
+        ns_json_set_str(o, "kernel", cv->kernel);
+        ns_json_set_str(o, "isa", cv->isa);
+        ns_json_set_str(o, "precision", cv->precision);
+        ns_json_set_int(o, "threads", cv->threads);
+        ns_json_set_num(o, "working_set_min_bytes", pl[i].ws_lo_bytes, NULL);
+        ns_json_set_num(o, "working_set_max_bytes", pl[i].ws_hi_bytes, NULL);
+        ns_json_set_num(o, "gbytes_per_s", pl[i].gbytes_per_s, NULL);
+        ns_json_set_num(o, "slope_per_doubling", pl[i].slope, NULL);
+        ns_json_set_int(o, "points", pl[i].npoints);
+        ns_json_set_str(o, "level", label[i]);
+        json_object_set_new(o, "used", json_boolean(chosen[i]));
+        json_array_append_new(plateaus, o);
+        if (!chosen[i]) continue;
+
+        const char *suspect = NULL;
+        char why[200];
+        double lo = pl[i].ws_lo_bytes, hi = pl[i].ws_hi_bytes;
+        if (!strcmp(label[i], "DRAM")) {
+            have_dram = 1;
+            /* Only the part of the plateau at >= 4x the aggregate LLC counts (B09). */
+            if (hi >= DRAM_LLC_MARGIN * llc) {
+                lo = fmax(lo, DRAM_LLC_MARGIN * llc);
+            } else {
+                char l[32];
+                fmt_bytes(llc, l, sizeof l);
+                snprintf(why, sizeof why,
+                         "suspect: measured at <= %.2gx the aggregate LLC (%s for %d threads), "
+                         "may be cache bandwidth (B09)",
+                         hi / llc, l, cv->threads);
+                suspect = why;
+            }
+            if (!suspect && isfinite(llc_bw) && pl[i].gbytes_per_s >= 0.9 * llc_bw) {
+                snprintf(why, sizeof why,
+                         "suspect: as fast as the %s plateau (%.3g GB/s); a cache hwloc does "
+                         "not report? (B09)",
+                         level_name(b->cs.level[b->cs.n - 1]), llc_bw);
+                suspect = why;
+            }
+            if (ndram > 1)
+                note(b,
+                     "%s/%s %d threads: %d plateaus beyond the last reported cache; the one at "
+                     "the largest working set is DRAM, the others may be a cache hwloc does "
+                     "not report",
+                     cv->kernel, cv->isa, cv->threads, ndram);
+        }
+        int cnt;
+        double mid, bw = median_in(cv, lo, hi, &cnt, &mid);
+        add_ceiling(b, ceil, cv, label[i], bw, mid, lo, hi, cnt, "plateau", suspect);
+    }
+
+    /* A cache level without a plateau on this curve (a disturbed or coarse sweep): the median
+     * of the points well inside the level's range, from 2x the previous level's aggregate
+     * capacity to half its own, if there are at least NS_PLATEAU_MIN_POINTS of them. */
+    for (int li = 0; li < b->cs.n; li++) {
+        const char *lv = level_name(b->cs.level[li]);
+        int found = 0;
+        for (int i = 0; i < np; i++)
+            found |= chosen[i] && label[i] && !strcmp(label[i], lv);
+        double lo = li ? 2 * ns_roofline_capacity(&b->cs, li - 1, cv->threads) : 0;
+        double hi = 0.5 * ns_roofline_capacity(&b->cs, li, cv->threads);
+        if (found || !(hi > lo)) continue;
+        int cnt;
+        double mid, bw = median_in(cv, lo, hi, &cnt, &mid);
+        if (cnt >= NS_PLATEAU_MIN_POINTS)
+            add_ceiling(b, ceil, cv, lv, bw, mid, fmax(lo, cv_min_ws(cv)), hi, cnt, "interior",
+                        NULL);
+    }
+
+    /* No DRAM plateau: the curve is still falling, or the sweep stopped too early. */
+    if (!have_dram && b->cs.n) {
+        double maxws = 0;
+        for (size_t i = 0; i < cv->n; i++)
+            maxws = fmax(maxws, cv->ws[i]);
+        char l[32], w[32];
+        fmt_bytes(llc, l, sizeof l);
+        fmt_bytes(maxws, w, sizeof w);
+        if (maxws >= DRAM_LLC_MARGIN * llc) {
+            int cnt;
+            double mid, bw = median_in(cv, DRAM_LLC_MARGIN * llc, INFINITY, &cnt, &mid);
+            add_ceiling(b, ceil, cv, "DRAM", bw, mid, DRAM_LLC_MARGIN * llc, maxws, cnt,
+                        "largest working sets",
+                        "suspect: no DRAM plateau found (the curve still changes); median of the "
+                        "points at >= 4x the aggregate LLC");
+        } else if (maxws > 2 * llc) {
+            /* Short of 4x LLC: the points beyond 2x LLC at the largest working sets give a
+             * ceiling, flagged as suspect (B09): a labelled doubt rather than no roof. */
+            int cnt;
+            double lo = fmax(2 * llc, maxws / 2.1), mid,
+                   bw = median_in(cv, lo, INFINITY, &cnt, &mid);
+            char why[200];
+            snprintf(why, sizeof why,
+                     "suspect: no DRAM plateau, and the sweep stops at %s, below 4x the "
+                     "aggregate LLC (%s): may hold cache bandwidth (B09)",
+                     w, l);
+            add_ceiling(b, ceil, cv, "DRAM", bw, mid, lo, maxws, cnt, "largest working sets", why);
+        } else {
+            note(b,
+                 "%s/%s %d threads: no DRAM ceiling; the sweep stops at %s, below 2x the "
+                 "aggregate LLC (%s) (B09)",
+                 cv->kernel, cv->isa, cv->threads, w, l);
+        }
+    }
+    return 0;
+}
+
+/* The compute roof for (precision, threads, mix): the fastest ISA's ceiling of exactly that
+ * mix. Mixed ceilings never stand in for FMA-only ones (B08). */
+static const json_t *compute_roof(const json_t *compute, const char *prec, int threads,
+                                  const char *mix) {
+    const json_t *best = NULL;
+    size_t i;
+    json_t *c;
+    json_array_foreach(compute, i, c) {
+        const char *p = str_or(c, "precision", ""), *m = str_or(c, "mix", "");
+        double g = ns_json_get_num(c, "gflops");
+        if (strcasecmp(p, prec) || strcasecmp(m, mix) || json_int(c, "threads", 0) != threads ||
+            !(g > 0) || !isfinite(g))
+            continue;
+        if (!best || g > ns_json_get_num(best, "gflops")) best = c;
+    }
+    return best;
+}
+
+static const bw_roof *find_bw_roof(const build_ctx *b, const char *level, int threads) {
+    for (size_t r = 0; r < b->nroofs; r++)
+        if (!strcmp(b->roofs[r].level, level) && b->roofs[r].threads == threads)
+            return &b->roofs[r];
+    return NULL;
+}
+
+static void set_or_null(json_t *o, const char *key, double v) {
+    json_object_set_new(o, key, isfinite(v) ? json_real(v) : json_null());
+}
+
+/* Roof fields of one results[] entry; appends its point to points[]. */
+static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_t *points) {
+    const char *prec = str_or(r, "precision", NULL);
+    const char *name = str_or(r, "name", "?");
+    int threads = json_int(r, "threads", 0);
+    double ws = ns_json_get_num(r, "working_set_bytes");
+    double gflops = ns_json_get_num(r, "gflops");
+    double ai = ns_json_get_num(r, "ai_flop_per_byte");
+    if (!isfinite(ai)) {
+        double f = ns_json_get_num(r, "flops"), by = ns_json_get_num(r, "bytes");
+        if (isfinite(f) && isfinite(by) && f > 0 && by > 0) {
+            ai = f / by;
+            json_object_set_new(r, "ai_flop_per_byte", json_real(ai));
+        }
+    }
+    /* The kernel's instruction mix: its own, or that of the compute ceiling it measured. */
+    const char *mix = str_or(r, "mix", NULL);
+    const char *id = str_or(r, "id", NULL);
+    size_t ci;
+    json_t *ce;
+    json_array_foreach(compute, ci, ce) {
+        if (!mix && id && !strcmp(str_or(ce, "result_id", ""), id)) mix = str_or(ce, "mix", NULL);
+    }
+    if (!mix) mix = "fma";
+    /* Register-resident (peak kernels): no memory traffic, only the compute roof applies. */
+    double nbytes = ns_json_get_num(r, "bytes");
+    double nflops = ns_json_get_num(r, "flops");
+    int in_registers = nbytes == 0 && nflops > 0;
+    int no_flops = nflops == 0 && nbytes > 0;
+    const char *level = ns_roofline_level_of(&b->cs, ws, threads);
+    const json_t *cr = prec && threads > 0 ? compute_roof(compute, prec, threads, mix) : NULL;
+    const bw_roof *br = level ? find_bw_roof(b, level, threads) : NULL;
+    double cg = cr ? ns_json_get_num(cr, "gflops") : NAN;
+    double bw = br ? br->gbytes_per_s : NAN;
+
+    char status[320] = "ok";
+    if (in_registers && cr) {
+        ai = NAN;
+        level = NULL;
+        snprintf(status, sizeof status, "ok; register-resident: compute roof only");
+    } else if (!prec || threads < 1)
+        snprintf(status, sizeof status, "no roof: precision or threads missing");
+    else if (!level)
+        snprintf(status, sizeof status, "no roof: %s",
+                 b->cs.n ? "working_set_bytes missing or not positive" : "no cache sizes");
+    else if (!cr)
+        snprintf(status, sizeof status, "no roof: no %s compute ceiling for %s at %d threads", mix,
+                 prec, threads);
+    else if (!br)
+        snprintf(status, sizeof status, "no roof: no %s bandwidth ceiling at %d threads", level,
+                 threads);
+    else if (!(isfinite(ai) && ai > 0) && !no_flops)
+        snprintf(status, sizeof status, "no roof: arithmetic intensity unknown");
+
+    int bwb = 0;
+    double roof = in_registers && cr ? cg : ns_roofline_attainable(ai, cg, bw, &bwb);
+    double frac = isfinite(roof) && isfinite(gflops) && gflops >= 0 ? gflops / roof : NAN;
+    char limit[24] = "";
+    if (no_flops && br) {
+        /* Copy-like kernels do no arithmetic: judge their bandwidth against the level's. */
+        double gbps = ns_json_get_num(r, "gbytes_per_s");
+        frac = gbps >= 0 ? gbps / bw : NAN;
+        snprintf(limit, sizeof limit, "bandwidth:%s", level);
+        snprintf(status, sizeof status,
+                 "ok; no flops: roof_gflops is null and fraction_of_roof is of the %s bandwidth "
+                 "ceiling%s",
+                 level, br->suspect ? " (suspect, see ceilings.bandwidth)" : "");
+    } else if (isfinite(roof)) {
+        snprintf(limit, sizeof limit, bwb ? "bandwidth:%s" : "compute", level);
+        size_t len = strlen(status);
+        const char *pol = str_or(r, "bytes_policy", NULL);
+        if (bwb && br->suspect)
+            len += snprintf(status + len, sizeof status - len,
+                            "; the %s ceiling is suspect (see ceilings.bandwidth)", level);
+        if (bwb && pol && strcmp(pol, b->policy) && len < sizeof status)
+            len +=
+                snprintf(status + len, sizeof status - len,
+                         "; bytes_policy %s differs from the ceilings' %s (B06)", pol, b->policy);
+        if (frac > 1.0 && len < sizeof status)
+            snprintf(status + len, sizeof status - len, "; above the roof by %.0f%%: %s",
+                     100 * (frac - 1),
+                     bwb ? "part of the working set lives in a faster level, or the ceiling "
+                           "kernel is slower than this one"
+                         : "the clock ran higher than while the ceiling was measured (boost)");
+    }
+
+    ns_json_set_str(r, "level", level);
+    set_or_null(r, "roof_gflops", roof);
+    set_or_null(r, "fraction_of_roof", frac);
+    ns_json_set_str(r, "roof_limit", *limit ? limit : NULL);
+    ns_json_set_str(r, "roof_mix", mix);
+    set_or_null(r, "roof_compute_gflops", cg);
+    set_or_null(r, "roof_gbytes_per_s", bw);
+    if (*limit && !isfinite(frac))
+        snprintf(status, sizeof status, "ok; fraction_of_roof unknown: not measured");
+    ns_json_set_str(r, "roof_status", status);
+
+    /* The same bound at the arithmetic intensity measured with counters (analytic FLOPs over
+     * counted bytes), where the counters pass produced one. */
+    const json_t *mj = json_object_get(json_object_get(json_object_get(r, "counters"), "derived"),
+                                       "measured_ai_flop_per_byte");
+    double mai = ns_json_get_num(mj, "value");
+    double mroof = in_registers ? NAN : ns_roofline_attainable(mai, cg, bw, NULL);
+    if (isfinite(mai)) set_or_null(r, "roof_gflops_at_measured_ai", mroof);
+
+    json_t *p = json_object();
+    ns_json_set_str(p, "id", str_or(r, "id", name));
+    ns_json_set_str(p, "name", name);
+    ns_json_set_str(p, "family", str_or(r, "family", NULL));
+    ns_json_set_str(p, "isa", str_or(r, "isa", NULL));
+    ns_json_set_str(p, "precision", prec);
+    ns_json_set_int(p, "threads", threads);
+    ns_json_set_str(p, "level", level);
+    set_or_null(p, "working_set_bytes", ws);
+    set_or_null(p, "ai_flop_per_byte", ai);
+    set_or_null(p, "measured_ai_flop_per_byte", mai);
+    set_or_null(p, "roof_gflops_at_measured_ai", mroof);
+    set_or_null(p, "gflops", gflops);
+    set_or_null(p, "roof_gflops", roof);
+    set_or_null(p, "fraction_of_roof", frac);
+    ns_json_set_str(p, "roof_limit", *limit ? limit : NULL);
+    ns_json_set_str(p, "status", status);
+    json_array_append_new(points, p);
+}
+
+static int cmp_int(const void *a, const void *b) {
+    return *(const int *)a - *(const int *)b;
+}
+
+static void add_count(int *t, int *n, int max, int v) {
+    for (int k = 0; k < *n; k++)
+        if (t[k] == v) return;
+    if (*n < max && v > 0) t[(*n)++] = v;
+}
+
+/* Distinct thread counts that appear in the sweep, the compute ceilings and the results. */
+static int thread_counts(const build_ctx *b, const json_t *compute, const json_t *res, int *t,
+                         int max) {
+    int n = 0;
+    for (size_t c = 0; c < b->ncurves; c++)
+        add_count(t, &n, max, b->curves[c].threads);
+    size_t i;
+    json_t *e;
+    json_array_foreach(compute, i, e) add_count(t, &n, max, json_int(e, "threads", 0));
+    json_array_foreach(res, i, e) add_count(t, &n, max, json_int(e, "threads", 0));
+    qsort(t, (size_t)n, sizeof *t, cmp_int);
+    return n;
+}
+
+int ns_roofline_build(json_t *root, char *err, size_t errlen) {
+    if (!json_is_object(root)) {
+        snprintf(err, errlen, "results is not a JSON object");
+        return -1;
+    }
+    build_ctx b = {.root = root, .notes = json_array()};
+    int rc = -1;
+    json_t *sweep = json_object_get(root, "sweep");
+    json_t *ceilings = json_object_get(root, "ceilings");
+    if (!json_is_object(ceilings)) {
+        ceilings = json_object();
+        json_object_set_new(root, "ceilings", ceilings);
+    }
+    json_t *compute = json_object_get(ceilings, "compute");
+    json_t *res = json_object_get(root, "results");
+    json_t *caches =
+        json_object_get(json_object_get(json_object_get(root, "context"), "cpu"), "caches");
+    json_t *bw_ceil = json_array(), *plateaus = json_array(), *points = json_array();
+    json_object_set_new(ceilings, "bandwidth", bw_ceil);
+    json_t *sec = json_object();
+    json_object_set_new(root, "roofline", sec);
+
+    if (!json_is_array(sweep) || json_array_size(sweep) == 0)
+        note(&b, "no sweep in the results: no bandwidth ceilings");
+    if (!json_is_array(compute) || json_array_size(compute) == 0)
+        note(&b, "no compute ceilings in the results");
+    if (ns_roofline_caches(caches, &b.cs) == 0)
+        note(&b, "context.cpu.caches is missing or empty: plateaus cannot be labelled and no "
+                 "kernel gets a roof");
+    if (collect_curves(&b, sweep) != 0) goto oom;
+    choose_policy(&b);
+
+    for (size_t c = 0; c < b.ncurves; c++)
+        if (ceilings_of_curve(&b, &b.curves[c], plateaus, bw_ceil) != 0) goto oom;
+
+    int tc[32];
+    int ntc = thread_counts(&b, compute, res, tc, 32);
+
+    ns_json_set_str(sec, "bytes_policy", b.policy);
+    ns_json_set_str(sec, "method",
+                    "plateaus: runs of >= 3 sweep points whose local log-log slope is within "
+                    "10% per doubling of the working set; labelled by the level whose aggregate "
+                    "capacity (per-core caches x threads, shared caches once per instance "
+                    "touched) holds the geometric middle of the plateau; DRAM ceilings from "
+                    "points at >= 4x the aggregate LLC; bandwidth roof = best ceiling per level "
+                    "and thread count; compute roof = FMA-only ceiling of the fastest ISA unless "
+                    "the kernel states another mix");
+    json_t *cap = json_array();
+    for (int t = 0; t < ntc; t++)
+        for (int li = 0; li < b.cs.n; li++) {
+            json_t *o = json_object();
+            ns_json_set_int(o, "threads", tc[t]);
+            ns_json_set_str(o, "level", level_name(b.cs.level[li]));
+            ns_json_set_num(o, "aggregate_bytes", ns_roofline_capacity(&b.cs, li, tc[t]), NULL);
+            json_array_append_new(cap, o);
+        }
+    json_object_set_new(sec, "cache_capacity", cap);
+    json_object_set_new(sec, "plateaus", plateaus);
+
+    /* Ceilings used: the bandwidth roofs and the compute roofs (FMA-only, and every other mix
+     * measured, labelled, for the pictures). */
+    json_t *used = json_object(), *ubw = json_array(), *ucomp = json_array();
+    for (size_t r = 0; r < b.nroofs; r++) {
+        json_t *o = json_object();
+        ns_json_set_str(o, "level", b.roofs[r].level);
+        ns_json_set_int(o, "threads", b.roofs[r].threads);
+        ns_json_set_str(o, "kernel", b.roofs[r].kernel);
+        ns_json_set_num(o, "gbytes_per_s", b.roofs[r].gbytes_per_s, NULL);
+        json_object_set_new(o, "suspect", json_boolean(b.roofs[r].suspect));
+        json_array_append_new(ubw, o);
+    }
+    size_t i;
+    json_t *c;
+    json_array_foreach(compute, i, c) {
+        const char *prec = str_or(c, "precision", NULL), *mix = str_or(c, "mix", NULL);
+        int t = json_int(c, "threads", 0);
+        if (!prec || !mix || t < 1) continue;
+        if (compute_roof(compute, prec, t, mix) != c) continue; /* not the fastest ISA */
+        json_t *o = json_object();
+        ns_json_set_str(o, "name", str_or(c, "name", NULL));
+        ns_json_set_str(o, "precision", prec);
+        ns_json_set_str(o, "isa", str_or(c, "isa", NULL));
+        ns_json_set_str(o, "mix", mix);
+        ns_json_set_int(o, "threads", t);
+        ns_json_set_num(o, "gflops", ns_json_get_num(c, "gflops"), NULL);
+        ns_json_set_num(o, "freq_ghz", ns_json_get_num(c, "freq_ghz"), NULL);
+        json_object_set_new(o, "roof", json_boolean(!strcasecmp(mix, "fma")));
+        json_array_append_new(ucomp, o);
+        const json_t *fma = compute_roof(compute, prec, t, "fma");
+        double g = ns_json_get_num(c, "gflops"), gf = fma ? ns_json_get_num(fma, "gflops") : NAN;
+        if (strcasecmp(mix, "fma") && g > gf)
+            note(&b,
+                 "%s %d threads: the %s mix reaches %.1f%% more than FMA-only; GEMM and other "
+                 "FMA kernels are judged against the FMA-only ceiling (B08)",
+                 prec, t, mix, 100 * (g / gf - 1));
+    }
+    json_object_set_new(used, "compute", ucomp);
+    json_object_set_new(used, "bandwidth", ubw);
+    json_object_set_new(sec, "ceilings_used", used);
+
+    /* Ridge points: the arithmetic intensity where a level's bandwidth roof meets the FMA-only
+     * compute roof, per precision and thread count. */
+    json_t *ridges = json_array();
+    const char *precs[2] = {"dp", "sp"};
+    for (size_t r = 0; r < b.nroofs; r++)
+        for (int pi = 0; pi < 2; pi++) {
+            const json_t *cr = compute_roof(compute, precs[pi], b.roofs[r].threads, "fma");
+            if (!cr) continue;
+            double g = ns_json_get_num(cr, "gflops");
+            json_t *o = json_object();
+            ns_json_set_str(o, "level", b.roofs[r].level);
+            ns_json_set_str(o, "precision", precs[pi]);
+            ns_json_set_int(o, "threads", b.roofs[r].threads);
+            ns_json_set_num(o, "compute_gflops", g, NULL);
+            ns_json_set_num(o, "gbytes_per_s", b.roofs[r].gbytes_per_s, NULL);
+            ns_json_set_num(o, "ridge_flop_per_byte", g / b.roofs[r].gbytes_per_s,
+                            "invalid: no finite ridge point");
+            json_array_append_new(ridges, o);
+        }
+    json_object_set_new(sec, "ridge_points", ridges);
+
+    json_t *r;
+    json_array_foreach(res, i, r) {
+        if (json_is_object(r)) roof_of_result(&b, r, compute, points);
+    }
+    json_object_set_new(sec, "points", points);
+
+    json_object_set_new(sec, "notes", b.notes);
+    b.notes = NULL;
+    ns_json_set_str(sec, "status",
+                    b.nroofs == 0                 ? "partial: no bandwidth ceiling"
+                    : json_array_size(ucomp) == 0 ? "partial: no compute ceiling"
+                                                  : "ok");
+    rc = 0;
+    goto out;
+oom:
+    snprintf(err, errlen, "out of memory");
+out:
+    for (size_t k = 0; k < b.ncurves; k++) {
+        free(b.curves[k].ws);
+        free(b.curves[k].bw);
+    }
+    free(b.curves);
+    json_decref(b.notes);
+    return rc;
+}

@@ -1,0 +1,112 @@
+/* The empirical roofline (Williams, Waterman, Patterson, "Roofline: an insightful visual
+ * performance model for multicore architectures", CACM 52(4), 2009) built from what
+ * `nodescale run` measured, and its cache-aware variant (Ilic, Pratas, Sousa, "Cache-aware
+ * Roofline model", IEEE CAL 13(1), 2014: one bandwidth roof per memory level).
+ *
+ * Inputs (results.json, schema nodescale/1):
+ *   sweep[]            {kernel, isa, precision, threads, working_set_bytes, gbytes_per_s,
+ *                       bytes_policy}: bandwidth against working set, one curve per
+ *                       (kernel, isa, precision, threads).
+ *   ceilings.compute[] {name, precision, isa, mix, threads, gflops, freq_ghz, result_id}.
+ *   context.cpu.caches[] {level, type, size_bytes, shared_by_cores, count} (hwloc).
+ *   results[]          {id, name, family, precision, threads, working_set_bytes,
+ *                       ai_flop_per_byte (or flops and bytes), gflops, gbytes_per_s,
+ *                       bytes_policy, mix (optional), counters.derived.
+ *                       measured_ai_flop_per_byte.value (optional)}.
+ * Outputs: ceilings.bandwidth[] {level, threads, kernel, isa, precision, working_set_bytes,
+ * working_set_{min,max}_bytes, gbytes_per_s, bytes_policy, points, source, suspect, status}; the
+ * "roofline" section {bytes_policy, method, cache_capacity[], plateaus[], ceilings_used,
+ * ridge_points[], points[], notes[], status}; and per results[] entry: level, roof_gflops,
+ * fraction_of_roof, roof_limit ("compute" | "bandwidth:L2" ...), roof_mix, roof_compute_gflops,
+ * roof_gbytes_per_s, roof_status, and roof_gflops_at_measured_ai where counters measured the AI.
+ * Anything that cannot be derived is null with a status string, never NaN, Inf or 0.
+ *
+ * Plateaus are found from the curve alone (flat runs in log-log), then labelled L1/L2/L3/DRAM
+ * by comparing their working-set range with the aggregate cache capacity the participating
+ * threads can use; the number of plateaus found plays no part in the labels. A curve without a
+ * plateau in a cache level contributes the median of its points well inside that level
+ * (source "interior"); a DRAM ceiling needs points at >= 4x the aggregate LLC or is suspect. */
+#ifndef NS_ROOFLINE_H
+#define NS_ROOFLINE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* Builds ceilings.bandwidth[], the "roofline" section and the per-result roof fields in
+ * results (modified in place; earlier roofline output is replaced, so the call is idempotent).
+ * Missing or unusable inputs are reported as nulls with status strings and in
+ * roofline.notes[]; they are not errors. Returns 0, or -1 with a one-line reason in err when
+ * results is not a results object or memory runs out. */
+int ns_roofline_build(json_t *results, char *err, size_t errlen);
+
+/* Draws, from a results object that ns_roofline_build has processed, into the existing folder
+ * dir: roofline_<prec>.{svg,png} and roofline_cache_aware_<prec>.{svg,png} for every precision
+ * with a compute ceiling or a point, and bandwidth_vs_working_set.{svg,png} when there is a
+ * sweep. Runs gnuplot (found on PATH, or NODESCALE_GNUPLOT) on a generated script; data and
+ * script live in a temporary folder that is removed (NODESCALE_KEEP_PLOT_TMP=1 keeps it); each
+ * picture is written under a temporary name and renamed, so a failure leaves earlier pictures
+ * intact. Returns 0, or -1 with a one-line reason in err (gnuplot missing or failing, dir not
+ * writable, no roofline section). */
+int ns_roofline_plot(const json_t *results, const char *dir, char *err, size_t errlen);
+
+/* ---- The pieces, exposed for tests and for the cluster model ---- */
+
+/* One flat run of a bandwidth curve. Working sets in bytes, bandwidth in GB/s (1e9 B/s). */
+typedef struct ns_plateau {
+    double ws_lo_bytes, ws_hi_bytes; /* working-set range of the points in the run */
+    double gbytes_per_s;             /* median bandwidth of the points in the run */
+    double slope;                    /* fitted d ln(bw) / d log2(ws) over the run */
+    int npoints;
+} ns_plateau;
+
+/* Finds the plateaus of one curve. ws[i] and bw[i] need not be sorted; points with a
+ * non-finite or non-positive value are ignored. A point is flat when the least-squares slope of
+ * ln(bw) against log2(ws) over it and its neighbours within 0.7 doublings of the working set
+ * (at least one on each side; two at 1.25x steps), after a running median
+ * of 3, which removes single-point spikes) is within NS_PLATEAU_MAX_SLOPE; a plateau is a run of
+ * at least NS_PLATEAU_MIN_POINTS flat points, split in two where the level inside it still
+ * changes by more than 25%, and dropped when its points scatter by more than 8% (robust sigma
+ * around their trend): on a disturbed machine no plateau is better than a wrong one. Writes at most
+ * max_out plateaus in increasing working-set order and returns how many were found (which may
+ * exceed max_out), or -1 on allocation failure. */
+#define NS_PLATEAU_MAX_SLOPE 0.15 /* 10% bandwidth change per doubling of the working set */
+#define NS_PLATEAU_MIN_POINTS 3
+int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_plateau *out,
+                              size_t max_out);
+
+/* The caches hwloc reported, data and unified only, sorted by level. */
+#define NS_MAX_CACHE_LEVELS 6
+typedef struct ns_cache_set {
+    int n;
+    int level[NS_MAX_CACHE_LEVELS];         /* 1, 2, 3, ... */
+    double size_bytes[NS_MAX_CACHE_LEVELS]; /* one instance */
+    int shared_by_cores[NS_MAX_CACHE_LEVELS];
+    int count[NS_MAX_CACHE_LEVELS]; /* instances in the machine */
+} ns_cache_set;
+
+/* Reads context.cpu.caches[] (the array itself). Entries of type "instruction", or without a
+ * positive size or level, are skipped; a missing shared_by_cores counts as 1 and a missing count
+ * as unlimited. Returns the number of levels kept (0 when none). */
+int ns_roofline_caches(const json_t *caches, ns_cache_set *out);
+
+/* Aggregate capacity of cache level index li (into cs) usable by `threads` threads pinned to
+ * consecutive cores (OMP_PROC_BIND=close, OMP_PLACES=cores): ceil(threads / shared_by_cores)
+ * instances, at most count, times the instance size. Per-core caches therefore scale with the
+ * thread count, a shared LLC counts once, and an LLC per CCX counts once per CCX touched (B09). */
+double ns_roofline_capacity(const ns_cache_set *cs, int li, int threads);
+
+/* The level a working set of ws bytes lives in for `threads` threads: "L1", "L2", ... for the
+ * first level whose aggregate capacity holds it, "DRAM" beyond the last; NULL when cs is empty
+ * or ws is not a positive finite number. */
+const char *ns_roofline_level_of(const ns_cache_set *cs, double ws, int threads);
+
+/* The level of a plateau: the level of the geometric middle of its working-set range. */
+const char *ns_roofline_plateau_level(const ns_cache_set *cs, const ns_plateau *p, int threads);
+
+/* The attainable bound of the roofline model: min(compute_gflops, ai * gbytes_per_s), in
+ * GFLOP/s. *bandwidth_bound (may be NULL) is set to 1 when the bandwidth term is the smaller.
+ * NAN when an input is not finite and positive (callers write null + status). */
+double ns_roofline_attainable(double ai_flop_per_byte, double compute_gflops, double gbytes_per_s,
+                              int *bandwidth_bound);
+
+#endif

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Bad input to every command of the spine: a one-line reason on stderr, exit status 2, nothing
+# written. Also --help exits 0 for every command.
+set -u
+cd "$(dirname "$0")/../.."
+ns=bin/nodescale
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+expect2() { # description, then the command
+  local what=$1; shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$? lines
+  lines=$(wc -l <"$tmp/err")
+  if [ $rc -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -q "error:" "$tmp/err"; then
+    echo "FAIL: $what: rc=$rc, $lines stderr lines:"; cat "$tmp/err"; fails=$((fails + 1))
+  else
+    echo "ok: $what: $(cat "$tmp/err")"
+  fi
+}
+
+expect2 "no command" $ns
+expect2 "unknown command" $ns frobnicate
+expect2 "unknown run flag" $ns run --fast
+expect2 "threads not a number" $ns run --threads two
+expect2 "threads zero" $ns run --threads 0
+expect2 "threads negative" $ns run --threads -1
+expect2 "more threads than CPUs" $ns run --threads 4096
+expect2 "threads with junk" $ns run --threads 2x
+expect2 "missing --out value" $ns run --out
+expect2 "unwritable --out" $ns run --quick --out /proc/nodescale-cannot
+expect2 "unknown kernel in --kernels" $ns run --kernels stream_triad,nope
+expect2 "bad format" $ns run --format xml
+expect2 "malformed --events" $ns run --quick --events "PAPI_TOT_CYC,,X"
+expect2 "bench without kernel" $ns bench
+expect2 "bench unknown kernel" $ns bench nope
+expect2 "bench bad size" $ns bench stream_triad --n 12abc
+expect2 "bench negative size" $ns bench stream_triad --n -5
+expect2 "bench absurd size" $ns bench stream_triad --n 1T
+expect2 "bench working set beyond memory" $ns bench stream_triad --n 100G
+expect2 "bench unknown isa" $ns bench stream_triad --isa sse9
+expect2 "bench two kernels" $ns bench stream_triad stream_copy
+expect2 "bench --m on non-GEMM" $ns bench stream_triad --m 5
+expect2 "bench unwritable json" $ns bench stream_sum --n 1024 --json /proc/x/y.json
+
+[ -e /proc/nodescale-cannot ] && { echo "FAIL: something was created"; fails=$((fails + 1)); }
+
+for c in run list bench roofline gate compare cluster fleet; do
+  if ! $ns $c --help >/dev/null 2>&1; then echo "FAIL: $c --help"; fails=$((fails + 1)); fi
+done
+$ns --help >/dev/null || fails=$((fails + 1))
+
+echo "$fails failures"
+[ $fails -eq 0 ]

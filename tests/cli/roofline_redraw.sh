@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# `nodescale roofline` redraws from the synthetic fixture (tests/fixtures/roofline, not a
+# measurement): with --out it writes results.json (strict JSON, roofline section, no NaN) and
+# the SVG and PNG pictures; without --out it leaves the input untouched and draws next to it.
+set -u
+cd "$(dirname "$0")/../.."
+bin=bin/nodescale
+fixture=tests/fixtures/roofline/synthetic_results.json
+[ -x "$bin" ] || { echo "skip: $bin not built"; exit 77; }
+command -v gnuplot >/dev/null || { echo "skip: gnuplot not installed (scripts/install-deps.sh)"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+$bin roofline "$fixture" --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr" ||
+  { echo "FAIL: exit $? with --out"; cat "$tmp/stderr"; exit 1; }
+for f in roofline_dp roofline_sp roofline_cache_aware_dp roofline_cache_aware_sp \
+         bandwidth_vs_working_set; do
+  [ -s "$tmp/out/$f.svg" ] && grep -q '<svg' "$tmp/out/$f.svg" || { echo "FAIL: $f.svg"; fail=1; }
+  [ -s "$tmp/out/$f.png" ] && [ "$(head -c 4 "$tmp/out/$f.png" | tail -c 3)" = PNG ] ||
+    { echo "FAIL: $f.png"; fail=1; }
+done
+if ls "$tmp/out" | grep -q '\.tmp'; then echo "FAIL: temporary files left"; fail=1; fi
+
+# Strict JSON (NaN/Infinity rejected) with the roofline section and a roof for every point.
+python3 - "$tmp/out/results.json" <<'PY' || fail=1
+import json, sys
+def bad(c): raise ValueError("non-finite constant " + c)
+d = json.load(open(sys.argv[1]), parse_constant=bad)
+r = d["roofline"]
+assert r["status"] == "ok", r["status"]
+assert r["bytes_policy"] == "minimal"
+levels = {(c["level"], c["threads"]) for c in d["ceilings"]["bandwidth"]}
+for lv in ("L1", "L2", "L3", "DRAM"):
+    for t in (1, 2):
+        assert (lv, t) in levels, (lv, t)
+assert not any(c["suspect"] for c in d["ceilings"]["bandwidth"] if c["level"] == "DRAM")
+for p in d["results"]:
+    assert p["roof_gflops"] is not None, p["id"]
+    assert p["roof_limit"] == "compute" if p["family"] == "gemm" else p["roof_limit"].startswith("bandwidth:"), p
+    assert 0 < p["fraction_of_roof"] <= 1, p
+assert r["ridge_points"], "no ridge points"
+m = [p for p in r["points"] if p.get("measured_ai_flop_per_byte") is not None]
+assert len(m) == 2 and all(p["roof_gflops_at_measured_ai"] > 0 for p in m), m
+PY
+
+# Without --out: the input is not modified, the pictures appear in its folder.
+cp "$fixture" "$tmp/in.json"
+sum=$(md5sum <"$tmp/in.json")
+$bin roofline "$tmp/in.json" >/dev/null 2>&1 || { echo "FAIL: exit $? without --out"; fail=1; }
+[ "$(md5sum <"$tmp/in.json")" = "$sum" ] || { echo "FAIL: input modified"; fail=1; }
+[ -s "$tmp/roofline_dp.png" ] || { echo "FAIL: no picture next to the input"; fail=1; }
+
+# gnuplot missing: exit 1 with a reason, results.json still written.
+NODESCALE_GNUPLOT=/nonexistent/gnuplot $bin roofline "$fixture" --out "$tmp/nogp" \
+  >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q 'gnuplot' "$tmp/err" && [ -s "$tmp/nogp/results.json" ] ||
+  { echo "FAIL: missing gnuplot: exit $rc"; cat "$tmp/err"; fail=1; }
+[ $fail -eq 0 ] && echo "roofline redraw: ok"
+exit $fail

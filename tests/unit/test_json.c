@@ -1,0 +1,117 @@
+/* The JSON layer: non-finite numbers become null with a status (never NaN, Inf or 0), writes are
+ * atomic and leave nothing behind on failure, loading is strict and checks the schema, and a
+ * result entry built from a zero-time measurement carries no rate. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/unit/nstest.h"
+#include "harness/json.h"
+#include "harness/result.h"
+
+static char dir[64];
+
+static int make_dir(void **state) {
+    snprintf(dir, sizeof dir, "/tmp/ns_test_json_XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static void non_finite_becomes_null_with_status(void **state) {
+    json_t *o = json_object();
+    assert_int_equal(ns_json_set_num(o, "gflops", 1.5, "x"), 0);
+    assert_int_equal(ns_json_set_num(o, "rate", NAN, "invalid: zero elapsed"), 1);
+    assert_int_equal(ns_json_set_num(o, "other", INFINITY, "second status ignored"), 1);
+    assert_true(json_is_null(json_object_get(o, "rate")));
+    assert_true(json_is_null(json_object_get(o, "other")));
+    assert_string_equal(json_string_value(json_object_get(o, "status")), "invalid: zero elapsed");
+    char *s = json_dumps(o, 0);
+    assert_null(strstr(s, "nan"));
+    assert_null(strstr(s, "inf"));
+    free(s);
+    json_decref(o);
+}
+
+static void atomic_write_then_strict_load(void **state) {
+    char path[128], err[256];
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    json_t *o = json_object();
+    ns_json_set_str(o, "schema", NS_SCHEMA);
+    ns_json_set_num(o, "x", 2.0, NULL);
+    assert_int_equal(ns_json_write_atomic(o, path, err, sizeof err), 0);
+    json_decref(o);
+    json_t *back = ns_json_load_results(path, err, sizeof err);
+    assert_non_null(back);
+    assert_true(ns_json_get_num(back, "x") == 2.0);
+    assert_true(isnan(ns_json_get_num(back, "missing")));
+    json_decref(back);
+}
+
+static void write_to_missing_folder_fails_cleanly(void **state) {
+    char err[256];
+    json_t *o = json_object();
+    assert_int_equal(ns_json_write_atomic(o, "/nonexistent/dir/results.json", err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot"));
+    assert_null(strchr(err, '\n'));
+    json_decref(o);
+}
+
+static void write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static void load_rejects_bad_files(void **state) {
+    char path[128], err[256];
+    snprintf(path, sizeof path, "%s/bad.json", dir);
+    write_file(path, "{\"schema\": \"nodescale/1\", \"results\": [");
+    assert_null(ns_json_load_results(path, err, sizeof err));
+    assert_non_null(strstr(err, "not valid JSON"));
+    write_file(path, "{\"schema\": \"nodescale/1\", \"x\": NaN}");
+    assert_null(ns_json_load_results(path, err, sizeof err));
+    write_file(path, "{\"schema\": \"other/2\"}");
+    assert_null(ns_json_load_results(path, err, sizeof err));
+    assert_non_null(strstr(err, "not a nodescale results file"));
+    write_file(path, "[1, 2]");
+    assert_null(ns_json_load_results(path, err, sizeof err));
+    assert_null(ns_json_load_results("/nonexistent.json", err, sizeof err));
+    unlink(path);
+}
+
+/* A kernel that does nothing: its measured time may be sub-resolution. */
+static double one(const ns_params *p) { return 1; }
+static double zero(const ns_params *p) { return 0; }
+
+static void zero_time_gives_null_rates(void **state) {
+    ns_kernel k = {.name = "fake", .family = "stream", .isa = "scalar", .bytes_policy = "minimal",
+                   .flops = one, .bytes = one, .working_set = zero};
+    ns_params p = {.n = 10, .threads = 1};
+    ns_measurement m = {.reps = 1, .nsamples = 1, .threads = 1};
+    m.samples_s[0] = 0;
+    ns_stats_compute(m.samples_s, 1, &m.stats);
+    snprintf(m.status, sizeof m.status, "ok");
+    json_t *r = ns_result_json(&k, &p, &m, NULL);
+    assert_true(json_is_null(json_object_get(r, "gflops")));
+    assert_true(json_is_null(json_object_get(r, "gbytes_per_s")));
+    assert_non_null(strstr(json_string_value(json_object_get(r, "status")), "invalid"));
+    assert_true(json_is_null(json_object_get(r, "ai_flop_per_byte")) == 0);
+    json_decref(r);
+    /* Zero bytes: arithmetic intensity is undefined, null, not inf. */
+    k.bytes = zero;
+    r = ns_result_json(&k, &p, NULL, NULL);
+    assert_true(json_is_null(json_object_get(r, "ai_flop_per_byte")));
+    assert_string_equal(json_string_value(json_object_get(r, "status")), "not measured");
+    json_decref(r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(non_finite_becomes_null_with_status),
+        cmocka_unit_test(atomic_write_then_strict_load),
+        cmocka_unit_test(write_to_missing_folder_fails_cleanly),
+        cmocka_unit_test(load_rejects_bad_files),
+        cmocka_unit_test(zero_time_gives_null_rates),
+    };
+    return cmocka_run_group_tests(tests, make_dir, NULL);
+}

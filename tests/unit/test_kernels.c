@@ -1,0 +1,145 @@
+/* Every kernel of the registry, on every ISA variant this CPU runs, against its plain-C
+ * reference through its own check(): odd sizes (not multiples of the vector width or of the
+ * per-thread chunk), one element, and 1, 2 and 3 threads. Also the registry's ISA selection and
+ * the timing loop's invariants (>= 9 samples, none zero, repetitions grown to the minimum time). */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/unit/nstest.h"
+#include "harness/measure.h"
+#include "kernels/registry.h"
+
+static void run_and_check(const ns_kernel *k, ns_params p) {
+    void *st = k->create(&p);
+    assert_non_null(st);
+    if (k->run_model == NS_RUN_SELF) {
+        k->run(st, 0, p.threads);
+    } else {
+#pragma omp parallel num_threads(p.threads)
+        k->run(st, omp_get_thread_num(), omp_get_num_threads());
+    }
+    ns_check c = {0};
+    k->check(st, &c);
+    if (!c.ok)
+        fail_msg("%s/%s n=%lld m=%lld k=%lld threads=%d: %s", k->name, k->isa, (long long)p.n,
+                 (long long)p.m, (long long)p.k, p.threads, c.why);
+    assert_true(c.bound >= 0 && isfinite(c.bound)); /* 0: exact (e.g. an index) */
+    k->destroy(st);
+}
+
+static void every_kernel_matches_its_reference(void **state) {
+    size_t n;
+    const ns_kernel *const *all = ns_registry(&n);
+    assert_true(n > 0);
+    int ran = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ns_kernel *k = all[i];
+        if (k->supported && !k->supported()) continue;
+        for (int threads = 1; threads <= 3; threads++) {
+            if (!strcmp(k->family, "gemm")) {
+                const int64_t shapes[][3] = {{13, 7, 5}, {1, 1, 1}, {17, 17, 17}, {64, 33, 70}};
+                for (size_t s = 0; s < 4; s++)
+                    run_and_check(k, (ns_params){.m = shapes[s][0], .n = shapes[s][1],
+                                                 .k = shapes[s][2], .threads = threads});
+            } else if (!strcmp(k->family, "peak")) {
+                run_and_check(k, (ns_params){.n = 1000, .threads = threads});
+            } else {
+                const int64_t sizes[] = {1, 31, 1000, 4099, 65536 + 7};
+                for (size_t s = 0; s < 5; s++)
+                    run_and_check(k, (ns_params){.n = sizes[s], .threads = threads});
+            }
+        }
+        ran++;
+    }
+    assert_true(ran >= 10);
+}
+
+static void descriptors_are_complete(void **state) {
+    size_t n;
+    const ns_kernel *const *all = ns_registry(&n);
+    for (size_t i = 0; i < n; i++) {
+        const ns_kernel *k = all[i];
+        assert_non_null(k->name);
+        assert_non_null(k->family);
+        assert_non_null(k->isa);
+        assert_non_null(k->bytes_policy);
+        assert_non_null(k->flops);
+        assert_non_null(k->bytes);
+        assert_non_null(k->create);
+        assert_non_null(k->run);
+        assert_non_null(k->check);
+        assert_non_null(k->destroy);
+        ns_params p = {.m = 64, .n = 64, .k = 64, .threads = 2};
+        assert_true(k->flops(&p) >= 0 && isfinite(k->flops(&p)));
+        assert_true(k->bytes(&p) >= 0 && isfinite(k->bytes(&p)));
+        for (size_t j = 0; j < i; j++) /* (name, isa) unique */
+            assert_false(!strcmp(all[j]->name, k->name) && !strcmp(all[j]->isa, k->isa));
+    }
+}
+
+static void stream_flops_and_bytes(void **state) {
+    ns_params p = {.n = 1000000, .threads = 1};
+    const ns_kernel *triad = ns_registry_find("stream_triad", "scalar");
+    const ns_kernel *copy = ns_registry_find("stream_copy", "scalar");
+    const ns_kernel *sum = ns_registry_find("stream_sum", "scalar");
+    assert_true(triad->flops(&p) == 2e6 && triad->bytes(&p) == 24e6);
+    assert_true(triad->working_set(&p) == 24e6);
+    assert_true(copy->flops(&p) == 0 && copy->bytes(&p) == 16e6);
+    assert_true(sum->flops(&p) == 1e6 && sum->bytes(&p) == 8e6);
+    assert_string_equal(triad->bytes_policy, "minimal");
+}
+
+static void peak_flops(void **state) {
+    ns_params p = {.n = 1000, .threads = 2};
+    const ns_kernel *k = ns_registry_find("peak_dp_fma", "avx2");
+    if (!k) skip();
+    /* 2 threads x 1000 iterations x 12 chains x 4 lanes x 2 flops */
+    assert_true(k->flops(&p) == 2.0 * 1000 * 12 * 4 * 2);
+    k = ns_registry_find("peak_sp_add", "avx2");
+    assert_true(k->flops(&p) == 2.0 * 1000 * 12 * 8 * 1);
+}
+
+static void isa_selection_honours_environment(void **state) {
+    setenv("NODESCALE_ISA", "scalar", 1);
+    assert_string_equal(ns_isa_selected(), "scalar");
+    assert_string_equal(ns_registry_find("stream_triad", NULL)->isa, "scalar");
+    /* peak_dp_scalar_fma exists for avx2 only: forcing scalar finds nothing narrower. */
+    assert_null(ns_registry_find("peak_dp_scalar_fma", NULL));
+    setenv("NODESCALE_ISA", "sse9", 1);
+    assert_null(ns_isa_selected());
+    assert_null(ns_registry_find("stream_triad", NULL));
+    unsetenv("NODESCALE_ISA");
+    assert_non_null(ns_isa_selected());
+    assert_null(ns_registry_find("no_such_kernel", NULL));
+    if (ns_cpu_has_avx512()) assert_string_equal(ns_isa_selected(), "avx512");
+}
+
+static void timing_loop_invariants(void **state) {
+    const ns_kernel *k = ns_registry_find("stream_sum", NULL);
+    ns_params p = {.n = 4096, .threads = 2};
+    void *st = k->create(&p);
+    ns_measure_opts o = ns_measure_defaults(1);
+    o.min_sample_s = 0.002;
+    ns_measurement m;
+    assert_int_equal(ns_measure(k, st, &p, &o, &m), 0);
+    assert_true(m.nsamples >= 9);
+    assert_true(m.reps >= 1);
+    for (int i = 0; i < m.nsamples; i++) assert_true(m.samples_s[i] > 0);
+    assert_true(m.stats.min <= m.stats.median && m.stats.median <= m.stats.max);
+    assert_true(m.cpu_of_thread[0] >= 0 && m.cpu_of_thread[1] >= 0);
+    k->destroy(st);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(descriptors_are_complete),
+        cmocka_unit_test(every_kernel_matches_its_reference),
+        cmocka_unit_test(stream_flops_and_bytes),
+        cmocka_unit_test(peak_flops),
+        cmocka_unit_test(isa_selection_honours_environment),
+        cmocka_unit_test(timing_loop_invariants),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

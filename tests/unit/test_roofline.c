@@ -1,0 +1,498 @@
+/* Unit tests of the roofline builder on synthetic curves (no measuring): plateau detection under
+ * noise, labelling by cache capacity (a chiplet machine with one LLC per CCX, a machine whose
+ * report lacks the L3, a sweep without an L1 part), the DRAM suspect flag (B09), the FMA-only
+ * roof for GEMM (B08), ridge points, the attainable bound, and nulls instead of NaN. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "harness/json.h"
+#include "roofline/roofline.h"
+
+#define KiB 1024.0
+#define MiB (1024.0 * KiB)
+#define GiB (1024.0 * MiB)
+
+/* A synthetic machine: level i holds up to cap[i] bytes at bw[i] GB/s; DRAM beyond at bw[n].
+ * Transitions are logistic in ln(ws), centred at 0.85 x capacity, about one doubling wide. */
+typedef struct {
+    int n;
+    double cap[4], bw[5];
+} machine;
+
+static uint64_t rng_state;
+static double urand(void) { /* xorshift64*, uniform in [0, 1) */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (double)((rng_state * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+
+static double model_bw(const machine *m, double ws) {
+    double y = log(m->bw[m->n]);
+    for (int i = 0; i < m->n; i++) {
+        double s = 1.0 / (1.0 + exp((log(ws) - log(0.85 * m->cap[i])) / 0.2));
+        y += (log(m->bw[i]) - log(m->bw[i + 1])) * s;
+    }
+    return exp(y);
+}
+
+/* Steps of the synthetic sweeps (nodescale run uses 1.25x, --quick 2x). */
+static double curve_step = 1.2;
+
+/* Sweep from lo to hi in steps of curve_step with relative noise +-noise and, when spikes, one
+ * disturbed point in ten at 60% of the bandwidth. Returns the point count. */
+static size_t make_curve(const machine *m, double lo, double hi, double noise, int spikes,
+                         double *ws, double *bw, size_t max) {
+    size_t n = 0;
+    for (double w = lo; w <= hi && n < max; w *= curve_step, n++) {
+        ws[n] = floor(w);
+        bw[n] = model_bw(m, w) * (1 + noise * (2 * urand() - 1));
+        if (spikes && n % 10 == 7) bw[n] *= 0.6;
+    }
+    return n;
+}
+
+static json_t *caches_json(int nl, const double *size, const int *shared, const int *count) {
+    json_t *a = json_array();
+    for (int i = 0; i < nl; i++) {
+        json_t *c = json_object();
+        json_object_set_new(c, "level", json_integer(i + 1));
+        json_object_set_new(c, "type", json_string(i == 0 ? "data" : "unified"));
+        json_object_set_new(c, "size_bytes", json_integer((json_int_t)size[i]));
+        json_object_set_new(c, "shared_by_cores", json_integer(shared[i]));
+        json_object_set_new(c, "count", json_integer(count[i]));
+        json_array_append_new(a, c);
+    }
+    json_t *l1i = json_object(); /* must be ignored */
+    json_object_set_new(l1i, "level", json_integer(1));
+    json_object_set_new(l1i, "type", json_string("instruction"));
+    json_object_set_new(l1i, "size_bytes", json_integer(1 << 30));
+    json_array_append_new(a, l1i);
+    return a;
+}
+
+/* A results document with the given caches and an empty sweep, compute and results. */
+static json_t *doc_new(json_t *caches) {
+    json_t *root =
+        json_pack("{s:s, s:{s:{s:o}}, s:{s:[]}, s:[], s:[]}", "schema", NS_SCHEMA, "context", "cpu",
+                  "caches", caches, "ceilings", "compute", "sweep", "results");
+    assert_non_null(root);
+    return root;
+}
+
+static void doc_add_curve(json_t *root, const char *kernel, int threads, const double *ws,
+                          const double *bw, size_t n) {
+    json_t *sweep = json_object_get(root, "sweep");
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(sweep, json_pack("{s:s, s:s, s:s, s:i, s:f, s:f, s:s}", "kernel",
+                                               kernel, "isa", "avx512", "precision", "dp",
+                                               "threads", threads, "working_set_bytes", ws[i],
+                                               "gbytes_per_s", bw[i], "bytes_policy", "minimal"));
+}
+
+static void doc_add_compute(json_t *root, const char *prec, const char *mix, int threads,
+                            double gflops) {
+    json_t *c = json_object_get(json_object_get(root, "ceilings"), "compute");
+    char name[64];
+    snprintf(name, sizeof name, "peak_%s_%s", mix, prec);
+    json_array_append_new(c, json_pack("{s:s, s:s, s:s, s:s, s:i, s:f, s:f}", "name", name,
+                                       "precision", prec, "isa", "avx512", "mix", mix, "threads",
+                                       threads, "gflops", gflops, "freq_ghz", 2.1));
+}
+
+/* The bandwidth ceiling of level at threads (kernel "triad"), or NULL. */
+static json_t *ceiling(json_t *root, const char *level, int threads) {
+    json_t *bw = json_object_get(json_object_get(root, "ceilings"), "bandwidth");
+    size_t i;
+    json_t *c;
+    json_array_foreach(bw, i, c) {
+        if (!strcmp(json_string_value(json_object_get(c, "level")), level) &&
+            json_integer_value(json_object_get(c, "threads")) == threads)
+            return c;
+    }
+    return NULL;
+}
+
+static void assert_close(double got, double want, double rel) {
+    if (!(fabs(got - want) <= rel * fabs(want))) {
+        print_error("got %g, want %g within %g%%\n", got, want, 100 * rel);
+        fail();
+    }
+}
+
+/* No key anywhere holds a non-finite number (jansson cannot even represent one: it would have
+ * been dropped), and the document serialises. */
+static void assert_serialises(json_t *root) {
+    char *s = json_dumps(root, JSON_COMPACT);
+    assert_non_null(s);
+    assert_null(strstr(s, "nan"));
+    assert_null(strstr(s, "inf\""));
+    free(s);
+}
+
+/* A document with caches and one triad curve of machine m swept from lo to hi, built. */
+static json_t *build_curve(json_t *caches, const machine *m, double lo, double hi, double noise,
+                           int spikes, int threads) {
+    double ws[256], bw[256];
+    size_t n = make_curve(m, lo, hi, noise, spikes, ws, bw, 256);
+    json_t *root = doc_new(caches);
+    doc_add_curve(root, "triad", threads, ws, bw, n);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    return root;
+}
+
+static double ceiling_gbps(json_t *root, const char *level, int threads) {
+    json_t *c = ceiling(root, level, threads);
+    if (!c) {
+        print_error("no %s ceiling at %d threads\n", level, threads);
+        fail();
+    }
+    return json_number_value(json_object_get(c, "gbytes_per_s"));
+}
+
+static int notes_contain(json_t *root, const char *text) {
+    char *s = json_dumps(json_object_get(json_object_get(root, "roofline"), "notes"), 0);
+    int found = s && strstr(s, text) != NULL;
+    free(s);
+    return found;
+}
+
+/* Sapphire Rapids-like caches: 48 KiB L1 and 2 MiB L2 per core, one shared L3 of llc bytes. */
+static json_t *spr_caches(double llc) {
+    return caches_json(3, (double[]){48 * KiB, 2 * MiB, llc}, (int[]){1, 1, 2}, (int[]){2, 2, 1});
+}
+
+static const machine spr = {3, {48 * KiB, 2 * MiB, 300 * MiB}, {200, 90, 30, 11}};
+
+static void test_plateaus_clean(void **st) {
+    (void)st;
+    double ws[128], bw[128];
+    size_t n = make_curve(&spr, 4 * KiB, 2 * GiB, 0, 0, ws, bw, 128);
+    ns_plateau p[16];
+    int np = ns_roofline_find_plateaus(ws, bw, n, p, 16);
+    assert_int_equal(np, 4);
+    for (int i = 0; i < 4; i++) {
+        assert_close(p[i].gbytes_per_s, spr.bw[i], 0.03);
+        assert_true(p[i].npoints >= 3);
+    }
+    /* Ordered by working set, disjoint. */
+    for (int i = 1; i < 4; i++)
+        assert_true(p[i].ws_lo_bytes > p[i - 1].ws_hi_bytes);
+}
+
+static void test_plateaus_noisy(void **st) {
+    (void)st;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        rng_state = seed * 0x9E3779B97F4A7C15ULL;
+        json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0.04, 1, 1);
+        const char *lv[4] = {"L1", "L2", "L3", "DRAM"};
+        for (int i = 0; i < 4; i++) {
+            json_t *c = ceiling(root, lv[i], 1);
+            if (!c) {
+                print_error("seed %llu: no %s ceiling\n", (unsigned long long)seed, lv[i]);
+                fail();
+            }
+            assert_close(json_number_value(json_object_get(c, "gbytes_per_s")), spr.bw[i], 0.06);
+            assert_false(json_is_true(json_object_get(c, "suspect")));
+        }
+        assert_serialises(root);
+        json_decref(root);
+    }
+}
+
+/* Zen 3-like: four CCXs of 8 cores with 32 MiB of L3 each, 512 KiB L2 per core; 32 threads: the
+ * aggregate L3 is 128 MiB. A plateau at 40-100 MiB is L3, not DRAM (the per-CCX 32 MiB would call
+ * it DRAM: B09), and the DRAM ceiling comes from points at >= 512 MiB. */
+static void test_chiplet_llc_per_ccx(void **st) {
+    (void)st;
+    ns_cache_set cs;
+    json_t *caches = caches_json(3, (double[]){32 * KiB, 512 * KiB, 32 * MiB}, (int[]){1, 1, 8},
+                                 (int[]){32, 32, 4});
+    assert_int_equal(ns_roofline_caches(caches, &cs), 3);
+    assert_close(ns_roofline_capacity(&cs, 2, 1), 32 * MiB, 1e-12);
+    assert_close(ns_roofline_capacity(&cs, 2, 9), 64 * MiB, 1e-12);
+    assert_close(ns_roofline_capacity(&cs, 2, 32), 128 * MiB, 1e-12);
+    assert_close(ns_roofline_capacity(&cs, 2, 64), 128 * MiB, 1e-12); /* count caps it */
+    assert_close(ns_roofline_capacity(&cs, 1, 32), 16 * MiB, 1e-12);
+    assert_string_equal(ns_roofline_level_of(&cs, 60 * MiB, 32), "L3");
+    assert_string_equal(ns_roofline_level_of(&cs, 60 * MiB, 1), "DRAM");
+
+    machine m = {3, {1 * MiB, 16 * MiB, 128 * MiB}, {3000, 1500, 800, 200}};
+    rng_state = 42;
+    json_t *root = build_curve(caches, &m, 16 * KiB, 2 * GiB, 0.02, 0, 32);
+    assert_close(ceiling_gbps(root, "L3", 32), 800, 0.05);
+    assert_close(ceiling_gbps(root, "DRAM", 32), 200, 0.05);
+    json_t *dram = ceiling(root, "DRAM", 32);
+    assert_true(json_number_value(json_object_get(dram, "working_set_min_bytes")) >= 512 * MiB);
+    assert_false(json_is_true(json_object_get(dram, "suspect")));
+    json_decref(root);
+}
+
+/* The report lacks the L3 (as on Ampere Altra, or a VM): the LLC is the aggregate L2. The
+ * curve still has an L3 step; both plateaus beyond the L2 are DRAM candidates, the one at the
+ * largest working set becomes the DRAM ceiling and a note says a cache may be unreported. */
+static void test_missing_l3(void **st) {
+    (void)st;
+    json_t *caches = caches_json(2, (double[]){48 * KiB, 2 * MiB}, (int[]){1, 1}, (int[]){2, 2});
+    machine m = {3, {96 * KiB, 4 * MiB, 64 * MiB}, {400, 180, 60, 20}};
+    rng_state = 7;
+    json_t *root = build_curve(caches, &m, 4 * KiB, 1 * GiB, 0.02, 0, 2);
+    assert_null(ceiling(root, "L3", 2));
+    assert_close(ceiling_gbps(root, "DRAM", 2), 20, 0.05);
+    assert_false(json_is_true(json_object_get(ceiling(root, "DRAM", 2), "suspect")));
+    assert_close(ceiling_gbps(root, "L2", 2), 180, 0.05);
+    assert_true(notes_contain(root, "a cache hwloc does not report"));
+    json_decref(root);
+}
+
+/* The sweep stops at 3x the LLC: the last plateau is labelled DRAM but flagged suspect (B09).
+ * Stopping at 1.2x leaves no DRAM plateau and no point beyond 2x LLC: no DRAM ceiling, and a
+ * note says why. */
+static void test_dram_short_sweep_suspect(void **st) {
+    (void)st;
+    machine m = {3, {48 * KiB, 2 * MiB, 32 * MiB}, {200, 90, 30, 11}};
+    json_t *root = build_curve(spr_caches(32 * MiB), &m, 4 * KiB, 96 * MiB, 0, 0, 1);
+    json_t *dram = ceiling(root, "DRAM", 1);
+    assert_non_null(dram);
+    assert_true(json_is_true(json_object_get(dram, "suspect")));
+    assert_non_null(strstr(json_string_value(json_object_get(dram, "status")), "B09"));
+    json_decref(root);
+
+    root = build_curve(spr_caches(32 * MiB), &m, 4 * KiB, 40 * MiB, 0, 0, 1);
+    assert_null(ceiling(root, "DRAM", 1));
+    assert_true(notes_contain(root, "below 2x the aggregate LLC"));
+    json_decref(root);
+}
+
+/* Labels come from working sets, not from plateau order: a sweep starting at 256 KiB has no L1
+ * plateau, and its first plateau is L2. */
+static void test_labels_not_counted(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 192 * KiB, 2 * GiB, 0, 0, 1);
+    assert_null(ceiling(root, "L1", 1));
+    assert_close(ceiling_gbps(root, "L2", 1), 90, 0.03);
+    json_decref(root);
+}
+
+static void test_attainable(void **st) {
+    (void)st;
+    int bwb = -1;
+    assert_close(ns_roofline_attainable(0.5, 100, 50, &bwb), 25, 1e-12);
+    assert_int_equal(bwb, 1);
+    assert_close(ns_roofline_attainable(10, 100, 50, &bwb), 100, 1e-12);
+    assert_int_equal(bwb, 0);
+    assert_true(isnan(ns_roofline_attainable(NAN, 100, 50, NULL)));
+    assert_true(isnan(ns_roofline_attainable(1, INFINITY, 50, NULL)));
+    assert_true(isnan(ns_roofline_attainable(1, 100, 0, NULL)));
+    assert_true(isnan(ns_roofline_attainable(-1, 100, 50, NULL)));
+}
+
+static json_t *result(const char *id, const char *family, double ws, double ai, double gflops) {
+    json_t *r =
+        json_pack("{s:s, s:s, s:s, s:s, s:i, s:s, s:s}", "id", id, "name", id, "family", family,
+                  "precision", "dp", "threads", 1, "bytes_policy", "minimal", "status", "ok");
+    if (isfinite(ws)) json_object_set_new(r, "working_set_bytes", json_real(ws));
+    if (isfinite(ai)) json_object_set_new(r, "ai_flop_per_byte", json_real(ai));
+    json_object_set_new(r, "gflops", isfinite(gflops) ? json_real(gflops) : json_null());
+    return r;
+}
+
+/* Ridge points, the roof of each kernel with the FMA-only ceiling even where FMA+ADD is faster
+ * (B08), the limiting roof, and nulls with a status where an input is missing. */
+static void test_roofs_and_ridges(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+    doc_add_compute(root, "dp", "fma", 1, 88);
+    doc_add_compute(root, "dp", "fma+add", 1, 99);
+    doc_add_compute(root, "sp", "fma", 1, 176);
+    json_t *res = json_object_get(root, "results");
+    json_array_append_new(res, result("gemm", "gemm", 1 * MiB, 40, 70));    /* L2, compute */
+    json_t *triad = result("triad_dram", "stream", 1 * GiB, 1.0 / 12, 0.8); /* DRAM */
+    /* Counters saw write-allocate traffic: 1.33x the minimal bytes (B06). */
+    json_object_set_new(triad, "counters",
+                        json_pack("{s:{s:{s:f, s:s}}}", "derived", "measured_ai_flop_per_byte",
+                                  "value", 1.0 / 16, "status", "ok"));
+    json_array_append_new(res, triad);
+    json_array_append_new(res, result("no_ws", "reduce", NAN, 0.125, 1));
+    json_array_append_new(res, result("no_gflops", "reduce", 16 * KiB, 0.125, NAN));
+    json_t *noprec = result("no_prec", "reduce", 16 * KiB, 0.125, 1);
+    json_object_del(noprec, "precision");
+    json_array_append_new(res, noprec);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+
+    json_t *g = json_array_get(res, 0);
+    assert_string_equal(json_string_value(json_object_get(g, "level")), "L2");
+    assert_close(json_number_value(json_object_get(g, "roof_gflops")), 88, 1e-12);
+    assert_string_equal(json_string_value(json_object_get(g, "roof_limit")), "compute");
+    assert_close(json_number_value(json_object_get(g, "fraction_of_roof")), 70.0 / 88, 1e-12);
+
+    json_t *t = json_array_get(res, 1);
+    assert_string_equal(json_string_value(json_object_get(t, "level")), "DRAM");
+    assert_string_equal(json_string_value(json_object_get(t, "roof_limit")), "bandwidth:DRAM");
+    assert_close(json_number_value(json_object_get(t, "roof_gflops")), 11.0 / 12, 0.03);
+    assert_close(json_number_value(json_object_get(t, "roof_gflops_at_measured_ai")), 11.0 / 16,
+                 0.03);
+    assert_null(json_object_get(g, "roof_gflops_at_measured_ai")); /* no counters, no key */
+
+    for (size_t i = 2; i < 5; i++) {
+        json_t *r = json_array_get(res, i);
+        if (i == 3) { /* roof known, fraction not */
+            assert_true(json_is_number(json_object_get(r, "roof_gflops")));
+            assert_true(json_is_null(json_object_get(r, "fraction_of_roof")));
+        } else {
+            assert_true(json_is_null(json_object_get(r, "roof_gflops")));
+            assert_true(json_is_null(json_object_get(r, "roof_limit")));
+            assert_non_null(
+                strstr(json_string_value(json_object_get(r, "roof_status")), "no roof"));
+        }
+        /* The measurement's own status is never overwritten. */
+        assert_string_equal(json_string_value(json_object_get(r, "status")), "ok");
+    }
+
+    /* Ridge points: DRAM dp = 88 / 11 = 8 FLOP/byte; L1 sp = 176 / 200. */
+    json_t *ridges = json_object_get(json_object_get(root, "roofline"), "ridge_points");
+    int seen = 0;
+    size_t i;
+    json_t *rp;
+    json_array_foreach(ridges, i, rp) {
+        const char *lv = json_string_value(json_object_get(rp, "level"));
+        const char *pr = json_string_value(json_object_get(rp, "precision"));
+        double x = json_number_value(json_object_get(rp, "ridge_flop_per_byte"));
+        if (!strcmp(lv, "DRAM") && !strcmp(pr, "dp")) assert_close(x, 8, 0.03), seen++;
+        if (!strcmp(lv, "L1") && !strcmp(pr, "sp")) assert_close(x, 0.88, 0.03), seen++;
+    }
+    assert_int_equal(seen, 2);
+    assert_true(notes_contain(root, "B08"));
+    assert_serialises(root);
+
+    /* Idempotent: building again gives the same document. */
+    char *a = json_dumps(root, JSON_SORT_KEYS);
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    char *b = json_dumps(root, JSON_SORT_KEYS);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    json_decref(root);
+}
+
+/* Nothing to work with: no caches, no sweep, no ceilings, garbage entries. Still a valid
+ * document with statuses, and a non-object is an error. */
+static void test_empty_and_garbage(void **st) {
+    (void)st;
+    json_t *root =
+        json_pack("{s:s, s:[{s:s, s:i, s:n, s:s}, i], s:[{s:s}, s]}", "schema", NS_SCHEMA, "sweep",
+                  "kernel", "triad", "threads", 1, "working_set_bytes", "gbytes_per_s", "fast", 3,
+                  "results", "id", "x", "junk");
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *sec = json_object_get(root, "roofline");
+    assert_non_null(strstr(json_string_value(json_object_get(sec, "status")), "partial"));
+    json_t *x = json_array_get(json_object_get(root, "results"), 0);
+    assert_true(json_is_null(json_object_get(x, "roof_gflops")));
+    assert_true(json_is_string(json_object_get(x, "roof_status")));
+    assert_serialises(root);
+    json_decref(root);
+
+    json_t *arr = json_array();
+    assert_int_equal(ns_roofline_build(arr, err, sizeof err), -1);
+    assert_true(strlen(err) > 0);
+    json_decref(arr);
+
+    ns_plateau p[4];
+    double ws[3] = {NAN, -1, 1e3}, bw[3] = {1, 2, INFINITY};
+    assert_int_equal(ns_roofline_find_plateaus(ws, bw, 3, p, 4), 0);
+    assert_int_equal(ns_roofline_find_plateaus(NULL, NULL, 0, p, 4), 0);
+}
+
+/* A --quick sweep: 2x steps from 16 KiB. Fewer points per plateau, same labels. */
+static void test_coarse_sweep(void **st) {
+    (void)st;
+    curve_step = 2.0;
+    rng_state = 99;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 16 * KiB, 2 * GiB, 0.02, 0, 1);
+    curve_step = 1.2;
+    assert_close(ceiling_gbps(root, "L2", 1), 90, 0.05);
+    assert_close(ceiling_gbps(root, "L3", 1), 30, 0.05);
+    assert_close(ceiling_gbps(root, "DRAM", 1), 11, 0.05);
+    json_decref(root);
+}
+
+/* Peak kernels (no memory traffic) get the compute ceiling of their own mix, found through
+ * the ceiling's result_id; a copy (no flops) is judged against the bandwidth roof. */
+static void test_register_and_copy_kernels(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+    doc_add_compute(root, "dp", "fma", 1, 88);
+    doc_add_compute(root, "dp", "add", 1, 44);
+    json_t *add = json_array_get(json_object_get(json_object_get(root, "ceilings"), "compute"), 1);
+    json_object_set_new(add, "result_id", json_string("peak_dp_add/avx512/dp/t1"));
+    json_t *res = json_object_get(root, "results");
+    json_t *peak = result("peak_dp_add/avx512/dp/t1", "peak", 0, NAN, 43);
+    json_object_set_new(peak, "flops", json_real(1e9));
+    json_object_set_new(peak, "bytes", json_real(0));
+    json_array_append_new(res, peak);
+    json_t *copy = result("copy", "stream", 1 * MiB, NAN, 0);
+    json_object_set_new(copy, "flops", json_real(0));
+    json_object_set_new(copy, "bytes", json_real(1e6));
+    json_object_set_new(copy, "gbytes_per_s", json_real(45));
+    json_array_append_new(res, copy);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_close(json_number_value(json_object_get(peak, "roof_gflops")), 44, 1e-12);
+    assert_string_equal(json_string_value(json_object_get(peak, "roof_limit")), "compute");
+    assert_string_equal(json_string_value(json_object_get(peak, "roof_mix")), "add");
+    assert_true(json_is_null(json_object_get(copy, "roof_gflops")));
+    assert_string_equal(json_string_value(json_object_get(copy, "roof_limit")), "bandwidth:L2");
+    assert_close(json_number_value(json_object_get(copy, "fraction_of_roof")), 0.5, 0.03);
+    assert_serialises(root);
+    json_decref(root);
+}
+
+/* A disturbed L1 region (+-30%, no plateau survives the noise check) still gets an L1 ceiling:
+ * the median of the points well inside L1, marked source "interior". */
+static void test_interior_fallback(void **st) {
+    (void)st;
+    double ws[256], bw[256];
+    size_t n = make_curve(&spr, 4 * KiB, 2 * GiB, 0, 0, ws, bw, 256);
+    for (size_t i = 0; i < n && ws[i] < 40 * KiB; i++)
+        bw[i] *= (double[]){1.3, 1.0, 0.7}[i % 3];
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "triad", 1, ws, bw, n);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *l1 = ceiling(root, "L1", 1);
+    assert_non_null(l1);
+    assert_string_equal(json_string_value(json_object_get(l1, "source")), "interior");
+    assert_close(json_number_value(json_object_get(l1, "gbytes_per_s")), 200, 0.1);
+    assert_string_equal(json_string_value(json_object_get(ceiling(root, "L2", 1), "source")),
+                        "plateau");
+    json_decref(root);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plateaus_clean),
+        cmocka_unit_test(test_plateaus_noisy),
+        cmocka_unit_test(test_chiplet_llc_per_ccx),
+        cmocka_unit_test(test_missing_l3),
+        cmocka_unit_test(test_dram_short_sweep_suspect),
+        cmocka_unit_test(test_labels_not_counted),
+        cmocka_unit_test(test_attainable),
+        cmocka_unit_test(test_roofs_and_ridges),
+        cmocka_unit_test(test_empty_and_garbage),
+        cmocka_unit_test(test_coarse_sweep),
+        cmocka_unit_test(test_register_and_copy_kernels),
+        cmocka_unit_test(test_interior_fallback),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
