@@ -5,7 +5,7 @@
  * then the issue's targets:
  *   square n in {256 .. 4096}, DGEMM and SGEMM, 1 and 2 threads: geometric mean of
  *     own / max(BLIS, OpenBLAS) >= 1.00 and >= 0.90 at every size;
- *   n >= 1024: >= 90% of the measured FMA ceiling (best of 9 runs of the registry's "peak" kernel
+ *   n >= 1024: >= 90% of the measured FMA ceiling (best of 15 runs of the registry's "peak" kernel
  *     with mix "fma" for this ISA, precision and thread count; n/a when the build has none);
  *   ML shapes (4096x4096x128, 4096x4096x256, 128x4096x4096, 64x64x64): own >= best peer.
  * One call is C := A B + C, column-major, alpha = beta = 1. A speed report, never a test: the
@@ -153,11 +153,11 @@ static double fma_ceiling(ns_precision prec, int threads) {
     ns_params p = {.m = 1, .n = 1, .k = 1, .threads = threads};
     double f1 = kp->flops(&p);
     if (!(f1 > 0)) return NAN;
-    p.n = (int64_t)(2e8 / f1) + 1;
+    p.n = (int64_t)(1e9 / f1) + 1; /* ~1e9 flops a run: milliseconds, long enough to be stable */
     void *st = kp->create(&p);
     if (!st) return NAN;
     double best = 0;
-    for (int s = 0; s < 9; s++) {
+    for (int s = 0; s < 15; s++) {
         double t0 = ns_now();
 #pragma omp parallel num_threads(threads)
         kp->run(st, omp_get_thread_num(), omp_get_num_threads());
