@@ -168,6 +168,16 @@ static double fma_ceiling(ns_precision prec, int threads) {
     return best;
 }
 
+/* The load average, so a reader can tell a quiet machine from a shared one. */
+static void print_load(const char *when) {
+    FILE *f = fopen("/proc/loadavg", "r");
+    double l1 = 0;
+    if (f && fscanf(f, "%lf", &l1) == 1)
+        printf("  load average (1 min) %s: %.2f on %d logical CPUs\n", when, l1,
+               omp_get_num_procs());
+    if (f) fclose(f);
+}
+
 static int parse_list(const char *cmd, const char *s, int64_t lo, int64_t hi, int64_t *out,
                       int max) {
     int n = 0;
@@ -238,8 +248,10 @@ int main(int argc, char **argv) {
                cfg.nr, (long long)cfg.mc, (long long)cfg.kc, (long long)cfg.nc, cfg.source,
                (long long)cfg.l1d_bytes, (long long)cfg.l2_bytes, (long long)cfg.l3_bytes);
     }
-    printf("  %d samples per variant, >= %.3f s each; GFLOP/s median ± half the IQR\n\n",
+    printf("  %d samples per variant, >= %.3f s each; GFLOP/s median ± half the IQR\n",
            o.samples, o.min_time);
+    print_load("at start");
+    printf("\n");
 
     for (int p = 0; p < 2; p++) {
         ns_precision prec = (ns_precision)p;
@@ -302,5 +314,6 @@ int main(int argc, char **argv) {
             printf("\n");
         }
     }
+    print_load("at end");
     return 0;
 }
