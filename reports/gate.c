@@ -471,9 +471,13 @@ void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o) {
     r->ci_lo = exp(lo);
     r->ci_hi = exp(hi);
     int signif = r->p < o->alpha;
-    if (signif && r->ci_lo > 1 + r->threshold)
+    /* Files: the whole interval must clear the threshold, because two runs measured apart carry
+     * drift their own samples cannot show (B24). A/B pairs cancel that drift, so significance
+     * and an estimate beyond the threshold suffice there. */
+    double up = paired ? r->ratio : r->ci_lo, down = paired ? r->ratio : r->ci_hi;
+    if (signif && up > 1 + r->threshold)
         r->verdict = NS_GATE_REGRESSION;
-    else if (signif && r->ci_hi < 1 / (1 + r->threshold))
+    else if (signif && down < 1 / (1 + r->threshold))
         r->verdict = NS_GATE_IMPROVEMENT;
     else if (signif)
         r->verdict = NS_GATE_WITHIN;

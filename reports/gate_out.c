@@ -95,8 +95,12 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
                 rep->baseline, rep->current);
     else
         fprintf(f, "nodescale gate: baseline %s, current %s\n", rep->baseline, rep->current);
-    fprintf(f, "regression = p < %g and the whole %.0f%% interval above +%.1f%%\n", o->alpha,
-            100 * (1 - o->alpha), 100 * o->threshold);
+    if (!strcmp(rep->mode, "ab"))
+        fprintf(f, "regression = p < %g (signed-rank over rounds) and the estimate above +%.1f%%\n",
+                o->alpha, 100 * o->threshold);
+    else
+        fprintf(f, "regression = p < %g and the whole %.0f%% interval above +%.1f%%\n", o->alpha,
+                100 * (1 - o->alpha), 100 * o->threshold);
     if (json_array_size(rep->mismatches))
         fprintf(f,
                 "WARNING: CONTEXT MISMATCH (--allow-context-mismatch): %zu field(s) differ, "
@@ -182,7 +186,9 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
     snprintf(seed, sizeof seed, "0x%016llx", (unsigned long long)o->seed);
     json_object_set_new(s, "bootstrap_seed", json_string(seed));
     json_object_set_new(s, "rule",
-                        json_string("p < alpha and interval entirely above 1 + threshold"));
+                        json_string(strcmp(rep->mode, "ab")
+                                        ? "p < alpha and interval entirely above 1 + threshold"
+                                        : "p < alpha and paired estimate above 1 + threshold"));
     if (!strcmp(rep->mode, "ab")) json_object_set_new(s, "rounds", json_integer(rep->rounds));
     json_object_set_new(root, "settings", s);
     json_object_set_new(root, "context_mismatch",
@@ -447,10 +453,11 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
                 rep->current);
     else
         fprintf(f, "Baseline `%s`, current `%s`.\n", rep->baseline, rep->current);
-    fprintf(f,
-            "%zu regression%s. A benchmark regresses when p < %g and the whole %.0f%% interval "
-            "of the time ratio lies above +%.1f%%.\n\n",
-            nr, nr == 1 ? "" : "s", o->alpha, 100 * (1 - o->alpha), 100 * o->threshold);
+    fprintf(f, "%zu regression%s. A benchmark regresses when p < %g and %s above +%.1f%%.\n\n", nr,
+            nr == 1 ? "" : "s", o->alpha,
+            strcmp(rep->mode, "ab") ? "the whole interval of the time ratio lies"
+                                    : "the paired estimate of the time ratio lies",
+            100 * o->threshold);
     size_t nmis = json_array_size(rep->mismatches);
     if (nmis) {
         fprintf(f, "> **Warning: context mismatch.** Compared anyway (`--allow-context-mismatch`); "
