@@ -569,6 +569,7 @@ static void test_allreduce_json(void **state) {
         json_t *fit = json_object_get(r, "fit");
         assert_true(isfinite(ns_json_get_num(fit, "alpha_s")));
         assert_true(isfinite(ns_json_get_num(fit, "beta_s_per_byte")));
+        assert_true(ns_json_get_num(fit, "ranks") == p); /* read by cluster/node.c */
         char *text = json_dumps(r, 0);
         assert_null(strstr(text, "nan"));
         assert_null(strstr(text, "inf"));
