@@ -302,6 +302,15 @@ json_t *ns_context_json(int threads) {
     json_t *mem = json_object();
     ns_json_set_int(mem, "total_bytes", t->mem_total_bytes);
     ns_json_set_int(mem, "available_bytes", t->mem_available_bytes);
+    FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    char line[128] = "";
+    if (thp) {
+        if (!fgets(line, sizeof line, thp)) line[0] = 0;
+        fclose(thp);
+        line[strcspn(line, "\n")] = 0;
+    }
+    ns_json_set_str(mem, "transparent_hugepages", line[0] ? line : NULL);
+    ns_json_set_str(mem, "arrays", "2 MiB aligned and madvise(MADV_HUGEPAGE) when >= 2 MiB");
     json_object_set_new(ctx, "memory", mem);
 
     struct utsname u;

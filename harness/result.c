@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/clockprobe.h"
+#include "harness/counters.h"
 #include "harness/json.h"
 
 void ns_result_id(const ns_kernel *k, const ns_params *p, char *buf, size_t len) {
@@ -76,6 +78,16 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
         for (int i = 0; i < nt && i < NS_MAX_THREADS; i++)
             json_array_append_new(cpus, json_integer(m->cpu_of_thread[i]));
         json_object_set_new(r, "cpu_of_thread", cpus);
+        /* Two threads on one CPU means a pin list went wrong (field-bugs B12). */
+        for (int i = 0; i < nt && i < NS_MAX_THREADS; i++)
+            for (int j = 0; j < i; j++)
+                if (m->cpu_of_thread[i] >= 0 && m->cpu_of_thread[i] == m->cpu_of_thread[j] &&
+                    !json_object_get(r, "placement_warning")) {
+                    char w[128];
+                    snprintf(w, sizeof w, "threads %d and %d both ran on CPU %d", j, i,
+                             m->cpu_of_thread[i]);
+                    ns_json_set_str(r, "placement_warning", w);
+                }
         t = m->stats.median;
         if (strcmp(m->status, "ok") != 0) status = m->status;
         else if (!(t > 0) || !isfinite(t)) status = "invalid: zero or non-finite elapsed time";
@@ -104,7 +116,7 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
 }
 
 json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measure_opts *o,
-                          ns_measurement *m_out) {
+                          int with_counters, double clock_ghz, ns_measurement *m_out) {
     void *st = k->create(p);
     if (!st) {
         json_t *r = ns_result_json(k, p, NULL, NULL);
@@ -126,6 +138,10 @@ json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measu
     k->check(st, &c);
     r = ns_result_json(k, p, rc == 0 ? m : NULL, &c);
     if (rc != 0) ns_json_set_str(r, "status", m->status);
+    if (rc == 0 && with_counters && !ns_interrupted)
+        json_object_set_new(r, "counters",
+                            ns_counters_measure(k, st, p, m->reps, k->flops(p), k->bytes(p)));
+    if (rc == 0 && isfinite(clock_ghz)) ns_clockprobe_annotate(r, clock_ghz);
     if (m_out) *m_out = *m;
     free(m);
     k->destroy(st);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/alloc.h"
 #include "kernels/stream/stream_kernels.h"
 
 typedef double (*stream_fn)(ns_stream_op, int64_t, double *, double *, double *);
@@ -85,11 +86,10 @@ static void *stream_create(const ns_params *p, ns_stream_op op, stream_fn fn) {
     s->fn = fn;
     s->n = p->n;
     s->threads = p->threads;
-    size_t bytes = ((size_t)p->n * sizeof(double) + 4095) / 4096 * 4096;
-    if (bytes == 0) bytes = 4096;
-    s->a = aligned_alloc(4096, bytes);
-    s->b = aligned_alloc(4096, bytes);
-    s->c = aligned_alloc(4096, bytes);
+    size_t bytes = (size_t)p->n * sizeof(double);
+    s->a = ns_alloc_array(bytes);
+    s->b = ns_alloc_array(bytes);
+    s->c = ns_alloc_array(bytes);
     s->sum = aligned_alloc(64, sizeof(sink_t) * (size_t)p->threads);
     if (!s->a || !s->b || !s->c || !s->sum) {
         free(s->a), free(s->b), free(s->c), free(s->sum), free(s);

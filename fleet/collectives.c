@@ -1,0 +1,239 @@
+/* MPI collectives sweep (all-reduce, reduce-scatter, all-gather) with nccl-tests algbw/busbw and
+ * the α–β fit of the all-reduce. See collectives.h for the conventions. */
+#include "fleet/collectives.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/json.h"
+#include "harness/stats.h"
+
+ns_coll_opts ns_coll_defaults(int quick) {
+    return (ns_coll_opts){.min_bytes = 8,
+                          .max_bytes = quick ? (size_t)4 << 20 : (size_t)256 << 20,
+                          .target_s = quick ? 0.002 : 0.02,
+                          .samples = quick ? 3 : 5};
+}
+
+double ns_coll_bus_factor(ns_coll_op op, int n) {
+    if (n < 2) return 0.0;
+    return op == NS_COLL_ALLREDUCE ? 2.0 * (n - 1) / n : (double)(n - 1) / n;
+}
+
+const char *ns_coll_name(ns_coll_op op) {
+    static const char *names[] = {"allreduce", "reduce_scatter", "allgather"};
+    return names[op];
+}
+
+static void run_op(MPI_Comm comm, ns_coll_op op, const float *send, float *recv, long long count,
+                   int n) {
+    int chunk = (int)(count / n);
+    switch (op) {
+    case NS_COLL_ALLREDUCE:
+        MPI_Allreduce(send, recv, (int)count, MPI_FLOAT, MPI_SUM, comm);
+        break;
+    case NS_COLL_REDUCE_SCATTER:
+        MPI_Reduce_scatter_block(send, recv, chunk, MPI_FLOAT, MPI_SUM, comm);
+        break;
+    case NS_COLL_ALLGATHER:
+        MPI_Allgather(send, chunk, MPI_FLOAT, recv, chunk, MPI_FLOAT, comm);
+        break;
+    }
+}
+
+/* Rank r sends r+1 everywhere, so sums are n(n+1)/2 and gathered blocks are k+1: exact in float
+ * for any fleet size this tool will see (< 2^12 ranks). Checks the ends of every block. */
+static int check_output(ns_coll_op op, const float *recv, long long count, int n) {
+    long long chunk = count / n;
+    float sum = (float)n * (n + 1) / 2.0f;
+    switch (op) {
+    case NS_COLL_ALLREDUCE:
+        return recv[0] == sum && recv[count - 1] == sum;
+    case NS_COLL_REDUCE_SCATTER:
+        return recv[0] == sum && recv[chunk - 1] == sum;
+    case NS_COLL_ALLGATHER:
+        for (int k = 0; k < n; k++)
+            if (recv[k * chunk] != (float)(k + 1) || recv[(k + 1) * chunk - 1] != (float)(k + 1))
+                return 0;
+        return 1;
+    }
+    return 0;
+}
+
+int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_row *rows,
+                  int maxrows) {
+    int rank, n;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &n);
+    long long maxcount = (long long)(o->max_bytes / sizeof(float));
+    if (maxcount > 0x7fffffffLL) maxcount = 0x7fffffffLL; /* MPI int counts */
+    float *send = malloc((size_t)maxcount * sizeof *send);
+    float *recv = malloc((size_t)maxcount * sizeof *recv);
+    int ok = send && recv, all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+    if (!all_ok) {
+        free(send);
+        free(recv);
+        return -1;
+    }
+    for (long long i = 0; i < maxcount; i++) {
+        send[i] = (float)(rank + 1);
+        recv[i] = 0.0f; /* first touch before timing */
+    }
+    int samples = o->samples < 3 ? 3 : o->samples;
+    double *ts = malloc((size_t)samples * sizeof *ts), *all = malloc((size_t)n * sizeof *all);
+    int nrows = 0;
+    for (size_t s = o->min_bytes; s <= o->max_bytes && nrows < maxrows && ts && all; s *= 2) {
+        long long count = (long long)(s / sizeof(float));
+        if (op != NS_COLL_ALLREDUCE) count = count / n * n;
+        if (count < (op == NS_COLL_ALLREDUCE ? 1 : n) || count > maxcount) continue;
+        /* Warm-up (connections, registration), then iterations from the slowest first call. */
+        run_op(comm, op, send, recv, count, n);
+        MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        run_op(comm, op, send, recv, count, n);
+        double first = MPI_Wtime() - t0, slowest;
+        MPI_Allreduce(&first, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+        double want = slowest > 0 ? ceil(o->target_s / slowest) : 1000.0;
+        int iters = want < 1 ? 1 : want > 1000 ? 1000 : (int)want;
+        for (int k = 0; k < samples; k++) {
+            MPI_Barrier(comm);
+            t0 = MPI_Wtime();
+            for (int it = 0; it < iters; it++) run_op(comm, op, send, recv, count, n);
+            ts[k] = (MPI_Wtime() - t0) / iters;
+        }
+        double mine = ns_median(ts, (size_t)samples);
+        int valid = check_output(op, recv, count, n), all_valid;
+        MPI_Reduce(&valid, &all_valid, 1, MPI_INT, MPI_LAND, 0, comm);
+        MPI_Gather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, comm);
+        ns_coll_row *r = &rows[nrows++];
+        memset(r, 0, sizeof *r);
+        r->bytes = (double)count * sizeof(float);
+        r->count = count;
+        r->iters = iters;
+        r->samples = samples;
+        if (rank == 0) {
+            ns_stats st;
+            ns_stats_compute(all, (size_t)n, &st);
+            r->t_min = st.min;
+            r->t_avg = st.mean;
+            r->t_max = st.max;
+            r->algbw = r->bytes / r->t_max / 1e9;
+            r->busbw = r->algbw * ns_coll_bus_factor(op, n);
+            r->validated = all_valid;
+        }
+    }
+    free(ts);
+    free(all);
+    free(send);
+    free(recv);
+    return nrows;
+}
+
+int ns_fit_alpha_beta(const double *S, const double *t, int n, double *alpha, double *beta,
+                      double *max_rel_resid) {
+    /* Weighted normal equations with w_i = 1 / t_i^2. */
+    double sw = 0, sws = 0, swss = 0, swt = 0, swst = 0;
+    int used = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(isfinite(S[i]) && isfinite(t[i]) && t[i] > 0)) continue;
+        double w = 1.0 / (t[i] * t[i]);
+        sw += w;
+        sws += w * S[i];
+        swss += w * S[i] * S[i];
+        swt += w * t[i];
+        swst += w * S[i] * t[i];
+        used++;
+    }
+    if (used < 2) return -1;
+    double det = sw * swss - sws * sws, a = NAN, b = NAN;
+    if (det > 0) {
+        a = (swss * swt - sws * swst) / det;
+        b = (sw * swst - sws * swt) / det;
+    }
+    if (!(det > 0) || a < 0) { /* pin alpha = 0: pure bandwidth */
+        a = 0;
+        b = swss > 0 ? swst / swss : 0;
+    }
+    if (b < 0) { /* pin beta = 0: pure latency */
+        b = 0;
+        a = swt / sw;
+    }
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(isfinite(S[i]) && isfinite(t[i]) && t[i] > 0)) continue;
+        double r = fabs(t[i] - a - b * S[i]) / t[i];
+        if (r > worst) worst = r;
+    }
+    *alpha = a;
+    *beta = b;
+    *max_rel_resid = worst;
+    return 0;
+}
+
+static json_t *rows_json(const ns_coll_row *rows, int nrows) {
+    json_t *arr = json_array();
+    for (int i = 0; i < nrows; i++) {
+        const ns_coll_row *r = &rows[i];
+        json_t *o = json_object(), *t = json_object();
+        ns_json_set_num(o, "bytes", r->bytes, NULL);
+        ns_json_set_int(o, "count", r->count);
+        ns_json_set_int(o, "iters", r->iters);
+        ns_json_set_int(o, "samples", r->samples);
+        ns_json_set_num(t, "min", r->t_min, NULL);
+        ns_json_set_num(t, "avg", r->t_avg, NULL);
+        ns_json_set_num(t, "max", r->t_max, NULL);
+        json_object_set_new(o, "time_s", t);
+        ns_json_set_num(o, "algbw_gbytes_per_s", r->algbw, "time not measurable");
+        ns_json_set_num(o, "busbw_gbytes_per_s", r->busbw, "time not measurable");
+        json_object_set_new(o, "validated", json_boolean(r->validated));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+json_t *ns_coll_json(int ranks, const ns_coll_row *const rows[3], const int nrows[3]) {
+    json_t *c = json_object();
+    ns_json_set_int(c, "ranks", ranks);
+    ns_json_set_str(c, "datatype", "MPI_FLOAT, MPI_SUM");
+    ns_json_set_str(c, "busbw_convention",
+                    "nccl-tests: bytes = whole buffer (all-reduce in/out, reduce-scatter input, "
+                    "all-gather output); time = slowest rank's median seconds per operation; "
+                    "algbw = bytes / time; busbw = algbw * 2(n-1)/n (all-reduce), "
+                    "algbw * (n-1)/n (reduce-scatter, all-gather); 1 GB = 1e9 B");
+    for (int op = 0; op < 3; op++)
+        json_object_set_new(c, ns_coll_name((ns_coll_op)op), rows_json(rows[op], nrows[op]));
+    return c;
+}
+
+json_t *ns_coll_allreduce_fit_json(int ranks, const ns_coll_row *rows, int nrows) {
+    json_t *a = json_object(), *fit = json_object();
+    ns_json_set_int(a, "ranks", ranks);
+    double S[NS_COLL_MAX_ROWS], t[NS_COLL_MAX_ROWS], alpha, beta, resid;
+    int n = 0;
+    for (int i = 0; i < nrows && n < NS_COLL_MAX_ROWS; i++) {
+        if (!rows[i].validated) continue;
+        S[n] = rows[i].bytes;
+        t[n++] = rows[i].t_max;
+    }
+    ns_json_set_str(fit, "model",
+                    "t(bytes) = alpha_s + beta_s_per_byte * bytes: one MPI_Allreduce of a "
+                    "`bytes` buffer on `ranks` ranks, slowest rank; least squares on relative "
+                    "residuals, alpha and beta >= 0");
+    if (ns_fit_alpha_beta(S, t, n, &alpha, &beta, &resid) == 0) {
+        ns_json_set_num(fit, "alpha_s", alpha, NULL);
+        ns_json_set_num(fit, "beta_s_per_byte", beta, NULL);
+        ns_json_set_num(fit, "bandwidth_gbytes_per_s", beta > 0 ? 1e-9 / beta : NAN,
+                        "beta is 0: no bandwidth term");
+        ns_json_set_num(fit, "max_rel_resid", resid, NULL);
+        ns_json_set_int(fit, "points", n);
+    } else {
+        json_object_set_new(fit, "alpha_s", json_null());
+        json_object_set_new(fit, "beta_s_per_byte", json_null());
+        ns_json_set_str(fit, "status", ranks < 2 ? "one rank: no all-reduce measured"
+                                                 : "fewer than 2 validated sizes");
+    }
+    json_object_set_new(a, "fit", fit);
+    return a;
+}

@@ -1,0 +1,68 @@
+/* MPI collectives across the fleet: all-reduce, reduce-scatter and all-gather over a message-size
+ * sweep, reported the nccl-tests way, and the α–β fit of the all-reduce time that the cluster
+ * model reads (`nodescale cluster --allreduce fleet.json` reads "allreduce.fit").
+ *
+ * Conventions (nccl-tests, doc/PERFORMANCE.md): the size S of a row is the whole buffer in bytes
+ * (count floats of 4 B, MPI_FLOAT, MPI_SUM): the all-reduce input and output, the reduce-scatter
+ * input, the all-gather output. time t = seconds per operation of the slowest rank (each rank's
+ * median over samples of the mean over iterations; min/avg/max across ranks also kept).
+ * algbw = S / t. busbw = algbw * 2(n-1)/n for all-reduce and algbw * (n-1)/n for reduce-scatter
+ * and all-gather, n = ranks: the per-rank link bandwidth a ring algorithm needs, comparable with
+ * the hardware's bandwidth whatever n is. 1 GB = 1e9 B. */
+#ifndef NS_COLLECTIVES_H
+#define NS_COLLECTIVES_H
+
+#include <jansson.h>
+#include <mpi.h>
+#include <stddef.h>
+
+typedef enum { NS_COLL_ALLREDUCE = 0, NS_COLL_REDUCE_SCATTER = 1, NS_COLL_ALLGATHER = 2 } ns_coll_op;
+
+#define NS_COLL_MAX_ROWS 64
+
+typedef struct ns_coll_row {
+    double bytes;             /* S: whole buffer, count * 4 B */
+    long long count;          /* floats in the whole buffer */
+    int iters, samples;       /* operations per sample, samples per rank */
+    double t_min, t_avg, t_max; /* s per operation across ranks */
+    double algbw, busbw;      /* GB/s from t_max */
+    int validated;            /* every rank's output held the exact expected sums */
+} ns_coll_row;
+
+typedef struct ns_coll_opts {
+    size_t min_bytes, max_bytes; /* sweep S = min, 2 min, ..., <= max (S rounded down to n floats
+                                    for reduce-scatter and all-gather) */
+    double target_s;             /* a sample lasts about this long (iterations chosen from the
+                                    slowest rank's first operation) */
+    int samples;                 /* samples per size (>= 3) */
+} ns_coll_opts;
+
+/* Defaults: 8 B to 256 MiB (quick: to 4 MiB), 20 ms samples x 5 (quick: 2 ms x 3). */
+ns_coll_opts ns_coll_defaults(int quick);
+
+/* busbw / algbw for op on n ranks (nccl-tests factors); 0 for n < 2. */
+double ns_coll_bus_factor(ns_coll_op op, int n);
+
+const char *ns_coll_name(ns_coll_op op); /* "allreduce", "reduce_scatter", "allgather" */
+
+/* Runs the sweep of op on comm (every rank of comm calls it). Rows are complete on comm's rank 0
+ * (elsewhere only bytes/count/iters are set). Returns the number of rows, or -1 when the buffers
+ * cannot be allocated on some rank (all ranks return -1 together). */
+int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_row *rows,
+                  int maxrows);
+
+/* Least-squares fit t = alpha + beta * S over points (S_i, t_i), minimising the relative
+ * residuals sum((t_i - alpha - beta S_i) / t_i)^2 so that 8 B and 256 MiB weigh alike; alpha and
+ * beta are constrained to >= 0 (a negative one is pinned to 0 and the other refitted). Returns 0
+ * with *max_rel_resid = max |t_i - fit_i| / t_i, or -1 when fewer than 2 usable points. */
+int ns_fit_alpha_beta(const double *bytes, const double *t, int n, double *alpha, double *beta,
+                      double *max_rel_resid);
+
+/* {ranks, busbw_convention, allreduce[rows], reduce_scatter[rows], allgather[rows]}. */
+json_t *ns_coll_json(int ranks, const ns_coll_row *const rows[3], const int nrows[3]);
+
+/* fleet.json "allreduce": {ranks, fit{alpha_s, beta_s_per_byte, model, points, max_rel_resid}}
+ * or a null fit with a status. */
+json_t *ns_coll_allreduce_fit_json(int ranks, const ns_coll_row *rows, int nrows);
+
+#endif

@@ -1,0 +1,755 @@
+/* `mpirun -np N nodescale fleet`: every node of an allocation characterised with the same
+ * settings, gathered at rank 0, stragglers named, collectives measured.
+ *
+ * Protocol (MPI_COMM_WORLD; MPI is initialised here and nowhere else in nodescale):
+ *   1. handshake: every rank sends rank 0 its nodescale version, build flags, measurement
+ *      settings, host and node-local rank (MPI_Gather). Rank 0 gives each rank a role: measure
+ *      (the first --ranks-per-node ranks of each node), idle, or refused (version, build or
+ *      settings differ from rank 0's, with the reason) and broadcasts the roles.
+ *   2. characterise: each measuring rank runs ns_run_node (what `nodescale run` runs) and sends
+ *      its results.json text and log to rank 0 (point to point). Rank 0 polls with a deadline of
+ *      --timeout-s from the start of this step and writes each node's results.json and an
+ *      updated fleet.json atomically as each arrives, so a later failure loses nothing gathered.
+ *      Ranks with nothing by the deadline are reported missing.
+ *   3. collectives: rank 0 tells the ranks that answered which ranks are live; they form a
+ *      communicator with MPI_Comm_create_group (collective over the live ranks only, so a hung
+ *      rank cannot block it) and sweep all-reduce, reduce-scatter and all-gather.
+ *   4. rank 0 writes fleet.json (stragglers, collectives, α–β fit) and report.md. With ranks
+ *      missing it ends the job with MPI_Abort(1), the only way to stop a hung rank; otherwise
+ *      MPI_Finalize.
+ * Exit status (rank 0): 0; 1 when ranks were missing, refused or failed, or a straggler was
+ * flagged under --fail-on-straggler; 2 for a usage or input error. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fleet/collectives.h"
+#include "fleet/fleet.h"
+#include "fleet/straggler.h"
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/json.h"
+#include "harness/run.h"
+#include "reports/compare.h"
+
+#ifndef NODESCALE_CFLAGS
+#define NODESCALE_CFLAGS ""
+#endif
+#ifndef NODESCALE_CC
+#define NODESCALE_CC ""
+#endif
+
+enum { TAG_HEADER = 11, TAG_RESULTS = 12, TAG_LOG = 13, TAG_GO = 14 };
+enum { ROLE_MEASURE = 0, ROLE_IDLE = 1, ROLE_REFUSED = 2, ROLE_ABORT = 3 };
+
+typedef struct hello {
+    char version[32], build[224], settings[480], host[256];
+    int local_rank, local_size;
+} hello;
+
+typedef struct fleet_opts {
+    int quick, threads, ranks_per_node, fail_on_straggler, collectives;
+    double timeout_s;
+    const char *out, *kernels, *from_results;
+    int64_t max_bytes;
+    ns_straggler_opts strag;
+} fleet_opts;
+
+static const char *fleet_help =
+    "usage: mpirun -np N nodescale fleet [options]     (or: srun nodescale fleet [options])\n"
+    "  Characterises every node of the allocation with the same settings (what `nodescale run`\n"
+    "  measures), gathers the results at rank 0, names stragglers, measures MPI all-reduce,\n"
+    "  reduce-scatter and all-gather, and writes a folder results/<host>-<UTC time>-fleet/ with\n"
+    "  fleet.json, nodes/<node>/results.json and report.md.\n"
+    "options:\n"
+    "  --quick                 the short run on every node; collectives up to 4 MiB\n"
+    "  --out DIR               write the folder here instead\n"
+    "  --ranks-per-node N      ranks per node that characterise it (default 1; others idle)\n"
+    "  --threads N             threads per measuring rank (default: its CPUs)\n"
+    "  --kernels LIST          comma-separated kernels to run (default all)\n"
+    "  --timeout-s S           rank 0 waits S seconds for every node's results (default 3600,\n"
+    "                          --quick 600); the others are reported missing\n"
+    "  --fail-on-straggler     exit 1 when any node is flagged as a straggler\n"
+    "  --straggler-threshold K flag a node when z < -K (default 3.5)\n"
+    "  --mad-floor F           the spread is at least F x median (default 0.02)\n"
+    "  --max-bytes B           largest collective message (default 256MiB, --quick 4MiB)\n"
+    "  --no-collectives        skip the MPI collectives\n"
+    "  --from-results PATTERN  read each node's results from PATTERN (%r = rank, %h = host)\n"
+    "                          instead of measuring: re-analyse a fleet, measure only the network\n"
+    "Straggler: z = (rate - fleet median) / max(1.4826*MAD, F*median) per benchmark, >= 3 nodes.\n"
+    "busbw (nccl-tests): algbw * 2(n-1)/n for all-reduce, * (n-1)/n for reduce-scatter and\n"
+    "all-gather. Open MPI aborts the whole job when a rank dies; add --enable-recovery to mpirun\n"
+    "(Slurm: srun --no-kill) so rank 0 can report it missing. Exit: 0 ok; 1 missing/refused/failed\n"
+    "ranks or (with --fail-on-straggler) a straggler; 2 usage error.\n";
+
+/* Print option errors once, not once per rank: launchers export the rank before MPI_Init. */
+static int env_rank_is_zero(void) {
+    const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v) return !strcmp(v, "0");
+    }
+    return 1;
+}
+
+static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
+    const char *cmd = "fleet", *v;
+    memset(o, 0, sizeof *o);
+    o->ranks_per_node = 1;
+    o->collectives = 1;
+    o->timeout_s = NAN;
+    o->max_bytes = -1;
+    o->strag = ns_straggler_defaults();
+    *help = 0;
+    int loud = env_rank_is_zero();
+#define FAIL(...) return loud ? ns_usage_error(cmd, __VA_ARGS__) : NS_EXIT_USAGE
+    for (int i = 1; i < argc; i++) {
+        int m = 0;
+        int64_t iv;
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            *help = 1;
+            return NS_EXIT_OK;
+        } else if (!strcmp(a, "--quick")) {
+            o->quick = 1;
+        } else if (!strcmp(a, "--fail-on-straggler")) {
+            o->fail_on_straggler = 1;
+        } else if (!strcmp(a, "--no-collectives")) {
+            o->collectives = 0;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--out", &v)) > 0) {
+            o->out = v;
+        } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--kernels", &v)) > 0) {
+            o->kernels = v;
+        } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--from-results", &v)) > 0) {
+            o->from_results = v;
+        } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--ranks-per-node", &v)) > 0) {
+            if (ns_parse_int64(v, 1, 4096, &iv)) FAIL("--ranks-per-node: '%s' is not in 1..4096", v);
+            o->ranks_per_node = (int)iv;
+        } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--threads", &v)) > 0) {
+            if (ns_parse_int64(v, 1, 1024, &iv)) FAIL("--threads: '%s' is not in 1..1024", v);
+            o->threads = (int)iv;
+        } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--timeout-s", &v)) > 0) {
+            if (ns_parse_double(v, 0.1, 7 * 86400.0, &o->timeout_s))
+                FAIL("--timeout-s: '%s' is not a number of seconds in [0.1, 604800]", v);
+        } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--straggler-threshold", &v)) > 0) {
+            if (ns_parse_double(v, 0.1, 1000.0, &o->strag.threshold))
+                FAIL("--straggler-threshold: '%s' is not a number in [0.1, 1000]", v);
+        } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--mad-floor", &v)) > 0) {
+            if (ns_parse_double(v, 0.0, 1.0, &o->strag.mad_floor))
+                FAIL("--mad-floor: '%s' is not a fraction in [0, 1]", v);
+        } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--max-bytes", &v)) > 0) {
+            if (ns_parse_int64(v, 8, (int64_t)1 << 33, &o->max_bytes))
+                FAIL("--max-bytes: '%s' is not a size in 8 B..8 GiB", v);
+        } else if (m < 0) {
+            FAIL("%s needs a value", a);
+        } else {
+            FAIL("unknown argument '%s' (see --help)", a);
+        }
+    }
+    if (isnan(o->timeout_s)) o->timeout_s = o->quick ? 600 : 3600;
+    return NS_EXIT_OK;
+#undef FAIL
+}
+
+/* The settings every measuring rank must share: anything that changes what is measured. */
+static void settings_string(const fleet_opts *o, char *buf, size_t len) {
+    const char *isa = getenv("NODESCALE_ISA"), *omp = getenv("OMP_NUM_THREADS");
+    snprintf(buf, len,
+             "quick=%d threads=%d kernels=%s ranks_per_node=%d collectives=%d max_bytes=%lld "
+             "from_results=%s NODESCALE_ISA=%s OMP_NUM_THREADS=%s",
+             o->quick, o->threads, o->kernels ? o->kernels : "all", o->ranks_per_node,
+             o->collectives, (long long)o->max_bytes, o->from_results ? "yes" : "no",
+             isa ? isa : "", omp ? omp : "");
+}
+
+int ns_fleet_check_peer(const char *v0, const char *b0, const char *s0, const char *v,
+                        const char *b, const char *s, char *reason, size_t len) {
+    if (strcmp(v0, v) != 0) {
+        snprintf(reason, len, "nodescale version %s differs from rank 0's %s", v, v0);
+        return -1;
+    }
+    if (strcmp(b0, b) != 0) {
+        snprintf(reason, len, "built with '%s', rank 0 with '%s'", b, b0);
+        return -1;
+    }
+    if (strcmp(s0, s) != 0) {
+        /* Name the first differing setting, not the whole string. */
+        const char *p = s0, *q = s;
+        while (*p && *p == *q) p++, q++;
+        while (p > s0 && p[-1] != ' ') p--, q--;
+        char mine[96], theirs[96];
+        snprintf(mine, sizeof mine, "%.*s", (int)strcspn(q, " "), q);
+        snprintf(theirs, sizeof theirs, "%.*s", (int)strcspn(p, " "), p);
+        snprintf(reason, len, "settings differ: %s here, %s on rank 0", mine, theirs);
+        return -1;
+    }
+    return 0;
+}
+
+void ns_fleet_expand_pattern(const char *pat, int rank, const char *host, char *out, size_t len) {
+    size_t w = 0;
+    for (const char *p = pat; *p && w + 1 < len; p++) {
+        if (p[0] == '%' && (p[1] == 'r' || p[1] == 'h' || p[1] == '%')) {
+            char tmp[300];
+            if (p[1] == 'r')
+                snprintf(tmp, sizeof tmp, "%d", rank);
+            else
+                snprintf(tmp, sizeof tmp, "%s", p[1] == 'h' ? host : "%");
+            w += (size_t)snprintf(out + w, len - w, "%s", tmp);
+            if (w >= len) w = len - 1;
+            p++;
+        } else {
+            out[w++] = *p;
+        }
+    }
+    out[w] = '\0';
+}
+
+/* ---- one node's characterisation (every measuring rank) ---------------------------------- */
+
+/* Test hook (documented in README): NODESCALE_FLEET_FAULT="RANK:die[:SECONDS]" or "RANK:hang"
+ * makes that rank exit (status 3) or stop answering once characterisation starts. */
+static void maybe_inject_fault(int rank) {
+    const char *f = getenv("NODESCALE_FLEET_FAULT");
+    int r;
+    char what[8] = "";
+    double secs = 0;
+    if (!f || sscanf(f, "%d:%7[a-z]:%lf", &r, what, &secs) < 2 || r != rank) return;
+    if (!strcmp(what, "die")) {
+        if (secs > 0) usleep((useconds_t)(secs * 1e6));
+        fprintf(stderr, "nodescale fleet: rank %d: NODESCALE_FLEET_FAULT: exiting now\n", rank);
+        _exit(3);
+    }
+    if (!strcmp(what, "hang"))
+        for (;;) pause();
+}
+
+static void on_alarm(int sig) {
+    (void)sig;
+    static const char msg[] = "nodescale fleet: no result within --timeout-s (+60 s grace); "
+                              "this rank exits so the job can end\n";
+    ssize_t unused = write(2, msg, sizeof msg - 1);
+    (void)unused;
+    _exit(124);
+}
+
+/* Produces this node's results.json text (*json) or a reason (*json stays NULL), and its log. */
+static void characterise(const fleet_opts *o, int rank, const char *host, char **json,
+                         char **reason, char **log) {
+    *json = *reason = *log = NULL;
+    size_t loglen = 0;
+    FILE *lf = rank == 0 ? NULL : open_memstream(log, &loglen);
+    char err[1024];
+    json_t *root = NULL;
+    if (o->from_results) {
+        char path[4096];
+        ns_fleet_expand_pattern(o->from_results, rank, host, path, sizeof path);
+        root = ns_json_load_results(path, err, sizeof err);
+        if (!root) *reason = strdup(err);
+    } else {
+        ns_run_opts ro = {.quick = o->quick, .threads = o->threads, .kernels = o->kernels,
+                          .log = lf ? lf : stderr};
+        root = ns_run_node(&ro);
+        if (!root) *reason = strdup("ns_run_node failed (out of memory)");
+    }
+    if (root) {
+        *json = json_dumps(root, JSON_COMPACT);
+        if (!*json) *reason = strdup("could not serialise results (non-finite number?)");
+        json_decref(root);
+    }
+    if (lf) fclose(lf);
+}
+
+/* ---- rank 0's bookkeeping -------------------------------------------------------------------- */
+
+typedef struct node {
+    int rank, role;
+    char host[256], name[300], status[16], reason[512];
+    json_t *results; /* owned, when status is "ok" */
+} node;
+
+typedef struct fleet {
+    fleet_opts o;
+    int size;
+    node *nodes;
+    char dir[4096], settings[480], mpi_version[MPI_MAX_LIBRARY_VERSION_STRING], date[32];
+    const char *status;
+    json_t *collectives, *allreduce, *benchmarks, *stragglers;
+    int flagged_nodes;
+} fleet;
+
+static void node_dir(const fleet *f, const node *n, char *buf, size_t len) {
+    if (snprintf(buf, len, "%s/nodes/%s", f->dir, n->name) >= (int)len) buf[0] = '\0';
+}
+
+static json_t *fleet_json(const fleet *f) {
+    json_t *root = json_object(), *ctx = json_object(), *mpi = json_object(),
+           *nodes = json_array();
+    json_object_set_new(root, "schema", json_string(NS_SCHEMA));
+    json_object_set_new(root, "kind", json_string("fleet"));
+    ns_json_set_str(root, "status", f->status);
+    ns_json_set_str(ctx, "host", f->nodes[0].host);
+    ns_json_set_str(ctx, "date", f->date);
+    ns_json_set_str(ctx, "nodescale_version", NODESCALE_VERSION);
+    ns_json_set_str(ctx, "settings", f->settings);
+    ns_json_set_str(mpi, "library_version", f->mpi_version);
+    ns_json_set_int(mpi, "world_size", f->size);
+    ns_json_set_int(mpi, "ranks_per_node", f->o.ranks_per_node);
+    ns_json_set_num(mpi, "timeout_s", f->o.timeout_s, NULL);
+    json_object_set_new(ctx, "mpi", mpi);
+    json_object_set_new(root, "context", ctx);
+    int counts[5] = {0}; /* ok, missing, refused, failed, idle */
+    for (int r = 0; r < f->size; r++) {
+        const node *n = &f->nodes[r];
+        json_t *o = json_object();
+        ns_json_set_str(o, "name", n->name);
+        ns_json_set_str(o, "host", n->host);
+        ns_json_set_int(o, "rank", n->rank);
+        ns_json_set_str(o, "status", n->status);
+        if (*n->reason) ns_json_set_str(o, "reason", n->reason);
+        if (n->results) {
+            char rel[400];
+            snprintf(rel, sizeof rel, "nodes/%s/results.json", n->name);
+            ns_json_set_str(o, "results", rel);
+            json_t *cpu = json_object_get(json_object_get(n->results, "context"), "cpu");
+            json_t *model = json_object_get(cpu, "model");
+            if (json_is_string(model)) json_object_set(o, "cpu_model", model);
+        }
+        json_array_append_new(nodes, o);
+        static const char *const names[] = {"ok", "missing", "refused", "failed", "idle"};
+        for (int k = 0; k < 5; k++) counts[k] += !strcmp(n->status, names[k]);
+    }
+    json_object_set_new(root, "nodes", nodes);
+    json_t *cnt = json_object();
+    ns_json_set_int(cnt, "ok", counts[0]);
+    ns_json_set_int(cnt, "missing", counts[1]);
+    ns_json_set_int(cnt, "refused", counts[2]);
+    ns_json_set_int(cnt, "failed", counts[3]);
+    ns_json_set_int(cnt, "idle", counts[4]);
+    json_object_set_new(root, "node_counts", cnt);
+    if (f->stragglers) json_object_set(root, "stragglers", f->stragglers);
+    if (f->benchmarks) json_object_set(root, "benchmarks", f->benchmarks);
+    if (f->collectives) json_object_set(root, "collectives", f->collectives);
+    if (f->allreduce) json_object_set(root, "allreduce", f->allreduce);
+    return root;
+}
+
+/* Rewrites fleet.json (atomically). A failure is reported, not fatal: results already written
+ * per node stay. */
+static void save_fleet(const fleet *f) {
+    char path[4200], err[1024];
+    json_t *root = fleet_json(f);
+    snprintf(path, sizeof path, "%s/fleet.json", f->dir);
+    if (ns_json_write_atomic(root, path, err, sizeof err))
+        fprintf(stderr, "nodescale fleet: error: %s\n", err);
+    json_decref(root);
+}
+
+static void accept_results(fleet *f, node *n, const char *text, const char *log) {
+    char err[1024], dir[4400], path[4500];
+    json_error_t je;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    const char *schema = root ? json_string_value(json_object_get(root, "schema")) : NULL;
+    if (!root || !schema || strcmp(schema, NS_SCHEMA) != 0) {
+        snprintf(n->status, sizeof n->status, "failed");
+        snprintf(n->reason, sizeof n->reason, "its results are not a nodescale/1 document%s%s",
+                 root ? "" : ": ", root ? "" : je.text);
+        json_decref(root);
+        return;
+    }
+    node_dir(f, n, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    if (ns_mkdir_p(dir) || ns_json_write_atomic(root, path, err, sizeof err)) {
+        snprintf(n->status, sizeof n->status, "failed");
+        snprintf(n->reason, sizeof n->reason, "rank 0 could not write %.400s", path);
+        json_decref(root);
+        return;
+    }
+    if (log && *log) {
+        snprintf(path, sizeof path, "%s/run.log", dir);
+        if (ns_write_text_atomic(path, log, err, sizeof err))
+            fprintf(stderr, "nodescale fleet: warning: %s\n", err);
+    }
+    n->results = root;
+    snprintf(n->status, sizeof n->status, "ok");
+}
+
+static void receive_one(fleet *f, int src) {
+    long long hdr[3]; /* results length (0: failed), log length, reason length */
+    MPI_Recv(hdr, 3, MPI_LONG_LONG, src, TAG_HEADER, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    long long blen = hdr[0] > 0 ? hdr[0] : hdr[2];
+    char *body = malloc((size_t)blen + 1), *log = malloc((size_t)hdr[1] + 1);
+    if (!body || !log) {
+        fprintf(stderr, "nodescale fleet: out of memory receiving rank %d\n", src);
+        MPI_Abort(MPI_COMM_WORLD, NS_EXIT_USAGE);
+    }
+    MPI_Recv(body, (int)blen, MPI_CHAR, src, TAG_RESULTS, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(log, (int)hdr[1], MPI_CHAR, src, TAG_LOG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    body[blen] = log[hdr[1]] = '\0';
+    node *n = &f->nodes[src];
+    if (hdr[0] > 0) {
+        accept_results(f, n, body, log);
+    } else {
+        snprintf(n->status, sizeof n->status, "failed");
+        snprintf(n->reason, sizeof n->reason, "%s", body);
+    }
+    fprintf(stderr, "nodescale fleet: rank %d (%s): %s%s%s\n", src, n->name, n->status,
+            *n->reason ? ": " : "", n->reason);
+    free(body);
+    free(log);
+}
+
+static void send_results(const char *json, const char *reason, const char *log) {
+    const char *body = json ? json : reason ? reason : "unknown failure";
+    size_t blen = strlen(body), llen = log ? strlen(log) : 0;
+    if (blen > INT_MAX || llen > INT_MAX) { /* MPI counts are int */
+        body = "results larger than 2 GiB; not sent";
+        json = NULL;
+        blen = strlen(body);
+        llen = 0;
+    }
+    long long hdr[3] = {json ? (long long)blen : 0, (long long)llen, json ? 0 : (long long)blen};
+    MPI_Send(hdr, 3, MPI_LONG_LONG, 0, TAG_HEADER, MPI_COMM_WORLD);
+    MPI_Send(body, (int)blen, MPI_CHAR, 0, TAG_RESULTS, MPI_COMM_WORLD);
+    MPI_Send(log ? log : "", (int)llen, MPI_CHAR, 0, TAG_LOG, MPI_COMM_WORLD);
+}
+
+/* Straggler analysis over the nodes with results. */
+static void analyse(fleet *f) {
+    ns_bench_set *sets = calloc((size_t)f->size, sizeof *sets);
+    int ns = 0;
+    char err[512];
+    for (int r = 0; sets && r < f->size; r++) {
+        node *n = &f->nodes[r];
+        if (!n->results) continue;
+        if (ns_bench_set_from_json(n->results, n->name, &sets[ns], err, sizeof err) == 0)
+            ns++;
+        else
+            fprintf(stderr, "nodescale fleet: %s: %s\n", n->name, err);
+    }
+    ns_straggler_result sr;
+    if (sets && ns_straggler_analyse(sets, (size_t)ns, &f->o.strag, &sr) == 0) {
+        f->benchmarks = ns_straggler_benchmarks_json(&sr, sets);
+        f->stragglers = ns_straggler_summary_json(&sr, sets, &f->o.strag);
+        f->flagged_nodes = sr.flagged_nodes;
+        ns_straggler_free(&sr);
+    }
+    for (int i = 0; i < ns; i++) ns_bench_set_free(&sets[i]);
+    free(sets);
+}
+
+/* Every live measuring rank (comm = the live ranks) runs the three sweeps. */
+static void run_collectives(MPI_Comm comm, const fleet_opts *o, fleet *f) {
+    int rank, n;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &n);
+    ns_coll_opts co = ns_coll_defaults(o->quick);
+    if (o->max_bytes > 0) co.max_bytes = (size_t)o->max_bytes;
+    static ns_coll_row rows[3][NS_COLL_MAX_ROWS];
+    int nrows[3];
+    for (int op = 0; op < 3; op++) {
+        if (rank == 0)
+            fprintf(stderr, "nodescale fleet: %s over %d ranks, %zu B to %zu B\n",
+                    ns_coll_name((ns_coll_op)op), n, co.min_bytes, co.max_bytes);
+        nrows[op] = ns_coll_sweep(comm, (ns_coll_op)op, &co, rows[op], NS_COLL_MAX_ROWS);
+        if (nrows[op] < 0) {
+            if (rank == 0)
+                fprintf(stderr, "nodescale fleet: %s: buffers of %zu B could not be allocated\n",
+                        ns_coll_name((ns_coll_op)op), co.max_bytes);
+            nrows[op] = 0;
+        }
+    }
+    if (rank != 0 || !f) return;
+    const ns_coll_row *const rp[3] = {rows[0], rows[1], rows[2]};
+    f->collectives = ns_coll_json(n, rp, nrows);
+    f->allreduce = ns_coll_allreduce_fit_json(n, rows[0], nrows[0]);
+}
+
+/* The live ranks form their own communicator: MPI_Comm_create_group is collective over the group
+ * only, so a missing rank cannot block it (MPI_Comm_split would wait for every rank). */
+static void collectives_over(const int *live, int nlive, const fleet_opts *o, fleet *f) {
+    MPI_Group world, g;
+    MPI_Comm comm;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, nlive, live, &g);
+    MPI_Comm_create_group(MPI_COMM_WORLD, g, TAG_GO, &comm);
+    run_collectives(comm, o, f);
+    MPI_Comm_free(&comm);
+    MPI_Group_free(&g);
+    MPI_Group_free(&world);
+}
+
+/* ---- the command --------------------------------------------------------------------------- */
+
+static int make_dir(fleet *f) {
+    if (f->o.out) {
+        snprintf(f->dir, sizeof f->dir, "%s", f->o.out);
+    } else {
+        char stamp[32];
+        time_t now = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
+        snprintf(f->dir, sizeof f->dir, "results/%s-%s-fleet", f->nodes[0].host, stamp);
+    }
+    char nodes[4200];
+    snprintf(nodes, sizeof nodes, "%s/nodes", f->dir);
+    if (ns_mkdir_p(f->dir) || ns_mkdir_p(nodes)) {
+        ns_usage_error("fleet", "cannot create %s: %s", f->dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Rank 0: roles and node names from the handshake. */
+static void assign_roles(fleet *f, const hello *all, int *roles) {
+    const hello *h0 = &all[0];
+    for (int r = 0; r < f->size; r++) {
+        node *n = &f->nodes[r];
+        n->rank = r;
+        snprintf(n->host, sizeof n->host, "%s", all[r].host);
+        char reason[512];
+        if (ns_fleet_check_peer(h0->version, h0->build, h0->settings, all[r].version,
+                                all[r].build, all[r].settings, reason, sizeof reason)) {
+            roles[r] = ROLE_REFUSED;
+            snprintf(n->status, sizeof n->status, "refused");
+            snprintf(n->reason, sizeof n->reason, "%s", reason);
+        } else if (all[r].local_rank >= f->o.ranks_per_node) {
+            roles[r] = ROLE_IDLE;
+            snprintf(n->status, sizeof n->status, "idle");
+            snprintf(n->reason, sizeof n->reason,
+                     "node-local rank %d >= --ranks-per-node %d", all[r].local_rank,
+                     f->o.ranks_per_node);
+        } else {
+            roles[r] = ROLE_MEASURE;
+            snprintf(n->status, sizeof n->status, "pending");
+        }
+    }
+    /* A node's name is its host, or host-r<rank> when several ranks measure the same host. */
+    for (int r = 0; r < f->size; r++) {
+        int same = 0;
+        for (int q = 0; q < f->size; q++)
+            same += roles[q] == ROLE_MEASURE && !strcmp(all[q].host, all[r].host);
+        if (same > 1 || roles[r] != ROLE_MEASURE)
+            snprintf(f->nodes[r].name, sizeof f->nodes[r].name, "%s-r%d", all[r].host, r);
+        else
+            snprintf(f->nodes[r].name, sizeof f->nodes[r].name, "%s", all[r].host);
+    }
+}
+
+static void print_summary(const fleet *f) {
+    int ok = 0;
+    for (int r = 0; r < f->size; r++) ok += !strcmp(f->nodes[r].status, "ok");
+    printf("nodescale fleet: %d of %d ranks characterised; %d straggler node(s); status %s\n", ok,
+           f->size, f->flagged_nodes, f->status);
+    json_t *fit = json_object_get(f->allreduce, "fit");
+    double a = ns_json_get_num(fit, "alpha_s"), b = ns_json_get_num(fit, "beta_s_per_byte");
+    if (isfinite(a) && isfinite(b))
+        printf("all-reduce fit over %d ranks: alpha = %.3g s, beta = %.3g s/B\n",
+               (int)json_integer_value(json_object_get(f->allreduce, "ranks")), a, b);
+    printf("report: %s/report.md\n", f->dir);
+}
+
+static void write_report(const fleet *f) {
+    char path[4200], err[1024];
+    json_t *root = fleet_json(f);
+    char *md = ns_fleet_report_md(root);
+    snprintf(path, sizeof path, "%s/report.md", f->dir);
+    if (!md || ns_write_text_atomic(path, md, err, sizeof err))
+        fprintf(stderr, "nodescale fleet: error: %s\n", md ? err : "out of memory");
+    free(md);
+    json_decref(root);
+}
+
+int ns_cmd_fleet(int argc, char **argv) {
+    fleet_opts o;
+    int help, rc = parse_opts(argc, argv, &o, &help);
+    if (help) {
+        fputs(fleet_help, stdout);
+        return NS_EXIT_OK;
+    }
+    if (rc) return rc;
+
+    int provided, rank, size;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    /* 1. handshake */
+    hello me;
+    memset(&me, 0, sizeof me);
+    snprintf(me.version, sizeof me.version, "%s", NODESCALE_VERSION);
+    snprintf(me.build, sizeof me.build, "%s %s", NODESCALE_CC, NODESCALE_CFLAGS);
+    settings_string(&o, me.settings, sizeof me.settings);
+    gethostname(me.host, sizeof me.host - 1);
+    MPI_Comm node_comm;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
+    MPI_Comm_rank(node_comm, &me.local_rank);
+    MPI_Comm_size(node_comm, &me.local_size);
+    MPI_Comm_free(&node_comm);
+    hello *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
+    int *roles = calloc((size_t)size, sizeof *roles);
+    fleet f;
+    memset(&f, 0, sizeof f);
+    f.o = o;
+    f.size = size;
+    MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        f.nodes = calloc((size_t)size, sizeof *f.nodes);
+        snprintf(f.settings, sizeof f.settings, "%s", me.settings);
+        int vlen;
+        MPI_Get_library_version(f.mpi_version, &vlen);
+        f.mpi_version[strcspn(f.mpi_version, "\n")] = '\0';
+        time_t now = time(NULL);
+        strftime(f.date, sizeof f.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        f.status = "gathering";
+        assign_roles(&f, all, roles);
+        if (make_dir(&f))
+            for (int r = 0; r < size; r++) roles[r] = ROLE_ABORT;
+        else
+            save_fleet(&f);
+        for (int r = 1; r < size; r++)
+            if (roles[r] == ROLE_REFUSED)
+                fprintf(stderr, "nodescale fleet: rank %d (%s) refused: %s\n", r,
+                        f.nodes[r].host, f.nodes[r].reason);
+    }
+    MPI_Bcast(roles, size, MPI_INT, 0, MPI_COMM_WORLD);
+    int role = roles[rank];
+    if (role == ROLE_ABORT) {
+        MPI_Finalize();
+        return NS_EXIT_USAGE;
+    }
+    if (role != ROLE_MEASURE) { /* idle or refused: wait for the end */
+        if (role == ROLE_REFUSED && rank != 0)
+            fprintf(stderr, "nodescale fleet: rank %d: refused by rank 0 (see fleet.json)\n", rank);
+        free(roles);
+        MPI_Finalize();
+        return NS_EXIT_OK;
+    }
+
+    /* 2. characterise and gather */
+    double start = MPI_Wtime();
+    maybe_inject_fault(rank);
+    char *json, *reason, *log;
+    if (rank != 0) {
+        signal(SIGALRM, on_alarm);
+        alarm((unsigned)ceil(o.timeout_s) + 60);
+    }
+    characterise(&o, rank, me.host, &json, &reason, &log);
+    if (rank != 0) {
+        send_results(json, reason, log);
+        free(json);
+        free(reason);
+        free(log);
+        /* 3. collectives, if rank 0 counts us live */
+        int nlive;
+        MPI_Recv(&nlive, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        alarm(0);
+        int *live = malloc((size_t)(nlive > 0 ? nlive : 1) * sizeof *live);
+        MPI_Recv(live, nlive, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (nlive >= 2 && o.collectives) collectives_over(live, nlive, &o, NULL);
+        free(live);
+        free(roles);
+        MPI_Finalize();
+        return NS_EXIT_OK;
+    }
+
+    /* rank 0 */
+    free(all);
+    if (json)
+        accept_results(&f, &f.nodes[0], json, NULL);
+    else {
+        snprintf(f.nodes[0].status, sizeof f.nodes[0].status, "failed");
+        snprintf(f.nodes[0].reason, sizeof f.nodes[0].reason, "%s", reason);
+    }
+    fprintf(stderr, "nodescale fleet: rank 0 (%s): %s%s%s\n", f.nodes[0].name, f.nodes[0].status,
+            *f.nodes[0].reason ? ": " : "", f.nodes[0].reason);
+    free(json);
+    free(reason);
+    free(log);
+    save_fleet(&f);
+    int pending = 0;
+    for (int r = 1; r < size; r++) pending += roles[r] == ROLE_MEASURE;
+    for (;;) {
+        int flag;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_HEADER, MPI_COMM_WORLD, &flag, &st);
+        if (flag) {
+            receive_one(&f, st.MPI_SOURCE);
+            save_fleet(&f);
+            pending--;
+            continue;
+        }
+        if (pending == 0 || MPI_Wtime() - start > o.timeout_s) break;
+        usleep(2000);
+    }
+    int missing = 0, refused = 0, failed = 0;
+    for (int r = 0; r < size; r++) {
+        node *n = &f.nodes[r];
+        if (!strcmp(n->status, "pending")) {
+            snprintf(n->status, sizeof n->status, "missing");
+            snprintf(n->reason, sizeof n->reason,
+                     "no results within --timeout-s %g s (the rank died, hung or is slow)",
+                     o.timeout_s);
+            fprintf(stderr, "nodescale fleet: rank %d (%s): missing: %s\n", r, n->name,
+                    n->reason);
+            missing++;
+        }
+        refused += !strcmp(n->status, "refused");
+        failed += !strcmp(n->status, "failed");
+    }
+    analyse(&f);
+    f.status = missing ? "incomplete: collectives running" : "collectives running";
+    save_fleet(&f);
+
+    /* 3. collectives over the ranks that answered */
+    int nlive = 0, *live = malloc((size_t)size * sizeof *live);
+    for (int r = 0; r < size; r++)
+        if (roles[r] == ROLE_MEASURE && strcmp(f.nodes[r].status, "missing") != 0)
+            live[nlive++] = r;
+    for (int i = 1; i < nlive; i++) {
+        MPI_Send(&nlive, 1, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);
+        MPI_Send(live, nlive, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);
+    }
+    if (nlive >= 2 && o.collectives) {
+        collectives_over(live, nlive, &o, &f);
+    } else {
+        f.allreduce = ns_coll_allreduce_fit_json(nlive, NULL, 0);
+        if (!o.collectives) json_object_set_new(f.allreduce, "status", json_string("--no-collectives"));
+    }
+    free(live);
+
+    /* 4. final files */
+    f.status = missing ? "incomplete" : "complete";
+    save_fleet(&f);
+    write_report(&f);
+    print_summary(&f);
+    rc = (missing || refused || failed || (o.fail_on_straggler && f.flagged_nodes))
+             ? NS_EXIT_FAIL
+             : NS_EXIT_OK;
+    if (o.fail_on_straggler && f.flagged_nodes)
+        fprintf(stderr, "nodescale fleet: %d straggler node(s) flagged (--fail-on-straggler)\n",
+                f.flagged_nodes);
+    for (int r = 0; r < size; r++) json_decref(f.nodes[r].results);
+    free(f.nodes);
+    json_decref(f.collectives);
+    json_decref(f.allreduce);
+    json_decref(f.benchmarks);
+    json_decref(f.stragglers);
+    free(roles);
+    if (missing) {
+        fprintf(stderr, "nodescale fleet: %d rank(s) missing; results of the others are in %s. "
+                        "Ending the job with MPI_Abort so missing ranks stop.\n",
+                missing, f.dir);
+        fflush(NULL);
+        MPI_Abort(MPI_COMM_WORLD, NS_EXIT_FAIL);
+    }
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,192 @@
+/* The fleet report (report.md), rendered from fleet.json alone so the report and the data can
+ * never disagree: nodes and their status, stragglers with the benchmarks that flag them, the
+ * per-benchmark spread across nodes, and the MPI collectives with the busbw convention and the
+ * α–β fit of the all-reduce. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet/fleet.h"
+#include "harness/json.h"
+
+static const char *str(const json_t *o, const char *k) {
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+static void num(FILE *f, double v, const char *fmt) {
+    if (isfinite(v))
+        fprintf(f, fmt, v);
+    else
+        fputs("—", f);
+}
+
+static void nodes_section(FILE *f, const json_t *fleet) {
+    size_t i;
+    json_t *n;
+    fprintf(f, "## Nodes\n\n| node | host | rank | status | CPU | results / reason |\n"
+               "|---|---|---:|---|---|---|\n");
+    json_array_foreach(json_object_get(fleet, "nodes"), i, n) {
+        const char *res = str(n, "results");
+        fprintf(f, "| %s | %s | %lld | %s | %s | %s |\n", str(n, "name"), str(n, "host"),
+                json_integer_value(json_object_get(n, "rank")), str(n, "status"),
+                str(n, "cpu_model"), *res ? res : str(n, "reason"));
+    }
+    fputc('\n', f);
+}
+
+static void straggler_section(FILE *f, const json_t *fleet) {
+    json_t *s = json_object_get(fleet, "stragglers");
+    fprintf(f, "## Stragglers\n\n");
+    if (!s) {
+        fprintf(f, "Not analysed (no node results).\n\n");
+        return;
+    }
+    fprintf(f, "Method: %s (threshold %.3g, MAD floor %.3g of the median).\n\n", str(s, "method"),
+            ns_json_get_num(s, "threshold"), ns_json_get_num(s, "mad_floor"));
+    json_t *flagged = json_object_get(s, "flagged");
+    if (json_array_size(flagged) == 0) {
+        fprintf(f, "**No straggler** among %lld node(s).\n\n",
+                json_integer_value(json_object_get(s, "nodes")));
+        return;
+    }
+    size_t i, j;
+    json_t *n, *b;
+    fprintf(f, "**%zu straggler node(s):** ", json_array_size(flagged));
+    json_array_foreach(flagged, i, n) fprintf(f, "%s%s (%zu benchmarks)", i ? ", " : "",
+                                              str(n, "name"),
+                                              json_array_size(json_object_get(n, "benchmarks")));
+    fprintf(f, "\n\n| node | benchmark | value | fleet median | deficit | z |\n"
+               "|---|---|---:|---:|---:|---:|\n");
+    json_array_foreach(flagged, i, n) {
+        json_array_foreach(json_object_get(n, "benchmarks"), j, b) {
+            fprintf(f, "| %s | `%s` | ", str(n, "name"), str(b, "id"));
+            num(f, ns_json_get_num(b, "value"), "%.4g");
+            fprintf(f, " %s | ", str(b, "unit"));
+            num(f, ns_json_get_num(b, "median"), "%.4g");
+            fprintf(f, " | ");
+            num(f, 100.0 * ns_json_get_num(b, "deficit"), "%.1f%%");
+            fprintf(f, " | ");
+            num(f, ns_json_get_num(b, "z"), "%.2f");
+            fprintf(f, " |\n");
+        }
+    }
+    fputc('\n', f);
+}
+
+static void bench_section(FILE *f, const json_t *fleet) {
+    json_t *arr = json_object_get(fleet, "benchmarks");
+    if (json_array_size(arr) == 0) return;
+    fprintf(f, "## Benchmarks across nodes\n\nnoise = 1.4826·MAD/median (robust node-to-node "
+               "CV); min and max over the nodes.\n\n"
+               "| benchmark | class | unit | nodes | median | min | max | noise | flagged |\n"
+               "|---|---|---|---:|---:|---:|---:|---:|---|\n");
+    size_t i, k;
+    json_t *b, *e;
+    json_array_foreach(arr, i, b) {
+        double lo = INFINITY, hi = -INFINITY;
+        const char *key;
+        json_object_foreach(json_object_get(b, "values"), key, e) {
+            double v = json_number_value(e);
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        fprintf(f, "| `%s` | %s | %s | %lld | ", str(b, "id"), str(b, "class"), str(b, "unit"),
+                json_integer_value(json_object_get(b, "nodes_measured")));
+        num(f, ns_json_get_num(b, "median"), "%.4g");
+        fprintf(f, " | ");
+        num(f, lo, "%.4g");
+        fprintf(f, " | ");
+        num(f, hi, "%.4g");
+        fprintf(f, " | ");
+        num(f, 100.0 * ns_json_get_num(b, "noise"), "%.1f%%");
+        fprintf(f, " | ");
+        json_array_foreach(json_object_get(b, "flagged"), k, e)
+            fprintf(f, "%s%s", k ? ", " : "", json_string_value(e));
+        fprintf(f, " |\n");
+    }
+    fputc('\n', f);
+}
+
+static void coll_table(FILE *f, const char *title, const json_t *rows) {
+    size_t i;
+    json_t *r;
+    fprintf(f, "### %s\n\n| bytes | count | time min (µs) | avg (µs) | max (µs) | algbw (GB/s) "
+               "| busbw (GB/s) | validated |\n|---:|---:|---:|---:|---:|---:|---:|---|\n",
+            title);
+    json_array_foreach(rows, i, r) {
+        json_t *t = json_object_get(r, "time_s");
+        fprintf(f, "| %.0f | %lld | ", ns_json_get_num(r, "bytes"),
+                json_integer_value(json_object_get(r, "count")));
+        num(f, 1e6 * ns_json_get_num(t, "min"), "%.2f");
+        fprintf(f, " | ");
+        num(f, 1e6 * ns_json_get_num(t, "avg"), "%.2f");
+        fprintf(f, " | ");
+        num(f, 1e6 * ns_json_get_num(t, "max"), "%.2f");
+        fprintf(f, " | ");
+        num(f, ns_json_get_num(r, "algbw_gbytes_per_s"), "%.3f");
+        fprintf(f, " | ");
+        num(f, ns_json_get_num(r, "busbw_gbytes_per_s"), "%.3f");
+        fprintf(f, " | %s |\n", json_is_true(json_object_get(r, "validated")) ? "yes" : "NO");
+    }
+    fputc('\n', f);
+}
+
+static void coll_section(FILE *f, const json_t *fleet) {
+    json_t *c = json_object_get(fleet, "collectives");
+    json_t *fit = json_object_get(json_object_get(fleet, "allreduce"), "fit");
+    fprintf(f, "## MPI collectives\n\n");
+    if (!c) {
+        fprintf(f, "Not measured: %s.\n\n",
+                fit && *str(fit, "status") ? str(fit, "status")
+                                           : str(json_object_get(fleet, "allreduce"), "status"));
+        return;
+    }
+    fprintf(f, "%lld ranks, %s. Convention: %s.\n\n",
+            json_integer_value(json_object_get(c, "ranks")), str(c, "datatype"),
+            str(c, "busbw_convention"));
+    double a = ns_json_get_num(fit, "alpha_s"), b = ns_json_get_num(fit, "beta_s_per_byte");
+    if (isfinite(a) && isfinite(b)) {
+        fprintf(f, "**All-reduce α–β fit:** t(bytes) = %.3g s + %.3g s/B · bytes", a, b);
+        if (b > 0) fprintf(f, " (1/β = %.3g GB/s)", 1e-9 / b);
+        fprintf(f, "; %lld sizes, worst relative residual %.0f%%. Written as "
+                   "`allreduce.fit {alpha_s, beta_s_per_byte}` for `nodescale cluster "
+                   "--allreduce fleet.json`.\n\n",
+                json_integer_value(json_object_get(fit, "points")),
+                100.0 * ns_json_get_num(fit, "max_rel_resid"));
+    } else {
+        fprintf(f, "All-reduce α–β fit: none (%s).\n\n", str(fit, "status"));
+    }
+    coll_table(f, "All-reduce (MPI_Allreduce)", json_object_get(c, "allreduce"));
+    coll_table(f, "Reduce-scatter (MPI_Reduce_scatter_block)", json_object_get(c, "reduce_scatter"));
+    coll_table(f, "All-gather (MPI_Allgather)", json_object_get(c, "allgather"));
+}
+
+char *ns_fleet_report_md(const json_t *fleet) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    json_t *ctx = json_object_get(fleet, "context"), *mpi = json_object_get(ctx, "mpi");
+    json_t *cnt = json_object_get(fleet, "node_counts");
+    fprintf(f, "# nodescale fleet report\n\n");
+    fprintf(f, "- date: %s; rank 0 on %s; nodescale %s; status: **%s**\n", str(ctx, "date"),
+            str(ctx, "host"), str(ctx, "nodescale_version"), str(fleet, "status"));
+    fprintf(f, "- MPI: %s; %lld ranks, --ranks-per-node %lld\n", str(mpi, "library_version"),
+            json_integer_value(json_object_get(mpi, "world_size")),
+            json_integer_value(json_object_get(mpi, "ranks_per_node")));
+    fprintf(f, "- settings (identical on every measuring rank): `%s`\n", str(ctx, "settings"));
+    fprintf(f, "- nodes: %lld ok, %lld missing, %lld refused, %lld failed, %lld idle\n\n",
+            json_integer_value(json_object_get(cnt, "ok")),
+            json_integer_value(json_object_get(cnt, "missing")),
+            json_integer_value(json_object_get(cnt, "refused")),
+            json_integer_value(json_object_get(cnt, "failed")),
+            json_integer_value(json_object_get(cnt, "idle")));
+    nodes_section(f, fleet);
+    straggler_section(f, fleet);
+    coll_section(f, fleet);
+    bench_section(f, fleet);
+    fclose(f);
+    return buf;
+}

@@ -1,0 +1,72 @@
+/* AVX-512 SGEMM micro-kernel, register tile MR x NR = 32 x 14.
+ * Contract: kernels/gemm/gemm_internal.h. Per step p of k, two 16-float vectors of the A
+ * micro-panel are loaded and each of the 14 B values is broadcast once and used by two FMAs:
+ * 28 zmm accumulators + 2 A + 1 broadcast = 31 of the 32 zmm registers, 28 FMAs per 16 loads,
+ * so two FMA ports stay busy while the load ports have slack. Edge tiles (m < 32 or n < 14) are
+ * stored with AVX-512 masks, so C outside m x n is never touched. */
+#include <immintrin.h>
+
+#include "kernels/gemm/gemm_internal.h"
+
+#define MR 32
+#define NR 14
+
+void ns_sgemm_ukr_avx512_32x14(int64_t k, float alpha, const float *a, int64_t cs_a, const float *b,
+                               int64_t rs_b, int64_t cs_b, float beta, float *c, int64_t ldc,
+                               int64_t m, int64_t n) {
+    __m512 c0[NR], c1[NR];
+#pragma GCC unroll 14
+    for (int j = 0; j < NR; j++)
+        c0[j] = _mm512_setzero_ps(), c1[j] = _mm512_setzero_ps();
+
+    /* Touch the C tile early so its lines arrive while the k loop runs (BLIS does the same). */
+    if (m == MR && n == NR) {
+#pragma GCC unroll 14
+        for (int j = 0; j < NR; j++) {
+            _mm_prefetch((const char *)(c + j * ldc), _MM_HINT_T0);
+            _mm_prefetch((const char *)(c + j * ldc + MR - 1), _MM_HINT_T0);
+        }
+    }
+
+    /* The k loop, once with B rows contiguous (packed, rs_b = NR; or op(B) rows in place)
+     * and once with B read in place down its columns (rs_b = 1, cs_b = ldb). */
+#define KLOOP(CS)                                                                                  \
+    for (int64_t p = 0; p < k; p++) {                                                              \
+        __m512 a0 = _mm512_loadu_ps(a), a1 = _mm512_loadu_ps(a + 16);                              \
+        /* Both cache lines of the A step 8 iterations ahead (L2 -> L1). */                        \
+        _mm_prefetch((const char *)(a + 8 * cs_a), _MM_HINT_T0);                                   \
+        _mm_prefetch((const char *)(a + 8 * cs_a + 16), _MM_HINT_T0);                              \
+        _Pragma("GCC unroll 16") for (int j = 0; j < NR; j++) {                                    \
+            __m512 bj = _mm512_set1_ps(b[j * CS]);                                                 \
+            c0[j] = _mm512_fmadd_ps(a0, bj, c0[j]);                                                \
+            c1[j] = _mm512_fmadd_ps(a1, bj, c1[j]);                                                \
+        }                                                                                          \
+        a += cs_a;                                                                                 \
+        b += rs_b;                                                                                 \
+    }
+    if (cs_b == 1)
+        KLOOP(1)
+    else
+        KLOOP(cs_b)
+#undef KLOOP
+
+    /* Store: rows beyond m are masked off (masked loads never fault, so C's neighbours and
+     * guard pages are safe), columns beyond n are skipped; beta == 0 never reads C. Full and
+     * edge tiles take this same path. */
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    int64_t m0 = m < 16 ? m : 16, m1 = m > 16 ? m - 16 : 0;
+    __mmask16 k0 = (__mmask16)(m0 == 16 ? 0xFFFF : (1u << m0) - 1);
+    __mmask16 k1 = (__mmask16)(m1 >= 16 ? 0xFFFF : (1u << m1) - 1);
+#pragma GCC unroll 14
+    for (int j = 0; j < NR; j++) {
+        if (j >= n) break;
+        float *cj = c + j * ldc;
+        __m512 r0 = _mm512_mul_ps(va, c0[j]), r1 = _mm512_mul_ps(va, c1[j]);
+        if (beta != 0.0f) {
+            r0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(k0, cj), r0);
+            r1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(k1, cj + 16), r1);
+        }
+        _mm512_mask_storeu_ps(cj, k0, r0);
+        _mm512_mask_storeu_ps(cj + 16, k1, r1);
+    }
+}

@@ -1,0 +1,672 @@
+/* `nodescale compare A.json B.json ...`: several nodes or providers side by side.
+ *
+ * SemiAnalysis' ClusterMAX rating remarks that GEMM microbenchmarks rarely tell GPU cloud providers
+ * apart while memory, network and storage tests do. This command checks that claim on whatever
+ * inputs it is given: per benchmark id it lines up the inputs' rates, computes the spread across
+ * them (coefficient of variation, max/min) against the inputs' own run-to-run noise, sorts by
+ * spread, plots it with gnuplot, and states in one line which benchmark classes distinguish the
+ * inputs, from the data, whatever that turns out to be. Inputs are node results.json files or
+ * fleet.json files (a fleet counts as one input whose values are its node medians; --nodes
+ * expands it into one input per node). */
+#include "reports/compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/json.h"
+#include "harness/stats.h"
+
+const char *const ns_bench_classes[NS_NCLASSES] = {"gemm", "stream/bandwidth", "reduce", "peak",
+                                                    "allreduce"};
+
+const char *ns_bench_class(const char *family) {
+    if (!family) return "other";
+    if (!strcmp(family, "gemm")) return ns_bench_classes[0];
+    if (!strcmp(family, "stream")) return ns_bench_classes[1];
+    if (!strcmp(family, "reduce")) return ns_bench_classes[2];
+    if (!strcmp(family, "peak")) return ns_bench_classes[3];
+    if (!strcmp(family, "allreduce")) return ns_bench_classes[4];
+    return "other";
+}
+
+static int class_index(const char *cls) {
+    for (int i = 0; i < NS_NCLASSES; i++)
+        if (!strcmp(cls, ns_bench_classes[i])) return i;
+    return -1;
+}
+
+/* The class string interned in ns_bench_classes (or "other"), so sets never own it. */
+static const char *intern_class(const char *cls) {
+    int i = cls ? class_index(cls) : -1;
+    return i >= 0 ? ns_bench_classes[i] : "other";
+}
+
+static const char *intern_unit(const char *unit) {
+    return unit && !strcmp(unit, "GB/s") ? "GB/s" : "GFLOP/s";
+}
+
+double ns_result_rate(const json_t *r, const char **unit) {
+    const char *status = json_string_value(json_object_get(r, "status"));
+    if (status && strcmp(status, "ok") != 0) return NAN;
+    if (json_is_false(json_object_get(r, "validated"))) return NAN;
+    const char *family = json_string_value(json_object_get(r, "family"));
+    int bw_first = family && (!strcmp(family, "stream") || !strcmp(family, "reduce"));
+    double gb = ns_json_get_num(r, "gbytes_per_s"), gf = ns_json_get_num(r, "gflops");
+    double first = bw_first ? gb : gf, second = bw_first ? gf : gb;
+    int use_first = isfinite(first) && first > 0;
+    double v = use_first ? first : second;
+    if (!(isfinite(v) && v > 0)) return NAN;
+    *unit = (use_first == bw_first) ? "GB/s" : "GFLOP/s";
+    return v;
+}
+
+static int cmp_value_id(const void *a, const void *b) {
+    return strcmp(((const ns_bench_value *)a)->id, ((const ns_bench_value *)b)->id);
+}
+
+static int push_value(ns_bench_set *s, size_t *cap, const char *id, const char *cls,
+                      const char *unit, double value, double noise) {
+    if (s->n == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 64;
+        ns_bench_value *nv = realloc(s->v, ncap * sizeof *nv);
+        if (!nv) return -1;
+        s->v = nv;
+        *cap = ncap;
+    }
+    char *dup = strdup(id);
+    if (!dup) return -1;
+    s->v[s->n++] = (ns_bench_value){dup, intern_class(cls), intern_unit(unit), value, noise};
+    return 0;
+}
+
+/* Sorts by id and drops later duplicates (a malformed file must not count an id twice). */
+static void finish_set(ns_bench_set *s) {
+    if (s->n) qsort(s->v, s->n, sizeof *s->v, cmp_value_id);
+    size_t w = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (w && !strcmp(s->v[w - 1].id, s->v[i].id)) {
+            free(s->v[i].id);
+            continue;
+        }
+        s->v[w++] = s->v[i];
+    }
+    s->n = w;
+}
+
+static int set_labels(ns_bench_set *s, const json_t *root, const char *label) {
+    const char *host = json_string_value(json_object_get(json_object_get(root, "context"), "host"));
+    s->host = strdup(host ? host : "");
+    s->label = strdup(label ? label : (host && *host ? host : "input"));
+    return s->host && s->label ? 0 : -1;
+}
+
+/* The all-reduce busbw of a fleet file, one value per message size. */
+static int push_allreduce(ns_bench_set *s, size_t *cap, const json_t *root) {
+    json_t *rows = json_object_get(json_object_get(root, "collectives"), "allreduce");
+    size_t i;
+    json_t *row;
+    json_array_foreach(rows, i, row) {
+        double bytes = ns_json_get_num(row, "bytes"), bw = ns_json_get_num(row, "busbw_gbytes_per_s");
+        if (!(isfinite(bytes) && isfinite(bw) && bw > 0)) continue;
+        char id[64];
+        snprintf(id, sizeof id, "allreduce/busbw/bytes=%.0f", bytes);
+        if (push_value(s, cap, id, "allreduce", "GB/s", bw, NAN)) return -1;
+    }
+    return 0;
+}
+
+int ns_bench_set_from_json(const json_t *root, const char *label, ns_bench_set *out, char *err,
+                           size_t errlen) {
+    memset(out, 0, sizeof *out);
+    size_t cap = 0, i;
+    json_t *e;
+    const char *kind = json_string_value(json_object_get(root, "kind"));
+    out->is_fleet = kind && !strcmp(kind, "fleet");
+    out->nodes = 1;
+    if (set_labels(out, root, label)) goto oom;
+    if (out->is_fleet) {
+        json_t *nodes = json_object_get(root, "nodes");
+        int ok = 0;
+        json_array_foreach(nodes, i, e) {
+            const char *st = json_string_value(json_object_get(e, "status"));
+            ok += st && !strcmp(st, "ok");
+        }
+        out->nodes = ok;
+        json_array_foreach(json_object_get(root, "benchmarks"), i, e) {
+            const char *id = json_string_value(json_object_get(e, "id"));
+            double med = ns_json_get_num(e, "median");
+            if (!id || !(isfinite(med) && med > 0)) continue;
+            if (push_value(out, &cap, id, json_string_value(json_object_get(e, "class")),
+                           json_string_value(json_object_get(e, "unit")), med,
+                           ns_json_get_num(e, "noise")))
+                goto oom;
+        }
+        if (push_allreduce(out, &cap, root)) goto oom;
+    } else {
+        json_array_foreach(json_object_get(root, "results"), i, e) {
+            const char *id = json_string_value(json_object_get(e, "id"));
+            const char *unit = NULL;
+            double v = ns_result_rate(e, &unit);
+            if (!id || !isfinite(v)) continue;
+            double cv = ns_json_get_num(json_object_get(e, "time_s"), "cv");
+            const char *family = json_string_value(json_object_get(e, "family"));
+            if (push_value(out, &cap, id, ns_bench_class(family), unit, v, cv)) goto oom;
+        }
+    }
+    finish_set(out);
+    if (out->n == 0) {
+        snprintf(err, errlen, "%s: no measured benchmark in it (results[] empty or all null)",
+                 out->label);
+        ns_bench_set_free(out);
+        return -1;
+    }
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    ns_bench_set_free(out);
+    return -1;
+}
+
+int ns_bench_sets_per_node(const json_t *fleet, ns_bench_set **out, char *err, size_t errlen) {
+    json_t *nodes = json_object_get(fleet, "nodes"), *e;
+    size_t nn = json_array_size(nodes), i, cnt = 0;
+    ns_bench_set *sets = calloc(nn ? nn : 1, sizeof *sets);
+    size_t *caps = calloc(nn ? nn : 1, sizeof *caps);
+    if (!sets || !caps) goto oom;
+    json_array_foreach(nodes, i, e) {
+        const char *name = json_string_value(json_object_get(e, "name"));
+        const char *st = json_string_value(json_object_get(e, "status"));
+        if (!name || !st || strcmp(st, "ok") != 0) continue;
+        ns_bench_set *s = &sets[cnt++];
+        s->label = strdup(name);
+        const char *host = json_string_value(json_object_get(e, "host"));
+        s->host = strdup(host ? host : "");
+        s->nodes = 1;
+        if (!s->label || !s->host) goto oom;
+    }
+    json_array_foreach(json_object_get(fleet, "benchmarks"), i, e) {
+        const char *id = json_string_value(json_object_get(e, "id"));
+        json_t *vals = json_object_get(e, "values");
+        if (!id) continue;
+        for (size_t k = 0; k < cnt; k++) {
+            double v = ns_json_get_num(vals, sets[k].label);
+            if (!(isfinite(v) && v > 0)) continue;
+            if (push_value(&sets[k], &caps[k], id, json_string_value(json_object_get(e, "class")),
+                           json_string_value(json_object_get(e, "unit")), v, NAN))
+                goto oom;
+        }
+    }
+    for (size_t k = 0; k < cnt; k++) finish_set(&sets[k]);
+    free(caps);
+    if (cnt == 0) {
+        free(sets);
+        snprintf(err, errlen, "the fleet file has no node with status \"ok\"");
+        return -1;
+    }
+    *out = sets;
+    return (int)cnt;
+oom:
+    snprintf(err, errlen, "out of memory");
+    for (size_t k = 0; sets && k < cnt; k++) ns_bench_set_free(&sets[k]);
+    free(sets);
+    free(caps);
+    return -1;
+}
+
+void ns_bench_set_free(ns_bench_set *s) {
+    for (size_t i = 0; i < s->n; i++) free(s->v[i].id);
+    free(s->v);
+    free(s->label);
+    free(s->host);
+    memset(s, 0, sizeof *s);
+}
+
+static const ns_bench_value *find_value(const ns_bench_set *s, const char *id) {
+    ns_bench_value key = {.id = (char *)id};
+    return s->n ? bsearch(&key, s->v, s->n, sizeof *s->v, cmp_value_id) : NULL;
+}
+
+static int cmp_row_spread(const void *a, const void *b) {
+    const ns_compare_row *x = a, *y = b;
+    if (x->max_over_min != y->max_over_min) return x->max_over_min < y->max_over_min ? 1 : -1;
+    return strcmp(x->id, y->id);
+}
+
+int ns_compare_build(const ns_bench_set *sets, size_t nsets, double min_spread, ns_compare *c) {
+    memset(c, 0, sizeof *c);
+    c->nsets = nsets;
+    size_t cap = 0;
+    for (size_t s = 0; s < nsets; s++) {
+        for (size_t j = 0; j < sets[s].n; j++) {
+            const ns_bench_value *bv = &sets[s].v[j];
+            /* Each id once: skip it if an earlier set already holds it. */
+            int seen = 0;
+            for (size_t t = 0; t < s && !seen; t++) seen = find_value(&sets[t], bv->id) != NULL;
+            if (seen) continue;
+            double *vals = malloc(nsets * sizeof *vals);
+            if (!vals) goto oom;
+            double present[nsets ? nsets : 1], noise = NAN;
+            int np = 0;
+            for (size_t t = 0; t < nsets; t++) {
+                const ns_bench_value *o = find_value(&sets[t], bv->id);
+                vals[t] = o ? o->value : NAN;
+                if (!o) continue;
+                present[np++] = o->value;
+                if (isfinite(o->noise) && !(o->noise <= noise)) noise = o->noise;
+            }
+            if (np < 2) {
+                free(vals);
+                continue;
+            }
+            if (c->nrows == cap) {
+                size_t ncap = cap ? 2 * cap : 64;
+                ns_compare_row *nr = realloc(c->rows, ncap * sizeof *nr);
+                if (!nr) {
+                    free(vals);
+                    goto oom;
+                }
+                c->rows = nr;
+                cap = ncap;
+            }
+            ns_stats st;
+            ns_stats_compute(present, (size_t)np, &st);
+            ns_compare_row *r = &c->rows[c->nrows++];
+            *r = (ns_compare_row){.id = bv->id, .cls = bv->cls, .unit = bv->unit, .values = vals,
+                                  .present = np, .cv = st.cv, .max_over_min = st.max / st.min,
+                                  .noise = noise};
+            r->threshold = isfinite(noise) && 3.0 * noise > min_spread ? 3.0 * noise : min_spread;
+            r->distinguishes = r->max_over_min - 1.0 > r->threshold;
+            int ci = class_index(r->cls);
+            if (ci >= 0) {
+                c->class_total[ci]++;
+                c->class_distinct[ci] += r->distinguishes;
+            }
+        }
+    }
+    if (c->nrows) qsort(c->rows, c->nrows, sizeof *c->rows, cmp_row_spread);
+    return 0;
+oom:
+    ns_compare_free(c);
+    return -1;
+}
+
+void ns_compare_verdict(const ns_compare *c, char *line, size_t len) {
+    char yes[512] = "", no[512] = "", none[256] = "";
+    for (int i = 0; i < NS_NCLASSES; i++) {
+        char item[96];
+        if (c->class_total[i] == 0) {
+            snprintf(item, sizeof item, "%s%s", *none ? ", " : "", ns_bench_classes[i]);
+            strncat(none, item, sizeof none - strlen(none) - 1);
+            continue;
+        }
+        int distinct = 2 * c->class_distinct[i] >= c->class_total[i];
+        char *dst = distinct ? yes : no;
+        snprintf(item, sizeof item, "%s%s (%d/%d)", *dst ? ", " : "", ns_bench_classes[i],
+                 c->class_distinct[i], c->class_total[i]);
+        strncat(dst, item, (distinct ? sizeof yes : sizeof no) - strlen(dst) - 1);
+    }
+    snprintf(line, len,
+             "Distinguish the %zu inputs: %s; do not: %s%s%s. (n/m = benchmarks whose max/min "
+             "exceeds max(min spread, 3x run-to-run noise) / benchmarks compared)",
+             c->nsets, *yes ? yes : "none", *no ? no : "none", *none ? "; not measured in >= 2 "
+                                                                      "inputs: "
+                                                                    : "",
+             none);
+}
+
+void ns_compare_free(ns_compare *c) {
+    for (size_t i = 0; i < c->nrows; i++) free(c->rows[i].values);
+    free(c->rows);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- the command ---------------------------------------------------------------------------- */
+
+static const char *compare_help =
+    "usage: nodescale compare [options] A.json B.json [...]\n"
+    "  Several nodes or providers side by side: per benchmark, the inputs' rates, the spread\n"
+    "  across them (CV, max/min) sorted by spread, a gnuplot plot, and one line saying which\n"
+    "  benchmark classes (gemm, stream/bandwidth, reduce, peak, allreduce) distinguish the inputs.\n"
+    "  Inputs: node results.json files or fleet.json files (a fleet = one input, its node\n"
+    "  medians). A benchmark distinguishes the inputs when max/min - 1 exceeds\n"
+    "  max(--min-spread, 3 x the largest run-to-run noise among the inputs); a class does when\n"
+    "  at least half of its benchmarks do.\n"
+    "options:\n"
+    "  --out DIR         write compare.md, compare.json, compare.dat, compare.gp, compare.svg\n"
+    "                    (default results/compare-<UTC time>)\n"
+    "  --labels A,B,...  names of the inputs in the report (default: their hosts)\n"
+    "  --nodes           expand each fleet.json into one input per node\n"
+    "  --min-spread X    smallest relative difference counted as real (default 0.05)\n";
+
+int ns_write_text_atomic(const char *path, const char *text, char *err, size_t errlen) {
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    int bad = fputs(text, f) < 0;
+    bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int ns_mkdir_p(const char *dir) {
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+static void fmt_num(char *buf, size_t len, double v) {
+    if (!isfinite(v))
+        snprintf(buf, len, "—");
+    else
+        snprintf(buf, len, "%.4g", v);
+}
+
+static char *render_markdown(const ns_bench_set *sets, const ns_compare *c, const char *verdict) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    fprintf(f, "# nodescale compare: %zu inputs side by side\n\n", c->nsets);
+    fprintf(f, "**%s**\n\n", verdict);
+    fprintf(f, "| input | host | nodes | benchmarks |\n|---|---|---|---|\n");
+    for (size_t s = 0; s < c->nsets; s++)
+        fprintf(f, "| %s | %s | %d%s | %zu |\n", sets[s].label, sets[s].host, sets[s].nodes,
+                sets[s].is_fleet ? " (fleet medians)" : "", sets[s].n);
+    fprintf(f, "\nRates per benchmark (higher is better; 1 GB = 1e9 B), sorted by spread. "
+               "CV = sample stddev/mean across the inputs; noise = the largest run-to-run CV "
+               "(node) or node-to-node robust CV (fleet) among the inputs.\n\n");
+    fprintf(f, "| benchmark | class | unit |");
+    for (size_t s = 0; s < c->nsets; s++) fprintf(f, " %s |", sets[s].label);
+    fprintf(f, " CV | max/min | noise | differ? |\n|---|---|---|");
+    for (size_t s = 0; s < c->nsets; s++) fprintf(f, "---:|");
+    fprintf(f, "---:|---:|---:|---|\n");
+    for (size_t i = 0; i < c->nrows; i++) {
+        const ns_compare_row *r = &c->rows[i];
+        char a[32], b[32], d[32];
+        fprintf(f, "| `%s` | %s | %s |", r->id, r->cls, r->unit);
+        for (size_t s = 0; s < c->nsets; s++) {
+            fmt_num(a, sizeof a, r->values[s]);
+            fprintf(f, " %s |", a);
+        }
+        fmt_num(a, sizeof a, r->cv);
+        fmt_num(b, sizeof b, r->max_over_min);
+        fmt_num(d, sizeof d, r->noise);
+        fprintf(f, " %s | %s | %s | %s |\n", a, b, d, r->distinguishes ? "yes" : "no");
+    }
+    fprintf(f, "\nPlot: compare.svg (max/min - 1 per benchmark, by class).\n");
+    fclose(f);
+    return buf;
+}
+
+static json_t *render_json(const ns_bench_set *sets, const ns_compare *c, const char *verdict,
+                           double min_spread) {
+    json_t *root = json_object(), *inputs = json_array(), *rows = json_array(),
+           *classes = json_array();
+    json_object_set_new(root, "schema", json_string(NS_SCHEMA));
+    json_object_set_new(root, "kind", json_string("compare"));
+    ns_json_set_num(root, "min_spread", min_spread, NULL);
+    json_object_set_new(root, "verdict", json_string(verdict));
+    for (size_t s = 0; s < c->nsets; s++) {
+        json_t *in = json_object();
+        ns_json_set_str(in, "label", sets[s].label);
+        ns_json_set_str(in, "host", sets[s].host);
+        json_object_set_new(in, "is_fleet", json_boolean(sets[s].is_fleet));
+        ns_json_set_int(in, "nodes", sets[s].nodes);
+        json_array_append_new(inputs, in);
+    }
+    for (int i = 0; i < NS_NCLASSES; i++) {
+        json_t *cl = json_object();
+        ns_json_set_str(cl, "class", ns_bench_classes[i]);
+        ns_json_set_int(cl, "benchmarks", c->class_total[i]);
+        ns_json_set_int(cl, "distinguishing", c->class_distinct[i]);
+        json_object_set_new(cl, "distinguishes",
+                            c->class_total[i] ? json_boolean(2 * c->class_distinct[i] >=
+                                                             c->class_total[i])
+                                              : json_null());
+        json_array_append_new(classes, cl);
+    }
+    for (size_t i = 0; i < c->nrows; i++) {
+        const ns_compare_row *r = &c->rows[i];
+        json_t *o = json_object(), *vals = json_array();
+        ns_json_set_str(o, "id", r->id);
+        ns_json_set_str(o, "class", r->cls);
+        ns_json_set_str(o, "unit", r->unit);
+        for (size_t s = 0; s < c->nsets; s++)
+            json_array_append_new(vals, isfinite(r->values[s]) ? json_real(r->values[s])
+                                                               : json_null());
+        json_object_set_new(o, "values", vals);
+        ns_json_set_num(o, "cv", r->cv, "fewer than 2 inputs");
+        ns_json_set_num(o, "max_over_min", r->max_over_min, "fewer than 2 inputs");
+        json_object_set_new(o, "noise", isfinite(r->noise) ? json_real(r->noise) : json_null());
+        ns_json_set_num(o, "threshold", r->threshold, NULL);
+        json_object_set_new(o, "distinguishes", json_boolean(r->distinguishes));
+        json_array_append_new(rows, o);
+    }
+    json_object_set_new(root, "inputs", inputs);
+    json_object_set_new(root, "classes", classes);
+    json_object_set_new(root, "benchmarks", rows);
+    return root;
+}
+
+/* compare.dat (index, spread %, class index, id) and compare.gp; runs gnuplot if present. */
+static void write_plot(const char *dir, const ns_compare *c, FILE *msg) {
+    char path[8192], err[512];
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return;
+    fprintf(f, "# index  spread_percent(max/min-1)  class_index  threshold_percent  id\n");
+    for (size_t i = 0; i < c->nrows; i++)
+        fprintf(f, "%zu %.6g %d %.6g %s\n", i, 100.0 * (c->rows[i].max_over_min - 1.0),
+                class_index(c->rows[i].cls), 100.0 * c->rows[i].threshold, c->rows[i].id);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/compare.dat", dir);
+    int bad = ns_write_text_atomic(path, buf, err, sizeof err);
+    free(buf);
+    if (bad) {
+        fprintf(msg, "nodescale compare: warning: %s\n", err);
+        return;
+    }
+    const char *gp =
+        "# nodescale compare: spread across inputs per benchmark (gnuplot compare.gp)\n"
+        "set terminal svg size 1200,600 dynamic font 'sans,10'\n"
+        "set output 'compare.svg'\n"
+        "set title 'Spread across inputs per benchmark (sorted); bars above the dots differ'\n"
+        "set ylabel 'max/min - 1 (%)'\n"
+        "set xlabel 'benchmark (see compare.md for ids, same order)'\n"
+        "set style fill solid 0.8\nset boxwidth 0.8\nset grid ytics\nset key top right\n"
+        "set yrange [0:*]\n"
+        "plot for [k=0:4] 'compare.dat' using ($3==k ? $1 : 1/0):2 with boxes "
+        "title word('gemm stream/bandwidth reduce peak allreduce', k+1), \\\n"
+        "     'compare.dat' using 1:4 with points pt 7 ps 0.5 lc rgb 'black' "
+        "title 'threshold (max(min spread, 3x noise))'\n";
+    snprintf(path, sizeof path, "%s/compare.gp", dir);
+    if (ns_write_text_atomic(path, gp, err, sizeof err)) {
+        fprintf(msg, "nodescale compare: warning: %s\n", err);
+        return;
+    }
+    char cmd[8300];
+    snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot compare.gp 2>/dev/null", dir);
+    if (c->nrows == 0 || system(cmd) != 0)
+        fprintf(msg, "nodescale compare: note: no plot (gnuplot missing or nothing to plot); "
+                     "compare.gp and compare.dat are written\n");
+}
+
+int ns_cmd_compare(int argc, char **argv) {
+    const char *cmd = "compare", *out = NULL, *labels = NULL, *val;
+    double min_spread = 0.05;
+    int per_node = 0, rc = NS_EXIT_USAGE;
+    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    size_t npaths = 0;
+    if (!paths) return ns_usage_error(cmd, "out of memory");
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(compare_help, stdout);
+            free(paths);
+            return NS_EXIT_OK;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--out", &val))) {
+            if (m < 0) goto missing_value;
+            out = val;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--labels", &val))) {
+            if (m < 0) goto missing_value;
+            labels = val;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--min-spread", &val))) {
+            if (m < 0) goto missing_value;
+            if (ns_parse_double(val, 0.0, 10.0, &min_spread)) {
+                free(paths);
+                return ns_usage_error(cmd, "--min-spread: '%s' is not a number in [0, 10]", val);
+            }
+        } else if (!strcmp(argv[i], "--nodes")) {
+            per_node = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            free(paths);
+            return ns_usage_error(cmd, "unknown option '%s' (see --help)", argv[i]);
+        } else {
+            paths[npaths++] = argv[i];
+        }
+    }
+    if (npaths < 1) {
+        free(paths);
+        return ns_usage_error(cmd, "give at least two results or fleet files (see --help)");
+    }
+
+    /* Load every input before writing anything. */
+    char err[1024];
+    ns_bench_set *sets = NULL;
+    size_t nsets = 0, cap = 0;
+    char *lab = labels ? strdup(labels) : NULL, *save = NULL;
+    char *next_label = lab ? strtok_r(lab, ",", &save) : NULL;
+    for (size_t p = 0; p < npaths; p++) {
+        json_t *root = ns_json_load_results(paths[p], err, sizeof err);
+        if (!root) {
+            ns_usage_error(cmd, "%s", err);
+            goto done;
+        }
+        const char *kind = json_string_value(json_object_get(root, "kind"));
+        int fleet = kind && !strcmp(kind, "fleet");
+        ns_bench_set *add = NULL;
+        int nadd = 1;
+        if (fleet && per_node) {
+            nadd = ns_bench_sets_per_node(root, &add, err, sizeof err);
+        } else {
+            add = calloc(1, sizeof *add);
+            if (!add || ns_bench_set_from_json(root, next_label, add, err, sizeof err)) nadd = -1;
+            if (next_label) next_label = strtok_r(NULL, ",", &save);
+        }
+        json_decref(root);
+        if (nadd < 0) {
+            free(add);
+            ns_usage_error(cmd, "%s: %s", paths[p], err);
+            goto done;
+        }
+        if (nsets + (size_t)nadd > cap) {
+            cap = 2 * (nsets + (size_t)nadd);
+            ns_bench_set *ns = realloc(sets, cap * sizeof *ns);
+            if (!ns) {
+                free(add);
+                ns_usage_error(cmd, "out of memory");
+                goto done;
+            }
+            sets = ns;
+        }
+        memcpy(&sets[nsets], add, (size_t)nadd * sizeof *add);
+        nsets += (size_t)nadd;
+        free(add);
+    }
+    if (nsets < 2) {
+        ns_usage_error(cmd, "only %zu input to compare; give at least two (or --nodes with a "
+                            "fleet of two or more)",
+                       nsets);
+        goto done;
+    }
+    /* Duplicate labels make columns ambiguous: suffix them with their position. */
+    for (size_t s = 1; s < nsets; s++)
+        for (size_t t = 0; t < s; t++)
+            if (!strcmp(sets[s].label, sets[t].label)) {
+                char buf[512];
+                snprintf(buf, sizeof buf, "%s#%zu", sets[s].label, s + 1);
+                free(sets[s].label);
+                sets[s].label = strdup(buf);
+                break;
+            }
+
+    ns_compare c;
+    if (ns_compare_build(sets, nsets, min_spread, &c)) {
+        ns_usage_error(cmd, "out of memory");
+        goto done;
+    }
+    if (c.nrows == 0) {
+        ns_usage_error(cmd, "the inputs have no benchmark id in common; nothing to compare");
+        ns_compare_free(&c);
+        goto done;
+    }
+    char verdict[1536];
+    ns_compare_verdict(&c, verdict, sizeof verdict);
+
+    char dir[4096];
+    if (out) {
+        snprintf(dir, sizeof dir, "%s", out);
+    } else {
+        char stamp[32];
+        time_t now = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
+        snprintf(dir, sizeof dir, "results/compare-%s", stamp);
+    }
+    if (ns_mkdir_p(dir)) {
+        ns_usage_error(cmd, "cannot create %s: %s", dir, strerror(errno));
+        ns_compare_free(&c);
+        goto done;
+    }
+    char *md = render_markdown(sets, &c, verdict);
+    json_t *js = render_json(sets, &c, verdict, min_spread);
+    char path[4200];
+    int bad = 0;
+    snprintf(path, sizeof path, "%s/compare.json", dir);
+    bad |= ns_json_write_atomic(js, path, err, sizeof err);
+    snprintf(path, sizeof path, "%s/compare.md", dir);
+    bad |= !md || ns_write_text_atomic(path, md, err, sizeof err);
+    json_decref(js);
+    if (bad) {
+        ns_usage_error(cmd, "%s", md ? err : "out of memory");
+    } else {
+        write_plot(dir, &c, stderr);
+        fputs(md, stdout);
+        fprintf(stderr, "nodescale compare: wrote %s/compare.{md,json,dat,gp,svg}\n", dir);
+        rc = NS_EXIT_OK;
+    }
+    free(md);
+    ns_compare_free(&c);
+done:
+    for (size_t s = 0; s < nsets; s++) ns_bench_set_free(&sets[s]);
+    free(sets);
+    free(lab);
+    free(paths);
+    return rc;
+missing_value:
+    free(paths);
+    return ns_usage_error(cmd, "%s needs a value", argv[argc - 1]); /* only the last can lack one */
+}

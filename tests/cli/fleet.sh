@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# `mpirun -np 2|3 nodescale fleet` on localhost, nodes read from the synthetic fixtures
+# (tests/fixtures/fleet, not measurements) so the test is fast and its stragglers known:
+# the folder layout, fleet.json (nodes, stragglers, collectives with busbw, allreduce.fit),
+# report.md, --fail-on-straggler's exit status, idle ranks under --ranks-per-node, usage errors.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/cli/lib/mpi.sh
+common=(--quick --max-bytes 256KiB --from-results "$fixtures/node%r.json")
+
+# 1. two ranks, both measuring: complete, collectives over 2 ranks, α–β fit present.
+timeout 120 $MPIRUN -np 2 $bin fleet "${common[@]}" --ranks-per-node 2 --out "$tmp/a" \
+  >"$tmp/a.out" 2>"$tmp/a.err"
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: np 2 exit $rc"; tail -n 20 "$tmp/a.err"; fail=1; }
+for f in fleet.json report.md "nodes/$host-r0/results.json" "nodes/$host-r1/results.json"; do
+  [ -s "$tmp/a/$f" ] || { echo "FAIL: np 2: $f missing"; fail=1; }
+done
+jq -e '.schema == "nodescale/1" and .kind == "fleet" and .status == "complete"
+       and .node_counts.ok == 2 and .collectives.ranks == 2
+       and (.collectives.allreduce | length) >= 10
+       and all(.collectives[("allreduce","reduce_scatter","allgather")][];
+               .validated and .busbw_gbytes_per_s > 0 and .time_s.min <= .time_s.max)
+       and (.allreduce.fit.alpha_s >= 0) and (.allreduce.fit.beta_s_per_byte > 0)
+       and (.collectives.busbw_convention | test("2\\(n-1\\)/n"))' "$tmp/a/fleet.json" >/dev/null ||
+  { echo "FAIL: np 2 fleet.json content"; fail=1; }
+# busbw = algbw * 2(n-1)/n = algbw for n = 2 (all-reduce), algbw / 2 for all-gather.
+jq -e 'all(.collectives.allreduce[]; (.busbw_gbytes_per_s - .algbw_gbytes_per_s) | fabs < 1e-9)
+       and all(.collectives.allgather[]; (.busbw_gbytes_per_s * 2 - .algbw_gbytes_per_s) | fabs < 1e-9)' \
+  "$tmp/a/fleet.json" >/dev/null || { echo "FAIL: busbw factors"; fail=1; }
+grep -q 'All-reduce α–β fit' "$tmp/a/report.md" || { echo "FAIL: report lacks the fit"; fail=1; }
+grep -q 'No straggler' "$tmp/a/report.md" || { echo "FAIL: report: straggler section"; fail=1; }
+ls "$tmp/a" | grep -q '\.tmp' && { echo "FAIL: temporary files left"; fail=1; }
+
+# 2. three ranks, rank 2 slow on stream and reduce: named with those benchmarks; exit 0 without
+#    --fail-on-straggler, 1 with it.
+timeout 120 $MPIRUN -np 3 $bin fleet "${common[@]}" --ranks-per-node 3 --out "$tmp/b" \
+  >"$tmp/b.out" 2>"$tmp/b.err"
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: np 3 exit $rc"; tail -n 20 "$tmp/b.err"; fail=1; }
+jq -e --arg n "$host-r2" '.stragglers.flagged_nodes == 1 and .stragglers.flagged[0].name == $n
+       and ([.stragglers.flagged[0].benchmarks[].id] | sort ==
+            ["reduce_dot/avx512/dp/t2/n=4194304","reduce_sum/avx512/dp/t2/n=4194304",
+             "stream_copy/avx512/dp/t2/n=4194304","stream_triad/avx512/dp/t2/n=4194304"])
+       and .collectives.ranks == 3' "$tmp/b/fleet.json" >/dev/null ||
+  { echo "FAIL: np 3 straggler not named with its benchmarks"; fail=1; }
+grep -q "1 straggler node(s):\*\* $host-r2" "$tmp/b/report.md" ||
+  { echo "FAIL: report does not name the straggler"; fail=1; }
+timeout 120 $MPIRUN -np 3 $bin fleet "${common[@]}" --ranks-per-node 3 --no-collectives \
+  --fail-on-straggler --out "$tmp/c" >"$tmp/c.out" 2>"$tmp/c.err"
+rc=$?
+[ $rc -eq 1 ] || { echo "FAIL: --fail-on-straggler exit $rc, want 1"; fail=1; }
+grep -q 'straggler node(s) flagged' "$tmp/c.err" || { echo "FAIL: no straggler message"; fail=1; }
+
+# 3. default --ranks-per-node 1 on one host: rank 1 idles, one node, no collectives.
+timeout 120 $MPIRUN -np 2 $bin fleet "${common[@]}" --out "$tmp/d" >"$tmp/d.out" 2>"$tmp/d.err"
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: rpn 1 exit $rc"; tail -n 20 "$tmp/d.err"; fail=1; }
+jq -e --arg h "$host" '.node_counts.ok == 1 and .node_counts.idle == 1 and .nodes[0].name == $h
+       and .allreduce.fit.alpha_s == null and (.collectives | not)' "$tmp/d/fleet.json" >/dev/null ||
+  { echo "FAIL: rpn 1 roles"; fail=1; }
+
+# 4. usage errors: exit 2, one line, nothing launched.
+for args in "--timeout-s abc" "--ranks-per-node 0" "--bogus" "--max-bytes 1x" "--out"; do
+  $bin fleet $args >"$tmp/u.out" 2>"$tmp/u.err"
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/u.err")" -eq 1 ] && grep -q '^nodescale fleet: error: ' "$tmp/u.err" ||
+    { echo "FAIL: fleet $args: exit $rc"; cat "$tmp/u.err"; fail=1; }
+done
+$bin fleet --help | grep -q 'mpirun -np N nodescale fleet' || { echo "FAIL: --help"; fail=1; }
+
+[ $fail -eq 0 ] && echo "fleet: ok"
+exit $fail

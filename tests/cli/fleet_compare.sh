@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# `nodescale compare` on the synthetic provider fixtures (tests/fixtures/fleet, not
+# measurements: peak and GEMM within 1.5%, stream and reduce 15-35% apart): the verdict line
+# follows the data, rows are sorted by spread, the files and the plot are written, a fleet.json
+# is accepted as an input (and expanded per node with --nodes), bad input exits 2.
+set -u
+cd "$(dirname "$0")/../.."
+bin=bin/nodescale
+[ -x "$bin" ] || { echo "skip: $bin not built"; exit 77; }
+command -v jq >/dev/null || { echo "skip: jq not installed (scripts/install-deps.sh)"; exit 77; }
+fx=tests/fixtures/fleet
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+$bin compare $fx/provider_x.json $fx/provider_y.json $fx/provider_z.json --out "$tmp/c" \
+  >"$tmp/c.md" 2>"$tmp/c.err"
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: exit $rc"; cat "$tmp/c.err"; fail=1; }
+grep -q 'Distinguish the 3 inputs: stream/bandwidth (2/2), reduce (2/2); do not: gemm (0/2), peak (0/2)' \
+  "$tmp/c.md" || { echo "FAIL: verdict line"; grep Distinguish "$tmp/c.md"; fail=1; }
+jq -e '(.benchmarks | length) == 8
+       and ([.benchmarks[].max_over_min] | . == (sort | reverse))
+       and ([.classes[] | select(.class == "gemm")][0].distinguishes == false)
+       and ([.classes[] | select(.class == "allreduce")][0].distinguishes == null)' \
+  "$tmp/c/compare.json" >/dev/null || { echo "FAIL: compare.json"; fail=1; }
+for f in compare.md compare.dat compare.gp; do [ -s "$tmp/c/$f" ] || { echo "FAIL: $f"; fail=1; }; done
+if command -v gnuplot >/dev/null; then
+  grep -q '<svg' "$tmp/c/compare.svg" || { echo "FAIL: compare.svg"; fail=1; }
+fi
+cmp -s "$tmp/c.md" "$tmp/c/compare.md" || { echo "FAIL: stdout differs from compare.md"; fail=1; }
+
+# --labels names the columns.
+$bin compare --labels X,Y $fx/provider_x.json $fx/provider_y.json --out "$tmp/l" >"$tmp/l.md" 2>/dev/null
+grep -q '| benchmark | class | unit | X | Y |' "$tmp/l.md" || { echo "FAIL: --labels"; fail=1; }
+
+# A fleet file (3 nodes of fixtures, no collectives) as one input, and per node.
+if command -v mpirun >/dev/null; then
+  root=""; [ "$(id -u)" = 0 ] && root=--allow-run-as-root
+  if OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 60 mpirun $root --oversubscribe -np 3 \
+       $bin fleet --quick --no-collectives --ranks-per-node 3 --from-results "$fx/node%r.json" \
+       --out "$tmp/f" >/dev/null 2>&1; then
+    $bin compare "$tmp/f/fleet.json" $fx/provider_x.json --out "$tmp/fc" >"$tmp/fc.md" 2>"$tmp/fc.err" ||
+      { echo "FAIL: compare with a fleet.json"; cat "$tmp/fc.err"; fail=1; }
+    grep -q '3 (fleet medians)' "$tmp/fc.md" || { echo "FAIL: fleet input not shown as medians"; fail=1; }
+    $bin compare --nodes "$tmp/f/fleet.json" --out "$tmp/fn" >"$tmp/fn.md" 2>/dev/null ||
+      { echo "FAIL: --nodes"; fail=1; }
+    jq -e '(.inputs | length) == 3' "$tmp/fn/compare.json" >/dev/null || { echo "FAIL: --nodes inputs"; fail=1; }
+  else
+    echo "note: mpirun could not start; fleet-input part not run"
+  fi
+fi
+
+# Bad input: exit 2, one line, nothing written.
+echo '{"schema":"other"}' >"$tmp/bad.json"
+for args in "$fx/provider_x.json" "$fx/provider_x.json $tmp/bad.json" "$fx/provider_x.json $tmp/none.json" \
+            "--min-spread x $fx/provider_x.json $fx/provider_y.json" "--bogus"; do
+  $bin compare $args --out "$tmp/bad" >"$tmp/b.out" 2>"$tmp/b.err"
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/b.err")" -eq 1 ] && grep -q '^nodescale compare: error: ' "$tmp/b.err" ||
+    { echo "FAIL: compare $args: exit $rc"; cat "$tmp/b.err"; fail=1; }
+  [ -e "$tmp/bad" ] && { echo "FAIL: compare $args wrote output"; fail=1; }
+done
+
+[ $fail -eq 0 ] && echo "fleet_compare: ok"
+exit $fail
