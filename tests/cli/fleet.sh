@@ -25,8 +25,10 @@ jq -e '.schema == "nodescale/1" and .kind == "fleet" and .status == "complete"
        and (.collectives.busbw_convention | test("2\\(n-1\\)/n"))' "$tmp/a/fleet.json" >/dev/null ||
   { echo "FAIL: np 2 fleet.json content"; fail=1; }
 # busbw = algbw * 2(n-1)/n = algbw for n = 2 (all-reduce), algbw / 2 for all-gather.
-jq -e 'all(.collectives.allreduce[]; (.busbw_gbytes_per_s - .algbw_gbytes_per_s) | fabs < 1e-9)
-       and all(.collectives.allgather[]; (.busbw_gbytes_per_s * 2 - .algbw_gbytes_per_s) | fabs < 1e-9)' \
+# (fleet.json holds 10 significant digits: compare relatively.)
+jq -e 'def near(a; b): ((a - b) | fabs) <= 1e-8 * (b | fabs);
+       all(.collectives.allreduce[]; near(.busbw_gbytes_per_s; .algbw_gbytes_per_s))
+       and all(.collectives.allgather[]; near(.busbw_gbytes_per_s * 2; .algbw_gbytes_per_s))' \
   "$tmp/a/fleet.json" >/dev/null || { echo "FAIL: busbw factors"; fail=1; }
 grep -q 'All-reduce α–β fit' "$tmp/a/report.md" || { echo "FAIL: report lacks the fit"; fail=1; }
 grep -q 'No straggler' "$tmp/a/report.md" || { echo "FAIL: report: straggler section"; fail=1; }
