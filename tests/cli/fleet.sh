@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 common=(--quick --max-bytes 256KiB --from-results "$fixtures/node%r.json")
 
 # 1. two ranks, both measuring: complete, collectives over 2 ranks, α–β fit present.
-timeout 120 $MPIRUN -np 2 $bin fleet "${common[@]}" --ranks-per-node 2 --out "$tmp/a" \
+timeout -k 2 120 $MPIRUN -np 2 $bin fleet "${common[@]}" --ranks-per-node 2 --out "$tmp/a" \
   >"$tmp/a.out" 2>"$tmp/a.err"
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: np 2 exit $rc"; tail -n 20 "$tmp/a.err"; fail=1; }
@@ -36,7 +36,7 @@ ls "$tmp/a" | grep -q '\.tmp' && { echo "FAIL: temporary files left"; fail=1; }
 
 # 2. three ranks, rank 2 slow on stream and reduce: named with those benchmarks; exit 0 without
 #    --fail-on-straggler, 1 with it.
-timeout 120 $MPIRUN -np 3 $bin fleet "${common[@]}" --ranks-per-node 3 --out "$tmp/b" \
+timeout -k 2 120 $MPIRUN -np 3 $bin fleet "${common[@]}" --ranks-per-node 3 --out "$tmp/b" \
   >"$tmp/b.out" 2>"$tmp/b.err"
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: np 3 exit $rc"; tail -n 20 "$tmp/b.err"; fail=1; }
@@ -48,14 +48,14 @@ jq -e --arg n "$host-r2" '.stragglers.flagged_nodes == 1 and .stragglers.flagged
   { echo "FAIL: np 3 straggler not named with its benchmarks"; fail=1; }
 grep -q "1 straggler node(s):\*\* $host-r2" "$tmp/b/report.md" ||
   { echo "FAIL: report does not name the straggler"; fail=1; }
-timeout 120 $MPIRUN -np 3 $bin fleet "${common[@]}" --ranks-per-node 3 --no-collectives \
+timeout -k 2 120 $MPIRUN -np 3 $bin fleet "${common[@]}" --ranks-per-node 3 --no-collectives \
   --fail-on-straggler --out "$tmp/c" >"$tmp/c.out" 2>"$tmp/c.err"
 rc=$?
 [ $rc -eq 1 ] || { echo "FAIL: --fail-on-straggler exit $rc, want 1"; fail=1; }
 grep -q 'straggler node(s) flagged' "$tmp/c.err" || { echo "FAIL: no straggler message"; fail=1; }
 
 # 3. default --ranks-per-node 1 on one host: rank 1 idles, one node, no collectives.
-timeout 120 $MPIRUN -np 2 $bin fleet "${common[@]}" --out "$tmp/d" >"$tmp/d.out" 2>"$tmp/d.err"
+timeout -k 2 120 $MPIRUN -np 2 $bin fleet "${common[@]}" --out "$tmp/d" >"$tmp/d.out" 2>"$tmp/d.err"
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: rpn 1 exit $rc"; tail -n 20 "$tmp/d.err"; fail=1; }
 jq -e --arg h "$host" '.node_counts.ok == 1 and .node_counts.idle == 1 and .nodes[0].name == $h
