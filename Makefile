@@ -86,7 +86,7 @@ lib/libnodescale.a: $(LIB_OBJ)
 
 lib/libnodescale.so: $(LIB_OBJ)
 	@mkdir -p lib
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnodescale.so.0 -o $@ $^ -lm
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnodescale.so.0 -o $@ $^ -lhwloc -ldl -lm
 
 $(BIN)/tests/%: tests/unit/%.c $(APP_OBJ) $(LIB_OBJ)
 	@mkdir -p $(dir $@) $(BDIR)/tests
@@ -103,7 +103,7 @@ run: deps
 
 # Every test: unit and kernel tests (cmocka), CLI and end-to-end scripts, then the sanitizer
 # build of the tests named in SAN_TESTS. scripts/run-tests.sh prints "N passed, N failed".
-SAN_TESTS ?= test_gemm test_reduce test_stats test_json
+SAN_TESTS ?= test_gemm test_reduce test_stats test_json test_cluster test_counters
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory BUILD=asan $(addprefix bin/asan/tests/,$(filter $(SAN_TESTS),$(TEST_SRC:tests/unit/%.c=%)))
@@ -123,12 +123,15 @@ install: all
 	ln -sf libnodescale.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libnodescale.so.0
 	ln -sf libnodescale.so.0 $(DESTDIR)$(PREFIX)/lib/libnodescale.so
 	install -m 644 include/nodescale.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(PREFIX)/share/nodescale/presets
+	install -m 644 cluster/presets/*.json $(DESTDIR)$(PREFIX)/share/nodescale/presets/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/nodescale.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/nodescale.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/nodescale $(DESTDIR)$(PREFIX)/lib/libnodescale.* \
 	      $(DESTDIR)$(PREFIX)/include/nodescale.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/nodescale.pc
+	rm -rf $(DESTDIR)$(PREFIX)/share/nodescale/presets
 
 format:
 	clang-format -i $$(find include harness kernels roofline cluster reports fleet tests bench -name '*.[ch]' 2>/dev/null)

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "harness/cli.h"
+#include "harness/clockprobe.h"
+#include "harness/counters.h"
 #include "harness/commands.h"
 #include "harness/context.h"
 #include "harness/json.h"
@@ -24,6 +26,7 @@ static void usage(FILE *f) {
             "  --samples S    at least S samples (default 9)\n"
             "  --min-time S   seconds a sample lasts at least (default 0.01)\n"
             "  --json FILE    also write a results.json holding this one result\n"
+            "  --events LIST  PAPI events to count (default NODESCALE_EVENTS, else the defaults)\n"
             "Sizes take suffixes: 4096, 32KiB (bytes are not accepted: N counts elements), 1M.\n"
             "`nodescale list` shows the kernels.\n");
 }
@@ -36,7 +39,7 @@ static int64_t default_n(const ns_kernel *k) {
 }
 
 int ns_cmd_bench(int argc, char **argv) {
-    const char *cmd = "bench", *kname = NULL, *isa = NULL, *json_path = NULL, *v;
+    const char *cmd = "bench", *kname = NULL, *isa = NULL, *json_path = NULL, *events = NULL, *v;
     int64_t n = -1, m = -1, kk = -1, threads = ns_topology_get()->cpus_in_mask, samples = 9;
     double min_time = 0.01;
     if (threads < 1) threads = 1;
@@ -65,6 +68,9 @@ int ns_cmd_bench(int argc, char **argv) {
         } else if (OPT("--isa")) {
             if (r < 0) return ns_usage_error(cmd, "--isa needs a value");
             isa = v;
+        } else if (OPT("--events")) {
+            if (r < 0 || !*v) return ns_usage_error(cmd, "--events needs a comma-separated list");
+            events = v;
         } else if (OPT("--json")) {
             if (r < 0) return ns_usage_error(cmd, "--json needs a file name");
             json_path = v;
@@ -113,8 +119,11 @@ int ns_cmd_bench(int argc, char **argv) {
     o.min_samples = (int)samples;
     if (o.max_samples < o.min_samples) o.max_samples = o.min_samples;
     o.min_sample_s = min_time;
+    char err[512];
+    if (ns_counters_init(events, err, sizeof err) < 0) return ns_usage_error(cmd, "%s", err);
+    double ghz = ns_clockprobe_ghz();
     ns_measurement meas;
-    json_t *r = ns_measure_kernel(k, &p, &o, &meas);
+    json_t *r = ns_measure_kernel(k, &p, &o, 1, ghz, &meas);
 
     const char *status = json_string_value(json_object_get(r, "status"));
     double gf = ns_json_get_num(r, "gflops"), gb = ns_json_get_num(r, "gbytes_per_s");
@@ -128,11 +137,13 @@ int ns_cmd_bench(int argc, char **argv) {
     if (json_path) {
         json_t *root = json_object();
         ns_json_set_str(root, "schema", NS_SCHEMA);
-        json_object_set_new(root, "context", ns_context_json((int)threads));
+        json_t *ctx = ns_context_json((int)threads);
+        json_object_set_new(ctx, "counters", ns_counters_context_json());
+        ns_json_set_num(json_object_get(ctx, "cpu"), "freq_measured_hz", ghz * 1e9, NULL);
+        json_object_set_new(root, "context", ctx);
         json_t *results = json_array();
         json_array_append(results, r);
         json_object_set_new(root, "results", results);
-        char err[512];
         if (ns_json_write_atomic(root, json_path, err, sizeof err) != 0) {
             json_decref(root), json_decref(r);
             return ns_usage_error(cmd, "%s", err);
@@ -140,5 +151,6 @@ int ns_cmd_bench(int argc, char **argv) {
         json_decref(root);
     }
     json_decref(r);
+    ns_counters_finish();
     return rc;
 }

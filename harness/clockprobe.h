@@ -22,7 +22,8 @@
  * NAN when the timer cannot resolve a trial (adds too small) or adds/trials are < 1. */
 double ns_clockprobe_ghz_n(uint64_t adds, int trials);
 
-/* ns_clockprobe_ghz_n with 4e6 adds x 9 trials: about 15 ms at 2.5 GHz. */
+/* ns_clockprobe_ghz_n with 101 trials of 2.5e5 adds (more where the timer is coarse, so a
+ * trial lasts 1000 ticks): about 10 ms at 2.5 GHz. */
 double ns_clockprobe_ghz(void);
 
 /* Compares two probes. Returns 1 when |after - before| / before > threshold (and writes e.g.

@@ -171,6 +171,39 @@ double ns_counters_bytes_ratio(double counted, double analytic, double elapsed_s
     return r;
 }
 
+int ns_counters_sum_threads(const long long *vals, const char *const *thread_why, int nthreads,
+                            int nev, int cycles, double *total, char *why, size_t len) {
+    for (int e = 0; e < nev; e++)
+        total[e] = 0;
+    int bad = nthreads < 1;
+    if (bad) snprintf(why, len, "not counted: no thread was counted");
+    for (int t = 0; t < nthreads && !bad; t++) {
+        const long long *v = vals + (size_t)t * (size_t)nev;
+        if (thread_why[t]) {
+            put(why, len, "not counted on thread %d: %s", t, thread_why[t]);
+            bad = 1;
+        } else if (cycles >= 0 && v[cycles] <= 0) {
+            /* A thread that ran the kernel but counted no cycles was not counted at all: a
+             * hybrid CPU whose other core type PAPI's PMU does not cover (B03), or a set never
+             * scheduled. Its zeros must not be summed in as if they were counts. */
+            put(why, len,
+                "not counted on thread %d: zero cycles although it ran (a core type PAPI's PMU "
+                "does not cover, or never scheduled)",
+                t);
+            bad = 1;
+        } else {
+            for (int e = 0; e < nev; e++)
+                total[e] = v[e] < 0 || isnan(total[e]) ? NAN : total[e] + (double)v[e];
+        }
+    }
+    if (bad)
+        for (int e = 0; e < nev; e++)
+            total[e] = NAN;
+    else
+        snprintf(why, len, "ok");
+    return !bad;
+}
+
 void ns_counters_explain(int pmu_present, int hypervisor, int open_errno, int paranoid, int has_cap,
                          char *buf, size_t len) {
     char par[64];
@@ -403,7 +436,7 @@ static int hw_try(const int *idx, int n, int multiplex, char *why, size_t len) {
 /* Parses "NAME[*BYTES],..." into g.req (blanks around names ignored). "*BYTES" marks a
  * memory-traffic event: each count moves BYTES bytes (e.g. L2_LINES_IN:ALL*64), and the sum of
  * such events is the counted memory traffic. 0, or -1 with a one-line reason. */
-static int parse_events(const char *spec, char *err, size_t errlen) {
+static int parse_events(const char *spec, const char *src, char *err, size_t errlen) {
     g.nreq = 0;
     const char *s = spec;
     for (;;) {
@@ -416,11 +449,11 @@ static int parse_events(const char *spec, char *err, size_t errlen) {
         const char *star = memchr(s, '*', l);
         size_t nl = star ? (size_t)(star - s) : l;
         if (nl == 0 || nl >= NAME_LEN) {
-            put(err, errlen, "--events: %s event name in '%s'", nl ? "over-long" : "empty", spec);
+            put(err, errlen, "%s '%s': %s event name", src, spec, nl ? "over-long" : "empty");
             goto bad;
         }
         if (g.nreq == NS_COUNTERS_MAX_EVENTS) {
-            snprintf(err, errlen, "--events: more than %d events", NS_COUNTERS_MAX_EVENTS);
+            put(err, errlen, "%s '%s': more than %d events", src, spec, NS_COUNTERS_MAX_EVENTS);
             goto bad;
         }
         memcpy(g.req[g.nreq], s, nl);
@@ -441,7 +474,7 @@ static int parse_events(const char *spec, char *err, size_t errlen) {
         s = e + 1;
     }
 bad_mult:
-    put(err, errlen, "--events: after '*' want the bytes one count moves (1-4096) in '%s'", spec);
+    put(err, errlen, "%s '%s': after '*' want the bytes one count moves (1-4096)", src, spec);
 bad:
     g.nreq = 0;
     return -1;
@@ -527,8 +560,10 @@ static void sw_open(sw_set *s) {
         a.config = sw_def[i].config;
         a.disabled = 1;
         a.exclude_hv = 1;
-        /* Kernel side included: context switches and migrations happen in the kernel and read 0
-         * when excluded. The probe falls back to getrusage where that is refused. */
+        /* Kernel side included: with exclude_kernel, page faults, context switches and
+         * migrations read 0 (measured here) since they are raised in kernel context. Where the
+         * kernel side is refused (unprivileged at perf_event_paranoid >= 2) the probe falls back
+         * to getrusage, which counts them correctly. */
         a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
         long fd = perf_open(&a, 0);
         if (fd < 0)
@@ -754,9 +789,10 @@ int ns_counters_init(const char *events, char *err, size_t errlen) {
     g.inited = 1;
     g.paranoid = read_paranoid();
     pmu_present();
-    const char *spec = events && *events ? events : getenv("NODESCALE_EVENTS");
-    if (!spec || !*spec) spec = NS_COUNTERS_DEFAULT_EVENTS;
-    int bad = parse_events(spec, err, errlen);
+    const char *spec = events, *src = "--events";
+    if (!spec || !*spec) spec = getenv("NODESCALE_EVENTS"), src = "NODESCALE_EVENTS";
+    if (!spec || !*spec) spec = NS_COUNTERS_DEFAULT_EVENTS, src = "default events";
+    int bad = parse_events(spec, src, err, errlen);
 
     int v = PAPI_library_init(PAPI_VER_CURRENT);
     if (v != PAPI_VER_CURRENT) {
@@ -779,6 +815,10 @@ int ns_counters_init(const char *events, char *err, size_t errlen) {
             put(g.req_status[i], STATUS_LEN, "not counted: %s", g.status);
     }
     if (g.papi_ok && g.nreq == 0 && !bad) snprintf(g.status, sizeof g.status, "no events asked");
+    if (bad) {
+        put(g.status, sizeof g.status, "no hardware events: %s", err);
+        g.reason[0] = 0;
+    }
     sw_probe();
     measure_overhead();
     NS_MARKER_INIT();
@@ -1014,6 +1054,10 @@ static double outside_cpu_s(const tasks *a, const tasks *b, const pass *ps) {
 
 json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
                             double analytic_flops_per_rep, double analytic_bytes_per_rep) {
+    if (!g.inited) { /* the caller skipped ns_counters_init: defaults, so nothing is blank */
+        char err[256];
+        ns_counters_init(NULL, err, sizeof err);
+    }
     json_t *o = json_object();
     int threads = p->threads < 1 ? 1 : p->threads;
     int pool = k->run_model == NS_RUN_SELF && threads > 1;
@@ -1072,31 +1116,30 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
      * expose time_enabled/time_running, so the ratio is null with that reason. */
     double hw[NS_COUNTERS_MAX_EVENTS];
     char hw_status[STATUS_LEN] = "ok";
-    int hw_threads = 0;
-    for (int e = 0; e < g.nev; e++)
-        hw[e] = 0;
-    for (int i = 0; i < nslots; i++) {
-        slot *s = &ps.slots[i];
-        if (!s->tid) continue;
-        if (s->hw_rc != PAPI_OK) {
-            put(hw_status, sizeof hw_status, "not counted on thread %d: %s", i, s->hw_why);
-            continue;
+    int hw_ok = 0;
+    if (g.hw_available && g.nev > 0) {
+        long long *vals = calloc((size_t)nslots * (size_t)g.nev, sizeof(long long));
+        const char **tw = calloc((size_t)nslots, sizeof(char *));
+        if (vals && tw) {
+            int used = 0;
+            for (int i = 0; i < nslots; i++) {
+                slot *s = &ps.slots[i];
+                if (!s->tid) continue;
+                tw[used] = s->hw_rc == PAPI_OK ? NULL : s->hw_why;
+                memcpy(vals + (size_t)used * (size_t)g.nev, s->hw,
+                       (size_t)g.nev * sizeof(long long));
+                used++;
+            }
+            hw_ok =
+                ns_counters_sum_threads(vals, tw, used, g.nev, ic, hw, hw_status, sizeof hw_status);
+        } else {
+            snprintf(hw_status, sizeof hw_status, "not counted: out of memory");
         }
-        /* A thread that ran the kernel but counted no cycles was not counted at all: a hybrid
-         * CPU whose other core type PAPI's PMU does not cover (B03), or a set never scheduled.
-         * Its zeros must not be summed in as if they were counts. */
-        if (ic >= 0 && s->hw[ic] == 0) {
-            put(hw_status, sizeof hw_status,
-                "not counted on thread %d: zero cycles although it ran (a core type PAPI's PMU "
-                "does not cover, or never scheduled)",
-                i);
-            continue;
-        }
-        hw_threads++;
-        for (int e = 0; e < g.nev; e++)
-            hw[e] += (double)s->hw[e];
+        free(vals);
+        free(tw);
+    } else {
+        snprintf(hw_status, sizeof hw_status, "not counted: hardware counters unavailable");
     }
-    int hw_ok = g.hw_available && hw_threads == counted && counted > 0;
     json_t *evs = json_array();
     for (int r = 0; r < g.nreq; r++) {
         json_t *e = json_object();
@@ -1106,7 +1149,9 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
         int idx = -1;
         for (int j = 0; j < g.nev; j++)
             if (g.ev_index[j] == r) idx = j;
-        const char *bad = idx >= 0 && hw_ok ? ns_counters_check(hw[idx], 0, INFINITY) : NULL;
+        const char *bad = NULL;
+        if (idx >= 0 && hw_ok && (bad = ns_counters_check(hw[idx], 0, INFINITY)) && isnan(hw[idx]))
+            bad = "invalid: negative on a thread (a derived preset under multiplexing)";
         if (idx >= 0 && hw_ok && !bad) {
             json_object_set_new(e, "value", count_json(hw[idx]));
             json_object_set_new(e, "running_enabled_ratio", json_null());
@@ -1291,8 +1336,14 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
     return o;
 }
 
-void ns_counters_print_list(FILE *f) {
-    fprintf(f, "%s\n", ns_counters_summary());
+void ns_counters_print_status(FILE *f) {
+    char err[256] = "";
+    int rc = 0;
+    if (!g.inited) rc = ns_counters_init(NULL, err, sizeof err);
+    const char *sum = ns_counters_summary();
+    if (!strncmp(sum, "counters: ", 10)) sum += 10; /* `nodescale list` prints the label */
+    fprintf(f, "%s\n", sum);
+    if (rc < 0) fprintf(f, "  NODESCALE_EVENTS ignored: %s\n", err);
     for (int i = 0; i < g.nreq; i++)
         fprintf(f, "  %-28s %s\n", g.req[i], g.req_status[i]);
     for (int i = 0; i < NSW; i++)

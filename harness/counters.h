@@ -10,9 +10,11 @@
  * Software events (task clock, page faults, context switches, CPU migrations) are read with
  * perf_event_open(2) software events directly, because they exist on machines without a PMU
  * (virtual machines, this one included) where PAPI's perf_event component disables itself, and
- * because the kernel reports time_enabled/time_running for them. If perf_event_open is refused,
- * getrusage(2) gives process-wide page faults, context switches and CPU time instead; the
- * output names the source.
+ * because the kernel reports time_enabled/time_running for them. Where the kernel side is
+ * refused (an unprivileged user at perf_event_paranoid >= 2; user-side software events would read
+ * 0 page faults and 0 context switches), getrusage(RUSAGE_THREAD) gives CPU time, page faults and
+ * context switches per thread instead (no CPU migrations); the output names the source.
+ * NODESCALE_SW_EVENTS=perf|rusage|none forces a source (tests).
  *
  * Counting runs in a pass of its own (ns_counters_measure), never inside a timed sample, so
  * counter overhead cannot enter a timing. The likwid marker regions (harness/marker.h) are
@@ -58,8 +60,10 @@
  * starting plus stopping both sets is measured (median of 15 pairs).
  * Calling it again first undoes the previous call. Never fails: returns 0 when hardware events
  * can be counted, 1 when they cannot (the reason is in the context JSON and the summary),
- * -1 when events names something malformed (empty name, more than NS_COUNTERS_MAX_EVENTS); then
- * err receives a one-line reason and the state is as if no hardware event had been asked for. */
+ * -1 when events names something malformed (empty name, more than NS_COUNTERS_MAX_EVENTS, a
+ * BYTES outside 1-4096); then err receives a one-line reason naming its source, e.g.
+ * "NODESCALE_EVENTS 'A,,B': empty event name" (print it as is), and the state is as if no
+ * hardware event had been asked for. */
 int ns_counters_init(const char *events, char *err, size_t errlen);
 
 /* 1 when at least one hardware event can be counted. */
@@ -69,13 +73,14 @@ int ns_counters_hw_available(void);
  *   {backend: "papi"|"none", available: bool, status: "ok" or why not, papi_version,
  *    events: [{name, status}], software_events: [{name, unit, status}], software_source,
  *    multiplexed: bool, overhead_s (start+stop of hardware and software sets, per thread, or
- *    null + overhead_status), paranoid (perf_event_paranoid, or null), pmu: what sysfs shows,
- *    likwid_marker: bool (built with LIKWID=1)} */
+ *    null + overhead_status), overhead_parts{hardware_start_stop_s, software_start_stop_s},
+ *    paranoid (perf_event_paranoid, or null), pmu: what sysfs shows, likwid_marker: bool (built
+ *    with LIKWID=1), summary: ns_counters_summary()} */
 json_t *ns_counters_context_json(void);
 
-/* One line for `nodescale list` and report.md, e.g.
- * "counters: hardware unavailable (no PMU in this virtual machine: ...); software events
- *  task_clock, page_faults, context_switches, cpu_migrations via perf_event_open". */
+/* One line for report.md (and the head of the `nodescale list` block), e.g.
+ * "counters: hardware unavailable: no PMU in this virtual machine (...); software events
+ *  perf::TASK-CLOCK, ... via perf_event_open; start+stop 6.5 us/thread". */
 const char *ns_counters_summary(void);
 
 /* The counting pass for one kernel instance (already created with p, outside any timed sample).
@@ -83,26 +88,29 @@ const char *ns_counters_summary(void);
  * every thread of the same pinned team just before its repetitions and stopped just after.
  * For NS_RUN_SELF kernels with threads > 1 the sets are started on the OpenMP pool threads in a
  * parallel region before the repetitions and stopped in one after (the kernel's own parallel
- * region reuses those threads); a thread pool outside OpenMP (BLAS peers) is detected from the
- * process CPU time and reported as partial coverage.
+ * region reuses those threads). CPU time used during the pass by threads outside the counted
+ * team (a BLAS peer's own pool) is measured per thread and reported as partial coverage.
  * analytic_flops_per_rep and analytic_bytes_per_rep come from the kernel descriptor (k->flops,
  * k->bytes, all threads); pass NAN where unknown.
  * Returns the result's "counters" object (a new reference, never NULL unless out of memory):
  *   {backend, available, status, reps, threads_counted, scope, elapsed_s,
  *    events: [{name, value|null, running_enabled_ratio|null, status}],
  *    software_source, software_events: [{name, unit, value|null, running_enabled_ratio|null,
- *    status}], coverage{process_cpu_s, counted_task_clock_s, status},
+ *    status}], coverage{process_cpu_s, counted_task_clock_s, outside_team_cpu_s, status},
  *    derived: {ipc, effective_clock_ghz, flops_ratio (+ suspect, roofline_flops: "analytic"),
  *              bytes_ratio (counted / analytic bytes), measured_ai_flop_per_byte (analytic
  *              FLOPs / counted bytes)}: each {value|null, status},
  *    likwid_region (name of the marker region, or null)}
- * Hardware and software values are totals over the counted threads and over all reps. */
+ * Hardware and software values are totals over the counted threads and over all reps.
+ * Calls ns_counters_init(NULL, ...) first if nothing has. */
 json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
                             double analytic_flops_per_rep, double analytic_bytes_per_rep);
 
-/* Prints the counters block of `nodescale list`: the summary line, then one line per requested
- * hardware event and per software event with its status. */
-void ns_counters_print_list(FILE *f);
+/* The counters block of `nodescale list`, printed after its "counters: " label: the summary
+ * (without the label), then one line per requested hardware event and per software event with
+ * its status. Runs ns_counters_init(NULL, ...) first when nothing has initialised the module
+ * (so NODESCALE_EVENTS is honoured; a malformed value is reported in the block). */
+void ns_counters_print_status(FILE *f);
 
 /* Stops everything: closes the likwid marker file (LIKWID=1) and shuts PAPI down. Call once at
  * the end of `run` or `bench`. */
@@ -114,7 +122,7 @@ void ns_counters_finish(void);
  * time_enabled/time_running, perf_event_open(2) "read_format"). Sets *ratio = running/enabled
  * (NAN when undefined). Returns the scaled value, or NAN with *status set when it cannot be
  * trusted: never enabled (enabled == 0), never scheduled (running == 0: multiplexed out), or
- * running > enabled (kernel bug). *status is "ok" or "scaled (multiplexed ...)" otherwise. */
+ * running > enabled (kernel bug). *status is "ok" or "scaled: multiplexed ..." otherwise. */
 double ns_counters_scale(uint64_t raw, uint64_t enabled, uint64_t running, double *ratio,
                          const char **status);
 
@@ -136,6 +144,15 @@ double ns_counters_flops_ratio(double counted, double analytic, int *suspect, co
  * (about 1.33 for triad, 1.5 for copy against "minimal" bytes). */
 double ns_counters_bytes_ratio(double counted, double analytic, double elapsed_s,
                                const char **status);
+
+/* Sums per-thread hardware counts. vals[t * nev + e] is thread t's count of event e;
+ * thread_why[t] is NULL when thread t's set started and stopped, else why not; cycles is the
+ * index of the cycles event or -1. Returns 1 with total[] filled when every thread counted
+ * (an event negative on any thread, as derived presets can be under multiplexing (B04), gets
+ * total NAN); returns 0 with total[] all NAN and the first culprit in why when a thread did not
+ * count, or counted zero cycles although it ran (the other core type of a hybrid CPU, B03). */
+int ns_counters_sum_threads(const long long *vals, const char *const *thread_why, int nthreads,
+                            int nev, int cycles, double *total, char *why, size_t len);
 
 /* The reason hardware counting failed, in words a user can act on, from what the system shows:
  * pmu_present (a core PMU in /sys/bus/event_source/devices: cpu, cpu_core, cpu_atom, armv8_*),

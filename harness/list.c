@@ -6,12 +6,11 @@
 #include <string.h>
 
 #include "harness/cli.h"
+#include "harness/counters.h"
 #include "harness/commands.h"
 #include "harness/context.h"
 #include "kernels/registry.h"
 
-/* The counters module reports its own status when linked in. */
-void ns_counters_print_status(FILE *f) __attribute__((weak));
 
 int ns_cmd_list(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -54,8 +53,9 @@ int ns_cmd_list(int argc, char **argv) {
             }
         printf("\n");
     }
-    printf("\ncounters: ");
-    if (ns_counters_print_status) ns_counters_print_status(stdout);
-    else printf("not built into this binary\n");
+    char err[512];
+    ns_counters_init(NULL, err, sizeof err);
+    printf("\n%s\n", ns_counters_summary());
+    ns_counters_finish();
     return NS_EXIT_OK;
 }

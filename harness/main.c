@@ -44,16 +44,3 @@ int main(int argc, char **argv) {
     return ns_usage_error("", "unknown command '%s' (try: nodescale --help)", argv[1]);
 }
 
-/* TEMPORARY during bring-up: commands whose module has not landed yet. Removed before release. */
-#define NS_UNBUILT(fn)                                                                             \
-    __attribute__((weak)) int fn(int argc, char **argv) {                                          \
-        return ns_usage_error(argv[0], "this command is not built yet");                          \
-    }
-NS_UNBUILT(ns_cmd_run)
-NS_UNBUILT(ns_cmd_list)
-NS_UNBUILT(ns_cmd_bench)
-NS_UNBUILT(ns_cmd_roofline)
-NS_UNBUILT(ns_cmd_gate)
-NS_UNBUILT(ns_cmd_compare)
-NS_UNBUILT(ns_cmd_cluster)
-NS_UNBUILT(ns_cmd_fleet)

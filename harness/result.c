@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/clockprobe.h"
+#include "harness/counters.h"
 #include "harness/json.h"
 
 void ns_result_id(const ns_kernel *k, const ns_params *p, char *buf, size_t len) {
@@ -114,7 +116,7 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
 }
 
 json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measure_opts *o,
-                          ns_measurement *m_out) {
+                          int with_counters, double clock_ghz, ns_measurement *m_out) {
     void *st = k->create(p);
     if (!st) {
         json_t *r = ns_result_json(k, p, NULL, NULL);
@@ -136,6 +138,10 @@ json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measu
     k->check(st, &c);
     r = ns_result_json(k, p, rc == 0 ? m : NULL, &c);
     if (rc != 0) ns_json_set_str(r, "status", m->status);
+    if (rc == 0 && with_counters && !ns_interrupted)
+        json_object_set_new(r, "counters",
+                            ns_counters_measure(k, st, p, m->reps, k->flops(p), k->bytes(p)));
+    if (rc == 0 && isfinite(clock_ghz)) ns_clockprobe_annotate(r, clock_ghz);
     if (m_out) *m_out = *m;
     free(m);
     k->destroy(st);

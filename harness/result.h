@@ -20,8 +20,11 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
 
 /* Creates k with p, measures it with o, checks its output, destroys it, and returns the entry
  * (never NULL; a kernel that could not be created or measured gets status saying why).
+ * with_counters: after the timed samples (never inside them), a counting pass of one sample's
+ * repetitions fills the entry's "counters" (harness/counters.h; ns_counters_init first).
+ * clock_ghz: the probed clock (harness/clockprobe.h) for per-cycle figures; NAN to skip.
  * *m_out receives the measurement when non-NULL. */
 json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measure_opts *o,
-                          ns_measurement *m_out);
+                          int with_counters, double clock_ghz, ns_measurement *m_out);
 
 #endif

@@ -21,18 +21,19 @@
 #include <unistd.h>
 
 #include "harness/cli.h"
+#include "harness/clockprobe.h"
+#include "harness/counters.h"
 #include "harness/commands.h"
+#include "cluster/cluster.h"
+#include "harness/allreduce.h"
 #include "harness/context.h"
 #include "harness/json.h"
 #include "harness/result.h"
 #include "harness/timer.h"
+#include "reports/gbench.h"
 #include "reports/report.h"
+#include "roofline/roofline.h"
 
-/* Modules that plug into the run. They are linked in when present (see the weak declarations);
- * the run says plainly in results.json when one is absent. */
-int ns_roofline_build(json_t *results, char *err, size_t errlen) __attribute__((weak));
-int ns_roofline_plot(const json_t *results, const char *dir, char *err, size_t errlen)
-    __attribute__((weak));
 
 typedef struct run_state {
     const ns_run_opts *o;
@@ -40,6 +41,7 @@ typedef struct run_state {
     int done, total;
     ns_measure_opts mo;    /* kernels */
     ns_measure_opts sweep; /* sweep points: fewer samples, they are not gated on */
+    double ghz;            /* clock probe before the run, for per-cycle figures */
 } run_state;
 
 static void logf_(const run_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -104,7 +106,7 @@ static void measure_ceilings(run_state *s, json_t *root) {
             const ns_kernel *k = ns_registry_find(peak_names[i], NULL);
             if (!k) continue;
             ns_params p = {.n = 4096, .threads = tc[t]};
-            json_t *r = ns_measure_kernel(k, &p, &s->mo, NULL);
+            json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, s->ghz, NULL);
             json_t *c = json_object();
             ns_json_set_str(c, "name", k->name);
             ns_json_set_str(c, "precision", ns_prec_name(k->precision));
@@ -142,7 +144,7 @@ static void measure_sweep(run_state *s, json_t *root) {
                 if (n < 64 * tc[t]) n = 64 * tc[t];
                 ns_params p = {.n = n, .threads = tc[t]};
                 ns_measurement m;
-                json_t *r = ns_measure_kernel(k, &p, &s->sweep, &m);
+                json_t *r = ns_measure_kernel(k, &p, &s->sweep, 0, NAN, &m);
                 json_t *pt = json_object();
                 ns_json_set_str(pt, "kernel", k->name);
                 ns_json_set_str(pt, "isa", k->isa);
@@ -166,6 +168,14 @@ static void measure_sweep(run_state *s, json_t *root) {
     }
 }
 
+/* The reductions --quick runs: sum and dot in both precisions. */
+static int in_quick_set(const char *name) {
+    static const char *const quick[] = {"dsum", "ddot", "ssum", "sdot"};
+    for (size_t i = 0; i < sizeof quick / sizeof quick[0]; i++)
+        if (!strcmp(name, quick[i])) return 1;
+    return 0;
+}
+
 /* Kernels of a family at a working-set size, on all threads. */
 static void measure_family(run_state *s, json_t *root, const char *family, double ws_bytes) {
     size_t nk;
@@ -175,12 +185,13 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
         if (strcmp(all[i]->family, family) != 0) continue;
         if (ns_registry_find(all[i]->name, NULL) != all[i]) continue; /* the selected ISA only */
         if (s->o->kernels && !strstr(s->o->kernels, all[i]->name)) continue;
+        if (s->o->quick && !strcmp(family, "reduce") && !in_quick_set(all[i]->name)) continue;
         const ns_kernel *k = all[i];
         ns_params unit = {.n = 1, .threads = s->o->threads};
         double per_el = k->working_set(&unit);
         int64_t n = per_el > 0 ? (int64_t)(ws_bytes / per_el) / 1024 * 1024 : 1 << 20;
         ns_params p = {.n = n > 1024 ? n : 1024, .threads = s->o->threads};
-        json_t *r = ns_measure_kernel(k, &p, &s->mo, NULL);
+        json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, s->ghz, NULL);
         char what[200];
         snprintf(what, sizeof what, "%-20s %-6s t%d %10.0f KiB  %8.2f GB/s  [%s]", k->name, k->isa,
                  p.threads, k->working_set(&p) / 1024, ns_json_get_num(r, "gbytes_per_s"),
@@ -208,7 +219,7 @@ static void measure_gemm(run_state *s, json_t *root) {
             if (!peer && ns_registry_find(k->name, NULL) != k) continue;
             if (k->supported && !k->supported()) continue;
             ns_params p = {.m = sizes[z], .n = sizes[z], .k = sizes[z], .threads = s->o->threads};
-            json_t *r = ns_measure_kernel(k, &p, &s->mo, NULL);
+            json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, s->ghz, NULL);
             char what[200];
             snprintf(what, sizeof what, "%-6s %-8s t%d %5lld^3  %8.1f GFLOP/s  [%s]", k->name,
                      k->isa, p.threads, (long long)sizes[z], ns_json_get_num(r, "gflops"),
@@ -218,13 +229,15 @@ static void measure_gemm(run_state *s, json_t *root) {
         }
 }
 
-static int count_family(const char *family, int selected_only) {
+/* Kernels measure_family will run for family. */
+static int count_family(const ns_run_opts *o, const char *family) {
     size_t nk;
     int c = 0;
     const ns_kernel *const *all = ns_registry(&nk);
     for (size_t i = 0; i < nk; i++)
-        if (!strcmp(all[i]->family, family) &&
-            (!selected_only || ns_registry_find(all[i]->name, NULL) == all[i]))
+        if (!strcmp(all[i]->family, family) && ns_registry_find(all[i]->name, NULL) == all[i] &&
+            (!o->kernels || strstr(o->kernels, all[i]->name)) &&
+            !(o->quick && !strcmp(family, "reduce") && !in_quick_set(all[i]->name)))
             c++;
     return c;
 }
@@ -243,6 +256,11 @@ json_t *ns_run_node(const ns_run_opts *o) {
     ns_json_set_str(root, "schema", NS_SCHEMA);
     json_t *ctx = ns_context_json(o->threads);
     json_object_set_new(root, "context", ctx);
+    char err[512];
+    if (ns_counters_init(o->events, err, sizeof err) < 0) logf_(&s, "%s\n", err);
+    json_object_set_new(ctx, "counters", ns_counters_context_json());
+    logf_(&s, "%s\n", ns_counters_summary());
+    s.ghz = ns_clockprobe_ghz();
     json_t *ceil = json_object();
     json_object_set_new(ceil, "compute", json_array());
     json_object_set_new(ceil, "bandwidth", json_array());
@@ -269,7 +287,7 @@ json_t *ns_run_node(const ns_run_opts *o) {
                 ngemm++;
     }
     s.total = (int)(sizeof peak_names / sizeof peak_names[0]) * ntc + sweep_total +
-              2 * (count_family("stream", 1) + count_family("reduce", 1)) +
+              2 * (count_family(o, "stream") + count_family(o, "reduce")) + 1 +
               ngemm * (o->quick ? 2 : 4);
 
     logf_(&s, "nodescale run%s: %d threads, CPU %s, ISA %s\n", o->quick ? " --quick" : "",
@@ -285,11 +303,23 @@ json_t *ns_run_node(const ns_run_opts *o) {
         measure_family(&s, root, "reduce", w);
     }
     measure_gemm(&s, root);
+    if (!interrupted()) {
+        json_t *ar = ns_allreduce_measure(o->threads, o->quick, o->log ? o->log : stderr);
+        if (ar) json_object_set_new(root, "allreduce", ar);
+        progress(&s, "thread all-reduce (ring, tree), alpha-beta fit");
+    }
+    json_object_set_new(ctx, "fp_state", ns_fpstate_json(o->threads));
 
     if (interrupted()) {
         json_object_set_new(root, "interrupted", json_true());
         logf_(&s, "interrupted: keeping the %d steps that finished\n", s.done);
     }
+    double after = ns_clockprobe_ghz();
+    json_object_set_new(ctx, "clock_probe", ns_clockprobe_json(s.ghz, after, NS_CLOCKPROBE_THRESHOLD));
+    ns_json_set_num(json_object_get(ctx, "cpu"), "freq_measured_hz", s.ghz * 1e9, NULL);
+    char why[160];
+    if (ns_clockprobe_changed(s.ghz, after, NS_CLOCKPROBE_THRESHOLD, why, sizeof why) == 1)
+        logf_(&s, "warning: %s: this run was disturbed\n", why);
     json_object_set_new(root, "wall_time_s", json_real(ns_now() - s.t0));
     return root;
 }
@@ -306,12 +336,18 @@ static void on_sigint(int sig) {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: nodescale run [--quick] [--out DIR] [--threads N] [--kernels a,b,...]\n"
-               "                     [--format json|gbench]\n"
+               "                     [--events LIST] [--format json|gbench]\n"
                "  --quick        the short run (<= 60 s on 2 cores): coarser sweep, fewer sizes\n"
                "  --out DIR      report folder (default results/<host>-<UTC time>/)\n"
                "  --threads N    threads for the all-thread measurements (default: CPUs in the\n"
                "                 affinity mask; at most that many)\n"
                "  --kernels LIST only these STREAM/reduction kernels (comma-separated names)\n"
+               "  --events LIST  PAPI events to count per kernel (presets or native names;\n"
+               "                 default NODESCALE_EVENTS, else " NS_COUNTERS_DEFAULT_EVENTS ")\n"
+               "  --cluster-preset NAME  chip the measured node is scaled to in results.json's\n"
+               "                 cluster section (default h100-sxm; nodescale cluster --help)\n"
+               "  --format gbench  also write gbench.json (Google Benchmark JSON: compare.py,\n"
+               "                 github-action-benchmark, Bencher read it)\n"
                "Writes results.json, report.md, roofline.svg and run.log; prints the folder.\n");
 }
 
@@ -332,7 +368,8 @@ static int mkdir_p(const char *path) {
 static FILE *tee_stream(void);
 
 int ns_cmd_run(int argc, char **argv) {
-    const char *cmd = "run", *out = NULL, *kernels = NULL, *v, *format = "json";
+    const char *cmd = "run", *out = NULL, *kernels = NULL, *v, *format = "json", *events = NULL;
+    const char *cluster_preset = NULL;
     int quick = 0;
     int64_t threads = ns_topology_get()->cpus_in_mask > 0 ? ns_topology_get()->cpus_in_mask : 1;
     for (int i = 1; i < argc; i++) {
@@ -352,6 +389,17 @@ int ns_cmd_run(int argc, char **argv) {
         } else if ((r = ns_opt_value(argc, argv, &i, "--kernels", &v)) != 0) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--kernels needs a comma-separated list");
             kernels = v;
+        } else if ((r = ns_opt_value(argc, argv, &i, "--cluster-preset", &v)) != 0) {
+            char perr[256];
+            ns_cluster_input probe;
+            memset(&probe, 0, sizeof probe);
+            if (r < 0 || !*v) return ns_usage_error(cmd, "--cluster-preset needs a preset name");
+            if (ns_cluster_apply_preset(&probe, v, perr, sizeof perr) != 0)
+                return ns_usage_error(cmd, "--cluster-preset: %s", perr);
+            cluster_preset = v;
+        } else if ((r = ns_opt_value(argc, argv, &i, "--events", &v)) != 0) {
+            if (r < 0 || !*v) return ns_usage_error(cmd, "--events needs a comma-separated list");
+            events = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--format", &v)) != 0) {
             if (r < 0 || (strcmp(v, "json") && strcmp(v, "gbench")))
                 return ns_usage_error(cmd, "--format: want json or gbench");
@@ -376,6 +424,11 @@ int ns_cmd_run(int argc, char **argv) {
         free(copy);
     }
 
+    {
+        char eerr[512];
+        if (ns_counters_init(events, eerr, sizeof eerr) < 0) return ns_usage_error(cmd, "%s", eerr);
+        ns_counters_finish();
+    }
     char dir[4096];
     if (out) {
         snprintf(dir, sizeof dir, "%s", out);
@@ -408,29 +461,41 @@ int ns_cmd_run(int argc, char **argv) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    ns_run_opts o = {.quick = quick, .threads = (int)threads, .kernels = kernels, .log = tee};
+    ns_run_opts o = {.quick = quick, .threads = (int)threads, .kernels = kernels, .events = events,
+                     .log = tee};
     json_t *root = ns_run_node(&o);
 
     char err[512];
     int rc = NS_EXIT_OK;
-    if (ns_roofline_build) {
-        if (ns_roofline_build(root, err, sizeof err) != 0) fprintf(tee, "roofline: %s\n", err);
-    } else {
-        json_t *rl = json_object();
-        ns_json_set_str(rl, "status", "roofline builder not built into this binary");
-        json_object_set_new(root, "roofline", rl);
+    if (ns_roofline_build(root, err, sizeof err) != 0) fprintf(tee, "roofline: %s\n", err);
+    /* The measured node carried up to a cluster of preset chips (cluster/). */
+    json_t *cl = ns_cluster_from_results(root, cluster_preset, dir, err, sizeof err);
+    if (!cl) {
+        cl = json_object();
+        ns_json_set_str(cl, "status", err);
+        fprintf(tee, "cluster: %s\n", err);
     }
+    json_object_set_new(root, "cluster", cl);
     snprintf(path, sizeof path, "%s/results.json", dir);
     if (ns_json_write_atomic(root, path, err, sizeof err) != 0) {
         fprintf(tee, "nodescale run: error: %s\n", err);
         rc = NS_EXIT_USAGE;
     }
-    if (ns_roofline_plot && ns_roofline_plot(root, dir, err, sizeof err) != 0)
-        fprintf(tee, "roofline plot: %s\n", err);
+    if (ns_roofline_plot(root, dir, err, sizeof err) < 0) fprintf(tee, "roofline plot: %s\n", err);
+    /* roofline.svg, the headline picture: the DP roofline (SP beside it as roofline_sp.svg). */
+    char from[4200];
+    snprintf(from, sizeof from, "%s/roofline_dp.svg", dir);
+    snprintf(path, sizeof path, "%s/roofline.svg", dir);
+    unlink(path);
+    if (access(from, R_OK) == 0 && link(from, path) != 0) fprintf(tee, "roofline.svg: %s\n", strerror(errno));
     snprintf(path, sizeof path, "%s/report.md", dir);
     if (ns_report_markdown(root, path, err, sizeof err) != 0) fprintf(tee, "report: %s\n", err);
-    (void)format;
+    if (!strcmp(format, "gbench")) {
+        snprintf(path, sizeof path, "%s/gbench.json", dir);
+        if (ns_write_gbench(root, path, err, sizeof err) != 0) fprintf(tee, "gbench: %s\n", err);
+    }
 
+    ns_counters_finish();
     int was_interrupted = json_is_true(json_object_get(root, "interrupted"));
     json_decref(root);
     fprintf(log_file, "%s\n", dir);

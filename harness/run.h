@@ -10,11 +10,14 @@ typedef struct ns_run_opts {
     int quick;            /* --quick: the <= 60 s run */
     int threads;          /* all-thread runs use this many (default: CPUs in the affinity mask) */
     const char *kernels;  /* comma-separated kernel names to run, NULL = all */
+    const char *events;   /* PAPI events (--events), NULL = NODESCALE_EVENTS or defaults */
     FILE *log;            /* progress and messages (stderr and run.log) */
 } ns_run_opts;
 
 /* Measures this node and returns a complete results.json document (schema "nodescale/1"):
- * context, ceilings, sweep, results, roofline. NULL only on allocation failure. */
+ * context (with counters and the clock probe), ceilings, sweep, results. The caller adds the
+ * roofline and cluster sections. Initialises the counter backends (ns_counters_init); the
+ * caller calls ns_counters_finish() when done with them. NULL only on allocation failure. */
 json_t *ns_run_node(const ns_run_opts *o);
 
 #endif

@@ -29,7 +29,10 @@ typedef enum {
  * matrix). beta == 0: C is not read (NaN/Inf in C do not propagate). alpha == 0 or k == 0:
  * C := beta * C without reading A or B. m == 0 or n == 0: nothing is touched.
  * Returns 0, or a positive BLAS xerbla-style parameter number (1-based position of the first
- * invalid argument) without touching C. Algorithm: Goto/BLIS five loops with packing;
+ * invalid argument) without touching C. Threads: omp_get_max_threads() (one inside a parallel
+ * region, and for problems under ~4 MFLOP). ISA: the widest cpuid reports, or NODESCALE_ISA
+ * (avx512 | avx2 | scalar), read at the first call. Block sizes from hwloc's cache sizes,
+ * overridden by NODESCALE_GEMM_MC / _KC / _NC. Algorithm: Goto/BLIS five loops with packing;
  * van Zee & van de Geijn, "BLIS: A Framework for Rapidly Instantiating BLAS Functionality",
  * ACM TOMS 41(3), 2015, section 3. */
 int nodescale_dgemm(nodescale_layout layout, nodescale_transpose transa,
@@ -41,7 +44,70 @@ int nodescale_sgemm(nodescale_layout layout, nodescale_transpose transa,
                     const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
                     float *c, int64_t ldc);
 
-/* ---- Reductions (declared with the reduction kernels) ---------------------------------------- */
+/* ---- Reductions: sum, dot, nrm2, max-abs with index -------------------------------------------
+ * x has n elements at stride incx (y: incy). A negative stride follows BLAS: x points at the
+ * element of lowest address and logical element i is x[(n - 1 - i) * |incx|]. Every function
+ * returns 0, or the 1-based position of the first invalid argument (n < 0, a NULL array with
+ * n > 0, a zero stride, an unknown variant or mode, a NULL result) without writing the result.
+ * n == 0 gives 0 (sum, dot, nrm2) and index -1 (i?amax). NaN and Inf propagate as in IEEE
+ * arithmetic. Inputs are read only; results depend on the ISA chosen at run time
+ * (NODESCALE_ISA forces one).
+ *
+ * Error bounds, with u the unit roundoff of the accumulation (2^-53 DP, 2^-24 SP),
+ * gamma_h = h u / (1 - h u), S = sum |x_i| (dot: sum |x_i y_i|) and s the exact result
+ * (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM 2002, ch. 3-4;
+ * the relative error is the bound over |s|, i.e. proportional to the condition S / |s|):
+ *   plain        |err| <= gamma_h S, h = ceil(m / L) + log2 L + ceil(log2 P) + 1, where L is
+ *                the micro-kernel's independent accumulators (64 DP / 128 SP for AVX-512 and
+ *                plain C, 32 / 64 for AVX2), m the longest share (a thread's range, or in
+ *                deterministic mode one block of max(8192, n / 1024) elements) and P the number
+ *                of shares (threads, or blocks). With L slots, an SP sum of 2^25 ones is exact.
+ *   pairwise     as plain with m replaced by 2048 and h increased by ceil(log2(m / 2048)) + 1
+ *                (Higham section 4.2). Strided input always takes this shape.
+ *   compensated  |err| <= u |s| + gamma_{h+1}^2 S: Neumaier's compensated summation with
+ *                Knuth's TwoSum, and for dot TwoProduct by FMA (Dot2 of Ogita, Rump, Oishi,
+ *                "Accurate sum and dot product", SIAM J. Sci. Comput. 26(6), 2005, Prop. 4.5
+ *                and Thm. 5.3, with the tree depth h in place of n - 1): about twice the working
+ *                precision, until the condition reaches 1/u.
+ *   wide         (s forms only) SP input accumulated in DP, rounded once to SP:
+ *                |err| <= 2^-24 |s| + gamma_h(2^-53) S.
+ * Mode: NodescaleFast partitions the work by thread; the result is reproducible for a fixed
+ * thread count but may differ in the last bits between thread counts. NodescaleDeterministic
+ * fixes the blocks and the combine tree by n alone: bitwise the same result for any number of
+ * threads and any run (on the same ISA); it costs one micro-kernel call per block. */
+typedef enum {
+    NodescaleSumPlain = 0,       /* independent accumulators, fixed pairwise combine */
+    NodescaleSumPairwise = 1,    /* cascade (pairwise) summation over 2048-element leaves */
+    NodescaleSumCompensated = 2, /* Neumaier/Kahan compensated; Dot2 for dot */
+    NodescaleSumWide = 3         /* s forms: SP input accumulated in DP */
+} nodescale_sum_variant;
+typedef enum { NodescaleFast = 0, NodescaleDeterministic = 1 } nodescale_reduce_mode;
+
+/* sum_i x_i */
+int nodescale_dsum(int64_t n, const double *x, int64_t incx, nodescale_sum_variant variant,
+                   nodescale_reduce_mode mode, double *result);
+int nodescale_ssum(int64_t n, const float *x, int64_t incx, nodescale_sum_variant variant,
+                   nodescale_reduce_mode mode, float *result);
+/* sum_i x_i * y_i, each product fused into its accumulator (FMA: one rounding per term) */
+int nodescale_ddot(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
+                   nodescale_sum_variant variant, nodescale_reduce_mode mode, double *result);
+int nodescale_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy,
+                   nodescale_sum_variant variant, nodescale_reduce_mode mode, float *result);
+/* sqrt(sum_i x_i^2), never overflowing or underflowing when the norm is representable.
+ * dnrm2: one FMA pass of x_i^2; only when that sum overflows or falls below 2^-920 a second pass
+ * finds max |x_i| and a third sums (x_i 2^-e)^2 with 2^e near max |x_i| (exact scaling).
+ * snrm2: squares of floats are accumulated in DP, where they can neither overflow nor underflow,
+ * so one pass always suffices. Variants: plain or pairwise (snrm2 also wide, the same as
+ * plain); compensated is rejected. Relative error <= gamma_h / 2 + u (+ 2^-24 for snrm2). */
+int nodescale_dnrm2(int64_t n, const double *x, int64_t incx, nodescale_sum_variant variant,
+                    nodescale_reduce_mode mode, double *result);
+int nodescale_snrm2(int64_t n, const float *x, int64_t incx, nodescale_sum_variant variant,
+                    nodescale_reduce_mode mode, float *result);
+/* *index = the 0-based logical index of the first element of largest |x_i| (ties: the smallest
+ * index). NaN policy: if any element is NaN, the index of the first NaN (a NaN ranks above
+ * every number, Inf included). Exact, so the same for any thread count: no variant or mode. */
+int nodescale_idamax(int64_t n, const double *x, int64_t incx, int64_t *index);
+int nodescale_isamax(int64_t n, const float *x, int64_t incx, int64_t *index);
 
 #ifdef __cplusplus
 }

@@ -58,7 +58,15 @@ static void node_facts(FILE *f, const json_t *ctx) {
     num(f, timer, "resolution_s", "%.2g s");
     fprintf(f, " |\n");
     const json_t *ctr = json_object_get(ctx, "counters");
-    fprintf(f, "| counters | %s |\n\n", ctr ? str(ctr, "status") : "not measured");
+    fprintf(f, "| counters | %s |\n", ctr ? str(ctr, "summary") : "not measured");
+    const json_t *probe = json_object_get(ctx, "clock_probe");
+    fprintf(f, "| clock (probe, no counters needed) | ");
+    num(f, probe, "before_ghz", "%.2f GHz before");
+    fprintf(f, ", ");
+    num(f, probe, "after_ghz", "%.2f GHz after");
+    fprintf(f, "%s |\n\n", json_is_true(json_object_get(probe, "changed"))
+                                ? " — **the clock changed during the run: it was disturbed**"
+                                : "");
 }
 
 static void ceilings(FILE *f, const json_t *root) {
@@ -159,6 +167,60 @@ static void gemm_peers(FILE *f, const json_t *root) {
     if (any) fprintf(f, "\n");
 }
 
+/* The thread all-reduce: its alpha-beta fit (the figures the cluster model reads). */
+static void allreduce(FILE *f, const json_t *root) {
+    const json_t *ar = json_object_get(root, "allreduce");
+    if (!ar) return;
+    const json_t *fit = json_object_get(ar, "fit");
+    fprintf(f, "## Thread all-reduce (shared memory)\n\n%lld threads; %s. α–β fit "
+               "t(S) = α + β·S: α = ",
+            json_integer_value(json_object_get(ar, "threads")), str(ar, "convention"));
+    num(f, fit, "alpha_s", "%.3g s");
+    fprintf(f, ", β = ");
+    num(f, fit, "beta_s_per_byte", "%.3g s/B");
+    fprintf(f, " (%s). Every point is in `results.json` → `allreduce`.\n\n",
+            json_is_string(json_object_get(fit, "status")) ? str(fit, "status") : "fitted");
+}
+
+/* The measured node carried to a cluster (cluster/): one line per chip count. */
+static void cluster(FILE *f, const json_t *root) {
+    const json_t *cl = json_object_get(root, "cluster");
+    if (!cl) return;
+    fprintf(f, "## This node at cluster scale\n\n");
+    if (!json_object_get(cl, "points")) {
+        fprintf(f, "Not modelled: %s\n\n", str(cl, "status"));
+        return;
+    }
+    fprintf(f, "Model %s on %s chips (preset `%s`), with this node's measured GEMM efficiency and "
+               "run-to-run variability: %s.\n\n| chips | TP | PP | DP | fits in memory | step (s) | "
+               "MFU | goodput | tokens/s |\n|---:|---:|---:|---:|---|---:|---:|---:|---:|\n",
+            str(cl, "model"), str(cl, "chip"), str(cl, "preset"), str(cl, "note"));
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(cl, "points"), i, p) {
+        fprintf(f, "| %lld | %lld | %lld | %lld | ", json_integer_value(json_object_get(p, "chips")),
+                json_integer_value(json_object_get(p, "tp")),
+                json_integer_value(json_object_get(p, "pp")),
+                json_integer_value(json_object_get(p, "dp")));
+        const json_t *fits = json_object_get(p, "fits");
+        fprintf(f, "%s | ", json_is_true(fits) ? "yes" : json_is_false(fits) ? "**no**" : "unknown");
+        num(f, p, "step_s", "%.3g");
+        fprintf(f, " | ");
+        double mfu = ns_json_get_num(p, "mfu");
+        if (isfinite(mfu)) fprintf(f, "%.1f%%", 100 * mfu);
+        else fprintf(f, "—");
+        fprintf(f, " | ");
+        double gp = ns_json_get_num(json_object_get(p, "reliability"), "goodput");
+        if (isfinite(gp)) fprintf(f, "%.1f%%", 100 * gp);
+        else fprintf(f, "—");
+        fprintf(f, " | ");
+        num(f, p, "tokens_per_s", "%.4g");
+        fprintf(f, " |\n");
+    }
+    fprintf(f, "\nStep-time breakdown: `cluster_breakdown.svg`; MFU against chip count: "
+               "`cluster_scaling.svg`. Explore with `nodescale cluster --node results.json`.\n\n");
+}
+
 int ns_report_markdown(const json_t *root, const char *path, char *err, size_t errlen) {
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -177,8 +239,13 @@ int ns_report_markdown(const json_t *root, const char *path, char *err, size_t e
     ceilings(f, root);
     gemm_peers(f, root);
     kernels(f, root);
+    allreduce(f, root);
     if (json_object_get(root, "roofline"))
-        fprintf(f, "## Roofline\n\n![roofline](roofline.svg)\n\n");
+        fprintf(f, "## Roofline\n\n![DP roofline](roofline.svg)\n\n![SP roofline](roofline_sp.svg)"
+                   "\n\n![bandwidth against working set](bandwidth_vs_working_set.svg)\n\n"
+                   "Cache-aware versions: `roofline_cache_aware_dp.svg`, "
+                   "`roofline_cache_aware_sp.svg`.\n\n");
+    cluster(f, root);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));

@@ -132,12 +132,11 @@ int ns_cmd_roofline(int argc, char **argv) {
     }
     print_summary(root);
     if (plot) {
-        int n = ns_roofline_plot(root, dir, err, sizeof err);
-        if (n < 0) {
+        if (ns_roofline_plot(root, dir, err, sizeof err) != 0) {
             fprintf(stderr, "nodescale %s: error: %s\n", cmd, err);
             rc = NS_EXIT_FAIL;
         } else {
-            fprintf(stderr, "nodescale %s: %d pictures in %s\n", cmd, n, dir);
+            fprintf(stderr, "nodescale %s: pictures in %s\n", cmd, dir);
         }
     }
     json_decref(root);

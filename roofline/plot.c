@@ -81,7 +81,8 @@ static void add_threads(const json_t *arr, int *t, int *n, int max) {
         for (j = 0; j < *n && t[j] != v; j++) {
         }
         if (j < *n || v <= 0 || *n >= max) continue;
-        for (j = (*n)++; j > 0 && t[j - 1] > v; j--) t[j] = t[j - 1];
+        for (j = (*n)++; j > 0 && t[j - 1] > v; j--)
+            t[j] = t[j - 1];
         t[j] = v;
     }
 }
@@ -639,5 +640,5 @@ out:
         unlink(log);
         rmdir(c.tmpdir);
     }
-    return rc == 0 ? c.npics * 2 : -1;
+    return rc;
 }

@@ -21,6 +21,10 @@
 /* A run of flat points whose level still changes by more than this factor is split in two. */
 #define PLATEAU_SPLIT_RATIO 1.25
 #define MAX_PLATEAUS 16
+/* Largest robust scatter (relative sigma) of the points of a plateau. */
+#define PLATEAU_MAX_NOISE 0.08
+/* Half-width, in doublings of the working set, of the window of the local slope. */
+#define SLOPE_WINDOW 0.7
 
 /* ------------------------------------------------------------------------------------------ */
 /* Plateau detection                                                                           */
@@ -71,10 +75,36 @@ typedef struct {
     const double *ys, *raw_y;
     double *scratch;
     ns_plateau *out;
-    size_t max_out, found;
+    size_t max_out, found, noisy;
 } plateau_ctx;
 
+/* Robust noise of the run [a, b]: 1.4826 x the median absolute deviation of the raw ln(bw)
+ * from their Theil-Sen line (median of pairwise slopes, so one disturbed point moves neither
+ * the line nor the estimate): a normal sigma, in relative units. */
+static double run_noise(plateau_ctx *c, size_t a, size_t b) {
+    size_t n = b - a + 1, k = 0;
+    double *sl = malloc((n * (n - 1) / 2 + 1) * sizeof *sl);
+    if (!sl) return INFINITY;
+    for (size_t i = a; i <= b; i++)
+        for (size_t j = i + 1; j <= b; j++)
+            if (c->p[j].x > c->p[i].x)
+                sl[k++] = (c->raw_y[j] - c->raw_y[i]) / (c->p[j].x - c->p[i].x);
+    double slope = k ? ns_median(sl, k) : 0;
+    free(sl);
+    for (size_t i = a; i <= b; i++)
+        c->scratch[i - a] = c->raw_y[i] - slope * c->p[i].x;
+    double icpt = ns_median(c->scratch, n);
+    for (size_t i = 0; i < n; i++)
+        c->scratch[i] = fabs(c->scratch[i] - icpt);
+    return 1.4826 * ns_median(c->scratch, n);
+}
+
 static void emit(plateau_ctx *c, size_t a, size_t b) {
+    /* A run whose points scatter more than PLATEAU_MAX_NOISE is noise, not a level. */
+    if (run_noise(c, a, b) > PLATEAU_MAX_NOISE) {
+        c->noisy++;
+        return;
+    }
     if (c->found < c->max_out) {
         size_t n = b - a + 1;
         for (size_t i = 0; i < n; i++)
@@ -140,11 +170,17 @@ int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_p
     for (size_t i = 0; i < m; i++)
         ys[i] = (i == 0 || i + 1 == m) ? p[i].y : med3(p[i - 1].y, p[i].y, p[i + 1].y);
     for (size_t i = 0; i < m; i++) {
-        size_t a = i >= 2 ? i - 2 : 0, b = i + 2 < m ? i + 2 : m - 1;
+        /* The window: neighbours within SLOPE_WINDOW doublings (two at the usual 1.25x steps),
+         * at least one on each side, so coarse sweeps (--quick: 2x steps) still work. */
+        size_t a = i > 0 ? i - 1 : 0, b = i + 1 < m ? i + 1 : m - 1;
+        while (a > 0 && p[i].x - p[a - 1].x <= SLOPE_WINDOW)
+            a--;
+        while (b + 1 < m && p[b + 1].x - p[i].x <= SLOPE_WINDOW)
+            b++;
         double s = b - a + 1 >= 3 ? ls_slope(p, ys, a, b) : NAN;
         flat[i] = isfinite(s) && fabs(s) <= NS_PLATEAU_MAX_SLOPE;
     }
-    plateau_ctx c = {p, ys, raw_y, scratch, out, max_out, 0};
+    plateau_ctx c = {p, ys, raw_y, scratch, out, max_out, 0, 0};
     for (size_t i = 0; i < m;) {
         if (!flat[i]) {
             i++;
@@ -544,9 +580,21 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
             add_ceiling(b, ceil, cv, "DRAM", bw, mid, DRAM_LLC_MARGIN * llc, maxws, cnt,
                         "suspect: no DRAM plateau found (the curve still changes); median of the "
                         "points at >= 4x the aggregate LLC");
+        } else if (maxws > 2 * llc) {
+            /* Short of 4x LLC: the points beyond 2x LLC at the largest working sets give a
+             * ceiling, flagged as suspect (B09): a labelled doubt rather than no roof. */
+            int cnt;
+            double lo = fmax(2 * llc, maxws / 2.1), mid,
+                   bw = median_in(cv, lo, INFINITY, &cnt, &mid);
+            char why[200];
+            snprintf(why, sizeof why,
+                     "suspect: no DRAM plateau, and the sweep stops at %s, below 4x the "
+                     "aggregate LLC (%s): may hold cache bandwidth (B09)",
+                     w, l);
+            add_ceiling(b, ceil, cv, "DRAM", bw, mid, lo, maxws, cnt, why);
         } else {
             note(b,
-                 "%s/%s %d threads: no DRAM ceiling; the sweep stops at %s, below 4x the "
+                 "%s/%s %d threads: no DRAM ceiling; the sweep stops at %s, below 2x the "
                  "aggregate LLC (%s) (B09)",
                  cv->kernel, cv->isa, cv->threads, w, l);
         }
@@ -598,7 +646,20 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
             json_object_set_new(r, "ai_flop_per_byte", json_real(ai));
         }
     }
-    const char *mix = str_or(r, "mix", "fma");
+    /* The kernel's instruction mix: its own, or that of the compute ceiling it measured. */
+    const char *mix = str_or(r, "mix", NULL);
+    const char *id = str_or(r, "id", NULL);
+    size_t ci;
+    json_t *ce;
+    json_array_foreach(compute, ci, ce) {
+        if (!mix && id && !strcmp(str_or(ce, "result_id", ""), id)) mix = str_or(ce, "mix", NULL);
+    }
+    if (!mix) mix = "fma";
+    /* Register-resident (peak kernels): no memory traffic, only the compute roof applies. */
+    double nbytes = ns_json_get_num(r, "bytes");
+    double nflops = ns_json_get_num(r, "flops");
+    int in_registers = nbytes == 0 && nflops > 0;
+    int no_flops = nflops == 0 && nbytes > 0;
     const char *level = ns_roofline_level_of(&b->cs, ws, threads);
     const json_t *cr = prec && threads > 0 ? compute_roof(compute, prec, threads, mix) : NULL;
     const bw_roof *br = level ? find_bw_roof(b, level, threads) : NULL;
@@ -606,7 +667,11 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     double bw = br ? br->gbytes_per_s : NAN;
 
     char status[320] = "ok";
-    if (!prec || threads < 1)
+    if (in_registers && cr) {
+        ai = NAN;
+        level = NULL;
+        snprintf(status, sizeof status, "ok; register-resident: compute roof only");
+    } else if (!prec || threads < 1)
         snprintf(status, sizeof status, "no roof: precision or threads missing");
     else if (!level)
         snprintf(status, sizeof status, "no roof: %s",
@@ -617,14 +682,23 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     else if (!br)
         snprintf(status, sizeof status, "no roof: no %s bandwidth ceiling at %d threads", level,
                  threads);
-    else if (!(isfinite(ai) && ai > 0))
+    else if (!(isfinite(ai) && ai > 0) && !no_flops)
         snprintf(status, sizeof status, "no roof: arithmetic intensity unknown");
 
     int bwb = 0;
-    double roof = ns_roofline_attainable(ai, cg, bw, &bwb);
+    double roof = in_registers && cr ? cg : ns_roofline_attainable(ai, cg, bw, &bwb);
     double frac = isfinite(roof) && isfinite(gflops) && gflops >= 0 ? gflops / roof : NAN;
     char limit[24] = "";
-    if (isfinite(roof)) {
+    if (no_flops && br) {
+        /* Copy-like kernels do no arithmetic: judge their bandwidth against the level's. */
+        double gbps = ns_json_get_num(r, "gbytes_per_s");
+        frac = gbps >= 0 ? gbps / bw : NAN;
+        snprintf(limit, sizeof limit, "bandwidth:%s", level);
+        snprintf(status, sizeof status,
+                 "ok; no flops: roof_gflops is null and fraction_of_roof is of the %s bandwidth "
+                 "ceiling%s",
+                 level, br->suspect ? " (suspect, see ceilings.bandwidth)" : "");
+    } else if (isfinite(roof)) {
         snprintf(limit, sizeof limit, bwb ? "bandwidth:%s" : "compute", level);
         size_t len = strlen(status);
         const char *pol = str_or(r, "bytes_policy", NULL);
@@ -646,12 +720,12 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     ns_json_set_str(r, "level", level);
     set_or_null(r, "roof_gflops", roof);
     set_or_null(r, "fraction_of_roof", frac);
-    ns_json_set_str(r, "roof_limit", isfinite(roof) ? limit : NULL);
+    ns_json_set_str(r, "roof_limit", *limit ? limit : NULL);
     ns_json_set_str(r, "roof_mix", mix);
     set_or_null(r, "roof_compute_gflops", cg);
     set_or_null(r, "roof_gbytes_per_s", bw);
-    if (isfinite(roof) && !isfinite(frac))
-        snprintf(status, sizeof status, "ok; fraction_of_roof unknown: gflops not measured");
+    if (*limit && !isfinite(frac))
+        snprintf(status, sizeof status, "ok; fraction_of_roof unknown: not measured");
     ns_json_set_str(r, "roof_status", status);
 
     json_t *p = json_object();
@@ -667,7 +741,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     set_or_null(p, "gflops", gflops);
     set_or_null(p, "roof_gflops", roof);
     set_or_null(p, "fraction_of_roof", frac);
-    ns_json_set_str(p, "roof_limit", isfinite(roof) ? limit : NULL);
+    ns_json_set_str(p, "roof_limit", *limit ? limit : NULL);
     ns_json_set_str(p, "status", status);
     json_array_append_new(points, p);
 }

@@ -35,10 +35,10 @@ int ns_roofline_build(json_t *results, char *err, size_t errlen);
  * dir: roofline_<prec>.{svg,png} and roofline_cache_aware_<prec>.{svg,png} for every precision
  * with a compute ceiling or a point, and bandwidth_vs_working_set.{svg,png} when there is a
  * sweep. Runs gnuplot (found on PATH, or NODESCALE_GNUPLOT) on a generated script; data and
- * script live in a temporary folder that is removed; each picture is written under a temporary
- * name and renamed, so a failure leaves earlier pictures intact. Returns the number of pictures
- * written (>= 0), or -1 with a one-line reason in err (gnuplot missing or failing, dir not
- * writable). */
+ * script live in a temporary folder that is removed (NODESCALE_KEEP_PLOT_TMP=1 keeps it); each
+ * picture is written under a temporary name and renamed, so a failure leaves earlier pictures
+ * intact. Returns 0, or -1 with a one-line reason in err (gnuplot missing or failing, dir not
+ * writable, no roofline section). */
 int ns_roofline_plot(const json_t *results, const char *dir, char *err, size_t errlen);
 
 /* ---- The pieces, exposed for tests and for the cluster model ---- */
@@ -53,11 +53,14 @@ typedef struct ns_plateau {
 
 /* Finds the plateaus of one curve. ws[i] and bw[i] need not be sorted; points with a
  * non-finite or non-positive value are ignored. A point is flat when the least-squares slope of
- * ln(bw) against log2(ws) over it and its two neighbours on each side (after a running median
+ * ln(bw) against log2(ws) over it and its neighbours within 0.7 doublings of the working set
+ * (at least one on each side; two at 1.25x steps), after a running median
  * of 3, which removes single-point spikes) is within NS_PLATEAU_MAX_SLOPE; a plateau is a run of
  * at least NS_PLATEAU_MIN_POINTS flat points, split in two where the level inside it still
- * changes by more than 25%. Writes at most max_out plateaus in increasing working-set order and
- * returns how many were found (which may exceed max_out), or -1 on allocation failure. */
+ * changes by more than 25%, and dropped when its points scatter by more than 8% (robust sigma
+ * around their trend): on a disturbed machine no plateau is better than a wrong one. Writes at most
+ * max_out plateaus in increasing working-set order and returns how many were found (which may
+ * exceed max_out), or -1 on allocation failure. */
 #define NS_PLATEAU_MAX_SLOPE 0.15 /* 10% bandwidth change per doubling of the working set */
 #define NS_PLATEAU_MIN_POINTS 3
 int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_plateau *out,

@@ -32,6 +32,7 @@ expect2 "missing --out value" $ns run --out
 expect2 "unwritable --out" $ns run --quick --out /proc/nodescale-cannot
 expect2 "unknown kernel in --kernels" $ns run --kernels stream_triad,nope
 expect2 "bad format" $ns run --format xml
+expect2 "malformed --events" $ns run --quick --events "PAPI_TOT_CYC,,X"
 expect2 "bench without kernel" $ns bench
 expect2 "bench unknown kernel" $ns bench nope
 expect2 "bench bad size" $ns bench stream_triad --n 12abc
@@ -45,7 +46,7 @@ expect2 "bench unwritable json" $ns bench stream_sum --n 1024 --json /proc/x/y.j
 
 [ -e /proc/nodescale-cannot ] && { echo "FAIL: something was created"; fails=$((fails + 1)); }
 
-for c in run list bench; do
+for c in run list bench roofline gate compare cluster fleet; do
   if ! $ns $c --help >/dev/null 2>&1; then echo "FAIL: $c --help"; fails=$((fails + 1)); fi
 done
 $ns --help >/dev/null || fails=$((fails + 1))

@@ -25,7 +25,7 @@ static void run_and_check(const ns_kernel *k, ns_params p) {
     if (!c.ok)
         fail_msg("%s/%s n=%lld m=%lld k=%lld threads=%d: %s", k->name, k->isa, (long long)p.n,
                  (long long)p.m, (long long)p.k, p.threads, c.why);
-    assert_true(c.bound > 0);
+    assert_true(c.bound >= 0 && isfinite(c.bound)); /* 0: exact (e.g. an index) */
     k->destroy(st);
 }
 

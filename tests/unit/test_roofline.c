@@ -44,12 +44,15 @@ static double model_bw(const machine *m, double ws) {
     return exp(y);
 }
 
-/* Sweep from lo to hi in steps of 1.2x with relative noise +-noise and, when spikes, one
+/* Steps of the synthetic sweeps (nodescale run uses 1.25x, --quick 2x). */
+static double curve_step = 1.2;
+
+/* Sweep from lo to hi in steps of curve_step with relative noise +-noise and, when spikes, one
  * disturbed point in ten at 60% of the bandwidth. Returns the point count. */
 static size_t make_curve(const machine *m, double lo, double hi, double noise, int spikes,
                          double *ws, double *bw, size_t max) {
     size_t n = 0;
-    for (double w = lo; w <= hi && n < max; w *= 1.2, n++) {
+    for (double w = lo; w <= hi && n < max; w *= curve_step, n++) {
         ws[n] = floor(w);
         bw[n] = model_bw(m, w) * (1 + noise * (2 * urand() - 1));
         if (spikes && n % 10 == 7) bw[n] *= 0.6;
@@ -252,7 +255,8 @@ static void test_missing_l3(void **st) {
 }
 
 /* The sweep stops at 3x the LLC: the last plateau is labelled DRAM but flagged suspect (B09).
- * Stopping at 1.2x leaves no DRAM plateau at all: no DRAM ceiling, and a note says why. */
+ * Stopping at 1.2x leaves no DRAM plateau and no point beyond 2x LLC: no DRAM ceiling, and a
+ * note says why. */
 static void test_dram_short_sweep_suspect(void **st) {
     (void)st;
     machine m = {3, {48 * KiB, 2 * MiB, 32 * MiB}, {200, 90, 30, 11}};
@@ -265,7 +269,7 @@ static void test_dram_short_sweep_suspect(void **st) {
 
     root = build_curve(spr_caches(32 * MiB), &m, 4 * KiB, 40 * MiB, 0, 0, 1);
     assert_null(ceiling(root, "DRAM", 1));
-    assert_true(notes_contain(root, "below 4x the aggregate LLC"));
+    assert_true(notes_contain(root, "below 2x the aggregate LLC"));
     json_decref(root);
 }
 
@@ -402,6 +406,50 @@ static void test_empty_and_garbage(void **st) {
     assert_int_equal(ns_roofline_find_plateaus(NULL, NULL, 0, p, 4), 0);
 }
 
+/* A --quick sweep: 2x steps from 16 KiB. Fewer points per plateau, same labels. */
+static void test_coarse_sweep(void **st) {
+    (void)st;
+    curve_step = 2.0;
+    rng_state = 99;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 16 * KiB, 2 * GiB, 0.02, 0, 1);
+    curve_step = 1.2;
+    assert_close(ceiling_gbps(root, "L2", 1), 90, 0.05);
+    assert_close(ceiling_gbps(root, "L3", 1), 30, 0.05);
+    assert_close(ceiling_gbps(root, "DRAM", 1), 11, 0.05);
+    json_decref(root);
+}
+
+/* Peak kernels (no memory traffic) get the compute ceiling of their own mix, found through
+ * the ceiling's result_id; a copy (no flops) is judged against the bandwidth roof. */
+static void test_register_and_copy_kernels(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+    doc_add_compute(root, "dp", "fma", 1, 88);
+    doc_add_compute(root, "dp", "add", 1, 44);
+    json_t *add = json_array_get(json_object_get(json_object_get(root, "ceilings"), "compute"), 1);
+    json_object_set_new(add, "result_id", json_string("peak_dp_add/avx512/dp/t1"));
+    json_t *res = json_object_get(root, "results");
+    json_t *peak = result("peak_dp_add/avx512/dp/t1", "peak", 0, NAN, 43);
+    json_object_set_new(peak, "flops", json_real(1e9));
+    json_object_set_new(peak, "bytes", json_real(0));
+    json_array_append_new(res, peak);
+    json_t *copy = result("copy", "stream", 1 * MiB, NAN, 0);
+    json_object_set_new(copy, "flops", json_real(0));
+    json_object_set_new(copy, "bytes", json_real(1e6));
+    json_object_set_new(copy, "gbytes_per_s", json_real(45));
+    json_array_append_new(res, copy);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_close(json_number_value(json_object_get(peak, "roof_gflops")), 44, 1e-12);
+    assert_string_equal(json_string_value(json_object_get(peak, "roof_limit")), "compute");
+    assert_string_equal(json_string_value(json_object_get(peak, "roof_mix")), "add");
+    assert_true(json_is_null(json_object_get(copy, "roof_gflops")));
+    assert_string_equal(json_string_value(json_object_get(copy, "roof_limit")), "bandwidth:L2");
+    assert_close(json_number_value(json_object_get(copy, "fraction_of_roof")), 0.5, 0.03);
+    assert_serialises(root);
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
@@ -413,6 +461,8 @@ int main(void) {
         cmocka_unit_test(test_attainable),
         cmocka_unit_test(test_roofs_and_ridges),
         cmocka_unit_test(test_empty_and_garbage),
+        cmocka_unit_test(test_coarse_sweep),
+        cmocka_unit_test(test_register_and_copy_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,227 @@
+/* make bench-gate: how often the regression gate raises a false alarm, how often it catches a
+ * known slowdown, and what one gate run costs, from real runs of `nodescale bench` on this
+ * machine with the gate's default settings.
+ *
+ * Each of N iterations (default 20) runs four comparisons, interleaved so the machine's drift
+ * hits all four alike:
+ *   files A/A    bench -> base.json, bench -> cur.json,            `gate base cur`
+ *   files 10%    bench -> base.json, slowed bench -> cur.json,     `gate base cur`
+ *   A/B   A/A    `gate --ab nodescale nodescale KERNEL`
+ *   A/B   10%    `gate --ab nodescale slowed KERNEL`
+ * "slowed" is the same binary with NODESCALE_INJECT_SLOWDOWN=KERNEL:0.10 (the kernel does 10%
+ * more real work per timed repetition). A false alarm is exit 1 on an A/A comparison; a catch
+ * is exit 1 on a 10% comparison. The gate's own time is the wall time of the `gate` process
+ * (files mode) and of the whole `gate --ab` run (which replaces the separate bench runs).
+ *
+ *   bench_gate [--iterations N] [--kernel K] [--slowdown F] [-- BENCH_ARGS...]
+ * Default kernel stream_triad with bench arguments "--threads 1" (on a shared 2-core machine a
+ * one-thread kernel is disturbed least by its neighbours). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/cli.h"
+#include "harness/json.h"
+#include "harness/stats.h"
+
+#define NS "bin/nodescale"
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Runs argv (stdout/stderr to /dev/null unless verbose), with env "NAME=VALUE" set when
+ * non-NULL; returns the exit status (-1 when it could not run) and the wall time in *wall. */
+static int run(char **argv, const char *env, double *wall) {
+    fflush(NULL); /* or the child's exit would repeat buffered output */
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        if (env) putenv((char *)env);
+        freopen("/dev/null", "w", stdout);
+        freopen("/dev/null", "w", stderr);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return -1;
+    if (wall) *wall = now_s() - t0;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The ratio the gate estimated for the (single) benchmark in its JSON report. */
+static double gate_ratio(const char *path) {
+    char err[256];
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    (void)err;
+    double r = ns_json_get_num(json_array_get(json_object_get(j, "benchmarks"), 0), "ratio");
+    json_decref(j);
+    return r;
+}
+
+typedef struct {
+    const char *name;
+    int alarms, runs;
+    double ratio[256], wall[256];
+} cell;
+
+static void bench_run(const char *kernel, char **args, int nargs, const char *out,
+                      const char *env, int *ok) {
+    char *argv[64];
+    int a = 0;
+    argv[a++] = NS;
+    argv[a++] = "bench";
+    argv[a++] = (char *)kernel;
+    for (int i = 0; i < nargs && a < 60; i++) argv[a++] = args[i];
+    argv[a++] = "--json";
+    argv[a++] = (char *)out;
+    argv[a] = NULL;
+    if (run(argv, env, NULL) != 0) *ok = 0;
+}
+
+static void gate_files(cell *c, const char *base, const char *cur, const char *rep) {
+    char *argv[] = {NS, "gate", "--quiet", "--json", (char *)rep, (char *)base, (char *)cur, NULL};
+    double w;
+    int rc = run(argv, NULL, &w);
+    if (rc != 0 && rc != 1) {
+        fprintf(stderr, "bench_gate: gate exited %d on %s %s\n", rc, base, cur);
+        exit(2);
+    }
+    c->ratio[c->runs] = gate_ratio(rep);
+    c->wall[c->runs++] = w;
+    c->alarms += rc == 1;
+}
+
+static void gate_ab(cell *c, const char *new_bin, const char *kernel, char **args, int nargs,
+                    const char *rep) {
+    char *argv[80];
+    int a = 0;
+    argv[a++] = NS;
+    argv[a++] = "gate";
+    argv[a++] = "--quiet";
+    argv[a++] = "--json";
+    argv[a++] = (char *)rep;
+    argv[a++] = "--ab";
+    argv[a++] = NS;
+    argv[a++] = (char *)new_bin;
+    argv[a++] = (char *)kernel;
+    if (nargs) argv[a++] = "--";
+    for (int i = 0; i < nargs && a < 78; i++) argv[a++] = args[i];
+    argv[a] = NULL;
+    double w;
+    int rc = run(argv, NULL, &w);
+    if (rc != 0 && rc != 1) {
+        fprintf(stderr, "bench_gate: gate --ab exited %d\n", rc);
+        exit(2);
+    }
+    c->ratio[c->runs] = gate_ratio(rep);
+    c->wall[c->runs++] = w;
+    c->alarms += rc == 1;
+}
+
+static void summary(const cell *c, const char *what) {
+    double r[256], w[256];
+    memcpy(r, c->ratio, sizeof r);
+    memcpy(w, c->wall, sizeof w);
+    ns_sort_doubles(r, (size_t)c->runs);
+    ns_sort_doubles(w, (size_t)c->runs);
+    printf("%-10s %-16s %2d/%-2d   ratio median %.3f, range [%.3f, %.3f]   gate time median %.3f s"
+           " (max %.3f)\n",
+           c->name, what, c->alarms, c->runs, ns_quantile_sorted(r, (size_t)c->runs, 0.5), r[0],
+           r[c->runs - 1], ns_quantile_sorted(w, (size_t)c->runs, 0.5), w[c->runs - 1]);
+}
+
+int main(int argc, char **argv) {
+    int iters = 20;
+    const char *kernel = "stream_triad", *v;
+    double slow = 0.10;
+    static char *def_args[] = {"--threads", "1"};
+    char **args = def_args;
+    int nargs = 2;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        int64_t x;
+        if ((m = ns_opt_value(argc, argv, &i, "--iterations", &v))) {
+            if (m < 0 || ns_parse_int64(v, 1, 256, &x) != 0)
+                return ns_usage_error("bench-gate", "--iterations wants 1..256");
+            iters = (int)x;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--kernel", &v))) {
+            if (m < 0) return ns_usage_error("bench-gate", "--kernel wants a name");
+            kernel = v;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--slowdown", &v))) {
+            if (m < 0 || ns_parse_double(v, 0.001, 10, &slow) != 0)
+                return ns_usage_error("bench-gate", "--slowdown wants a fraction");
+        } else if (!strcmp(argv[i], "--")) {
+            args = argv + i + 1;
+            nargs = argc - i - 1;
+            break;
+        } else {
+            return ns_usage_error("bench-gate", "unknown argument '%s'", argv[i]);
+        }
+    }
+    if (access(NS, X_OK) != 0) return ns_usage_error("bench-gate", "%s not built", NS);
+
+    char dir[] = "/tmp/nodescale-bench-gate-XXXXXX";
+    if (!mkdtemp(dir)) return ns_usage_error("bench-gate", "mkdtemp: %s", strerror(errno));
+    char env[256], slowed[300], base[300], cur[300], rep[300], cwd[1024];
+    snprintf(env, sizeof env, "NODESCALE_INJECT_SLOWDOWN=%s:%g", kernel, slow);
+    snprintf(slowed, sizeof slowed, "%s/slowed-nodescale", dir);
+    snprintf(base, sizeof base, "%s/base.json", dir);
+    snprintf(cur, sizeof cur, "%s/cur.json", dir);
+    snprintf(rep, sizeof rep, "%s/report.json", dir);
+    if (!getcwd(cwd, sizeof cwd)) return ns_usage_error("bench-gate", "getcwd failed");
+    FILE *f = fopen(slowed, "w");
+    if (!f) return ns_usage_error("bench-gate", "cannot write %s", slowed);
+    fprintf(f, "#!/bin/sh\n%s exec %s/%s \"$@\"\n", env, cwd, NS);
+    fclose(f);
+    chmod(slowed, 0755);
+
+    static cell fa = {.name = "files"}, fd = {.name = "files"}, aa = {.name = "A/B"},
+                ad = {.name = "A/B"};
+    printf("bench-gate: kernel %s, bench args:", kernel);
+    for (int i = 0; i < nargs; i++) printf(" %s", args[i]);
+    printf("; %d iterations; gate defaults (threshold 5%%, alpha 0.05, A/B 8..30 rounds, stop when settled);\n"
+           "slowdown: %s\n",
+           iters, env);
+    double t0 = now_s();
+    for (int it = 0; it < iters; it++) {
+        int ok = 1;
+        bench_run(kernel, args, nargs, base, NULL, &ok);
+        bench_run(kernel, args, nargs, cur, NULL, &ok);
+        if (!ok) return ns_usage_error("bench-gate", "'%s bench %s' failed", NS, kernel);
+        gate_files(&fa, base, cur, rep);
+        bench_run(kernel, args, nargs, base, NULL, &ok);
+        bench_run(kernel, args, nargs, cur, env, &ok);
+        if (!ok) return ns_usage_error("bench-gate", "slowed bench failed");
+        gate_files(&fd, base, cur, rep);
+        gate_ab(&aa, NS, kernel, args, nargs, rep);
+        gate_ab(&ad, slowed, kernel, args, nargs, rep);
+        fprintf(stderr, "iteration %d/%d: files A/A %.3f, files +%g %.3f, A/B A/A %.3f, "
+                        "A/B +%g %.3f (%.0f s)\n",
+                it + 1, iters, fa.ratio[it], slow, fd.ratio[it], aa.ratio[it], slow, ad.ratio[it],
+                now_s() - t0);
+    }
+    printf("\nmode       comparison       alarms\n");
+    summary(&fa, "A/A (false)");
+    summary(&fd, "slowed (caught)");
+    summary(&aa, "A/A (false)");
+    summary(&ad, "slowed (caught)");
+    printf("total %.0f s\n", now_s() - t0);
+    unlink(slowed);
+    unlink(base);
+    unlink(cur);
+    unlink(rep);
+    rmdir(dir);
+    return 0;
+}

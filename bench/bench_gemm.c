@@ -1,0 +1,304 @@
+/* bench_gemm (`make bench-gemm`): the own GEMM against BLIS and OpenBLAS in one process, on the
+ * same inputs with the same thread count, variants interleaved sample by sample (the order
+ * rotates each round) so that clock drift on a shared VM hits all three alike. Prints GFLOP/s
+ * (median of >= 9 samples, with the interquartile spread) and own / best peer for each case,
+ * then the issue's targets:
+ *   square n in {256 .. 4096}, DGEMM and SGEMM, 1 and 2 threads: geometric mean of
+ *     own / max(BLIS, OpenBLAS) >= 1.00 and >= 0.90 at every size;
+ *   n >= 1024: >= 90% of the measured FMA ceiling (when the build has a "peak" kernel with mix
+ *     "fma" for this ISA and precision; otherwise reported as n/a);
+ *   ML shapes (4096x4096x128, 4096x4096x256, 128x4096x4096, 64x64x64): own >= best peer.
+ * One call is C := A B + C, column-major, alpha = beta = 1. A speed report, never a test: the
+ * exit status is 0 unless the arguments or an allocation are bad.
+ *
+ * Options: --prec dp|sp|both  --threads LIST (e.g. 1,2)  --sizes LIST (square n)  --no-ml
+ *          --no-square  --samples N (>= 9)  --min-time S (seconds per sample, default 0.02) */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/cli.h"
+#include "harness/stats.h"
+#include "harness/timer.h"
+#include "include/nodescale.h"
+#include "kernels/gemm/gemm_kernels.h"
+#include "kernels/registry.h"
+
+#define NV 3 /* own, BLIS, OpenBLAS */
+static const char *const vname[NV] = {"own", "blis", "openblas"};
+
+typedef struct opts {
+    int prec_mask; /* bit 0 dp, bit 1 sp */
+    int threads[8], nthreads;
+    int64_t sizes[32];
+    int nsizes;
+    int ml, square;
+    int samples;
+    double min_time;
+} opts;
+
+typedef struct result {
+    double med[NV], q1[NV], q3[NV]; /* GFLOP/s */
+    int ok[NV];
+    double ratio; /* own / best peer (medians); NAN if no peer */
+} result;
+
+static void call(int v, ns_precision prec, int threads, int64_t m, int64_t n, int64_t k, void *a,
+                 void *b, void *c, int *ok) {
+    int rc;
+    if (prec == NS_PREC_DP) {
+        if (v == 0)
+            rc = nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, m, n, k,
+                                 1.0, a, m, b, k, 1.0, c, m);
+        else
+            rc = ns_gemm_peer_dgemm(v - 1, threads, 0, 0, m, n, k, 1.0, a, m, b, k, 1.0, c, m);
+    } else {
+        if (v == 0)
+            rc = nodescale_sgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, m, n, k,
+                                 1.0f, a, m, b, k, 1.0f, c, m);
+        else
+            rc = ns_gemm_peer_sgemm(v - 1, threads, 0, 0, m, n, k, 1.0f, a, m, b, k, 1.0f, c, m);
+    }
+    if (rc) *ok = 0;
+}
+
+static void fill(void *x, ns_precision prec, int64_t count, unsigned seed) {
+    uint64_t s = 0x9E3779B97F4A7C15ull * (seed + 1);
+    for (int64_t i = 0; i < count; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        double v = (double)(s >> 11) * 0x1.0p-53 - 0.5;
+        if (prec == NS_PREC_DP)
+            ((double *)x)[i] = v;
+        else
+            ((float *)x)[i] = (float)v;
+    }
+}
+
+static int run_case(const opts *o, ns_precision prec, int threads, int64_t m, int64_t n, int64_t k,
+                    result *r) {
+    size_t es = ns_prec_size(prec);
+    void *a = malloc((size_t)(m * k) * es), *b = malloc((size_t)(k * n) * es);
+    void *c = malloc((size_t)(m * n) * es);
+    if (!a || !b || !c) {
+        free(a), free(b), free(c);
+        return -1;
+    }
+    fill(a, prec, m * k, 1), fill(b, prec, k * n, 2), fill(c, prec, m * n, 3);
+    omp_set_num_threads(threads);
+    double flops = (double)(2 * m * n * k);
+    /* Warm-up each variant once, and size repetitions per sample from the slowest. */
+    double tmax = 0;
+    for (int v = 0; v < NV; v++) {
+        r->ok[v] = 1;
+        double t0 = ns_now();
+        call(v, prec, threads, m, n, k, a, b, c, &r->ok[v]);
+        double t = ns_now() - t0;
+        if (r->ok[v] && t > tmax) tmax = t;
+    }
+    int reps = tmax > 0 ? (int)ceil(o->min_time / tmax) : 1;
+    if (reps < 1) reps = 1;
+    double *g = malloc(sizeof(double) * (size_t)(NV * o->samples));
+    if (!g) return -1;
+    for (int s = 0; s < o->samples; s++)
+        for (int i = 0; i < NV; i++) {
+            int v = (i + s) % NV;
+            if (!r->ok[v]) continue;
+            double t0 = ns_now();
+            for (int rep = 0; rep < reps; rep++) call(v, prec, threads, m, n, k, a, b, c, &r->ok[v]);
+            g[v * o->samples + s] = flops * reps / (ns_now() - t0) * 1e-9;
+        }
+    double best_peer = 0;
+    for (int v = 0; v < NV; v++) {
+        ns_stats st;
+        if (r->ok[v] && ns_stats_compute(&g[v * o->samples], (size_t)o->samples, &st) == 0) {
+            r->med[v] = st.median, r->q1[v] = st.q1, r->q3[v] = st.q3;
+        } else {
+            r->ok[v] = 0, r->med[v] = r->q1[v] = r->q3[v] = NAN;
+        }
+        if (v > 0 && r->ok[v] && r->med[v] > best_peer) best_peer = r->med[v];
+    }
+    r->ratio = r->ok[0] && best_peer > 0 ? r->med[0] / best_peer : NAN;
+    free(g), free(a), free(b), free(c);
+    return 0;
+}
+
+static void print_result(const char *label, const result *r) {
+    printf("%-26s", label);
+    for (int v = 0; v < NV; v++) {
+        if (r->ok[v])
+            printf(" %8.1f ±%4.1f%%", r->med[v], 50.0 * (r->q3[v] - r->q1[v]) / r->med[v]);
+        else
+            printf(" %8s %6s", "n/a", "");
+    }
+    printf("   %5.3f\n", r->ratio);
+    fflush(stdout);
+}
+
+/* The measured FMA ceiling for this precision and thread count, from a registry "peak" kernel
+ * with mix "fma" for the ISA the GEMM dispatches to; NAN when the build has none. */
+static double fma_ceiling(ns_precision prec, int threads) {
+    size_t cnt;
+    const ns_kernel *const *t = ns_registry(&cnt);
+    const ns_kernel *kp = NULL;
+    for (size_t i = 0; i < cnt; i++)
+        if (!strcmp(t[i]->family, "peak") && t[i]->mix && !strcmp(t[i]->mix, "fma") &&
+            t[i]->precision == prec && !strcmp(t[i]->isa, ns_gemm_isa()) &&
+            (!t[i]->supported || t[i]->supported()))
+            kp = t[i];
+    if (!kp) return NAN;
+    ns_params p = {.m = 1, .n = 1, .k = 1, .threads = threads};
+    double f1 = kp->flops(&p);
+    if (!(f1 > 0)) return NAN;
+    p.n = (int64_t)(2e8 / f1) + 1;
+    void *st = kp->create(&p);
+    if (!st) return NAN;
+    double best = 0;
+    for (int s = 0; s < 9; s++) {
+        double t0 = ns_now();
+#pragma omp parallel num_threads(threads)
+        kp->run(st, omp_get_thread_num(), omp_get_num_threads());
+        double g = kp->flops(&p) / (ns_now() - t0) * 1e-9;
+        if (g > best) best = g;
+    }
+    kp->destroy(st);
+    return best;
+}
+
+static int parse_list(const char *cmd, const char *s, int64_t lo, int64_t hi, int64_t *out,
+                      int max) {
+    int n = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (n == max || ns_parse_int64(tok, lo, hi, &out[n]) != 0) return -1;
+        n++;
+    }
+    (void)cmd;
+    return n;
+}
+
+int main(int argc, char **argv) {
+    const char *cmd = "bench-gemm";
+    opts o = {.prec_mask = 3, .threads = {1, 2}, .nthreads = 2,
+              .sizes = {256, 512, 1024, 1536, 2048, 3072, 4096}, .nsizes = 7, .ml = 1,
+              .square = 1, .samples = 9, .min_time = 0.02};
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int64_t x[32];
+        int r;
+        if ((r = ns_opt_value(argc, argv, &i, "--prec", &v))) {
+            if (r < 0) return ns_usage_error(cmd, "--prec needs a value");
+            o.prec_mask = !strcmp(v, "dp") ? 1 : !strcmp(v, "sp") ? 2 : !strcmp(v, "both") ? 3 : 0;
+            if (!o.prec_mask) return ns_usage_error(cmd, "--prec must be dp, sp or both");
+        } else if ((r = ns_opt_value(argc, argv, &i, "--threads", &v))) {
+            int n = r < 0 ? -1 : parse_list(cmd, v, 1, 1024, x, 8);
+            if (n <= 0) return ns_usage_error(cmd, "--threads wants a list like 1,2");
+            for (int j = 0; j < n; j++) o.threads[j] = (int)x[j];
+            o.nthreads = n;
+        } else if ((r = ns_opt_value(argc, argv, &i, "--sizes", &v))) {
+            int n = r < 0 ? -1 : parse_list(cmd, v, 1, 100000, o.sizes, 32);
+            if (n <= 0) return ns_usage_error(cmd, "--sizes wants a list like 256,1024");
+            o.nsizes = n;
+        } else if ((r = ns_opt_value(argc, argv, &i, "--samples", &v))) {
+            if (r < 0 || ns_parse_int64(v, 9, 1000, x) != 0)
+                return ns_usage_error(cmd, "--samples wants an integer >= 9");
+            o.samples = (int)x[0];
+        } else if ((r = ns_opt_value(argc, argv, &i, "--min-time", &v))) {
+            double d;
+            if (r < 0 || ns_parse_double(v, 0, 10, &d) != 0)
+                return ns_usage_error(cmd, "--min-time wants seconds in [0, 10]");
+            o.min_time = d;
+        } else if (!strcmp(argv[i], "--no-ml")) {
+            o.ml = 0;
+        } else if (!strcmp(argv[i], "--no-square")) {
+            o.square = 0;
+        } else {
+            return ns_usage_error(cmd, "unknown argument '%s'", argv[i]);
+        }
+    }
+
+    printf("bench-gemm: own GEMM vs BLIS and OpenBLAS, same process, interleaved, "
+           "C = A B + C column-major\n");
+    for (int w = 0; w < 2; w++) {
+        ns_gemm_peer_info pi;
+        ns_gemm_peer_info_get(w, &pi);
+        printf("  peer %-8s %s: %s [%s] %s\n", pi.name, pi.status, pi.version, pi.threading,
+               pi.path);
+        if (pi.note[0]) printf("       note: %s\n", pi.note);
+    }
+    for (int p = 0; p < 2; p++) {
+        ns_gemm_config cfg;
+        if (!(o.prec_mask & (1 << p)) || ns_gemm_config_get(NULL, (ns_precision)p, &cfg)) continue;
+        printf("  own %s: %s %s MR=%d NR=%d MC=%lld KC=%lld NC=%lld (%s; L1d %lld, L2 %lld, L3 "
+               "%lld bytes)\n", ns_prec_name((ns_precision)p), cfg.isa, cfg.ukernel, cfg.mr,
+               cfg.nr, (long long)cfg.mc, (long long)cfg.kc, (long long)cfg.nc, cfg.source,
+               (long long)cfg.l1d_bytes, (long long)cfg.l2_bytes, (long long)cfg.l3_bytes);
+    }
+    printf("  %d samples per variant, >= %.3f s each; GFLOP/s median ± half the IQR\n\n",
+           o.samples, o.min_time);
+
+    for (int p = 0; p < 2; p++) {
+        ns_precision prec = (ns_precision)p;
+        if (!(o.prec_mask & (1 << p))) continue;
+        for (int ti = 0; ti < o.nthreads; ti++) {
+            int th = o.threads[ti];
+            double ceil_g = fma_ceiling(prec, th);
+            printf("%s, %d thread%s; FMA ceiling %s", prec == NS_PREC_DP ? "DGEMM" : "SGEMM", th,
+                   th > 1 ? "s" : "", isnan(ceil_g) ? "n/a (no peak kernel in this build)" : "");
+            if (!isnan(ceil_g)) printf("%.1f GFLOP/s", ceil_g);
+            printf("\n%-26s %15s %15s %15s   %s\n", "case (m x n x k)", vname[0], vname[1],
+                   vname[2], "own/best");
+            double logsum = 0, minr = INFINITY;
+            int nr = 0, ceil_fail = 0;
+            int64_t minr_n = 0;
+            if (o.square) {
+                for (int si = 0; si < o.nsizes; si++) {
+                    int64_t n = o.sizes[si];
+                    result r;
+                    char label[64];
+                    snprintf(label, sizeof label, "%lld^3", (long long)n);
+                    if (run_case(&o, prec, th, n, n, n, &r)) {
+                        fprintf(stderr, "nodescale bench-gemm: error: out of memory at n=%lld\n",
+                                (long long)n);
+                        return 1;
+                    }
+                    print_result(label, &r);
+                    if (isfinite(r.ratio)) {
+                        logsum += log(r.ratio), nr++;
+                        if (r.ratio < minr) minr = r.ratio, minr_n = n;
+                    }
+                    if (n >= 1024 && !isnan(ceil_g) && r.med[0] < 0.9 * ceil_g) ceil_fail++;
+                }
+                if (nr) {
+                    double gm = exp(logsum / nr);
+                    printf("  square: geomean own/best %.3f (target >= 1.00) %s; min %.3f at "
+                           "n=%lld (target >= 0.90) %s",
+                           gm, gm >= 1.0 ? "MET" : "MISSED", minr, (long long)minr_n,
+                           minr >= 0.9 ? "MET" : "MISSED");
+                    if (!isnan(ceil_g))
+                        printf("; >= 90%% of FMA ceiling at n >= 1024: %s",
+                               ceil_fail ? "MISSED" : "MET");
+                    printf("\n");
+                }
+            }
+            if (o.ml) {
+                static const int64_t ml[4][3] = {
+                    {4096, 4096, 128}, {4096, 4096, 256}, {128, 4096, 4096}, {64, 64, 64}};
+                for (int s = 0; s < 4; s++) {
+                    result r;
+                    char label[64];
+                    snprintf(label, sizeof label, "ML %lldx%lldx%lld", (long long)ml[s][0],
+                             (long long)ml[s][1], (long long)ml[s][2]);
+                    if (run_case(&o, prec, th, ml[s][0], ml[s][1], ml[s][2], &r)) return 1;
+                    print_result(label, &r);
+                    if (isfinite(r.ratio) && r.ratio < 1.0)
+                        printf("  (ML target own >= best peer MISSED here)\n");
+                }
+            }
+            printf("\n");
+        }
+    }
+    return 0;
+}

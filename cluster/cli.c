@@ -1,0 +1,498 @@
+/* `nodescale cluster`: the cluster scaling model from the command line. Inputs come from presets
+ * (applied in order), then --node (the chip's GEMM efficiency and variability as measured by a
+ * nodescale run), then --allreduce (measured α–β), then flags; the same key table (keys.h)
+ * reads presets and flags. Prints the configuration and step-time breakdown per chip count as
+ * tables, optionally JSON and plots; `--preset seed002` prints seed 002's table instead. */
+#include "cluster/cluster.h"
+#include "cluster/equations.h"
+#include "cluster/keys.h"
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/json.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMD "cluster"
+#define MAX_PRESETS 16
+#define MAX_OVERRIDES 128
+#define MAX_CHIPS 32
+#define MAX_TOP 64
+
+typedef struct override {
+    const ns_cluster_key *key;
+    const char *value;
+} override;
+
+typedef struct options {
+    const char *presets[MAX_PRESETS];
+    int n_presets;
+    const char *node, *allreduce, *json, *plot_dir;
+    int allreduce_scaleup; /* -1: by file kind */
+    int chips[MAX_CHIPS], n_chips;
+    int search, top, list_presets, help;
+    override ov[MAX_OVERRIDES];
+    int n_ov;
+    const char *peak, *gemm_eff, *precision, *recompute;
+} options;
+
+static void usage(FILE *f) {
+    fprintf(
+        f,
+        "usage: nodescale cluster [--preset NAME]... [--node results.json] [--chips N[,N...]]\n"
+        "                         [--search [--top N]] [--json FILE|-] [--plot-dir DIR] [flags]\n\n"
+        "The cluster scaling model: step time, MFU, goodput, time to train, power and cost of\n"
+        "training a dense transformer on N chips with TP x PP x CP x DP. Bandwidths are per\n"
+        "direction per chip; 1 GB = 1e9 B.\n\n"
+        "  --preset NAME|FILE.json   apply a preset (repeatable; later ones override). Chips:\n"
+        "                            a100-sxm h100-sxm h200 gb200-nvl72 gb300-nvl72 tpu-v4\n"
+        "                            cpu-node; models: llama3-405b (the default), megatron-1t;\n"
+        "                            seed002 (seed 002's table)\n"
+        "  --list-presets            list the presets found and where\n"
+        "  --node FILE               a nodescale results.json: the chip's GEMM efficiency\n"
+        "                            table and step-time CV; with no chip preset the node is\n"
+        "                            the chip (its ceilings and DRAM bandwidth, preset cpu-node)\n"
+        "  --allreduce FILE          measured all-reduce fit {alpha_s, beta_s_per_byte[, ranks]}\n"
+        "                            (results.json allreduce.fit or fleet.json fit)\n"
+        "  --allreduce-road R        scaleup|scaleout: which road the fit describes (default:\n"
+        "                            scaleup for results.json, scaleout for fleet.json)\n"
+        "  --chips N[,N...]          chip counts (default: the preset's list)\n"
+        "  --search                  rank every valid (TP, PP, CP, DP, micro-batch, interleave)\n"
+        "  --top N                   with --search: how many to print per chip count (1)\n"
+        "  --json FILE|-             write the results as JSON (- = stdout)\n"
+        "  --plot-dir DIR            write cluster_breakdown.svg and cluster_scaling.svg there\n"
+        "  --peak-tflop-per-s X      dense peak at the run precision, TFLOP/s\n"
+        "  --gemm-efficiency X       one GEMM efficiency (0..1) for every shape\n"
+        "  --precision P             fp64 fp32 tf32 bf16 fp16 fp8 (default bf16)\n"
+        "  --recompute R             none selective full auto (auto: cheapest that fits)\n");
+    const char *section = "";
+    for (size_t i = 0; i < ns_cluster_nkeys; i++) {
+        const ns_cluster_key *k = &ns_cluster_keys[i];
+        char flag[96];
+        ns_cluster_key_flag(k, flag, sizeof flag);
+        if (strcmp(section, k->section)) fprintf(f, " %s:\n", section = k->section);
+        fprintf(f, "  %-35s %s%s\n", flag, k->help, k->kind == NS_KEY_BOOL ? " (0|1)" : "");
+    }
+    fprintf(f, "\nexit: 0 ok, 2 bad input (one line on stderr)\n");
+}
+
+/* "8192,16384" → chips[]. 0 or -1. */
+static int parse_chips(const char *s, options *o) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", s);
+    o->n_chips = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int64_t v;
+        if (o->n_chips == MAX_CHIPS || ns_parse_int64(tok, 1, 1 << 30, &v)) return -1;
+        o->chips[o->n_chips++] = (int)v;
+    }
+    return o->n_chips > 0 ? 0 : -1;
+}
+
+/* Parses argv into *o. Returns 0, or the exit status of a usage error. */
+static int parse_args(int argc, char **argv, options *o) {
+    memset(o, 0, sizeof *o);
+    o->top = 1;
+    o->allreduce_scaleup = -1;
+    const char *chips = NULL, *top = NULL, *road = NULL, *preset = NULL;
+    const struct {
+        const char *name;
+        const char **dst;
+    } strs[] = {{"--preset", &preset},
+                {"--node", &o->node},
+                {"--allreduce", &o->allreduce},
+                {"--allreduce-road", &road},
+                {"--chips", &chips},
+                {"--top", &top},
+                {"--json", &o->json},
+                {"--plot-dir", &o->plot_dir},
+                {"--peak-tflop-per-s", &o->peak},
+                {"--gemm-efficiency", &o->gemm_eff},
+                {"--precision", &o->precision},
+                {"--recompute", &o->recompute}};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        int r = 0;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            o->help = 1;
+            return 0;
+        }
+        if (!strcmp(a, "--search") || !strcmp(a, "--list-presets")) {
+            *(a[2] == 's' ? &o->search : &o->list_presets) = 1;
+            continue;
+        }
+        for (size_t k = 0; k < sizeof strs / sizeof strs[0] && !r; k++)
+            if ((r = ns_opt_value(argc, argv, &i, strs[k].name, &v)) > 0) *strs[k].dst = v;
+        for (size_t k = 0; k < ns_cluster_nkeys && !r; k++) {
+            char flag[96];
+            ns_cluster_key_flag(&ns_cluster_keys[k], flag, sizeof flag);
+            if ((r = ns_opt_value(argc, argv, &i, flag, &v)) > 0) {
+                if (o->n_ov == MAX_OVERRIDES) return ns_usage_error(CMD, "too many flags");
+                o->ov[o->n_ov++] = (override){&ns_cluster_keys[k], v};
+            }
+        }
+        if (r < 0) return ns_usage_error(CMD, "%s needs a value", a);
+        if (r == 0)
+            return ns_usage_error(CMD, "unknown option '%s' (try: nodescale cluster --help)", a);
+        if (preset) { /* the one option that may repeat */
+            if (o->n_presets == MAX_PRESETS) return ns_usage_error(CMD, "too many --preset");
+            o->presets[o->n_presets++] = preset;
+            preset = NULL;
+        }
+    }
+    if (road) {
+        if (strcmp(road, "scaleup") && strcmp(road, "scaleout"))
+            return ns_usage_error(CMD, "--allreduce-road must be scaleup or scaleout");
+        o->allreduce_scaleup = !strcmp(road, "scaleup");
+    }
+    if (chips && parse_chips(chips, o))
+        return ns_usage_error(CMD,
+                              "--chips wants positive integers separated by commas (at most "
+                              "%d), got '%s'",
+                              MAX_CHIPS, chips);
+    int64_t t;
+    if (top) {
+        if (ns_parse_int64(top, 1, MAX_TOP, &t))
+            return ns_usage_error(CMD, "--top must be 1..%d, got '%s'", MAX_TOP, top);
+        o->top = (int)t;
+    }
+    return 0;
+}
+
+/* Applies one flag through the key table, parsing strictly in the key's unit and range. */
+static int apply_override(ns_cluster_input *in, const override *ov) {
+    const ns_cluster_key *k = ov->key;
+    char flag[96], err[256];
+    ns_cluster_key_flag(k, flag, sizeof flag);
+    double x;
+    int64_t iv;
+    if (k->kind == NS_KEY_BOOL) {
+        const char *s = ov->value;
+        if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "true"))
+            x = 1;
+        else if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "false"))
+            x = 0;
+        else
+            return ns_usage_error(CMD, "%s wants 0 or 1, got '%s'", flag, s);
+    } else if (k->kind == NS_KEY_INT) {
+        if (ns_parse_int64(ov->value, (int64_t)k->min, (int64_t)k->max, &iv))
+            return ns_usage_error(CMD, "%s wants an integer in %g..%g, got '%s'", flag, k->min,
+                                  k->max, ov->value);
+        x = (double)iv;
+    } else if (ns_parse_double(ov->value, k->min, k->max, &x)) {
+        return ns_usage_error(CMD, "%s wants a number in %g..%g, got '%s'", flag, k->min, k->max,
+                              ov->value);
+    }
+    if (ns_cluster_key_set(in, k, x, flag, err, sizeof err)) return ns_usage_error(CMD, "%s", err);
+    return 0;
+}
+
+static int has_chip(const ns_cluster_input *in) {
+    for (int p = 0; p < NS_CP_COUNT; p++)
+        if (in->sys.chip.peak_flops[p] > 0) return 1;
+    return 0;
+}
+
+static json_t *load_json(const char *path, char *err, size_t errlen) {
+    json_error_t je;
+    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!j) snprintf(err, errlen, "%s: %s", path, je.text);
+    return j;
+}
+
+/* Builds the input from presets, node, all-reduce fit and flags. 0 or an exit status. */
+static int build_input(const options *o, ns_cluster_input *in) {
+    char err[512];
+    /* When no preset names a model, the default model goes first, so that the user's presets
+     * (a chip's own parallel layout, say) override its run and layout sections. */
+    for (int pass = 0; pass < 2; pass++) {
+        ns_cluster_defaults(in);
+        if (pass == 1 && ns_cluster_apply_preset(in, "llama3-405b", err, sizeof err))
+            return ns_usage_error(CMD, "%s", err);
+        for (int i = 0; i < o->n_presets; i++)
+            if (ns_cluster_apply_preset(in, o->presets[i], err, sizeof err))
+                return ns_usage_error(CMD, "%s", err);
+        if (in->eta.enabled || in->model.layers > 0 || in->model.params > 0) break;
+    }
+    if (o->node) {
+        int as_chip = !has_chip(in);
+        if (as_chip && ns_cluster_apply_preset(in, "cpu-node", err, sizeof err))
+            return ns_usage_error(CMD, "%s", err);
+        json_t *r = ns_json_load_results(o->node, err, sizeof err);
+        if (!r) return ns_usage_error(CMD, "--node %s", err);
+        int rc = ns_cluster_apply_node(in, r, as_chip, err, sizeof err);
+        json_decref(r);
+        if (rc) return ns_usage_error(CMD, "--node %s: %s", o->node, err);
+    }
+    if (o->allreduce) {
+        json_t *j = load_json(o->allreduce, err, sizeof err);
+        if (!j) return ns_usage_error(CMD, "--allreduce %s", err);
+        int up = o->allreduce_scaleup >= 0 ? o->allreduce_scaleup
+                                           : json_object_get(j, "allreduce") != NULL;
+        int rc = ns_cluster_apply_allreduce(in, j, up, err, sizeof err);
+        json_decref(j);
+        if (rc) return ns_usage_error(CMD, "--allreduce %s: %s", o->allreduce, err);
+    }
+    for (int i = 0; i < o->n_ov; i++)
+        if (apply_override(in, &o->ov[i])) return NS_EXIT_USAGE;
+    if (o->precision && ns_cprec_parse(o->precision, &in->run.precision))
+        return ns_usage_error(CMD, "--precision must be fp64 fp32 tf32 bf16 fp16 fp8, got '%s'",
+                              o->precision);
+    if (o->recompute && ns_recompute_parse(o->recompute, &in->run.recompute))
+        return ns_usage_error(CMD, "--recompute must be none, selective, full or auto, got '%s'",
+                              o->recompute);
+    double x;
+    if (o->peak) {
+        if (ns_parse_double(o->peak, 1e-9, 1e9, &x))
+            return ns_usage_error(CMD, "--peak-tflop-per-s wants a positive number, got '%s'",
+                                  o->peak);
+        in->sys.chip.peak_flops[in->run.precision] = x * 1e12;
+    }
+    if (o->gemm_eff) {
+        if (ns_parse_double(o->gemm_eff, 1e-6, 1, &x))
+            return ns_usage_error(CMD, "--gemm-efficiency wants a number in (0, 1], got '%s'",
+                                  o->gemm_eff);
+        in->sys.chip.gemm_eff_default = x;
+        in->sys.chip.n_gemm = 0;
+    }
+    return 0;
+}
+
+/* Seed 002 mode: exactly what seed 002's cluster.py prints, from η(G) = a − b·log2(G), the
+ * chip's peak and power (PUE applied once; the seed's preset has PUE 1). */
+static void print_seed002(const ns_cluster_input *in, const int *chips, int n) {
+    double f = in->sys.chip.peak_flops[in->run.precision];
+    for (int i = 0; i < n; i++) {
+        int G = chips[i];
+        double eta = ns_eta_log2(in->eta.a, in->eta.b, G);
+        double peak = G * f / 1e18; /* EFLOP/s, in the seed's order of operations */
+        double realized = peak * eta;
+        double power =
+            ns_cluster_power_w(G, in->sys.chip_w, in->sys.other_w_per_chip, in->sys.pue) / 1e6;
+        printf("%6d GPUs: peak %5.2f EF  MFU %4.1f%%  realized %5.2f EF  power %5.1f MW\n", G, peak,
+               eta * 100, realized, power);
+    }
+}
+
+static const char *yesno(int fits) {
+    return fits < 0 ? "?" : fits ? "yes" : "NO";
+}
+
+/* "none", "full", or "3/8" layers per stage recomputed. */
+static const char *rc_label(const ns_breakdown *b, char *buf, size_t len) {
+    if (b->recompute != NS_RECOMP_PARTIAL) return ns_recompute_name(b->recompute);
+    snprintf(buf, len, "%d/%d", b->recompute_layers, b->stage_layers);
+    return buf;
+}
+
+static void print_header(const ns_cluster_input *in) {
+    const ns_system *s = &in->sys;
+    const ns_model *m = &in->model;
+    printf("%s (%.4g B parameters) on %s: %s dense peak %.4g TFLOP/s per chip\n",
+           m->name[0] ? m->name : "model", ns_model_params(m) / 1e9,
+           s->chip.name[0] ? s->chip.name : "chip", ns_cprec_name(in->run.precision),
+           s->chip.peak_flops[in->run.precision] / 1e12);
+    printf("scale-up: %d chips at %.4g GB/s per direction, α %.3g µs; scale-out: %.4g GB/s per "
+           "direction, α %.3g µs, oversubscription %.3g\n",
+           s->domain_chips, s->scaleup.bw_bytes_per_s / 1e9, s->scaleup.latency_s * 1e6,
+           s->scaleout.bw_bytes_per_s / 1e9, s->scaleout.latency_s * 1e6, s->oversubscription);
+    printf("global batch %d sequences x %d tokens; GEMM efficiency %s; step CV %.3g\n\n",
+           in->run.global_batch_seqs, m->seq_tokens,
+           s->chip.n_gemm ? "from a shape table" : "one value for all shapes", s->step_cv);
+}
+
+static void print_tables(const ns_breakdown *b, int n) {
+    printf("  chips  TP  PP  CP    DP mbs  v    m recompute  step_s   MFU   HFU TFLOP/s/chip"
+           "  tokens/s  mem_GB fits goodput train_days     MW  cost_M$\n");
+    char rcb[32];
+    for (int i = 0; i < n; i++) {
+        const ns_par *p = &b[i].par;
+        printf(
+            "%7lld %3d %3d %3d %5d %3d %2d %4d %-9s %7.3f %4.1f%% %4.1f%% %12.1f %9.3g %7.1f %4s "
+            "%7.3f %10.1f %6.2f %8.2f\n",
+            (long long)p->tp * p->pp * p->cp * p->dp, p->tp, p->pp, p->cp, p->dp, p->micro_batch,
+            p->interleave, b[i].micro_batches, rc_label(&b[i], rcb, sizeof rcb), b[i].step_s,
+            b[i].mfu * 100, b[i].hfu * 100, b[i].model_flops_per_s_per_chip / 1e12,
+            b[i].tokens_per_s, b[i].mem_total / 1e9, yesno(b[i].fits), b[i].goodput,
+            b[i].time_to_train_s / 86400, b[i].power_w / 1e6, b[i].cost_usd / 1e6);
+    }
+    printf("\nstep-time breakdown, seconds per step (share of the step)\n"
+           "  chips        compute     TP exposed     CP exposed     PP exposed     DP exposed"
+           "         bubble      straggler      optimizer\n");
+    for (int i = 0; i < n; i++) {
+        const ns_breakdown *x = &b[i];
+        const double v[] = {x->compute_s, x->tp_s,     x->cp_s,        x->pp_s,
+                            x->dp_s,      x->bubble_s, x->straggler_s, x->optimizer_s};
+        printf("%7lld", (long long)x->par.tp * x->par.pp * x->par.cp * x->par.dp);
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            printf(" %7.3f(%4.1f%%)", v[k], 100 * v[k] / x->step_s);
+        printf("\n");
+    }
+}
+
+/* The configuration given by flags/presets for `chips` (dp derived when not given). */
+static int fixed_config(const ns_cluster_input *in, int chips, ns_par *par) {
+    *par = in->par;
+    if (par->dp == 0) {
+        long long inner = (long long)par->tp * par->pp * par->cp;
+        if (inner < 1 || chips % inner)
+            return ns_usage_error(CMD, "tp*pp*cp = %lld does not divide the chip count %d", inner,
+                                  chips);
+        par->dp = (int)(chips / inner);
+    }
+    char err[256];
+    if (ns_cluster_check(in, par, chips, err, sizeof err)) return ns_usage_error(CMD, "%s", err);
+    return 0;
+}
+
+static int list_presets(void) {
+    char dir[4096];
+    if (ns_cluster_presets_dir(dir, sizeof dir))
+        return ns_usage_error(CMD, "no presets folder found (set NODESCALE_PRESETS)");
+    struct dirent **ents;
+    int n = scandir(dir, &ents, NULL, alphasort);
+    if (n < 0) return ns_usage_error(CMD, "cannot open %s", dir);
+    printf("presets in %s:\n", dir);
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(ents[i]->d_name);
+        if (len > 5 && !strcmp(ents[i]->d_name + len - 5, ".json"))
+            printf("  %.*s\n", (int)(len - 5), ents[i]->d_name);
+        free(ents[i]);
+    }
+    free(ents);
+    return 0;
+}
+
+/* Scaling of b against the first chip count: speed-up, scaling efficiency, and the Amdahl and
+ * Gustafson bounds. Their parallel share p is the part of the first step that is proportional
+ * to the micro-batches each pipeline runs (compute and exposed TP, CP, PP), which more chips
+ * divide under a fixed global batch; the bubble, DP exchange, optimizer and straggler wait are
+ * the serial part. */
+typedef struct scaling {
+    double chips, speedup, efficiency, amdahl, gustafson;
+} scaling;
+
+static scaling scaling_of(const ns_breakdown *first, const ns_breakdown *b) {
+    double g0 = (double)first->par.tp * first->par.pp * first->par.cp * first->par.dp;
+    double g = (double)b->par.tp * b->par.pp * b->par.cp * b->par.dp;
+    double p = (first->compute_s + first->tp_s + first->cp_s + first->pp_s) / first->step_s;
+    return (scaling){g, b->tokens_per_s / first->tokens_per_s,
+                     ns_scaling_efficiency(first->tokens_per_s, g0, b->tokens_per_s, g),
+                     ns_amdahl_speedup(p, g / g0), ns_gustafson_speedup(p, g / g0)};
+}
+
+static void add_scaling(json_t *pt, const ns_breakdown *first, const ns_breakdown *b) {
+    scaling sc = scaling_of(first, b);
+    ns_json_set_num(pt, "speedup_vs_first", sc.speedup, NULL);
+    ns_json_set_num(pt, "scaling_efficiency_vs_first", sc.efficiency, NULL);
+    ns_json_set_num(pt, "amdahl_bound_vs_first", sc.amdahl, NULL);
+    ns_json_set_num(pt, "gustafson_bound_vs_first", sc.gustafson, NULL);
+}
+
+static void print_scaling(const ns_breakdown *b, int n) {
+    if (n < 2) return;
+    printf("\nscaling against %lld chips (Amdahl/Gustafson parallel share: compute + TP + CP + PP "
+           "of the first step)\n  chips  speed-up  efficiency  Amdahl bound  Gustafson bound\n",
+           (long long)b[0].par.tp * b[0].par.pp * b[0].par.cp * b[0].par.dp);
+    for (int i = 0; i < n; i++) {
+        scaling sc = scaling_of(&b[0], &b[i]);
+        printf("%7.0f %9.3f %10.1f%% %13.2f %16.2f\n", sc.chips, sc.speedup, 100 * sc.efficiency,
+               sc.amdahl, sc.gustafson);
+    }
+}
+
+int ns_cmd_cluster(int argc, char **argv) {
+    options o;
+    ns_cluster_input in;
+    int rc = parse_args(argc, argv, &o);
+    if (rc) return rc;
+    if (o.help) {
+        usage(stdout);
+        return NS_EXIT_OK;
+    }
+    if (o.list_presets) return list_presets();
+    if ((rc = build_input(&o, &in))) return rc;
+    const int *chips = o.n_chips ? o.chips : in.chip_counts;
+    int n_chips = o.n_chips ? o.n_chips : in.n_chip_counts;
+    if (n_chips == 0) return ns_usage_error(CMD, "give --chips N (no chip count in the presets)");
+    if (in.eta.enabled) {
+        if (!(in.sys.chip.peak_flops[in.run.precision] > 0))
+            return ns_usage_error(CMD, "seed002 mode needs a chip peak");
+        print_seed002(&in, chips, n_chips);
+        return NS_EXIT_OK;
+    }
+    ns_chip_finish(&in.sys.chip);
+
+    /* One breakdown per chip count (fixed configuration), or the top N of each search. */
+    static ns_breakdown rows[MAX_CHIPS * MAX_TOP], firsts[MAX_CHIPS];
+    int n_rows = 0, n_firsts = 0;
+    long evaluated = 0;
+    for (int i = 0; i < n_chips; i++) {
+        if (o.search) {
+            long ev = 0;
+            int got = ns_cluster_search(&in, chips[i], rows + n_rows, o.top, &ev);
+            evaluated += ev;
+            if (got == 0)
+                return ns_usage_error(CMD,
+                                      "no valid configuration for %d chips: TP must divide "
+                                      "the %d heads, DP the batch of %d, CP the sequence, and PP "
+                                      "(<= %d layers) take what is left",
+                                      chips[i], in.model.heads, in.run.global_batch_seqs,
+                                      in.model.layers);
+            firsts[n_firsts++] = rows[n_rows];
+            n_rows += got;
+        } else {
+            ns_par par;
+            if ((rc = fixed_config(&in, chips[i], &par))) return rc;
+            ns_cluster_prep prep;
+            ns_cluster_prepare(&in, chips[i], &prep);
+            ns_cluster_eval(&in, &prep, &par, &rows[n_rows]);
+            firsts[n_firsts++] = rows[n_rows++];
+        }
+    }
+
+    if (!o.json || strcmp(o.json, "-")) {
+        print_header(&in);
+        print_tables(rows, n_rows);
+        print_scaling(firsts, n_firsts);
+        if (o.search) printf("\n%ld configurations evaluated\n", evaluated);
+    }
+    if (o.json) {
+        json_t *root = json_object(), *pts = json_array();
+        ns_json_set_str(root, "schema", "nodescale-cluster/1");
+        ns_json_set_str(root, "chip", in.sys.chip.name);
+        ns_json_set_str(root, "model", in.model.name);
+        ns_json_set_num(root, "params", ns_model_params(&in.model), NULL);
+        ns_json_set_num(root, "peak_flops_per_s_per_chip", in.sys.chip.peak_flops[in.run.precision],
+                        NULL);
+        ns_json_set_str(root, "precision", ns_cprec_name(in.run.precision));
+        for (int i = 0; i < n_rows; i++) {
+            json_t *pt = ns_breakdown_json(&in, &rows[i]);
+            add_scaling(pt, &firsts[0], &rows[i]);
+            json_array_append_new(pts, pt);
+        }
+        json_object_set_new(root, "points", pts);
+        char err[512];
+        int bad = 0;
+        if (!strcmp(o.json, "-")) {
+            bad = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || puts("") < 0;
+        } else if (ns_json_write_atomic(root, o.json, err, sizeof err)) {
+            fprintf(stderr, "nodescale cluster: error: %s\n", err);
+            bad = 1;
+        }
+        json_decref(root);
+        if (bad) return NS_EXIT_FAIL;
+    }
+    if (o.plot_dir) {
+        char err[512];
+        if (ns_cluster_write_plots(&in, firsts, n_firsts, o.plot_dir, err, sizeof err)) {
+            fprintf(stderr, "nodescale cluster: error: %s\n", err);
+            return NS_EXIT_FAIL;
+        }
+    }
+    return NS_EXIT_OK;
+}

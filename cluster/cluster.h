@@ -1,0 +1,260 @@
+/* The cluster scaling model: what a cluster of G chips delivers when it trains a dense
+ * transformer with tensor (TP), pipeline (PP), data (DP) and context (CP) parallelism, and where
+ * the share of peak that never becomes model went (exposed communication, pipeline bubble,
+ * straggler wait, optimizer, failures).
+ *
+ * The inputs are plain structs, filled from JSON presets (cluster/presets/NAME.json), flags, and
+ * the node bridge (a nodescale results.json). ns_cluster_eval() evaluates one configuration
+ * without allocating or parsing, so --search can rank hundreds of thousands a second. Each
+ * equation it combines lives in equations.c with its source. Placement: ranks are numbered TP
+ * innermost, then CP, then PP, then DP (Llama 3 paper, arXiv 2407.21783, section 3.3.2), and a
+ * scale-up domain is `domain_chips` consecutive ranks. Bandwidths are per direction per chip. */
+#ifndef NS_CLUSTER_H
+#define NS_CLUSTER_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* Numeric precisions a chip can quote a dense peak for. */
+typedef enum {
+    NS_CP_FP64,
+    NS_CP_FP32,
+    NS_CP_TF32,
+    NS_CP_BF16,
+    NS_CP_FP16,
+    NS_CP_FP8,
+    NS_CP_COUNT
+} ns_cprec;
+
+const char *ns_cprec_name(ns_cprec p);
+int ns_cprec_parse(const char *s, ns_cprec *out); /* 0, or -1 for an unknown name */
+double ns_cprec_bytes(ns_cprec p);                /* bytes per element */
+
+/* One measured (or assumed) GEMM efficiency: the fraction of dense peak C(m×n) += A(m×k)·B(k×n)
+ * reaches. The model interpolates between points by arithmetic intensity (ns_gemm_efficiency). */
+typedef struct ns_gemm_point {
+    double m, n, k, eff;
+    double logai; /* log(mnk / (mk + kn + mn)); filled and sorted by ns_chip_finish() */
+} ns_gemm_point;
+
+#define NS_GEMM_POINTS_MAX 64
+
+typedef struct ns_chip {
+    char name[64];
+    double peak_flops[NS_CP_COUNT]; /* dense FLOP/s per precision; 0 = not quoted */
+    ns_gemm_point gemm[NS_GEMM_POINTS_MAX];
+    int n_gemm;
+    double gemm_eff_default; /* used when n_gemm == 0 */
+    double attn_eff;         /* fused (flash) attention's share of peak */
+    double mem_bw_bytes_per_s;
+    double mem_capacity_bytes; /* 0 = unknown: the memory verdict is skipped */
+    double mem_usable_frac; /* share of capacity a framework can use (fragmentation, workspace) */
+} ns_chip;
+
+typedef struct ns_link {
+    double bw_bytes_per_s; /* per direction, per chip */
+    double latency_s;      /* α */
+} ns_link;
+
+typedef struct ns_system {
+    ns_chip chip;
+    int domain_chips; /* scale-up domain size (NVLink domain, TPU slice) */
+    ns_link scaleup;
+    ns_link scaleout;
+    double oversubscription; /* scale-out: per-chip bandwidth is bw / oversubscription */
+    /* variability */
+    double step_cv;       /* per-chip step-time coefficient of variation */
+    double slow_prob;     /* probability that a chip is slow in a step */
+    double slowdown_frac; /* how much slower a slow chip is (0.1 = 10%) */
+    /* reliability */
+    double chip_mtbf_h; /* 0 = no failures modelled */
+    double checkpoint_write_s, restart_s;
+    /* power and price */
+    double chip_w, other_w_per_chip, pue;
+    double usd_per_chip_h;
+} ns_system;
+
+typedef struct ns_model {
+    char name[64];
+    int layers, hidden, heads, kv_heads, ffn, vocab, seq_tokens;
+    int gated_ffn;       /* SwiGLU: three FFN matrices instead of two */
+    int causal;          /* attention kernels skip the masked half (hardware time only) */
+    double params;       /* 0 = derived from the shape (ns_model_params) */
+    double train_tokens; /* tokens to train on (time to train, energy, cost) */
+} ns_model;
+
+/* Activation recomputation (Korthikanti et al. 2022, arXiv 2205.05198): none; selective (the
+ * attention core only); full (every layer keeps only its input and reruns its forward pass);
+ * auto (the cheapest that fits in memory); partial (chosen by auto: the fewest whole layers per
+ * stage recomputed in full, Megatron's --recompute-num-layers). */
+typedef enum {
+    NS_RECOMP_NONE,
+    NS_RECOMP_SELECTIVE,
+    NS_RECOMP_FULL,
+    NS_RECOMP_AUTO,
+    NS_RECOMP_PARTIAL
+} ns_recompute;
+
+const char *ns_recompute_name(ns_recompute r);
+int ns_recompute_parse(const char *s, ns_recompute *out); /* none|selective|full|auto: 0, else -1 */
+
+typedef struct ns_run {
+    ns_cprec precision;
+    int global_batch_seqs;
+    ns_recompute recompute;
+    int flash_attention;   /* attention scores never stored (Dao et al. 2022) */
+    int sequence_parallel; /* Korthikanti et al. 2022: TP all-reduce = reduce-scatter + all-gather
+                            */
+    int distributed_optimizer; /* optimizer state sharded over DP×CP (ZeRO-1) */
+    double grad_bytes_per_param;
+    double optimizer_bytes_per_param;         /* resident: fp32 master weights + Adam m, v = 12 */
+    double optimizer_traffic_bytes_per_param; /* read + written by one Adam step */
+    double overlap_tp, overlap_cp, overlap_pp, overlap_dp; /* hidden share, 0..1 */
+} ns_run;
+
+/* One way to split G chips. dp is derived when 0. */
+typedef struct ns_par {
+    int tp, pp, dp, cp, micro_batch, interleave;
+} ns_par;
+
+/* Seed 002 mode: η(G) = a − b·log2(G) replaces the mechanistic model. */
+typedef struct ns_eta_law {
+    int enabled;
+    double a, b;
+} ns_eta_law;
+
+/* Everything the model reads. */
+typedef struct ns_cluster_input {
+    ns_system sys;
+    ns_model model;
+    ns_run run;
+    ns_par par;
+    ns_eta_law eta;
+    int chip_counts[32]; /* chip counts to evaluate when none are given (preset "chips") */
+    int n_chip_counts;
+} ns_cluster_input;
+
+/* Precomputed per (input, chip count): what is too costly for the inner loop. */
+typedef struct ns_cluster_prep {
+    int chips;
+    double emax;       /* E[max of `chips` standard normals] */
+    double p_any_slow; /* 1 − (1 − q)^chips */
+    double params;     /* model parameters */
+    double model_flops_per_token;
+} ns_cluster_prep;
+
+/* Where one training step's time went, per chip, and what follows from it. */
+typedef struct ns_breakdown {
+    ns_par par;
+    ns_recompute recompute; /* the one used (AUTO resolved) */
+    int recompute_layers;   /* layers per stage recomputed in full */
+    int stage_layers;       /* layers on the busiest stage */
+    int micro_batches;      /* per pipeline, m = B / (dp · micro_batch) */
+    /* step time, seconds */
+    double compute_s, tp_s, cp_s, pp_s, dp_s, bubble_s, straggler_s, optimizer_s, step_s;
+    const char *dp_algo; /* collective chosen for the gradient all-reduce */
+    /* memory per chip, bytes */
+    double mem_weights, mem_grads, mem_optimizer, mem_activations, mem_total;
+    int fits; /* 1 fits, 0 does not, -1 capacity unknown */
+    /* throughput and utilisation */
+    double tokens_per_step, tokens_per_s, model_flops_per_s_per_chip, mfu, hfu;
+    /* failures */
+    double job_mtbf_s, ckpt_interval_s, goodput;
+    /* totals for the run */
+    double time_to_train_s, power_w, energy_j, cost_usd;
+} ns_breakdown;
+
+/* Parameter count of the model's shape: per layer Q and O (2h²), K and V (2·h·h_kv with
+ * h_kv = h·kv_heads/heads), FFN ((2 or 3)·h·ffn); plus untied input and output embeddings
+ * (2·V·h). Norms and biases are left out (< 0.01%). Returns model->params when it is set. */
+double ns_model_params(const ns_model *model);
+
+/* Fills the derived fields of the chip: each GEMM point's log arithmetic intensity, and sorts
+ * the table by it. Call after changing the table. */
+void ns_chip_finish(ns_chip *chip);
+
+/* Fraction of peak for a GEMM of shape m×n×k: linear in log(arithmetic intensity) between the
+ * table's points, held flat beyond the ends; gemm_eff_default when the table is empty. A small
+ * dimension (few tokens per micro-batch, a thin TP shard) lowers the intensity and with it the
+ * efficiency, as it lowers data reuse per tile in any blocked GEMM (Goto & van de Geijn 2008,
+ * ACM TOMS 34(3), section 4). */
+double ns_gemm_efficiency(const ns_chip *chip, double m, double n, double k);
+
+/* Checks the input and the configuration (degrees > 0, product = chips, TP divides heads, CP
+ * divides the sequence, DP·micro-batch divides the global batch, interleaving needs m % pp == 0,
+ * the chip quotes a peak for the precision, ...). Returns 0, or -1 with a one-line reason. */
+int ns_cluster_check(const ns_cluster_input *in, const ns_par *par, int chips, char *err,
+                     size_t errlen);
+
+/* Fills *prep for `chips` chips (costly parts: the order statistic). */
+void ns_cluster_prepare(const ns_cluster_input *in, int chips, ns_cluster_prep *prep);
+
+/* Evaluates one configuration that passed ns_cluster_check. No allocation, no I/O. */
+void ns_cluster_eval(const ns_cluster_input *in, const ns_cluster_prep *prep, const ns_par *par,
+                     ns_breakdown *out);
+
+/* Enumerates every valid (TP, PP, CP, DP, micro-batch, interleave) for `chips` and keeps the
+ * `top` fastest to train (fitting in memory first). Fills best[0..n) best first, returns n (0:
+ * no valid configuration), and the number of configurations evaluated in *evaluated. */
+int ns_cluster_search(const ns_cluster_input *in, int chips, ns_breakdown *best, int top,
+                      long *evaluated);
+
+/* ---- presets and the node bridge (preset.c, node.c) --------------------------------------- */
+
+/* Sets every field to its documented default (no chip, no model). */
+void ns_cluster_defaults(ns_cluster_input *in);
+
+/* The folder presets are read from: $NODESCALE_PRESETS, else <exe>/../share/nodescale/presets
+ * (after make install), else the nearest cluster/presets up to three folders above the binary
+ * (the source tree: bin/nodescale, bin/tests/x, bin/asan/tests/x). Writes it into buf; 0 or -1. */
+int ns_cluster_presets_dir(char *buf, size_t len);
+
+/* Applies preset `name` (a file name without .json in the presets folder, or a path ending in
+ * .json) on top of *in. Sections: chip, system, variability, reliability, power, model, run,
+ * parallel, seed002; unknown keys are ignored. Returns 0, or -1 with a one-line reason. */
+int ns_cluster_apply_preset(ns_cluster_input *in, const char *name, char *err, size_t errlen);
+
+/* Applies a JSON object of preset sections (as in a preset file) on top of *in. */
+int ns_cluster_apply_json(ns_cluster_input *in, const json_t *root, const char *what, char *err,
+                          size_t errlen);
+
+/* The node bridge: takes the GEMM efficiency table (results[] with family "gemm": params m,n,k
+ * and fraction_of_roof, our own ISA preferred over BLIS/OpenBLAS per shape, the best kept) and
+ * the run-to-run variability (median time_s.cv of the GEMM results) from a nodescale
+ * results.json. With as_chip set it also takes the chip itself: peak per precision from
+ * ceilings.compute (dp → fp64, sp → fp32; the highest "fma" mix entry, a GEMM's roof) and
+ * memory bandwidth from the highest DRAM entry of ceilings.bandwidth not flagged suspect.
+ * Returns 0, or -1 with a one-line reason. */
+int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_chip, char *err,
+                          size_t errlen);
+
+/* Measured collective α–β: `allreduce.fit {alpha_s, beta_s_per_byte[, ranks]}` (results.json)
+ * or `fit {...}` at the top level (fleet.json). With ranks n the all-reduce fit is turned into
+ * per-link figures (α/(2(n−1)), β/(2(n−1)/n)); without, the fit is taken as link α and β.
+ * Applied to the scale-up road when `scaleup` is set, else to scale-out. 0 or -1. */
+int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int scaleup, char *err,
+                               size_t errlen);
+
+/* ---- outputs (report.c, plot.c) ----------------------------------------------------------- */
+
+/* One breakdown as a JSON object (units in key names; non-finite numbers become null). */
+json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b);
+
+/* The `cluster` section of results.json for `nodescale run`: the measured node's GEMM
+ * efficiency and variability (from `results`) applied to the chip of `preset` (NULL:
+ * "h100-sxm"), training the llama3-405b preset; for each chip count in {domain, 1024, 8192,
+ * 16384} the fastest configuration found by the search, with its breakdown. With plot_dir
+ * (an existing folder) it also writes the two plots there (ns_cluster_write_plots) and says in
+ * "plots_status" whether that worked; a plot failure does not fail the call. Returns a new
+ * reference, or NULL with a one-line reason in err (no GEMM in results, unknown preset). */
+json_t *ns_cluster_from_results(const json_t *results, const char *preset, const char *plot_dir,
+                                char *err, size_t errlen);
+
+/* Writes into folder `dir` (which must exist): cluster_breakdown.{dat,gp,svg} (stacked bars of
+ * the step-time breakdown per chip count) and cluster_scaling.{dat,gp,svg} (MFU and realized
+ * FLOP/s against chip count), running gnuplot as a program. pts[0..n). Returns 0, or -1 with a
+ * one-line reason (gnuplot missing or failing: the .dat and .gp files are still written). */
+int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, int n,
+                           const char *dir, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,224 @@
+/* The cluster model's closed-form equations (see equations.h for each one's source). */
+#include "cluster/equations.h"
+
+#include <math.h>
+
+/* ---- work ---------------------------------------------------------------------------------- */
+
+double ns_flops_6nd(double params, double tokens) {
+    return 6.0 * params * tokens;
+}
+
+double ns_palm_flops_per_token(double params, double layers, double heads, double head_dim,
+                               double seq) {
+    return 6.0 * params + 12.0 * layers * heads * head_dim * seq;
+}
+
+double ns_megatron_flops_per_iter(double batch, double seq, double layers, double hidden,
+                                  double vocab, int recompute) {
+    double bslh2 = batch * seq * layers * hidden * hidden;
+    if (recompute)
+        return 96.0 * bslh2 * (1.0 + seq / (6.0 * hidden) + vocab / (16.0 * layers * hidden));
+    return 72.0 * bslh2 * (1.0 + seq / (6.0 * hidden)) + 6.0 * batch * seq * hidden * vocab;
+}
+
+/* ---- one chip: the roofline ---------------------------------------------------------------- */
+
+double ns_ridge_point(double peak_flops, double bw_bytes_per_s) {
+    return peak_flops / bw_bytes_per_s;
+}
+
+double ns_gemm_ai(double m, double n, double k, double elem_bytes) {
+    return 2.0 * m * n * k / (elem_bytes * (m * k + k * n + m * n));
+}
+
+double ns_roofline_time_s(double flops, double bytes, double flop_rate, double bw_bytes_per_s) {
+    return fmax(flops / flop_rate, bytes / bw_bytes_per_s);
+}
+
+/* ---- collectives ------------------------------------------------------------------------- */
+
+/* ⌊log2 n⌋ for n >= 1 without libm (the search calls this in its inner loop). */
+static int floor_log2(int n) {
+    int r = 0;
+    while ((2 << r) <= n)
+        r++;
+    return r;
+}
+
+double ns_per_direction(double bidirectional_bytes_per_s) {
+    return 0.5 * bidirectional_bytes_per_s;
+}
+
+double ns_gbit_to_bytes_per_s(double gbit_per_s) {
+    return gbit_per_s * 1e9 / 8.0;
+}
+
+double ns_p2p_s(double bytes, double alpha_s, double bw_bytes_per_s) {
+    return alpha_s + bytes / bw_bytes_per_s;
+}
+
+double ns_allreduce_ring_s(double bytes, int n, double alpha_s, double bw_bytes_per_s) {
+    if (n <= 1) return 0.0;
+    return 2.0 * (n - 1) * alpha_s + 2.0 * (n - 1) / n * bytes / bw_bytes_per_s;
+}
+
+double ns_allreduce_rabenseifner_s(double bytes, int n, double alpha_s, double bw_bytes_per_s) {
+    if (n <= 1) return 0.0;
+    int lg = floor_log2(n), p2 = 1 << lg;
+    double t = 2.0 * lg * alpha_s + 2.0 * (p2 - 1) / p2 * bytes / bw_bytes_per_s;
+    if (p2 != n) t += 2.0 * (alpha_s + bytes / bw_bytes_per_s); /* fold the extra ranks in, out */
+    return t;
+}
+
+double ns_reduce_scatter_ring_s(double bytes, int n, double alpha_s, double bw_bytes_per_s) {
+    if (n <= 1) return 0.0;
+    return (n - 1) * alpha_s + (double)(n - 1) / n * bytes / bw_bytes_per_s;
+}
+
+double ns_reduce_scatter_halving_s(double bytes, int n, double alpha_s, double bw_bytes_per_s) {
+    if (n <= 1) return 0.0;
+    int lg = floor_log2(n), p2 = 1 << lg;
+    double t = lg * alpha_s + (double)(p2 - 1) / p2 * bytes / bw_bytes_per_s;
+    if (p2 != n) t += alpha_s + bytes / bw_bytes_per_s; /* fold the extra ranks in first */
+    return t;
+}
+
+double ns_allreduce_best_s(double bytes, int n, double alpha_s, double bw_bytes_per_s,
+                           const char **algo) {
+    double ring = ns_allreduce_ring_s(bytes, n, alpha_s, bw_bytes_per_s);
+    double rab = ns_allreduce_rabenseifner_s(bytes, n, alpha_s, bw_bytes_per_s);
+    if (algo) *algo = rab < ring ? "rabenseifner" : "ring";
+    return fmin(ring, rab);
+}
+
+double ns_reduce_scatter_best_s(double bytes, int n, double alpha_s, double bw_bytes_per_s) {
+    return fmin(ns_reduce_scatter_ring_s(bytes, n, alpha_s, bw_bytes_per_s),
+                ns_reduce_scatter_halving_s(bytes, n, alpha_s, bw_bytes_per_s));
+}
+
+double ns_algbw(double bytes, double time_s) {
+    return bytes / time_s;
+}
+
+double ns_allreduce_busbw(double bytes, double time_s, int n) {
+    return ns_algbw(bytes, time_s) * 2.0 * (n - 1) / n;
+}
+
+/* ---- pipeline bubble ---------------------------------------------------------------------- */
+
+double ns_bubble_gpipe_share(int stages, int micro_batches) {
+    return (double)(stages - 1) / (micro_batches + stages - 1);
+}
+
+double ns_bubble_megatron_ratio(int stages, int micro_batches, int interleave) {
+    return (double)(stages - 1) / ((double)interleave * micro_batches);
+}
+
+/* ---- stragglers --------------------------------------------------------------------------- */
+
+/* log Φ(x) accurately in both tails: Φ(x) = erfc(−x/√2)/2. */
+static double log_phi(double x) {
+    if (x > 0) return log1p(-0.5 * erfc(x / M_SQRT2));
+    return log(0.5 * erfc(-x / M_SQRT2));
+}
+
+/* Composite Simpson of f(x, n) over [a, b] with `steps` (even) intervals. */
+static double simpson(double (*f)(double, int), int n, double a, double b, int steps) {
+    double dx = (b - a) / steps, sum = f(a, n) + f(b, n);
+    for (int i = 1; i < steps; i++)
+        sum += (i % 2 ? 4.0 : 2.0) * f(a + i * dx, n);
+    return sum * dx / 3.0;
+}
+
+static double upper_tail(double x, int n) { /* 1 − Φ(x)^n, x >= 0 */
+    return -expm1(n * log_phi(x));
+}
+
+static double lower_part(double x, int n) { /* Φ(x)^n, x <= 0 */
+    return exp(n * log_phi(x));
+}
+
+double ns_expected_max_normal(int n) {
+    if (n <= 1) return 0.0;
+    /* Split at 0, where the integrand jumps from −Φ^n to 1 − Φ^n; beyond |x| = 12 both parts
+     * are below 1e-23 for every int n. */
+    return simpson(upper_tail, n, 0.0, 12.0, 12000) - simpson(lower_part, n, -12.0, 0.0, 12000);
+}
+
+double ns_prob_any_slow(double q, int n) {
+    return -expm1(n * log1p(-q));
+}
+
+/* ---- failures ----------------------------------------------------------------------------- */
+
+double ns_job_mtbf_s(double chip_mtbf_s, int chips) {
+    return chip_mtbf_s / chips;
+}
+
+double ns_chip_hours_per_failure(int chips, double hours, int count) {
+    return (double)chips * hours / count;
+}
+
+double ns_young_interval_s(double ckpt_s, double mtbf_s) {
+    return sqrt(2.0 * ckpt_s * mtbf_s);
+}
+
+double ns_daly_interval_s(double ckpt_s, double mtbf_s) {
+    if (ckpt_s >= 2.0 * mtbf_s) return mtbf_s;
+    double r = ckpt_s / (2.0 * mtbf_s);
+    return sqrt(2.0 * ckpt_s * mtbf_s) * (1.0 + sqrt(r) / 3.0 + r / 9.0) - ckpt_s;
+}
+
+double ns_goodput_fraction(double interval_s, double ckpt_s, double restart_s, double mtbf_s) {
+    double waste = ckpt_s / interval_s;
+    if (isfinite(mtbf_s)) waste += (0.5 * interval_s + restart_s) / mtbf_s;
+    return fmin(1.0, fmax(0.0, 1.0 - waste));
+}
+
+/* ---- utilisation, scaling, power, cost ---------------------------------------------------- */
+
+double ns_mfu(double tokens_per_s, double flops_per_token, int chips, double peak_flops) {
+    return tokens_per_s * flops_per_token / ((double)chips * peak_flops);
+}
+
+double ns_share_of_peak(double achieved, double peak) {
+    return achieved / peak;
+}
+
+double ns_speedup(double t_small_s, double t_large_s) {
+    return t_small_s / t_large_s;
+}
+
+double ns_scaling_efficiency(double thr_small, double chips_small, double thr_large,
+                             double chips_large) {
+    return (thr_large / thr_small) / (chips_large / chips_small);
+}
+
+double ns_amdahl_speedup(double p, double n) {
+    return 1.0 / ((1.0 - p) + (isinf(n) ? 0.0 : p / n));
+}
+
+double ns_gustafson_speedup(double p, double n) {
+    return (1.0 - p) + p * n;
+}
+
+double ns_cluster_power_w(int chips, double chip_w, double other_w, double pue) {
+    return (double)chips * (chip_w + other_w) * pue;
+}
+
+double ns_eta_log2(double a, double b, double chips) {
+    return a - b * log2(chips);
+}
+
+double ns_realized_flops(double chips, double peak_flops, double eta) {
+    return chips * peak_flops * eta;
+}
+
+double ns_time_for_flops_s(double flops, double chips, double flops_per_chip) {
+    return flops / (chips * flops_per_chip);
+}
+
+double ns_cost(double chip_hours, double price_per_chip_hour) {
+    return chip_hours * price_per_chip_hour;
+}

@@ -1,0 +1,179 @@
+/* The cluster model's closed-form equations, one function each, with the paper and section they
+ * come from. Every function is pure (no allocation, no I/O, no global state) so that the search
+ * can call them hundreds of thousands of times a second and the tests can check each one against
+ * published figures (../shared/cluster-cases.md) and against its limits (one rank, one stage,
+ * infinite bandwidth, zero latency).
+ *
+ * Units: seconds, bytes, FLOP, FLOP/s, bytes/s. Bandwidths are PER DIRECTION per chip unless a
+ * name says otherwise (NVIDIA's "1.8 TB/s per GPU" NVLink figure counts both directions; a NIC's
+ * "800 Gb/s" is per direction). 1 GB = 1e9 B. A year is 365.25 days. */
+#ifndef NS_CLUSTER_EQUATIONS_H
+#define NS_CLUSTER_EQUATIONS_H
+
+#define NS_SECONDS_PER_YEAR (365.25 * 86400.0)
+
+/* ---- work ---------------------------------------------------------------------------------- */
+
+/* Training FLOPs of a dense transformer, 6·N·D (N parameters, D tokens): 2 FLOP per parameter
+ * per token forward, 4 backward. Kaplan et al. 2020, arXiv 2001.08361, section 2.1. */
+double ns_flops_6nd(double params, double tokens);
+
+/* Model FLOPs per token, PaLM (Chowdhery et al. 2022, arXiv 2204.02311) appendix B:
+ * 6·N + 12·L·H·Q·T (L layers, H heads, Q head dimension, T sequence length); the second term is
+ * self-attention, counted without causal masking. Recomputation is not counted (MFU, not HFU). */
+double ns_palm_flops_per_token(double params, double layers, double heads, double head_dim,
+                               double seq);
+
+/* FLOPs of one iteration (batch of B sequences), Narayanan et al. 2021 (arXiv 2104.04473)
+ * section 5.1, eq. (3): 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) with full activation
+ * recomputation (four passes through each layer); without recomputation the layers take three
+ * passes: 72·B·s·l·h²·(1 + s/(6h)) + 6·B·s·h·V. Assumes FFN = 4h and multi-head attention. */
+double ns_megatron_flops_per_iter(double batch, double seq, double layers, double hidden,
+                                  double vocab, int recompute);
+
+/* ---- one chip: the roofline ---------------------------------------------------------------- */
+
+/* Ridge point, FLOP/byte: peak / bandwidth. Williams, Waterman, Patterson 2009 (CACM 52(4)). */
+double ns_ridge_point(double peak_flops, double bw_bytes_per_s);
+
+/* The attainable bound min(peak, AI x bandwidth) is ns_roofline_attainable in roofline/roofline.h.
+ */
+
+/* Arithmetic intensity of C(m×n) = A(m×k)·B(k×n) reading A, B and writing C once:
+ * 2mnk / (elem_bytes·(mk + kn + mn)). */
+double ns_gemm_ai(double m, double n, double k, double elem_bytes);
+
+/* Time of an operation under the roofline: max(flops / flop_rate, bytes / bandwidth). A
+ * memory-bound operation takes bytes / bandwidth; flop_rate is peak × the efficiency measured for
+ * the shape. Either rate may be INFINITY (that limit then vanishes). Williams et al. 2009. */
+double ns_roofline_time_s(double flops, double bytes, double flop_rate, double bw_bytes_per_s);
+
+/* ---- collectives under the α–β model (Hockney 1994; Thakur, Rabenseifner, Gropp 2005,
+ *      IJHPCA 19(1), "Optimization of collective communication operations in MPICH") -------- */
+
+/* A bandwidth quoted counting both directions (NVIDIA's NVLink "1.8 TB/s per GPU"), per
+ * direction: half of it. */
+double ns_per_direction(double bidirectional_bytes_per_s);
+
+/* A link rate in Gb/s (network cards are quoted per direction) in bytes/s: ×1e9/8. */
+double ns_gbit_to_bytes_per_s(double gbit_per_s);
+
+/* Point-to-point: α + S·β, β = 1 / bandwidth (bytes/s, per direction). */
+double ns_p2p_s(double bytes, double alpha_s, double bw_bytes_per_s);
+
+/* Ring all-reduce of S bytes over n ranks: 2(n−1)·α + 2·(n−1)/n·S·β (Patarasuk & Yuan 2009,
+ * JPDC 69(2); Thakur et al. 2005 section 4.4). 0 for n = 1. */
+double ns_allreduce_ring_s(double bytes, int n, double alpha_s, double bw_bytes_per_s);
+
+/* Rabenseifner's all-reduce (recursive-halving reduce-scatter then recursive-doubling
+ * all-gather): 2·lg p'·α + 2·(p'−1)/p'·S·β with p' = 2^⌊log2 n⌋; when n is not a power of two
+ * the n − p' extra ranks first fold their vectors into partners and get the result back at the
+ * end, 2·(α + S·β) more (Thakur et al. 2005 section 4.4). That extra step is what makes the ring
+ * faster for large messages on such rank counts. 0 for n = 1. */
+double ns_allreduce_rabenseifner_s(double bytes, int n, double alpha_s, double bw_bytes_per_s);
+
+/* Ring reduce-scatter (or all-gather) of S bytes in total over n ranks:
+ * (n−1)·α + (n−1)/n·S·β. Thakur et al. 2005 sections 4.1 and 4.3. */
+double ns_reduce_scatter_ring_s(double bytes, int n, double alpha_s, double bw_bytes_per_s);
+
+/* Recursive halving reduce-scatter (recursive doubling all-gather): lg p'·α + (p'−1)/p'·S·β,
+ * plus α + S·β to fold in the extra ranks when n is not a power of two (Thakur et al. 2005). */
+double ns_reduce_scatter_halving_s(double bytes, int n, double alpha_s, double bw_bytes_per_s);
+
+/* The faster of ring and Rabenseifner for this size and rank count; *algo (may be NULL) is set
+ * to "ring" or "rabenseifner". */
+double ns_allreduce_best_s(double bytes, int n, double alpha_s, double bw_bytes_per_s,
+                           const char **algo);
+
+/* The faster of ring and recursive halving for a reduce-scatter (same cost as an all-gather). */
+double ns_reduce_scatter_best_s(double bytes, int n, double alpha_s, double bw_bytes_per_s);
+
+/* nccl-tests conventions (NVIDIA nccl-tests doc/PERFORMANCE.md): algbw = S / t;
+ * all-reduce busbw = algbw · 2(n−1)/n. */
+double ns_algbw(double bytes, double time_s);
+double ns_allreduce_busbw(double bytes, double time_s, int n);
+
+/* ---- pipeline bubble ---------------------------------------------------------------------- */
+
+/* GPipe (Huang et al. 2019, arXiv 1811.06965, section 2.3): the bubble as a share of total time,
+ * (K−1)/(M+K−1) for K stages and M micro-batches. */
+double ns_bubble_gpipe_share(int stages, int micro_batches);
+
+/* Megatron (Narayanan et al. 2021 section 2.2): the bubble relative to ideal compute time,
+ * (p−1)/(v·m) for p stages, m micro-batches and v interleaved model chunks per stage
+ * (v = 1: the plain 1F1B schedule). */
+double ns_bubble_megatron_ratio(int stages, int micro_batches, int interleave);
+
+/* ---- stragglers --------------------------------------------------------------------------- */
+
+/* Expected maximum of n independent standard normal samples, E[max Z_i], by numerical
+ * integration of E = ∫ (1 − Φ(x)^n) dx over x > 0 − ∫ Φ(x)^n dx over x < 0 (order statistics;
+ * David & Nagaraja, "Order Statistics", 3rd ed., section 4.2). Not √(2 ln n), which is the
+ * asymptote and too high at every practical n. 0 for n = 1. Costs ~10^4 erfc calls: compute once
+ * per chip count, never in an inner loop. */
+double ns_expected_max_normal(int n);
+
+/* Probability that at least one of n participants is slow when each is slow with probability q:
+ * 1 − (1 − q)^n. Dean & Barroso 2013, "The Tail at Scale", CACM 56(2). */
+double ns_prob_any_slow(double q, int n);
+
+/* ---- failures ----------------------------------------------------------------------------- */
+
+/* Job MTBF when any one of G chips stops the job: chip MTBF / G (exponential failures). */
+double ns_job_mtbf_s(double chip_mtbf_s, int chips);
+
+/* From an observed count: chip-hours per interruption = chips · hours / count. */
+double ns_chip_hours_per_failure(int chips, double hours, int count);
+
+/* Young 1974 (CACM 17(9)): optimal checkpoint interval √(2·δ·M), δ = checkpoint write time,
+ * M = job MTBF. */
+double ns_young_interval_s(double ckpt_s, double mtbf_s);
+
+/* Daly 2006 (FGCS 22(3), eq. 37): √(2δM)·[1 + (1/3)·√(δ/(2M)) + (1/9)·(δ/(2M))] − δ for
+ * δ < 2M, else M. */
+double ns_daly_interval_s(double ckpt_s, double mtbf_s);
+
+/* Goodput fraction to first order (Daly 2006 section 3): useful time share
+ * 1 − δ/τ − (τ/2 + R)/M, clamped to [0, 1]: checkpoint writes every τ, and per failure half an
+ * interval of lost work plus a restart of R seconds. M = INFINITY gives 1 − δ/τ. */
+double ns_goodput_fraction(double interval_s, double ckpt_s, double restart_s, double mtbf_s);
+
+/* ---- utilisation, scaling, power, cost ---------------------------------------------------- */
+
+/* MFU (PaLM appendix B): tokens/s · model FLOPs per token / (chips · peak). HFU is the same
+ * with hardware FLOPs per token (recomputation included). */
+double ns_mfu(double tokens_per_s, double flops_per_token, int chips, double peak_flops);
+
+/* Share of peak: achieved / peak (Narayanan et al. 2021 report per-GPU FLOP/s this way). */
+double ns_share_of_peak(double achieved, double peak);
+
+/* Speed-up of going from t_small to t_large (times of the same job): t_small / t_large. */
+double ns_speedup(double t_small_s, double t_large_s);
+
+/* Scaling efficiency: (throughput_large / throughput_small) / (chips_large / chips_small). */
+double ns_scaling_efficiency(double thr_small, double chips_small, double thr_large,
+                             double chips_large);
+
+/* Amdahl's bound (the formula later attributed to Amdahl 1967): 1 / ((1−p) + p/n);
+ * n = INFINITY gives 1/(1−p). */
+double ns_amdahl_speedup(double p, double n);
+
+/* Gustafson 1988 (CACM 31(5)), scaled speed-up: (1−p) + p·n. */
+double ns_gustafson_speedup(double p, double n);
+
+/* Facility power: G · (W_chip + W_other) · PUE, applied once. */
+double ns_cluster_power_w(int chips, double chip_w, double other_w, double pue);
+
+/* Seed 002's efficiency law, η(G) = a − b·log2(G) (illustrative, not derived). */
+double ns_eta_log2(double a, double b, double chips);
+
+/* Realized FLOP/s: G · f_chip · η. */
+double ns_realized_flops(double chips, double peak_flops, double eta);
+
+/* Time of `flops` at `chips` × `flops_per_chip`. */
+double ns_time_for_flops_s(double flops, double chips, double flops_per_chip);
+
+/* Cost: chip-hours · price per chip-hour. */
+double ns_cost(double chip_hours, double price_per_chip_hour);
+
+#endif

@@ -1,0 +1,533 @@
+/* One training step of a dense transformer on G chips, per chip: compute from the GEMM
+ * efficiency table and the roofline, exposed TP/CP/PP/DP communication under the α–β model
+ * (hierarchical where a group spans scale-up domains), the pipeline bubble, the straggler wait,
+ * the optimizer step, memory per chip, and what follows (MFU, HFU, goodput, time to train,
+ * power, cost). Every formula is a function of equations.c; this file only wires them to the
+ * shapes of one layer. Nothing here allocates: ns_cluster_search() calls ns_cluster_eval() in
+ * its inner loop.
+ *
+ * What the model leaves out, and so where it can miss a published figure:
+ *  - Sustained clocks. The GEMM table is per-call efficiency; a chip held at its power limit for
+ *    hours runs slower (Meta saw a diurnal 1-2% from DVFS alone). Presets' GPU tables are
+ *    assumptions until replaced with measurements.
+ *  - Real collectives. α–β with ideal links: no NCCL protocol overhead (busbw is typically
+ *    80-90% of the link), no congestion or adaptive-routing effects in a Clos fabric, no
+ *    interference between TP, PP and DP traffic sharing a NIC. Overlap shares are inputs.
+ *  - The schedule. Megatron's interleaved 1F1B with balanced stages; not Meta's modified
+ *    schedule, not zero-bubble or DualPipe schedules, and no stage imbalance beyond whole layers.
+ *  - Framework time: kernel launches, host synchronisation, data loading, garbage collection,
+ *    the loss and the embedding, none of which is in the step.
+ *  - Activation bytes use Korthikanti et al.'s coefficients (FFN = 4h, multi-head attention);
+ *    SwiGLU and GQA change them by some percent; allocator fragmentation is one usable share.
+ *  - Stragglers are independent normal noise plus rare slow chips; real ones are correlated (a
+ *    hot rack, a flapping link) and show up inside collectives.
+ *  - Failures are exponential with a first-order goodput; restarts cost a fixed time. */
+#include "cluster/cluster.h"
+#include "cluster/equations.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const prec_names[NS_CP_COUNT] = {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8"};
+static const double prec_bytes[NS_CP_COUNT] = {8, 4, 4, 2, 2, 1};
+
+const char *ns_cprec_name(ns_cprec p) {
+    return p < NS_CP_COUNT ? prec_names[p] : "?";
+}
+
+int ns_cprec_parse(const char *s, ns_cprec *out) {
+    for (int i = 0; i < NS_CP_COUNT; i++)
+        if (!strcmp(s, prec_names[i])) {
+            *out = (ns_cprec)i;
+            return 0;
+        }
+    return -1;
+}
+
+double ns_cprec_bytes(ns_cprec p) {
+    return prec_bytes[p];
+}
+
+static const char *const recompute_names[] = {"none", "selective", "full", "auto", "partial"};
+
+const char *ns_recompute_name(ns_recompute r) {
+    return recompute_names[r];
+}
+
+int ns_recompute_parse(const char *s, ns_recompute *out) {
+    for (int i = 0; i <= NS_RECOMP_AUTO; i++) /* "partial" is chosen by auto, not given */
+        if (!strcmp(s, recompute_names[i])) {
+            *out = (ns_recompute)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* ---- the model's shape ---------------------------------------------------------------------- */
+
+static double head_dim(const ns_model *m) {
+    return (double)m->hidden / m->heads;
+}
+
+double ns_model_params(const ns_model *m) {
+    if (m->params > 0) return m->params;
+    double h = m->hidden, h_kv = head_dim(m) * m->kv_heads;
+    double per_layer = 2.0 * h * h + 2.0 * h * h_kv + (m->gated_ffn ? 3.0 : 2.0) * h * m->ffn;
+    return m->layers * per_layer + 2.0 * (double)m->vocab * h;
+}
+
+/* ---- the chip ------------------------------------------------------------------------------- */
+
+/* A GEMM's arithmetic intensity in elements: mnk / (mk + kn + mn) (2/elem_bytes × FLOP/byte). */
+static double gemm_ai_elems(double m, double n, double k) {
+    return m * n * k / (m * k + k * n + m * n);
+}
+
+static int cmp_point(const void *a, const void *b) {
+    double x = ((const ns_gemm_point *)a)->logai, y = ((const ns_gemm_point *)b)->logai;
+    return (x > y) - (x < y);
+}
+
+void ns_chip_finish(ns_chip *chip) {
+    for (int i = 0; i < chip->n_gemm; i++) {
+        ns_gemm_point *g = &chip->gemm[i];
+        g->logai = log(gemm_ai_elems(g->m, g->n, g->k));
+    }
+    qsort(chip->gemm, (size_t)chip->n_gemm, sizeof chip->gemm[0], cmp_point);
+}
+
+double ns_gemm_efficiency(const ns_chip *chip, double m, double n, double k) {
+    const ns_gemm_point *g = chip->gemm;
+    int np = chip->n_gemm;
+    if (np == 0) return chip->gemm_eff_default;
+    double la = log(gemm_ai_elems(m, n, k));
+    if (la <= g[0].logai) return g[0].eff;
+    for (int i = 1; i < np; i++)
+        if (la <= g[i].logai) {
+            double span = g[i].logai - g[i - 1].logai;
+            double w = span > 0 ? (la - g[i - 1].logai) / span : 1.0;
+            return g[i - 1].eff + w * (g[i].eff - g[i - 1].eff);
+        }
+    return g[np - 1].eff;
+}
+
+/* ---- configuration checks ------------------------------------------------------------------- */
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        snprintf(err, errlen, __VA_ARGS__);                                                        \
+        return -1;                                                                                 \
+    } while (0)
+
+int ns_cluster_check(const ns_cluster_input *in, const ns_par *par, int chips, char *err,
+                     size_t errlen) {
+    const ns_model *m = &in->model;
+    const ns_system *s = &in->sys;
+    if (chips < 1) FAIL("chip count must be >= 1 (got %d)", chips);
+    if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->ffn < 1 || m->vocab < 1 ||
+        m->seq_tokens < 1)
+        FAIL("model shape incomplete: layers, hidden, heads, ffn, vocab and seq-tokens must be > 0 "
+             "(use --preset llama3-405b or the model flags)");
+    if (m->kv_heads < 1 || m->heads % m->kv_heads)
+        FAIL("kv-heads (%d) must be >= 1 and divide heads (%d)", m->kv_heads, m->heads);
+    if (m->hidden % m->heads) FAIL("heads (%d) must divide hidden (%d)", m->heads, m->hidden);
+    if (!(s->chip.peak_flops[in->run.precision] > 0))
+        FAIL("chip '%s' has no dense peak for %s (set --peak-tflop-per-s or --precision)",
+             s->chip.name[0] ? s->chip.name : "(none)", ns_cprec_name(in->run.precision));
+    if (!(s->chip.mem_bw_bytes_per_s > 0)) FAIL("chip memory bandwidth must be > 0");
+    if (s->domain_chips < 1) FAIL("domain-chips must be >= 1");
+    if (!(s->scaleup.bw_bytes_per_s > 0) || !(s->scaleout.bw_bytes_per_s > 0))
+        FAIL("scale-up and scale-out bandwidths must be > 0");
+    if (in->run.global_batch_seqs < 1) FAIL("global batch must be >= 1 sequence");
+    if (par->tp < 1 || par->pp < 1 || par->cp < 1 || par->dp < 1 || par->micro_batch < 1 ||
+        par->interleave < 1)
+        FAIL("tp, pp, dp, cp, micro-batch and interleave must all be >= 1");
+    if ((long long)par->tp * par->pp * par->dp * par->cp != chips)
+        FAIL("tp*pp*cp*dp = %d*%d*%d*%d = %lld, not the chip count %d", par->tp, par->pp, par->cp,
+             par->dp, (long long)par->tp * par->pp * par->cp * par->dp, chips);
+    if (m->heads % par->tp) FAIL("tp (%d) must divide the head count (%d)", par->tp, m->heads);
+    if (par->pp * par->interleave > m->layers)
+        FAIL("pp*interleave (%d) exceeds the layer count (%d)", par->pp * par->interleave,
+             m->layers);
+    if (m->seq_tokens % par->cp)
+        FAIL("cp (%d) must divide the sequence length (%d)", par->cp, m->seq_tokens);
+    if (in->run.global_batch_seqs % ((long long)par->dp * par->micro_batch))
+        FAIL("dp*micro-batch (%d*%d) must divide the global batch (%d sequences)", par->dp,
+             par->micro_batch, in->run.global_batch_seqs);
+    int mb = in->run.global_batch_seqs / (par->dp * par->micro_batch);
+    if (par->interleave > 1 && (par->pp < 2 || mb % par->pp))
+        FAIL("an interleaved schedule needs pp >= 2 and micro-batches (%d) divisible by pp (%d)",
+             mb, par->pp);
+    return 0;
+}
+
+/* ---- placement: how a communicating group sits on scale-up domains ------------------------- */
+
+/* A group of n ranks, n_in of them inside each scale-up domain, across n_out domains. */
+typedef struct group {
+    int n_in, n_out;
+} group;
+
+/* Ranks base + i·stride, i < n, with domains of D consecutive ranks. */
+static group place(int stride, int n, int D) {
+    group g = {1, n};
+    if (stride < D) {
+        g.n_in = D / stride < n ? D / stride : n;
+        if (g.n_in < 1) g.n_in = 1;
+        g.n_out = (n + g.n_in - 1) / g.n_in;
+    }
+    return g;
+}
+
+/* Per-chip scale-out link after oversubscription. */
+static ns_link scaleout(const ns_system *s) {
+    ns_link l = s->scaleout;
+    l.bw_bytes_per_s /= s->oversubscription;
+    return l;
+}
+
+/* All-reduce of S bytes over a placed group: flat where it stays on one road; where it spans
+ * domains the faster of a flat ring over the slow road and the hierarchical schedule
+ * (reduce-scatter inside, all-reduce of S/n_in across, all-gather inside; each chip's own NIC
+ * carries its shard), NCCL's and Jia et al.'s (arXiv 1807.11205) two-level scheme. */
+static double group_allreduce(const ns_system *s, group g, double S, const char **algo) {
+    ns_link up = s->scaleup, out = scaleout(s);
+    if (g.n_out == 1) return ns_allreduce_best_s(S, g.n_in, up.latency_s, up.bw_bytes_per_s, algo);
+    if (g.n_in == 1)
+        return ns_allreduce_best_s(S, g.n_out, out.latency_s, out.bw_bytes_per_s, algo);
+    double flat = ns_allreduce_ring_s(S, g.n_in * g.n_out, out.latency_s, out.bw_bytes_per_s);
+    double hier = 2.0 * ns_reduce_scatter_best_s(S, g.n_in, up.latency_s, up.bw_bytes_per_s) +
+                  ns_allreduce_best_s(S / g.n_in, g.n_out, out.latency_s, out.bw_bytes_per_s, NULL);
+    if (algo) *algo = hier < flat ? "hierarchical" : "ring";
+    return fmin(flat, hier);
+}
+
+/* Reduce-scatter (or all-gather) of S bytes in total over a placed group, inside first. */
+static double group_reduce_scatter(const ns_system *s, group g, double S) {
+    ns_link up = s->scaleup, out = scaleout(s);
+    return ns_reduce_scatter_best_s(S, g.n_in, up.latency_s, up.bw_bytes_per_s) +
+           ns_reduce_scatter_best_s(S / g.n_in, g.n_out, out.latency_s, out.bw_bytes_per_s);
+}
+
+/* ---- one layer on one chip ------------------------------------------------------------------ */
+
+/* A GEMM's time under the roofline at the efficiency measured for its shape. */
+static double gemm_s(const ns_cluster_input *in, double m, double n, double k) {
+    const ns_chip *c = &in->sys.chip;
+    double e = ns_cprec_bytes(in->run.precision);
+    double rate = c->peak_flops[in->run.precision] * ns_gemm_efficiency(c, m, n, k);
+    return ns_roofline_time_s(2.0 * m * n * k, e * (m * k + k * n + m * n), rate,
+                              c->mem_bw_bytes_per_s);
+}
+
+/* Times of one layer's forward pass for one micro-batch on one chip. */
+typedef struct layer_times {
+    double fwd_s;  /* GEMMs + attention + memory-bound element-wise work */
+    double attn_s; /* the attention core alone (what selective recomputation repeats) */
+} layer_times;
+
+static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
+    const ns_model *m = &in->model;
+    const ns_chip *c = &in->sys.chip;
+    double t = par->tp, e = ns_cprec_bytes(in->run.precision);
+    double T = (double)par->micro_batch * m->seq_tokens / par->cp; /* tokens on this chip */
+    double h = m->hidden, hd = head_dim(m), f = m->ffn;
+    double kv_local = m->kv_heads >= par->tp ? (double)m->kv_heads / t : 1.0; /* replicated */
+    layer_times lt;
+    /* Attention core (flash): QKᵀ and AV, 4·T·s·h/t FLOP, half skipped under a causal mask. */
+    double attn_flops = 4.0 * T * m->seq_tokens * h / t * (m->causal ? 0.5 : 1.0);
+    lt.attn_s = attn_flops / (c->peak_flops[in->run.precision] * c->attn_eff);
+    double gemms = gemm_s(in, T, h / t + 2.0 * hd * kv_local, h)          /* QKV projection */
+                   + gemm_s(in, T, h, h / t)                              /* output projection */
+                   + gemm_s(in, T, (m->gated_ffn ? 2.0 : 1.0) * f / t, h) /* up (+ gate) */
+                   + gemm_s(in, T, h, f / t);                             /* down */
+    /* Memory-bound element-wise work per token: two norms and two residual adds over h
+     * (read + write: 10·h elements; split over TP under sequence parallelism) and the FFN
+     * activation over f/t (read 2 or 1, write 1). bytes / bandwidth (roofline, memory side). */
+    double h_el = in->run.sequence_parallel ? h / t : h;
+    double elem_bytes = e * T * (10.0 * h_el + (m->gated_ffn ? 3.0 : 2.0) * f / t);
+    lt.fwd_s = gemms + lt.attn_s + elem_bytes / c->mem_bw_bytes_per_s;
+    return lt;
+}
+
+/* Activation bytes one layer keeps for one micro-batch, Korthikanti et al. 2022 (arXiv
+ * 2205.05198) section 4: s·b·h·(34/t + 5·a·s/(h·t)) with TP and sequence parallelism,
+ * s·b·h·(10 + 24/t + 5·a·s/(h·t)) without; the 5as/h term (attention scores) is not stored with
+ * flash attention or selective recomputation; full recomputation keeps only the layer input
+ * (2·s·b·h/t bytes). Derived for FFN = 4h and multi-head attention; with CP, s is s/cp. */
+static double act_bytes_per_layer(const ns_cluster_input *in, const ns_par *par, ns_recompute rc) {
+    const ns_model *m = &in->model;
+    double t = par->tp, s = (double)m->seq_tokens / par->cp, b = par->micro_batch;
+    double sbh = s * b * m->hidden;
+    if (rc == NS_RECOMP_FULL) return 2.0 * sbh / (in->run.sequence_parallel ? t : 1.0);
+    double scores = (in->run.flash_attention || rc == NS_RECOMP_SELECTIVE)
+                        ? 0.0
+                        : 5.0 * m->heads * s / (m->hidden * t);
+    double base = in->run.sequence_parallel ? 34.0 / t : 10.0 + 24.0 / t;
+    return sbh * (base + scores);
+}
+
+/* ---- prepare and evaluate ------------------------------------------------------------------- */
+
+void ns_cluster_prepare(const ns_cluster_input *in, int chips, ns_cluster_prep *prep) {
+    const ns_model *m = &in->model;
+    prep->chips = chips;
+    prep->emax = ns_expected_max_normal(chips);
+    prep->p_any_slow = ns_prob_any_slow(in->sys.slow_prob, chips);
+    prep->params = ns_model_params(m);
+    prep->model_flops_per_token =
+        ns_palm_flops_per_token(prep->params, m->layers, m->heads, head_dim(m), m->seq_tokens);
+}
+
+/* Layers on the busiest stage: whole layers per model chunk, v chunks per stage. */
+static int stage_layers_of(const ns_model *m, const ns_par *par) {
+    int pv = par->pp * par->interleave;
+    return (m->layers + pv - 1) / pv * par->interleave;
+}
+
+/* Micro-batches whose activations the first stage holds: min(m, p) under 1F1B,
+ * × (1 + (p−1)/(p·v)) when interleaved (Narayanan et al. 2021 sections 2.2.1-2.2.2). */
+static double in_flight_of(const ns_par *par, int micro_batches) {
+    int p = par->pp, v = par->interleave;
+    return (micro_batches < p ? micro_batches : p) *
+           (v > 1 ? 1.0 + (p - 1.0) / ((double)p * v) : 1.0);
+}
+
+/* Evaluates with a fixed recomputation choice; `rlayers` is how many of the stage's layers are
+ * recomputed in full when rc is NS_RECOMP_PARTIAL (Megatron's --recompute-num-layers). */
+static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, const ns_par *par,
+                    ns_recompute rc, int rlayers, ns_breakdown *o) {
+    const ns_model *m = &in->model;
+    const ns_system *s = &in->sys;
+    const ns_run *r = &in->run;
+    const int D = s->domain_chips, t = par->tp, p = par->pp, c = par->cp, d = par->dp,
+              v = par->interleave;
+    const double e = ns_cprec_bytes(r->precision);
+    const int mb = r->global_batch_seqs / (d * par->micro_batch);
+    const double T = (double)par->micro_batch * m->seq_tokens / c;
+    const int L = stage_layers_of(m, par);
+    const int rl = rc == NS_RECOMP_FULL ? L : rc == NS_RECOMP_PARTIAL ? rlayers : 0;
+
+    memset(o, 0, sizeof *o);
+    o->par = *par;
+    o->recompute = rc;
+    o->recompute_layers = rl;
+    o->stage_layers = L;
+    o->micro_batches = mb;
+
+    /* Compute per micro-batch on the busiest stage; the output layer's work is spread over the
+     * stages as if balanced (Llama 3 gives the first and last stage one layer fewer for the
+     * same reason). Backward costs twice the forward pass; a recomputed layer runs its forward
+     * pass again, selective recomputation only the attention core. */
+    layer_times lt = layer_fwd(in, par);
+    double layer_s = 3.0 * lt.fwd_s + (rc == NS_RECOMP_SELECTIVE ? lt.attn_s : 0.0);
+    double logits_s = 3.0 * gemm_s(in, T, (double)m->vocab / t, m->hidden);
+    double mb_s = L * layer_s + rl * lt.fwd_s + logits_s / p;
+    o->compute_s = mb * mb_s;
+    o->bubble_s = ns_bubble_megatron_ratio(p, mb, v) * o->compute_s;
+
+    /* TP: two all-reduces of the layer's activations (T·h elements) forward, two backward, two
+     * more when the forward pass is recomputed (Shoeybi et al. 2019, arXiv 1909.08053, sec. 3);
+     * sequence parallelism swaps each for a reduce-scatter + all-gather of equal ring cost. */
+    if (t > 1) {
+        double n_ar = 4.0 * L + 2.0 * rl;
+        double ar = group_allreduce(s, place(1, t, D), T * m->hidden * e, NULL);
+        o->tp_s = (1.0 - r->overlap_tp) * mb * n_ar * ar;
+    }
+    /* CP: all-gather of K and V forward (reduce-scatter of their gradients backward) over the
+     * CP group, Llama 3 paper section 3.3.2. */
+    if (c > 1) {
+        double kv_local = m->kv_heads >= t ? (double)m->kv_heads / t : 1.0;
+        double kv_bytes =
+            (double)par->micro_batch * m->seq_tokens * 2.0 * kv_local * head_dim(m) * e;
+        double n_coll = 2.0 * L + rl;
+        o->cp_s =
+            (1.0 - r->overlap_cp) * mb * n_coll * group_reduce_scatter(s, place(t, c, D), kv_bytes);
+    }
+    /* PP: one activation send forward and one gradient send backward per micro-batch per model
+     * chunk, T·h/t elements with scatter/gather (Narayanan et al. 2021 section 4.1); over the
+     * slow road as soon as any stage boundary leaves the domain. */
+    if (p > 1) {
+        ns_link l = (long long)t * c * p <= D ? s->scaleup : scaleout(s);
+        double msg = ns_p2p_s(T * m->hidden * e / t, l.latency_s, l.bw_bytes_per_s);
+        o->pp_s = (1.0 - r->overlap_pp) * 2.0 * v * mb * msg;
+    }
+    /* DP (and CP, whose ranks hold the same weights): gradient all-reduce once per step, or with
+     * a distributed optimizer a reduce-scatter of gradients + all-gather of weights. */
+    double params_local = prep->params / ((double)t * p);
+    o->dp_algo = "none";
+    if (d * c > 1) {
+        /* CP members at stride t, DP members at stride t·c·p: count those in one domain. */
+        group gc = place(t, c, D), gd = {1, d};
+        if (gc.n_out == 1) gd = place(t * c * p, d, D);
+        group g = {gc.n_in * gd.n_in, gc.n_out * gd.n_out};
+        double grads = params_local * r->grad_bytes_per_param;
+        double dp;
+        if (r->distributed_optimizer) {
+            dp = group_reduce_scatter(s, g, grads) + group_reduce_scatter(s, g, params_local * e);
+            o->dp_algo = "reduce-scatter+all-gather";
+        } else {
+            dp = group_allreduce(s, g, grads, &o->dp_algo);
+        }
+        o->dp_s = (1.0 - r->overlap_dp) * dp;
+    }
+    /* Optimizer: Adam is memory-bound (~0.5 FLOP/byte): bytes / bandwidth over the local shard. */
+    double opt_params = params_local / (r->distributed_optimizer ? (double)c * d : 1.0);
+    o->optimizer_s = opt_params * r->optimizer_traffic_bytes_per_param / s->chip.mem_bw_bytes_per_s;
+
+    /* Stragglers: the step waits for the slowest of G chips, E[max] = μ + σ·E[Z_(G)] for
+     * normal step-time noise, plus a rare slow chip with probability 1 − (1 − q)^G. */
+    o->straggler_s = o->compute_s * (s->step_cv * prep->emax + prep->p_any_slow * s->slowdown_frac);
+
+    o->step_s = o->compute_s + o->tp_s + o->cp_s + o->pp_s + o->dp_s + o->bubble_s +
+                o->straggler_s + o->optimizer_s;
+
+    /* Memory per chip; activations of the first stage's in-flight micro-batches, a recomputed
+     * layer keeping only its input, plus one layer's full set while it is recomputed. */
+    o->mem_weights = params_local * e;
+    o->mem_grads = params_local * r->grad_bytes_per_param;
+    o->mem_optimizer = params_local * r->optimizer_bytes_per_param /
+                       (r->distributed_optimizer ? (double)c * d : 1.0);
+    double keep = act_bytes_per_layer(in, par, rc == NS_RECOMP_SELECTIVE ? rc : NS_RECOMP_NONE);
+    double input_only = act_bytes_per_layer(in, par, NS_RECOMP_FULL);
+    o->mem_activations =
+        in_flight_of(par, mb) * ((L - rl) * keep + rl * input_only) + (rl > 0 ? keep : 0.0);
+    o->mem_total = o->mem_weights + o->mem_grads + o->mem_optimizer + o->mem_activations;
+    double cap = s->chip.mem_capacity_bytes * s->chip.mem_usable_frac;
+    o->fits = cap > 0 ? o->mem_total <= cap : -1;
+
+    /* Throughput and utilisation. */
+    int G = prep->chips;
+    double peak = s->chip.peak_flops[r->precision];
+    o->tokens_per_step = (double)r->global_batch_seqs * m->seq_tokens;
+    o->tokens_per_s = o->tokens_per_step / o->step_s;
+    o->mfu = ns_mfu(o->tokens_per_s, prep->model_flops_per_token, G, peak);
+    double hw_per_token = prep->model_flops_per_token;
+    hw_per_token *= 1.0 + (double)rl / (3.0 * L); /* a recomputed layer: 4 passes, not 3 */
+    if (rc == NS_RECOMP_SELECTIVE) hw_per_token += 4.0 * m->layers * m->hidden * m->seq_tokens;
+    o->hfu = ns_mfu(o->tokens_per_s, hw_per_token, G, peak);
+    o->model_flops_per_s_per_chip = o->tokens_per_s * prep->model_flops_per_token / G;
+
+    /* Failures: job MTBF = chip MTBF / G, Daly's checkpoint interval, goodput. */
+    o->job_mtbf_s = s->chip_mtbf_h > 0 ? ns_job_mtbf_s(s->chip_mtbf_h * 3600.0, G) : INFINITY;
+    o->ckpt_interval_s =
+        s->checkpoint_write_s > 0 ? ns_daly_interval_s(s->checkpoint_write_s, o->job_mtbf_s) : 0.0;
+    o->goodput =
+        s->checkpoint_write_s > 0
+            ? ns_goodput_fraction(o->ckpt_interval_s, s->checkpoint_write_s, s->restart_s,
+                                  o->job_mtbf_s)
+            : fmax(0.0, 1.0 - (isfinite(o->job_mtbf_s) ? s->restart_s / o->job_mtbf_s : 0));
+
+    /* Totals for the run. */
+    o->time_to_train_s = m->train_tokens > 0 && o->goodput > 0
+                             ? m->train_tokens / (o->tokens_per_s * o->goodput)
+                             : NAN;
+    o->power_w = ns_cluster_power_w(G, s->chip_w, s->other_w_per_chip, s->pue);
+    o->energy_j = o->power_w * o->time_to_train_s;
+    o->cost_usd = ns_cost(G * o->time_to_train_s / 3600.0, s->usd_per_chip_h);
+}
+
+void ns_cluster_eval(const ns_cluster_input *in, const ns_cluster_prep *prep, const ns_par *par,
+                     ns_breakdown *out) {
+    if (in->run.recompute != NS_RECOMP_AUTO) {
+        eval_rc(in, prep, par, in->run.recompute, 0, out);
+        return;
+    }
+    /* AUTO: the cheapest recomputation that fits: none; selective (only useful when attention
+     * scores are stored); else the fewest whole layers per stage recomputed in full. Each
+     * recomputed layer frees (keep − input) bytes per micro-batch in flight and the one being
+     * recomputed needs its full set once, so the count follows in closed form. */
+    eval_rc(in, prep, par, NS_RECOMP_NONE, 0, out);
+    if (out->fits != 0) return;
+    if (!in->run.flash_attention) {
+        eval_rc(in, prep, par, NS_RECOMP_SELECTIVE, 0, out);
+        if (out->fits != 0) return;
+    }
+    double keep = act_bytes_per_layer(in, par, NS_RECOMP_NONE);
+    double saved = in_flight_of(par, out->micro_batches) *
+                   (keep - act_bytes_per_layer(in, par, NS_RECOMP_FULL));
+    double excess =
+        out->mem_total - in->sys.chip.mem_capacity_bytes * in->sys.chip.mem_usable_frac + keep;
+    int L = out->stage_layers;
+    double need = saved > 0 ? ceil(excess / saved) : L;
+    int rl = need < 1 ? 1 : need > L ? L : (int)need;
+    eval_rc(in, prep, par, rl == L ? NS_RECOMP_FULL : NS_RECOMP_PARTIAL, rl, out);
+}
+
+/* ---- search --------------------------------------------------------------------------------- */
+
+#define NS_DIVISORS_MAX 4096
+
+/* Divisors of n in ascending order into d[]; returns how many. */
+static int divisors(int n, int *d) {
+    int lo = 0, hi = 0, tail[NS_DIVISORS_MAX / 2];
+    for (int i = 1; (long long)i * i <= n && lo < NS_DIVISORS_MAX / 2; i++)
+        if (n % i == 0) {
+            d[lo++] = i;
+            if (i != n / i) tail[hi++] = n / i;
+        }
+    while (hi > 0)
+        d[lo++] = tail[--hi];
+    return lo;
+}
+
+/* Ranking key: fitting configurations first, then time to train (or step time per token when
+ * no token budget is given). */
+static double rank_key(const ns_breakdown *b) {
+    double t = isfinite(b->time_to_train_s) ? b->time_to_train_s : 1.0 / b->tokens_per_s;
+    return b->fits == 0 ? t + 1e300 / 2 : t;
+}
+
+static void keep_top(ns_breakdown *best, int top, int *n, const ns_breakdown *b) {
+    double key = rank_key(b);
+    int i = *n < top ? (*n)++ : top;
+    while (i > 0 && rank_key(&best[i - 1]) > key) {
+        if (i < top) best[i] = best[i - 1];
+        i--;
+    }
+    if (i < top) best[i] = *b;
+}
+
+int ns_cluster_search(const ns_cluster_input *in, int chips, ns_breakdown *best, int top,
+                      long *evaluated) {
+    const ns_model *m = &in->model;
+    const int B = in->run.global_batch_seqs;
+    int dg[NS_DIVISORS_MAX], db[NS_DIVISORS_MAX];
+    int ng = divisors(chips, dg), nb = divisors(B, db);
+    ns_cluster_prep prep;
+    ns_cluster_prepare(in, chips, &prep);
+    int n = 0;
+    long count = 0;
+    ns_breakdown cur;
+    for (int it = 0; it < ng; it++) {
+        int tp = dg[it];
+        if (m->heads % tp) continue;
+        for (int ip = 0; ip < ng; ip++) {
+            int pp = dg[ip];
+            if ((chips / tp) % pp || pp > m->layers) continue;
+            for (int ic = 0; ic < ng; ic++) {
+                int cp = dg[ic];
+                if ((chips / tp / pp) % cp || m->seq_tokens % cp) continue;
+                int dp = chips / tp / pp / cp;
+                if (B % dp) continue;
+                for (int ib = 0; ib < nb && db[ib] <= B / dp; ib++) {
+                    int mbs = db[ib];
+                    if ((B / dp) % mbs) continue;
+                    int mb = B / dp / mbs;
+                    for (int v = 1; pp * v <= m->layers; v++) {
+                        if (v > 1 && (pp < 2 || mb % pp)) break;
+                        ns_par par = {tp, pp, dp, cp, mbs, v};
+                        ns_cluster_eval(in, &prep, &par, &cur);
+                        count++;
+                        keep_top(best, top, &n, &cur);
+                        if (v >= 8) break; /* beyond 8 chunks the bubble gain is < 1/16 */
+                    }
+                }
+            }
+        }
+    }
+    if (evaluated) *evaluated = count;
+    return n;
+}

@@ -1,0 +1,145 @@
+/* The node bridge: what a nodescale run measured on this node (results.json), turned into the
+ * cluster model's chip: the GEMM efficiency table (fraction of the measured compute roof per
+ * shape), the run-to-run variability (CV of GEMM times), and when the node is the chip, its
+ * compute ceilings and DRAM bandwidth. Also measured collective α–β from an all-reduce fit. */
+#include "cluster/cluster.h"
+#include "harness/json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        snprintf(err, errlen, __VA_ARGS__);                                                        \
+        return -1;                                                                                 \
+    } while (0)
+
+#define NS_CV_MAX 1024 /* GEMM results whose CV enters the median */
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* "dp"/"sp" (results.json) → model precision; the GEMM name decides when precision is absent. */
+static ns_cprec entry_prec(const json_t *r) {
+    const char *p = json_string_value(json_object_get(r, "precision"));
+    const char *name = json_string_value(json_object_get(r, "name"));
+    if (p) return !strcmp(p, "sp") ? NS_CP_FP32 : NS_CP_FP64;
+    return name && name[0] == 's' ? NS_CP_FP32 : NS_CP_FP64;
+}
+
+/* Adds (or improves) the table point for shape (m, n, k); the best implementation per shape is
+ * kept, since a framework would call the fastest library on the node. */
+static void add_point(ns_chip *c, double m, double n, double k, double eff) {
+    for (int i = 0; i < c->n_gemm; i++) {
+        ns_gemm_point *g = &c->gemm[i];
+        if (g->m == m && g->n == n && g->k == k) {
+            if (eff > g->eff) g->eff = eff;
+            return;
+        }
+    }
+    if (c->n_gemm < NS_GEMM_POINTS_MAX) c->gemm[c->n_gemm++] = (ns_gemm_point){m, n, k, eff, 0};
+}
+
+/* Takes the GEMM table of precision `want` from results[]; returns the point count. */
+static int gemm_table(ns_chip *c, const json_t *results, ns_cprec want, double *cvs, int *ncv) {
+    size_t i;
+    json_t *r;
+    c->n_gemm = 0;
+    json_array_foreach(results, i, r) {
+        const char *fam = json_string_value(json_object_get(r, "family"));
+        if (!fam || strcmp(fam, "gemm") || entry_prec(r) != want) continue;
+        json_t *p = json_object_get(r, "params");
+        double m = ns_json_get_num(p, "m"), n = ns_json_get_num(p, "n"),
+               k = ns_json_get_num(p, "k");
+        double eff = ns_json_get_num(r, "fraction_of_roof");
+        if (!(m >= 1 && n >= 1 && k >= 1 && eff > 0)) continue; /* unmeasured: null + status */
+        add_point(c, m, n, k, fmin(eff, 1.0)); /* > 1: boost above the roof (B07); cap */
+        double cv = ns_json_get_num(json_object_get(r, "time_s"), "cv");
+        if (cv >= 0 && *ncv < NS_CV_MAX) cvs[(*ncv)++] = cv;
+    }
+    return c->n_gemm;
+}
+
+int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_chip, char *err,
+                          size_t errlen) {
+    ns_chip *c = &in->sys.chip;
+    const json_t *res = json_object_get(results, "results");
+    if (!json_is_array(res)) FAIL("results.json has no results[] array");
+    double cvs[NS_CV_MAX];
+    int ncv = 0;
+    /* The run's precision if measured, else single, else double precision. */
+    ns_cprec order[3] = {in->run.precision, NS_CP_FP32, NS_CP_FP64};
+    int got = 0;
+    for (int i = 0; i < 3 && !got; i++) {
+        ncv = 0;
+        got = gemm_table(c, res, order[i], cvs, &ncv);
+    }
+    if (!got) FAIL("results.json has no measured GEMM (family \"gemm\" with fraction_of_roof)");
+    ns_chip_finish(c);
+    if (ncv > 0) {
+        qsort(cvs, (size_t)ncv, sizeof cvs[0], cmp_double);
+        in->sys.step_cv = ncv % 2 ? cvs[ncv / 2] : 0.5 * (cvs[ncv / 2 - 1] + cvs[ncv / 2]);
+    }
+    if (!as_chip) return 0;
+
+    /* The node as the chip: compute ceilings per precision and the DRAM bandwidth. */
+    const json_t *ceil = json_object_get(results, "ceilings");
+    size_t i;
+    json_t *e;
+    /* Per precision the highest FMA ceiling (a GEMM's roof); other mixes only where a precision
+     * has no FMA entry. */
+    double other[NS_CP_COUNT] = {0};
+    json_array_foreach(json_object_get(ceil, "compute"), i, e) {
+        double g = ns_json_get_num(e, "gflops") * 1e9;
+        const char *mix = json_string_value(json_object_get(e, "mix"));
+        double *best =
+            mix && !strcmp(mix, "fma") ? &c->peak_flops[entry_prec(e)] : &other[entry_prec(e)];
+        if (g > *best) *best = g;
+    }
+    for (int p = 0; p < NS_CP_COUNT; p++)
+        if (!(c->peak_flops[p] > 0)) c->peak_flops[p] = other[p];
+    /* The highest DRAM ceiling, from entries not flagged suspect (B09: a "DRAM" plateau that
+     * may still be cache) when there are any. */
+    double bw = 0, bw_suspect = 0;
+    json_array_foreach(json_object_get(ceil, "bandwidth"), i, e) {
+        const char *level = json_string_value(json_object_get(e, "level"));
+        double b = ns_json_get_num(e, "gbytes_per_s");
+        if (!level || strcmp(level, "DRAM") || !(b > 0)) continue;
+        double *best = json_is_true(json_object_get(e, "suspect")) ? &bw_suspect : &bw;
+        if (b > *best) *best = b;
+    }
+    if (!(bw > 0)) bw = bw_suspect;
+    if (!(c->peak_flops[NS_CP_FP64] > 0 || c->peak_flops[NS_CP_FP32] > 0))
+        FAIL("results.json has no compute ceiling (ceilings.compute[].gflops)");
+    if (!(bw > 0)) FAIL("results.json has no DRAM bandwidth ceiling (ceilings.bandwidth[])");
+    c->mem_bw_bytes_per_s = bw * 1e9;
+    const json_t *cpu = json_object_get(json_object_get(results, "context"), "cpu");
+    const char *model = json_string_value(json_object_get(cpu, "model"));
+    snprintf(c->name, sizeof c->name, "%s", model ? model : "this node");
+    /* A CPU node trains in the precision it measured (no bf16 ceiling in the file). */
+    if (!(c->peak_flops[in->run.precision] > 0))
+        in->run.precision = c->peak_flops[NS_CP_FP32] > 0 ? NS_CP_FP32 : NS_CP_FP64;
+    return 0;
+}
+
+int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int scaleup, char *err,
+                               size_t errlen) {
+    const json_t *fit = json_object_get(json_object_get(root, "allreduce"), "fit");
+    if (!fit) fit = json_object_get(root, "fit");
+    if (!json_is_object(fit)) FAIL("no all-reduce fit (allreduce.fit or fit) in the file");
+    double a = ns_json_get_num(fit, "alpha_s"), b = ns_json_get_num(fit, "beta_s_per_byte");
+    double n = ns_json_get_num(fit, "ranks");
+    if (!(a >= 0) || !(b > 0)) FAIL("all-reduce fit needs alpha_s >= 0 and beta_s_per_byte > 0");
+    if (n >= 2) { /* all-reduce fit → per-link α, β under the ring model */
+        a /= 2.0 * (n - 1);
+        b /= 2.0 * (n - 1) / n;
+    }
+    ns_link *l = scaleup ? &in->sys.scaleup : &in->sys.scaleout;
+    l->latency_s = a;
+    l->bw_bytes_per_s = 1.0 / b;
+    return 0;
+}

@@ -1,0 +1,125 @@
+/* Cluster model plots: a stacked bar per chip count of where one step's time goes, and MFU with
+ * realized FLOP/s against chip count. Writes gnuplot data and scripts, then runs gnuplot as a
+ * program (never linked) to make SVGs; the .dat and .gp files stay so a user can restyle. */
+#include "cluster/cluster.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        snprintf(err, errlen, __VA_ARGS__);                                                        \
+        goto fail;                                                                                 \
+    } while (0)
+
+static long long chips_of(const ns_breakdown *b) {
+    return (long long)b->par.tp * b->par.pp * b->par.cp * b->par.dp;
+}
+
+/* Opens dir/stem.ext for writing (full path into path). */
+static FILE *open_in(const char *dir, const char *stem, const char *ext, char *path, size_t len) {
+    snprintf(path, len, "%s/%s.%s", dir, stem, ext);
+    return fopen(path, "w");
+}
+
+/* Opens dir/stem.gp and writes the lines every plot shares: SVG terminal, output, title. */
+static FILE *open_script(const char *dir, const char *stem, const char *what,
+                         const ns_cluster_input *in, char *path, size_t len) {
+    FILE *f = open_in(dir, stem, "gp", path, len);
+    if (f)
+        fprintf(f,
+                "set terminal svg size 900,520 dynamic background rgb 'white'\n"
+                "set output '%s.svg'\nset title '%s: %s on %s'\nset xlabel 'chips'\n",
+                stem, what, in->model.name[0] ? in->model.name : "model",
+                in->sys.chip.name[0] ? in->sys.chip.name : "chip");
+    return f;
+}
+
+static int run_gnuplot(const char *dir, const char *script, char *err, size_t errlen) {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot '%s' 2>&1", dir, script);
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno));
+        return -1;
+    }
+    char line[512], first[512] = "";
+    while (fgets(line, sizeof line, p))
+        if (!first[0]) snprintf(first, sizeof first, "%s", line);
+    int st = pclose(p);
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        first[strcspn(first, "\n")] = '\0';
+        snprintf(err, errlen, "gnuplot failed on %s/%s%s%s", dir, script, first[0] ? ": " : "",
+                 first[0] ? first
+                          : (WIFEXITED(st) && WEXITSTATUS(st) == 127 ? "not installed" : ""));
+        return -1;
+    }
+    return 0;
+}
+
+int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, int n,
+                           const char *dir, char *err, size_t errlen) {
+    char path[4096];
+    FILE *f = NULL;
+
+    if (!(f = open_in(dir, "cluster_breakdown", "dat", path, sizeof path)))
+        FAIL("cannot write %s: %s", path, strerror(errno));
+    fprintf(f, "# chips compute_s tp_s cp_s pp_s dp_s bubble_s straggler_s optimizer_s step_s\n");
+    for (int i = 0; i < n; i++) {
+        const ns_breakdown *b = &pts[i];
+        fprintf(f, "%lld %.6g %.6g %.6g %.6g %.6g %.6g %.6g %.6g %.6g\n", chips_of(b), b->compute_s,
+                b->tp_s, b->cp_s, b->pp_s, b->dp_s, b->bubble_s, b->straggler_s, b->optimizer_s,
+                b->step_s);
+    }
+    fclose(f);
+    if (!(f = open_script(dir, "cluster_breakdown", "Step time per chip", in, path, sizeof path)))
+        FAIL("cannot write %s: %s", path, strerror(errno));
+    /* Shares of the step, so that chip counts whose steps differ 1000x stand side by side. */
+    fprintf(f, "set ylabel 'share of step time (%%)'\n"
+               "set style data histograms\nset style histogram rowstacked\n"
+               "set style fill solid 0.85 border -1\nset boxwidth 0.7\nset key outside right\n"
+               "set yrange [0:100]\n"
+               "plot 'cluster_breakdown.dat' using (100*$2/$10):xtic(1) title 'compute', \\\n"
+               "  '' using (100*$3/$10) title 'TP exposed', \\\n"
+               "  '' using (100*$4/$10) title 'CP exposed', \\\n"
+               "  '' using (100*$5/$10) title 'PP exposed', \\\n"
+               "  '' using (100*$6/$10) title 'DP exposed', \\\n"
+               "  '' using (100*$7/$10) title 'bubble', \\\n"
+               "  '' using (100*$8/$10) title 'straggler wait', \\\n"
+               "  '' using (100*$9/$10) title 'optimizer'\n");
+    fclose(f);
+
+    if (!(f = open_in(dir, "cluster_scaling", "dat", path, sizeof path)))
+        FAIL("cannot write %s: %s", path, strerror(errno));
+    fprintf(f, "# chips mfu realized_flops_per_s peak_flops_per_s\n");
+    double peak = in->sys.chip.peak_flops[in->run.precision];
+    for (int i = 0; i < n; i++) {
+        const ns_breakdown *b = &pts[i];
+        fprintf(f, "%lld %.6g %.6g %.6g\n", chips_of(b), b->mfu,
+                b->model_flops_per_s_per_chip * chips_of(b), peak * chips_of(b));
+    }
+    fclose(f);
+    if (!(f = open_script(dir, "cluster_scaling", "MFU and realized FLOP/s", in, path,
+                          sizeof path)))
+        FAIL("cannot write %s: %s", path, strerror(errno));
+    fprintf(f, "set logscale x 2\nset logscale y2 10\n"
+               "set ylabel 'MFU'\nset yrange [0:100]\nset format y '%%.0f%%%%'\n"
+               "set y2label 'FLOP/s'\nset y2tics\nset ytics nomirror\nset key top left\n"
+               "set format y2 '%%.0e'\n"
+               "plot 'cluster_scaling.dat' using 1:($2*100) axes x1y1 with linespoints title "
+               "'MFU', \\\n"
+               "  '' using 1:3 axes x1y2 with linespoints title 'realized model FLOP/s', \\\n"
+               "  '' using 1:4 axes x1y2 with lines dashtype 2 title 'peak FLOP/s'\n");
+    fclose(f);
+    f = NULL;
+    if (run_gnuplot(dir, "cluster_breakdown.gp", err, errlen) ||
+        run_gnuplot(dir, "cluster_scaling.gp", err, errlen))
+        return -1;
+    return 0;
+fail:
+    if (f) fclose(f);
+    return -1;
+}

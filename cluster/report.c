@@ -1,0 +1,104 @@
+/* Cluster model outputs as JSON: one configuration's breakdown, and the `cluster` section that
+ * `nodescale run` puts into results.json (the measured node scaled to a preset cluster). */
+#include "cluster/cluster.h"
+#include "harness/json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
+    const ns_par *p = &b->par;
+    json_t *o = json_object();
+    ns_json_set_int(o, "chips", (long long)p->tp * p->pp * p->cp * p->dp);
+    ns_json_set_int(o, "tp", p->tp);
+    ns_json_set_int(o, "pp", p->pp);
+    ns_json_set_int(o, "cp", p->cp);
+    ns_json_set_int(o, "dp", p->dp);
+    ns_json_set_int(o, "micro_batch_seqs", p->micro_batch);
+    ns_json_set_int(o, "interleave", p->interleave);
+    ns_json_set_int(o, "micro_batches", b->micro_batches);
+    ns_json_set_str(o, "recompute", ns_recompute_name(b->recompute));
+    ns_json_set_int(o, "recompute_layers_per_stage", b->recompute_layers);
+    ns_json_set_int(o, "layers_per_stage", b->stage_layers);
+    ns_json_set_num(o, "step_s", b->step_s, "invalid: step time not finite");
+    json_t *bd = json_object();
+    ns_json_set_num(bd, "compute_s", b->compute_s, NULL);
+    ns_json_set_num(bd, "tp_exposed_s", b->tp_s, NULL);
+    ns_json_set_num(bd, "cp_exposed_s", b->cp_s, NULL);
+    ns_json_set_num(bd, "pp_exposed_s", b->pp_s, NULL);
+    ns_json_set_num(bd, "dp_exposed_s", b->dp_s, NULL);
+    ns_json_set_num(bd, "bubble_s", b->bubble_s, NULL);
+    ns_json_set_num(bd, "straggler_wait_s", b->straggler_s, NULL);
+    ns_json_set_num(bd, "optimizer_s", b->optimizer_s, NULL);
+    json_object_set_new(o, "breakdown", bd);
+    ns_json_set_str(o, "dp_collective", b->dp_algo);
+    json_t *mem = json_object();
+    ns_json_set_num(mem, "weights_bytes", b->mem_weights, NULL);
+    ns_json_set_num(mem, "grads_bytes", b->mem_grads, NULL);
+    ns_json_set_num(mem, "optimizer_bytes", b->mem_optimizer, NULL);
+    ns_json_set_num(mem, "activations_bytes", b->mem_activations, NULL);
+    ns_json_set_num(mem, "total_bytes", b->mem_total, NULL);
+    const ns_chip *c = &in->sys.chip;
+    if (c->mem_capacity_bytes > 0)
+        ns_json_set_num(mem, "usable_bytes", c->mem_capacity_bytes * c->mem_usable_frac, NULL);
+    else
+        ns_json_set_num(mem, "usable_bytes", NAN, "capacity unknown: no memory verdict");
+    json_object_set_new(o, "memory_per_chip", mem);
+    json_object_set_new(o, "fits", b->fits < 0 ? json_null() : json_boolean(b->fits));
+    ns_json_set_num(o, "tokens_per_s", b->tokens_per_s, NULL);
+    ns_json_set_num(o, "model_flops_per_s_per_chip", b->model_flops_per_s_per_chip, NULL);
+    ns_json_set_num(o, "mfu", b->mfu, NULL);
+    ns_json_set_num(o, "hfu", b->hfu, NULL);
+    json_t *rel = json_object();
+    ns_json_set_num(rel, "job_mtbf_s", b->job_mtbf_s, "no failures modelled (chip_mtbf_h = 0)");
+    ns_json_set_num(rel, "checkpoint_interval_s", b->ckpt_interval_s, NULL);
+    ns_json_set_num(rel, "goodput", b->goodput, NULL);
+    json_object_set_new(o, "reliability", rel);
+    ns_json_set_num(o, "time_to_train_s", b->time_to_train_s, "no token budget (train_tokens)");
+    ns_json_set_num(o, "power_w", b->power_w, NULL);
+    ns_json_set_num(o, "energy_j", b->energy_j, "no token budget (train_tokens)");
+    ns_json_set_num(o, "cost_usd", b->cost_usd, "no token budget (train_tokens)");
+    return o;
+}
+
+json_t *ns_cluster_from_results(const json_t *results, const char *preset, const char *plot_dir,
+                                char *err, size_t errlen) {
+    ns_cluster_input in;
+    ns_cluster_defaults(&in);
+    if (!preset) preset = "h100-sxm";
+    if (ns_cluster_apply_preset(&in, "llama3-405b", err, errlen) ||
+        ns_cluster_apply_preset(&in, preset, err, errlen) ||
+        ns_cluster_apply_node(&in, results, 0, err, errlen))
+        return NULL;
+    const int counts[] = {in.sys.domain_chips, 1024, 8192, 16384};
+    enum { N = sizeof counts / sizeof counts[0] };
+    ns_breakdown best[N];
+    int n = 0;
+    json_t *sec = json_object(), *pts = json_array();
+    ns_json_set_str(sec, "preset", preset);
+    ns_json_set_str(sec, "chip", in.sys.chip.name);
+    ns_json_set_str(sec, "model", in.model.name);
+    ns_json_set_str(sec, "note",
+                    "this node's measured GEMM efficiency per shape and its run-to-run CV, applied "
+                    "to the preset chip's peak, memory and network; fastest configuration found "
+                    "by the search at each chip count");
+    ns_json_set_int(sec, "gemm_points", in.sys.chip.n_gemm);
+    ns_json_set_num(sec, "step_cv", in.sys.step_cv, NULL);
+    for (int i = 0; i < N; i++) {
+        long evaluated = 0;
+        if (ns_cluster_search(&in, counts[i], &best[n], 1, &evaluated) < 1) continue;
+        json_t *b = ns_breakdown_json(&in, &best[n++]);
+        ns_json_set_int(b, "configurations_evaluated", evaluated);
+        json_array_append_new(pts, b);
+    }
+    json_object_set_new(sec, "points", pts);
+    if (plot_dir) {
+        char perr[512];
+        if (ns_cluster_write_plots(&in, best, n, plot_dir, perr, sizeof perr) == 0)
+            ns_json_set_str(sec, "plots_status", "ok");
+        else
+            ns_json_set_str(sec, "plots_status", perr);
+    }
+    return sec;
+}

@@ -1,0 +1,266 @@
+/* Thread all-reduce measurement and its alpha-beta fit (see allreduce.h). One parallel region
+ * per schedule holds the whole sweep: buffers are allocated and first-touched by their owner
+ * thread once, at the largest size, and every size uses their prefix. A sample is a barrier,
+ * reps back-to-back all-reduces, a barrier (each all-reduce ends with one), timed by thread 0. */
+#include "harness/allreduce.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/json.h"
+#include "harness/stats.h"
+#include "harness/timer.h"
+#include "kernels/reduce/allreduce.h"
+#include "kernels/reduce/reduce_kernels.h"
+
+#define MAX_BYTES ((int64_t)256 << 20)
+#define MIN_BYTES 8
+#define SAMPLES 9
+#define MAX_POINTS 64
+
+typedef void (*schedule_fn)(float *const *, float *const *, int64_t, int, int);
+
+typedef struct point {
+    int64_t bytes, reps;
+    double samples[SAMPLES];
+    int validated;
+} point;
+
+int ns_alpha_beta_fit(const double *size, const double *t, int n, double *alpha, double *beta,
+                      double *max_rel) {
+    double sw = 0, sws = 0, swss = 0, swt = 0, swst = 0;
+    for (int i = 0; i < n; i++) {
+        double w = 1.0 / (t[i] * t[i]);
+        sw += w, sws += w * size[i], swss += w * size[i] * size[i];
+        swt += w * t[i], swst += w * size[i] * t[i];
+    }
+    double det = sw * swss - sws * sws;
+    if (n < 2 || !(fabs(det) > 0)) return -1;
+    *alpha = (swt * swss - sws * swst) / det;
+    *beta = (sw * swst - sws * swt) / det;
+    double m = 0;
+    for (int i = 0; i < n; i++) {
+        double r = fabs(*alpha + *beta * size[i] - t[i]) / t[i];
+        if (r > m) m = r;
+    }
+    *max_rel = m;
+    return 0;
+}
+
+static int64_t sizes(int quick, int64_t max, int64_t *out) {
+    int n = 0;
+    for (int64_t s = MIN_BYTES; s <= max; s *= quick ? 4 : 2) out[n++] = s;
+    if (out[n - 1] != max && max >= MIN_BYTES) out[n++] = max;
+    return n;
+}
+
+/* Largest power-of-two size <= 256 MiB whose 2 * threads buffers fit in half the free memory. */
+static int64_t fitting_max(int threads) {
+    long pages = sysconf(_SC_AVPHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    double avail = pages > 0 && psize > 0 ? (double)pages * (double)psize : 1e12;
+    int64_t m = MAX_BYTES;
+    while (m > MIN_BYTES && 2.0 * threads * (double)m > 0.5 * avail) m /= 2;
+    return m;
+}
+
+/* Runs the sweep for one schedule on a team of p threads; fills pts[0..npts). Returns 0, or -1
+ * if a buffer could not be allocated. */
+static int sweep(schedule_fn fn, int p, int quick, const int64_t *sz, int npts, point *pts,
+                 const char *name, FILE *log) {
+    int64_t maxcount = sz[npts - 1] / (int64_t)sizeof(float);
+    float **send = calloc((size_t)p, sizeof *send), **recv = calloc((size_t)p, sizeof *recv);
+    int failed = !send || !recv;
+    double min_sample = quick ? 2e-4 : 2e-3;
+    if (!failed) {
+#pragma omp parallel num_threads(p) reduction(| : failed)
+        {
+            int t = omp_get_thread_num();
+            size_t bytes = ((size_t)maxcount * sizeof(float) + 63) / 64 * 64;
+            send[t] = aligned_alloc(64, bytes);
+            recv[t] = aligned_alloc(64, bytes);
+            if (!send[t] || !recv[t]) failed = 1;
+            for (int64_t i = 0; !failed && i < maxcount; i++) {
+                send[t][i] = (float)((t + 1) + (i % 5));
+                recv[t][i] = 0.0f;
+            }
+        }
+    }
+    if (failed) goto out;
+#pragma omp parallel num_threads(p)
+    {
+        int t = omp_get_thread_num();
+        for (int k = 0; k < npts; k++) {
+            int64_t count = sz[k] / (int64_t)sizeof(float);
+            double t0 = ns_now();
+            fn(send, recv, count, t, p); /* warm-up, and the calibration of reps */
+#pragma omp single
+            {
+                double once = ns_now() - t0;
+                int64_t reps = once > 0 ? (int64_t)ceil(min_sample / once) : 1000;
+                pts[k].reps = reps < 1 ? 1 : reps > 100000 ? 100000 : reps;
+                pts[k].bytes = sz[k];
+            }
+            for (int s = 0; s < SAMPLES; s++) {
+#pragma omp barrier
+                double a = ns_now();
+                for (int64_t r = 0; r < pts[k].reps; r++) fn(send, recv, count, t, p);
+#pragma omp master
+                pts[k].samples[s] = (ns_now() - a) / (double)pts[k].reps;
+            }
+            /* Exact check: every element is an integer below 2^24. */
+            int bad = 0;
+            float base = (float)(p * (p + 1) / 2);
+            for (int64_t i = 0; i < count; i++)
+                bad |= recv[t][i] != base + (float)(p * (int)(i % 5));
+#pragma omp single
+            pts[k].validated = 1;
+#pragma omp critical
+            if (bad) pts[k].validated = 0;
+#pragma omp barrier
+#pragma omp master
+            if (log)
+                fprintf(log, "allreduce %-4s %2d threads %10lld B: %.3g s (%lld reps)%s\n", name,
+                        p, (long long)sz[k], ns_median(pts[k].samples, SAMPLES),
+                        (long long)pts[k].reps, pts[k].validated ? "" : "  WRONG RESULT");
+        }
+    }
+out:
+    for (int t = 0; send && recv && t < p; t++) free(send[t]), free(recv[t]);
+    free(send);
+    free(recv);
+    return failed ? -1 : 0;
+}
+
+static json_t *points_json(const point *pts, int npts, int p) {
+    json_t *arr = json_array();
+    for (int k = 0; k < npts; k++) {
+        json_t *o = json_object(), *ts = json_object(), *ss = json_array();
+        ns_stats st;
+        ns_stats_compute(pts[k].samples, SAMPLES, &st);
+        ns_json_set_int(o, "size_bytes", pts[k].bytes);
+        ns_json_set_int(o, "count", pts[k].bytes / (int64_t)sizeof(float));
+        ns_json_set_int(o, "reps", pts[k].reps);
+        for (int s = 0; s < SAMPLES; s++) json_array_append_new(ss, json_real(pts[k].samples[s]));
+        json_object_set_new(o, "samples_s", ss);
+        ns_json_set_num(ts, "min", st.min, NULL);
+        ns_json_set_num(ts, "median", st.median, NULL);
+        ns_json_set_num(ts, "mean", st.mean, NULL);
+        ns_json_set_num(ts, "stddev", st.stddev, NULL);
+        ns_json_set_num(ts, "cv", st.cv, NULL);
+        json_object_set_new(o, "time_s", ts);
+        double alg = st.median > 0 ? (double)pts[k].bytes / st.median / 1e9 : NAN;
+        ns_json_set_num(o, "algbw_gbytes_per_s", alg, "invalid: zero elapsed");
+        if (p > 1)
+            ns_json_set_num(o, "busbw_gbytes_per_s", alg * 2.0 * (p - 1) / p,
+                            "invalid: zero elapsed");
+        else
+            ns_json_set_num(o, "busbw_gbytes_per_s", NAN,
+                            "busbw undefined for 1 thread (factor 2(n-1)/n = 0)");
+        json_object_set_new(o, "validated", json_boolean(pts[k].validated));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+/* steps and per-step volume factor of the schedule's alpha-beta model, for the link values */
+static json_t *fit_json(const point *pts, int npts, int p, int ring) {
+    double s[MAX_POINTS], t[MAX_POINTS], a, b, mr;
+    json_t *o = json_object();
+    for (int k = 0; k < npts; k++) s[k] = (double)pts[k].bytes, t[k] = ns_median(pts[k].samples, SAMPLES);
+    ns_json_set_str(o, "model", "t(S) = alpha_s + beta_s_per_byte * S, S = bytes per thread");
+    ns_json_set_str(o, "schedule", ring ? "ring" : "tree");
+    ns_json_set_str(o, "weighting", "least squares on relative residuals (weights 1/t^2)");
+    int steps = ring ? 2 * (p - 1) : 2 * (int)ceil(log2((double)p));
+    /* Volume one thread moves per byte of S: ring 2(p-1)/p, tree 2 ceil(log2 p). */
+    double volume = ring ? 2.0 * (p - 1) / p : (double)steps;
+    if (ns_alpha_beta_fit(s, t, npts, &a, &b, &mr) != 0) {
+        ns_json_set_num(o, "alpha_s", NAN, "invalid: fewer than 2 points");
+        ns_json_set_num(o, "beta_s_per_byte", NAN, NULL);
+        return o;
+    }
+    ns_json_set_num(o, "alpha_s", a, NULL);
+    ns_json_set_num(o, "beta_s_per_byte", b, NULL);
+    ns_json_set_num(o, "asymptotic_algbw_gbytes_per_s", b > 0 ? 1e-9 / b : NAN,
+                    "invalid: non-positive beta");
+    /* The same fit in the per-step alpha-beta model: ring t = 2(p-1) alpha + 2(p-1)/p S beta,
+     * tree t = 2 log2(p) (alpha + S beta) (Thakur, Rabenseifner, Gropp 2005). */
+    ns_json_set_num(o, "per_step_alpha_s", steps > 0 ? a / steps : NAN,
+                    "per-step values undefined for 1 thread");
+    ns_json_set_num(o, "link_beta_s_per_byte", steps > 0 ? b / volume : NAN, NULL);
+    ns_json_set_int(o, "steps", steps);
+    ns_json_set_int(o, "points", npts);
+    ns_json_set_num(o, "max_rel_residual", mr, NULL);
+    if (a < 0 && !json_object_get(o, "status"))
+        ns_json_set_str(o, "status", "alpha fitted negative: latency below the timer's reach");
+    return o;
+}
+
+json_t *ns_allreduce_measure(int threads, int quick, FILE *log) {
+    int p = threads > 0 ? threads : omp_get_max_threads();
+    int64_t sz[MAX_POINTS];
+    int64_t max = fitting_max(p);
+    if (quick && max > (INT64_C(32) << 20)) max = INT64_C(32) << 20; /* --quick: <= 32 MiB */
+    int npts = (int)sizes(quick, max, sz);
+    point *ring = calloc((size_t)npts, sizeof *ring), *tree = calloc((size_t)npts, sizeof *tree);
+    json_t *o = json_object();
+    if (!ring || !tree || !o) {
+        free(ring), free(tree), json_decref(o);
+        return NULL;
+    }
+    ns_json_set_str(o, "convention", "busbw = algbw * 2(n-1)/n (nccl-tests)");
+    ns_json_set_int(o, "threads", p);
+    ns_json_set_str(o, "dtype", "float32");
+    ns_json_set_str(o, "op", "sum");
+    json_object_set_new(o, "in_place", json_false());
+    ns_json_set_str(o, "size_unit", "bytes per thread (S); algbw = S / t");
+    int rr = sweep(ns_allreduce_ring, p, quick, sz, npts, ring, "ring", log);
+    int rt = rr ? -1 : sweep(ns_allreduce_tree, p, quick, sz, npts, tree, "tree", log);
+    if (rr || rt) {
+        ns_json_set_str(o, "status", "not measured: buffer allocation failed");
+        json_object_set_new(o, "ring", json_array());
+        json_object_set_new(o, "tree", json_array());
+    } else {
+        json_object_set_new(o, "ring", points_json(ring, npts, p));
+        json_object_set_new(o, "tree", points_json(tree, npts, p));
+        json_object_set_new(o, "fit", fit_json(ring, npts, p, 1));
+        json_object_set_new(o, "fit_tree", fit_json(tree, npts, p, 0));
+        char st[160];
+        if (max < MAX_BYTES)
+            snprintf(st, sizeof st, "sizes above %lld B left out: not enough free memory",
+                     (long long)max);
+        else
+            snprintf(st, sizeof st, "ok");
+        ns_json_set_str(o, "status", st);
+    }
+    free(ring);
+    free(tree);
+    return o;
+}
+
+json_t *ns_fpstate_json(int threads) {
+    int p = threads > 0 ? threads : omp_get_max_threads();
+    uint32_t *m = calloc((size_t)p, sizeof *m);
+    json_t *arr = json_array();
+    if (!m || !arr) {
+        free(m);
+        json_decref(arr);
+        return NULL;
+    }
+    int got = ns_fpstate_per_thread(p, m);
+    for (int t = 0; t < got; t++) {
+        json_t *o = json_object();
+        char hex[16];
+        snprintf(hex, sizeof hex, "0x%04x", m[t]);
+        ns_json_set_int(o, "thread", t);
+        ns_json_set_str(o, "mxcsr", hex);
+        json_object_set_new(o, "ftz", json_boolean(m[t] & NS_MXCSR_FTZ));
+        json_object_set_new(o, "daz", json_boolean(m[t] & NS_MXCSR_DAZ));
+        json_array_append_new(arr, o);
+    }
+    free(m);
+    return arr;
+}

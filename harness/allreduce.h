@@ -1,0 +1,38 @@
+/* The thread all-reduce measurement for `nodescale run` (results.json key "allreduce") and the
+ * per-thread floating-point state for the run's context.
+ *
+ * ns_allreduce_measure sweeps the message size S (bytes per thread, float32 sum, out of place)
+ * from 8 B to 256 MiB in steps of 2x (4x with quick, plus 256 MiB), for the ring and the tree
+ * schedule of kernels/reduce/allreduce.h on `threads` OpenMP threads, and returns
+ *   { "convention": "busbw = algbw * 2(n-1)/n (nccl-tests)", "threads", "dtype", "op",
+ *     "in_place": false, "ring": [point...], "tree": [point...],
+ *     "fit": { "model", "schedule": "ring", "alpha_s", "beta_s_per_byte", "per_step_alpha_s",
+ *              "link_beta_s_per_byte", "points", "max_rel_residual", "weighting" },
+ *     "fit_tree": { same for the tree }, "status" }
+ * with point = { "size_bytes", "count", "reps", "samples_s": [...], "time_s": {min, median, mean,
+ * stddev, cv}, "algbw_gbytes_per_s", "busbw_gbytes_per_s", "validated" }.
+ * algbw = S / t (median); busbw = algbw * 2(n-1)/n, n = threads (nccl-tests, doc/PERFORMANCE.md);
+ * with one thread busbw is null with a status (the factor is 0). Every point's result is checked
+ * exactly (integer-valued floats) after its samples. Sizes whose buffers do not fit in half of
+ * the free memory are left out, and "status" says so. threads <= 0: omp_get_max_threads().
+ * Progress lines go to log (may be NULL). NULL only on allocation failure. */
+#ifndef NS_HARNESS_ALLREDUCE_H
+#define NS_HARNESS_ALLREDUCE_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+json_t *ns_allreduce_measure(int threads, int quick, FILE *log);
+
+/* Weighted least-squares fit of t = alpha + beta * S to n points, weights 1/t^2 (each point's
+ * relative residual counts equally, so the small sizes fix alpha and the large ones beta).
+ * Returns 0, or -1 when fewer than 2 points or the system is singular. *max_rel receives the
+ * largest |t_fit - t| / t. */
+int ns_alpha_beta_fit(const double *size, const double *t, int n, double *alpha, double *beta,
+                      double *max_rel);
+
+/* [{ "thread", "mxcsr", "ftz", "daz" }] for a team of threads (the timed loops' team): the
+ * flush-to-zero and denormals-are-zero state each thread ran with. */
+json_t *ns_fpstate_json(int threads);
+
+#endif

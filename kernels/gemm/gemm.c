@@ -1,0 +1,672 @@
+/* The own GEMM: argument checking and BLAS semantics (nodescale_dgemm / nodescale_sgemm), block
+ * sizes from the cache sizes hwloc reports, and the Goto/BLIS five loops with packing, written
+ * once for both precisions (pointers are byte pointers plus an element size; the packing copies
+ * are specialised by the compiler for 4- and 8-byte elements). Only the micro-kernels are per ISA
+ * (gemm_internal.h states their contract).
+ *
+ * Loop order (van Zee & van de Geijn, "BLIS: A Framework for Rapidly Instantiating BLAS
+ * Functionality", ACM TOMS 41(3), 2015, section 3; Goto & van de Geijn, "Anatomy of
+ * High-Performance Matrix Multiplication", ACM TOMS 34(3), 2008):
+ *
+ *   jc: NC columns of C and B      B(pc:pc+KC, jc:jc+NC) packed into NR-wide micro-panels (L3)
+ *    pc: KC of the k dimension
+ *     ic: MC rows of C and A       A(ic:ic+MC, pc:pc+KC) packed into MR-tall micro-panels (L2)
+ *      jr: NR columns               one B micro-panel stays in L1 while ...
+ *       ir: MR rows                 ... the micro-kernel streams the A micro-panels from L2.
+ *
+ * Threads split jc, ic and jr (BLIS's choice; Smith et al., "Anatomy of High-Performance
+ * Many-Threaded Matrix Multiplication", IPDPS 2014). Small and skinny shapes do not pay for
+ * packing they cannot amortise (BLIS calls this path "sup"): with a single MC block of rows, A
+ * not transposed is read in place (cs_a = lda), and when one thread owns its columns B is read
+ * in place too (rs_b/cs_b strides); only partial edge micro-panels are copied, zero-padded, so
+ * nothing outside A or B is read. */
+#include <errno.h>
+#include <hwloc.h>
+#include <omp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "include/nodescale.h"
+#include "kernels/gemm/gemm_internal.h"
+#include "kernels/gemm/gemm_kernels.h"
+
+/* ---- Micro-kernel table: one row per ISA and precision ------------------------------------- */
+
+typedef struct ukr_entry {
+    const char *name;
+    int mr, nr;
+    ns_dgemm_ukr_fn d; /* exactly one of d, s is set */
+    ns_sgemm_ukr_fn s;
+} ukr_entry;
+
+static const char *const isa_names[NS_GEMM_NISA] = {"avx512", "avx2", "scalar"};
+
+/* [isa][precision]: NS_PREC_DP = 0, NS_PREC_SP = 1. */
+static const ukr_entry ukr_table[NS_GEMM_NISA][2] = {
+    {{"dgemm_ukr_16x14", 16, 14, ns_dgemm_ukr_avx512_16x14, NULL},
+     {"sgemm_ukr_32x14", 32, 14, NULL, ns_sgemm_ukr_avx512_32x14}},
+    {{"dgemm_ukr_8x6", 8, 6, ns_dgemm_ukr_avx2_8x6, NULL},
+     {"sgemm_ukr_16x6", 16, 6, NULL, ns_sgemm_ukr_avx2_16x6}},
+    {{"dgemm_ukr_8x4", 8, 4, ns_dgemm_ukr_scalar_8x4, NULL},
+     {"sgemm_ukr_8x4", 8, 4, NULL, ns_sgemm_ukr_scalar_8x4}},
+};
+
+int ns_gemm_isa_index(const char *isa) {
+    for (int i = 0; isa && i < NS_GEMM_NISA; i++)
+        if (!strcmp(isa, isa_names[i])) return i;
+    return -1;
+}
+
+static int isa_runnable(int isa) {
+    if (isa == NS_GEMM_AVX512) return ns_cpu_has_avx512();
+    if (isa == NS_GEMM_AVX2) return ns_cpu_has_avx2_fma();
+    return isa == NS_GEMM_SCALAR;
+}
+
+/* ---- ISA selection, read once (cpuid traps to the hypervisor in a VM: microseconds) -------- */
+
+static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
+static int isa_chosen = NS_GEMM_SCALAR;
+
+static void isa_init(void) {
+    const char *sel = ns_isa_selected(); /* honours NODESCALE_ISA; NULL if unknown/unrunnable */
+    if (!sel) {
+        const char *env = getenv("NODESCALE_ISA");
+        fprintf(stderr, "nodescale: warning: NODESCALE_ISA=%s is unknown or not runnable here; "
+                        "GEMM uses the widest ISA cpuid reports\n", env ? env : "");
+        sel = ns_cpu_has_avx512() ? "avx512" : ns_cpu_has_avx2_fma() ? "avx2" : "scalar";
+    }
+    isa_chosen = ns_gemm_isa_index(sel);
+}
+
+const char *ns_gemm_isa(void) {
+    pthread_once(&isa_once, isa_init);
+    return isa_names[isa_chosen];
+}
+
+/* ---- Block sizes ---------------------------------------------------------------------------
+ * From the analytical model of Low et al., "Analytical Modeling Is Enough for High-Performance
+ * BLIS", ACM TOMS 43(2), 2016, simplified to fractions of each cache level:
+ *   KC: the KC x NR micro-panel of B that stays in L1 takes about half of L1d (the other half
+ *       holds the streaming A micro-panels and the C tile);
+ *   MC: the MC x KC block of A takes about half of the per-core L2;
+ *   NC: the KC x NC panel of B takes at most a quarter of L3, and at most NC_CAP columns (a VM
+ *       may report the host's whole L3, as this one does).
+ * Each is rounded down to a multiple of MR, 8 or NR, and NODESCALE_GEMM_MC / _KC / _NC
+ * override them (rounded the same way). */
+
+#define NC_CAP 4200
+
+typedef struct blocks {
+    int64_t mc, kc, nc;
+    char source[96];
+    int64_t l1, l2, l3;
+} blocks;
+
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+static int64_t cache_l1 = 0, cache_l2 = 0, cache_l3 = 0;
+static int cache_found = 0;
+
+static void cache_init(void) {
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0) return;
+    if (hwloc_topology_load(topo) == 0) {
+        hwloc_obj_type_t types[3] = {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE};
+        int64_t *dst[3] = {&cache_l1, &cache_l2, &cache_l3};
+        for (int i = 0; i < 3; i++) {
+            hwloc_obj_t o = hwloc_get_obj_by_type(topo, types[i], 0);
+            if (o && o->attr) *dst[i] = (int64_t)o->attr->cache.size;
+        }
+        cache_found = cache_l1 > 0 && cache_l2 > 0;
+    }
+    hwloc_topology_destroy(topo);
+}
+
+static int64_t env_block(const char *name, int64_t dflt, int64_t mult, char *src, size_t srclen) {
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || *end || x < 1 || x > (1LL << 30)) {
+        fprintf(stderr, "nodescale: warning: ignoring %s=%s (want an integer >= 1)\n", name, v);
+        return dflt;
+    }
+    size_t used = strlen(src);
+    snprintf(src + used, srclen - used, "; env %s", name + strlen("NODESCALE_GEMM_"));
+    x = x / mult * mult;
+    return x < mult ? mult : x;
+}
+
+static int64_t clamp_down(int64_t x, int64_t mult, int64_t lo) {
+    x = x / mult * mult;
+    return x < lo ? lo : x;
+}
+
+static void blocks_for(int isa, ns_precision prec, blocks *bk) {
+    pthread_once(&cache_once, cache_init);
+    const ukr_entry *u = &ukr_table[isa][prec];
+    int64_t es = (int64_t)ns_prec_size(prec);
+    int64_t l1 = cache_l1, l2 = cache_l2, l3 = cache_l3;
+    if (cache_found) {
+        snprintf(bk->source, sizeof bk->source, "hwloc caches");
+    } else {
+        snprintf(bk->source, sizeof bk->source, "defaults (hwloc reported no cache sizes)");
+        l1 = 32 << 10, l2 = 1 << 20, l3 = 8 << 20;
+    }
+    if (l3 <= 0) l3 = 4 * l2;
+    bk->l1 = l1, bk->l2 = l2, bk->l3 = l3;
+    int64_t kc = clamp_down(l1 / 2 / (u->nr * es), 8, 64);
+    if (kc > 1024) kc = 1024;
+    kc = env_block("NODESCALE_GEMM_KC", kc, 1, bk->source, sizeof bk->source);
+    int64_t mc = clamp_down(l2 / 2 / (kc * es), u->mr, u->mr);
+    mc = env_block("NODESCALE_GEMM_MC", mc, u->mr, bk->source, sizeof bk->source);
+    int64_t nc = l3 / 4 / (kc * es);
+    if (nc > NC_CAP) nc = NC_CAP;
+    nc = clamp_down(nc, u->nr, u->nr);
+    nc = env_block("NODESCALE_GEMM_NC", nc, u->nr, bk->source, sizeof bk->source);
+    bk->mc = mc, bk->kc = kc, bk->nc = nc;
+}
+
+/* Block sizes are computed once per (ISA, precision): env and caches do not change mid-run. */
+static pthread_once_t blocks_once = PTHREAD_ONCE_INIT;
+static blocks blocks_table[NS_GEMM_NISA][2];
+
+static void blocks_init(void) {
+    for (int i = 0; i < NS_GEMM_NISA; i++)
+        for (int p = 0; p < 2; p++) blocks_for(i, (ns_precision)p, &blocks_table[i][p]);
+}
+
+static const blocks *blocks_get(int isa, ns_precision prec) {
+    pthread_once(&blocks_once, blocks_init);
+    return &blocks_table[isa][prec];
+}
+
+int ns_gemm_config_get(const char *isa, ns_precision precision, ns_gemm_config *out) {
+    int i = isa ? ns_gemm_isa_index(isa) : ns_gemm_isa_index(ns_gemm_isa());
+    if (i < 0 || !isa_runnable(i) || (precision != NS_PREC_DP && precision != NS_PREC_SP))
+        return -1;
+    const ukr_entry *u = &ukr_table[i][precision];
+    const blocks *bk = blocks_get(i, precision);
+    memset(out, 0, sizeof *out);
+    out->isa = isa_names[i];
+    out->precision = precision;
+    out->ukernel = u->name;
+    out->mr = u->mr, out->nr = u->nr;
+    out->mc = bk->mc, out->kc = bk->kc, out->nc = bk->nc;
+    snprintf(out->source, sizeof out->source, "%s", bk->source);
+    out->l1d_bytes = bk->l1, out->l2_bytes = bk->l2, out->l3_bytes = bk->l3;
+    return 0;
+}
+
+/* ---- Edge-tile store shared by every micro-kernel ----------------------------------------- */
+
+void ns_gemm_edge_store_d(const double *ct, int mr, double beta, double *c, int64_t ldc, int64_t m,
+                          int64_t n) {
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double *cij = &c[i + j * ldc];
+            *cij = beta == 0.0 ? ct[i + j * mr] : beta * *cij + ct[i + j * mr];
+        }
+}
+
+void ns_gemm_edge_store_s(const float *ct, int mr, float beta, float *c, int64_t ldc, int64_t m,
+                          int64_t n) {
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            float *cij = &c[i + j * ldc];
+            *cij = beta == 0.0f ? ct[i + j * mr] : beta * *cij + ct[i + j * mr];
+        }
+}
+
+/* ---- Packing (written once; ES is a compile-time constant after inlining) ---------------- */
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* Element (i, j) of a column-major matrix x (leading dimension ld), transposed if trans. */
+ALWAYS_INLINE const char *elem(const char *x, int trans, int64_t i, int64_t j, int64_t ld,
+                               size_t es) {
+    return trans ? x + (size_t)(j + i * ld) * es : x + (size_t)(i + j * ld) * es;
+}
+
+/* Packs rows [0, mb) x columns [0, kb) of op(X) (X at x, leading dimension ld) into micro-panels
+ * of R rows: panel q holds rows q*R.. and stores element (i, p) at dst[q*R*kb + p*R + i], rows
+ * past mb zero-filled. Used for A (R = MR, op(A) rows) and, with the roles of the indices
+ * swapped by the caller, for B (R = NR, columns of op(B) = rows of op(B)^T). Panels [q0, q1).
+ * ES and R are compile-time constants after inlining (see pack_panels), so the copies unroll. */
+ALWAYS_INLINE void pack_panels_es(size_t es, char *dst, const char *x, int trans, int64_t ld,
+                                  int64_t mb, int64_t kb, const int R, int64_t q0, int64_t q1) {
+    for (int64_t q = q0; q < q1; q++) {
+        char *d = dst + (size_t)(q * R * kb) * es;
+        int64_t i0 = q * R, r = mb - i0 < R ? mb - i0 : R;
+        if (!trans) {
+            /* Rows are contiguous in X: R elements per column p, both sides contiguous. */
+            for (int64_t p = 0; p < kb; p++) {
+                const char *s = elem(x, 0, i0, p, ld, es);
+                char *dp = d + (size_t)(p * R) * es;
+                if (r == R) {
+                    memcpy(dp, s, (size_t)R * es);
+                } else {
+                    memcpy(dp, s, (size_t)r * es);
+                    memset(dp + (size_t)r * es, 0, (size_t)(R - r) * es);
+                }
+            }
+        } else if (r == R) {
+            /* Columns of op(X) are contiguous: gather from R streams, write contiguously. */
+            const char *src[64];
+            for (int i = 0; i < R; i++) src[i] = elem(x, 1, i0 + i, 0, ld, es);
+            for (int64_t p = 0; p < kb; p++)
+                for (int i = 0; i < R; i++)
+                    memcpy(d + (size_t)(p * R + i) * es, src[i] + (size_t)p * es, es);
+        } else {
+            for (int64_t i = 0; i < R; i++) {
+                if (i < r) {
+                    const char *s = elem(x, 1, i0 + i, 0, ld, es);
+                    for (int64_t p = 0; p < kb; p++)
+                        memcpy(d + (size_t)(p * R + i) * es, s + (size_t)p * es, es);
+                } else {
+                    for (int64_t p = 0; p < kb; p++) memset(d + (size_t)(p * R + i) * es, 0, es);
+                }
+            }
+        }
+    }
+}
+
+/* Instantiates the packing for each (element size, R) pair the micro-kernel table uses. */
+static void pack_panels(size_t es, char *dst, const char *x, int trans, int64_t ld, int64_t mb,
+                        int64_t kb, int R, int64_t q0, int64_t q1) {
+#define PACK_CASE(ES, RR)                                                                          \
+    if (es == ES && R == RR) {                                                                     \
+        pack_panels_es(ES, dst, x, trans, ld, mb, kb, RR, q0, q1);                                 \
+        return;                                                                                    \
+    }
+    PACK_CASE(8, 16) PACK_CASE(8, 14) PACK_CASE(4, 32) PACK_CASE(4, 14) /* avx512 */
+    PACK_CASE(8, 8) PACK_CASE(8, 6) PACK_CASE(4, 16) PACK_CASE(4, 6)    /* avx2 */
+    PACK_CASE(8, 4) PACK_CASE(4, 8) PACK_CASE(4, 4)                     /* scalar */
+#undef PACK_CASE
+    if (es == 8)
+        pack_panels_es(8, dst, x, trans, ld, mb, kb, R, q0, q1);
+    else
+        pack_panels_es(4, dst, x, trans, ld, mb, kb, R, q0, q1);
+}
+
+/* ---- Group barrier for threads that share a packed block ---------------------------------- */
+
+typedef struct group_barrier {
+    _Alignas(64) atomic_int count;
+    atomic_int sense;
+    int n;
+} group_barrier;
+
+static void gb_wait(group_barrier *b, int *local_sense) {
+    if (b->n <= 1) return;
+    int s = !*local_sense;
+    *local_sense = s;
+    if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) == b->n - 1) {
+        atomic_store_explicit(&b->count, 0, memory_order_relaxed);
+        atomic_store_explicit(&b->sense, s, memory_order_release);
+    } else {
+        /* Spin briefly, then yield: the machine may be oversubscribed. */
+        for (long spins = 0; atomic_load_explicit(&b->sense, memory_order_acquire) != s; spins++)
+            if (spins > 4000) sched_yield();
+            else __builtin_ia32_pause();
+    }
+}
+
+/* ---- The five loops ----------------------------------------------------------------------- */
+
+typedef struct gemm_job {
+    size_t es;
+    const ukr_entry *u;
+    int64_t mc, kc, nc;
+    int transa, transb;
+    int64_t m, n, k;
+    double alpha, beta; /* converted back to float for SGEMM: exact */
+    const char *a, *b;
+    char *c;
+    int64_t lda, ldb, ldc;
+    int unpacked_a;          /* 1: micro-kernel reads A in place (transa == 0, m <= MC) */
+    int b_direct;            /* 1: micro-kernel reads B in place (single block of rows) */
+    int jc_ways, ic_ways, jr_ways;
+    char *bufb, *bufa;       /* per jc group: B pack; per (jc, ic) group: A pack */
+    size_t bsz, asz;         /* bytes of one B pack / one A pack */
+    group_barrier *bar_jc;   /* [jc_ways] */
+    group_barrier *bar_ic;   /* [jc_ways * ic_ways] */
+} gemm_job;
+
+static inline void call_ukr(const gemm_job *J, int64_t kb, const char *ap, int64_t cs_a,
+                            const char *bp, int64_t rs_b, int64_t cs_b, double beta, char *c,
+                            int64_t mr, int64_t nr) {
+    if (J->es == 8)
+        J->u->d(kb, J->alpha, (const double *)ap, cs_a, (const double *)bp, rs_b, cs_b, beta,
+                (double *)c, J->ldc, mr, nr);
+    else
+        J->u->s(kb, (float)J->alpha, (const float *)ap, cs_a, (const float *)bp, rs_b, cs_b,
+                (float)beta, (float *)c, J->ldc, mr, nr);
+}
+
+/* Splits [0, len) in `ways` nearly equal parts on multiples of `mult`; part `id` -> [*lo, *hi). */
+static void split_range(int64_t len, int64_t mult, int ways, int id, int64_t *lo, int64_t *hi) {
+    int64_t units = (len + mult - 1) / mult;
+    int64_t u0 = units * id / ways, u1 = units * (id + 1) / ways;
+    *lo = u0 * mult < len ? u0 * mult : len;
+    *hi = u1 * mult < len ? u1 * mult : len;
+}
+
+static void gemm_thread(const gemm_job *J, int tid) {
+    const int64_t MR = J->u->mr, NR = J->u->nr;
+    const size_t es = J->es;
+    int jr_id = tid % J->jr_ways;
+    int ic_id = (tid / J->jr_ways) % J->ic_ways;
+    int jc_id = tid / (J->jr_ways * J->ic_ways);
+    int grp_tid = tid % (J->jr_ways * J->ic_ways); /* rank inside the jc group */
+    int grp_n = J->jr_ways * J->ic_ways;
+    group_barrier *bjc = &J->bar_jc[jc_id];
+    group_barrier *bic = &J->bar_ic[jc_id * J->ic_ways + ic_id];
+    int sense_jc = 0, sense_ic = 0;
+    char *bp = J->bufb + (size_t)jc_id * J->bsz;
+    char *ap = J->bufa + (size_t)(jc_id * J->ic_ways + ic_id) * J->asz;
+
+    int64_t n0, n1, m0, m1;
+    split_range(J->n, NR, J->jc_ways, jc_id, &n0, &n1);
+    split_range(J->m, MR, J->ic_ways, ic_id, &m0, &m1);
+
+    for (int64_t jc = n0; jc < n1; jc += J->nc) {
+        int64_t nb = n1 - jc < J->nc ? n1 - jc : J->nc;
+        int64_t npan = (nb + NR - 1) / NR;
+        for (int64_t pc = 0; pc < J->k; pc += J->kc) {
+            int64_t kb = J->k - pc < J->kc ? J->k - pc : J->kc;
+            double beta = pc == 0 ? J->beta : 1.0;
+            /* Pack B(pc:pc+kb, jc:jc+nb): op(B)^T rows are op(B) columns, so B is packed as
+             * the transpose with the opposite trans flag. The jc group shares the work. */
+            if (!J->b_direct) {
+                const char *bsrc = elem(J->b, J->transb, pc, jc, J->ldb, es);
+                int64_t q0 = npan * grp_tid / grp_n, q1 = npan * (grp_tid + 1) / grp_n;
+                pack_panels(es, bp, bsrc, !J->transb, J->ldb, nb, kb, (int)NR, q0, q1);
+                gb_wait(bjc, &sense_jc);
+            }
+            for (int64_t ic = m0; ic < m1; ic += J->mc) {
+                int64_t mb = m1 - ic < J->mc ? m1 - ic : J->mc;
+                int64_t mpan = (mb + MR - 1) / MR;
+                const char *asrc = elem(J->a, J->transa, ic, pc, J->lda, es);
+                if (!J->unpacked_a) {
+                    int64_t q0 = mpan * jr_id / J->jr_ways, q1 = mpan * (jr_id + 1) / J->jr_ways;
+                    pack_panels(es, ap, asrc, J->transa, J->lda, mb, kb, (int)MR, q0, q1);
+                    gb_wait(bic, &sense_ic);
+                } else if (mb % MR) {
+                    /* Only the partial edge panel is copied (zero-padded), into this thread's
+                     * own slot, so the micro-kernel never reads past A's last row. */
+                    char *edge = ap + (size_t)jr_id * (size_t)(MR * kb) * es;
+                    const char *esrc = elem(asrc, 0, (mpan - 1) * MR, 0, J->lda, es);
+                    pack_panels(es, edge, esrc, 0, J->lda, mb - (mpan - 1) * MR, kb, (int)MR, 0,
+                                1);
+                }
+                int64_t j0, j1;
+                split_range(npan, 1, J->jr_ways, jr_id, &j0, &j1);
+                for (int64_t jr = j0; jr < j1; jr++) {
+                    int64_t nr = nb - jr * NR < NR ? nb - jr * NR : NR;
+                    const char *bpan = bp + (size_t)(jr * NR * kb) * es;
+                    int64_t rs_b = NR, cs_b = 1;
+                    if (J->b_direct) {
+                        /* One block of rows only: each B micro-panel serves this ir loop alone,
+                         * so the micro-kernel reads it in place (it stays in L1 across ir)
+                         * instead of B being packed out to L3 and read back. A partial edge
+                         * panel is copied, zero-padded, so nothing past B's last column is read. */
+                        const char *bj = elem(J->b, J->transb, pc, jc + jr * NR, J->ldb, es);
+                        if (nr == NR) {
+                            bpan = bj;
+                            rs_b = J->transb ? J->ldb : 1, cs_b = J->transb ? 1 : J->ldb;
+                        } else {
+                            pack_panels(es, bp, bj, !J->transb, J->ldb, nr, kb, (int)NR, 0, 1);
+                            bpan = bp;
+                        }
+                    }
+                    for (int64_t ir = 0; ir < mpan; ir++) {
+                        int64_t mr = mb - ir * MR < MR ? mb - ir * MR : MR;
+                        char *cij = J->c + (size_t)((ic + ir * MR) + (jc + jr * NR) * J->ldc) * es;
+                        const char *apan;
+                        int64_t cs_a;
+                        if (!J->unpacked_a) {
+                            apan = ap + (size_t)(ir * MR * kb) * es, cs_a = MR;
+                        } else if (mr == MR) {
+                            apan = asrc + (size_t)(ir * MR) * es, cs_a = J->lda;
+                        } else {
+                            apan = ap + (size_t)jr_id * (size_t)(MR * kb) * es, cs_a = MR;
+                        }
+                        call_ukr(J, kb, apan, cs_a, bpan, rs_b, cs_b, beta, cij, mr, nr);
+                    }
+                }
+                if (!J->unpacked_a) gb_wait(bic, &sense_ic); /* before A is repacked */
+            }
+            if (!J->b_direct) gb_wait(bjc, &sense_jc); /* before B is repacked */
+        }
+    }
+}
+
+/* Factor nthreads into jc x ic x jr ways: rows first while each thread keeps at least half an
+ * MC block (private L2 per core holds its own A block), then columns (each jc group packs its
+ * own B), then jr (threads share one A block). */
+static void choose_ways(int64_t m, int64_t n, int64_t mr, int64_t nr, int64_t mc, int nt, int *jc,
+                        int *ic, int *jr) {
+    *jc = *ic = *jr = 1;
+    int rest = nt;
+    for (int f = 2; rest > 1;) {
+        if (rest % f) {
+            f++;
+            continue;
+        }
+        rest /= f;
+        if (m / (*ic * f) >= mc / 2 && m / (*ic * f) >= mr)
+            *ic *= f;
+        else if (n / (*jc * f) >= 4 * nr)
+            *jc *= f;
+        else if (n / (*jr * *jc * f) >= nr)
+            *jr *= f;
+        else
+            *ic *= f;
+    }
+}
+
+/* Pack buffers are cached per calling thread and reused: a fresh multi-MB buffer per call would
+ * page-fault on every call. Never freed (reachable through TLS until the thread exits). */
+static _Thread_local char *tls_buf;
+static _Thread_local size_t tls_size;
+
+static char *get_buffer(size_t bytes) {
+    if (bytes <= tls_size) return tls_buf;
+    free(tls_buf);
+    tls_buf = NULL, tls_size = 0;
+    void *p = NULL;
+    if (posix_memalign(&p, 4096, bytes) != 0) return NULL;
+    tls_buf = p, tls_size = bytes;
+    return tls_buf;
+}
+
+/* C := beta * C on the m x n block (alpha == 0 or k == 0); beta == 0 stores zeros unread. */
+static void scale_c(size_t es, int64_t m, int64_t n, double beta, char *c, int64_t ldc) {
+    for (int64_t j = 0; j < n; j++) {
+        if (es == 8) {
+            double *cj = (double *)c + j * ldc;
+            for (int64_t i = 0; i < m; i++) cj[i] = beta == 0.0 ? 0.0 : beta * cj[i];
+        } else {
+            float *cj = (float *)c + j * ldc;
+            float bf = (float)beta;
+            for (int64_t i = 0; i < m; i++) cj[i] = bf == 0.0f ? 0.0f : bf * cj[i];
+        }
+    }
+}
+
+static void gemm_generic(int isa, ns_precision prec, int transa, int transb, int64_t m, int64_t n,
+                         int64_t k, double alpha, const void *a, int64_t lda, const void *b,
+                         int64_t ldb, double beta, void *c, int64_t ldc, int nthreads) {
+    size_t es = ns_prec_size(prec);
+    if (m <= 0 || n <= 0) return;
+    if (alpha == 0.0 || k <= 0) {
+        scale_c(es, m, n, beta, c, ldc);
+        return;
+    }
+    const blocks *bk = blocks_get(isa, prec);
+    gemm_job J = {.es = es, .u = &ukr_table[isa][prec], .mc = bk->mc, .kc = bk->kc,
+                  .nc = bk->nc, .transa = transa, .transb = transb, .m = m, .n = n, .k = k,
+                  .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c, .lda = lda, .ldb = ldb,
+                  .ldc = ldc};
+    const int64_t MR = J.u->mr, NR = J.u->nr;
+
+    /* Threads: at least ~2 MFLOP per thread, or the fork/join costs more than it saves. */
+    int nt = nthreads > 0 ? nthreads : omp_get_max_threads();
+    if (omp_in_parallel()) nt = 1;
+    double flops = 2.0 * (double)m * (double)n * (double)k;
+    if (flops / 2e6 < nt) nt = flops < 4e6 ? 1 : (int)(flops / 2e6);
+    if (nt < 1) nt = 1;
+    choose_ways(m, n, MR, NR, J.mc, nt, &J.jc_ways, &J.ic_ways, &J.jr_ways);
+
+    /* One MC block of rows and A not transposed: read A in place, no packing to amortise. */
+    int64_t m_ic = (m + J.ic_ways - 1) / J.ic_ways;
+    J.unpacked_a = !transa && m_ic <= J.mc;
+
+    /* A single thread per jc group and a single block of rows: B is not packed. */
+    J.b_direct = J.ic_ways * J.jr_ways == 1 && m <= J.mc;
+
+    int64_t kc = k < J.kc ? k : J.kc;
+    int64_t nc_max = n < J.nc ? n : J.nc;
+    J.bsz = (size_t)(((nc_max + NR - 1) / NR) * NR * kc) * es;
+    if (J.b_direct) J.bsz = (size_t)(NR * kc) * es;
+    J.asz = (size_t)(((J.mc + MR - 1) / MR) * MR * kc) * es;
+    if (J.unpacked_a) J.asz = (size_t)(MR * kc * J.jr_ways) * es; /* edge panels only */
+    J.bsz = (J.bsz + 4095) & ~(size_t)4095;
+    J.asz = (J.asz + 4095) & ~(size_t)4095;
+    int ngroups_jc = J.jc_ways, ngroups_ic = J.jc_ways * J.ic_ways;
+    char *buf = get_buffer(J.bsz * (size_t)ngroups_jc + J.asz * (size_t)ngroups_ic);
+    if (!buf) {
+        /* Out of memory: fall back to one thread with the smallest buffers possible is still a
+         * buffer; report loudly rather than compute wrongly. */
+        fprintf(stderr, "nodescale: error: GEMM could not allocate its packing buffers\n");
+        abort();
+    }
+    J.bufb = buf;
+    J.bufa = buf + J.bsz * (size_t)ngroups_jc;
+    group_barrier bars[2 * 64];
+    group_barrier *heap_bars = NULL;
+    if (ngroups_jc + ngroups_ic > 2 * 64) {
+        heap_bars = calloc((size_t)(ngroups_jc + ngroups_ic), sizeof *heap_bars);
+        if (!heap_bars) abort();
+        J.bar_jc = heap_bars;
+    } else {
+        J.bar_jc = bars;
+    }
+    J.bar_ic = J.bar_jc + ngroups_jc;
+    for (int g = 0; g < ngroups_jc + ngroups_ic; g++) {
+        atomic_init(&J.bar_jc[g].count, 0);
+        atomic_init(&J.bar_jc[g].sense, 0);
+        J.bar_jc[g].n = g < ngroups_jc ? J.ic_ways * J.jr_ways : J.jr_ways;
+    }
+
+    if (nt == 1) {
+        gemm_thread(&J, 0);
+    } else {
+#pragma omp parallel num_threads(nt)
+        {
+            if (omp_get_num_threads() == nt) {
+                gemm_thread(&J, omp_get_thread_num());
+            } else {
+#pragma omp single
+                {
+                    /* The runtime gave fewer threads than asked (OMP_DYNAMIC, thread limit):
+                     * one thread does it all with the group-0 buffers. */
+                    gemm_job J1 = J;
+                    J1.jc_ways = J1.ic_ways = J1.jr_ways = 1;
+                    J1.bar_ic = J1.bar_jc + 1;
+                    J1.bar_jc[0].n = 1, J1.bar_ic[0].n = 1;
+                    J1.bar_ic = J1.bar_jc; /* n == 1 for both: no waiting */
+                    gemm_thread(&J1, 0);
+                }
+            }
+        }
+    }
+    free(heap_bars);
+}
+
+void ns_gemm_d_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k, double alpha,
+                   const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
+                   double *c, int64_t ldc, int nthreads) {
+    gemm_generic(isa, NS_PREC_DP, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                 nthreads);
+}
+
+void ns_gemm_s_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k, float alpha,
+                   const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                   int64_t ldc, int nthreads) {
+    gemm_generic(isa, NS_PREC_SP, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                 nthreads);
+}
+
+/* ---- Public API: CBLAS argument checking, row-major by transposition ---------------------- */
+
+static int64_t max1(int64_t x) {
+    return x > 1 ? x : 1;
+}
+
+/* Returns 0 or the 1-based number of the first invalid argument (cblas_?gemm's order).
+ * The callers then hand row-major calls to the column-major core as
+ * C^T = op(B)^T op(A)^T. */
+static int check_args(nodescale_layout layout, nodescale_transpose transa,
+                      nodescale_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                      const void *a, int64_t lda, const void *b, int64_t ldb, const void *c,
+                      int64_t ldc) {
+    if (layout != NodescaleRowMajor && layout != NodescaleColMajor) return 1;
+    if (transa != NodescaleNoTrans && transa != NodescaleTrans && transa != NodescaleConjTrans)
+        return 2;
+    if (transb != NodescaleNoTrans && transb != NodescaleTrans && transb != NodescaleConjTrans)
+        return 3;
+    if (m < 0) return 4;
+    if (n < 0) return 5;
+    if (k < 0) return 6;
+    int ta = transa != NodescaleNoTrans, tb = transb != NodescaleNoTrans;
+    int col = layout == NodescaleColMajor;
+    /* Rows of the stored matrix (column-major) or its row length (row-major). */
+    int64_t a_need = col ? (ta ? k : m) : (ta ? m : k);
+    int64_t b_need = col ? (tb ? n : k) : (tb ? k : n);
+    int64_t c_need = col ? m : n;
+    int reads_ab = m > 0 && n > 0 && k > 0 && alpha != 0.0;
+    if (reads_ab && !a) return 8;
+    if (lda < max1(a_need)) return 9;
+    if (reads_ab && !b) return 10;
+    if (ldb < max1(b_need)) return 11;
+    if (m > 0 && n > 0 && !c) return 13;
+    if (ldc < max1(c_need)) return 14;
+    return 0;
+}
+
+int nodescale_dgemm(nodescale_layout layout, nodescale_transpose transa,
+                    nodescale_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                    const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
+                    double *c, int64_t ldc) {
+    int bad = check_args(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+    if (bad) return bad;
+    pthread_once(&isa_once, isa_init);
+    int ta = transa != NodescaleNoTrans, tb = transb != NodescaleNoTrans;
+    if (layout == NodescaleColMajor)
+        ns_gemm_d_isa(isa_chosen, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0);
+    else
+        ns_gemm_d_isa(isa_chosen, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc, 0);
+    return 0;
+}
+
+int nodescale_sgemm(nodescale_layout layout, nodescale_transpose transa,
+                    nodescale_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                    const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                    float *c, int64_t ldc) {
+    int bad = check_args(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+    if (bad) return bad;
+    pthread_once(&isa_once, isa_init);
+    int ta = transa != NodescaleNoTrans, tb = transb != NodescaleNoTrans;
+    if (layout == NodescaleColMajor)
+        ns_gemm_s_isa(isa_chosen, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0);
+    else
+        ns_gemm_s_isa(isa_chosen, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc, 0);
+    return 0;
+}

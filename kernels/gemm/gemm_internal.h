@@ -1,0 +1,76 @@
+/* Internal interface of the own GEMM: the micro-kernel contract (fixed once for every ISA and
+ * precision), the per-ISA micro-kernel table, and the entry point that takes the ISA explicitly
+ * (so a registry descriptor or a test that forces an ISA really runs that ISA's micro-kernel).
+ *
+ * Micro-kernel contract (BLIS's, van Zee & van de Geijn, TOMS 41(3) 2015, section 3):
+ *
+ *   C(0:m, 0:n) := alpha * A_r * B_r + beta * C(0:m, 0:n)      (beta == 0: C is not read)
+ *
+ *   A_r  an MR x k micro-panel: element (i, p) at a[p * cs_a + i]. cs_a == MR for a packed
+ *        panel; cs_a == lda when the driver passes unpacked column-major A (then m == MR).
+ *        Rows m..MR-1 of a packed panel hold zeros.
+ *   B_r  a k x NR micro-panel: element (p, j) at b[p * rs_b + j * cs_b]. Packed: rs_b = NR,
+ *        cs_b = 1, columns n..NR-1 zero. In place (small shapes): op(B) itself, rs_b/cs_b its
+ *        strides, and then n == NR.
+ *   C    column-major with leading dimension ldc; only the m x n block (m <= MR, n <= NR) is
+ *        read or written, so edge tiles are handled inside the micro-kernel for every residue.
+ *   a, b, c need only element alignment. k may be 0 (then C := beta * C). */
+#ifndef NS_GEMM_INTERNAL_H
+#define NS_GEMM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/registry.h"
+
+typedef void (*ns_dgemm_ukr_fn)(int64_t k, double alpha, const double *a, int64_t cs_a,
+                                const double *b, int64_t rs_b, int64_t cs_b, double beta, double *c,
+                                int64_t ldc, int64_t m, int64_t n);
+typedef void (*ns_sgemm_ukr_fn)(int64_t k, float alpha, const float *a, int64_t cs_a,
+                                const float *b, int64_t rs_b, int64_t cs_b, float beta, float *c,
+                                int64_t ldc, int64_t m, int64_t n);
+
+/* Micro-kernels. File kernels/gemm/<path>/?gemm_ukr_<MR>x<NR>.c defines the one named here. */
+void ns_dgemm_ukr_avx512_16x14(int64_t k, double alpha, const double *a, int64_t cs_a,
+                               const double *b, int64_t rs_b, int64_t cs_b, double beta, double *c,
+                               int64_t ldc, int64_t m, int64_t n);
+void ns_sgemm_ukr_avx512_32x14(int64_t k, float alpha, const float *a, int64_t cs_a, const float *b,
+                               int64_t rs_b, int64_t cs_b, float beta, float *c, int64_t ldc,
+                               int64_t m, int64_t n);
+void ns_dgemm_ukr_avx2_8x6(int64_t k, double alpha, const double *a, int64_t cs_a, const double *b,
+                           int64_t rs_b, int64_t cs_b, double beta, double *c, int64_t ldc,
+                           int64_t m, int64_t n);
+void ns_sgemm_ukr_avx2_16x6(int64_t k, float alpha, const float *a, int64_t cs_a, const float *b,
+                            int64_t rs_b, int64_t cs_b, float beta, float *c, int64_t ldc,
+                            int64_t m, int64_t n);
+void ns_dgemm_ukr_scalar_8x4(int64_t k, double alpha, const double *a, int64_t cs_a,
+                             const double *b, int64_t rs_b, int64_t cs_b, double beta, double *c,
+                             int64_t ldc, int64_t m, int64_t n);
+void ns_sgemm_ukr_scalar_8x4(int64_t k, float alpha, const float *a, int64_t cs_a, const float *b,
+                             int64_t rs_b, int64_t cs_b, float beta, float *c, int64_t ldc,
+                             int64_t m, int64_t n);
+
+/* Shared edge-tile store used by every micro-kernel: ct holds alpha * A_r * B_r as an MR x NR
+ * column-major tile (leading dimension mr); writes its m x n corner into C with beta semantics. */
+void ns_gemm_edge_store_d(const double *ct, int mr, double beta, double *c, int64_t ldc, int64_t m,
+                          int64_t n);
+void ns_gemm_edge_store_s(const float *ct, int mr, float beta, float *c, int64_t ldc, int64_t m,
+                          int64_t n);
+
+/* ISA indices of the own GEMM. */
+enum { NS_GEMM_AVX512 = 0, NS_GEMM_AVX2 = 1, NS_GEMM_SCALAR = 2, NS_GEMM_NISA = 3 };
+
+/* Index of an ISA name ("avx512", "avx2", "scalar"), or -1. */
+int ns_gemm_isa_index(const char *isa);
+
+/* Column-major GEMM with the ISA given by index (the caller checked it is runnable) and nthreads
+ * OpenMP threads (<= 0: omp_get_max_threads()). transa/transb: 0 = no transpose, 1 = transpose.
+ * Arguments are assumed valid (nodescale_?gemm checks them). */
+void ns_gemm_d_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k, double alpha,
+                   const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
+                   double *c, int64_t ldc, int nthreads);
+void ns_gemm_s_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k, float alpha,
+                   const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                   int64_t ldc, int nthreads);
+
+#endif

@@ -1,0 +1,182 @@
+/* BLIS and OpenBLAS as peers of the own GEMM, loaded into this same process. Both export
+ * cblas_dgemm, so each is dlopen'ed with RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND: its own symbols
+ * bind inside it and neither leaks into the global namespace. The OpenMP builds are preferred,
+ * so that the peers, the own GEMM and the harness share one libgomp thread pool and nothing
+ * oversubscribes (field-bugs B11: a pthreads OpenBLAS spinning beside an OpenMP pool ran 10x
+ * slower). If only the pthreads OpenBLAS exists it is used, its thread count is set on every
+ * call, and `threading` says so. Versions come from bli_info_get_version_str / bli_arch_string
+ * and openblas_get_config. Sizes are passed as the peers' 32-bit int (LP64 builds).
+ *
+ * Each peer gets its best kernels for this CPU, or the comparison is unfair: OpenBLAS 0.3.21's
+ * DYNAMIC_ARCH does not know Sapphire/Emerald Rapids and falls back to its SSE3 "Prescott"
+ * kernels, so when OPENBLAS_CORETYPE is unset and the CPU has AVX-512 it is set to "SkylakeX"
+ * for the dlopen (OpenBLAS reads it in its constructor) and removed again; `note` records it.
+ * Debian's BLIS 0.9.0 is built without its skx configuration and runs its haswell (AVX2)
+ * kernels on this CPU; nothing can change that at run time, and `version` shows the config. */
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/gemm/gemm_kernels.h"
+
+typedef void (*cblas_dgemm_fn)(int, int, int, int, int, int, double, const double *, int,
+                               const double *, int, double, double *, int);
+typedef void (*cblas_sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
+                               const float *, int, float, float *, int);
+typedef void (*set_threads_fn)(int);
+
+typedef struct peer {
+    ns_gemm_peer_info info;
+    void *handle;
+    cblas_dgemm_fn dgemm;
+    cblas_sgemm_fn sgemm;
+    set_threads_fn set_threads;
+    pthread_mutex_t lock; /* thread count + call are one step: another caller may set another */
+} peer;
+
+static peer peers[2] = {{.lock = PTHREAD_MUTEX_INITIALIZER}, {.lock = PTHREAD_MUTEX_INITIALIZER}};
+static pthread_once_t peers_once = PTHREAD_ONCE_INIT;
+
+static void *open_lib(const char *path, peer *p) {
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(p->info.status, sizeof p->info.status, "dlopen %s: %s", path, e ? e : "failed");
+    }
+    return h;
+}
+
+static void load_blis(peer *p) {
+    static const char path[] = "/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4";
+    p->info.name = "blis";
+    snprintf(p->info.path, sizeof p->info.path, "%s", path);
+    p->handle = open_lib(path, p);
+    if (!p->handle) return;
+    p->dgemm = (cblas_dgemm_fn)dlsym(p->handle, "cblas_dgemm");
+    p->sgemm = (cblas_sgemm_fn)dlsym(p->handle, "cblas_sgemm");
+    p->set_threads = (set_threads_fn)dlsym(p->handle, "bli_thread_set_num_threads");
+    const char *(*ver)(void) = (const char *(*)(void))dlsym(p->handle, "bli_info_get_version_str");
+    int (*arch_id)(void) = (int (*)(void))dlsym(p->handle, "bli_arch_query_id");
+    const char *(*arch_str)(int) = (const char *(*)(int))dlsym(p->handle, "bli_arch_string");
+    int (*omp)(void) = (int (*)(void))dlsym(p->handle, "bli_info_get_enable_openmp");
+    if (!p->dgemm || !p->sgemm || !p->set_threads) {
+        snprintf(p->info.status, sizeof p->info.status, "%s lacks cblas_?gemm or "
+                 "bli_thread_set_num_threads", path);
+        return;
+    }
+    snprintf(p->info.version, sizeof p->info.version, "BLIS %s (config %s)",
+             ver ? ver() : "?", arch_id && arch_str ? arch_str(arch_id()) : "?");
+    snprintf(p->info.threading, sizeof p->info.threading, "%s",
+             omp && omp() ? "openmp" : "not openmp (as built)");
+    if (arch_id && arch_str && strcmp(arch_str(arch_id()), "skx") && ns_cpu_has_avx512())
+        snprintf(p->info.note, sizeof p->info.note,
+                 "this BLIS build has no skx configuration; it runs its %s kernels on this "
+                 "AVX-512 CPU", arch_str(arch_id()));
+    p->info.available = 1;
+    snprintf(p->info.status, sizeof p->info.status, "ok");
+}
+
+static void load_openblas(peer *p) {
+    static const char omp_path[] = "/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0";
+    static const char pth_path[] = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0";
+    p->info.name = "openblas";
+    const char *path = omp_path;
+    int forced = 0;
+    if (!getenv("OPENBLAS_CORETYPE") && ns_cpu_has_avx512()) {
+        setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
+        forced = 1;
+    }
+    p->handle = open_lib(omp_path, p);
+    if (!p->handle) {
+        path = pth_path;
+        p->handle = open_lib(pth_path, p);
+    }
+    if (forced) {
+        unsetenv("OPENBLAS_CORETYPE");
+        snprintf(p->info.note, sizeof p->info.note,
+                 "OPENBLAS_CORETYPE=SkylakeX set for loading (DYNAMIC_ARCH falls back to "
+                 "Prescott on CPUs newer than it knows)");
+    }
+    if (!p->handle) return;
+    snprintf(p->info.path, sizeof p->info.path, "%s", path);
+    p->dgemm = (cblas_dgemm_fn)dlsym(p->handle, "cblas_dgemm");
+    p->sgemm = (cblas_sgemm_fn)dlsym(p->handle, "cblas_sgemm");
+    p->set_threads = (set_threads_fn)dlsym(p->handle, "openblas_set_num_threads");
+    char *(*cfg)(void) = (char *(*)(void))dlsym(p->handle, "openblas_get_config");
+    int (*par)(void) = (int (*)(void))dlsym(p->handle, "openblas_get_parallel");
+    if (!p->dgemm || !p->sgemm || !p->set_threads) {
+        snprintf(p->info.status, sizeof p->info.status, "%s lacks cblas_?gemm or "
+                 "openblas_set_num_threads", path);
+        return;
+    }
+    snprintf(p->info.version, sizeof p->info.version, "%s", cfg ? cfg() : "?");
+    /* openblas_get_parallel: 0 sequential, 1 pthreads, 2 OpenMP. */
+    int kind = par ? par() : -1;
+    snprintf(p->info.threading, sizeof p->info.threading, "%s",
+             kind == 2   ? "openmp"
+             : kind == 1 ? (path == omp_path ? "pthreads" : "pthreads (OpenMP build not found)")
+             : kind == 0 ? "sequential"
+                         : "unknown");
+    p->info.available = 1;
+    snprintf(p->info.status, sizeof p->info.status, "ok");
+}
+
+static void peers_init(void) {
+    load_blis(&peers[0]);
+    load_openblas(&peers[1]);
+}
+
+int ns_gemm_peer_info_get(int which, ns_gemm_peer_info *out) {
+    if (which < 0 || which > 1) return -1;
+    pthread_once(&peers_once, peers_init);
+    pthread_mutex_lock(&peers[which].lock);
+    *out = peers[which].info;
+    pthread_mutex_unlock(&peers[which].lock);
+    return 0;
+}
+
+static int fits_int(int64_t x) {
+    return x >= 0 && x <= INT_MAX;
+}
+
+/* CBLAS enum values: CblasColMajor 102, CblasNoTrans 111, CblasTrans 112. */
+static peer *peer_ready(int which, int threads, int64_t m, int64_t n, int64_t k, int64_t lda,
+                        int64_t ldb, int64_t ldc) {
+    if (which < 0 || which > 1) return NULL;
+    pthread_once(&peers_once, peers_init);
+    peer *p = &peers[which];
+    if (!p->info.available) return NULL;
+    if (!fits_int(m) || !fits_int(n) || !fits_int(k) || !fits_int(lda) || !fits_int(ldb) ||
+        !fits_int(ldc))
+        return NULL;
+    pthread_mutex_lock(&p->lock);
+    if (threads < 1) threads = 1;
+    p->set_threads(threads);
+    p->info.threads = threads;
+    return p;
+}
+
+int ns_gemm_peer_dgemm(int which, int threads, int transa, int transb, int64_t m, int64_t n,
+                       int64_t k, double alpha, const double *a, int64_t lda, const double *b,
+                       int64_t ldb, double beta, double *c, int64_t ldc) {
+    peer *p = peer_ready(which, threads, m, n, k, lda, ldb, ldc);
+    if (!p) return -1;
+    p->dgemm(102, transa ? 112 : 111, transb ? 112 : 111, (int)m, (int)n, (int)k, alpha, a,
+             (int)lda, b, (int)ldb, beta, c, (int)ldc);
+    pthread_mutex_unlock(&p->lock);
+    return 0;
+}
+
+int ns_gemm_peer_sgemm(int which, int threads, int transa, int transb, int64_t m, int64_t n,
+                       int64_t k, float alpha, const float *a, int64_t lda, const float *b,
+                       int64_t ldb, float beta, float *c, int64_t ldc) {
+    peer *p = peer_ready(which, threads, m, n, k, lda, ldb, ldc);
+    if (!p) return -1;
+    p->sgemm(102, transa ? 112 : 111, transb ? 112 : 111, (int)m, (int)n, (int)k, alpha, a,
+             (int)lda, b, (int)ldb, beta, c, (int)ldc);
+    pthread_mutex_unlock(&p->lock);
+    return 0;
+}

@@ -1,0 +1,483 @@
+/* The reduction drivers: the public nodescale_?sum/?dot/?nrm2/i?amax functions, and the team
+ * functions the registry times. A reduction is split into a static partition (reduce_internal.h),
+ * each share is reduced by the variant's algorithm over the ISA's micro-kernels, and the
+ * partials meet in a fixed pairwise tree.
+ *
+ *   plain       one micro-kernel call per share (L independent slots, then the slot tree)
+ *   pairwise    shares split in halves down to NS_RED_PAIRWISE_LEAF elements, leaves by the
+ *               micro-kernel: Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed.,
+ *               SIAM 2002, section 4.2 (cascade summation)
+ *   compensated every slot carries a compensation (Neumaier's improvement of Kahan's method,
+ *               with Knuth's branch-free TwoSum; Higham section 4.3), partials combine likewise
+ *   wide        SP input, DP slots and tree, one rounding to SP at the end
+ *   deterministic: the shares are fixed blocks whose length depends on n only, and the tree runs
+ *               over the blocks, so the result is bitwise the same for any number of threads.
+ * Strided input is gathered into a stack buffer per leaf and always takes the pairwise shape. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "include/nodescale.h"
+#include "kernels/reduce/reduce_internal.h"
+#include "kernels/registry.h"
+
+#define MIN_PER_THREAD 32768 /* elements below which another thread costs more than it saves */
+
+const ns_reduce_ukrs *ns_reduce_ukrs_for(const char *isa) {
+    if (!isa) isa = ns_isa_selected();
+    if (!isa) return NULL;
+    if (!strcmp(isa, "avx512")) return ns_cpu_has_avx512() ? &ns_reduce_ukrs_avx512 : NULL;
+    if (!strcmp(isa, "avx2")) return ns_cpu_has_avx2_fma() ? &ns_reduce_ukrs_avx2 : NULL;
+    if (!strcmp(isa, "scalar")) return &ns_reduce_ukrs_scalar;
+    return NULL;
+}
+
+/* ---- partition ------------------------------------------------------------------------------ */
+
+int64_t ns_red_det_block(int64_t n) {
+    int64_t b = (n + NS_RED_DET_MAX_BLOCKS - 1) / NS_RED_DET_MAX_BLOCKS;
+    if (b < NS_RED_DET_MIN_BLOCK) b = NS_RED_DET_MIN_BLOCK;
+    return (b + NS_RED_ALIGN - 1) / NS_RED_ALIGN * NS_RED_ALIGN;
+}
+
+void ns_red_split(int64_t n, int mode, int tid, int nthreads, int64_t *lo, int64_t *hi) {
+    int64_t unit = mode == NS_RED_DET ? ns_red_det_block(n) : NS_RED_ALIGN;
+    int64_t units = (n + unit - 1) / unit;
+    int64_t a = (int64_t)((__int128)units * tid / nthreads) * unit;
+    int64_t b = (int64_t)((__int128)units * (tid + 1) / nthreads) * unit;
+    *lo = a < n ? a : n;
+    *hi = b < n ? b : n;
+}
+
+int ns_red_threads(int64_t n) {
+    if (omp_in_parallel()) return 1;
+    int64_t t = n / MIN_PER_THREAD;
+    int max = omp_get_max_threads();
+    if (t > max) t = max;
+    if (t > NS_RED_MAX_THREADS) t = NS_RED_MAX_THREADS;
+    return t < 1 ? 1 : (int)t;
+}
+
+/* ---- one share -------------------------------------------------------------------------------- */
+
+static int input_sp(ns_red_op op) {
+    return op == NS_OP_SSUM || op == NS_OP_SDOT || op == NS_OP_SSUMSQ;
+}
+/* 1 when the job accumulates in SP arithmetic (its partials are float values). */
+static int acc_sp(const ns_red_job *j) {
+    return (j->op == NS_OP_SSUM || j->op == NS_OP_SDOT) && j->variant != NS_VAR_WIDE;
+}
+
+static ns_dd combine(const ns_red_job *j, ns_dd a, ns_dd b) {
+    int comp = j->variant == NS_VAR_COMP;
+    if (acc_sp(j)) {
+        if (!comp) return (ns_dd){(float)a.s + (float)b.s, 0.0};
+        ns_ff r = ns_ff_combine((ns_ff){(float)a.s, (float)a.c}, (ns_ff){(float)b.s, (float)b.c});
+        return (ns_dd){r.s, r.c};
+    }
+    return comp ? ns_dd_combine(a, b) : (ns_dd){a.s + b.s, 0.0};
+}
+
+/* The micro-kernel on n contiguous elements. */
+static ns_dd leaf_unit(const ns_red_job *j, int64_t n, const void *xv, const void *yv) {
+    const ns_reduce_ukrs *u = j->u;
+    const double *xd = xv, *yd = yv;
+    const float *xs = xv, *ys = yv;
+    int comp = j->variant == NS_VAR_COMP, wide = j->variant == NS_VAR_WIDE;
+    switch (j->op) {
+    case NS_OP_DSUM:
+        return comp ? u->dsum_comp(n, xd) : (ns_dd){u->dsum(n, xd), 0.0};
+    case NS_OP_DDOT:
+        return comp ? u->ddot_comp(n, xd, yd) : (ns_dd){u->ddot(n, xd, yd), 0.0};
+    case NS_OP_DSUMSQ:
+        return (ns_dd){u->dsumsq(n, xd, j->scale), 0.0};
+    case NS_OP_SSUM:
+        if (comp) {
+            ns_ff r = u->ssum_comp(n, xs);
+            return (ns_dd){r.s, r.c};
+        }
+        return (ns_dd){wide ? u->ssum_wide(n, xs) : u->ssum(n, xs), 0.0};
+    case NS_OP_SDOT:
+        if (comp) {
+            ns_ff r = u->sdot_comp(n, xs, ys);
+            return (ns_dd){r.s, r.c};
+        }
+        return (ns_dd){wide ? u->sdot_wide(n, xs, ys) : u->sdot(n, xs, ys), 0.0};
+    case NS_OP_SSUMSQ:
+        return (ns_dd){u->ssumsq_wide(n, xs), 0.0};
+    }
+    return (ns_dd){NAN, 0.0};
+}
+
+/* Address of logical element i (BLAS convention: a negative stride starts at the far end). */
+static const char *elem(const void *x, int64_t n, int64_t inc, int64_t i, size_t size) {
+    int64_t k = inc > 0 ? i * inc : (n - 1 - i) * -inc;
+    return (const char *)x + k * (int64_t)size;
+}
+
+static ns_dd leaf(const ns_red_job *j, int64_t lo, int64_t hi) {
+    size_t size = input_sp(j->op) ? sizeof(float) : sizeof(double);
+    int dot = j->op == NS_OP_DDOT || j->op == NS_OP_SDOT;
+    if (j->incx == 1 && (!dot || j->incy == 1))
+        return leaf_unit(j, hi - lo, (const char *)j->x + lo * (int64_t)size,
+                         dot ? (const char *)j->y + lo * (int64_t)size : NULL);
+    /* Gather: leaves are at most NS_RED_PAIRWISE_LEAF elements on this path. */
+    double bx[NS_RED_PAIRWISE_LEAF], by[NS_RED_PAIRWISE_LEAF];
+    for (int64_t i = lo; i < hi; i++) {
+        memcpy((char *)bx + (i - lo) * (int64_t)size, elem(j->x, j->n, j->incx, i, size), size);
+        if (dot)
+            memcpy((char *)by + (i - lo) * (int64_t)size, elem(j->y, j->n, j->incy, i, size),
+                   size);
+    }
+    return leaf_unit(j, hi - lo, bx, by);
+}
+
+static int pairwise_shape(const ns_red_job *j) {
+    int dot = j->op == NS_OP_DDOT || j->op == NS_OP_SDOT;
+    return j->variant == NS_VAR_PAIRWISE || j->incx != 1 || (dot && j->incy != 1);
+}
+
+static ns_dd share(const ns_red_job *j, int64_t lo, int64_t hi) {
+    if (!pairwise_shape(j) || hi - lo <= NS_RED_PAIRWISE_LEAF) return leaf(j, lo, hi);
+    int64_t half = ((hi - lo) / 2 + NS_RED_ALIGN - 1) / NS_RED_ALIGN * NS_RED_ALIGN;
+    return combine(j, share(j, lo, lo + half), share(j, lo + half, hi));
+}
+
+static ns_dd tree(const ns_red_job *j, const ns_dd *p, int64_t k) {
+    if (k == 1) return p[0];
+    return combine(j, tree(j, p, k / 2), tree(j, p + k / 2, k - k / 2));
+}
+
+int64_t ns_red_nparts(const ns_red_job *j, int nthreads) {
+    if (j->mode != NS_RED_DET) return nthreads;
+    int64_t b = ns_red_det_block(j->n);
+    return (j->n + b - 1) / b;
+}
+
+int64_t ns_red_parts_len(const ns_red_job *j, int nthreads) {
+    return j->mode == NS_RED_DET ? ns_red_nparts(j, nthreads) : (int64_t)nthreads * NS_RED_PAD;
+}
+
+ns_dd ns_red_share(const ns_red_job *j, int64_t lo, int64_t hi) {
+    return share(j, lo, hi);
+}
+
+void ns_red_team_part(const ns_red_job *j, int tid, int nthreads, ns_dd *parts) {
+    int64_t lo, hi;
+    ns_red_split(j->n, j->mode, tid, nthreads, &lo, &hi);
+    if (j->mode != NS_RED_DET) {
+        parts[tid * NS_RED_PAD] = share(j, lo, hi);
+        return;
+    }
+    int64_t b = ns_red_det_block(j->n);
+    for (int64_t s = lo; s < hi; s += b) parts[s / b] = share(j, s, s + b < hi ? s + b : hi);
+}
+
+double ns_red_team_finish(const ns_red_job *j, int nthreads, const ns_dd *parts) {
+    int64_t k = ns_red_nparts(j, nthreads);
+    if (k == 0) return 0.0;
+    ns_dd r;
+    if (j->mode == NS_RED_DET) {
+        r = tree(j, parts, k);
+    } else {
+        ns_dd packed[NS_RED_MAX_THREADS];
+        for (int t = 0; t < nthreads; t++) packed[t] = parts[t * NS_RED_PAD];
+        r = tree(j, packed, k);
+    }
+    if (acc_sp(j)) return (float)r.s + (float)r.c;
+    return r.s + r.c;
+}
+
+double ns_red_run(const ns_red_job *j) {
+    if (j->n == 0) return 0.0;
+    int t = ns_red_threads(j->n);
+    ns_dd parts[NS_RED_PARTS_MAX];
+    if (t == 1) {
+        ns_red_team_part(j, 0, 1, parts);
+    } else {
+#pragma omp parallel num_threads(t)
+        {
+            /* The runtime may give fewer threads than asked: partition by the team we got. */
+            int nt = omp_get_num_threads();
+#pragma omp single
+            t = nt;
+            ns_red_team_part(j, omp_get_thread_num(), nt, parts);
+        }
+    }
+    return ns_red_team_finish(j, t, parts);
+}
+
+/* ---- error bounds --------------------------------------------------------------------------- */
+
+static double ceil_log2(double v) {
+    return v <= 1 ? 0 : ceil(log2(v));
+}
+
+static int job_slots(const ns_red_job *j) {
+    if (j->variant == NS_VAR_COMP) return j->u->slots_comp * (acc_sp(j) ? 2 : 1);
+    return acc_sp(j) ? j->u->slots_s : j->u->slots_d;
+}
+
+/* h: the most roundings any one term goes through (Higham 2002, section 4.2: the error of any
+ * summation order is bounded by gamma_h * sum |x_i| with h the depth of its addition tree). */
+static double depth(const ns_red_job *j, int nthreads) {
+    double L = job_slots(j);
+    int64_t longest = 0;
+    if (j->mode == NS_RED_DET) {
+        longest = ns_red_det_block(j->n);
+    } else {
+        for (int t = 0; t < nthreads; t++) {
+            int64_t lo, hi;
+            ns_red_split(j->n, j->mode, t, nthreads, &lo, &hi);
+            if (hi - lo > longest) longest = hi - lo;
+        }
+    }
+    double leaf_len = longest, levels = 0;
+    if (pairwise_shape(j) && longest > NS_RED_PAIRWISE_LEAF) {
+        leaf_len = NS_RED_PAIRWISE_LEAF;
+        levels = ceil_log2((double)longest / NS_RED_PAIRWISE_LEAF) + 1;
+    }
+    double h = ceil(leaf_len / L) + log2(L) + levels + ceil_log2((double)ns_red_nparts(j, nthreads));
+    return h + 1; /* the product of a dot (fused) and the final s + c */
+}
+
+static double gamma_n(double h, double u) {
+    return h * u < 0.5 ? h * u / (1 - h * u) : INFINITY;
+}
+
+double ns_red_bound(const ns_red_job *j, int nthreads, double sum_abs, double exact) {
+    double h = depth(j, nthreads);
+    double u = acc_sp(j) ? 0x1p-24 : 0x1p-53;
+    double final_round = input_sp(j->op) && !acc_sp(j) ? 0x1p-24 * fabs(exact) : 0.0;
+    if (j->op == NS_OP_DSUMSQ || j->op == NS_OP_SSUMSQ) {
+        /* nrm2: sumsq has relative error <= gamma_h (positive terms); sqrt halves it and adds
+         * one rounding. exact is the norm, sum_abs the sum of squares. */
+        double rel = gamma_n(h, u) / 2 + u + (input_sp(j->op) ? 0x1p-24 : 0.0);
+        return rel * fabs(exact) * 1.0000001 + 0x1p-1074 * (double)j->n;
+    }
+    if (j->variant == NS_VAR_COMP) {
+        /* Ogita, Rump, Oishi, SIAM J. Sci. Comput. 26(6), 2005, Prop. 4.5 (Sum2) and Thm 5.3
+         * (Dot2), with the tree depth h in place of n - 1. */
+        double g = gamma_n(h + 1, u);
+        return u * fabs(exact) + g * g * sum_abs + final_round;
+    }
+    return gamma_n(h, u) * sum_abs + final_round;
+}
+
+/* ---- reference: double-double accumulation (about 106 bits), serial ------------------------- */
+
+static void dd_add(double *hi, double *lo, double v) {
+    double t = *hi + v, z = t - *hi;
+    *lo += (*hi - (t - z)) + (v - z);
+    *hi = t;
+}
+
+double ns_red_reference(const ns_red_job *j, double *sum_abs) {
+    size_t size = input_sp(j->op) ? sizeof(float) : sizeof(double);
+    int dot = j->op == NS_OP_DDOT || j->op == NS_OP_SDOT;
+    int sq = j->op == NS_OP_DSUMSQ || j->op == NS_OP_SSUMSQ;
+    double hi = 0, lo = 0, sa = 0;
+    for (int64_t i = 0; i < j->n; i++) {
+        const char *px = elem(j->x, j->n, j->incx, i, size);
+        double a = size == sizeof(float) ? *(const float *)px : *(const double *)px, b = a;
+        if (dot) {
+            const char *py = elem(j->y, j->n, j->incy, i, size);
+            b = size == sizeof(float) ? *(const float *)py : *(const double *)py;
+        }
+        if (dot || sq) {
+            if (sq) a *= j->scale, b = a;
+            double p = a * b;
+            dd_add(&hi, &lo, p);
+            dd_add(&hi, &lo, fma(a, b, -p));
+            sa += fabs(p);
+        } else {
+            dd_add(&hi, &lo, a);
+            sa += fabs(a);
+        }
+    }
+    if (sum_abs) *sum_abs = sa;
+    if (!sq) return hi + lo;
+    double r = sqrt(hi);
+    return r > 0 ? r + lo / (2 * r) : r;
+}
+
+/* ---- max |x| ------------------------------------------------------------------------------- */
+
+void ns_amax_team_part(const ns_reduce_ukrs *u, int sp, int64_t n, const void *x, int64_t incx,
+                       int tid, int nthreads, ns_amax_part *parts) {
+    int64_t lo, hi;
+    ns_red_split(n, NS_RED_FAST, tid, nthreads, &lo, &hi);
+    ns_amax_part r = {-1, -1.0};
+    if (lo < hi && incx == 1) {
+        if (sp) {
+            float m;
+            r.index = lo + u->isamax(hi - lo, (const float *)x + lo, &m);
+            r.value = m;
+        } else {
+            r.index = lo + u->idamax(hi - lo, (const double *)x + lo, &r.value);
+        }
+    } else {
+        size_t size = sp ? sizeof(float) : sizeof(double);
+        for (int64_t i = lo; i < hi; i++) {
+            const char *p = elem(x, n, incx, i, size);
+            double v = sp ? fabs((double)*(const float *)p) : fabs(*(const double *)p);
+            if (isnan(v)) {
+                r = (ns_amax_part){i, v};
+                break;
+            }
+            if (v > r.value) r = (ns_amax_part){i, v};
+        }
+    }
+    parts[tid * NS_RED_PAD] = r;
+}
+
+ns_amax_part ns_amax_team_finish(int nthreads, const ns_amax_part *parts) {
+    ns_amax_part best = {-1, -1.0};
+    for (int t = 0; t < nthreads; t++) {
+        ns_amax_part p = parts[t * NS_RED_PAD];
+        if (p.index < 0) continue;
+        if (isnan(best.value)) break; /* shares are in index order: the first NaN wins */
+        if (isnan(p.value) || p.value > best.value) best = p;
+    }
+    return best;
+}
+
+static int64_t amax_run(int sp, int64_t n, const void *x, int64_t incx, double *value) {
+    const ns_reduce_ukrs *u = ns_reduce_ukrs_for(NULL);
+    int t = ns_red_threads(n);
+    ns_amax_part parts[NS_RED_MAX_THREADS * NS_RED_PAD];
+    if (t == 1) {
+        ns_amax_team_part(u, sp, n, x, incx, 0, 1, parts);
+    } else {
+#pragma omp parallel num_threads(t)
+        {
+            int nt = omp_get_num_threads();
+#pragma omp single
+            t = nt;
+            ns_amax_team_part(u, sp, n, x, incx, omp_get_thread_num(), nt, parts);
+        }
+    }
+    ns_amax_part r = ns_amax_team_finish(t, parts);
+    if (value) *value = r.value;
+    return r.index;
+}
+
+/* ---- public API (include/nodescale.h) ------------------------------------------------------- */
+
+static int bad_variant(int v, int sp) {
+    return v < NodescaleSumPlain || v > NodescaleSumWide || (v == NodescaleSumWide && !sp);
+}
+static int bad_mode(int m) {
+    return m != NodescaleFast && m != NodescaleDeterministic;
+}
+
+/* Validates and fills the job; returns 0 or the xerbla-style position (pos_* of the caller). */
+static int setup(ns_red_job *j, ns_red_op op, int64_t n, const void *x, int64_t incx,
+                 const void *y, int64_t incy, int variant, int mode, const void *result) {
+    int dot = op == NS_OP_DDOT || op == NS_OP_SDOT, sp = input_sp(op);
+    int shift = dot ? 2 : 0; /* y and incy sit between incx and variant */
+    if (n < 0) return 1;
+    if (!x && n > 0) return 2;
+    if (incx == 0) return 3;
+    if (dot && !y && n > 0) return 4;
+    if (dot && incy == 0) return 5;
+    if (bad_variant(variant, sp)) return 4 + shift;
+    if ((op == NS_OP_DSUMSQ || op == NS_OP_SSUMSQ) && variant == NodescaleSumCompensated)
+        return 4 + shift;
+    if (bad_mode(mode)) return 5 + shift;
+    if (!result) return 6 + shift;
+    const ns_reduce_ukrs *u = ns_reduce_ukrs_for(NULL);
+    if (!u) u = &ns_reduce_ukrs_scalar; /* NODESCALE_ISA names an ISA this CPU lacks */
+    *j = (ns_red_job){op, variant, mode == NodescaleDeterministic ? NS_RED_DET : NS_RED_FAST,
+                      n, x, y, incx, incy, 1.0, u};
+    return 0;
+}
+
+int nodescale_dsum(int64_t n, const double *x, int64_t incx, nodescale_sum_variant variant,
+                   nodescale_reduce_mode mode, double *result) {
+    ns_red_job j;
+    int e = setup(&j, NS_OP_DSUM, n, x, incx, NULL, 1, variant, mode, result);
+    if (!e) *result = ns_red_run(&j);
+    return e;
+}
+
+int nodescale_ssum(int64_t n, const float *x, int64_t incx, nodescale_sum_variant variant,
+                   nodescale_reduce_mode mode, float *result) {
+    ns_red_job j;
+    int e = setup(&j, NS_OP_SSUM, n, x, incx, NULL, 1, variant, mode, result);
+    if (!e) *result = (float)ns_red_run(&j);
+    return e;
+}
+
+int nodescale_ddot(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
+                   nodescale_sum_variant variant, nodescale_reduce_mode mode, double *result) {
+    ns_red_job j;
+    int e = setup(&j, NS_OP_DDOT, n, x, incx, y, incy, variant, mode, result);
+    if (!e) *result = ns_red_run(&j);
+    return e;
+}
+
+int nodescale_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy,
+                   nodescale_sum_variant variant, nodescale_reduce_mode mode, float *result) {
+    ns_red_job j;
+    int e = setup(&j, NS_OP_SDOT, n, x, incx, y, incy, variant, mode, result);
+    if (!e) *result = (float)ns_red_run(&j);
+    return e;
+}
+
+/* Squares of x * 2^k for the power of two that brings max |x| near 1 (exact scaling). */
+static double dnrm2_scaled(ns_red_job *j) {
+    double amax;
+    amax_run(0, j->n, j->x, j->incx, &amax);
+    if (amax == 0.0 || isinf(amax)) return amax;
+    int e;
+    frexp(amax, &e);
+    e = e > 1000 ? 1000 : e < -1000 ? -1000 : e;
+    j->scale = ldexp(1.0, -e);
+    return sqrt(ns_red_run(j)) / j->scale;
+}
+
+int nodescale_dnrm2(int64_t n, const double *x, int64_t incx, nodescale_sum_variant variant,
+                    nodescale_reduce_mode mode, double *result) {
+    ns_red_job j;
+    int e = setup(&j, NS_OP_DSUMSQ, n, x, incx, NULL, 1, variant, mode, result);
+    if (e) return e;
+    double ss = ns_red_run(&j);
+    /* One unscaled pass suffices unless the sum overflowed or is so small that squares below
+     * the normal range could matter (each loses < 2^-1074; against 2^-920 that is n * 2^-154).
+     * Otherwise a second, scaled pass (Anderson, "Algorithm 978: Safe Scaling in the Level 1
+     * BLAS", ACM TOMS 44(1), 2017, discusses the same split). */
+    if (isnan(ss))
+        *result = ss;
+    else if (isinf(ss) || ss < 0x1p-920)
+        *result = dnrm2_scaled(&j);
+    else
+        *result = sqrt(ss);
+    return 0;
+}
+
+int nodescale_snrm2(int64_t n, const float *x, int64_t incx, nodescale_sum_variant variant,
+                    nodescale_reduce_mode mode, float *result) {
+    ns_red_job j;
+    int e = setup(&j, NS_OP_SSUMSQ, n, x, incx, NULL, 1, variant, mode, result);
+    if (!e) *result = (float)sqrt(ns_red_run(&j));
+    return e;
+}
+
+static int amax_api(int sp, int64_t n, const void *x, int64_t incx, int64_t *index) {
+    if (n < 0) return 1;
+    if (!x && n > 0) return 2;
+    if (incx == 0) return 3;
+    if (!index) return 4;
+    *index = n == 0 ? -1 : amax_run(sp, n, x, incx, NULL);
+    return 0;
+}
+
+int nodescale_idamax(int64_t n, const double *x, int64_t incx, int64_t *index) {
+    return amax_api(0, n, x, incx, index);
+}
+
+int nodescale_isamax(int64_t n, const float *x, int64_t incx, int64_t *index) {
+    return amax_api(1, n, x, incx, index);
+}

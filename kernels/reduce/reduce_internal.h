@@ -1,0 +1,182 @@
+/* Internal contract of the reduction kernels: the per-ISA micro-kernel table, the compensated
+ * partial types, the fixed combine trees and the static partition that the library drivers
+ * (reduce.c), the registry descriptors (reduce_registry.c) and the tests share.
+ *
+ * Micro-kernel contract. A micro-kernel reduces one contiguous, unit-stride range of n >= 0
+ * elements. It keeps L independent "slots" (L = SIMD lanes x accumulator registers, enough to
+ * cover the add/FMA latency times the issue width); element i of the range goes to slot i mod L
+ * and each slot accumulates its elements in order. At the end the L slots are combined by the
+ * fixed halving tree of ns_tree_* (slot j += slot j + h, h = L/2, L/4, ..., 1). The result is
+ * therefore a function of the range's contents and of L only: not of its address, its
+ * alignment or the thread that ran it. The plain-C kernels use the AVX-512 kernels' L, so the
+ * two give bitwise identical results (the tests check this); AVX2 has fewer registers and a
+ * smaller L. */
+#ifndef NS_REDUCE_INTERNAL_H
+#define NS_REDUCE_INTERNAL_H
+
+#include <stdint.h>
+
+/* A compensated partial: the value s + c, with c the accumulated rounding errors of s. */
+typedef struct ns_dd {
+    double s, c;
+} ns_dd;
+typedef struct ns_ff {
+    float s, c;
+} ns_ff;
+
+typedef struct ns_reduce_ukrs {
+    const char *isa;
+    int slots_d;    /* L of the DP kernels and of the SP kernels that accumulate in DP */
+    int slots_s;    /* L of the SP kernels that accumulate in SP */
+    int slots_comp; /* L of the compensated kernels (DP; SP has twice as many) */
+    double (*dsum)(int64_t n, const double *x);
+    ns_dd (*dsum_comp)(int64_t n, const double *x);
+    double (*ddot)(int64_t n, const double *x, const double *y);
+    ns_dd (*ddot_comp)(int64_t n, const double *x, const double *y);
+    /* sum of (scale * x_i)^2 with one FMA per element; scale == 1 is the unscaled pass */
+    double (*dsumsq)(int64_t n, const double *x, double scale);
+    float (*ssum)(int64_t n, const float *x);
+    ns_ff (*ssum_comp)(int64_t n, const float *x);
+    double (*ssum_wide)(int64_t n, const float *x); /* SP input, DP slots */
+    float (*sdot)(int64_t n, const float *x, const float *y);
+    ns_ff (*sdot_comp)(int64_t n, const float *x, const float *y);
+    double (*sdot_wide)(int64_t n, const float *x, const float *y);
+    double (*ssumsq_wide)(int64_t n, const float *x); /* squares of floats never over/underflow in DP */
+    /* Index (0-based, within the range) of the first element of largest |x_i|; the first NaN
+     * if any is NaN. *amax receives |x| there (NaN for a NaN). n >= 1. */
+    int64_t (*idamax)(int64_t n, const double *x, double *amax);
+    int64_t (*isamax)(int64_t n, const float *x, float *amax);
+} ns_reduce_ukrs;
+
+extern const ns_reduce_ukrs ns_reduce_ukrs_scalar;
+extern const ns_reduce_ukrs ns_reduce_ukrs_avx2;
+extern const ns_reduce_ukrs ns_reduce_ukrs_avx512;
+
+/* The plain-C max-abs kernels (reduce_ukr_c.c), also the fallback of the SIMD ones for NaNs. */
+int64_t ns_red_c_idamax(int64_t n, const double *x, double *amax);
+int64_t ns_red_c_isamax(int64_t n, const float *x, float *amax);
+
+/* The table for isa ("avx512", "avx2", "scalar"), or for ns_isa_selected() when isa is NULL.
+ * NULL when this CPU cannot run it. */
+const ns_reduce_ukrs *ns_reduce_ukrs_for(const char *isa);
+
+/* Error-free transformations (Knuth's TwoSum, branch-free: no |a| >= |b| test) and the combine
+ * of two compensated partials (Neumaier: the error of s1 + s2 joins the compensations). */
+static inline ns_dd ns_dd_combine(ns_dd a, ns_dd b) {
+    double t = a.s + b.s, z = t - a.s;
+    double e = (a.s - (t - z)) + (b.s - z);
+    return (ns_dd){t, (a.c + b.c) + e};
+}
+static inline ns_ff ns_ff_combine(ns_ff a, ns_ff b) {
+    float t = a.s + b.s, z = t - a.s;
+    float e = (a.s - (t - z)) + (b.s - z);
+    return (ns_ff){t, (a.c + b.c) + e};
+}
+
+/* The fixed slot trees (see the contract above). L is a power of two; a[] is overwritten. */
+static inline double ns_tree_d(double *a, int L) {
+    for (int h = L / 2; h >= 1; h /= 2)
+        for (int j = 0; j < h; j++) a[j] += a[j + h];
+    return a[0];
+}
+static inline float ns_tree_s(float *a, int L) {
+    for (int h = L / 2; h >= 1; h /= 2)
+        for (int j = 0; j < h; j++) a[j] += a[j + h];
+    return a[0];
+}
+static inline ns_dd ns_tree_dd(ns_dd *a, int L) {
+    for (int h = L / 2; h >= 1; h /= 2)
+        for (int j = 0; j < h; j++) a[j] = ns_dd_combine(a[j], a[j + h]);
+    return a[0];
+}
+static inline ns_ff ns_tree_ff(ns_ff *a, int L) {
+    for (int h = L / 2; h >= 1; h /= 2)
+        for (int j = 0; j < h; j++) a[j] = ns_ff_combine(a[j], a[j + h]);
+    return a[0];
+}
+
+/* ---- Static partition (shared by the drivers, the registry's create() and its run()) ------ */
+
+enum { NS_RED_FAST = 0, NS_RED_DET = 1 };
+
+#define NS_RED_ALIGN 64          /* thread and block boundaries are multiples of 64 elements */
+#define NS_RED_DET_MIN_BLOCK 8192 /* elements; deterministic-mode blocks are at least this long */
+#define NS_RED_DET_MAX_BLOCKS 1024
+#define NS_RED_PAIRWISE_LEAF 2048 /* elements per leaf of the pairwise variant */
+#define NS_RED_MAX_THREADS 256
+#define NS_RED_PAD 4 /* per-thread partials sit 64 bytes apart (no false sharing) */
+#define NS_RED_PARTS_MAX (NS_RED_MAX_THREADS * NS_RED_PAD > NS_RED_DET_MAX_BLOCKS \
+                              ? NS_RED_MAX_THREADS * NS_RED_PAD                  \
+                              : NS_RED_DET_MAX_BLOCKS)
+
+/* Deterministic mode: element block length for n elements. A function of n only (never of the
+ * thread count), so the blocks, and the combine tree over them, are the same for any team. */
+int64_t ns_red_det_block(int64_t n);
+
+/* Elements [*lo, *hi) of thread tid of nthreads for n elements in mode (NS_RED_FAST: 64-element
+ * aligned equal shares; NS_RED_DET: whole blocks, equal counts of blocks). */
+void ns_red_split(int64_t n, int mode, int tid, int nthreads, int64_t *lo, int64_t *hi);
+
+/* ---- One reduction as the drivers run it ---------------------------------------------------- */
+
+typedef enum {
+    NS_OP_DSUM, NS_OP_DDOT, NS_OP_DSUMSQ, NS_OP_SSUM, NS_OP_SDOT, NS_OP_SSUMSQ
+} ns_red_op;
+
+enum { NS_VAR_PLAIN = 0, NS_VAR_PAIRWISE = 1, NS_VAR_COMP = 2, NS_VAR_WIDE = 3 };
+
+typedef struct ns_red_job {
+    ns_red_op op;
+    int variant; /* NS_VAR_*; SSUMSQ always accumulates in DP */
+    int mode;    /* NS_RED_FAST | NS_RED_DET */
+    int64_t n;
+    const void *x, *y; /* y: dot only */
+    int64_t incx, incy;
+    double scale; /* DSUMSQ: the squares are of scale * x_i */
+    const ns_reduce_ukrs *u;
+} ns_red_job;
+
+/* Number of partials the team writes: nthreads (fast) or the number of blocks (deterministic). */
+int64_t ns_red_nparts(const ns_red_job *j, int nthreads);
+
+/* Length of the parts[] array a team of nthreads writes (<= NS_RED_PARTS_MAX). */
+int64_t ns_red_parts_len(const ns_red_job *j, int nthreads);
+
+/* The variant's algorithm over elements [lo, hi) (one thread's work, no combine with others). */
+ns_dd ns_red_share(const ns_red_job *j, int64_t lo, int64_t hi);
+
+/* Thread tid's share, called by every thread of a team of nthreads: writes its partial(s)
+ * into parts[] (fast: parts[tid * NS_RED_PAD]; deterministic: parts[b] for its blocks b). */
+void ns_red_team_part(const ns_red_job *j, int tid, int nthreads, ns_dd *parts);
+
+/* After every thread's ns_red_team_part: the fixed combine tree over the partials; the value
+ * (for SP accumulation, a float value held in a double). */
+double ns_red_team_finish(const ns_red_job *j, int nthreads, const ns_dd *parts);
+
+/* The whole reduction on min(omp_get_max_threads(), a size-based cap) threads. */
+double ns_red_run(const ns_red_job *j);
+
+/* Threads the drivers use for n elements (1 when called inside a parallel region). */
+int ns_red_threads(int64_t n);
+
+/* The a-priori bound on |computed - exact| for job j run on nthreads threads, given
+ * sum_abs = sum |x_i| (dot: sum |x_i y_i|; sumsq: sum x_i^2) and the exact value. See
+ * include/nodescale.h for the formulas and their sources. */
+double ns_red_bound(const ns_red_job *j, int nthreads, double sum_abs, double exact);
+
+/* The exact value to about 2^-106 relative to sum |terms| (double-double accumulation of the
+ * terms, products split by TwoProduct), serial; for sumsq jobs the norm. *sum_abs (may be NULL)
+ * receives sum |terms| (sumsq: the sum of squares). For checks and tests. */
+double ns_red_reference(const ns_red_job *j, double *sum_abs);
+
+/* max |x| with index over a team: thread tid's candidate (parts[tid * NS_RED_PAD]); the merge (NaN first, then the
+ * largest, ties to the smaller index). sp: x is float. */
+typedef struct ns_amax_part {
+    int64_t index;
+    double value;
+} ns_amax_part;
+void ns_amax_team_part(const ns_reduce_ukrs *u, int sp, int64_t n, const void *x, int64_t incx,
+                       int tid, int nthreads, ns_amax_part *parts);
+ns_amax_part ns_amax_team_finish(int nthreads, const ns_amax_part *parts);
+
+#endif

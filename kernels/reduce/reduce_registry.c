@@ -1,0 +1,224 @@
+/* Registry descriptors of the reduce family (see kernels/registry.h). Each (operation, variant,
+ * mode) is one name, in three ISAs. run() is exactly the library's per-thread work
+ * (ns_red_team_part / ns_amax_team_part): every thread of the harness's team reduces its static
+ * share into its own partial; the combine of those partials (nthreads or <= 1024 values, as
+ * likwid-bench's sum leaves per-thread results uncombined) is done by check(), outside the timed
+ * region. Inputs are uniform in +-[0.5, 1) (normal numbers; no denormal operand ever), first
+ * touched in parallel by the thread that will read them, with the kernel's own partition.
+ * check() compares with a double-double reference against the a-priori bound ns_red_bound,
+ * which scales with n * u * cond (field-bugs B18: never an absolute tolerance).
+ *
+ * Counts per element: sum 1 flop, dot 2 (FMA), nrm2 2, max-abs 1 (the compare), compensated sum
+ * 7 and dot 11 (TwoSum 6, TwoProduct 3, 2 more adds), SP-into-DP the same as its plain kind
+ * (conversions not counted). Bytes: every element read once; nothing is written, so "minimal"
+ * and "with write-allocate" coincide. */
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/reduce/reduce_internal.h"
+#include "kernels/reduce/reduce_kernels.h"
+
+typedef struct rk_cfg {
+    ns_red_op op;
+    int variant, mode;
+    int amax;      /* 1: i?amax (op gives the precision: DSUM = dp, SSUM = sp) */
+    const char *isa;
+} rk_cfg;
+
+typedef struct rk_state {
+    const rk_cfg *cfg;
+    ns_red_job job;
+    int threads;
+    void *x, *y;
+    ns_dd *parts;
+    ns_amax_part *aparts;
+} rk_state;
+
+static int is_sp(const rk_cfg *c) {
+    return c->op == NS_OP_SSUM || c->op == NS_OP_SDOT || c->op == NS_OP_SSUMSQ;
+}
+static int arrays(const rk_cfg *c) {
+    return c->op == NS_OP_DDOT || c->op == NS_OP_SDOT ? 2 : 1;
+}
+
+static double rk_flops(const rk_cfg *c, const ns_params *p) {
+    double n = (double)p->n;
+    if (c->amax) return n;
+    int dot = arrays(c) == 2, sq = c->op == NS_OP_DSUMSQ || c->op == NS_OP_SSUMSQ;
+    if (c->variant == NS_VAR_COMP) return dot ? 11 * n : 7 * n;
+    return dot || sq ? 2 * n : n;
+}
+static double rk_bytes(const rk_cfg *c, const ns_params *p) {
+    return (double)p->n * arrays(c) * (is_sp(c) ? 4.0 : 8.0);
+}
+
+static int sup_avx512(void) {
+    return ns_cpu_has_avx512();
+}
+static int sup_avx2(void) {
+    return ns_cpu_has_avx2_fma();
+}
+static int sup_scalar(void) {
+    return 1;
+}
+
+/* Deterministic hash to +-[0.5, 1): normal, mixed signs, reproducible. */
+static double value(uint64_t i, uint64_t stream) {
+    uint64_t z = i * 0x9e3779b97f4a7c15ull + stream * 0xbf58476d1ce4e5b9ull + 1;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    double v = 0.5 + (double)(z >> 12) * 0x1p-53; /* [0.5, 1) */
+    return (z & 1) ? -v : v;
+}
+
+static void *alloc_array(int64_t n, size_t size) {
+    size_t bytes = ((size_t)(n > 0 ? n : 1) * size + 63) / 64 * 64;
+    return aligned_alloc(64, bytes);
+}
+
+static void rk_destroy(void *sv) {
+    rk_state *s = sv;
+    if (!s) return;
+    free(s->x);
+    free(s->y);
+    free(s->parts);
+    free(s->aparts);
+    free(s);
+}
+
+static void *rk_create(const rk_cfg *c, const ns_params *p) {
+    if (p->n < 0 || p->threads < 1 || p->threads > NS_RED_MAX_THREADS) {
+        errno = EINVAL;
+        return NULL;
+    }
+    rk_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    size_t size = is_sp(c) ? sizeof(float) : sizeof(double);
+    s->cfg = c;
+    s->threads = p->threads;
+    s->x = alloc_array(p->n, size);
+    s->y = arrays(c) == 2 ? alloc_array(p->n, size) : NULL;
+    s->parts = calloc(NS_RED_PARTS_MAX, sizeof *s->parts);
+    s->aparts = calloc((size_t)NS_RED_MAX_THREADS * NS_RED_PAD, sizeof *s->aparts);
+    s->job = (ns_red_job){c->op, c->variant, c->mode, p->n, s->x, s->y, 1, 1, 1.0,
+                          ns_reduce_ukrs_for(c->isa)};
+    if (!s->x || (arrays(c) == 2 && !s->y) || !s->parts || !s->aparts || !s->job.u) {
+        rk_destroy(s);
+        errno = ENOMEM;
+        return NULL;
+    }
+    int mode = c->amax ? NS_RED_FAST : c->mode;
+#pragma omp parallel num_threads(p->threads)
+    {
+        int64_t lo, hi;
+        ns_red_split(p->n, mode, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
+        for (int64_t i = lo; i < hi; i++) {
+            if (size == sizeof(float)) {
+                ((float *)s->x)[i] = (float)value((uint64_t)i, 1);
+                if (s->y) ((float *)s->y)[i] = (float)value((uint64_t)i, 2);
+            } else {
+                ((double *)s->x)[i] = value((uint64_t)i, 1);
+                if (s->y) ((double *)s->y)[i] = value((uint64_t)i, 2);
+            }
+        }
+    }
+    return s;
+}
+
+static void rk_run(void *sv, int tid, int nthreads) {
+    rk_state *s = sv;
+    if (s->cfg->amax)
+        ns_amax_team_part(s->job.u, is_sp(s->cfg), s->job.n, s->x, 1, tid, nthreads, s->aparts);
+    else
+        ns_red_team_part(&s->job, tid, nthreads, s->parts);
+}
+
+static void rk_check(void *sv, ns_check *out) {
+    rk_state *s = sv;
+    const char *kind = is_sp(s->cfg) ? "sp" : "dp";
+    if (s->cfg->amax) {
+        ns_amax_part got = ns_amax_team_finish(s->threads, s->aparts);
+        int64_t want = -1;
+        if (s->job.n > 0) {
+            double m;
+            float mf;
+            want = is_sp(s->cfg) ? ns_red_c_isamax(s->job.n, s->x, &mf)
+                                 : ns_red_c_idamax(s->job.n, s->x, &m);
+        }
+        out->ok = got.index == want;
+        out->error = out->ok ? 0.0 : 1.0;
+        out->bound = 0.0;
+        snprintf(out->why, sizeof out->why, "%s index %lld vs plain-C reference %lld (exact)",
+                 kind, (long long)got.index, (long long)want);
+        return;
+    }
+    double got = ns_red_team_finish(&s->job, s->threads, s->parts);
+    if (s->job.op == NS_OP_DSUMSQ) got = sqrt(got); /* inputs are in the one-pass range */
+    if (s->job.op == NS_OP_SSUMSQ) got = (float)sqrt(got);
+    double sum_abs, ref = ns_red_reference(&s->job, &sum_abs);
+    double bound = ns_red_bound(&s->job, s->threads, sum_abs, ref);
+    double err = fabs(got - ref);
+    out->ok = err <= bound;
+    if (ref != 0.0) {
+        out->error = err / fabs(ref);
+        out->bound = bound / fabs(ref);
+        snprintf(out->why, sizeof out->why,
+                 "%s: relative error vs double-double reference; bound n*u*cond (cond %.3g)",
+                 kind, sum_abs / fabs(ref));
+    } else {
+        out->error = err;
+        out->bound = bound;
+        snprintf(out->why, sizeof out->why, "%s: absolute error (exact result is 0)", kind);
+    }
+}
+
+/* One descriptor: its configuration and the per-descriptor entry points (the registry's
+ * create/flops/bytes take only the parameters, so each descriptor needs its own). */
+#define RK(ID, NAME, ISA, PREC, OP, VAR, MODE, AMAX)                                              \
+    static const rk_cfg cfg_##ID = {OP, VAR, MODE, AMAX, #ISA};                                    \
+    static double flops_##ID(const ns_params *p) {                                                \
+        return rk_flops(&cfg_##ID, p);                                                             \
+    }                                                                                              \
+    static double bytes_##ID(const ns_params *p) {                                                \
+        return rk_bytes(&cfg_##ID, p);                                                             \
+    }                                                                                              \
+    static void *create_##ID(const ns_params *p) {                                                \
+        return rk_create(&cfg_##ID, p);                                                            \
+    }                                                                                              \
+    const ns_kernel ns_k_##ID = {NAME,       "reduce",     #ISA,       PREC,     NULL,            \
+                                 "minimal",  NS_RUN_TEAM,  flops_##ID, bytes_##ID, bytes_##ID,    \
+                                 sup_##ISA,  create_##ID,  rk_run,     rk_check, rk_destroy};
+
+/* The three ISAs of one (operation, variant, mode). */
+#define RK3(ID, PREC, OP, VAR, MODE, AMAX)                                                        \
+    RK(ID##_avx512, #ID, avx512, PREC, OP, VAR, MODE, AMAX)                                       \
+    RK(ID##_avx2, #ID, avx2, PREC, OP, VAR, MODE, AMAX)                                           \
+    RK(ID##_scalar, #ID, scalar, PREC, OP, VAR, MODE, AMAX)
+
+enum { FAST = NS_RED_FAST, DET = NS_RED_DET };
+
+RK3(dsum, NS_PREC_DP, NS_OP_DSUM, NS_VAR_PLAIN, FAST, 0)
+RK3(dsum_pairwise, NS_PREC_DP, NS_OP_DSUM, NS_VAR_PAIRWISE, FAST, 0)
+RK3(dsum_kahan, NS_PREC_DP, NS_OP_DSUM, NS_VAR_COMP, FAST, 0)
+RK3(dsum_det, NS_PREC_DP, NS_OP_DSUM, NS_VAR_PLAIN, DET, 0)
+RK3(ddot, NS_PREC_DP, NS_OP_DDOT, NS_VAR_PLAIN, FAST, 0)
+RK3(ddot_kahan, NS_PREC_DP, NS_OP_DDOT, NS_VAR_COMP, FAST, 0)
+RK3(ddot_det, NS_PREC_DP, NS_OP_DDOT, NS_VAR_PLAIN, DET, 0)
+RK3(dnrm2, NS_PREC_DP, NS_OP_DSUMSQ, NS_VAR_PLAIN, FAST, 0)
+RK3(idamax, NS_PREC_DP, NS_OP_DSUM, NS_VAR_PLAIN, FAST, 1)
+RK3(ssum, NS_PREC_SP, NS_OP_SSUM, NS_VAR_PLAIN, FAST, 0)
+RK3(ssum_pairwise, NS_PREC_SP, NS_OP_SSUM, NS_VAR_PAIRWISE, FAST, 0)
+RK3(ssum_kahan, NS_PREC_SP, NS_OP_SSUM, NS_VAR_COMP, FAST, 0)
+RK3(ssum_dpacc, NS_PREC_SP, NS_OP_SSUM, NS_VAR_WIDE, FAST, 0)
+RK3(ssum_det, NS_PREC_SP, NS_OP_SSUM, NS_VAR_PLAIN, DET, 0)
+RK3(sdot, NS_PREC_SP, NS_OP_SDOT, NS_VAR_PLAIN, FAST, 0)
+RK3(sdot_kahan, NS_PREC_SP, NS_OP_SDOT, NS_VAR_COMP, FAST, 0)
+RK3(sdot_dpacc, NS_PREC_SP, NS_OP_SDOT, NS_VAR_WIDE, FAST, 0)
+RK3(sdot_det, NS_PREC_SP, NS_OP_SDOT, NS_VAR_PLAIN, DET, 0)
+RK3(snrm2, NS_PREC_SP, NS_OP_SSUMSQ, NS_VAR_PLAIN, FAST, 0)
+RK3(isamax, NS_PREC_SP, NS_OP_SSUM, NS_VAR_PLAIN, FAST, 1)

@@ -1,0 +1,248 @@
+/* AVX2+FMA reduction micro-kernels. Register tile: 8 accumulator registers of 4 DP lanes (32
+ * slots) or 8 SP lanes (64 slots); the compensated kernels keep 4 sum and 4 compensation
+ * registers (16 DP / 32 SP slots), because 16 ymm registers cannot hold 8 pairs and the
+ * temporaries of TwoSum. 8 chains cover the 4-cycle add/FMA latency on two ports (Intel
+ * Optimization Reference Manual, ch. 2). After the vector loop the registers are stored as the
+ * slot array, the tail (< one register tile) is added slot by slot in C, and the slot tree of
+ * reduce_internal.h finishes. The max-abs kernels are the plain-C ones: AVX2 has no mask
+ * registers and this path only runs on CPUs without AVX-512. */
+#include <immintrin.h>
+#include <math.h>
+
+#include "kernels/reduce/reduce_internal.h"
+
+enum { R = 8, RC = 4 };
+
+static double y_dsum(int64_t n, const double *x) {
+    __m256d a[R];
+    for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
+    int64_t i = 0;
+    for (; i + 4 * R <= n; i += 4 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) a[k] = _mm256_add_pd(a[k], _mm256_loadu_pd(x + i + 4 * k));
+    double s[4 * R];
+    for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
+    for (int64_t r = 0; i + r < n; r++) s[r] += x[i + r];
+    return ns_tree_d(s, 4 * R);
+}
+
+static double y_ddot(int64_t n, const double *x, const double *y) {
+    __m256d a[R];
+    for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
+    int64_t i = 0;
+    for (; i + 4 * R <= n; i += 4 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++)
+            a[k] = _mm256_fmadd_pd(_mm256_loadu_pd(x + i + 4 * k), _mm256_loadu_pd(y + i + 4 * k),
+                                   a[k]);
+    double s[4 * R];
+    for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
+    for (int64_t r = 0; i + r < n; r++) s[r] = fma(x[i + r], y[i + r], s[r]);
+    return ns_tree_d(s, 4 * R);
+}
+
+static double y_dsumsq(int64_t n, const double *x, double scale) {
+    __m256d a[R], sc = _mm256_set1_pd(scale);
+    for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
+    int64_t i = 0;
+    for (; i + 4 * R <= n; i += 4 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) {
+            __m256d v = _mm256_loadu_pd(x + i + 4 * k);
+            if (scale != 1.0) v = _mm256_mul_pd(v, sc);
+            a[k] = _mm256_fmadd_pd(v, v, a[k]);
+        }
+    double s[4 * R];
+    for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
+    for (int64_t r = 0; i + r < n; r++) {
+        double v = scale != 1.0 ? x[i + r] * scale : x[i + r];
+        s[r] = fma(v, v, s[r]);
+    }
+    return ns_tree_d(s, 4 * R);
+}
+
+static float y_ssum(int64_t n, const float *x) {
+    __m256 a[R];
+    for (int k = 0; k < R; k++) a[k] = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 8 * R <= n; i += 8 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) a[k] = _mm256_add_ps(a[k], _mm256_loadu_ps(x + i + 8 * k));
+    float s[8 * R];
+    for (int k = 0; k < R; k++) _mm256_storeu_ps(s + 8 * k, a[k]);
+    for (int64_t r = 0; i + r < n; r++) s[r] += x[i + r];
+    return ns_tree_s(s, 8 * R);
+}
+
+static float y_sdot(int64_t n, const float *x, const float *y) {
+    __m256 a[R];
+    for (int k = 0; k < R; k++) a[k] = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 8 * R <= n; i += 8 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++)
+            a[k] = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8 * k), _mm256_loadu_ps(y + i + 8 * k),
+                                   a[k]);
+    float s[8 * R];
+    for (int k = 0; k < R; k++) _mm256_storeu_ps(s + 8 * k, a[k]);
+    for (int64_t r = 0; i + r < n; r++) s[r] = fmaf(x[i + r], y[i + r], s[r]);
+    return ns_tree_s(s, 8 * R);
+}
+
+static double y_ssum_wide(int64_t n, const float *x) {
+    __m256d a[R];
+    for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
+    int64_t i = 0;
+    for (; i + 4 * R <= n; i += 4 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++)
+            a[k] = _mm256_add_pd(a[k], _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * k)));
+    double s[4 * R];
+    for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
+    for (int64_t r = 0; i + r < n; r++) s[r] += (double)x[i + r];
+    return ns_tree_d(s, 4 * R);
+}
+
+static double y_sdot_wide(int64_t n, const float *x, const float *y) {
+    __m256d a[R];
+    for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
+    int64_t i = 0;
+    for (; i + 4 * R <= n; i += 4 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++)
+            a[k] = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * k)),
+                                   _mm256_cvtps_pd(_mm_loadu_ps(y + i + 4 * k)), a[k]);
+    double s[4 * R];
+    for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
+    for (int64_t r = 0; i + r < n; r++) s[r] = fma((double)x[i + r], (double)y[i + r], s[r]);
+    return ns_tree_d(s, 4 * R);
+}
+
+static double y_ssumsq_wide(int64_t n, const float *x) {
+    return y_sdot_wide(n, x, x);
+}
+
+/* ---- compensated: (s, c) pairs, TwoSum per element; see the AVX-512 file and Dot2 ---------- */
+
+static inline void comp_add(__m256d *s, __m256d *c, __m256d x) {
+    __m256d t = _mm256_add_pd(*s, x), z = _mm256_sub_pd(t, *s);
+    __m256d e = _mm256_add_pd(_mm256_sub_pd(*s, _mm256_sub_pd(t, z)), _mm256_sub_pd(x, z));
+    *s = t;
+    *c = _mm256_add_pd(*c, e);
+}
+static inline void comp_add_s(__m256 *s, __m256 *c, __m256 x) {
+    __m256 t = _mm256_add_ps(*s, x), z = _mm256_sub_ps(t, *s);
+    __m256 e = _mm256_add_ps(_mm256_sub_ps(*s, _mm256_sub_ps(t, z)), _mm256_sub_ps(x, z));
+    *s = t;
+    *c = _mm256_add_ps(*c, e);
+}
+
+static ns_dd dd_finish(const __m256d *s, const __m256d *c, ns_dd *slot) {
+    double ls[4], lc[4];
+    for (int k = 0; k < RC; k++) {
+        _mm256_storeu_pd(ls, s[k]);
+        _mm256_storeu_pd(lc, c[k]);
+        for (int j = 0; j < 4; j++) slot[4 * k + j] = (ns_dd){ls[j], lc[j]};
+    }
+    return slot[0];
+}
+static ns_ff ff_finish(const __m256 *s, const __m256 *c, ns_ff *slot) {
+    float ls[8], lc[8];
+    for (int k = 0; k < RC; k++) {
+        _mm256_storeu_ps(ls, s[k]);
+        _mm256_storeu_ps(lc, c[k]);
+        for (int j = 0; j < 8; j++) slot[8 * k + j] = (ns_ff){ls[j], lc[j]};
+    }
+    return slot[0];
+}
+
+static ns_dd y_dsum_comp(int64_t n, const double *x) {
+    __m256d s[RC], c[RC];
+    for (int k = 0; k < RC; k++) s[k] = c[k] = _mm256_setzero_pd();
+    int64_t i = 0;
+    for (; i + 4 * RC <= n; i += 4 * RC)
+        for (int k = 0; k < RC; k++) comp_add(&s[k], &c[k], _mm256_loadu_pd(x + i + 4 * k));
+    ns_dd slot[4 * RC];
+    dd_finish(s, c, slot);
+    for (int64_t r = 0; i + r < n; r++) slot[r] = ns_dd_combine(slot[r], (ns_dd){x[i + r], 0.0});
+    return ns_tree_dd(slot, 4 * RC);
+}
+
+static ns_dd y_ddot_comp(int64_t n, const double *x, const double *y) {
+    __m256d s[RC], c[RC];
+    for (int k = 0; k < RC; k++) s[k] = c[k] = _mm256_setzero_pd();
+    int64_t i = 0;
+    for (; i + 4 * RC <= n; i += 4 * RC)
+        for (int k = 0; k < RC; k++) {
+            __m256d a = _mm256_loadu_pd(x + i + 4 * k), b = _mm256_loadu_pd(y + i + 4 * k);
+            __m256d p = _mm256_mul_pd(a, b), ep = _mm256_fmsub_pd(a, b, p);
+            __m256d t = _mm256_add_pd(s[k], p), z = _mm256_sub_pd(t, s[k]);
+            __m256d e = _mm256_add_pd(_mm256_sub_pd(s[k], _mm256_sub_pd(t, z)), _mm256_sub_pd(p, z));
+            s[k] = t;
+            c[k] = _mm256_add_pd(c[k], _mm256_add_pd(ep, e));
+        }
+    ns_dd slot[4 * RC];
+    dd_finish(s, c, slot);
+    for (int64_t r = 0; i + r < n; r++) {
+        double p = x[i + r] * y[i + r], ep = fma(x[i + r], y[i + r], -p);
+        ns_dd t = ns_dd_combine((ns_dd){slot[r].s, 0.0}, (ns_dd){p, 0.0});
+        slot[r] = (ns_dd){t.s, slot[r].c + (ep + t.c)};
+    }
+    return ns_tree_dd(slot, 4 * RC);
+}
+
+static ns_ff y_ssum_comp(int64_t n, const float *x) {
+    __m256 s[RC], c[RC];
+    for (int k = 0; k < RC; k++) s[k] = c[k] = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 8 * RC <= n; i += 8 * RC)
+        for (int k = 0; k < RC; k++) comp_add_s(&s[k], &c[k], _mm256_loadu_ps(x + i + 8 * k));
+    ns_ff slot[8 * RC];
+    ff_finish(s, c, slot);
+    for (int64_t r = 0; i + r < n; r++) slot[r] = ns_ff_combine(slot[r], (ns_ff){x[i + r], 0.0f});
+    return ns_tree_ff(slot, 8 * RC);
+}
+
+static ns_ff y_sdot_comp(int64_t n, const float *x, const float *y) {
+    __m256 s[RC], c[RC];
+    for (int k = 0; k < RC; k++) s[k] = c[k] = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 8 * RC <= n; i += 8 * RC)
+        for (int k = 0; k < RC; k++) {
+            __m256 a = _mm256_loadu_ps(x + i + 8 * k), b = _mm256_loadu_ps(y + i + 8 * k);
+            __m256 p = _mm256_mul_ps(a, b), ep = _mm256_fmsub_ps(a, b, p);
+            __m256 t = _mm256_add_ps(s[k], p), z = _mm256_sub_ps(t, s[k]);
+            __m256 e = _mm256_add_ps(_mm256_sub_ps(s[k], _mm256_sub_ps(t, z)), _mm256_sub_ps(p, z));
+            s[k] = t;
+            c[k] = _mm256_add_ps(c[k], _mm256_add_ps(ep, e));
+        }
+    ns_ff slot[8 * RC];
+    ff_finish(s, c, slot);
+    for (int64_t r = 0; i + r < n; r++) {
+        float p = x[i + r] * y[i + r], ep = fmaf(x[i + r], y[i + r], -p);
+        ns_ff t = ns_ff_combine((ns_ff){slot[r].s, 0.0f}, (ns_ff){p, 0.0f});
+        slot[r] = (ns_ff){t.s, slot[r].c + (ep + t.c)};
+    }
+    return ns_tree_ff(slot, 8 * RC);
+}
+
+const ns_reduce_ukrs ns_reduce_ukrs_avx2 = {
+    .isa = "avx2",
+    .slots_d = 4 * R,
+    .slots_s = 8 * R,
+    .slots_comp = 4 * RC,
+    .dsum = y_dsum,
+    .dsum_comp = y_dsum_comp,
+    .ddot = y_ddot,
+    .ddot_comp = y_ddot_comp,
+    .dsumsq = y_dsumsq,
+    .ssum = y_ssum,
+    .ssum_comp = y_ssum_comp,
+    .ssum_wide = y_ssum_wide,
+    .sdot = y_sdot,
+    .sdot_comp = y_sdot_comp,
+    .sdot_wide = y_sdot_wide,
+    .ssumsq_wide = y_ssumsq_wide,
+    .idamax = ns_red_c_idamax,
+    .isamax = ns_red_c_isamax,
+};

@@ -1,0 +1,452 @@
+/* AVX-512 reduction micro-kernels. Register tile: 8 accumulator registers of 8 DP lanes (64
+ * slots) or 16 SP lanes (128 slots). Why 8: an add or FMA on zmm has a latency of 4 cycles and
+ * two issue ports on Intel server cores since Skylake-SP (Intel Optimization Reference Manual,
+ * ch. 2), so 8 independent chains keep both ports busy; two 64-byte loads a cycle then limit an
+ * L1-resident sum. Loads are unaligned (no peel), so a range's result never depends on its
+ * address; the tail of a range is read with masked loads, whose zero lanes add nothing (slots
+ * start at +0.0 and x + 0.0 == x for every x != -0.0 reached from +0.0).
+ * Slot order and combine tree follow reduce_internal.h, so results equal reduce_ukr_c.c's
+ * bitwise. The compensated kernels keep 8 sum and 8 compensation registers (64 DP slots). */
+#include <immintrin.h>
+
+#include "kernels/reduce/reduce_internal.h"
+
+enum { R = 8 };
+
+static inline __mmask8 mask_d(int64_t rem, int k) {
+    int64_t c = rem - 8 * (int64_t)k;
+    return c <= 0 ? 0 : c >= 8 ? 0xff : (__mmask8)((1u << c) - 1);
+}
+static inline __mmask16 mask_s(int64_t rem, int k) {
+    int64_t c = rem - 16 * (int64_t)k;
+    return c <= 0 ? 0 : c >= 16 ? 0xffff : (__mmask16)((1u << c) - 1);
+}
+
+/* Register levels of the slot tree (h = 32, 16, 8 slots for DP), then the lanes in C. */
+static inline double tree_d(__m512d *a) {
+#pragma GCC unroll 4
+    for (int h = R / 2; h >= 1; h /= 2)
+#pragma GCC unroll 4
+        for (int k = 0; k < h; k++) a[k] = _mm512_add_pd(a[k], a[k + h]);
+    double l[8];
+    _mm512_storeu_pd(l, a[0]);
+    return ns_tree_d(l, 8);
+}
+static inline float tree_s(__m512 *a) {
+#pragma GCC unroll 4
+    for (int h = R / 2; h >= 1; h /= 2)
+#pragma GCC unroll 4
+        for (int k = 0; k < h; k++) a[k] = _mm512_add_ps(a[k], a[k + h]);
+    float l[16];
+    _mm512_storeu_ps(l, a[0]);
+    return ns_tree_s(l, 16);
+}
+
+/* (s, c) += x by TwoSum; the vector form of ns_dd_combine with a zero compensation. */
+static inline void comp_add_d(__m512d *s, __m512d *c, __m512d x) {
+    __m512d t = _mm512_add_pd(*s, x), z = _mm512_sub_pd(t, *s);
+    __m512d e = _mm512_add_pd(_mm512_sub_pd(*s, _mm512_sub_pd(t, z)), _mm512_sub_pd(x, z));
+    *s = t;
+    *c = _mm512_add_pd(*c, e);
+}
+static inline void comp_add_s(__m512 *s, __m512 *c, __m512 x) {
+    __m512 t = _mm512_add_ps(*s, x), z = _mm512_sub_ps(t, *s);
+    __m512 e = _mm512_add_ps(_mm512_sub_ps(*s, _mm512_sub_ps(t, z)), _mm512_sub_ps(x, z));
+    *s = t;
+    *c = _mm512_add_ps(*c, e);
+}
+/* (s, c) += x*y: TwoProduct by FMA, then TwoSum; both errors join c (Ogita-Rump-Oishi Dot2). */
+static inline void comp_fma_d(__m512d *s, __m512d *c, __m512d x, __m512d y) {
+    __m512d p = _mm512_mul_pd(x, y), ep = _mm512_fmsub_pd(x, y, p);
+    __m512d t = _mm512_add_pd(*s, p), z = _mm512_sub_pd(t, *s);
+    __m512d e = _mm512_add_pd(_mm512_sub_pd(*s, _mm512_sub_pd(t, z)), _mm512_sub_pd(p, z));
+    *s = t;
+    *c = _mm512_add_pd(*c, _mm512_add_pd(ep, e));
+}
+static inline void comp_fma_s(__m512 *s, __m512 *c, __m512 x, __m512 y) {
+    __m512 p = _mm512_mul_ps(x, y), ep = _mm512_fmsub_ps(x, y, p);
+    __m512 t = _mm512_add_ps(*s, p), z = _mm512_sub_ps(t, *s);
+    __m512 e = _mm512_add_ps(_mm512_sub_ps(*s, _mm512_sub_ps(t, z)), _mm512_sub_ps(p, z));
+    *s = t;
+    *c = _mm512_add_ps(*c, _mm512_add_ps(ep, e));
+}
+
+static inline ns_dd tree_dd(__m512d *s, __m512d *c) {
+#pragma GCC unroll 4
+    for (int h = R / 2; h >= 1; h /= 2)
+#pragma GCC unroll 4
+        for (int k = 0; k < h; k++) {
+            __m512d t = _mm512_add_pd(s[k], s[k + h]), z = _mm512_sub_pd(t, s[k]);
+            __m512d e = _mm512_add_pd(_mm512_sub_pd(s[k], _mm512_sub_pd(t, z)),
+                                      _mm512_sub_pd(s[k + h], z));
+            s[k] = t;
+            c[k] = _mm512_add_pd(_mm512_add_pd(c[k], c[k + h]), e);
+        }
+    double ls[8], lc[8];
+    _mm512_storeu_pd(ls, s[0]);
+    _mm512_storeu_pd(lc, c[0]);
+    ns_dd l[8];
+    for (int j = 0; j < 8; j++) l[j] = (ns_dd){ls[j], lc[j]};
+    return ns_tree_dd(l, 8);
+}
+static inline ns_ff tree_ff(__m512 *s, __m512 *c) {
+#pragma GCC unroll 4
+    for (int h = R / 2; h >= 1; h /= 2)
+#pragma GCC unroll 4
+        for (int k = 0; k < h; k++) {
+            __m512 t = _mm512_add_ps(s[k], s[k + h]), z = _mm512_sub_ps(t, s[k]);
+            __m512 e = _mm512_add_ps(_mm512_sub_ps(s[k], _mm512_sub_ps(t, z)),
+                                     _mm512_sub_ps(s[k + h], z));
+            s[k] = t;
+            c[k] = _mm512_add_ps(_mm512_add_ps(c[k], c[k + h]), e);
+        }
+    float ls[16], lc[16];
+    _mm512_storeu_ps(ls, s[0]);
+    _mm512_storeu_ps(lc, c[0]);
+    ns_ff l[16];
+    for (int j = 0; j < 16; j++) l[j] = (ns_ff){ls[j], lc[j]};
+    return ns_tree_ff(l, 16);
+}
+
+/* ---- DP -------------------------------------------------------------------------------------- */
+
+static double z_dsum(int64_t n, const double *x) {
+    __m512d a[R];
+    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+    int64_t i = 0;
+    for (; i + 8 * R <= n; i += 8 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) a[k] = _mm512_add_pd(a[k], _mm512_loadu_pd(x + i + 8 * k));
+    if (i < n)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++)
+            a[k] = _mm512_add_pd(a[k], _mm512_maskz_loadu_pd(mask_d(n - i, k), x + i + 8 * k));
+    return tree_d(a);
+}
+
+static double z_ddot(int64_t n, const double *x, const double *y) {
+    __m512d a[R];
+    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+    int64_t i = 0;
+    for (; i + 8 * R <= n; i += 8 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++)
+            a[k] = _mm512_fmadd_pd(_mm512_loadu_pd(x + i + 8 * k), _mm512_loadu_pd(y + i + 8 * k),
+                                   a[k]);
+    if (i < n)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) {
+            __mmask8 m = mask_d(n - i, k);
+            a[k] = _mm512_fmadd_pd(_mm512_maskz_loadu_pd(m, x + i + 8 * k),
+                                   _mm512_maskz_loadu_pd(m, y + i + 8 * k), a[k]);
+        }
+    return tree_d(a);
+}
+
+static double z_dsumsq(int64_t n, const double *x, double scale) {
+    __m512d a[R], sc = _mm512_set1_pd(scale);
+    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+    int64_t i = 0;
+    if (scale == 1.0) {
+        for (; i + 8 * R <= n; i += 8 * R)
+#pragma GCC unroll 8
+            for (int k = 0; k < R; k++) {
+                __m512d v = _mm512_loadu_pd(x + i + 8 * k);
+                a[k] = _mm512_fmadd_pd(v, v, a[k]);
+            }
+    } else {
+        for (; i + 8 * R <= n; i += 8 * R)
+#pragma GCC unroll 8
+            for (int k = 0; k < R; k++) {
+                __m512d v = _mm512_mul_pd(_mm512_loadu_pd(x + i + 8 * k), sc);
+                a[k] = _mm512_fmadd_pd(v, v, a[k]);
+            }
+    }
+    if (i < n)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) {
+            __m512d v = _mm512_maskz_loadu_pd(mask_d(n - i, k), x + i + 8 * k);
+            if (scale != 1.0) v = _mm512_mul_pd(v, sc);
+            a[k] = _mm512_fmadd_pd(v, v, a[k]);
+        }
+    return tree_d(a);
+}
+
+static ns_dd z_dsum_comp(int64_t n, const double *x) {
+    __m512d s[R], c[R];
+    for (int k = 0; k < R; k++) s[k] = c[k] = _mm512_setzero_pd();
+    int64_t i = 0;
+    for (; i + 8 * R <= n; i += 8 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) comp_add_d(&s[k], &c[k], _mm512_loadu_pd(x + i + 8 * k));
+    if (i < n)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++)
+            comp_add_d(&s[k], &c[k], _mm512_maskz_loadu_pd(mask_d(n - i, k), x + i + 8 * k));
+    return tree_dd(s, c);
+}
+
+static ns_dd z_ddot_comp(int64_t n, const double *x, const double *y) {
+    __m512d s[R], c[R];
+    for (int k = 0; k < R; k++) s[k] = c[k] = _mm512_setzero_pd();
+    int64_t i = 0;
+    for (; i + 8 * R <= n; i += 8 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++)
+            comp_fma_d(&s[k], &c[k], _mm512_loadu_pd(x + i + 8 * k),
+                       _mm512_loadu_pd(y + i + 8 * k));
+    if (i < n)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) {
+            __mmask8 m = mask_d(n - i, k);
+            comp_fma_d(&s[k], &c[k], _mm512_maskz_loadu_pd(m, x + i + 8 * k),
+                       _mm512_maskz_loadu_pd(m, y + i + 8 * k));
+        }
+    return tree_dd(s, c);
+}
+
+/* ---- SP accumulated in SP (128 slots) -------------------------------------------------------- */
+
+static float z_ssum(int64_t n, const float *x) {
+    __m512 a[R];
+    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 16 * R <= n; i += 16 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) a[k] = _mm512_add_ps(a[k], _mm512_loadu_ps(x + i + 16 * k));
+    if (i < n)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++)
+            a[k] = _mm512_add_ps(a[k], _mm512_maskz_loadu_ps(mask_s(n - i, k), x + i + 16 * k));
+    return tree_s(a);
+}
+
+static float z_sdot(int64_t n, const float *x, const float *y) {
+    __m512 a[R];
+    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 16 * R <= n; i += 16 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++)
+            a[k] = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16 * k),
+                                   _mm512_loadu_ps(y + i + 16 * k), a[k]);
+    if (i < n)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) {
+            __mmask16 m = mask_s(n - i, k);
+            a[k] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x + i + 16 * k),
+                                   _mm512_maskz_loadu_ps(m, y + i + 16 * k), a[k]);
+        }
+    return tree_s(a);
+}
+
+static ns_ff z_ssum_comp(int64_t n, const float *x) {
+    __m512 s[R], c[R];
+    for (int k = 0; k < R; k++) s[k] = c[k] = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 16 * R <= n; i += 16 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) comp_add_s(&s[k], &c[k], _mm512_loadu_ps(x + i + 16 * k));
+    if (i < n)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++)
+            comp_add_s(&s[k], &c[k], _mm512_maskz_loadu_ps(mask_s(n - i, k), x + i + 16 * k));
+    return tree_ff(s, c);
+}
+
+static ns_ff z_sdot_comp(int64_t n, const float *x, const float *y) {
+    __m512 s[R], c[R];
+    for (int k = 0; k < R; k++) s[k] = c[k] = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 16 * R <= n; i += 16 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++)
+            comp_fma_s(&s[k], &c[k], _mm512_loadu_ps(x + i + 16 * k),
+                       _mm512_loadu_ps(y + i + 16 * k));
+    if (i < n)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) {
+            __mmask16 m = mask_s(n - i, k);
+            comp_fma_s(&s[k], &c[k], _mm512_maskz_loadu_ps(m, x + i + 16 * k),
+                       _mm512_maskz_loadu_ps(m, y + i + 16 * k));
+        }
+    return tree_ff(s, c);
+}
+
+/* ---- SP input accumulated in DP (64 DP slots; 8 floats widened per register) ----------------- */
+
+static inline __m512d widen(__mmask8 m, const float *p) {
+    return _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, p));
+}
+
+static double z_ssum_wide(int64_t n, const float *x) {
+    __m512d a[R];
+    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+    int64_t i = 0;
+    for (; i + 8 * R <= n; i += 8 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++)
+            a[k] = _mm512_add_pd(a[k], _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8 * k)));
+    if (i < n)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) a[k] = _mm512_add_pd(a[k], widen(mask_d(n - i, k), x + i + 8 * k));
+    return tree_d(a);
+}
+
+static double z_sdot_wide(int64_t n, const float *x, const float *y) {
+    __m512d a[R];
+    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+    int64_t i = 0;
+    for (; i + 8 * R <= n; i += 8 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++)
+            a[k] = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8 * k)),
+                                   _mm512_cvtps_pd(_mm256_loadu_ps(y + i + 8 * k)), a[k]);
+    if (i < n)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) {
+            __mmask8 m = mask_d(n - i, k);
+            a[k] = _mm512_fmadd_pd(widen(m, x + i + 8 * k), widen(m, y + i + 8 * k), a[k]);
+        }
+    return tree_d(a);
+}
+
+static double z_ssumsq_wide(int64_t n, const float *x) {
+    __m512d a[R];
+    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+    int64_t i = 0;
+    for (; i + 8 * R <= n; i += 8 * R)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) {
+            __m512d v = _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8 * k));
+            a[k] = _mm512_fmadd_pd(v, v, a[k]);
+        }
+    if (i < n)
+#pragma GCC unroll 8
+        for (int k = 0; k < R; k++) {
+            __m512d v = widen(mask_d(n - i, k), x + i + 8 * k);
+            a[k] = _mm512_fmadd_pd(v, v, a[k]);
+        }
+    return tree_d(a);
+}
+
+/* ---- max |x| with its index ------------------------------------------------------------------
+ * Four (max, index) register pairs; a lane takes a new element only when strictly greater, so
+ * each lane holds its first maximum, and the lane merge prefers the smaller index on ties: the
+ * result is the first maximum of the range. An unordered compare flags NaNs; a range holding one
+ * is rescanned by the plain-C kernel, which returns the first NaN. */
+enum { RM = 4 };
+
+static int64_t z_idamax(int64_t n, const double *x, double *amax) {
+    __m512d m[RM];
+    __m512i ix[RM];
+    __m512i cur = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i step = _mm512_set1_epi64(8);
+    __mmask8 nan = 0;
+    for (int k = 0; k < RM; k++) m[k] = _mm512_set1_pd(-1.0), ix[k] = _mm512_setzero_si512();
+    int64_t i = 0;
+    for (; i + 8 * RM <= n; i += 8 * RM)
+        for (int k = 0; k < RM; k++) {
+            __m512d v = _mm512_abs_pd(_mm512_loadu_pd(x + i + 8 * k));
+            nan |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);
+            __mmask8 gt = _mm512_cmp_pd_mask(v, m[k], _CMP_GT_OQ);
+            m[k] = _mm512_mask_mov_pd(m[k], gt, v);
+            ix[k] = _mm512_mask_mov_epi64(ix[k], gt, cur);
+            cur = _mm512_add_epi64(cur, step);
+        }
+    if (nan) return ns_red_c_idamax(n, x, amax);
+    double best = -1.0;
+    int64_t bi = 0;
+    double lm[8];
+    int64_t li[8];
+    for (int k = 0; k < RM; k++) {
+        _mm512_storeu_pd(lm, m[k]);
+        _mm512_storeu_si512(li, ix[k]);
+        for (int j = 0; j < 8; j++)
+            if (lm[j] > best || (lm[j] == best && li[j] < bi)) best = lm[j], bi = li[j];
+    }
+    for (; i < n; i++) {
+        double v = x[i] < 0 ? -x[i] : x[i];
+        if (v != v) return ns_red_c_idamax(n, x, amax);
+        if (v > best) best = v, bi = i;
+    }
+    *amax = best;
+    return bi;
+}
+
+/* Lane indices are 32-bit, counted from the start of chunks of at most 2^30 elements. */
+static int64_t z_isamax_chunk(int64_t n, const float *x, float *amax) {
+    __m512 m[RM];
+    __m512i ix[RM];
+    __m512i cur = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i step = _mm512_set1_epi32(16);
+    __mmask16 nan = 0;
+    for (int k = 0; k < RM; k++) m[k] = _mm512_set1_ps(-1.0f), ix[k] = _mm512_setzero_si512();
+    int64_t i = 0;
+    for (; i + 16 * RM <= n; i += 16 * RM)
+        for (int k = 0; k < RM; k++) {
+            __m512 v = _mm512_abs_ps(_mm512_loadu_ps(x + i + 16 * k));
+            nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+            __mmask16 gt = _mm512_cmp_ps_mask(v, m[k], _CMP_GT_OQ);
+            m[k] = _mm512_mask_mov_ps(m[k], gt, v);
+            ix[k] = _mm512_mask_mov_epi32(ix[k], gt, cur);
+            cur = _mm512_add_epi32(cur, step);
+        }
+    if (nan) return ns_red_c_isamax(n, x, amax);
+    float best = -1.0f;
+    int64_t bi = 0;
+    float lm[16];
+    int32_t li[16];
+    for (int k = 0; k < RM; k++) {
+        _mm512_storeu_ps(lm, m[k]);
+        _mm512_storeu_si512(li, ix[k]);
+        for (int j = 0; j < 16; j++)
+            if (lm[j] > best || (lm[j] == best && li[j] < bi)) best = lm[j], bi = li[j];
+    }
+    for (; i < n; i++) {
+        float v = x[i] < 0 ? -x[i] : x[i];
+        if (v != v) return ns_red_c_isamax(n, x, amax);
+        if (v > best) best = v, bi = i;
+    }
+    *amax = best;
+    return bi;
+}
+
+static int64_t z_isamax(int64_t n, const float *x, float *amax) {
+    const int64_t chunk = (int64_t)1 << 30;
+    float best = -1.0f;
+    int64_t bi = 0;
+    for (int64_t i = 0; i < n; i += chunk) {
+        float m;
+        int64_t len = n - i < chunk ? n - i : chunk;
+        int64_t j = i + z_isamax_chunk(len, x + i, &m);
+        if (m != m) {
+            *amax = m;
+            return j;
+        }
+        if (m > best) best = m, bi = j;
+    }
+    *amax = best;
+    return bi;
+}
+
+const ns_reduce_ukrs ns_reduce_ukrs_avx512 = {
+    .isa = "avx512",
+    .slots_d = 64,
+    .slots_s = 128,
+    .slots_comp = 64,
+    .dsum = z_dsum,
+    .dsum_comp = z_dsum_comp,
+    .ddot = z_ddot,
+    .ddot_comp = z_ddot_comp,
+    .dsumsq = z_dsumsq,
+    .ssum = z_ssum,
+    .ssum_comp = z_ssum_comp,
+    .ssum_wide = z_ssum_wide,
+    .sdot = z_sdot,
+    .sdot_comp = z_sdot_comp,
+    .sdot_wide = z_sdot_wide,
+    .ssumsq_wide = z_ssumsq_wide,
+    .idamax = z_idamax,
+    .isamax = z_isamax,
+};

@@ -1,0 +1,669 @@
+/* `nodescale gate`: the regression gate's core (matching, per-benchmark verdicts, suite
+ * geometric mean, context check) and its command line. Statistics live in gate_stats.c, the
+ * output writers in gate_out.c, the interleaved A/B runner in gate_ab.c. See gate.h for the
+ * decision rule and README.md (section "gate") for a CI example. */
+#include "reports/gate.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/json.h"
+#include "harness/stats.h"
+#include "reports/gate_stats.h"
+
+ns_gate_opts ns_gate_defaults(void) {
+    return (ns_gate_opts){.threshold = 0.05,
+                          .suite_threshold = NAN,
+                          .alpha = 0.05,
+                          .min_samples = 5,
+                          .noise_floor_s = 0,
+                          .resamples = 2000,
+                          .seed = 0x6e6f64657363616cULL /* "nodescal" */};
+}
+
+const char *ns_gate_verdict_name(ns_gate_verdict v) {
+    switch (v) {
+    case NS_GATE_UNCHANGED: return "unchanged";
+    case NS_GATE_WITHIN: return "within threshold";
+    case NS_GATE_IMPROVEMENT: return "improvement";
+    case NS_GATE_REGRESSION: return "REGRESSION";
+    case NS_GATE_INSUFFICIENT: return "insufficient data";
+    case NS_GATE_NO_DATA: return "no data";
+    case NS_GATE_ONLY_BASELINE: return "only in baseline";
+    case NS_GATE_ONLY_CURRENT: return "only in current";
+    }
+    return "?";
+}
+
+/* Parses "0.1" or "10%" into a fraction in [0, 10). A bare number >= 1 is refused as
+ * ambiguous (5 could mean 5% or 500%). */
+static int parse_fraction(const char *s, double *out) {
+    size_t len = strlen(s);
+    char buf[64];
+    if (len == 0 || len >= sizeof buf) return -1;
+    if (s[len - 1] == '%') {
+        memcpy(buf, s, len - 1);
+        buf[len - 1] = 0;
+        double v;
+        if (ns_parse_double(buf, 0, 1000, &v) != 0) return -1;
+        *out = v / 100;
+        return 0;
+    }
+    return ns_parse_double(s, 0, 0.999999, out);
+}
+
+int ns_gate_load_thresholds(ns_gate_opts *o, const char *path, char *err, size_t errlen) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[1024];
+    int lineno = 0, rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            snprintf(err, errlen, "%s:%d: line too long", path, lineno);
+            rc = -1;
+            break;
+        }
+        char *hash = strchr(line, '#');
+        if (hash) *hash = 0;
+        char *save = NULL, *pat = strtok_r(line, " \t\r\n", &save);
+        if (!pat) continue;
+        char *thr = strtok_r(NULL, " \t\r\n", &save);
+        char *floor_s = strtok_r(NULL, " \t\r\n", &save);
+        char *extra = strtok_r(NULL, " \t\r\n", &save);
+        ns_gate_rule r = {.noise_floor_s = NAN};
+        if (!thr || extra || parse_fraction(thr, &r.threshold) != 0 ||
+            (floor_s && ns_parse_double(floor_s, 0, 1e6, &r.noise_floor_s) != 0)) {
+            snprintf(err, errlen,
+                     "%s:%d: want 'PATTERN THRESHOLD [NOISE_FLOOR_S]' with THRESHOLD like 0.1 "
+                     "or 10%%",
+                     path, lineno);
+            rc = -1;
+            break;
+        }
+        ns_gate_rule *nr = realloc(o->rules, (o->nrules + 1) * sizeof *nr);
+        if (!nr || !(r.pattern = strdup(pat))) {
+            if (nr) o->rules = nr;
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+            break;
+        }
+        o->rules = nr;
+        o->rules[o->nrules++] = r;
+    }
+    if (rc == 0 && ferror(f)) {
+        snprintf(err, errlen, "%s: read error", path);
+        rc = -1;
+    }
+    fclose(f);
+    return rc;
+}
+
+void ns_gate_free_rules(ns_gate_opts *o) {
+    for (size_t i = 0; i < o->nrules; i++) free(o->rules[i].pattern);
+    free(o->rules);
+    o->rules = NULL;
+    o->nrules = 0;
+}
+
+/* ---- context check ---------------------------------------------------------------------- */
+
+static const json_t *json_path(const json_t *obj, const char *path) {
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    char *save = NULL;
+    const json_t *v = obj;
+    for (char *tok = strtok_r(buf, ".", &save); tok && v; tok = strtok_r(NULL, ".", &save))
+        v = json_is_object(v) ? json_object_get(v, tok) : NULL;
+    return v;
+}
+
+static void add_mismatch(json_t *out, const char *key, const json_t *b, const json_t *c) {
+    json_t *m = json_object();
+    json_object_set_new(m, "key", json_string(key));
+    json_object_set_new(m, "baseline", b ? json_deep_copy(b) : json_string("(absent)"));
+    json_object_set_new(m, "current", c ? json_deep_copy(c) : json_string("(absent)"));
+    json_array_append_new(out, m);
+}
+
+size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_only, json_t *out) {
+    /* What makes two runs incomparable. The machine: CPU identity and ISA, thread settings.
+     * The build: compiler, flags, the BLAS libraries' versions. Host names, dates and
+     * measured frequencies are expected to differ and are not compared. */
+    static const char *machine[] = {
+        "cpu.vendor",      "cpu.model",          "cpu.isa",           "cpu.isa_selected",
+        "cpu.sockets",     "cpu.cores",          "cpu.pus",           "threads",
+        "env.OMP_NUM_THREADS", "env.OMP_PROC_BIND", "env.OMP_PLACES", "env.NODESCALE_ISA"};
+    static const char *build[] = {"compiler", "cflags", "libraries", "nodescale_version"};
+    const json_t *cb = json_object_get(base, "context"), *cc = json_object_get(cur, "context");
+    size_t n = 0;
+    for (int pass = 0; pass < (machine_only ? 1 : 2); pass++) {
+        const char **keys = pass ? build : machine;
+        size_t nk = pass ? sizeof build / sizeof *build : sizeof machine / sizeof *machine;
+        for (size_t i = 0; i < nk; i++) {
+            const json_t *b = json_path(cb, keys[i]), *c = json_path(cc, keys[i]);
+            if (!b && !c) continue;
+            if (b && c && json_equal((json_t *)b, (json_t *)c)) continue;
+            add_mismatch(out, keys[i], b, c);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* ---- loading and matching ------------------------------------------------------------- */
+
+/* Valid samples of one result into *out (malloc'd; NULL with *n = 0 for no data). Returns 0,
+ * 1 for "no data" (with why), -1 for a schema error (with err). */
+static int result_samples(const json_t *r, const char *file, const char *id, double **out,
+                          size_t *n, char *why, size_t whylen, char *err, size_t errlen) {
+    *out = NULL;
+    *n = 0;
+    const json_t *st = json_object_get(r, "status");
+    const json_t *ss = json_object_get(r, "samples_s");
+    if (st && !json_is_null(st) && !(json_is_string(st) && !strcmp(json_string_value(st), "ok"))) {
+        snprintf(why, whylen, "status %s", json_is_string(st) ? json_string_value(st) : "not ok");
+        return 1;
+    }
+    if (!ss || json_is_null(ss)) {
+        snprintf(why, whylen, "samples_s is null");
+        return 1;
+    }
+    if (!json_is_array(ss)) {
+        snprintf(err, errlen, "%s: results[id=%s].samples_s is neither an array nor null", file,
+                 id);
+        return -1;
+    }
+    size_t len = json_array_size(ss), k = 0, dropped = 0;
+    double *v = malloc((len ? len : 1) * sizeof *v);
+    if (!v) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < len; i++) {
+        const json_t *e = json_array_get(ss, i);
+        if (json_is_null(e)) {
+            dropped++;
+            continue;
+        }
+        if (!json_is_number(e)) {
+            free(v);
+            snprintf(err, errlen, "%s: results[id=%s].samples_s[%zu] is not a number", file, id,
+                     i);
+            return -1;
+        }
+        double x = json_number_value(e);
+        /* A zero or negative time is an unmeasured sample (field bug B21), not a fast one. */
+        if (!(isfinite(x) && x > 0)) {
+            dropped++;
+            continue;
+        }
+        v[k++] = x;
+    }
+    if (dropped) snprintf(why, whylen, "%zu invalid sample(s) dropped", dropped);
+    if (k == 0) {
+        free(v);
+        if (!dropped) snprintf(why, whylen, "samples_s is empty");
+        return 1;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+static const json_t *results_array(const json_t *doc, const char *file, char *err, size_t errlen) {
+    const json_t *a = json_object_get(doc, "results");
+    if (!json_is_array(a)) {
+        snprintf(err, errlen, "%s: no \"results\" array", file);
+        return NULL;
+    }
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *r = json_array_get(a, i);
+        const char *id = json_string_value(json_object_get(r, "id"));
+        if (!json_is_object(r) || !id || !*id) {
+            snprintf(err, errlen, "%s: results[%zu] has no string \"id\"", file, i);
+            return NULL;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(id, json_string_value(json_object_get(json_array_get(a, j), "id")))) {
+                snprintf(err, errlen, "%s: duplicate result id \"%s\"", file, id);
+                return NULL;
+            }
+    }
+    return a;
+}
+
+static const json_t *find_id(const json_t *a, const char *id) {
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *r = json_array_get(a, i);
+        if (!strcmp(id, json_string_value(json_object_get(r, "id")))) return r;
+    }
+    return NULL;
+}
+
+static ns_gate_row *new_row(ns_gate_report *rep, const char *id) {
+    ns_gate_row *nr = realloc(rep->rows, (rep->nrows + 1) * sizeof *nr);
+    if (!nr) return NULL;
+    rep->rows = nr;
+    ns_gate_row *r = &rep->rows[rep->nrows];
+    *r = (ns_gate_row){.med_base = NAN, .med_cur = NAN, .ratio = NAN, .ci_lo = NAN,
+                       .ci_hi = NAN, .p = NAN, .threshold = NAN};
+    if (!(r->id = strdup(id))) return NULL;
+    rep->nrows++;
+    return r;
+}
+
+int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *rep, char *err,
+                         size_t errlen) {
+    const char *bf = rep->baseline ? rep->baseline : "baseline";
+    const char *cf = rep->current ? rep->current : "current";
+    const json_t *ba = results_array(base, bf, err, errlen);
+    if (!ba) return -1;
+    const json_t *ca = results_array(cur, cf, err, errlen);
+    if (!ca) return -1;
+    if (!rep->mismatches) rep->mismatches = json_array();
+    size_t common = 0;
+    for (int side = 0; side < 2; side++) {
+        const json_t *a = side ? ca : ba, *other = side ? ba : ca;
+        for (size_t i = 0; i < json_array_size(a); i++) {
+            const json_t *r = json_array_get(a, i);
+            const char *id = json_string_value(json_object_get(r, "id"));
+            const json_t *o = find_id(other, id);
+            if (side == 1 && o) continue; /* matched pairs were handled on the baseline pass */
+            ns_gate_row *row = new_row(rep, id);
+            if (!row) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            if (!o) {
+                row->verdict = side ? NS_GATE_ONLY_CURRENT : NS_GATE_ONLY_BASELINE;
+                continue;
+            }
+            common++;
+            /* The id carries threads and ISA; a file edited by hand could still disagree. */
+            static const char *fields[] = {"threads", "isa", "precision"};
+            for (size_t f = 0; f < 3; f++) {
+                const json_t *x = json_object_get(r, fields[f]), *y = json_object_get(o, fields[f]);
+                if (x && y && !json_equal((json_t *)x, (json_t *)y)) {
+                    char key[300];
+                    snprintf(key, sizeof key, "results[%s].%s", id, fields[f]);
+                    add_mismatch(rep->mismatches, key, x, y);
+                }
+            }
+            char why_b[80] = "", why_c[80] = "";
+            int sb = result_samples(r, bf, id, &row->base, &row->nbase, why_b, sizeof why_b, err,
+                                    errlen);
+            if (sb < 0) return -1;
+            int sc = result_samples(o, cf, id, &row->cur, &row->ncur, why_c, sizeof why_c, err,
+                                    errlen);
+            if (sc < 0) return -1;
+            if (sb || sc) {
+                row->verdict = NS_GATE_NO_DATA;
+                row->med_base = ns_median(row->base, row->nbase);
+                row->med_cur = ns_median(row->cur, row->ncur);
+                snprintf(row->note, sizeof row->note, "%s%s%s%s%s", why_b[0] ? "baseline: " : "",
+                         why_b, why_b[0] && why_c[0] ? "; " : "", why_c[0] ? "current: " : "",
+                         why_c);
+                continue;
+            }
+            if (why_b[0] || why_c[0])
+                snprintf(row->note, sizeof row->note, "%s%s%s%s%s", why_b[0] ? "baseline: " : "",
+                         why_b, why_b[0] && why_c[0] ? "; " : "", why_c[0] ? "current: " : "",
+                         why_c);
+            row->verdict = NS_GATE_UNCHANGED; /* decided by ns_gate_evaluate_row */
+        }
+    }
+    if (common == 0) {
+        snprintf(err, errlen, "%s and %s have no benchmark id in common", bf, cf);
+        return -1;
+    }
+    for (size_t i = 0; i < rep->nrows; i++)
+        if (rep->rows[i].base && rep->rows[i].cur) ns_gate_evaluate_row(&rep->rows[i], &rep->opts);
+    return 0;
+}
+
+/* ---- verdicts ---------------------------------------------------------------------------- */
+
+static void rule_for(const ns_gate_opts *o, const char *id, double *thr, double *floor_s) {
+    *thr = o->threshold;
+    *floor_s = o->noise_floor_s;
+    for (size_t i = 0; i < o->nrules; i++)
+        if (fnmatch(o->rules[i].pattern, id, 0) == 0) {
+            *thr = o->rules[i].threshold;
+            if (isfinite(o->rules[i].noise_floor_s)) *floor_s = o->rules[i].noise_floor_s;
+            return;
+        }
+}
+
+static void append_note(ns_gate_row *r, const char *s) {
+    size_t len = strlen(r->note);
+    snprintf(r->note + len, sizeof r->note - len, "%s%s", len ? "; " : "", s);
+}
+
+void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o) {
+    double thr, floor_s;
+    rule_for(o, r->id, &thr, &floor_s);
+    int paired = r->d != NULL;
+    size_t nb = paired ? r->nd : r->nbase, nc = paired ? r->nd : r->ncur;
+    r->med_base = ns_median(r->base, r->nbase);
+    r->med_cur = ns_median(r->cur, r->ncur);
+    if (nb < (size_t)o->min_samples || nc < (size_t)o->min_samples) {
+        char s[120];
+        snprintf(s, sizeof s, "%zu/%zu %s, need %d", nb, nc, paired ? "rounds" : "samples",
+                 o->min_samples);
+        append_note(r, s);
+        r->verdict = NS_GATE_INSUFFICIENT;
+        r->ratio = r->med_cur / r->med_base;
+        return;
+    }
+    /* An absolute noise floor becomes a relative one for this benchmark. */
+    r->threshold = thr;
+    if (floor_s > 0 && r->med_base > 0 && floor_s / r->med_base > thr)
+        r->threshold = floor_s / r->med_base;
+
+    double conf = 1 - o->alpha, est, lo, hi;
+    ns_rank_test t;
+    int ci_ok;
+    if (paired) {
+        ns_signed_rank(r->d, r->nd, &t);
+        ci_ok = ns_walsh_ci(r->d, r->nd, conf, &est, &lo, &hi) == 0;
+        r->ratio = exp(est);
+    } else {
+        /* Work on log times: a shift in log time is a ratio of times. */
+        double *lb = malloc(r->nbase * sizeof *lb), *lc = malloc(r->ncur * sizeof *lc);
+        if (!lb || !lc) {
+            free(lb);
+            free(lc);
+            r->verdict = NS_GATE_INSUFFICIENT;
+            append_note(r, "out of memory");
+            return;
+        }
+        for (size_t i = 0; i < r->nbase; i++) lb[i] = log(r->base[i]);
+        for (size_t i = 0; i < r->ncur; i++) lc[i] = log(r->cur[i]);
+        ns_mann_whitney(lb, r->nbase, lc, r->ncur, &t);
+        ci_ok = ns_shift_ci(lb, r->nbase, lc, r->ncur, conf, &est, &lo, &hi) == 0;
+        free(lb);
+        free(lc);
+        r->ratio = r->med_cur / r->med_base;
+    }
+    r->p = t.p;
+    r->exact = t.exact;
+    if (!ci_ok) {
+        char s[120];
+        snprintf(s, sizeof s, "too few %s for a %.0f%% interval", paired ? "rounds" : "samples",
+                 100 * conf);
+        append_note(r, s);
+        r->verdict = NS_GATE_INSUFFICIENT;
+        return;
+    }
+    r->ci_lo = exp(lo);
+    r->ci_hi = exp(hi);
+    int signif = r->p < o->alpha;
+    if (signif && r->ci_lo > 1 + r->threshold)
+        r->verdict = NS_GATE_REGRESSION;
+    else if (signif && r->ci_hi < 1 / (1 + r->threshold))
+        r->verdict = NS_GATE_IMPROVEMENT;
+    else if (signif)
+        r->verdict = NS_GATE_WITHIN;
+    else
+        r->verdict = NS_GATE_UNCHANGED;
+}
+
+static int compared(const ns_gate_row *r) {
+    return r->verdict <= NS_GATE_REGRESSION;
+}
+
+void ns_gate_finish(ns_gate_report *rep) {
+    const ns_gate_opts *o = &rep->opts;
+    rep->suite_threshold = isfinite(o->suite_threshold) ? o->suite_threshold : o->threshold;
+    rep->suite_geomean = rep->suite_lo = rep->suite_hi = NAN;
+    rep->suite_n = 0;
+    ns_boot_item *items = calloc(rep->nrows ? rep->nrows : 1, sizeof *items);
+    for (size_t i = 0; items && i < rep->nrows; i++) {
+        const ns_gate_row *r = &rep->rows[i];
+        if (!compared(r)) continue;
+        items[rep->suite_n++] = (ns_boot_item){.base = r->base, .cur = r->cur, .nbase = r->nbase,
+                                              .ncur = r->ncur, .d = r->d, .nd = r->nd};
+    }
+    rep->suite_verdict = NS_GATE_INSUFFICIENT;
+    if (rep->suite_n > 0 &&
+        ns_bootstrap_geomean(items, rep->suite_n, 1 - o->alpha, o->resamples, o->seed,
+                             &rep->suite_geomean, &rep->suite_lo, &rep->suite_hi) == 0) {
+        double t = rep->suite_threshold;
+        if (rep->suite_lo > 1 + t)
+            rep->suite_verdict = NS_GATE_REGRESSION;
+        else if (rep->suite_hi < 1 / (1 + t))
+            rep->suite_verdict = NS_GATE_IMPROVEMENT;
+        else if (rep->suite_lo > 1 || rep->suite_hi < 1)
+            rep->suite_verdict = NS_GATE_WITHIN;
+        else
+            rep->suite_verdict = NS_GATE_UNCHANGED;
+    }
+    free(items);
+    int fail = rep->suite_verdict == NS_GATE_REGRESSION;
+    for (size_t i = 0; i < rep->nrows; i++) {
+        ns_gate_verdict v = rep->rows[i].verdict;
+        if (v == NS_GATE_REGRESSION) fail = 1;
+        if (o->fail_on_missing && !compared(&rep->rows[i])) fail = 1;
+    }
+    if (o->fail_on_missing && rep->suite_n == 0) fail = 1;
+    rep->exit_code = fail ? 1 : 0;
+}
+
+void ns_gate_report_free(ns_gate_report *rep) {
+    for (size_t i = 0; i < rep->nrows; i++) {
+        free(rep->rows[i].id);
+        free(rep->rows[i].base);
+        free(rep->rows[i].cur);
+        free(rep->rows[i].d);
+    }
+    free(rep->rows);
+    json_decref(rep->mismatches);
+    json_decref(rep->build_diffs);
+    rep->rows = NULL;
+    rep->nrows = 0;
+    rep->mismatches = rep->build_diffs = NULL;
+}
+
+/* ---- command line -------------------------------------------------------------------------- */
+
+static void usage(FILE *f) {
+    fprintf(f,
+        "usage: nodescale gate [options] BASELINE.json CURRENT.json\n"
+        "       nodescale gate [options] --ab OLD_BINARY NEW_BINARY [KERNEL...] [-- BENCH_ARGS...]\n"
+        "\n"
+        "Compares timing samples per benchmark (matched by results[].id) and exits 0 (pass),\n"
+        "1 (regression) or 2 (usage or input error). A benchmark regresses when the rank test is\n"
+        "significant (p < alpha) AND the whole confidence interval of current/baseline time lies\n"
+        "above 1 + threshold. The suite geometric mean is gated the same way (bootstrap interval).\n"
+        "\n"
+        "  --threshold F            regression threshold, 0.05 or 5%% (default 5%%)\n"
+        "  --suite-threshold F      threshold for the suite geometric mean (default: --threshold)\n"
+        "  --thresholds FILE        per-benchmark lines 'PATTERN THRESHOLD [NOISE_FLOOR_S]'\n"
+        "                           (glob on the id; first match wins)\n"
+        "  --alpha A                significance level; intervals at 1 - A (default 0.05)\n"
+        "  --min-samples N          fewer valid samples (A/B: rounds) = insufficient data (default 5)\n"
+        "  --noise-floor S          median differences under S seconds never fail (default 0)\n"
+        "  --allow-context-mismatch compare runs from different CPUs/builds (loud warning)\n"
+        "  --fail-on-missing        no data / insufficient data / missing benchmark also exit 1\n"
+        "  --rounds R               A/B: at most R rounds (default 30)\n"
+        "  --min-rounds M           A/B: at least M rounds (default 8; >= 6 for a 95%% interval);\n"
+        "                           from M on, stop once every kernel's verdict is settled\n"
+        "  --json FILE  --junit FILE  --markdown FILE   also write these reports\n"
+        "  --quiet                  no table on stdout\n"
+        "\n"
+        "--ab runs 'OLD bench KERNEL BENCH_ARGS --json F' and the same with NEW, alternating, and\n"
+        "gates on the per-round pairs (Wilcoxon signed-rank). Default kernel: stream_triad.\n");
+}
+
+int ns_cmd_gate(int argc, char **argv) {
+    const char *cmd = "gate";
+    ns_gate_opts o = ns_gate_defaults();
+    const char *json_out = NULL, *junit_out = NULL, *md_out = NULL, *thr_file = NULL;
+    int quiet = 0, ab = 0, rounds = 30, min_rounds = 8, nbench = 0;
+    char *pos[256];
+    int npos = 0;
+    char **bench_args = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int m;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return NS_EXIT_OK;
+        } else if (!strcmp(argv[i], "--")) {
+            bench_args = argv + i + 1;
+            nbench = argc - i - 1;
+            break;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--threshold", &v))) {
+            if (m < 0 || parse_fraction(v, &o.threshold) != 0)
+                return ns_usage_error(cmd, "--threshold wants a fraction (0.05) or percent (5%%)");
+        } else if ((m = ns_opt_value(argc, argv, &i, "--suite-threshold", &v))) {
+            if (m < 0 || parse_fraction(v, &o.suite_threshold) != 0)
+                return ns_usage_error(cmd, "--suite-threshold wants 0.05 or 5%%");
+        } else if ((m = ns_opt_value(argc, argv, &i, "--thresholds", &v))) {
+            if (m < 0) return ns_usage_error(cmd, "--thresholds wants a file");
+            thr_file = v;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--alpha", &v))) {
+            if (m < 0 || ns_parse_double(v, 1e-6, 0.5, &o.alpha) != 0)
+                return ns_usage_error(cmd, "--alpha wants a number in [1e-6, 0.5]");
+        } else if ((m = ns_opt_value(argc, argv, &i, "--min-samples", &v))) {
+            int64_t x;
+            if (m < 0 || ns_parse_int64(v, 2, 100000, &x) != 0)
+                return ns_usage_error(cmd, "--min-samples wants an integer >= 2");
+            o.min_samples = (int)x;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--noise-floor", &v))) {
+            if (m < 0 || ns_parse_double(v, 0, 1e6, &o.noise_floor_s) != 0)
+                return ns_usage_error(cmd, "--noise-floor wants seconds >= 0");
+        } else if ((m = ns_opt_value(argc, argv, &i, "--rounds", &v))) {
+            int64_t x;
+            if (m < 0 || ns_parse_int64(v, 1, 10000, &x) != 0)
+                return ns_usage_error(cmd, "--rounds wants an integer in [1, 10000]");
+            rounds = (int)x;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--min-rounds", &v))) {
+            int64_t x;
+            if (m < 0 || ns_parse_int64(v, 1, 10000, &x) != 0)
+                return ns_usage_error(cmd, "--min-rounds wants an integer in [1, 10000]");
+            min_rounds = (int)x;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--json", &v))) {
+            if (m < 0) return ns_usage_error(cmd, "--json wants a file");
+            json_out = v;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--junit", &v))) {
+            if (m < 0) return ns_usage_error(cmd, "--junit wants a file");
+            junit_out = v;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--markdown", &v))) {
+            if (m < 0) return ns_usage_error(cmd, "--markdown wants a file");
+            md_out = v;
+        } else if (!strcmp(argv[i], "--allow-context-mismatch")) {
+            o.allow_context_mismatch = 1;
+        } else if (!strcmp(argv[i], "--fail-on-missing")) {
+            o.fail_on_missing = 1;
+        } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+            quiet = 1;
+        } else if (!strcmp(argv[i], "--ab")) {
+            ab = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return ns_usage_error(cmd, "unknown option '%s' (try: nodescale gate --help)", argv[i]);
+        } else {
+            if (npos >= (int)(sizeof pos / sizeof *pos))
+                return ns_usage_error(cmd, "too many arguments");
+            pos[npos++] = argv[i];
+        }
+    }
+    if (!ab && npos != 2)
+        return ns_usage_error(cmd, "want BASELINE.json CURRENT.json (got %d file%s)", npos,
+                              npos == 1 ? "" : "s");
+    if (ab && npos < 2) return ns_usage_error(cmd, "--ab wants OLD_BINARY NEW_BINARY [KERNEL...]");
+    if (!ab && bench_args) return ns_usage_error(cmd, "'--' bench arguments need --ab");
+
+    char err[512];
+    if (thr_file && ns_gate_load_thresholds(&o, thr_file, err, sizeof err) != 0) {
+        ns_gate_free_rules(&o);
+        return ns_usage_error(cmd, "%s", err);
+    }
+    ns_gate_report rep = {.mode = ab ? "ab" : "files", .baseline = pos[0], .current = pos[1],
+                          .opts = o};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = NS_EXIT_USAGE;
+    if (ab) {
+        static char *default_kernels[] = {"stream_triad"};
+        char **k = npos > 2 ? pos + 2 : default_kernels;
+        int nk = npos > 2 ? npos - 2 : 1;
+        if (ns_gate_run_ab(pos[0], pos[1], k, nk, bench_args, nbench, min_rounds, rounds, &rep,
+                           err, sizeof err) != 0) {
+            rc = ns_usage_error(cmd, "%s", err);
+            goto out;
+        }
+    } else {
+        json_t *b = ns_json_load_results(pos[0], err, sizeof err), *c = NULL;
+        if (!b || !(c = ns_json_load_results(pos[1], err, sizeof err))) {
+            json_decref(b);
+            rc = ns_usage_error(cmd, "%s", err);
+            goto out;
+        }
+        rep.mismatches = json_array();
+        ns_gate_context_diff(b, c, 0, rep.mismatches);
+        int cmp = ns_gate_compare_docs(b, c, &rep, err, sizeof err);
+        json_decref(b);
+        json_decref(c);
+        if (cmp != 0) {
+            rc = ns_usage_error(cmd, "%s", err);
+            goto out;
+        }
+    }
+    size_t nmis = json_array_size(rep.mismatches);
+    if (nmis && !o.allow_context_mismatch) {
+        /* One line: every differing key, values shortened. */
+        char line[1024] = "";
+        size_t len = 0;
+        for (size_t i = 0; i < nmis && len < sizeof line - 1; i++) {
+            json_t *m = json_array_get(rep.mismatches, i);
+            char *bv = json_dumps(json_object_get(m, "baseline"), JSON_ENCODE_ANY | JSON_COMPACT);
+            char *cv = json_dumps(json_object_get(m, "current"), JSON_ENCODE_ANY | JSON_COMPACT);
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s differs (baseline %.40s, current %.40s)",
+                                    i ? "; " : "", json_string_value(json_object_get(m, "key")),
+                                    bv ? bv : "?", cv ? cv : "?");
+            free(bv);
+            free(cv);
+        }
+        rc = ns_usage_error(cmd,
+                            "context mismatch, refusing to compare: %s (rerun both on the same "
+                            "machine and build, or pass --allow-context-mismatch)",
+                            line);
+        goto out;
+    }
+    if (nmis) {
+        fprintf(stderr, "nodescale gate: WARNING: ==================================================\n");
+        fprintf(stderr, "nodescale gate: WARNING: CONTEXT MISMATCH: comparing anyway as asked; the\n");
+        fprintf(stderr, "nodescale gate: WARNING: verdicts below may reflect the machine or build,\n");
+        fprintf(stderr, "nodescale gate: WARNING: not the change under test:\n");
+        ns_gate_print_mismatches(stderr, rep.mismatches,
+                                 "nodescale gate: WARNING:   %s: baseline %s, current %s\n");
+        fprintf(stderr, "nodescale gate: WARNING: ==================================================\n");
+    }
+    ns_gate_finish(&rep);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    rep.elapsed_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (!quiet) ns_gate_write_text(&rep, stdout);
+    if ((json_out && ns_gate_write_json(&rep, json_out, err, sizeof err) != 0) ||
+        (junit_out && ns_gate_write_junit(&rep, junit_out, err, sizeof err) != 0) ||
+        (md_out && ns_gate_write_markdown(&rep, md_out, err, sizeof err) != 0)) {
+        rc = ns_usage_error(cmd, "%s", err);
+        goto out;
+    }
+    rc = rep.exit_code;
+out:
+    ns_gate_report_free(&rep);
+    ns_gate_free_rules(&o);
+    return rc;
+}

@@ -1,0 +1,143 @@
+/* The CI regression gate (`nodescale gate`): compares the timing samples of every benchmark
+ * present in a baseline and a current results.json (matched by results[].id), or of pairs of
+ * interleaved runs of two builds (--ab), and decides per benchmark and for the whole suite.
+ *
+ * A benchmark is a regression only when both hold: the rank test is significant (two-sided
+ * p < alpha) and the whole (1 - alpha) confidence interval of the time ratio current/baseline
+ * lies above 1 + threshold. Requiring the interval, not only the point estimate, above the
+ * threshold is what keeps a 5% gate quiet on benchmarks whose run-to-run spread is a few percent
+ * (field bug B24). Samples are seconds per repetition; lower is better; a null sample, a result
+ * whose status is not "ok" or whose samples_s is null is "no data", never zero (B22). */
+#ifndef NS_GATE_H
+#define NS_GATE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct ns_gate_opts {
+    double threshold;       /* relative slowdown that counts as a regression (0.05 = 5%) */
+    double suite_threshold; /* same for the suite geometric mean; NAN = threshold */
+    double alpha;           /* significance level; the intervals are at 1 - alpha */
+    int min_samples;        /* fewer valid samples (or A/B rounds) on a side: insufficient data */
+    double noise_floor_s;   /* differences of medians below this many seconds never fail */
+    int allow_context_mismatch;
+    int fail_on_missing;    /* no data / insufficient data / missing benchmark: exit 1 */
+    int resamples;          /* bootstrap resamples of the suite geometric mean */
+    uint64_t seed;          /* bootstrap seed (fixed: the same inputs give the same verdict) */
+    /* Per-benchmark thresholds ("PATTERN THRESHOLD [NOISE_FLOOR_S]" lines), loaded by
+     * ns_gate_load_thresholds; first matching pattern (fnmatch glob on the id) wins. */
+    struct ns_gate_rule *rules;
+    size_t nrules;
+} ns_gate_opts;
+
+typedef struct ns_gate_rule {
+    char *pattern;
+    double threshold;
+    double noise_floor_s; /* NAN = the global --noise-floor */
+} ns_gate_rule;
+
+typedef enum {
+    NS_GATE_UNCHANGED = 0, /* not significant */
+    NS_GATE_WITHIN,        /* significant, but the interval is not beyond the threshold */
+    NS_GATE_IMPROVEMENT,   /* significant, interval entirely below 1/(1 + threshold) */
+    NS_GATE_REGRESSION,    /* significant, interval entirely above 1 + threshold */
+    NS_GATE_INSUFFICIENT,  /* fewer than min_samples, or too few for the interval */
+    NS_GATE_NO_DATA,       /* null samples or a status other than "ok" on a side */
+    NS_GATE_ONLY_BASELINE, /* id missing from the current file */
+    NS_GATE_ONLY_CURRENT,  /* id missing from the baseline file */
+} ns_gate_verdict;
+
+/* One compared benchmark. Arrays are owned by the row. */
+typedef struct ns_gate_row {
+    char *id;
+    ns_gate_verdict verdict;
+    double *base, *cur; /* valid samples (seconds per repetition) */
+    size_t nbase, ncur;
+    double *d;          /* paired mode: log(new/old) of each round's medians */
+    size_t nd;
+    double med_base, med_cur; /* medians (paired: medians of the rounds' medians), seconds */
+    double ratio;             /* unpaired: median(cur)/median(base); paired: exp(HL estimate) */
+    double ci_lo, ci_hi;      /* (1 - alpha) interval of the ratio; NAN when undefined */
+    double p;                 /* two-sided p-value; NAN when not computed */
+    int exact;                /* p from the exact permutation distribution */
+    double threshold;         /* effective threshold used (per-benchmark rule, noise floor) */
+    char note[200];
+} ns_gate_row;
+
+typedef struct ns_gate_report {
+    const char *mode; /* "files" or "ab" */
+    const char *baseline, *current;
+    ns_gate_opts opts;
+    ns_gate_row *rows;
+    size_t nrows;
+    json_t *mismatches; /* [{key, baseline, current}] context differences (owned) */
+    json_t *build_diffs; /* A/B: build-level differences shown for information (owned) */
+    size_t suite_n;
+    double suite_geomean, suite_lo, suite_hi, suite_threshold;
+    ns_gate_verdict suite_verdict;
+    int exit_code; /* 0 pass, 1 regression */
+    int rounds;    /* A/B rounds run */
+    double elapsed_s;
+} ns_gate_report;
+
+/* Defaults: threshold 5%, alpha 0.05, min_samples 5, noise floor 0, 2000 resamples, seed fixed. */
+ns_gate_opts ns_gate_defaults(void);
+
+/* Short name of a verdict ("regression", "insufficient data", ...). */
+const char *ns_gate_verdict_name(ns_gate_verdict v);
+
+/* Loads per-benchmark thresholds into o->rules. Lines: PATTERN THRESHOLD [NOISE_FLOOR_S];
+ * THRESHOLD as a fraction (0.1) or percent (10%); '#' starts a comment. 0, or -1 with
+ * "FILE:LINE: reason" in err. */
+int ns_gate_load_thresholds(ns_gate_opts *o, const char *path, char *err, size_t errlen);
+void ns_gate_free_rules(ns_gate_opts *o);
+
+/* Appends to `out` (a JSON array) one {key, baseline, current} per context field that differs:
+ * cpu vendor/model/isa list, the selected ISA, thread settings, and, unless machine_only, the
+ * compiler, cflags and library versions. A field absent from both is not compared. Returns the
+ * number of differences appended. */
+size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_only, json_t *out);
+
+/* Compares two loaded results documents into *rep (rep->opts, mode, paths set by the caller or
+ * defaulted). Returns 0, or -1 with a one-line reason in err for a wrong schema (no results
+ * array, a result without a string id, a duplicate id, samples_s neither an array nor null, a
+ * sample neither a number nor null) or when the files share no benchmark id. Does not apply the
+ * context check (see ns_gate_context_diff). */
+int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *rep, char *err,
+                         size_t errlen);
+
+/* Statistics and verdict of one row whose samples (or d) are filled; threshold taken from the
+ * rules. Exposed for the unit tests. */
+void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o);
+
+/* Suite geometric mean and its verdict, and rep->exit_code. Call after every row is evaluated. */
+void ns_gate_finish(ns_gate_report *rep);
+
+void ns_gate_report_free(ns_gate_report *rep);
+
+/* Writers. The text table goes to f; the others write files atomically (tmp + rename) and
+ * return 0, or -1 with a one-line reason in err. */
+void ns_gate_write_text(const ns_gate_report *rep, FILE *f);
+json_t *ns_gate_report_json(const ns_gate_report *rep);
+int ns_gate_write_json(const ns_gate_report *rep, const char *path, char *err, size_t errlen);
+int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, size_t errlen);
+int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *err, size_t errlen);
+
+/* Prints one line per context difference with fmt, which takes key, baseline, current (%s). */
+void ns_gate_print_mismatches(FILE *f, const json_t *mismatches, const char *fmt);
+
+/* Interleaved A/B: round after round, runs `OLD bench KERNEL ARGS... --json F` and the same with
+ * NEW for every kernel, alternating which build goes first (ABBA order cancels a linear drift),
+ * and fills rep with one paired row per kernel (rep->rounds = rounds run). From min_rounds on it
+ * stops as soon as every kernel is settled (a regression, or an interval entirely below
+ * 1 + threshold); at most `rounds` rounds. These repeated looks raise the false-alarm rate only
+ * for true slowdowns near the threshold, because a regression needs the whole interval above it.
+ * Returns 0, or -1 with a one-line reason (a build could not be run, exited non-zero, or wrote
+ * an unreadable file). */
+int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int nkernels,
+                   char **bench_args, int nargs, int min_rounds, int rounds, ns_gate_report *rep,
+                   char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,278 @@
+/* Interleaved A/B mode of the regression gate (`nodescale gate --ab OLD NEW [KERNEL...]`).
+ *
+ * Two result files measured at different times differ by whatever the machine did in between
+ * (clock drift, neighbours on a shared host); on a shared runner that drift, not the code, is the
+ * main source of false alarms. Here the two builds run one after the other, round after round,
+ * alternating which goes first (ABBA), and each round gives one pair of medians measured within
+ * seconds of each other. The gate then tests the per-round log-ratios with the Wilcoxon
+ * signed-rank test and a Walsh-average interval, so drift that is slow compared with a round
+ * cancels out of every pair. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness/json.h"
+#include "harness/stats.h"
+#include "reports/gate.h"
+
+/* Runs argv with stdout and stderr appended to log; returns the exit status, or -1 when it
+ * could not be started or died from a signal (reason in err). */
+static int run_child(char **argv, const char *log, char *err, size_t errlen) {
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        if (strchr(argv[0], '/'))
+            execv(argv[0], argv);
+        else
+            execvp(argv[0], argv);
+        dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) {
+            snprintf(err, errlen, "waitpid: %s", strerror(errno));
+            return -1;
+        }
+    if (WIFSIGNALED(st)) {
+        snprintf(err, errlen, "%s died from signal %d", argv[0], WTERMSIG(st));
+        return -1;
+    }
+    return WEXITSTATUS(st);
+}
+
+/* Last non-empty line of a log file, for error messages. */
+static void last_line(const char *path, char *out, size_t len) {
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (line[0]) snprintf(out, len, "%.200s", line);
+    }
+    fclose(f);
+}
+
+typedef struct {
+    char *id;
+    double *old_med, *new_med; /* one per round */
+} ab_kernel;
+
+/* Median of the valid samples of the single result in doc (bench writes one). */
+static int doc_median(const json_t *doc, const char *file, char **id, double *med, char *err,
+                      size_t errlen) {
+    const json_t *a = json_object_get(doc, "results");
+    if (!json_is_array(a) || json_array_size(a) != 1) {
+        snprintf(err, errlen, "%s: want exactly one result from 'bench'", file);
+        return -1;
+    }
+    const json_t *r = json_array_get(a, 0);
+    const char *rid = json_string_value(json_object_get(r, "id"));
+    const json_t *ss = json_object_get(r, "samples_s");
+    const char *st = json_string_value(json_object_get(r, "status"));
+    if (!rid || !json_is_array(ss) || (st && strcmp(st, "ok"))) {
+        snprintf(err, errlen, "%s: the result has no id or no samples (status %s)", file,
+                 st ? st : "missing");
+        return -1;
+    }
+    size_t n = json_array_size(ss), k = 0;
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double x = json_number_value(json_array_get(ss, i));
+        if (json_is_number(json_array_get(ss, i)) && isfinite(x) && x > 0) v[k++] = x;
+    }
+    *med = k ? ns_median(v, k) : NAN;
+    free(v);
+    if (!k) {
+        snprintf(err, errlen, "%s: no valid sample", file);
+        return -1;
+    }
+    if (!*id && !(*id = strdup(rid))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (strcmp(*id, rid)) {
+        snprintf(err, errlen, "%s: result id \"%s\" differs from an earlier round's \"%s\"", file,
+                 rid, *id);
+        return -1;
+    }
+    return 0;
+}
+
+/* 1 when every kernel's verdict is settled after n rounds: a regression (significant, interval
+ * above 1 + threshold), or an interval entirely below 1 + threshold (no regression of that
+ * size), so further rounds cannot change the exit status. */
+static int settled(const ab_kernel *ks, int nkernels, int n, double *scratch,
+                   const ns_gate_opts *o) {
+    for (int k = 0; k < nkernels; k++) {
+        for (int r = 0; r < n; r++) scratch[r] = log(ks[k].new_med[r] / ks[k].old_med[r]);
+        ns_gate_row row = {.id = ks[k].id, .base = ks[k].old_med, .cur = ks[k].new_med,
+                           .nbase = (size_t)n, .ncur = (size_t)n, .d = scratch, .nd = (size_t)n};
+        ns_gate_evaluate_row(&row, o);
+        if (row.verdict != NS_GATE_REGRESSION && !(row.ci_hi < 1 + row.threshold)) return 0;
+    }
+    return 1;
+}
+
+int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int nkernels,
+                   char **bench_args, int nargs, int min_rounds, int rounds, ns_gate_report *rep,
+                   char *err, size_t errlen) {
+    const char *bins[2] = {old_bin, new_bin};
+    for (int i = 0; i < 2; i++)
+        if (strchr(bins[i], '/') && access(bins[i], X_OK) != 0) {
+            snprintf(err, errlen, "%s: %s", bins[i], strerror(errno));
+            return -1;
+        }
+    const char *tmpdir = getenv("TMPDIR");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/nodescale-gate-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "cannot create a temporary folder in %s: %s",
+                 tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+        return -1;
+    }
+    if (min_rounds > rounds) min_rounds = rounds;
+    rep->mismatches = json_array();
+    rep->build_diffs = json_array();
+    int rc = -1;
+    json_t *old_ctx = NULL;
+    ab_kernel *ks = calloc((size_t)nkernels, sizeof *ks);
+    char **argv = calloc((size_t)nargs + 6, sizeof *argv);
+    double *scratch = calloc((size_t)rounds, sizeof *scratch);
+    int done = 0;
+    char file[600], logpath[600];
+    snprintf(logpath, sizeof logpath, "%s/bench.log", dir);
+    if (!ks || !argv || !scratch) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    for (int k = 0; k < nkernels; k++) {
+        ks[k].old_med = calloc((size_t)rounds, sizeof(double));
+        ks[k].new_med = calloc((size_t)rounds, sizeof(double));
+        if (!ks[k].old_med || !ks[k].new_med) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+    }
+    for (int r = 0; r < rounds && !done; r++) {
+        fprintf(stderr, "nodescale gate: A/B round %d (at most %d)\n", r + 1, rounds);
+        for (int k = 0; k < nkernels; k++) {
+            for (int turn = 0; turn < 2; turn++) {
+                /* ABBA: even rounds run OLD first, odd rounds NEW first. */
+                int is_new = (r % 2 == 0) ? turn : 1 - turn;
+                const char *bin = is_new ? new_bin : old_bin;
+                snprintf(file, sizeof file, "%s/%s-%d-%d.json", dir, is_new ? "new" : "old", k, r);
+                int a = 0;
+                argv[a++] = (char *)bin;
+                argv[a++] = "bench";
+                argv[a++] = kernels[k];
+                for (int i = 0; i < nargs; i++) argv[a++] = bench_args[i];
+                argv[a++] = "--json";
+                argv[a++] = file;
+                argv[a] = NULL;
+                truncate(logpath, 0);
+                int st = run_child(argv, logpath, err, errlen);
+                if (st != 0) {
+                    char ll[300];
+                    last_line(logpath, ll, sizeof ll);
+                    if (st > 0)
+                        snprintf(err, errlen, "'%s bench %s' exited %d%s%s", bin, kernels[k], st,
+                                 ll[0] ? ": " : "", ll);
+                    goto out;
+                }
+                json_t *doc = ns_json_load_results(file, err, errlen);
+                if (!doc) goto out;
+                int ok = doc_median(doc, file, &ks[k].id,
+                                    is_new ? &ks[k].new_med[r] : &ks[k].old_med[r], err, errlen);
+                if (ok == 0 && r == 0 && k == 0 && !is_new) old_ctx = json_incref(doc);
+                if (ok == 0 && r == 0 && k == 0 && is_new && old_ctx) {
+                    /* Both builds ran once: compare their contexts. The machine must match;
+                     * the builds are meant to differ, so those differences are only shown. */
+                    ns_gate_context_diff(old_ctx, doc, 1, rep->mismatches);
+                    json_t *all = json_array();
+                    ns_gate_context_diff(old_ctx, doc, 0, all);
+                    for (size_t i = 0; i < json_array_size(all); i++) {
+                        json_t *m = json_array_get(all, i), *seen = NULL;
+                        size_t j;
+                        json_array_foreach(rep->mismatches, j, seen) {
+                            if (json_equal(json_object_get(seen, "key"), json_object_get(m, "key")))
+                                break;
+                        }
+                        if (j == json_array_size(rep->mismatches))
+                            json_array_append(rep->build_diffs, m);
+                    }
+                    json_decref(all);
+                }
+                json_decref(doc);
+                unlink(file);
+                if (ok != 0) goto out;
+            }
+        }
+        rep->rounds = r + 1;
+        /* Sequential looks: stop once no further round can change the outcome. */
+        if (r + 1 >= min_rounds) done = settled(ks, nkernels, r + 1, scratch, &rep->opts);
+    }
+    rounds = rep->rounds;
+    for (int k = 0; k < nkernels; k++) {
+        ns_gate_row *nr = realloc(rep->rows, (rep->nrows + 1) * sizeof *nr);
+        if (!nr) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        rep->rows = nr;
+        ns_gate_row *row = &rep->rows[rep->nrows++];
+        *row = (ns_gate_row){.id = ks[k].id, .base = ks[k].old_med, .cur = ks[k].new_med,
+                             .nbase = (size_t)rounds, .ncur = (size_t)rounds,
+                             .d = malloc((size_t)rounds * sizeof(double)), .nd = (size_t)rounds,
+                             .ci_lo = NAN, .ci_hi = NAN, .p = NAN, .ratio = NAN,
+                             .threshold = NAN};
+        ks[k].id = NULL;
+        ks[k].old_med = ks[k].new_med = NULL;
+        if (!row->d) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        for (int r = 0; r < rounds; r++) row->d[r] = log(row->cur[r] / row->base[r]);
+        ns_gate_evaluate_row(row, &rep->opts);
+    }
+    rc = 0;
+out:
+    for (int k = 0; ks && k < nkernels; k++) {
+        free(ks[k].id);
+        free(ks[k].old_med);
+        free(ks[k].new_med);
+    }
+    free(ks);
+    free(argv);
+    free(scratch);
+    json_decref(old_ctx);
+    /* Remove what we created; the folder holds only our files. */
+    for (int r = 0; r < rounds; r++)
+        for (int k = 0; k < nkernels; k++)
+            for (int s = 0; s < 2; s++) {
+                snprintf(file, sizeof file, "%s/%s-%d-%d.json", dir, s ? "new" : "old", k, r);
+                unlink(file);
+            }
+    unlink(logpath);
+    rmdir(dir);
+    return rc;
+}

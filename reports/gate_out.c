@@ -1,0 +1,469 @@
+/* Output of the regression gate: the text table (stdout), a JSON report (schema
+ * "nodescale-gate/1"), JUnit XML for CI test tabs, and a Markdown summary a CI job can post on a
+ * merge request. Every file is written whole or not at all (temporary file + rename). Undefined
+ * numbers are printed as "-" and written to JSON as null with a status, never NaN. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/json.h"
+#include "reports/gate.h"
+
+static const char *fmt_time(double s, char *buf, size_t len) {
+    if (!isfinite(s)) {
+        snprintf(buf, len, "-");
+        return buf;
+    }
+    static const struct { double scale; const char *unit; } u[] = {
+        {1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+    size_t i = 0;
+    while (i + 1 < sizeof u / sizeof *u && s < u[i].scale) i++;
+    snprintf(buf, len, "%.4g %s", s / u[i].scale, u[i].unit);
+    return buf;
+}
+
+/* Ratio r as a signed percentage change. */
+static const char *fmt_change(double r, char *buf, size_t len) {
+    if (!isfinite(r))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%+.1f%%", 100 * (r - 1));
+    return buf;
+}
+
+static const char *fmt_ci(double lo, double hi, char *buf, size_t len) {
+    char a[24], b[24];
+    if (!isfinite(lo) || !isfinite(hi))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "[%s, %s]", fmt_change(lo, a, sizeof a), fmt_change(hi, b, sizeof b));
+    return buf;
+}
+
+static const char *fmt_p(double p, char *buf, size_t len) {
+    if (!isfinite(p))
+        snprintf(buf, len, "-");
+    else if (p < 1e-4)
+        snprintf(buf, len, "<1e-4");
+    else
+        snprintf(buf, len, "%.4f", p);
+    return buf;
+}
+
+static size_t nregress(const ns_gate_report *rep) {
+    size_t n = 0;
+    for (size_t i = 0; i < rep->nrows; i++) n += rep->rows[i].verdict == NS_GATE_REGRESSION;
+    return n;
+}
+
+/* Compared benchmarks with fewer than 9 samples on a side (unpaired): rank tests of that size
+ * can only show large effects (compare.py warns below 9 repetitions, B24). */
+static size_t nfew(const ns_gate_report *rep) {
+    size_t n = 0;
+    for (size_t i = 0; i < rep->nrows; i++) {
+        const ns_gate_row *r = &rep->rows[i];
+        n += !r->d && r->verdict <= NS_GATE_REGRESSION && (r->nbase < 9 || r->ncur < 9);
+    }
+    return n;
+}
+
+static const char *test_name(const ns_gate_report *rep, const ns_gate_row *r) {
+    if (!isfinite(r->p)) return "-";
+    if (r->d) return r->exact ? "signed-rank, exact" : "signed-rank, normal";
+    (void)rep;
+    return r->exact ? "Mann-Whitney, exact" : "Mann-Whitney, normal";
+}
+
+void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
+    const ns_gate_opts *o = &rep->opts;
+    int w = 9;
+    for (size_t i = 0; i < rep->nrows; i++) {
+        int l = (int)strlen(rep->rows[i].id);
+        if (l > w) w = l;
+    }
+    if (w > 64) w = 64;
+    if (!strcmp(rep->mode, "ab"))
+        fprintf(f, "nodescale gate: interleaved A/B, %d rounds: OLD %s, NEW %s\n", rep->rounds,
+                rep->baseline, rep->current);
+    else
+        fprintf(f, "nodescale gate: baseline %s, current %s\n", rep->baseline, rep->current);
+    fprintf(f, "regression = p < %g and the whole %.0f%% interval above +%.1f%%\n", o->alpha,
+            100 * (1 - o->alpha), 100 * o->threshold);
+    if (json_array_size(rep->mismatches))
+        fprintf(f, "WARNING: CONTEXT MISMATCH (--allow-context-mismatch): %zu field(s) differ, "
+                   "see stderr\n",
+                json_array_size(rep->mismatches));
+    if (json_array_size(rep->build_diffs)) {
+        fprintf(f, "the two builds differ in (expected in A/B, shown for the record):\n");
+        ns_gate_print_mismatches(f, rep->build_diffs, "  %s: old %s, new %s\n");
+    }
+    fprintf(f, "\n%-*s %11s %11s %8s %18s %7s %7s  %s\n", w, "benchmark",
+            strcmp(rep->mode, "ab") ? "baseline" : "old", strcmp(rep->mode, "ab") ? "current" : "new",
+            "change", "interval", "p", "n", "verdict");
+    for (size_t i = 0; i < rep->nrows; i++) {
+        const ns_gate_row *r = &rep->rows[i];
+        char a[32], b[32], c[32], d[64], p[32], n[32];
+        if (r->d)
+            snprintf(n, sizeof n, "%zu", r->nd);
+        else
+            snprintf(n, sizeof n, "%zu/%zu", r->nbase, r->ncur);
+        fprintf(f, "%-*.*s %11s %11s %8s %18s %7s %7s  %s%s%s%s\n", w, w, r->id,
+                fmt_time(r->med_base, a, sizeof a), fmt_time(r->med_cur, b, sizeof b),
+                fmt_change(r->ratio, c, sizeof c), fmt_ci(r->ci_lo, r->ci_hi, d, sizeof d),
+                fmt_p(r->p, p, sizeof p), r->base || r->d ? n : "-",
+                ns_gate_verdict_name(r->verdict), r->note[0] ? " (" : "", r->note,
+                r->note[0] ? ")" : "");
+    }
+    char c[32], d[64];
+    char label[64];
+    snprintf(label, sizeof label, "suite geomean (%zu)", rep->suite_n);
+    fprintf(f, "%-*s %11s %11s %8s %18s %7s %7s  %s (threshold %+.1f%%)\n", w, label, "", "",
+            fmt_change(rep->suite_geomean, c, sizeof c),
+            fmt_ci(rep->suite_lo, rep->suite_hi, d, sizeof d), "", "",
+            ns_gate_verdict_name(rep->suite_verdict), 100 * rep->suite_threshold);
+    size_t nr = nregress(rep), few = nfew(rep);
+    if (few)
+        fprintf(f, "note: %zu benchmark(s) have fewer than 9 samples; at that size only large "
+                   "effects can be significant\n", few);
+    fprintf(f, "\nverdict: %s (%zu regression%s%s; %.2f s)\n", rep->exit_code ? "FAIL" : "PASS",
+            nr, nr == 1 ? "" : "s",
+            rep->suite_verdict == NS_GATE_REGRESSION ? ", suite geomean regressed" : "",
+            rep->elapsed_s);
+}
+
+static void set_num(json_t *o, const char *key, double v) {
+    /* A per-field status keeps sibling numbers meaningful (ns_json_set_num uses "status"). */
+    if (isfinite(v)) {
+        json_object_set_new(o, key, json_real(v));
+    } else {
+        char k[64];
+        json_object_set_new(o, key, json_null());
+        snprintf(k, sizeof k, "%s_status", key);
+        json_object_set_new(o, k, json_string("not computed"));
+    }
+}
+
+static json_t *array_of(const double *x, size_t n) {
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_real(x[i]));
+    return a;
+}
+
+json_t *ns_gate_report_json(const ns_gate_report *rep) {
+    const ns_gate_opts *o = &rep->opts;
+    json_t *root = json_object();
+    json_object_set_new(root, "schema", json_string("nodescale-gate/1"));
+    json_object_set_new(root, "mode", json_string(rep->mode));
+    json_object_set_new(root, "baseline", json_string(rep->baseline ? rep->baseline : ""));
+    json_object_set_new(root, "current", json_string(rep->current ? rep->current : ""));
+    json_object_set_new(root, "verdict", json_string(rep->exit_code ? "fail" : "pass"));
+    json_object_set_new(root, "exit_code", json_integer(rep->exit_code));
+    json_t *s = json_object();
+    set_num(s, "threshold", o->threshold);
+    set_num(s, "suite_threshold", rep->suite_threshold);
+    set_num(s, "alpha", o->alpha);
+    set_num(s, "confidence", 1 - o->alpha);
+    json_object_set_new(s, "min_samples", json_integer(o->min_samples));
+    set_num(s, "noise_floor_s", o->noise_floor_s);
+    json_object_set_new(s, "bootstrap_resamples", json_integer(o->resamples));
+    char seed[24];
+    snprintf(seed, sizeof seed, "0x%016llx", (unsigned long long)o->seed);
+    json_object_set_new(s, "bootstrap_seed", json_string(seed));
+    json_object_set_new(s, "rule", json_string("p < alpha and interval entirely above 1 + threshold"));
+    if (!strcmp(rep->mode, "ab")) json_object_set_new(s, "rounds", json_integer(rep->rounds));
+    json_object_set_new(root, "settings", s);
+    json_object_set_new(root, "context_mismatch",
+                        rep->mismatches ? json_deep_copy(rep->mismatches) : json_array());
+    if (rep->build_diffs)
+        json_object_set_new(root, "build_differences", json_deep_copy(rep->build_diffs));
+    json_t *rows = json_array();
+    for (size_t i = 0; i < rep->nrows; i++) {
+        const ns_gate_row *r = &rep->rows[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "id", json_string(r->id));
+        json_object_set_new(j, "verdict", json_string(ns_gate_verdict_name(r->verdict)));
+        json_object_set_new(j, "regression", json_boolean(r->verdict == NS_GATE_REGRESSION));
+        json_object_set_new(j, "n_baseline", json_integer((json_int_t)(r->d ? r->nd : r->nbase)));
+        json_object_set_new(j, "n_current", json_integer((json_int_t)(r->d ? r->nd : r->ncur)));
+        set_num(j, "median_baseline_s", r->med_base);
+        set_num(j, "median_current_s", r->med_cur);
+        set_num(j, "ratio", r->ratio);
+        set_num(j, "ratio_ci_low", r->ci_lo);
+        set_num(j, "ratio_ci_high", r->ci_hi);
+        set_num(j, "p_value", r->p);
+        json_object_set_new(j, "test", json_string(test_name(rep, r)));
+        set_num(j, "threshold", r->threshold);
+        if (r->note[0]) json_object_set_new(j, "note", json_string(r->note));
+        if (r->d) {
+            json_object_set_new(j, "old_round_medians_s", array_of(r->base, r->nbase));
+            json_object_set_new(j, "new_round_medians_s", array_of(r->cur, r->ncur));
+        }
+        json_array_append_new(rows, j);
+    }
+    json_object_set_new(root, "benchmarks", rows);
+    json_t *su = json_object();
+    json_object_set_new(su, "n_benchmarks", json_integer((json_int_t)rep->suite_n));
+    set_num(su, "geomean_ratio", rep->suite_geomean);
+    set_num(su, "ci_low", rep->suite_lo);
+    set_num(su, "ci_high", rep->suite_hi);
+    set_num(su, "threshold", rep->suite_threshold);
+    json_object_set_new(su, "verdict", json_string(ns_gate_verdict_name(rep->suite_verdict)));
+    json_object_set_new(root, "suite", su);
+    set_num(root, "elapsed_s", rep->elapsed_s);
+    return root;
+}
+
+int ns_gate_write_json(const ns_gate_report *rep, const char *path, char *err, size_t errlen) {
+    json_t *root = ns_gate_report_json(rep);
+    int rc = ns_json_write_atomic(root, path, err, errlen);
+    json_decref(root);
+    return rc;
+}
+
+/* Writes the len bytes of buf to path through a temporary file and rename. */
+static int write_atomic(const char *path, const char *buf, size_t len, char *err, size_t errlen) {
+    size_t pl = strlen(path);
+    char *tmp = malloc(pl + 16);
+    if (!tmp) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp), rc = -1;
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    fchmod(fd, 0644);
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, buf + off, len - off);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        off += (size_t)w;
+    }
+    if (off != len || fsync(fd) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+        close(fd);
+    } else if (close(fd) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    } else if (rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot rename to %s: %s", path, strerror(errno));
+    } else {
+        rc = 0;
+    }
+    if (rc != 0) unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+/* Closes the memory stream f (whose buffer is *buf, *len) and writes it to path atomically. */
+static int close_and_write(FILE *f, char **buf, size_t *len, const char *path, char *err,
+                           size_t errlen) {
+    int rc = -1;
+    if (fclose(f) != 0)
+        snprintf(err, errlen, "out of memory");
+    else
+        rc = write_atomic(path, *buf, *len, err, errlen);
+    free(*buf);
+    *buf = NULL;
+    return rc;
+}
+
+void ns_gate_print_mismatches(FILE *f, const json_t *mismatches, const char *fmt) {
+    size_t i;
+    const json_t *m;
+    json_array_foreach(mismatches, i, m) {
+        char *bv = json_dumps(json_object_get(m, "baseline"), JSON_ENCODE_ANY | JSON_COMPACT);
+        char *cv = json_dumps(json_object_get(m, "current"), JSON_ENCODE_ANY | JSON_COMPACT);
+        fprintf(f, fmt, json_string_value(json_object_get(m, "key")), bv ? bv : "?",
+                cv ? cv : "?");
+        free(bv);
+        free(cv);
+    }
+}
+
+static void xml_escaped(FILE *f, const char *s) {
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+                fputc(' ', f); /* control characters are not allowed in XML 1.0 */
+            else
+                fputc(*s, f);
+        }
+    }
+}
+
+static void row_summary(const ns_gate_row *r, char *buf, size_t len) {
+    char a[32], b[32], c[32], d[64], p[32];
+    snprintf(buf, len, "%s: baseline %s, current %s, change %s, interval %s, p %s%s%s",
+             ns_gate_verdict_name(r->verdict), fmt_time(r->med_base, a, sizeof a),
+             fmt_time(r->med_cur, b, sizeof b), fmt_change(r->ratio, c, sizeof c),
+             fmt_ci(r->ci_lo, r->ci_hi, d, sizeof d), fmt_p(r->p, p, sizeof p),
+             r->note[0] ? "; " : "", r->note);
+}
+
+int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, size_t errlen) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    size_t fails = rep->suite_verdict == NS_GATE_REGRESSION, skips = 0;
+    for (size_t i = 0; i < rep->nrows; i++) {
+        ns_gate_verdict v = rep->rows[i].verdict;
+        if (v == NS_GATE_REGRESSION) fails++;
+        else if (v >= NS_GATE_INSUFFICIENT) {
+            if (rep->opts.fail_on_missing) fails++;
+            else skips++;
+        }
+    }
+    size_t tests = rep->nrows + 1;
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(f, "<testsuites name=\"nodescale gate\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" "
+               "time=\"%.3f\">\n", tests, fails, skips, rep->elapsed_s);
+    fprintf(f, "  <testsuite name=\"nodescale gate\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+               "skipped=\"%zu\" time=\"%.3f\">\n", tests, fails, skips, rep->elapsed_s);
+    fprintf(f, "    <properties>\n");
+    fprintf(f, "      <property name=\"mode\" value=\"%s\"/>\n", rep->mode);
+    fprintf(f, "      <property name=\"baseline\" value=\"");
+    xml_escaped(f, rep->baseline ? rep->baseline : "");
+    fprintf(f, "\"/>\n      <property name=\"current\" value=\"");
+    xml_escaped(f, rep->current ? rep->current : "");
+    fprintf(f, "\"/>\n      <property name=\"threshold\" value=\"%g\"/>\n", rep->opts.threshold);
+    fprintf(f, "      <property name=\"alpha\" value=\"%g\"/>\n", rep->opts.alpha);
+    fprintf(f, "      <property name=\"context_mismatch\" value=\"%zu\"/>\n",
+            json_array_size(rep->mismatches));
+    fprintf(f, "    </properties>\n");
+    char line[600];
+    for (size_t i = 0; i < rep->nrows; i++) {
+        const ns_gate_row *r = &rep->rows[i];
+        row_summary(r, line, sizeof line);
+        fprintf(f, "    <testcase classname=\"nodescale.gate\" name=\"");
+        xml_escaped(f, r->id);
+        fprintf(f, "\" time=\"0\">\n");
+        int missing = r->verdict >= NS_GATE_INSUFFICIENT;
+        if (r->verdict == NS_GATE_REGRESSION || (missing && rep->opts.fail_on_missing)) {
+            fprintf(f, "      <failure message=\"");
+            xml_escaped(f, line);
+            fprintf(f, "\" type=\"%s\"/>\n",
+                    r->verdict == NS_GATE_REGRESSION ? "regression" : "missing");
+        } else if (missing) {
+            fprintf(f, "      <skipped message=\"");
+            xml_escaped(f, line);
+            fprintf(f, "\"/>\n");
+        }
+        fprintf(f, "      <system-out>");
+        xml_escaped(f, line);
+        fprintf(f, "</system-out>\n    </testcase>\n");
+    }
+    char c[32], d[64];
+    snprintf(line, sizeof line, "suite geometric mean over %zu benchmarks: %s, interval %s: %s",
+             rep->suite_n, fmt_change(rep->suite_geomean, c, sizeof c),
+             fmt_ci(rep->suite_lo, rep->suite_hi, d, sizeof d),
+             ns_gate_verdict_name(rep->suite_verdict));
+    fprintf(f, "    <testcase classname=\"nodescale.gate\" name=\"suite geometric mean\" "
+               "time=\"0\">\n");
+    if (rep->suite_verdict == NS_GATE_REGRESSION) {
+        fprintf(f, "      <failure message=\"");
+        xml_escaped(f, line);
+        fprintf(f, "\" type=\"regression\"/>\n");
+    }
+    fprintf(f, "      <system-out>");
+    xml_escaped(f, line);
+    fprintf(f, "</system-out>\n    </testcase>\n  </testsuite>\n</testsuites>\n");
+    return close_and_write(f, &buf, &len, path, err, errlen);
+}
+
+/* Markdown table cells: a '|' or newline would break the table. */
+static void md_cell(FILE *f, const char *s) {
+    for (; *s; s++) {
+        if (*s == '|') fputs("\\|", f);
+        else if (*s == '\n') fputc(' ', f);
+        else fputc(*s, f);
+    }
+}
+
+int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *err,
+                           size_t errlen) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    const ns_gate_opts *o = &rep->opts;
+    size_t nr = nregress(rep);
+    fprintf(f, "### nodescale gate: %s\n\n", rep->exit_code ? "**FAIL**" : "**PASS**");
+    if (!strcmp(rep->mode, "ab"))
+        fprintf(f, "Interleaved A/B, %d rounds: old `%s`, new `%s`.\n", rep->rounds, rep->baseline,
+                rep->current);
+    else
+        fprintf(f, "Baseline `%s`, current `%s`.\n", rep->baseline, rep->current);
+    fprintf(f, "%zu regression%s. A benchmark regresses when p < %g and the whole %.0f%% interval "
+               "of the time ratio lies above +%.1f%%.\n\n",
+            nr, nr == 1 ? "" : "s", o->alpha, 100 * (1 - o->alpha), 100 * o->threshold);
+    size_t nmis = json_array_size(rep->mismatches);
+    if (nmis) {
+        fprintf(f, "> **Warning: context mismatch.** Compared anyway (`--allow-context-mismatch`); "
+                   "differences may come from the machine or build:\n");
+        ns_gate_print_mismatches(f, rep->mismatches, "> - `%s`: baseline `%s`, current `%s`\n");
+        fprintf(f, "\n");
+    }
+    if (json_array_size(rep->build_diffs)) {
+        fprintf(f, "The two builds differ in:\n");
+        ns_gate_print_mismatches(f, rep->build_diffs, "- `%s`: old `%s`, new `%s`\n");
+        fprintf(f, "\n");
+    }
+    fprintf(f, "| benchmark | %s | %s | change | %.0f%% interval | p | n | verdict |\n",
+            strcmp(rep->mode, "ab") ? "baseline" : "old", strcmp(rep->mode, "ab") ? "current" : "new",
+            100 * (1 - o->alpha));
+    fprintf(f, "|---|---:|---:|---:|---|---:|---:|---|\n");
+    for (size_t i = 0; i < rep->nrows; i++) {
+        const ns_gate_row *r = &rep->rows[i];
+        char a[32], b[32], c[32], d[64], p[32], n[32];
+        if (r->d) snprintf(n, sizeof n, "%zu", r->nd);
+        else if (r->base) snprintf(n, sizeof n, "%zu/%zu", r->nbase, r->ncur);
+        else snprintf(n, sizeof n, "-");
+        fprintf(f, "| `");
+        md_cell(f, r->id);
+        fprintf(f, "` | %s | %s | %s | %s | %s | %s | %s", fmt_time(r->med_base, a, sizeof a),
+                fmt_time(r->med_cur, b, sizeof b), fmt_change(r->ratio, c, sizeof c),
+                fmt_ci(r->ci_lo, r->ci_hi, d, sizeof d), fmt_p(r->p, p, sizeof p), n,
+                r->verdict == NS_GATE_REGRESSION ? "**REGRESSION**" : ns_gate_verdict_name(r->verdict));
+        if (r->note[0]) {
+            fprintf(f, " (");
+            md_cell(f, r->note);
+            fprintf(f, ")");
+        }
+        fprintf(f, " |\n");
+    }
+    char c[32], d[64];
+    if (nfew(rep))
+        fprintf(f, "\n%zu benchmark(s) have fewer than 9 samples: only large effects can be "
+                   "significant.\n", nfew(rep));
+    fprintf(f, "\nSuite geometric mean over %zu benchmarks: %s, interval %s (bootstrap, fixed "
+               "seed): %s (threshold +%.1f%%).\n",
+            rep->suite_n, fmt_change(rep->suite_geomean, c, sizeof c),
+            fmt_ci(rep->suite_lo, rep->suite_hi, d, sizeof d),
+            rep->suite_verdict == NS_GATE_REGRESSION ? "**REGRESSION**"
+                                                     : ns_gate_verdict_name(rep->suite_verdict),
+            100 * rep->suite_threshold);
+    return close_and_write(f, &buf, &len, path, err, errlen);
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# nodescale cluster from the command line: seed 002's table character for character, a preset
+# run, the node bridge on the synthetic fixture, strict JSON output, plots, and --help listing
+# every flag the parser accepts.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ns=bin/nodescale
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# Seed 002: exactly what its cluster.py prints (the block in ../shared/cluster-cases.md).
+cat >"$tmp/seed002.txt" <<'TXT'
+     1 GPUs: peak  0.00 EF  MFU 62.0%  realized  0.00 EF  power   0.0 MW
+     8 GPUs: peak  0.01 EF  MFU 56.0%  realized  0.00 EF  power   0.0 MW
+   512 GPUs: peak  0.51 EF  MFU 44.0%  realized  0.23 EF  power   0.7 MW
+  8192 GPUs: peak  8.19 EF  MFU 36.0%  realized  2.95 EF  power  11.5 MW
+ 32768 GPUs: peak 32.77 EF  MFU 32.0%  realized 10.49 EF  power  45.9 MW
+TXT
+$ns cluster --preset seed002 >"$tmp/out.txt"
+cmp "$tmp/seed002.txt" "$tmp/out.txt"
+
+# A preset run with a fixed configuration, and the same as strict JSON.
+$ns cluster --preset h100-sxm --preset llama3-405b --chips 8192,16384 >"$tmp/h100.txt"
+grep -q "Llama 3 405B" "$tmp/h100.txt"
+grep -q "step-time breakdown" "$tmp/h100.txt"
+$ns cluster --preset h100-sxm --chips 8192 --json "$tmp/h100.json"
+python3 - "$tmp/h100.json" <<'PY'
+import json, sys
+def bad(c): raise ValueError("non-finite JSON constant " + c)
+d = json.load(open(sys.argv[1]), parse_constant=bad)
+p = d["points"][0]
+assert p["chips"] == 8192 and p["tp"] * p["pp"] * p["cp"] * p["dp"] == 8192, p
+b = p["breakdown"]
+assert abs(sum(b.values()) - p["step_s"]) < 1e-9 * p["step_s"], (b, p["step_s"])
+assert 0 < p["mfu"] < 1
+PY
+
+# Search, several chip counts, plots (skipped quietly if gnuplot is missing: the .gp stays).
+$ns cluster --preset gb300-nvl72 --chips 576,2304 --search --top 2 --plot-dir "$tmp" >"$tmp/s.txt"
+grep -q "configurations evaluated" "$tmp/s.txt"
+test -s "$tmp/cluster_breakdown.gp" && test -s "$tmp/cluster_scaling.dat"
+if command -v gnuplot >/dev/null; then test -s "$tmp/cluster_breakdown.svg"; fi
+
+# The node bridge: the node as the chip, and the node's efficiency on a preset chip.
+$ns cluster --node tests/fixtures/results_synthetic.json --chips 64 --search >"$tmp/node.txt"
+grep -q "synthetic 2-core AVX-512 node" "$tmp/node.txt"
+$ns cluster --preset h100-sxm --node tests/fixtures/results_synthetic.json --chips 16384 \
+    --allreduce tests/fixtures/fleet_synthetic.json >"$tmp/node2.txt"
+grep -q "H100 SXM" "$tmp/node2.txt"
+
+# --help lists every flag the parser accepts (each key of the table is a flag).
+$ns cluster --help >"$tmp/help.txt"
+for f in --preset --node --allreduce --allreduce-road --chips --search --top --json --plot-dir \
+         --list-presets --peak-tflop-per-s --gemm-efficiency --precision --recompute \
+         --mem-bw-gbytes-per-s --scaleup-gbytes-per-s-per-dir --scaleout-gbytes-per-s-per-dir \
+         --domain-chips --tp --pp --cp --dp --micro-batch-seqs --interleave --step-cv \
+         --chip-mtbf-h --pue --usd-per-chip-h --layers --global-batch-seqs; do
+  grep -q -- "$f" "$tmp/help.txt" || { echo "--help does not list $f"; exit 1; }
+done
+$ns cluster --list-presets | grep -q h100-sxm
+echo "cluster CLI ok"

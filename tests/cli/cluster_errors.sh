@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Bad input to nodescale cluster: exit 2 with exactly one line on stderr, nothing on stdout, and
+# no file written.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ns=bin/nodescale
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+expect_usage() { # $1 = what the message must contain; the rest = arguments
+  local want=$1; shift
+  $ns cluster --json "$tmp/should-not-exist.json" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  local lines; lines=$(wc -l <"$tmp/err")
+  if [ $rc -ne 2 ] || [ "$lines" -ne 1 ] || [ -s "$tmp/out" ] || ! grep -q -- "$want" "$tmp/err" \
+     || [ -e "$tmp/should-not-exist.json" ]; then
+    echo "FAIL: cluster $* -> rc=$rc, $lines stderr lines: $(head -c 300 "$tmp/err")"
+    fails=$((fails + 1))
+  fi
+}
+
+expect_usage "unknown preset" --preset no-such-thing --chips 8
+expect_usage "not the chip count" --preset h100-sxm --chips 8192 --tp 8 --pp 16 --dp 32
+expect_usage "divide the head count" --preset h100-sxm --chips 6144 --tp 6
+expect_usage "does not divide the chip count" --preset h100-sxm --chips 1000
+expect_usage "--chips wants" --preset h100-sxm --chips 0
+expect_usage "--chips wants" --preset h100-sxm --chips -8
+expect_usage "--chips wants" --preset h100-sxm --chips 8,,x
+expect_usage "--layers wants" --preset h100-sxm --chips 8192 --layers 0
+expect_usage "--hidden wants" --preset h100-sxm --chips 8192 --hidden -5
+expect_usage "--mem-bw-gbytes-per-s wants" --preset h100-sxm --chips 8 --mem-bw-gbytes-per-s 0
+expect_usage "--pue wants" --preset h100-sxm --chips 8 --pue 0.5
+expect_usage "--tp wants" --preset h100-sxm --chips 8 --tp 2.5
+expect_usage "needs a value" --preset h100-sxm --chips
+expect_usage "unknown option" --preset h100-sxm --chips 8 --frobnicate
+expect_usage "--precision" --preset h100-sxm --chips 8 --precision fp128
+expect_usage "no dense peak" --preset tpu-v4 --chips 4096 --precision fp8
+expect_usage "cp (3) must divide" --preset h100-sxm --chips 24 --tp 8 --pp 1 --cp 3
+expect_usage "interleaved" --preset h100-sxm --chips 16384 --interleave 2 --micro-batch-seqs 2
+expect_usage "--node" --preset h100-sxm --chips 8 --node /nonexistent/results.json
+expect_usage "--node" --preset h100-sxm --chips 8 --node tests/fixtures/fleet_synthetic.json
+expect_usage "--allreduce" --preset h100-sxm --chips 8 --allreduce /nonexistent.json
+expect_usage "give --chips" --preset llama3-405b
+
+# A preset file with a bad value.
+echo '{"chip": {"mem_bw_gbytes_per_s": -1}}' >"$tmp/bad.json"
+expect_usage "out of range" --preset h100-sxm --preset "$tmp/bad.json" --chips 8
+echo '{"chip": ' >"$tmp/broken.json"
+expect_usage "preset" --preset "$tmp/broken.json" --chips 8
+
+[ $fails -eq 0 ] && echo "cluster bad-input checks ok"
+exit $((fails > 0))

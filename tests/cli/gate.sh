@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# CLI tests of `nodescale gate`: exit codes 0/1/2, one-line errors for malformed, truncated, NaN
+# and wrong-schema input, the context check, the report files (valid JSON without NaN, well-formed
+# JUnit XML, Markdown), nothing written on an input error, and the interleaved A/B mode with a
+# stand-in bench program. Fixtures: tests/fixtures/gate/ (make-fixtures.py).
+set -u
+cd "$(dirname "$0")/../.."
+NS=${NS:-bin/nodescale}
+F=tests/fixtures/gate
+[ -x $NS ] || { echo "skip: $NS not built"; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+
+expect() { # expect RC DESCRIPTION -- ARGS...
+    local want=$1 what=$2; shift 3
+    "$NS" gate "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ $rc -ne "$want" ]; then
+        echo "FAIL: $what: exit $rc, want $want"; sed 's/^/  | /' "$T/err" | head -5; fails=$((fails + 1))
+        return 1
+    fi
+    if [ "$want" -eq 2 ]; then
+        # One error line, last (A/B progress lines may precede it).
+        if [ "$(grep -c 'error' "$T/err")" -ne 1 ] || ! tail -n 1 "$T/err" | grep -q '^nodescale gate: error: '; then
+            echo "FAIL: $what: want one final 'nodescale gate: error:' line on stderr, got:"; cat "$T/err"
+            fails=$((fails + 1)); return 1
+        fi
+    fi
+    echo "ok: $what"
+}
+
+expect 0 "B24: identical code, dgemm_64 +6% within noise passes" -- $F/b24_base.json $F/b24_cand.json
+expect 1 "B24: +25% injected in reduce_1m is caught" -- $F/b24_base.json $F/b24_cand_slow.json
+grep -q 'reduce_1m.*REGRESSION' "$T/out" || { echo "FAIL: regression row missing"; fails=$((fails + 1)); }
+expect 0 "a 30% per-benchmark threshold lets +25% pass" -- --thresholds $F/thresholds.txt $F/b24_base.json $F/b24_cand_slow.json
+expect 1 "--threshold 20% still catches +25%" -- --threshold 20% $F/b24_base.json $F/b24_cand_slow.json
+expect 0 "--threshold 0.30 lets it pass" -- --threshold 0.30 $F/b24_base.json $F/b24_cand_slow.json
+expect 0 "zero spread, equal" -- $F/zero_base.json $F/zero_same.json
+expect 1 "zero spread, 10% slower" -- $F/zero_base.json $F/zero_slow.json
+expect 0 "null samples are no data, not zero" -- $F/b24_base.json $F/nulls.json
+grep -q 'no data' "$T/out" || { echo "FAIL: no 'no data' row"; fails=$((fails + 1)); }
+expect 1 "--fail-on-missing turns no data into a failure" -- --fail-on-missing $F/b24_base.json $F/nulls.json
+expect 0 "--min-samples 9: insufficient data, never a guess" -- --min-samples 9 $F/b24_base.json $F/b24_cand_slow.json
+grep -q 'insufficient data' "$T/out" || { echo "FAIL: no 'insufficient data'"; fails=$((fails + 1)); }
+
+# Input errors: exit 2 with one line.
+expect 2 "truncated JSON" -- $F/b24_base.json $F/truncated.json
+expect 2 "bare NaN in JSON (B22)" -- $F/nan.json $F/b24_base.json
+expect 2 "wrong schema" -- $F/b24_base.json $F/wrong_schema.json
+expect 2 "no results array" -- $F/no_results.json $F/b24_base.json
+expect 2 "duplicate id" -- $F/b24_base.json $F/dup_id.json
+expect 2 "samples_s not an array" -- $F/b24_base.json $F/bad_samples.json
+expect 2 "no benchmark in common" -- $F/b24_base.json $F/disjoint.json
+expect 2 "missing file" -- $F/b24_base.json $T/nonexistent.json
+expect 2 "one file" -- $F/b24_base.json
+expect 2 "no arguments" --
+expect 2 "unknown option" -- --frobnicate $F/b24_base.json $F/b24_cand.json
+expect 2 "ambiguous --threshold 5" -- --threshold 5 $F/b24_base.json $F/b24_cand.json
+expect 2 "--alpha out of range" -- --alpha 2 $F/b24_base.json $F/b24_cand.json
+printf 'reduce_* ten\n' >"$T/bad-thr.txt"
+expect 2 "bad thresholds file" -- --thresholds "$T/bad-thr.txt" $F/b24_base.json $F/b24_cand.json
+grep -q 'bad-thr.txt:1:' "$T/err" || { echo "FAIL: thresholds error lacks FILE:LINE"; fails=$((fails + 1)); }
+
+# Context check: refuse by default, compare loudly when asked.
+expect 2 "different CPU model refused" -- $F/b24_base.json $F/ctx_other_cpu.json
+grep -q 'context mismatch.*cpu.model' "$T/err" || { echo "FAIL: reason lacks cpu.model"; fails=$((fails + 1)); }
+expect 2 "different compiler flags refused" -- $F/b24_base.json $F/ctx_other_cflags.json
+expect 2 "different library versions refused" -- $F/b24_base.json $F/ctx_other_libs.json
+expect 0 "--allow-context-mismatch compares" -- --allow-context-mismatch $F/b24_base.json $F/ctx_other_cflags.json
+grep -q 'WARNING.*CONTEXT MISMATCH' "$T/err" || { echo "FAIL: no loud warning"; fails=$((fails + 1)); }
+
+# Report files: valid, and absent after an input error.
+expect 1 "reports written" -- --json "$T/g.json" --junit "$T/g.xml" --markdown "$T/g.md" $F/b24_base.json $F/b24_cand_slow.json
+python3 - "$T/g.json" "$T/g.xml" <<'PY' || { echo "FAIL: report files invalid"; fails=$((fails + 1)); }
+import json, sys, xml.etree.ElementTree as ET
+def no_const(c): raise ValueError("non-finite constant " + c)
+j = json.load(open(sys.argv[1]), parse_constant=no_const)
+assert j["schema"] == "nodescale-gate/1" and j["exit_code"] == 1 and j["verdict"] == "fail"
+reg = [b["id"] for b in j["benchmarks"] if b["regression"]]
+assert reg == ["reduce_1m/avx512/dp/t1"], reg
+x = ET.parse(sys.argv[2]).getroot()
+assert x.tag == "testsuites" and x.get("failures") == "1", x.attrib
+PY
+grep -q '| `reduce_1m/avx512/dp/t1` .*REGRESSION' "$T/g.md" || { echo "FAIL: markdown row"; fails=$((fails + 1)); }
+expect 2 "no report on input error" -- --json "$T/none.json" $F/b24_base.json $F/truncated.json
+[ ! -e "$T/none.json" ] || { echo "FAIL: report written on input error"; fails=$((fails + 1)); }
+expect 2 "unwritable report path" -- --json /nonexistent/dir/g.json $F/b24_base.json $F/b24_cand.json
+
+# Interleaved A/B with a stand-in bench program.
+FAKE=$F/fake-bench.sh
+printf '#!/bin/sh\nFAKE_SCALE=1.2 exec %s "$@"\n' "$PWD/$FAKE" >"$T/slow-bench"
+printf '#!/bin/sh\nFAKE_FAIL=1 exec %s "$@"\n' "$PWD/$FAKE" >"$T/broken-bench"
+printf '#!/bin/sh\nFAKE_CFLAGS=-O2 exec %s "$@"\n' "$PWD/$FAKE" >"$T/o2-bench"
+chmod +x "$T/slow-bench" "$T/broken-bench" "$T/o2-bench"
+expect 0 "A/B: same build passes" -- --ab $FAKE $FAKE k1 k2 --rounds 6
+expect 1 "A/B: 20% slower build is caught" -- --ab $FAKE "$T/slow-bench" k1 --rounds 6 --json "$T/ab.json"
+python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['mode']=='ab' and len(j['benchmarks'][0]['new_round_medians_s'])==6" "$T/ab.json" \
+    || { echo "FAIL: A/B JSON"; fails=$((fails + 1)); }
+expect 0 "A/B: 5 rounds is insufficient data" -- --ab $FAKE "$T/slow-bench" k1 --rounds 5
+expect 0 "A/B: a different build flag is shown, not refused" -- --ab $FAKE "$T/o2-bench" k1 --rounds 6
+expect 2 "A/B: a failing build is an input error" -- --ab $FAKE "$T/broken-bench" k1 --rounds 6
+grep -q 'kernel check failed' "$T/err" || { echo "FAIL: child's reason not shown"; fails=$((fails + 1)); }
+expect 2 "A/B: missing binary" -- --ab $T/nope $FAKE k1
+expect 2 "A/B: bench args without --ab" -- $F/b24_base.json $F/b24_cand.json -- --n 5
+
+[ $fails -eq 0 ] && echo "gate CLI: all passed" || echo "gate CLI: $fails failed"
+[ $fails -eq 0 ]

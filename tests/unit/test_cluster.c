@@ -1,0 +1,532 @@
+/* Tests of the cluster model (cluster/): every row of ../shared/cluster-cases.md (inputs in, the
+ * figure out of the model's own equations, the published figure only in the assertion), each
+ * equation's limits (one rank, one stage, infinite bandwidth, zero latency), the step-time model's
+ * limits, the checks that reject bad configurations, presets, the node bridge on a synthetic
+ * results.json fixture, and the search. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "roofline/roofline.h"
+#include "cluster/cluster.h"
+#include "cluster/equations.h"
+#include "harness/json.h"
+
+/* |got − want| <= rel · |want| */
+#define assert_rel(got, want, rel)                                                                 \
+    assert_true(fabs((double)(got) - (want)) <= (rel)*fabs((double)(want)))
+#define assert_abs(got, want, tol) assert_true(fabs((got) - (want)) <= (tol))
+
+/* ---- F: compute, time and cost ------------------------------------------------------------- */
+
+static void f1_f3_time_to_compute(void **state) {
+    (void)state;
+    double years1 = ns_time_for_flops_s(3.8e25, 1, 989e12) / NS_SECONDS_PER_YEAR;
+    double years2 = ns_time_for_flops_s(3.8e25, 1, 400e12) / NS_SECONDS_PER_YEAR;
+    double days3 = ns_time_for_flops_s(3.8e25, 16384, 400e12) / 86400.0;
+    assert_rel(years1, 1217.5, 0.005); /* F1 */
+    assert_rel(years2, 3010.0, 0.005); /* F2 */
+    assert_rel(days3, 67.1, 0.005);    /* F3 */
+}
+
+static void f4_6nd(void **state) {
+    (void)state;
+    assert_rel(ns_flops_6nd(405e9, 15.6e12), 3.79e25, 0.01);
+}
+
+static void f5_cost(void **state) {
+    (void)state;
+    assert_true(ns_cost(2788e3, 2.0) == 5.576e6); /* exact */
+}
+
+static void f6_two_roads(void **state) {
+    (void)state;
+    double up = ns_per_direction(1.8e12), out = ns_gbit_to_bytes_per_s(800);
+    assert_true(up / out == 9.0); /* not 18: both per direction */
+    /* and the GB300 NVL72 preset stores them that way */
+    ns_cluster_input in;
+    char err[256];
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_preset(&in, "gb300-nvl72", err, sizeof err), 0);
+    assert_true(in.sys.scaleup.bw_bytes_per_s / in.sys.scaleout.bw_bytes_per_s == 9.0);
+}
+
+static void f7_f9_scaling(void **state) {
+    (void)state;
+    assert_abs(ns_scaling_efficiency(39e12, 1, 15.1e15, 512), 0.756, 0.005); /* F7 */
+    assert_rel(ns_share_of_peak(163e12, 312e12), 0.522, 0.005);              /* F8 */
+    assert_rel(ns_realized_flops(3072, 163e12, 1.0), 500.7e15, 0.005);       /* F8 */
+    assert_abs(ns_speedup(5.54, 2.02), 2.743, 0.0005);                       /* F9 */
+    assert_abs(ns_scaling_efficiency(1 / 5.54, 2048, 1 / 2.02, 8192), 0.686, 0.001);
+}
+
+static void f10_amdahl_gustafson(void **state) {
+    (void)state;
+    assert_abs(ns_amdahl_speedup(0.95, 1024), 19.64, 0.01);
+    assert_abs(ns_amdahl_speedup(0.95, INFINITY), 20.0, 0.01);
+    assert_abs(ns_gustafson_speedup(0.95, 1024), 972.85, 0.01);
+    /* limits: one processor; everything parallel */
+    assert_abs(ns_amdahl_speedup(0.95, 1), 1.0, 1e-12);
+    assert_abs(ns_amdahl_speedup(1.0, 64), 64.0, 1e-9);
+}
+
+static void f11_roofline(void **state) {
+    (void)state;
+    assert_rel(ns_ridge_point(989e12, 3.35e12), 295.2, 0.001);
+    assert_rel(ns_roofline_attainable(100, 989e12, 3.35e12, NULL), 335e12, 0.001);
+    assert_rel(ns_gemm_ai(4096, 4096, 4096, 2), 1365.0, 0.001);
+    /* limits: a memory-bound op takes bytes / bandwidth; infinite bandwidth leaves compute */
+    assert_rel(ns_roofline_time_s(1e9, 1e9, 1e15, 1e9), 1.0, 1e-12);
+    assert_rel(ns_roofline_time_s(1e12, 1e9, 1e12, INFINITY), 1.0, 1e-12);
+}
+
+static void f12_palm_mfu(void **state) {
+    (void)state;
+    double fpt = ns_palm_flops_per_token(540.35e9, 118, 48, 256, 2048);
+    assert_abs(ns_mfu(238.3e3, fpt, 6144, 275e12), 0.462, 0.001);
+}
+
+/* Megatron's count without recomputation equals PaLM's 6N + 12·l·h·s per token for the model
+ * it assumes (FFN = 4h, so 12·l·h² parameters, no embeddings); recomputation adds a pass. */
+static void megatron_vs_palm(void **state) {
+    (void)state;
+    double B = 8, s = 2048, l = 24, h = 4096, heads = 32;
+    double palm = B * s * ns_palm_flops_per_token(12 * l * h * h, l, heads, h / heads, s);
+    assert_rel(ns_megatron_flops_per_iter(B, s, l, h, 0, 0), palm, 1e-12);
+    assert_rel(ns_megatron_flops_per_iter(B, s, l, h, 0, 1), palm * 4 / 3, 1e-12);
+}
+
+/* ---- seed 002 ------------------------------------------------------------------------------- */
+
+static void seed002_rows(void **state) {
+    (void)state;
+    const struct {
+        int G;
+        double peak_pf, eta, realized_pf, power_kw, peak_tol, real_tol, pow_tol;
+    } rows[] = {
+        {1, 1.00, 0.62, 0.62, 1.4, 0.005, 0.005, 0.05},
+        {8, 8.00, 0.56, 4.48, 11.2, 0.005, 0.005, 0.05},
+        {512, 512, 0.44, 225.3, 717, 0.5, 0.05, 0.5},
+        {8192, 8190, 0.36, 2950, 11500, 5, 5, 50},
+        {32768, 32770, 0.32, 10490, 45900, 5, 5, 50},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        double eta = ns_eta_log2(0.62, 0.02, rows[i].G);
+        assert_abs(eta, rows[i].eta, 1e-12);
+        assert_abs(ns_realized_flops(rows[i].G, 1e15, 1.0) / 1e15, rows[i].peak_pf,
+                   rows[i].peak_tol);
+        assert_abs(ns_realized_flops(rows[i].G, 1e15, eta) / 1e15, rows[i].realized_pf,
+                   rows[i].real_tol);
+        assert_abs(ns_cluster_power_w(rows[i].G, 1400, 0, 1.0) / 1e3, rows[i].power_kw,
+                   rows[i].pow_tol);
+    }
+    /* PUE is applied once */
+    assert_rel(ns_cluster_power_w(10, 1000, 0, 1.5), 15000, 1e-12);
+}
+
+/* ---- C: collectives and the pipeline ------------------------------------------------------ */
+
+static void c1_ring(void **state) {
+    (void)state;
+    assert_abs(ns_allreduce_ring_s(1e9, 8, 0, 100e9) * 1e3, 17.500, 0.0005);
+    assert_abs(ns_allreduce_ring_s(1e9, 8, 5e-6, 100e9) * 1e3, 17.570, 0.0005);
+}
+
+static void c2_ring_vs_rabenseifner(void **state) {
+    (void)state;
+    double ring = ns_allreduce_ring_s(1e9, 1024, 10e-6, 50e9);
+    double lat = ns_allreduce_ring_s(1e9, 1024, 10e-6, INFINITY);
+    double rab = ns_allreduce_rabenseifner_s(1e9, 1024, 10e-6, 50e9);
+    assert_abs(ring * 1e3, 60.42, 0.005);
+    assert_abs(lat * 1e3, 20.46, 0.005);
+    assert_abs(rab * 1e3, 40.16, 0.005);
+    const char *algo;
+    assert_abs(ns_allreduce_best_s(1e9, 1024, 10e-6, 50e9, &algo), rab, 1e-15);
+    assert_string_equal(algo, "rabenseifner");
+    /* not a power of two, large message: the ring's bandwidth term wins */
+    ns_allreduce_best_s(1e9, 24, 10e-6, 50e9, &algo);
+    assert_string_equal(algo, "ring");
+}
+
+static void c3_busbw(void **state) {
+    (void)state;
+    assert_abs(ns_algbw(1e9, 17.5e-3) / 1e9, 57.14, 0.005);
+    assert_abs(ns_allreduce_busbw(1e9, 17.5e-3, 8) / 1e9, 100.0, 1e-9);
+}
+
+static void collective_limits(void **state) {
+    (void)state;
+    /* one rank: nothing to exchange */
+    assert_true(ns_allreduce_ring_s(1e9, 1, 1e-5, 1e9) == 0);
+    assert_true(ns_allreduce_rabenseifner_s(1e9, 1, 1e-5, 1e9) == 0);
+    assert_true(ns_reduce_scatter_ring_s(1e9, 1, 1e-5, 1e9) == 0);
+    assert_true(ns_reduce_scatter_halving_s(1e9, 1, 1e-5, 1e9) == 0);
+    /* infinite bandwidth, zero latency: free */
+    assert_true(ns_allreduce_ring_s(1e9, 64, 0, INFINITY) == 0);
+    assert_true(ns_allreduce_rabenseifner_s(1e9, 64, 0, INFINITY) == 0);
+    assert_true(ns_p2p_s(1e9, 0, INFINITY) == 0);
+    /* zero latency: the bandwidth term alone; infinite bandwidth: the latency term alone */
+    assert_rel(ns_reduce_scatter_ring_s(1e9, 4, 0, 1e9), 0.75, 1e-12);
+    assert_rel(ns_reduce_scatter_halving_s(1e9, 4, 1.0, INFINITY), 2.0, 1e-12);
+    assert_rel(ns_p2p_s(1e9, 0, 1e9), 1.0, 1e-12);
+    /* an all-reduce is a reduce-scatter followed by an all-gather */
+    assert_rel(ns_allreduce_ring_s(3e8, 12, 2e-6, 4e10),
+               2 * ns_reduce_scatter_ring_s(3e8, 12, 2e-6, 4e10), 1e-12);
+}
+
+static void c4_c5_bubble(void **state) {
+    (void)state;
+    const int pm[4][2] = {{4, 16}, {4, 32}, {8, 32}, {8, 64}};
+    /* the published figures are rounded to 0.01 pp: half a unit in the last place */
+    const double gpipe[4] = {15.79, 8.57, 17.95, 9.86}, mega[4] = {18.75, 9.38, 21.88, 10.94};
+    for (int i = 0; i < 4; i++) {
+        assert_abs(100 * ns_bubble_gpipe_share(pm[i][0], pm[i][1]), gpipe[i], 0.005 + 1e-9);
+        assert_abs(100 * ns_bubble_megatron_ratio(pm[i][0], pm[i][1], 1), mega[i], 0.005 + 1e-9);
+    }
+    assert_abs(100 * ns_bubble_megatron_ratio(8, 32, 2), 10.94, 0.005 + 1e-9); /* C5 */
+    /* one stage: no bubble */
+    assert_true(ns_bubble_gpipe_share(1, 7) == 0 && ns_bubble_megatron_ratio(1, 7, 1) == 0);
+    /* the two conventions agree: share = ratio / (1 + ratio) */
+    double r = ns_bubble_megatron_ratio(8, 32, 1);
+    assert_rel(ns_bubble_gpipe_share(8, 32), r / (1 + r), 1e-12);
+}
+
+/* ---- R: reliability and stragglers -------------------------------------------------------- */
+
+static void r1_interruptions(void **state) {
+    (void)state;
+    double per = ns_chip_hours_per_failure(16384, 54 * 24, 419);
+    assert_abs(per, 50677, 0.5);
+    assert_abs(ns_job_mtbf_s(per * 3600, 16384) / 3600, 3.093, 0.0005);
+}
+
+static void r2_tail_at_scale(void **state) {
+    (void)state;
+    assert_abs(ns_prob_any_slow(0.01, 100), 0.634, 0.0005);
+    assert_true(ns_prob_any_slow(0.01, 1) > 0.0099 && ns_prob_any_slow(0, 100000) == 0);
+}
+
+static void r4_young_daly(void **state) {
+    (void)state;
+    assert_abs(ns_young_interval_s(60, 180 * 60) / 60, 18.97, 0.005);
+    /* Daly tends to Young − δ when δ << M; and equals M when δ >= 2M */
+    double y = ns_young_interval_s(1, 1e8), d = ns_daly_interval_s(1, 1e8);
+    assert_rel(d, y - 1, 1e-3);
+    assert_true(ns_daly_interval_s(100, 10) == 10);
+    /* goodput: no failures leaves only checkpoint writes */
+    assert_rel(ns_goodput_fraction(600, 60, 300, INFINITY), 0.9, 1e-12);
+}
+
+static void r5_expected_max(void **state) {
+    (void)state;
+    const int n[] = {2, 10, 100, 1000, 16384};
+    const double e[] = {0.5642, 1.5388, 2.5076, 3.2414, 3.9714};
+    for (int i = 0; i < 5; i++)
+        assert_abs(ns_expected_max_normal(n[i]), e[i], 0.00005);
+    assert_true(ns_expected_max_normal(1) == 0);
+    assert_true(sqrt(2 * log(100.0)) > ns_expected_max_normal(100) + 0.5); /* the asymptote */
+}
+
+/* ---- the step-time model ----------------------------------------------------------------- */
+
+static void load(ns_cluster_input *in, const char *chip) {
+    char err[256];
+    ns_cluster_defaults(in);
+    assert_int_equal(ns_cluster_apply_preset(in, "llama3-405b", err, sizeof err), 0);
+    assert_int_equal(ns_cluster_apply_preset(in, chip, err, sizeof err), 0);
+}
+
+static void model_params(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    assert_rel(ns_model_params(&in.model), 405e9, 0.01);
+    /* Narayanan et al. 2021's "1008B" model from its shape */
+    char err[256];
+    assert_int_equal(ns_cluster_apply_preset(&in, "megatron-1t", err, sizeof err), 0);
+    assert_rel(ns_model_params(&in.model), 1008e9, 0.005);
+}
+
+static void eval_at(const ns_cluster_input *in, ns_par par, ns_breakdown *b) {
+    char err[256];
+    int G = par.tp * par.pp * par.cp * par.dp;
+    assert_int_equal(ns_cluster_check(in, &par, G, err, sizeof err), 0);
+    ns_cluster_prep prep;
+    ns_cluster_prepare(in, G, &prep);
+    ns_cluster_eval(in, &prep, &par, b);
+}
+
+/* One chip: no communication, no bubble, no straggler; the step is compute + optimizer. */
+static void model_one_chip(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.model.layers = 2; /* small enough to be meaningful on one chip */
+    in.run.global_batch_seqs = 4;
+    ns_breakdown b;
+    eval_at(&in, (ns_par){1, 1, 1, 1, 1, 1}, &b);
+    assert_true(b.tp_s == 0 && b.cp_s == 0 && b.pp_s == 0 && b.dp_s == 0 && b.bubble_s == 0);
+    assert_true(b.straggler_s == 0);
+    assert_rel(b.step_s, b.compute_s + b.optimizer_s, 1e-12);
+    /* MFU is its definition */
+    ns_cluster_prep prep;
+    ns_cluster_prepare(&in, 1, &prep);
+    assert_rel(b.mfu,
+               b.tokens_per_s * prep.model_flops_per_token / in.sys.chip.peak_flops[NS_CP_BF16],
+               1e-12);
+}
+
+/* Infinite bandwidth and zero latency on both roads: communication vanishes, the bubble and
+ * compute stay; with one stage, the bubble vanishes too. */
+static void model_free_network(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.sys.scaleup = in.sys.scaleout = (ns_link){INFINITY, 0};
+    ns_breakdown b;
+    eval_at(&in, (ns_par){8, 16, 64, 1, 1, 1}, &b);
+    assert_true(b.tp_s == 0 && b.pp_s == 0 && b.dp_s == 0 && b.cp_s == 0);
+    assert_rel(b.bubble_s, b.compute_s * 15.0 / b.micro_batches, 1e-12);
+    eval_at(&in, (ns_par){8, 1, 1024, 1, 1, 1}, &b);
+    assert_true(b.bubble_s == 0);
+}
+
+/* Halving the scale-out bandwidth cannot make a step faster; more DP cannot lower memory of
+ * weights; interleaving shrinks the bubble by v. */
+static void model_monotone(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.run.recompute = NS_RECOMP_FULL;
+    ns_breakdown a, b;
+    eval_at(&in, (ns_par){8, 16, 64, 1, 1, 1}, &a);
+    in.sys.scaleout.bw_bytes_per_s /= 2;
+    eval_at(&in, (ns_par){8, 16, 64, 1, 1, 1}, &b);
+    assert_true(b.step_s > a.step_s && b.dp_s > a.dp_s);
+    ns_breakdown v2;
+    eval_at(&in, (ns_par){8, 16, 64, 1, 1, 2}, &v2);
+    assert_rel(v2.bubble_s * 2, b.bubble_s, 1e-9);
+}
+
+/* auto recomputation: none when memory is plentiful, all layers when it is scarce, and in
+ * between the fewest whole layers that fit: more memory never means more recomputation. */
+static void model_recompute_auto(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.run.recompute = NS_RECOMP_AUTO;
+    const ns_par par = {8, 16, 64, 1, 1, 1};
+    ns_breakdown b;
+    in.sys.chip.mem_capacity_bytes = 1e13;
+    eval_at(&in, par, &b);
+    assert_int_equal(b.recompute, NS_RECOMP_NONE);
+    assert_int_equal(b.recompute_layers, 0);
+    in.sys.chip.mem_capacity_bytes = 30e9;
+    eval_at(&in, par, &b);
+    assert_int_equal(b.recompute, NS_RECOMP_FULL);
+    assert_int_equal(b.recompute_layers, b.stage_layers);
+    int prev = b.stage_layers + 1;
+    for (double cap = 40e9; cap <= 120e9; cap += 10e9) {
+        in.sys.chip.mem_capacity_bytes = cap;
+        eval_at(&in, par, &b);
+        assert_true(b.recompute_layers <= prev);
+        if (b.recompute_layers > 0) assert_true(b.mem_total <= cap * in.sys.chip.mem_usable_frac);
+        prev = b.recompute_layers;
+    }
+    /* 80 GB: some but not all layers (the Llama 3 405B layout on H100s) */
+    load(&in, "h100-sxm");
+    eval_at(&in, par, &b);
+    assert_int_equal(b.recompute, NS_RECOMP_PARTIAL);
+    assert_true(b.recompute_layers > 0 && b.recompute_layers < b.stage_layers && b.fits == 1);
+    assert_true(b.hfu > b.mfu);
+}
+
+static void model_gemm_table(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    const ns_chip *c = &in.sys.chip;
+    /* exact at a table point, flat beyond the ends, between neighbours in between */
+    assert_abs(ns_gemm_efficiency(c, 4096, 4096, 4096), 0.70, 1e-12);
+    assert_abs(ns_gemm_efficiency(c, 64, 64, 64), 0.40, 1e-12);
+    assert_abs(ns_gemm_efficiency(c, 65536, 65536, 65536), 0.72, 1e-12);
+    double mid = ns_gemm_efficiency(c, 1448, 1448, 1448);
+    assert_true(mid > 0.40 && mid < 0.60);
+}
+
+static void model_checks(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    char err[256];
+    load(&in, "h100-sxm");
+    ns_par ok = {8, 16, 64, 1, 1, 1};
+    assert_int_equal(ns_cluster_check(&in, &ok, 8192, err, sizeof err), 0);
+    ns_par bad_product = ok;
+    assert_int_equal(ns_cluster_check(&in, &bad_product, 8000, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not the chip count"));
+    ns_par bad_tp = {6, 16, 64, 1, 1, 1};
+    assert_int_equal(ns_cluster_check(&in, &bad_tp, 6144, err, sizeof err), -1);
+    assert_non_null(strstr(err, "divide the head count"));
+    ns_par zero = {8, 0, 64, 1, 1, 1};
+    assert_int_equal(ns_cluster_check(&in, &zero, 0, err, sizeof err), -1);
+    ns_par bad_mb = {8, 16, 64, 1, 3, 1};
+    assert_int_equal(ns_cluster_check(&in, &bad_mb, 8192, err, sizeof err), -1);
+    ns_par bad_v = {8, 16, 128, 1, 1, 2}; /* 16 micro-batches: fine; 2048/(128*2)=8: not */
+    bad_v.micro_batch = 2;
+    assert_int_equal(ns_cluster_check(&in, &bad_v, 16384, err, sizeof err), -1);
+    assert_int_equal(ns_cluster_apply_preset(&in, "no-such-preset", err, sizeof err), -1);
+    assert_non_null(strstr(err, "unknown preset"));
+    in.model.hidden = 0;
+    assert_int_equal(ns_cluster_check(&in, &ok, 8192, err, sizeof err), -1);
+}
+
+/* Every configuration the search returns is valid and they come sorted. */
+static void search_valid_and_sorted(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    ns_breakdown best[5];
+    long evaluated = 0;
+    int n = ns_cluster_search(&in, 4096, best, 5, &evaluated);
+    assert_int_equal(n, 5);
+    assert_true(evaluated > 100);
+    char err[256];
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(ns_cluster_check(&in, &best[i].par, 4096, err, sizeof err), 0);
+        assert_true(best[i].fits == 1);
+        if (i) assert_true(best[i].time_to_train_s >= best[i - 1].time_to_train_s);
+    }
+}
+
+/* ---- presets, node bridge, all-reduce ---------------------------------------------------- */
+
+static void presets_all_load(void **state) {
+    (void)state;
+    const char *names[] = {"h100-sxm", "h200",     "gb200-nvl72", "gb300-nvl72",
+                           "tpu-v4",   "cpu-node", "seed002",     "llama3-405b"};
+    char err[256];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        ns_cluster_input in;
+        ns_cluster_defaults(&in);
+        if (ns_cluster_apply_preset(&in, names[i], err, sizeof err)) fail_msg("%s", err);
+    }
+}
+
+static json_t *fixture(const char *name) {
+    char path[256];
+    snprintf(path, sizeof path, "tests/fixtures/%s", name);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j) fail_msg("%s: %s (run from the repository root)", path, je.text);
+    return j;
+}
+
+static void node_bridge(void **state) {
+    (void)state;
+    json_t *r = fixture("results_synthetic.json");
+    ns_cluster_input in;
+    char err[256];
+    /* the node as the chip */
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    assert_int_equal(in.sys.chip.n_gemm, 3); /* 256, 1024, 2048; the null one skipped */
+    assert_abs(ns_gemm_efficiency(&in.sys.chip, 256, 256, 256), 0.65, 1e-12); /* best of two */
+    assert_abs(ns_gemm_efficiency(&in.sys.chip, 1024, 1024, 1024), 0.85, 1e-12);
+    assert_abs(in.sys.step_cv, 0.02, 1e-12); /* median of 0.01 0.015 0.02 0.03 0.04 */
+    assert_rel(in.sys.chip.peak_flops[NS_CP_FP64], 200e9, 1e-12);
+    assert_rel(in.sys.chip.peak_flops[NS_CP_FP32], 400e9, 1e-12); /* FMA, not the 450 "add" */
+    assert_rel(in.sys.chip.mem_bw_bytes_per_s, 20e9, 1e-12);      /* not the suspect 90 */
+    assert_int_equal(in.run.precision, NS_CP_FP32);
+    /* onto a preset chip: efficiency and CV only */
+    load(&in, "h100-sxm");
+    assert_int_equal(ns_cluster_apply_node(&in, r, 0, err, sizeof err), 0);
+    assert_rel(in.sys.chip.peak_flops[NS_CP_BF16], 989.4e12, 1e-12);
+    assert_abs(ns_gemm_efficiency(&in.sys.chip, 2048, 2048, 2048), 0.90, 1e-12);
+    /* the cluster section for results.json */
+    char dir[] = "/tmp/ns_cluster_test_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    json_t *sec = ns_cluster_from_results(r, "h100-sxm", dir, err, sizeof err);
+    assert_non_null(sec);
+    assert_int_equal(json_array_size(json_object_get(sec, "points")), 4);
+    assert_non_null(json_string_value(json_object_get(sec, "plots_status")));
+    json_decref(sec);
+    char path[256];
+    snprintf(path, sizeof path, "%s/cluster_breakdown.dat", dir);
+    assert_int_equal(access(path, R_OK), 0);
+    assert_null(ns_cluster_from_results(r, "no-such", NULL, err, sizeof err));
+    static const char *const files[] = {"cluster_breakdown", "cluster_scaling"};
+    static const char *const exts[] = {"dat", "gp", "svg"};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 3; j++) {
+            snprintf(path, sizeof path, "%s/%s.%s", dir, files[i], exts[j]);
+            unlink(path);
+        }
+    rmdir(dir);
+    json_decref(r);
+}
+
+static void allreduce_fits(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    char err[256];
+    ns_cluster_defaults(&in);
+    json_t *r = fixture("results_synthetic.json");
+    assert_int_equal(ns_cluster_apply_allreduce(&in, r, 1, err, sizeof err), 0);
+    assert_rel(in.sys.scaleup.latency_s, 1e-6, 1e-12); /* 2 µs / (2·(2−1)) */
+    assert_rel(in.sys.scaleup.bw_bytes_per_s, 1e10, 1e-12);
+    json_decref(r);
+    json_t *f = fixture("fleet_synthetic.json");
+    assert_int_equal(ns_cluster_apply_allreduce(&in, f, 0, err, sizeof err), 0);
+    assert_rel(in.sys.scaleout.latency_s, 5e-6, 1e-12);
+    assert_rel(in.sys.scaleout.bw_bytes_per_s, 25e9, 1e-12);
+    json_decref(f);
+    json_t *empty = json_object();
+    assert_int_equal(ns_cluster_apply_allreduce(&in, empty, 0, err, sizeof err), -1);
+    json_decref(empty);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(f1_f3_time_to_compute),
+        cmocka_unit_test(f4_6nd),
+        cmocka_unit_test(f5_cost),
+        cmocka_unit_test(f6_two_roads),
+        cmocka_unit_test(f7_f9_scaling),
+        cmocka_unit_test(f10_amdahl_gustafson),
+        cmocka_unit_test(f11_roofline),
+        cmocka_unit_test(f12_palm_mfu),
+        cmocka_unit_test(megatron_vs_palm),
+        cmocka_unit_test(seed002_rows),
+        cmocka_unit_test(c1_ring),
+        cmocka_unit_test(c2_ring_vs_rabenseifner),
+        cmocka_unit_test(c3_busbw),
+        cmocka_unit_test(collective_limits),
+        cmocka_unit_test(c4_c5_bubble),
+        cmocka_unit_test(r1_interruptions),
+        cmocka_unit_test(r2_tail_at_scale),
+        cmocka_unit_test(r4_young_daly),
+        cmocka_unit_test(r5_expected_max),
+        cmocka_unit_test(model_params),
+        cmocka_unit_test(model_one_chip),
+        cmocka_unit_test(model_free_network),
+        cmocka_unit_test(model_monotone),
+        cmocka_unit_test(model_recompute_auto),
+        cmocka_unit_test(model_gemm_table),
+        cmocka_unit_test(model_checks),
+        cmocka_unit_test(search_valid_and_sorted),
+        cmocka_unit_test(presets_all_load),
+        cmocka_unit_test(node_bridge),
+        cmocka_unit_test(allreduce_fits),
+    };
+    const char *filter = getenv("CMOCKA_TEST_FILTER"); /* e.g. "node_*" */
+    if (filter) cmocka_set_test_filter(filter);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

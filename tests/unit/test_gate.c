@@ -1,0 +1,436 @@
+/* Unit tests of the regression gate: the statistics against values computed independently
+ * (brute-force permutation enumeration and textbook formulas, see the comments), the verdict
+ * rule on the field-bug B24 scenario (must pass; a +25% injected slowdown must be caught),
+ * zero spread, outliers in both directions, nulls as "no data", the context check, the
+ * thresholds file, and the Google Benchmark JSON writer. Run from the repository root. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness/json.h"
+#include "reports/gate.h"
+#include "reports/gate_stats.h"
+#include "reports/gbench.h"
+
+#define FIX "tests/fixtures/gate/"
+
+static void assert_close(double got, double want, double rel) {
+    if (!(fabs(got - want) <= rel * fabs(want) + 1e-15)) {
+        print_error("got %.17g, want %.17g (rel %.1e)\n", got, want, rel);
+        fail();
+    }
+}
+
+/* ---- statistics -------------------------------------------------------------------------- */
+
+static void test_normal(void **state) {
+    (void)state;
+    assert_close(ns_normal_cdf(0), 0.5, 1e-15);
+    assert_close(ns_normal_cdf(1.959963984540054), 0.975, 1e-12);
+    assert_close(ns_normal_quantile(0.975), 1.959963984540054, 1e-10);
+    assert_close(ns_normal_quantile(0.005), -2.5758293035489, 1e-10);
+    assert_true(isnan(ns_normal_quantile(0)));
+}
+
+/* Exact values by enumerating all C(N, ny) splits (Python itertools, midranks). */
+static void test_mwu_exact(void **state) {
+    (void)state;
+    ns_rank_test t;
+    double x[] = {1, 2, 3, 4, 5, 6}, y[] = {7, 8, 9, 10, 11, 12};
+    assert_int_equal(ns_mann_whitney(x, 6, y, 6, &t), 0);
+    assert_true(t.exact);
+    assert_close(t.stat, 36, 0);
+    assert_close(t.p, 2.0 / 924, 1e-12); /* complete separation: 2 of C(12,6) */
+    /* Reversed groups: same two-sided p, U = 0. */
+    assert_int_equal(ns_mann_whitney(y, 6, x, 6, &t), 0);
+    assert_close(t.stat, 0, 0);
+    assert_close(t.p, 2.0 / 924, 1e-12);
+
+    /* Ties across groups: exact permutation p with midranks = 16/126. */
+    double a[] = {1, 2, 3, 4}, b[] = {2, 3.5, 5, 6.5, 8};
+    assert_int_equal(ns_mann_whitney(a, 4, b, 5, &t), 0);
+    assert_close(t.stat, 16.5, 0);
+    assert_close(t.p, 16.0 / 126, 1e-12);
+
+    /* B24's dgemm_64: U = 22, exact p = 16/252 with the ties at 0.053 and 0.055. */
+    double base[] = {0.052, 0.050, 0.055, 0.051, 0.053}, cur[] = {0.055, 0.054, 0.056, 0.053, 0.057};
+    assert_int_equal(ns_mann_whitney(base, 5, cur, 5, &t), 0);
+    assert_close(t.stat, 22, 0);
+    assert_close(t.p, 0.06349206349206349, 1e-12);
+}
+
+/* Normal approximation (N > NS_EXACT_MAX_N), continuity-corrected, tie-corrected:
+ * mu = nx*ny/2, var = nx*ny/12 * ((N+1) - sum(t^3-t)/(N(N-1))), p = erfc(z/sqrt 2). */
+static void test_mwu_normal(void **state) {
+    (void)state;
+    double x[25], y[25];
+    for (int i = 0; i < 25; i++) {
+        x[i] = i;
+        y[i] = i + 10.5;
+    }
+    ns_rank_test t;
+    assert_int_equal(ns_mann_whitney(x, 25, y, 25, &t), 0);
+    assert_false(t.exact);
+    assert_close(t.stat, 520, 0);
+    assert_close(t.p, 5.909644085596031e-05, 1e-9);
+
+    double a[30], b[30];
+    const double pa[] = {1, 2, 2, 3, 3, 3}, pb[] = {2, 3, 3, 4, 4, 5};
+    for (int i = 0; i < 30; i++) {
+        a[i] = pa[i % 6];
+        b[i] = pb[i % 6];
+    }
+    assert_int_equal(ns_mann_whitney(a, 30, b, 30, &t), 0);
+    assert_close(t.stat, 725, 0);
+    assert_close(t.p, 2.0216963440651237e-05, 1e-9);
+
+    /* Every value tied: zero variance must give p = 1, not a division by zero. */
+    double c[50];
+    for (int i = 0; i < 50; i++) c[i] = 3.0;
+    assert_int_equal(ns_mann_whitney(c, 25, c + 25, 25, &t), 0);
+    assert_close(t.p, 1, 0);
+}
+
+static void test_signed_rank(void **state) {
+    (void)state;
+    ns_rank_test t;
+    double d[] = {0.1, 0.2, -0.05, 0.3, 0.15, 0.12, 0.2, 0.08};
+    assert_int_equal(ns_signed_rank(d, 8, &t), 0);
+    assert_true(t.exact);
+    assert_close(t.stat, 35, 0);
+    assert_close(t.p, 4.0 / 256, 1e-12);
+    /* A zero (dropped) and tied magnitudes: enumeration over 2^6 sign patterns gives 0.5. */
+    double e[] = {1, -1, 2, 2, -3, 0, 4};
+    assert_int_equal(ns_signed_rank(e, 7, &t), 0);
+    assert_int_equal(t.n_used, 6);
+    assert_close(t.stat, 14.5, 0);
+    assert_close(t.p, 0.5, 1e-12);
+    /* All zero: no evidence of a shift. */
+    double z[6] = {0};
+    assert_int_equal(ns_signed_rank(z, 6, &t), 0);
+    assert_close(t.p, 1, 0);
+}
+
+/* Intervals: D sorted pairwise differences; for nx = ny = 5 at 95%, k = 3 (P(U <= 2) = 4/252
+ * <= 0.025 < P(U <= 3) = 7/252); Walsh averages for n = 8, k = 4 (P(T <= 3) = 5/256). */
+static void test_intervals(void **state) {
+    (void)state;
+    double x[] = {1, 2, 3, 4, 5}, y[] = {11, 12.5, 13, 14, 16}, est, lo, hi;
+    assert_int_equal(ns_shift_ci(x, 5, y, 5, 0.95, &est, &lo, &hi), 0);
+    assert_close(est, 10, 0);
+    assert_close(lo, 7.5, 0);
+    assert_close(hi, 13, 0);
+    /* Three samples each cannot give a 95% interval: P(U <= 0) = 1/20 > 0.025. */
+    assert_int_equal(ns_shift_ci(x, 3, y, 3, 0.95, &est, &lo, &hi), -1);
+    assert_true(isnan(lo) && isnan(hi));
+
+    double d[] = {0.11, 0.09, 0.12, 0.10, 0.08, 0.13, 0.095, 0.105};
+    assert_int_equal(ns_walsh_ci(d, 8, 0.95, &est, &lo, &hi), 0);
+    assert_close(est, 0.10375, 1e-12);
+    assert_close(lo, 0.09, 1e-12);
+    assert_close(hi, 0.12, 1e-12);
+    assert_int_equal(ns_walsh_ci(d, 5, 0.95, &est, &lo, &hi), -1); /* 1/32 > 0.025 */
+}
+
+static void test_bootstrap(void **state) {
+    (void)state;
+    double b1[] = {1, 1, 1}, c1[] = {2, 2, 2}, b2[] = {4, 4, 4}, c2[] = {2, 2, 2};
+    ns_boot_item it[2] = {{.base = b1, .cur = c1, .nbase = 3, .ncur = 3},
+                          {.base = b2, .cur = c2, .nbase = 3, .ncur = 3}};
+    double g, lo, hi;
+    assert_int_equal(ns_bootstrap_geomean(it, 2, 0.95, 500, 42, &g, &lo, &hi), 0);
+    assert_close(g, 1, 1e-12); /* sqrt(2 * 0.5) */
+    assert_close(lo, 1, 1e-12);
+    assert_close(hi, 1, 1e-12);
+    /* Fixed seed: the same data give the same interval. */
+    double b3[] = {1.0, 1.1, 0.9, 1.05, 0.95}, c3[] = {1.2, 1.1, 1.3, 1.15, 1.25};
+    ns_boot_item j = {.base = b3, .cur = c3, .nbase = 5, .ncur = 5};
+    double g1, l1, h1, g2, l2, h2;
+    ns_bootstrap_geomean(&j, 1, 0.95, 1000, 7, &g1, &l1, &h1);
+    ns_bootstrap_geomean(&j, 1, 0.95, 1000, 7, &g2, &l2, &h2);
+    assert_true(l1 == l2 && h1 == h2 && g1 == g2);
+    assert_close(g1, 1.2, 1e-12);
+    assert_true(l1 <= g1 && g1 <= h1);
+}
+
+/* ---- verdicts on files -------------------------------------------------------------------- */
+
+static int gate_files(const char *b, const char *c, ns_gate_opts o, ns_gate_report *rep) {
+    char err[512];
+    json_t *jb = ns_json_load_results(b, err, sizeof err);
+    json_t *jc = ns_json_load_results(c, err, sizeof err);
+    assert_non_null(jb);
+    assert_non_null(jc);
+    *rep = (ns_gate_report){.mode = "files", .baseline = b, .current = c, .opts = o};
+    int rc = ns_gate_compare_docs(jb, jc, rep, err, sizeof err);
+    if (rc == 0) ns_gate_finish(rep);
+    json_decref(jb);
+    json_decref(jc);
+    return rc;
+}
+
+static const ns_gate_row *row(const ns_gate_report *rep, const char *prefix) {
+    for (size_t i = 0; i < rep->nrows; i++)
+        if (!strncmp(rep->rows[i].id, prefix, strlen(prefix))) return &rep->rows[i];
+    fail_msg("no row %s", prefix);
+    return NULL;
+}
+
+/* Field bug B24: identical code, 8 kernels x 5 repetitions, dgemm_64 +6% within its noise. */
+static void test_b24_passes(void **state) {
+    (void)state;
+    ns_gate_report rep;
+    assert_int_equal(gate_files(FIX "b24_base.json", FIX "b24_cand.json", ns_gate_defaults(), &rep), 0);
+    assert_int_equal(rep.exit_code, 0);
+    assert_int_equal(rep.nrows, 8);
+    const ns_gate_row *r = row(&rep, "dgemm_64/");
+    assert_close(r->ratio, 0.055 / 0.052, 1e-9);
+    assert_int_not_equal(r->verdict, NS_GATE_REGRESSION);
+    assert_int_equal(rep.suite_n, 8);
+    assert_int_not_equal(rep.suite_verdict, NS_GATE_REGRESSION);
+    ns_gate_report_free(&rep);
+}
+
+static void test_b24_slowdown_caught(void **state) {
+    (void)state;
+    ns_gate_report rep;
+    assert_int_equal(
+        gate_files(FIX "b24_base.json", FIX "b24_cand_slow.json", ns_gate_defaults(), &rep), 0);
+    assert_int_equal(rep.exit_code, 1);
+    const ns_gate_row *r = row(&rep, "reduce_1m/");
+    assert_int_equal(r->verdict, NS_GATE_REGRESSION);
+    assert_close(r->ratio, 1.25, 1e-9);
+    assert_true(r->ci_lo > 1.05 && r->ci_hi < 1.3);
+    assert_close(r->p, 2.0 / 252, 1e-12);
+    size_t nreg = 0;
+    for (size_t i = 0; i < rep.nrows; i++) nreg += rep.rows[i].verdict == NS_GATE_REGRESSION;
+    assert_int_equal(nreg, 1);
+    ns_gate_report_free(&rep);
+
+    /* A per-benchmark threshold of 30% for reduce_1m lets the same data pass. */
+    ns_gate_opts o = ns_gate_defaults();
+    char err[256];
+    assert_int_equal(ns_gate_load_thresholds(&o, FIX "thresholds.txt", err, sizeof err), 0);
+    assert_int_equal(o.nrules, 2);
+    assert_close(o.rules[0].threshold, 0.30, 1e-12);
+    assert_close(o.rules[1].noise_floor_s, 1e-6, 1e-12);
+    assert_int_equal(gate_files(FIX "b24_base.json", FIX "b24_cand_slow.json", o, &rep), 0);
+    assert_int_equal(rep.exit_code, 0);
+    assert_close(row(&rep, "reduce_1m/")->threshold, 0.30, 1e-12);
+    /* dgemm_64's 1 us noise floor is 1.9% of 52 us: below its 10% threshold, so 10% holds. */
+    assert_close(row(&rep, "dgemm_64/")->threshold, 0.10, 1e-12);
+    ns_gate_report_free(&rep);
+    ns_gate_free_rules(&o);
+}
+
+static void test_min_samples(void **state) {
+    (void)state;
+    ns_gate_opts o = ns_gate_defaults();
+    o.min_samples = 9;
+    ns_gate_report rep;
+    assert_int_equal(gate_files(FIX "b24_base.json", FIX "b24_cand_slow.json", o, &rep), 0);
+    for (size_t i = 0; i < rep.nrows; i++)
+        assert_int_equal(rep.rows[i].verdict, NS_GATE_INSUFFICIENT);
+    assert_int_equal(rep.suite_verdict, NS_GATE_INSUFFICIENT);
+    assert_int_equal(rep.exit_code, 0); /* never a guess */
+    ns_gate_report_free(&rep);
+    o.fail_on_missing = 1;
+    assert_int_equal(gate_files(FIX "b24_base.json", FIX "b24_cand_slow.json", o, &rep), 0);
+    assert_int_equal(rep.exit_code, 1);
+    ns_gate_report_free(&rep);
+}
+
+static void test_zero_spread(void **state) {
+    (void)state;
+    ns_gate_report rep;
+    assert_int_equal(gate_files(FIX "zero_base.json", FIX "zero_same.json", ns_gate_defaults(), &rep), 0);
+    assert_int_equal(rep.exit_code, 0);
+    for (size_t i = 0; i < rep.nrows; i++) {
+        assert_int_equal(rep.rows[i].verdict, NS_GATE_UNCHANGED);
+        assert_close(rep.rows[i].p, 1, 0);
+        assert_close(rep.rows[i].ci_lo, 1, 0);
+        assert_close(rep.rows[i].ci_hi, 1, 0);
+    }
+    ns_gate_report_free(&rep);
+    assert_int_equal(gate_files(FIX "zero_base.json", FIX "zero_slow.json", ns_gate_defaults(), &rep), 0);
+    assert_int_equal(rep.exit_code, 1);
+    assert_int_equal(row(&rep, "fixed_a/")->verdict, NS_GATE_REGRESSION);
+    assert_close(row(&rep, "fixed_a/")->ratio, 1.1, 1e-12);
+    assert_int_equal(row(&rep, "fixed_b/")->verdict, NS_GATE_UNCHANGED);
+    ns_gate_report_free(&rep);
+}
+
+/* Rows built directly: outliers far out in both directions move ranks by one, not verdicts. */
+static void eval(ns_gate_row *r, double *b, size_t nb, double *c, size_t nc) {
+    *r = (ns_gate_row){.id = "x", .base = b, .cur = c, .nbase = nb, .ncur = nc};
+    ns_gate_opts o = ns_gate_defaults();
+    ns_gate_evaluate_row(r, &o);
+}
+
+static void test_outliers(void **state) {
+    (void)state;
+    double clean[15], b[15], c[15];
+    for (int i = 0; i < 15; i++) clean[i] = b[i] = 1.0 + 0.01 * ((i * 7) % 5 - 2); /* 0.98..1.02 */
+    b[2] = 50.0; /* a slow outlier in the baseline */
+    for (int i = 0; i < 15; i++) c[i] = clean[(i + 3) % 15];
+    c[0] = 100.0; /* a slow outlier (a descheduled sample) */
+    c[1] = 1e-3;  /* a fast outlier (a broken timer) */
+    ns_gate_row r;
+    eval(&r, b, 15, c, 15);
+    assert_true(r.verdict == NS_GATE_UNCHANGED || r.verdict == NS_GATE_WITHIN);
+    assert_close(r.ratio, 1, 0.021);
+    /* The same with a real 15% slowdown: still caught despite outliers both ways. */
+    for (int i = 2; i < 15; i++) c[i] = 1.15 * clean[(i + 3) % 15];
+    eval(&r, b, 15, c, 15);
+    assert_int_equal(r.verdict, NS_GATE_REGRESSION);
+    /* And a 15% speedup is an improvement, never a failure. */
+    for (int i = 2; i < 15; i++) c[i] = clean[(i + 3) % 15] / 1.15;
+    eval(&r, b, 15, c, 15);
+    assert_int_equal(r.verdict, NS_GATE_IMPROVEMENT);
+}
+
+static void test_paired(void **state) {
+    (void)state;
+    double old_m[10], new_m[10], d[10];
+    for (int i = 0; i < 10; i++) {
+        old_m[i] = 1.0 + 0.05 * (i % 3);          /* drift between rounds */
+        new_m[i] = old_m[i] * (1.10 + 0.004 * (i % 4 - 1.5));
+        d[i] = log(new_m[i] / old_m[i]);
+    }
+    ns_gate_row r = {.id = "k", .base = old_m, .cur = new_m, .nbase = 10, .ncur = 10, .d = d,
+                     .nd = 10};
+    ns_gate_opts o = ns_gate_defaults();
+    ns_gate_evaluate_row(&r, &o);
+    assert_int_equal(r.verdict, NS_GATE_REGRESSION);
+    assert_close(r.ratio, 1.10, 0.01);
+    assert_close(r.p, 2.0 / 1024, 1e-12);
+    /* Five rounds are too few for a 95% interval of the paired test. */
+    r = (ns_gate_row){.id = "k", .base = old_m, .cur = new_m, .nbase = 5, .ncur = 5, .d = d,
+                      .nd = 5};
+    ns_gate_evaluate_row(&r, &o);
+    assert_int_equal(r.verdict, NS_GATE_INSUFFICIENT);
+}
+
+/* B22: null samples and failed statuses are "no data", never zeros, and stay out of the suite. */
+static void test_nulls(void **state) {
+    (void)state;
+    ns_gate_report rep;
+    assert_int_equal(gate_files(FIX "b24_base.json", FIX "nulls.json", ns_gate_defaults(), &rep), 0);
+    assert_int_equal(rep.exit_code, 0);
+    assert_int_equal(row(&rep, "reduce_1k/")->verdict, NS_GATE_NO_DATA);
+    assert_non_null(strstr(row(&rep, "reduce_1k/")->note, "zero elapsed"));
+    assert_int_equal(row(&rep, "reduce_1m/")->verdict, NS_GATE_NO_DATA);
+    assert_int_equal(rep.suite_n, 6);
+    json_t *j = ns_gate_report_json(&rep);
+    char *s = json_dumps(j, JSON_COMPACT);
+    assert_non_null(s);
+    assert_null(strstr(s, "NaN"));
+    free(s);
+    json_decref(j);
+    ns_gate_report_free(&rep);
+}
+
+static void test_schema_errors(void **state) {
+    (void)state;
+    const char *bad[] = {"no_results.json", "dup_id.json", "bad_samples.json", "disjoint.json"};
+    for (size_t i = 0; i < 4; i++) {
+        char err[512], path[256];
+        snprintf(path, sizeof path, FIX "%s", bad[i]);
+        json_t *b = ns_json_load_results(FIX "b24_base.json", err, sizeof err);
+        json_t *c = ns_json_load_results(path, err, sizeof err);
+        assert_non_null(c);
+        ns_gate_report rep = {.mode = "files", .opts = ns_gate_defaults()};
+        err[0] = 0;
+        assert_int_equal(ns_gate_compare_docs(b, c, &rep, err, sizeof err), -1);
+        assert_true(err[0] != 0 && !strchr(err, '\n'));
+        ns_gate_report_free(&rep);
+        json_decref(b);
+        json_decref(c);
+    }
+}
+
+static void test_context(void **state) {
+    (void)state;
+    char err[256];
+    json_t *b = ns_json_load_results(FIX "b24_base.json", err, sizeof err);
+    json_t *cpu = ns_json_load_results(FIX "ctx_other_cpu.json", err, sizeof err);
+    json_t *fl = ns_json_load_results(FIX "ctx_other_cflags.json", err, sizeof err);
+    json_t *lib = ns_json_load_results(FIX "ctx_other_libs.json", err, sizeof err);
+    json_t *out = json_array();
+    assert_int_equal(ns_gate_context_diff(b, b, 0, out), 0);
+    assert_int_equal(ns_gate_context_diff(b, cpu, 0, out), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(out, 0), "key")),
+                        "cpu.model");
+    assert_int_equal(ns_gate_context_diff(b, fl, 0, out), 1);
+    assert_int_equal(ns_gate_context_diff(b, fl, 1, out), 0); /* machine only: flags ignored */
+    assert_int_equal(ns_gate_context_diff(b, lib, 0, out), 1);
+    json_decref(out);
+    json_decref(b);
+    json_decref(cpu);
+    json_decref(fl);
+    json_decref(lib);
+}
+
+static void test_gbench(void **state) {
+    (void)state;
+    char err[256], path[] = "tests/out/test_gate_gbench_XXXXXX";
+    system("mkdir -p tests/out");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    json_t *b = ns_json_load_results(FIX "nulls.json", err, sizeof err);
+    assert_int_equal(ns_write_gbench(b, path, err, sizeof err), 0);
+    json_error_t je;
+    json_t *g = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    assert_non_null(g);
+    json_t *ctx = json_object_get(g, "context");
+    const char *keys[] = {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "caches",
+                          "library_build_type"};
+    for (size_t i = 0; i < 7; i++) assert_non_null(json_object_get(ctx, keys[i]));
+    assert_int_equal(json_integer_value(json_object_get(ctx, "mhz_per_cpu")), 2100);
+    json_t *c0 = json_array_get(json_object_get(ctx, "caches"), 0);
+    assert_string_equal(json_string_value(json_object_get(c0, "type")), "Data");
+    assert_int_equal(json_integer_value(json_object_get(c0, "size")), 49152);
+    /* 6 results with data (2 have none): 5 iterations + mean, median, stddev each. */
+    json_t *bs = json_object_get(g, "benchmarks");
+    assert_int_equal(json_array_size(bs), 6 * 8);
+    assert_int_equal(json_array_size(json_object_get(ctx, "nodescale_skipped")), 2);
+    json_t *e = json_array_get(bs, 0);
+    assert_string_equal(json_string_value(json_object_get(e, "name")), "dgemm_64/avx512/dp/t1");
+    assert_string_equal(json_string_value(json_object_get(e, "run_type")), "iteration");
+    assert_string_equal(json_string_value(json_object_get(e, "time_unit")), "ns");
+    assert_int_equal(json_integer_value(json_object_get(e, "repetitions")), 5);
+    assert_int_equal(json_integer_value(json_object_get(e, "repetition_index")), 0);
+    assert_int_equal(json_integer_value(json_object_get(e, "iterations")), 10);
+    assert_close(json_number_value(json_object_get(e, "real_time")), 52000, 1e-9);
+    json_t *a = json_array_get(bs, 6);
+    assert_string_equal(json_string_value(json_object_get(a, "name")), "dgemm_64/avx512/dp/t1_median");
+    assert_string_equal(json_string_value(json_object_get(a, "run_type")), "aggregate");
+    assert_string_equal(json_string_value(json_object_get(a, "aggregate_name")), "median");
+    assert_close(json_number_value(json_object_get(a, "real_time")), 52000, 1e-9);
+    json_decref(g);
+    json_decref(b);
+    unlink(path);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_normal),        cmocka_unit_test(test_mwu_exact),
+        cmocka_unit_test(test_mwu_normal),    cmocka_unit_test(test_signed_rank),
+        cmocka_unit_test(test_intervals),     cmocka_unit_test(test_bootstrap),
+        cmocka_unit_test(test_b24_passes),    cmocka_unit_test(test_b24_slowdown_caught),
+        cmocka_unit_test(test_min_samples),   cmocka_unit_test(test_zero_spread),
+        cmocka_unit_test(test_outliers),      cmocka_unit_test(test_paired),
+        cmocka_unit_test(test_nulls),         cmocka_unit_test(test_schema_errors),
+        cmocka_unit_test(test_context),       cmocka_unit_test(test_gbench),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,468 @@
+/* Correctness of the own GEMM (nodescale_dgemm / nodescale_sgemm and the per-ISA entry points)
+ * against a reference formed in long double, with the bound |C - ref| <= 2 (k + 2) u (|alpha|
+ * |A||B| + |beta||C0|) elementwise (u = unit roundoff; STYLE.md item 3, field-bugs B18). Covers
+ * every edge residue m mod MR and n mod NR of every runnable micro-kernel, each shape class
+ * (square, k small, m small, n small, several KC / MC / NC blocks), every transpose in both
+ * layouts, leading dimensions equal to and far larger than the matrix, unaligned operands (B16),
+ * operands against PROT_NONE guard pages, beta = 0 over NaN/Inf in C and its padding (B14),
+ * alpha = 0 / k = 0 / m = 0 / n = 0 semantics, bad arguments, 1/2/4 threads, the registry
+ * descriptors' check, and a FLOP count above 2^32. Kept small enough to run under ASan+UBSan. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "include/nodescale.h"
+#include "kernels/gemm/gemm_internal.h"
+#include "kernels/gemm/gemm_kernels.h"
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+static double rnd(uint64_t *s) {
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return (double)(*s >> 11) * 0x1.0p-52 - 1.0;
+}
+
+static double ld_get(ns_precision p, const void *x, int64_t i) {
+    return p == NS_PREC_DP ? ((const double *)x)[i] : (double)((const float *)x)[i];
+}
+
+static void ld_set(ns_precision p, void *x, int64_t i, double v) {
+    if (p == NS_PREC_DP)
+        ((double *)x)[i] = v;
+    else
+        ((float *)x)[i] = (float)v;
+}
+
+/* Index of element (i, j) of op(X) where X is stored in layout with leading dimension ld. */
+static int64_t at(int rowmajor, int trans, int64_t i, int64_t j, int64_t ld) {
+    if (trans) {
+        int64_t t = i;
+        i = j, j = t;
+    }
+    return rowmajor ? i * ld + j : i + j * ld;
+}
+
+typedef struct call {
+    ns_precision prec;
+    int isa;      /* -1: public API (dispatch); else ns_gemm_?_isa (column-major only) */
+    int threads;  /* for isa >= 0 */
+    int rowmajor, ta, tb;
+    int64_t m, n, k, lda, ldb, ldc;
+    double alpha, beta;
+} call;
+
+static int do_gemm(const call *g, const void *a, const void *b, void *c) {
+    if (g->isa >= 0) {
+        if (g->prec == NS_PREC_DP)
+            ns_gemm_d_isa(g->isa, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda, b, g->ldb,
+                          g->beta, c, g->ldc, g->threads);
+        else
+            ns_gemm_s_isa(g->isa, g->ta, g->tb, g->m, g->n, g->k, (float)g->alpha, a, g->lda, b,
+                          g->ldb, (float)g->beta, c, g->ldc, g->threads);
+        return 0;
+    }
+    nodescale_layout L = g->rowmajor ? NodescaleRowMajor : NodescaleColMajor;
+    nodescale_transpose TA = g->ta ? NodescaleTrans : NodescaleNoTrans;
+    nodescale_transpose TB = g->tb ? NodescaleTrans : NodescaleNoTrans;
+    if (g->prec == NS_PREC_DP)
+        return nodescale_dgemm(L, TA, TB, g->m, g->n, g->k, g->alpha, a, g->lda, b, g->ldb,
+                               g->beta, c, g->ldc);
+    return nodescale_sgemm(L, TA, TB, g->m, g->n, g->k, (float)g->alpha, a, g->lda, b, g->ldb,
+                           (float)g->beta, c, g->ldc);
+}
+
+/* Number of stored elements an operand with `rows` x `cols` logical extent needs. */
+static int64_t stored(int rowmajor, int trans, int64_t rows, int64_t cols, int64_t ld) {
+    if (rows == 0 || cols == 0) return 0;
+    int64_t r = trans ? cols : rows, c = trans ? rows : cols; /* stored shape */
+    return rowmajor ? (r - 1) * ld + c : (c - 1) * ld + r;
+}
+
+/* Runs g on a, b, c (c holds C0 on entry) and checks every element of C against the long
+ * double reference; elements of c outside the m x n block must equal c0 bit for bit. */
+static void run_and_check(const call *g, const void *a, const void *b, void *c, int64_t c_len) {
+    size_t es = ns_prec_size(g->prec);
+    void *c0 = malloc((size_t)(c_len > 0 ? c_len : 1) * es);
+    assert_non_null(c0);
+    memcpy(c0, c, (size_t)c_len * es);
+    assert_int_equal(do_gemm(g, a, b, c), 0);
+    double u = g->prec == NS_PREC_DP ? 0x1.0p-53 : 0x1.0p-24;
+    int64_t worst = -1;
+    for (int64_t j = 0; j < g->n; j++)
+        for (int64_t i = 0; i < g->m; i++) {
+            long double s = 0;
+            double mag = 0;
+            if (g->alpha != 0.0)
+                for (int64_t p = 0; p < g->k; p++) {
+                    double x = ld_get(g->prec, a, at(g->rowmajor, g->ta, i, p, g->lda));
+                    double y = ld_get(g->prec, b, at(g->rowmajor, g->tb, p, j, g->ldb));
+                    s += (long double)x * y;
+                    mag += fabs(x * y);
+                }
+            int64_t ci = at(g->rowmajor, 0, i, j, g->ldc);
+            double cold = ld_get(g->prec, c0, ci);
+            long double ref = (long double)g->alpha * s;
+            double bnd = fabs(g->alpha) * mag;
+            if (g->beta != 0.0) ref += (long double)g->beta * cold, bnd += fabs(g->beta * cold);
+            bnd *= 2.0 * ((double)g->k + 2.0) * u;
+            double got = ld_get(g->prec, c, ci);
+            if (!(fabsl((long double)got - ref) <= bnd)) {
+                if (worst < 0)
+                    print_error("C(%lld,%lld) = %.17g, reference %.17Lg, bound %.3g "
+                                "(m=%lld n=%lld k=%lld ta=%d tb=%d row=%d isa=%d)\n",
+                                (long long)i, (long long)j, got, ref, bnd, (long long)g->m,
+                                (long long)g->n, (long long)g->k, g->ta, g->tb, g->rowmajor,
+                                g->isa);
+                worst = ci;
+            }
+            ld_set(g->prec, c0, ci, got); /* mark as checked: compared bitwise below */
+        }
+    assert_true(worst < 0);
+    /* Outside the block: untouched (memcmp also treats NaN padding bitwise). */
+    assert_memory_equal(c0, c, (size_t)c_len * es);
+    free(c0);
+}
+
+/* Allocates operands with random values (leading dims given) and checks one call. */
+static void check_call(const call *g0, uint64_t seed) {
+    call g = *g0;
+    size_t es = ns_prec_size(g.prec);
+    int64_t la = stored(g.rowmajor, g.ta, g.m, g.k, g.lda);
+    int64_t lb = stored(g.rowmajor, g.tb, g.k, g.n, g.ldb);
+    int64_t lc = stored(g.rowmajor, 0, g.m, g.n, g.ldc);
+    void *a = malloc((size_t)(la + 1) * es), *b = malloc((size_t)(lb + 1) * es);
+    void *c = malloc((size_t)(lc + 1) * es);
+    assert_true(a && b && c);
+    uint64_t s = seed * 2654435761u + 1;
+    for (int64_t i = 0; i < la; i++) ld_set(g.prec, a, i, rnd(&s));
+    for (int64_t i = 0; i < lb; i++) ld_set(g.prec, b, i, rnd(&s));
+    for (int64_t i = 0; i < lc; i++) ld_set(g.prec, c, i, rnd(&s));
+    run_and_check(&g, a, b, c, lc);
+    free(a), free(b), free(c);
+}
+
+static int runnable_isas(int *out) {
+    int n = 0;
+    if (ns_cpu_has_avx512()) out[n++] = NS_GEMM_AVX512;
+    if (ns_cpu_has_avx2_fma()) out[n++] = NS_GEMM_AVX2;
+    out[n++] = NS_GEMM_SCALAR;
+    return n;
+}
+
+static const char *const isa_str[] = {"avx512", "avx2", "scalar"};
+
+/* ---- tests ------------------------------------------------------------------------------- */
+
+/* Every residue m mod MR and n mod NR (n = 1 .. NR + 1), for every micro-kernel, alpha and
+ * beta not 1, both A transposes (packed and in-place A paths). */
+static void test_edge_residues(void **st) {
+    (void)st;
+    int isas[3], ni = runnable_isas(isas);
+    for (int ii = 0; ii < ni; ii++)
+        for (int p = 0; p < 2; p++) {
+            ns_gemm_config cfg;
+            assert_int_equal(ns_gemm_config_get(isa_str[isas[ii]], (ns_precision)p, &cfg), 0);
+            /* m = 1 .. MR covers every residue; MR + 1 and 2 MR - 1 add a full panel + an edge. */
+            for (int64_t m = 1; m <= 2 * cfg.mr + 1; m = m < cfg.mr + 1 ? m + 1 : m + cfg.mr - 2)
+                for (int64_t n = 1; n <= cfg.nr + 1; n++) {
+                    int ta = (int)((m + n) & 1);
+                    call g = {.prec = (ns_precision)p, .isa = isas[ii], .threads = 1, .ta = ta,
+                              .tb = (int)(n & 1), .m = m, .n = n, .k = 1 + (m * 7 + n) % 9,
+                              .alpha = 0.75, .beta = -1.25};
+                    g.lda = ta ? g.k : m, g.ldb = g.tb ? n : g.k, g.ldc = m;
+                    check_call(&g, (uint64_t)(m * 131 + n));
+                }
+        }
+}
+
+/* Shape classes, several blocks in every loop, 1, 2 and 4 threads (4 on 2 cores also exercises
+ * the group barrier with jc x ic splits). */
+static void test_shape_classes(void **st) {
+    (void)st;
+    static const int64_t shapes[][3] = {
+        {100, 100, 100}, {257, 131, 203}, /* square-ish */
+        {300, 300, 3},   {97, 61, 1},     /* k small */
+        {5, 300, 400},   {40, 50, 2000},  /* m small: in-place A; jr split */
+        {300, 3, 500},   {650, 40, 300},  /* n small; m > MC with ic split */
+        {20, 4300, 20},  {33, 29, 1100},  /* n > NC; k > several KC */
+    };
+    int isas[3], ni = runnable_isas(isas);
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int th = 1; th <= 4; th *= 2)
+            for (int p = 0; p < 2; p++)
+                for (int t = 0; t < 2; t++) {
+                    int isa = isas[(s + (size_t)th) % (size_t)ni];
+                    call g = {.prec = (ns_precision)p, .isa = isa, .threads = th, .ta = t,
+                              .tb = !t, .m = shapes[s][0], .n = shapes[s][1], .k = shapes[s][2],
+                              .alpha = 1.0, .beta = 1.0};
+                    g.lda = t ? g.k : g.m, g.ldb = !t ? g.n : g.k, g.ldc = g.m;
+                    check_call(&g, s * 10 + (uint64_t)th);
+                }
+}
+
+/* All transposes in both layouts through the public API, leading dimensions equal to the
+ * stored rows and far larger (1000 + ...). */
+static void test_transposes_layouts_ld(void **st) {
+    (void)st;
+    for (int p = 0; p < 2; p++)
+        for (int row = 0; row < 2; row++)
+            for (int ta = 0; ta < 2; ta++)
+                for (int tb = 0; tb < 2; tb++)
+                    for (int big = 0; big < 2; big++) {
+                        call g = {.prec = (ns_precision)p, .isa = -1, .rowmajor = row, .ta = ta,
+                                  .tb = tb, .m = 37, .n = 29, .k = 41, .alpha = -0.5,
+                                  .beta = 2.0};
+                        /* rows of the stored matrix (column-major) / its row length. */
+                        int64_t a_need = row ? (ta ? g.m : g.k) : (ta ? g.k : g.m);
+                        int64_t b_need = row ? (tb ? g.k : g.n) : (tb ? g.n : g.k);
+                        int64_t c_need = row ? g.n : g.m;
+                        g.lda = a_need + (big ? 1000 : 0);
+                        g.ldb = b_need + (big ? 1003 : 0);
+                        g.ldc = c_need + (big ? 1001 : 0);
+                        check_call(&g, (uint64_t)(row * 8 + ta * 4 + tb * 2 + big));
+                    }
+}
+
+/* A+1, B+1, C+1 from 64-byte aligned buffers (B16), 64 and 63, through the public API. */
+static void test_unaligned(void **st) {
+    (void)st;
+    for (int p = 0; p < 2; p++)
+        for (int64_t n = 63; n <= 64; n++) {
+            size_t es = ns_prec_size((ns_precision)p);
+            char *a, *b, *c;
+            assert_int_equal(posix_memalign((void **)&a, 64, (size_t)(n * n + 1) * es), 0);
+            assert_int_equal(posix_memalign((void **)&b, 64, (size_t)(n * n + 1) * es), 0);
+            assert_int_equal(posix_memalign((void **)&c, 64, (size_t)(n * n + 1) * es), 0);
+            uint64_t s = 99;
+            for (int64_t i = 0; i < n * n; i++) {
+                ld_set((ns_precision)p, a + es, i, rnd(&s));
+                ld_set((ns_precision)p, b + es, i, rnd(&s));
+                ld_set((ns_precision)p, c + es, i, rnd(&s));
+            }
+            call g = {.prec = (ns_precision)p, .isa = -1, .m = n, .n = n, .k = n, .lda = n,
+                      .ldb = n, .ldc = n, .alpha = 1.0, .beta = 1.0};
+            run_and_check(&g, a + es, b + es, c + es, n * n);
+            free(a), free(b), free(c);
+        }
+}
+
+/* An operand of `bytes` placed so that its last byte (after = 1) or first byte (after = 0)
+ * touches a PROT_NONE page: any access outside it faults. */
+typedef struct guarded {
+    void *map;
+    size_t len;
+    char *p;
+} guarded;
+
+static guarded guard_alloc(size_t bytes, int after) {
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    size_t body = (bytes + pg - 1) / pg * pg;
+    guarded g = {.len = body + 2 * pg};
+    g.map = mmap(NULL, g.len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(g.map != MAP_FAILED);
+    char *base = g.map;
+    assert_int_equal(mprotect(base, pg, PROT_NONE), 0);
+    assert_int_equal(mprotect(base + pg + body, pg, PROT_NONE), 0);
+    g.p = after ? base + pg + body - bytes : base + pg;
+    return g;
+}
+
+static void test_guard_pages(void **st) {
+    (void)st;
+    static const int64_t shapes[][3] = {{37, 23, 19}, {1, 1, 1}, {33, 15, 300}, {130, 9, 7}};
+    int isas[3], ni = runnable_isas(isas);
+    for (int ii = 0; ii < ni; ii++)
+        for (int p = 0; p < 2; p++)
+            for (size_t s = 0; s < 4; s++)
+                for (int after = 0; after < 2; after++)
+                    for (int t = 0; t < 4; t++) {
+                        ns_precision pr = (ns_precision)p;
+                        size_t es = ns_prec_size(pr);
+                        int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+                        int ta = t & 1, tb = t >> 1;
+                        call g = {.prec = pr, .isa = isas[ii], .threads = 1 + (t & 1),
+                                  .ta = ta, .tb = tb, .m = m, .n = n, .k = k, .alpha = 1.0,
+                                  .beta = 0.5, .lda = ta ? k : m, .ldb = tb ? n : k, .ldc = m};
+                        guarded ga = guard_alloc((size_t)(m * k) * es, after);
+                        guarded gb = guard_alloc((size_t)(k * n) * es, after);
+                        guarded gc = guard_alloc((size_t)(m * n) * es, after);
+                        uint64_t sd = 7 + s;
+                        for (int64_t i = 0; i < m * k; i++) ld_set(pr, ga.p, i, rnd(&sd));
+                        for (int64_t i = 0; i < k * n; i++) ld_set(pr, gb.p, i, rnd(&sd));
+                        for (int64_t i = 0; i < m * n; i++) ld_set(pr, gc.p, i, rnd(&sd));
+                        run_and_check(&g, ga.p, gb.p, gc.p, m * n);
+                        munmap(ga.map, ga.len), munmap(gb.map, gb.len), munmap(gc.map, gc.len);
+                    }
+}
+
+/* B14: beta = 0 over NaN / Inf in C and in the padding rows (ldc = m + 3): every C(i,j) is k
+ * exactly, the padding stays NaN; beta = 1 over NaN gives NaN (C is read when beta != 0). */
+static void test_beta_zero_nan(void **st) {
+    (void)st;
+    static const int64_t shapes[][3] = {{13, 7, 5}, {17, 17, 17}, {1, 1, 1}, {33, 15, 5}};
+    int isas[3], ni = runnable_isas(isas);
+    for (int ii = 0; ii <= ni; ii++) /* ii == ni: public API */
+        for (int p = 0; p < 2; p++)
+            for (size_t s = 0; s < 4; s++)
+                for (int th = 1; th <= 4; th *= 4) {
+                    ns_precision pr = (ns_precision)p;
+                    int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2], ldc = m + 3;
+                    size_t es = ns_prec_size(pr);
+                    void *a = malloc((size_t)(m * k) * es), *b = malloc((size_t)(k * n) * es);
+                    void *c = malloc((size_t)(ldc * n) * es);
+                    assert_true(a && b && c);
+                    for (int64_t i = 0; i < m * k; i++) ld_set(pr, a, i, 1.0);
+                    for (int64_t i = 0; i < k * n; i++) ld_set(pr, b, i, 1.0);
+                    for (int64_t i = 0; i < ldc * n; i++) ld_set(pr, c, i, i % 2 ? NAN : INFINITY);
+                    for (int64_t j = 0; j < n; j++)
+                        for (int64_t i = m; i < ldc; i++) ld_set(pr, c, i + j * ldc, NAN);
+                    call g = {.prec = pr, .isa = ii < ni ? isas[ii] : -1, .threads = th,
+                              .m = m, .n = n, .k = k, .lda = m, .ldb = k, .ldc = ldc,
+                              .alpha = 1.0, .beta = 0.0};
+                    assert_int_equal(do_gemm(&g, a, b, c), 0);
+                    for (int64_t j = 0; j < n; j++)
+                        for (int64_t i = 0; i < ldc; i++) {
+                            double v = ld_get(pr, c, i + j * ldc);
+                            if (i < m)
+                                assert_true(v == (double)k);
+                            else
+                                assert_true(isnan(v));
+                        }
+                    ld_set(pr, c, 0, NAN);
+                    g.beta = 1.0;
+                    assert_int_equal(do_gemm(&g, a, b, c), 0);
+                    assert_true(isnan(ld_get(pr, c, 0)));
+                    if (m > 1) assert_true(ld_get(pr, c, 1) == 2.0 * (double)k);
+                    free(a), free(b), free(c);
+                }
+}
+
+/* alpha = 0 and k = 0: C := beta C without reading A or B (passed as NULL); beta = 0 then
+ * writes zeros over NaN. m = 0 or n = 0: C untouched. */
+static void test_degenerate(void **st) {
+    (void)st;
+    double c[6] = {1, 2, NAN, 4, 5, INFINITY};
+    assert_int_equal(nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, 2, 3,
+                                     4, 0.0, NULL, 2, NULL, 4, 2.0, c, 2),
+                     0);
+    assert_true(c[0] == 2 && c[1] == 4 && isnan(c[2]) && c[3] == 8 && isinf(c[5]));
+    assert_int_equal(nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, 2, 3,
+                                     0, 1.0, NULL, 2, NULL, 1, 0.0, c, 2),
+                     0);
+    for (int i = 0; i < 6; i++) assert_true(c[i] == 0.0);
+    float cs[4] = {NAN, NAN, NAN, NAN};
+    assert_int_equal(nodescale_sgemm(NodescaleRowMajor, NodescaleTrans, NodescaleNoTrans, 2, 2,
+                                     5, 0.0f, NULL, 2, NULL, 2, 0.0f, cs, 2),
+                     0);
+    for (int i = 0; i < 4; i++) assert_true(cs[i] == 0.0f);
+    double keep[4] = {NAN, 1, 2, 3};
+    double one = 1.0;
+    assert_int_equal(nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, 0, 2,
+                                     1, 1.0, &one, 1, &one, 1, 0.0, keep, 1),
+                     0);
+    assert_int_equal(nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, 2, 0,
+                                     1, 1.0, &one, 2, &one, 1, 0.0, keep, 2),
+                     0);
+    assert_true(isnan(keep[0]) && keep[1] == 1 && keep[3] == 3);
+}
+
+/* Invalid arguments return cblas's 1-based parameter number and leave C untouched. */
+static void test_bad_arguments(void **st) {
+    (void)st;
+    double a[16] = {0}, b[16] = {0}, c[16];
+    for (int i = 0; i < 16; i++) c[i] = 7;
+    const nodescale_layout C = NodescaleColMajor, R = NodescaleRowMajor;
+    const nodescale_transpose N = NodescaleNoTrans, T = NodescaleTrans;
+    assert_int_equal(nodescale_dgemm((nodescale_layout)0, N, N, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2),
+                     1);
+    assert_int_equal(nodescale_dgemm(C, (nodescale_transpose)0, N, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2),
+                     2);
+    assert_int_equal(nodescale_dgemm(C, N, (nodescale_transpose)5, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2),
+                     3);
+    assert_int_equal(nodescale_dgemm(C, N, N, -1, 2, 2, 1, a, 2, b, 2, 0, c, 2), 4);
+    assert_int_equal(nodescale_dgemm(C, N, N, 2, -1, 2, 1, a, 2, b, 2, 0, c, 2), 5);
+    assert_int_equal(nodescale_dgemm(C, N, N, 2, 2, -1, 1, a, 2, b, 2, 0, c, 2), 6);
+    assert_int_equal(nodescale_dgemm(C, N, N, 2, 2, 2, 1, NULL, 2, b, 2, 0, c, 2), 8);
+    assert_int_equal(nodescale_dgemm(C, N, N, 3, 2, 2, 1, a, 2, b, 2, 0, c, 3), 9);
+    assert_int_equal(nodescale_dgemm(C, T, N, 3, 2, 4, 1, a, 3, b, 4, 0, c, 3), 9);
+    assert_int_equal(nodescale_dgemm(C, N, N, 2, 2, 2, 1, a, 2, NULL, 2, 0, c, 2), 10);
+    assert_int_equal(nodescale_dgemm(C, N, N, 2, 2, 3, 1, a, 2, b, 2, 0, c, 2), 11);
+    assert_int_equal(nodescale_dgemm(C, N, N, 2, 2, 2, 1, a, 2, b, 2, 0, NULL, 2), 13);
+    assert_int_equal(nodescale_dgemm(C, N, N, 3, 2, 2, 1, a, 3, b, 2, 0, c, 2), 14);
+    assert_int_equal(nodescale_dgemm(R, N, N, 2, 3, 2, 1, a, 2, b, 3, 0, c, 2), 14);
+    assert_int_equal(nodescale_dgemm(R, N, N, 2, 3, 4, 1, a, 3, b, 3, 0, c, 3), 9);
+    assert_int_equal(nodescale_dgemm(C, N, N, 0, 2, 2, 1, a, 0, b, 2, 0, c, 1), 9); /* ld >= 1 */
+    float af[4] = {0}, bf[4] = {0}, cf[4] = {7, 7, 7, 7};
+    assert_int_equal(nodescale_sgemm(C, N, N, 2, 2, 2, 1, af, 1, bf, 2, 0, cf, 2), 9);
+    assert_int_equal(nodescale_sgemm(R, N, T, 2, 2, 2, 1, af, 2, bf, 1, 0, cf, 2), 11);
+    for (int i = 0; i < 16; i++) assert_true(c[i] == 7);
+    for (int i = 0; i < 4; i++) assert_true(cf[i] == 7);
+}
+
+/* 64-bit FLOP arithmetic: 2 * 2048^3 = 2^34 exactly; and 65536 x 65536 x 2 = 2^33. */
+static void test_flops_64bit(void **st) {
+    (void)st;
+    ns_params p = {.m = 2048, .n = 2048, .k = 2048, .threads = 1};
+    assert_true(ns_k_dgemm_avx512.flops(&p) == 17179869184.0);
+    assert_true(ns_k_sgemm_scalar.flops(&p) == 17179869184.0);
+    ns_params q = {.m = 65536, .n = 65536, .k = 1, .threads = 1};
+    assert_true(ns_k_dgemm_scalar.flops(&q) == 8589934592.0);
+    assert_true(ns_k_dgemm_scalar.bytes(&q) == 8.0 * (65536.0 + 65536.0 + 2.0 * 4294967296.0));
+}
+
+/* The registry descriptors: create, run twice (C accumulates), check passes; for own ISAs and,
+ * outside ASan (RTLD_DEEPBIND is incompatible with it), the peers. Also the recorded config. */
+static void test_descriptors(void **st) {
+    (void)st;
+    const ns_kernel *ks[] = {NS_KERNELS_GEMM};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        const ns_kernel *k = ks[i];
+        int peer = !strcmp(k->isa, "blis") || !strcmp(k->isa, "openblas");
+#if defined(__SANITIZE_ADDRESS__)
+        if (peer) continue;
+#endif
+        if (k->supported && !k->supported()) continue;
+        assert_string_equal(k->family, "gemm");
+        assert_int_equal(k->run_model, NS_RUN_SELF);
+        ns_params p = {.m = 67, .n = 45, .k = 300, .threads = 2};
+        void *s = k->create(&p);
+        assert_non_null(s);
+        k->run(s, 0, 1);
+        k->run(s, 0, 1);
+        ns_check ck;
+        k->check(s, &ck);
+        if (!ck.ok) print_error("%s/%s: %s error %g bound %g\n", k->name, k->isa, ck.why,
+                                ck.error, ck.bound);
+        assert_true(ck.ok);
+        assert_true(ck.error <= ck.bound);
+        k->destroy(s);
+        (void)peer;
+    }
+    for (int p = 0; p < 2; p++) {
+        ns_gemm_config cfg;
+        assert_int_equal(ns_gemm_config_get(NULL, (ns_precision)p, &cfg), 0);
+        assert_true(cfg.mc % cfg.mr == 0 && cfg.nc % cfg.nr == 0 && cfg.kc >= 1);
+        assert_string_equal(cfg.isa, ns_gemm_isa());
+    }
+    ns_gemm_config cfg;
+    assert_int_equal(ns_gemm_config_get("sve", NS_PREC_DP, &cfg), -1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_edge_residues),    cmocka_unit_test(test_shape_classes),
+        cmocka_unit_test(test_transposes_layouts_ld), cmocka_unit_test(test_unaligned),
+        cmocka_unit_test(test_guard_pages),      cmocka_unit_test(test_beta_zero_nan),
+        cmocka_unit_test(test_degenerate),       cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_flops_64bit),      cmocka_unit_test(test_descriptors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,548 @@
+/* Correctness of the reduction kernels (kernels/reduce): every operation, variant and mode on
+ * every ISA this CPU runs, against a double-double reference and the a-priori bound
+ * ns_red_bound (n * u * condition, never an absolute tolerance); well- and ill-conditioned sums;
+ * SP sizes past 2^24; thread counts 1..4 (omp_set_num_threads and explicit teams); bitwise
+ * determinism across thread counts; bitwise agreement of the AVX-512 and plain-C micro-kernels;
+ * nrm2 with huge, tiny and subnormal values; i?amax ties and NaN policy; n = 0 and bad
+ * arguments; the registry descriptors; the ring and tree thread all-reduce; MXCSR probe. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/allreduce.h"
+#include "include/nodescale.h"
+#include "kernels/reduce/allreduce.h"
+#include "kernels/reduce/reduce_internal.h"
+#include "kernels/reduce/reduce_kernels.h"
+
+/* ---- data ----------------------------------------------------------------------------------- */
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rnd(void) {
+    rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
+    return rng_state;
+}
+static double unif(void) { /* [0, 1) */
+    return (double)(rnd() >> 11) * 0x1p-53;
+}
+/* +-[0.5, 1): well conditioned for dot/nrm2, cond ~ sqrt(n) for the sum of mixed signs */
+static void fill_d(double *x, int64_t n) {
+    for (int64_t i = 0; i < n; i++) x[i] = (rnd() & 1 ? -1 : 1) * (0.5 + 0.5 * unif());
+}
+static void fill_s(float *x, int64_t n) {
+    for (int64_t i = 0; i < n; i++) x[i] = (float)((rnd() & 1 ? -1 : 1) * (0.5 + 0.5 * unif()));
+}
+/* Ill-conditioned: pairs +a, -a (exponents spread over 2^0..2^40) plus small terms, shuffled;
+ * the exact sum is tiny against sum |x|. */
+static void fill_ill_d(double *x, int64_t n) {
+    int64_t h = n / 2;
+    for (int64_t i = 0; i < h; i++) {
+        x[i] = ldexp(0.5 + 0.5 * unif(), (int)(rnd() % 41));
+        x[h + i] = -x[i];
+    }
+    for (int64_t i = 2 * h; i < n; i++) x[i] = 1.0;
+    for (int64_t i = 0; i < n; i += 97) x[i] += 1e-3 * unif(); /* inexact cancellation */
+    for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)(rnd() % (uint64_t)(i + 1));
+        double t = x[i];
+        x[i] = x[j], x[j] = t;
+    }
+}
+
+static const ns_reduce_ukrs *isas[3];
+static int nisas;
+
+static int setup_isas(void **state) {
+    (void)state;
+    const char *names[] = {"scalar", "avx2", "avx512"};
+    nisas = 0;
+    for (int i = 0; i < 3; i++)
+        if (ns_reduce_ukrs_for(names[i])) isas[nisas++] = ns_reduce_ukrs_for(names[i]);
+    return 0;
+}
+
+/* Runs job on an explicit team of t threads (every thread calls the team function). */
+static double run_team(const ns_red_job *j, int t) {
+    static ns_dd parts[NS_RED_PARTS_MAX];
+#pragma omp parallel num_threads(t)
+    ns_red_team_part(j, omp_get_thread_num(), t, parts);
+    return ns_red_team_finish(j, t, parts);
+}
+
+/* got within the bound of job j on t threads, given the reference ref and sum |terms| sa. */
+static void check_ref(const ns_red_job *j, int t, double got, double ref, double sa,
+                      const char *what) {
+    double bound = ns_red_bound(j, t, sa, ref);
+    if (!(fabs(got - ref) <= bound))
+        fail_msg("%s isa=%s op=%d var=%d mode=%d n=%lld t=%d: got %.17g ref %.17g err %.3g bound "
+                 "%.3g",
+                 what, j->u->isa, j->op, j->variant, j->mode, (long long)j->n, t, got, ref,
+                 fabs(got - ref), bound);
+}
+
+static void check_job(const ns_red_job *j, int t, double got, const char *what) {
+    double sa, ref = ns_red_reference(j, &sa);
+    check_ref(j, t, got, ref, sa, what);
+}
+
+/* ---- tests ---------------------------------------------------------------------------------- */
+
+/* Every op x variant x mode x ISA x thread count 1..4 x sizes around the tile edges. */
+static void test_all_variants_bounded(void **state) {
+    (void)state;
+    static const int64_t ns[] = {1, 7, 64, 65, 129, 2049, 8191, 40009};
+    int64_t nmax = 40009;
+    double *xd = malloc(nmax * sizeof *xd), *yd = malloc(nmax * sizeof *yd);
+    float *xs = malloc(nmax * sizeof *xs), *ys = malloc(nmax * sizeof *ys);
+    fill_d(xd, nmax), fill_d(yd, nmax), fill_s(xs, nmax), fill_s(ys, nmax);
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
+        for (int op = NS_OP_DSUM; op <= NS_OP_SSUMSQ; op++) {
+            int sp = op >= NS_OP_SSUM, sq = op == NS_OP_DSUMSQ || op == NS_OP_SSUMSQ;
+            ns_red_job j = {op, 0, 0, ns[k], sp ? (void *)xs : xd, sp ? (void *)ys : yd,
+                            1, 1, 1.0, isas[0]};
+            double sa, ref = ns_red_reference(&j, &sa);
+            for (int ii = 0; ii < nisas; ii++)
+                for (int v = 0; v < 4; v++)
+                    for (int mode = 0; mode < 2; mode++)
+                        for (int t = 1; t <= 4; t++) {
+                            if (v == NS_VAR_WIDE && !sp) continue;
+                            if (sq && (v == NS_VAR_COMP || v == NS_VAR_WIDE)) continue;
+                            j.u = isas[ii], j.variant = v, j.mode = mode;
+                            double got = run_team(&j, t);
+                            if (sq) got = sqrt(got);
+                            check_ref(&j, t, got, ref, sa, "team");
+                        }
+        }
+    free(xd), free(yd), free(xs), free(ys);
+}
+
+/* The public API on 1..4 threads (omp_set_num_threads), n large enough to use them all. */
+static void test_api_threads(void **state) {
+    (void)state;
+    int64_t n = 4 * 32768 + 77;
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    float *xs = malloc(n * sizeof *xs);
+    fill_d(x, n), fill_d(y, n), fill_s(xs, n);
+    int saved = omp_get_max_threads();
+    for (int t = 1; t <= 4; t++) {
+        omp_set_num_threads(t);
+        for (int v = 0; v < 3; v++)
+            for (int m = 0; m < 2; m++) {
+                double r;
+                float rs;
+                ns_red_job j = {NS_OP_DSUM, v, m, n, x, NULL, 1, 1, 1.0, ns_reduce_ukrs_for(NULL)};
+                assert_int_equal(nodescale_dsum(n, x, 1, v, m, &r), 0);
+                check_job(&j, ns_red_threads(n), r, "dsum");
+                j.op = NS_OP_DDOT, j.y = y;
+                assert_int_equal(nodescale_ddot(n, x, 1, y, 1, v, m, &r), 0);
+                check_job(&j, ns_red_threads(n), r, "ddot");
+                ns_red_job js = {NS_OP_SSUM, v, m, n, xs, NULL, 1, 1, 1.0, j.u};
+                assert_int_equal(nodescale_ssum(n, xs, 1, v, m, &rs), 0);
+                check_job(&js, ns_red_threads(n), rs, "ssum");
+            }
+    }
+    omp_set_num_threads(saved);
+    free(x), free(y), free(xs);
+}
+
+/* Deterministic mode: bitwise the same for 1..4 threads, for every op and variant, and for two
+ * runs; on AVX-512 also bitwise equal to the plain-C kernels (same slot layout). */
+static void test_deterministic_bitwise(void **state) {
+    (void)state;
+    int64_t n = 3 * 8192 * 4 + 1234; /* several blocks, not a multiple of anything */
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    float *xs = malloc(n * sizeof *xs), *ys = malloc(n * sizeof *ys);
+    fill_ill_d(x, n), fill_d(y, n), fill_s(xs, n), fill_s(ys, n);
+    for (int ii = 0; ii < nisas; ii++)
+        for (int op = NS_OP_DSUM; op <= NS_OP_SSUMSQ; op++)
+            for (int v = 0; v < 4; v++) {
+                int sp = op >= NS_OP_SSUM, sq = op == NS_OP_DSUMSQ || op == NS_OP_SSUMSQ;
+                if ((v == NS_VAR_WIDE && !sp) || (sq && v >= NS_VAR_COMP)) continue;
+                ns_red_job j = {op, v, NS_RED_DET, n, sp ? (void *)xs : x, sp ? (void *)ys : y,
+                                1, 1, 1.0, isas[ii]};
+                double r1 = run_team(&j, 1);
+                for (int t = 2; t <= 4; t++) {
+                    double rt = run_team(&j, t);
+                    if (memcmp(&r1, &rt, sizeof r1) != 0)
+                        fail_msg("det isa=%s op=%d var=%d: t=1 %.17g, t=%d %.17g", isas[ii]->isa,
+                                 op, v, r1, t, rt);
+                }
+                double again = run_team(&j, 3);
+                assert_memory_equal(&r1, &again, sizeof r1);
+            }
+    /* The public API in deterministic mode across omp_set_num_threads. */
+    int saved = omp_get_max_threads();
+    double first = 0;
+    for (int t = 1; t <= 4; t++) {
+        double r;
+        omp_set_num_threads(t);
+        assert_int_equal(nodescale_dsum(n, x, 1, NodescaleSumPlain, NodescaleDeterministic, &r), 0);
+        if (t == 1) first = r;
+        assert_memory_equal(&first, &r, sizeof r);
+    }
+    omp_set_num_threads(saved);
+    free(x), free(y), free(xs), free(ys);
+}
+
+/* AVX-512 and plain-C micro-kernels agree bitwise on any range (the contract). */
+static void test_simd_matches_plain_c(void **state) {
+    (void)state;
+    const ns_reduce_ukrs *z = ns_reduce_ukrs_for("avx512"), *c = &ns_reduce_ukrs_scalar;
+    if (!z) skip();
+    int64_t nmax = 5000;
+    double *x = malloc(nmax * sizeof *x), *y = malloc(nmax * sizeof *y);
+    float *xs = malloc(nmax * sizeof *xs), *ys = malloc(nmax * sizeof *ys);
+    fill_ill_d(x, nmax), fill_d(y, nmax), fill_s(xs, nmax), fill_s(ys, nmax);
+    for (int64_t n = 0; n < nmax; n += 1 + n / 7) {
+        double a = z->dsum(n, x), b = c->dsum(n, x);
+        assert_memory_equal(&a, &b, sizeof a);
+        a = z->ddot(n, x, y), b = c->ddot(n, x, y);
+        assert_memory_equal(&a, &b, sizeof a);
+        a = z->dsumsq(n, y, 1.0), b = c->dsumsq(n, y, 1.0);
+        assert_memory_equal(&a, &b, sizeof a);
+        a = z->dsumsq(n, y, 0x1p-600), b = c->dsumsq(n, y, 0x1p-600);
+        assert_memory_equal(&a, &b, sizeof a);
+        ns_dd p = z->dsum_comp(n, x), q = c->dsum_comp(n, x);
+        assert_memory_equal(&p, &q, sizeof p);
+        p = z->ddot_comp(n, x, y), q = c->ddot_comp(n, x, y);
+        assert_memory_equal(&p, &q, sizeof p);
+        float f = z->ssum(n, xs), g = c->ssum(n, xs);
+        assert_memory_equal(&f, &g, sizeof f);
+        f = z->sdot(n, xs, ys), g = c->sdot(n, xs, ys);
+        assert_memory_equal(&f, &g, sizeof f);
+        ns_ff pf = z->ssum_comp(n, xs), qf = c->ssum_comp(n, xs);
+        assert_memory_equal(&pf, &qf, sizeof pf);
+        pf = z->sdot_comp(n, xs, ys), qf = c->sdot_comp(n, xs, ys);
+        assert_memory_equal(&pf, &qf, sizeof pf);
+        a = z->ssum_wide(n, xs), b = c->ssum_wide(n, xs);
+        assert_memory_equal(&a, &b, sizeof a);
+        a = z->sdot_wide(n, xs, ys), b = c->sdot_wide(n, xs, ys);
+        assert_memory_equal(&a, &b, sizeof a);
+        a = z->ssumsq_wide(n, xs), b = c->ssumsq_wide(n, xs);
+        assert_memory_equal(&a, &b, sizeof a);
+    }
+    free(x), free(y), free(xs), free(ys);
+}
+
+/* Ill-conditioned sums: every variant within its bound, and the compensated result within its
+ * much tighter bound (about u |s| + (n u)^2 S), far below what plain achieves. */
+static void test_ill_conditioned(void **state) {
+    (void)state;
+    int64_t n = 200001;
+    double *x = malloc(n * sizeof *x);
+    fill_ill_d(x, n);
+    for (int ii = 0; ii < nisas; ii++)
+        for (int v = 0; v < 3; v++)
+            for (int t = 1; t <= 4; t += 3) {
+                ns_red_job j = {NS_OP_DSUM, v, NS_RED_FAST, n, x, NULL, 1, 1, 1.0, isas[ii]};
+                double got = run_team(&j, t);
+                check_job(&j, t, got, "ill");
+                if (v == NS_VAR_COMP) {
+                    double sa, ref = ns_red_reference(&j, &sa);
+                    assert_true(sa / fabs(ref) > 1e6); /* really ill-conditioned */
+                    assert_true(fabs(got - ref) <= 4 * 0x1p-53 * fabs(ref) + 1e-20 * sa);
+                }
+            }
+    free(x);
+}
+
+/* field-bugs B18: 2^25 SP ones sum to exactly 2^25 (each of the L slots stays below 2^24), and a
+ * random SP vector past 2^24 is within its n*u bound in SP and in DP accumulation. */
+static void test_sp_past_2_24(void **state) {
+    (void)state;
+    int64_t n = (int64_t)1 << 25;
+    float *x = malloc(n * sizeof *x);
+    for (int64_t i = 0; i < n; i++) x[i] = 1.0f;
+    float r;
+    for (int m = 0; m < 2; m++) {
+        assert_int_equal(nodescale_ssum(n, x, 1, NodescaleSumPlain, m, &r), 0);
+        assert_true(r == 33554432.0f);
+        assert_int_equal(nodescale_sdot(n, x, 1, x, 1, NodescaleSumPlain, m, &r), 0);
+        assert_true(r == 33554432.0f);
+    }
+    int64_t n2 = ((int64_t)1 << 24) + 3;
+    for (int64_t i = 0; i < n2; i++) x[i] = (float)(0.5 + unif());
+    ns_red_job j = {NS_OP_SSUM, 0, NS_RED_FAST, n2, x, NULL, 1, 1, 1.0, ns_reduce_ukrs_for(NULL)};
+    double sa, ref = ns_red_reference(&j, &sa);
+    for (int v = 0; v < 4; v++) {
+        j.variant = v;
+        assert_int_equal(nodescale_ssum(n2, x, 1, v, NodescaleFast, &r), 0);
+        check_ref(&j, ns_red_threads(n2), r, ref, sa, "ssum 2^24+3");
+    }
+    free(x);
+}
+
+/* nrm2 never overflows or underflows when the norm is representable. */
+static void test_nrm2_extremes(void **state) {
+    (void)state;
+    int64_t n = 10007;
+    double *v = malloc(n * sizeof *v), *x = malloc(n * sizeof *x);
+    float *xs = malloc(n * sizeof *xs);
+    fill_d(v, n);
+    ns_red_job j = {NS_OP_DSUMSQ, 0, 0, n, v, NULL, 1, 1, 1.0, ns_reduce_ukrs_for(NULL)};
+    double base = ns_red_reference(&j, NULL);
+    /* 2^k * v has norm 2^k * |v| exactly; k = 1000 overflows plain squares, -1000 underflows
+     * them, -1060 makes every element subnormal. */
+    const int ks[] = {0, 500, 1000, -500, -1000, -1060};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        for (int64_t e = 0; e < n; e++) x[e] = ldexp(v[e], ks[i]);
+        double want = ldexp(base, ks[i]), r;
+        for (int m = 0; m < 2; m++) {
+            assert_int_equal(nodescale_dnrm2(n, x, 1, NodescaleSumPlain, m, &r), 0);
+            double tol = ks[i] == -1060 ? 1e-2 : 1e-12; /* subnormal inputs carry few bits */
+            if (!(fabs(r - want) <= tol * want)) fail_msg("dnrm2 k=%d: %g vs %g", ks[i], r, want);
+        }
+    }
+    /* one huge element among ones; single values at the edges */
+    for (int64_t e = 0; e < n; e++) x[e] = 1.0;
+    x[17] = 1e300;
+    double r;
+    assert_int_equal(nodescale_dnrm2(n, x, 1, NodescaleSumPlain, NodescaleFast, &r), 0);
+    assert_true(fabs(r - 1e300) <= 1e-15 * 1e300);
+    x[17] = INFINITY;
+    nodescale_dnrm2(n, x, 1, NodescaleSumPlain, NodescaleFast, &r);
+    assert_true(isinf(r) && r > 0);
+    x[18] = NAN;
+    nodescale_dnrm2(n, x, 1, NodescaleSumPlain, NodescaleFast, &r);
+    assert_true(isnan(r));
+    memset(x, 0, n * sizeof *x);
+    nodescale_dnrm2(n, x, 1, NodescaleSumPlain, NodescaleFast, &r);
+    assert_true(r == 0.0);
+    double one = DBL_MAX;
+    nodescale_dnrm2(1, &one, 1, NodescaleSumPlain, NodescaleFast, &r);
+    assert_true(r == DBL_MAX);
+    one = 0x1p-1074;
+    nodescale_dnrm2(1, &one, 1, NodescaleSumPlain, NodescaleFast, &r);
+    assert_true(r == 0x1p-1074);
+    /* snrm2: huge and tiny floats accumulate in DP without scaling */
+    for (int64_t e = 0; e < n; e++) xs[e] = 1e38f;
+    float rs;
+    assert_int_equal(nodescale_snrm2(n, xs, 1, NodescaleSumPlain, NodescaleFast, &rs), 0);
+    assert_true(isinf(rs)); /* 1e38 * sqrt(10007) exceeds FLT_MAX: correctly Inf */
+    for (int64_t e = 0; e < n; e++) xs[e] = 1e36f;
+    nodescale_snrm2(n, xs, 1, NodescaleSumPlain, NodescaleFast, &rs);
+    assert_true(fabs(rs - 1e36 * sqrt((double)n)) <= 1e-6 * 1e36 * sqrt((double)n));
+    for (int64_t e = 0; e < n; e++) xs[e] = 1e-40f; /* subnormal floats */
+    nodescale_snrm2(n, xs, 1, NodescaleSumPlain, NodescaleFast, &rs);
+    double ws = (double)1e-40f * sqrt((double)n);
+    assert_true(fabs(rs - ws) <= 1e-6 * ws);
+    free(v), free(x), free(xs);
+}
+
+/* i?amax: first of ties; first NaN wins (even after an Inf); strides; every thread count. */
+static void test_amax(void **state) {
+    (void)state;
+    int64_t n = 4 * 32768 + 5, idx;
+    double *x = malloc(n * sizeof *x);
+    float *xs = malloc(n * sizeof *xs);
+    int saved = omp_get_max_threads();
+    for (int t = 1; t <= 4; t++) {
+        omp_set_num_threads(t);
+        fill_d(x, n);
+        fill_s(xs, n);
+        x[70000] = -3.0, x[90000] = 3.0, x[130000] = -3.0; /* tie: the first */
+        xs[70001] = 3.0f, xs[100000] = -3.0f;
+        assert_int_equal(nodescale_idamax(n, x, 1, &idx), 0);
+        assert_int_equal(idx, 70000);
+        assert_int_equal(nodescale_isamax(n, xs, 1, &idx), 0);
+        assert_int_equal(idx, 70001);
+        x[100] = INFINITY, x[120000] = NAN, x[130001] = NAN;
+        xs[5] = -INFINITY, xs[80000] = NAN;
+        nodescale_idamax(n, x, 1, &idx);
+        assert_int_equal(idx, 120000);
+        nodescale_isamax(n, xs, 1, &idx);
+        assert_int_equal(idx, 80000);
+        x[120000] = 1, x[130001] = 1;
+        nodescale_idamax(n, x, 1, &idx);
+        assert_int_equal(idx, 100);
+        /* stride 2 (logical index), stride -1 (BLAS: logical i is x[n-1-i]) */
+        nodescale_idamax(n / 2, x, 2, &idx);
+        assert_int_equal(idx, 50);
+        nodescale_idamax(n, x, -1, &idx);
+        assert_int_equal(idx, n - 1 - 100);
+    }
+    omp_set_num_threads(saved);
+    /* every ISA's micro-kernel against plain C, ties across lanes and registers */
+    for (int ii = 0; ii < nisas; ii++)
+        for (int64_t m = 1; m < 300; m += 7) {
+            for (int64_t i = 0; i < m; i++) x[i] = (double)(rnd() % 5), xs[i] = (float)(rnd() % 5);
+            double a1, a2;
+            float f1, f2;
+            assert_int_equal(isas[ii]->idamax(m, x, &a1), ns_red_c_idamax(m, x, &a2));
+            assert_int_equal(isas[ii]->isamax(m, xs, &f1), ns_red_c_isamax(m, xs, &f2));
+        }
+    free(x), free(xs);
+}
+
+/* n = 0, strides, bad arguments (xerbla-style positions), results untouched on error. */
+static void test_edges_and_errors(void **state) {
+    (void)state;
+    double x[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, r = 42;
+    float xs[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, rs = 42;
+    int64_t idx = 7;
+    assert_int_equal(nodescale_dsum(0, NULL, 1, 0, 0, &r), 0);
+    assert_true(r == 0.0);
+    assert_int_equal(nodescale_ddot(0, NULL, 1, NULL, 1, 0, 0, &r), 0);
+    assert_true(r == 0.0);
+    assert_int_equal(nodescale_dnrm2(0, NULL, 1, 0, 0, &r), 0);
+    assert_true(r == 0.0);
+    assert_int_equal(nodescale_snrm2(0, NULL, 1, 0, 0, &rs), 0);
+    assert_true(rs == 0.0f);
+    assert_int_equal(nodescale_idamax(0, NULL, 1, &idx), 0);
+    assert_int_equal(idx, -1);
+    r = 42;
+    assert_int_equal(nodescale_dsum(-1, x, 1, 0, 0, &r), 1);
+    assert_int_equal(nodescale_dsum(3, NULL, 1, 0, 0, &r), 2);
+    assert_int_equal(nodescale_dsum(3, x, 0, 0, 0, &r), 3);
+    assert_int_equal(nodescale_dsum(3, x, 1, NodescaleSumWide, 0, &r), 4);
+    assert_int_equal(nodescale_dsum(3, x, 1, 9, 0, &r), 4);
+    assert_int_equal(nodescale_dsum(3, x, 1, 0, 7, &r), 5);
+    assert_int_equal(nodescale_dsum(3, x, 1, 0, 0, NULL), 6);
+    assert_int_equal(nodescale_ddot(3, x, 1, NULL, 1, 0, 0, &r), 4);
+    assert_int_equal(nodescale_ddot(3, x, 1, x, 0, 0, 0, &r), 5);
+    assert_int_equal(nodescale_ddot(3, x, 1, x, 1, 5, 0, &r), 6);
+    assert_int_equal(nodescale_ddot(3, x, 1, x, 1, 0, 3, &r), 7);
+    assert_int_equal(nodescale_ddot(3, x, 1, x, 1, 0, 0, NULL), 8);
+    assert_int_equal(nodescale_dnrm2(3, x, 1, NodescaleSumCompensated, 0, &r), 4);
+    assert_int_equal(nodescale_idamax(3, x, 0, &idx), 3);
+    assert_true(r == 42);
+    /* strides: x = 1..10; stride 3 -> 1 + 4 + 7 + 10; stride -2 (n = 5) sums 1,3,5,7,9 */
+    assert_int_equal(nodescale_dsum(4, x, 3, 0, 0, &r), 0);
+    assert_true(r == 22);
+    assert_int_equal(nodescale_ssum(5, xs, -2, NodescaleSumWide, 0, &rs), 0);
+    assert_true(rs == 25);
+    /* dot with a negative stride pairs x[0] with y's last element (BLAS) */
+    assert_int_equal(nodescale_ddot(2, x, 1, x, -1, 0, 0, &r), 0);
+    assert_true(r == 1 * 2 + 2 * 1);
+    /* strided against the reference at a size with many leaves, both signs */
+    int64_t n = 30011;
+    double *big = malloc(3 * n * sizeof *big);
+    fill_d(big, 3 * n);
+    for (int inc = -3; inc <= 3; inc += 6) {
+        ns_red_job j = {NS_OP_DDOT, 0, 0, n, big, big + 1, inc, inc > 0 ? 2 : -1, 1.0,
+                        ns_reduce_ukrs_for(NULL)};
+        assert_int_equal(nodescale_ddot(n, big, inc, big + 1, j.incy, 0, 0, &r), 0);
+        check_job(&j, ns_red_threads(n), r, "strided ddot");
+    }
+    free(big);
+}
+
+/* Forcing the plain-C ISA gives bitwise the AVX-512 result in deterministic mode. */
+static void test_isa_forced(void **state) {
+    (void)state;
+    if (!ns_cpu_has_avx512()) skip();
+    int64_t n = 50000;
+    double *x = malloc(n * sizeof *x), a, b;
+    fill_ill_d(x, n);
+    setenv("NODESCALE_ISA", "avx512", 1);
+    nodescale_dsum(n, x, 1, NodescaleSumCompensated, NodescaleDeterministic, &a);
+    setenv("NODESCALE_ISA", "scalar", 1);
+    nodescale_dsum(n, x, 1, NodescaleSumCompensated, NodescaleDeterministic, &b);
+    unsetenv("NODESCALE_ISA");
+    assert_memory_equal(&a, &b, sizeof a);
+    free(x);
+}
+
+/* Every reduce descriptor: create, run on a team of 1 and 2, check within bound, analytic counts. */
+static void test_registry(void **state) {
+    (void)state;
+    size_t count, seen = 0;
+    const ns_kernel *const *t = ns_registry(&count);
+    for (size_t i = 0; i < count; i++) {
+        const ns_kernel *k = t[i];
+        if (strcmp(k->family, "reduce") != 0 || !k->supported()) continue;
+        seen++;
+        for (int th = 1; th <= 2; th++) {
+            ns_params p = {0, 20011, 0, th};
+            void *s = k->create(&p);
+            assert_non_null(s);
+            assert_true(k->flops(&p) > 0 && k->bytes(&p) > 0 && k->working_set(&p) > 0);
+#pragma omp parallel num_threads(th)
+            k->run(s, omp_get_thread_num(), th);
+            ns_check c;
+            k->check(s, &c);
+            if (!c.ok) fail_msg("%s/%s t=%d: %s err %g bound %g", k->name, k->isa, th, c.why,
+                                c.error, c.bound);
+            k->destroy(s);
+        }
+    }
+    assert_true(seen >= 20);
+}
+
+/* Ring and tree all-reduce: exact result for 1..4 threads, sizes not divisible by anything. */
+static void test_allreduce(void **state) {
+    (void)state;
+    const int64_t counts[] = {1, 2, 15, 17, 1000, 65537};
+    for (int p = 1; p <= 4; p++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+            for (int sched = 0; sched < 2; sched++) {
+                int64_t n = counts[c];
+                float *send[4], *recv[4];
+                for (int t = 0; t < p; t++) {
+                    send[t] = malloc(n * sizeof(float)), recv[t] = malloc(n * sizeof(float));
+                    for (int64_t i = 0; i < n; i++) send[t][i] = (float)(t * 10 + i % 7), recv[t][i] = -1;
+                }
+#pragma omp parallel num_threads(p)
+                {
+                    if (sched == 0) ns_allreduce_ring(send, recv, n, omp_get_thread_num(), p);
+                    else ns_allreduce_tree(send, recv, n, omp_get_thread_num(), p);
+                }
+                for (int t = 0; t < p; t++)
+                    for (int64_t i = 0; i < n; i++) {
+                        float want = (float)(10 * p * (p - 1) / 2 + p * (i % 7));
+                        if (recv[t][i] != want)
+                            fail_msg("%s p=%d n=%lld thread %d elem %lld: %g != %g",
+                                     sched ? "tree" : "ring", p, (long long)n, t, (long long)i,
+                                     recv[t][i], want);
+                    }
+                for (int t = 0; t < p; t++) free(send[t]), free(recv[t]);
+            }
+    /* the alpha-beta fit recovers an exact line */
+    double s[] = {8, 64, 1024, 1 << 20}, tt[4], a, b, mr;
+    for (int i = 0; i < 4; i++) tt[i] = 2e-6 + 1e-10 * s[i];
+    assert_int_equal(ns_alpha_beta_fit(s, tt, 4, &a, &b, &mr), 0);
+    assert_true(fabs(a - 2e-6) < 1e-12 && fabs(b - 1e-10) < 1e-16 && mr < 1e-9);
+}
+
+/* MXCSR per thread: one entry per thread, FTZ/DAZ as the runtime left them (off by default). */
+static void test_fpstate(void **state) {
+    (void)state;
+    uint32_t m[4];
+    assert_int_equal(ns_fpstate_per_thread(2, m), 2);
+    assert_int_equal(m[0] & (NS_MXCSR_FTZ | NS_MXCSR_DAZ), 0);
+    json_t *j = ns_fpstate_json(2);
+    assert_non_null(j);
+    assert_int_equal(json_array_size(j), 2);
+    json_decref(j);
+}
+
+int main(int argc, char **argv) {
+    /* Teams of up to 4 threads run on as few as 2 cores here: with the default spin-waiting
+     * barriers an oversubscribed team runs 10x slower. The runtime reads the policy at start-up,
+     * so set it and start again. */
+    if (!getenv("OMP_WAIT_POLICY")) {
+        setenv("OMP_WAIT_POLICY", "passive", 1);
+        execv("/proc/self/exe", argv);
+    }
+    (void)argc;
+    if (getenv("TEST_FILTER")) cmocka_set_test_filter(getenv("TEST_FILTER")); /* e.g. "*nrm2*" */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_all_variants_bounded), cmocka_unit_test(test_api_threads),
+        cmocka_unit_test(test_deterministic_bitwise), cmocka_unit_test(test_simd_matches_plain_c),
+        cmocka_unit_test(test_ill_conditioned),       cmocka_unit_test(test_sp_past_2_24),
+        cmocka_unit_test(test_nrm2_extremes),         cmocka_unit_test(test_amax),
+        cmocka_unit_test(test_edges_and_errors),      cmocka_unit_test(test_isa_forced),
+        cmocka_unit_test(test_registry),              cmocka_unit_test(test_allreduce),
+        cmocka_unit_test(test_fpstate),
+    };
+    return cmocka_run_group_tests(tests, setup_isas, NULL);
+}
