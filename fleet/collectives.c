@@ -224,6 +224,7 @@ json_t *ns_coll_allreduce_fit_json(int ranks, const ns_coll_row *rows, int nrows
     if (ns_fit_alpha_beta(S, t, n, &alpha, &beta, &resid) == 0) {
         ns_json_set_num(fit, "alpha_s", alpha, NULL);
         ns_json_set_num(fit, "beta_s_per_byte", beta, NULL);
+        ns_json_set_int(fit, "ranks", ranks); /* the cluster model derives per-link α, β from it */
         ns_json_set_num(fit, "bandwidth_gbytes_per_s", beta > 0 ? 1e-9 / beta : NAN,
                         "beta is 0: no bandwidth term");
         ns_json_set_num(fit, "max_rel_resid", resid, NULL);

@@ -61,7 +61,8 @@ int ns_fit_alpha_beta(const double *bytes, const double *t, int n, double *alpha
 /* {ranks, busbw_convention, allreduce[rows], reduce_scatter[rows], allgather[rows]}. */
 json_t *ns_coll_json(int ranks, const ns_coll_row *const rows[3], const int nrows[3]);
 
-/* fleet.json "allreduce": {ranks, fit{alpha_s, beta_s_per_byte, model, points, max_rel_resid}}
+/* fleet.json "allreduce": {ranks, fit{alpha_s, beta_s_per_byte, ranks, model, points,
+ * max_rel_resid}}
  * or a null fit with a status. */
 json_t *ns_coll_allreduce_fit_json(int ranks, const ns_coll_row *rows, int nrows);
 

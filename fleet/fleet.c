@@ -642,6 +642,7 @@ int ns_cmd_fleet(int argc, char **argv) {
         alarm((unsigned)ceil(o.timeout_s) + 60);
     }
     characterise(&o, rank, me.host, &json, &reason, &log);
+    alarm(0); /* waiting for rank 0 below is not this rank's fault: no self-kill there */
     if (rank != 0) {
         send_results(json, reason, log);
         free(json);
@@ -650,7 +651,6 @@ int ns_cmd_fleet(int argc, char **argv) {
         /* 3. collectives, if rank 0 counts us live */
         int nlive;
         MPI_Recv(&nlive, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        alarm(0);
         int *live = malloc((size_t)(nlive > 0 ? nlive : 1) * sizeof *live);
         MPI_Recv(live, nlive, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (nlive >= 2 && o.collectives) collectives_over(live, nlive, &o, NULL);

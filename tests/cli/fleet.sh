@@ -21,7 +21,7 @@ jq -e '.schema == "nodescale/1" and .kind == "fleet" and .status == "complete"
        and (.collectives.allreduce | length) >= 10
        and all(.collectives[("allreduce","reduce_scatter","allgather")][];
                .validated and .busbw_gbytes_per_s > 0 and .time_s.min <= .time_s.max)
-       and (.allreduce.fit.alpha_s >= 0) and (.allreduce.fit.beta_s_per_byte > 0)
+       and (.allreduce.fit.alpha_s >= 0) and (.allreduce.fit.beta_s_per_byte > 0) and .allreduce.fit.ranks == 2
        and (.collectives.busbw_convention | test("2\\(n-1\\)/n"))' "$tmp/a/fleet.json" >/dev/null ||
   { echo "FAIL: np 2 fleet.json content"; fail=1; }
 # busbw = algbw * 2(n-1)/n = algbw for n = 2 (all-reduce), algbw / 2 for all-gather.
