@@ -65,7 +65,7 @@ static void straggler_section(FILE *f, const json_t *fleet) {
             num(f, ns_json_get_num(b, "value"), "%.4g");
             fprintf(f, " %s | ", str(b, "unit"));
             num(f, ns_json_get_num(b, "median"), "%.4g");
-            fprintf(f, " | ");
+            fprintf(f, " %s | ", str(b, "unit"));
             num(f, 100.0 * ns_json_get_num(b, "deficit"), "%.1f%%");
             fprintf(f, " | ");
             num(f, ns_json_get_num(b, "z"), "%.2f");

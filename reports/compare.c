@@ -377,9 +377,12 @@ int ns_mkdir_p(const char *dir) {
     return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
 }
 
-static void fmt_num(char *buf, size_t len, double v) {
+/* v as "%.4g" (percent: 100 v as "%.1f%"), or an em dash when there is no value. */
+static void fmt_num(char *buf, size_t len, double v, int percent) {
     if (!isfinite(v))
         snprintf(buf, len, "—");
+    else if (percent)
+        snprintf(buf, len, "%.1f%%", 100.0 * v);
     else
         snprintf(buf, len, "%.4g", v);
 }
@@ -408,12 +411,12 @@ static char *render_markdown(const ns_bench_set *sets, const ns_compare *c, cons
         char a[32], b[32], d[32];
         fprintf(f, "| `%s` | %s | %s |", r->id, r->cls, r->unit);
         for (size_t s = 0; s < c->nsets; s++) {
-            fmt_num(a, sizeof a, r->values[s]);
+            fmt_num(a, sizeof a, r->values[s], 0);
             fprintf(f, " %s |", a);
         }
-        fmt_num(a, sizeof a, r->cv);
-        fmt_num(b, sizeof b, r->max_over_min);
-        fmt_num(d, sizeof d, r->noise);
+        fmt_num(a, sizeof a, r->cv, 1);
+        fmt_num(b, sizeof b, r->max_over_min, 0);
+        fmt_num(d, sizeof d, r->noise, 1);
         fprintf(f, " %s | %s | %s | %s |\n", a, b, d, r->distinguishes ? "yes" : "no");
     }
     fprintf(f, "\nPlot: compare.svg (max/min - 1 per benchmark, by class).\n");
