@@ -36,6 +36,7 @@
 #include "fleet/straggler.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/context.h"
 #include "harness/json.h"
 #include "harness/run.h"
 #include "reports/compare.h"
@@ -53,6 +54,7 @@ enum { ROLE_MEASURE = 0, ROLE_IDLE = 1, ROLE_REFUSED = 2, ROLE_ABORT = 3 };
 typedef struct hello {
     char version[32], build[224], settings[480], host[256];
     int local_rank, local_size;
+    int cpus_allowed, cpus_online; /* CPUs this rank may use, and the node's CPUs (hwloc PUs) */
 } hello;
 
 typedef struct fleet_opts {
@@ -272,7 +274,8 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
 
 typedef struct node {
     int rank, role;
-    char host[256], name[300], status[16], reason[512];
+    char host[256], name[300], status[16], reason[512], warning[256];
+    int cpus_allowed, cpus_online;
     json_t *results; /* owned, when status is "ok" */
 } node;
 
@@ -314,6 +317,9 @@ static json_t *fleet_json(const fleet *f) {
         ns_json_set_str(o, "host", n->host);
         ns_json_set_int(o, "rank", n->rank);
         ns_json_set_str(o, "status", n->status);
+        ns_json_set_int(o, "cpus_allowed", n->cpus_allowed);
+        ns_json_set_int(o, "cpus_online", n->cpus_online);
+        if (*n->warning) ns_json_set_str(o, "warning", n->warning);
         if (*n->reason) ns_json_set_str(o, "reason", n->reason);
         if (n->results) {
             char rel[400];
@@ -514,6 +520,8 @@ static void assign_roles(fleet *f, const hello *all, int *roles) {
         node *n = &f->nodes[r];
         n->rank = r;
         snprintf(n->host, sizeof n->host, "%s", all[r].host);
+        n->cpus_allowed = all[r].cpus_allowed;
+        n->cpus_online = all[r].cpus_online;
         char reason[512];
         if (ns_fleet_check_peer(h0->version, h0->build, h0->settings, all[r].version,
                                 all[r].build, all[r].settings, reason, sizeof reason)) {
@@ -529,6 +537,13 @@ static void assign_roles(fleet *f, const hello *all, int *roles) {
         } else {
             roles[r] = ROLE_MEASURE;
             snprintf(n->status, sizeof n->status, "pending");
+            /* mpirun binds each rank to one core by default when -np <= 2 (to a socket above):
+             * a rank meant to own its node would then measure one core. */
+            if (f->o.ranks_per_node == 1 && all[r].cpus_allowed < all[r].cpus_online)
+                snprintf(n->warning, sizeof n->warning,
+                         "the launcher bound this rank to %d of the node's %d CPUs: its "
+                         "measurements use only those (mpirun: add --bind-to none)",
+                         all[r].cpus_allowed, all[r].cpus_online);
         }
     }
     /* A node's name is its host, or host-r<rank> when several ranks measure the same host. */
@@ -592,6 +607,10 @@ int ns_cmd_fleet(int argc, char **argv) {
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
     MPI_Comm_rank(node_comm, &me.local_rank);
     MPI_Comm_size(node_comm, &me.local_size);
+    /* The CPUs `run` will use (the OpenMP places, i.e. the launcher's mask) and the node's. */
+    const ns_topology *topo = ns_topology_get();
+    me.cpus_allowed = topo->cpus_in_mask;
+    me.cpus_online = topo->pus > 0 ? topo->pus : (int)sysconf(_SC_NPROCESSORS_ONLN);
     MPI_Comm_free(&node_comm);
     hello *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
     int *roles = calloc((size_t)size, sizeof *roles);
@@ -614,6 +633,10 @@ int ns_cmd_fleet(int argc, char **argv) {
             for (int r = 0; r < size; r++) roles[r] = ROLE_ABORT;
         else
             save_fleet(&f);
+        for (int r = 0; r < size; r++)
+            if (*f.nodes[r].warning)
+                fprintf(stderr, "nodescale fleet: warning: rank %d (%s): %s\n", r,
+                        f.nodes[r].host, f.nodes[r].warning);
         for (int r = 1; r < size; r++)
             if (roles[r] == ROLE_REFUSED)
                 fprintf(stderr, "nodescale fleet: rank %d (%s) refused: %s\n", r,

@@ -25,13 +25,15 @@ static void num(FILE *f, double v, const char *fmt) {
 static void nodes_section(FILE *f, const json_t *fleet) {
     size_t i;
     json_t *n;
-    fprintf(f, "## Nodes\n\n| node | host | rank | status | CPU | results / reason |\n"
-               "|---|---|---:|---|---|---|\n");
+    fprintf(f, "## Nodes\n\n| node | host | rank | status | CPU | CPUs bound | results / reason |\n"
+               "|---|---|---:|---|---|---|---|\n");
     json_array_foreach(json_object_get(fleet, "nodes"), i, n) {
-        const char *res = str(n, "results");
-        fprintf(f, "| %s | %s | %lld | %s | %s | %s |\n", str(n, "name"), str(n, "host"),
-                json_integer_value(json_object_get(n, "rank")), str(n, "status"),
-                str(n, "cpu_model"), *res ? res : str(n, "reason"));
+        const char *res = str(n, "results"), *warn = str(n, "warning");
+        fprintf(f, "| %s | %s | %lld | %s | %s | %lld of %lld | %s%s%s |\n", str(n, "name"),
+                str(n, "host"), json_integer_value(json_object_get(n, "rank")), str(n, "status"),
+                str(n, "cpu_model"), json_integer_value(json_object_get(n, "cpus_allowed")),
+                json_integer_value(json_object_get(n, "cpus_online")), *res ? res : str(n, "reason"),
+                *warn ? "; **warning:** " : "", warn);
     }
     fputc('\n', f);
 }

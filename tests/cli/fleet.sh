@@ -61,6 +61,15 @@ rc=$?
 jq -e --arg h "$host" '.node_counts.ok == 1 and .node_counts.idle == 1 and .nodes[0].name == $h
        and .allreduce.fit.alpha_s == null and (.collectives | not)' "$tmp/d/fleet.json" >/dev/null ||
   { echo "FAIL: rpn 1 roles"; fail=1; }
+# mpirun binds ranks to one core when -np <= 2: the rank meant to own the node says so.
+if [ "$(nproc)" -gt 1 ]; then
+  jq -e '.nodes[0].warning | test("--bind-to none")' "$tmp/d/fleet.json" >/dev/null ||
+    { echo "FAIL: no warning about the launcher's binding"; fail=1; }
+  timeout -k 2 60 $MPIRUN -np 1 --bind-to none $bin fleet "${common[@]}" --no-collectives \
+    --out "$tmp/e" >/dev/null 2>&1
+  jq -e '.nodes[0].warning == null and .nodes[0].cpus_allowed == .nodes[0].cpus_online' \
+    "$tmp/e/fleet.json" >/dev/null || { echo "FAIL: --bind-to none still warned"; fail=1; }
+fi
 
 # 4. usage errors: exit 2, one line, nothing launched.
 for args in "--timeout-s abc" "--ranks-per-node 0" "--bogus" "--max-bytes 1x" "--out"; do
