@@ -234,13 +234,29 @@ static void maybe_inject_fault(int rank) {
         for (;;) pause();
 }
 
+/* NODESCALE_FLEET_FAULT="RANK:hangcoll": that rank stops answering when the collectives start. */
+static void maybe_hang_in_collectives(int rank) {
+    const char *f = getenv("NODESCALE_FLEET_FAULT");
+    int r;
+    char what[10] = "";
+    if (f && sscanf(f, "%d:%9[a-z]", &r, what) == 2 && r == rank && !strcmp(what, "hangcoll"))
+        for (;;) pause();
+}
+
+/* The watchdog (SIGALRM): a rank past its deadline says so and exits, so the job can end. On
+ * rank 0 during the collectives it first renames a fleet.json prepared in advance (status
+ * "incomplete: collectives did not finish") over the current one: rename() is
+ * async-signal-safe, and the gathered results stay. */
+static const char *alarm_msg = "nodescale fleet: no result within --timeout-s (+60 s grace); "
+                               "this rank exits so the job can end\n";
+static char alarm_from[4400], alarm_to[4400];
+
 static void on_alarm(int sig) {
     (void)sig;
-    static const char msg[] = "nodescale fleet: no result within --timeout-s (+60 s grace); "
-                              "this rank exits so the job can end\n";
-    ssize_t unused = write(2, msg, sizeof msg - 1);
+    int renamed = alarm_from[0] && rename(alarm_from, alarm_to) == 0;
+    ssize_t unused = write(2, alarm_msg, strlen(alarm_msg));
     (void)unused;
-    _exit(124);
+    _exit(renamed ? NS_EXIT_FAIL : 124);
 }
 
 /* Produces this node's results.json text (*json) or a reason (*json stays NULL), and its log. */
@@ -482,12 +498,20 @@ static void run_collectives(MPI_Comm comm, const fleet_opts *o, fleet *f) {
 /* The live ranks form their own communicator: MPI_Comm_create_group is collective over the group
  * only, so a missing rank cannot block it (MPI_Comm_split would wait for every rank). */
 static void collectives_over(const int *live, int nlive, const fleet_opts *o, fleet *f) {
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    alarm_msg = "nodescale fleet: the MPI collectives did not finish within --timeout-s; this "
+                "rank exits (fleet.json keeps the node results)\n";
+    signal(SIGALRM, on_alarm);
+    alarm((unsigned)ceil(o->timeout_s));
+    maybe_hang_in_collectives(rank);
     MPI_Group world, g;
     MPI_Comm comm;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Group_incl(world, nlive, live, &g);
     MPI_Comm_create_group(MPI_COMM_WORLD, g, TAG_GO, &comm);
     run_collectives(comm, o, f);
+    alarm(0);
     MPI_Comm_free(&comm);
     MPI_Group_free(&g);
     MPI_Group_free(&world);
@@ -741,7 +765,18 @@ int ns_cmd_fleet(int argc, char **argv) {
         MPI_Send(live, nlive, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);
     }
     if (nlive >= 2 && o.collectives) {
+        const char *st = f.status;
+        char err[1024];
+        f.status = "incomplete: the MPI collectives did not finish within --timeout-s";
+        json_t *timed_out = fleet_json(&f);
+        f.status = st;
+        snprintf(alarm_to, sizeof alarm_to, "%s/fleet.json", f.dir);
+        snprintf(alarm_from, sizeof alarm_from, "%s/.fleet.json.collectives-timeout", f.dir);
+        if (ns_json_write_atomic(timed_out, alarm_from, err, sizeof err)) alarm_from[0] = '\0';
+        json_decref(timed_out);
         collectives_over(live, nlive, &o, &f);
+        if (alarm_from[0]) unlink(alarm_from);
+        alarm_from[0] = '\0';
     } else {
         f.allreduce = ns_coll_allreduce_fit_json(nlive, NULL, 0);
         if (!o.collectives) json_object_set_new(f.allreduce, "status", json_string("--no-collectives"));

@@ -4,7 +4,9 @@
 #     collectives run over the live ranks, the job ends (MPI_Abort) with exit 1;
 #   - a rank that dies: mpirun aborts the whole job, yet what rank 0 gathered before is on disk
 #     in valid JSON; under mpirun --enable-recovery rank 0 survives and reports it missing;
-#   - a rank launched with other settings (MPMD) is refused with the differing setting named.
+#   - a rank launched with other settings (MPMD) is refused with the differing setting named;
+#   - a rank that hangs in the MPI collectives: the watchdog ends the job after --timeout-s and
+#     fleet.json keeps the node results with status "incomplete: ... collectives did not finish".
 # Faults are injected with NODESCALE_FLEET_FAULT (a test hook, see README).
 # Open MPI 4.1.4's mpirun itself sometimes deadlocks (about 1 run in 8 here) or segfaults in
 # PMIx_server_finalize after an aborted job, all ranks already gone (the openpmix
@@ -58,6 +60,17 @@ jq -e '.node_counts.refused == 1 and .node_counts.ok == 2 and .nodes[2].status =
        and .nodes[2].reason == "settings differ: threads=1 here, threads=0 on rank 0"' \
   "$tmp/ref/fleet.json" >/dev/null || { echo "FAIL: refused: fleet.json"; fail=1; }
 grep -q 'rank 2 .* refused: settings differ' "$tmp/ref.err" || { echo "FAIL: refused: message"; fail=1; }
+
+# 5. rank 1 hangs in the collectives: the watchdog ends the job after --timeout-s, fleet.json
+#    keeps the three node results and says the collectives did not finish.
+NODESCALE_FLEET_FAULT=1:hangcoll timeout -k 2 30 $MPIRUN -np 3 $bin fleet "${common[@]}" \
+  --timeout-s 3 --out "$tmp/hc" >"$tmp/hc.out" 2>"$tmp/hc.err"
+rc=$?
+[ $rc -ne 0 ] || { echo "FAIL: hangcoll: exit 0"; fail=1; }
+jq -e '(.status | test("collectives did not finish")) and .node_counts.ok == 3
+       and (.collectives | not)' "$tmp/hc/fleet.json" >/dev/null ||
+  { echo "FAIL: hangcoll: fleet.json"; tail -n 20 "$tmp/hc.err"; fail=1; }
+ls -A "$tmp/hc" | grep -q collectives-timeout && { echo "FAIL: hangcoll: prepared file left"; fail=1; }
 
 [ $fail -eq 0 ] && echo "fleet_faults: ok"
 exit $fail
