@@ -503,7 +503,8 @@ static void collectives_over(const int *live, int nlive, const fleet_opts *o, fl
     alarm_msg = "nodescale fleet: the MPI collectives did not finish within --timeout-s; this "
                 "rank exits (fleet.json keeps the node results)\n";
     signal(SIGALRM, on_alarm);
-    alarm((unsigned)ceil(o->timeout_s));
+    /* Rank 0 fires first: the others exiting first would get it killed before it rewrites. */
+    alarm((unsigned)ceil(o->timeout_s) + (rank == 0 ? 0 : 10));
     maybe_hang_in_collectives(rank);
     MPI_Group world, g;
     MPI_Comm comm;
