@@ -100,7 +100,8 @@ int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_r
         for (int k = 0; k < samples; k++) {
             MPI_Barrier(comm);
             t0 = MPI_Wtime();
-            for (int it = 0; it < iters; it++) run_op(comm, op, send, recv, count, n);
+            for (int it = 0; it < iters; it++)
+                run_op(comm, op, send, recv, count, n);
             ts[k] = (MPI_Wtime() - t0) / iters;
         }
         double mine = ns_median(ts, (size_t)samples);
@@ -232,8 +233,9 @@ json_t *ns_coll_allreduce_fit_json(int ranks, const ns_coll_row *rows, int nrows
     } else {
         json_object_set_new(fit, "alpha_s", json_null());
         json_object_set_new(fit, "beta_s_per_byte", json_null());
-        ns_json_set_str(fit, "status", ranks < 2 ? "one rank: no all-reduce measured"
-                                                 : "fewer than 2 validated sizes");
+        ns_json_set_str(fit, "status",
+                        ranks < 2 ? "one rank: no all-reduce measured"
+                                  : "fewer than 2 validated sizes");
     }
     json_object_set_new(a, "fit", fit);
     return a;

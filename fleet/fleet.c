@@ -89,7 +89,8 @@ static const char *fleet_help =
     "Straggler: z = (rate - fleet median) / max(1.4826*MAD, F*median) per benchmark, >= 3 nodes.\n"
     "busbw (nccl-tests): algbw * 2(n-1)/n for all-reduce, * (n-1)/n for reduce-scatter and\n"
     "all-gather. Open MPI aborts the whole job when a rank dies; add --enable-recovery to mpirun\n"
-    "(Slurm: srun --no-kill) so rank 0 can report it missing. Exit: 0 ok; 1 missing/refused/failed\n"
+    "(Slurm: srun --no-kill) so rank 0 can report it missing. Exit: 0 ok; 1 "
+    "missing/refused/failed\n"
     "ranks or (with --fail-on-straggler) a straggler; 2 usage error.\n";
 
 /* Print option errors once, not once per rank: launchers export the rank before MPI_Init. */
@@ -133,7 +134,8 @@ static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--from-results", &v)) > 0) {
             o->from_results = v;
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--ranks-per-node", &v)) > 0) {
-            if (ns_parse_int64(v, 1, 4096, &iv)) FAIL("--ranks-per-node: '%s' is not in 1..4096", v);
+            if (ns_parse_int64(v, 1, 4096, &iv))
+                FAIL("--ranks-per-node: '%s' is not in 1..4096", v);
             o->ranks_per_node = (int)iv;
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--threads", &v)) > 0) {
             if (ns_parse_int64(v, 1, 1024, &iv)) FAIL("--threads: '%s' is not in 1..1024", v);
@@ -185,8 +187,10 @@ int ns_fleet_check_peer(const char *v0, const char *b0, const char *s0, const ch
     if (strcmp(s0, s) != 0) {
         /* Name the first differing setting, not the whole string. */
         const char *p = s0, *q = s;
-        while (*p && *p == *q) p++, q++;
-        while (p > s0 && p[-1] != ' ') p--, q--;
+        while (*p && *p == *q)
+            p++, q++;
+        while (p > s0 && p[-1] != ' ')
+            p--, q--;
         char mine[96], theirs[96];
         snprintf(mine, sizeof mine, "%.*s", (int)strcspn(q, " "), q);
         snprintf(theirs, sizeof theirs, "%.*s", (int)strcspn(p, " "), p);
@@ -231,7 +235,8 @@ static void maybe_inject_fault(int rank) {
         _exit(3);
     }
     if (!strcmp(what, "hang"))
-        for (;;) pause();
+        for (;;)
+            pause();
 }
 
 /* NODESCALE_FLEET_FAULT="RANK:hangcoll": that rank stops answering when the collectives start. */
@@ -240,7 +245,8 @@ static void maybe_hang_in_collectives(int rank) {
     int r;
     char what[10] = "";
     if (f && sscanf(f, "%d:%9[a-z]", &r, what) == 2 && r == rank && !strcmp(what, "hangcoll"))
-        for (;;) pause();
+        for (;;)
+            pause();
 }
 
 /* The watchdog (SIGALRM): a rank past its deadline says so and exits, so the job can end. On
@@ -273,7 +279,9 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
         root = ns_json_load_results(path, err, sizeof err);
         if (!root) *reason = strdup(err);
     } else {
-        ns_run_opts ro = {.quick = o->quick, .threads = o->threads, .kernels = o->kernels,
+        ns_run_opts ro = {.quick = o->quick,
+                          .threads = o->threads,
+                          .kernels = o->kernels,
                           .log = lf ? lf : stderr};
         root = ns_run_node(&ro);
         if (!root) *reason = strdup("ns_run_node failed (out of memory)");
@@ -310,8 +318,7 @@ static void node_dir(const fleet *f, const node *n, char *buf, size_t len) {
 }
 
 static json_t *fleet_json(const fleet *f) {
-    json_t *root = json_object(), *ctx = json_object(), *mpi = json_object(),
-           *nodes = json_array();
+    json_t *root = json_object(), *ctx = json_object(), *mpi = json_object(), *nodes = json_array();
     json_object_set_new(root, "schema", json_string(NS_SCHEMA));
     json_object_set_new(root, "kind", json_string("fleet"));
     ns_json_set_str(root, "status", f->status);
@@ -347,7 +354,8 @@ static json_t *fleet_json(const fleet *f) {
         }
         json_array_append_new(nodes, o);
         static const char *const names[] = {"ok", "missing", "refused", "failed", "idle"};
-        for (int k = 0; k < 5; k++) counts[k] += !strcmp(n->status, names[k]);
+        for (int k = 0; k < 5; k++)
+            counts[k] += !strcmp(n->status, names[k]);
     }
     json_object_set_new(root, "nodes", nodes);
     json_t *cnt = json_object();
@@ -464,7 +472,8 @@ static void analyse(fleet *f) {
         f->flagged_nodes = sr.flagged_nodes;
         ns_straggler_free(&sr);
     }
-    for (int i = 0; i < ns; i++) ns_bench_set_free(&sets[i]);
+    for (int i = 0; i < ns; i++)
+        ns_bench_set_free(&sets[i]);
     free(sets);
 }
 
@@ -548,17 +557,16 @@ static void assign_roles(fleet *f, const hello *all, int *roles) {
         n->cpus_allowed = all[r].cpus_allowed;
         n->cpus_online = all[r].cpus_online;
         char reason[512];
-        if (ns_fleet_check_peer(h0->version, h0->build, h0->settings, all[r].version,
-                                all[r].build, all[r].settings, reason, sizeof reason)) {
+        if (ns_fleet_check_peer(h0->version, h0->build, h0->settings, all[r].version, all[r].build,
+                                all[r].settings, reason, sizeof reason)) {
             roles[r] = ROLE_REFUSED;
             snprintf(n->status, sizeof n->status, "refused");
             snprintf(n->reason, sizeof n->reason, "%s", reason);
         } else if (all[r].local_rank >= f->o.ranks_per_node) {
             roles[r] = ROLE_IDLE;
             snprintf(n->status, sizeof n->status, "idle");
-            snprintf(n->reason, sizeof n->reason,
-                     "node-local rank %d >= --ranks-per-node %d", all[r].local_rank,
-                     f->o.ranks_per_node);
+            snprintf(n->reason, sizeof n->reason, "node-local rank %d >= --ranks-per-node %d",
+                     all[r].local_rank, f->o.ranks_per_node);
         } else {
             roles[r] = ROLE_MEASURE;
             snprintf(n->status, sizeof n->status, "pending");
@@ -585,7 +593,8 @@ static void assign_roles(fleet *f, const hello *all, int *roles) {
 
 static void print_summary(const fleet *f) {
     int ok = 0;
-    for (int r = 0; r < f->size; r++) ok += !strcmp(f->nodes[r].status, "ok");
+    for (int r = 0; r < f->size; r++)
+        ok += !strcmp(f->nodes[r].status, "ok");
     printf("nodescale fleet: %d of %d ranks characterised; %d straggler node(s); status %s\n", ok,
            f->size, f->flagged_nodes, f->status);
     json_t *fit = json_object_get(f->allreduce, "fit");
@@ -655,17 +664,18 @@ int ns_cmd_fleet(int argc, char **argv) {
         f.status = "gathering";
         assign_roles(&f, all, roles);
         if (make_dir(&f))
-            for (int r = 0; r < size; r++) roles[r] = ROLE_ABORT;
+            for (int r = 0; r < size; r++)
+                roles[r] = ROLE_ABORT;
         else
             save_fleet(&f);
         for (int r = 0; r < size; r++)
             if (*f.nodes[r].warning)
-                fprintf(stderr, "nodescale fleet: warning: rank %d (%s): %s\n", r,
-                        f.nodes[r].host, f.nodes[r].warning);
+                fprintf(stderr, "nodescale fleet: warning: rank %d (%s): %s\n", r, f.nodes[r].host,
+                        f.nodes[r].warning);
         for (int r = 1; r < size; r++)
             if (roles[r] == ROLE_REFUSED)
-                fprintf(stderr, "nodescale fleet: rank %d (%s) refused: %s\n", r,
-                        f.nodes[r].host, f.nodes[r].reason);
+                fprintf(stderr, "nodescale fleet: rank %d (%s) refused: %s\n", r, f.nodes[r].host,
+                        f.nodes[r].reason);
     }
     MPI_Bcast(roles, size, MPI_INT, 0, MPI_COMM_WORLD);
     int role = roles[rank];
@@ -723,7 +733,8 @@ int ns_cmd_fleet(int argc, char **argv) {
     free(log);
     save_fleet(&f);
     int pending = 0;
-    for (int r = 1; r < size; r++) pending += roles[r] == ROLE_MEASURE;
+    for (int r = 1; r < size; r++)
+        pending += roles[r] == ROLE_MEASURE;
     for (;;) {
         int flag;
         MPI_Status st;
@@ -745,8 +756,7 @@ int ns_cmd_fleet(int argc, char **argv) {
             snprintf(n->reason, sizeof n->reason,
                      "no results within --timeout-s %g s (the rank died, hung or is slow)",
                      o.timeout_s);
-            fprintf(stderr, "nodescale fleet: rank %d (%s): missing: %s\n", r, n->name,
-                    n->reason);
+            fprintf(stderr, "nodescale fleet: rank %d (%s): missing: %s\n", r, n->name, n->reason);
             missing++;
         }
         refused += !strcmp(n->status, "refused");
@@ -780,7 +790,8 @@ int ns_cmd_fleet(int argc, char **argv) {
         alarm_from[0] = '\0';
     } else {
         f.allreduce = ns_coll_allreduce_fit_json(nlive, NULL, 0);
-        if (!o.collectives) json_object_set_new(f.allreduce, "status", json_string("--no-collectives"));
+        if (!o.collectives)
+            json_object_set_new(f.allreduce, "status", json_string("--no-collectives"));
     }
     free(live);
 
@@ -789,13 +800,13 @@ int ns_cmd_fleet(int argc, char **argv) {
     save_fleet(&f);
     write_report(&f);
     print_summary(&f);
-    rc = (missing || refused || failed || (o.fail_on_straggler && f.flagged_nodes))
-             ? NS_EXIT_FAIL
-             : NS_EXIT_OK;
+    rc = (missing || refused || failed || (o.fail_on_straggler && f.flagged_nodes)) ? NS_EXIT_FAIL
+                                                                                    : NS_EXIT_OK;
     if (o.fail_on_straggler && f.flagged_nodes)
         fprintf(stderr, "nodescale fleet: %d straggler node(s) flagged (--fail-on-straggler)\n",
                 f.flagged_nodes);
-    for (int r = 0; r < size; r++) json_decref(f.nodes[r].results);
+    for (int r = 0; r < size; r++)
+        json_decref(f.nodes[r].results);
     free(f.nodes);
     json_decref(f.collectives);
     json_decref(f.allreduce);
@@ -803,8 +814,9 @@ int ns_cmd_fleet(int argc, char **argv) {
     json_decref(f.stragglers);
     free(roles);
     if (missing) {
-        fprintf(stderr, "nodescale fleet: %d rank(s) missing; results of the others are in %s. "
-                        "Ending the job with MPI_Abort so missing ranks stop.\n",
+        fprintf(stderr,
+                "nodescale fleet: %d rank(s) missing; results of the others are in %s. "
+                "Ending the job with MPI_Abort so missing ranks stop.\n",
                 missing, f.dir);
         fflush(NULL);
         MPI_Abort(MPI_COMM_WORLD, NS_EXIT_FAIL);
