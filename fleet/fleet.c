@@ -693,12 +693,12 @@ int ns_cmd_fleet(int argc, char **argv) {
 
     /* 2. characterise and gather */
     double start = MPI_Wtime();
-    maybe_inject_fault(rank);
-    char *json, *reason, *log;
     if (rank != 0) {
         signal(SIGALRM, on_alarm);
         alarm((unsigned)ceil(o.timeout_s) + 60);
     }
+    maybe_inject_fault(rank);
+    char *json, *reason, *log;
     characterise(&o, rank, me.host, &json, &reason, &log);
     alarm(0); /* waiting for rank 0 below is not this rank's fault: no self-kill there */
     if (rank != 0) {
