@@ -14,8 +14,10 @@
  * (files mode) and of the whole `gate --ab` run (which replaces the separate bench runs).
  *
  *   bench_gate [--iterations N] [--kernel K] [--slowdown F] [-- BENCH_ARGS...]
- * Default kernel stream_triad with bench arguments "--threads 1" (on a shared 2-core machine a
- * one-thread kernel is disturbed least by its neighbours). */
+ * Default kernel peak_dp_fma with bench arguments "--threads 1 --samples 21 --min-time 0.005":
+ * on a shared 2-core machine a one-thread, register-resident kernel is disturbed least by its
+ * neighbours, and 21 short samples a run make its median steadier. A full run takes about 25
+ * minutes here (A/B comparisons run until settled, up to 30 rounds of two bench runs). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +33,17 @@
 #include "harness/stats.h"
 
 #define NS "bin/nodescale"
+
+/* The 1-minute load average, to state how shared the machine was. */
+static double loadavg(void) {
+    double l = NAN;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = NAN;
+        fclose(f);
+    }
+    return l;
+}
 
 static double now_s(void) {
     struct timespec t;
@@ -76,14 +89,15 @@ typedef struct {
     double ratio[256], wall[256];
 } cell;
 
-static void bench_run(const char *kernel, char **args, int nargs, const char *out,
-                      const char *env, int *ok) {
+static void bench_run(const char *kernel, char **args, int nargs, const char *out, const char *env,
+                      int *ok) {
     char *argv[64];
     int a = 0;
     argv[a++] = NS;
     argv[a++] = "bench";
     argv[a++] = (char *)kernel;
-    for (int i = 0; i < nargs && a < 60; i++) argv[a++] = args[i];
+    for (int i = 0; i < nargs && a < 60; i++)
+        argv[a++] = args[i];
     argv[a++] = "--json";
     argv[a++] = (char *)out;
     argv[a] = NULL;
@@ -117,7 +131,8 @@ static void gate_ab(cell *c, const char *new_bin, const char *kernel, char **arg
     argv[a++] = (char *)new_bin;
     argv[a++] = (char *)kernel;
     if (nargs) argv[a++] = "--";
-    for (int i = 0; i < nargs && a < 78; i++) argv[a++] = args[i];
+    for (int i = 0; i < nargs && a < 78; i++)
+        argv[a++] = args[i];
     argv[a] = NULL;
     double w;
     int rc = run(argv, NULL, &w);
@@ -144,11 +159,11 @@ static void summary(const cell *c, const char *what) {
 
 int main(int argc, char **argv) {
     int iters = 20;
-    const char *kernel = "stream_triad", *v;
+    const char *kernel = "peak_dp_fma", *v;
     double slow = 0.10;
-    static char *def_args[] = {"--threads", "1"};
+    static char *def_args[] = {"--threads", "1", "--samples", "21", "--min-time", "0.005"};
     char **args = def_args;
-    int nargs = 2;
+    int nargs = 6;
     for (int i = 1; i < argc; i++) {
         int m;
         int64_t x;
@@ -190,13 +205,15 @@ int main(int argc, char **argv) {
     static cell fa = {.name = "files"}, fd = {.name = "files"}, aa = {.name = "A/B"},
                 ad = {.name = "A/B"};
     printf("bench-gate: kernel %s, bench args:", kernel);
-    for (int i = 0; i < nargs; i++) printf(" %s", args[i]);
-    printf("; %d iterations; gate defaults (threshold 5%%, alpha 0.05, A/B 8..30 rounds, stop when settled);\n"
+    for (int i = 0; i < nargs; i++)
+        printf(" %s", args[i]);
+    printf("; %d iterations; gate defaults (threshold 5%%, alpha 0.05, A/B 8..30 rounds, stop when "
+           "settled);\n"
            "slowdown: %s\n",
            iters, env);
-    double t0 = now_s();
+    double t0 = now_s(), load0 = loadavg();
     for (int it = 0; it < iters; it++) {
-        int ok = 1;
+        int ok = 1, a0[4] = {fa.alarms, fd.alarms, aa.alarms, ad.alarms};
         bench_run(kernel, args, nargs, base, NULL, &ok);
         bench_run(kernel, args, nargs, cur, NULL, &ok);
         if (!ok) return ns_usage_error("bench-gate", "'%s bench %s' failed", NS, kernel);
@@ -207,17 +224,21 @@ int main(int argc, char **argv) {
         gate_files(&fd, base, cur, rep);
         gate_ab(&aa, NS, kernel, args, nargs, rep);
         gate_ab(&ad, slowed, kernel, args, nargs, rep);
-        fprintf(stderr, "iteration %d/%d: files A/A %.3f, files +%g %.3f, A/B A/A %.3f, "
-                        "A/B +%g %.3f (%.0f s)\n",
-                it + 1, iters, fa.ratio[it], slow, fd.ratio[it], aa.ratio[it], slow, ad.ratio[it],
-                now_s() - t0);
+        fprintf(stderr,
+                "iteration %d/%d: files A/A %.3f%s, files slowed %.3f%s, A/B A/A %.3f%s, "
+                "A/B slowed %.3f%s (%.0f s)\n",
+                it + 1, iters, fa.ratio[it], fa.alarms > a0[0] ? " ALARM" : "", fd.ratio[it],
+                fd.alarms > a0[1] ? " caught" : " missed", aa.ratio[it],
+                aa.alarms > a0[2] ? " ALARM" : "", ad.ratio[it],
+                ad.alarms > a0[3] ? " caught" : " missed", now_s() - t0);
     }
     printf("\nmode       comparison       alarms\n");
     summary(&fa, "A/A (false)");
     summary(&fd, "slowed (caught)");
     summary(&aa, "A/A (false)");
     summary(&ad, "slowed (caught)");
-    printf("total %.0f s\n", now_s() - t0);
+    printf("total %.0f s; 1-minute load average %.1f at the start, %.1f at the end (%ld CPUs)\n",
+           now_s() - t0, load0, loadavg(), sysconf(_SC_NPROCESSORS_ONLN));
     unlink(slowed);
     unlink(base);
     unlink(cur);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/context.h"
 #include "harness/json.h"
 #include "harness/stats.h"
 #include "harness/timer.h"
@@ -19,7 +20,8 @@
 
 #define MAX_BYTES ((int64_t)256 << 20)
 #define MIN_BYTES 8
-#define SAMPLES 9
+#define SAMPLES 9 /* per size; quick: QUICK_SAMPLES */
+#define QUICK_SAMPLES 5
 #define MAX_POINTS 64
 
 typedef void (*schedule_fn)(float *const *, float *const *, int64_t, int, int);
@@ -27,6 +29,7 @@ typedef void (*schedule_fn)(float *const *, float *const *, int64_t, int, int);
 typedef struct point {
     int64_t bytes, reps;
     double samples[SAMPLES];
+    int nsamples;
     int validated;
 } point;
 
@@ -53,7 +56,8 @@ int ns_alpha_beta_fit(const double *size, const double *t, int n, double *alpha,
 
 static int64_t sizes(int quick, int64_t max, int64_t *out) {
     int n = 0;
-    for (int64_t s = MIN_BYTES; s <= max; s *= quick ? 4 : 2) out[n++] = s;
+    for (int64_t s = MIN_BYTES; s <= max; s *= quick ? 4 : 2)
+        out[n++] = s;
     if (out[n - 1] != max && max >= MIN_BYTES) out[n++] = max;
     return n;
 }
@@ -63,7 +67,8 @@ static int64_t fitting_max(int threads) {
     long pages = sysconf(_SC_AVPHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     double avail = pages > 0 && psize > 0 ? (double)pages * (double)psize : 1e12;
     int64_t m = MAX_BYTES;
-    while (m > MIN_BYTES && 2.0 * threads * (double)m > 0.5 * avail) m /= 2;
+    while (m > MIN_BYTES && 2.0 * threads * (double)m > 0.5 * avail)
+        m /= 2;
     return m;
 }
 
@@ -75,6 +80,7 @@ static int sweep(schedule_fn fn, int p, int quick, const int64_t *sz, int npts, 
     float **send = calloc((size_t)p, sizeof *send), **recv = calloc((size_t)p, sizeof *recv);
     int failed = !send || !recv;
     double min_sample = quick ? 2e-4 : 2e-3;
+    int nsamples = quick ? QUICK_SAMPLES : SAMPLES;
     if (!failed) {
 #pragma omp parallel num_threads(p) reduction(| : failed)
         {
@@ -103,11 +109,13 @@ static int sweep(schedule_fn fn, int p, int quick, const int64_t *sz, int npts, 
                 int64_t reps = once > 0 ? (int64_t)ceil(min_sample / once) : 1000;
                 pts[k].reps = reps < 1 ? 1 : reps > 100000 ? 100000 : reps;
                 pts[k].bytes = sz[k];
+                pts[k].nsamples = nsamples;
             }
-            for (int s = 0; s < SAMPLES; s++) {
+            for (int s = 0; s < nsamples; s++) {
 #pragma omp barrier
                 double a = ns_now();
-                for (int64_t r = 0; r < pts[k].reps; r++) fn(send, recv, count, t, p);
+                for (int64_t r = 0; r < pts[k].reps; r++)
+                    fn(send, recv, count, t, p);
 #pragma omp master
                 pts[k].samples[s] = (ns_now() - a) / (double)pts[k].reps;
             }
@@ -123,13 +131,14 @@ static int sweep(schedule_fn fn, int p, int quick, const int64_t *sz, int npts, 
 #pragma omp barrier
 #pragma omp master
             if (log)
-                fprintf(log, "allreduce %-4s %2d threads %10lld B: %.3g s (%lld reps)%s\n", name,
-                        p, (long long)sz[k], ns_median(pts[k].samples, SAMPLES),
+                fprintf(log, "allreduce %-4s %2d threads %10lld B: %.3g s (%lld reps)%s\n", name, p,
+                        (long long)sz[k], ns_median(pts[k].samples, pts[k].nsamples),
                         (long long)pts[k].reps, pts[k].validated ? "" : "  WRONG RESULT");
         }
     }
 out:
-    for (int t = 0; send && recv && t < p; t++) free(send[t]), free(recv[t]);
+    for (int t = 0; send && recv && t < p; t++)
+        free(send[t]), free(recv[t]);
     free(send);
     free(recv);
     return failed ? -1 : 0;
@@ -140,11 +149,12 @@ static json_t *points_json(const point *pts, int npts, int p) {
     for (int k = 0; k < npts; k++) {
         json_t *o = json_object(), *ts = json_object(), *ss = json_array();
         ns_stats st;
-        ns_stats_compute(pts[k].samples, SAMPLES, &st);
+        ns_stats_compute(pts[k].samples, (size_t)pts[k].nsamples, &st);
         ns_json_set_int(o, "size_bytes", pts[k].bytes);
         ns_json_set_int(o, "count", pts[k].bytes / (int64_t)sizeof(float));
         ns_json_set_int(o, "reps", pts[k].reps);
-        for (int s = 0; s < SAMPLES; s++) json_array_append_new(ss, json_real(pts[k].samples[s]));
+        for (int s = 0; s < pts[k].nsamples; s++)
+            json_array_append_new(ss, json_real(pts[k].samples[s]));
         json_object_set_new(o, "samples_s", ss);
         ns_json_set_num(ts, "min", st.min, NULL);
         ns_json_set_num(ts, "median", st.median, NULL);
@@ -166,18 +176,39 @@ static json_t *points_json(const point *pts, int npts, int p) {
     return arr;
 }
 
-/* steps and per-step volume factor of the schedule's alpha-beta model, for the link values */
+/* The fit uses the two ends of the sweep, where the alpha-beta model holds: latency-bound sizes
+ * (S <= 4 KiB) fix alpha and sizes whose buffers (2 p S bytes) exceed twice the last-level
+ * cache fix beta; in between, cache-resident sizes run faster than either end and no straight
+ * line fits them (they are still listed). With no size past the cache, every point is used. */
+static int fit_points(const point *pts, int npts, int p, double *s, double *t, int *all) {
+    int llc = ns_llc_level();
+    double cache = llc ? (double)ns_cache_aggregate(llc, p) : 0;
+    int n = 0, big = 0;
+    for (int k = 0; k < npts; k++)
+        big += 2.0 * p * (double)pts[k].bytes > 2 * cache;
+    *all = big == 0;
+    for (int k = 0; k < npts; k++) {
+        double b = (double)pts[k].bytes;
+        if (*all || b <= 4096 || 2.0 * p * b > 2 * cache)
+            s[n] = b, t[n] = ns_median(pts[k].samples, pts[k].nsamples), n++;
+    }
+    return n;
+}
+
 static json_t *fit_json(const point *pts, int npts, int p, int ring) {
     double s[MAX_POINTS], t[MAX_POINTS], a, b, mr;
     json_t *o = json_object();
-    for (int k = 0; k < npts; k++) s[k] = (double)pts[k].bytes, t[k] = ns_median(pts[k].samples, SAMPLES);
+    int all, n = fit_points(pts, npts, p, s, t, &all);
     ns_json_set_str(o, "model", "t(S) = alpha_s + beta_s_per_byte * S, S = bytes per thread");
     ns_json_set_str(o, "schedule", ring ? "ring" : "tree");
     ns_json_set_str(o, "weighting", "least squares on relative residuals (weights 1/t^2)");
+    ns_json_set_str(o, "points_used",
+                    all ? "all sizes (none exceeds the last-level cache)"
+                        : "S <= 4 KiB and 2*threads*S > 2x last-level cache");
     int steps = ring ? 2 * (p - 1) : 2 * (int)ceil(log2((double)p));
     /* Volume one thread moves per byte of S: ring 2(p-1)/p, tree 2 ceil(log2 p). */
     double volume = ring ? 2.0 * (p - 1) / p : (double)steps;
-    if (ns_alpha_beta_fit(s, t, npts, &a, &b, &mr) != 0) {
+    if (ns_alpha_beta_fit(s, t, n, &a, &b, &mr) != 0) {
         ns_json_set_num(o, "alpha_s", NAN, "invalid: fewer than 2 points");
         ns_json_set_num(o, "beta_s_per_byte", NAN, NULL);
         return o;
@@ -192,7 +223,7 @@ static json_t *fit_json(const point *pts, int npts, int p, int ring) {
                     "per-step values undefined for 1 thread");
     ns_json_set_num(o, "link_beta_s_per_byte", steps > 0 ? b / volume : NAN, NULL);
     ns_json_set_int(o, "steps", steps);
-    ns_json_set_int(o, "points", npts);
+    ns_json_set_int(o, "points", n);
     ns_json_set_num(o, "max_rel_residual", mr, NULL);
     if (a < 0 && !json_object_get(o, "status"))
         ns_json_set_str(o, "status", "alpha fitted negative: latency below the timer's reach");
@@ -200,10 +231,15 @@ static json_t *fit_json(const point *pts, int npts, int p, int ring) {
 }
 
 json_t *ns_allreduce_measure(int threads, int quick, FILE *log) {
+    return ns_allreduce_measure_upto(threads, quick, MAX_BYTES, log);
+}
+
+json_t *ns_allreduce_measure_upto(int threads, int quick, int64_t max_bytes, FILE *log) {
     int p = threads > 0 ? threads : omp_get_max_threads();
     int64_t sz[MAX_POINTS];
     int64_t max = fitting_max(p);
     if (quick && max > (INT64_C(32) << 20)) max = INT64_C(32) << 20; /* --quick: <= 32 MiB */
+    if (max_bytes < max) max = max_bytes < MIN_BYTES ? MIN_BYTES : max_bytes;
     int npts = (int)sizes(quick, max, sz);
     point *ring = calloc((size_t)npts, sizeof *ring), *tree = calloc((size_t)npts, sizeof *tree);
     json_t *o = json_object();
@@ -229,7 +265,10 @@ json_t *ns_allreduce_measure(int threads, int quick, FILE *log) {
         json_object_set_new(o, "fit", fit_json(ring, npts, p, 1));
         json_object_set_new(o, "fit_tree", fit_json(tree, npts, p, 0));
         char st[160];
-        if (max < MAX_BYTES)
+        if (max < fitting_max(p) && max < MAX_BYTES)
+            snprintf(st, sizeof st, "sizes above %lld B left out on request%s", (long long)max,
+                     quick ? " (--quick)" : "");
+        else if (max < MAX_BYTES)
             snprintf(st, sizeof st, "sizes above %lld B left out: not enough free memory",
                      (long long)max);
         else

@@ -2,12 +2,14 @@
  * per-thread floating-point state for the run's context.
  *
  * ns_allreduce_measure sweeps the message size S (bytes per thread, float32 sum, out of place)
- * from 8 B to 256 MiB in steps of 2x (4x with quick, plus 256 MiB), for the ring and the tree
- * schedule of kernels/reduce/allreduce.h on `threads` OpenMP threads, and returns
+ * from 8 B to 256 MiB in steps of 2x (quick: 4x up to 32 MiB, 5 samples instead of 9), for the
+ * ring and the tree schedule of kernels/reduce/allreduce.h on `threads` OpenMP threads, and
+ * returns
  *   { "convention": "busbw = algbw * 2(n-1)/n (nccl-tests)", "threads", "dtype", "op",
  *     "in_place": false, "ring": [point...], "tree": [point...],
  *     "fit": { "model", "schedule": "ring", "alpha_s", "beta_s_per_byte", "per_step_alpha_s",
- *              "link_beta_s_per_byte", "points", "max_rel_residual", "weighting" },
+ *              "link_beta_s_per_byte", "asymptotic_algbw_gbytes_per_s", "steps", "points",
+ *              "points_used", "max_rel_residual", "weighting" },
  *     "fit_tree": { same for the tree }, "status" }
  * with point = { "size_bytes", "count", "reps", "samples_s": [...], "time_s": {min, median, mean,
  * stddev, cv}, "algbw_gbytes_per_s", "busbw_gbytes_per_s", "validated" }.
@@ -15,14 +17,22 @@
  * with one thread busbw is null with a status (the factor is 0). Every point's result is checked
  * exactly (integer-valued floats) after its samples. Sizes whose buffers do not fit in half of
  * the free memory are left out, and "status" says so. threads <= 0: omp_get_max_threads().
+ * The fit takes the latency-bound sizes (<= 4 KiB) and those whose buffers exceed twice the
+ * last-level cache (the alpha-beta model's two ends); cache-resident sizes between are listed
+ * but not fitted. alpha_s, beta_s_per_byte: the whole all-reduce; per_step_alpha_s and
+ * link_beta_s_per_byte: the same divided into the schedule's steps and per-step volume.
  * Progress lines go to log (may be NULL). NULL only on allocation failure. */
 #ifndef NS_HARNESS_ALLREDUCE_H
 #define NS_HARNESS_ALLREDUCE_H
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 
 json_t *ns_allreduce_measure(int threads, int quick, FILE *log);
+
+/* The same sweep ending at max_bytes (a power of two, >= 8) instead of 256 MiB; for tests. */
+json_t *ns_allreduce_measure_upto(int threads, int quick, int64_t max_bytes, FILE *log);
 
 /* Weighted least-squares fit of t = alpha + beta * S to n points, weights 1/t^2 (each point's
  * relative residual counts equally, so the small sizes fix alpha and the large ones beta).

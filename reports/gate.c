@@ -30,14 +30,22 @@ ns_gate_opts ns_gate_defaults(void) {
 
 const char *ns_gate_verdict_name(ns_gate_verdict v) {
     switch (v) {
-    case NS_GATE_UNCHANGED: return "unchanged";
-    case NS_GATE_WITHIN: return "within threshold";
-    case NS_GATE_IMPROVEMENT: return "improvement";
-    case NS_GATE_REGRESSION: return "REGRESSION";
-    case NS_GATE_INSUFFICIENT: return "insufficient data";
-    case NS_GATE_NO_DATA: return "no data";
-    case NS_GATE_ONLY_BASELINE: return "only in baseline";
-    case NS_GATE_ONLY_CURRENT: return "only in current";
+    case NS_GATE_UNCHANGED:
+        return "unchanged";
+    case NS_GATE_WITHIN:
+        return "within threshold";
+    case NS_GATE_IMPROVEMENT:
+        return "improvement";
+    case NS_GATE_REGRESSION:
+        return "REGRESSION";
+    case NS_GATE_INSUFFICIENT:
+        return "insufficient data";
+    case NS_GATE_NO_DATA:
+        return "no data";
+    case NS_GATE_ONLY_BASELINE:
+        return "only in baseline";
+    case NS_GATE_ONLY_CURRENT:
+        return "only in current";
     }
     return "?";
 }
@@ -110,7 +118,8 @@ int ns_gate_load_thresholds(ns_gate_opts *o, const char *path, char *err, size_t
 }
 
 void ns_gate_free_rules(ns_gate_opts *o) {
-    for (size_t i = 0; i < o->nrules; i++) free(o->rules[i].pattern);
+    for (size_t i = 0; i < o->nrules; i++)
+        free(o->rules[i].pattern);
     free(o->rules);
     o->rules = NULL;
     o->nrules = 0;
@@ -140,10 +149,10 @@ size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_o
     /* What makes two runs incomparable. The machine: CPU identity and ISA, thread settings.
      * The build: compiler, flags, the BLAS libraries' versions. Host names, dates and
      * measured frequencies are expected to differ and are not compared. */
-    static const char *machine[] = {
-        "cpu.vendor",      "cpu.model",          "cpu.isa",           "cpu.isa_selected",
-        "cpu.sockets",     "cpu.cores",          "cpu.pus",           "threads",
-        "env.OMP_NUM_THREADS", "env.OMP_PROC_BIND", "env.OMP_PLACES", "env.NODESCALE_ISA"};
+    static const char *machine[] = {"cpu.vendor",        "cpu.model",      "cpu.isa",
+                                    "cpu.isa_selected",  "cpu.sockets",    "cpu.cores",
+                                    "cpu.pus",           "threads",        "env.OMP_NUM_THREADS",
+                                    "env.OMP_PROC_BIND", "env.OMP_PLACES", "env.NODESCALE_ISA"};
     static const char *build[] = {"compiler", "cflags", "libraries", "nodescale_version"};
     const json_t *cb = json_object_get(base, "context"), *cc = json_object_get(cur, "context");
     size_t n = 0;
@@ -198,8 +207,7 @@ static int result_samples(const json_t *r, const char *file, const char *id, dou
         }
         if (!json_is_number(e)) {
             free(v);
-            snprintf(err, errlen, "%s: results[id=%s].samples_s[%zu] is not a number", file, id,
-                     i);
+            snprintf(err, errlen, "%s: results[id=%s].samples_s[%zu] is not a number", file, id, i);
             return -1;
         }
         double x = json_number_value(e);
@@ -256,11 +264,46 @@ static ns_gate_row *new_row(ns_gate_report *rep, const char *id) {
     if (!nr) return NULL;
     rep->rows = nr;
     ns_gate_row *r = &rep->rows[rep->nrows];
-    *r = (ns_gate_row){.med_base = NAN, .med_cur = NAN, .ratio = NAN, .ci_lo = NAN,
-                       .ci_hi = NAN, .p = NAN, .threshold = NAN};
+    *r = (ns_gate_row){.med_base = NAN,
+                       .med_cur = NAN,
+                       .ratio = NAN,
+                       .ci_lo = NAN,
+                       .ci_hi = NAN,
+                       .p = NAN,
+                       .threshold = NAN,
+                       .drift = NAN};
     if (!(r->id = strdup(id))) return NULL;
     rep->nrows++;
     return r;
+}
+
+/* Between-run drift of one benchmark: 1.4826 x the median absolute deviation of the log medians
+ * of the baseline and every history file holding it (a robust sigma; needs 3 runs). */
+static void row_drift(ns_gate_row *r, const ns_gate_opts *o) {
+    double *lm = malloc((o->nhistory + 1) * sizeof *lm);
+    if (!lm) return;
+    size_t n = 0;
+    lm[n++] = log(ns_median(r->base, r->nbase));
+    for (size_t h = 0; h < o->nhistory; h++) {
+        const json_t *a = json_object_get(o->history[h], "results");
+        const json_t *hr = json_is_array(a) ? find_id(a, r->id) : NULL;
+        double *v;
+        size_t nv;
+        char why[80], err[200];
+        if (!hr ||
+            result_samples(hr, "history", r->id, &v, &nv, why, sizeof why, err, sizeof err) != 0)
+            continue;
+        lm[n++] = log(ns_median(v, nv));
+        free(v);
+    }
+    if (n >= 3) {
+        double med = ns_median(lm, n);
+        for (size_t i = 0; i < n; i++)
+            lm[i] = fabs(lm[i] - med);
+        r->drift = 1.4826 * ns_median(lm, n);
+        r->nhistory = n;
+    }
+    free(lm);
 }
 
 int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *rep, char *err,
@@ -304,8 +347,8 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
             int sb = result_samples(r, bf, id, &row->base, &row->nbase, why_b, sizeof why_b, err,
                                     errlen);
             if (sb < 0) return -1;
-            int sc = result_samples(o, cf, id, &row->cur, &row->ncur, why_c, sizeof why_c, err,
-                                    errlen);
+            int sc =
+                result_samples(o, cf, id, &row->cur, &row->ncur, why_c, sizeof why_c, err, errlen);
             if (sc < 0) return -1;
             if (sb || sc) {
                 row->verdict = NS_GATE_NO_DATA;
@@ -327,8 +370,12 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
         snprintf(err, errlen, "%s and %s have no benchmark id in common", bf, cf);
         return -1;
     }
-    for (size_t i = 0; i < rep->nrows; i++)
-        if (rep->rows[i].base && rep->rows[i].cur) ns_gate_evaluate_row(&rep->rows[i], &rep->opts);
+    for (size_t i = 0; i < rep->nrows; i++) {
+        ns_gate_row *r = &rep->rows[i];
+        if (!r->base || !r->cur) continue;
+        if (rep->opts.nhistory) row_drift(r, &rep->opts);
+        ns_gate_evaluate_row(r, &rep->opts);
+    }
     return 0;
 }
 
@@ -370,6 +417,19 @@ void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o) {
     r->threshold = thr;
     if (floor_s > 0 && r->med_base > 0 && floor_s / r->med_base > thr)
         r->threshold = floor_s / r->med_base;
+    /* Between-run drift sigma (from --history): two runs' medians differ by sqrt(2) sigma
+     * typically, so a change smaller than z * sqrt(2) * sigma is indistinguishable from drift. */
+    if (isfinite(r->drift) && r->drift > 0) {
+        double t = ns_normal_quantile(1 - o->alpha / 2) * sqrt(2.0) * r->drift;
+        if (t > r->threshold) {
+            char s[120];
+            snprintf(s, sizeof s,
+                     "threshold raised to %.1f%% by between-run drift %.1f%% over %zu runs",
+                     100 * t, 100 * r->drift, r->nhistory);
+            append_note(r, s);
+            r->threshold = t;
+        }
+    }
 
     double conf = 1 - o->alpha, est, lo, hi;
     ns_rank_test t;
@@ -388,8 +448,10 @@ void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o) {
             append_note(r, "out of memory");
             return;
         }
-        for (size_t i = 0; i < r->nbase; i++) lb[i] = log(r->base[i]);
-        for (size_t i = 0; i < r->ncur; i++) lc[i] = log(r->cur[i]);
+        for (size_t i = 0; i < r->nbase; i++)
+            lb[i] = log(r->base[i]);
+        for (size_t i = 0; i < r->ncur; i++)
+            lc[i] = log(r->cur[i]);
         ns_mann_whitney(lb, r->nbase, lc, r->ncur, &t);
         ci_ok = ns_shift_ci(lb, r->nbase, lc, r->ncur, conf, &est, &lo, &hi) == 0;
         free(lb);
@@ -432,13 +494,29 @@ void ns_gate_finish(ns_gate_report *rep) {
     for (size_t i = 0; items && i < rep->nrows; i++) {
         const ns_gate_row *r = &rep->rows[i];
         if (!compared(r)) continue;
-        items[rep->suite_n++] = (ns_boot_item){.base = r->base, .cur = r->cur, .nbase = r->nbase,
-                                              .ncur = r->ncur, .d = r->d, .nd = r->nd};
+        items[rep->suite_n++] = (ns_boot_item){.base = r->base,
+                                               .cur = r->cur,
+                                               .nbase = r->nbase,
+                                               .ncur = r->ncur,
+                                               .d = r->d,
+                                               .nd = r->nd};
     }
     rep->suite_verdict = NS_GATE_INSUFFICIENT;
-    if (rep->suite_n > 0 &&
-        ns_bootstrap_geomean(items, rep->suite_n, 1 - o->alpha, o->resamples, o->seed,
-                             &rep->suite_geomean, &rep->suite_lo, &rep->suite_hi) == 0) {
+    if (rep->suite_n == 1) {
+        /* One benchmark: the suite is that benchmark; a second interval method would only
+         * disagree at the margins and confuse the reader. */
+        for (size_t i = 0; i < rep->nrows; i++)
+            if (compared(&rep->rows[i])) {
+                const ns_gate_row *r = &rep->rows[i];
+                rep->suite_geomean = r->ratio;
+                rep->suite_lo = r->ci_lo;
+                rep->suite_hi = r->ci_hi;
+                rep->suite_verdict = r->verdict;
+                rep->suite_threshold = r->threshold;
+            }
+    } else if (rep->suite_n > 0 &&
+               ns_bootstrap_geomean(items, rep->suite_n, 1 - o->alpha, o->resamples, o->seed,
+                                    &rep->suite_geomean, &rep->suite_lo, &rep->suite_hi) == 0) {
         double t = rep->suite_threshold;
         if (rep->suite_lo > 1 + t)
             rep->suite_verdict = NS_GATE_REGRESSION;
@@ -478,22 +556,29 @@ void ns_gate_report_free(ns_gate_report *rep) {
 /* ---- command line -------------------------------------------------------------------------- */
 
 static void usage(FILE *f) {
-    fprintf(f,
+    fprintf(
+        f,
         "usage: nodescale gate [options] BASELINE.json CURRENT.json\n"
-        "       nodescale gate [options] --ab OLD_BINARY NEW_BINARY [KERNEL...] [-- BENCH_ARGS...]\n"
+        "       nodescale gate [options] --ab OLD_BINARY NEW_BINARY [KERNEL...] [-- "
+        "BENCH_ARGS...]\n"
         "\n"
         "Compares timing samples per benchmark (matched by results[].id) and exits 0 (pass),\n"
         "1 (regression) or 2 (usage or input error). A benchmark regresses when the rank test is\n"
         "significant (p < alpha) AND the whole confidence interval of current/baseline time lies\n"
-        "above 1 + threshold. The suite geometric mean is gated the same way (bootstrap interval).\n"
+        "above 1 + threshold. The suite geometric mean is gated the same way (bootstrap "
+        "interval).\n"
         "\n"
         "  --threshold F            regression threshold, 0.05 or 5%% (default 5%%)\n"
         "  --suite-threshold F      threshold for the suite geometric mean (default: --threshold)\n"
         "  --thresholds FILE        per-benchmark lines 'PATTERN THRESHOLD [NOISE_FLOOR_S]'\n"
         "                           (glob on the id; first match wins)\n"
         "  --alpha A                significance level; intervals at 1 - A (default 0.05)\n"
-        "  --min-samples N          fewer valid samples (A/B: rounds) = insufficient data (default 5)\n"
+        "  --min-samples N          fewer valid samples (A/B: rounds) = insufficient data (default "
+        "5)\n"
         "  --noise-floor S          median differences under S seconds never fail (default 0)\n"
+        "  --history FILE           an earlier results file of the baseline build (repeatable):\n"
+        "                           the between-run drift of the medians over >= 3 runs raises\n"
+        "                           a benchmark's threshold to z * sqrt(2) * drift when larger\n"
         "  --allow-context-mismatch compare runs from different CPUs/builds (loud warning)\n"
         "  --fail-on-missing        no data / insufficient data / missing benchmark also exit 1\n"
         "  --rounds R               A/B: at most R rounds (default 30)\n"
@@ -512,7 +597,9 @@ int ns_cmd_gate(int argc, char **argv) {
     const char *json_out = NULL, *junit_out = NULL, *md_out = NULL, *thr_file = NULL;
     int quiet = 0, ab = 0, rounds = 30, min_rounds = 8, nbench = 0;
     char *pos[256];
-    int npos = 0;
+    const char *hist[64];
+    json_t *hist_docs[64] = {0};
+    int npos = 0, nhist = 0;
     char **bench_args = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
@@ -533,6 +620,12 @@ int ns_cmd_gate(int argc, char **argv) {
         } else if ((m = ns_opt_value(argc, argv, &i, "--thresholds", &v))) {
             if (m < 0) return ns_usage_error(cmd, "--thresholds wants a file");
             thr_file = v;
+        } else if ((m = ns_opt_value(argc, argv, &i, "--history", &v))) {
+            if (m < 0) return ns_usage_error(cmd, "--history wants a results file");
+            if (nhist >= (int)(sizeof hist / sizeof *hist))
+                return ns_usage_error(cmd, "at most %d --history files",
+                                      (int)(sizeof hist / sizeof *hist));
+            hist[nhist++] = v;
         } else if ((m = ns_opt_value(argc, argv, &i, "--alpha", &v))) {
             if (m < 0 || ns_parse_double(v, 1e-6, 0.5, &o.alpha) != 0)
                 return ns_usage_error(cmd, "--alpha wants a number in [1e-6, 0.5]");
@@ -584,14 +677,15 @@ int ns_cmd_gate(int argc, char **argv) {
                               npos == 1 ? "" : "s");
     if (ab && npos < 2) return ns_usage_error(cmd, "--ab wants OLD_BINARY NEW_BINARY [KERNEL...]");
     if (!ab && bench_args) return ns_usage_error(cmd, "'--' bench arguments need --ab");
+    if (ab && nhist) return ns_usage_error(cmd, "--history applies to files, not --ab");
 
     char err[512];
     if (thr_file && ns_gate_load_thresholds(&o, thr_file, err, sizeof err) != 0) {
         ns_gate_free_rules(&o);
         return ns_usage_error(cmd, "%s", err);
     }
-    ns_gate_report rep = {.mode = ab ? "ab" : "files", .baseline = pos[0], .current = pos[1],
-                          .opts = o};
+    ns_gate_report rep = {
+        .mode = ab ? "ab" : "files", .baseline = pos[0], .current = pos[1], .opts = o};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = NS_EXIT_USAGE;
@@ -599,8 +693,8 @@ int ns_cmd_gate(int argc, char **argv) {
         static char *default_kernels[] = {"stream_triad"};
         char **k = npos > 2 ? pos + 2 : default_kernels;
         int nk = npos > 2 ? npos - 2 : 1;
-        if (ns_gate_run_ab(pos[0], pos[1], k, nk, bench_args, nbench, min_rounds, rounds, &rep,
-                           err, sizeof err) != 0) {
+        if (ns_gate_run_ab(pos[0], pos[1], k, nk, bench_args, nbench, min_rounds, rounds, &rep, err,
+                           sizeof err) != 0) {
             rc = ns_usage_error(cmd, "%s", err);
             goto out;
         }
@@ -613,6 +707,30 @@ int ns_cmd_gate(int argc, char **argv) {
         }
         rep.mismatches = json_array();
         ns_gate_context_diff(b, c, 0, rep.mismatches);
+        for (int h = 0; h < nhist; h++) {
+            if (!(hist_docs[h] = ns_json_load_results(hist[h], err, sizeof err)) ||
+                !results_array(hist_docs[h], hist[h], err, sizeof err)) {
+                json_decref(b);
+                json_decref(c);
+                rc = ns_usage_error(cmd, "%s", err);
+                goto out;
+            }
+            /* History must be of the baseline's machine and build, or its drift means nothing. */
+            json_t *hm = json_array();
+            ns_gate_context_diff(b, hist_docs[h], 0, hm);
+            size_t j;
+            json_t *m;
+            json_array_foreach(hm, j, m) {
+                char key[300];
+                snprintf(key, sizeof key, "history %s: %s", hist[h],
+                         json_string_value(json_object_get(m, "key")));
+                json_object_set_new(m, "key", json_string(key));
+                json_array_append(rep.mismatches, m);
+            }
+            json_decref(hm);
+        }
+        rep.opts.history = hist_docs;
+        rep.opts.nhistory = (size_t)nhist;
         int cmp = ns_gate_compare_docs(b, c, &rep, err, sizeof err);
         json_decref(b);
         json_decref(c);
@@ -630,9 +748,10 @@ int ns_cmd_gate(int argc, char **argv) {
             json_t *m = json_array_get(rep.mismatches, i);
             char *bv = json_dumps(json_object_get(m, "baseline"), JSON_ENCODE_ANY | JSON_COMPACT);
             char *cv = json_dumps(json_object_get(m, "current"), JSON_ENCODE_ANY | JSON_COMPACT);
-            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s differs (baseline %.40s, current %.40s)",
-                                    i ? "; " : "", json_string_value(json_object_get(m, "key")),
-                                    bv ? bv : "?", cv ? cv : "?");
+            len += (size_t)snprintf(line + len, sizeof line - len,
+                                    "%s%s differs (baseline %.40s, current %.40s)", i ? "; " : "",
+                                    json_string_value(json_object_get(m, "key")), bv ? bv : "?",
+                                    cv ? cv : "?");
             free(bv);
             free(cv);
         }
@@ -643,13 +762,17 @@ int ns_cmd_gate(int argc, char **argv) {
         goto out;
     }
     if (nmis) {
-        fprintf(stderr, "nodescale gate: WARNING: ==================================================\n");
-        fprintf(stderr, "nodescale gate: WARNING: CONTEXT MISMATCH: comparing anyway as asked; the\n");
-        fprintf(stderr, "nodescale gate: WARNING: verdicts below may reflect the machine or build,\n");
+        fprintf(stderr,
+                "nodescale gate: WARNING: ==================================================\n");
+        fprintf(stderr,
+                "nodescale gate: WARNING: CONTEXT MISMATCH: comparing anyway as asked; the\n");
+        fprintf(stderr,
+                "nodescale gate: WARNING: verdicts below may reflect the machine or build,\n");
         fprintf(stderr, "nodescale gate: WARNING: not the change under test:\n");
         ns_gate_print_mismatches(stderr, rep.mismatches,
                                  "nodescale gate: WARNING:   %s: baseline %s, current %s\n");
-        fprintf(stderr, "nodescale gate: WARNING: ==================================================\n");
+        fprintf(stderr,
+                "nodescale gate: WARNING: ==================================================\n");
     }
     ns_gate_finish(&rep);
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -665,5 +788,7 @@ int ns_cmd_gate(int argc, char **argv) {
 out:
     ns_gate_report_free(&rep);
     ns_gate_free_rules(&o);
+    for (int h = 0; h < nhist; h++)
+        json_decref(hist_docs[h]);
     return rc;
 }

@@ -23,13 +23,17 @@ typedef struct ns_gate_opts {
     int min_samples;        /* fewer valid samples (or A/B rounds) on a side: insufficient data */
     double noise_floor_s;   /* differences of medians below this many seconds never fail */
     int allow_context_mismatch;
-    int fail_on_missing;    /* no data / insufficient data / missing benchmark: exit 1 */
-    int resamples;          /* bootstrap resamples of the suite geometric mean */
-    uint64_t seed;          /* bootstrap seed (fixed: the same inputs give the same verdict) */
+    int fail_on_missing; /* no data / insufficient data / missing benchmark: exit 1 */
+    int resamples;       /* bootstrap resamples of the suite geometric mean */
+    uint64_t seed;       /* bootstrap seed (fixed: the same inputs give the same verdict) */
     /* Per-benchmark thresholds ("PATTERN THRESHOLD [NOISE_FLOOR_S]" lines), loaded by
      * ns_gate_load_thresholds; first matching pattern (fnmatch glob on the id) wins. */
     struct ns_gate_rule *rules;
     size_t nrules;
+    /* Earlier results files of the baseline build (--history): their per-benchmark medians give
+     * the between-run drift that within-run samples cannot show (B24). Not owned. */
+    json_t **history;
+    size_t nhistory;
 } ns_gate_opts;
 
 typedef struct ns_gate_rule {
@@ -55,14 +59,16 @@ typedef struct ns_gate_row {
     ns_gate_verdict verdict;
     double *base, *cur; /* valid samples (seconds per repetition) */
     size_t nbase, ncur;
-    double *d;          /* paired mode: log(new/old) of each round's medians */
+    double *d; /* paired mode: log(new/old) of each round's medians */
     size_t nd;
     double med_base, med_cur; /* medians (paired: medians of the rounds' medians), seconds */
     double ratio;             /* unpaired: median(cur)/median(base); paired: exp(HL estimate) */
     double ci_lo, ci_hi;      /* (1 - alpha) interval of the ratio; NAN when undefined */
     double p;                 /* two-sided p-value; NAN when not computed */
     int exact;                /* p from the exact permutation distribution */
-    double threshold;         /* effective threshold used (per-benchmark rule, noise floor) */
+    double threshold;         /* effective threshold used (rule, noise floor, drift) */
+    double drift;             /* between-run relative spread of the medians (--history); NAN */
+    size_t nhistory;          /* runs that drift was estimated from (history + baseline) */
     char note[200];
 } ns_gate_row;
 
@@ -72,7 +78,7 @@ typedef struct ns_gate_report {
     ns_gate_opts opts;
     ns_gate_row *rows;
     size_t nrows;
-    json_t *mismatches; /* [{key, baseline, current}] context differences (owned) */
+    json_t *mismatches;  /* [{key, baseline, current}] context differences (owned) */
     json_t *build_diffs; /* A/B: build-level differences shown for information (owned) */
     size_t suite_n;
     double suite_geomean, suite_lo, suite_hi, suite_threshold;

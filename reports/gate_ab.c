@@ -124,9 +124,16 @@ static int doc_median(const json_t *doc, const char *file, char **id, double *me
 static int settled(const ab_kernel *ks, int nkernels, int n, double *scratch,
                    const ns_gate_opts *o) {
     for (int k = 0; k < nkernels; k++) {
-        for (int r = 0; r < n; r++) scratch[r] = log(ks[k].new_med[r] / ks[k].old_med[r]);
-        ns_gate_row row = {.id = ks[k].id, .base = ks[k].old_med, .cur = ks[k].new_med,
-                           .nbase = (size_t)n, .ncur = (size_t)n, .d = scratch, .nd = (size_t)n};
+        for (int r = 0; r < n; r++)
+            scratch[r] = log(ks[k].new_med[r] / ks[k].old_med[r]);
+        ns_gate_row row = {.id = ks[k].id,
+                           .base = ks[k].old_med,
+                           .cur = ks[k].new_med,
+                           .nbase = (size_t)n,
+                           .ncur = (size_t)n,
+                           .d = scratch,
+                           .nd = (size_t)n,
+                           .drift = NAN};
         ns_gate_evaluate_row(&row, o);
         if (row.verdict != NS_GATE_REGRESSION && !(row.ci_hi < 1 + row.threshold)) return 0;
     }
@@ -185,7 +192,8 @@ int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int
                 argv[a++] = (char *)bin;
                 argv[a++] = "bench";
                 argv[a++] = kernels[k];
-                for (int i = 0; i < nargs; i++) argv[a++] = bench_args[i];
+                for (int i = 0; i < nargs; i++)
+                    argv[a++] = bench_args[i];
                 argv[a++] = "--json";
                 argv[a++] = file;
                 argv[a] = NULL;
@@ -240,18 +248,27 @@ int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int
         }
         rep->rows = nr;
         ns_gate_row *row = &rep->rows[rep->nrows++];
-        *row = (ns_gate_row){.id = ks[k].id, .base = ks[k].old_med, .cur = ks[k].new_med,
-                             .nbase = (size_t)rounds, .ncur = (size_t)rounds,
-                             .d = malloc((size_t)rounds * sizeof(double)), .nd = (size_t)rounds,
-                             .ci_lo = NAN, .ci_hi = NAN, .p = NAN, .ratio = NAN,
-                             .threshold = NAN};
+        *row = (ns_gate_row){.id = ks[k].id,
+                             .base = ks[k].old_med,
+                             .cur = ks[k].new_med,
+                             .nbase = (size_t)rounds,
+                             .ncur = (size_t)rounds,
+                             .d = malloc((size_t)rounds * sizeof(double)),
+                             .nd = (size_t)rounds,
+                             .ci_lo = NAN,
+                             .ci_hi = NAN,
+                             .p = NAN,
+                             .ratio = NAN,
+                             .threshold = NAN,
+                             .drift = NAN};
         ks[k].id = NULL;
         ks[k].old_med = ks[k].new_med = NULL;
         if (!row->d) {
             snprintf(err, errlen, "out of memory");
             goto out;
         }
-        for (int r = 0; r < rounds; r++) row->d[r] = log(row->cur[r] / row->base[r]);
+        for (int r = 0; r < rounds; r++)
+            row->d[r] = log(row->cur[r] / row->base[r]);
         ns_gate_evaluate_row(row, &rep->opts);
     }
     rc = 0;

@@ -18,10 +18,13 @@ static const char *fmt_time(double s, char *buf, size_t len) {
         snprintf(buf, len, "-");
         return buf;
     }
-    static const struct { double scale; const char *unit; } u[] = {
-        {1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+    static const struct {
+        double scale;
+        const char *unit;
+    } u[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
     size_t i = 0;
-    while (i + 1 < sizeof u / sizeof *u && s < u[i].scale) i++;
+    while (i + 1 < sizeof u / sizeof *u && s < u[i].scale)
+        i++;
     snprintf(buf, len, "%.4g %s", s / u[i].scale, u[i].unit);
     return buf;
 }
@@ -56,7 +59,8 @@ static const char *fmt_p(double p, char *buf, size_t len) {
 
 static size_t nregress(const ns_gate_report *rep) {
     size_t n = 0;
-    for (size_t i = 0; i < rep->nrows; i++) n += rep->rows[i].verdict == NS_GATE_REGRESSION;
+    for (size_t i = 0; i < rep->nrows; i++)
+        n += rep->rows[i].verdict == NS_GATE_REGRESSION;
     return n;
 }
 
@@ -94,16 +98,17 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
     fprintf(f, "regression = p < %g and the whole %.0f%% interval above +%.1f%%\n", o->alpha,
             100 * (1 - o->alpha), 100 * o->threshold);
     if (json_array_size(rep->mismatches))
-        fprintf(f, "WARNING: CONTEXT MISMATCH (--allow-context-mismatch): %zu field(s) differ, "
-                   "see stderr\n",
+        fprintf(f,
+                "WARNING: CONTEXT MISMATCH (--allow-context-mismatch): %zu field(s) differ, "
+                "see stderr\n",
                 json_array_size(rep->mismatches));
     if (json_array_size(rep->build_diffs)) {
         fprintf(f, "the two builds differ in (expected in A/B, shown for the record):\n");
         ns_gate_print_mismatches(f, rep->build_diffs, "  %s: old %s, new %s\n");
     }
     fprintf(f, "\n%-*s %11s %11s %8s %18s %7s %7s  %s\n", w, "benchmark",
-            strcmp(rep->mode, "ab") ? "baseline" : "old", strcmp(rep->mode, "ab") ? "current" : "new",
-            "change", "interval", "p", "n", "verdict");
+            strcmp(rep->mode, "ab") ? "baseline" : "old",
+            strcmp(rep->mode, "ab") ? "current" : "new", "change", "interval", "p", "n", "verdict");
     for (size_t i = 0; i < rep->nrows; i++) {
         const ns_gate_row *r = &rep->rows[i];
         char a[32], b[32], c[32], d[64], p[32], n[32];
@@ -127,10 +132,12 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
             ns_gate_verdict_name(rep->suite_verdict), 100 * rep->suite_threshold);
     size_t nr = nregress(rep), few = nfew(rep);
     if (few)
-        fprintf(f, "note: %zu benchmark(s) have fewer than 9 samples; at that size only large "
-                   "effects can be significant\n", few);
-    fprintf(f, "\nverdict: %s (%zu regression%s%s; %.2f s)\n", rep->exit_code ? "FAIL" : "PASS",
-            nr, nr == 1 ? "" : "s",
+        fprintf(f,
+                "note: %zu benchmark(s) have fewer than 9 samples; at that size only large "
+                "effects can be significant\n",
+                few);
+    fprintf(f, "\nverdict: %s (%zu regression%s%s; %.2f s)\n", rep->exit_code ? "FAIL" : "PASS", nr,
+            nr == 1 ? "" : "s",
             rep->suite_verdict == NS_GATE_REGRESSION ? ", suite geomean regressed" : "",
             rep->elapsed_s);
 }
@@ -149,7 +156,8 @@ static void set_num(json_t *o, const char *key, double v) {
 
 static json_t *array_of(const double *x, size_t n) {
     json_t *a = json_array();
-    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_real(x[i]));
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_real(x[i]));
     return a;
 }
 
@@ -173,7 +181,8 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
     char seed[24];
     snprintf(seed, sizeof seed, "0x%016llx", (unsigned long long)o->seed);
     json_object_set_new(s, "bootstrap_seed", json_string(seed));
-    json_object_set_new(s, "rule", json_string("p < alpha and interval entirely above 1 + threshold"));
+    json_object_set_new(s, "rule",
+                        json_string("p < alpha and interval entirely above 1 + threshold"));
     if (!strcmp(rep->mode, "ab")) json_object_set_new(s, "rounds", json_integer(rep->rounds));
     json_object_set_new(root, "settings", s);
     json_object_set_new(root, "context_mismatch",
@@ -197,6 +206,10 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
         set_num(j, "p_value", r->p);
         json_object_set_new(j, "test", json_string(test_name(rep, r)));
         set_num(j, "threshold", r->threshold);
+        if (isfinite(r->drift)) {
+            json_object_set_new(j, "between_run_drift", json_real(r->drift));
+            json_object_set_new(j, "drift_runs", json_integer((json_int_t)r->nhistory));
+        }
         if (r->note[0]) json_object_set_new(j, "note", json_string(r->note));
         if (r->d) {
             json_object_set_new(j, "old_round_medians_s", array_of(r->base, r->nbase));
@@ -283,8 +296,7 @@ void ns_gate_print_mismatches(FILE *f, const json_t *mismatches, const char *fmt
     json_array_foreach(mismatches, i, m) {
         char *bv = json_dumps(json_object_get(m, "baseline"), JSON_ENCODE_ANY | JSON_COMPACT);
         char *cv = json_dumps(json_object_get(m, "current"), JSON_ENCODE_ANY | JSON_COMPACT);
-        fprintf(f, fmt, json_string_value(json_object_get(m, "key")), bv ? bv : "?",
-                cv ? cv : "?");
+        fprintf(f, fmt, json_string_value(json_object_get(m, "key")), bv ? bv : "?", cv ? cv : "?");
         free(bv);
         free(cv);
     }
@@ -293,11 +305,21 @@ void ns_gate_print_mismatches(FILE *f, const json_t *mismatches, const char *fmt
 static void xml_escaped(FILE *f, const char *s) {
     for (; *s; s++) {
         switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        case '\'':
+            fputs("&apos;", f);
+            break;
         default:
             if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
                 fputc(' ', f); /* control characters are not allowed in XML 1.0 */
@@ -327,18 +349,25 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
     size_t fails = rep->suite_verdict == NS_GATE_REGRESSION, skips = 0;
     for (size_t i = 0; i < rep->nrows; i++) {
         ns_gate_verdict v = rep->rows[i].verdict;
-        if (v == NS_GATE_REGRESSION) fails++;
+        if (v == NS_GATE_REGRESSION)
+            fails++;
         else if (v >= NS_GATE_INSUFFICIENT) {
-            if (rep->opts.fail_on_missing) fails++;
-            else skips++;
+            if (rep->opts.fail_on_missing)
+                fails++;
+            else
+                skips++;
         }
     }
     size_t tests = rep->nrows + 1;
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    fprintf(f, "<testsuites name=\"nodescale gate\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" "
-               "time=\"%.3f\">\n", tests, fails, skips, rep->elapsed_s);
-    fprintf(f, "  <testsuite name=\"nodescale gate\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
-               "skipped=\"%zu\" time=\"%.3f\">\n", tests, fails, skips, rep->elapsed_s);
+    fprintf(f,
+            "<testsuites name=\"nodescale gate\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" "
+            "time=\"%.3f\">\n",
+            tests, fails, skips, rep->elapsed_s);
+    fprintf(f,
+            "  <testsuite name=\"nodescale gate\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+            "skipped=\"%zu\" time=\"%.3f\">\n",
+            tests, fails, skips, rep->elapsed_s);
     fprintf(f, "    <properties>\n");
     fprintf(f, "      <property name=\"mode\" value=\"%s\"/>\n", rep->mode);
     fprintf(f, "      <property name=\"baseline\" value=\"");
@@ -393,14 +422,16 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
 /* Markdown table cells: a '|' or newline would break the table. */
 static void md_cell(FILE *f, const char *s) {
     for (; *s; s++) {
-        if (*s == '|') fputs("\\|", f);
-        else if (*s == '\n') fputc(' ', f);
-        else fputc(*s, f);
+        if (*s == '|')
+            fputs("\\|", f);
+        else if (*s == '\n')
+            fputc(' ', f);
+        else
+            fputc(*s, f);
     }
 }
 
-int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *err,
-                           size_t errlen) {
+int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *err, size_t errlen) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -416,8 +447,9 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
                 rep->current);
     else
         fprintf(f, "Baseline `%s`, current `%s`.\n", rep->baseline, rep->current);
-    fprintf(f, "%zu regression%s. A benchmark regresses when p < %g and the whole %.0f%% interval "
-               "of the time ratio lies above +%.1f%%.\n\n",
+    fprintf(f,
+            "%zu regression%s. A benchmark regresses when p < %g and the whole %.0f%% interval "
+            "of the time ratio lies above +%.1f%%.\n\n",
             nr, nr == 1 ? "" : "s", o->alpha, 100 * (1 - o->alpha), 100 * o->threshold);
     size_t nmis = json_array_size(rep->mismatches);
     if (nmis) {
@@ -432,21 +464,25 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
         fprintf(f, "\n");
     }
     fprintf(f, "| benchmark | %s | %s | change | %.0f%% interval | p | n | verdict |\n",
-            strcmp(rep->mode, "ab") ? "baseline" : "old", strcmp(rep->mode, "ab") ? "current" : "new",
-            100 * (1 - o->alpha));
+            strcmp(rep->mode, "ab") ? "baseline" : "old",
+            strcmp(rep->mode, "ab") ? "current" : "new", 100 * (1 - o->alpha));
     fprintf(f, "|---|---:|---:|---:|---|---:|---:|---|\n");
     for (size_t i = 0; i < rep->nrows; i++) {
         const ns_gate_row *r = &rep->rows[i];
         char a[32], b[32], c[32], d[64], p[32], n[32];
-        if (r->d) snprintf(n, sizeof n, "%zu", r->nd);
-        else if (r->base) snprintf(n, sizeof n, "%zu/%zu", r->nbase, r->ncur);
-        else snprintf(n, sizeof n, "-");
+        if (r->d)
+            snprintf(n, sizeof n, "%zu", r->nd);
+        else if (r->base)
+            snprintf(n, sizeof n, "%zu/%zu", r->nbase, r->ncur);
+        else
+            snprintf(n, sizeof n, "-");
         fprintf(f, "| `");
         md_cell(f, r->id);
         fprintf(f, "` | %s | %s | %s | %s | %s | %s | %s", fmt_time(r->med_base, a, sizeof a),
                 fmt_time(r->med_cur, b, sizeof b), fmt_change(r->ratio, c, sizeof c),
                 fmt_ci(r->ci_lo, r->ci_hi, d, sizeof d), fmt_p(r->p, p, sizeof p), n,
-                r->verdict == NS_GATE_REGRESSION ? "**REGRESSION**" : ns_gate_verdict_name(r->verdict));
+                r->verdict == NS_GATE_REGRESSION ? "**REGRESSION**"
+                                                 : ns_gate_verdict_name(r->verdict));
         if (r->note[0]) {
             fprintf(f, " (");
             md_cell(f, r->note);
@@ -456,10 +492,13 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
     }
     char c[32], d[64];
     if (nfew(rep))
-        fprintf(f, "\n%zu benchmark(s) have fewer than 9 samples: only large effects can be "
-                   "significant.\n", nfew(rep));
-    fprintf(f, "\nSuite geometric mean over %zu benchmarks: %s, interval %s (bootstrap, fixed "
-               "seed): %s (threshold +%.1f%%).\n",
+        fprintf(f,
+                "\n%zu benchmark(s) have fewer than 9 samples: only large effects can be "
+                "significant.\n",
+                nfew(rep));
+    fprintf(f,
+            "\nSuite geometric mean over %zu benchmarks: %s, interval %s (bootstrap, fixed "
+            "seed): %s (threshold +%.1f%%).\n",
             rep->suite_n, fmt_change(rep->suite_geomean, c, sizeof c),
             fmt_ci(rep->suite_lo, rep->suite_hi, d, sizeof d),
             rep->suite_verdict == NS_GATE_REGRESSION ? "**REGRESSION**"

@@ -50,14 +50,17 @@ static int all_finite(const double *x, size_t n) {
 static int midranks2(const double *v, size_t n, long *r2, double *tie_sum, double *sq_sum) {
     tagged *t = malloc(n * sizeof *t);
     if (!t) return -1;
-    for (size_t i = 0; i < n; i++) t[i] = (tagged){v[i], i};
+    for (size_t i = 0; i < n; i++)
+        t[i] = (tagged){v[i], i};
     qsort(t, n, sizeof *t, cmp_tagged);
     double ts = 0, ss = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
-        while (j < n && t[j].v == t[i].v) j++;
+        while (j < n && t[j].v == t[i].v)
+            j++;
         long mid2 = (long)(i + 1 + j); /* ranks i+1..j: midrank (i+1+j)/2 */
-        for (size_t k = i; k < j; k++) r2[t[k].i] = mid2;
+        for (size_t k = i; k < j; k++)
+            r2[t[k].i] = mid2;
         double g = (double)(j - i);
         ts += g * g * g - g;
         ss += g * (mid2 / 2.0) * (mid2 / 2.0);
@@ -74,7 +77,8 @@ static int midranks2(const double *v, size_t n, long *r2, double *tie_sum, doubl
  * Only additions of non-negative numbers: no cancellation. NULL on allocation failure. */
 static double *subset_sum_counts(const long *r2, size_t n, size_t k, long *maxs) {
     long total = 0;
-    for (size_t i = 0; i < n; i++) total += r2[i];
+    for (size_t i = 0; i < n; i++)
+        total += r2[i];
     *maxs = total;
     size_t width = (size_t)total + 1;
     int any = (k == SIZE_MAX);
@@ -85,7 +89,8 @@ static double *subset_sum_counts(const long *r2, size_t n, size_t k, long *maxs)
     for (size_t j = 0; j < n; j++) {
         long r = r2[j];
         if (any) {
-            for (long s = total - r; s >= 0; s--) w[s + r] += w[s];
+            for (long s = total - r; s >= 0; s--)
+                w[s + r] += w[s];
             continue;
         }
         size_t top = j + 1 < k ? j + 1 : k;
@@ -113,7 +118,8 @@ int ns_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, ns_r
     if (midranks2(v, n, r2, &ties, NULL) != 0) goto out;
 
     long w2 = 0; /* doubled rank sum of y */
-    for (size_t i = nx; i < n; i++) w2 += r2[i];
+    for (size_t i = nx; i < n; i++)
+        w2 += r2[i];
     out->stat = w2 / 2.0 - (double)ny * (double)(ny + 1) / 2.0;
     long e2 = (long)(ny * (n + 1)); /* doubled expectation of the rank sum */
     long dev = labs(w2 - e2);
@@ -151,7 +157,8 @@ out:
  * S = sum - offset with counts cnt[0..maxs]; 0 when even P(S <= 0) > tail. */
 static long lower_critical(const double *cnt, long maxs, long offset, double tail) {
     double total = 0;
-    for (long s = 0; s <= maxs; s++) total += cnt[s];
+    for (long s = 0; s <= maxs; s++)
+        total += cnt[s];
     double cum = 0;
     long k = 0;
     for (long s = 0; s <= maxs; s++) {
@@ -179,7 +186,8 @@ int ns_shift_ci(const double *x, size_t nx, const double *y, size_t ny, double c
     double *dd = malloc(m * sizeof *dd);
     if (!dd) return -1;
     for (size_t i = 0; i < nx; i++)
-        for (size_t j = 0; j < ny; j++) dd[i * ny + j] = y[j] - x[i];
+        for (size_t j = 0; j < ny; j++)
+            dd[i * ny + j] = y[j] - x[i];
     ns_sort_doubles(dd, m);
     *est = median_sorted(dd, m);
 
@@ -191,7 +199,8 @@ int ns_shift_ci(const double *x, size_t nx, const double *y, size_t ny, double c
             free(dd);
             return -1;
         }
-        for (size_t i = 0; i < n; i++) r2[i] = 2 * (long)(i + 1);
+        for (size_t i = 0; i < n; i++)
+            r2[i] = 2 * (long)(i + 1);
         double *cnt = subset_sum_counts(r2, n, ny, &maxs);
         free(r2);
         if (!cnt) {
@@ -279,7 +288,8 @@ int ns_walsh_ci(const double *d, size_t n, double conf, double *est, double *lo,
     double *w = malloc(m * sizeof *w);
     if (!w) return -1;
     for (size_t i = 0; i < n; i++)
-        for (size_t j = i; j < n; j++) w[c++] = 0.5 * (d[i] + d[j]);
+        for (size_t j = i; j < n; j++)
+            w[c++] = 0.5 * (d[i] + d[j]);
     ns_sort_doubles(w, m);
     *est = median_sorted(w, m);
 
@@ -291,7 +301,8 @@ int ns_walsh_ci(const double *d, size_t n, double conf, double *est, double *lo,
             free(w);
             return -1;
         }
-        for (size_t i = 0; i < n; i++) r2[i] = 2 * (long)(i + 1);
+        for (size_t i = 0; i < n; i++)
+            r2[i] = 2 * (long)(i + 1);
         double *cnt = subset_sum_counts(r2, n, SIZE_MAX, &maxs);
         free(r2);
         if (!cnt) {
@@ -324,13 +335,21 @@ uint64_t ns_rng_next(uint64_t *state) {
 
 /* Median of n values drawn with replacement from src, using scratch. */
 static double resampled_median(const double *src, size_t n, double *scratch, uint64_t *rng) {
-    for (size_t i = 0; i < n; i++) scratch[i] = src[ns_rng_next(rng) % n];
+    for (size_t i = 0; i < n; i++)
+        scratch[i] = src[ns_rng_next(rng) % n];
     ns_sort_doubles(scratch, n);
     return median_sorted(scratch, n);
 }
 
-static double item_log_ratio(const ns_boot_item *it, double *scratch, uint64_t *rng) {
+static double item_log_ratio(const ns_boot_item *it, double *scratch, uint64_t *rng,
+                             const size_t *idx) {
     if (it->d) {
+        if (idx) { /* rounds drawn jointly for every kernel */
+            for (size_t i = 0; i < it->nd; i++)
+                scratch[i] = it->d[idx[i]];
+            ns_sort_doubles(scratch, it->nd);
+            return median_sorted(scratch, it->nd);
+        }
         if (!rng) {
             memcpy(scratch, it->d, it->nd * sizeof *scratch);
             ns_sort_doubles(scratch, it->nd);
@@ -355,24 +374,36 @@ int ns_bootstrap_geomean(const ns_boot_item *items, size_t nitems, double conf, 
     if (nitems == 0 || resamples < 1 || !(conf > 0 && conf < 1)) return -1;
     size_t maxn = 1;
     for (size_t i = 0; i < nitems; i++) {
-        size_t a = items[i].d ? items[i].nd : (items[i].nbase > items[i].ncur ? items[i].nbase
-                                                                              : items[i].ncur);
+        size_t a = items[i].d ? items[i].nd
+                              : (items[i].nbase > items[i].ncur ? items[i].nbase : items[i].ncur);
         if (a > maxn) maxn = a;
     }
+    /* Paired items with the same rounds share each round's machine state: resample whole
+     * rounds, jointly for every item, to keep that correlation. */
+    int joint = 1;
+    for (size_t i = 0; i < nitems; i++)
+        if (!items[i].d || items[i].nd != items[0].nd) joint = 0;
     double *scratch = malloc(maxn * sizeof *scratch);
     double *g = malloc((size_t)resamples * sizeof *g);
-    if (!scratch || !g) {
+    size_t *idx = malloc(maxn * sizeof *idx);
+    if (!scratch || !g || !idx) {
         free(scratch);
         free(g);
+        free(idx);
         return -1;
     }
     double sum = 0;
-    for (size_t i = 0; i < nitems; i++) sum += item_log_ratio(&items[i], scratch, NULL);
+    for (size_t i = 0; i < nitems; i++)
+        sum += item_log_ratio(&items[i], scratch, NULL, NULL);
     *geomean = exp(sum / (double)nitems);
     uint64_t rng = seed;
     for (int b = 0; b < resamples; b++) {
         double s = 0;
-        for (size_t i = 0; i < nitems; i++) s += item_log_ratio(&items[i], scratch, &rng);
+        if (joint)
+            for (size_t j = 0; j < items[0].nd; j++)
+                idx[j] = ns_rng_next(&rng) % items[0].nd;
+        for (size_t i = 0; i < nitems; i++)
+            s += item_log_ratio(&items[i], scratch, &rng, joint ? idx : NULL);
         g[b] = exp(s / (double)nitems);
     }
     ns_sort_doubles(g, (size_t)resamples);
@@ -380,5 +411,6 @@ int ns_bootstrap_geomean(const ns_boot_item *items, size_t nitems, double conf, 
     *hi = ns_quantile_sorted(g, (size_t)resamples, (1 + conf) / 2);
     free(scratch);
     free(g);
+    free(idx);
     return 0;
 }

@@ -24,9 +24,9 @@ double ns_normal_cdf(double z);
 double ns_normal_quantile(double p);
 
 typedef struct ns_rank_test {
-    double stat;  /* U = #{(i,j): y_j > x_i} + #{ties}/2, or T+ = sum of ranks of positive d */
-    double p;     /* two-sided p-value; 1 when every value is tied */
-    int exact;    /* 1 = exact permutation distribution, 0 = normal approximation */
+    double stat;   /* U = #{(i,j): y_j > x_i} + #{ties}/2, or T+ = sum of ranks of positive d */
+    double p;      /* two-sided p-value; 1 when every value is tied */
+    int exact;     /* 1 = exact permutation distribution, 0 = normal approximation */
     size_t n_used; /* values the test used (signed-rank drops zero differences) */
 } ns_rank_test;
 

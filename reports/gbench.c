@@ -44,12 +44,13 @@ static json_t *gb_context(const json_t *ctx) {
         if (t && t[0]) {
             snprintf(type, sizeof type, "%s", t);
             type[0] = (char)toupper((unsigned char)type[0]);
-            for (char *p = type + 1; *p; p++) *p = (char)tolower((unsigned char)*p);
+            for (char *p = type + 1; *p; p++)
+                *p = (char)tolower((unsigned char)*p);
         }
         json_object_set_new(g, "type", json_string(type));
-        json_object_set_new(g, "level", json_integer(json_integer_value(json_object_get(e, "level"))));
-        json_object_set_new(g, "size",
-                            json_integer((json_int_t)ns_json_get_num(e, "size_bytes")));
+        json_object_set_new(g, "level",
+                            json_integer(json_integer_value(json_object_get(e, "level"))));
+        json_object_set_new(g, "size", json_integer((json_int_t)ns_json_get_num(e, "size_bytes")));
         json_int_t share = json_integer_value(json_object_get(e, "shared_by_cores"));
         json_object_set_new(g, "num_sharing", json_integer(share > 0 ? share : 1));
         json_array_append_new(caches, g);

@@ -106,12 +106,16 @@ static double fma_roof(const json_t *used, const char *prec, int threads) {
     return NAN;
 }
 
-static double bw_roof(const json_t *used, const char *level, int threads) {
+/* The bandwidth roof of level at threads (GB/s, NAN if none); *suspect set from its flag. */
+static double bw_roof(const json_t *used, const char *level, int threads, int *suspect) {
     size_t i;
     json_t *e;
+    *suspect = 0;
     json_array_foreach(json_object_get(used, "bandwidth"), i, e) {
-        if (!strcmp(str_of(e, "level", ""), level) && int_of(e, "threads") == threads)
+        if (!strcmp(str_of(e, "level", ""), level) && int_of(e, "threads") == threads) {
+            *suspect = json_is_true(json_object_get(e, "suspect"));
             return ns_json_get_num(e, "gbytes_per_s");
+        }
     }
     return NAN;
 }
@@ -167,10 +171,10 @@ static int body_end(plot_ctx *c, body *b, const char *name) {
 /* Index of a level in levels[] below; 5 (none) when unknown. */
 static int level_index(const char *level);
 
-/* Points of one precision into a data file: ai gflops threads number level-index. Returns the
- * count. */
+/* Points of one precision into a data file: ai gflops threads number level-index measured-ai
+ * ('?' when the counters gave none; *nmeasured counts the others). Returns the count. */
 static int write_points(plot_ctx *c, const json_t *points, const char *prec, char *path, size_t len,
-                        const json_t **kept, int maxkept) {
+                        const json_t **kept, int maxkept, int *nmeasured) {
     FILE *f = data_file(c, path, len);
     if (!f) return -1;
     int n = 0;
@@ -181,8 +185,11 @@ static int write_points(plot_ctx *c, const json_t *points, const char *prec, cha
         if (strcmp(str_of(p, "precision", ""), prec) || !(ai > 0) || !(g > 0) || n >= maxkept)
             continue;
         kept[n] = p;
-        fprintf(f, "%.9g %.9g %d %d %d\n", ai, g, int_of(p, "threads"), n + 1,
+        double mai = ns_json_get_num(p, "measured_ai_flop_per_byte");
+        fprintf(f, "%.9g %.9g %d %d %d ", ai, g, int_of(p, "threads"), n + 1,
                 level_index(str_of(p, "level", NULL)));
+        fprintf(f, mai > 0 ? "%.9g\n" : "?\n", mai);
+        *nmeasured += mai > 0;
         n++;
     }
     fclose(f);
@@ -211,8 +218,10 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
     int tc[8];
     int nt = roof_threads(used, tc, 8);
     const json_t *kept[64];
+    int nmeasured = 0;
     char pts[4200];
-    int np = write_points(c, json_object_get(sec, "points"), prec, pts, sizeof pts, kept, 64);
+    int np = write_points(c, json_object_get(sec, "points"), prec, pts, sizeof pts, kept, 64,
+                          &nmeasured);
     if (np < 0) return -1;
     int tmax = nt ? tc[nt - 1] : 1;
     double cmax = 0;
@@ -252,7 +261,8 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
     fprintf(f, "set xlabel 'arithmetic intensity (FLOP/byte)'\nset ylabel 'GFLOP/s'\n"
                "set grid xtics ytics lc rgb '#e0e0e0'\nset rmargin at screen 0.64\n"
                "set key at screen 0.99, screen 0.04 bottom right box font ',9' spacing 0.9\n"
-               "set format x '%%g'\nset format y '%%g'\nmin(a,b) = a < b ? a : b\n");
+               "set format x '%%g'\nset format y '%%g'\nmin(a,b) = a < b ? a : b\n"
+               "set datafile missing '?'\n");
     fprintf(f, "set title '%s roofline, %s precision, %s bytes%s'\n",
             cache_aware ? "Cache-aware" : "Empirical", !strcmp(prec, "dp") ? "double" : "single",
             str_of(sec, "bytes_policy", "?"),
@@ -289,13 +299,15 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
         double cg = fma_roof(used, prec, tc[t]);
         for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
             if (!cache_aware && strcmp(levels[l], "DRAM")) continue;
-            double bw = bw_roof(used, levels[l], tc[t]);
+            int suspect;
+            double bw = bw_roof(used, levels[l], tc[t], &suspect);
             if (!(bw > 0)) continue;
             char g[32];
             fmt_gbps(bw, g, sizeof g);
-            fprintf(f, "%smin(%.9g, %.9g*x) w l lw %d dt %d lc rgb '%s' title '%s %s GB/s, %d thr'",
+            fprintf(f,
+                    "%smin(%.9g, %.9g*x) w l lw %d dt %d lc rgb '%s' title '%s %s GB/s, %d thr%s'",
                     SEP(), cg > 0 ? cg : ymax * 3, bw, tc[t] == tmax ? 2 : 1, tc[t] == tmax ? 1 : 2,
-                    level_color(levels[l]), levels[l], g, tc[t]);
+                    level_color(levels[l]), levels[l], g, tc[t], suspect ? " (suspect)" : "");
         }
         /* Compute ceilings: the FMA-only roof, and (plain picture, all threads) every other mix
          * measured, dotted, so a mixed ceiling is never mistaken for the roof (B08). */
@@ -325,6 +337,12 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
                         filled ? "==" : "!=", tmax, l, filled ? 7 : 6,
                         level_color(l < NLEVELS ? levels[l] : NULL));
             }
+        if (nmeasured) { /* the same kernels at their counter-measured AI */
+            fprintf(f, "%s", SEP());
+            gp_str(f, pts);
+            fprintf(f, " u 6:2 w p pt 2 ps 1.2 lw 1.5 lc rgb '#444444' "
+                       "title 'at measured AI (counters)'");
+        }
         fprintf(f, "%sNaN w p pt 7 ps 1.4 lc rgb '#444444' title 'kernel, %d thr'", SEP(), tmax);
         fprintf(f, "%sNaN w p pt 6 ps 1.4 lw 2 lc rgb '#444444' title 'kernel, fewer thr'", SEP());
         fprintf(f, "%s", SEP());

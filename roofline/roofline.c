@@ -437,8 +437,17 @@ static double median_in(const curve *cv, double lo, double hi, int *count, doubl
     return m;
 }
 
+static double cv_min_ws(const curve *cv) {
+    double m = INFINITY;
+    for (size_t i = 0; i < cv->n; i++)
+        m = fmin(m, cv->ws[i]);
+    return m;
+}
+
+/* Appends one ceiling; source: "plateau", or "interior" / "largest working sets" where the
+ * curve had no plateau at this level (then a status says so). */
 static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *level, double bw,
-                        double ws_mid, double ws_lo, double ws_hi, int npoints,
+                        double ws_mid, double ws_lo, double ws_hi, int npoints, const char *source,
                         const char *suspect) {
     json_t *o = json_object();
     ns_json_set_str(o, "level", level);
@@ -452,8 +461,15 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
     ns_json_set_num(o, "gbytes_per_s", bw, "invalid: no finite bandwidth");
     ns_json_set_str(o, "bytes_policy", cv->policy ? cv->policy : b->policy);
     ns_json_set_int(o, "points", npoints);
+    ns_json_set_str(o, "source", source);
     json_object_set_new(o, "suspect", json_boolean(suspect != NULL));
-    if (!json_object_get(o, "status")) ns_json_set_str(o, "status", suspect ? suspect : "ok");
+    if (!json_object_get(o, "status"))
+        ns_json_set_str(o, "status",
+                        suspect                       ? suspect
+                        : !strcmp(source, "interior") ? "ok; no plateau found: median of the "
+                                                        "points well inside the level's "
+                                                        "working-set range"
+                                                      : "ok");
     json_array_append_new(arr, o);
     if (!isfinite(bw)) return;
 
@@ -563,7 +579,25 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
         }
         int cnt;
         double mid, bw = median_in(cv, lo, hi, &cnt, &mid);
-        add_ceiling(b, ceil, cv, label[i], bw, mid, lo, hi, cnt, suspect);
+        add_ceiling(b, ceil, cv, label[i], bw, mid, lo, hi, cnt, "plateau", suspect);
+    }
+
+    /* A cache level without a plateau on this curve (a disturbed or coarse sweep): the median
+     * of the points well inside the level's range, from 2x the previous level's aggregate
+     * capacity to half its own, if there are at least NS_PLATEAU_MIN_POINTS of them. */
+    for (int li = 0; li < b->cs.n; li++) {
+        const char *lv = level_name(b->cs.level[li]);
+        int found = 0;
+        for (int i = 0; i < np; i++)
+            found |= chosen[i] && label[i] && !strcmp(label[i], lv);
+        double lo = li ? 2 * ns_roofline_capacity(&b->cs, li - 1, cv->threads) : 0;
+        double hi = 0.5 * ns_roofline_capacity(&b->cs, li, cv->threads);
+        if (found || !(hi > lo)) continue;
+        int cnt;
+        double mid, bw = median_in(cv, lo, hi, &cnt, &mid);
+        if (cnt >= NS_PLATEAU_MIN_POINTS)
+            add_ceiling(b, ceil, cv, lv, bw, mid, fmax(lo, cv_min_ws(cv)), hi, cnt, "interior",
+                        NULL);
     }
 
     /* No DRAM plateau: the curve is still falling, or the sweep stopped too early. */
@@ -578,6 +612,7 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
             int cnt;
             double mid, bw = median_in(cv, DRAM_LLC_MARGIN * llc, INFINITY, &cnt, &mid);
             add_ceiling(b, ceil, cv, "DRAM", bw, mid, DRAM_LLC_MARGIN * llc, maxws, cnt,
+                        "largest working sets",
                         "suspect: no DRAM plateau found (the curve still changes); median of the "
                         "points at >= 4x the aggregate LLC");
         } else if (maxws > 2 * llc) {
@@ -591,7 +626,7 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
                      "suspect: no DRAM plateau, and the sweep stops at %s, below 4x the "
                      "aggregate LLC (%s): may hold cache bandwidth (B09)",
                      w, l);
-            add_ceiling(b, ceil, cv, "DRAM", bw, mid, lo, maxws, cnt, why);
+            add_ceiling(b, ceil, cv, "DRAM", bw, mid, lo, maxws, cnt, "largest working sets", why);
         } else {
             note(b,
                  "%s/%s %d threads: no DRAM ceiling; the sweep stops at %s, below 2x the "
@@ -728,6 +763,14 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         snprintf(status, sizeof status, "ok; fraction_of_roof unknown: not measured");
     ns_json_set_str(r, "roof_status", status);
 
+    /* The same bound at the arithmetic intensity measured with counters (analytic FLOPs over
+     * counted bytes), where the counters pass produced one. */
+    const json_t *mj = json_object_get(json_object_get(json_object_get(r, "counters"), "derived"),
+                                       "measured_ai_flop_per_byte");
+    double mai = ns_json_get_num(mj, "value");
+    double mroof = in_registers ? NAN : ns_roofline_attainable(mai, cg, bw, NULL);
+    if (isfinite(mai)) set_or_null(r, "roof_gflops_at_measured_ai", mroof);
+
     json_t *p = json_object();
     ns_json_set_str(p, "id", str_or(r, "id", name));
     ns_json_set_str(p, "name", name);
@@ -738,6 +781,8 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     ns_json_set_str(p, "level", level);
     set_or_null(p, "working_set_bytes", ws);
     set_or_null(p, "ai_flop_per_byte", ai);
+    set_or_null(p, "measured_ai_flop_per_byte", mai);
+    set_or_null(p, "roof_gflops_at_measured_ai", mroof);
     set_or_null(p, "gflops", gflops);
     set_or_null(p, "roof_gflops", roof);
     set_or_null(p, "fraction_of_roof", frac);

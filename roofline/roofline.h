@@ -7,17 +7,25 @@
  *   sweep[]            {kernel, isa, precision, threads, working_set_bytes, gbytes_per_s,
  *                       bytes_policy}: bandwidth against working set, one curve per
  *                       (kernel, isa, precision, threads).
- *   ceilings.compute[] {name, precision, isa, mix, threads, gflops, freq_ghz}.
+ *   ceilings.compute[] {name, precision, isa, mix, threads, gflops, freq_ghz, result_id}.
  *   context.cpu.caches[] {level, type, size_bytes, shared_by_cores, count} (hwloc).
  *   results[]          {id, name, family, precision, threads, working_set_bytes,
- *                       ai_flop_per_byte (or flops and bytes), gflops, bytes_policy}.
- * Outputs: ceilings.bandwidth[], the "roofline" section, and per results[] entry: level,
- * roof_gflops, fraction_of_roof, roof_limit, roof_status. Anything that cannot be derived is
- * null with a status string, never NaN, Inf or 0.
+ *                       ai_flop_per_byte (or flops and bytes), gflops, gbytes_per_s,
+ *                       bytes_policy, mix (optional), counters.derived.
+ *                       measured_ai_flop_per_byte.value (optional)}.
+ * Outputs: ceilings.bandwidth[] {level, threads, kernel, isa, precision, working_set_bytes,
+ * working_set_{min,max}_bytes, gbytes_per_s, bytes_policy, points, source, suspect, status}; the
+ * "roofline" section {bytes_policy, method, cache_capacity[], plateaus[], ceilings_used,
+ * ridge_points[], points[], notes[], status}; and per results[] entry: level, roof_gflops,
+ * fraction_of_roof, roof_limit ("compute" | "bandwidth:L2" ...), roof_mix, roof_compute_gflops,
+ * roof_gbytes_per_s, roof_status, and roof_gflops_at_measured_ai where counters measured the AI.
+ * Anything that cannot be derived is null with a status string, never NaN, Inf or 0.
  *
  * Plateaus are found from the curve alone (flat runs in log-log), then labelled L1/L2/L3/DRAM
  * by comparing their working-set range with the aggregate cache capacity the participating
- * threads can use; the number of plateaus found plays no part in the labels. */
+ * threads can use; the number of plateaus found plays no part in the labels. A curve without a
+ * plateau in a cache level contributes the median of its points well inside that level
+ * (source "interior"); a DRAM ceiling needs points at >= 4x the aggregate LLC or is suspect. */
 #ifndef NS_ROOFLINE_H
 #define NS_ROOFLINE_H
 

@@ -12,7 +12,8 @@ static int64_t chunk_edge(int64_t count, int c, int p) {
 }
 
 static void add(float *restrict d, const float *restrict a, const float *restrict b, int64_t n) {
-    for (int64_t i = 0; i < n; i++) d[i] = a[i] + b[i];
+    for (int64_t i = 0; i < n; i++)
+        d[i] = a[i] + b[i];
 }
 
 void ns_allreduce_ring(float *const *send, float *const *recv, int64_t count, int tid,
@@ -62,8 +63,7 @@ void ns_allreduce_tree(float *const *send, float *const *recv, int64_t count, in
     }
     /* Broadcast down the same tree: thread t + d copies from its parent t. */
     for (int d = top / 2; d >= 1; d /= 2) {
-        if (tid % (2 * d) == d)
-            memcpy(recv[tid], recv[tid - d], (size_t)count * sizeof(float));
+        if (tid % (2 * d) == d) memcpy(recv[tid], recv[tid - d], (size_t)count * sizeof(float));
 #pragma omp barrier
     }
 }

@@ -15,6 +15,7 @@
  * Strided input is gathered into a stack buffer per leaf and always takes the pairwise shape. */
 #include <math.h>
 #include <omp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,8 +45,14 @@ int64_t ns_red_det_block(int64_t n) {
 void ns_red_split(int64_t n, int mode, int tid, int nthreads, int64_t *lo, int64_t *hi) {
     int64_t unit = mode == NS_RED_DET ? ns_red_det_block(n) : NS_RED_ALIGN;
     int64_t units = (n + unit - 1) / unit;
-    int64_t a = (int64_t)((__int128)units * tid / nthreads) * unit;
-    int64_t b = (int64_t)((__int128)units * (tid + 1) / nthreads) * unit;
+    int64_t a, b;
+    if (units < INT64_MAX / NS_RED_MAX_THREADS) { /* the common case: no 128-bit division */
+        a = units * tid / nthreads * unit;
+        b = units * (tid + 1) / nthreads * unit;
+    } else {
+        a = (int64_t)((__int128)units * tid / nthreads) * unit;
+        b = (int64_t)((__int128)units * (tid + 1) / nthreads) * unit;
+    }
     *lo = a < n ? a : n;
     *hi = b < n ? b : n;
 }
@@ -59,7 +66,8 @@ int ns_red_threads(int64_t n) {
     return t < 1 ? 1 : (int)t;
 }
 
-/* ---- one share -------------------------------------------------------------------------------- */
+/* ---- one share --------------------------------------------------------------------------------
+ */
 
 static int input_sp(ns_red_op op) {
     return op == NS_OP_SSUM || op == NS_OP_SDOT || op == NS_OP_SSUMSQ;
@@ -116,21 +124,27 @@ static const char *elem(const void *x, int64_t n, int64_t inc, int64_t i, size_t
     return (const char *)x + k * (int64_t)size;
 }
 
+/* Strided input: gathered into a stack buffer (leaves are at most NS_RED_PAIRWISE_LEAF elements
+ * on this path). Kept out of line so the unit-stride path carries no 32 KiB stack frame. */
+static __attribute__((noinline)) ns_dd leaf_gather(const ns_red_job *j, int64_t lo, int64_t hi) {
+    size_t size = input_sp(j->op) ? sizeof(float) : sizeof(double);
+    int dot = j->op == NS_OP_DDOT || j->op == NS_OP_SDOT;
+    double bx[NS_RED_PAIRWISE_LEAF], by[NS_RED_PAIRWISE_LEAF];
+    for (int64_t i = lo; i < hi; i++) {
+        memcpy((char *)bx + (i - lo) * (int64_t)size, elem(j->x, j->n, j->incx, i, size), size);
+        if (dot)
+            memcpy((char *)by + (i - lo) * (int64_t)size, elem(j->y, j->n, j->incy, i, size), size);
+    }
+    return leaf_unit(j, hi - lo, bx, by);
+}
+
 static ns_dd leaf(const ns_red_job *j, int64_t lo, int64_t hi) {
     size_t size = input_sp(j->op) ? sizeof(float) : sizeof(double);
     int dot = j->op == NS_OP_DDOT || j->op == NS_OP_SDOT;
     if (j->incx == 1 && (!dot || j->incy == 1))
         return leaf_unit(j, hi - lo, (const char *)j->x + lo * (int64_t)size,
                          dot ? (const char *)j->y + lo * (int64_t)size : NULL);
-    /* Gather: leaves are at most NS_RED_PAIRWISE_LEAF elements on this path. */
-    double bx[NS_RED_PAIRWISE_LEAF], by[NS_RED_PAIRWISE_LEAF];
-    for (int64_t i = lo; i < hi; i++) {
-        memcpy((char *)bx + (i - lo) * (int64_t)size, elem(j->x, j->n, j->incx, i, size), size);
-        if (dot)
-            memcpy((char *)by + (i - lo) * (int64_t)size, elem(j->y, j->n, j->incy, i, size),
-                   size);
-    }
-    return leaf_unit(j, hi - lo, bx, by);
+    return leaf_gather(j, lo, hi);
 }
 
 static int pairwise_shape(const ns_red_job *j) {
@@ -171,7 +185,8 @@ void ns_red_team_part(const ns_red_job *j, int tid, int nthreads, ns_dd *parts) 
         return;
     }
     int64_t b = ns_red_det_block(j->n);
-    for (int64_t s = lo; s < hi; s += b) parts[s / b] = share(j, s, s + b < hi ? s + b : hi);
+    for (int64_t s = lo; s < hi; s += b)
+        parts[s / b] = share(j, s, s + b < hi ? s + b : hi);
 }
 
 double ns_red_team_finish(const ns_red_job *j, int nthreads, const ns_dd *parts) {
@@ -182,7 +197,8 @@ double ns_red_team_finish(const ns_red_job *j, int nthreads, const ns_dd *parts)
         r = tree(j, parts, k);
     } else {
         ns_dd packed[NS_RED_MAX_THREADS];
-        for (int t = 0; t < nthreads; t++) packed[t] = parts[t * NS_RED_PAD];
+        for (int t = 0; t < nthreads; t++)
+            packed[t] = parts[t * NS_RED_PAD];
         r = tree(j, packed, k);
     }
     if (acc_sp(j)) return (float)r.s + (float)r.c;
@@ -238,7 +254,8 @@ static double depth(const ns_red_job *j, int nthreads) {
         leaf_len = NS_RED_PAIRWISE_LEAF;
         levels = ceil_log2((double)longest / NS_RED_PAIRWISE_LEAF) + 1;
     }
-    double h = ceil(leaf_len / L) + log2(L) + levels + ceil_log2((double)ns_red_nparts(j, nthreads));
+    double h =
+        ceil(leaf_len / L) + log2(L) + levels + ceil_log2((double)ns_red_nparts(j, nthreads));
     return h + 1; /* the product of a dot (fused) and the final s + c */
 }
 
@@ -265,7 +282,7 @@ double ns_red_bound(const ns_red_job *j, int nthreads, double sum_abs, double ex
     return gamma_n(h, u) * sum_abs + final_round;
 }
 
-/* ---- reference: double-double accumulation (about 106 bits), serial ------------------------- */
+/* ---- reference: double-double accumulation (about 106 bits) per thread, then combined --- */
 
 static void dd_add(double *hi, double *lo, double v) {
     double t = *hi + v, z = t - *hi;
@@ -273,12 +290,13 @@ static void dd_add(double *hi, double *lo, double v) {
     *hi = t;
 }
 
-double ns_red_reference(const ns_red_job *j, double *sum_abs) {
+/* One thread's share of the reference: double-double sum of the terms and sum |terms|. */
+static void reference_range(const ns_red_job *j, int64_t lo_i, int64_t hi_i, double *out) {
     size_t size = input_sp(j->op) ? sizeof(float) : sizeof(double);
     int dot = j->op == NS_OP_DDOT || j->op == NS_OP_SDOT;
     int sq = j->op == NS_OP_DSUMSQ || j->op == NS_OP_SSUMSQ;
     double hi = 0, lo = 0, sa = 0;
-    for (int64_t i = 0; i < j->n; i++) {
+    for (int64_t i = lo_i; i < hi_i; i++) {
         const char *px = elem(j->x, j->n, j->incx, i, size);
         double a = size == sizeof(float) ? *(const float *)px : *(const double *)px, b = a;
         if (dot) {
@@ -296,8 +314,29 @@ double ns_red_reference(const ns_red_job *j, double *sum_abs) {
             sa += fabs(a);
         }
     }
+    out[0] = hi, out[1] = lo, out[2] = sa;
+}
+
+double ns_red_reference(const ns_red_job *j, double *sum_abs) {
+    double part[NS_RED_MAX_THREADS][3];
+    int t = ns_red_threads(j->n);
+#pragma omp parallel num_threads(t)
+    {
+        int64_t lo, hi;
+        int nt = omp_get_num_threads(), id = omp_get_thread_num();
+#pragma omp single
+        t = nt;
+        ns_red_split(j->n, NS_RED_FAST, id, nt, &lo, &hi);
+        reference_range(j, lo, hi, part[id]);
+    }
+    double hi = 0, lo = 0, sa = 0;
+    for (int k = 0; k < t; k++) {
+        dd_add(&hi, &lo, part[k][0]);
+        dd_add(&hi, &lo, part[k][1]);
+        sa += part[k][2];
+    }
     if (sum_abs) *sum_abs = sa;
-    if (!sq) return hi + lo;
+    if (j->op != NS_OP_DSUMSQ && j->op != NS_OP_SSUMSQ) return hi + lo;
     double r = sqrt(hi);
     return r > 0 ? r + lo / (2 * r) : r;
 }
@@ -373,8 +412,8 @@ static int bad_mode(int m) {
 }
 
 /* Validates and fills the job; returns 0 or the xerbla-style position (pos_* of the caller). */
-static int setup(ns_red_job *j, ns_red_op op, int64_t n, const void *x, int64_t incx,
-                 const void *y, int64_t incy, int variant, int mode, const void *result) {
+static int setup(ns_red_job *j, ns_red_op op, int64_t n, const void *x, int64_t incx, const void *y,
+                 int64_t incy, int variant, int mode, const void *result) {
     int dot = op == NS_OP_DDOT || op == NS_OP_SDOT, sp = input_sp(op);
     int shift = dot ? 2 : 0; /* y and incy sit between incx and variant */
     if (n < 0) return 1;
@@ -389,8 +428,10 @@ static int setup(ns_red_job *j, ns_red_op op, int64_t n, const void *x, int64_t 
     if (!result) return 6 + shift;
     const ns_reduce_ukrs *u = ns_reduce_ukrs_for(NULL);
     if (!u) u = &ns_reduce_ukrs_scalar; /* NODESCALE_ISA names an ISA this CPU lacks */
-    *j = (ns_red_job){op, variant, mode == NodescaleDeterministic ? NS_RED_DET : NS_RED_FAST,
-                      n, x, y, incx, incy, 1.0, u};
+    *j = (ns_red_job){op,   variant, mode == NodescaleDeterministic ? NS_RED_DET : NS_RED_FAST,
+                      n,    x,       y,
+                      incx, incy,    1.0,
+                      u};
     return 0;
 }
 
@@ -443,6 +484,10 @@ int nodescale_dnrm2(int64_t n, const double *x, int64_t incx, nodescale_sum_vari
     ns_red_job j;
     int e = setup(&j, NS_OP_DSUMSQ, n, x, incx, NULL, 1, variant, mode, result);
     if (e) return e;
+    if (n == 0) {
+        *result = 0.0;
+        return 0;
+    }
     double ss = ns_red_run(&j);
     /* One unscaled pass suffices unless the sum overflowed or is so small that squares below
      * the normal range could matter (each loses < 2^-1074; against 2^-920 that is n * 2^-154).

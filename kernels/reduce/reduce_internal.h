@@ -41,7 +41,8 @@ typedef struct ns_reduce_ukrs {
     float (*sdot)(int64_t n, const float *x, const float *y);
     ns_ff (*sdot_comp)(int64_t n, const float *x, const float *y);
     double (*sdot_wide)(int64_t n, const float *x, const float *y);
-    double (*ssumsq_wide)(int64_t n, const float *x); /* squares of floats never over/underflow in DP */
+    double (*ssumsq_wide)(int64_t n,
+                          const float *x); /* squares of floats never over/underflow in DP */
     /* Index (0-based, within the range) of the first element of largest |x_i|; the first NaN
      * if any is NaN. *amax receives |x| there (NaN for a NaN). n >= 1. */
     int64_t (*idamax)(int64_t n, const double *x, double *amax);
@@ -76,22 +77,26 @@ static inline ns_ff ns_ff_combine(ns_ff a, ns_ff b) {
 /* The fixed slot trees (see the contract above). L is a power of two; a[] is overwritten. */
 static inline double ns_tree_d(double *a, int L) {
     for (int h = L / 2; h >= 1; h /= 2)
-        for (int j = 0; j < h; j++) a[j] += a[j + h];
+        for (int j = 0; j < h; j++)
+            a[j] += a[j + h];
     return a[0];
 }
 static inline float ns_tree_s(float *a, int L) {
     for (int h = L / 2; h >= 1; h /= 2)
-        for (int j = 0; j < h; j++) a[j] += a[j + h];
+        for (int j = 0; j < h; j++)
+            a[j] += a[j + h];
     return a[0];
 }
 static inline ns_dd ns_tree_dd(ns_dd *a, int L) {
     for (int h = L / 2; h >= 1; h /= 2)
-        for (int j = 0; j < h; j++) a[j] = ns_dd_combine(a[j], a[j + h]);
+        for (int j = 0; j < h; j++)
+            a[j] = ns_dd_combine(a[j], a[j + h]);
     return a[0];
 }
 static inline ns_ff ns_tree_ff(ns_ff *a, int L) {
     for (int h = L / 2; h >= 1; h /= 2)
-        for (int j = 0; j < h; j++) a[j] = ns_ff_combine(a[j], a[j + h]);
+        for (int j = 0; j < h; j++)
+            a[j] = ns_ff_combine(a[j], a[j + h]);
     return a[0];
 }
 
@@ -99,15 +104,15 @@ static inline ns_ff ns_tree_ff(ns_ff *a, int L) {
 
 enum { NS_RED_FAST = 0, NS_RED_DET = 1 };
 
-#define NS_RED_ALIGN 64          /* thread and block boundaries are multiples of 64 elements */
+#define NS_RED_ALIGN 64           /* thread and block boundaries are multiples of 64 elements */
 #define NS_RED_DET_MIN_BLOCK 8192 /* elements; deterministic-mode blocks are at least this long */
 #define NS_RED_DET_MAX_BLOCKS 1024
 #define NS_RED_PAIRWISE_LEAF 2048 /* elements per leaf of the pairwise variant */
 #define NS_RED_MAX_THREADS 256
 #define NS_RED_PAD 4 /* per-thread partials sit 64 bytes apart (no false sharing) */
-#define NS_RED_PARTS_MAX (NS_RED_MAX_THREADS * NS_RED_PAD > NS_RED_DET_MAX_BLOCKS \
-                              ? NS_RED_MAX_THREADS * NS_RED_PAD                  \
-                              : NS_RED_DET_MAX_BLOCKS)
+#define NS_RED_PARTS_MAX                                                                           \
+    (NS_RED_MAX_THREADS * NS_RED_PAD > NS_RED_DET_MAX_BLOCKS ? NS_RED_MAX_THREADS * NS_RED_PAD     \
+                                                             : NS_RED_DET_MAX_BLOCKS)
 
 /* Deterministic mode: element block length for n elements. A function of n only (never of the
  * thread count), so the blocks, and the combine tree over them, are the same for any team. */
@@ -120,7 +125,12 @@ void ns_red_split(int64_t n, int mode, int tid, int nthreads, int64_t *lo, int64
 /* ---- One reduction as the drivers run it ---------------------------------------------------- */
 
 typedef enum {
-    NS_OP_DSUM, NS_OP_DDOT, NS_OP_DSUMSQ, NS_OP_SSUM, NS_OP_SDOT, NS_OP_SSUMSQ
+    NS_OP_DSUM,
+    NS_OP_DDOT,
+    NS_OP_DSUMSQ,
+    NS_OP_SSUM,
+    NS_OP_SDOT,
+    NS_OP_SSUMSQ
 } ns_red_op;
 
 enum { NS_VAR_PLAIN = 0, NS_VAR_PAIRWISE = 1, NS_VAR_COMP = 2, NS_VAR_WIDE = 3 };
@@ -165,12 +175,12 @@ int ns_red_threads(int64_t n);
 double ns_red_bound(const ns_red_job *j, int nthreads, double sum_abs, double exact);
 
 /* The exact value to about 2^-106 relative to sum |terms| (double-double accumulation of the
- * terms, products split by TwoProduct), serial; for sumsq jobs the norm. *sum_abs (may be NULL)
- * receives sum |terms| (sumsq: the sum of squares). For checks and tests. */
+ * terms, products split by TwoProduct; per thread, then combined); for sumsq jobs the norm.
+ * *sum_abs (may be NULL) receives sum |terms| (sumsq: the sum of squares). For checks and tests. */
 double ns_red_reference(const ns_red_job *j, double *sum_abs);
 
-/* max |x| with index over a team: thread tid's candidate (parts[tid * NS_RED_PAD]); the merge (NaN first, then the
- * largest, ties to the smaller index). sp: x is float. */
+/* max |x| with index over a team: thread tid's candidate (parts[tid * NS_RED_PAD]); the merge (NaN
+ * first, then the largest, ties to the smaller index). sp: x is float. */
 typedef struct ns_amax_part {
     int64_t index;
     double value;

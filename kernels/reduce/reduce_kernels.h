@@ -20,7 +20,8 @@ int ns_fpstate_per_thread(int nthreads, uint32_t *mxcsr);
  * input accumulated in DP), _det (deterministic mode: bitwise the same for any thread count).
  * Plain names are the fast mode of the plain variant. Each in avx512, avx2 and scalar. */
 extern const ns_kernel ns_k_dsum_avx512, ns_k_dsum_avx2, ns_k_dsum_scalar;
-extern const ns_kernel ns_k_dsum_pairwise_avx512, ns_k_dsum_pairwise_avx2, ns_k_dsum_pairwise_scalar;
+extern const ns_kernel ns_k_dsum_pairwise_avx512, ns_k_dsum_pairwise_avx2,
+    ns_k_dsum_pairwise_scalar;
 extern const ns_kernel ns_k_dsum_kahan_avx512, ns_k_dsum_kahan_avx2, ns_k_dsum_kahan_scalar;
 extern const ns_kernel ns_k_dsum_det_avx512, ns_k_dsum_det_avx2, ns_k_dsum_det_scalar;
 extern const ns_kernel ns_k_ddot_avx512, ns_k_ddot_avx2, ns_k_ddot_scalar;
@@ -29,7 +30,8 @@ extern const ns_kernel ns_k_ddot_det_avx512, ns_k_ddot_det_avx2, ns_k_ddot_det_s
 extern const ns_kernel ns_k_dnrm2_avx512, ns_k_dnrm2_avx2, ns_k_dnrm2_scalar;
 extern const ns_kernel ns_k_idamax_avx512, ns_k_idamax_avx2, ns_k_idamax_scalar;
 extern const ns_kernel ns_k_ssum_avx512, ns_k_ssum_avx2, ns_k_ssum_scalar;
-extern const ns_kernel ns_k_ssum_pairwise_avx512, ns_k_ssum_pairwise_avx2, ns_k_ssum_pairwise_scalar;
+extern const ns_kernel ns_k_ssum_pairwise_avx512, ns_k_ssum_pairwise_avx2,
+    ns_k_ssum_pairwise_scalar;
 extern const ns_kernel ns_k_ssum_kahan_avx512, ns_k_ssum_kahan_avx2, ns_k_ssum_kahan_scalar;
 extern const ns_kernel ns_k_ssum_dpacc_avx512, ns_k_ssum_dpacc_avx2, ns_k_ssum_dpacc_scalar;
 extern const ns_kernel ns_k_ssum_det_avx512, ns_k_ssum_det_avx2, ns_k_ssum_det_scalar;
@@ -40,26 +42,24 @@ extern const ns_kernel ns_k_sdot_det_avx512, ns_k_sdot_det_avx2, ns_k_sdot_det_s
 extern const ns_kernel ns_k_snrm2_avx512, ns_k_snrm2_avx2, ns_k_snrm2_scalar;
 extern const ns_kernel ns_k_isamax_avx512, ns_k_isamax_avx2, ns_k_isamax_scalar;
 
-#define NS_KERNELS_REDUCE \
-    &ns_k_dsum_avx512, &ns_k_dsum_avx2, &ns_k_dsum_scalar, \
-    &ns_k_dsum_pairwise_avx512, &ns_k_dsum_pairwise_avx2, &ns_k_dsum_pairwise_scalar, \
-    &ns_k_dsum_kahan_avx512, &ns_k_dsum_kahan_avx2, &ns_k_dsum_kahan_scalar, \
-    &ns_k_dsum_det_avx512, &ns_k_dsum_det_avx2, &ns_k_dsum_det_scalar, \
-    &ns_k_ddot_avx512, &ns_k_ddot_avx2, &ns_k_ddot_scalar, \
-    &ns_k_ddot_kahan_avx512, &ns_k_ddot_kahan_avx2, &ns_k_ddot_kahan_scalar, \
-    &ns_k_ddot_det_avx512, &ns_k_ddot_det_avx2, &ns_k_ddot_det_scalar, \
-    &ns_k_dnrm2_avx512, &ns_k_dnrm2_avx2, &ns_k_dnrm2_scalar, \
-    &ns_k_idamax_avx512, &ns_k_idamax_avx2, &ns_k_idamax_scalar, \
-    &ns_k_ssum_avx512, &ns_k_ssum_avx2, &ns_k_ssum_scalar, \
-    &ns_k_ssum_pairwise_avx512, &ns_k_ssum_pairwise_avx2, &ns_k_ssum_pairwise_scalar, \
-    &ns_k_ssum_kahan_avx512, &ns_k_ssum_kahan_avx2, &ns_k_ssum_kahan_scalar, \
-    &ns_k_ssum_dpacc_avx512, &ns_k_ssum_dpacc_avx2, &ns_k_ssum_dpacc_scalar, \
-    &ns_k_ssum_det_avx512, &ns_k_ssum_det_avx2, &ns_k_ssum_det_scalar, \
-    &ns_k_sdot_avx512, &ns_k_sdot_avx2, &ns_k_sdot_scalar, \
-    &ns_k_sdot_kahan_avx512, &ns_k_sdot_kahan_avx2, &ns_k_sdot_kahan_scalar, \
-    &ns_k_sdot_dpacc_avx512, &ns_k_sdot_dpacc_avx2, &ns_k_sdot_dpacc_scalar, \
-    &ns_k_sdot_det_avx512, &ns_k_sdot_det_avx2, &ns_k_sdot_det_scalar, \
-    &ns_k_snrm2_avx512, &ns_k_snrm2_avx2, &ns_k_snrm2_scalar, \
-    &ns_k_isamax_avx512, &ns_k_isamax_avx2, &ns_k_isamax_scalar,
+#define NS_KERNELS_REDUCE                                                                          \
+    &ns_k_dsum_avx512, &ns_k_dsum_avx2, &ns_k_dsum_scalar, &ns_k_dsum_pairwise_avx512,             \
+        &ns_k_dsum_pairwise_avx2, &ns_k_dsum_pairwise_scalar, &ns_k_dsum_kahan_avx512,             \
+        &ns_k_dsum_kahan_avx2, &ns_k_dsum_kahan_scalar, &ns_k_dsum_det_avx512,                     \
+        &ns_k_dsum_det_avx2, &ns_k_dsum_det_scalar, &ns_k_ddot_avx512, &ns_k_ddot_avx2,            \
+        &ns_k_ddot_scalar, &ns_k_ddot_kahan_avx512, &ns_k_ddot_kahan_avx2,                         \
+        &ns_k_ddot_kahan_scalar, &ns_k_ddot_det_avx512, &ns_k_ddot_det_avx2,                       \
+        &ns_k_ddot_det_scalar, &ns_k_dnrm2_avx512, &ns_k_dnrm2_avx2, &ns_k_dnrm2_scalar,           \
+        &ns_k_idamax_avx512, &ns_k_idamax_avx2, &ns_k_idamax_scalar, &ns_k_ssum_avx512,            \
+        &ns_k_ssum_avx2, &ns_k_ssum_scalar, &ns_k_ssum_pairwise_avx512, &ns_k_ssum_pairwise_avx2,  \
+        &ns_k_ssum_pairwise_scalar, &ns_k_ssum_kahan_avx512, &ns_k_ssum_kahan_avx2,                \
+        &ns_k_ssum_kahan_scalar, &ns_k_ssum_dpacc_avx512, &ns_k_ssum_dpacc_avx2,                   \
+        &ns_k_ssum_dpacc_scalar, &ns_k_ssum_det_avx512, &ns_k_ssum_det_avx2,                       \
+        &ns_k_ssum_det_scalar, &ns_k_sdot_avx512, &ns_k_sdot_avx2, &ns_k_sdot_scalar,              \
+        &ns_k_sdot_kahan_avx512, &ns_k_sdot_kahan_avx2, &ns_k_sdot_kahan_scalar,                   \
+        &ns_k_sdot_dpacc_avx512, &ns_k_sdot_dpacc_avx2, &ns_k_sdot_dpacc_scalar,                   \
+        &ns_k_sdot_det_avx512, &ns_k_sdot_det_avx2, &ns_k_sdot_det_scalar, &ns_k_snrm2_avx512,     \
+        &ns_k_snrm2_avx2, &ns_k_snrm2_scalar, &ns_k_isamax_avx512, &ns_k_isamax_avx2,              \
+        &ns_k_isamax_scalar,
 
 #endif

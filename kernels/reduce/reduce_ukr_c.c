@@ -12,22 +12,31 @@
 
 enum { LD = 64, LS = 128 };
 
+/* Whole tiles first (slot j takes x[i + j]: the compiler vectorises across slots), then the
+ * tail: the same order as a[i % L] += x[i]. */
 static double c_dsum(int64_t n, const double *x) {
     double a[LD] = {0};
-    for (int64_t i = 0; i < n; i++) a[i % LD] += x[i];
+    int64_t i = 0;
+    for (; i + LD <= n; i += LD)
+        for (int j = 0; j < LD; j++)
+            a[j] += x[i + j];
+    for (int j = 0; i + j < n; j++)
+        a[j] += x[i + j];
     return ns_tree_d(a, LD);
 }
 
 static ns_dd c_dsum_comp(int64_t n, const double *x) {
     ns_dd a[LD];
     memset(a, 0, sizeof a);
-    for (int64_t i = 0; i < n; i++) a[i % LD] = ns_dd_combine(a[i % LD], (ns_dd){x[i], 0.0});
+    for (int64_t i = 0; i < n; i++)
+        a[i % LD] = ns_dd_combine(a[i % LD], (ns_dd){x[i], 0.0});
     return ns_tree_dd(a, LD);
 }
 
 static double c_ddot(int64_t n, const double *x, const double *y) {
     double a[LD] = {0};
-    for (int64_t i = 0; i < n; i++) a[i % LD] = fma(x[i], y[i], a[i % LD]);
+    for (int64_t i = 0; i < n; i++)
+        a[i % LD] = fma(x[i], y[i], a[i % LD]);
     return ns_tree_d(a, LD);
 }
 
@@ -50,7 +59,8 @@ static ns_dd c_ddot_comp(int64_t n, const double *x, const double *y) {
 static double c_dsumsq(int64_t n, const double *x, double scale) {
     double a[LD] = {0};
     if (scale == 1.0) {
-        for (int64_t i = 0; i < n; i++) a[i % LD] = fma(x[i], x[i], a[i % LD]);
+        for (int64_t i = 0; i < n; i++)
+            a[i % LD] = fma(x[i], x[i], a[i % LD]);
     } else {
         for (int64_t i = 0; i < n; i++) {
             double t = x[i] * scale;
@@ -62,26 +72,38 @@ static double c_dsumsq(int64_t n, const double *x, double scale) {
 
 static float c_ssum(int64_t n, const float *x) {
     float a[LS] = {0};
-    for (int64_t i = 0; i < n; i++) a[i % LS] += x[i];
+    int64_t i = 0;
+    for (; i + LS <= n; i += LS)
+        for (int j = 0; j < LS; j++)
+            a[j] += x[i + j];
+    for (int j = 0; i + j < n; j++)
+        a[j] += x[i + j];
     return ns_tree_s(a, LS);
 }
 
 static ns_ff c_ssum_comp(int64_t n, const float *x) {
     ns_ff a[LS];
     memset(a, 0, sizeof a);
-    for (int64_t i = 0; i < n; i++) a[i % LS] = ns_ff_combine(a[i % LS], (ns_ff){x[i], 0.0f});
+    for (int64_t i = 0; i < n; i++)
+        a[i % LS] = ns_ff_combine(a[i % LS], (ns_ff){x[i], 0.0f});
     return ns_tree_ff(a, LS);
 }
 
 static double c_ssum_wide(int64_t n, const float *x) {
     double a[LD] = {0};
-    for (int64_t i = 0; i < n; i++) a[i % LD] += (double)x[i];
+    int64_t i = 0;
+    for (; i + LD <= n; i += LD)
+        for (int j = 0; j < LD; j++)
+            a[j] += (double)x[i + j];
+    for (int j = 0; i + j < n; j++)
+        a[j] += (double)x[i + j];
     return ns_tree_d(a, LD);
 }
 
 static float c_sdot(int64_t n, const float *x, const float *y) {
     float a[LS] = {0};
-    for (int64_t i = 0; i < n; i++) a[i % LS] = fmaf(x[i], y[i], a[i % LS]);
+    for (int64_t i = 0; i < n; i++)
+        a[i % LS] = fmaf(x[i], y[i], a[i % LS]);
     return ns_tree_s(a, LS);
 }
 
@@ -102,13 +124,15 @@ static ns_ff c_sdot_comp(int64_t n, const float *x, const float *y) {
 /* The product of two floats is exact in double (24 + 24 < 53 bits): one rounding per element. */
 static double c_sdot_wide(int64_t n, const float *x, const float *y) {
     double a[LD] = {0};
-    for (int64_t i = 0; i < n; i++) a[i % LD] = fma((double)x[i], (double)y[i], a[i % LD]);
+    for (int64_t i = 0; i < n; i++)
+        a[i % LD] = fma((double)x[i], (double)y[i], a[i % LD]);
     return ns_tree_d(a, LD);
 }
 
 static double c_ssumsq_wide(int64_t n, const float *x) {
     double a[LD] = {0};
-    for (int64_t i = 0; i < n; i++) a[i % LD] = fma((double)x[i], (double)x[i], a[i % LD]);
+    for (int64_t i = 0; i < n; i++)
+        a[i % LD] = fma((double)x[i], (double)x[i], a[i % LD]);
     return ns_tree_d(a, LD);
 }
 

@@ -44,6 +44,12 @@ expect 1 "--fail-on-missing turns no data into a failure" -- --fail-on-missing $
 expect 0 "--min-samples 9: insufficient data, never a guess" -- --min-samples 9 $F/b24_base.json $F/b24_cand_slow.json
 grep -q 'insufficient data' "$T/out" || { echo "FAIL: no 'insufficient data'"; fails=$((fails + 1)); }
 
+expect 0 "--history: +25% is within reduce_1m's between-run drift" -- --history $F/history1.json --history $F/history2.json $F/b24_base.json $F/b24_cand_slow.json
+grep -q 'raised to 57.2% by between-run drift' "$T/out" || { echo "FAIL: drift note"; fails=$((fails + 1)); }
+expect 2 "--history from another CPU refused" -- --history $F/ctx_other_cpu.json $F/b24_base.json $F/b24_cand.json
+expect 2 "--history truncated" -- --history $F/truncated.json $F/b24_base.json $F/b24_cand.json
+expect 2 "--history without ids" -- --history $F/no_results.json $F/b24_base.json $F/b24_cand.json
+
 # Input errors: exit 2 with one line.
 expect 2 "truncated JSON" -- $F/b24_base.json $F/truncated.json
 expect 2 "bare NaN in JSON (B22)" -- $F/nan.json $F/b24_base.json

@@ -40,6 +40,8 @@ for p in d["results"]:
     assert p["roof_limit"] == "compute" if p["family"] == "gemm" else p["roof_limit"].startswith("bandwidth:"), p
     assert 0 < p["fraction_of_roof"] <= 1, p
 assert r["ridge_points"], "no ridge points"
+m = [p for p in r["points"] if p.get("measured_ai_flop_per_byte") is not None]
+assert len(m) == 2 and all(p["roof_gflops_at_measured_ai"] > 0 for p in m), m
 PY
 
 # Without --out: the input is not modified, the pictures appear in its folder.

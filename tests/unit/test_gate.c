@@ -61,7 +61,8 @@ static void test_mwu_exact(void **state) {
     assert_close(t.p, 16.0 / 126, 1e-12);
 
     /* B24's dgemm_64: U = 22, exact p = 16/252 with the ties at 0.053 and 0.055. */
-    double base[] = {0.052, 0.050, 0.055, 0.051, 0.053}, cur[] = {0.055, 0.054, 0.056, 0.053, 0.057};
+    double base[] = {0.052, 0.050, 0.055, 0.051, 0.053},
+           cur[] = {0.055, 0.054, 0.056, 0.053, 0.057};
     assert_int_equal(ns_mann_whitney(base, 5, cur, 5, &t), 0);
     assert_close(t.stat, 22, 0);
     assert_close(t.p, 0.06349206349206349, 1e-12);
@@ -94,7 +95,8 @@ static void test_mwu_normal(void **state) {
 
     /* Every value tied: zero variance must give p = 1, not a division by zero. */
     double c[50];
-    for (int i = 0; i < 50; i++) c[i] = 3.0;
+    for (int i = 0; i < 50; i++)
+        c[i] = 3.0;
     assert_int_equal(ns_mann_whitney(c, 25, c + 25, 25, &t), 0);
     assert_close(t.p, 1, 0);
 }
@@ -159,6 +161,14 @@ static void test_bootstrap(void **state) {
     assert_true(l1 == l2 && h1 == h2 && g1 == g2);
     assert_close(g1, 1.2, 1e-12);
     assert_true(l1 <= g1 && g1 <= h1);
+    /* Paired items (A/B rounds) are resampled by whole rounds: two kernels whose log-ratios move
+     * together round by round keep a geometric mean inside their common range. */
+    double d1[] = {0.10, 0.12, 0.08, 0.11, 0.09, 0.10},
+           d2[] = {0.00, 0.02, -0.02, 0.01, -0.01, 0.0};
+    ns_boot_item p[2] = {{.d = d1, .nd = 6}, {.d = d2, .nd = 6}};
+    assert_int_equal(ns_bootstrap_geomean(p, 2, 0.95, 1000, 7, &g, &lo, &hi), 0);
+    assert_close(g, exp(0.05), 1e-12);
+    assert_true(lo >= exp(0.03) - 1e-12 && hi <= exp(0.07) + 1e-12 && lo < g && g < hi);
 }
 
 /* ---- verdicts on files -------------------------------------------------------------------- */
@@ -188,7 +198,8 @@ static const ns_gate_row *row(const ns_gate_report *rep, const char *prefix) {
 static void test_b24_passes(void **state) {
     (void)state;
     ns_gate_report rep;
-    assert_int_equal(gate_files(FIX "b24_base.json", FIX "b24_cand.json", ns_gate_defaults(), &rep), 0);
+    assert_int_equal(gate_files(FIX "b24_base.json", FIX "b24_cand.json", ns_gate_defaults(), &rep),
+                     0);
     assert_int_equal(rep.exit_code, 0);
     assert_int_equal(rep.nrows, 8);
     const ns_gate_row *r = row(&rep, "dgemm_64/");
@@ -211,7 +222,8 @@ static void test_b24_slowdown_caught(void **state) {
     assert_true(r->ci_lo > 1.05 && r->ci_hi < 1.3);
     assert_close(r->p, 2.0 / 252, 1e-12);
     size_t nreg = 0;
-    for (size_t i = 0; i < rep.nrows; i++) nreg += rep.rows[i].verdict == NS_GATE_REGRESSION;
+    for (size_t i = 0; i < rep.nrows; i++)
+        nreg += rep.rows[i].verdict == NS_GATE_REGRESSION;
     assert_int_equal(nreg, 1);
     ns_gate_report_free(&rep);
 
@@ -229,6 +241,32 @@ static void test_b24_slowdown_caught(void **state) {
     assert_close(row(&rep, "dgemm_64/")->threshold, 0.10, 1e-12);
     ns_gate_report_free(&rep);
     ns_gate_free_rules(&o);
+}
+
+/* B24: a per-kernel noise floor from the spread across historical runs, not only within-run
+ * variance. reduce_1m's median drifts +15% / -13% across two earlier runs: sigma = 1.4826 *
+ * median |log m - median log m| = 1.4826 * 0.139262; threshold = z(0.975) * sqrt(2) * sigma. */
+static void test_history(void **state) {
+    (void)state;
+    char err[256];
+    json_t *h[2] = {ns_json_load_results(FIX "history1.json", err, sizeof err),
+                    ns_json_load_results(FIX "history2.json", err, sizeof err)};
+    assert_non_null(h[0]);
+    assert_non_null(h[1]);
+    ns_gate_opts o = ns_gate_defaults();
+    o.history = h;
+    o.nhistory = 2;
+    ns_gate_report rep;
+    assert_int_equal(gate_files(FIX "b24_base.json", FIX "b24_cand_slow.json", o, &rep), 0);
+    assert_int_equal(rep.exit_code, 0);
+    const ns_gate_row *r = row(&rep, "reduce_1m/");
+    assert_close(r->drift, 1.4826 * -log(0.87), 1e-9);
+    assert_close(r->threshold, 1.959963984540054 * sqrt(2.0) * 1.4826 * -log(0.87), 1e-6);
+    assert_int_equal(r->verdict, NS_GATE_WITHIN);
+    assert_close(row(&rep, "dgemm_256/")->threshold, 0.05, 0); /* steady: 5% stays */
+    ns_gate_report_free(&rep);
+    json_decref(h[0]);
+    json_decref(h[1]);
 }
 
 static void test_min_samples(void **state) {
@@ -251,7 +289,8 @@ static void test_min_samples(void **state) {
 static void test_zero_spread(void **state) {
     (void)state;
     ns_gate_report rep;
-    assert_int_equal(gate_files(FIX "zero_base.json", FIX "zero_same.json", ns_gate_defaults(), &rep), 0);
+    assert_int_equal(
+        gate_files(FIX "zero_base.json", FIX "zero_same.json", ns_gate_defaults(), &rep), 0);
     assert_int_equal(rep.exit_code, 0);
     for (size_t i = 0; i < rep.nrows; i++) {
         assert_int_equal(rep.rows[i].verdict, NS_GATE_UNCHANGED);
@@ -260,7 +299,8 @@ static void test_zero_spread(void **state) {
         assert_close(rep.rows[i].ci_hi, 1, 0);
     }
     ns_gate_report_free(&rep);
-    assert_int_equal(gate_files(FIX "zero_base.json", FIX "zero_slow.json", ns_gate_defaults(), &rep), 0);
+    assert_int_equal(
+        gate_files(FIX "zero_base.json", FIX "zero_slow.json", ns_gate_defaults(), &rep), 0);
     assert_int_equal(rep.exit_code, 1);
     assert_int_equal(row(&rep, "fixed_a/")->verdict, NS_GATE_REGRESSION);
     assert_close(row(&rep, "fixed_a/")->ratio, 1.1, 1e-12);
@@ -278,9 +318,11 @@ static void eval(ns_gate_row *r, double *b, size_t nb, double *c, size_t nc) {
 static void test_outliers(void **state) {
     (void)state;
     double clean[15], b[15], c[15];
-    for (int i = 0; i < 15; i++) clean[i] = b[i] = 1.0 + 0.01 * ((i * 7) % 5 - 2); /* 0.98..1.02 */
-    b[2] = 50.0; /* a slow outlier in the baseline */
-    for (int i = 0; i < 15; i++) c[i] = clean[(i + 3) % 15];
+    for (int i = 0; i < 15; i++)
+        clean[i] = b[i] = 1.0 + 0.01 * ((i * 7) % 5 - 2); /* 0.98..1.02 */
+    b[2] = 50.0;                                          /* a slow outlier in the baseline */
+    for (int i = 0; i < 15; i++)
+        c[i] = clean[(i + 3) % 15];
     c[0] = 100.0; /* a slow outlier (a descheduled sample) */
     c[1] = 1e-3;  /* a fast outlier (a broken timer) */
     ns_gate_row r;
@@ -288,11 +330,13 @@ static void test_outliers(void **state) {
     assert_true(r.verdict == NS_GATE_UNCHANGED || r.verdict == NS_GATE_WITHIN);
     assert_close(r.ratio, 1, 0.021);
     /* The same with a real 15% slowdown: still caught despite outliers both ways. */
-    for (int i = 2; i < 15; i++) c[i] = 1.15 * clean[(i + 3) % 15];
+    for (int i = 2; i < 15; i++)
+        c[i] = 1.15 * clean[(i + 3) % 15];
     eval(&r, b, 15, c, 15);
     assert_int_equal(r.verdict, NS_GATE_REGRESSION);
     /* And a 15% speedup is an improvement, never a failure. */
-    for (int i = 2; i < 15; i++) c[i] = clean[(i + 3) % 15] / 1.15;
+    for (int i = 2; i < 15; i++)
+        c[i] = clean[(i + 3) % 15] / 1.15;
     eval(&r, b, 15, c, 15);
     assert_int_equal(r.verdict, NS_GATE_IMPROVEMENT);
 }
@@ -301,20 +345,20 @@ static void test_paired(void **state) {
     (void)state;
     double old_m[10], new_m[10], d[10];
     for (int i = 0; i < 10; i++) {
-        old_m[i] = 1.0 + 0.05 * (i % 3);          /* drift between rounds */
+        old_m[i] = 1.0 + 0.05 * (i % 3); /* drift between rounds */
         new_m[i] = old_m[i] * (1.10 + 0.004 * (i % 4 - 1.5));
         d[i] = log(new_m[i] / old_m[i]);
     }
-    ns_gate_row r = {.id = "k", .base = old_m, .cur = new_m, .nbase = 10, .ncur = 10, .d = d,
-                     .nd = 10};
+    ns_gate_row r = {
+        .id = "k", .base = old_m, .cur = new_m, .nbase = 10, .ncur = 10, .d = d, .nd = 10};
     ns_gate_opts o = ns_gate_defaults();
     ns_gate_evaluate_row(&r, &o);
     assert_int_equal(r.verdict, NS_GATE_REGRESSION);
     assert_close(r.ratio, 1.10, 0.01);
     assert_close(r.p, 2.0 / 1024, 1e-12);
     /* Five rounds are too few for a 95% interval of the paired test. */
-    r = (ns_gate_row){.id = "k", .base = old_m, .cur = new_m, .nbase = 5, .ncur = 5, .d = d,
-                      .nd = 5};
+    r = (ns_gate_row){
+        .id = "k", .base = old_m, .cur = new_m, .nbase = 5, .ncur = 5, .d = d, .nd = 5};
     ns_gate_evaluate_row(&r, &o);
     assert_int_equal(r.verdict, NS_GATE_INSUFFICIENT);
 }
@@ -323,7 +367,8 @@ static void test_paired(void **state) {
 static void test_nulls(void **state) {
     (void)state;
     ns_gate_report rep;
-    assert_int_equal(gate_files(FIX "b24_base.json", FIX "nulls.json", ns_gate_defaults(), &rep), 0);
+    assert_int_equal(gate_files(FIX "b24_base.json", FIX "nulls.json", ns_gate_defaults(), &rep),
+                     0);
     assert_int_equal(rep.exit_code, 0);
     assert_int_equal(row(&rep, "reduce_1k/")->verdict, NS_GATE_NO_DATA);
     assert_non_null(strstr(row(&rep, "reduce_1k/")->note, "zero elapsed"));
@@ -392,9 +437,10 @@ static void test_gbench(void **state) {
     json_t *g = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     assert_non_null(g);
     json_t *ctx = json_object_get(g, "context");
-    const char *keys[] = {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "caches",
-                          "library_build_type"};
-    for (size_t i = 0; i < 7; i++) assert_non_null(json_object_get(ctx, keys[i]));
+    const char *keys[] = {"date",        "host_name", "executable",        "num_cpus",
+                          "mhz_per_cpu", "caches",    "library_build_type"};
+    for (size_t i = 0; i < 7; i++)
+        assert_non_null(json_object_get(ctx, keys[i]));
     assert_int_equal(json_integer_value(json_object_get(ctx, "mhz_per_cpu")), 2100);
     json_t *c0 = json_array_get(json_object_get(ctx, "caches"), 0);
     assert_string_equal(json_string_value(json_object_get(c0, "type")), "Data");
@@ -412,7 +458,8 @@ static void test_gbench(void **state) {
     assert_int_equal(json_integer_value(json_object_get(e, "iterations")), 10);
     assert_close(json_number_value(json_object_get(e, "real_time")), 52000, 1e-9);
     json_t *a = json_array_get(bs, 6);
-    assert_string_equal(json_string_value(json_object_get(a, "name")), "dgemm_64/avx512/dp/t1_median");
+    assert_string_equal(json_string_value(json_object_get(a, "name")),
+                        "dgemm_64/avx512/dp/t1_median");
     assert_string_equal(json_string_value(json_object_get(a, "run_type")), "aggregate");
     assert_string_equal(json_string_value(json_object_get(a, "aggregate_name")), "median");
     assert_close(json_number_value(json_object_get(a, "real_time")), 52000, 1e-9);
@@ -427,10 +474,11 @@ int main(void) {
         cmocka_unit_test(test_mwu_normal),    cmocka_unit_test(test_signed_rank),
         cmocka_unit_test(test_intervals),     cmocka_unit_test(test_bootstrap),
         cmocka_unit_test(test_b24_passes),    cmocka_unit_test(test_b24_slowdown_caught),
-        cmocka_unit_test(test_min_samples),   cmocka_unit_test(test_zero_spread),
-        cmocka_unit_test(test_outliers),      cmocka_unit_test(test_paired),
-        cmocka_unit_test(test_nulls),         cmocka_unit_test(test_schema_errors),
-        cmocka_unit_test(test_context),       cmocka_unit_test(test_gbench),
+        cmocka_unit_test(test_history),       cmocka_unit_test(test_min_samples),
+        cmocka_unit_test(test_zero_spread),   cmocka_unit_test(test_outliers),
+        cmocka_unit_test(test_paired),        cmocka_unit_test(test_nulls),
+        cmocka_unit_test(test_schema_errors), cmocka_unit_test(test_context),
+        cmocka_unit_test(test_gbench),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -193,6 +193,7 @@ static void test_shape_classes(void **st) {
         {5, 300, 400},   {40, 50, 2000},  /* m small: in-place A; jr split */
         {300, 3, 500},   {650, 40, 300},  /* n small; m > MC with ic split */
         {20, 4300, 20},  {33, 29, 1100},  /* n > NC; k > several KC */
+        {800, 520, 40},                   /* 4 threads: jc x ic split */
     };
     int isas[3], ni = runnable_isas(isas);
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "harness/allreduce.h"
+#include "harness/json.h"
 #include "include/nodescale.h"
 #include "kernels/reduce/allreduce.h"
 #include "kernels/reduce/reduce_internal.h"
@@ -36,10 +37,12 @@ static double unif(void) { /* [0, 1) */
 }
 /* +-[0.5, 1): well conditioned for dot/nrm2, cond ~ sqrt(n) for the sum of mixed signs */
 static void fill_d(double *x, int64_t n) {
-    for (int64_t i = 0; i < n; i++) x[i] = (rnd() & 1 ? -1 : 1) * (0.5 + 0.5 * unif());
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (rnd() & 1 ? -1 : 1) * (0.5 + 0.5 * unif());
 }
 static void fill_s(float *x, int64_t n) {
-    for (int64_t i = 0; i < n; i++) x[i] = (float)((rnd() & 1 ? -1 : 1) * (0.5 + 0.5 * unif()));
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (float)((rnd() & 1 ? -1 : 1) * (0.5 + 0.5 * unif()));
 }
 /* Ill-conditioned: pairs +a, -a (exponents spread over 2^0..2^40) plus small terms, shuffled;
  * the exact sum is tiny against sum |x|. */
@@ -49,8 +52,10 @@ static void fill_ill_d(double *x, int64_t n) {
         x[i] = ldexp(0.5 + 0.5 * unif(), (int)(rnd() % 41));
         x[h + i] = -x[i];
     }
-    for (int64_t i = 2 * h; i < n; i++) x[i] = 1.0;
-    for (int64_t i = 0; i < n; i += 97) x[i] += 1e-3 * unif(); /* inexact cancellation */
+    for (int64_t i = 2 * h; i < n; i++)
+        x[i] = 1.0;
+    for (int64_t i = 0; i < n; i += 97)
+        x[i] += 1e-3 * unif(); /* inexact cancellation */
     for (int64_t i = n - 1; i > 0; i--) {
         int64_t j = (int64_t)(rnd() % (uint64_t)(i + 1));
         double t = x[i];
@@ -107,8 +112,8 @@ static void test_all_variants_bounded(void **state) {
     for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
         for (int op = NS_OP_DSUM; op <= NS_OP_SSUMSQ; op++) {
             int sp = op >= NS_OP_SSUM, sq = op == NS_OP_DSUMSQ || op == NS_OP_SSUMSQ;
-            ns_red_job j = {op, 0, 0, ns[k], sp ? (void *)xs : xd, sp ? (void *)ys : yd,
-                            1, 1, 1.0, isas[0]};
+            ns_red_job j = {op, 0, 0,   ns[k],  sp ? (void *)xs : xd, sp ? (void *)ys : yd,
+                            1,  1, 1.0, isas[0]};
             double sa, ref = ns_red_reference(&j, &sa);
             for (int ii = 0; ii < nisas; ii++)
                 for (int v = 0; v < 4; v++)
@@ -167,8 +172,8 @@ static void test_deterministic_bitwise(void **state) {
             for (int v = 0; v < 4; v++) {
                 int sp = op >= NS_OP_SSUM, sq = op == NS_OP_DSUMSQ || op == NS_OP_SSUMSQ;
                 if ((v == NS_VAR_WIDE && !sp) || (sq && v >= NS_VAR_COMP)) continue;
-                ns_red_job j = {op, v, NS_RED_DET, n, sp ? (void *)xs : x, sp ? (void *)ys : y,
-                                1, 1, 1.0, isas[ii]};
+                ns_red_job j = {op, v,   NS_RED_DET, n, sp ? (void *)xs : x, sp ? (void *)ys : y, 1,
+                                1,  1.0, isas[ii]};
                 double r1 = run_team(&j, 1);
                 for (int t = 2; t <= 4; t++) {
                     double rt = run_team(&j, t);
@@ -261,16 +266,23 @@ static void test_sp_past_2_24(void **state) {
     (void)state;
     int64_t n = (int64_t)1 << 25;
     float *x = malloc(n * sizeof *x);
-    for (int64_t i = 0; i < n; i++) x[i] = 1.0f;
+    for (int64_t i = 0; i < n; i++)
+        x[i] = 1.0f;
     float r;
-    for (int m = 0; m < 2; m++) {
-        assert_int_equal(nodescale_ssum(n, x, 1, NodescaleSumPlain, m, &r), 0);
-        assert_true(r == 33554432.0f);
-        assert_int_equal(nodescale_sdot(n, x, 1, x, 1, NodescaleSumPlain, m, &r), 0);
-        assert_true(r == 33554432.0f);
+    int saved = omp_get_max_threads();
+    for (int t = 1; t <= 4; t++) { /* B18's OMP_NUM_THREADS=1,2,4 */
+        omp_set_num_threads(t);
+        for (int m = 0; m < 2; m++) {
+            assert_int_equal(nodescale_ssum(n, x, 1, NodescaleSumPlain, m, &r), 0);
+            assert_true(r == 33554432.0f);
+            assert_int_equal(nodescale_sdot(n, x, 1, x, 1, NodescaleSumPlain, m, &r), 0);
+            assert_true(r == 33554432.0f);
+        }
     }
+    omp_set_num_threads(saved);
     int64_t n2 = ((int64_t)1 << 24) + 3;
-    for (int64_t i = 0; i < n2; i++) x[i] = (float)(0.5 + unif());
+    for (int64_t i = 0; i < n2; i++)
+        x[i] = (float)(0.5 + unif());
     ns_red_job j = {NS_OP_SSUM, 0, NS_RED_FAST, n2, x, NULL, 1, 1, 1.0, ns_reduce_ukrs_for(NULL)};
     double sa, ref = ns_red_reference(&j, &sa);
     for (int v = 0; v < 4; v++) {
@@ -294,7 +306,8 @@ static void test_nrm2_extremes(void **state) {
      * them, -1060 makes every element subnormal. */
     const int ks[] = {0, 500, 1000, -500, -1000, -1060};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
-        for (int64_t e = 0; e < n; e++) x[e] = ldexp(v[e], ks[i]);
+        for (int64_t e = 0; e < n; e++)
+            x[e] = ldexp(v[e], ks[i]);
         double want = ldexp(base, ks[i]), r;
         for (int m = 0; m < 2; m++) {
             assert_int_equal(nodescale_dnrm2(n, x, 1, NodescaleSumPlain, m, &r), 0);
@@ -303,7 +316,8 @@ static void test_nrm2_extremes(void **state) {
         }
     }
     /* one huge element among ones; single values at the edges */
-    for (int64_t e = 0; e < n; e++) x[e] = 1.0;
+    for (int64_t e = 0; e < n; e++)
+        x[e] = 1.0;
     x[17] = 1e300;
     double r;
     assert_int_equal(nodescale_dnrm2(n, x, 1, NodescaleSumPlain, NodescaleFast, &r), 0);
@@ -324,14 +338,17 @@ static void test_nrm2_extremes(void **state) {
     nodescale_dnrm2(1, &one, 1, NodescaleSumPlain, NodescaleFast, &r);
     assert_true(r == 0x1p-1074);
     /* snrm2: huge and tiny floats accumulate in DP without scaling */
-    for (int64_t e = 0; e < n; e++) xs[e] = 1e38f;
+    for (int64_t e = 0; e < n; e++)
+        xs[e] = 1e38f;
     float rs;
     assert_int_equal(nodescale_snrm2(n, xs, 1, NodescaleSumPlain, NodescaleFast, &rs), 0);
     assert_true(isinf(rs)); /* 1e38 * sqrt(10007) exceeds FLT_MAX: correctly Inf */
-    for (int64_t e = 0; e < n; e++) xs[e] = 1e36f;
+    for (int64_t e = 0; e < n; e++)
+        xs[e] = 1e36f;
     nodescale_snrm2(n, xs, 1, NodescaleSumPlain, NodescaleFast, &rs);
     assert_true(fabs(rs - 1e36 * sqrt((double)n)) <= 1e-6 * 1e36 * sqrt((double)n));
-    for (int64_t e = 0; e < n; e++) xs[e] = 1e-40f; /* subnormal floats */
+    for (int64_t e = 0; e < n; e++)
+        xs[e] = 1e-40f; /* subnormal floats */
     nodescale_snrm2(n, xs, 1, NodescaleSumPlain, NodescaleFast, &rs);
     double ws = (double)1e-40f * sqrt((double)n);
     assert_true(fabs(rs - ws) <= 1e-6 * ws);
@@ -374,7 +391,8 @@ static void test_amax(void **state) {
     /* every ISA's micro-kernel against plain C, ties across lanes and registers */
     for (int ii = 0; ii < nisas; ii++)
         for (int64_t m = 1; m < 300; m += 7) {
-            for (int64_t i = 0; i < m; i++) x[i] = (double)(rnd() % 5), xs[i] = (float)(rnd() % 5);
+            for (int64_t i = 0; i < m; i++)
+                x[i] = (double)(rnd() % 5), xs[i] = (float)(rnd() % 5);
             double a1, a2;
             float f1, f2;
             assert_int_equal(isas[ii]->idamax(m, x, &a1), ns_red_c_idamax(m, x, &a2));
@@ -428,8 +446,11 @@ static void test_edges_and_errors(void **state) {
     double *big = malloc(3 * n * sizeof *big);
     fill_d(big, 3 * n);
     for (int inc = -3; inc <= 3; inc += 6) {
-        ns_red_job j = {NS_OP_DDOT, 0, 0, n, big, big + 1, inc, inc > 0 ? 2 : -1, 1.0,
-                        ns_reduce_ukrs_for(NULL)};
+        ns_red_job j = {NS_OP_DDOT, 0,
+                        0,          n,
+                        big,        big + 1,
+                        inc,        inc > 0 ? 2 : -1,
+                        1.0,        ns_reduce_ukrs_for(NULL)};
         assert_int_equal(nodescale_ddot(n, big, inc, big + 1, j.incy, 0, 0, &r), 0);
         check_job(&j, ns_red_threads(n), r, "strided ddot");
     }
@@ -452,7 +473,8 @@ static void test_isa_forced(void **state) {
     free(x);
 }
 
-/* Every reduce descriptor: create, run on a team of 1 and 2, check within bound, analytic counts. */
+/* Every reduce descriptor: create, run on a team of 1 and 2, check within bound, analytic counts.
+ */
 static void test_registry(void **state) {
     (void)state;
     size_t count, seen = 0;
@@ -470,8 +492,9 @@ static void test_registry(void **state) {
             k->run(s, omp_get_thread_num(), th);
             ns_check c;
             k->check(s, &c);
-            if (!c.ok) fail_msg("%s/%s t=%d: %s err %g bound %g", k->name, k->isa, th, c.why,
-                                c.error, c.bound);
+            if (!c.ok)
+                fail_msg("%s/%s t=%d: %s err %g bound %g", k->name, k->isa, th, c.why, c.error,
+                         c.bound);
             k->destroy(s);
         }
     }
@@ -489,12 +512,15 @@ static void test_allreduce(void **state) {
                 float *send[4], *recv[4];
                 for (int t = 0; t < p; t++) {
                     send[t] = malloc(n * sizeof(float)), recv[t] = malloc(n * sizeof(float));
-                    for (int64_t i = 0; i < n; i++) send[t][i] = (float)(t * 10 + i % 7), recv[t][i] = -1;
+                    for (int64_t i = 0; i < n; i++)
+                        send[t][i] = (float)(t * 10 + i % 7), recv[t][i] = -1;
                 }
 #pragma omp parallel num_threads(p)
                 {
-                    if (sched == 0) ns_allreduce_ring(send, recv, n, omp_get_thread_num(), p);
-                    else ns_allreduce_tree(send, recv, n, omp_get_thread_num(), p);
+                    if (sched == 0)
+                        ns_allreduce_ring(send, recv, n, omp_get_thread_num(), p);
+                    else
+                        ns_allreduce_tree(send, recv, n, omp_get_thread_num(), p);
                 }
                 for (int t = 0; t < p; t++)
                     for (int64_t i = 0; i < n; i++) {
@@ -504,13 +530,51 @@ static void test_allreduce(void **state) {
                                      sched ? "tree" : "ring", p, (long long)n, t, (long long)i,
                                      recv[t][i], want);
                     }
-                for (int t = 0; t < p; t++) free(send[t]), free(recv[t]);
+                for (int t = 0; t < p; t++)
+                    free(send[t]), free(recv[t]);
             }
     /* the alpha-beta fit recovers an exact line */
     double s[] = {8, 64, 1024, 1 << 20}, tt[4], a, b, mr;
-    for (int i = 0; i < 4; i++) tt[i] = 2e-6 + 1e-10 * s[i];
+    for (int i = 0; i < 4; i++)
+        tt[i] = 2e-6 + 1e-10 * s[i];
     assert_int_equal(ns_alpha_beta_fit(s, tt, 4, &a, &b, &mr), 0);
     assert_true(fabs(a - 2e-6) < 1e-12 && fabs(b - 1e-10) < 1e-16 && mr < 1e-9);
+}
+
+/* The measurement's JSON: both schedules validated, busbw by the nccl-tests factor (null with a
+ * status for one thread, never 0), a fit with finite alpha and beta. Small sizes only. */
+static void test_allreduce_json(void **state) {
+    (void)state;
+    for (int p = 1; p <= 2; p++) {
+        json_t *r = ns_allreduce_measure_upto(p, 1, 1 << 16, NULL);
+        assert_non_null(r);
+        assert_string_equal(json_string_value(json_object_get(r, "convention")),
+                            "busbw = algbw * 2(n-1)/n (nccl-tests)");
+        const char *sched[] = {"ring", "tree"};
+        for (int s = 0; s < 2; s++) {
+            json_t *a = json_object_get(r, sched[s]);
+            assert_true(json_array_size(a) >= 5);
+            for (size_t i = 0; i < json_array_size(a); i++) {
+                json_t *pt = json_array_get(a, i);
+                assert_true(json_is_true(json_object_get(pt, "validated")));
+                double alg = ns_json_get_num(pt, "algbw_gbytes_per_s");
+                assert_true(alg > 0);
+                json_t *bus = json_object_get(pt, "busbw_gbytes_per_s");
+                if (p == 1)
+                    assert_true(json_is_null(bus) && json_object_get(pt, "status"));
+                else
+                    assert_true(fabs(json_real_value(bus) - alg) <= 1e-9 * alg); /* 2(2-1)/2 */
+            }
+        }
+        json_t *fit = json_object_get(r, "fit");
+        assert_true(isfinite(ns_json_get_num(fit, "alpha_s")));
+        assert_true(isfinite(ns_json_get_num(fit, "beta_s_per_byte")));
+        char *text = json_dumps(r, 0);
+        assert_null(strstr(text, "nan"));
+        assert_null(strstr(text, "inf"));
+        free(text);
+        json_decref(r);
+    }
 }
 
 /* MXCSR per thread: one entry per thread, FTZ/DAZ as the runtime left them (off by default). */
@@ -536,12 +600,19 @@ int main(int argc, char **argv) {
     (void)argc;
     if (getenv("TEST_FILTER")) cmocka_set_test_filter(getenv("TEST_FILTER")); /* e.g. "*nrm2*" */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_all_variants_bounded), cmocka_unit_test(test_api_threads),
-        cmocka_unit_test(test_deterministic_bitwise), cmocka_unit_test(test_simd_matches_plain_c),
-        cmocka_unit_test(test_ill_conditioned),       cmocka_unit_test(test_sp_past_2_24),
-        cmocka_unit_test(test_nrm2_extremes),         cmocka_unit_test(test_amax),
-        cmocka_unit_test(test_edges_and_errors),      cmocka_unit_test(test_isa_forced),
-        cmocka_unit_test(test_registry),              cmocka_unit_test(test_allreduce),
+        cmocka_unit_test(test_all_variants_bounded),
+        cmocka_unit_test(test_api_threads),
+        cmocka_unit_test(test_deterministic_bitwise),
+        cmocka_unit_test(test_simd_matches_plain_c),
+        cmocka_unit_test(test_ill_conditioned),
+        cmocka_unit_test(test_sp_past_2_24),
+        cmocka_unit_test(test_nrm2_extremes),
+        cmocka_unit_test(test_amax),
+        cmocka_unit_test(test_edges_and_errors),
+        cmocka_unit_test(test_isa_forced),
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_allreduce),
+        cmocka_unit_test(test_allreduce_json),
         cmocka_unit_test(test_fpstate),
     };
     return cmocka_run_group_tests(tests, setup_isas, NULL);

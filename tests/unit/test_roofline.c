@@ -315,8 +315,13 @@ static void test_roofs_and_ridges(void **st) {
     doc_add_compute(root, "dp", "fma+add", 1, 99);
     doc_add_compute(root, "sp", "fma", 1, 176);
     json_t *res = json_object_get(root, "results");
-    json_array_append_new(res, result("gemm", "gemm", 1 * MiB, 40, 70)); /* L2, compute */
-    json_array_append_new(res, result("triad_dram", "stream", 1 * GiB, 1.0 / 12, 0.8)); /* DRAM */
+    json_array_append_new(res, result("gemm", "gemm", 1 * MiB, 40, 70));    /* L2, compute */
+    json_t *triad = result("triad_dram", "stream", 1 * GiB, 1.0 / 12, 0.8); /* DRAM */
+    /* Counters saw write-allocate traffic: 1.33x the minimal bytes (B06). */
+    json_object_set_new(triad, "counters",
+                        json_pack("{s:{s:{s:f, s:s}}}", "derived", "measured_ai_flop_per_byte",
+                                  "value", 1.0 / 16, "status", "ok"));
+    json_array_append_new(res, triad);
     json_array_append_new(res, result("no_ws", "reduce", NAN, 0.125, 1));
     json_array_append_new(res, result("no_gflops", "reduce", 16 * KiB, 0.125, NAN));
     json_t *noprec = result("no_prec", "reduce", 16 * KiB, 0.125, 1);
@@ -335,6 +340,9 @@ static void test_roofs_and_ridges(void **st) {
     assert_string_equal(json_string_value(json_object_get(t, "level")), "DRAM");
     assert_string_equal(json_string_value(json_object_get(t, "roof_limit")), "bandwidth:DRAM");
     assert_close(json_number_value(json_object_get(t, "roof_gflops")), 11.0 / 12, 0.03);
+    assert_close(json_number_value(json_object_get(t, "roof_gflops_at_measured_ai")), 11.0 / 16,
+                 0.03);
+    assert_null(json_object_get(g, "roof_gflops_at_measured_ai")); /* no counters, no key */
 
     for (size_t i = 2; i < 5; i++) {
         json_t *r = json_array_get(res, i);
@@ -450,6 +458,27 @@ static void test_register_and_copy_kernels(void **st) {
     json_decref(root);
 }
 
+/* A disturbed L1 region (+-30%, no plateau survives the noise check) still gets an L1 ceiling:
+ * the median of the points well inside L1, marked source "interior". */
+static void test_interior_fallback(void **st) {
+    (void)st;
+    double ws[256], bw[256];
+    size_t n = make_curve(&spr, 4 * KiB, 2 * GiB, 0, 0, ws, bw, 256);
+    for (size_t i = 0; i < n && ws[i] < 40 * KiB; i++)
+        bw[i] *= (double[]){1.3, 1.0, 0.7}[i % 3];
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "triad", 1, ws, bw, n);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *l1 = ceiling(root, "L1", 1);
+    assert_non_null(l1);
+    assert_string_equal(json_string_value(json_object_get(l1, "source")), "interior");
+    assert_close(json_number_value(json_object_get(l1, "gbytes_per_s")), 200, 0.1);
+    assert_string_equal(json_string_value(json_object_get(ceiling(root, "L2", 1), "source")),
+                        "plateau");
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
@@ -463,6 +492,7 @@ int main(void) {
         cmocka_unit_test(test_empty_and_garbage),
         cmocka_unit_test(test_coarse_sweep),
         cmocka_unit_test(test_register_and_copy_kernels),
+        cmocka_unit_test(test_interior_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,8 +2,8 @@
  * Contract: kernels/gemm/gemm_internal.h. Per step p of k, two 8-double vectors of the A
  * micro-panel are loaded and each of the 14 B values is broadcast once and used by two FMAs:
  * 28 zmm accumulators + 2 A + 1 broadcast = 31 of the 32 zmm registers, 28 FMAs per 16 loads,
- * so two FMA ports stay busy while the load ports have slack. Edge tiles (m < 16 or n < 14) go
- * through a small tile buffer and the shared edge store, so C outside m x n is never touched. */
+ * so two FMA ports stay busy while the load ports have slack. Edge tiles (m < 16 or n < 14) are
+ * stored with AVX-512 masks, so C outside m x n is never touched. */
 #include <immintrin.h>
 
 #include "kernels/gemm/gemm_internal.h"
@@ -50,32 +50,23 @@ void ns_dgemm_ukr_avx512_16x14(int64_t k, double alpha, const double *a, int64_t
         KLOOP(cs_b)
 #undef KLOOP
 
-    __m512d va = _mm512_set1_pd(alpha);
-    if (m == MR && n == NR) {
-        if (beta == 0.0) {
+    /* Store: rows beyond m are masked off (masked loads never fault, so C's neighbours and
+     * guard pages are safe), columns beyond n are skipped; beta == 0 never reads C. Full and
+     * edge tiles take this same path. */
+    __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
+    int64_t m0 = m < 8 ? m : 8, m1 = m > 8 ? m - 8 : 0;
+    __mmask8 k0 = (__mmask8)(m0 == 8 ? 0xFF : (1u << m0) - 1);
+    __mmask8 k1 = (__mmask8)(m1 >= 8 ? 0xFF : (1u << m1) - 1);
 #pragma GCC unroll 14
-            for (int j = 0; j < NR; j++) {
-                _mm512_storeu_pd(c + j * ldc, _mm512_mul_pd(va, c0[j]));
-                _mm512_storeu_pd(c + j * ldc + 8, _mm512_mul_pd(va, c1[j]));
-            }
-        } else {
-            __m512d vb = _mm512_set1_pd(beta);
-#pragma GCC unroll 14
-            for (int j = 0; j < NR; j++) {
-                double *cj = c + j * ldc;
-                _mm512_storeu_pd(
-                    cj, _mm512_fmadd_pd(vb, _mm512_loadu_pd(cj), _mm512_mul_pd(va, c0[j])));
-                _mm512_storeu_pd(
-                    cj + 8, _mm512_fmadd_pd(vb, _mm512_loadu_pd(cj + 8), _mm512_mul_pd(va, c1[j])));
-            }
+    for (int j = 0; j < NR; j++) {
+        if (j >= n) break;
+        double *cj = c + j * ldc;
+        __m512d r0 = _mm512_mul_pd(va, c0[j]), r1 = _mm512_mul_pd(va, c1[j]);
+        if (beta != 0.0) {
+            r0 = _mm512_fmadd_pd(vb, _mm512_maskz_loadu_pd(k0, cj), r0);
+            r1 = _mm512_fmadd_pd(vb, _mm512_maskz_loadu_pd(k1, cj + 8), r1);
         }
-    } else {
-        double ct[MR * NR];
-#pragma GCC unroll 14
-        for (int j = 0; j < NR; j++) {
-            _mm512_storeu_pd(ct + j * MR, _mm512_mul_pd(va, c0[j]));
-            _mm512_storeu_pd(ct + j * MR + 8, _mm512_mul_pd(va, c1[j]));
-        }
-        ns_gemm_edge_store_d(ct, MR, beta, c, ldc, m, n);
+        _mm512_mask_storeu_pd(cj, k0, r0);
+        _mm512_mask_storeu_pd(cj + 8, k1, r1);
     }
 }

@@ -2,8 +2,8 @@
  * Contract: kernels/gemm/gemm_internal.h. Per step p of k, two 16-float vectors of the A
  * micro-panel are loaded and each of the 14 B values is broadcast once and used by two FMAs:
  * 28 zmm accumulators + 2 A + 1 broadcast = 31 of the 32 zmm registers, 28 FMAs per 16 loads,
- * so two FMA ports stay busy while the load ports have slack. Edge tiles (m < 32 or n < 14) go
- * through a small tile buffer and the shared edge store, so C outside m x n is never touched. */
+ * so two FMA ports stay busy while the load ports have slack. Edge tiles (m < 32 or n < 14) are
+ * stored with AVX-512 masks, so C outside m x n is never touched. */
 #include <immintrin.h>
 
 #include "kernels/gemm/gemm_internal.h"
@@ -50,32 +50,23 @@ void ns_sgemm_ukr_avx512_32x14(int64_t k, float alpha, const float *a, int64_t c
         KLOOP(cs_b)
 #undef KLOOP
 
-    __m512 va = _mm512_set1_ps(alpha);
-    if (m == MR && n == NR) {
-        if (beta == 0.0f) {
+    /* Store: rows beyond m are masked off (masked loads never fault, so C's neighbours and
+     * guard pages are safe), columns beyond n are skipped; beta == 0 never reads C. Full and
+     * edge tiles take this same path. */
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    int64_t m0 = m < 16 ? m : 16, m1 = m > 16 ? m - 16 : 0;
+    __mmask16 k0 = (__mmask16)(m0 == 16 ? 0xFFFF : (1u << m0) - 1);
+    __mmask16 k1 = (__mmask16)(m1 >= 16 ? 0xFFFF : (1u << m1) - 1);
 #pragma GCC unroll 14
-            for (int j = 0; j < NR; j++) {
-                _mm512_storeu_ps(c + j * ldc, _mm512_mul_ps(va, c0[j]));
-                _mm512_storeu_ps(c + j * ldc + 16, _mm512_mul_ps(va, c1[j]));
-            }
-        } else {
-            __m512 vb = _mm512_set1_ps(beta);
-#pragma GCC unroll 14
-            for (int j = 0; j < NR; j++) {
-                float *cj = c + j * ldc;
-                _mm512_storeu_ps(
-                    cj, _mm512_fmadd_ps(vb, _mm512_loadu_ps(cj), _mm512_mul_ps(va, c0[j])));
-                _mm512_storeu_ps(cj + 16, _mm512_fmadd_ps(vb, _mm512_loadu_ps(cj + 16),
-                                                          _mm512_mul_ps(va, c1[j])));
-            }
+    for (int j = 0; j < NR; j++) {
+        if (j >= n) break;
+        float *cj = c + j * ldc;
+        __m512 r0 = _mm512_mul_ps(va, c0[j]), r1 = _mm512_mul_ps(va, c1[j]);
+        if (beta != 0.0f) {
+            r0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(k0, cj), r0);
+            r1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(k1, cj + 16), r1);
         }
-    } else {
-        float ct[MR * NR];
-#pragma GCC unroll 14
-        for (int j = 0; j < NR; j++) {
-            _mm512_storeu_ps(ct + j * MR, _mm512_mul_ps(va, c0[j]));
-            _mm512_storeu_ps(ct + j * MR + 16, _mm512_mul_ps(va, c1[j]));
-        }
-        ns_gemm_edge_store_s(ct, MR, beta, c, ldc, m, n);
+        _mm512_mask_storeu_ps(cj, k0, r0);
+        _mm512_mask_storeu_ps(cj + 16, k1, r1);
     }
 }

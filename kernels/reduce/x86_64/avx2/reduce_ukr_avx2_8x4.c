@@ -15,20 +15,28 @@ enum { R = 8, RC = 4 };
 
 static double y_dsum(int64_t n, const double *x) {
     __m256d a[R];
-    for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 4 * R <= n; i += 4 * R)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++) a[k] = _mm256_add_pd(a[k], _mm256_loadu_pd(x + i + 4 * k));
+        for (int k = 0; k < R; k++)
+            a[k] = _mm256_add_pd(a[k], _mm256_loadu_pd(x + i + 4 * k));
     double s[4 * R];
-    for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
-    for (int64_t r = 0; i + r < n; r++) s[r] += x[i + r];
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        _mm256_storeu_pd(s + 4 * k, a[k]);
+    for (int64_t r = 0; i + r < n; r++)
+        s[r] += x[i + r];
     return ns_tree_d(s, 4 * R);
 }
 
 static double y_ddot(int64_t n, const double *x, const double *y) {
     __m256d a[R];
-    for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 4 * R <= n; i += 4 * R)
 #pragma GCC unroll 8
@@ -36,14 +44,19 @@ static double y_ddot(int64_t n, const double *x, const double *y) {
             a[k] = _mm256_fmadd_pd(_mm256_loadu_pd(x + i + 4 * k), _mm256_loadu_pd(y + i + 4 * k),
                                    a[k]);
     double s[4 * R];
-    for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
-    for (int64_t r = 0; i + r < n; r++) s[r] = fma(x[i + r], y[i + r], s[r]);
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        _mm256_storeu_pd(s + 4 * k, a[k]);
+    for (int64_t r = 0; i + r < n; r++)
+        s[r] = fma(x[i + r], y[i + r], s[r]);
     return ns_tree_d(s, 4 * R);
 }
 
 static double y_dsumsq(int64_t n, const double *x, double scale) {
     __m256d a[R], sc = _mm256_set1_pd(scale);
-    for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 4 * R <= n; i += 4 * R)
 #pragma GCC unroll 8
@@ -53,7 +66,9 @@ static double y_dsumsq(int64_t n, const double *x, double scale) {
             a[k] = _mm256_fmadd_pd(v, v, a[k]);
         }
     double s[4 * R];
-    for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        _mm256_storeu_pd(s + 4 * k, a[k]);
     for (int64_t r = 0; i + r < n; r++) {
         double v = scale != 1.0 ? x[i + r] * scale : x[i + r];
         s[r] = fma(v, v, s[r]);
@@ -63,20 +78,28 @@ static double y_dsumsq(int64_t n, const double *x, double scale) {
 
 static float y_ssum(int64_t n, const float *x) {
     __m256 a[R];
-    for (int k = 0; k < R; k++) a[k] = _mm256_setzero_ps();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++) a[k] = _mm256_add_ps(a[k], _mm256_loadu_ps(x + i + 8 * k));
+        for (int k = 0; k < R; k++)
+            a[k] = _mm256_add_ps(a[k], _mm256_loadu_ps(x + i + 8 * k));
     float s[8 * R];
-    for (int k = 0; k < R; k++) _mm256_storeu_ps(s + 8 * k, a[k]);
-    for (int64_t r = 0; i + r < n; r++) s[r] += x[i + r];
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        _mm256_storeu_ps(s + 8 * k, a[k]);
+    for (int64_t r = 0; i + r < n; r++)
+        s[r] += x[i + r];
     return ns_tree_s(s, 8 * R);
 }
 
 static float y_sdot(int64_t n, const float *x, const float *y) {
     __m256 a[R];
-    for (int k = 0; k < R; k++) a[k] = _mm256_setzero_ps();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
@@ -84,28 +107,38 @@ static float y_sdot(int64_t n, const float *x, const float *y) {
             a[k] = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8 * k), _mm256_loadu_ps(y + i + 8 * k),
                                    a[k]);
     float s[8 * R];
-    for (int k = 0; k < R; k++) _mm256_storeu_ps(s + 8 * k, a[k]);
-    for (int64_t r = 0; i + r < n; r++) s[r] = fmaf(x[i + r], y[i + r], s[r]);
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        _mm256_storeu_ps(s + 8 * k, a[k]);
+    for (int64_t r = 0; i + r < n; r++)
+        s[r] = fmaf(x[i + r], y[i + r], s[r]);
     return ns_tree_s(s, 8 * R);
 }
 
 static double y_ssum_wide(int64_t n, const float *x) {
     __m256d a[R];
-    for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 4 * R <= n; i += 4 * R)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++)
             a[k] = _mm256_add_pd(a[k], _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * k)));
     double s[4 * R];
-    for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
-    for (int64_t r = 0; i + r < n; r++) s[r] += (double)x[i + r];
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        _mm256_storeu_pd(s + 4 * k, a[k]);
+    for (int64_t r = 0; i + r < n; r++)
+        s[r] += (double)x[i + r];
     return ns_tree_d(s, 4 * R);
 }
 
 static double y_sdot_wide(int64_t n, const float *x, const float *y) {
     __m256d a[R];
-    for (int k = 0; k < R; k++) a[k] = _mm256_setzero_pd();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 4 * R <= n; i += 4 * R)
 #pragma GCC unroll 8
@@ -113,8 +146,11 @@ static double y_sdot_wide(int64_t n, const float *x, const float *y) {
             a[k] = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * k)),
                                    _mm256_cvtps_pd(_mm_loadu_ps(y + i + 4 * k)), a[k]);
     double s[4 * R];
-    for (int k = 0; k < R; k++) _mm256_storeu_pd(s + 4 * k, a[k]);
-    for (int64_t r = 0; i + r < n; r++) s[r] = fma((double)x[i + r], (double)y[i + r], s[r]);
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        _mm256_storeu_pd(s + 4 * k, a[k]);
+    for (int64_t r = 0; i + r < n; r++)
+        s[r] = fma((double)x[i + r], (double)y[i + r], s[r]);
     return ns_tree_d(s, 4 * R);
 }
 
@@ -139,45 +175,58 @@ static inline void comp_add_s(__m256 *s, __m256 *c, __m256 x) {
 
 static ns_dd dd_finish(const __m256d *s, const __m256d *c, ns_dd *slot) {
     double ls[4], lc[4];
+#pragma GCC unroll 8
     for (int k = 0; k < RC; k++) {
         _mm256_storeu_pd(ls, s[k]);
         _mm256_storeu_pd(lc, c[k]);
-        for (int j = 0; j < 4; j++) slot[4 * k + j] = (ns_dd){ls[j], lc[j]};
+        for (int j = 0; j < 4; j++)
+            slot[4 * k + j] = (ns_dd){ls[j], lc[j]};
     }
     return slot[0];
 }
 static ns_ff ff_finish(const __m256 *s, const __m256 *c, ns_ff *slot) {
     float ls[8], lc[8];
+#pragma GCC unroll 8
     for (int k = 0; k < RC; k++) {
         _mm256_storeu_ps(ls, s[k]);
         _mm256_storeu_ps(lc, c[k]);
-        for (int j = 0; j < 8; j++) slot[8 * k + j] = (ns_ff){ls[j], lc[j]};
+        for (int j = 0; j < 8; j++)
+            slot[8 * k + j] = (ns_ff){ls[j], lc[j]};
     }
     return slot[0];
 }
 
 static ns_dd y_dsum_comp(int64_t n, const double *x) {
     __m256d s[RC], c[RC];
-    for (int k = 0; k < RC; k++) s[k] = c[k] = _mm256_setzero_pd();
+#pragma GCC unroll 8
+    for (int k = 0; k < RC; k++)
+        s[k] = c[k] = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 4 * RC <= n; i += 4 * RC)
-        for (int k = 0; k < RC; k++) comp_add(&s[k], &c[k], _mm256_loadu_pd(x + i + 4 * k));
+#pragma GCC unroll 8
+        for (int k = 0; k < RC; k++)
+            comp_add(&s[k], &c[k], _mm256_loadu_pd(x + i + 4 * k));
     ns_dd slot[4 * RC];
     dd_finish(s, c, slot);
-    for (int64_t r = 0; i + r < n; r++) slot[r] = ns_dd_combine(slot[r], (ns_dd){x[i + r], 0.0});
+    for (int64_t r = 0; i + r < n; r++)
+        slot[r] = ns_dd_combine(slot[r], (ns_dd){x[i + r], 0.0});
     return ns_tree_dd(slot, 4 * RC);
 }
 
 static ns_dd y_ddot_comp(int64_t n, const double *x, const double *y) {
     __m256d s[RC], c[RC];
-    for (int k = 0; k < RC; k++) s[k] = c[k] = _mm256_setzero_pd();
+#pragma GCC unroll 8
+    for (int k = 0; k < RC; k++)
+        s[k] = c[k] = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 4 * RC <= n; i += 4 * RC)
+#pragma GCC unroll 8
         for (int k = 0; k < RC; k++) {
             __m256d a = _mm256_loadu_pd(x + i + 4 * k), b = _mm256_loadu_pd(y + i + 4 * k);
             __m256d p = _mm256_mul_pd(a, b), ep = _mm256_fmsub_pd(a, b, p);
             __m256d t = _mm256_add_pd(s[k], p), z = _mm256_sub_pd(t, s[k]);
-            __m256d e = _mm256_add_pd(_mm256_sub_pd(s[k], _mm256_sub_pd(t, z)), _mm256_sub_pd(p, z));
+            __m256d e =
+                _mm256_add_pd(_mm256_sub_pd(s[k], _mm256_sub_pd(t, z)), _mm256_sub_pd(p, z));
             s[k] = t;
             c[k] = _mm256_add_pd(c[k], _mm256_add_pd(ep, e));
         }
@@ -193,21 +242,29 @@ static ns_dd y_ddot_comp(int64_t n, const double *x, const double *y) {
 
 static ns_ff y_ssum_comp(int64_t n, const float *x) {
     __m256 s[RC], c[RC];
-    for (int k = 0; k < RC; k++) s[k] = c[k] = _mm256_setzero_ps();
+#pragma GCC unroll 8
+    for (int k = 0; k < RC; k++)
+        s[k] = c[k] = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 8 * RC <= n; i += 8 * RC)
-        for (int k = 0; k < RC; k++) comp_add_s(&s[k], &c[k], _mm256_loadu_ps(x + i + 8 * k));
+#pragma GCC unroll 8
+        for (int k = 0; k < RC; k++)
+            comp_add_s(&s[k], &c[k], _mm256_loadu_ps(x + i + 8 * k));
     ns_ff slot[8 * RC];
     ff_finish(s, c, slot);
-    for (int64_t r = 0; i + r < n; r++) slot[r] = ns_ff_combine(slot[r], (ns_ff){x[i + r], 0.0f});
+    for (int64_t r = 0; i + r < n; r++)
+        slot[r] = ns_ff_combine(slot[r], (ns_ff){x[i + r], 0.0f});
     return ns_tree_ff(slot, 8 * RC);
 }
 
 static ns_ff y_sdot_comp(int64_t n, const float *x, const float *y) {
     __m256 s[RC], c[RC];
-    for (int k = 0; k < RC; k++) s[k] = c[k] = _mm256_setzero_ps();
+#pragma GCC unroll 8
+    for (int k = 0; k < RC; k++)
+        s[k] = c[k] = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 8 * RC <= n; i += 8 * RC)
+#pragma GCC unroll 8
         for (int k = 0; k < RC; k++) {
             __m256 a = _mm256_loadu_ps(x + i + 8 * k), b = _mm256_loadu_ps(y + i + 8 * k);
             __m256 p = _mm256_mul_ps(a, b), ep = _mm256_fmsub_ps(a, b, p);

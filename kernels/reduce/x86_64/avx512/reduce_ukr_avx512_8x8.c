@@ -22,24 +22,27 @@ static inline __mmask16 mask_s(int64_t rem, int k) {
     return c <= 0 ? 0 : c >= 16 ? 0xffff : (__mmask16)((1u << c) - 1);
 }
 
-/* Register levels of the slot tree (h = 32, 16, 8 slots for DP), then the lanes in C. */
+/* The slot tree (h = 32, 16, 8 slots for DP: register pairs; then 4, 2, 1: lane halves), all in
+ * registers: the order of ns_tree_d over the 64 slots, without a trip through memory. */
 static inline double tree_d(__m512d *a) {
-#pragma GCC unroll 4
-    for (int h = R / 2; h >= 1; h /= 2)
-#pragma GCC unroll 4
-        for (int k = 0; k < h; k++) a[k] = _mm512_add_pd(a[k], a[k + h]);
-    double l[8];
-    _mm512_storeu_pd(l, a[0]);
-    return ns_tree_d(l, 8);
+    a[0] = _mm512_add_pd(a[0], a[4]), a[1] = _mm512_add_pd(a[1], a[5]);
+    a[2] = _mm512_add_pd(a[2], a[6]), a[3] = _mm512_add_pd(a[3], a[7]);
+    a[0] = _mm512_add_pd(a[0], a[2]), a[1] = _mm512_add_pd(a[1], a[3]);
+    a[0] = _mm512_add_pd(a[0], a[1]);
+    __m256d q = _mm256_add_pd(_mm512_castpd512_pd256(a[0]), _mm512_extractf64x4_pd(a[0], 1));
+    __m128d d = _mm_add_pd(_mm256_castpd256_pd128(q), _mm256_extractf128_pd(q, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(d, _mm_unpackhi_pd(d, d)));
 }
 static inline float tree_s(__m512 *a) {
-#pragma GCC unroll 4
-    for (int h = R / 2; h >= 1; h /= 2)
-#pragma GCC unroll 4
-        for (int k = 0; k < h; k++) a[k] = _mm512_add_ps(a[k], a[k + h]);
-    float l[16];
-    _mm512_storeu_ps(l, a[0]);
-    return ns_tree_s(l, 16);
+    a[0] = _mm512_add_ps(a[0], a[4]), a[1] = _mm512_add_ps(a[1], a[5]);
+    a[2] = _mm512_add_ps(a[2], a[6]), a[3] = _mm512_add_ps(a[3], a[7]);
+    a[0] = _mm512_add_ps(a[0], a[2]), a[1] = _mm512_add_ps(a[1], a[3]);
+    a[0] = _mm512_add_ps(a[0], a[1]);
+    __m256 o = _mm256_add_ps(_mm512_castps512_ps256(a[0]),
+                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a[0]), 1)));
+    __m128 q = _mm_add_ps(_mm256_castps256_ps128(o), _mm256_extractf128_ps(o, 1));
+    __m128 d = _mm_add_ps(q, _mm_movehl_ps(q, q));
+    return _mm_cvtss_f32(_mm_add_ss(d, _mm_shuffle_ps(d, d, 1)));
 }
 
 /* (s, c) += x by TwoSum; the vector form of ns_dd_combine with a zero compensation. */
@@ -71,52 +74,55 @@ static inline void comp_fma_s(__m512 *s, __m512 *c, __m512 x, __m512 y) {
     *c = _mm512_add_ps(*c, _mm512_add_ps(ep, e));
 }
 
+/* Slot k += slot k + h of the compensated tree (ns_dd_combine on registers). */
+static inline void comb_d(__m512d *s, __m512d *c, int k, int h) {
+    __m512d t = _mm512_add_pd(s[k], s[k + h]), z = _mm512_sub_pd(t, s[k]);
+    __m512d e = _mm512_add_pd(_mm512_sub_pd(s[k], _mm512_sub_pd(t, z)), _mm512_sub_pd(s[k + h], z));
+    s[k] = t;
+    c[k] = _mm512_add_pd(_mm512_add_pd(c[k], c[k + h]), e);
+}
+static inline void comb_s(__m512 *s, __m512 *c, int k, int h) {
+    __m512 t = _mm512_add_ps(s[k], s[k + h]), z = _mm512_sub_ps(t, s[k]);
+    __m512 e = _mm512_add_ps(_mm512_sub_ps(s[k], _mm512_sub_ps(t, z)), _mm512_sub_ps(s[k + h], z));
+    s[k] = t;
+    c[k] = _mm512_add_ps(_mm512_add_ps(c[k], c[k + h]), e);
+}
+
 static inline ns_dd tree_dd(__m512d *s, __m512d *c) {
-#pragma GCC unroll 4
-    for (int h = R / 2; h >= 1; h /= 2)
-#pragma GCC unroll 4
-        for (int k = 0; k < h; k++) {
-            __m512d t = _mm512_add_pd(s[k], s[k + h]), z = _mm512_sub_pd(t, s[k]);
-            __m512d e = _mm512_add_pd(_mm512_sub_pd(s[k], _mm512_sub_pd(t, z)),
-                                      _mm512_sub_pd(s[k + h], z));
-            s[k] = t;
-            c[k] = _mm512_add_pd(_mm512_add_pd(c[k], c[k + h]), e);
-        }
+    comb_d(s, c, 0, 4), comb_d(s, c, 1, 4), comb_d(s, c, 2, 4), comb_d(s, c, 3, 4);
+    comb_d(s, c, 0, 2), comb_d(s, c, 1, 2), comb_d(s, c, 0, 1);
     double ls[8], lc[8];
     _mm512_storeu_pd(ls, s[0]);
     _mm512_storeu_pd(lc, c[0]);
     ns_dd l[8];
-    for (int j = 0; j < 8; j++) l[j] = (ns_dd){ls[j], lc[j]};
+    for (int j = 0; j < 8; j++)
+        l[j] = (ns_dd){ls[j], lc[j]};
     return ns_tree_dd(l, 8);
 }
 static inline ns_ff tree_ff(__m512 *s, __m512 *c) {
-#pragma GCC unroll 4
-    for (int h = R / 2; h >= 1; h /= 2)
-#pragma GCC unroll 4
-        for (int k = 0; k < h; k++) {
-            __m512 t = _mm512_add_ps(s[k], s[k + h]), z = _mm512_sub_ps(t, s[k]);
-            __m512 e = _mm512_add_ps(_mm512_sub_ps(s[k], _mm512_sub_ps(t, z)),
-                                     _mm512_sub_ps(s[k + h], z));
-            s[k] = t;
-            c[k] = _mm512_add_ps(_mm512_add_ps(c[k], c[k + h]), e);
-        }
+    comb_s(s, c, 0, 4), comb_s(s, c, 1, 4), comb_s(s, c, 2, 4), comb_s(s, c, 3, 4);
+    comb_s(s, c, 0, 2), comb_s(s, c, 1, 2), comb_s(s, c, 0, 1);
     float ls[16], lc[16];
     _mm512_storeu_ps(ls, s[0]);
     _mm512_storeu_ps(lc, c[0]);
     ns_ff l[16];
-    for (int j = 0; j < 16; j++) l[j] = (ns_ff){ls[j], lc[j]};
+    for (int j = 0; j < 16; j++)
+        l[j] = (ns_ff){ls[j], lc[j]};
     return ns_tree_ff(l, 16);
 }
 
 /* ---- DP -------------------------------------------------------------------------------------- */
 
 static double z_dsum(int64_t n, const double *x) {
-    __m512d a[R];
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+    __m512d a[R]; /* indexed only by constants after unrolling: stays in registers */
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++) a[k] = _mm512_add_pd(a[k], _mm512_loadu_pd(x + i + 8 * k));
+        for (int k = 0; k < R; k++)
+            a[k] = _mm512_add_pd(a[k], _mm512_loadu_pd(x + i + 8 * k));
     if (i < n)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++)
@@ -126,7 +132,9 @@ static double z_dsum(int64_t n, const double *x) {
 
 static double z_ddot(int64_t n, const double *x, const double *y) {
     __m512d a[R];
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
@@ -145,7 +153,9 @@ static double z_ddot(int64_t n, const double *x, const double *y) {
 
 static double z_dsumsq(int64_t n, const double *x, double scale) {
     __m512d a[R], sc = _mm512_set1_pd(scale);
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_pd();
     int64_t i = 0;
     if (scale == 1.0) {
         for (; i + 8 * R <= n; i += 8 * R)
@@ -174,11 +184,14 @@ static double z_dsumsq(int64_t n, const double *x, double scale) {
 
 static ns_dd z_dsum_comp(int64_t n, const double *x) {
     __m512d s[R], c[R];
-    for (int k = 0; k < R; k++) s[k] = c[k] = _mm512_setzero_pd();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        s[k] = c[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++) comp_add_d(&s[k], &c[k], _mm512_loadu_pd(x + i + 8 * k));
+        for (int k = 0; k < R; k++)
+            comp_add_d(&s[k], &c[k], _mm512_loadu_pd(x + i + 8 * k));
     if (i < n)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++)
@@ -188,7 +201,9 @@ static ns_dd z_dsum_comp(int64_t n, const double *x) {
 
 static ns_dd z_ddot_comp(int64_t n, const double *x, const double *y) {
     __m512d s[R], c[R];
-    for (int k = 0; k < R; k++) s[k] = c[k] = _mm512_setzero_pd();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        s[k] = c[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
@@ -209,11 +224,14 @@ static ns_dd z_ddot_comp(int64_t n, const double *x, const double *y) {
 
 static float z_ssum(int64_t n, const float *x) {
     __m512 a[R];
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_ps();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_ps();
     int64_t i = 0;
     for (; i + 16 * R <= n; i += 16 * R)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++) a[k] = _mm512_add_ps(a[k], _mm512_loadu_ps(x + i + 16 * k));
+        for (int k = 0; k < R; k++)
+            a[k] = _mm512_add_ps(a[k], _mm512_loadu_ps(x + i + 16 * k));
     if (i < n)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++)
@@ -223,13 +241,15 @@ static float z_ssum(int64_t n, const float *x) {
 
 static float z_sdot(int64_t n, const float *x, const float *y) {
     __m512 a[R];
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_ps();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_ps();
     int64_t i = 0;
     for (; i + 16 * R <= n; i += 16 * R)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++)
-            a[k] = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16 * k),
-                                   _mm512_loadu_ps(y + i + 16 * k), a[k]);
+            a[k] = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16 * k), _mm512_loadu_ps(y + i + 16 * k),
+                                   a[k]);
     if (i < n)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++) {
@@ -242,11 +262,14 @@ static float z_sdot(int64_t n, const float *x, const float *y) {
 
 static ns_ff z_ssum_comp(int64_t n, const float *x) {
     __m512 s[R], c[R];
-    for (int k = 0; k < R; k++) s[k] = c[k] = _mm512_setzero_ps();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        s[k] = c[k] = _mm512_setzero_ps();
     int64_t i = 0;
     for (; i + 16 * R <= n; i += 16 * R)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++) comp_add_s(&s[k], &c[k], _mm512_loadu_ps(x + i + 16 * k));
+        for (int k = 0; k < R; k++)
+            comp_add_s(&s[k], &c[k], _mm512_loadu_ps(x + i + 16 * k));
     if (i < n)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++)
@@ -256,7 +279,9 @@ static ns_ff z_ssum_comp(int64_t n, const float *x) {
 
 static ns_ff z_sdot_comp(int64_t n, const float *x, const float *y) {
     __m512 s[R], c[R];
-    for (int k = 0; k < R; k++) s[k] = c[k] = _mm512_setzero_ps();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        s[k] = c[k] = _mm512_setzero_ps();
     int64_t i = 0;
     for (; i + 16 * R <= n; i += 16 * R)
 #pragma GCC unroll 8
@@ -281,7 +306,9 @@ static inline __m512d widen(__mmask8 m, const float *p) {
 
 static double z_ssum_wide(int64_t n, const float *x) {
     __m512d a[R];
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
@@ -289,13 +316,16 @@ static double z_ssum_wide(int64_t n, const float *x) {
             a[k] = _mm512_add_pd(a[k], _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8 * k)));
     if (i < n)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++) a[k] = _mm512_add_pd(a[k], widen(mask_d(n - i, k), x + i + 8 * k));
+        for (int k = 0; k < R; k++)
+            a[k] = _mm512_add_pd(a[k], widen(mask_d(n - i, k), x + i + 8 * k));
     return tree_d(a);
 }
 
 static double z_sdot_wide(int64_t n, const float *x, const float *y) {
     __m512d a[R];
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
@@ -313,7 +343,9 @@ static double z_sdot_wide(int64_t n, const float *x, const float *y) {
 
 static double z_ssumsq_wide(int64_t n, const float *x) {
     __m512d a[R];
-    for (int k = 0; k < R; k++) a[k] = _mm512_setzero_pd();
+#pragma GCC unroll 8
+    for (int k = 0; k < R; k++)
+        a[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
@@ -343,9 +375,12 @@ static int64_t z_idamax(int64_t n, const double *x, double *amax) {
     __m512i cur = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
     const __m512i step = _mm512_set1_epi64(8);
     __mmask8 nan = 0;
-    for (int k = 0; k < RM; k++) m[k] = _mm512_set1_pd(-1.0), ix[k] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+    for (int k = 0; k < RM; k++)
+        m[k] = _mm512_set1_pd(-1.0), ix[k] = _mm512_setzero_si512();
     int64_t i = 0;
     for (; i + 8 * RM <= n; i += 8 * RM)
+#pragma GCC unroll 8
         for (int k = 0; k < RM; k++) {
             __m512d v = _mm512_abs_pd(_mm512_loadu_pd(x + i + 8 * k));
             nan |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);
@@ -359,6 +394,7 @@ static int64_t z_idamax(int64_t n, const double *x, double *amax) {
     int64_t bi = 0;
     double lm[8];
     int64_t li[8];
+#pragma GCC unroll 8
     for (int k = 0; k < RM; k++) {
         _mm512_storeu_pd(lm, m[k]);
         _mm512_storeu_si512(li, ix[k]);
@@ -381,9 +417,12 @@ static int64_t z_isamax_chunk(int64_t n, const float *x, float *amax) {
     __m512i cur = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
     const __m512i step = _mm512_set1_epi32(16);
     __mmask16 nan = 0;
-    for (int k = 0; k < RM; k++) m[k] = _mm512_set1_ps(-1.0f), ix[k] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+    for (int k = 0; k < RM; k++)
+        m[k] = _mm512_set1_ps(-1.0f), ix[k] = _mm512_setzero_si512();
     int64_t i = 0;
     for (; i + 16 * RM <= n; i += 16 * RM)
+#pragma GCC unroll 8
         for (int k = 0; k < RM; k++) {
             __m512 v = _mm512_abs_ps(_mm512_loadu_ps(x + i + 16 * k));
             nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
@@ -397,6 +436,7 @@ static int64_t z_isamax_chunk(int64_t n, const float *x, float *amax) {
     int64_t bi = 0;
     float lm[16];
     int32_t li[16];
+#pragma GCC unroll 8
     for (int k = 0; k < RM; k++) {
         _mm512_storeu_ps(lm, m[k]);
         _mm512_storeu_si512(li, ix[k]);

@@ -1,0 +1,56 @@
+/* make bench-allreduce: the thread all-reduce sweep that `nodescale run` stores under
+ * "allreduce" (harness/allreduce.h), printed as a table: per size the ring's and the tree's
+ * median time, algbw and busbw (nccl-tests convention), then the alpha-beta fits.
+ * NODESCALE_BENCH_QUICK=1 takes the 4x size steps. Threads: OMP_NUM_THREADS or all CPUs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "harness/allreduce.h"
+#include "harness/context.h"
+#include "harness/json.h"
+
+static double num(const json_t *o, const char *k) {
+    return ns_json_get_num(o, k);
+}
+
+static void print_fit(const char *name, const json_t *f) {
+    printf("%s fit: t = %.3g s + %.4g s/B * S  (asymptotic algbw %.2f GB/s; per step alpha %.3g "
+           "s, link beta %.4g s/B; max relative residual %.2f over %d points)\n",
+           name, num(f, "alpha_s"), num(f, "beta_s_per_byte"),
+           num(f, "asymptotic_algbw_gbytes_per_s"), num(f, "per_step_alpha_s"),
+           num(f, "link_beta_s_per_byte"), num(f, "max_rel_residual"), (int)num(f, "points"));
+}
+
+int main(int argc, char **argv) {
+    (void)argc;
+    ns_affinity_defaults(argv);
+    int quick = getenv("NODESCALE_BENCH_QUICK") ? atoi(getenv("NODESCALE_BENCH_QUICK")) : 0;
+    json_t *r = ns_allreduce_measure(0, quick, NULL);
+    if (!r) {
+        fprintf(stderr, "bench_allreduce: out of memory\n");
+        return 1;
+    }
+    const json_t *ring = json_object_get(r, "ring"), *tree = json_object_get(r, "tree");
+    printf("thread all-reduce, %d threads, float32 sum, out of place; %s; status: %s\n",
+           (int)num(r, "threads"), json_string_value(json_object_get(r, "convention")),
+           json_string_value(json_object_get(r, "status")));
+    printf("%12s | %11s %9s %9s | %11s %9s %9s\n", "size B", "ring t s", "algbw", "busbw",
+           "tree t s", "algbw", "busbw");
+    for (size_t i = 0; i < json_array_size(ring); i++) {
+        const json_t *a = json_array_get(ring, i), *b = json_array_get(tree, i);
+        printf("%12.0f | %11.3e %9.3f %9.3f | %11.3e %9.3f %9.3f%s\n", num(a, "size_bytes"),
+               num(json_object_get(a, "time_s"), "median"), num(a, "algbw_gbytes_per_s"),
+               num(a, "busbw_gbytes_per_s"), num(json_object_get(b, "time_s"), "median"),
+               num(b, "algbw_gbytes_per_s"), num(b, "busbw_gbytes_per_s"),
+               json_is_true(json_object_get(a, "validated")) &&
+                       json_is_true(json_object_get(b, "validated"))
+                   ? ""
+                   : "  WRONG RESULT");
+    }
+    printf("GB/s (1e9 B/s); times are medians of 9 samples (5 with NODESCALE_BENCH_QUICK).\n");
+    print_fit("ring", json_object_get(r, "fit"));
+    print_fit("tree", json_object_get(r, "fit_tree"));
+    json_decref(r);
+    return 0;
+}

@@ -1,0 +1,210 @@
+/* make bench-reduce: the reduction kernels' bandwidth beside likwid-bench's sum/ddot kernels and
+ * beside nodescale's own read ceiling (stream_sum), for working sets in L1, L2, L3 and DRAM, on 1
+ * and all threads; and the cost of the compensated, pairwise and deterministic variants against
+ * the plain fast kernel. Everything of one case is measured in the same process, interleaved
+ * round by round (every kernel of ours through the harness's timing loop, then likwid-bench as a
+ * subprocess), so drift of this shared machine's clock hits all alike. Prints per case the
+ * medians over rounds and the median and range of each per-round ratio.
+ *
+ * Targets (issue 4), on the ISA the CPU selects: plain sum and dot >= 1.00x likwid-bench and
+ * >= 0.95x the read ceiling at every level; compensated within 10% and deterministic within 5%
+ * of plain at DRAM sizes. Rows print "ok"/"MISS" against them; the exit status is 0 either way
+ * (a benchmark reports, it does not gate). NODESCALE_BENCH_QUICK=1: 3 rounds, L1 and DRAM only; =2:
+ * L1 only. NODESCALE_BENCH_SP=1 adds ssum/sdot beside likwid-bench's sum_sp/ddot_sp kernels. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/context.h"
+#include "harness/measure.h"
+#include "harness/stats.h"
+#include "kernels/registry.h"
+
+#define MAX_ROUNDS 7
+#define NK 5 /* plain, compensated, pairwise, deterministic, read ceiling */
+
+typedef struct {
+    const char *level;
+    double ws; /* working set, bytes (all threads) */
+    int threads;
+    int op; /* 0 dsum, 1 ddot, 2 ssum, 3 sdot */
+} bench_case;
+
+static const char *names[4][NK] = {
+    {"dsum", "dsum_kahan", "dsum_pairwise", "dsum_det", "stream_sum"},
+    {"ddot", "ddot_kahan", NULL, "ddot_det", "stream_sum"},
+    {"ssum", "ssum_kahan", "ssum_pairwise", "ssum_det", "stream_sum"},
+    {"sdot", "sdot_kahan", NULL, "sdot_det", "stream_sum"},
+};
+static const char *op_names[4] = {"dsum", "ddot", "ssum", "sdot"};
+/* likwid-bench's kernel for each op: [op][0] AVX-512, [op][1] AVX */
+static const char *likwid_names[4][2] = {{"sum_avx512", "sum_avx"},
+                                         {"ddot_avx512", "ddot_avx"},
+                                         {"sum_sp_avx512", "sum_sp_avx"},
+                                         {"ddot_sp_avx512", "ddot_sp_avx"}};
+
+/* likwid-bench with a fixed iteration count (-i, per thread): its own run-time calibration (-s)
+ * settles on a few microseconds when a team of 2 starts on a busy machine, which makes its rate
+ * noise. Returns GB/s, or NAN with a one-line reason in err. */
+static double likwid_gbs(const char *test, double ws, int threads, int64_t iters, char *err,
+                         size_t errlen) {
+    char cmd[256], line[512];
+    snprintf(cmd, sizeof cmd, "likwid-bench -t %s -W N:%.0fkB:%d -i %lld 2>&1", test, ws / 1000,
+             threads, (long long)iters);
+    FILE *f = popen(cmd, "r");
+    double v = NAN, x;
+    if (!f) {
+        snprintf(err, errlen, "cannot start likwid-bench");
+        return NAN;
+    }
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MByte/s: %lf", &x) == 1) v = x / 1e3;
+    int st = pclose(f);
+    if (st != 0 || isnan(v)) snprintf(err, errlen, "%s: exit %d, no MByte/s line", cmd, st);
+    return st == 0 ? v : NAN;
+}
+
+static double gbs(const ns_kernel *k, void *st, const ns_params *p, double ws) {
+    ns_measure_opts o = ns_measure_defaults(0);
+    o.min_sample_s = ws > 1e8 ? 0.03 : 0.004;
+    o.max_samples = 9;
+    o.budget_s = 0;
+    ns_measurement m;
+    if (ns_measure(k, st, p, &o, &m) != 0 || !(m.stats.median > 0)) return NAN;
+    return k->bytes(p) / m.stats.median / 1e9;
+}
+
+static void summary(const double *x, int n, double *med, double *lo, double *hi) {
+    ns_stats s;
+    if (n == 0 || ns_stats_compute(x, (size_t)n, &s) != 0) {
+        *med = *lo = *hi = NAN;
+        return;
+    }
+    *med = s.median, *lo = s.min, *hi = s.max;
+}
+
+static void run_case(const bench_case *c, const char *isa, int rounds) {
+    const ns_kernel *k[NK];
+    void *st[NK];
+    ns_params p[NK];
+    double rate[NK][MAX_ROUNDS], lk[MAX_ROUNDS];
+    int n = 0;
+    char err[512] = "";
+    for (int i = 0; i < NK; i++) {
+        k[i] = names[c->op][i] ? ns_registry_find(names[c->op][i], isa) : NULL;
+        st[i] = NULL;
+        if (!k[i]) continue;
+        ns_params unit = {.n = 1, .threads = 1};
+        int64_t per = 64 * (int64_t)c->threads;
+        p[i] = (ns_params){.n = (int64_t)(c->ws / k[i]->working_set(&unit)) / per * per,
+                           .threads = c->threads};
+        st[i] = k[i]->create(&p[i]);
+        if (!st[i]) k[i] = NULL;
+    }
+    const char *lname = likwid_names[c->op][strcmp(isa, "avx512") ? 1 : 0];
+    for (int r = 0; r < rounds; r++) {
+        for (int i = 0; i < NK; i++)
+            rate[i][r] = k[i] ? gbs(k[i], st[i], &p[i], c->ws) : NAN;
+        /* about as long as one of our kernels' measurements: 0.1 s, 0.5 s at DRAM sizes */
+        double est = rate[0][r] > 0 ? rate[0][r] : 10.0;
+        int64_t iters = (int64_t)((c->ws > 1e8 ? 0.5 : 0.1) * est * 1e9 / c->ws);
+        lk[r] = likwid_gbs(lname, c->ws, c->threads, iters < 10 ? 10 : iters, err, sizeof err);
+        n++;
+    }
+    /* not timed: every kernel's result against its bound */
+    int valid = 1;
+    for (int i = 0; i < NK; i++)
+        if (k[i]) {
+            ns_check chk;
+            k[i]->check(st[i], &chk);
+            valid &= chk.ok;
+            k[i]->destroy(st[i]);
+        }
+    /* per-round ratios, then median and range */
+    double vs_l[MAX_ROUNDS], vs_c[MAX_ROUNDS], rel[NK][MAX_ROUNDS];
+    int nl = 0, ncl = 0;
+    for (int r = 0; r < n; r++) {
+        if (lk[r] > 0 && rate[0][r] > 0) vs_l[nl++] = rate[0][r] / lk[r];
+        if (rate[4][r] > 0 && rate[0][r] > 0) vs_c[ncl++] = rate[0][r] / rate[4][r];
+        for (int i = 1; i < 4; i++)
+            rel[i][r] = rate[i][r] / rate[0][r];
+    }
+    double med[NK], lo, hi, lmed, rl, rlo, rhi, rc, clo, chi;
+    for (int i = 0; i < NK; i++)
+        summary(rate[i], isnan(rate[i][0]) ? 0 : n, &med[i], &lo, &hi);
+    summary(lk, n, &lmed, &lo, &hi);
+    summary(vs_l, nl, &rl, &rlo, &rhi);
+    summary(vs_c, ncl, &rc, &clo, &chi);
+    int dram = !strcmp(c->level, "DRAM");
+    printf("%-4s %3d %9.0f %-4s %8.1f %8.1f  %5.3f [%5.3f..%5.3f] %8.1f  %5.3f [%5.3f..%5.3f]",
+           c->level, c->threads, c->ws / 1024, op_names[c->op], med[0], lmed, rl, rlo, rhi, med[4],
+           rc, clo, chi);
+    for (int i = 1; i < 4; i++) {
+        double m, a, b;
+        summary(rel[i], isnan(rate[i][0]) ? 0 : n, &m, &a, &b);
+        if (isnan(m))
+            printf("  %-19s", "-");
+        else
+            printf("  %5.3f [%5.3f..%5.3f]", m, a, b);
+    }
+    /* targets: likwid and ceiling everywhere; kahan and det at DRAM */
+    double mk, md, t1, t2;
+    summary(rel[1], n, &mk, &t1, &t2);
+    summary(rel[3], n, &md, &t1, &t2);
+    int ok = rl >= 1.0 && rc >= 0.95 && (!dram || (mk >= 0.90 && md >= 0.95));
+    printf("  %s%s\n", ok ? "ok" : "MISS", valid ? "" : " (CHECK FAILED)");
+    if (isnan(lmed)) printf("     likwid-bench: %s\n", err);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+    (void)argc;
+    ns_affinity_defaults(argv);
+    int quick = getenv("NODESCALE_BENCH_QUICK") ? atoi(getenv("NODESCALE_BENCH_QUICK")) : 0;
+    int rounds = quick ? 3 : 5;
+    int sp = getenv("NODESCALE_BENCH_SP") ? atoi(getenv("NODESCALE_BENCH_SP")) : 0;
+    const char *isa = ns_isa_selected();
+    if (!isa) isa = "scalar";
+    int T = ns_topology_get()->cpus_in_mask > 0 ? ns_topology_get()->cpus_in_mask : 1;
+    int llc = ns_llc_level();
+    double avail = (double)ns_topology_get()->mem_available_bytes;
+    bench_case cases[64];
+    int nc = 0;
+    for (int t = 1; t <= T; t += (T > 1 ? T - 1 : 1)) {
+        double l1 = 0.5 * (double)ns_cache_aggregate(1, t);
+        double l2 = 0.5 * (double)ns_cache_aggregate(2, t);
+        double l3 = llc >= 3 ? fmin(0.25 * (double)ns_cache_aggregate(3, t),
+                                    8.0 * (double)ns_cache_aggregate(2, t))
+                             : 0;
+        /* DRAM: 4x the last-level cache (field-bugs B09), as long as the 8 working sets alive
+         * at once (4 of ours, stream_sum's 3 arrays, likwid-bench's) fit in 60% of free memory */
+        double want = 4.0 * (double)(llc ? ns_cache_aggregate(llc, t) : (64 << 20));
+        double dram = want;
+        if (avail > 0 && 8 * dram > 0.6 * avail) dram = 0.6 * avail / 8;
+        if (dram < want)
+            printf("note: DRAM working set %.0f MiB is below 4x the last-level cache (%.0f MiB): "
+                   "not enough free memory\n",
+                   dram / 1048576, want / 1048576);
+        const char *lv[4] = {"L1", "L2", "L3", "DRAM"};
+        double ws[4] = {l1, l2, l3, dram};
+        for (int l = 0; l < 4; l++) {
+            if (!(ws[l] > 0) || (quick && (l == 1 || l == 2)) || (quick == 2 && l == 3)) continue;
+            for (int op = 0; op < (sp ? 4 : 2); op++)
+                cases[nc++] = (bench_case){lv[l], ws[l], t, op};
+        }
+    }
+    printf("reduce kernels (isa %s) vs likwid-bench %s/%s%s and the read ceiling stream_sum; "
+           "%d interleaved rounds; CPU %s; machine shared, clock not fixed\n",
+           isa, likwid_names[0][strcmp(isa, "avx512") ? 1 : 0],
+           likwid_names[1][strcmp(isa, "avx512") ? 1 : 0], sp ? " (and _sp)" : "", rounds,
+           ns_cpu_model());
+    printf("%-4s %3s %9s %-4s %8s %8s  %-19s %8s  %-19s  %-19s  %-19s  %-19s  target\n", "lvl",
+           "thr", "ws KiB", "op", "GB/s", "likwid", "ours/likwid", "ceiling", "ours/ceiling",
+           "kahan/plain", "pairwise/plain", "det/fast");
+    for (int i = 0; i < nc; i++)
+        run_case(&cases[i], isa, rounds);
+    printf("GB/s: medians over rounds (1 GB = 1e9 B, bytes read, no write-allocate: likwid-bench's "
+           "convention). Ratios: per round, median [min..max].\n");
+    return 0;
+}

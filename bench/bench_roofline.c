@@ -1,0 +1,265 @@
+/* make bench-roofline: every roofline ceiling nodescale measures, beside likwid-bench's at the
+ * same working set and thread count, in the same run. For each ceiling the two tools alternate
+ * round by round (ours, then likwid-bench, ROUNDS times), so the drift of a shared machine's
+ * clock hits both alike; printed are the median of each, their run-to-run CV over the rounds,
+ * and the median and range of the per-round ratio nodescale / likwid-bench.
+ *
+ *   compute   peak_dp_fma, peak_sp_fma       peakflops_[sp_]avx_fma, peakflops_[sp_]avx512_fma
+ *   L1..DRAM  stream_sum   (read only)       load_avx512, load_avx
+ *             stream_copy                    copy_avx512, copy_avx
+ *             stream_triad                   stream_avx512_fma, stream_avx_fma
+ *   DRAM      stream_triad_nt (NT stores)    stream_mem_avx_fma (likwid has no AVX-512 variant)
+ *
+ * Working sets per level, for t threads placed one per core (aggregate capacities from hwloc, as
+ * the roofline labels them): L1 half the aggregate L1; L2 half the aggregate L2; L3 the
+ * geometric middle of 2x the aggregate L2 and half the aggregate L3; DRAM 4x the aggregate LLC
+ * (B09), at most 40% of the available memory. Both tools count bytes without write-allocate
+ * (nodescale's "minimal" policy; likwid-bench counts useful bytes, likwid issue #649).
+ *
+ * Each for the AVX-512 (where the CPU has it) and the AVX2 variants, on 1 and on all threads.
+ * usage: bench_roofline [--rounds N] [--only compute|bandwidth|L1|L2|L3|DRAM]
+ *                       [--isa avx2|avx512]
+ * Targets (issue 6): ratio >= 0.95 (or above 1 with a reason), CV <= 3% on a quiet machine. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/cli.h"
+#include "harness/context.h"
+#include "harness/json.h"
+#include "harness/result.h"
+#include "harness/stats.h"
+
+#define MAX_ROUNDS 32
+
+typedef struct {
+    const char *level; /* "compute", "L1", ... */
+    const char *ours, *isa, *likwid;
+    double ws_bytes; /* 0 for compute ceilings (register-resident) */
+    int threads;
+} ceiling_case;
+
+/* One nodescale measurement of the case: GFLOP/s for compute, GB/s otherwise; NAN if it
+ * could not be measured. */
+static double nodescale_rate(const ceiling_case *c) {
+    const ns_kernel *k = ns_registry_find(c->ours, c->isa);
+    if (!k) return NAN;
+    ns_params p = {.n = 4096, .threads = c->threads};
+    if (c->ws_bytes > 0) {
+        ns_params unit = {.n = 1, .threads = c->threads};
+        int64_t chunk = 64 * (int64_t)c->threads; /* vector-aligned share per thread */
+        p.n = (int64_t)(c->ws_bytes / k->working_set(&unit)) / chunk * chunk;
+        if (p.n < chunk) p.n = chunk;
+    }
+    ns_measure_opts o = ns_measure_defaults(0);
+    o.min_sample_s = c->ws_bytes > 1e8 ? 0.05 : 0.02;
+    json_t *r = ns_measure_kernel(k, &p, &o, 0, NAN, NULL);
+    const char *st = json_string_value(json_object_get(r, "status"));
+    double v = ns_json_get_num(r, c->ws_bytes > 0 ? "gbytes_per_s" : "gflops");
+    if (!st || strcmp(st, "ok")) v = NAN;
+    json_decref(r);
+    return v;
+}
+
+/* likwid-bench is run with an explicit iteration count (-i): on this KVM guest its -s runtime
+ * estimate settles on 10 iterations (microseconds, a meaningless rate). Returns MFlops/s (or
+ * MByte/s when bytes) and the run time, or NAN with a reason in err. */
+static double likwid_run(const char *test, double ws, int threads, double iters, int bytes,
+                         double *time_s, char *err, size_t errlen) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "likwid-bench -t %s -W N:%.0fkB:%d -i %.0f 2>&1", test,
+             fmax(1, ws / 1000), threads, iters);
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        snprintf(err, errlen, "likwid-bench: cannot start");
+        return NAN;
+    }
+    double rate = NAN, v;
+    char line[512], last[512] = "";
+    *time_s = NAN;
+    while (fgets(line, sizeof line, p)) {
+        if (sscanf(line, bytes ? "MByte/s: %lf" : "MFlops/s: %lf", &v) == 1) rate = v;
+        if (sscanf(line, "Time: %lf", &v) == 1) *time_s = v;
+        if (strlen(line) > 1) snprintf(last, sizeof last, "%s", line);
+    }
+    int st = pclose(p);
+    if (st != 0 || !isfinite(rate)) {
+        last[strcspn(last, "\n")] = 0;
+        snprintf(err, errlen, "likwid-bench -t %s failed: %s", test, last);
+        return NAN;
+    }
+    return rate;
+}
+
+/* Iterations for about target_s seconds, from a short calibration run. */
+static double likwid_iters(const ceiling_case *c, double ws, double target_s, char *err,
+                           size_t errlen) {
+    double iters = fmax(10, 2e8 / ws), t;
+    for (int tries = 0; tries < 4; tries++) {
+        if (!isfinite(
+                likwid_run(c->likwid, ws, c->threads, iters, c->ws_bytes > 0, &t, err, errlen)))
+            return NAN;
+        if (t > 0.02) break;
+        iters *= t > 0 ? fmin(100, 0.05 / t) : 100;
+    }
+    return t > 0 ? fmax(10, round(iters * target_s / t)) : iters;
+}
+
+static double likwid_rate(const ceiling_case *c, double iters, char *err, size_t errlen) {
+    /* Compute: 32 kB in total keeps likwid's single load per iteration in L1. */
+    double ws = c->ws_bytes > 0 ? c->ws_bytes : 32000.0 * c->threads, t;
+    return likwid_run(c->likwid, ws, c->threads, iters, c->ws_bytes > 0, &t, err, errlen) / 1e3;
+}
+
+static void fmt_size(double b, char *buf, size_t len) {
+    if (b <= 0)
+        snprintf(buf, len, "-");
+    else if (b < 1 << 20)
+        snprintf(buf, len, "%.0f KiB", b / 1024);
+    else
+        snprintf(buf, len, "%.0f MiB", b / (1 << 20));
+}
+
+/* Working set of level li (1..3, or 4 = DRAM) for t threads; 0 when the cache is unknown. */
+static double level_ws(int li, int t, double mem_cap) {
+    double l1 = (double)ns_cache_aggregate(1, t), l2 = (double)ns_cache_aggregate(2, t);
+    double l3 = (double)ns_cache_aggregate(3, t);
+    int llc = ns_llc_level();
+    switch (li) {
+    case 1:
+        return 0.5 * l1;
+    case 2:
+        return 0.5 * l2;
+    case 3:
+        return l3 > 4 * l2 ? sqrt(2 * l2 * 0.5 * l3) : 0;
+    default: {
+        double w = llc ? 4.0 * (double)ns_cache_aggregate(llc, t) : 256.0 * (1 << 20);
+        return mem_cap > 0 && w > mem_cap ? mem_cap : w;
+    }
+    }
+}
+
+/* nodescale kernel -> likwid-bench test for AVX2 and for AVX-512, and where it is compared:
+ * bit 0 compute, bits 1..4 the levels L1, L2, L3, DRAM. */
+static const struct {
+    const char *ours, *likwid_avx, *likwid_avx512;
+    unsigned where;
+} pairs[] = {
+    {"peak_dp_fma", "peakflops_avx_fma", "peakflops_avx512_fma", 1u},
+    {"peak_sp_fma", "peakflops_sp_avx_fma", "peakflops_sp_avx512_fma", 1u},
+    {"stream_sum", "load_avx", "load_avx512", 0x1eu},
+    {"stream_copy", "copy_avx", "copy_avx512", 0x1eu},
+    {"stream_triad", "stream_avx_fma", "stream_avx512_fma", 0x1eu},
+    {"stream_triad_nt", "stream_mem_avx_fma", "stream_mem_avx_fma", 0x10u}, /* NT: DRAM only */
+};
+
+int main(int argc, char **argv) {
+    ns_affinity_defaults(argv);
+    int rounds = 5;
+    const char *only = NULL, *isa_only = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int64_t n;
+        if (ns_opt_value(argc, argv, &i, "--rounds", &v) > 0 &&
+            ns_parse_int64(v, 2, MAX_ROUNDS, &n) == 0)
+            rounds = (int)n;
+        else if (ns_opt_value(argc, argv, &i, "--only", &v) > 0)
+            only = v;
+        else if (ns_opt_value(argc, argv, &i, "--isa", &v) > 0 &&
+                 (!strcmp(v, "avx2") || !strcmp(v, "avx512")))
+            isa_only = v;
+        else
+            return ns_usage_error("bench-roofline",
+                                  "usage: bench_roofline [--rounds 2..%d] "
+                                  "[--only compute|bandwidth|L1|L2|L3|DRAM] [--isa avx2|avx512]",
+                                  MAX_ROUNDS);
+    }
+    int T = ns_topology_get()->cpus_in_mask > 0 ? ns_topology_get()->cpus_in_mask : 1;
+    double mem_cap = 0.4 * (double)ns_topology_get()->mem_available_bytes;
+
+    ceiling_case cases[128];
+    int nc = 0;
+    static const char *level_names[] = {"compute", "L1", "L2", "L3", "DRAM"};
+    const char *isas[2] = {"avx512", "avx2"};
+    int tcs[2] = {1, T}, ntc = T > 1 ? 2 : 1;
+    for (int ii = 0; ii < 2; ii++) {
+        int w512 = ii == 0;
+        if ((w512 && !ns_cpu_has_avx512()) || !ns_cpu_has_avx2_fma() ||
+            (isa_only && strcmp(isa_only, isas[ii])))
+            continue;
+        for (int ti = 0; ti < ntc; ti++)
+            for (int li = 0; li <= 4; li++) {
+                double ws = li ? level_ws(li, tcs[ti], mem_cap) : 0;
+                if (li && !(ws > 0)) continue;
+                for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
+                    if ((pairs[k].where >> li) & 1u)
+                        cases[nc++] =
+                            (ceiling_case){level_names[li],
+                                           pairs[k].ours,
+                                           isas[ii],
+                                           w512 ? pairs[k].likwid_avx512 : pairs[k].likwid_avx,
+                                           ws,
+                                           tcs[ti]};
+            }
+    }
+
+    printf("nodescale vs likwid-bench: roofline ceilings, %d interleaved rounds, CPU %s\n", rounds,
+           ns_cpu_model());
+    printf("%-7s %-6s %-16s %3s %9s %14s %6s %14s %6s %7s %15s  %s\n", "level", "isa", "kernel",
+           "thr", "ws", "nodescale", "cv%", "likwid-bench", "cv%", "ratio", "ratio min..max",
+           "verdict");
+    int noisy = 0, below = 0, measured = 0;
+    for (int i = 0; i < nc; i++) {
+        const ceiling_case *c = &cases[i];
+        if (only && strcmp(only, c->level) &&
+            !(strcmp(only, "bandwidth") == 0 && strcmp(c->level, "compute")))
+            continue;
+        double ours[MAX_ROUNDS], theirs[MAX_ROUNDS], ratio[MAX_ROUNDS];
+        int n = 0;
+        char err[512] = "";
+        double iters = likwid_iters(c, c->ws_bytes > 0 ? c->ws_bytes : 32000.0 * c->threads,
+                                    c->ws_bytes > 1e8 ? 1.0 : 0.3, err, sizeof err);
+        for (int r = 0; r < rounds && isfinite(iters); r++) {
+            double a = nodescale_rate(c), b = likwid_rate(c, iters, err, sizeof err);
+            if (!isfinite(b) && *err) break; /* likwid-bench missing or failing: say why */
+            if (!(a > 0) || !(b > 0)) continue;
+            ours[n] = a;
+            theirs[n] = b;
+            ratio[n] = a / b;
+            n++;
+        }
+        char ws[32];
+        fmt_size(c->ws_bytes, ws, sizeof ws);
+        if (n < 2) {
+            printf("%-7s %-6s %-16s %3d %9s  not measured: %s\n", c->level, c->isa, c->ours,
+                   c->threads, ws, *err ? err : "too few valid rounds");
+            continue;
+        }
+        ns_stats so, st, sr;
+        ns_stats_compute(ours, (size_t)n, &so);
+        ns_stats_compute(theirs, (size_t)n, &st);
+        ns_stats_compute(ratio, (size_t)n, &sr);
+        const char *unit = c->ws_bytes > 0 ? "GB/s" : "GF/s";
+        int is_noisy = so.cv > 0.03 || st.cv > 0.03;
+        const char *verdict = sr.median >= 0.95 && sr.median <= 1.05 ? "ok"
+                              : sr.median > 1.05                     ? "above"
+                                                                     : "BELOW";
+        measured++;
+        noisy += is_noisy;
+        below += sr.median < 0.95;
+        printf("%-7s %-6s %-16s %3d %9s %9.1f %s %5.1f%% %9.1f %s %5.1f%% %7.3f %7.3f..%-7.3f  "
+               "%s%s\n",
+               c->level, c->isa, c->ours, c->threads, ws, so.median, unit, 100 * so.cv, st.median,
+               unit, 100 * st.cv, sr.median, sr.min, sr.max, verdict, is_noisy ? ", noisy" : "");
+        fflush(stdout);
+    }
+    printf("ratio = nodescale / likwid-bench per round (median, range); cv = run-to-run spread "
+           "over the rounds.\n");
+    if (noisy)
+        printf("warning: %d of %d ceilings varied by more than 3%% between rounds: the machine "
+               "was disturbed, rerun on a quiet one before reading the ratios\n",
+               noisy, measured);
+    if (below) printf("%d ceiling(s) more than 5%% below likwid-bench's\n", below);
+    return 0;
+}
