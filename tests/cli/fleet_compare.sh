@@ -37,7 +37,7 @@ grep -q '| benchmark | class | unit | X | Y |' "$tmp/l.md" || { echo "FAIL: --la
 # A fleet file (3 nodes of fixtures, no collectives) as one input, and per node.
 if command -v mpirun >/dev/null; then
   root=""; [ "$(id -u)" = 0 ] && root=--allow-run-as-root
-  if OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 60 mpirun $root --oversubscribe -np 3 \
+  if OMPI_MCA_btl_vader_single_copy_mechanism=none timeout -k 2 60 mpirun $root --oversubscribe -np 3 \
        $bin fleet --quick --no-collectives --ranks-per-node 3 --from-results "$fx/node%r.json" \
        --out "$tmp/f" >/dev/null 2>&1; then
     $bin compare "$tmp/f/fleet.json" $fx/provider_x.json --out "$tmp/fc" >"$tmp/fc.md" 2>"$tmp/fc.err" ||
