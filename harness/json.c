@@ -74,7 +74,37 @@ out:
     return rc;
 }
 
+int ns_json_check_writable(const char *path, char *err, size_t errlen) {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "cannot write %s: it is a folder", path);
+        return -1;
+    }
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 16);
+    if (!tmp) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    return 0;
+}
+
 json_t *ns_json_load_results(const char *path, char *err, size_t errlen) {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a folder, not a results file", path);
+        return NULL;
+    }
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!root) {

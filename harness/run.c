@@ -39,6 +39,7 @@ typedef struct run_state {
     const ns_run_opts *o;
     double t0;
     int done, total;
+    double done_w, total_w; /* work done and planned, in step_weight units (for the ETA) */
     ns_measure_opts mo;    /* kernels */
     ns_measure_opts sweep; /* sweep points: fewer samples, they are not gated on */
     double ghz;            /* clock probe before the run, for per-cycle figures */
@@ -52,10 +53,17 @@ static void logf_(const run_state *s, const char *fmt, ...) {
     va_end(ap);
 }
 
-static void progress(run_state *s, const char *what) {
+/* Relative cost of a step for the time-left estimate: a fixed part (warm-up, sizing, samples)
+ * plus first touch and streaming, which grow with the working set (~1 unit per 32 MB). */
+static double step_weight(double ws_bytes) {
+    return 1.0 + (ws_bytes > 0 ? ws_bytes / 32e6 : 0);
+}
+
+static void progress(run_state *s, const char *what, double weight) {
     s->done++;
+    s->done_w += weight;
     double el = ns_now() - s->t0;
-    double left = s->done > 0 ? el / s->done * (s->total - s->done) : 0;
+    double left = s->done_w > 0 ? el / s->done_w * fmax(0, s->total_w - s->done_w) : 0;
     logf_(s, "[%3d/%3d %4.0f s, ~%3.0f s left] %s\n", s->done, s->total, el, left, what);
 }
 
@@ -113,15 +121,21 @@ static void measure_ceilings(run_state *s, json_t *root) {
             ns_json_set_str(c, "isa", k->isa);
             ns_json_set_str(c, "mix", k->mix);
             ns_json_set_int(c, "threads", tc[t]);
+            /* A ceiling is the best the machine did: the fastest sample, as STREAM and
+             * likwid-bench report (a shared machine's noise only ever slows a sample). */
             const char *st = json_string_value(json_object_get(r, "status"));
-            ns_json_set_num(c, "gflops", !strcmp(st, "ok") ? ns_json_get_num(r, "gflops") : NAN, st);
+            double tmin = ns_json_get_num(json_object_get(r, "time_s"), "min");
+            int ok = !strcmp(st, "ok") && tmin > 0;
+            ns_json_set_num(c, "gflops", ok ? k->flops(&p) / tmin / 1e9 : NAN, st);
+            ns_json_set_num(c, "gflops_median", ok ? ns_json_get_num(r, "gflops") : NAN, NULL);
+            ns_json_set_str(c, "rate_from", "fastest sample");
             json_object_set(c, "result_id", json_object_get(r, "id"));
             json_array_append_new(compute, c);
             json_array_append_new(results, r);
             char what[160];
             snprintf(what, sizeof what, "ceiling %-18s %-6s t%d  %8.1f GFLOP/s", k->name, k->isa,
                      tc[t], ns_json_get_num(c, "gflops"));
-            progress(s, what);
+            progress(s, what, step_weight(0));
         }
 }
 
@@ -154,15 +168,18 @@ static void measure_sweep(run_state *s, json_t *root) {
                 ns_json_set_num(pt, "working_set_bytes", k->working_set(&p), NULL);
                 ns_json_set_str(pt, "bytes_policy", k->bytes_policy);
                 const char *st = json_string_value(json_object_get(r, "status"));
-                ns_json_set_num(pt, "gbytes_per_s",
-                                !strcmp(st, "ok") ? ns_json_get_num(r, "gbytes_per_s") : NAN, st);
+                int ok = !strcmp(st, "ok") && m.stats.min > 0;
+                ns_json_set_num(pt, "gbytes_per_s", ok ? k->bytes(&p) / m.stats.min / 1e9 : NAN, st);
+                ns_json_set_num(pt, "gbytes_per_s_median", ok ? ns_json_get_num(r, "gbytes_per_s") : NAN,
+                                NULL);
+                ns_json_set_str(pt, "rate_from", "fastest sample");
                 json_object_set(pt, "time_s", json_object_get(r, "time_s"));
                 json_array_append_new(sweep, pt);
                 json_decref(r);
                 char what[160];
                 snprintf(what, sizeof what, "sweep %-16s t%d  %10.0f KiB  %8.1f GB/s", k->name,
                          tc[t], k->working_set(&p) / 1024, ns_json_get_num(pt, "gbytes_per_s"));
-                progress(s, what);
+                progress(s, what, step_weight(k->working_set(&p)));
             }
         }
     }
@@ -197,7 +214,7 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
                  p.threads, k->working_set(&p) / 1024, ns_json_get_num(r, "gbytes_per_s"),
                  json_string_value(json_object_get(r, "status")));
         json_array_append_new(results, r);
-        progress(s, what);
+        progress(s, what, step_weight(k->working_set(&p)));
     }
 }
 
@@ -225,7 +242,7 @@ static void measure_gemm(run_state *s, json_t *root) {
                      k->isa, p.threads, (long long)sizes[z], ns_json_get_num(r, "gflops"),
                      json_string_value(json_object_get(r, "status")));
             json_array_append_new(results, r);
-            progress(s, what);
+            progress(s, what, 1 + (double)sizes[z] * sizes[z] * sizes[z] / 2.7e8);
         }
 }
 
@@ -270,10 +287,12 @@ json_t *ns_run_node(const ns_run_opts *o) {
 
     int tc[2], ntc = thread_counts(o->threads, tc);
     double ws[128];
-    int sweep_total = 0;
-    for (int t = 0; t < ntc; t++)
-        sweep_total += sweep_points(o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128) *
-                       (o->quick ? 2 : 4);
+    int sweep_total = 0, nsweep_kernels = o->quick ? 2 : 4;
+    for (int t = 0; t < ntc; t++) {
+        int npts = sweep_points(o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128);
+        sweep_total += npts * nsweep_kernels;
+        for (int w = 0; w < npts; w++) s.total_w += nsweep_kernels * step_weight(ws[w]);
+    }
     int ngemm = 0;
     {
         size_t nk;
@@ -289,6 +308,15 @@ json_t *ns_run_node(const ns_run_opts *o) {
     s.total = (int)(sizeof peak_names / sizeof peak_names[0]) * ntc + sweep_total +
               2 * (count_family(o, "stream") + count_family(o, "reduce")) + 1 +
               ngemm * (o->quick ? 2 : 4);
+    int nfam = count_family(o, "stream") + count_family(o, "reduce");
+    double l2w = (double)ns_cache_aggregate(2, o->threads) / 2;
+    s.total_w += (double)(sizeof peak_names / sizeof peak_names[0]) * ntc * step_weight(0) +
+                 nfam * (step_weight(l2w) + step_weight(sweep_max_bytes(o->threads))) +
+                 step_weight(o->quick ? 64e6 : 512e6);
+    for (int z = 0; z < (o->quick ? 2 : 4); z++) {
+        double n = (double)(o->quick ? gemm_sizes_quick : gemm_sizes_full)[z];
+        s.total_w += ngemm * (1 + n * n * n / 2.7e8); /* ~11 repetitions at tens of GFLOP/s */
+    }
 
     logf_(&s, "nodescale run%s: %d threads, CPU %s, ISA %s\n", o->quick ? " --quick" : "",
           o->threads, ns_cpu_model(), ns_isa_selected());
@@ -306,7 +334,7 @@ json_t *ns_run_node(const ns_run_opts *o) {
     if (!interrupted()) {
         json_t *ar = ns_allreduce_measure(o->threads, o->quick, o->log ? o->log : stderr);
         if (ar) json_object_set_new(root, "allreduce", ar);
-        progress(&s, "thread all-reduce (ring, tree), alpha-beta fit");
+        progress(&s, "thread all-reduce (ring, tree), alpha-beta fit", step_weight(o->quick ? 64e6 : 512e6));
     }
     json_object_set_new(ctx, "fp_state", ns_fpstate_json(o->threads));
 
