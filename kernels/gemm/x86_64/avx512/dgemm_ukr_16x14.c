@@ -30,13 +30,13 @@ void ns_dgemm_ukr_avx512_16x14(int64_t k, double alpha, const double *a, int64_t
 
     /* The k loop, once with B rows contiguous (packed, rs_b = NR; or op(B) rows in place)
      * and once with B read in place down its columns (rs_b = 1, cs_b = ldb). */
-#define KLOOP(CS)                                                                                  \
+#define KLOOP(CS, NCOL)                                                                            \
     for (int64_t p = 0; p < k; p++) {                                                              \
         __m512d a0 = _mm512_loadu_pd(a), a1 = _mm512_loadu_pd(a + 8);                              \
         /* Both cache lines of the A step 8 iterations ahead (L2 -> L1). */                        \
         _mm_prefetch((const char *)(a + 8 * cs_a), _MM_HINT_T0);                                   \
         _mm_prefetch((const char *)(a + 8 * cs_a + 8), _MM_HINT_T0);                               \
-        _Pragma("GCC unroll 16") for (int j = 0; j < NR; j++) {                                    \
+        _Pragma("GCC unroll 16") for (int j = 0; j < NCOL; j++) {                                  \
             __m512d bj = _mm512_set1_pd(b[j * CS]);                                                \
             c0[j] = _mm512_fmadd_pd(a0, bj, c0[j]);                                                \
             c1[j] = _mm512_fmadd_pd(a1, bj, c1[j]);                                                \
@@ -44,10 +44,16 @@ void ns_dgemm_ukr_avx512_16x14(int64_t k, double alpha, const double *a, int64_t
         a += cs_a;                                                                                 \
         b += rs_b;                                                                                 \
     }
-    if (cs_b == 1)
-        KLOOP(1)
+    /* An edge tile of at most 8 columns (n = 4096 = 292 x 14 + 8, 64 = 4 x 14 + 8) computes
+     * only 8, not 14: no FMAs are spent on columns that are never stored. */
+    if (cs_b == 1 && n > 8)
+        KLOOP(1, NR)
+    else if (n > 8)
+        KLOOP(cs_b, NR)
+    else if (cs_b == 1)
+        KLOOP(1, 8)
     else
-        KLOOP(cs_b)
+        KLOOP(cs_b, 8)
 #undef KLOOP
 
     /* Store: rows beyond m are masked off (masked loads never fault, so C's neighbours and
