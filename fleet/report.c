@@ -48,6 +48,14 @@ static void straggler_section(FILE *f, const json_t *fleet) {
     fprintf(f, "Method: %s (threshold %.3g, MAD floor %.3g of the median).\n\n", str(s, "method"),
             ns_json_get_num(s, "threshold"), ns_json_get_num(s, "mad_floor"));
     json_t *flagged = json_object_get(s, "flagged");
+    json_t *tested = json_object_get(s, "tested_benchmarks");
+    if (json_is_integer(tested) && json_integer_value(tested) == 0) {
+        fprintf(f,
+                "**Not tested:** a straggler test needs a benchmark measured on at least 3 "
+                "nodes; this fleet has %lld node(s) with results.\n\n",
+                json_integer_value(json_object_get(s, "nodes")));
+        return;
+    }
     if (json_array_size(flagged) == 0) {
         fprintf(f, "**No straggler** among %lld node(s).\n\n",
                 json_integer_value(json_object_get(s, "nodes")));

@@ -149,6 +149,10 @@ json_t *ns_straggler_summary_json(const ns_straggler_result *r, const ns_bench_s
     ns_json_set_num(s, "mad_floor", o->mad_floor, NULL);
     ns_json_set_int(s, "nodes", (long long)r->nnodes);
     ns_json_set_int(s, "flagged_nodes", r->flagged_nodes);
+    int tested = 0;
+    for (size_t b = 0; b < r->nbench; b++)
+        tested += r->b[b].tested;
+    ns_json_set_int(s, "tested_benchmarks", tested);
     for (size_t i = 0; i < r->nnodes; i++) {
         if (!r->node_flags[i]) continue;
         json_t *n = json_object(), *bl = json_array();

@@ -516,7 +516,7 @@ static void write_plot(const char *dir, const ns_compare *c, FILE *msg) {
         "set ylabel 'max/min - 1 (%)'\n"
         "set xlabel 'benchmark (see compare.md for ids, same order)'\n"
         "set style fill solid 0.8\nset boxwidth 0.8\nset grid ytics\nset key top right\n"
-        "set yrange [0:*]\n"
+        "set yrange [0:*]\nset xrange [-1:*]\n"
         "plot for [k=0:4] 'compare.dat' using ($3==k ? $1 : 1/0):2 with boxes "
         "title word('gemm stream/bandwidth reduce peak allreduce', k+1), \\\n"
         "     'compare.dat' using 1:4 with points pt 7 ps 0.5 lc rgb 'black' "
