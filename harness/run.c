@@ -87,11 +87,11 @@ static double sweep_max_bytes(int threads) {
     return ws;
 }
 
-/* Working sets from 16 KiB up by factors of step, ending exactly at max_ws (so the largest
+/* Working sets from 4 KiB up by factors of step, ending exactly at max_ws (so the largest
  * point meets the 4x-LLC rule the roofline builder checks). */
 static int sweep_points(double step, double max_ws, double *ws, int cap) {
     int n = 0;
-    for (double w = 16384; w < max_ws / 1.05 && n < cap - 1; w *= step) ws[n++] = w;
+    for (double w = 4096; w < max_ws / 1.05 && n < cap - 1; w *= step) ws[n++] = w;
     ws[n++] = max_ws;
     return n;
 }
