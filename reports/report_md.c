@@ -152,15 +152,15 @@ static void kernels(FILE *f, const json_t *root) {
     }
     fprintf(f, "\n");
     if (disturbed)
-        fprintf(f, "⚠ %d kernels varied by more than 5%% (cv) between samples: the machine was "
+        fprintf(f, "⚠ %d %s varied by more than 5%% (cv) between samples: the machine was "
                    "disturbed while they ran; rerun on a quiet machine before trusting them.\n\n",
-                disturbed);
+                disturbed, disturbed == 1 ? "kernel" : "kernels");
     if (above)
-        fprintf(f, "%d kernels ran above their roof. The ceilings are the fastest samples of the "
+        fprintf(f, "%d %s above their roof. The ceilings are the fastest samples of the "
                    "FMA and bandwidth kernels, so a kernel above its roof means the ceiling run "
                    "was disturbed (or the clock rose); each entry's `roof_status` in "
                    "results.json says which.\n\n",
-                above);
+                above, above == 1 ? "kernel ran" : "kernels ran");
 }
 
 /* GEMM: own kernel beside each peer, size by size (GFLOP/s and own/peer ratio). */
