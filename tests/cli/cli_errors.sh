@@ -49,6 +49,11 @@ expect2 "unknown NODESCALE_ISA (bench)" env NODESCALE_ISA=sse9 $ns bench dgemm -
 expect2 "no variant for forced ISA" env NODESCALE_ISA=scalar $ns bench peak_dp_fma_add
 expect2 "bench --json to a folder" $ns bench stream_sum --n 1024 --json /tmp
 expect2 "bench --json where no file can be made" $ns bench stream_sum --n 1024 --json /proc/x.json
+fx=tests/fixtures/roofline/synthetic_results.json
+expect2 "compare --labels too few" $ns compare $fx $fx --labels a --out "$tmp/cmp"
+expect2 "compare --labels empty name" $ns compare $fx $fx --labels a, --out "$tmp/cmp"
+expect2 "a folder as a results file" $ns gate /tmp /tmp
+[ -e "$tmp/cmp" ] && { echo "FAIL: compare wrote despite bad --labels"; fails=$((fails + 1)); }
 [ -e "$tmp/isa" ] && { echo "FAIL: run wrote a folder despite a bad NODESCALE_ISA"; fails=$((fails + 1)); }
 grep -q "no variant for ISA" "$tmp/err" 2>/dev/null || true
 
