@@ -3,7 +3,7 @@
  * machine's clock hits both alike. Prints, per ceiling, the median of each and the median and
  * range of the per-round ratio ours / likwid-bench.
  *   DP FMA peak   peak_dp_fma      vs peakflops_avx_fma / peakflops_avx512_fma (1 and all threads)
- *   L1 read       stream_sum 32KiB vs load_avx / load_avx512
+ *   L1 read       stream_load 24 KiB vs load_avx / load_avx512
  *   DRAM triad    stream_triad     vs stream_avx_fma / stream_avx512_fma at 4x the LLC */
 #include <math.h>
 #include <stdio.h>
@@ -55,9 +55,9 @@ int main(void) {
         cases[nc++] = (bench_case){"DP FMA peak (AVX2)", "peak_dp_fma", "avx2", "peakflops_avx_fma", 0, t};
         if (avx512)
             cases[nc++] = (bench_case){"DP FMA peak (AVX-512)", "peak_dp_fma", "avx512", "peakflops_avx512_fma", 0, t};
-        cases[nc++] = (bench_case){"L1 read 24 KiB/thread (AVX2)", "stream_sum", "avx2", "load_avx", 24576.0 * t, t};
+        cases[nc++] = (bench_case){"L1 read 24 KiB/thread (AVX2)", "stream_load", "avx2", "load_avx", 24576.0 * t, t};
         if (avx512)
-            cases[nc++] = (bench_case){"L1 read 24 KiB/thread (AVX-512)", "stream_sum", "avx512", "load_avx512", 24576.0 * t, t};
+            cases[nc++] = (bench_case){"L1 read 24 KiB/thread (AVX-512)", "stream_load", "avx512", "load_avx512", 24576.0 * t, t};
         cases[nc++] = (bench_case){"DRAM triad (AVX2)", "stream_triad", "avx2", "stream_avx_fma", dram, t};
         if (avx512)
             cases[nc++] = (bench_case){"DRAM triad (AVX-512)", "stream_triad", "avx512", "stream_avx512_fma", dram, t};

@@ -5,7 +5,7 @@
  * and the median and range of the per-round ratio nodescale / likwid-bench.
  *
  *   compute   peak_dp_fma, peak_sp_fma       peakflops_[sp_]avx_fma, peakflops_[sp_]avx512_fma
- *   L1..DRAM  stream_sum   (read only)       load_avx512, load_avx
+ *   L1..DRAM  stream_load  (read only)       load_avx512, load_avx
  *             stream_copy                    copy_avx512, copy_avx
  *             stream_triad                   stream_avx512_fma, stream_avx_fma
  *   DRAM      stream_triad_nt (NT stores)    stream_mem_avx_fma (likwid has no AVX-512 variant)
@@ -111,7 +111,7 @@ static const struct {
 } pairs[] = {
     {"peak_dp_fma", "peakflops_avx_fma", "peakflops_avx512_fma", 1u},
     {"peak_sp_fma", "peakflops_sp_avx_fma", "peakflops_sp_avx512_fma", 1u},
-    {"stream_sum", "load_avx", "load_avx512", 0x1eu},
+    {"stream_load", "load_avx", "load_avx512", 0x1eu},
     {"stream_copy", "copy_avx", "copy_avx512", 0x1eu},
     {"stream_triad", "stream_avx_fma", "stream_avx512_fma", 0x1eu},
     {"stream_triad_nt", "stream_mem_avx_fma", "stream_mem_avx_fma", 0x10u}, /* NT: DRAM only */

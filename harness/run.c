@@ -72,9 +72,9 @@ static void progress(run_state *s, const char *what, double weight) {
 static const char *const peak_names[] = {"peak_dp_fma",     "peak_dp_fma_add", "peak_dp_add",
                                          "peak_dp_scalar_fma", "peak_sp_fma",  "peak_sp_fma_add",
                                          "peak_sp_add",     "peak_sp_scalar_fma"};
-static const char *const sweep_kernels_full[] = {"stream_sum", "stream_copy", "stream_triad",
+static const char *const sweep_kernels_full[] = {"stream_load", "stream_copy", "stream_triad",
                                                  "stream_triad_nt"};
-static const char *const sweep_kernels_quick[] = {"stream_sum", "stream_triad"};
+static const char *const sweep_kernels_quick[] = {"stream_load", "stream_triad"};
 
 /* Largest working set of the sweep: 4x the aggregate LLC of all threads (field-bugs B09), at
  * least 64 MiB, at most half the available memory. */
