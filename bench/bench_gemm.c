@@ -5,7 +5,7 @@
  * then the issue's targets:
  *   square n in {256 .. 4096}, DGEMM and SGEMM, 1 and 2 threads: geometric mean of
  *     own / max(BLIS, OpenBLAS) >= 1.00 and >= 0.90 at every size;
- *   n >= 1024: >= 90% of the measured FMA ceiling (best of 9 runs of the registry's "peak" kernel
+ *   n >= 1024: >= 90% of the measured FMA ceiling (best of 15 runs of the registry's "peak" kernel
  *     with mix "fma" for this ISA, precision and thread count; n/a when the build has none);
  *   ML shapes (4096x4096x128, 4096x4096x256, 128x4096x4096, 64x64x64): own >= best peer.
  * One call is C := A B + C, column-major, alpha = beta = 1. A speed report, never a test: the
@@ -153,11 +153,11 @@ static double fma_ceiling(ns_precision prec, int threads) {
     ns_params p = {.m = 1, .n = 1, .k = 1, .threads = threads};
     double f1 = kp->flops(&p);
     if (!(f1 > 0)) return NAN;
-    p.n = (int64_t)(2e8 / f1) + 1;
+    p.n = (int64_t)(1e9 / f1) + 1; /* ~1e9 flops a run: milliseconds, long enough to be stable */
     void *st = kp->create(&p);
     if (!st) return NAN;
     double best = 0;
-    for (int s = 0; s < 9; s++) {
+    for (int s = 0; s < 15; s++) {
         double t0 = ns_now();
 #pragma omp parallel num_threads(threads)
         kp->run(st, omp_get_thread_num(), omp_get_num_threads());
@@ -166,6 +166,16 @@ static double fma_ceiling(ns_precision prec, int threads) {
     }
     kp->destroy(st);
     return best;
+}
+
+/* The load average, so a reader can tell a quiet machine from a shared one. */
+static void print_load(const char *when) {
+    FILE *f = fopen("/proc/loadavg", "r");
+    double l1 = 0;
+    if (f && fscanf(f, "%lf", &l1) == 1)
+        printf("  load average (1 min) %s: %.2f on %d logical CPUs\n", when, l1,
+               omp_get_num_procs());
+    if (f) fclose(f);
 }
 
 static int parse_list(const char *cmd, const char *s, int64_t lo, int64_t hi, int64_t *out,
@@ -238,8 +248,10 @@ int main(int argc, char **argv) {
                cfg.nr, (long long)cfg.mc, (long long)cfg.kc, (long long)cfg.nc, cfg.source,
                (long long)cfg.l1d_bytes, (long long)cfg.l2_bytes, (long long)cfg.l3_bytes);
     }
-    printf("  %d samples per variant, >= %.3f s each; GFLOP/s median ± half the IQR\n\n",
+    printf("  %d samples per variant, >= %.3f s each; GFLOP/s median ± half the IQR\n",
            o.samples, o.min_time);
+    print_load("at start");
+    printf("\n");
 
     for (int p = 0; p < 2; p++) {
         ns_precision prec = (ns_precision)p;
@@ -302,5 +314,6 @@ int main(int argc, char **argv) {
             printf("\n");
         }
     }
+    print_load("at end");
     return 0;
 }

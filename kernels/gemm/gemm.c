@@ -586,8 +586,8 @@ static void gemm_generic(int isa, ns_precision prec, int transa, int transb, int
     int ngroups_jc = J.jc_ways, ngroups_ic = J.jc_ways * J.ic_ways;
     char *buf = get_buffer(J.bsz * (size_t)ngroups_jc + J.asz * (size_t)ngroups_ic);
     if (!buf) {
-        /* Out of memory: fall back to one thread with the smallest buffers possible is still a
-         * buffer; report loudly rather than compute wrongly. */
+        /* No status channel in the CBLAS interface: say why and stop rather than return a C that
+         * was never computed. */
         fprintf(stderr, "nodescale: error: GEMM could not allocate its packing buffers\n");
         abort();
     }
@@ -623,9 +623,10 @@ static void gemm_generic(int isa, ns_precision prec, int transa, int transb, int
                      * one thread does it all with the group-0 buffers. */
                     gemm_job J1 = J;
                     J1.jc_ways = J1.ic_ways = J1.jr_ways = 1;
-                    J1.bar_ic = J1.bar_jc + 1;
-                    J1.bar_jc[0].n = 1, J1.bar_ic[0].n = 1;
-                    J1.bar_ic = J1.bar_jc; /* n == 1 for both: no waiting */
+                    J1.bar_jc[0].n = 1; /* a group of one never waits */
+                    J1.bar_ic = J1.bar_jc;
+                    /* b_direct only needs this thread to own its columns, which it now does;
+                     * the buffers of group 0 hold a full B panel or more. */
                     gemm_thread(&J1, 0);
                 }
             }
