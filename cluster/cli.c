@@ -79,18 +79,23 @@ static void usage(FILE *f) {
     fprintf(f, "\nexit: 0 ok, 2 bad input (one line on stderr)\n");
 }
 
-/* "8192,16384" → chips[]. 0 or -1. */
+/* "8192,16384" → chips[]. Every element must be a positive integer: an empty one ("8,,16",
+ * "8,") is an error, not skipped. 0 or -1. */
 static int parse_chips(const char *s, options *o) {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", s);
     o->n_chips = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
+    for (const char *p = s;; p++) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char tok[32];
         int64_t v;
-        if (o->n_chips == MAX_CHIPS || ns_parse_int64(tok, 1, 1 << 30, &v)) return -1;
+        if (len == 0 || len >= sizeof tok || o->n_chips == MAX_CHIPS) return -1;
+        memcpy(tok, p, len);
+        tok[len] = '\0';
+        if (ns_parse_int64(tok, 1, 1 << 30, &v)) return -1;
         o->chips[o->n_chips++] = (int)v;
+        if (!end) return 0;
+        p = end;
     }
-    return o->n_chips > 0 ? 0 : -1;
 }
 
 /* Parses argv into *o. Returns 0, or the exit status of a usage error. */
@@ -180,8 +185,8 @@ static int apply_override(ns_cluster_input *in, const override *ov) {
             return ns_usage_error(CMD, "%s wants 0 or 1, got '%s'", flag, s);
     } else if (k->kind == NS_KEY_INT) {
         if (ns_parse_int64(ov->value, (int64_t)k->min, (int64_t)k->max, &iv))
-            return ns_usage_error(CMD, "%s wants an integer in %g..%g, got '%s'", flag, k->min,
-                                  k->max, ov->value);
+            return ns_usage_error(CMD, "%s wants an integer in %lld..%lld, got '%s'", flag,
+                                  (long long)k->min, (long long)k->max, ov->value);
         x = (double)iv;
     } else if (ns_parse_double(ov->value, k->min, k->max, &x)) {
         return ns_usage_error(CMD, "%s wants a number in %g..%g, got '%s'", flag, k->min, k->max,
@@ -292,10 +297,11 @@ static const char *rc_label(const ns_breakdown *b, char *buf, size_t len) {
 static void print_header(const ns_cluster_input *in) {
     const ns_system *s = &in->sys;
     const ns_model *m = &in->model;
-    printf("%s (%.4g B parameters) on %s: %s dense peak %.4g TFLOP/s per chip\n",
+    double peak = s->chip.peak_flops[in->run.precision];
+    printf("%s (%.4g B parameters) on %s: %s dense peak %.4g %s per chip\n",
            m->name[0] ? m->name : "model", ns_model_params(m) / 1e9,
            s->chip.name[0] ? s->chip.name : "chip", ns_cprec_name(in->run.precision),
-           s->chip.peak_flops[in->run.precision] / 1e12);
+           peak < 1e12 ? peak / 1e9 : peak / 1e12, peak < 1e12 ? "GFLOP/s" : "TFLOP/s");
     printf("scale-up: %d chips at %.4g GB/s per direction, α %.3g µs; scale-out: %.4g GB/s per "
            "direction, α %.3g µs, oversubscription %.3g\n",
            s->domain_chips, s->scaleup.bw_bytes_per_s / 1e9, s->scaleup.latency_s * 1e6,
@@ -306,8 +312,15 @@ static void print_header(const ns_cluster_input *in) {
 }
 
 static void print_tables(const ns_breakdown *b, int n) {
-    printf("  chips  TP  PP  CP    DP mbs  v    m recompute  step_s   MFU   HFU TFLOP/s/chip"
-           "  tokens/s  mem_GB fits goodput train_days     MW  cost_M$\n");
+    /* TFLOP/s per chip, or GFLOP/s when every row is below 1 TFLOP/s (a CPU node), so that the
+     * column never shows 0.0. */
+    double top = 0;
+    for (int i = 0; i < n; i++)
+        top = fmax(top, b[i].model_flops_per_s_per_chip);
+    const int giga = top < 1e12;
+    printf("  chips  TP  PP  CP    DP mbs  v    m recompute  step_s   MFU   HFU %s/s/chip"
+           "  tokens/s  mem_GB fits goodput train_days     MW  cost_M$\n",
+           giga ? "GFLOP" : "TFLOP");
     char rcb[32];
     for (int i = 0; i < n; i++) {
         const ns_par *p = &b[i].par;
@@ -316,7 +329,7 @@ static void print_tables(const ns_breakdown *b, int n) {
             "%7.3f %10.1f %6.2f %8.2f\n",
             (long long)p->tp * p->pp * p->cp * p->dp, p->tp, p->pp, p->cp, p->dp, p->micro_batch,
             p->interleave, b[i].micro_batches, rc_label(&b[i], rcb, sizeof rcb), b[i].step_s,
-            b[i].mfu * 100, b[i].hfu * 100, b[i].model_flops_per_s_per_chip / 1e12,
+            b[i].mfu * 100, b[i].hfu * 100, b[i].model_flops_per_s_per_chip / (giga ? 1e9 : 1e12),
             b[i].tokens_per_s, b[i].mem_total / 1e9, yesno(b[i].fits), b[i].goodput,
             b[i].time_to_train_s / 86400, b[i].power_w / 1e6, b[i].cost_usd / 1e6);
     }

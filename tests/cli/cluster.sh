@@ -43,6 +43,9 @@ if command -v gnuplot >/dev/null; then test -s "$tmp/cluster_breakdown.svg"; fi
 # The node bridge: the node as the chip, and the node's efficiency on a preset chip.
 $ns cluster --node tests/fixtures/results_synthetic.json --chips 64 --search >"$tmp/node.txt"
 grep -q "synthetic 2-core AVX-512 node" "$tmp/node.txt"
+# A CPU node delivers well under 1 TFLOP/s: the column is in GFLOP/s and never reads 0.0.
+grep -q "GFLOP/s/chip" "$tmp/node.txt"
+awk '/GFLOP\/s\/chip/ {getline; if ($13 + 0 <= 0) exit 1}' "$tmp/node.txt"
 $ns cluster --preset h100-sxm --node tests/fixtures/results_synthetic.json --chips 16384 \
     --allreduce tests/fixtures/fleet_synthetic.json >"$tmp/node2.txt"
 grep -q "H100 SXM" "$tmp/node2.txt"

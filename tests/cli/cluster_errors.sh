@@ -26,6 +26,10 @@ expect_usage "does not divide the chip count" --preset h100-sxm --chips 1000
 expect_usage "--chips wants" --preset h100-sxm --chips 0
 expect_usage "--chips wants" --preset h100-sxm --chips -8
 expect_usage "--chips wants" --preset h100-sxm --chips 8,,x
+expect_usage "--chips wants" --preset h100-sxm --chips 8,,16 # an empty element is no count
+expect_usage "--chips wants" --preset h100-sxm --chips 8,
+expect_usage "--chips wants" --preset h100-sxm --chips ,8
+expect_usage "integer in 1..16777216," --preset h100-sxm --chips 8 --tp 2.5 # not 1.67772e+07
 expect_usage "--layers wants" --preset h100-sxm --chips 8192 --layers 0
 expect_usage "--hidden wants" --preset h100-sxm --chips 8192 --hidden -5
 expect_usage "--mem-bw-gbytes-per-s wants" --preset h100-sxm --chips 8 --mem-bw-gbytes-per-s 0
