@@ -56,7 +56,7 @@ static void usage(FILE *f) {
         "                            table and step-time CV; with no chip preset the node is\n"
         "                            the chip (its ceilings and DRAM bandwidth, preset cpu-node)\n"
         "  --allreduce FILE          measured all-reduce fit {alpha_s, beta_s_per_byte[, ranks]}\n"
-        "                            (results.json allreduce.fit or fleet.json fit)\n"
+        "                            (results.json or fleet.json allreduce.fit, or a bare fit)\n"
         "  --allreduce-road R        scaleup|scaleout: which road the fit describes (default:\n"
         "                            scaleup for results.json, scaleout for fleet.json)\n"
         "  --chips N[,N...]          chip counts (default: the preset's list)\n"
@@ -236,11 +236,13 @@ static int build_input(const options *o, ns_cluster_input *in) {
     if (o->allreduce) {
         json_t *j = load_json(o->allreduce, err, sizeof err);
         if (!j) return ns_usage_error(CMD, "--allreduce %s", err);
+        /* A results.json (results[]) measured threads in one node: the scale-up road; a
+         * fleet.json ("kind": "fleet") or a bare fit measured MPI ranks: scale-out. */
         int up = o->allreduce_scaleup >= 0 ? o->allreduce_scaleup
-                                           : json_object_get(j, "allreduce") != NULL;
+                                           : json_is_array(json_object_get(j, "results"));
         int rc = ns_cluster_apply_allreduce(in, j, up, err, sizeof err);
         json_decref(j);
-        if (rc) return ns_usage_error(CMD, "--allreduce %s: %s", o->allreduce, err);
+        if (rc) return ns_usage_error(CMD, "--allreduce %s %s", o->allreduce, err);
     }
     for (int i = 0; i < o->n_ov; i++)
         if (apply_override(in, &o->ov[i])) return NS_EXIT_USAGE;

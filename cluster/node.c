@@ -128,12 +128,26 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
 
 int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int scaleup, char *err,
                                size_t errlen) {
-    const json_t *fit = json_object_get(json_object_get(root, "allreduce"), "fit");
-    if (!fit) fit = json_object_get(root, "fit");
-    if (!json_is_object(fit)) FAIL("no all-reduce fit (allreduce.fit or fit) in the file");
+    const json_t *ar = json_object_get(root, "allreduce");
+    if (!json_is_object(ar)) ar = NULL;
+    const json_t *fit = json_object_get(ar, "fit");
+    if (!ar) fit = json_object_get(root, "fit");
+    if (!ar && !fit) FAIL("has no all-reduce fit (no allreduce.fit or fit object)");
     double a = ns_json_get_num(fit, "alpha_s"), b = ns_json_get_num(fit, "beta_s_per_byte");
     double n = ns_json_get_num(fit, "ranks");
-    if (!(a >= 0) || !(b > 0)) FAIL("all-reduce fit needs alpha_s >= 0 and beta_s_per_byte > 0");
+    if (!(a >= 0) || !(b > 0)) {
+        /* Not measured (fleet --no-collectives, one rank, too few sizes) or not usable: say why
+         * in the file's own words; the outer status first, since it names the cause. */
+        const char *st = json_string_value(json_object_get(ar, "status"));
+        const char *fst = json_string_value(json_object_get(fit, "status"));
+        if (!st || !strcmp(st, "ok") || !strncmp(st, "sizes above", 11)) st = fst;
+        if (json_is_number(json_object_get(fit, "alpha_s")) &&
+            json_is_number(json_object_get(fit, "beta_s_per_byte")))
+            FAIL("has an unusable all-reduce fit (alpha_s %g, beta_s_per_byte %g; the model "
+                 "needs alpha_s >= 0 and beta_s_per_byte > 0)%s%s%s",
+                 a, b, st ? " (" : "", st ? st : "", st ? ")" : "");
+        FAIL("has no measured all-reduce fit (%s)", st ? st : "no alpha_s and beta_s_per_byte");
+    }
     if (n >= 2) { /* all-reduce fit → per-link α, β under the ring model */
         a /= 2.0 * (n - 1);
         b /= 2.0 * (n - 1) / n;

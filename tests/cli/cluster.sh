@@ -49,6 +49,14 @@ awk '/GFLOP\/s\/chip/ {getline; if ($13 + 0 <= 0) exit 1}' "$tmp/node.txt"
 $ns cluster --preset h100-sxm --node tests/fixtures/results_synthetic.json --chips 16384 \
     --allreduce tests/fixtures/fleet_synthetic.json >"$tmp/node2.txt"
 grep -q "H100 SXM" "$tmp/node2.txt"
+# A fleet.json's fit (allreduce.fit, MPI ranks across nodes) goes to the scale-out road; the
+# ring fit over 2 ranks is per link alpha 2 us / 2 = 1 us and 1 / (1e-10 s/B) = 10 GB/s.
+cat >"$tmp/fleet.json" <<'JSON'
+{"schema": "nodescale/1", "kind": "fleet", "status": "complete",
+ "allreduce": {"ranks": 2, "fit": {"alpha_s": 2e-6, "beta_s_per_byte": 1e-10, "ranks": 2}}}
+JSON
+$ns cluster --preset h100-sxm --chips 8192 --allreduce "$tmp/fleet.json" >"$tmp/fleet.txt"
+grep -q "scale-up: 8 chips at 450 GB/s per direction, α 3 µs; scale-out: 10 GB/s per direction, α 1 µs" "$tmp/fleet.txt"
 
 # --help lists every flag the parser accepts (each key of the table is a flag).
 $ns cluster --help >"$tmp/help.txt"

@@ -44,6 +44,8 @@ expect_usage "interleaved" --preset h100-sxm --chips 16384 --interleave 2 --micr
 expect_usage "--node" --preset h100-sxm --chips 8 --node /nonexistent/results.json
 expect_usage "--node" --preset h100-sxm --chips 8 --node tests/fixtures/fleet_synthetic.json
 expect_usage "--allreduce" --preset h100-sxm --chips 8 --allreduce /nonexistent.json
+expect_usage "fleet_no_collectives.json has no measured all-reduce fit (--no-collectives)" \
+  --preset h100-sxm --chips 8 --allreduce tests/fixtures/fleet_no_collectives.json
 expect_usage "give --chips" --preset llama3-405b
 
 # A preset file with a bad value.

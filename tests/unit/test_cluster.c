@@ -491,6 +491,11 @@ static void allreduce_fits(void **state) {
     json_t *empty = json_object();
     assert_int_equal(ns_cluster_apply_allreduce(&in, empty, 0, err, sizeof err), -1);
     json_decref(empty);
+    /* fleet --no-collectives: fit null with a status; the reason is the file's own status */
+    json_t *nc = fixture("fleet_no_collectives.json");
+    assert_int_equal(ns_cluster_apply_allreduce(&in, nc, 0, err, sizeof err), -1);
+    assert_string_equal(err, "has no measured all-reduce fit (--no-collectives)");
+    json_decref(nc);
 }
 
 int main(void) {
