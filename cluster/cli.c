@@ -244,8 +244,10 @@ static int build_input(const options *o, ns_cluster_input *in) {
         json_decref(j);
         if (rc) return ns_usage_error(CMD, "--allreduce %s %s", o->allreduce, err);
     }
-    for (int i = 0; i < o->n_ov; i++)
+    for (int i = 0; i < o->n_ov; i++) {
         if (apply_override(in, &o->ov[i])) return NS_EXIT_USAGE;
+        if (!strcmp(o->ov[i].key->key, "step_cv")) in->node.cv_overridden = 1;
+    }
     if (o->precision && ns_cprec_parse(o->precision, &in->run.precision))
         return ns_usage_error(CMD, "--precision must be fp64 fp32 tf32 bf16 fp16 fp8, got '%s'",
                               o->precision);
@@ -296,6 +298,27 @@ static const char *rc_label(const ns_breakdown *b, char *buf, size_t len) {
     return buf;
 }
 
+/* What --node took, and its warnings (refused GEMM results, a disturbed CV), to `f`. */
+static void print_node(FILE *f, const ns_cluster_input *in, const char *path, int warnings_only) {
+    const ns_node_info *ni = &in->node;
+    char w[512];
+    if (!ni->applied) return;
+    if (!warnings_only) {
+        fprintf(f, "node %s: %d GEMM shape%s (%s); ", path, ni->gemm_points,
+                ni->gemm_points == 1 ? "" : "s", ns_cprec_name(ni->precision));
+        if (ni->cv_overridden)
+            fprintf(f, "step CV from --step-cv (measured %.3g not used)\n", ni->step_cv);
+        else if (ni->cv_results)
+            fprintf(f, "step CV %.3g = median time_s.cv of %d GEMM results\n", ni->step_cv,
+                    ni->cv_results);
+        else
+            fprintf(f, "step CV from the presets (no GEMM time_s.cv in the file)\n");
+    }
+    const char *pre = warnings_only ? "nodescale cluster: warning: " : "warning: ";
+    if (ns_node_gemm_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
+    if (ns_node_cv_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
+}
+
 static void print_header(const ns_cluster_input *in) {
     const ns_system *s = &in->sys;
     const ns_model *m = &in->model;
@@ -308,7 +331,7 @@ static void print_header(const ns_cluster_input *in) {
            "direction, α %.3g µs, oversubscription %.3g\n",
            s->domain_chips, s->scaleup.bw_bytes_per_s / 1e9, s->scaleup.latency_s * 1e6,
            s->scaleout.bw_bytes_per_s / 1e9, s->scaleout.latency_s * 1e6, s->oversubscription);
-    printf("global batch %d sequences x %d tokens; GEMM efficiency %s; step CV %.3g\n\n",
+    printf("global batch %d sequences x %d tokens; GEMM efficiency %s; step CV %.3g\n",
            in->run.global_batch_seqs, m->seq_tokens,
            s->chip.n_gemm ? "from a shape table" : "one value for all shapes", s->step_cv);
 }
@@ -472,6 +495,8 @@ int ns_cmd_cluster(int argc, char **argv) {
 
     if (!o.json || strcmp(o.json, "-")) {
         print_header(&in);
+        print_node(stdout, &in, o.node, 0);
+        printf("\n");
         print_tables(rows, n_rows);
         print_scaling(firsts, n_firsts);
         if (o.search) printf("\n%ld configurations evaluated\n", evaluated);
@@ -485,6 +510,12 @@ int ns_cmd_cluster(int argc, char **argv) {
         ns_json_set_num(root, "peak_flops_per_s_per_chip", in.sys.chip.peak_flops[in.run.precision],
                         NULL);
         ns_json_set_str(root, "precision", ns_cprec_name(in.run.precision));
+        if (in.node.applied) {
+            json_t *node = json_object();
+            ns_node_info_json(node, &in, o.node);
+            json_object_set_new(root, "node", node);
+            if (!strcmp(o.json, "-")) print_node(stderr, &in, o.node, 1);
+        }
         for (int i = 0; i < n_rows; i++) {
             json_t *pt = ns_breakdown_json(&in, &rows[i]);
             add_scaling(pt, &firsts[0], &rows[i]);

@@ -49,6 +49,24 @@ awk '/GFLOP\/s\/chip/ {getline; if ($13 + 0 <= 0) exit 1}' "$tmp/node.txt"
 $ns cluster --preset h100-sxm --node tests/fixtures/results_synthetic.json --chips 16384 \
     --allreduce tests/fixtures/fleet_synthetic.json >"$tmp/node2.txt"
 grep -q "H100 SXM" "$tmp/node2.txt"
+# A disturbed node: the GEMM above its roof is refused (not capped to 1.0) and the noisy CV is
+# flagged, in the text and in the JSON's node section; --step-cv replaces it.
+$ns cluster --node tests/fixtures/results_noisy.json --chips 64 --json "$tmp/noisy.json" \
+    >"$tmp/noisy.txt"
+grep -q "^warning: 1 GEMM result above the roof refused" "$tmp/noisy.txt"
+grep -q "^warning: step CV 0.525 (median time_s.cv of 4 GEMM results) is above 0.2" "$tmp/noisy.txt"
+grep -q "fp64 dense peak 200 GFLOP/s" "$tmp/noisy.txt" # the precision of the GEMM table
+python3 - "$tmp/noisy.json" <<'PY'
+import json, sys
+n = json.load(open(sys.argv[1]))["node"]
+assert n["gemm_points_refused"] == ["dgemm/avx512/dp/t2/m=1024"], n
+assert n["variability_status"].startswith("disturbed"), n
+assert n["step_cv"] == 0.525 and "4 fp64 GEMM results" in n["step_cv_source"], n
+PY
+$ns cluster --node tests/fixtures/results_noisy.json --chips 64 --step-cv 0.01 >"$tmp/quiet.txt"
+grep -q "step CV from --step-cv" "$tmp/quiet.txt"
+if grep -q "warning: step CV" "$tmp/quiet.txt"; then echo "--step-cv left the warning"; exit 1; fi
+
 # A fleet.json's fit (allreduce.fit, MPI ranks across nodes) goes to the scale-out road; the
 # ring fit over 2 ranks is per link alpha 2 us / 2 = 1 us and 1 / (1e-10 s/B) = 10 GB/s.
 cat >"$tmp/fleet.json" <<'JSON'

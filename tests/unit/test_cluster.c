@@ -444,7 +444,7 @@ static void node_bridge(void **state) {
     assert_rel(in.sys.chip.peak_flops[NS_CP_FP64], 200e9, 1e-12);
     assert_rel(in.sys.chip.peak_flops[NS_CP_FP32], 400e9, 1e-12); /* FMA, not the 450 "add" */
     assert_rel(in.sys.chip.mem_bw_bytes_per_s, 20e9, 1e-12);      /* not the suspect 90 */
-    assert_int_equal(in.run.precision, NS_CP_FP32);
+    assert_int_equal(in.run.precision, NS_CP_FP64); /* the GEMM table's (dp only) */
     /* onto a preset chip: efficiency and CV only */
     load(&in, "h100-sxm");
     assert_int_equal(ns_cluster_apply_node(&in, r, 0, err, sizeof err), 0);
@@ -470,6 +470,59 @@ static void node_bridge(void **state) {
             unlink(path);
         }
     rmdir(dir);
+    json_decref(r);
+}
+
+/* A disturbed node: a GEMM above its roof is refused (not capped to 1), the noisy CV is taken
+ * as measured but flagged, and both are said in the JSON. */
+static void node_bridge_noisy(void **state) {
+    (void)state;
+    json_t *r = fixture("results_noisy.json");
+    ns_cluster_input in;
+    char err[256];
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    assert_int_equal(in.sys.chip.n_gemm, 3);
+    assert_int_equal(in.node.gemm_refused, 1);
+    assert_string_equal(in.node.refused_ids[0], "dgemm/avx512/dp/t2/m=1024");
+    assert_abs(ns_gemm_efficiency(&in.sys.chip, 1024, 1024, 1024), 0.80, 1e-12); /* openblas */
+    assert_int_equal(in.node.cv_results, 4); /* the refused result's CV left out */
+    assert_abs(in.sys.step_cv, 0.525, 1e-12);  /* median of 0.3 0.45 0.6 0.7 */
+    assert_int_equal(in.run.precision, NS_CP_FP64); /* the table's precision */
+    json_t *o = json_object();
+    ns_node_info_json(o, &in, "results_noisy.json");
+    assert_int_equal(json_array_size(json_object_get(o, "gemm_points_refused")), 1);
+    assert_true(strstr(json_string_value(json_object_get(o, "gemm_status")), "refused") != NULL);
+    assert_true(!strncmp(json_string_value(json_object_get(o, "variability_status")),
+                         "disturbed", 9));
+    assert_true(strstr(json_string_value(json_object_get(o, "step_cv_source")),
+                       "4 fp64 GEMM results in results_noisy.json") != NULL);
+    json_decref(o);
+    /* the cluster section of results.json says the same */
+    json_t *sec = ns_cluster_from_results(r, "h100-sxm", NULL, err, sizeof err);
+    assert_non_null(sec);
+    assert_true(!strncmp(json_string_value(json_object_get(sec, "variability_status")),
+                         "disturbed", 9));
+    json_decref(sec);
+    /* every GEMM above its roof: refused, with the reason */
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(r, "results"), i, e)
+        if (json_object_get(e, "fraction_of_roof") && json_is_number(json_object_get(e, "fraction_of_roof")))
+            json_object_set_new(e, "fraction_of_roof", json_real(1.2));
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "above its roof"));
+    json_decref(r);
+    /* a quiet node: both statuses ok */
+    r = fixture("results_synthetic.json");
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    o = json_object();
+    ns_node_info_json(o, &in, "x");
+    assert_string_equal(json_string_value(json_object_get(o, "variability_status")), "ok");
+    assert_string_equal(json_string_value(json_object_get(o, "gemm_status")), "ok");
+    json_decref(o);
     json_decref(r);
 }
 
@@ -529,6 +582,7 @@ int main(void) {
         cmocka_unit_test(search_valid_and_sorted),
         cmocka_unit_test(presets_all_load),
         cmocka_unit_test(node_bridge),
+        cmocka_unit_test(node_bridge_noisy),
         cmocka_unit_test(allreduce_fits),
     };
     const char *filter = getenv("CMOCKA_TEST_FILTER"); /* e.g. "node_*" */
