@@ -59,7 +59,10 @@ static void usage(FILE *f) {
         "                            (results.json or fleet.json allreduce.fit, or a bare fit)\n"
         "  --allreduce-road R        scaleup|scaleout: which road the fit describes (default:\n"
         "                            scaleup for results.json, scaleout for fleet.json)\n"
-        "  --chips N[,N...]          chip counts (default: the preset's list)\n"
+        "  --chips N[,N...]          chip counts (default: the chip preset's list). Where a\n"
+        "                            preset's layout (llama3-405b: TP 8 x PP 16) does not fit\n"
+        "                            a count, the row is the search's best, with a note; a\n"
+        "                            layout given by flags (--tp ...) must fit every count\n"
         "  --search                  rank every valid (TP, PP, CP, DP, micro-batch, interleave)\n"
         "  --top N                   with --search: how many to print per chip count (1)\n"
         "  --json FILE|-             write the results as JSON (- = stdout)\n"
@@ -372,19 +375,42 @@ static void print_tables(const ns_breakdown *b, int n) {
     }
 }
 
-/* The configuration given by flags/presets for `chips` (dp derived when not given). */
-static int fixed_config(const ns_cluster_input *in, int chips, ns_par *par) {
+/* The configuration given by flags/presets for `chips` (dp derived when not given). 0, or -1
+ * with the reason it does not fit in err. */
+static int fixed_config(const ns_cluster_input *in, int chips, ns_par *par, char *err,
+                        size_t errlen) {
     *par = in->par;
     if (par->dp == 0) {
         long long inner = (long long)par->tp * par->pp * par->cp;
-        if (inner < 1 || chips % inner)
-            return ns_usage_error(CMD, "tp*pp*cp = %lld does not divide the chip count %d", inner,
-                                  chips);
+        if (inner < 1 || chips % inner) {
+            snprintf(err, errlen, "tp*pp*cp = %lld does not divide the chip count %d", inner,
+                     chips);
+            return -1;
+        }
         par->dp = (int)(chips / inner);
     }
-    char err[256];
-    if (ns_cluster_check(in, par, chips, err, sizeof err)) return ns_usage_error(CMD, "%s", err);
+    return ns_cluster_check(in, par, chips, err, errlen);
+}
+
+/* Whether a flag set the parallel layout (--tp, --pp, --cp, --dp, --micro-batch-seqs,
+ * --interleave): such a layout is kept exactly, and a chip count it does not fit is an error;
+ * a preset's layout gives way to the search there. */
+static int layout_given(const options *o) {
+    for (int i = 0; i < o->n_ov; i++)
+        if (!strcmp(o->ov[i].key->section, "parallel")) return 1;
     return 0;
+}
+
+/* Why no chip: no preset named one, or a preset (cpu-node) that takes it from --node. */
+static int no_chip_error(const ns_cluster_input *in) {
+    if (!in->sys.chip.name[0])
+        return ns_usage_error(CMD, "no chip: give --preset CHIP (a100-sxm h100-sxm h200 "
+                                   "gb200-nvl72 gb300-nvl72 tpu-v4) or --node results.json");
+    return ns_usage_error(CMD,
+                          "chip '%s' has no peak: its preset takes the chip from a measured "
+                          "node; give --node results.json (or --peak-tflop-per-s and "
+                          "--mem-bw-gbytes-per-s)",
+                          in->sys.chip.name);
 }
 
 static int list_presets(void) {
@@ -454,6 +480,7 @@ int ns_cmd_cluster(int argc, char **argv) {
     }
     if (o.list_presets) return list_presets();
     if ((rc = build_input(&o, &in))) return rc;
+    if (!in.eta.enabled && !has_chip(&in)) return no_chip_error(&in);
     const int *chips = o.n_chips ? o.chips : in.chip_counts;
     int n_chips = o.n_chips ? o.n_chips : in.n_chip_counts;
     if (n_chips == 0) return ns_usage_error(CMD, "give --chips N (no chip count in the presets)");
@@ -464,38 +491,61 @@ int ns_cmd_cluster(int argc, char **argv) {
         return NS_EXIT_OK;
     }
     ns_chip_finish(&in.sys.chip);
+    char err[512];
+    if (ns_cluster_check_input(&in, err, sizeof err)) return ns_usage_error(CMD, "%s", err);
 
-    /* One breakdown per chip count (fixed configuration), or the top N of each search. */
+    /* One breakdown per chip count (fixed configuration), or the top N of each search. A
+     * preset's layout that does not fit a count gives way to the search for that count; a
+     * count with no valid configuration at all is dropped; each with a note. */
     static ns_breakdown rows[MAX_CHIPS * MAX_TOP], firsts[MAX_CHIPS];
-    int n_rows = 0, n_firsts = 0;
+    static char notes[MAX_CHIPS][640];
+    static int searched[MAX_CHIPS * MAX_TOP];
+    int n_rows = 0, n_firsts = 0, n_notes = 0, strict = layout_given(&o);
     long evaluated = 0;
     for (int i = 0; i < n_chips; i++) {
-        if (o.search) {
+        ns_par par;
+        int search = o.search;
+        if (!search && fixed_config(&in, chips[i], &par, err, sizeof err)) {
+            if (strict) return ns_usage_error(CMD, "%s", err);
+            search = 1;
+        }
+        if (search) {
             long ev = 0;
-            int got = ns_cluster_search(&in, chips[i], rows + n_rows, o.top, &ev);
+            int got = ns_cluster_search(&in, chips[i], rows + n_rows, o.search ? o.top : 1, &ev);
             evaluated += ev;
-            if (got == 0)
-                return ns_usage_error(CMD,
-                                      "no valid configuration for %d chips: TP must divide "
-                                      "the %d heads, DP the batch of %d, CP the sequence, and PP "
-                                      "(<= %d layers) take what is left",
-                                      chips[i], in.model.heads, in.run.global_batch_seqs,
-                                      in.model.layers);
+            if (got == 0) {
+                snprintf(notes[n_notes++], sizeof notes[0],
+                         "%d chips dropped: no valid configuration (TP must divide the %d heads, "
+                         "DP the batch of %d, CP the sequence, and PP (<= %d layers) take what "
+                         "is left)",
+                         chips[i], in.model.heads, in.run.global_batch_seqs, in.model.layers);
+                continue;
+            }
+            if (!o.search)
+                snprintf(notes[n_notes++], sizeof notes[0],
+                         "%d chips: the preset layout TP %d x PP %d x CP %d does not fit (%s); "
+                         "the row is the best configuration the search found",
+                         chips[i], in.par.tp, in.par.pp, in.par.cp, err);
+            for (int k = 0; k < got; k++)
+                searched[n_rows + k] = 1;
             firsts[n_firsts++] = rows[n_rows];
             n_rows += got;
         } else {
-            ns_par par;
-            if ((rc = fixed_config(&in, chips[i], &par))) return rc;
             ns_cluster_prep prep;
             ns_cluster_prepare(&in, chips[i], &prep);
             ns_cluster_eval(&in, &prep, &par, &rows[n_rows]);
+            searched[n_rows] = 0;
             firsts[n_firsts++] = rows[n_rows++];
         }
     }
+    if (n_rows == 0)
+        return ns_usage_error(CMD, "no chip count has a valid configuration (%s)", notes[0]);
 
     if (!o.json || strcmp(o.json, "-")) {
         print_header(&in);
         print_node(stdout, &in, o.node, 0);
+        for (int i = 0; i < n_notes; i++)
+            printf("note: %s\n", notes[i]);
         printf("\n");
         print_tables(rows, n_rows);
         print_scaling(firsts, n_firsts);
@@ -518,11 +568,15 @@ int ns_cmd_cluster(int argc, char **argv) {
         }
         for (int i = 0; i < n_rows; i++) {
             json_t *pt = ns_breakdown_json(&in, &rows[i]);
+            ns_json_set_str(pt, "layout", searched[i] ? "searched" : "fixed");
             add_scaling(pt, &firsts[0], &rows[i]);
             json_array_append_new(pts, pt);
         }
         json_object_set_new(root, "points", pts);
-        char err[512];
+        json_t *jn = json_array();
+        for (int i = 0; i < n_notes; i++)
+            json_array_append_new(jn, json_string(notes[i]));
+        json_object_set_new(root, "notes", jn);
         int bad = 0;
         if (!strcmp(o.json, "-")) {
             bad = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || puts("") < 0;
@@ -534,7 +588,6 @@ int ns_cmd_cluster(int argc, char **argv) {
         if (bad) return NS_EXIT_FAIL;
     }
     if (o.plot_dir) {
-        char err[512];
         if (ns_cluster_write_plots(&in, firsts, n_firsts, o.plot_dir, err, sizeof err)) {
             fprintf(stderr, "nodescale cluster: error: %s\n", err);
             return NS_EXIT_FAIL;

@@ -128,15 +128,15 @@ typedef struct ns_eta_law {
 #define NS_NODE_REFUSED_IDS 4
 #define NS_NODE_CV_DISTURBED 0.2 /* a GEMM time CV above this says the node was disturbed */
 typedef struct ns_node_info {
-    int applied;          /* 1 after ns_cluster_apply_node */
-    ns_cprec precision;   /* of the GEMM table taken */
-    int gemm_points;      /* shapes in the table */
-    int gemm_refused;     /* GEMM results refused: fraction_of_roof > 1 */
-    double refused_max;   /* the largest refused fraction_of_roof */
+    int applied;                               /* 1 after ns_cluster_apply_node */
+    ns_cprec precision;                        /* of the GEMM table taken */
+    int gemm_points;                           /* shapes in the table */
+    int gemm_refused;                          /* GEMM results refused: fraction_of_roof > 1 */
+    double refused_max;                        /* the largest refused fraction_of_roof */
     char refused_ids[NS_NODE_REFUSED_IDS][96]; /* the first refused results' ids */
-    int cv_results;       /* GEMM results whose time_s.cv entered the median (0: none) */
-    double step_cv;       /* that median */
-    int cv_overridden;    /* a later --step-cv replaced it */
+    int cv_results;    /* GEMM results whose time_s.cv entered the median (0: none) */
+    double step_cv;    /* that median */
+    int cv_overridden; /* a later --step-cv replaced it */
 } ns_node_info;
 
 /* Everything the model reads. */
@@ -203,6 +203,10 @@ double ns_gemm_efficiency(const ns_chip *chip, double m, double n, double k);
 int ns_cluster_check(const ns_cluster_input *in, const ns_par *par, int chips, char *err,
                      size_t errlen);
 
+/* The checks of ns_cluster_check that do not depend on the configuration (model shape, a peak
+ * for the precision, bandwidths, domain, batch): what ns_cluster_search needs. 0 or -1. */
+int ns_cluster_check_input(const ns_cluster_input *in, char *err, size_t errlen);
+
 /* Fills *prep for `chips` chips (costly parts: the order statistic). */
 void ns_cluster_prepare(const ns_cluster_input *in, int chips, ns_cluster_prep *prep);
 
@@ -212,7 +216,8 @@ void ns_cluster_eval(const ns_cluster_input *in, const ns_cluster_prep *prep, co
 
 /* Enumerates every valid (TP, PP, CP, DP, micro-batch, interleave) for `chips` and keeps the
  * `top` fastest to train (fitting in memory first). Fills best[0..n) best first, returns n (0:
- * no valid configuration), and the number of configurations evaluated in *evaluated. */
+ * no valid configuration), and the number of configurations evaluated in *evaluated. The
+ * input must pass ns_cluster_check_input. */
 int ns_cluster_search(const ns_cluster_input *in, int chips, ns_breakdown *best, int top,
                       long *evaluated);
 
@@ -239,10 +244,10 @@ int ns_cluster_apply_json(ns_cluster_input *in, const json_t *root, const char *
  * and fraction_of_roof, the best implementation per shape kept) and the run-to-run variability
  * (median time_s.cv of the GEMM results taken) from a nodescale results.json. A result above
  * its roof (fraction_of_roof > 1) is refused, never capped: its ceiling was mis-measured (a
- * noisy run); in->node counts them and says where the CV came from (ns_node_info_json). With as_chip set it also takes the chip itself: peak per precision from
- * ceilings.compute (dp → fp64, sp → fp32; the highest "fma" mix entry, a GEMM's roof) and
- * memory bandwidth from the highest DRAM entry of ceilings.bandwidth not flagged suspect.
- * Returns 0, or -1 with a one-line reason. */
+ * noisy run); in->node counts them and says where the CV came from (ns_node_info_json). With
+ * as_chip set it also takes the chip itself: peak per precision from ceilings.compute (dp → fp64,
+ * sp → fp32; the highest "fma" mix entry, a GEMM's roof) and memory bandwidth from the highest DRAM
+ * entry of ceilings.bandwidth not flagged suspect. Returns 0, or -1 with a one-line reason. */
 int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_chip, char *err,
                           size_t errlen);
 

@@ -34,6 +34,27 @@ assert abs(sum(b.values()) - p["step_s"]) < 1e-9 * p["step_s"], (b, p["step_s"])
 assert 0 < p["mfu"] < 1
 PY
 
+# Each chip preset alone prints a table over its own chip counts: where the default model's
+# TP 8 x PP 16 does not fit a count, the row comes from the search, with a note.
+for p in a100-sxm h100-sxm h200 gb200-nvl72 gb300-nvl72 tpu-v4; do
+  $ns cluster --preset $p >"$tmp/$p.txt" || { echo "cluster --preset $p failed"; exit 1; }
+  grep -q "step-time breakdown" "$tmp/$p.txt"
+done
+grep -q "^note: 8 chips: the preset layout TP 8 x PP 16 x CP 1 does not fit" "$tmp/h100-sxm.txt"
+grep -q "^note: 1536 chips: .*must divide the global batch" "$tmp/a100-sxm.txt"
+$ns cluster --preset gb300-nvl72 --json "$tmp/gb300.json" >/dev/null
+python3 - "$tmp/gb300.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [p["chips"] for p in d["points"]] == [72, 576, 2304, 9216, 18432], d["points"]
+assert all(p["layout"] == "searched" for p in d["points"]) and len(d["notes"]) == 5, d["notes"]
+PY
+# A count with no valid configuration at all (127 > 126 layers, prime) is dropped, not fatal.
+$ns cluster --preset h100-sxm --chips 8192,127 >"$tmp/drop.txt"
+grep -q "^note: 127 chips dropped: no valid configuration" "$tmp/drop.txt"
+$ns cluster --preset h100-sxm --chips 127,8192 --search >"$tmp/drop2.txt"
+grep -q "^note: 127 chips dropped" "$tmp/drop2.txt"
+
 # Search, several chip counts, plots (skipped quietly if gnuplot is missing: the .gp stays).
 $ns cluster --preset gb300-nvl72 --chips 576,2304 --search --top 2 --plot-dir "$tmp" >"$tmp/s.txt"
 grep -q "configurations evaluated" "$tmp/s.txt"

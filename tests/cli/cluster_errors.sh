@@ -22,7 +22,9 @@ expect_usage() { # $1 = what the message must contain; the rest = arguments
 expect_usage "unknown preset" --preset no-such-thing --chips 8
 expect_usage "not the chip count" --preset h100-sxm --chips 8192 --tp 8 --pp 16 --dp 32
 expect_usage "divide the head count" --preset h100-sxm --chips 6144 --tp 6
-expect_usage "does not divide the chip count" --preset h100-sxm --chips 1000
+expect_usage "does not divide the chip count" --preset h100-sxm --chips 1000 --tp 8 --pp 16
+expect_usage "must divide the global batch" --preset a100-sxm --tp 8 --pp 16 # 1536: dp 12
+expect_usage "no chip count has a valid configuration" --preset h100-sxm --chips 127 # > 126 layers
 expect_usage "--chips wants" --preset h100-sxm --chips 0
 expect_usage "--chips wants" --preset h100-sxm --chips -8
 expect_usage "--chips wants" --preset h100-sxm --chips 8,,x
@@ -46,7 +48,11 @@ expect_usage "--node" --preset h100-sxm --chips 8 --node tests/fixtures/fleet_sy
 expect_usage "--allreduce" --preset h100-sxm --chips 8 --allreduce /nonexistent.json
 expect_usage "fleet_no_collectives.json has no measured all-reduce fit (--no-collectives)" \
   --preset h100-sxm --chips 8 --allreduce tests/fixtures/fleet_no_collectives.json
-expect_usage "give --chips" --preset llama3-405b
+expect_usage "no chip: give --preset CHIP" --preset llama3-405b
+expect_usage "no chip: give --preset CHIP"
+expect_usage "has no peak: its preset takes the chip from a measured node; give --node" \
+  --preset cpu-node
+expect_usage "no dense peak" --preset tpu-v4 --chips 4096 --precision fp8 --search
 
 # A preset file with a bad value.
 echo '{"chip": {"mem_bw_gbytes_per_s": -1}}' >"$tmp/bad.json"
