@@ -10,11 +10,16 @@
 #include "harness/commands.h"
 #include "harness/json.h"
 
+#include "reports/compare.h"
+
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define CMD "cluster"
 #define MAX_PRESETS 16
@@ -65,8 +70,10 @@ static void usage(FILE *f) {
         "                            layout given by flags (--tp ...) must fit every count\n"
         "  --search                  rank every valid (TP, PP, CP, DP, micro-batch, interleave)\n"
         "  --top N                   with --search: how many to print per chip count (1)\n"
-        "  --json FILE|-             write the results as JSON (- = stdout)\n"
+        "  --json FILE|-             write the results as JSON (- = stdout); FILE's folder\n"
+        "                            must exist\n"
         "  --plot-dir DIR            write cluster_breakdown.svg and cluster_scaling.svg there\n"
+        "                            (made if missing; needs gnuplot or $NODESCALE_GNUPLOT)\n"
         "  --peak-tflop-per-s X      dense peak at the run precision, TFLOP/s\n"
         "  --gemm-efficiency X       one GEMM efficiency (0..1) for every shape\n"
         "  --precision P             fp64 fp32 tf32 bf16 fp16 fp8 (default bf16)\n"
@@ -79,7 +86,8 @@ static void usage(FILE *f) {
         if (strcmp(section, k->section)) fprintf(f, " %s:\n", section = k->section);
         fprintf(f, "  %-35s %s%s\n", flag, k->help, k->kind == NS_KEY_BOOL ? " (0|1)" : "");
     }
-    fprintf(f, "\nexit: 0 ok, 2 bad input (one line on stderr)\n");
+    fprintf(f, "\nOutput paths are checked before anything is computed.\n"
+               "exit: 0 ok, 1 a write failed, 2 bad input (one line on stderr)\n");
 }
 
 /* "8192,16384" → chips[]. Every element must be a positive integer: an empty one ("8,,16",
@@ -413,6 +421,61 @@ static int no_chip_error(const ns_cluster_input *in) {
                           in->sys.chip.name);
 }
 
+/* Whether `path` is a folder we may write in, or one mkdir -p can make: its nearest existing
+ * ancestor is a writable folder. 0, or -1 with the reason in err. */
+static int dir_writable(const char *path, char *err, size_t errlen) {
+    char p[4096];
+    struct stat st;
+    snprintf(p, sizeof p, "%s", *path ? path : ".");
+    while (stat(p, &st) != 0) {
+        char *slash = strrchr(p, '/');
+        if (errno != ENOENT) break;
+        if (!slash) {
+            snprintf(p, sizeof p, ".");
+        } else if (slash == p) {
+            p[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+    }
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode) || access(p, W_OK | X_OK) != 0) {
+        snprintf(err, errlen, "%s: %s is not a writable folder", path, p);
+        return -1;
+    }
+    return 0;
+}
+
+/* Checks every output before anything is computed, so that a bad path costs nothing and leaves
+ * nothing: --json FILE needs an existing writable folder and must not be a folder itself;
+ * --plot-dir must be a writable folder or one that can be made, and gnuplot must be there. */
+static int check_outputs(const options *o) {
+    char err[4400];
+    struct stat st;
+    if (o->json && strcmp(o->json, "-")) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", o->json);
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            snprintf(dir, sizeof dir, ".");
+        else
+            slash[slash == dir] = '\0';
+        if (!*o->json || (stat(o->json, &st) == 0 && S_ISDIR(st.st_mode)))
+            return ns_usage_error(CMD, "--json '%s' is a folder, not a file", o->json);
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0)
+            return ns_usage_error(CMD,
+                                  "--json %s: cannot write there (%s is not a writable "
+                                  "folder)",
+                                  o->json, dir);
+    }
+    if (o->plot_dir) {
+        if (dir_writable(o->plot_dir, err, sizeof err))
+            return ns_usage_error(CMD, "--plot-dir %s", err);
+        if (ns_cluster_gnuplot_found(err, sizeof err))
+            return ns_usage_error(CMD, "--plot-dir: %s", err);
+    }
+    return 0;
+}
+
 static int list_presets(void) {
     char dir[4096];
     if (ns_cluster_presets_dir(dir, sizeof dir))
@@ -493,6 +556,7 @@ int ns_cmd_cluster(int argc, char **argv) {
     ns_chip_finish(&in.sys.chip);
     char err[512];
     if (ns_cluster_check_input(&in, err, sizeof err)) return ns_usage_error(CMD, "%s", err);
+    if ((rc = check_outputs(&o))) return rc;
 
     /* One breakdown per chip count (fixed configuration), or the top N of each search. A
      * preset's layout that does not fit a count gives way to the search for that count; a
@@ -541,18 +605,23 @@ int ns_cmd_cluster(int argc, char **argv) {
     if (n_rows == 0)
         return ns_usage_error(CMD, "no chip count has a valid configuration (%s)", notes[0]);
 
-    if (!o.json || strcmp(o.json, "-")) {
-        print_header(&in);
-        print_node(stdout, &in, o.node, 0);
-        for (int i = 0; i < n_notes; i++)
-            printf("note: %s\n", notes[i]);
-        printf("\n");
-        print_tables(rows, n_rows);
-        print_scaling(firsts, n_firsts);
-        if (o.search) printf("\n%ld configurations evaluated\n", evaluated);
+    /* Files first, plots before the JSON (written atomically), the table last: a failure
+     * leaves one error line, not a table followed by an error. */
+    if (o.plot_dir) {
+        int bad = ns_mkdir_p(o.plot_dir);
+        if (bad)
+            snprintf(err, sizeof err, "cannot create %s: %s", o.plot_dir, strerror(errno));
+        else
+            bad = ns_cluster_write_plots(&in, firsts, n_firsts, o.plot_dir, err, sizeof err);
+        if (bad) {
+            fprintf(stderr, "nodescale cluster: error: %s\n", err);
+            return NS_EXIT_FAIL;
+        }
     }
+    json_t *root = NULL;
     if (o.json) {
-        json_t *root = json_object(), *pts = json_array();
+        json_t *pts = json_array();
+        root = json_object();
         ns_json_set_str(root, "schema", "nodescale-cluster/1");
         ns_json_set_str(root, "chip", in.sys.chip.name);
         ns_json_set_str(root, "model", in.model.name);
@@ -564,7 +633,6 @@ int ns_cmd_cluster(int argc, char **argv) {
             json_t *node = json_object();
             ns_node_info_json(node, &in, o.node);
             json_object_set_new(root, "node", node);
-            if (!strcmp(o.json, "-")) print_node(stderr, &in, o.node, 1);
         }
         for (int i = 0; i < n_rows; i++) {
             json_t *pt = ns_breakdown_json(&in, &rows[i]);
@@ -577,21 +645,25 @@ int ns_cmd_cluster(int argc, char **argv) {
         for (int i = 0; i < n_notes; i++)
             json_array_append_new(jn, json_string(notes[i]));
         json_object_set_new(root, "notes", jn);
-        int bad = 0;
-        if (!strcmp(o.json, "-")) {
-            bad = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || puts("") < 0;
-        } else if (ns_json_write_atomic(root, o.json, err, sizeof err)) {
+        if (strcmp(o.json, "-") && ns_json_write_atomic(root, o.json, err, sizeof err)) {
             fprintf(stderr, "nodescale cluster: error: %s\n", err);
-            bad = 1;
-        }
-        json_decref(root);
-        if (bad) return NS_EXIT_FAIL;
-    }
-    if (o.plot_dir) {
-        if (ns_cluster_write_plots(&in, firsts, n_firsts, o.plot_dir, err, sizeof err)) {
-            fprintf(stderr, "nodescale cluster: error: %s\n", err);
+            json_decref(root);
             return NS_EXIT_FAIL;
         }
     }
-    return NS_EXIT_OK;
+    if (o.json && !strcmp(o.json, "-")) {
+        print_node(stderr, &in, o.node, 1);
+        rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || puts("") < 0;
+    } else {
+        print_header(&in);
+        print_node(stdout, &in, o.node, 0);
+        for (int i = 0; i < n_notes; i++)
+            printf("note: %s\n", notes[i]);
+        printf("\n");
+        print_tables(rows, n_rows);
+        print_scaling(firsts, n_firsts);
+        if (o.search) printf("\n%ld configurations evaluated\n", evaluated);
+    }
+    json_decref(root);
+    return rc ? NS_EXIT_FAIL : NS_EXIT_OK;
 }

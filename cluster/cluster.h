@@ -293,4 +293,8 @@ json_t *ns_cluster_from_results(const json_t *results, const char *preset, const
 int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, int n,
                            const char *dir, char *err, size_t errlen);
 
+/* Whether the gnuplot ns_cluster_write_plots runs ($NODESCALE_GNUPLOT, else gnuplot on PATH)
+ * is there to run. 0, or -1 with a one-line reason. */
+int ns_cluster_gnuplot_found(char *err, size_t errlen);
+
 #endif

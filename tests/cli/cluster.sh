@@ -61,6 +61,11 @@ grep -q "configurations evaluated" "$tmp/s.txt"
 test -s "$tmp/cluster_breakdown.gp" && test -s "$tmp/cluster_scaling.dat"
 if command -v gnuplot >/dev/null; then test -s "$tmp/cluster_breakdown.svg"; fi
 
+# --plot-dir makes a folder that does not exist yet (as roofline --out and compare --out do).
+$ns cluster --preset gb300-nvl72 --search --json "$tmp/c.json" --plot-dir "$tmp/new/cplots" \
+    >/dev/null
+test -s "$tmp/c.json" && test -s "$tmp/new/cplots/cluster_scaling.gp"
+
 # The node bridge: the node as the chip, and the node's efficiency on a preset chip.
 $ns cluster --node tests/fixtures/results_synthetic.json --chips 64 --search >"$tmp/node.txt"
 grep -q "synthetic 2-core AVX-512 node" "$tmp/node.txt"

@@ -54,6 +54,16 @@ expect_usage "has no peak: its preset takes the chip from a measured node; give 
   --preset cpu-node
 expect_usage "no dense peak" --preset tpu-v4 --chips 4096 --precision fp8 --search
 
+# Output paths are checked before anything is computed: exit 2, no table, nothing written.
+expect_usage "--json /nonexistent/x.json: cannot write there" --preset gb300-nvl72 \
+  --json /nonexistent/x.json
+expect_usage "is a folder, not a file" --preset h100-sxm --json "$tmp"
+: >"$tmp/afile"
+expect_usage "--plot-dir $tmp/afile/plots" --preset h100-sxm --plot-dir "$tmp/afile/plots"
+NODESCALE_GNUPLOT=/no/such/gnuplot expect_usage "cannot find /no/such/gnuplot" \
+  --preset h100-sxm --plot-dir "$tmp/plots"
+[ -e "$tmp/plots" ] && { echo "FAIL: --plot-dir made before the check"; fails=$((fails + 1)); }
+
 # A preset file with a bad value.
 echo '{"chip": {"mem_bw_gbytes_per_s": -1}}' >"$tmp/bad.json"
 expect_usage "out of range" --preset h100-sxm --preset "$tmp/bad.json" --chips 8
