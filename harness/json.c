@@ -29,7 +29,9 @@ void ns_json_set_str(json_t *obj, const char *key, const char *s) {
     json_object_set_new(obj, key, s ? json_string(s) : json_null());
 }
 
-int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen) {
+/* Creates a unique temporary file beside path. Returns its descriptor and *tmp_out (free it),
+ * or -1 with a one-line reason in err. */
+static int temp_beside(const char *path, char **tmp_out, char *err, size_t errlen) {
     size_t len = strlen(path);
     char *tmp = malloc(len + 16);
     if (!tmp) {
@@ -38,12 +40,21 @@ int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t
     }
     snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
     int fd = mkstemp(tmp);
-    int rc = -1;
-    FILE *f = NULL;
     if (fd < 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        goto out;
+        free(tmp);
+        return -1;
     }
+    *tmp_out = tmp;
+    return fd;
+}
+
+int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen) {
+    char *tmp = NULL;
+    int fd = temp_beside(path, &tmp, err, errlen);
+    if (fd < 0) return -1;
+    int rc = -1;
+    FILE *f = NULL;
     fchmod(fd, 0644);
     f = fdopen(fd, "w");
     if (!f) {
@@ -80,19 +91,9 @@ int ns_json_check_writable(const char *path, char *err, size_t errlen) {
         snprintf(err, errlen, "cannot write %s: it is a folder", path);
         return -1;
     }
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
-    if (!tmp) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
+    char *tmp = NULL;
+    int fd = temp_beside(path, &tmp, err, errlen);
+    if (fd < 0) return -1;
     close(fd);
     unlink(tmp);
     free(tmp);
