@@ -188,16 +188,25 @@ static void measure_sweep(run_state *s, json_t *root) {
     }
 }
 
-/* The reductions --quick runs: sum and dot in both precisions. */
-static int in_quick_set(const char *name) {
-    static const char *const quick[] = {"dsum", "ddot", "ssum", "sdot"};
-    for (size_t i = 0; i < sizeof quick / sizeof quick[0]; i++)
-        if (!strcmp(name, quick[i])) return 1;
+static int in_list(const char *name, const char *const *list, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(name, list[i])) return 1;
     return 0;
 }
 
+/* What --quick measures of a family at a working set: the reductions sum and dot in both
+ * precisions; in DRAM (where every repetition streams a GiB) STREAM triad alone, the sweep
+ * having measured the read and triad curves already. */
+static int in_quick_set(const char *family, const char *name, int dram) {
+    static const char *const reduce[] = {"dsum", "ddot", "ssum", "sdot"};
+    static const char *const stream_dram[] = {"stream_triad"};
+    if (!strcmp(family, "reduce")) return in_list(name, reduce, 4);
+    return !dram || in_list(name, stream_dram, 1);
+}
+
 /* Kernels of a family at a working-set size, on all threads. */
-static void measure_family(run_state *s, json_t *root, const char *family, double ws_bytes) {
+static void measure_family(run_state *s, json_t *root, const char *family, double ws_bytes,
+                           int dram) {
     size_t nk;
     const ns_kernel *const *all = ns_registry(&nk);
     json_t *results = json_object_get(root, "results");
@@ -205,7 +214,7 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
         if (strcmp(all[i]->family, family) != 0) continue;
         if (ns_registry_find(all[i]->name, NULL) != all[i]) continue; /* the selected ISA only */
         if (s->o->kernels && !strstr(s->o->kernels, all[i]->name)) continue;
-        if (s->o->quick && !strcmp(family, "reduce") && !in_quick_set(all[i]->name)) continue;
+        if (s->o->quick && !in_quick_set(family, all[i]->name, dram)) continue;
         const ns_kernel *k = all[i];
         ns_params unit = {.n = 1, .threads = s->o->threads};
         double per_el = k->working_set(&unit);
@@ -224,6 +233,22 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
 static const int64_t gemm_sizes_full[] = {256, 512, 1024, 2048};
 static const int64_t gemm_sizes_quick[] = {256, 512};
 
+static int is_peer(const ns_kernel *k) {
+    return strcmp(k->isa, "avx512") && strcmp(k->isa, "avx2") && strcmp(k->isa, "scalar");
+}
+
+/* The GEMMs a run measures: ours on the selected ISA and every peer this machine has. */
+static int gemm_in_run(const ns_kernel *k) {
+    if (strcmp(k->family, "gemm") != 0) return 0;
+    if (is_peer(k)) return !k->supported || k->supported();
+    return ns_registry_find(k->name, NULL) == k;
+}
+
+/* Step weight of an n^3 GEMM: ~11 repetitions at tens of GFLOP/s. */
+static double gemm_weight(int64_t n) {
+    return 1 + (double)n * (double)n * (double)n / 2.7e8;
+}
+
 /* Own GEMM and every peer, size by size, so they run under the same conditions. */
 static void measure_gemm(run_state *s, json_t *root) {
     size_t nk;
@@ -234,10 +259,7 @@ static void measure_gemm(run_state *s, json_t *root) {
     for (size_t z = 0; z < nsizes && !interrupted(); z++)
         for (size_t i = 0; i < nk && !interrupted(); i++) {
             const ns_kernel *k = all[i];
-            if (strcmp(k->family, "gemm") != 0) continue;
-            int peer = strcmp(k->isa, "avx512") && strcmp(k->isa, "avx2") && strcmp(k->isa, "scalar");
-            if (!peer && ns_registry_find(k->name, NULL) != k) continue;
-            if (k->supported && !k->supported()) continue;
+            if (!gemm_in_run(k)) continue;
             ns_params p = {.m = sizes[z], .n = sizes[z], .k = sizes[z], .threads = s->o->threads};
             json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, s->ghz, NULL);
             char what[200];
@@ -245,21 +267,56 @@ static void measure_gemm(run_state *s, json_t *root) {
                      k->isa, p.threads, (long long)sizes[z], ns_json_get_num(r, "gflops"),
                      json_string_value(json_object_get(r, "status")));
             json_array_append_new(results, r);
-            progress(s, what, 1 + (double)sizes[z] * sizes[z] * sizes[z] / 2.7e8);
+            progress(s, what, gemm_weight(sizes[z]));
         }
 }
 
 /* Kernels measure_family will run for family. */
-static int count_family(const ns_run_opts *o, const char *family) {
+static int count_family(const ns_run_opts *o, const char *family, int dram) {
     size_t nk;
     int c = 0;
     const ns_kernel *const *all = ns_registry(&nk);
     for (size_t i = 0; i < nk; i++)
         if (!strcmp(all[i]->family, family) && ns_registry_find(all[i]->name, NULL) == all[i] &&
             (!o->kernels || strstr(o->kernels, all[i]->name)) &&
-            !(o->quick && !strcmp(family, "reduce") && !in_quick_set(all[i]->name)))
+            !(o->quick && !in_quick_set(family, all[i]->name, dram)))
             c++;
     return c;
+}
+
+/* Counts the steps of the run and weighs them (step_weight) for the progress line. */
+static void plan(run_state *s) {
+    const ns_run_opts *o = s->o;
+    int tc[2], ntc = thread_counts(o->threads, tc);
+    int npeak = (int)(sizeof peak_names / sizeof peak_names[0]) * ntc;
+    s->total = npeak;
+    s->total_w = npeak * step_weight(0);
+
+    double ws[128];
+    int nsweep_kernels = o->quick ? 2 : 4;
+    for (int t = 0; t < ntc; t++) {
+        int npts = sweep_points(o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128);
+        s->total += npts * nsweep_kernels;
+        for (int w = 0; w < npts; w++) s->total_w += nsweep_kernels * step_weight(ws[w]);
+    }
+
+    int nl2 = count_family(o, "stream", 0) + count_family(o, "reduce", 0);
+    int ndram = count_family(o, "stream", 1) + count_family(o, "reduce", 1);
+    double l2w = (double)ns_cache_aggregate(2, o->threads) / 2;
+    s->total += nl2 + ndram;
+    s->total_w += nl2 * step_weight(l2w) + ndram * step_weight(sweep_max_bytes(o->threads));
+
+    size_t nk;
+    int ngemm = 0;
+    const ns_kernel *const *all = ns_registry(&nk);
+    for (size_t i = 0; i < nk; i++) ngemm += gemm_in_run(all[i]);
+    for (int z = 0; z < (o->quick ? 2 : 4); z++) {
+        s->total += ngemm;
+        s->total_w += ngemm * gemm_weight((o->quick ? gemm_sizes_quick : gemm_sizes_full)[z]);
+    }
+
+    s->total += 1; /* the thread all-reduce */
+    s->total_w += step_weight(o->quick ? 64e6 : 512e6);
 }
 
 json_t *ns_run_node(const ns_run_opts *o) {
@@ -288,39 +345,7 @@ json_t *ns_run_node(const ns_run_opts *o) {
     json_object_set_new(root, "sweep", json_array());
     json_object_set_new(root, "results", json_array());
 
-    int tc[2], ntc = thread_counts(o->threads, tc);
-    double ws[128];
-    int sweep_total = 0, nsweep_kernels = o->quick ? 2 : 4;
-    for (int t = 0; t < ntc; t++) {
-        int npts = sweep_points(o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128);
-        sweep_total += npts * nsweep_kernels;
-        for (int w = 0; w < npts; w++) s.total_w += nsweep_kernels * step_weight(ws[w]);
-    }
-    int ngemm = 0;
-    {
-        size_t nk;
-        const ns_kernel *const *all = ns_registry(&nk);
-        for (size_t i = 0; i < nk; i++)
-            if (!strcmp(all[i]->family, "gemm") &&
-                (strcmp(all[i]->isa, "avx512") && strcmp(all[i]->isa, "avx2") &&
-                         strcmp(all[i]->isa, "scalar")
-                     ? (!all[i]->supported || all[i]->supported())
-                     : ns_registry_find(all[i]->name, NULL) == all[i]))
-                ngemm++;
-    }
-    s.total = (int)(sizeof peak_names / sizeof peak_names[0]) * ntc + sweep_total +
-              2 * (count_family(o, "stream") + count_family(o, "reduce")) + 1 +
-              ngemm * (o->quick ? 2 : 4);
-    int nfam = count_family(o, "stream") + count_family(o, "reduce");
-    double l2w = (double)ns_cache_aggregate(2, o->threads) / 2;
-    s.total_w += (double)(sizeof peak_names / sizeof peak_names[0]) * ntc * step_weight(0) +
-                 nfam * (step_weight(l2w) + step_weight(sweep_max_bytes(o->threads))) +
-                 step_weight(o->quick ? 64e6 : 512e6);
-    for (int z = 0; z < (o->quick ? 2 : 4); z++) {
-        double n = (double)(o->quick ? gemm_sizes_quick : gemm_sizes_full)[z];
-        s.total_w += ngemm * (1 + n * n * n / 2.7e8); /* ~11 repetitions at tens of GFLOP/s */
-    }
-
+    plan(&s);
     logf_(&s, "nodescale run%s: %d threads, CPU %s, ISA %s\n", o->quick ? " --quick" : "",
           o->threads, ns_cpu_model(), ns_isa_selected());
     measure_ceilings(&s, root);
@@ -330,8 +355,8 @@ json_t *ns_run_node(const ns_run_opts *o) {
     double dram = sweep_max_bytes(o->threads);
     for (int pass = 0; pass < 2 && !interrupted(); pass++) {
         double w = pass == 0 ? (l2 > 0 ? l2 / 2 : 256 * 1024) : dram;
-        measure_family(&s, root, "stream", w);
-        measure_family(&s, root, "reduce", w);
+        measure_family(&s, root, "stream", w, pass == 1);
+        measure_family(&s, root, "reduce", w, pass == 1);
     }
     measure_gemm(&s, root);
     if (!interrupted()) {
