@@ -223,6 +223,8 @@ static json_t *fit_json(const point *pts, int npts, int p, int ring) {
                     "per-step values undefined for 1 thread");
     ns_json_set_num(o, "link_beta_s_per_byte", steps > 0 ? b / volume : NAN, NULL);
     ns_json_set_int(o, "steps", steps);
+    /* cluster/node.c turns a fit with "ranks" into per-link values under the ring model */
+    if (ring) ns_json_set_int(o, "ranks", p);
     ns_json_set_int(o, "points", n);
     ns_json_set_num(o, "max_rel_residual", mr, NULL);
     if (a < 0 && !json_object_get(o, "status"))

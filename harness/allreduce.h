@@ -8,9 +8,9 @@
  *   { "convention": "busbw = algbw * 2(n-1)/n (nccl-tests)", "threads", "dtype", "op",
  *     "in_place": false, "ring": [point...], "tree": [point...],
  *     "fit": { "model", "schedule": "ring", "alpha_s", "beta_s_per_byte", "per_step_alpha_s",
- *              "link_beta_s_per_byte", "asymptotic_algbw_gbytes_per_s", "steps", "points",
+ *              "link_beta_s_per_byte", "asymptotic_algbw_gbytes_per_s", "steps", "ranks", "points",
  *              "points_used", "max_rel_residual", "weighting" },
- *     "fit_tree": { same for the tree }, "status" }
+ *     "fit_tree": { same for the tree, without "ranks" }, "status" }
  * with point = { "size_bytes", "count", "reps", "samples_s": [...], "time_s": {min, median, mean,
  * stddev, cv}, "algbw_gbytes_per_s", "busbw_gbytes_per_s", "validated" }.
  * algbw = S / t (median); busbw = algbw * 2(n-1)/n, n = threads (nccl-tests, doc/PERFORMANCE.md);

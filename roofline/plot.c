@@ -197,8 +197,21 @@ static int write_points(plot_ctx *c, const json_t *points, const char *prec, cha
 }
 
 /* The short label of a point: its name, ISA and thread count. */
+static void fmt_bytes(double b, char *buf, size_t len);
+
+/* The short label of a point: name, ISA, GEMM shape or working set, thread count. */
 static void point_label(const json_t *p, char *buf, size_t len) {
-    snprintf(buf, len, "%s %s t%d", str_of(p, "name", "?"), str_of(p, "isa", ""),
+    const json_t *pa = json_object_get(p, "params");
+    int m = int_of(pa, "m"), n = int_of(pa, "n"), k = int_of(pa, "k");
+    char what[48] = "";
+    if (m > 0 && n > 0 && k > 0 && m == n && n == k)
+        snprintf(what, sizeof what, " n=%d", n);
+    else if (m > 0 && n > 0 && k > 0)
+        snprintf(what, sizeof what, " %dx%dx%d", m, n, k);
+    else if (ns_json_get_num(p, "working_set_bytes") > 0)
+        fmt_bytes(ns_json_get_num(p, "working_set_bytes"), what + 1, sizeof what - 1),
+            what[0] = ' ';
+    snprintf(buf, len, "%s %s%s t%d", str_of(p, "name", "?"), str_of(p, "isa", ""), what,
              int_of(p, "threads"));
 }
 

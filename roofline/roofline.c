@@ -749,7 +749,8 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
                      100 * (frac - 1),
                      bwb ? "part of the working set lives in a faster level, or the ceiling "
                            "kernel is slower than this one"
-                         : "the clock ran higher than while the ceiling was measured (boost)");
+                         : "the ceiling was measured in a disturbed moment, or the clock ran "
+                           "higher than while it was measured (boost)");
     }
 
     ns_json_set_str(r, "level", level);
@@ -779,6 +780,8 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     ns_json_set_str(p, "precision", prec);
     ns_json_set_int(p, "threads", threads);
     ns_json_set_str(p, "level", level);
+    if (json_is_object(json_object_get(r, "params")))
+        json_object_set(p, "params", json_object_get(r, "params"));
     set_or_null(p, "working_set_bytes", ws);
     set_or_null(p, "ai_flop_per_byte", ai);
     set_or_null(p, "measured_ai_flop_per_byte", mai);

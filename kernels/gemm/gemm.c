@@ -40,6 +40,7 @@
 typedef struct ukr_entry {
     const char *name;
     int mr, nr;
+    int kc_l1_pct, mc_l2_pct; /* block-size table: see "Block sizes" below */
     ns_dgemm_ukr_fn d; /* exactly one of d, s is set */
     ns_sgemm_ukr_fn s;
 } ukr_entry;
@@ -48,12 +49,12 @@ static const char *const isa_names[NS_GEMM_NISA] = {"avx512", "avx2", "scalar"};
 
 /* [isa][precision]: NS_PREC_DP = 0, NS_PREC_SP = 1. */
 static const ukr_entry ukr_table[NS_GEMM_NISA][2] = {
-    {{"dgemm_ukr_16x14", 16, 14, ns_dgemm_ukr_avx512_16x14, NULL},
-     {"sgemm_ukr_32x14", 32, 14, NULL, ns_sgemm_ukr_avx512_32x14}},
-    {{"dgemm_ukr_8x6", 8, 6, ns_dgemm_ukr_avx2_8x6, NULL},
-     {"sgemm_ukr_16x6", 16, 6, NULL, ns_sgemm_ukr_avx2_16x6}},
-    {{"dgemm_ukr_8x4", 8, 4, ns_dgemm_ukr_scalar_8x4, NULL},
-     {"sgemm_ukr_8x4", 8, 4, NULL, ns_sgemm_ukr_scalar_8x4}},
+    {{"dgemm_ukr_16x14", 16, 14, 60, 38, ns_dgemm_ukr_avx512_16x14, NULL},
+     {"sgemm_ukr_32x14", 32, 14, 45, 57, NULL, ns_sgemm_ukr_avx512_32x14}},
+    {{"dgemm_ukr_8x6", 8, 6, 50, 50, ns_dgemm_ukr_avx2_8x6, NULL},
+     {"sgemm_ukr_16x6", 16, 6, 50, 50, NULL, ns_sgemm_ukr_avx2_16x6}},
+    {{"dgemm_ukr_8x4", 8, 4, 50, 50, ns_dgemm_ukr_scalar_8x4, NULL},
+     {"sgemm_ukr_8x4", 8, 4, 50, 50, NULL, ns_sgemm_ukr_scalar_8x4}},
 };
 
 int ns_gemm_isa_index(const char *isa) {
@@ -90,16 +91,20 @@ const char *ns_gemm_isa(void) {
 }
 
 /* ---- Block sizes ---------------------------------------------------------------------------
- * From the analytical model of Low et al., "Analytical Modeling Is Enough for High-Performance
- * BLIS", ACM TOMS 43(2), 2016, simplified to fractions of each cache level:
- *   KC: between two uses of a line of the B micro-panel (KC x NR, kept in L1) the micro-kernel
- *       streams one A micro-panel (MR x KC), so both together must fit in L1d, with a margin
- *       for the C tile: KC (MR + NR) es <= 0.85 L1d;
- *   MC: the MC x KC block of A takes about half of the per-core L2;
- *   NC: the KC x NC panel of B takes at most a quarter of L3, and at most NC_CAP columns (a VM
- *       may report the host's whole L3, as this one does).
- * Each is rounded down to a multiple of MR, 8 or NR, and NODESCALE_GEMM_MC / _KC / _NC
- * override them (rounded the same way). */
+ * Derived from the cache sizes hwloc reports, after Low et al., "Analytical Modeling Is Enough
+ * for High-Performance BLIS", ACM TOMS 43(2), 2016: each block is sized as a fraction of the
+ * cache level it must live in, one pair of fractions per micro-kernel (the table above):
+ *   KC: the KC x NR micro-panel of B, reused by every A micro-panel of the ir loop, takes
+ *       kc_l1_pct % of L1d (the rest holds the A micro-panel streaming through and the C tile);
+ *       rounded down to a multiple of 32;
+ *   MC: the MC x KC block of A, reused by every B micro-panel of the jr loop, takes mc_l2_pct %
+ *       of the per-core L2 (B micro-panels stream through the rest); a multiple of MR;
+ *   NC: the KC x NC panel of B takes at most a quarter of L3 and at most NC_CAP columns (a VM
+ *       may report the host's whole L3, as this one does); a multiple of NR.
+ * The AVX-512 fractions were chosen on this Emerald Rapids VM (L1d 48 KiB, L2 2 MiB) by
+ * interleaved runs against OpenBLAS at n = 1024 and 2048 (DGEMM 384/256, SGEMM 768/384 for
+ * MC/KC); the others use halves. NODESCALE_GEMM_MC / _KC / _NC override them (rounded down to
+ * multiples of MR, 1, NR). */
 
 #define NC_CAP 4200
 
@@ -162,10 +167,10 @@ static void blocks_for(int isa, ns_precision prec, blocks *bk) {
     }
     if (l3 <= 0) l3 = 4 * l2;
     bk->l1 = l1, bk->l2 = l2, bk->l3 = l3;
-    int64_t kc = clamp_down(l1 * 85 / 100 / ((u->mr + u->nr) * es), 8, 64);
+    int64_t kc = clamp_down(l1 * u->kc_l1_pct / 100 / (u->nr * es), 32, 64);
     if (kc > 1024) kc = 1024;
     kc = env_block("NODESCALE_GEMM_KC", kc, 1, bk->source, sizeof bk->source);
-    int64_t mc = clamp_down(l2 / 2 / (kc * es), u->mr, u->mr);
+    int64_t mc = clamp_down(l2 * u->mc_l2_pct / 100 / (kc * es), u->mr, u->mr);
     mc = env_block("NODESCALE_GEMM_MC", mc, u->mr, bk->source, sizeof bk->source);
     int64_t nc = l3 / 4 / (kc * es);
     if (nc > NC_CAP) nc = NC_CAP;
@@ -186,6 +191,15 @@ static void blocks_init(void) {
 static const blocks *blocks_get(int isa, ns_precision prec) {
     pthread_once(&blocks_once, blocks_init);
     return &blocks_table[isa][prec];
+}
+
+void ns_gemm_blocks_override(int isa, ns_precision prec, int64_t mc, int64_t kc, int64_t nc) {
+    blocks *bk = (blocks *)blocks_get(isa, prec);
+    const ukr_entry *u = &ukr_table[isa][prec];
+    if (kc > 0) bk->kc = kc;
+    if (mc > 0) bk->mc = clamp_down(mc, u->mr, u->mr);
+    if (nc > 0) bk->nc = clamp_down(nc, u->nr, u->nr);
+    snprintf(bk->source, sizeof bk->source, "ns_gemm_blocks_override");
 }
 
 int ns_gemm_config_get(const char *isa, ns_precision precision, ns_gemm_config *out) {
@@ -332,7 +346,8 @@ typedef struct gemm_job {
     char *c;
     int64_t lda, ldb, ldc;
     int unpacked_a;          /* 1: micro-kernel reads A in place (transa == 0, m <= MC) */
-    int b_direct;            /* 1: micro-kernel reads B in place (single block of rows) */
+    int b_direct;            /* 1: B micro-panels are not packed ahead (single block of rows) */
+    int b_inplace;           /* with b_direct: 1 = read in place, 0 = copied just before use */
     int jc_ways, ic_ways, jr_ways;
     char *bufb, *bufa;       /* per jc group: B pack; per (jc, ic) group: A pack */
     size_t bsz, asz;         /* bytes of one B pack / one A pack */
@@ -417,9 +432,10 @@ static void gemm_thread(const gemm_job *J, int tid) {
                         /* One block of rows only: each B micro-panel serves this ir loop alone,
                          * so the micro-kernel reads it in place (it stays in L1 across ir)
                          * instead of B being packed out to L3 and read back. A partial edge
-                         * panel is copied, zero-padded, so nothing past B's last column is read. */
+                         * panel is copied, zero-padded, so nothing past B's last column is read;
+                         * so is every panel whose columns would collide in L1 sets. */
                         const char *bj = elem(J->b, J->transb, pc, jc + jr * NR, J->ldb, es);
-                        if (nr == NR) {
+                        if (nr == NR && J->b_inplace) {
                             bpan = bj;
                             rs_b = J->transb ? J->ldb : 1, cs_b = J->transb ? 1 : J->ldb;
                         } else {
@@ -427,8 +443,15 @@ static void gemm_thread(const gemm_job *J, int tid) {
                             bpan = bp;
                         }
                     }
+                    /* Lines of the next packed B micro-panel to prefetch into L2 per ir step,
+                     * spread over the ir loop so it is there when jr advances. */
+                    const char *bnext = bpan + (size_t)(NR * kb) * es;
+                    int64_t blines = (int64_t)((size_t)(NR * kb) * es / 64);
+                    int64_t bstep = !J->b_direct && jr + 1 < j1 ? (blines + mpan - 1) / mpan : 0;
                     for (int64_t ir = 0; ir < mpan; ir++) {
                         int64_t mr = mb - ir * MR < MR ? mb - ir * MR : MR;
+                        for (int64_t l = ir * bstep; l < (ir + 1) * bstep && l < blines; l++)
+                            __builtin_prefetch(bnext + l * 64, 0, 2);
                         char *cij = J->c + (size_t)((ic + ir * MR) + (jc + jr * NR) * J->ldc) * es;
                         const char *apan;
                         int64_t cs_a;
@@ -474,6 +497,19 @@ static void choose_ways(int64_t m, int64_t n, int64_t mr, int64_t nr, int64_t mc
         else
             *ic *= f;
     }
+}
+
+/* 1 if NR columns `stride` bytes apart fall into fewer than NR/2 distinct L1 sets (64 sets of
+ * 64-byte lines, as on every x86 core with a 32 or 48 KiB L1d): read in place, a B micro-panel
+ * of a power-of-two leading dimension would keep evicting itself (4 KiB aliasing). */
+static int l1_set_conflict(size_t stride, int nr) {
+    uint64_t seen = 0;
+    int distinct = 0;
+    for (int j = 0; j < nr; j++) {
+        unsigned set = (unsigned)((stride * (size_t)j / 64) % 64);
+        if (!(seen >> set & 1)) seen |= 1ull << set, distinct++;
+    }
+    return distinct < nr / 2;
 }
 
 /* Pack buffers are cached per calling thread and reused: a fresh multi-MB buffer per call would
@@ -537,6 +573,7 @@ static void gemm_generic(int isa, ns_precision prec, int transa, int transb, int
 
     /* A single thread per jc group and a single block of rows: B is not packed. */
     J.b_direct = J.ic_ways * J.jr_ways == 1 && m <= J.mc;
+    J.b_inplace = transb || !l1_set_conflict((size_t)ldb * es, (int)NR);
 
     int64_t kc = k < J.kc ? k : J.kc;
     int64_t nc_max = n < J.nc ? n : J.nc;
@@ -549,8 +586,8 @@ static void gemm_generic(int isa, ns_precision prec, int transa, int transb, int
     int ngroups_jc = J.jc_ways, ngroups_ic = J.jc_ways * J.ic_ways;
     char *buf = get_buffer(J.bsz * (size_t)ngroups_jc + J.asz * (size_t)ngroups_ic);
     if (!buf) {
-        /* Out of memory: fall back to one thread with the smallest buffers possible is still a
-         * buffer; report loudly rather than compute wrongly. */
+        /* No status channel in the CBLAS interface: say why and stop rather than return a C that
+         * was never computed. */
         fprintf(stderr, "nodescale: error: GEMM could not allocate its packing buffers\n");
         abort();
     }
@@ -586,9 +623,10 @@ static void gemm_generic(int isa, ns_precision prec, int transa, int transb, int
                      * one thread does it all with the group-0 buffers. */
                     gemm_job J1 = J;
                     J1.jc_ways = J1.ic_ways = J1.jr_ways = 1;
-                    J1.bar_ic = J1.bar_jc + 1;
-                    J1.bar_jc[0].n = 1, J1.bar_ic[0].n = 1;
-                    J1.bar_ic = J1.bar_jc; /* n == 1 for both: no waiting */
+                    J1.bar_jc[0].n = 1; /* a group of one never waits */
+                    J1.bar_ic = J1.bar_jc;
+                    /* b_direct only needs this thread to own its columns, which it now does;
+                     * the buffers of group 0 hold a full B panel or more. */
                     gemm_thread(&J1, 0);
                 }
             }

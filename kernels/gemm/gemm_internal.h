@@ -63,6 +63,11 @@ enum { NS_GEMM_AVX512 = 0, NS_GEMM_AVX2 = 1, NS_GEMM_SCALAR = 2, NS_GEMM_NISA = 
 /* Index of an ISA name ("avx512", "avx2", "scalar"), or -1. */
 int ns_gemm_isa_index(const char *isa);
 
+/* Replaces MC/KC/NC (values <= 0 keep the current one) for later calls with this ISA and
+ * precision; for tuning tools that compare block sizes in one process. Not thread-safe: call it
+ * while no GEMM runs. */
+void ns_gemm_blocks_override(int isa, ns_precision prec, int64_t mc, int64_t kc, int64_t nc);
+
 /* Column-major GEMM with the ISA given by index (the caller checked it is runnable) and nthreads
  * OpenMP threads (<= 0: omp_get_max_threads()). transa/transb: 0 = no transpose, 1 = transpose.
  * Arguments are assumed valid (nodescale_?gemm checks them). */

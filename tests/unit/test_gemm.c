@@ -190,7 +190,7 @@ static void test_shape_classes(void **st) {
     static const int64_t shapes[][3] = {
         {100, 100, 100}, {257, 131, 203}, /* square-ish */
         {300, 300, 3},   {97, 61, 1},     /* k small */
-        {5, 300, 400},   {40, 50, 2000},  /* m small: in-place A; jr split */
+        {5, 300, 512},   {40, 50, 2000},  /* m small (ldb = 512: B copied per panel); jr split */
         {300, 3, 500},   {650, 40, 300},  /* n small; m > MC with ic split */
         {20, 4300, 20},  {33, 29, 1100},  /* n > NC; k > several KC */
         {800, 520, 40},                   /* 4 threads: jc x ic split */

@@ -11,6 +11,43 @@
 #define MR 32
 #define NR 14
 
+/* Broadcast of B(p, j) for in-place B whose columns are cs bytes apart, from two bases (columns
+ * 0 and 7) and the byte strides cs, 3 cs, 5 cs with x86 scaled addressing, so the unrolled k
+ * loop holds 5 registers instead of 13 column offsets (which GCC spilled, doubling the loads per
+ * broadcast). Inline asm fixes the addressing mode; B is only read inside the micro-kernel. */
+#define BC(base, idx, scale, r)                                                                    \
+    __asm__("vbroadcastss (%1,%2," #scale "), %0" : "=v"(r) : "r"(base), "r"(idx))
+static inline __attribute__((always_inline)) __m512
+bcol(const float *b0, const float *b7, int64_t cs, int64_t cs3, int64_t cs5, int j) {
+    __m512 r;
+    const float *base = j < 7 ? b0 : b7;
+    switch (j % 7) {
+    case 0:
+        BC(base, (int64_t)0, 1, r);
+        break;
+    case 1:
+        BC(base, cs, 1, r);
+        break;
+    case 2:
+        BC(base, cs, 2, r);
+        break;
+    case 3:
+        BC(base, cs3, 1, r);
+        break;
+    case 4:
+        BC(base, cs, 4, r);
+        break;
+    case 5:
+        BC(base, cs5, 1, r);
+        break;
+    default:
+        BC(base, cs3, 2, r);
+        break;
+    }
+    return r;
+}
+#undef BC
+
 void ns_sgemm_ukr_avx512_32x14(int64_t k, float alpha, const float *a, int64_t cs_a, const float *b,
                                int64_t rs_b, int64_t cs_b, float beta, float *c, int64_t ldc,
                                int64_t m, int64_t n) {
@@ -30,24 +67,34 @@ void ns_sgemm_ukr_avx512_32x14(int64_t k, float alpha, const float *a, int64_t c
 
     /* The k loop, once with B rows contiguous (packed, rs_b = NR; or op(B) rows in place)
      * and once with B read in place down its columns (rs_b = 1, cs_b = ldb). */
-#define KLOOP(CS)                                                                                  \
+#define KLOOP(CS, NCOL)                                                                            \
     for (int64_t p = 0; p < k; p++) {                                                              \
         __m512 a0 = _mm512_loadu_ps(a), a1 = _mm512_loadu_ps(a + 16);                              \
         /* Both cache lines of the A step 8 iterations ahead (L2 -> L1). */                        \
         _mm_prefetch((const char *)(a + 8 * cs_a), _MM_HINT_T0);                                   \
         _mm_prefetch((const char *)(a + 8 * cs_a + 16), _MM_HINT_T0);                              \
-        _Pragma("GCC unroll 16") for (int j = 0; j < NR; j++) {                                    \
-            __m512 bj = _mm512_set1_ps(b[j * CS]);                                                 \
+        _Pragma("GCC unroll 16") for (int j = 0; j < NCOL; j++) {                                  \
+            __m512 bj = CS == 1 ? _mm512_set1_ps(b[j]) : bcol(b, b7, csb, cs3, cs5, j);            \
             c0[j] = _mm512_fmadd_ps(a0, bj, c0[j]);                                                \
             c1[j] = _mm512_fmadd_ps(a1, bj, c1[j]);                                                \
         }                                                                                          \
         a += cs_a;                                                                                 \
         b += rs_b;                                                                                 \
+        b7 += rs_b;                                                                                \
     }
-    if (cs_b == 1)
-        KLOOP(1)
+    /* Strided (in-place) B: see bcol. */
+    const int64_t csb = cs_b * (int64_t)sizeof(float), cs3 = 3 * csb, cs5 = 5 * csb;
+    const float *b7 = b + 7 * cs_b;
+    /* An edge tile of at most 8 columns (n = 4096 = 292 x 14 + 8, 64 = 4 x 14 + 8) computes
+     * only 8, not 14: no FMAs are spent on columns that are never stored. */
+    if (cs_b == 1 && n > 8)
+        KLOOP(1, NR)
+    else if (n > 8)
+        KLOOP(cs_b, NR)
+    else if (cs_b == 1)
+        KLOOP(1, 8)
     else
-        KLOOP(cs_b)
+        KLOOP(cs_b, 8)
 #undef KLOOP
 
     /* Store: rows beyond m are masked off (masked loads never fault, so C's neighbours and
