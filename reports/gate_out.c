@@ -422,8 +422,7 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
     if (rep->suite_verdict == NS_GATE_REGRESSION || rep->suite_n == 0) {
         fprintf(f, "      <failure message=\"");
         xml_escaped(f, line);
-        fprintf(f, "\" type=\"%s\"/>\n",
-                rep->suite_n == 0 ? "nothing compared" : "regression");
+        fprintf(f, "\" type=\"%s\"/>\n", rep->suite_n == 0 ? "nothing compared" : "regression");
     }
     fprintf(f, "      <system-out>");
     xml_escaped(f, line);

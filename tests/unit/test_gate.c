@@ -446,16 +446,15 @@ static void test_implausible_samples(void **state) {
     (void)state;
     char err[512];
     ns_gate_report rep;
-    assert_int_equal(gate_vs_replaced(json_pack("[fffff]", 1e308, 1e308, 1e308, 1e308, 1e308),
-                                      &rep, err, sizeof err),
+    assert_int_equal(gate_vs_replaced(json_pack("[fffff]", 1e308, 1e308, 1e308, 1e308, 1e308), &rep,
+                                      err, sizeof err),
                      -1);
     assert_non_null(strstr(err, "not a plausible time"));
     assert_null(strchr(err, '\n'));
     ns_gate_report_free(&rep);
     /* The largest plausible slowdown is a regression, and the table keeps its columns. */
-    assert_int_equal(gate_vs_replaced(json_pack("[fffff]", 1e5, 1e5, 1e5, 1e5, 1e5), &rep, err,
-                                      sizeof err),
-                     0);
+    assert_int_equal(
+        gate_vs_replaced(json_pack("[fffff]", 1e5, 1e5, 1e5, 1e5, 1e5), &rep, err, sizeof err), 0);
     for (size_t i = 0; i < rep.nrows; i++) {
         assert_int_equal(rep.rows[i].verdict, NS_GATE_REGRESSION);
         assert_true(isfinite(rep.rows[i].ratio));
@@ -482,8 +481,15 @@ static void test_nonfinite_ratio(void **state) {
     (void)state;
     double base[] = {1e-300, 1.1e-300, 1.2e-300, 1.3e-300, 1.4e-300};
     double cur[] = {1e300, 1.1e300, 1.2e300, 1.3e300, 1.4e300};
-    ns_gate_row r = {.id = "x", .base = base, .cur = cur, .nbase = 5, .ncur = 5,
-                     .drift = NAN, .p = NAN, .ci_lo = NAN, .ci_hi = NAN};
+    ns_gate_row r = {.id = "x",
+                     .base = base,
+                     .cur = cur,
+                     .nbase = 5,
+                     .ncur = 5,
+                     .drift = NAN,
+                     .p = NAN,
+                     .ci_lo = NAN,
+                     .ci_hi = NAN};
     ns_gate_opts o = ns_gate_defaults();
     ns_gate_evaluate_row(&r, &o);
     assert_false(isfinite(r.ratio));
@@ -564,12 +570,20 @@ static void test_gbench(void **state) {
     assert_int_equal(json_integer_value(json_object_get(e, "repetition_index")), 0);
     assert_int_equal(json_integer_value(json_object_get(e, "iterations")), 10);
     assert_close(json_number_value(json_object_get(e, "real_time")), 52000, 1e-9);
+    /* cpu_time is wall time, and the document says so where tools and readers look. */
+    assert_close(json_number_value(json_object_get(e, "cpu_time")), 52000, 1e-9);
+    assert_non_null(
+        strstr(json_string_value(json_object_get(e, "label")), "cpu_time is wall time"));
+    assert_non_null(strstr(json_string_value(json_object_get(ctx, "nodescale_cpu_time")),
+                           "does not measure CPU time"));
     json_t *a = json_array_get(bs, 6);
     assert_string_equal(json_string_value(json_object_get(a, "name")),
                         "dgemm_64/avx512/dp/t1_median");
     assert_string_equal(json_string_value(json_object_get(a, "run_type")), "aggregate");
     assert_string_equal(json_string_value(json_object_get(a, "aggregate_name")), "median");
     assert_close(json_number_value(json_object_get(a, "real_time")), 52000, 1e-9);
+    assert_non_null(
+        strstr(json_string_value(json_object_get(a, "label")), "cpu_time is wall time"));
     json_decref(g);
     json_decref(b);
     unlink(path);
@@ -577,16 +591,26 @@ static void test_gbench(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_normal),        cmocka_unit_test(test_mwu_exact),
-        cmocka_unit_test(test_mwu_normal),    cmocka_unit_test(test_signed_rank),
-        cmocka_unit_test(test_intervals),     cmocka_unit_test(test_bootstrap),
-        cmocka_unit_test(test_b24_passes),    cmocka_unit_test(test_b24_slowdown_caught),
-        cmocka_unit_test(test_history),       cmocka_unit_test(test_min_samples),
-        cmocka_unit_test(test_zero_spread),   cmocka_unit_test(test_outliers),
-        cmocka_unit_test(test_paired),        cmocka_unit_test(test_nulls),
-        cmocka_unit_test(test_schema_errors), cmocka_unit_test(test_context),
-        cmocka_unit_test(test_gbench),        cmocka_unit_test(test_no_data_in_common),
-        cmocka_unit_test(test_implausible_samples), cmocka_unit_test(test_nonfinite_ratio),
+        cmocka_unit_test(test_normal),
+        cmocka_unit_test(test_mwu_exact),
+        cmocka_unit_test(test_mwu_normal),
+        cmocka_unit_test(test_signed_rank),
+        cmocka_unit_test(test_intervals),
+        cmocka_unit_test(test_bootstrap),
+        cmocka_unit_test(test_b24_passes),
+        cmocka_unit_test(test_b24_slowdown_caught),
+        cmocka_unit_test(test_history),
+        cmocka_unit_test(test_min_samples),
+        cmocka_unit_test(test_zero_spread),
+        cmocka_unit_test(test_outliers),
+        cmocka_unit_test(test_paired),
+        cmocka_unit_test(test_nulls),
+        cmocka_unit_test(test_schema_errors),
+        cmocka_unit_test(test_context),
+        cmocka_unit_test(test_gbench),
+        cmocka_unit_test(test_no_data_in_common),
+        cmocka_unit_test(test_implausible_samples),
+        cmocka_unit_test(test_nonfinite_ratio),
         cmocka_unit_test(test_thresholds_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
