@@ -561,8 +561,7 @@ void ns_gate_finish(ns_gate_report *rep) {
                ns_bootstrap_geomean(items, rep->suite_n, 1 - o->alpha, o->resamples, o->seed,
                                     &rep->suite_geomean, &rep->suite_lo, &rep->suite_hi) == 0) {
         double t = rep->suite_threshold;
-        if (!isfinite(rep->suite_geomean) || !isfinite(rep->suite_lo) ||
-            !isfinite(rep->suite_hi))
+        if (!isfinite(rep->suite_geomean) || !isfinite(rep->suite_lo) || !isfinite(rep->suite_hi))
             rep->suite_verdict = NS_GATE_REGRESSION; /* fail safe, as for a row */
         else if (rep->suite_lo > 1 + t)
             rep->suite_verdict = NS_GATE_REGRESSION;
@@ -611,11 +610,10 @@ static void usage(FILE *f) {
         "\n"
         "Compares timing samples per benchmark (matched by results[].id) and exits 0 (pass),\n"
         "1 (regression, or nothing compared: every shared benchmark has too few samples) or 2\n"
-        "(usage or input error, including no benchmark with data in common and a sample outside\n"
-        "1e-12..1e6 s). A benchmark regresses when the rank test is\n"
-        "significant (p < alpha) AND the whole confidence interval of current/baseline time lies\n"
-        "above 1 + threshold. The suite geometric mean is gated the same way (bootstrap "
-        "interval).\n"
+        "(usage or input error, including no benchmark with data in common and a sample\n"
+        "outside 1e-12..1e6 s). A benchmark regresses when the rank test is significant\n"
+        "(p < alpha) AND the whole confidence interval of current/baseline time lies above\n"
+        "1 + threshold. The suite geometric mean is gated the same way (bootstrap interval).\n"
         "\n"
         "  --threshold F            regression threshold, 0.05 or 5%% (default 5%%)\n"
         "  --suite-threshold F      threshold for the suite geometric mean (default: --threshold)\n"
@@ -633,7 +631,8 @@ static void usage(FILE *f) {
         "  --rounds R               A/B: at most R rounds (default 30)\n"
         "  --min-rounds M           A/B: at least M rounds (default 8; >= 6 for a 95%% interval);\n"
         "                           from M on, stop once every kernel's verdict is settled\n"
-        "  --json FILE  --junit FILE  --markdown FILE   also write these reports\n"
+        "  --json FILE  --junit FILE  --markdown FILE   also write these reports (every path\n"
+        "                           is checked first: all are written or none)\n"
         "  --quiet                  no table on stdout\n"
         "\n"
         "--ab runs 'OLD bench KERNEL BENCH_ARGS --json F' and the same with NEW, alternating, and\n"
