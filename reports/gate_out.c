@@ -29,10 +29,15 @@ static const char *fmt_time(double s, char *buf, size_t len) {
     return buf;
 }
 
-/* Ratio r as a signed percentage change. */
+/* Ratio r as a signed percentage change, capped at ">+9999%" so that a huge slowdown keeps the
+ * table's columns (the JSON report has the exact ratio). */
 static const char *fmt_change(double r, char *buf, size_t len) {
-    if (!isfinite(r))
+    if (isinf(r) && r > 0)
+        snprintf(buf, len, ">+9999%%");
+    else if (!isfinite(r))
         snprintf(buf, len, "-");
+    else if (100 * (r - 1) >= 9999.95)
+        snprintf(buf, len, ">+9999%%");
     else
         snprintf(buf, len, "%+.1f%%", 100 * (r - 1));
     return buf;
@@ -140,10 +145,10 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
                 "note: %zu benchmark(s) have fewer than 9 samples; at that size only large "
                 "effects can be significant\n",
                 few);
-    fprintf(f, "\nverdict: %s (%zu regression%s%s; %.2f s)\n", rep->exit_code ? "FAIL" : "PASS", nr,
-            nr == 1 ? "" : "s",
+    fprintf(f, "\nverdict: %s (%zu regression%s%s%s; %.2f s)\n", rep->exit_code ? "FAIL" : "PASS",
+            nr, nr == 1 ? "" : "s",
             rep->suite_verdict == NS_GATE_REGRESSION ? ", suite geomean regressed" : "",
-            rep->elapsed_s);
+            rep->suite_n == 0 ? ", nothing compared" : "", rep->elapsed_s);
 }
 
 static void set_num(json_t *o, const char *key, double v) {
@@ -352,7 +357,7 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    size_t fails = rep->suite_verdict == NS_GATE_REGRESSION, skips = 0;
+    size_t fails = rep->suite_verdict == NS_GATE_REGRESSION || rep->suite_n == 0, skips = 0;
     for (size_t i = 0; i < rep->nrows; i++) {
         ns_gate_verdict v = rep->rows[i].verdict;
         if (v == NS_GATE_REGRESSION)
@@ -414,10 +419,10 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
              ns_gate_verdict_name(rep->suite_verdict));
     fprintf(f, "    <testcase classname=\"nodescale.gate\" name=\"suite geometric mean\" "
                "time=\"0\">\n");
-    if (rep->suite_verdict == NS_GATE_REGRESSION) {
+    if (rep->suite_verdict == NS_GATE_REGRESSION || rep->suite_n == 0) {
         fprintf(f, "      <failure message=\"");
         xml_escaped(f, line);
-        fprintf(f, "\" type=\"regression\"/>\n");
+        fprintf(f, "\" type=\"%s\"/>\n", rep->suite_n == 0 ? "nothing compared" : "regression");
     }
     fprintf(f, "      <system-out>");
     xml_escaped(f, line);
@@ -453,6 +458,9 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
                 rep->current);
     else
         fprintf(f, "Baseline `%s`, current `%s`.\n", rep->baseline, rep->current);
+    if (rep->suite_n == 0)
+        fprintf(f, "**Nothing was compared** (every benchmark missing, without data or with too "
+                   "few samples): the gate fails.\n");
     fprintf(f, "%zu regression%s. A benchmark regresses when p < %g and %s above +%.1f%%.\n\n", nr,
             nr == 1 ? "" : "s", o->alpha,
             strcmp(rep->mode, "ab") ? "the whole interval of the time ratio lies"
