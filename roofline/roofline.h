@@ -25,7 +25,17 @@
  * by comparing their working-set range with the aggregate cache capacity the participating
  * threads can use; the number of plateaus found plays no part in the labels. A curve without a
  * plateau in a cache level contributes the median of its points well inside that level
- * (source "interior"); a DRAM ceiling needs points at >= 4x the aggregate LLC or is suspect. */
+ * (source "interior"); a DRAM ceiling needs points at >= 4x the aggregate LLC or is suspect.
+ * Without a DRAM plateau reaching 4x the LLC, the last <= 3 points at >= 1.5x the LLC give it
+ * (their median) unless they still fall in a row or scatter widely (then suspect).
+ *
+ * Compute roof of a kernel: its own mix, else FMA-only (B08); reductions and STREAM kernels
+ * are memory bound and judged by the bandwidth roof, with ADD-only as compute roof for sums,
+ * FMA-only for dot products, norms and triads, and none (roof_mix null) for copy, scale, load
+ * and max-abs. Above a compute roof, roof_status names the cause the run's evidence supports:
+ * boost only when context.clock_probe changed (or exceeds the ceiling's freq_ghz), a disturbed
+ * ceiling when its fastest and median samples or its CV spread, else that the kernel beat the
+ * ceiling kernel, with numbers. fraction_of_roof is never clamped. */
 #ifndef NS_ROOFLINE_H
 #define NS_ROOFLINE_H
 
