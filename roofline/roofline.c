@@ -793,17 +793,17 @@ static const json_t *result_by_id(const build_ctx *b, const char *id) {
  * kernel. Several causes are joined with "; or". */
 static void above_compute_reason(const build_ctx *b, const json_t *cr, const char *mix,
                                  double gflops, double cg, char *buf, size_t len) {
-    const json_t *probe =
-        json_object_get(json_object_get(b->root, "context"), "clock_probe");
-    double before = ns_json_get_num(probe, "before_ghz"), after = ns_json_get_num(probe, "after_ghz");
+    const json_t *probe = json_object_get(json_object_get(b->root, "context"), "clock_probe");
+    double before = ns_json_get_num(probe, "before_ghz"),
+           after = ns_json_get_num(probe, "after_ghz");
     double fq = ns_json_get_num(cr, "freq_ghz");
     double med = ns_json_get_num(cr, "gflops_median");
-    double cvv = ns_json_get_num(json_object_get(result_by_id(b, str_or(cr, "result_id", NULL)),
-                                                 "time_s"),
-                                 "cv");
+    double cvv = ns_json_get_num(
+        json_object_get(result_by_id(b, str_or(cr, "result_id", NULL)), "time_s"), "cv");
     size_t n = 0;
     buf[0] = 0;
-#define ADD(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__), n = n < len ? n : len)
+#define ADD(...)                                                                                   \
+    (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__), n = n < len ? n : len)
     if (json_is_true(json_object_get(probe, "changed")))
         ADD("the clock changed during the run (clock probe %.2f -> %.2f GHz): the ceiling and "
             "this kernel may have run at different clocks (boost)",
@@ -811,7 +811,7 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
     else if (fq > 0 && fmax(before, after) > 1.03 * fq)
         ADD("the ceiling was measured at %.2f GHz, the clock probe saw %.2f GHz (boost)", fq,
             fmax(before, after));
-    int spread = med > 0 && med < 0.95 * cg, noisy = cvv > 0.05;
+    int spread = med > 0 && med<0.95 * cg, noisy = cvv> 0.05;
     if (spread || noisy) {
         ADD("%sthe ceiling's measurement was disturbed (", n ? "; or " : "");
         if (spread) ADD("fastest sample %.4g, median %.4g GFLOP/s", cg, med);
@@ -908,8 +908,8 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         snprintf(limit, sizeof limit, bwb ? "bandwidth:%s" : "compute", level);
         size_t len = strlen(status);
 #define ADD(...)                                                                                   \
-    (len += (size_t)snprintf(status + len, len < sizeof status ? sizeof status - len : 0,          \
-                             __VA_ARGS__),                                                         \
+    (len +=                                                                                        \
+     (size_t)snprintf(status + len, len < sizeof status ? sizeof status - len : 0, __VA_ARGS__),   \
      len = len < sizeof status ? len : sizeof status)
         const char *pol = str_or(r, "bytes_policy", NULL);
         if (membound) {
@@ -956,7 +956,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     const json_t *mj = json_object_get(json_object_get(json_object_get(r, "counters"), "derived"),
                                        "measured_ai_flop_per_byte");
     double mai = ns_json_get_num(mj, "value");
-    double mroof = in_registers                  ? NAN
+    double mroof = in_registers                 ? NAN
                    : membound && !cr && mai > 0 ? mai * bw
                                                 : ns_roofline_attainable(mai, cg, bw, NULL);
     if (isfinite(mai)) set_or_null(r, "roof_gflops_at_measured_ai", mroof);

@@ -55,9 +55,21 @@ int ns_roofline_build(json_t *results, char *err, size_t errlen);
  * sweep. Runs gnuplot (found on PATH, or NODESCALE_GNUPLOT) on a generated script; data and
  * script live in a temporary folder that is removed (NODESCALE_KEEP_PLOT_TMP=1 keeps it); each
  * picture is written under a temporary name and renamed, so a failure leaves earlier pictures
- * intact. Returns 0, or -1 with a one-line reason in err (gnuplot missing or failing, dir not
- * writable, no roofline section). */
+ * intact; a picture without valid data is skipped, not an error. Returns 0, or -1 with a
+ * one-line reason in err (gnuplot missing or failing, dir not writable, no roofline section). */
 int ns_roofline_plot(const json_t *results, const char *dir, char *err, size_t errlen);
+
+/* The two halves of ns_roofline_plot, so a caller can write all of its outputs or none.
+ * ns_roofline_plot_stage draws every picture that has data into dir under the name
+ * FINAL.tmp and appends each FINAL path (".svg", ".png") to staged; a picture without valid
+ * data (no sweep point with a positive bandwidth; no ceiling and no point of a precision) is
+ * not drawn, and "NAME: reason" is appended to skipped (either array may be NULL). Zero
+ * pictures is not an error. On failure nothing is left in dir. Returns 0 or -1 (err).
+ * ns_roofline_plot_commit renames each staged FINAL.tmp to FINAL (keep = 1) or removes it
+ * (keep = 0); returns 0, or -1 with the first failure in err. */
+int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *staged,
+                           json_t *skipped, char *err, size_t errlen);
+int ns_roofline_plot_commit(const json_t *staged, int keep, char *err, size_t errlen);
 
 /* ---- The pieces, exposed for tests and for the cluster model ---- */
 
