@@ -6,14 +6,8 @@
 # exactly the files in the folder.
 set -u
 cd "$(dirname "$0")/../.."
-bin=bin/nodescale
-fixture=tests/fixtures/roofline/synthetic_results.json
-[ -x "$bin" ] || { echo "skip: $bin not built"; exit 77; }
-command -v gnuplot >/dev/null || { echo "skip: gnuplot not installed (scripts/install-deps.sh)"; exit 77; }
+. tests/cli/lib/roofline.sh
 command -v python3 >/dev/null || { echo "skip: python3 needed to make the bad sweep"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
 
 refused() { # description, file, text the error must contain
   mkdir -p "$tmp/in"

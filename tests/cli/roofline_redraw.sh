@@ -5,13 +5,7 @@
 # when gnuplot fails nothing is written.
 set -u
 cd "$(dirname "$0")/../.."
-bin=bin/nodescale
-fixture=tests/fixtures/roofline/synthetic_results.json
-[ -x "$bin" ] || { echo "skip: $bin not built"; exit 77; }
-command -v gnuplot >/dev/null || { echo "skip: gnuplot not installed (scripts/install-deps.sh)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. tests/cli/lib/roofline.sh
 
 $bin roofline "$fixture" --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr" ||
   { echo "FAIL: exit $? with --out"; cat "$tmp/stderr"; exit 1; }
