@@ -790,7 +790,8 @@ static const json_t *result_by_id(const build_ctx *b, const char *id) {
  * recorded, never a guess: boost only when context.clock_probe saw the clock change or run
  * faster than the ceiling's own recorded clock; a disturbed ceiling when its samples spread
  * (fastest against median, or the CV of its result); otherwise the kernel beat the ceiling
- * kernel. Several causes are joined with "; or". */
+ * kernel. A clock difference explains at most the ratio of the clocks; the other causes are
+ * added when the excess is larger. */
 static void above_compute_reason(const build_ctx *b, const json_t *cr, const char *mix,
                                  double gflops, double cg, char *buf, size_t len) {
     const json_t *probe = json_object_get(json_object_get(b->root, "context"), "clock_probe");
@@ -804,25 +805,32 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
     buf[0] = 0;
 #define ADD(...)                                                                                   \
     (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__), n = n < len ? n : len)
-    if (json_is_true(json_object_get(probe, "changed")))
+    /* A clock difference explains at most the ratio of the clocks; beyond that, other causes. */
+    double excess = gflops / cg - 1, clock_gain = NAN;
+    if (json_is_true(json_object_get(probe, "changed")) && before > 0 && after > 0) {
+        clock_gain = fmax(before, after) / fmin(before, after) - 1;
         ADD("the clock changed during the run (clock probe %.2f -> %.2f GHz): the ceiling and "
-            "this kernel may have run at different clocks (boost)",
-            before, after);
-    else if (fq > 0 && fmax(before, after) > 1.03 * fq)
-        ADD("the ceiling was measured at %.2f GHz, the clock probe saw %.2f GHz (boost)", fq,
-            fmax(before, after));
+            "this kernel may have run at different clocks (boost), which explains up to %.0f%%",
+            before, after, 100 * clock_gain);
+    } else if (fq > 0 && fmax(before, after) > 1.03 * fq) {
+        clock_gain = fmax(before, after) / fq - 1;
+        ADD("the ceiling was measured at %.2f GHz, the clock probe saw %.2f GHz (boost), which "
+            "explains up to %.0f%%",
+            fq, fmax(before, after), 100 * clock_gain);
+    }
+    int clock_enough = clock_gain >= excess - 0.02;
     int spread = med > 0 && med<0.95 * cg, noisy = cvv> 0.05;
-    if (spread || noisy) {
-        ADD("%sthe ceiling's measurement was disturbed (", n ? "; or " : "");
+    if ((spread || noisy) && !clock_enough) {
+        ADD("%sthe ceiling's measurement was disturbed (", n ? "; beyond that, " : "");
         if (spread) ADD("fastest sample %.4g, median %.4g GFLOP/s", cg, med);
         if (noisy) ADD("%sCV %.0f%%", spread ? ", " : "", 100 * cvv);
         ADD(")");
     }
-    if (!n) {
-        ADD("this kernel beat the %s ceiling kernel: %.4g against %.4g GFLOP/s", mix_words(mix),
-            gflops, cg);
+    if (!clock_enough && !spread && !noisy) {
+        ADD("%sthis kernel beat the %s ceiling kernel: %.4g against %.4g GFLOP/s",
+            n ? "; beyond that, " : "", mix_words(mix), gflops, cg);
         if (med > 0) ADD(" (ceiling: fastest sample, median %.4g)", med);
-        if (before > 0 && after > 0)
+        if (before > 0 && after > 0 && !isfinite(clock_gain))
             ADD("; the clock probe saw a steady clock (%.2f -> %.2f GHz)", before, after);
     }
 #undef ADD
