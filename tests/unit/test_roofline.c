@@ -512,7 +512,8 @@ static void test_above_compute_roof_reason(void **st) {
         {0, 2.59, 2.58, 1.70, 87.5, "measured at 1.70 GHz", "beat"},
         /* The clock fell by 6% during the run: it cannot explain a 50% excess. */
         {1, 2.59, 2.44, NAN, 87.5, "explains up to 6%; beyond that, this kernel beat", "disturbed"},
-        {1, 2.59, 2.44, NAN, 60.0, "explains up to 6%; beyond that, the ceiling's measurement", "beat"},
+        {1, 2.59, 2.44, NAN, 60.0, "explains up to 6%; beyond that, the ceiling's measurement",
+         "beat"},
         {0, 2.59, 2.59, NAN, 60.0, "median 60 GFLOP/s", "boost"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -525,10 +526,9 @@ static void test_above_compute_roof_reason(void **st) {
         else
             json_object_del(c, "freq_ghz");
         json_object_set_new(c, "gflops_median", json_real(cases[k].median));
-        json_object_set_new(
-            json_object_get(root, "context"), "clock_probe",
-            json_pack("{s:f, s:f, s:b}", "before_ghz", cases[k].before, "after_ghz",
-                      cases[k].after, "changed", cases[k].changed));
+        json_object_set_new(json_object_get(root, "context"), "clock_probe",
+                            json_pack("{s:f, s:f, s:b}", "before_ghz", cases[k].before, "after_ghz",
+                                      cases[k].after, "changed", cases[k].changed));
         json_t *g = result("gemm", "gemm", 1 * MiB, 40, 132);
         json_array_append_new(json_object_get(root, "results"), g);
         char err[200];
@@ -641,8 +641,7 @@ static void test_reduce_kernels_bandwidth_roof(void **st) {
     char err[200];
     assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
 
-    assert_string_equal(json_string_value(json_object_get(sum_l2, "roof_limit")),
-                        "bandwidth:L2");
+    assert_string_equal(json_string_value(json_object_get(sum_l2, "roof_limit")), "bandwidth:L2");
     assert_close(json_number_value(json_object_get(sum_l2, "roof_gflops")), 90.0 / 8, 0.03);
     assert_string_equal(json_string_value(json_object_get(sum_l2, "roof_mix")), "add");
     assert_close(json_number_value(json_object_get(sum_l2, "roof_compute_gflops")), 20, 1e-12);
@@ -657,8 +656,7 @@ static void test_reduce_kernels_bandwidth_roof(void **st) {
     assert_string_equal(json_string_value(json_object_get(dot, "roof_mix")), "fma");
     assert_string_equal(json_string_value(json_object_get(dot, "roof_limit")), "bandwidth:L2");
 
-    assert_string_equal(json_string_value(json_object_get(scale, "roof_limit")),
-                        "bandwidth:DRAM");
+    assert_string_equal(json_string_value(json_object_get(scale, "roof_limit")), "bandwidth:DRAM");
     assert_close(json_number_value(json_object_get(scale, "roof_gflops")), 11.0 / 16, 0.05);
     assert_true(json_is_null(json_object_get(scale, "roof_mix")));
     assert_non_null(strstr(roof_status(scale), "no compute roof"));
