@@ -16,8 +16,8 @@
  *   bench_gate [--iterations N] [--kernel K] [--slowdown F] [-- BENCH_ARGS...]
  * Default kernel peak_dp_fma with bench arguments "--threads 1 --samples 21 --min-time 0.005":
  * on a shared 2-core machine a one-thread, register-resident kernel is disturbed least by its
- * neighbours, and 21 short samples a run make its median steadier. A full run takes about 25
- * minutes here (A/B comparisons run until settled, up to 30 rounds of two bench runs). */
+ * neighbours, and 21 short samples a run make its median steadier. A full run took 6 minutes
+ * here at load average 2-3 (A/B comparisons run until settled, up to 30 rounds). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

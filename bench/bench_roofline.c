@@ -5,7 +5,7 @@
  * and the median and range of the per-round ratio nodescale / likwid-bench.
  *
  *   compute   peak_dp_fma, peak_sp_fma       peakflops_[sp_]avx_fma, peakflops_[sp_]avx512_fma
- *   L1..DRAM  stream_sum   (read only)       load_avx512, load_avx
+ *   L1..DRAM  stream_load  (read only)       load_avx512, load_avx
  *             stream_copy                    copy_avx512, copy_avx
  *             stream_triad                   stream_avx512_fma, stream_avx_fma
  *   DRAM      stream_triad_nt (NT stores)    stream_mem_avx_fma (likwid has no AVX-512 variant)
@@ -28,6 +28,7 @@
 #include "harness/cli.h"
 #include "harness/context.h"
 #include "harness/json.h"
+#include "harness/likwid_ref.h"
 #include "harness/result.h"
 #include "harness/stats.h"
 
@@ -62,54 +63,16 @@ static double nodescale_rate(const ceiling_case *c) {
     return v;
 }
 
-/* likwid-bench is run with an explicit iteration count (-i): on this KVM guest its -s runtime
- * estimate settles on 10 iterations (microseconds, a meaningless rate). Returns MFlops/s (or
- * MByte/s when bytes) and the run time, or NAN with a reason in err. */
-static double likwid_run(const char *test, double ws, int threads, double iters, int bytes,
-                         double *time_s, char *err, size_t errlen) {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "likwid-bench -t %s -W N:%.0fkB:%d -i %.0f 2>&1", test,
-             fmax(1, ws / 1000), threads, iters);
-    FILE *p = popen(cmd, "r");
-    if (!p) {
-        snprintf(err, errlen, "likwid-bench: cannot start");
-        return NAN;
-    }
-    double rate = NAN, v;
-    char line[512], last[512] = "";
-    *time_s = NAN;
-    while (fgets(line, sizeof line, p)) {
-        if (sscanf(line, bytes ? "MByte/s: %lf" : "MFlops/s: %lf", &v) == 1) rate = v;
-        if (sscanf(line, "Time: %lf", &v) == 1) *time_s = v;
-        if (strlen(line) > 1) snprintf(last, sizeof last, "%s", line);
-    }
-    int st = pclose(p);
-    if (st != 0 || !isfinite(rate)) {
-        last[strcspn(last, "\n")] = 0;
-        snprintf(err, errlen, "likwid-bench -t %s failed: %s", test, last);
-        return NAN;
-    }
-    return rate;
-}
-
-/* Iterations for about target_s seconds, from a short calibration run. */
-static double likwid_iters(const ceiling_case *c, double ws, double target_s, char *err,
-                           size_t errlen) {
-    double iters = fmax(10, 2e8 / ws), t;
-    for (int tries = 0; tries < 4; tries++) {
-        if (!isfinite(
-                likwid_run(c->likwid, ws, c->threads, iters, c->ws_bytes > 0, &t, err, errlen)))
-            return NAN;
-        if (t > 0.02) break;
-        iters *= t > 0 ? fmin(100, 0.05 / t) : 100;
-    }
-    return t > 0 ? fmax(10, round(iters * target_s / t)) : iters;
+/* likwid-bench at the case's working set (compute: 32 kB in total keeps likwid's single load
+ * per iteration in L1), in GFLOP/s or GB/s. */
+static double likwid_ws(const ceiling_case *c) {
+    return c->ws_bytes > 0 ? c->ws_bytes : 32000.0 * c->threads;
 }
 
 static double likwid_rate(const ceiling_case *c, double iters, char *err, size_t errlen) {
-    /* Compute: 32 kB in total keeps likwid's single load per iteration in L1. */
-    double ws = c->ws_bytes > 0 ? c->ws_bytes : 32000.0 * c->threads, t;
-    return likwid_run(c->likwid, ws, c->threads, iters, c->ws_bytes > 0, &t, err, errlen) / 1e3;
+    ns_likwid_result r;
+    if (ns_likwid_bench(c->likwid, likwid_ws(c), c->threads, iters, &r, err, errlen) != 0) return NAN;
+    return (c->ws_bytes > 0 ? r.mbytes_per_s : r.mflops_per_s) / 1e3;
 }
 
 static void fmt_size(double b, char *buf, size_t len) {
@@ -148,7 +111,7 @@ static const struct {
 } pairs[] = {
     {"peak_dp_fma", "peakflops_avx_fma", "peakflops_avx512_fma", 1u},
     {"peak_sp_fma", "peakflops_sp_avx_fma", "peakflops_sp_avx512_fma", 1u},
-    {"stream_sum", "load_avx", "load_avx512", 0x1eu},
+    {"stream_load", "load_avx", "load_avx512", 0x1eu},
     {"stream_copy", "copy_avx", "copy_avx512", 0x1eu},
     {"stream_triad", "stream_avx_fma", "stream_avx512_fma", 0x1eu},
     {"stream_triad_nt", "stream_mem_avx_fma", "stream_mem_avx_fma", 0x10u}, /* NT: DRAM only */
@@ -218,9 +181,9 @@ int main(int argc, char **argv) {
         double ours[MAX_ROUNDS], theirs[MAX_ROUNDS], ratio[MAX_ROUNDS];
         int n = 0;
         char err[512] = "";
-        double iters = likwid_iters(c, c->ws_bytes > 0 ? c->ws_bytes : 32000.0 * c->threads,
-                                    c->ws_bytes > 1e8 ? 1.0 : 0.3, err, sizeof err);
-        for (int r = 0; r < rounds && isfinite(iters); r++) {
+        double iters = ns_likwid_calibrate(c->likwid, likwid_ws(c), c->threads,
+                                           c->ws_bytes > 1e8 ? 1.0 : 0.3, err, sizeof err);
+        for (int r = 0; r < rounds && iters > 0; r++) {
             double a = nodescale_rate(c), b = likwid_rate(c, iters, err, sizeof err);
             if (!isfinite(b) && *err) break; /* likwid-bench missing or failing: say why */
             if (!(a > 0) || !(b > 0)) continue;

@@ -10,11 +10,16 @@
 #include "harness/commands.h"
 #include "harness/json.h"
 
+#include "reports/compare.h"
+
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define CMD "cluster"
 #define MAX_PRESETS 16
@@ -56,14 +61,19 @@ static void usage(FILE *f) {
         "                            table and step-time CV; with no chip preset the node is\n"
         "                            the chip (its ceilings and DRAM bandwidth, preset cpu-node)\n"
         "  --allreduce FILE          measured all-reduce fit {alpha_s, beta_s_per_byte[, ranks]}\n"
-        "                            (results.json allreduce.fit or fleet.json fit)\n"
+        "                            (results.json or fleet.json allreduce.fit, or a bare fit)\n"
         "  --allreduce-road R        scaleup|scaleout: which road the fit describes (default:\n"
         "                            scaleup for results.json, scaleout for fleet.json)\n"
-        "  --chips N[,N...]          chip counts (default: the preset's list)\n"
+        "  --chips N[,N...]          chip counts (default: the chip preset's list). Where a\n"
+        "                            preset's layout (llama3-405b: TP 8 x PP 16) does not fit\n"
+        "                            a count, the row is the search's best, with a note; a\n"
+        "                            layout given by flags (--tp ...) must fit every count\n"
         "  --search                  rank every valid (TP, PP, CP, DP, micro-batch, interleave)\n"
         "  --top N                   with --search: how many to print per chip count (1)\n"
-        "  --json FILE|-             write the results as JSON (- = stdout)\n"
+        "  --json FILE|-             write the results as JSON (- = stdout); FILE's folder\n"
+        "                            must exist\n"
         "  --plot-dir DIR            write cluster_breakdown.svg and cluster_scaling.svg there\n"
+        "                            (made if missing; needs gnuplot or $NODESCALE_GNUPLOT)\n"
         "  --peak-tflop-per-s X      dense peak at the run precision, TFLOP/s\n"
         "  --gemm-efficiency X       one GEMM efficiency (0..1) for every shape\n"
         "  --precision P             fp64 fp32 tf32 bf16 fp16 fp8 (default bf16)\n"
@@ -76,21 +86,27 @@ static void usage(FILE *f) {
         if (strcmp(section, k->section)) fprintf(f, " %s:\n", section = k->section);
         fprintf(f, "  %-35s %s%s\n", flag, k->help, k->kind == NS_KEY_BOOL ? " (0|1)" : "");
     }
-    fprintf(f, "\nexit: 0 ok, 2 bad input (one line on stderr)\n");
+    fprintf(f, "\nOutput paths are checked before anything is computed.\n"
+               "exit: 0 ok, 1 a write failed, 2 bad input (one line on stderr)\n");
 }
 
-/* "8192,16384" → chips[]. 0 or -1. */
+/* "8192,16384" → chips[]. Every element must be a positive integer: an empty one ("8,,16",
+ * "8,") is an error, not skipped. 0 or -1. */
 static int parse_chips(const char *s, options *o) {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", s);
     o->n_chips = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
+    for (const char *p = s;; p++) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char tok[32];
         int64_t v;
-        if (o->n_chips == MAX_CHIPS || ns_parse_int64(tok, 1, 1 << 30, &v)) return -1;
+        if (len == 0 || len >= sizeof tok || o->n_chips == MAX_CHIPS) return -1;
+        memcpy(tok, p, len);
+        tok[len] = '\0';
+        if (ns_parse_int64(tok, 1, 1 << 30, &v)) return -1;
         o->chips[o->n_chips++] = (int)v;
+        if (!end) return 0;
+        p = end;
     }
-    return o->n_chips > 0 ? 0 : -1;
 }
 
 /* Parses argv into *o. Returns 0, or the exit status of a usage error. */
@@ -180,8 +196,8 @@ static int apply_override(ns_cluster_input *in, const override *ov) {
             return ns_usage_error(CMD, "%s wants 0 or 1, got '%s'", flag, s);
     } else if (k->kind == NS_KEY_INT) {
         if (ns_parse_int64(ov->value, (int64_t)k->min, (int64_t)k->max, &iv))
-            return ns_usage_error(CMD, "%s wants an integer in %g..%g, got '%s'", flag, k->min,
-                                  k->max, ov->value);
+            return ns_usage_error(CMD, "%s wants an integer in %lld..%lld, got '%s'", flag,
+                                  (long long)k->min, (long long)k->max, ov->value);
         x = (double)iv;
     } else if (ns_parse_double(ov->value, k->min, k->max, &x)) {
         return ns_usage_error(CMD, "%s wants a number in %g..%g, got '%s'", flag, k->min, k->max,
@@ -231,14 +247,18 @@ static int build_input(const options *o, ns_cluster_input *in) {
     if (o->allreduce) {
         json_t *j = load_json(o->allreduce, err, sizeof err);
         if (!j) return ns_usage_error(CMD, "--allreduce %s", err);
+        /* A results.json (results[]) measured threads in one node: the scale-up road; a
+         * fleet.json ("kind": "fleet") or a bare fit measured MPI ranks: scale-out. */
         int up = o->allreduce_scaleup >= 0 ? o->allreduce_scaleup
-                                           : json_object_get(j, "allreduce") != NULL;
+                                           : json_is_array(json_object_get(j, "results"));
         int rc = ns_cluster_apply_allreduce(in, j, up, err, sizeof err);
         json_decref(j);
-        if (rc) return ns_usage_error(CMD, "--allreduce %s: %s", o->allreduce, err);
+        if (rc) return ns_usage_error(CMD, "--allreduce %s %s", o->allreduce, err);
     }
-    for (int i = 0; i < o->n_ov; i++)
+    for (int i = 0; i < o->n_ov; i++) {
         if (apply_override(in, &o->ov[i])) return NS_EXIT_USAGE;
+        if (!strcmp(o->ov[i].key->key, "step_cv")) in->node.cv_overridden = 1;
+    }
     if (o->precision && ns_cprec_parse(o->precision, &in->run.precision))
         return ns_usage_error(CMD, "--precision must be fp64 fp32 tf32 bf16 fp16 fp8, got '%s'",
                               o->precision);
@@ -289,25 +309,54 @@ static const char *rc_label(const ns_breakdown *b, char *buf, size_t len) {
     return buf;
 }
 
+/* What --node took, and its warnings (refused GEMM results, a disturbed CV), to `f`. */
+static void print_node(FILE *f, const ns_cluster_input *in, const char *path, int warnings_only) {
+    const ns_node_info *ni = &in->node;
+    char w[512];
+    if (!ni->applied) return;
+    if (!warnings_only) {
+        fprintf(f, "node %s: %d GEMM shape%s (%s); ", path, ni->gemm_points,
+                ni->gemm_points == 1 ? "" : "s", ns_cprec_name(ni->precision));
+        if (ni->cv_overridden)
+            fprintf(f, "step CV from --step-cv (measured %.3g not used)\n", ni->step_cv);
+        else if (ni->cv_results)
+            fprintf(f, "step CV %.3g = median time_s.cv of %d GEMM results\n", ni->step_cv,
+                    ni->cv_results);
+        else
+            fprintf(f, "step CV from the presets (no GEMM time_s.cv in the file)\n");
+    }
+    const char *pre = warnings_only ? "nodescale cluster: warning: " : "warning: ";
+    if (ns_node_gemm_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
+    if (ns_node_cv_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
+}
+
 static void print_header(const ns_cluster_input *in) {
     const ns_system *s = &in->sys;
     const ns_model *m = &in->model;
-    printf("%s (%.4g B parameters) on %s: %s dense peak %.4g TFLOP/s per chip\n",
+    double peak = s->chip.peak_flops[in->run.precision];
+    printf("%s (%.4g B parameters) on %s: %s dense peak %.4g %s per chip\n",
            m->name[0] ? m->name : "model", ns_model_params(m) / 1e9,
            s->chip.name[0] ? s->chip.name : "chip", ns_cprec_name(in->run.precision),
-           s->chip.peak_flops[in->run.precision] / 1e12);
+           peak < 1e12 ? peak / 1e9 : peak / 1e12, peak < 1e12 ? "GFLOP/s" : "TFLOP/s");
     printf("scale-up: %d chips at %.4g GB/s per direction, α %.3g µs; scale-out: %.4g GB/s per "
            "direction, α %.3g µs, oversubscription %.3g\n",
            s->domain_chips, s->scaleup.bw_bytes_per_s / 1e9, s->scaleup.latency_s * 1e6,
            s->scaleout.bw_bytes_per_s / 1e9, s->scaleout.latency_s * 1e6, s->oversubscription);
-    printf("global batch %d sequences x %d tokens; GEMM efficiency %s; step CV %.3g\n\n",
+    printf("global batch %d sequences x %d tokens; GEMM efficiency %s; step CV %.3g\n",
            in->run.global_batch_seqs, m->seq_tokens,
            s->chip.n_gemm ? "from a shape table" : "one value for all shapes", s->step_cv);
 }
 
 static void print_tables(const ns_breakdown *b, int n) {
-    printf("  chips  TP  PP  CP    DP mbs  v    m recompute  step_s   MFU   HFU TFLOP/s/chip"
-           "  tokens/s  mem_GB fits goodput train_days     MW  cost_M$\n");
+    /* TFLOP/s per chip, or GFLOP/s when every row is below 1 TFLOP/s (a CPU node), so that the
+     * column never shows 0.0. */
+    double top = 0;
+    for (int i = 0; i < n; i++)
+        top = fmax(top, b[i].model_flops_per_s_per_chip);
+    const int giga = top < 1e12;
+    printf("  chips  TP  PP  CP    DP mbs  v    m recompute  step_s   MFU   HFU %s/s/chip"
+           "  tokens/s  mem_GB fits goodput train_days     MW  cost_M$\n",
+           giga ? "GFLOP" : "TFLOP");
     char rcb[32];
     for (int i = 0; i < n; i++) {
         const ns_par *p = &b[i].par;
@@ -316,7 +365,7 @@ static void print_tables(const ns_breakdown *b, int n) {
             "%7.3f %10.1f %6.2f %8.2f\n",
             (long long)p->tp * p->pp * p->cp * p->dp, p->tp, p->pp, p->cp, p->dp, p->micro_batch,
             p->interleave, b[i].micro_batches, rc_label(&b[i], rcb, sizeof rcb), b[i].step_s,
-            b[i].mfu * 100, b[i].hfu * 100, b[i].model_flops_per_s_per_chip / 1e12,
+            b[i].mfu * 100, b[i].hfu * 100, b[i].model_flops_per_s_per_chip / (giga ? 1e9 : 1e12),
             b[i].tokens_per_s, b[i].mem_total / 1e9, yesno(b[i].fits), b[i].goodput,
             b[i].time_to_train_s / 86400, b[i].power_w / 1e6, b[i].cost_usd / 1e6);
     }
@@ -334,18 +383,96 @@ static void print_tables(const ns_breakdown *b, int n) {
     }
 }
 
-/* The configuration given by flags/presets for `chips` (dp derived when not given). */
-static int fixed_config(const ns_cluster_input *in, int chips, ns_par *par) {
+/* The configuration given by flags/presets for `chips` (dp derived when not given). 0, or -1
+ * with the reason it does not fit in err. */
+static int fixed_config(const ns_cluster_input *in, int chips, ns_par *par, char *err,
+                        size_t errlen) {
     *par = in->par;
     if (par->dp == 0) {
         long long inner = (long long)par->tp * par->pp * par->cp;
-        if (inner < 1 || chips % inner)
-            return ns_usage_error(CMD, "tp*pp*cp = %lld does not divide the chip count %d", inner,
-                                  chips);
+        if (inner < 1 || chips % inner) {
+            snprintf(err, errlen, "tp*pp*cp = %lld does not divide the chip count %d", inner,
+                     chips);
+            return -1;
+        }
         par->dp = (int)(chips / inner);
     }
-    char err[256];
-    if (ns_cluster_check(in, par, chips, err, sizeof err)) return ns_usage_error(CMD, "%s", err);
+    return ns_cluster_check(in, par, chips, err, errlen);
+}
+
+/* Whether a flag set the parallel layout (--tp, --pp, --cp, --dp, --micro-batch-seqs,
+ * --interleave): such a layout is kept exactly, and a chip count it does not fit is an error;
+ * a preset's layout gives way to the search there. */
+static int layout_given(const options *o) {
+    for (int i = 0; i < o->n_ov; i++)
+        if (!strcmp(o->ov[i].key->section, "parallel")) return 1;
+    return 0;
+}
+
+/* Why no chip: no preset named one, or a preset (cpu-node) that takes it from --node. */
+static int no_chip_error(const ns_cluster_input *in) {
+    if (!in->sys.chip.name[0])
+        return ns_usage_error(CMD, "no chip: give --preset CHIP (a100-sxm h100-sxm h200 "
+                                   "gb200-nvl72 gb300-nvl72 tpu-v4) or --node results.json");
+    return ns_usage_error(CMD,
+                          "chip '%s' has no peak: its preset takes the chip from a measured "
+                          "node; give --node results.json (or --peak-tflop-per-s and "
+                          "--mem-bw-gbytes-per-s)",
+                          in->sys.chip.name);
+}
+
+/* Whether `path` is a folder we may write in, or one mkdir -p can make: its nearest existing
+ * ancestor is a writable folder. 0, or -1 with the reason in err. */
+static int dir_writable(const char *path, char *err, size_t errlen) {
+    char p[4096];
+    struct stat st;
+    snprintf(p, sizeof p, "%s", *path ? path : ".");
+    while (stat(p, &st) != 0) {
+        char *slash = strrchr(p, '/');
+        if (errno != ENOENT) break;
+        if (!slash) {
+            snprintf(p, sizeof p, ".");
+        } else if (slash == p) {
+            p[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+    }
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode) || access(p, W_OK | X_OK) != 0) {
+        snprintf(err, errlen, "%s: %s is not a writable folder", path, p);
+        return -1;
+    }
+    return 0;
+}
+
+/* Checks every output before anything is computed, so that a bad path costs nothing and leaves
+ * nothing: --json FILE needs an existing writable folder and must not be a folder itself;
+ * --plot-dir must be a writable folder or one that can be made, and gnuplot must be there. */
+static int check_outputs(const options *o) {
+    char err[4400];
+    struct stat st;
+    if (o->json && strcmp(o->json, "-")) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", o->json);
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            snprintf(dir, sizeof dir, ".");
+        else
+            slash[slash == dir] = '\0';
+        if (!*o->json || (stat(o->json, &st) == 0 && S_ISDIR(st.st_mode)))
+            return ns_usage_error(CMD, "--json '%s' is a folder, not a file", o->json);
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0)
+            return ns_usage_error(CMD,
+                                  "--json %s: cannot write there (%s is not a writable "
+                                  "folder)",
+                                  o->json, dir);
+    }
+    if (o->plot_dir) {
+        if (dir_writable(o->plot_dir, err, sizeof err))
+            return ns_usage_error(CMD, "--plot-dir %s", err);
+        if (ns_cluster_gnuplot_found(err, sizeof err))
+            return ns_usage_error(CMD, "--plot-dir: %s", err);
+    }
     return 0;
 }
 
@@ -416,6 +543,7 @@ int ns_cmd_cluster(int argc, char **argv) {
     }
     if (o.list_presets) return list_presets();
     if ((rc = build_input(&o, &in))) return rc;
+    if (!in.eta.enabled && !has_chip(&in)) return no_chip_error(&in);
     const int *chips = o.n_chips ? o.chips : in.chip_counts;
     int n_chips = o.n_chips ? o.n_chips : in.n_chip_counts;
     if (n_chips == 0) return ns_usage_error(CMD, "give --chips N (no chip count in the presets)");
@@ -426,43 +554,74 @@ int ns_cmd_cluster(int argc, char **argv) {
         return NS_EXIT_OK;
     }
     ns_chip_finish(&in.sys.chip);
+    char err[512];
+    if (ns_cluster_check_input(&in, err, sizeof err)) return ns_usage_error(CMD, "%s", err);
+    if ((rc = check_outputs(&o))) return rc;
 
-    /* One breakdown per chip count (fixed configuration), or the top N of each search. */
+    /* One breakdown per chip count (fixed configuration), or the top N of each search. A
+     * preset's layout that does not fit a count gives way to the search for that count; a
+     * count with no valid configuration at all is dropped; each with a note. */
     static ns_breakdown rows[MAX_CHIPS * MAX_TOP], firsts[MAX_CHIPS];
-    int n_rows = 0, n_firsts = 0;
+    static char notes[MAX_CHIPS][640];
+    static int searched[MAX_CHIPS * MAX_TOP];
+    int n_rows = 0, n_firsts = 0, n_notes = 0, strict = layout_given(&o);
     long evaluated = 0;
     for (int i = 0; i < n_chips; i++) {
-        if (o.search) {
+        ns_par par;
+        int search = o.search;
+        if (!search && fixed_config(&in, chips[i], &par, err, sizeof err)) {
+            if (strict) return ns_usage_error(CMD, "%s", err);
+            search = 1;
+        }
+        if (search) {
             long ev = 0;
-            int got = ns_cluster_search(&in, chips[i], rows + n_rows, o.top, &ev);
+            int got = ns_cluster_search(&in, chips[i], rows + n_rows, o.search ? o.top : 1, &ev);
             evaluated += ev;
-            if (got == 0)
-                return ns_usage_error(CMD,
-                                      "no valid configuration for %d chips: TP must divide "
-                                      "the %d heads, DP the batch of %d, CP the sequence, and PP "
-                                      "(<= %d layers) take what is left",
-                                      chips[i], in.model.heads, in.run.global_batch_seqs,
-                                      in.model.layers);
+            if (got == 0) {
+                snprintf(notes[n_notes++], sizeof notes[0],
+                         "%d chips dropped: no valid configuration (TP must divide the %d heads, "
+                         "DP the batch of %d, CP the sequence, and PP (<= %d layers) take what "
+                         "is left)",
+                         chips[i], in.model.heads, in.run.global_batch_seqs, in.model.layers);
+                continue;
+            }
+            if (!o.search)
+                snprintf(notes[n_notes++], sizeof notes[0],
+                         "%d chips: the preset layout TP %d x PP %d x CP %d does not fit (%s); "
+                         "the row is the best configuration the search found",
+                         chips[i], in.par.tp, in.par.pp, in.par.cp, err);
+            for (int k = 0; k < got; k++)
+                searched[n_rows + k] = 1;
             firsts[n_firsts++] = rows[n_rows];
             n_rows += got;
         } else {
-            ns_par par;
-            if ((rc = fixed_config(&in, chips[i], &par))) return rc;
             ns_cluster_prep prep;
             ns_cluster_prepare(&in, chips[i], &prep);
             ns_cluster_eval(&in, &prep, &par, &rows[n_rows]);
+            searched[n_rows] = 0;
             firsts[n_firsts++] = rows[n_rows++];
         }
     }
+    if (n_rows == 0)
+        return ns_usage_error(CMD, "no chip count has a valid configuration (%s)", notes[0]);
 
-    if (!o.json || strcmp(o.json, "-")) {
-        print_header(&in);
-        print_tables(rows, n_rows);
-        print_scaling(firsts, n_firsts);
-        if (o.search) printf("\n%ld configurations evaluated\n", evaluated);
+    /* Files first, plots before the JSON (written atomically), the table last: a failure
+     * leaves one error line, not a table followed by an error. */
+    if (o.plot_dir) {
+        int bad = ns_mkdir_p(o.plot_dir);
+        if (bad)
+            snprintf(err, sizeof err, "cannot create %s: %s", o.plot_dir, strerror(errno));
+        else
+            bad = ns_cluster_write_plots(&in, firsts, n_firsts, o.plot_dir, err, sizeof err);
+        if (bad) {
+            fprintf(stderr, "nodescale cluster: error: %s\n", err);
+            return NS_EXIT_FAIL;
+        }
     }
+    json_t *root = NULL;
     if (o.json) {
-        json_t *root = json_object(), *pts = json_array();
+        json_t *pts = json_array();
+        root = json_object();
         ns_json_set_str(root, "schema", "nodescale-cluster/1");
         ns_json_set_str(root, "chip", in.sys.chip.name);
         ns_json_set_str(root, "model", in.model.name);
@@ -470,29 +629,41 @@ int ns_cmd_cluster(int argc, char **argv) {
         ns_json_set_num(root, "peak_flops_per_s_per_chip", in.sys.chip.peak_flops[in.run.precision],
                         NULL);
         ns_json_set_str(root, "precision", ns_cprec_name(in.run.precision));
+        if (in.node.applied) {
+            json_t *node = json_object();
+            ns_node_info_json(node, &in, o.node);
+            json_object_set_new(root, "node", node);
+        }
         for (int i = 0; i < n_rows; i++) {
             json_t *pt = ns_breakdown_json(&in, &rows[i]);
+            ns_json_set_str(pt, "layout", searched[i] ? "searched" : "fixed");
             add_scaling(pt, &firsts[0], &rows[i]);
             json_array_append_new(pts, pt);
         }
         json_object_set_new(root, "points", pts);
-        char err[512];
-        int bad = 0;
-        if (!strcmp(o.json, "-")) {
-            bad = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || puts("") < 0;
-        } else if (ns_json_write_atomic(root, o.json, err, sizeof err)) {
+        json_t *jn = json_array();
+        for (int i = 0; i < n_notes; i++)
+            json_array_append_new(jn, json_string(notes[i]));
+        json_object_set_new(root, "notes", jn);
+        if (strcmp(o.json, "-") && ns_json_write_atomic(root, o.json, err, sizeof err)) {
             fprintf(stderr, "nodescale cluster: error: %s\n", err);
-            bad = 1;
-        }
-        json_decref(root);
-        if (bad) return NS_EXIT_FAIL;
-    }
-    if (o.plot_dir) {
-        char err[512];
-        if (ns_cluster_write_plots(&in, firsts, n_firsts, o.plot_dir, err, sizeof err)) {
-            fprintf(stderr, "nodescale cluster: error: %s\n", err);
+            json_decref(root);
             return NS_EXIT_FAIL;
         }
     }
-    return NS_EXIT_OK;
+    if (o.json && !strcmp(o.json, "-")) {
+        print_node(stderr, &in, o.node, 1);
+        rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || puts("") < 0;
+    } else {
+        print_header(&in);
+        print_node(stdout, &in, o.node, 0);
+        for (int i = 0; i < n_notes; i++)
+            printf("note: %s\n", notes[i]);
+        printf("\n");
+        print_tables(rows, n_rows);
+        print_scaling(firsts, n_firsts);
+        if (o.search) printf("\n%ld configurations evaluated\n", evaluated);
+    }
+    json_decref(root);
+    return rc ? NS_EXIT_FAIL : NS_EXIT_OK;
 }

@@ -123,6 +123,22 @@ typedef struct ns_eta_law {
     double a, b;
 } ns_eta_law;
 
+/* What the node bridge took from a results.json, so that the outputs can say it: the GEMM
+ * table's precision and size, the results it refused, and where the step CV came from. */
+#define NS_NODE_REFUSED_IDS 4
+#define NS_NODE_CV_DISTURBED 0.2 /* a GEMM time CV above this says the node was disturbed */
+typedef struct ns_node_info {
+    int applied;                               /* 1 after ns_cluster_apply_node */
+    ns_cprec precision;                        /* of the GEMM table taken */
+    int gemm_points;                           /* shapes in the table */
+    int gemm_refused;                          /* GEMM results refused: fraction_of_roof > 1 */
+    double refused_max;                        /* the largest refused fraction_of_roof */
+    char refused_ids[NS_NODE_REFUSED_IDS][96]; /* the first refused results' ids */
+    int cv_results;    /* GEMM results whose time_s.cv entered the median (0: none) */
+    double step_cv;    /* that median */
+    int cv_overridden; /* a later --step-cv replaced it */
+} ns_node_info;
+
 /* Everything the model reads. */
 typedef struct ns_cluster_input {
     ns_system sys;
@@ -132,6 +148,7 @@ typedef struct ns_cluster_input {
     ns_eta_law eta;
     int chip_counts[32]; /* chip counts to evaluate when none are given (preset "chips") */
     int n_chip_counts;
+    ns_node_info node; /* filled by the node bridge; zero otherwise */
 } ns_cluster_input;
 
 /* Precomputed per (input, chip count): what is too costly for the inner loop. */
@@ -186,6 +203,10 @@ double ns_gemm_efficiency(const ns_chip *chip, double m, double n, double k);
 int ns_cluster_check(const ns_cluster_input *in, const ns_par *par, int chips, char *err,
                      size_t errlen);
 
+/* The checks of ns_cluster_check that do not depend on the configuration (model shape, a peak
+ * for the precision, bandwidths, domain, batch): what ns_cluster_search needs. 0 or -1. */
+int ns_cluster_check_input(const ns_cluster_input *in, char *err, size_t errlen);
+
 /* Fills *prep for `chips` chips (costly parts: the order statistic). */
 void ns_cluster_prepare(const ns_cluster_input *in, int chips, ns_cluster_prep *prep);
 
@@ -195,7 +216,8 @@ void ns_cluster_eval(const ns_cluster_input *in, const ns_cluster_prep *prep, co
 
 /* Enumerates every valid (TP, PP, CP, DP, micro-batch, interleave) for `chips` and keeps the
  * `top` fastest to train (fitting in memory first). Fills best[0..n) best first, returns n (0:
- * no valid configuration), and the number of configurations evaluated in *evaluated. */
+ * no valid configuration), and the number of configurations evaluated in *evaluated. The
+ * input must pass ns_cluster_check_input. */
 int ns_cluster_search(const ns_cluster_input *in, int chips, ns_breakdown *best, int top,
                       long *evaluated);
 
@@ -219,23 +241,37 @@ int ns_cluster_apply_json(ns_cluster_input *in, const json_t *root, const char *
                           size_t errlen);
 
 /* The node bridge: takes the GEMM efficiency table (results[] with family "gemm": params m,n,k
- * and fraction_of_roof, our own ISA preferred over BLIS/OpenBLAS per shape, the best kept) and
- * the run-to-run variability (median time_s.cv of the GEMM results) from a nodescale
- * results.json. With as_chip set it also takes the chip itself: peak per precision from
- * ceilings.compute (dp → fp64, sp → fp32; the highest "fma" mix entry, a GEMM's roof) and
- * memory bandwidth from the highest DRAM entry of ceilings.bandwidth not flagged suspect.
- * Returns 0, or -1 with a one-line reason. */
+ * and fraction_of_roof, the best implementation per shape kept) and the run-to-run variability
+ * (median time_s.cv of the GEMM results taken) from a nodescale results.json. A result above
+ * its roof (fraction_of_roof > 1) is refused, never capped: its ceiling was mis-measured (a
+ * noisy run); in->node counts them and says where the CV came from (ns_node_info_json). With
+ * as_chip set it also takes the chip itself: peak per precision from ceilings.compute (dp → fp64,
+ * sp → fp32; the highest "fma" mix entry, a GEMM's roof) and memory bandwidth from the highest DRAM
+ * entry of ceilings.bandwidth not flagged suspect. Returns 0, or -1 with a one-line reason. */
 int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_chip, char *err,
                           size_t errlen);
 
-/* Measured collective α–β: `allreduce.fit {alpha_s, beta_s_per_byte[, ranks]}` (results.json)
- * or `fit {...}` at the top level (fleet.json). With ranks n the all-reduce fit is turned into
- * per-link figures (α/(2(n−1)), β/(2(n−1)/n)); without, the fit is taken as link α and β.
- * Applied to the scale-up road when `scaleup` is set, else to scale-out. 0 or -1. */
+/* Measured collective α–β: `allreduce.fit {alpha_s, beta_s_per_byte[, ranks]}` (results.json,
+ * fleet.json) or a bare `fit {...}` at the top level. With ranks n the all-reduce fit is turned
+ * into per-link figures (α/(2(n−1)), β/(2(n−1)/n)); without, the fit is taken as link α and β.
+ * Applied to the scale-up road when `scaleup` is set, else to scale-out. Returns 0, or -1 with
+ * a reason that reads after the file name ("has no measured all-reduce fit (--no-collectives)":
+ * allreduce.status, else fit.status). */
 int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int scaleup, char *err,
                                size_t errlen);
 
 /* ---- outputs (report.c, plot.c) ----------------------------------------------------------- */
+
+/* What the node bridge took, as keys set on obj: gemm_precision, gemm_points,
+ * gemm_points_refused [ids], gemm_status ("ok" or why results were refused), step_cv,
+ * step_cv_source (which CV from which results in `source`), variability_status ("ok",
+ * "disturbed: ..." above NS_NODE_CV_DISTURBED, or "overridden by --step-cv"). */
+void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *source);
+
+/* The one-line warnings the node bridge raises (refused GEMM results, a disturbed CV), "" when
+ * none; each fills buf. */
+const char *ns_node_gemm_warning(const ns_cluster_input *in, char *buf, size_t len);
+const char *ns_node_cv_warning(const ns_cluster_input *in, char *buf, size_t len);
 
 /* One breakdown as a JSON object (units in key names; non-finite numbers become null). */
 json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b);
@@ -256,5 +292,9 @@ json_t *ns_cluster_from_results(const json_t *results, const char *preset, const
  * one-line reason (gnuplot missing or failing: the .dat and .gp files are still written). */
 int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, int n,
                            const char *dir, char *err, size_t errlen);
+
+/* Whether the gnuplot ns_cluster_write_plots runs ($NODESCALE_GNUPLOT, else gnuplot on PATH)
+ * is there to run. 0, or -1 with a one-line reason. */
+int ns_cluster_gnuplot_found(char *err, size_t errlen);
 
 #endif

@@ -121,11 +121,9 @@ double ns_gemm_efficiency(const ns_chip *chip, double m, double n, double k) {
         return -1;                                                                                 \
     } while (0)
 
-int ns_cluster_check(const ns_cluster_input *in, const ns_par *par, int chips, char *err,
-                     size_t errlen) {
+int ns_cluster_check_input(const ns_cluster_input *in, char *err, size_t errlen) {
     const ns_model *m = &in->model;
     const ns_system *s = &in->sys;
-    if (chips < 1) FAIL("chip count must be >= 1 (got %d)", chips);
     if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->ffn < 1 || m->vocab < 1 ||
         m->seq_tokens < 1)
         FAIL("model shape incomplete: layers, hidden, heads, ffn, vocab and seq-tokens must be > 0 "
@@ -141,6 +139,14 @@ int ns_cluster_check(const ns_cluster_input *in, const ns_par *par, int chips, c
     if (!(s->scaleup.bw_bytes_per_s > 0) || !(s->scaleout.bw_bytes_per_s > 0))
         FAIL("scale-up and scale-out bandwidths must be > 0");
     if (in->run.global_batch_seqs < 1) FAIL("global batch must be >= 1 sequence");
+    return 0;
+}
+
+int ns_cluster_check(const ns_cluster_input *in, const ns_par *par, int chips, char *err,
+                     size_t errlen) {
+    const ns_model *m = &in->model;
+    if (chips < 1) FAIL("chip count must be >= 1 (got %d)", chips);
+    if (ns_cluster_check_input(in, err, errlen)) return -1;
     if (par->tp < 1 || par->pp < 1 || par->cp < 1 || par->dp < 1 || par->micro_batch < 1 ||
         par->interleave < 1)
         FAIL("tp, pp, dp, cp, micro-batch and interleave must all be >= 1");

@@ -44,11 +44,15 @@ static void add_point(ns_chip *c, double m, double n, double k, double eff) {
     if (c->n_gemm < NS_GEMM_POINTS_MAX) c->gemm[c->n_gemm++] = (ns_gemm_point){m, n, k, eff, 0};
 }
 
-/* Takes the GEMM table of precision `want` from results[]; returns the point count. */
-static int gemm_table(ns_chip *c, const json_t *results, ns_cprec want, double *cvs, int *ncv) {
+/* Takes the GEMM table of precision `want` from results[] into c, counting in *info the
+ * results refused (above their roof) and the CVs of those taken; returns the point count. */
+static int gemm_table(ns_chip *c, const json_t *results, ns_cprec want, double *cvs,
+                      ns_node_info *info) {
     size_t i;
     json_t *r;
     c->n_gemm = 0;
+    memset(info, 0, sizeof *info);
+    info->precision = want;
     json_array_foreach(results, i, r) {
         const char *fam = json_string_value(json_object_get(r, "family"));
         if (!fam || strcmp(fam, "gemm") || entry_prec(r) != want) continue;
@@ -57,11 +61,21 @@ static int gemm_table(ns_chip *c, const json_t *results, ns_cprec want, double *
                k = ns_json_get_num(p, "k");
         double eff = ns_json_get_num(r, "fraction_of_roof");
         if (!(m >= 1 && n >= 1 && k >= 1 && eff > 0)) continue; /* unmeasured: null + status */
-        add_point(c, m, n, k, fmin(eff, 1.0)); /* > 1: boost above the roof (B07); cap */
+        if (eff > 1.0) { /* above the roof: the ceiling was mis-measured (B07); refuse */
+            if (info->gemm_refused < NS_NODE_REFUSED_IDS) {
+                const char *id = json_string_value(json_object_get(r, "id"));
+                snprintf(info->refused_ids[info->gemm_refused], sizeof info->refused_ids[0], "%s",
+                         id ? id : "(no id)");
+            }
+            info->gemm_refused++;
+            info->refused_max = fmax(info->refused_max, eff);
+            continue;
+        }
+        add_point(c, m, n, k, eff);
         double cv = ns_json_get_num(json_object_get(r, "time_s"), "cv");
-        if (cv >= 0 && *ncv < NS_CV_MAX) cvs[(*ncv)++] = cv;
+        if (cv >= 0 && info->cv_results < NS_CV_MAX) cvs[info->cv_results++] = cv;
     }
-    return c->n_gemm;
+    return info->gemm_points = c->n_gemm;
 }
 
 int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_chip, char *err,
@@ -70,20 +84,30 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
     const json_t *res = json_object_get(results, "results");
     if (!json_is_array(res)) FAIL("results.json has no results[] array");
     double cvs[NS_CV_MAX];
-    int ncv = 0;
+    ns_node_info info;
     /* The run's precision if measured, else single, else double precision. */
     ns_cprec order[3] = {in->run.precision, NS_CP_FP32, NS_CP_FP64};
-    int got = 0;
+    int got = 0, refused = 0;
+    double refused_max = 0;
     for (int i = 0; i < 3 && !got; i++) {
-        ncv = 0;
-        got = gemm_table(c, res, order[i], cvs, &ncv);
+        got = gemm_table(c, res, order[i], cvs, &info);
+        refused += info.gemm_refused;
+        refused_max = fmax(refused_max, info.refused_max);
     }
+    if (!got && refused)
+        FAIL("results.json: every measured GEMM is above its roof (fraction_of_roof up to %.3g): "
+             "the compute ceiling was mis-measured (a noisy run); measure again",
+             refused_max);
     if (!got) FAIL("results.json has no measured GEMM (family \"gemm\" with fraction_of_roof)");
     ns_chip_finish(c);
-    if (ncv > 0) {
+    if (info.cv_results > 0) {
+        int ncv = info.cv_results;
         qsort(cvs, (size_t)ncv, sizeof cvs[0], cmp_double);
         in->sys.step_cv = ncv % 2 ? cvs[ncv / 2] : 0.5 * (cvs[ncv / 2 - 1] + cvs[ncv / 2]);
     }
+    info.step_cv = in->sys.step_cv;
+    info.applied = 1;
+    in->node = info;
     if (!as_chip) return 0;
 
     /* The node as the chip: compute ceilings per precision and the DRAM bandwidth. */
@@ -120,20 +144,38 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
     const json_t *cpu = json_object_get(json_object_get(results, "context"), "cpu");
     const char *model = json_string_value(json_object_get(cpu, "model"));
     snprintf(c->name, sizeof c->name, "%s", model ? model : "this node");
-    /* A CPU node trains in the precision it measured (no bf16 ceiling in the file). */
-    if (!(c->peak_flops[in->run.precision] > 0))
+    /* The node trains in the precision its GEMM table was measured in (the run's own when it
+     * has one; a CPU has no bf16 ceiling), so that the table's efficiencies apply to that
+     * precision's peak. */
+    if (c->peak_flops[info.precision] > 0)
+        in->run.precision = info.precision;
+    else if (!(c->peak_flops[in->run.precision] > 0))
         in->run.precision = c->peak_flops[NS_CP_FP32] > 0 ? NS_CP_FP32 : NS_CP_FP64;
     return 0;
 }
 
 int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int scaleup, char *err,
                                size_t errlen) {
-    const json_t *fit = json_object_get(json_object_get(root, "allreduce"), "fit");
-    if (!fit) fit = json_object_get(root, "fit");
-    if (!json_is_object(fit)) FAIL("no all-reduce fit (allreduce.fit or fit) in the file");
+    const json_t *ar = json_object_get(root, "allreduce");
+    if (!json_is_object(ar)) ar = NULL;
+    const json_t *fit = json_object_get(ar, "fit");
+    if (!ar) fit = json_object_get(root, "fit");
+    if (!ar && !fit) FAIL("has no all-reduce fit (no allreduce.fit or fit object)");
     double a = ns_json_get_num(fit, "alpha_s"), b = ns_json_get_num(fit, "beta_s_per_byte");
     double n = ns_json_get_num(fit, "ranks");
-    if (!(a >= 0) || !(b > 0)) FAIL("all-reduce fit needs alpha_s >= 0 and beta_s_per_byte > 0");
+    if (!(a >= 0) || !(b > 0)) {
+        /* Not measured (fleet --no-collectives, one rank, too few sizes) or not usable: say why
+         * in the file's own words; the outer status first, since it names the cause. */
+        const char *st = json_string_value(json_object_get(ar, "status"));
+        const char *fst = json_string_value(json_object_get(fit, "status"));
+        if (!st || !strcmp(st, "ok") || !strncmp(st, "sizes above", 11)) st = fst;
+        if (json_is_number(json_object_get(fit, "alpha_s")) &&
+            json_is_number(json_object_get(fit, "beta_s_per_byte")))
+            FAIL("has an unusable all-reduce fit (alpha_s %g, beta_s_per_byte %g; the model "
+                 "needs alpha_s >= 0 and beta_s_per_byte > 0)%s%s%s",
+                 a, b, st ? " (" : "", st ? st : "", st ? ")" : "");
+        FAIL("has no measured all-reduce fit (%s)", st ? st : "no alpha_s and beta_s_per_byte");
+    }
     if (n >= 2) { /* all-reduce fit → per-link α, β under the ring model */
         a /= 2.0 * (n - 1);
         b /= 2.0 * (n - 1) / n;
@@ -142,4 +184,61 @@ int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int sca
     l->latency_s = a;
     l->bw_bytes_per_s = 1.0 / b;
     return 0;
+}
+
+const char *ns_node_gemm_warning(const ns_cluster_input *in, char *buf, size_t len) {
+    const ns_node_info *ni = &in->node;
+    buf[0] = '\0';
+    if (ni->applied && ni->gemm_refused > 0)
+        snprintf(buf, len,
+                 "%d GEMM result%s above the roof refused (fraction_of_roof up to %.3g, first %s): "
+                 "the compute ceiling was mis-measured (a noisy run); the table holds the other "
+                 "%d shape%s",
+                 ni->gemm_refused, ni->gemm_refused > 1 ? "s" : "", ni->refused_max,
+                 ni->refused_ids[0], ni->gemm_points, ni->gemm_points == 1 ? "" : "s");
+    return buf;
+}
+
+const char *ns_node_cv_warning(const ns_cluster_input *in, char *buf, size_t len) {
+    const ns_node_info *ni = &in->node;
+    buf[0] = '\0';
+    if (ni->applied && !ni->cv_overridden && ni->cv_results > 0 &&
+        ni->step_cv > NS_NODE_CV_DISTURBED)
+        snprintf(buf, len,
+                 "step CV %.3g (median time_s.cv of %d GEMM results) is above %.2g: the node was "
+                 "disturbed while it measured (a shared or noisy machine), and the straggler "
+                 "wait it drives is inflated; measure on a quiet node or give --step-cv",
+                 ni->step_cv, ni->cv_results, NS_NODE_CV_DISTURBED);
+    return buf;
+}
+
+void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *source) {
+    const ns_node_info *ni = &in->node;
+    char buf[512];
+    ns_json_set_str(obj, "source", source);
+    ns_json_set_str(obj, "gemm_precision", ns_cprec_name(ni->precision));
+    ns_json_set_int(obj, "gemm_points", ni->gemm_points);
+    json_t *ids = json_array();
+    for (int i = 0; i < ni->gemm_refused && i < NS_NODE_REFUSED_IDS; i++)
+        json_array_append_new(ids, json_string(ni->refused_ids[i]));
+    json_object_set_new(obj, "gemm_points_refused", ids);
+    ns_json_set_int(obj, "gemm_points_refused_count", ni->gemm_refused);
+    ns_node_gemm_warning(in, buf, sizeof buf);
+    ns_json_set_str(obj, "gemm_status", buf[0] ? buf : "ok");
+    ns_json_set_num(obj, "step_cv", in->sys.step_cv, NULL);
+    if (ni->cv_overridden)
+        snprintf(buf, sizeof buf, "--step-cv (the measured %.3g replaced)", ni->step_cv);
+    else if (ni->cv_results > 0)
+        snprintf(buf, sizeof buf, "median time_s.cv of %d %s GEMM results in %s", ni->cv_results,
+                 ns_cprec_name(ni->precision), source);
+    else
+        snprintf(buf, sizeof buf, "the presets (no GEMM result in %s has time_s.cv)", source);
+    ns_json_set_str(obj, "step_cv_source", buf);
+    if (ns_node_cv_warning(in, buf, sizeof buf)[0])
+        snprintf(buf, sizeof buf,
+                 "disturbed: step CV %.3g above %.2g, straggler wait inflated (used as measured)",
+                 ni->step_cv, NS_NODE_CV_DISTURBED);
+    else
+        snprintf(buf, sizeof buf, "%s", ni->cv_overridden ? "overridden by --step-cv" : "ok");
+    ns_json_set_str(obj, "variability_status", buf);
 }

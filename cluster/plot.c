@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define FAIL(...)                                                                                  \
     do {                                                                                           \
@@ -38,9 +39,36 @@ static FILE *open_script(const char *dir, const char *stem, const char *what,
     return f;
 }
 
+/* The gnuplot to run: $NODESCALE_GNUPLOT (as roofline/plot.c), else gnuplot on PATH. */
+static const char *gnuplot_name(void) {
+    const char *gp = getenv("NODESCALE_GNUPLOT");
+    return gp && *gp ? gp : "gnuplot";
+}
+
+int ns_cluster_gnuplot_found(char *err, size_t errlen) {
+    const char *gp = gnuplot_name();
+    if (strchr(gp, '/')) {
+        if (access(gp, X_OK) == 0) return 0;
+    } else {
+        const char *path = getenv("PATH");
+        for (const char *p = path ? path : ""; *p;) {
+            size_t len = strcspn(p, ":");
+            char cand[4096];
+            snprintf(cand, sizeof cand, "%.*s/%s", (int)len, len ? p : ".", gp);
+            if (access(cand, X_OK) == 0) return 0;
+            p += len + (p[len] == ':');
+        }
+    }
+    snprintf(err, errlen,
+             "cannot find %s to draw the plots (install gnuplot-nox, or set "
+             "NODESCALE_GNUPLOT)",
+             gp);
+    return -1;
+}
+
 static int run_gnuplot(const char *dir, const char *script, char *err, size_t errlen) {
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot '%s' 2>&1", dir, script);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' '%s' 2>&1", dir, gnuplot_name(), script);
     FILE *p = popen(cmd, "r");
     if (!p) {
         snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno));

@@ -122,8 +122,12 @@ void ns_cluster_key_flag(const ns_cluster_key *k, char *buf, size_t len) {
 int ns_cluster_key_set(ns_cluster_input *in, const ns_cluster_key *k, double v, const char *what,
                        char *err, size_t errlen) {
     if (!isfinite(v) || v < k->min || v > k->max || (k->kind != NS_KEY_DBL && v != floor(v))) {
-        snprintf(err, errlen, "%s: %s.%s = %g is out of range (%s %g..%g)", what, k->section,
-                 k->key, v, k->kind == NS_KEY_DBL ? "number" : "integer", k->min, k->max);
+        if (k->kind == NS_KEY_DBL)
+            snprintf(err, errlen, "%s: %s.%s = %g is out of range (number %g..%g)", what,
+                     k->section, k->key, v, k->min, k->max);
+        else
+            snprintf(err, errlen, "%s: %s.%s = %g is out of range (integer %lld..%lld)", what,
+                     k->section, k->key, v, (long long)k->min, (long long)k->max);
         return -1;
     }
     char *base = (char *)in + k->offset;

@@ -83,8 +83,7 @@ json_t *ns_cluster_from_results(const json_t *results, const char *preset, const
                     "this node's measured GEMM efficiency per shape and its run-to-run CV, applied "
                     "to the preset chip's peak, memory and network; fastest configuration found "
                     "by the search at each chip count");
-    ns_json_set_int(sec, "gemm_points", in.sys.chip.n_gemm);
-    ns_json_set_num(sec, "step_cv", in.sys.step_cv, NULL);
+    ns_node_info_json(sec, &in, "this run's results");
     for (int i = 0; i < N; i++) {
         long evaluated = 0;
         if (ns_cluster_search(&in, counts[i], &best[n], 1, &evaluated) < 1) continue;

@@ -100,7 +100,8 @@ int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_r
         for (int k = 0; k < samples; k++) {
             MPI_Barrier(comm);
             t0 = MPI_Wtime();
-            for (int it = 0; it < iters; it++) run_op(comm, op, send, recv, count, n);
+            for (int it = 0; it < iters; it++)
+                run_op(comm, op, send, recv, count, n);
             ts[k] = (MPI_Wtime() - t0) / iters;
         }
         double mine = ns_median(ts, (size_t)samples);
@@ -224,6 +225,7 @@ json_t *ns_coll_allreduce_fit_json(int ranks, const ns_coll_row *rows, int nrows
     if (ns_fit_alpha_beta(S, t, n, &alpha, &beta, &resid) == 0) {
         ns_json_set_num(fit, "alpha_s", alpha, NULL);
         ns_json_set_num(fit, "beta_s_per_byte", beta, NULL);
+        ns_json_set_int(fit, "ranks", ranks); /* the cluster model derives per-link α, β from it */
         ns_json_set_num(fit, "bandwidth_gbytes_per_s", beta > 0 ? 1e-9 / beta : NAN,
                         "beta is 0: no bandwidth term");
         ns_json_set_num(fit, "max_rel_resid", resid, NULL);
@@ -231,8 +233,9 @@ json_t *ns_coll_allreduce_fit_json(int ranks, const ns_coll_row *rows, int nrows
     } else {
         json_object_set_new(fit, "alpha_s", json_null());
         json_object_set_new(fit, "beta_s_per_byte", json_null());
-        ns_json_set_str(fit, "status", ranks < 2 ? "one rank: no all-reduce measured"
-                                                 : "fewer than 2 validated sizes");
+        ns_json_set_str(fit, "status",
+                        ranks < 2 ? "one rank: no all-reduce measured"
+                                  : "fewer than 2 validated sizes");
     }
     json_object_set_new(a, "fit", fit);
     return a;

@@ -16,17 +16,21 @@
 #include <mpi.h>
 #include <stddef.h>
 
-typedef enum { NS_COLL_ALLREDUCE = 0, NS_COLL_REDUCE_SCATTER = 1, NS_COLL_ALLGATHER = 2 } ns_coll_op;
+typedef enum {
+    NS_COLL_ALLREDUCE = 0,
+    NS_COLL_REDUCE_SCATTER = 1,
+    NS_COLL_ALLGATHER = 2
+} ns_coll_op;
 
 #define NS_COLL_MAX_ROWS 64
 
 typedef struct ns_coll_row {
-    double bytes;             /* S: whole buffer, count * 4 B */
-    long long count;          /* floats in the whole buffer */
-    int iters, samples;       /* operations per sample, samples per rank */
+    double bytes;               /* S: whole buffer, count * 4 B */
+    long long count;            /* floats in the whole buffer */
+    int iters, samples;         /* operations per sample, samples per rank */
     double t_min, t_avg, t_max; /* s per operation across ranks */
-    double algbw, busbw;      /* GB/s from t_max */
-    int validated;            /* every rank's output held the exact expected sums */
+    double algbw, busbw;        /* GB/s from t_max */
+    int validated;              /* every rank's output held the exact expected sums */
 } ns_coll_row;
 
 typedef struct ns_coll_opts {
@@ -61,7 +65,8 @@ int ns_fit_alpha_beta(const double *bytes, const double *t, int n, double *alpha
 /* {ranks, busbw_convention, allreduce[rows], reduce_scatter[rows], allgather[rows]}. */
 json_t *ns_coll_json(int ranks, const ns_coll_row *const rows[3], const int nrows[3]);
 
-/* fleet.json "allreduce": {ranks, fit{alpha_s, beta_s_per_byte, model, points, max_rel_resid}}
+/* fleet.json "allreduce": {ranks, fit{alpha_s, beta_s_per_byte, ranks, model, points,
+ * max_rel_resid}}
  * or a null fit with a status. */
 json_t *ns_coll_allreduce_fit_json(int ranks, const ns_coll_row *rows, int nrows);
 

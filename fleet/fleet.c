@@ -36,6 +36,7 @@
 #include "fleet/straggler.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/context.h"
 #include "harness/json.h"
 #include "harness/run.h"
 #include "reports/compare.h"
@@ -53,6 +54,7 @@ enum { ROLE_MEASURE = 0, ROLE_IDLE = 1, ROLE_REFUSED = 2, ROLE_ABORT = 3 };
 typedef struct hello {
     char version[32], build[224], settings[480], host[256];
     int local_rank, local_size;
+    int cpus_allowed, cpus_online; /* CPUs this rank may use, and the node's CPUs (hwloc PUs) */
 } hello;
 
 typedef struct fleet_opts {
@@ -87,7 +89,8 @@ static const char *fleet_help =
     "Straggler: z = (rate - fleet median) / max(1.4826*MAD, F*median) per benchmark, >= 3 nodes.\n"
     "busbw (nccl-tests): algbw * 2(n-1)/n for all-reduce, * (n-1)/n for reduce-scatter and\n"
     "all-gather. Open MPI aborts the whole job when a rank dies; add --enable-recovery to mpirun\n"
-    "(Slurm: srun --no-kill) so rank 0 can report it missing. Exit: 0 ok; 1 missing/refused/failed\n"
+    "(Slurm: srun --no-kill) so rank 0 can report it missing. Exit: 0 ok; 1 "
+    "missing/refused/failed\n"
     "ranks or (with --fail-on-straggler) a straggler; 2 usage error.\n";
 
 /* Print option errors once, not once per rank: launchers export the rank before MPI_Init. */
@@ -131,7 +134,8 @@ static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--from-results", &v)) > 0) {
             o->from_results = v;
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--ranks-per-node", &v)) > 0) {
-            if (ns_parse_int64(v, 1, 4096, &iv)) FAIL("--ranks-per-node: '%s' is not in 1..4096", v);
+            if (ns_parse_int64(v, 1, 4096, &iv))
+                FAIL("--ranks-per-node: '%s' is not in 1..4096", v);
             o->ranks_per_node = (int)iv;
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--threads", &v)) > 0) {
             if (ns_parse_int64(v, 1, 1024, &iv)) FAIL("--threads: '%s' is not in 1..1024", v);
@@ -183,8 +187,10 @@ int ns_fleet_check_peer(const char *v0, const char *b0, const char *s0, const ch
     if (strcmp(s0, s) != 0) {
         /* Name the first differing setting, not the whole string. */
         const char *p = s0, *q = s;
-        while (*p && *p == *q) p++, q++;
-        while (p > s0 && p[-1] != ' ') p--, q--;
+        while (*p && *p == *q)
+            p++, q++;
+        while (p > s0 && p[-1] != ' ')
+            p--, q--;
         char mine[96], theirs[96];
         snprintf(mine, sizeof mine, "%.*s", (int)strcspn(q, " "), q);
         snprintf(theirs, sizeof theirs, "%.*s", (int)strcspn(p, " "), p);
@@ -229,16 +235,34 @@ static void maybe_inject_fault(int rank) {
         _exit(3);
     }
     if (!strcmp(what, "hang"))
-        for (;;) pause();
+        for (;;)
+            pause();
 }
+
+/* NODESCALE_FLEET_FAULT="RANK:hangcoll": that rank stops answering when the collectives start. */
+static void maybe_hang_in_collectives(int rank) {
+    const char *f = getenv("NODESCALE_FLEET_FAULT");
+    int r;
+    char what[10] = "";
+    if (f && sscanf(f, "%d:%9[a-z]", &r, what) == 2 && r == rank && !strcmp(what, "hangcoll"))
+        for (;;)
+            pause();
+}
+
+/* The watchdog (SIGALRM): a rank past its deadline says so and exits, so the job can end. On
+ * rank 0 during the collectives it first renames a fleet.json prepared in advance (status
+ * "incomplete: collectives did not finish") over the current one: rename() is
+ * async-signal-safe, and the gathered results stay. */
+static const char *alarm_msg = "nodescale fleet: no result within --timeout-s (+60 s grace); "
+                               "this rank exits so the job can end\n";
+static char alarm_from[4400], alarm_to[4400];
 
 static void on_alarm(int sig) {
     (void)sig;
-    static const char msg[] = "nodescale fleet: no result within --timeout-s (+60 s grace); "
-                              "this rank exits so the job can end\n";
-    ssize_t unused = write(2, msg, sizeof msg - 1);
+    int renamed = alarm_from[0] && rename(alarm_from, alarm_to) == 0;
+    ssize_t unused = write(2, alarm_msg, strlen(alarm_msg));
     (void)unused;
-    _exit(124);
+    _exit(renamed ? NS_EXIT_FAIL : 124);
 }
 
 /* Produces this node's results.json text (*json) or a reason (*json stays NULL), and its log. */
@@ -255,7 +279,9 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
         root = ns_json_load_results(path, err, sizeof err);
         if (!root) *reason = strdup(err);
     } else {
-        ns_run_opts ro = {.quick = o->quick, .threads = o->threads, .kernels = o->kernels,
+        ns_run_opts ro = {.quick = o->quick,
+                          .threads = o->threads,
+                          .kernels = o->kernels,
                           .log = lf ? lf : stderr};
         root = ns_run_node(&ro);
         if (!root) *reason = strdup("ns_run_node failed (out of memory)");
@@ -272,7 +298,8 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
 
 typedef struct node {
     int rank, role;
-    char host[256], name[300], status[16], reason[512];
+    char host[256], name[300], status[16], reason[512], warning[256];
+    int cpus_allowed, cpus_online;
     json_t *results; /* owned, when status is "ok" */
 } node;
 
@@ -291,8 +318,7 @@ static void node_dir(const fleet *f, const node *n, char *buf, size_t len) {
 }
 
 static json_t *fleet_json(const fleet *f) {
-    json_t *root = json_object(), *ctx = json_object(), *mpi = json_object(),
-           *nodes = json_array();
+    json_t *root = json_object(), *ctx = json_object(), *mpi = json_object(), *nodes = json_array();
     json_object_set_new(root, "schema", json_string(NS_SCHEMA));
     json_object_set_new(root, "kind", json_string("fleet"));
     ns_json_set_str(root, "status", f->status);
@@ -314,6 +340,9 @@ static json_t *fleet_json(const fleet *f) {
         ns_json_set_str(o, "host", n->host);
         ns_json_set_int(o, "rank", n->rank);
         ns_json_set_str(o, "status", n->status);
+        ns_json_set_int(o, "cpus_allowed", n->cpus_allowed);
+        ns_json_set_int(o, "cpus_online", n->cpus_online);
+        if (*n->warning) ns_json_set_str(o, "warning", n->warning);
         if (*n->reason) ns_json_set_str(o, "reason", n->reason);
         if (n->results) {
             char rel[400];
@@ -325,7 +354,8 @@ static json_t *fleet_json(const fleet *f) {
         }
         json_array_append_new(nodes, o);
         static const char *const names[] = {"ok", "missing", "refused", "failed", "idle"};
-        for (int k = 0; k < 5; k++) counts[k] += !strcmp(n->status, names[k]);
+        for (int k = 0; k < 5; k++)
+            counts[k] += !strcmp(n->status, names[k]);
     }
     json_object_set_new(root, "nodes", nodes);
     json_t *cnt = json_object();
@@ -442,7 +472,8 @@ static void analyse(fleet *f) {
         f->flagged_nodes = sr.flagged_nodes;
         ns_straggler_free(&sr);
     }
-    for (int i = 0; i < ns; i++) ns_bench_set_free(&sets[i]);
+    for (int i = 0; i < ns; i++)
+        ns_bench_set_free(&sets[i]);
     free(sets);
 }
 
@@ -476,12 +507,21 @@ static void run_collectives(MPI_Comm comm, const fleet_opts *o, fleet *f) {
 /* The live ranks form their own communicator: MPI_Comm_create_group is collective over the group
  * only, so a missing rank cannot block it (MPI_Comm_split would wait for every rank). */
 static void collectives_over(const int *live, int nlive, const fleet_opts *o, fleet *f) {
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    alarm_msg = "nodescale fleet: the MPI collectives did not finish within --timeout-s; this "
+                "rank exits (fleet.json keeps the node results)\n";
+    signal(SIGALRM, on_alarm);
+    /* Rank 0 fires first: the others exiting first would get it killed before it rewrites. */
+    alarm((unsigned)ceil(o->timeout_s) + (rank == 0 ? 0 : 10));
+    maybe_hang_in_collectives(rank);
     MPI_Group world, g;
     MPI_Comm comm;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Group_incl(world, nlive, live, &g);
     MPI_Comm_create_group(MPI_COMM_WORLD, g, TAG_GO, &comm);
     run_collectives(comm, o, f);
+    alarm(0);
     MPI_Comm_free(&comm);
     MPI_Group_free(&g);
     MPI_Group_free(&world);
@@ -514,21 +554,29 @@ static void assign_roles(fleet *f, const hello *all, int *roles) {
         node *n = &f->nodes[r];
         n->rank = r;
         snprintf(n->host, sizeof n->host, "%s", all[r].host);
+        n->cpus_allowed = all[r].cpus_allowed;
+        n->cpus_online = all[r].cpus_online;
         char reason[512];
-        if (ns_fleet_check_peer(h0->version, h0->build, h0->settings, all[r].version,
-                                all[r].build, all[r].settings, reason, sizeof reason)) {
+        if (ns_fleet_check_peer(h0->version, h0->build, h0->settings, all[r].version, all[r].build,
+                                all[r].settings, reason, sizeof reason)) {
             roles[r] = ROLE_REFUSED;
             snprintf(n->status, sizeof n->status, "refused");
             snprintf(n->reason, sizeof n->reason, "%s", reason);
         } else if (all[r].local_rank >= f->o.ranks_per_node) {
             roles[r] = ROLE_IDLE;
             snprintf(n->status, sizeof n->status, "idle");
-            snprintf(n->reason, sizeof n->reason,
-                     "node-local rank %d >= --ranks-per-node %d", all[r].local_rank,
-                     f->o.ranks_per_node);
+            snprintf(n->reason, sizeof n->reason, "node-local rank %d >= --ranks-per-node %d",
+                     all[r].local_rank, f->o.ranks_per_node);
         } else {
             roles[r] = ROLE_MEASURE;
             snprintf(n->status, sizeof n->status, "pending");
+            /* mpirun binds each rank to one core by default when -np <= 2 (to a socket above):
+             * a rank meant to own its node would then measure one core. */
+            if (f->o.ranks_per_node == 1 && all[r].cpus_allowed < all[r].cpus_online)
+                snprintf(n->warning, sizeof n->warning,
+                         "the launcher bound this rank to %d of the node's %d CPUs: its "
+                         "measurements use only those (mpirun: add --bind-to none)",
+                         all[r].cpus_allowed, all[r].cpus_online);
         }
     }
     /* A node's name is its host, or host-r<rank> when several ranks measure the same host. */
@@ -545,7 +593,8 @@ static void assign_roles(fleet *f, const hello *all, int *roles) {
 
 static void print_summary(const fleet *f) {
     int ok = 0;
-    for (int r = 0; r < f->size; r++) ok += !strcmp(f->nodes[r].status, "ok");
+    for (int r = 0; r < f->size; r++)
+        ok += !strcmp(f->nodes[r].status, "ok");
     printf("nodescale fleet: %d of %d ranks characterised; %d straggler node(s); status %s\n", ok,
            f->size, f->flagged_nodes, f->status);
     json_t *fit = json_object_get(f->allreduce, "fit");
@@ -592,6 +641,10 @@ int ns_cmd_fleet(int argc, char **argv) {
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
     MPI_Comm_rank(node_comm, &me.local_rank);
     MPI_Comm_size(node_comm, &me.local_size);
+    /* The CPUs `run` will use (the OpenMP places, i.e. the launcher's mask) and the node's. */
+    const ns_topology *topo = ns_topology_get();
+    me.cpus_allowed = topo->cpus_in_mask;
+    me.cpus_online = topo->pus > 0 ? topo->pus : (int)sysconf(_SC_NPROCESSORS_ONLN);
     MPI_Comm_free(&node_comm);
     hello *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
     int *roles = calloc((size_t)size, sizeof *roles);
@@ -611,13 +664,18 @@ int ns_cmd_fleet(int argc, char **argv) {
         f.status = "gathering";
         assign_roles(&f, all, roles);
         if (make_dir(&f))
-            for (int r = 0; r < size; r++) roles[r] = ROLE_ABORT;
+            for (int r = 0; r < size; r++)
+                roles[r] = ROLE_ABORT;
         else
             save_fleet(&f);
+        for (int r = 0; r < size; r++)
+            if (*f.nodes[r].warning)
+                fprintf(stderr, "nodescale fleet: warning: rank %d (%s): %s\n", r, f.nodes[r].host,
+                        f.nodes[r].warning);
         for (int r = 1; r < size; r++)
             if (roles[r] == ROLE_REFUSED)
-                fprintf(stderr, "nodescale fleet: rank %d (%s) refused: %s\n", r,
-                        f.nodes[r].host, f.nodes[r].reason);
+                fprintf(stderr, "nodescale fleet: rank %d (%s) refused: %s\n", r, f.nodes[r].host,
+                        f.nodes[r].reason);
     }
     MPI_Bcast(roles, size, MPI_INT, 0, MPI_COMM_WORLD);
     int role = roles[rank];
@@ -635,13 +693,14 @@ int ns_cmd_fleet(int argc, char **argv) {
 
     /* 2. characterise and gather */
     double start = MPI_Wtime();
-    maybe_inject_fault(rank);
-    char *json, *reason, *log;
     if (rank != 0) {
         signal(SIGALRM, on_alarm);
         alarm((unsigned)ceil(o.timeout_s) + 60);
     }
+    maybe_inject_fault(rank);
+    char *json, *reason, *log;
     characterise(&o, rank, me.host, &json, &reason, &log);
+    alarm(0); /* waiting for rank 0 below is not this rank's fault: no self-kill there */
     if (rank != 0) {
         send_results(json, reason, log);
         free(json);
@@ -650,7 +709,6 @@ int ns_cmd_fleet(int argc, char **argv) {
         /* 3. collectives, if rank 0 counts us live */
         int nlive;
         MPI_Recv(&nlive, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        alarm(0);
         int *live = malloc((size_t)(nlive > 0 ? nlive : 1) * sizeof *live);
         MPI_Recv(live, nlive, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (nlive >= 2 && o.collectives) collectives_over(live, nlive, &o, NULL);
@@ -675,7 +733,8 @@ int ns_cmd_fleet(int argc, char **argv) {
     free(log);
     save_fleet(&f);
     int pending = 0;
-    for (int r = 1; r < size; r++) pending += roles[r] == ROLE_MEASURE;
+    for (int r = 1; r < size; r++)
+        pending += roles[r] == ROLE_MEASURE;
     for (;;) {
         int flag;
         MPI_Status st;
@@ -697,8 +756,7 @@ int ns_cmd_fleet(int argc, char **argv) {
             snprintf(n->reason, sizeof n->reason,
                      "no results within --timeout-s %g s (the rank died, hung or is slow)",
                      o.timeout_s);
-            fprintf(stderr, "nodescale fleet: rank %d (%s): missing: %s\n", r, n->name,
-                    n->reason);
+            fprintf(stderr, "nodescale fleet: rank %d (%s): missing: %s\n", r, n->name, n->reason);
             missing++;
         }
         refused += !strcmp(n->status, "refused");
@@ -718,10 +776,22 @@ int ns_cmd_fleet(int argc, char **argv) {
         MPI_Send(live, nlive, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);
     }
     if (nlive >= 2 && o.collectives) {
+        const char *st = f.status;
+        char err[1024];
+        f.status = "incomplete: the MPI collectives did not finish within --timeout-s";
+        json_t *timed_out = fleet_json(&f);
+        f.status = st;
+        snprintf(alarm_to, sizeof alarm_to, "%s/fleet.json", f.dir);
+        snprintf(alarm_from, sizeof alarm_from, "%s/.fleet.json.collectives-timeout", f.dir);
+        if (ns_json_write_atomic(timed_out, alarm_from, err, sizeof err)) alarm_from[0] = '\0';
+        json_decref(timed_out);
         collectives_over(live, nlive, &o, &f);
+        if (alarm_from[0]) unlink(alarm_from);
+        alarm_from[0] = '\0';
     } else {
         f.allreduce = ns_coll_allreduce_fit_json(nlive, NULL, 0);
-        if (!o.collectives) json_object_set_new(f.allreduce, "status", json_string("--no-collectives"));
+        if (!o.collectives)
+            json_object_set_new(f.allreduce, "status", json_string("--no-collectives"));
     }
     free(live);
 
@@ -730,13 +800,13 @@ int ns_cmd_fleet(int argc, char **argv) {
     save_fleet(&f);
     write_report(&f);
     print_summary(&f);
-    rc = (missing || refused || failed || (o.fail_on_straggler && f.flagged_nodes))
-             ? NS_EXIT_FAIL
-             : NS_EXIT_OK;
+    rc = (missing || refused || failed || (o.fail_on_straggler && f.flagged_nodes)) ? NS_EXIT_FAIL
+                                                                                    : NS_EXIT_OK;
     if (o.fail_on_straggler && f.flagged_nodes)
         fprintf(stderr, "nodescale fleet: %d straggler node(s) flagged (--fail-on-straggler)\n",
                 f.flagged_nodes);
-    for (int r = 0; r < size; r++) json_decref(f.nodes[r].results);
+    for (int r = 0; r < size; r++)
+        json_decref(f.nodes[r].results);
     free(f.nodes);
     json_decref(f.collectives);
     json_decref(f.allreduce);
@@ -744,8 +814,9 @@ int ns_cmd_fleet(int argc, char **argv) {
     json_decref(f.stragglers);
     free(roles);
     if (missing) {
-        fprintf(stderr, "nodescale fleet: %d rank(s) missing; results of the others are in %s. "
-                        "Ending the job with MPI_Abort so missing ranks stop.\n",
+        fprintf(stderr,
+                "nodescale fleet: %d rank(s) missing; results of the others are in %s. "
+                "Ending the job with MPI_Abort so missing ranks stop.\n",
                 missing, f.dir);
         fflush(NULL);
         MPI_Abort(MPI_COMM_WORLD, NS_EXIT_FAIL);

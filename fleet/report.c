@@ -25,13 +25,15 @@ static void num(FILE *f, double v, const char *fmt) {
 static void nodes_section(FILE *f, const json_t *fleet) {
     size_t i;
     json_t *n;
-    fprintf(f, "## Nodes\n\n| node | host | rank | status | CPU | results / reason |\n"
-               "|---|---|---:|---|---|---|\n");
+    fprintf(f, "## Nodes\n\n| node | host | rank | status | CPU | CPUs bound | results / reason |\n"
+               "|---|---|---:|---|---|---|---|\n");
     json_array_foreach(json_object_get(fleet, "nodes"), i, n) {
-        const char *res = str(n, "results");
-        fprintf(f, "| %s | %s | %lld | %s | %s | %s |\n", str(n, "name"), str(n, "host"),
-                json_integer_value(json_object_get(n, "rank")), str(n, "status"),
-                str(n, "cpu_model"), *res ? res : str(n, "reason"));
+        const char *res = str(n, "results"), *warn = str(n, "warning");
+        fprintf(f, "| %s | %s | %lld | %s | %s | %lld of %lld | %s%s%s |\n", str(n, "name"),
+                str(n, "host"), json_integer_value(json_object_get(n, "rank")), str(n, "status"),
+                str(n, "cpu_model"), json_integer_value(json_object_get(n, "cpus_allowed")),
+                json_integer_value(json_object_get(n, "cpus_online")),
+                *res ? res : str(n, "reason"), *warn ? "; **warning:** " : "", warn);
     }
     fputc('\n', f);
 }
@@ -46,6 +48,14 @@ static void straggler_section(FILE *f, const json_t *fleet) {
     fprintf(f, "Method: %s (threshold %.3g, MAD floor %.3g of the median).\n\n", str(s, "method"),
             ns_json_get_num(s, "threshold"), ns_json_get_num(s, "mad_floor"));
     json_t *flagged = json_object_get(s, "flagged");
+    json_t *tested = json_object_get(s, "tested_benchmarks");
+    if (json_is_integer(tested) && json_integer_value(tested) == 0) {
+        fprintf(f,
+                "**Not tested:** a straggler test needs a benchmark measured on at least 3 "
+                "nodes; this fleet has %lld node(s) with results.\n\n",
+                json_integer_value(json_object_get(s, "nodes")));
+        return;
+    }
     if (json_array_size(flagged) == 0) {
         fprintf(f, "**No straggler** among %lld node(s).\n\n",
                 json_integer_value(json_object_get(s, "nodes")));
@@ -54,9 +64,9 @@ static void straggler_section(FILE *f, const json_t *fleet) {
     size_t i, j;
     json_t *n, *b;
     fprintf(f, "**%zu straggler node(s):** ", json_array_size(flagged));
-    json_array_foreach(flagged, i, n) fprintf(f, "%s%s (%zu benchmarks)", i ? ", " : "",
-                                              str(n, "name"),
-                                              json_array_size(json_object_get(n, "benchmarks")));
+    json_array_foreach(flagged, i, n)
+        fprintf(f, "%s%s (%zu benchmarks)", i ? ", " : "", str(n, "name"),
+                json_array_size(json_object_get(n, "benchmarks")));
     fprintf(f, "\n\n| node | benchmark | value | fleet median | deficit | z |\n"
                "|---|---|---:|---:|---:|---:|\n");
     json_array_foreach(flagged, i, n) {
@@ -65,7 +75,7 @@ static void straggler_section(FILE *f, const json_t *fleet) {
             num(f, ns_json_get_num(b, "value"), "%.4g");
             fprintf(f, " %s | ", str(b, "unit"));
             num(f, ns_json_get_num(b, "median"), "%.4g");
-            fprintf(f, " | ");
+            fprintf(f, " %s | ", str(b, "unit"));
             num(f, 100.0 * ns_json_get_num(b, "deficit"), "%.1f%%");
             fprintf(f, " | ");
             num(f, ns_json_get_num(b, "z"), "%.2f");
@@ -112,8 +122,9 @@ static void bench_section(FILE *f, const json_t *fleet) {
 static void coll_table(FILE *f, const char *title, const json_t *rows) {
     size_t i;
     json_t *r;
-    fprintf(f, "### %s\n\n| bytes | count | time min (µs) | avg (µs) | max (µs) | algbw (GB/s) "
-               "| busbw (GB/s) | validated |\n|---:|---:|---:|---:|---:|---:|---:|---|\n",
+    fprintf(f,
+            "### %s\n\n| bytes | count | time min (µs) | avg (µs) | max (µs) | algbw (GB/s) "
+            "| busbw (GB/s) | validated |\n|---:|---:|---:|---:|---:|---:|---:|---|\n",
             title);
     json_array_foreach(rows, i, r) {
         json_t *t = json_object_get(r, "time_s");
@@ -150,16 +161,18 @@ static void coll_section(FILE *f, const json_t *fleet) {
     if (isfinite(a) && isfinite(b)) {
         fprintf(f, "**All-reduce α–β fit:** t(bytes) = %.3g s + %.3g s/B · bytes", a, b);
         if (b > 0) fprintf(f, " (1/β = %.3g GB/s)", 1e-9 / b);
-        fprintf(f, "; %lld sizes, worst relative residual %.0f%%. Written as "
-                   "`allreduce.fit {alpha_s, beta_s_per_byte}` for `nodescale cluster "
-                   "--allreduce fleet.json`.\n\n",
+        fprintf(f,
+                "; %lld sizes, worst relative residual %.0f%%. Written as "
+                "`allreduce.fit {alpha_s, beta_s_per_byte}` for `nodescale cluster "
+                "--allreduce fleet.json`.\n\n",
                 json_integer_value(json_object_get(fit, "points")),
                 100.0 * ns_json_get_num(fit, "max_rel_resid"));
     } else {
         fprintf(f, "All-reduce α–β fit: none (%s).\n\n", str(fit, "status"));
     }
     coll_table(f, "All-reduce (MPI_Allreduce)", json_object_get(c, "allreduce"));
-    coll_table(f, "Reduce-scatter (MPI_Reduce_scatter_block)", json_object_get(c, "reduce_scatter"));
+    coll_table(f, "Reduce-scatter (MPI_Reduce_scatter_block)",
+               json_object_get(c, "reduce_scatter"));
     coll_table(f, "All-gather (MPI_Allgather)", json_object_get(c, "allgather"));
 }
 

@@ -80,7 +80,8 @@ int ns_straggler_analyse(const ns_bench_set *nodes, size_t nn, const ns_straggle
         for (size_t j = 0; j < nodes[i].n; j++) {
             const char *id = nodes[i].v[j].id;
             int seen = 0;
-            for (size_t k = 0; k < i && !seen; k++) seen = lookup(&nodes[k], id) != NULL;
+            for (size_t k = 0; k < i && !seen; k++)
+                seen = lookup(&nodes[k], id) != NULL;
             if (seen) continue;
             if (r->nbench == cap) {
                 cap = cap ? 2 * cap : 64;
@@ -98,8 +99,10 @@ int ns_straggler_analyse(const ns_bench_set *nodes, size_t nn, const ns_straggle
     }
     if (r->nbench) qsort(r->b, r->nbench, sizeof *r->b, cmp_bench);
     for (size_t b = 0; b < r->nbench; b++)
-        for (size_t i = 0; i < nn; i++) r->node_flags[i] += r->b[b].flagged[i];
-    for (size_t i = 0; i < nn; i++) r->flagged_nodes += r->node_flags[i] > 0;
+        for (size_t i = 0; i < nn; i++)
+            r->node_flags[i] += r->b[b].flagged[i];
+    for (size_t i = 0; i < nn; i++)
+        r->flagged_nodes += r->node_flags[i] > 0;
     return 0;
 oom:
     ns_straggler_free(r);
@@ -146,6 +149,10 @@ json_t *ns_straggler_summary_json(const ns_straggler_result *r, const ns_bench_s
     ns_json_set_num(s, "mad_floor", o->mad_floor, NULL);
     ns_json_set_int(s, "nodes", (long long)r->nnodes);
     ns_json_set_int(s, "flagged_nodes", r->flagged_nodes);
+    int tested = 0;
+    for (size_t b = 0; b < r->nbench; b++)
+        tested += r->b[b].tested;
+    ns_json_set_int(s, "tested_benchmarks", tested);
     for (size_t i = 0; i < r->nnodes; i++) {
         if (!r->node_flags[i]) continue;
         json_t *n = json_object(), *bl = json_array();

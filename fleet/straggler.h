@@ -48,8 +48,9 @@ int ns_straggler_analyse(const ns_bench_set *nodes, size_t nnodes, const ns_stra
  * values{node: rate}, z{node: z}, flagged[node...]}]. */
 json_t *ns_straggler_benchmarks_json(const ns_straggler_result *r, const ns_bench_set *nodes);
 
-/* fleet.json's "stragglers" object: method, threshold, mad_floor, and flagged[{name, benchmarks
- * [{id, value, median, z, deficit}]}]. */
+/* fleet.json's "stragglers" object: method, threshold, mad_floor, nodes, flagged_nodes,
+ * tested_benchmarks, and flagged[{name, host, benchmarks[{id, unit, value, median, z,
+ * deficit}]}]. */
 json_t *ns_straggler_summary_json(const ns_straggler_result *r, const ns_bench_set *nodes,
                                   const ns_straggler_opts *o);
 

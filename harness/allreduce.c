@@ -176,39 +176,60 @@ static json_t *points_json(const point *pts, int npts, int p) {
     return arr;
 }
 
-/* The fit uses the two ends of the sweep, where the alpha-beta model holds: latency-bound sizes
- * (S <= 4 KiB) fix alpha and sizes whose buffers (2 p S bytes) exceed twice the last-level
- * cache fix beta; in between, cache-resident sizes run faster than either end and no straight
- * line fits them (they are still listed). With no size past the cache, every point is used. */
-static int fit_points(const point *pts, int npts, int p, double *s, double *t, int *all) {
+/* The fit uses the two ends of the sweep, where the alpha-beta model holds. When some sizes
+ * have buffers (2 p S bytes) beyond twice the last-level cache: alpha is the median time of the
+ * smallest sizes (S <= 64 B, where S beta is negligible) and beta the median of (t - alpha) / S
+ * over the beyond-cache sizes; a joint least-squares line would be pulled by the many small
+ * sizes' own slope. Cache-resident sizes between run faster than either end and are listed but
+ * not fitted. With no size beyond the cache, a least-squares line with weights 1/t^2 over every
+ * size. Returns 0 or -1 (too few points); *used receives the points counted. */
+static int two_end_fit(const point *pts, int npts, int p, double *a, double *b, double *mr,
+                       int *used, int *all) {
     int llc = ns_llc_level();
     double cache = llc ? (double)ns_cache_aggregate(llc, p) : 0;
-    int n = 0, big = 0;
-    for (int k = 0; k < npts; k++)
-        big += 2.0 * p * (double)pts[k].bytes > 2 * cache;
-    *all = big == 0;
+    double s[MAX_POINTS], t[MAX_POINTS], small[MAX_POINTS], slope[MAX_POINTS];
+    int n = 0, ns = 0, nb = 0;
     for (int k = 0; k < npts; k++) {
-        double b = (double)pts[k].bytes;
-        if (*all || b <= 4096 || 2.0 * p * b > 2 * cache)
-            s[n] = b, t[n] = ns_median(pts[k].samples, pts[k].nsamples), n++;
+        s[k] = (double)pts[k].bytes, t[k] = ns_median(pts[k].samples, pts[k].nsamples);
+        if (s[k] <= 64) small[ns++] = t[k];
+        nb += 2.0 * p * s[k] > 2 * cache;
     }
-    return n;
+    *all = nb == 0 || ns == 0;
+    if (*all) {
+        *used = npts;
+        return ns_alpha_beta_fit(s, t, npts, a, b, mr);
+    }
+    *a = ns_median(small, (size_t)ns);
+    nb = 0;
+    for (int k = 0; k < npts; k++)
+        if (2.0 * p * s[k] > 2 * cache) slope[nb++] = (t[k] - *a) / s[k];
+    *b = ns_median(slope, (size_t)nb);
+    *mr = 0;
+    for (int k = 0; k < npts; k++)
+        if (s[k] <= 64 || 2.0 * p * s[k] > 2 * cache) {
+            double r = fabs(*a + *b * s[k] - t[k]) / t[k];
+            if (r > *mr) *mr = r;
+            n++;
+        }
+    *used = n;
+    return 0;
 }
 
 static json_t *fit_json(const point *pts, int npts, int p, int ring) {
-    double s[MAX_POINTS], t[MAX_POINTS], a, b, mr;
+    double a, b, mr;
     json_t *o = json_object();
-    int all, n = fit_points(pts, npts, p, s, t, &all);
+    int all, n, rc = two_end_fit(pts, npts, p, &a, &b, &mr, &n, &all);
     ns_json_set_str(o, "model", "t(S) = alpha_s + beta_s_per_byte * S, S = bytes per thread");
     ns_json_set_str(o, "schedule", ring ? "ring" : "tree");
-    ns_json_set_str(o, "weighting", "least squares on relative residuals (weights 1/t^2)");
-    ns_json_set_str(o, "points_used",
-                    all ? "all sizes (none exceeds the last-level cache)"
-                        : "S <= 4 KiB and 2*threads*S > 2x last-level cache");
+    ns_json_set_str(o, "method",
+                    all ? "least squares over every size, weights 1/t^2 (no size beyond the "
+                          "last-level cache)"
+                        : "alpha: median t of S <= 64 B; beta: median (t - alpha)/S over sizes "
+                          "with 2*threads*S > 2x last-level cache");
     int steps = ring ? 2 * (p - 1) : 2 * (int)ceil(log2((double)p));
     /* Volume one thread moves per byte of S: ring 2(p-1)/p, tree 2 ceil(log2 p). */
     double volume = ring ? 2.0 * (p - 1) / p : (double)steps;
-    if (ns_alpha_beta_fit(s, t, n, &a, &b, &mr) != 0) {
+    if (rc != 0) {
         ns_json_set_num(o, "alpha_s", NAN, "invalid: fewer than 2 points");
         ns_json_set_num(o, "beta_s_per_byte", NAN, NULL);
         return o;
@@ -223,6 +244,8 @@ static json_t *fit_json(const point *pts, int npts, int p, int ring) {
                     "per-step values undefined for 1 thread");
     ns_json_set_num(o, "link_beta_s_per_byte", steps > 0 ? b / volume : NAN, NULL);
     ns_json_set_int(o, "steps", steps);
+    /* cluster/node.c turns a fit with "ranks" into per-link values under the ring model */
+    if (ring) ns_json_set_int(o, "ranks", p);
     ns_json_set_int(o, "points", n);
     ns_json_set_num(o, "max_rel_residual", mr, NULL);
     if (a < 0 && !json_object_get(o, "status"))

@@ -8,19 +8,20 @@
  *   { "convention": "busbw = algbw * 2(n-1)/n (nccl-tests)", "threads", "dtype", "op",
  *     "in_place": false, "ring": [point...], "tree": [point...],
  *     "fit": { "model", "schedule": "ring", "alpha_s", "beta_s_per_byte", "per_step_alpha_s",
- *              "link_beta_s_per_byte", "asymptotic_algbw_gbytes_per_s", "steps", "points",
- *              "points_used", "max_rel_residual", "weighting" },
- *     "fit_tree": { same for the tree }, "status" }
+ *              "link_beta_s_per_byte", "asymptotic_algbw_gbytes_per_s", "steps", "ranks", "points",
+ *              "max_rel_residual", "method" },
+ *     "fit_tree": { same for the tree, without "ranks" }, "status" }
  * with point = { "size_bytes", "count", "reps", "samples_s": [...], "time_s": {min, median, mean,
  * stddev, cv}, "algbw_gbytes_per_s", "busbw_gbytes_per_s", "validated" }.
  * algbw = S / t (median); busbw = algbw * 2(n-1)/n, n = threads (nccl-tests, doc/PERFORMANCE.md);
  * with one thread busbw is null with a status (the factor is 0). Every point's result is checked
  * exactly (integer-valued floats) after its samples. Sizes whose buffers do not fit in half of
  * the free memory are left out, and "status" says so. threads <= 0: omp_get_max_threads().
- * The fit takes the latency-bound sizes (<= 4 KiB) and those whose buffers exceed twice the
- * last-level cache (the alpha-beta model's two ends); cache-resident sizes between are listed
- * but not fitted. alpha_s, beta_s_per_byte: the whole all-reduce; per_step_alpha_s and
- * link_beta_s_per_byte: the same divided into the schedule's steps and per-step volume.
+ * The fit: alpha = median time of the smallest sizes (<= 64 B), beta = median (t - alpha) / S over
+ * the sizes whose buffers exceed twice the last-level cache (the alpha-beta model's two ends;
+ * cache-resident sizes between are listed, not fitted); with no such size, a 1/t^2-weighted
+ * least-squares line over all. alpha_s, beta_s_per_byte: the whole all-reduce; per_step_alpha_s
+ * and link_beta_s_per_byte: the same divided into the schedule's steps and per-step volume.
  * Progress lines go to log (may be NULL). NULL only on allocation failure. */
 #ifndef NS_HARNESS_ALLREDUCE_H
 #define NS_HARNESS_ALLREDUCE_H

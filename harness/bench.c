@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "harness/cli.h"
 #include "harness/clockprobe.h"
@@ -92,9 +91,14 @@ int ns_cmd_bench(int argc, char **argv) {
                               (long long)threads, ns_topology_get()->cpus_in_mask);
     const ns_kernel *k = ns_registry_find(kname, isa);
     if (!k) {
-        if (isa && ns_registry_find(kname, NULL))
-            return ns_usage_error(cmd, "kernel '%s' has no variant '%s' this CPU can run", kname, isa);
-        return ns_usage_error(cmd, "unknown kernel '%s' (nodescale list shows them)", kname);
+        size_t nk;
+        const ns_kernel *const *all = ns_registry(&nk);
+        int exists = 0;
+        for (size_t i = 0; i < nk; i++) exists |= !strcmp(all[i]->name, kname);
+        if (!exists) return ns_usage_error(cmd, "unknown kernel '%s' (nodescale list shows them)", kname);
+        return ns_usage_error(cmd, "kernel '%s' has no variant for ISA '%s' that this CPU can run "
+                                   "(nodescale list shows its variants)",
+                              kname, isa ? isa : ns_isa_selected());
     }
     ns_params p = {.n = n >= 0 ? n : default_n(k), .threads = (int)threads};
     p.m = m >= 0 ? m : p.n;
@@ -107,19 +111,13 @@ int ns_cmd_bench(int argc, char **argv) {
         return ns_usage_error(cmd, "working set %.3g GB does not fit in the %.3g GB of available memory",
                               ws / 1e9, (double)t->mem_available_bytes / 1e9);
 
-    if (json_path) { /* refuse before measuring, not after */
-        char dirbuf[4096];
-        snprintf(dirbuf, sizeof dirbuf, "%s", json_path);
-        char *slash = strrchr(dirbuf, '/');
-        const char *d = slash ? (slash == dirbuf ? "/" : (*slash = 0, dirbuf)) : ".";
-        if (access(d, W_OK) != 0)
-            return ns_usage_error(cmd, "cannot write %s: folder %s is not writable", json_path, d);
-    }
+    char err[512];
+    if (json_path && ns_json_check_writable(json_path, err, sizeof err) != 0)
+        return ns_usage_error(cmd, "%s", err); /* refuse before measuring, not after */
     ns_measure_opts o = ns_measure_defaults(0);
     o.min_samples = (int)samples;
     if (o.max_samples < o.min_samples) o.max_samples = o.min_samples;
     o.min_sample_s = min_time;
-    char err[512];
     if (ns_counters_init(events, err, sizeof err) < 0) return ns_usage_error(cmd, "%s", err);
     double ghz = ns_clockprobe_ghz();
     ns_measurement meas;

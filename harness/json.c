@@ -29,7 +29,9 @@ void ns_json_set_str(json_t *obj, const char *key, const char *s) {
     json_object_set_new(obj, key, s ? json_string(s) : json_null());
 }
 
-int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen) {
+/* Creates a unique temporary file beside path. Returns its descriptor and *tmp_out (free it),
+ * or -1 with a one-line reason in err. */
+static int temp_beside(const char *path, char **tmp_out, char *err, size_t errlen) {
     size_t len = strlen(path);
     char *tmp = malloc(len + 16);
     if (!tmp) {
@@ -38,12 +40,21 @@ int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t
     }
     snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
     int fd = mkstemp(tmp);
-    int rc = -1;
-    FILE *f = NULL;
     if (fd < 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        goto out;
+        free(tmp);
+        return -1;
     }
+    *tmp_out = tmp;
+    return fd;
+}
+
+int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen) {
+    char *tmp = NULL;
+    int fd = temp_beside(path, &tmp, err, errlen);
+    if (fd < 0) return -1;
+    int rc = -1;
+    FILE *f = NULL;
     fchmod(fd, 0644);
     f = fdopen(fd, "w");
     if (!f) {
@@ -74,7 +85,27 @@ out:
     return rc;
 }
 
+int ns_json_check_writable(const char *path, char *err, size_t errlen) {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "cannot write %s: it is a folder", path);
+        return -1;
+    }
+    char *tmp = NULL;
+    int fd = temp_beside(path, &tmp, err, errlen);
+    if (fd < 0) return -1;
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    return 0;
+}
+
 json_t *ns_json_load_results(const char *path, char *err, size_t errlen) {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a folder, not a results file", path);
+        return NULL;
+    }
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!root) {

@@ -1,10 +1,12 @@
 /* bin/nodescale: dispatch to a subcommand. See README.md for every command and option. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/context.h"
+#include "kernels/registry.h"
 
 static const struct {
     const char *name;
@@ -39,8 +41,19 @@ int main(int argc, char **argv) {
         printf("nodescale %s\n", NODESCALE_VERSION);
         return NS_EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(argv[1], commands[i].name) != 0) continue;
+        /* Commands that run kernels refuse a forced ISA they cannot honour. */
+        const char *forced = getenv("NODESCALE_ISA");
+        int runs_kernels = !strcmp(argv[1], "run") || !strcmp(argv[1], "bench") ||
+                           !strcmp(argv[1], "fleet");
+        int wants_help = argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
+        if (runs_kernels && !wants_help && forced && *forced && !ns_isa_selected())
+            return ns_usage_error(argv[1], "NODESCALE_ISA=%s is unknown or this CPU cannot run it "
+                                           "(want avx512, avx2 or scalar; `nodescale list` shows which run here)",
+                                  forced);
+        return commands[i].fn(argc - 1, argv + 1);
+    }
     return ns_usage_error("", "unknown command '%s' (try: nodescale --help)", argv[1]);
 }
 

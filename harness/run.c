@@ -39,6 +39,7 @@ typedef struct run_state {
     const ns_run_opts *o;
     double t0;
     int done, total;
+    double done_w, total_w; /* work done and planned, in step_weight units (for the ETA) */
     ns_measure_opts mo;    /* kernels */
     ns_measure_opts sweep; /* sweep points: fewer samples, they are not gated on */
     double ghz;            /* clock probe before the run, for per-cycle figures */
@@ -52,10 +53,17 @@ static void logf_(const run_state *s, const char *fmt, ...) {
     va_end(ap);
 }
 
-static void progress(run_state *s, const char *what) {
+/* Relative cost of a step for the time-left estimate: a fixed part (warm-up, sizing, samples)
+ * plus first touch and streaming, which grow with the working set (~1 unit per 32 MB). */
+static double step_weight(double ws_bytes) {
+    return 1.0 + (ws_bytes > 0 ? ws_bytes / 32e6 : 0);
+}
+
+static void progress(run_state *s, const char *what, double weight) {
     s->done++;
+    s->done_w += weight;
     double el = ns_now() - s->t0;
-    double left = s->done > 0 ? el / s->done * (s->total - s->done) : 0;
+    double left = s->done_w > 0 ? el / s->done_w * fmax(0, s->total_w - s->done_w) : 0;
     logf_(s, "[%3d/%3d %4.0f s, ~%3.0f s left] %s\n", s->done, s->total, el, left, what);
 }
 
@@ -64,9 +72,9 @@ static void progress(run_state *s, const char *what) {
 static const char *const peak_names[] = {"peak_dp_fma",     "peak_dp_fma_add", "peak_dp_add",
                                          "peak_dp_scalar_fma", "peak_sp_fma",  "peak_sp_fma_add",
                                          "peak_sp_add",     "peak_sp_scalar_fma"};
-static const char *const sweep_kernels_full[] = {"stream_sum", "stream_copy", "stream_triad",
+static const char *const sweep_kernels_full[] = {"stream_load", "stream_copy", "stream_triad",
                                                  "stream_triad_nt"};
-static const char *const sweep_kernels_quick[] = {"stream_sum", "stream_triad"};
+static const char *const sweep_kernels_quick[] = {"stream_load", "stream_triad"};
 
 /* Largest working set of the sweep: 4x the aggregate LLC of all threads (field-bugs B09), at
  * least 64 MiB, at most half the available memory. */
@@ -79,9 +87,12 @@ static double sweep_max_bytes(int threads) {
     return ws;
 }
 
+/* Working sets from 4 KiB up by factors of step, ending exactly at max_ws (so the largest
+ * point meets the 4x-LLC rule the roofline builder checks). */
 static int sweep_points(double step, double max_ws, double *ws, int cap) {
     int n = 0;
-    for (double w = 16384; w <= max_ws * 1.0001 && n < cap; w *= step) ws[n++] = w;
+    for (double w = 4096; w < max_ws / 1.05 && n < cap - 1; w *= step) ws[n++] = w;
+    ws[n++] = max_ws;
     return n;
 }
 
@@ -113,15 +124,21 @@ static void measure_ceilings(run_state *s, json_t *root) {
             ns_json_set_str(c, "isa", k->isa);
             ns_json_set_str(c, "mix", k->mix);
             ns_json_set_int(c, "threads", tc[t]);
+            /* A ceiling is the best the machine did: the fastest sample, as STREAM and
+             * likwid-bench report (a shared machine's noise only ever slows a sample). */
             const char *st = json_string_value(json_object_get(r, "status"));
-            ns_json_set_num(c, "gflops", !strcmp(st, "ok") ? ns_json_get_num(r, "gflops") : NAN, st);
+            double tmin = ns_json_get_num(json_object_get(r, "time_s"), "min");
+            int ok = !strcmp(st, "ok") && tmin > 0;
+            ns_json_set_num(c, "gflops", ok ? k->flops(&p) / tmin / 1e9 : NAN, st);
+            ns_json_set_num(c, "gflops_median", ok ? ns_json_get_num(r, "gflops") : NAN, NULL);
+            ns_json_set_str(c, "rate_from", "fastest sample");
             json_object_set(c, "result_id", json_object_get(r, "id"));
             json_array_append_new(compute, c);
             json_array_append_new(results, r);
             char what[160];
             snprintf(what, sizeof what, "ceiling %-18s %-6s t%d  %8.1f GFLOP/s", k->name, k->isa,
                      tc[t], ns_json_get_num(c, "gflops"));
-            progress(s, what);
+            progress(s, what, step_weight(0));
         }
 }
 
@@ -154,30 +171,42 @@ static void measure_sweep(run_state *s, json_t *root) {
                 ns_json_set_num(pt, "working_set_bytes", k->working_set(&p), NULL);
                 ns_json_set_str(pt, "bytes_policy", k->bytes_policy);
                 const char *st = json_string_value(json_object_get(r, "status"));
-                ns_json_set_num(pt, "gbytes_per_s",
-                                !strcmp(st, "ok") ? ns_json_get_num(r, "gbytes_per_s") : NAN, st);
+                int ok = !strcmp(st, "ok") && m.stats.min > 0;
+                ns_json_set_num(pt, "gbytes_per_s", ok ? k->bytes(&p) / m.stats.min / 1e9 : NAN, st);
+                ns_json_set_num(pt, "gbytes_per_s_median", ok ? ns_json_get_num(r, "gbytes_per_s") : NAN,
+                                NULL);
+                ns_json_set_str(pt, "rate_from", "fastest sample");
                 json_object_set(pt, "time_s", json_object_get(r, "time_s"));
                 json_array_append_new(sweep, pt);
                 json_decref(r);
                 char what[160];
                 snprintf(what, sizeof what, "sweep %-16s t%d  %10.0f KiB  %8.1f GB/s", k->name,
                          tc[t], k->working_set(&p) / 1024, ns_json_get_num(pt, "gbytes_per_s"));
-                progress(s, what);
+                progress(s, what, step_weight(k->working_set(&p)));
             }
         }
     }
 }
 
-/* The reductions --quick runs: sum and dot in both precisions. */
-static int in_quick_set(const char *name) {
-    static const char *const quick[] = {"dsum", "ddot", "ssum", "sdot"};
-    for (size_t i = 0; i < sizeof quick / sizeof quick[0]; i++)
-        if (!strcmp(name, quick[i])) return 1;
+static int in_list(const char *name, const char *const *list, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(name, list[i])) return 1;
     return 0;
 }
 
+/* What --quick measures of a family at a working set: the reductions sum and dot in both
+ * precisions; in DRAM (where every repetition streams a GiB) STREAM triad alone, the sweep
+ * having measured the read and triad curves already. */
+static int in_quick_set(const char *family, const char *name, int dram) {
+    static const char *const reduce[] = {"dsum", "ddot", "ssum", "sdot"};
+    static const char *const stream_dram[] = {"stream_triad"};
+    if (!strcmp(family, "reduce")) return in_list(name, reduce, 4);
+    return !dram || in_list(name, stream_dram, 1);
+}
+
 /* Kernels of a family at a working-set size, on all threads. */
-static void measure_family(run_state *s, json_t *root, const char *family, double ws_bytes) {
+static void measure_family(run_state *s, json_t *root, const char *family, double ws_bytes,
+                           int dram) {
     size_t nk;
     const ns_kernel *const *all = ns_registry(&nk);
     json_t *results = json_object_get(root, "results");
@@ -185,7 +214,7 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
         if (strcmp(all[i]->family, family) != 0) continue;
         if (ns_registry_find(all[i]->name, NULL) != all[i]) continue; /* the selected ISA only */
         if (s->o->kernels && !strstr(s->o->kernels, all[i]->name)) continue;
-        if (s->o->quick && !strcmp(family, "reduce") && !in_quick_set(all[i]->name)) continue;
+        if (s->o->quick && !in_quick_set(family, all[i]->name, dram)) continue;
         const ns_kernel *k = all[i];
         ns_params unit = {.n = 1, .threads = s->o->threads};
         double per_el = k->working_set(&unit);
@@ -197,12 +226,28 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
                  p.threads, k->working_set(&p) / 1024, ns_json_get_num(r, "gbytes_per_s"),
                  json_string_value(json_object_get(r, "status")));
         json_array_append_new(results, r);
-        progress(s, what);
+        progress(s, what, step_weight(k->working_set(&p)));
     }
 }
 
 static const int64_t gemm_sizes_full[] = {256, 512, 1024, 2048};
 static const int64_t gemm_sizes_quick[] = {256, 512};
+
+static int is_peer(const ns_kernel *k) {
+    return strcmp(k->isa, "avx512") && strcmp(k->isa, "avx2") && strcmp(k->isa, "scalar");
+}
+
+/* The GEMMs a run measures: ours on the selected ISA and every peer this machine has. */
+static int gemm_in_run(const ns_kernel *k) {
+    if (strcmp(k->family, "gemm") != 0) return 0;
+    if (is_peer(k)) return !k->supported || k->supported();
+    return ns_registry_find(k->name, NULL) == k;
+}
+
+/* Step weight of an n^3 GEMM: ~11 repetitions at tens of GFLOP/s. */
+static double gemm_weight(int64_t n) {
+    return 1 + (double)n * (double)n * (double)n / 2.7e8;
+}
 
 /* Own GEMM and every peer, size by size, so they run under the same conditions. */
 static void measure_gemm(run_state *s, json_t *root) {
@@ -214,10 +259,7 @@ static void measure_gemm(run_state *s, json_t *root) {
     for (size_t z = 0; z < nsizes && !interrupted(); z++)
         for (size_t i = 0; i < nk && !interrupted(); i++) {
             const ns_kernel *k = all[i];
-            if (strcmp(k->family, "gemm") != 0) continue;
-            int peer = strcmp(k->isa, "avx512") && strcmp(k->isa, "avx2") && strcmp(k->isa, "scalar");
-            if (!peer && ns_registry_find(k->name, NULL) != k) continue;
-            if (k->supported && !k->supported()) continue;
+            if (!gemm_in_run(k)) continue;
             ns_params p = {.m = sizes[z], .n = sizes[z], .k = sizes[z], .threads = s->o->threads};
             json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, s->ghz, NULL);
             char what[200];
@@ -225,21 +267,56 @@ static void measure_gemm(run_state *s, json_t *root) {
                      k->isa, p.threads, (long long)sizes[z], ns_json_get_num(r, "gflops"),
                      json_string_value(json_object_get(r, "status")));
             json_array_append_new(results, r);
-            progress(s, what);
+            progress(s, what, gemm_weight(sizes[z]));
         }
 }
 
 /* Kernels measure_family will run for family. */
-static int count_family(const ns_run_opts *o, const char *family) {
+static int count_family(const ns_run_opts *o, const char *family, int dram) {
     size_t nk;
     int c = 0;
     const ns_kernel *const *all = ns_registry(&nk);
     for (size_t i = 0; i < nk; i++)
         if (!strcmp(all[i]->family, family) && ns_registry_find(all[i]->name, NULL) == all[i] &&
             (!o->kernels || strstr(o->kernels, all[i]->name)) &&
-            !(o->quick && !strcmp(family, "reduce") && !in_quick_set(all[i]->name)))
+            !(o->quick && !in_quick_set(family, all[i]->name, dram)))
             c++;
     return c;
+}
+
+/* Counts the steps of the run and weighs them (step_weight) for the progress line. */
+static void plan(run_state *s) {
+    const ns_run_opts *o = s->o;
+    int tc[2], ntc = thread_counts(o->threads, tc);
+    int npeak = (int)(sizeof peak_names / sizeof peak_names[0]) * ntc;
+    s->total = npeak;
+    s->total_w = npeak * step_weight(0);
+
+    double ws[128];
+    int nsweep_kernels = o->quick ? 2 : 4;
+    for (int t = 0; t < ntc; t++) {
+        int npts = sweep_points(o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128);
+        s->total += npts * nsweep_kernels;
+        for (int w = 0; w < npts; w++) s->total_w += nsweep_kernels * step_weight(ws[w]);
+    }
+
+    int nl2 = count_family(o, "stream", 0) + count_family(o, "reduce", 0);
+    int ndram = count_family(o, "stream", 1) + count_family(o, "reduce", 1);
+    double l2w = (double)ns_cache_aggregate(2, o->threads) / 2;
+    s->total += nl2 + ndram;
+    s->total_w += nl2 * step_weight(l2w) + ndram * step_weight(sweep_max_bytes(o->threads));
+
+    size_t nk;
+    int ngemm = 0;
+    const ns_kernel *const *all = ns_registry(&nk);
+    for (size_t i = 0; i < nk; i++) ngemm += gemm_in_run(all[i]);
+    for (int z = 0; z < (o->quick ? 2 : 4); z++) {
+        s->total += ngemm;
+        s->total_w += ngemm * gemm_weight((o->quick ? gemm_sizes_quick : gemm_sizes_full)[z]);
+    }
+
+    s->total += 1; /* the thread all-reduce */
+    s->total_w += step_weight(o->quick ? 64e6 : 512e6);
 }
 
 json_t *ns_run_node(const ns_run_opts *o) {
@@ -268,28 +345,7 @@ json_t *ns_run_node(const ns_run_opts *o) {
     json_object_set_new(root, "sweep", json_array());
     json_object_set_new(root, "results", json_array());
 
-    int tc[2], ntc = thread_counts(o->threads, tc);
-    double ws[128];
-    int sweep_total = 0;
-    for (int t = 0; t < ntc; t++)
-        sweep_total += sweep_points(o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128) *
-                       (o->quick ? 2 : 4);
-    int ngemm = 0;
-    {
-        size_t nk;
-        const ns_kernel *const *all = ns_registry(&nk);
-        for (size_t i = 0; i < nk; i++)
-            if (!strcmp(all[i]->family, "gemm") &&
-                (strcmp(all[i]->isa, "avx512") && strcmp(all[i]->isa, "avx2") &&
-                         strcmp(all[i]->isa, "scalar")
-                     ? (!all[i]->supported || all[i]->supported())
-                     : ns_registry_find(all[i]->name, NULL) == all[i]))
-                ngemm++;
-    }
-    s.total = (int)(sizeof peak_names / sizeof peak_names[0]) * ntc + sweep_total +
-              2 * (count_family(o, "stream") + count_family(o, "reduce")) + 1 +
-              ngemm * (o->quick ? 2 : 4);
-
+    plan(&s);
     logf_(&s, "nodescale run%s: %d threads, CPU %s, ISA %s\n", o->quick ? " --quick" : "",
           o->threads, ns_cpu_model(), ns_isa_selected());
     measure_ceilings(&s, root);
@@ -299,14 +355,14 @@ json_t *ns_run_node(const ns_run_opts *o) {
     double dram = sweep_max_bytes(o->threads);
     for (int pass = 0; pass < 2 && !interrupted(); pass++) {
         double w = pass == 0 ? (l2 > 0 ? l2 / 2 : 256 * 1024) : dram;
-        measure_family(&s, root, "stream", w);
-        measure_family(&s, root, "reduce", w);
+        measure_family(&s, root, "stream", w, pass == 1);
+        measure_family(&s, root, "reduce", w, pass == 1);
     }
     measure_gemm(&s, root);
     if (!interrupted()) {
         json_t *ar = ns_allreduce_measure(o->threads, o->quick, o->log ? o->log : stderr);
         if (ar) json_object_set_new(root, "allreduce", ar);
-        progress(&s, "thread all-reduce (ring, tree), alpha-beta fit");
+        progress(&s, "thread all-reduce (ring, tree), alpha-beta fit", step_weight(o->quick ? 64e6 : 512e6));
     }
     json_object_set_new(ctx, "fp_state", ns_fpstate_json(o->threads));
 

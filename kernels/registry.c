@@ -5,6 +5,7 @@
 #include <cpuid.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "kernels/kernels.h"
 
@@ -58,7 +59,7 @@ const char *ns_isa_selected(void) {
     if (forced && *forced) {
         static const char *const known[] = {"avx512", "avx2", "scalar"};
         for (size_t i = 0; i < 3; i++)
-            if (!strcmp(forced, known[i])) return isa_runnable(known[i]) ? known[i] : NULL;
+            if (!strcasecmp(forced, known[i])) return isa_runnable(known[i]) ? known[i] : NULL;
         return NULL;
     }
     if (ns_cpu_has_avx512()) return "avx512";

@@ -25,7 +25,7 @@
 #include "harness/stats.h"
 
 const char *const ns_bench_classes[NS_NCLASSES] = {"gemm", "stream/bandwidth", "reduce", "peak",
-                                                    "allreduce"};
+                                                   "allreduce"};
 
 const char *ns_bench_class(const char *family) {
     if (!family) return "other";
@@ -114,7 +114,8 @@ static int push_allreduce(ns_bench_set *s, size_t *cap, const json_t *root) {
     size_t i;
     json_t *row;
     json_array_foreach(rows, i, row) {
-        double bytes = ns_json_get_num(row, "bytes"), bw = ns_json_get_num(row, "busbw_gbytes_per_s");
+        double bytes = ns_json_get_num(row, "bytes"),
+               bw = ns_json_get_num(row, "busbw_gbytes_per_s");
         if (!(isfinite(bytes) && isfinite(bw) && bw > 0)) continue;
         char id[64];
         snprintf(id, sizeof id, "allreduce/busbw/bytes=%.0f", bytes);
@@ -204,7 +205,8 @@ int ns_bench_sets_per_node(const json_t *fleet, ns_bench_set **out, char *err, s
                 goto oom;
         }
     }
-    for (size_t k = 0; k < cnt; k++) finish_set(&sets[k]);
+    for (size_t k = 0; k < cnt; k++)
+        finish_set(&sets[k]);
     free(caps);
     if (cnt == 0) {
         free(sets);
@@ -215,14 +217,16 @@ int ns_bench_sets_per_node(const json_t *fleet, ns_bench_set **out, char *err, s
     return (int)cnt;
 oom:
     snprintf(err, errlen, "out of memory");
-    for (size_t k = 0; sets && k < cnt; k++) ns_bench_set_free(&sets[k]);
+    for (size_t k = 0; sets && k < cnt; k++)
+        ns_bench_set_free(&sets[k]);
     free(sets);
     free(caps);
     return -1;
 }
 
 void ns_bench_set_free(ns_bench_set *s) {
-    for (size_t i = 0; i < s->n; i++) free(s->v[i].id);
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i].id);
     free(s->v);
     free(s->label);
     free(s->host);
@@ -249,7 +253,8 @@ int ns_compare_build(const ns_bench_set *sets, size_t nsets, double min_spread, 
             const ns_bench_value *bv = &sets[s].v[j];
             /* Each id once: skip it if an earlier set already holds it. */
             int seen = 0;
-            for (size_t t = 0; t < s && !seen; t++) seen = find_value(&sets[t], bv->id) != NULL;
+            for (size_t t = 0; t < s && !seen; t++)
+                seen = find_value(&sets[t], bv->id) != NULL;
             if (seen) continue;
             double *vals = malloc(nsets * sizeof *vals);
             if (!vals) goto oom;
@@ -279,8 +284,13 @@ int ns_compare_build(const ns_bench_set *sets, size_t nsets, double min_spread, 
             ns_stats st;
             ns_stats_compute(present, (size_t)np, &st);
             ns_compare_row *r = &c->rows[c->nrows++];
-            *r = (ns_compare_row){.id = bv->id, .cls = bv->cls, .unit = bv->unit, .values = vals,
-                                  .present = np, .cv = st.cv, .max_over_min = st.max / st.min,
+            *r = (ns_compare_row){.id = bv->id,
+                                  .cls = bv->cls,
+                                  .unit = bv->unit,
+                                  .values = vals,
+                                  .present = np,
+                                  .cv = st.cv,
+                                  .max_over_min = st.max / st.min,
                                   .noise = noise};
             r->threshold = isfinite(noise) && 3.0 * noise > min_spread ? 3.0 * noise : min_spread;
             r->distinguishes = r->max_over_min - 1.0 > r->threshold;
@@ -316,14 +326,16 @@ void ns_compare_verdict(const ns_compare *c, char *line, size_t len) {
     snprintf(line, len,
              "Distinguish the %zu inputs: %s; do not: %s%s%s. (n/m = benchmarks whose max/min "
              "exceeds max(min spread, 3x run-to-run noise) / benchmarks compared)",
-             c->nsets, *yes ? yes : "none", *no ? no : "none", *none ? "; not measured in >= 2 "
-                                                                      "inputs: "
-                                                                    : "",
+             c->nsets, *yes ? yes : "none", *no ? no : "none",
+             *none ? "; not measured in >= 2 "
+                     "inputs: "
+                   : "",
              none);
 }
 
 void ns_compare_free(ns_compare *c) {
-    for (size_t i = 0; i < c->nrows; i++) free(c->rows[i].values);
+    for (size_t i = 0; i < c->nrows; i++)
+        free(c->rows[i].values);
     free(c->rows);
     memset(c, 0, sizeof *c);
 }
@@ -334,7 +346,8 @@ static const char *compare_help =
     "usage: nodescale compare [options] A.json B.json [...]\n"
     "  Several nodes or providers side by side: per benchmark, the inputs' rates, the spread\n"
     "  across them (CV, max/min) sorted by spread, a gnuplot plot, and one line saying which\n"
-    "  benchmark classes (gemm, stream/bandwidth, reduce, peak, allreduce) distinguish the inputs.\n"
+    "  benchmark classes (gemm, stream/bandwidth, reduce, peak, allreduce) distinguish the "
+    "inputs.\n"
     "  Inputs: node results.json files or fleet.json files (a fleet = one input, its node\n"
     "  medians). A benchmark distinguishes the inputs when max/min - 1 exceeds\n"
     "  max(--min-spread, 3 x the largest run-to-run noise among the inputs); a class does when\n"
@@ -377,9 +390,12 @@ int ns_mkdir_p(const char *dir) {
     return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
 }
 
-static void fmt_num(char *buf, size_t len, double v) {
+/* v as "%.4g" (percent: 100 v as "%.1f%"), or an em dash when there is no value. */
+static void fmt_num(char *buf, size_t len, double v, int percent) {
     if (!isfinite(v))
         snprintf(buf, len, "—");
+    else if (percent)
+        snprintf(buf, len, "%.1f%%", 100.0 * v);
     else
         snprintf(buf, len, "%.4g", v);
 }
@@ -399,21 +415,23 @@ static char *render_markdown(const ns_bench_set *sets, const ns_compare *c, cons
                "CV = sample stddev/mean across the inputs; noise = the largest run-to-run CV "
                "(node) or node-to-node robust CV (fleet) among the inputs.\n\n");
     fprintf(f, "| benchmark | class | unit |");
-    for (size_t s = 0; s < c->nsets; s++) fprintf(f, " %s |", sets[s].label);
+    for (size_t s = 0; s < c->nsets; s++)
+        fprintf(f, " %s |", sets[s].label);
     fprintf(f, " CV | max/min | noise | differ? |\n|---|---|---|");
-    for (size_t s = 0; s < c->nsets; s++) fprintf(f, "---:|");
+    for (size_t s = 0; s < c->nsets; s++)
+        fprintf(f, "---:|");
     fprintf(f, "---:|---:|---:|---|\n");
     for (size_t i = 0; i < c->nrows; i++) {
         const ns_compare_row *r = &c->rows[i];
         char a[32], b[32], d[32];
         fprintf(f, "| `%s` | %s | %s |", r->id, r->cls, r->unit);
         for (size_t s = 0; s < c->nsets; s++) {
-            fmt_num(a, sizeof a, r->values[s]);
+            fmt_num(a, sizeof a, r->values[s], 0);
             fprintf(f, " %s |", a);
         }
-        fmt_num(a, sizeof a, r->cv);
-        fmt_num(b, sizeof b, r->max_over_min);
-        fmt_num(d, sizeof d, r->noise);
+        fmt_num(a, sizeof a, r->cv, 1);
+        fmt_num(b, sizeof b, r->max_over_min, 0);
+        fmt_num(d, sizeof d, r->noise, 1);
         fprintf(f, " %s | %s | %s | %s |\n", a, b, d, r->distinguishes ? "yes" : "no");
     }
     fprintf(f, "\nPlot: compare.svg (max/min - 1 per benchmark, by class).\n");
@@ -443,9 +461,9 @@ static json_t *render_json(const ns_bench_set *sets, const ns_compare *c, const 
         ns_json_set_int(cl, "benchmarks", c->class_total[i]);
         ns_json_set_int(cl, "distinguishing", c->class_distinct[i]);
         json_object_set_new(cl, "distinguishes",
-                            c->class_total[i] ? json_boolean(2 * c->class_distinct[i] >=
-                                                             c->class_total[i])
-                                              : json_null());
+                            c->class_total[i]
+                                ? json_boolean(2 * c->class_distinct[i] >= c->class_total[i])
+                                : json_null());
         json_array_append_new(classes, cl);
     }
     for (size_t i = 0; i < c->nrows; i++) {
@@ -455,8 +473,8 @@ static json_t *render_json(const ns_bench_set *sets, const ns_compare *c, const 
         ns_json_set_str(o, "class", r->cls);
         ns_json_set_str(o, "unit", r->unit);
         for (size_t s = 0; s < c->nsets; s++)
-            json_array_append_new(vals, isfinite(r->values[s]) ? json_real(r->values[s])
-                                                               : json_null());
+            json_array_append_new(vals,
+                                  isfinite(r->values[s]) ? json_real(r->values[s]) : json_null());
         json_object_set_new(o, "values", vals);
         ns_json_set_num(o, "cv", r->cv, "fewer than 2 inputs");
         ns_json_set_num(o, "max_over_min", r->max_over_min, "fewer than 2 inputs");
@@ -498,7 +516,7 @@ static void write_plot(const char *dir, const ns_compare *c, FILE *msg) {
         "set ylabel 'max/min - 1 (%)'\n"
         "set xlabel 'benchmark (see compare.md for ids, same order)'\n"
         "set style fill solid 0.8\nset boxwidth 0.8\nset grid ytics\nset key top right\n"
-        "set yrange [0:*]\n"
+        "set yrange [0:*]\nset xrange [-1:*]\n"
         "plot for [k=0:4] 'compare.dat' using ($3==k ? $1 : 1/0):2 with boxes "
         "title word('gemm stream/bandwidth reduce peak allreduce', k+1), \\\n"
         "     'compare.dat' using 1:4 with points pt 7 ps 0.5 lc rgb 'black' "
@@ -554,6 +572,21 @@ int ns_cmd_compare(int argc, char **argv) {
         return ns_usage_error(cmd, "give at least two results or fleet files (see --help)");
     }
 
+    /* --labels names each input (not each node of --nodes): as many labels as inputs. */
+    if (labels && !per_node) {
+        size_t nlabels = 1;
+        for (const char *c = labels; *c; c++) nlabels += *c == ',';
+        size_t len = strlen(labels);
+        if (!len || labels[0] == ',' || labels[len - 1] == ',' || strstr(labels, ",,")) {
+            free(paths);
+            return ns_usage_error(cmd, "--labels has an empty name");
+        }
+        if (nlabels != npaths) {
+            free(paths);
+            return ns_usage_error(cmd, "--labels has %zu names for %zu inputs", nlabels, npaths);
+        }
+    }
+
     /* Load every input before writing anything. */
     char err[1024];
     ns_bench_set *sets = NULL;
@@ -598,8 +631,9 @@ int ns_cmd_compare(int argc, char **argv) {
         free(add);
     }
     if (nsets < 2) {
-        ns_usage_error(cmd, "only %zu input to compare; give at least two (or --nodes with a "
-                            "fleet of two or more)",
+        ns_usage_error(cmd,
+                       "only %zu input to compare; give at least two (or --nodes with a "
+                       "fleet of two or more)",
                        nsets);
         goto done;
     }
@@ -661,7 +695,8 @@ int ns_cmd_compare(int argc, char **argv) {
     free(md);
     ns_compare_free(&c);
 done:
-    for (size_t s = 0; s < nsets; s++) ns_bench_set_free(&sets[s]);
+    for (size_t s = 0; s < nsets; s++)
+        ns_bench_set_free(&sets[s]);
     free(sets);
     free(lab);
     free(paths);

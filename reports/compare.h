@@ -26,10 +26,10 @@ typedef struct ns_bench_value {
 } ns_bench_value;
 
 typedef struct ns_bench_set {
-    char *label;       /* the input's name in reports: its host, or what --labels gave */
-    char *host;        /* context.host, "" when absent */
-    int is_fleet;      /* 1 when read from a fleet.json (values are fleet medians) */
-    int nodes;         /* nodes behind the values: 1, or the fleet's node count */
+    char *label;  /* the input's name in reports: its host, or what --labels gave */
+    char *host;   /* context.host, "" when absent */
+    int is_fleet; /* 1 when read from a fleet.json (values are fleet medians) */
+    int nodes;    /* nodes behind the values: 1, or the fleet's node count */
     size_t n;
     ns_bench_value *v; /* sorted by id */
 } ns_bench_set;

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "harness/cli.h"
@@ -73,6 +74,12 @@ int ns_gate_load_thresholds(ns_gate_opts *o, const char *path, char *err, size_t
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        snprintf(err, errlen, "%s: is a folder, want a thresholds file", path);
+        fclose(f);
+        return -1;
+    }
     char line[1024];
     int lineno = 0, rc = 0;
     while (fgets(line, sizeof line, f)) {
@@ -110,7 +117,7 @@ int ns_gate_load_thresholds(ns_gate_opts *o, const char *path, char *err, size_t
         o->rules[o->nrules++] = r;
     }
     if (rc == 0 && ferror(f)) {
-        snprintf(err, errlen, "%s: read error", path);
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
         rc = -1;
     }
     fclose(f);
@@ -172,8 +179,15 @@ size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_o
 
 /* ---- loading and matching ------------------------------------------------------------- */
 
+/* Bounds of a plausible time per repetition: below a picosecond is less than one clock cycle,
+ * above a million seconds (11.6 days) no benchmark runs. Outside them a sample is a broken file,
+ * and the ratio of two such samples can overflow to infinity (a 1e308 s sample made the ratio
+ * "-" and the verdict "unchanged"). Inside them every ratio stays below 1e18, finite. */
+#define NS_GATE_MIN_SAMPLE_S 1e-12
+#define NS_GATE_MAX_SAMPLE_S 1e6
+
 /* Valid samples of one result into *out (malloc'd; NULL with *n = 0 for no data). Returns 0,
- * 1 for "no data" (with why), -1 for a schema error (with err). */
+ * 1 for "no data" (with why), -1 for a schema error or an implausible time (with err). */
 static int result_samples(const json_t *r, const char *file, const char *id, double **out,
                           size_t *n, char *why, size_t whylen, char *err, size_t errlen) {
     *out = NULL;
@@ -215,6 +229,14 @@ static int result_samples(const json_t *r, const char *file, const char *id, dou
         if (!(isfinite(x) && x > 0)) {
             dropped++;
             continue;
+        }
+        if (x < NS_GATE_MIN_SAMPLE_S || x > NS_GATE_MAX_SAMPLE_S) {
+            free(v);
+            snprintf(err, errlen,
+                     "%s: results[id=%s].samples_s[%zu] = %g s is not a plausible time per "
+                     "repetition (want %g to %g s)",
+                     file, id, i, x, NS_GATE_MIN_SAMPLE_S, NS_GATE_MAX_SAMPLE_S);
+            return -1;
         }
         v[k++] = x;
     }
@@ -315,7 +337,7 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
     const json_t *ca = results_array(cur, cf, err, errlen);
     if (!ca) return -1;
     if (!rep->mismatches) rep->mismatches = json_array();
-    size_t common = 0;
+    size_t common = 0, with_data = 0;
     for (int side = 0; side < 2; side++) {
         const json_t *a = side ? ca : ba, *other = side ? ba : ca;
         for (size_t i = 0; i < json_array_size(a); i++) {
@@ -364,10 +386,20 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
                          why_b, why_b[0] && why_c[0] ? "; " : "", why_c[0] ? "current: " : "",
                          why_c);
             row->verdict = NS_GATE_UNCHANGED; /* decided by ns_gate_evaluate_row */
+            with_data++;
         }
     }
     if (common == 0) {
         snprintf(err, errlen, "%s and %s have no benchmark id in common", bf, cf);
+        return -1;
+    }
+    /* Every shared benchmark without samples on a side: nothing can be compared, and a gate
+     * that compared nothing must not pass (an empty current run would pass CI). */
+    if (with_data == 0) {
+        snprintf(err, errlen,
+                 "%s and %s have no benchmark with data in common (%zu shared id%s, each with "
+                 "no valid samples or a status other than \"ok\" on a side)",
+                 bf, cf, common, common == 1 ? "" : "s");
         return -1;
     }
     for (size_t i = 0; i < rep->nrows; i++) {
@@ -470,10 +502,21 @@ void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o) {
     }
     r->ci_lo = exp(lo);
     r->ci_hi = exp(hi);
-    int signif = r->p < o->alpha;
-    if (signif && r->ci_lo > 1 + r->threshold)
+    if (!isfinite(r->ratio) || !isfinite(r->ci_lo) || !isfinite(r->ci_hi) || r->ratio <= 0) {
+        /* The sample bounds keep ratios finite; should one still overflow, fail safe: a ratio
+         * that cannot be represented is never "unchanged". */
+        append_note(r, "time ratio not finite");
         r->verdict = NS_GATE_REGRESSION;
-    else if (signif && r->ci_hi < 1 / (1 + r->threshold))
+        return;
+    }
+    int signif = r->p < o->alpha;
+    /* Files: the whole interval must clear the threshold, because two runs measured apart carry
+     * drift their own samples cannot show (B24). A/B pairs cancel that drift, so significance
+     * and an estimate beyond the threshold suffice there. */
+    double up = paired ? r->ratio : r->ci_lo, down = paired ? r->ratio : r->ci_hi;
+    if (signif && up > 1 + r->threshold)
+        r->verdict = NS_GATE_REGRESSION;
+    else if (signif && down < 1 / (1 + r->threshold))
         r->verdict = NS_GATE_IMPROVEMENT;
     else if (signif)
         r->verdict = NS_GATE_WITHIN;
@@ -518,7 +561,9 @@ void ns_gate_finish(ns_gate_report *rep) {
                ns_bootstrap_geomean(items, rep->suite_n, 1 - o->alpha, o->resamples, o->seed,
                                     &rep->suite_geomean, &rep->suite_lo, &rep->suite_hi) == 0) {
         double t = rep->suite_threshold;
-        if (rep->suite_lo > 1 + t)
+        if (!isfinite(rep->suite_geomean) || !isfinite(rep->suite_lo) || !isfinite(rep->suite_hi))
+            rep->suite_verdict = NS_GATE_REGRESSION; /* fail safe, as for a row */
+        else if (rep->suite_lo > 1 + t)
             rep->suite_verdict = NS_GATE_REGRESSION;
         else if (rep->suite_hi < 1 / (1 + t))
             rep->suite_verdict = NS_GATE_IMPROVEMENT;
@@ -534,7 +579,8 @@ void ns_gate_finish(ns_gate_report *rep) {
         if (v == NS_GATE_REGRESSION) fail = 1;
         if (o->fail_on_missing && !compared(&rep->rows[i])) fail = 1;
     }
-    if (o->fail_on_missing && rep->suite_n == 0) fail = 1;
+    /* Nothing compared (every row missing, no data or insufficient) is never a pass. */
+    if (rep->suite_n == 0) fail = 1;
     rep->exit_code = fail ? 1 : 0;
 }
 
@@ -563,10 +609,11 @@ static void usage(FILE *f) {
         "BENCH_ARGS...]\n"
         "\n"
         "Compares timing samples per benchmark (matched by results[].id) and exits 0 (pass),\n"
-        "1 (regression) or 2 (usage or input error). A benchmark regresses when the rank test is\n"
-        "significant (p < alpha) AND the whole confidence interval of current/baseline time lies\n"
-        "above 1 + threshold. The suite geometric mean is gated the same way (bootstrap "
-        "interval).\n"
+        "1 (regression, or nothing compared: every shared benchmark has too few samples) or 2\n"
+        "(usage or input error, including no benchmark with data in common and a sample\n"
+        "outside 1e-12..1e6 s). A benchmark regresses when the rank test is significant\n"
+        "(p < alpha) AND the whole confidence interval of current/baseline time lies above\n"
+        "1 + threshold. The suite geometric mean is gated the same way (bootstrap interval).\n"
         "\n"
         "  --threshold F            regression threshold, 0.05 or 5%% (default 5%%)\n"
         "  --suite-threshold F      threshold for the suite geometric mean (default: --threshold)\n"
@@ -584,7 +631,8 @@ static void usage(FILE *f) {
         "  --rounds R               A/B: at most R rounds (default 30)\n"
         "  --min-rounds M           A/B: at least M rounds (default 8; >= 6 for a 95%% interval);\n"
         "                           from M on, stop once every kernel's verdict is settled\n"
-        "  --json FILE  --junit FILE  --markdown FILE   also write these reports\n"
+        "  --json FILE  --junit FILE  --markdown FILE   also write these reports (every path\n"
+        "                           is checked first: all are written or none)\n"
         "  --quiet                  no table on stdout\n"
         "\n"
         "--ab runs 'OLD bench KERNEL BENCH_ARGS --json F' and the same with NEW, alternating, and\n"
@@ -680,6 +728,13 @@ int ns_cmd_gate(int argc, char **argv) {
     if (ab && nhist) return ns_usage_error(cmd, "--history applies to files, not --ab");
 
     char err[512];
+    /* All or nothing: every output path is checked before any work, so a bad third path cannot
+     * leave the first two written (ns_json_check_writable suits the text writers too: they
+     * write the same way, temporary file beside the target + rename). */
+    const char *outs[] = {json_out, junit_out, md_out};
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+        if (outs[i] && ns_json_check_writable(outs[i], err, sizeof err) != 0)
+            return ns_usage_error(cmd, "%s", err);
     if (thr_file && ns_gate_load_thresholds(&o, thr_file, err, sizeof err) != 0) {
         ns_gate_free_rules(&o);
         return ns_usage_error(cmd, "%s", err);

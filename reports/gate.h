@@ -2,11 +2,14 @@
  * present in a baseline and a current results.json (matched by results[].id), or of pairs of
  * interleaved runs of two builds (--ab), and decides per benchmark and for the whole suite.
  *
- * A benchmark is a regression only when both hold: the rank test is significant (two-sided
- * p < alpha) and the whole (1 - alpha) confidence interval of the time ratio current/baseline
- * lies above 1 + threshold. Requiring the interval, not only the point estimate, above the
- * threshold is what keeps a 5% gate quiet on benchmarks whose run-to-run spread is a few percent
- * (field bug B24). Samples are seconds per repetition; lower is better; a null sample, a result
+ * Two result files: a benchmark is a regression only when both hold: the rank test is
+ * significant (two-sided p < alpha) and the whole (1 - alpha) confidence interval of the time
+ * ratio current/baseline lies above 1 + threshold. Requiring the interval, not only the point
+ * estimate, above the threshold is what keeps a 5% gate quiet on benchmarks whose run-to-run
+ * spread is a few percent (field bug B24): two runs measured apart carry drift that their own
+ * samples cannot show. Interleaved A/B pairs cancel that drift, so there a significant
+ * signed-rank test and a paired estimate above 1 + threshold suffice (early stopping still uses
+ * the interval). Samples are seconds per repetition; lower is better; a null sample, a result
  * whose status is not "ok" or whose samples_s is null is "no data", never zero (B22). */
 #ifndef NS_GATE_H
 #define NS_GATE_H

@@ -118,9 +118,9 @@ static int doc_median(const json_t *doc, const char *file, char **id, double *me
     return 0;
 }
 
-/* 1 when every kernel's verdict is settled after n rounds: a regression (significant, interval
- * above 1 + threshold), or an interval entirely below 1 + threshold (no regression of that
- * size), so further rounds cannot change the exit status. */
+/* 1 when every kernel is settled after n rounds: significant with the whole interval above
+ * 1 + threshold (a regression under any rule), or the interval entirely below 1 + threshold
+ * (no regression of that size), so further rounds would not change the exit status. */
 static int settled(const ab_kernel *ks, int nkernels, int n, double *scratch,
                    const ns_gate_opts *o) {
     for (int k = 0; k < nkernels; k++) {
@@ -135,7 +135,10 @@ static int settled(const ab_kernel *ks, int nkernels, int n, double *scratch,
                            .nd = (size_t)n,
                            .drift = NAN};
         ns_gate_evaluate_row(&row, o);
-        if (row.verdict != NS_GATE_REGRESSION && !(row.ci_hi < 1 + row.threshold)) return 0;
+        /* Stop early only on the interval (never on the estimate alone): each look could
+         * otherwise add its own chance of a false alarm. */
+        int slower = row.p < o->alpha && row.ci_lo > 1 + row.threshold;
+        if (!slower && !(row.ci_hi < 1 + row.threshold)) return 0;
     }
     return 1;
 }

@@ -29,10 +29,15 @@ static const char *fmt_time(double s, char *buf, size_t len) {
     return buf;
 }
 
-/* Ratio r as a signed percentage change. */
+/* Ratio r as a signed percentage change, capped at ">+9999%" so that a huge slowdown keeps the
+ * table's columns (the JSON report has the exact ratio). */
 static const char *fmt_change(double r, char *buf, size_t len) {
-    if (!isfinite(r))
+    if (isinf(r) && r > 0)
+        snprintf(buf, len, ">+9999%%");
+    else if (!isfinite(r))
         snprintf(buf, len, "-");
+    else if (100 * (r - 1) >= 9999.95)
+        snprintf(buf, len, ">+9999%%");
     else
         snprintf(buf, len, "%+.1f%%", 100 * (r - 1));
     return buf;
@@ -95,8 +100,12 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
                 rep->baseline, rep->current);
     else
         fprintf(f, "nodescale gate: baseline %s, current %s\n", rep->baseline, rep->current);
-    fprintf(f, "regression = p < %g and the whole %.0f%% interval above +%.1f%%\n", o->alpha,
-            100 * (1 - o->alpha), 100 * o->threshold);
+    if (!strcmp(rep->mode, "ab"))
+        fprintf(f, "regression = p < %g (signed-rank over rounds) and the estimate above +%.1f%%\n",
+                o->alpha, 100 * o->threshold);
+    else
+        fprintf(f, "regression = p < %g and the whole %.0f%% interval above +%.1f%%\n", o->alpha,
+                100 * (1 - o->alpha), 100 * o->threshold);
     if (json_array_size(rep->mismatches))
         fprintf(f,
                 "WARNING: CONTEXT MISMATCH (--allow-context-mismatch): %zu field(s) differ, "
@@ -136,10 +145,10 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
                 "note: %zu benchmark(s) have fewer than 9 samples; at that size only large "
                 "effects can be significant\n",
                 few);
-    fprintf(f, "\nverdict: %s (%zu regression%s%s; %.2f s)\n", rep->exit_code ? "FAIL" : "PASS", nr,
-            nr == 1 ? "" : "s",
+    fprintf(f, "\nverdict: %s (%zu regression%s%s%s; %.2f s)\n", rep->exit_code ? "FAIL" : "PASS",
+            nr, nr == 1 ? "" : "s",
             rep->suite_verdict == NS_GATE_REGRESSION ? ", suite geomean regressed" : "",
-            rep->elapsed_s);
+            rep->suite_n == 0 ? ", nothing compared" : "", rep->elapsed_s);
 }
 
 static void set_num(json_t *o, const char *key, double v) {
@@ -182,7 +191,9 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
     snprintf(seed, sizeof seed, "0x%016llx", (unsigned long long)o->seed);
     json_object_set_new(s, "bootstrap_seed", json_string(seed));
     json_object_set_new(s, "rule",
-                        json_string("p < alpha and interval entirely above 1 + threshold"));
+                        json_string(strcmp(rep->mode, "ab")
+                                        ? "p < alpha and interval entirely above 1 + threshold"
+                                        : "p < alpha and paired estimate above 1 + threshold"));
     if (!strcmp(rep->mode, "ab")) json_object_set_new(s, "rounds", json_integer(rep->rounds));
     json_object_set_new(root, "settings", s);
     json_object_set_new(root, "context_mismatch",
@@ -346,7 +357,7 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    size_t fails = rep->suite_verdict == NS_GATE_REGRESSION, skips = 0;
+    size_t fails = rep->suite_verdict == NS_GATE_REGRESSION || rep->suite_n == 0, skips = 0;
     for (size_t i = 0; i < rep->nrows; i++) {
         ns_gate_verdict v = rep->rows[i].verdict;
         if (v == NS_GATE_REGRESSION)
@@ -408,10 +419,10 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
              ns_gate_verdict_name(rep->suite_verdict));
     fprintf(f, "    <testcase classname=\"nodescale.gate\" name=\"suite geometric mean\" "
                "time=\"0\">\n");
-    if (rep->suite_verdict == NS_GATE_REGRESSION) {
+    if (rep->suite_verdict == NS_GATE_REGRESSION || rep->suite_n == 0) {
         fprintf(f, "      <failure message=\"");
         xml_escaped(f, line);
-        fprintf(f, "\" type=\"regression\"/>\n");
+        fprintf(f, "\" type=\"%s\"/>\n", rep->suite_n == 0 ? "nothing compared" : "regression");
     }
     fprintf(f, "      <system-out>");
     xml_escaped(f, line);
@@ -447,10 +458,14 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
                 rep->current);
     else
         fprintf(f, "Baseline `%s`, current `%s`.\n", rep->baseline, rep->current);
-    fprintf(f,
-            "%zu regression%s. A benchmark regresses when p < %g and the whole %.0f%% interval "
-            "of the time ratio lies above +%.1f%%.\n\n",
-            nr, nr == 1 ? "" : "s", o->alpha, 100 * (1 - o->alpha), 100 * o->threshold);
+    if (rep->suite_n == 0)
+        fprintf(f, "**Nothing was compared** (every benchmark missing, without data or with too "
+                   "few samples): the gate fails.\n");
+    fprintf(f, "%zu regression%s. A benchmark regresses when p < %g and %s above +%.1f%%.\n\n", nr,
+            nr == 1 ? "" : "s", o->alpha,
+            strcmp(rep->mode, "ab") ? "the whole interval of the time ratio lies"
+                                    : "the paired estimate of the time ratio lies",
+            100 * o->threshold);
     size_t nmis = json_array_size(rep->mismatches);
     if (nmis) {
         fprintf(f, "> **Warning: context mismatch.** Compared anyway (`--allow-context-mismatch`); "

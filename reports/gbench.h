@@ -15,7 +15,8 @@
  *            repetition in ns), then "aggregate" entries NAME_mean, NAME_median, NAME_stddev.
  * The benchmark name is the result's id. A result with null samples or a status other than "ok"
  * has no time to report and is left out (listed in context.nodescale_skipped). CPU time is not
- * measured by nodescale; cpu_time repeats real_time so tools that compare both still work.
+ * measured by nodescale; cpu_time repeats real_time (wall time) so tools that read both still
+ * work, and the document says so: every entry's "label" and context.nodescale_cpu_time.
  * Written atomically. Returns 0, or -1 with a one-line reason in err. */
 int ns_write_gbench(const json_t *results, const char *path, char *err, size_t errlen);
 

@@ -16,6 +16,14 @@ static const char *str(const json_t *o, const char *key) {
     return s ? s : "—";
 }
 
+/* A byte count in KiB/MiB/GiB, or an em dash. */
+static void bytes_human(FILE *f, double b) {
+    if (!isfinite(b)) fprintf(f, "—");
+    else if (b >= 1 << 30) fprintf(f, "%.2f GiB", b / (1 << 30));
+    else if (b >= 1 << 20) fprintf(f, "%.1f MiB", b / (1 << 20));
+    else fprintf(f, "%.0f KiB", b / 1024);
+}
+
 /* A number with printf format fmt, or an em dash when null. */
 static void num(FILE *f, const json_t *o, const char *key, const char *fmt) {
     double v = ns_json_get_num(o, key);
@@ -83,15 +91,27 @@ static void ceilings(FILE *f, const json_t *root) {
     }
     fprintf(f, "\nGEMM is judged against the FMA-only ceiling of its precision and thread count; "
                "mixed-instruction ceilings are shown for reference.\n\n");
-    fprintf(f, "## Bandwidth ceilings\n\n| level | threads | kernel | working set | GB/s |\n"
-               "|---|---:|---|---:|---:|\n");
-    json_array_foreach(json_object_get(ceil, "bandwidth"), i, c) {
-        fprintf(f, "| %s | %lld | %s | ", str(c, "level"),
-                json_integer_value(json_object_get(c, "threads")), str(c, "kernel"));
-        num(f, c, "working_set_bytes", "%.3g B");
-        fprintf(f, " | ");
-        num(f, c, "gbytes_per_s", "%.1f");
-        fprintf(f, " |\n");
+    fprintf(f, "## Bandwidth ceilings\n\n| threads | level | kernel | working set | GB/s | note |\n"
+               "|---:|---|---|---:|---:|---|\n");
+    static const char *const levels[] = {"L1", "L2", "L3", "L4", "DRAM"};
+    for (json_int_t t = 1; t <= 4096; t++) {
+        int any = 0;
+        for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++)
+            json_array_foreach(json_object_get(ceil, "bandwidth"), i, c) {
+                if (json_integer_value(json_object_get(c, "threads")) != t ||
+                    strcmp(str(c, "level"), levels[l]) != 0)
+                    continue;
+                any = 1;
+                fprintf(f, "| %lld | %s | %s | ", (long long)t, levels[l], str(c, "kernel"));
+                bytes_human(f, ns_json_get_num(c, "working_set_bytes"));
+                fprintf(f, " | ");
+                num(f, c, "gbytes_per_s", "%.1f");
+                fprintf(f, " | %s |\n", json_is_string(json_object_get(c, "status")) &&
+                                             strcmp(str(c, "status"), "ok")
+                                         ? str(c, "status")
+                                         : "");
+            }
+        if (!any && t > 1024) break;
     }
     if (json_array_size(json_object_get(ceil, "bandwidth")) == 0)
         fprintf(f, "| — | | | | %s |\n", str(json_object_get(root, "roofline"), "status"));
@@ -104,6 +124,7 @@ static void kernels(FILE *f, const json_t *root) {
     json_t *r;
     fprintf(f, "## Kernels\n\n| id | GFLOP/s | GB/s | AI (FLOP/B) | roof GFLOP/s | fraction of "
                "roof | limit | cv | check | status |\n|---|---:|---:|---:|---:|---:|---|---:|---|---|\n");
+    int disturbed = 0, above = 0;
     json_array_foreach(json_object_get(root, "results"), i, r) {
         if (!strcmp(str(r, "family"), "peak")) continue;
         fprintf(f, "| %s | ", str(r, "id"));
@@ -120,14 +141,26 @@ static void kernels(FILE *f, const json_t *root) {
         else fprintf(f, "—");
         fprintf(f, " | %s | ", json_is_string(json_object_get(r, "roof_limit")) ? str(r, "roof_limit") : "—");
         double cv = ns_json_get_num(json_object_get(r, "time_s"), "cv");
-        if (isfinite(cv)) fprintf(f, "%.1f%%", 100 * cv);
+        if (isfinite(cv)) fprintf(f, "%.1f%%%s", 100 * cv, cv > 0.05 ? " ⚠" : "");
         else fprintf(f, "—");
+        disturbed += isfinite(cv) && cv > 0.05;
+        above += isfinite(fr) && fr > 1.0;
         fprintf(f, " | %s | %s |\n",
                 json_is_true(json_object_get(r, "validated")) ? "ok"
                 : json_is_false(json_object_get(r, "validated")) ? "FAILED" : "—",
                 str(r, "status"));
     }
     fprintf(f, "\n");
+    if (disturbed)
+        fprintf(f, "⚠ %d %s varied by more than 5%% (cv) between samples: the machine was "
+                   "disturbed while they ran; rerun on a quiet machine before trusting them.\n\n",
+                disturbed, disturbed == 1 ? "kernel" : "kernels");
+    if (above)
+        fprintf(f, "%d %s above their roof. The ceilings are the fastest samples of the "
+                   "FMA and bandwidth kernels, so a kernel above its roof means the ceiling run "
+                   "was disturbed (or the clock rose); each entry's `roof_status` in "
+                   "results.json says which.\n\n",
+                above, above == 1 ? "kernel ran" : "kernels ran");
 }
 
 /* GEMM: own kernel beside each peer, size by size (GFLOP/s and own/peer ratio). */
@@ -192,15 +225,17 @@ static void cluster(FILE *f, const json_t *root) {
         return;
     }
     fprintf(f, "Model %s on %s chips (preset `%s`), with this node's measured GEMM efficiency and "
-               "run-to-run variability: %s.\n\n| chips | TP | PP | DP | fits in memory | step (s) | "
-               "MFU | goodput | tokens/s |\n|---:|---:|---:|---:|---|---:|---:|---:|---:|\n",
+               "run-to-run variability: %s.\n\n| chips | TP | PP | CP | DP | fits in memory | step (s) | "
+               "MFU | goodput | tokens/s |\n|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n",
             str(cl, "model"), str(cl, "chip"), str(cl, "preset"), str(cl, "note"));
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(cl, "points"), i, p) {
-        fprintf(f, "| %lld | %lld | %lld | %lld | ", json_integer_value(json_object_get(p, "chips")),
+        fprintf(f, "| %lld | %lld | %lld | %lld | %lld | ",
+                json_integer_value(json_object_get(p, "chips")),
                 json_integer_value(json_object_get(p, "tp")),
                 json_integer_value(json_object_get(p, "pp")),
+                json_integer_value(json_object_get(p, "cp")),
                 json_integer_value(json_object_get(p, "dp")));
         const json_t *fits = json_object_get(p, "fits");
         fprintf(f, "%s | ", json_is_true(fits) ? "yes" : json_is_false(fits) ? "**no**" : "unknown");

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness/cli.h"
 #include "harness/commands.h"
@@ -31,7 +32,10 @@ static const char *usage_text =
     "              modified and the pictures are redrawn in its folder.\n"
     "  --no-plot   do not draw (no gnuplot needed)\n"
     "\n"
-    "Exit status: 0 done, 1 gnuplot or writing failed, 2 usage or input error.\n";
+    "Outputs are all or nothing; a picture without valid data is skipped (and named).\n"
+    "\n"
+    "Exit status: 0 done, 1 gnuplot or writing failed (nothing written), 2 usage or input\n"
+    "error (a fleet file, or a file with nothing to draw).\n";
 
 static void print_summary(const json_t *root) {
     const json_t *sec = json_object_get(root, "roofline");
@@ -77,6 +81,12 @@ static void print_summary(const json_t *root) {
         printf("  note: %s\n", json_string_value(e));
 }
 
+/* 1 when o[key] is a non-empty array. */
+static int has_entries(const json_t *o, const char *key) {
+    const json_t *a = json_object_get(o, key);
+    return json_is_array(a) && json_array_size(a) > 0;
+}
+
 int ns_cmd_roofline(int argc, char **argv) {
     const char *cmd = "roofline", *in = NULL, *out = NULL;
     int plot = 1;
@@ -104,41 +114,84 @@ int ns_cmd_roofline(int argc, char **argv) {
     char err[512];
     json_t *root = ns_json_load_results(in, err, sizeof err);
     if (!root) return ns_usage_error(cmd, "%s", err);
+    const char *kind = json_string_value(json_object_get(root, "kind"));
+    if (kind && !strcmp(kind, "fleet")) {
+        json_decref(root);
+        return ns_usage_error(cmd,
+                              "%s is a fleet file: run roofline on a node's results.json under "
+                              "nodes/",
+                              in);
+    }
+    if (!has_entries(root, "results") && !has_entries(root, "sweep") &&
+        !has_entries(json_object_get(root, "ceilings"), "compute")) {
+        json_decref(root);
+        return ns_usage_error(cmd, "%s: nothing to draw: no results, no sweep, no compute ceilings",
+                              in);
+    }
     if (ns_roofline_build(root, err, sizeof err) != 0) {
         json_decref(root);
         return ns_usage_error(cmd, "%s: %s", in, err);
     }
 
-    int rc = NS_EXIT_OK;
+    /* All or nothing: the pictures are drawn under temporary names first, results.json is
+     * written next, and only then are the pictures renamed into place. */
     char dir[4096];
+    int made_dir = 0;
     if (out) {
-        if (mkdir(out, 0755) != 0 && errno != EEXIST) {
+        if (mkdir(out, 0755) == 0)
+            made_dir = 1;
+        else if (errno != EEXIST) {
             json_decref(root);
             return ns_usage_error(cmd, "cannot create %s: %s", out, strerror(errno));
         }
         snprintf(dir, sizeof dir, "%s", out);
-        char path[4200];
-        snprintf(path, sizeof path, "%s/results.json", out);
-        if (ns_json_write_atomic(root, path, err, sizeof err) != 0) {
-            fprintf(stderr, "nodescale %s: error: %s\n", cmd, err);
-            json_decref(root);
-            return NS_EXIT_FAIL;
-        }
-        fprintf(stderr, "nodescale %s: wrote %s\n", cmd, path);
     } else {
         char tmp[4096];
         snprintf(tmp, sizeof tmp, "%s", in);
         snprintf(dir, sizeof dir, "%s", dirname(tmp));
     }
-    print_summary(root);
-    if (plot) {
-        if (ns_roofline_plot(root, dir, err, sizeof err) != 0) {
-            fprintf(stderr, "nodescale %s: error: %s\n", cmd, err);
+    json_t *staged = json_array(), *skipped = json_array();
+    int rc = NS_EXIT_OK;
+    if (plot && ns_roofline_plot_stage(root, dir, staged, skipped, err, sizeof err) != 0) {
+        fprintf(stderr,
+                "nodescale %s: error: %s; nothing written (--no-plot writes "
+                "results.json without pictures)\n",
+                cmd, err);
+        rc = NS_EXIT_FAIL;
+        goto done;
+    }
+    char path[4200];
+    if (out) {
+        snprintf(path, sizeof path, "%s/results.json", out);
+        if (ns_json_write_atomic(root, path, err, sizeof err) != 0) {
+            char ignore[8];
+            ns_roofline_plot_commit(staged, 0, ignore, sizeof ignore);
+            fprintf(stderr, "nodescale %s: error: %s; nothing written\n", cmd, err);
             rc = NS_EXIT_FAIL;
-        } else {
-            fprintf(stderr, "nodescale %s: pictures in %s\n", cmd, dir);
+            goto done;
         }
     }
+    if (ns_roofline_plot_commit(staged, 1, err, sizeof err) != 0) {
+        fprintf(stderr, "nodescale %s: error: %s\n", cmd, err);
+        rc = NS_EXIT_FAIL;
+    }
+    print_summary(root);
+    /* The files actually written, and the pictures not drawn, with the reason. */
+    if (out) fprintf(stderr, "nodescale %s: wrote %s\n", cmd, path);
+    size_t i;
+    json_t *e;
+    json_array_foreach(staged, i, e) {
+        if (access(json_string_value(e), F_OK) == 0)
+            fprintf(stderr, "nodescale %s: wrote %s\n", cmd, json_string_value(e));
+    }
+    json_array_foreach(skipped, i, e)
+        fprintf(stderr, "nodescale %s: no picture %s\n", cmd, json_string_value(e));
+    if (!out && json_array_size(staged) == 0)
+        fprintf(stderr, "nodescale %s: nothing written\n", cmd);
+done:
+    if (rc != NS_EXIT_OK && made_dir) rmdir(out); /* empty: nothing was written into it */
+    json_decref(staged);
+    json_decref(skipped);
     json_decref(root);
     return rc;
 }

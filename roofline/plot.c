@@ -30,7 +30,15 @@ typedef struct {
     int npics;
     FILE *script;
     const char *dir;
+    json_t *skipped; /* "NAME: reason" for pictures not drawn (may be NULL) */
 } plot_ctx;
+
+static void skip(plot_ctx *c, const char *name, const char *why) {
+    if (!c->skipped) return;
+    char buf[320];
+    snprintf(buf, sizeof buf, "%s: %s", name, why);
+    json_array_append_new(c->skipped, json_string(buf));
+}
 
 static const char *level_color(const char *level) {
     if (!level) return "#777777";
@@ -197,8 +205,21 @@ static int write_points(plot_ctx *c, const json_t *points, const char *prec, cha
 }
 
 /* The short label of a point: its name, ISA and thread count. */
+static void fmt_bytes(double b, char *buf, size_t len);
+
+/* The short label of a point: name, ISA, GEMM shape or working set, thread count. */
 static void point_label(const json_t *p, char *buf, size_t len) {
-    snprintf(buf, len, "%s %s t%d", str_of(p, "name", "?"), str_of(p, "isa", ""),
+    const json_t *pa = json_object_get(p, "params");
+    int m = int_of(pa, "m"), n = int_of(pa, "n"), k = int_of(pa, "k");
+    char what[48] = "";
+    if (m > 0 && n > 0 && k > 0 && m == n && n == k)
+        snprintf(what, sizeof what, " n=%d", n);
+    else if (m > 0 && n > 0 && k > 0)
+        snprintf(what, sizeof what, " %dx%dx%d", m, n, k);
+    else if (ns_json_get_num(p, "working_set_bytes") > 0)
+        fmt_bytes(ns_json_get_num(p, "working_set_bytes"), what + 1, sizeof what - 1),
+            what[0] = ' ';
+    snprintf(buf, len, "%s %s%s t%d", str_of(p, "name", "?"), str_of(p, "isa", ""), what,
              int_of(p, "threads"));
 }
 
@@ -227,7 +248,12 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
     double cmax = 0;
     for (int t = 0; t < nt; t++)
         cmax = fmax(cmax, fma_roof(used, prec, tc[t]));
-    if (np == 0 && !(cmax > 0)) return 0; /* nothing of this precision */
+    if (np == 0 && !(cmax > 0)) { /* nothing of this precision */
+        char name[64];
+        snprintf(name, sizeof name, "roofline%s_%s", cache_aware ? "_cache_aware" : "", prec);
+        skip(c, name, "no compute ceiling and no kernel with a positive AI and GFLOP/s");
+        return 0;
+    }
 
     /* Axis ranges: a decade around the points and every ridge point. */
     double xmin = 1.0 / 64, xmax = 64, ymin = INFINITY, ymax = cmax > 0 ? cmax : 0;
@@ -376,6 +402,12 @@ static void fmt_bytes(double b, char *buf, size_t len) {
     snprintf(buf, len, "%.3g %s", b, u[k]);
 }
 
+/* A sweep point the picture can draw: positive working set and bandwidth, threads. */
+static int sweep_point_ok(const json_t *x) {
+    return ns_json_get_num(x, "working_set_bytes") > 0 && ns_json_get_num(x, "gbytes_per_s") > 0 &&
+           isfinite(ns_json_get_num(x, "gbytes_per_s")) && int_of(x, "threads") > 0;
+}
+
 /* One panel of the sweep picture: every curve at `threads`, the detected plateaus as thick
  * segments over their working-set range, and the aggregate cache capacities as vertical
  * lines. */
@@ -462,7 +494,7 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
     int first = 1, ncurve = 0;
     /* One data file per curve: (kernel, isa, precision) at this thread count. */
     json_array_foreach(sweep, i, e) {
-        if (int_of(e, "threads") != threads) continue;
+        if (int_of(e, "threads") != threads || !sweep_point_ok(e)) continue;
         const char *k = str_of(e, "kernel", "?"), *isa = str_of(e, "isa", ""),
                    *pr = str_of(e, "precision", "");
         size_t j;
@@ -470,8 +502,9 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
         int seen = 0;
         json_array_foreach(sweep, j, x) {
             if (j >= i) break;
-            if (int_of(x, "threads") == threads && !strcmp(str_of(x, "kernel", "?"), k) &&
-                !strcmp(str_of(x, "isa", ""), isa) && !strcmp(str_of(x, "precision", ""), pr)) {
+            if (int_of(x, "threads") == threads && sweep_point_ok(x) &&
+                !strcmp(str_of(x, "kernel", "?"), k) && !strcmp(str_of(x, "isa", ""), isa) &&
+                !strcmp(str_of(x, "precision", ""), pr)) {
                 seen = 1;
                 break;
             }
@@ -485,7 +518,7 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
             double bw = ns_json_get_num(x, "gbytes_per_s");
             if (int_of(x, "threads") == threads && !strcmp(str_of(x, "kernel", "?"), k) &&
                 !strcmp(str_of(x, "isa", ""), isa) && !strcmp(str_of(x, "precision", ""), pr) &&
-                ws > 0 && bw > 0)
+                sweep_point_ok(x))
                 fprintf(df, "%.9g %.9g\n", ws, bw);
         }
         fclose(df);
@@ -514,8 +547,23 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
 static int sweep_picture(plot_ctx *c, const json_t *root) {
     const json_t *sweep = json_object_get(root, "sweep");
     int tc[4], nt = 0;
-    add_threads(sweep, tc, &nt, 4);
-    if (nt == 0) return 0;
+    /* Panels only for thread counts with a drawable point: gnuplot fails on a panel whose
+     * data are all invalid, and the builder ignored those points too. */
+    json_t *valid = json_array();
+    size_t i;
+    json_t *e;
+    json_array_foreach(sweep, i, e) {
+        if (sweep_point_ok(e)) json_array_append(valid, e);
+    }
+    add_threads(valid, tc, &nt, 4);
+    json_decref(valid);
+    if (nt == 0) {
+        skip(c, "bandwidth_vs_working_set",
+             json_array_size(sweep) ? "no sweep point with a working set and a finite positive "
+                                      "bandwidth"
+                                    : "no sweep in the results");
+        return 0;
+    }
     body b;
     body_begin(&b);
     if (!b.f) return -1;
@@ -584,7 +632,28 @@ static int run_gnuplot(const char *script, const char *log, char *err, size_t er
     return -1;
 }
 
-int ns_roofline_plot(const json_t *results, const char *dir, char *err, size_t errlen) {
+/* Renames (keep) or removes each staged picture PATH.tmp; 0, or -1 with the first failure. */
+int ns_roofline_plot_commit(const json_t *staged, int keep, char *err, size_t errlen) {
+    int rc = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(staged, i, e) {
+        const char *to = json_string_value(e);
+        if (!to) continue;
+        char from[4200];
+        snprintf(from, sizeof from, "%s.tmp", to);
+        if (!keep) {
+            unlink(from);
+        } else if (rename(from, to) != 0 && rc == 0) {
+            snprintf(err, errlen, "cannot rename %s: %s", from, strerror(errno));
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *staged, json_t *skipped,
+                           char *err, size_t errlen) {
     const json_t *sec = json_object_get(results, "roofline");
     if (!json_is_object(sec)) {
         snprintf(err, errlen, "no roofline section: build the roofline first");
@@ -595,7 +664,7 @@ int ns_roofline_plot(const json_t *results, const char *dir, char *err, size_t e
         snprintf(err, errlen, "%s: not a writable folder", dir);
         return -1;
     }
-    plot_ctx c = {.dir = dir};
+    plot_ctx c = {.dir = dir, .skipped = skipped};
     const char *tmp = getenv("TMPDIR");
     snprintf(c.tmpdir, sizeof c.tmpdir, "%s/nodescale-roofline-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(c.tmpdir)) {
@@ -622,27 +691,26 @@ int ns_roofline_plot(const json_t *results, const char *dir, char *err, size_t e
         snprintf(err, errlen, "cannot write the gnuplot script (out of memory or disk)");
         goto out;
     }
-    if (run_gnuplot(script, log, err, errlen) != 0) goto out;
+    /* Nothing to draw: no gnuplot run, nothing staged, not an error (skipped says why). */
+    if (c.npics > 0 && run_gnuplot(script, log, err, errlen) != 0) goto out;
     rc = 0;
     for (int i = 0; i < c.npics; i++) {
         const char *ext[2] = {"svg", "png"};
         for (int k = 0; k < 2; k++) {
-            char from[4200], to[4200];
-            snprintf(from, sizeof from, "%s.%s.tmp", c.pics[i], ext[k]);
+            char to[4200];
             snprintf(to, sizeof to, "%s.%s", c.pics[i], ext[k]);
-            if (rename(from, to) != 0) {
-                snprintf(err, errlen, "cannot rename %s: %s", from, strerror(errno));
-                rc = -1;
-            }
+            if (staged) json_array_append_new(staged, json_string(to));
         }
     }
 out:
-    for (int i = 0; i < c.npics; i++) { /* leftovers of a failed run */
-        char p[4200];
-        snprintf(p, sizeof p, "%s.svg.tmp", c.pics[i]);
-        unlink(p);
-        snprintf(p, sizeof p, "%s.png.tmp", c.pics[i]);
-        unlink(p);
+    for (int i = 0; i < c.npics; i++) {
+        if (rc != 0 || !staged) { /* leftovers of a failed run */
+            char p[4200];
+            snprintf(p, sizeof p, "%s.svg.tmp", c.pics[i]);
+            unlink(p);
+            snprintf(p, sizeof p, "%s.png.tmp", c.pics[i]);
+            unlink(p);
+        }
         free(c.pics[i]);
     }
     /* NODESCALE_KEEP_PLOT_TMP=1 keeps the script and data, to rerun gnuplot by hand. */
@@ -658,5 +726,13 @@ out:
         unlink(log);
         rmdir(c.tmpdir);
     }
+    return rc;
+}
+
+int ns_roofline_plot(const json_t *results, const char *dir, char *err, size_t errlen) {
+    json_t *staged = json_array();
+    int rc = ns_roofline_plot_stage(results, dir, staged, NULL, err, errlen);
+    if (rc == 0) rc = ns_roofline_plot_commit(staged, 1, err, errlen);
+    json_decref(staged);
     return rc;
 }

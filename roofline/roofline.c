@@ -18,6 +18,15 @@
 /* A DRAM ceiling is trusted only when measured with a working set of at least this many times
  * the aggregate LLC of the participating threads (B09). */
 #define DRAM_LLC_MARGIN 4.0
+/* The sweep ends at 4x the LLC, but rounds its element count down to whole vectors per thread:
+ * a largest working set within 2% of 4x the LLC counts as reaching it. */
+#define DRAM_LLC_SLACK 0.98
+/* Without a DRAM plateau: how many of the largest points (at >= 1.5x the LLC) are compared;
+ * how much they may fall in a row (first / last - 1), and scatter (max / min - 1), for their
+ * median to be a trusted DRAM ceiling. */
+#define DRAM_TAIL_POINTS 3
+#define DRAM_TAIL_FALL 0.15
+#define DRAM_TAIL_SCATTER 0.25
 /* A run of flat points whose level still changes by more than this factor is split in two. */
 #define PLATEAU_SPLIT_RATIO 1.25
 #define MAX_PLATEAUS 16
@@ -489,6 +498,44 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
     if (better) *ro = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw};
 }
 
+/* The last (largest) at most DRAM_TAIL_POINTS points of the curve with ws >= from: their
+ * working-set range, median bandwidth, scatter (max / min - 1) and fall (first / last - 1 when
+ * each point is slower than the one at the next smaller working set, else 0). Returns how
+ * many. */
+static int dram_tail(const curve *cv, double from, double *lo, double *hi, double *bw,
+                     double *spread, double *fall) {
+    double tw[DRAM_TAIL_POINTS], tb[DRAM_TAIL_POINTS];
+    int k = 0;
+    /* Largest working sets first, by repeated scans: the curve is short. */
+    double below = INFINITY;
+    while (k < DRAM_TAIL_POINTS) {
+        size_t best = cv->n;
+        for (size_t i = 0; i < cv->n; i++)
+            if (cv->ws[i] >= from && cv->ws[i] < below &&
+                (best == cv->n || cv->ws[i] > cv->ws[best]))
+                best = i;
+        if (best == cv->n) break;
+        tw[k] = cv->ws[best];
+        tb[k++] = cv->bw[best];
+        below = cv->ws[best];
+    }
+    *lo = *hi = *bw = *spread = *fall = NAN;
+    if (k == 0) return 0;
+    double mn = INFINITY, mx = 0;
+    int falling = 1;
+    for (int i = 0; i < k; i++) {
+        mn = fmin(mn, tb[i]);
+        mx = fmax(mx, tb[i]);
+        if (i > 0 && tb[i - 1] >= tb[i]) falling = 0; /* tb[i] is at the smaller working set */
+    }
+    *hi = tw[0];
+    *lo = tw[k - 1];
+    *spread = mx / mn - 1;
+    *fall = falling && k > 1 ? tb[k - 1] / tb[0] - 1 : 0;
+    *bw = ns_median(tb, (size_t)k);
+    return k;
+}
+
 /* Plateaus of one curve -> labelled entries in plateaus[], chosen ones in ceilings. */
 static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, json_t *ceil) {
     ns_plateau pl[MAX_PLATEAUS];
@@ -520,7 +567,10 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
         chosen[best] = 1;
     }
 
-    double llc = llc_capacity(&b->cs, cv->threads);
+    double llc = llc_capacity(&b->cs, cv->threads), maxws = 0;
+    for (size_t i = 0; i < cv->n; i++)
+        maxws = fmax(maxws, cv->ws[i]);
+    int reaches_4x = maxws >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc;
     int ndram = 0, have_dram = 0;
     double llc_bw = NAN; /* the ceiling of the last cache level, to compare DRAM with */
     for (int i = 0; i < np; i++) {
@@ -550,10 +600,16 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
         char why[200];
         double lo = pl[i].ws_lo_bytes, hi = pl[i].ws_hi_bytes;
         if (!strcmp(label[i], "DRAM")) {
+            /* A DRAM plateau that ends short of a sweep reaching 4x the LLC: the largest
+             * points decide, as without a plateau (below). */
+            if (hi < DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc && reaches_4x) {
+                json_object_set_new(o, "used", json_false());
+                continue;
+            }
             have_dram = 1;
             /* Only the part of the plateau at >= 4x the aggregate LLC counts (B09). */
-            if (hi >= DRAM_LLC_MARGIN * llc) {
-                lo = fmax(lo, DRAM_LLC_MARGIN * llc);
+            if (hi >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc) {
+                lo = fmax(lo, fmin(hi, DRAM_LLC_MARGIN * llc));
             } else {
                 char l[32];
                 fmt_bytes(llc, l, sizeof l);
@@ -600,21 +656,53 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
                         NULL);
     }
 
-    /* No DRAM plateau: the curve is still falling, or the sweep stopped too early. */
+    /* No DRAM plateau that reaches 4x the LLC: a sweep with coarse steps (--quick: 2x) has too
+     * few points beyond the LLC for a plateau of three, and a disturbed one loses it to noise.
+     * When the sweep reaches 4x the LLC, its last DRAM_TAIL_POINTS points at >= 1.5x the LLC
+     * decide: their median is the DRAM ceiling unless they still fall (each lower than the
+     * one before, by more than DRAM_TAIL_FALL in all: the curve has not reached DRAM) or
+     * scatter by more than DRAM_TAIL_SCATTER (a disturbed sweep). Scatter without a downward
+     * trend is noise, not a missing plateau. */
     if (!have_dram && b->cs.n) {
-        double maxws = 0;
-        for (size_t i = 0; i < cv->n; i++)
-            maxws = fmax(maxws, cv->ws[i]);
         char l[32], w[32];
         fmt_bytes(llc, l, sizeof l);
         fmt_bytes(maxws, w, sizeof w);
-        if (maxws >= DRAM_LLC_MARGIN * llc) {
-            int cnt;
-            double mid, bw = median_in(cv, DRAM_LLC_MARGIN * llc, INFINITY, &cnt, &mid);
-            add_ceiling(b, ceil, cv, "DRAM", bw, mid, DRAM_LLC_MARGIN * llc, maxws, cnt,
-                        "largest working sets",
-                        "suspect: no DRAM plateau found (the curve still changes); median of the "
-                        "points at >= 4x the aggregate LLC");
+        if (reaches_4x) {
+            double tlo, thi, tbw, spread, fall;
+            int cnt = dram_tail(cv, 1.5 * llc, &tlo, &thi, &tbw, &spread, &fall);
+            char why[240];
+            const char *suspect = NULL;
+            if (cnt < 2 || fall > DRAM_TAIL_FALL) {
+                snprintf(why, sizeof why,
+                         "suspect: no DRAM plateau, and the last %d point(s) (%.1fx to %.1fx "
+                         "the aggregate LLC, %s) still fall, by %.0f%%: the curve has not "
+                         "settled",
+                         cnt, tlo / llc, thi / llc, l, 100 * fall);
+                suspect = why;
+            } else if (spread > DRAM_TAIL_SCATTER) {
+                snprintf(why, sizeof why,
+                         "suspect: no DRAM plateau, and the last %d points (%.1fx to %.1fx the "
+                         "aggregate LLC, %s) scatter by %.0f%%: a disturbed sweep",
+                         cnt, tlo / llc, thi / llc, l, 100 * spread);
+                suspect = why;
+            } else if (isfinite(llc_bw) && tbw >= 0.9 * llc_bw) {
+                snprintf(why, sizeof why,
+                         "suspect: as fast as the %s plateau (%.3g GB/s); a cache hwloc does "
+                         "not report? (B09)",
+                         level_name(b->cs.level[b->cs.n - 1]), llc_bw);
+                suspect = why;
+            }
+            add_ceiling(b, ceil, cv, "DRAM", tbw, sqrt(tlo * thi), tlo, thi, cnt,
+                        "largest working sets", suspect);
+            if (!suspect) {
+                json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
+                snprintf(why, sizeof why,
+                         "ok; no DRAM plateau reaching 4x the LLC, but the last %d points (%.1fx "
+                         "to %.1fx the aggregate LLC, %s) do not fall and agree within %.0f%%: "
+                         "their median",
+                         cnt, tlo / llc, thi / llc, l, 100 * spread);
+                ns_json_set_str(o, "status", why);
+            }
         } else if (maxws > 2 * llc) {
             /* Short of 4x LLC: the points beyond 2x LLC at the largest working sets give a
              * ceiling, flagged as suspect (B09): a labelled doubt rather than no roof. */
@@ -666,6 +754,88 @@ static void set_or_null(json_t *o, const char *key, double v) {
     json_object_set_new(o, key, isfinite(v) ? json_real(v) : json_null());
 }
 
+/* The compute roof's mix for a kernel that states none. Reductions and STREAM kernels are
+ * memory bound: they are judged by the bandwidth roof, and their compute roof (kept in the
+ * min() so an L1-resident sum that outruns the adders is still called compute bound) is the
+ * ceiling of the instructions they issue: ADD-only for sums (and STREAM add), FMA-only for dot
+ * products, norms and triads; none (bandwidth roof only) for copy, scale, load and max-abs,
+ * whose arithmetic no ceiling of ours measures. Everything else (GEMM) gets FMA-only (B08). */
+static const char *default_mix(const char *family, const char *name, int *memory_bound) {
+    *memory_bound = family && (!strcmp(family, "reduce") || !strcmp(family, "stream"));
+    if (!*memory_bound) return "fma";
+    if (strstr(name, "sum") || !strcmp(name, "stream_add")) return "add";
+    if (strstr(name, "dot") || strstr(name, "nrm2") || strstr(name, "triad")) return "fma";
+    return NULL;
+}
+
+static const char *mix_words(const char *mix) {
+    return !strcasecmp(mix, "fma")       ? "FMA-only"
+           : !strcasecmp(mix, "add")     ? "ADD-only"
+           : !strcasecmp(mix, "fma+add") ? "FMA+ADD"
+                                         : mix;
+}
+
+/* The result whose id is id, or NULL. */
+static const json_t *result_by_id(const build_ctx *b, const char *id) {
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(b->root, "results"), i, r) {
+        const char *s = str_or(r, "id", NULL);
+        if (id && s && !strcmp(s, id)) return r;
+    }
+    return NULL;
+}
+
+/* Why a kernel is above its compute roof cr (gflops against cg), from the evidence the run
+ * recorded, never a guess: boost only when context.clock_probe saw the clock change or run
+ * faster than the ceiling's own recorded clock; a disturbed ceiling when its samples spread
+ * (fastest against median, or the CV of its result); otherwise the kernel beat the ceiling
+ * kernel. A clock difference explains at most the ratio of the clocks; the other causes are
+ * added when the excess is larger. */
+static void above_compute_reason(const build_ctx *b, const json_t *cr, const char *mix,
+                                 double gflops, double cg, char *buf, size_t len) {
+    const json_t *probe = json_object_get(json_object_get(b->root, "context"), "clock_probe");
+    double before = ns_json_get_num(probe, "before_ghz"),
+           after = ns_json_get_num(probe, "after_ghz");
+    double fq = ns_json_get_num(cr, "freq_ghz");
+    double med = ns_json_get_num(cr, "gflops_median");
+    double cvv = ns_json_get_num(
+        json_object_get(result_by_id(b, str_or(cr, "result_id", NULL)), "time_s"), "cv");
+    size_t n = 0;
+    buf[0] = 0;
+#define ADD(...)                                                                                   \
+    (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__), n = n < len ? n : len)
+    /* A clock difference explains at most the ratio of the clocks; beyond that, other causes. */
+    double excess = gflops / cg - 1, clock_gain = NAN;
+    if (json_is_true(json_object_get(probe, "changed")) && before > 0 && after > 0) {
+        clock_gain = fmax(before, after) / fmin(before, after) - 1;
+        ADD("the clock changed during the run (clock probe %.2f -> %.2f GHz): the ceiling and "
+            "this kernel may have run at different clocks (boost), which explains up to %.0f%%",
+            before, after, 100 * clock_gain);
+    } else if (fq > 0 && fmax(before, after) > 1.03 * fq) {
+        clock_gain = fmax(before, after) / fq - 1;
+        ADD("the ceiling was measured at %.2f GHz, the clock probe saw %.2f GHz (boost), which "
+            "explains up to %.0f%%",
+            fq, fmax(before, after), 100 * clock_gain);
+    }
+    int clock_enough = clock_gain >= excess - 0.02;
+    int spread = med > 0 && med<0.95 * cg, noisy = cvv> 0.05;
+    if ((spread || noisy) && !clock_enough) {
+        ADD("%sthe ceiling's measurement was disturbed (", n ? "; beyond that, " : "");
+        if (spread) ADD("fastest sample %.4g, median %.4g GFLOP/s", cg, med);
+        if (noisy) ADD("%sCV %.0f%%", spread ? ", " : "", 100 * cvv);
+        ADD(")");
+    }
+    if (!clock_enough && !spread && !noisy) {
+        ADD("%sthis kernel beat the %s ceiling kernel: %.4g against %.4g GFLOP/s",
+            n ? "; beyond that, " : "", mix_words(mix), gflops, cg);
+        if (med > 0) ADD(" (ceiling: fastest sample, median %.4g)", med);
+        if (before > 0 && after > 0 && !isfinite(clock_gain))
+            ADD("; the clock probe saw a steady clock (%.2f -> %.2f GHz)", before, after);
+    }
+#undef ADD
+}
+
 /* Roof fields of one results[] entry; appends its point to points[]. */
 static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_t *points) {
     const char *prec = str_or(r, "precision", NULL);
@@ -681,7 +851,8 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
             json_object_set_new(r, "ai_flop_per_byte", json_real(ai));
         }
     }
-    /* The kernel's instruction mix: its own, or that of the compute ceiling it measured. */
+    /* The kernel's instruction mix: its own, that of the compute ceiling it measured, or the
+     * default of its family (default_mix). */
     const char *mix = str_or(r, "mix", NULL);
     const char *id = str_or(r, "id", NULL);
     size_t ci;
@@ -689,19 +860,21 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     json_array_foreach(compute, ci, ce) {
         if (!mix && id && !strcmp(str_or(ce, "result_id", ""), id)) mix = str_or(ce, "mix", NULL);
     }
-    if (!mix) mix = "fma";
+    int membound = 0;
+    if (!mix) mix = default_mix(str_or(r, "family", NULL), name, &membound);
     /* Register-resident (peak kernels): no memory traffic, only the compute roof applies. */
     double nbytes = ns_json_get_num(r, "bytes");
     double nflops = ns_json_get_num(r, "flops");
     int in_registers = nbytes == 0 && nflops > 0;
     int no_flops = nflops == 0 && nbytes > 0;
     const char *level = ns_roofline_level_of(&b->cs, ws, threads);
-    const json_t *cr = prec && threads > 0 ? compute_roof(compute, prec, threads, mix) : NULL;
+    const json_t *cr =
+        prec && threads > 0 && mix ? compute_roof(compute, prec, threads, mix) : NULL;
     const bw_roof *br = level ? find_bw_roof(b, level, threads) : NULL;
     double cg = cr ? ns_json_get_num(cr, "gflops") : NAN;
     double bw = br ? br->gbytes_per_s : NAN;
 
-    char status[320] = "ok";
+    char status[640] = "ok";
     if (in_registers && cr) {
         ai = NAN;
         level = NULL;
@@ -711,7 +884,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     else if (!level)
         snprintf(status, sizeof status, "no roof: %s",
                  b->cs.n ? "working_set_bytes missing or not positive" : "no cache sizes");
-    else if (!cr)
+    else if (!cr && !membound)
         snprintf(status, sizeof status, "no roof: no %s compute ceiling for %s at %d threads", mix,
                  prec, threads);
     else if (!br)
@@ -721,7 +894,13 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         snprintf(status, sizeof status, "no roof: arithmetic intensity unknown");
 
     int bwb = 0;
-    double roof = in_registers && cr ? cg : ns_roofline_attainable(ai, cg, bw, &bwb);
+    double roof;
+    if (in_registers && cr)
+        roof = cg;
+    else if (membound && !cr) /* bandwidth roof only */
+        roof = prec && threads > 0 && isfinite(ai) && ai > 0 && bw > 0 ? ai * bw : NAN, bwb = 1;
+    else
+        roof = ns_roofline_attainable(ai, cg, bw, &bwb);
     double frac = isfinite(roof) && isfinite(gflops) && gflops >= 0 ? gflops / roof : NAN;
     char limit[24] = "";
     if (no_flops && br) {
@@ -731,32 +910,49 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         snprintf(limit, sizeof limit, "bandwidth:%s", level);
         snprintf(status, sizeof status,
                  "ok; no flops: roof_gflops is null and fraction_of_roof is of the %s bandwidth "
-                 "ceiling%s",
-                 level, br->suspect ? " (suspect, see ceilings.bandwidth)" : "");
+                 "ceiling (%.4g GB/s, %s)%s",
+                 level, bw, br->kernel, br->suspect ? " (suspect, see ceilings.bandwidth)" : "");
     } else if (isfinite(roof)) {
         snprintf(limit, sizeof limit, bwb ? "bandwidth:%s" : "compute", level);
         size_t len = strlen(status);
+#define ADD(...)                                                                                   \
+    (len +=                                                                                        \
+     (size_t)snprintf(status + len, len < sizeof status ? sizeof status - len : 0, __VA_ARGS__),   \
+     len = len < sizeof status ? len : sizeof status)
         const char *pol = str_or(r, "bytes_policy", NULL);
-        if (bwb && br->suspect)
-            len += snprintf(status + len, sizeof status - len,
-                            "; the %s ceiling is suspect (see ceilings.bandwidth)", level);
-        if (bwb && pol && strcmp(pol, b->policy) && len < sizeof status)
-            len +=
-                snprintf(status + len, sizeof status - len,
-                         "; bytes_policy %s differs from the ceilings' %s (B06)", pol, b->policy);
-        if (frac > 1.0 && len < sizeof status)
-            snprintf(status + len, sizeof status - len, "; above the roof by %.0f%%: %s",
-                     100 * (frac - 1),
-                     bwb ? "part of the working set lives in a faster level, or the ceiling "
-                           "kernel is slower than this one"
-                         : "the clock ran higher than while the ceiling was measured (boost)");
+        if (membound) {
+            ADD("; memory bound (%s): judged by the %s bandwidth ceiling (%.4g GB/s, %s)",
+                str_or(r, "family", "?"), level, bw, br->kernel);
+            if (cr)
+                ADD("; compute roof: the %s ceiling (%.4g GFLOP/s)%s", mix_words(mix), cg,
+                    bwb ? "" : ", the lower roof here");
+            else
+                ADD("; no compute roof (%s)",
+                    mix ? "no such ceiling measured" : "no ceiling measures its arithmetic");
+        }
+        if (bwb && br->suspect) ADD("; the %s ceiling is suspect (see ceilings.bandwidth)", level);
+        if (bwb && pol && strcmp(pol, b->policy))
+            ADD("; bytes_policy %s differs from the ceilings' %s (B06)", pol, b->policy);
+        if (frac > 1.0) {
+            ADD("; above the roof by %.0f%%: ", 100 * (frac - 1));
+            if (bwb) {
+                ADD("part of the working set lives in a faster level, or the %s ceiling kernel "
+                    "(%s, %.4g GB/s) is slower than this one (%.4g GB/s at its AI)",
+                    level, br->kernel, bw, gflops / ai);
+            } else {
+                char why[400];
+                above_compute_reason(b, cr, mix, gflops, cg, why, sizeof why);
+                ADD("%s", why);
+            }
+        }
+#undef ADD
     }
 
     ns_json_set_str(r, "level", level);
     set_or_null(r, "roof_gflops", roof);
     set_or_null(r, "fraction_of_roof", frac);
     ns_json_set_str(r, "roof_limit", *limit ? limit : NULL);
-    ns_json_set_str(r, "roof_mix", mix);
+    ns_json_set_str(r, "roof_mix", cr || !membound ? mix : NULL);
     set_or_null(r, "roof_compute_gflops", cg);
     set_or_null(r, "roof_gbytes_per_s", bw);
     if (*limit && !isfinite(frac))
@@ -768,7 +964,9 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     const json_t *mj = json_object_get(json_object_get(json_object_get(r, "counters"), "derived"),
                                        "measured_ai_flop_per_byte");
     double mai = ns_json_get_num(mj, "value");
-    double mroof = in_registers ? NAN : ns_roofline_attainable(mai, cg, bw, NULL);
+    double mroof = in_registers                 ? NAN
+                   : membound && !cr && mai > 0 ? mai * bw
+                                                : ns_roofline_attainable(mai, cg, bw, NULL);
     if (isfinite(mai)) set_or_null(r, "roof_gflops_at_measured_ai", mroof);
 
     json_t *p = json_object();
@@ -779,6 +977,8 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     ns_json_set_str(p, "precision", prec);
     ns_json_set_int(p, "threads", threads);
     ns_json_set_str(p, "level", level);
+    if (json_is_object(json_object_get(r, "params")))
+        json_object_set(p, "params", json_object_get(r, "params"));
     set_or_null(p, "working_set_bytes", ws);
     set_or_null(p, "ai_flop_per_byte", ai);
     set_or_null(p, "measured_ai_flop_per_byte", mai);
@@ -861,7 +1061,13 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
                     "touched) holds the geometric middle of the plateau; DRAM ceilings from "
                     "points at >= 4x the aggregate LLC; bandwidth roof = best ceiling per level "
                     "and thread count; compute roof = FMA-only ceiling of the fastest ISA unless "
-                    "the kernel states another mix");
+                    "the kernel states another mix; reductions and STREAM kernels are memory "
+                    "bound: judged by the bandwidth roof, with the ADD-only ceiling as compute "
+                    "roof for sums, FMA-only for dot products, norms and triads, none for copy, "
+                    "scale, load and max-abs; without a DRAM plateau, the DRAM ceiling is the "
+                    "median of the last <= 3 points at >= 1.5x the aggregate LLC when the sweep "
+                    "reaches 4x and they neither fall in a row by > 15% nor scatter by > 25%, "
+                    "else suspect");
     json_t *cap = json_array();
     for (int t = 0; t < ntc; t++)
         for (int li = 0; li < b.cs.n; li++) {

@@ -25,7 +25,17 @@
  * by comparing their working-set range with the aggregate cache capacity the participating
  * threads can use; the number of plateaus found plays no part in the labels. A curve without a
  * plateau in a cache level contributes the median of its points well inside that level
- * (source "interior"); a DRAM ceiling needs points at >= 4x the aggregate LLC or is suspect. */
+ * (source "interior"); a DRAM ceiling needs points at >= 4x the aggregate LLC or is suspect.
+ * Without a DRAM plateau reaching 4x the LLC, the last <= 3 points at >= 1.5x the LLC give it
+ * (their median) unless they still fall in a row or scatter widely (then suspect).
+ *
+ * Compute roof of a kernel: its own mix, else FMA-only (B08); reductions and STREAM kernels
+ * are memory bound and judged by the bandwidth roof, with ADD-only as compute roof for sums,
+ * FMA-only for dot products, norms and triads, and none (roof_mix null) for copy, scale, load
+ * and max-abs. Above a compute roof, roof_status names the cause the run's evidence supports:
+ * boost only when context.clock_probe changed (or exceeds the ceiling's freq_ghz), a disturbed
+ * ceiling when its fastest and median samples or its CV spread, else that the kernel beat the
+ * ceiling kernel, with numbers. fraction_of_roof is never clamped. */
 #ifndef NS_ROOFLINE_H
 #define NS_ROOFLINE_H
 
@@ -45,9 +55,21 @@ int ns_roofline_build(json_t *results, char *err, size_t errlen);
  * sweep. Runs gnuplot (found on PATH, or NODESCALE_GNUPLOT) on a generated script; data and
  * script live in a temporary folder that is removed (NODESCALE_KEEP_PLOT_TMP=1 keeps it); each
  * picture is written under a temporary name and renamed, so a failure leaves earlier pictures
- * intact. Returns 0, or -1 with a one-line reason in err (gnuplot missing or failing, dir not
- * writable, no roofline section). */
+ * intact; a picture without valid data is skipped, not an error. Returns 0, or -1 with a
+ * one-line reason in err (gnuplot missing or failing, dir not writable, no roofline section). */
 int ns_roofline_plot(const json_t *results, const char *dir, char *err, size_t errlen);
+
+/* The two halves of ns_roofline_plot, so a caller can write all of its outputs or none.
+ * ns_roofline_plot_stage draws every picture that has data into dir under the name
+ * FINAL.tmp and appends each FINAL path (".svg", ".png") to staged; a picture without valid
+ * data (no sweep point with a positive bandwidth; no ceiling and no point of a precision) is
+ * not drawn, and "NAME: reason" is appended to skipped (either array may be NULL). Zero
+ * pictures is not an error. On failure nothing is left in dir. Returns 0 or -1 (err).
+ * ns_roofline_plot_commit renames each staged FINAL.tmp to FINAL (keep = 1) or removes it
+ * (keep = 0); returns 0, or -1 with the first failure in err. */
+int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *staged,
+                           json_t *skipped, char *err, size_t errlen);
+int ns_roofline_plot_commit(const json_t *staged, int keep, char *err, size_t errlen);
 
 /* ---- The pieces, exposed for tests and for the cluster model ---- */
 

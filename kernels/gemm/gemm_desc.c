@@ -39,7 +39,10 @@ static double gemm_flops(const ns_params *p) {
     return (double)(2 * p->m * p->n * p->k);
 }
 
+/* Elements of A, B and C touched (C counted c_times); none when m or n is 0 (nothing is
+ * touched), only C when k is 0 (C := beta C). */
 static double gemm_elems(const ns_params *p, int c_times) {
+    if (p->m == 0 || p->n == 0) return 0;
     return (double)(p->m * p->k + p->k * p->n + c_times * p->m * p->n);
 }
 

@@ -56,6 +56,9 @@ extern const ns_reduce_ukrs ns_reduce_ukrs_avx512;
 /* The plain-C max-abs kernels (reduce_ukr_c.c), also the fallback of the SIMD ones for NaNs. */
 int64_t ns_red_c_idamax(int64_t n, const double *x, double *amax);
 int64_t ns_red_c_isamax(int64_t n, const float *x, float *amax);
+/* isamax over chunks of at most 2^30 elements (SIMD kernels keep 32-bit lane indices). */
+int64_t ns_red_isamax_chunked(int64_t n, const float *x, float *amax,
+                              int64_t (*chunk)(int64_t, const float *, float *));
 
 /* The table for isa ("avx512", "avx2", "scalar"), or for ns_isa_selected() when isa is NULL.
  * NULL when this CPU cannot run it. */

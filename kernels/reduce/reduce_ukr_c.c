@@ -166,6 +166,24 @@ int64_t ns_red_c_isamax(int64_t n, const float *x, float *amax) {
     return best;
 }
 
+int64_t ns_red_isamax_chunked(int64_t n, const float *x, float *amax,
+                              int64_t (*chunk)(int64_t, const float *, float *)) {
+    const int64_t len = (int64_t)1 << 30;
+    float best = -1.0f;
+    int64_t bi = 0;
+    for (int64_t i = 0; i < n; i += len) {
+        float m;
+        int64_t j = i + chunk(n - i < len ? n - i : len, x + i, &m);
+        if (isnan(m)) {
+            *amax = m;
+            return j;
+        }
+        if (m > best) best = m, bi = j;
+    }
+    *amax = best;
+    return bi;
+}
+
 const ns_reduce_ukrs ns_reduce_ukrs_scalar = {
     .isa = "scalar",
     .slots_d = LD,

@@ -1,7 +1,10 @@
 /* STREAM-style bandwidth micro-kernels (McCalpin, "Memory Bandwidth and Machine Balance in
  * Current High Performance Computers", IEEE TCCA Newsletter, 1995), made idempotent so every
  * repetition does the same work and the output can be checked exactly:
- *   sum      s  = sum a[i]              8 B/elem read-only (the read ceiling; 8 accumulators)
+ *   load     x  = xor of the bits of a[i]  8 B/elem read-only: the read ceiling. Integer XOR runs
+ *                                       on three vector ports, so loads, not FP add ports, limit
+ *                                       it (likwid-bench's load kernels discard the data instead)
+ *   sum      s  = sum a[i]              8 B/elem read-only, 1 flop/elem (8 accumulators)
  *   copy     b  = a                     16 B/elem
  *   scale    b  = q * a                 16 B/elem
  *   add      c  = a + b                 24 B/elem
@@ -20,6 +23,7 @@
 #define NS_STREAM_Q 3.0
 
 typedef enum {
+    NS_STREAM_LOAD,
     NS_STREAM_SUM,
     NS_STREAM_COPY,
     NS_STREAM_SCALE,
@@ -29,9 +33,22 @@ typedef enum {
 } ns_stream_op;
 
 /* One micro-kernel per ISA; a, b, c 64-byte aligned, n a multiple of 64 (the plain-C one takes
- * any n). Returns the sum for NS_STREAM_SUM, 0 otherwise. */
+ * any n). Returns the sum for NS_STREAM_SUM; for NS_STREAM_LOAD the XOR of all 64-bit words of
+ * a, carried as a bit pattern in the double (ns_stream_bits / ns_stream_from_bits); 0 otherwise. */
 double ns_stream_avx512(ns_stream_op op, int64_t n, double *a, double *b, double *c);
 double ns_stream_avx2(ns_stream_op op, int64_t n, double *a, double *b, double *c);
 double ns_stream_plain(ns_stream_op op, int64_t n, double *a, double *b, double *c);
+
+/* The 64-bit pattern of a double and back (NS_STREAM_LOAD's result). */
+static inline uint64_t ns_stream_bits(double d) {
+    uint64_t u;
+    __builtin_memcpy(&u, &d, sizeof u);
+    return u;
+}
+static inline double ns_stream_from_bits(uint64_t u) {
+    double d;
+    __builtin_memcpy(&d, &u, sizeof d);
+    return d;
+}
 
 #endif

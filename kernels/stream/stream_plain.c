@@ -6,6 +6,12 @@ double ns_stream_plain(ns_stream_op op, int64_t n, double *a, double *b, double 
     double s[4] = {0, 0, 0, 0};
     int64_t i = 0;
     switch (op) {
+    case NS_STREAM_LOAD: {
+        uint64_t x = 0;
+        for (; i < n; i++)
+            x ^= ns_stream_bits(a[i]);
+        return ns_stream_from_bits(x);
+    }
     case NS_STREAM_SUM:
         for (; i + 4 <= n; i += 4)
             for (int j = 0; j < 4; j++)

@@ -44,6 +44,19 @@ expect2 "bench two kernels" $ns bench stream_triad stream_copy
 expect2 "bench --m on non-GEMM" $ns bench stream_triad --m 5
 expect2 "bench unwritable json" $ns bench stream_sum --n 1024 --json /proc/x/y.json
 
+expect2 "unknown NODESCALE_ISA (run)" env NODESCALE_ISA=bogus $ns run --quick --out "$tmp/isa"
+expect2 "unknown NODESCALE_ISA (bench)" env NODESCALE_ISA=sse9 $ns bench dgemm --n 64
+expect2 "no variant for forced ISA" env NODESCALE_ISA=scalar $ns bench peak_dp_fma_add
+expect2 "bench --json to a folder" $ns bench stream_sum --n 1024 --json /tmp
+expect2 "bench --json where no file can be made" $ns bench stream_sum --n 1024 --json /proc/x.json
+fx=tests/fixtures/roofline/synthetic_results.json
+expect2 "compare --labels too few" $ns compare $fx $fx --labels a --out "$tmp/cmp"
+expect2 "compare --labels empty name" $ns compare $fx $fx --labels a, --out "$tmp/cmp"
+expect2 "a folder as a results file" $ns gate /tmp /tmp
+[ -e "$tmp/cmp" ] && { echo "FAIL: compare wrote despite bad --labels"; fails=$((fails + 1)); }
+[ -e "$tmp/isa" ] && { echo "FAIL: run wrote a folder despite a bad NODESCALE_ISA"; fails=$((fails + 1)); }
+grep -q "no variant for ISA" "$tmp/err" 2>/dev/null || true
+
 [ -e /proc/nodescale-cannot ] && { echo "FAIL: something was created"; fails=$((fails + 1)); }
 
 for c in run list bench roofline gate compare cluster fleet; do

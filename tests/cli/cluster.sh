@@ -34,18 +34,73 @@ assert abs(sum(b.values()) - p["step_s"]) < 1e-9 * p["step_s"], (b, p["step_s"])
 assert 0 < p["mfu"] < 1
 PY
 
+# Each chip preset alone prints a table over its own chip counts: where the default model's
+# TP 8 x PP 16 does not fit a count, the row comes from the search, with a note.
+for p in a100-sxm h100-sxm h200 gb200-nvl72 gb300-nvl72 tpu-v4; do
+  $ns cluster --preset $p >"$tmp/$p.txt" || { echo "cluster --preset $p failed"; exit 1; }
+  grep -q "step-time breakdown" "$tmp/$p.txt"
+done
+grep -q "^note: 8 chips: the preset layout TP 8 x PP 16 x CP 1 does not fit" "$tmp/h100-sxm.txt"
+grep -q "^note: 1536 chips: .*must divide the global batch" "$tmp/a100-sxm.txt"
+$ns cluster --preset gb300-nvl72 --json "$tmp/gb300.json" >/dev/null
+python3 - "$tmp/gb300.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [p["chips"] for p in d["points"]] == [72, 576, 2304, 9216, 18432], d["points"]
+assert all(p["layout"] == "searched" for p in d["points"]) and len(d["notes"]) == 5, d["notes"]
+PY
+# A count with no valid configuration at all (127 > 126 layers, prime) is dropped, not fatal.
+$ns cluster --preset h100-sxm --chips 8192,127 >"$tmp/drop.txt"
+grep -q "^note: 127 chips dropped: no valid configuration" "$tmp/drop.txt"
+$ns cluster --preset h100-sxm --chips 127,8192 --search >"$tmp/drop2.txt"
+grep -q "^note: 127 chips dropped" "$tmp/drop2.txt"
+
 # Search, several chip counts, plots (skipped quietly if gnuplot is missing: the .gp stays).
 $ns cluster --preset gb300-nvl72 --chips 576,2304 --search --top 2 --plot-dir "$tmp" >"$tmp/s.txt"
 grep -q "configurations evaluated" "$tmp/s.txt"
 test -s "$tmp/cluster_breakdown.gp" && test -s "$tmp/cluster_scaling.dat"
 if command -v gnuplot >/dev/null; then test -s "$tmp/cluster_breakdown.svg"; fi
 
+# --plot-dir makes a folder that does not exist yet (as roofline --out and compare --out do).
+$ns cluster --preset gb300-nvl72 --search --json "$tmp/c.json" --plot-dir "$tmp/new/cplots" \
+    >/dev/null
+test -s "$tmp/c.json" && test -s "$tmp/new/cplots/cluster_scaling.gp"
+
 # The node bridge: the node as the chip, and the node's efficiency on a preset chip.
 $ns cluster --node tests/fixtures/results_synthetic.json --chips 64 --search >"$tmp/node.txt"
 grep -q "synthetic 2-core AVX-512 node" "$tmp/node.txt"
+# A CPU node delivers well under 1 TFLOP/s: the column is in GFLOP/s and never reads 0.0.
+grep -q "GFLOP/s/chip" "$tmp/node.txt"
+awk '/GFLOP\/s\/chip/ {getline; if ($13 + 0 <= 0) exit 1}' "$tmp/node.txt"
 $ns cluster --preset h100-sxm --node tests/fixtures/results_synthetic.json --chips 16384 \
     --allreduce tests/fixtures/fleet_synthetic.json >"$tmp/node2.txt"
 grep -q "H100 SXM" "$tmp/node2.txt"
+# A disturbed node: the GEMM above its roof is refused (not capped to 1.0) and the noisy CV is
+# flagged, in the text and in the JSON's node section; --step-cv replaces it.
+$ns cluster --node tests/fixtures/results_noisy.json --chips 64 --json "$tmp/noisy.json" \
+    >"$tmp/noisy.txt"
+grep -q "^warning: 1 GEMM result above the roof refused" "$tmp/noisy.txt"
+grep -q "^warning: step CV 0.525 (median time_s.cv of 4 GEMM results) is above 0.2" "$tmp/noisy.txt"
+grep -q "fp64 dense peak 200 GFLOP/s" "$tmp/noisy.txt" # the precision of the GEMM table
+python3 - "$tmp/noisy.json" <<'PY'
+import json, sys
+n = json.load(open(sys.argv[1]))["node"]
+assert n["gemm_points_refused"] == ["dgemm/avx512/dp/t2/m=1024"], n
+assert n["variability_status"].startswith("disturbed"), n
+assert n["step_cv"] == 0.525 and "4 fp64 GEMM results" in n["step_cv_source"], n
+PY
+$ns cluster --node tests/fixtures/results_noisy.json --chips 64 --step-cv 0.01 >"$tmp/quiet.txt"
+grep -q "step CV from --step-cv" "$tmp/quiet.txt"
+if grep -q "warning: step CV" "$tmp/quiet.txt"; then echo "--step-cv left the warning"; exit 1; fi
+
+# A fleet.json's fit (allreduce.fit, MPI ranks across nodes) goes to the scale-out road; the
+# ring fit over 2 ranks is per link alpha 2 us / 2 = 1 us and 1 / (1e-10 s/B) = 10 GB/s.
+cat >"$tmp/fleet.json" <<'JSON'
+{"schema": "nodescale/1", "kind": "fleet", "status": "complete",
+ "allreduce": {"ranks": 2, "fit": {"alpha_s": 2e-6, "beta_s_per_byte": 1e-10, "ranks": 2}}}
+JSON
+$ns cluster --preset h100-sxm --chips 8192 --allreduce "$tmp/fleet.json" >"$tmp/fleet.txt"
+grep -q "scale-up: 8 chips at 450 GB/s per direction, α 3 µs; scale-out: 10 GB/s per direction, α 1 µs" "$tmp/fleet.txt"
 
 # --help lists every flag the parser accepts (each key of the table is a flag).
 $ns cluster --help >"$tmp/help.txt"

@@ -22,10 +22,16 @@ expect_usage() { # $1 = what the message must contain; the rest = arguments
 expect_usage "unknown preset" --preset no-such-thing --chips 8
 expect_usage "not the chip count" --preset h100-sxm --chips 8192 --tp 8 --pp 16 --dp 32
 expect_usage "divide the head count" --preset h100-sxm --chips 6144 --tp 6
-expect_usage "does not divide the chip count" --preset h100-sxm --chips 1000
+expect_usage "does not divide the chip count" --preset h100-sxm --chips 1000 --tp 8 --pp 16
+expect_usage "must divide the global batch" --preset a100-sxm --tp 8 --pp 16 # 1536: dp 12
+expect_usage "no chip count has a valid configuration" --preset h100-sxm --chips 127 # > 126 layers
 expect_usage "--chips wants" --preset h100-sxm --chips 0
 expect_usage "--chips wants" --preset h100-sxm --chips -8
 expect_usage "--chips wants" --preset h100-sxm --chips 8,,x
+expect_usage "--chips wants" --preset h100-sxm --chips 8,,16 # an empty element is no count
+expect_usage "--chips wants" --preset h100-sxm --chips 8,
+expect_usage "--chips wants" --preset h100-sxm --chips ,8
+expect_usage "integer in 1..16777216," --preset h100-sxm --chips 8 --tp 2.5 # not 1.67772e+07
 expect_usage "--layers wants" --preset h100-sxm --chips 8192 --layers 0
 expect_usage "--hidden wants" --preset h100-sxm --chips 8192 --hidden -5
 expect_usage "--mem-bw-gbytes-per-s wants" --preset h100-sxm --chips 8 --mem-bw-gbytes-per-s 0
@@ -40,7 +46,23 @@ expect_usage "interleaved" --preset h100-sxm --chips 16384 --interleave 2 --micr
 expect_usage "--node" --preset h100-sxm --chips 8 --node /nonexistent/results.json
 expect_usage "--node" --preset h100-sxm --chips 8 --node tests/fixtures/fleet_synthetic.json
 expect_usage "--allreduce" --preset h100-sxm --chips 8 --allreduce /nonexistent.json
-expect_usage "give --chips" --preset llama3-405b
+expect_usage "fleet_no_collectives.json has no measured all-reduce fit (--no-collectives)" \
+  --preset h100-sxm --chips 8 --allreduce tests/fixtures/fleet_no_collectives.json
+expect_usage "no chip: give --preset CHIP" --preset llama3-405b
+expect_usage "no chip: give --preset CHIP"
+expect_usage "has no peak: its preset takes the chip from a measured node; give --node" \
+  --preset cpu-node
+expect_usage "no dense peak" --preset tpu-v4 --chips 4096 --precision fp8 --search
+
+# Output paths are checked before anything is computed: exit 2, no table, nothing written.
+expect_usage "--json /nonexistent/x.json: cannot write there" --preset gb300-nvl72 \
+  --json /nonexistent/x.json
+expect_usage "is a folder, not a file" --preset h100-sxm --json "$tmp"
+: >"$tmp/afile"
+expect_usage "--plot-dir $tmp/afile/plots" --preset h100-sxm --plot-dir "$tmp/afile/plots"
+NODESCALE_GNUPLOT=/no/such/gnuplot expect_usage "cannot find /no/such/gnuplot" \
+  --preset h100-sxm --plot-dir "$tmp/plots"
+[ -e "$tmp/plots" ] && { echo "FAIL: --plot-dir made before the check"; fails=$((fails + 1)); }
 
 # A preset file with a bad value.
 echo '{"chip": {"mem_bw_gbytes_per_s": -1}}' >"$tmp/bad.json"

@@ -30,6 +30,18 @@ if command -v gnuplot >/dev/null; then
 fi
 cmp -s "$tmp/c.md" "$tmp/c/compare.md" || { echo "FAIL: stdout differs from compare.md"; fail=1; }
 
+# Real results as `nodescale run` writes them (examples/providers: two runs on this project's VM):
+# every results[] entry with a rate is compared.
+ex=examples/providers
+if [ -f $ex/vm-2core-run1/results.json ]; then
+  $bin compare $ex/vm-2core-run1/results.json $ex/vm-2core-run2/results.json --out "$tmp/ex" \
+    >/dev/null 2>"$tmp/ex.err" || { echo "FAIL: compare on the example runs"; cat "$tmp/ex.err"; fail=1; }
+  want=$(jq '[.results[] | select(.status == "ok" and (.gflops != null or .gbytes_per_s != null))] | length' \
+    $ex/vm-2core-run1/results.json)
+  jq -e --argjson n "$want" '(.benchmarks | length) == $n and $n > 0' "$tmp/ex/compare.json" >/dev/null ||
+    { echo "FAIL: example compare: not every result compared"; fail=1; }
+fi
+
 # --labels names the columns.
 $bin compare --labels X,Y $fx/provider_x.json $fx/provider_y.json --out "$tmp/l" >"$tmp/l.md" 2>/dev/null
 grep -q '| benchmark | class | unit | X | Y |' "$tmp/l.md" || { echo "FAIL: --labels"; fail=1; }
@@ -37,7 +49,7 @@ grep -q '| benchmark | class | unit | X | Y |' "$tmp/l.md" || { echo "FAIL: --la
 # A fleet file (3 nodes of fixtures, no collectives) as one input, and per node.
 if command -v mpirun >/dev/null; then
   root=""; [ "$(id -u)" = 0 ] && root=--allow-run-as-root
-  if OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 60 mpirun $root --oversubscribe -np 3 \
+  if OMPI_MCA_btl_vader_single_copy_mechanism=none timeout -k 2 60 mpirun $root --oversubscribe -np 3 \
        $bin fleet --quick --no-collectives --ranks-per-node 3 --from-results "$fx/node%r.json" \
        --out "$tmp/f" >/dev/null 2>&1; then
     $bin compare "$tmp/f/fleet.json" $fx/provider_x.json --out "$tmp/fc" >"$tmp/fc.md" 2>"$tmp/fc.err" ||

@@ -4,8 +4,14 @@
 #     collectives run over the live ranks, the job ends (MPI_Abort) with exit 1;
 #   - a rank that dies: mpirun aborts the whole job, yet what rank 0 gathered before is on disk
 #     in valid JSON; under mpirun --enable-recovery rank 0 survives and reports it missing;
-#   - a rank launched with other settings (MPMD) is refused with the differing setting named.
+#   - a rank launched with other settings (MPMD) is refused with the differing setting named;
+#   - a rank that hangs in the MPI collectives: the watchdog ends the job after --timeout-s and
+#     fleet.json keeps the node results with status "incomplete: ... collectives did not finish".
 # Faults are injected with NODESCALE_FLEET_FAULT (a test hook, see README).
+# Open MPI 4.1.4's mpirun itself sometimes deadlocks (about 1 run in 8 here) or segfaults in
+# PMIx_server_finalize after an aborted job, all ranks already gone (the openpmix
+# "PMIx_Server_Finalize hang" family): `timeout` ends a deadlock, and 124/137/139 then count as
+# the expected non-zero status, since the files, written before the abort, are what is checked.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/cli/lib/mpi.sh
@@ -13,11 +19,12 @@ common=(--quick --max-bytes 64KiB --ranks-per-node 3 --from-results "$fixtures/n
 
 # 1. rank 2 hangs; --timeout-s 3.
 start=$(date +%s)
-NODESCALE_FLEET_FAULT=2:hang timeout 90 $MPIRUN -np 3 $bin fleet "${common[@]}" --timeout-s 3 \
+NODESCALE_FLEET_FAULT=2:hang timeout -k 2 25 $MPIRUN -np 3 $bin fleet "${common[@]}" --timeout-s 3 \
   --out "$tmp/hang" >"$tmp/hang.out" 2>"$tmp/hang.err"
 rc=$? took=$(( $(date +%s) - start ))
-[ $rc -eq 1 ] || { echo "FAIL: hang: exit $rc, want 1"; tail -n 20 "$tmp/hang.err"; fail=1; }
-[ $took -lt 60 ] || { echo "FAIL: hang: took $took s"; fail=1; }
+case $rc in 1) ;; 124|137|139) echo "note: hang: mpirun failed in its own finalize after the abort ($rc)" ;;
+  *) echo "FAIL: hang: exit $rc, want 1"; tail -n 20 "$tmp/hang.err"; fail=1 ;; esac
+[ $took -lt 40 ] || { echo "FAIL: hang: took $took s"; fail=1; }
 jq -e --arg h "$host" '.status == "incomplete" and .node_counts.ok == 2 and .node_counts.missing == 1
        and (.nodes[2].status == "missing") and (.nodes[2].reason | test("timeout-s 3"))
        and .collectives.ranks == 2 and (.allreduce.fit.beta_s_per_byte > 0)' \
@@ -26,7 +33,7 @@ jq -e --arg h "$host" '.status == "incomplete" and .node_counts.ok == 2 and .nod
 grep -q 'missing' "$tmp/hang/report.md" || { echo "FAIL: hang: report"; fail=1; }
 
 # 2. rank 2 dies 1 s in; plain mpirun kills the job: gathered results survive.
-NODESCALE_FLEET_FAULT=2:die:1 timeout 90 $MPIRUN -np 3 $bin fleet "${common[@]}" --timeout-s 30 \
+NODESCALE_FLEET_FAULT=2:die:1 timeout -k 2 25 $MPIRUN -np 3 $bin fleet "${common[@]}" --timeout-s 30 \
   --out "$tmp/die" >"$tmp/die.out" 2>"$tmp/die.err"
 rc=$?
 [ $rc -ne 0 ] || { echo "FAIL: die: exit 0"; fail=1; }
@@ -38,14 +45,14 @@ for r in 0 1; do
 done
 
 # 3. the same under --enable-recovery: rank 0 carries on and reports rank 2 missing.
-NODESCALE_FLEET_FAULT=2:die:1 timeout 90 $MPIRUN --enable-recovery -np 3 $bin fleet "${common[@]}" \
+NODESCALE_FLEET_FAULT=2:die:1 timeout -k 2 25 $MPIRUN --enable-recovery -np 3 $bin fleet "${common[@]}" \
   --timeout-s 4 --out "$tmp/rec" >"$tmp/rec.out" 2>"$tmp/rec.err"
 jq -e '.status == "incomplete" and .node_counts.ok == 2 and .nodes[2].status == "missing"
        and .collectives.ranks == 2' "$tmp/rec/fleet.json" >/dev/null ||
   { echo "FAIL: recovery: rank 2 not reported missing"; tail -n 20 "$tmp/rec.err"; fail=1; }
 
 # 4. MPMD: rank 2 started with --threads 1, ranks 0-1 without: refused, named setting, exit 1.
-timeout 90 $MPIRUN -np 2 $bin fleet "${common[@]}" --out "$tmp/ref" : \
+timeout -k 2 60 $MPIRUN -np 2 $bin fleet "${common[@]}" --out "$tmp/ref" : \
   -np 1 $bin fleet "${common[@]}" --threads 1 --out "$tmp/ref" >"$tmp/ref.out" 2>"$tmp/ref.err"
 rc=$?
 [ $rc -eq 1 ] || { echo "FAIL: refused: exit $rc, want 1"; tail -n 20 "$tmp/ref.err"; fail=1; }
@@ -53,6 +60,17 @@ jq -e '.node_counts.refused == 1 and .node_counts.ok == 2 and .nodes[2].status =
        and .nodes[2].reason == "settings differ: threads=1 here, threads=0 on rank 0"' \
   "$tmp/ref/fleet.json" >/dev/null || { echo "FAIL: refused: fleet.json"; fail=1; }
 grep -q 'rank 2 .* refused: settings differ' "$tmp/ref.err" || { echo "FAIL: refused: message"; fail=1; }
+
+# 5. rank 1 hangs in the collectives: the watchdog ends the job after --timeout-s, fleet.json
+#    keeps the three node results and says the collectives did not finish.
+NODESCALE_FLEET_FAULT=1:hangcoll timeout -k 2 30 $MPIRUN -np 3 $bin fleet "${common[@]}" \
+  --timeout-s 3 --out "$tmp/hc" >"$tmp/hc.out" 2>"$tmp/hc.err"
+rc=$?
+[ $rc -ne 0 ] || { echo "FAIL: hangcoll: exit 0"; fail=1; }
+jq -e '(.status | test("collectives did not finish")) and .node_counts.ok == 3
+       and (.collectives | not)' "$tmp/hc/fleet.json" >/dev/null ||
+  { echo "FAIL: hangcoll: fleet.json"; tail -n 20 "$tmp/hc.err"; fail=1; }
+ls -A "$tmp/hc" | grep -q collectives-timeout && { echo "FAIL: hangcoll: prepared file left"; fail=1; }
 
 [ $fail -eq 0 ] && echo "fleet_faults: ok"
 exit $fail

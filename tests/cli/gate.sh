@@ -41,8 +41,9 @@ expect 1 "zero spread, 10% slower" -- $F/zero_base.json $F/zero_slow.json
 expect 0 "null samples are no data, not zero" -- $F/b24_base.json $F/nulls.json
 grep -q 'no data' "$T/out" || { echo "FAIL: no 'no data' row"; fails=$((fails + 1)); }
 expect 1 "--fail-on-missing turns no data into a failure" -- --fail-on-missing $F/b24_base.json $F/nulls.json
-expect 0 "--min-samples 9: insufficient data, never a guess" -- --min-samples 9 $F/b24_base.json $F/b24_cand_slow.json
+expect 1 "--min-samples 9: insufficient data, never a guess, and nothing compared never passes" -- --min-samples 9 $F/b24_base.json $F/b24_cand_slow.json
 grep -q 'insufficient data' "$T/out" || { echo "FAIL: no 'insufficient data'"; fails=$((fails + 1)); }
+grep -q '^verdict: FAIL.*nothing compared' "$T/out" || { echo "FAIL: no 'nothing compared' verdict"; fails=$((fails + 1)); }
 
 expect 0 "--history: +25% is within reduce_1m's between-run drift" -- --history $F/history1.json --history $F/history2.json $F/b24_base.json $F/b24_cand_slow.json
 grep -q 'raised to 57.2% by between-run drift' "$T/out" || { echo "FAIL: drift note"; fails=$((fails + 1)); }
@@ -58,6 +59,24 @@ expect 2 "no results array" -- $F/no_results.json $F/b24_base.json
 expect 2 "duplicate id" -- $F/b24_base.json $F/dup_id.json
 expect 2 "samples_s not an array" -- $F/b24_base.json $F/bad_samples.json
 expect 2 "no benchmark in common" -- $F/b24_base.json $F/disjoint.json
+# A current run without any valid sample compared nothing: it used to PASS with exit 0.
+edit_samples() { # edit_samples OUT PYTHON_EXPR: every samples_s of b24_base.json set to EXPR
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
+for r in d['results']: r['samples_s']=$2
+json.dump(d,open(sys.argv[2],'w'))" $F/b24_base.json "$1"
+}
+edit_samples "$T/empty.json" '[]'
+edit_samples "$T/nulls9.json" '[None]*9'
+edit_samples "$T/huge.json" '[1e308]*len(r["samples_s"])'
+edit_samples "$T/slow1e5.json" '[1e5]*len(r["samples_s"])'
+expect 2 "every samples_s empty: no benchmark with data in common" -- $F/b24_base.json "$T/empty.json"
+grep -q 'no benchmark with data in common' "$T/err" || { echo "FAIL: empty reason"; fails=$((fails + 1)); }
+expect 2 "every samples_s nine nulls: no benchmark with data in common" -- $F/b24_base.json "$T/nulls9.json"
+expect 2 "1e308 s samples are not a plausible time" -- $F/b24_base.json "$T/huge.json"
+grep -q 'samples_s\[0\] = 1e+308 s is not a plausible time' "$T/err" || { echo "FAIL: 1e308 reason"; fails=$((fails + 1)); }
+expect 1 "a x1e9 slowdown is a regression; the table keeps its columns" -- $F/b24_base.json "$T/slow1e5.json"
+awk '/^benchmark /{h=index($0, "verdict")} /REGRESSION/{if (index($0, "REGRESSION") != h) bad=1} END{exit bad || !h}' "$T/out" \
+    && grep -q '>+9999%' "$T/out" || { echo "FAIL: change column not capped"; cat "$T/out"; fails=$((fails + 1)); }
 expect 2 "missing file" -- $F/b24_base.json $T/nonexistent.json
 expect 2 "one file" -- $F/b24_base.json
 expect 2 "no arguments" --
@@ -67,6 +86,10 @@ expect 2 "--alpha out of range" -- --alpha 2 $F/b24_base.json $F/b24_cand.json
 printf 'reduce_* ten\n' >"$T/bad-thr.txt"
 expect 2 "bad thresholds file" -- --thresholds "$T/bad-thr.txt" $F/b24_base.json $F/b24_cand.json
 grep -q 'bad-thr.txt:1:' "$T/err" || { echo "FAIL: thresholds error lacks FILE:LINE"; fails=$((fails + 1)); }
+expect 2 "missing thresholds file" -- --thresholds "$T/nope.txt" $F/b24_base.json $F/b24_cand.json
+grep -q "nope.txt: No such file or directory" "$T/err" || { echo "FAIL: thresholds path/strerror"; fails=$((fails + 1)); }
+expect 2 "thresholds file is a folder" -- --thresholds "$T" $F/b24_base.json $F/b24_cand.json
+grep -q "$T: is a folder" "$T/err" || { echo "FAIL: thresholds folder reason"; cat "$T/err"; fails=$((fails + 1)); }
 
 # Context check: refuse by default, compare loudly when asked.
 expect 2 "different CPU model refused" -- $F/b24_base.json $F/ctx_other_cpu.json
@@ -92,6 +115,12 @@ grep -q '| `reduce_1m/avx512/dp/t1` .*REGRESSION' "$T/g.md" || { echo "FAIL: mar
 expect 2 "no report on input error" -- --json "$T/none.json" $F/b24_base.json $F/truncated.json
 [ ! -e "$T/none.json" ] || { echo "FAIL: report written on input error"; fails=$((fails + 1)); }
 expect 2 "unwritable report path" -- --json /nonexistent/dir/g.json $F/b24_base.json $F/b24_cand.json
+# All or nothing: a bad last path leaves the earlier ones unwritten.
+expect 2 "bad --junit path: no --json or --markdown written" -- --json "$T/g2.json" --markdown "$T/g2.md" --junit /proc/x.xml $F/b24_base.json $F/b24_base.json
+[ ! -e "$T/g2.json" ] && [ ! -e "$T/g2.md" ] || { echo "FAIL: reports half-written"; fails=$((fails + 1)); }
+expect 2 "a folder as --markdown path" -- --json "$T/g3.json" --markdown "$T" $F/b24_base.json $F/b24_base.json
+[ ! -e "$T/g3.json" ] || { echo "FAIL: --json written beside a bad --markdown"; fails=$((fails + 1)); }
+[ -z "$(ls "$T" | grep tmp)" ] || { echo "FAIL: temporary files left: $(ls "$T")"; fails=$((fails + 1)); }
 
 # Interleaved A/B with a stand-in bench program.
 FAKE=$F/fake-bench.sh
@@ -103,7 +132,7 @@ expect 0 "A/B: same build passes" -- --ab $FAKE $FAKE k1 k2 --rounds 6
 expect 1 "A/B: 20% slower build is caught" -- --ab $FAKE "$T/slow-bench" k1 --rounds 6 --json "$T/ab.json"
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['mode']=='ab' and len(j['benchmarks'][0]['new_round_medians_s'])==6" "$T/ab.json" \
     || { echo "FAIL: A/B JSON"; fails=$((fails + 1)); }
-expect 0 "A/B: 5 rounds is insufficient data" -- --ab $FAKE "$T/slow-bench" k1 --rounds 5
+expect 1 "A/B: 5 rounds is insufficient data, nothing compared: fails" -- --ab $FAKE "$T/slow-bench" k1 --rounds 5
 expect 0 "A/B: a different build flag is shown, not refused" -- --ab $FAKE "$T/o2-bench" k1 --rounds 6
 expect 2 "A/B: a failing build is an input error" -- --ab $FAKE "$T/broken-bench" k1 --rounds 6
 grep -q 'kernel check failed' "$T/err" || { echo "FAIL: child's reason not shown"; fails=$((fails + 1)); }

@@ -1,16 +1,11 @@
 #!/usr/bin/env bash
 # `nodescale roofline` redraws from the synthetic fixture (tests/fixtures/roofline, not a
 # measurement): with --out it writes results.json (strict JSON, roofline section, no NaN) and
-# the SVG and PNG pictures; without --out it leaves the input untouched and draws next to it.
+# the SVG and PNG pictures; without --out it leaves the input untouched and draws next to it;
+# when gnuplot fails nothing is written.
 set -u
 cd "$(dirname "$0")/../.."
-bin=bin/nodescale
-fixture=tests/fixtures/roofline/synthetic_results.json
-[ -x "$bin" ] || { echo "skip: $bin not built"; exit 77; }
-command -v gnuplot >/dev/null || { echo "skip: gnuplot not installed (scripts/install-deps.sh)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. tests/cli/lib/roofline.sh
 
 $bin roofline "$fixture" --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr" ||
   { echo "FAIL: exit $? with --out"; cat "$tmp/stderr"; exit 1; }
@@ -51,11 +46,16 @@ $bin roofline "$tmp/in.json" >/dev/null 2>&1 || { echo "FAIL: exit $? without --
 [ "$(md5sum <"$tmp/in.json")" = "$sum" ] || { echo "FAIL: input modified"; fail=1; }
 [ -s "$tmp/roofline_dp.png" ] || { echo "FAIL: no picture next to the input"; fail=1; }
 
-# gnuplot missing: exit 1 with a reason, results.json still written.
-NODESCALE_GNUPLOT=/nonexistent/gnuplot $bin roofline "$fixture" --out "$tmp/nogp" \
-  >/dev/null 2>"$tmp/err"
-rc=$?
-[ $rc -eq 1 ] && grep -q 'gnuplot' "$tmp/err" && [ -s "$tmp/nogp/results.json" ] ||
-  { echo "FAIL: missing gnuplot: exit $rc"; cat "$tmp/err"; fail=1; }
+# gnuplot missing or failing: exit 1 with a reason, and nothing written (all or nothing):
+# no results.json, no picture, and no --out folder it created.
+for gp in /nonexistent/gnuplot /bin/false; do
+  NODESCALE_GNUPLOT=$gp $bin roofline "$fixture" --out "$tmp/nogp" >/dev/null 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 1 ] && grep -q 'nothing written' "$tmp/err" && [ ! -e "$tmp/nogp" ] ||
+    { echo "FAIL: gnuplot $gp: exit $rc"; cat "$tmp/err"; ls -R "$tmp/nogp" 2>/dev/null; fail=1; }
+  mkdir -p "$tmp/existing"
+  NODESCALE_GNUPLOT=$gp $bin roofline "$fixture" --out "$tmp/existing" >/dev/null 2>&1
+  [ -z "$(ls -A "$tmp/existing")" ] || { echo "FAIL: gnuplot $gp: files left"; ls "$tmp/existing"; fail=1; }
+done
 [ $fail -eq 0 ] && echo "roofline redraw: ok"
 exit $fail

@@ -386,6 +386,46 @@ static void model_checks(void **state) {
     assert_non_null(strstr(err, "unknown preset"));
     in.model.hidden = 0;
     assert_int_equal(ns_cluster_check(&in, &ok, 8192, err, sizeof err), -1);
+    assert_int_equal(ns_cluster_check_input(&in, err, sizeof err), -1);
+    /* the input checks alone: a model with no chip (what --search relies on) */
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_preset(&in, "llama3-405b", err, sizeof err), 0);
+    assert_int_equal(ns_cluster_check_input(&in, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no dense peak"));
+    load(&in, "h100-sxm");
+    assert_int_equal(ns_cluster_check_input(&in, err, sizeof err), 0);
+}
+
+/* Every chip preset's own chip counts (what `cluster --preset CHIP` alone evaluates) have a
+ * valid configuration of the default model: the preset layout where it fits, else one found by
+ * the search. The default TP 8 x PP 16 fits few of them (8, 72, 64, 1536 chips do not). */
+static void presets_chip_counts_valid(void **state) {
+    (void)state;
+    const char *chips[] = {"a100-sxm", "h100-sxm", "h200", "gb200-nvl72", "gb300-nvl72", "tpu-v4"};
+    int fixed_misfits = 0;
+    for (size_t i = 0; i < sizeof chips / sizeof chips[0]; i++) {
+        ns_cluster_input in;
+        char err[256];
+        load(&in, chips[i]);
+        ns_chip_finish(&in.sys.chip);
+        assert_int_equal(ns_cluster_check_input(&in, err, sizeof err), 0);
+        assert_true(in.n_chip_counts > 0);
+        for (int c = 0; c < in.n_chip_counts; c++) {
+            int G = in.chip_counts[c];
+            ns_par par = in.par;
+            par.dp = G / (par.tp * par.pp * par.cp);
+            if (G % (par.tp * par.pp * par.cp) == 0 &&
+                !ns_cluster_check(&in, &par, G, err, sizeof err))
+                continue;
+            fixed_misfits++;
+            ns_breakdown best;
+            long ev;
+            if (ns_cluster_search(&in, G, &best, 1, &ev) != 1)
+                fail_msg("%s: %d chips", chips[i], G);
+            assert_int_equal(ns_cluster_check(&in, &best.par, G, err, sizeof err), 0);
+        }
+    }
+    assert_true(fixed_misfits >= 6);
 }
 
 /* Every configuration the search returns is valid and they come sorted. */
@@ -429,14 +469,20 @@ static json_t *fixture(const char *name) {
     return j;
 }
 
+/* Loads fixture `name` and applies it to fresh defaults as the chip; returns the JSON. */
+static json_t *node_as_chip(const char *name, ns_cluster_input *in) {
+    json_t *r = fixture(name);
+    char err[256];
+    ns_cluster_defaults(in);
+    if (ns_cluster_apply_node(in, r, 1, err, sizeof err)) fail_msg("%s: %s", name, err);
+    return r;
+}
+
 static void node_bridge(void **state) {
     (void)state;
-    json_t *r = fixture("results_synthetic.json");
     ns_cluster_input in;
     char err[256];
-    /* the node as the chip */
-    ns_cluster_defaults(&in);
-    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    json_t *r = node_as_chip("results_synthetic.json", &in); /* the node as the chip */
     assert_int_equal(in.sys.chip.n_gemm, 3); /* 256, 1024, 2048; the null one skipped */
     assert_abs(ns_gemm_efficiency(&in.sys.chip, 256, 256, 256), 0.65, 1e-12); /* best of two */
     assert_abs(ns_gemm_efficiency(&in.sys.chip, 1024, 1024, 1024), 0.85, 1e-12);
@@ -444,7 +490,7 @@ static void node_bridge(void **state) {
     assert_rel(in.sys.chip.peak_flops[NS_CP_FP64], 200e9, 1e-12);
     assert_rel(in.sys.chip.peak_flops[NS_CP_FP32], 400e9, 1e-12); /* FMA, not the 450 "add" */
     assert_rel(in.sys.chip.mem_bw_bytes_per_s, 20e9, 1e-12);      /* not the suspect 90 */
-    assert_int_equal(in.run.precision, NS_CP_FP32);
+    assert_int_equal(in.run.precision, NS_CP_FP64);               /* the GEMM table's (dp only) */
     /* onto a preset chip: efficiency and CV only */
     load(&in, "h100-sxm");
     assert_int_equal(ns_cluster_apply_node(&in, r, 0, err, sizeof err), 0);
@@ -473,6 +519,55 @@ static void node_bridge(void **state) {
     json_decref(r);
 }
 
+/* A disturbed node: a GEMM above its roof is refused (not capped to 1), the noisy CV is taken
+ * as measured but flagged, and both are said in the JSON. */
+static void node_bridge_noisy(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    char err[256];
+    json_t *r = node_as_chip("results_noisy.json", &in);
+    assert_int_equal(in.sys.chip.n_gemm, 3);
+    assert_int_equal(in.node.gemm_refused, 1);
+    assert_string_equal(in.node.refused_ids[0], "dgemm/avx512/dp/t2/m=1024");
+    assert_abs(ns_gemm_efficiency(&in.sys.chip, 1024, 1024, 1024), 0.80, 1e-12); /* openblas */
+    assert_int_equal(in.node.cv_results, 4);        /* the refused result's CV left out */
+    assert_abs(in.sys.step_cv, 0.525, 1e-12);       /* median of 0.3 0.45 0.6 0.7 */
+    assert_int_equal(in.run.precision, NS_CP_FP64); /* the table's precision */
+    json_t *o = json_object();
+    ns_node_info_json(o, &in, "results_noisy.json");
+    assert_int_equal(json_array_size(json_object_get(o, "gemm_points_refused")), 1);
+    assert_true(strstr(json_string_value(json_object_get(o, "gemm_status")), "refused") != NULL);
+    assert_true(
+        !strncmp(json_string_value(json_object_get(o, "variability_status")), "disturbed", 9));
+    assert_true(strstr(json_string_value(json_object_get(o, "step_cv_source")),
+                       "4 fp64 GEMM results in results_noisy.json") != NULL);
+    json_decref(o);
+    /* the cluster section of results.json says the same */
+    json_t *sec = ns_cluster_from_results(r, "h100-sxm", NULL, err, sizeof err);
+    assert_non_null(sec);
+    assert_true(
+        !strncmp(json_string_value(json_object_get(sec, "variability_status")), "disturbed", 9));
+    json_decref(sec);
+    /* every GEMM above its roof: refused, with the reason */
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(r, "results"), i,
+                       e) if (json_is_number(json_object_get(e, "fraction_of_roof")))
+        json_object_set_new(e, "fraction_of_roof", json_real(1.2));
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "above its roof"));
+    json_decref(r);
+    /* a quiet node: both statuses ok */
+    r = node_as_chip("results_synthetic.json", &in);
+    o = json_object();
+    ns_node_info_json(o, &in, "x");
+    assert_string_equal(json_string_value(json_object_get(o, "variability_status")), "ok");
+    assert_string_equal(json_string_value(json_object_get(o, "gemm_status")), "ok");
+    json_decref(o);
+    json_decref(r);
+}
+
 static void allreduce_fits(void **state) {
     (void)state;
     ns_cluster_input in;
@@ -491,6 +586,11 @@ static void allreduce_fits(void **state) {
     json_t *empty = json_object();
     assert_int_equal(ns_cluster_apply_allreduce(&in, empty, 0, err, sizeof err), -1);
     json_decref(empty);
+    /* fleet --no-collectives: fit null with a status; the reason is the file's own status */
+    json_t *nc = fixture("fleet_no_collectives.json");
+    assert_int_equal(ns_cluster_apply_allreduce(&in, nc, 0, err, sizeof err), -1);
+    assert_string_equal(err, "has no measured all-reduce fit (--no-collectives)");
+    json_decref(nc);
 }
 
 int main(void) {
@@ -523,7 +623,9 @@ int main(void) {
         cmocka_unit_test(model_checks),
         cmocka_unit_test(search_valid_and_sorted),
         cmocka_unit_test(presets_all_load),
+        cmocka_unit_test(presets_chip_counts_valid),
         cmocka_unit_test(node_bridge),
+        cmocka_unit_test(node_bridge_noisy),
         cmocka_unit_test(allreduce_fits),
     };
     const char *filter = getenv("CMOCKA_TEST_FILTER"); /* e.g. "node_*" */

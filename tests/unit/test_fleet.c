@@ -52,8 +52,8 @@ static const ns_fleet_bench *bench(const ns_straggler_result *r, const char *id)
 static void test_rate_choice(void **st) {
     (void)st;
     const char *unit = NULL;
-    json_t *r = json_pack("{s:s, s:f, s:f, s:s}", "family", "stream", "gflops", 1.0,
-                          "gbytes_per_s", 20.0, "status", "ok");
+    json_t *r = json_pack("{s:s, s:f, s:f, s:s}", "family", "stream", "gflops", 1.0, "gbytes_per_s",
+                          20.0, "status", "ok");
     assert_float_equal(ns_result_rate(r, &unit), 20.0, 0);
     assert_string_equal(unit, "GB/s");
     json_object_set_new(r, "family", json_string("gemm"));
@@ -89,7 +89,8 @@ static void test_straggler_named_with_benchmark(void **st) {
     /* MAD of near-identical nodes is ~0: the 2% floor sets the scale. */
     assert_float_equal(b->scale, 0.02 * b->median, 1e-12);
     assert_true(b->z[4] < -3.5);
-    for (int i = 0; i < 4; i++) assert_false(b->flagged[i]);
+    for (int i = 0; i < 4; i++)
+        assert_false(b->flagged[i]);
     assert_false(bench(&r, "dgemm/t2")->flagged[4]);
     json_t *sum = ns_straggler_summary_json(&r, s, &o);
     json_t *fl = json_object_get(sum, "flagged");
@@ -101,17 +102,19 @@ static void test_straggler_named_with_benchmark(void **st) {
                         "triad/t2");
     json_decref(sum);
     ns_straggler_free(&r);
-    for (int i = 0; i < 5; i++) ns_bench_set_free(&s[i]);
+    for (int i = 0; i < 5; i++)
+        ns_bench_set_free(&s[i]);
 }
 
 /* Exact z: values 100,100,100,100,80 -> median 100, MAD 0, scale = floor 2 -> z = -10. And a
  * 5% deficit stays below the default threshold (the smallest flagged deficit is 7%). */
 static void test_straggler_exact_z_and_floor(void **st) {
     (void)st;
-    double v[5][4] = {{100, 1, 1, 1}, {100, 1, 1, 1}, {100, 1, 1, 1}, {100, 1, 1, 1},
-                      {80, 0.95, 1, 1}};
+    double v[5][4] = {
+        {100, 1, 1, 1}, {100, 1, 1, 1}, {100, 1, 1, 1}, {100, 1, 1, 1}, {80, 0.95, 1, 1}};
     ns_bench_set s[5];
-    for (int i = 0; i < 5; i++) make_set(&s[i], "h", v[i], 0.01);
+    for (int i = 0; i < 5; i++)
+        make_set(&s[i], "h", v[i], 0.01);
     ns_straggler_opts o = ns_straggler_defaults();
     ns_straggler_result r;
     assert_int_equal(ns_straggler_analyse(s, 5, &o, &r), 0);
@@ -123,7 +126,8 @@ static void test_straggler_exact_z_and_floor(void **st) {
     assert_float_equal(p->z[4], -2.5, 1e-12);
     assert_false(p->flagged[4]);
     ns_straggler_free(&r);
-    for (int i = 0; i < 5; i++) ns_bench_set_free(&s[i]);
+    for (int i = 0; i < 5; i++)
+        ns_bench_set_free(&s[i]);
 }
 
 /* A noisy fleet (node-to-node spread ~10%) does not flag a node 12% below the median: the MAD,
@@ -145,7 +149,8 @@ static void test_straggler_noisy_fleet(void **st) {
     assert_float_equal(b->scale, 14.826, 1e-9);
     assert_int_equal(r.flagged_nodes, 0);
     ns_straggler_free(&r);
-    for (int i = 0; i < 7; i++) ns_bench_set_free(&s[i]);
+    for (int i = 0; i < 7; i++)
+        ns_bench_set_free(&s[i]);
 }
 
 /* Two nodes: no median worth the name, nothing tested. */
@@ -191,7 +196,8 @@ static void test_compare_verdict(void **st) {
     assert_non_null(strstr(dont, "peak (0/1)"));
     assert_non_null(strstr(line, "not measured in >= 2 inputs: allreduce"));
     ns_compare_free(&c);
-    for (int i = 0; i < 3; i++) ns_bench_set_free(&s[i]);
+    for (int i = 0; i < 3; i++)
+        ns_bench_set_free(&s[i]);
 }
 
 /* The same spread inside 20% run-to-run noise distinguishes nothing: the verdict follows the
@@ -267,7 +273,8 @@ static void test_alpha_beta_fit(void **st) {
     assert_float_equal(a, 5e-6, 5e-6 * 1e-9);
     assert_float_equal(b, 5e-10, 5e-10 * 1e-9);
     assert_true(res < 1e-9);
-    for (int i = 0; i < 20; i++) t[i] = S[i] * 1e-9 * (i % 2 ? 1.1 : 0.9);
+    for (int i = 0; i < 20; i++)
+        t[i] = S[i] * 1e-9 * (i % 2 ? 1.1 : 0.9);
     assert_int_equal(ns_fit_alpha_beta(S, t, 20, &a, &b, &res), 0);
     assert_true(a >= 0 && b > 0);
     assert_int_equal(ns_fit_alpha_beta(S, t, 1, &a, &b, &res), -1);
@@ -288,20 +295,16 @@ static void test_peer_check(void **st) {
     (void)st;
     char why[256];
     const char *s0 = "quick=0 threads=0 kernels=all", *s1 = "quick=1 threads=0 kernels=all";
-    assert_int_equal(ns_fleet_check_peer("0.1.0", "gcc -O3", s0, "0.1.0", "gcc -O3", s0, why,
-                                         sizeof why),
-                     0);
-    assert_int_equal(ns_fleet_check_peer("0.1.0", "gcc -O3", s0, "0.2.0", "gcc -O3", s0, why,
-                                         sizeof why),
-                     -1);
+    assert_int_equal(
+        ns_fleet_check_peer("0.1.0", "gcc -O3", s0, "0.1.0", "gcc -O3", s0, why, sizeof why), 0);
+    assert_int_equal(
+        ns_fleet_check_peer("0.1.0", "gcc -O3", s0, "0.2.0", "gcc -O3", s0, why, sizeof why), -1);
     assert_non_null(strstr(why, "version 0.2.0"));
-    assert_int_equal(ns_fleet_check_peer("0.1.0", "gcc -O3", s0, "0.1.0", "gcc -O3", s1, why,
-                                         sizeof why),
-                     -1);
+    assert_int_equal(
+        ns_fleet_check_peer("0.1.0", "gcc -O3", s0, "0.1.0", "gcc -O3", s1, why, sizeof why), -1);
     assert_string_equal(why, "settings differ: quick=1 here, quick=0 on rank 0");
-    assert_int_equal(ns_fleet_check_peer("0.1.0", "gcc -O3", s0, "0.1.0", "gcc -O1", s0, why,
-                                         sizeof why),
-                     -1);
+    assert_int_equal(
+        ns_fleet_check_peer("0.1.0", "gcc -O3", s0, "0.1.0", "gcc -O1", s0, why, sizeof why), -1);
     assert_non_null(strstr(why, "-O1"));
 }
 
@@ -327,7 +330,7 @@ static void test_report_names_straggler(void **st) {
     char *md = ns_fleet_report_md(f);
     assert_non_null(md);
     assert_non_null(strstr(md, "**1 straggler node(s):** slow1 (1 benchmarks)"));
-    assert_non_null(strstr(md, "| slow1 | `triad/t2` | 14 GB/s | 20 | 30.0% | -15.00 |"));
+    assert_non_null(strstr(md, "| slow1 | `triad/t2` | 14 GB/s | 20 GB/s | 30.0% | -15.00 |"));
     assert_non_null(strstr(md, "Not measured: one rank."));
     free(md);
     json_decref(f);

@@ -278,7 +278,9 @@ static void test_min_samples(void **state) {
     for (size_t i = 0; i < rep.nrows; i++)
         assert_int_equal(rep.rows[i].verdict, NS_GATE_INSUFFICIENT);
     assert_int_equal(rep.suite_verdict, NS_GATE_INSUFFICIENT);
-    assert_int_equal(rep.exit_code, 0); /* never a guess */
+    /* Never a guess, and never a pass: nothing was compared. */
+    assert_int_equal(rep.suite_n, 0);
+    assert_int_equal(rep.exit_code, 1);
     ns_gate_report_free(&rep);
     o.fail_on_missing = 1;
     assert_int_equal(gate_files(FIX "b24_base.json", FIX "b24_cand_slow.json", o, &rep), 0);
@@ -402,6 +404,117 @@ static void test_schema_errors(void **state) {
     }
 }
 
+/* Compares b24_base.json against a copy whose every samples_s is replaced by `samples`. */
+static int gate_vs_replaced(json_t *samples, ns_gate_report *rep, char *err, size_t errlen) {
+    json_t *b = ns_json_load_results(FIX "b24_base.json", err, errlen);
+    assert_non_null(b);
+    json_t *c = json_deep_copy(b);
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(c, "results"), i, r)
+        json_object_set(r, "samples_s", samples);
+    json_decref(samples);
+    *rep = (ns_gate_report){.mode = "files", .opts = ns_gate_defaults()};
+    err[0] = 0;
+    int rc = ns_gate_compare_docs(b, c, rep, err, errlen);
+    if (rc == 0) ns_gate_finish(rep);
+    json_decref(b);
+    json_decref(c);
+    return rc;
+}
+
+/* A current run whose samples are all empty or all null compared nothing; it used to pass with
+ * every row "no data". Now an input error, like files with no id in common. */
+static void test_no_data_in_common(void **state) {
+    (void)state;
+    char err[512];
+    ns_gate_report rep;
+    assert_int_equal(gate_vs_replaced(json_array(), &rep, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no benchmark with data in common"));
+    ns_gate_report_free(&rep);
+    json_t *nulls = json_array();
+    for (int k = 0; k < 9; k++)
+        json_array_append_new(nulls, json_null());
+    assert_int_equal(gate_vs_replaced(nulls, &rep, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no benchmark with data in common"));
+    ns_gate_report_free(&rep);
+}
+
+/* Samples outside 1e-12..1e6 s are a broken file, not a time: a 1e308 s sample made the ratio
+ * infinite, printed "-" and judged "unchanged". */
+static void test_implausible_samples(void **state) {
+    (void)state;
+    char err[512];
+    ns_gate_report rep;
+    assert_int_equal(gate_vs_replaced(json_pack("[fffff]", 1e308, 1e308, 1e308, 1e308, 1e308), &rep,
+                                      err, sizeof err),
+                     -1);
+    assert_non_null(strstr(err, "not a plausible time"));
+    assert_null(strchr(err, '\n'));
+    ns_gate_report_free(&rep);
+    /* The largest plausible slowdown is a regression, and the table keeps its columns. */
+    assert_int_equal(
+        gate_vs_replaced(json_pack("[fffff]", 1e5, 1e5, 1e5, 1e5, 1e5), &rep, err, sizeof err), 0);
+    for (size_t i = 0; i < rep.nrows; i++) {
+        assert_int_equal(rep.rows[i].verdict, NS_GATE_REGRESSION);
+        assert_true(isfinite(rep.rows[i].ratio));
+    }
+    assert_int_equal(rep.suite_verdict, NS_GATE_REGRESSION);
+    assert_int_equal(rep.exit_code, 1);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    ns_gate_write_text(&rep, f);
+    fclose(f);
+    assert_non_null(strstr(buf, ">+9999%"));
+    const char *hdr = strstr(buf, "benchmark "), *row1 = strstr(buf, "reduce_1k/");
+    assert_non_null(hdr);
+    assert_non_null(row1);
+    assert_int_equal(strstr(hdr, "verdict") - hdr, strstr(row1, "REGRESSION") - row1);
+    free(buf);
+    ns_gate_report_free(&rep);
+}
+
+/* Should a ratio still overflow (a caller filling rows itself), the verdict fails safe. */
+static void test_nonfinite_ratio(void **state) {
+    (void)state;
+    double base[] = {1e-300, 1.1e-300, 1.2e-300, 1.3e-300, 1.4e-300};
+    double cur[] = {1e300, 1.1e300, 1.2e300, 1.3e300, 1.4e300};
+    ns_gate_row r = {.id = "x",
+                     .base = base,
+                     .cur = cur,
+                     .nbase = 5,
+                     .ncur = 5,
+                     .drift = NAN,
+                     .p = NAN,
+                     .ci_lo = NAN,
+                     .ci_hi = NAN};
+    ns_gate_opts o = ns_gate_defaults();
+    ns_gate_evaluate_row(&r, &o);
+    assert_false(isfinite(r.ratio));
+    assert_int_equal(r.verdict, NS_GATE_REGRESSION);
+    assert_non_null(strstr(r.note, "not finite"));
+    /* The suite geometric mean of two such rows: a regression, not "unchanged". */
+    ns_gate_row rows[2] = {r, r};
+    ns_gate_report rep = {.mode = "files", .opts = o, .rows = rows, .nrows = 2};
+    ns_gate_finish(&rep);
+    assert_int_equal(rep.suite_n, 2);
+    assert_int_equal(rep.suite_verdict, NS_GATE_REGRESSION);
+    assert_int_equal(rep.exit_code, 1);
+}
+
+static void test_thresholds_errors(void **state) {
+    (void)state;
+    char err[512];
+    ns_gate_opts o = ns_gate_defaults();
+    assert_int_equal(ns_gate_load_thresholds(&o, "/nonexistent", err, sizeof err), -1);
+    assert_non_null(strstr(err, "/nonexistent: No such file"));
+    assert_int_equal(ns_gate_load_thresholds(&o, "tests", err, sizeof err), -1);
+    assert_non_null(strstr(err, "tests: is a folder"));
+    ns_gate_free_rules(&o);
+}
+
 static void test_context(void **state) {
     (void)state;
     char err[256];
@@ -457,12 +570,20 @@ static void test_gbench(void **state) {
     assert_int_equal(json_integer_value(json_object_get(e, "repetition_index")), 0);
     assert_int_equal(json_integer_value(json_object_get(e, "iterations")), 10);
     assert_close(json_number_value(json_object_get(e, "real_time")), 52000, 1e-9);
+    /* cpu_time is wall time, and the document says so where tools and readers look. */
+    assert_close(json_number_value(json_object_get(e, "cpu_time")), 52000, 1e-9);
+    assert_non_null(
+        strstr(json_string_value(json_object_get(e, "label")), "cpu_time is wall time"));
+    assert_non_null(strstr(json_string_value(json_object_get(ctx, "nodescale_cpu_time")),
+                           "does not measure CPU time"));
     json_t *a = json_array_get(bs, 6);
     assert_string_equal(json_string_value(json_object_get(a, "name")),
                         "dgemm_64/avx512/dp/t1_median");
     assert_string_equal(json_string_value(json_object_get(a, "run_type")), "aggregate");
     assert_string_equal(json_string_value(json_object_get(a, "aggregate_name")), "median");
     assert_close(json_number_value(json_object_get(a, "real_time")), 52000, 1e-9);
+    assert_non_null(
+        strstr(json_string_value(json_object_get(a, "label")), "cpu_time is wall time"));
     json_decref(g);
     json_decref(b);
     unlink(path);
@@ -470,15 +591,27 @@ static void test_gbench(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_normal),        cmocka_unit_test(test_mwu_exact),
-        cmocka_unit_test(test_mwu_normal),    cmocka_unit_test(test_signed_rank),
-        cmocka_unit_test(test_intervals),     cmocka_unit_test(test_bootstrap),
-        cmocka_unit_test(test_b24_passes),    cmocka_unit_test(test_b24_slowdown_caught),
-        cmocka_unit_test(test_history),       cmocka_unit_test(test_min_samples),
-        cmocka_unit_test(test_zero_spread),   cmocka_unit_test(test_outliers),
-        cmocka_unit_test(test_paired),        cmocka_unit_test(test_nulls),
-        cmocka_unit_test(test_schema_errors), cmocka_unit_test(test_context),
+        cmocka_unit_test(test_normal),
+        cmocka_unit_test(test_mwu_exact),
+        cmocka_unit_test(test_mwu_normal),
+        cmocka_unit_test(test_signed_rank),
+        cmocka_unit_test(test_intervals),
+        cmocka_unit_test(test_bootstrap),
+        cmocka_unit_test(test_b24_passes),
+        cmocka_unit_test(test_b24_slowdown_caught),
+        cmocka_unit_test(test_history),
+        cmocka_unit_test(test_min_samples),
+        cmocka_unit_test(test_zero_spread),
+        cmocka_unit_test(test_outliers),
+        cmocka_unit_test(test_paired),
+        cmocka_unit_test(test_nulls),
+        cmocka_unit_test(test_schema_errors),
+        cmocka_unit_test(test_context),
         cmocka_unit_test(test_gbench),
+        cmocka_unit_test(test_no_data_in_common),
+        cmocka_unit_test(test_implausible_samples),
+        cmocka_unit_test(test_nonfinite_ratio),
+        cmocka_unit_test(test_thresholds_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

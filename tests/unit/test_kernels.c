@@ -85,6 +85,8 @@ static void stream_flops_and_bytes(void **state) {
     const ns_kernel *copy = ns_registry_find("stream_copy", "scalar");
     const ns_kernel *sum = ns_registry_find("stream_sum", "scalar");
     assert_true(triad->flops(&p) == 2e6 && triad->bytes(&p) == 24e6);
+    ns_params tiny = {.n = 1000, .threads = 1}; /* 33 passes of 1000 elements */
+    assert_true(triad->bytes(&tiny) == 24.0 * 1000 * 33 && triad->working_set(&tiny) == 24e3);
     assert_true(triad->working_set(&p) == 24e6);
     assert_true(copy->flops(&p) == 0 && copy->bytes(&p) == 16e6);
     assert_true(sum->flops(&p) == 1e6 && sum->bytes(&p) == 8e6);

@@ -393,6 +393,8 @@ static void test_amax(void **state) {
         for (int64_t m = 1; m < 300; m += 7) {
             for (int64_t i = 0; i < m; i++)
                 x[i] = (double)(rnd() % 5), xs[i] = (float)(rnd() % 5);
+            if (m % 3 == 0) /* a NaN somewhere (and a second one after it) */
+                x[rnd() % m] = NAN, xs[rnd() % m] = NAN, x[m - 1] = NAN, xs[m - 1] = NAN;
             double a1, a2;
             float f1, f2;
             assert_int_equal(isas[ii]->idamax(m, x, &a1), ns_red_c_idamax(m, x, &a2));
@@ -569,6 +571,7 @@ static void test_allreduce_json(void **state) {
         json_t *fit = json_object_get(r, "fit");
         assert_true(isfinite(ns_json_get_num(fit, "alpha_s")));
         assert_true(isfinite(ns_json_get_num(fit, "beta_s_per_byte")));
+        assert_true(ns_json_get_num(fit, "ranks") == p); /* read by cluster/node.c */
         char *text = json_dumps(r, 0);
         assert_null(strstr(text, "nan"));
         assert_null(strstr(text, "inf"));

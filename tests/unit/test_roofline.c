@@ -427,13 +427,20 @@ static void test_coarse_sweep(void **st) {
     json_decref(root);
 }
 
+/* The spr machine's clean sweep with two dp compute ceilings at 1 thread: FMA-only at 88 and
+ * ADD-only at add_gflops GFLOP/s. */
+static json_t *spr_doc_fma_add(double add_gflops) {
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+    doc_add_compute(root, "dp", "fma", 1, 88);
+    doc_add_compute(root, "dp", "add", 1, add_gflops);
+    return root;
+}
+
 /* Peak kernels (no memory traffic) get the compute ceiling of their own mix, found through
  * the ceiling's result_id; a copy (no flops) is judged against the bandwidth roof. */
 static void test_register_and_copy_kernels(void **st) {
     (void)st;
-    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
-    doc_add_compute(root, "dp", "fma", 1, 88);
-    doc_add_compute(root, "dp", "add", 1, 44);
+    json_t *root = spr_doc_fma_add(44);
     json_t *add = json_array_get(json_object_get(json_object_get(root, "ceilings"), "compute"), 1);
     json_object_set_new(add, "result_id", json_string("peak_dp_add/avx512/dp/t1"));
     json_t *res = json_object_get(root, "results");
@@ -458,6 +465,15 @@ static void test_register_and_copy_kernels(void **st) {
     json_decref(root);
 }
 
+/* A document with the spr caches (LLC 300 MiB) and one triad curve of the given points, built. */
+static json_t *build_points(const double *ws, const double *bw, size_t n) {
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "triad", 1, ws, bw, n);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    return root;
+}
+
 /* A disturbed L1 region (+-30%, no plateau survives the noise check) still gets an L1 ceiling:
  * the median of the points well inside L1, marked source "interior". */
 static void test_interior_fallback(void **st) {
@@ -466,16 +482,185 @@ static void test_interior_fallback(void **st) {
     size_t n = make_curve(&spr, 4 * KiB, 2 * GiB, 0, 0, ws, bw, 256);
     for (size_t i = 0; i < n && ws[i] < 40 * KiB; i++)
         bw[i] *= (double[]){1.3, 1.0, 0.7}[i % 3];
-    json_t *root = doc_new(spr_caches(300 * MiB));
-    doc_add_curve(root, "triad", 1, ws, bw, n);
-    char err[200];
-    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *root = build_points(ws, bw, n);
     json_t *l1 = ceiling(root, "L1", 1);
     assert_non_null(l1);
     assert_string_equal(json_string_value(json_object_get(l1, "source")), "interior");
     assert_close(json_number_value(json_object_get(l1, "gbytes_per_s")), 200, 0.1);
     assert_string_equal(json_string_value(json_object_get(ceiling(root, "L2", 1), "source")),
                         "plateau");
+    json_decref(root);
+}
+
+static const char *roof_status(const json_t *r) {
+    return json_string_value(json_object_get(r, "roof_status"));
+}
+
+/* A GEMM above its compute roof (B08: FMA-only, 88 GFLOP/s) blames boost only when the clock
+ * probe or the ceiling's own clock shows a change; a disturbed ceiling when its samples
+ * spread; otherwise the kernel beat the ceiling kernel, with the numbers. Never clamped. */
+static void test_above_compute_roof_reason(void **st) {
+    (void)st;
+    struct {
+        int changed;
+        double before, after, ceiling_ghz, median;
+        const char *want, *unwanted;
+    } cases[] = {
+        {0, 2.59, 2.59, NAN, 87.5, "beat the FMA-only ceiling kernel", "boost"},
+        {0, 2.59, 2.59, 2.59, 87.5, "steady clock (2.59 -> 2.59 GHz)", "disturbed"},
+        {1, 2.00, 3.00, NAN, 87.5, "(boost), which explains up to 50%", "beat"},
+        {0, 2.59, 2.58, 1.70, 87.5, "measured at 1.70 GHz", "beat"},
+        /* The clock fell by 6% during the run: it cannot explain a 50% excess. */
+        {1, 2.59, 2.44, NAN, 87.5, "explains up to 6%; beyond that, this kernel beat", "disturbed"},
+        {1, 2.59, 2.44, NAN, 60.0, "explains up to 6%; beyond that, the ceiling's measurement",
+         "beat"},
+        {0, 2.59, 2.59, NAN, 60.0, "median 60 GFLOP/s", "boost"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+        doc_add_compute(root, "dp", "fma", 1, 88);
+        json_t *c =
+            json_array_get(json_object_get(json_object_get(root, "ceilings"), "compute"), 0);
+        if (isfinite(cases[k].ceiling_ghz))
+            json_object_set_new(c, "freq_ghz", json_real(cases[k].ceiling_ghz));
+        else
+            json_object_del(c, "freq_ghz");
+        json_object_set_new(c, "gflops_median", json_real(cases[k].median));
+        json_object_set_new(json_object_get(root, "context"), "clock_probe",
+                            json_pack("{s:f, s:f, s:b}", "before_ghz", cases[k].before, "after_ghz",
+                                      cases[k].after, "changed", cases[k].changed));
+        json_t *g = result("gemm", "gemm", 1 * MiB, 40, 132);
+        json_array_append_new(json_object_get(root, "results"), g);
+        char err[200];
+        assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+        const char *s = roof_status(g);
+        print_message("case %zu: %s\n", k, s);
+        assert_non_null(strstr(s, "above the roof by 50%"));
+        assert_non_null(strstr(s, cases[k].want));
+        assert_null(strstr(s, cases[k].unwanted));
+        assert_close(json_number_value(json_object_get(g, "fraction_of_roof")), 1.5, 1e-12);
+        json_decref(root);
+    }
+}
+
+/* A curve like `nodescale run` sweeps it: from 4 KiB in steps of `step`, ending at 4x the
+ * LLC less the rounding of the element count (0.5%). */
+static size_t harness_curve(const machine *m, double llc, double step, double noise, double *ws,
+                            double *bw) {
+    size_t n = 0;
+    double max = 4 * llc;
+    for (double w = 4096; w < max / 1.05; w *= step)
+        ws[n++] = w;
+    ws[n++] = 0.995 * max;
+    for (size_t i = 0; i < n; i++)
+        bw[i] = model_bw(m, ws[i]) * (1 + noise * (2 * urand() - 1));
+    return n;
+}
+
+/* The sweep ends at (just under) 4x the LLC. Too few points beyond the LLC for a plateau, but
+ * the last ones do not fall: a trusted DRAM ceiling, not "suspect" for noise. When they still
+ * fall, scatter widely, or are as fast as the L3, it stays suspect. */
+static void test_dram_tail_at_4x_llc(void **st) {
+    (void)st;
+    double steps[2] = {2.0, 1.25};
+    for (int si = 0; si < 2; si++)
+        for (int seed = 1; seed <= 20; seed++) {
+            rng_state = (uint64_t)seed * 7919;
+            double ws[256], bw[256];
+            size_t n = harness_curve(&spr, 300 * MiB, steps[si], 0.05, ws, bw);
+            json_t *root = build_points(ws, bw, n);
+            json_t *d = ceiling(root, "DRAM", 1);
+            assert_non_null(d);
+            if (json_is_true(json_object_get(d, "suspect")))
+                print_error("step %g seed %d: %s\n", steps[si], seed,
+                            json_string_value(json_object_get(d, "status")));
+            assert_false(json_is_true(json_object_get(d, "suspect")));
+            assert_close(json_number_value(json_object_get(d, "gbytes_per_s")), 11, 0.05);
+            json_decref(root);
+        }
+
+    /* Noise without a trend, as this VM measured it (GB/s at 256, 512, 1024, 1200 MiB;
+     * LLC 300 MiB): a trusted ceiling, the median of the last three. */
+    double ws[256], bw[256];
+    rng_state = 5;
+    size_t n = harness_curve(&spr, 300 * MiB, 2.0, 0, ws, bw);
+    double vm[4] = {8.13, 9.00, 9.87, 8.04};
+    for (int i = 0; i < 4; i++)
+        bw[n - 4 + i] = vm[i];
+    json_t *root = build_points(ws, bw, n);
+    json_t *d = ceiling(root, "DRAM", 1);
+    assert_false(json_is_true(json_object_get(d, "suspect")));
+    assert_close(json_number_value(json_object_get(d, "gbytes_per_s")), 9.00, 1e-9);
+    json_decref(root);
+
+    /* Still falling: each of the last three points slower than the one before, 30% in all;
+     * disturbed: the last points scatter by 60%. */
+    const struct {
+        double f3, f2;
+        const char *why;
+    } bad[2] = {{1.3, 1.15, "still fall"}, {1.0, 1.6, "scatter"}};
+    for (int k = 0; k < 2; k++) {
+        n = harness_curve(&spr, 300 * MiB, 2.0, 0, ws, bw);
+        bw[n - 3] *= bad[k].f3;
+        bw[n - 2] *= bad[k].f2;
+        root = build_points(ws, bw, n);
+        d = ceiling(root, "DRAM", 1);
+        assert_true(json_is_true(json_object_get(d, "suspect")));
+        assert_non_null(strstr(json_string_value(json_object_get(d, "status")), bad[k].why));
+        json_decref(root);
+    }
+
+    /* Flat, but at the L3's bandwidth: a cache hwloc does not report. */
+    machine big = {3, {48 * KiB, 2 * MiB, 300 * MiB}, {200, 90, 30, 29}};
+    n = harness_curve(&big, 300 * MiB, 2.0, 0, ws, bw);
+    root = build_points(ws, bw, n);
+    d = ceiling(root, "DRAM", 1);
+    assert_true(json_is_true(json_object_get(d, "suspect")));
+    json_decref(root);
+}
+
+/* Reductions and STREAM kernels without a mix are memory bound: judged by the bandwidth roof;
+ * a sum's compute roof is the ADD-only ceiling (the lower roof where L1 outruns the adders), a
+ * dot's the FMA-only one, a scale has none. The status names the ceiling. */
+static void test_reduce_kernels_bandwidth_roof(void **st) {
+    (void)st;
+    json_t *root = spr_doc_fma_add(20);
+    json_t *res = json_object_get(root, "results");
+    json_t *sum_l2 = result("dsum_l2", "reduce", 1 * MiB, 1.0 / 8, 10);
+    json_object_set_new(sum_l2, "name", json_string("dsum"));
+    json_t *sum_l1 = result("dsum_l1", "reduce", 16 * KiB, 1.0 / 8, 18);
+    json_object_set_new(sum_l1, "name", json_string("dsum"));
+    json_t *dot = result("ddot_l2", "reduce", 1 * MiB, 1.0 / 8, 10);
+    json_object_set_new(dot, "name", json_string("ddot"));
+    json_t *scale = result("scale", "stream", 1 * GiB, 1.0 / 16, 0.6);
+    json_object_set_new(scale, "name", json_string("stream_scale"));
+    json_array_append_new(res, sum_l2);
+    json_array_append_new(res, sum_l1);
+    json_array_append_new(res, dot);
+    json_array_append_new(res, scale);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+
+    assert_string_equal(json_string_value(json_object_get(sum_l2, "roof_limit")), "bandwidth:L2");
+    assert_close(json_number_value(json_object_get(sum_l2, "roof_gflops")), 90.0 / 8, 0.03);
+    assert_string_equal(json_string_value(json_object_get(sum_l2, "roof_mix")), "add");
+    assert_close(json_number_value(json_object_get(sum_l2, "roof_compute_gflops")), 20, 1e-12);
+    assert_non_null(strstr(roof_status(sum_l2), "memory bound"));
+    assert_non_null(strstr(roof_status(sum_l2), "ADD-only"));
+
+    /* L1: 200 GB/s x 1/8 = 25 > 20: the ADD-only roof is the lower one. */
+    assert_string_equal(json_string_value(json_object_get(sum_l1, "roof_limit")), "compute");
+    assert_close(json_number_value(json_object_get(sum_l1, "roof_gflops")), 20, 1e-12);
+    assert_non_null(strstr(roof_status(sum_l1), "ADD-only"));
+
+    assert_string_equal(json_string_value(json_object_get(dot, "roof_mix")), "fma");
+    assert_string_equal(json_string_value(json_object_get(dot, "roof_limit")), "bandwidth:L2");
+
+    assert_string_equal(json_string_value(json_object_get(scale, "roof_limit")), "bandwidth:DRAM");
+    assert_close(json_number_value(json_object_get(scale, "roof_gflops")), 11.0 / 16, 0.05);
+    assert_true(json_is_null(json_object_get(scale, "roof_mix")));
+    assert_non_null(strstr(roof_status(scale), "no compute roof"));
+    assert_serialises(root);
     json_decref(root);
 }
 
@@ -493,6 +678,9 @@ int main(void) {
         cmocka_unit_test(test_coarse_sweep),
         cmocka_unit_test(test_register_and_copy_kernels),
         cmocka_unit_test(test_interior_fallback),
+        cmocka_unit_test(test_above_compute_roof_reason),
+        cmocka_unit_test(test_dram_tail_at_4x_llc),
+        cmocka_unit_test(test_reduce_kernels_bandwidth_roof),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,7 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_mpi_yield_when_idle=1
 MPIRUN="mpirun --oversubscribe"
 [ "$(id -u)" = 0 ] && MPIRUN="$MPIRUN --allow-run-as-root"
-if ! probe=$(timeout 30 $MPIRUN -np 2 true 2>&1); then
+if ! probe=$(timeout -k 2 30 $MPIRUN -np 2 true 2>&1); then
   echo "$probe" | tail -n 5
   echo "skip: mpirun cannot start a 2-rank job on this host (see above)"
   exit 77

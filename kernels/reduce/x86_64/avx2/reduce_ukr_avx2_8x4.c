@@ -4,8 +4,8 @@
  * temporaries of TwoSum. 8 chains cover the 4-cycle add/FMA latency on two ports (Intel
  * Optimization Reference Manual, ch. 2). After the vector loop the registers are stored as the
  * slot array, the tail (< one register tile) is added slot by slot in C, and the slot tree of
- * reduce_internal.h finishes. The max-abs kernels are the plain-C ones: AVX2 has no mask
- * registers and this path only runs on CPUs without AVX-512. */
+ * reduce_internal.h finishes. The max-abs kernels keep (max, index) pairs updated by compare and
+ * blend (no mask registers in AVX2). */
 #include <immintrin.h>
 #include <math.h>
 
@@ -283,6 +283,87 @@ static ns_ff y_sdot_comp(int64_t n, const float *x, const float *y) {
     return ns_tree_ff(slot, 8 * RC);
 }
 
+/* ---- max |x| with its index: as the AVX-512 kernels, with compare masks and blends -------- */
+enum { RM = 4 };
+
+static int64_t y_idamax(int64_t n, const double *x, double *amax) {
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    __m256d m[RM], nan = _mm256_setzero_pd();
+    __m256i ix[RM], cur = _mm256_set_epi64x(3, 2, 1, 0);
+    const __m256i step = _mm256_set1_epi64x(4);
+#pragma GCC unroll 8
+    for (int k = 0; k < RM; k++)
+        m[k] = _mm256_set1_pd(-1.0), ix[k] = _mm256_setzero_si256();
+    int64_t i = 0;
+    for (; i + 4 * RM <= n; i += 4 * RM)
+#pragma GCC unroll 8
+        for (int k = 0; k < RM; k++) {
+            __m256d v = _mm256_andnot_pd(sign, _mm256_loadu_pd(x + i + 4 * k));
+            nan = _mm256_or_pd(nan, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+            __m256d gt = _mm256_cmp_pd(v, m[k], _CMP_GT_OQ);
+            m[k] = _mm256_blendv_pd(m[k], v, gt);
+            ix[k] = _mm256_castpd_si256(
+                _mm256_blendv_pd(_mm256_castsi256_pd(ix[k]), _mm256_castsi256_pd(cur), gt));
+            cur = _mm256_add_epi64(cur, step);
+        }
+    if (_mm256_movemask_pd(nan)) return ns_red_c_idamax(n, x, amax);
+    double best = -1.0, lm[4];
+    int64_t bi = 0, li[4];
+    for (int k = 0; k < RM; k++) {
+        _mm256_storeu_pd(lm, m[k]);
+        _mm256_storeu_si256((__m256i *)li, ix[k]);
+        for (int j = 0; j < 4; j++)
+            if (lm[j] > best || (lm[j] == best && li[j] < bi)) best = lm[j], bi = li[j];
+    }
+    double tm;
+    int64_t ti = i < n ? i + ns_red_c_idamax(n - i, x + i, &tm) : -1;
+    if (ti >= 0 && (isnan(tm) || tm > best)) best = tm, bi = ti;
+    *amax = best;
+    return bi;
+}
+
+/* Lane indices are 32-bit, counted from the start of chunks of at most 2^30 elements. */
+static int64_t y_isamax_chunk(int64_t n, const float *x, float *amax) {
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 m[RM], nan = _mm256_setzero_ps();
+    __m256i ix[RM], cur = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+    const __m256i step = _mm256_set1_epi32(8);
+#pragma GCC unroll 8
+    for (int k = 0; k < RM; k++)
+        m[k] = _mm256_set1_ps(-1.0f), ix[k] = _mm256_setzero_si256();
+    int64_t i = 0;
+    for (; i + 8 * RM <= n; i += 8 * RM)
+#pragma GCC unroll 8
+        for (int k = 0; k < RM; k++) {
+            __m256 v = _mm256_andnot_ps(sign, _mm256_loadu_ps(x + i + 8 * k));
+            nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+            __m256 gt = _mm256_cmp_ps(v, m[k], _CMP_GT_OQ);
+            m[k] = _mm256_blendv_ps(m[k], v, gt);
+            ix[k] = _mm256_castps_si256(
+                _mm256_blendv_ps(_mm256_castsi256_ps(ix[k]), _mm256_castsi256_ps(cur), gt));
+            cur = _mm256_add_epi32(cur, step);
+        }
+    if (_mm256_movemask_ps(nan)) return ns_red_c_isamax(n, x, amax);
+    float best = -1.0f, lm[8];
+    int64_t bi = 0;
+    int32_t li[8];
+    for (int k = 0; k < RM; k++) {
+        _mm256_storeu_ps(lm, m[k]);
+        _mm256_storeu_si256((__m256i *)li, ix[k]);
+        for (int j = 0; j < 8; j++)
+            if (lm[j] > best || (lm[j] == best && li[j] < bi)) best = lm[j], bi = li[j];
+    }
+    float tm;
+    int64_t ti = i < n ? i + ns_red_c_isamax(n - i, x + i, &tm) : -1;
+    if (ti >= 0 && (isnan(tm) || tm > best)) best = tm, bi = ti;
+    *amax = best;
+    return bi;
+}
+
+static int64_t y_isamax(int64_t n, const float *x, float *amax) {
+    return ns_red_isamax_chunked(n, x, amax, y_isamax_chunk);
+}
+
 const ns_reduce_ukrs ns_reduce_ukrs_avx2 = {
     .isa = "avx2",
     .slots_d = 4 * R,
@@ -300,6 +381,6 @@ const ns_reduce_ukrs ns_reduce_ukrs_avx2 = {
     .sdot_comp = y_sdot_comp,
     .sdot_wide = y_sdot_wide,
     .ssumsq_wide = y_ssumsq_wide,
-    .idamax = ns_red_c_idamax,
-    .isamax = ns_red_c_isamax,
+    .idamax = y_idamax,
+    .isamax = y_isamax,
 };

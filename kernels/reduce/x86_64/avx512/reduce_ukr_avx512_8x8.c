@@ -453,21 +453,7 @@ static int64_t z_isamax_chunk(int64_t n, const float *x, float *amax) {
 }
 
 static int64_t z_isamax(int64_t n, const float *x, float *amax) {
-    const int64_t chunk = (int64_t)1 << 30;
-    float best = -1.0f;
-    int64_t bi = 0;
-    for (int64_t i = 0; i < n; i += chunk) {
-        float m;
-        int64_t len = n - i < chunk ? n - i : chunk;
-        int64_t j = i + z_isamax_chunk(len, x + i, &m);
-        if (m != m) {
-            *amax = m;
-            return j;
-        }
-        if (m > best) best = m, bi = j;
-    }
-    *amax = best;
-    return bi;
+    return ns_red_isamax_chunked(n, x, amax, z_isamax_chunk);
 }
 
 const ns_reduce_ukrs ns_reduce_ukrs_avx512 = {
