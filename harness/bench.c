@@ -11,6 +11,7 @@
 #include "harness/counters.h"
 #include "harness/commands.h"
 #include "harness/context.h"
+#include "harness/gemm_context.h"
 #include "harness/json.h"
 #include "harness/result.h"
 #include "kernels/registry.h"
@@ -28,6 +29,10 @@ static void usage(FILE *f) {
             "  --events LIST  PAPI events to count (default NODESCALE_EVENTS, else the defaults)\n"
             "Sizes take suffixes: 4096, 32KiB (bytes are not accepted: N counts elements), 1M.\n"
             "`nodescale list` shows the kernels.\n");
+}
+
+static int is_peer_isa(const char *isa) {
+    return strcmp(isa, "avx512") && strcmp(isa, "avx2") && strcmp(isa, "scalar");
 }
 
 /* Default size per family: in L2 for stream/reduce, 1024^3 GEMM, 4096 iterations for peak. */
@@ -138,6 +143,8 @@ int ns_cmd_bench(int argc, char **argv) {
         json_t *ctx = ns_context_json((int)threads);
         json_object_set_new(ctx, "counters", ns_counters_context_json());
         ns_json_set_num(json_object_get(ctx, "cpu"), "freq_measured_hz", ghz * 1e9, NULL);
+        if (!strcmp(k->family, "gemm"))
+            json_object_set_new(ctx, "gemm", ns_gemm_context_json(is_peer_isa(k->isa) ? NULL : k->isa));
         json_object_set_new(root, "context", ctx);
         json_t *results = json_array();
         json_array_append(results, r);

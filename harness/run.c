@@ -27,6 +27,7 @@
 #include "cluster/cluster.h"
 #include "harness/allreduce.h"
 #include "harness/context.h"
+#include "harness/gemm_context.h"
 #include "harness/json.h"
 #include "harness/result.h"
 #include "harness/timer.h"
@@ -365,6 +366,7 @@ json_t *ns_run_node(const ns_run_opts *o) {
         progress(&s, "thread all-reduce (ring, tree), alpha-beta fit", step_weight(o->quick ? 64e6 : 512e6));
     }
     json_object_set_new(ctx, "fp_state", ns_fpstate_json(o->threads));
+    json_object_set_new(ctx, "gemm", ns_gemm_context_json(NULL));
 
     if (interrupted()) {
         json_object_set_new(root, "interrupted", json_true());
