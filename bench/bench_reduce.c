@@ -10,7 +10,8 @@
  * >= 0.95x the read ceiling at every level; compensated within 10% and deterministic within 5%
  * of plain at DRAM sizes. Rows print "ok"/"MISS" against them; the exit status is 0 either way
  * (a benchmark reports, it does not gate). NODESCALE_BENCH_QUICK=1: 3 rounds, L1 and DRAM only; =2:
- * L1 only. NODESCALE_BENCH_SP=1 adds ssum/sdot beside likwid-bench's sum_sp/ddot_sp kernels. */
+ * L1 only; =3: DRAM only. NODESCALE_BENCH_SP=1 adds ssum/sdot beside likwid-bench's sum_sp/ddot_sp
+ * kernels. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,8 +99,8 @@ static void run_case(const bench_case *c, const char *isa, int rounds) {
             if (k[i]) gbs(k[i], st[i], &p[i], c->ws);
     /* likwid-bench's iteration count, calibrated once per case and reused by every round: a run
      * about as long as one of our kernels' measurements (0.1 s, 0.5 s at DRAM sizes) */
-    double iters = ns_likwid_calibrate(lname, c->ws, c->threads, c->ws > 1e8 ? 0.5 : 0.1, err,
-                                       sizeof err);
+    double iters =
+        ns_likwid_calibrate(lname, c->ws, c->threads, c->ws > 1e8 ? 0.5 : 0.1, err, sizeof err);
     for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < NK; i++)
             rate[i][r] = k[i] ? gbs(k[i], st[i], &p[i], c->ws) : NAN;
@@ -183,7 +184,9 @@ int main(int argc, char **argv) {
         const char *lv[4] = {"L1", "L2", "L3", "DRAM"};
         double ws[4] = {l1, l2, l3, dram};
         for (int l = 0; l < 4; l++) {
-            if (!(ws[l] > 0) || (quick && (l == 1 || l == 2)) || (quick == 2 && l == 3)) continue;
+            if (!(ws[l] > 0) || (quick && (l == 1 || l == 2)) || (quick == 2 && l == 3) ||
+                (quick == 3 && l == 0))
+                continue;
             for (int op = 0; op < (sp ? 4 : 2); op++)
                 cases[nc++] = (bench_case){lv[l], ws[l], t, op};
         }
