@@ -10,13 +10,15 @@
  * >= 0.95x the read ceiling at every level; compensated within 10% and deterministic within 5%
  * of plain at DRAM sizes. Rows print "ok"/"MISS" against them; the exit status is 0 either way
  * (a benchmark reports, it does not gate). NODESCALE_BENCH_QUICK=1: 3 rounds, L1 and DRAM only; =2:
- * L1 only. NODESCALE_BENCH_SP=1 adds ssum/sdot beside likwid-bench's sum_sp/ddot_sp kernels. */
+ * L1 only; =3: DRAM only. NODESCALE_BENCH_SP=1 adds ssum/sdot beside likwid-bench's sum_sp/ddot_sp
+ * kernels. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness/context.h"
+#include "harness/likwid_ref.h"
 #include "harness/measure.h"
 #include "harness/stats.h"
 #include "kernels/registry.h"
@@ -44,25 +46,12 @@ static const char *likwid_names[4][2] = {{"sum_avx512", "sum_avx"},
                                          {"sum_sp_avx512", "sum_sp_avx"},
                                          {"ddot_sp_avx512", "ddot_sp_avx"}};
 
-/* likwid-bench with a fixed iteration count (-i, per thread): its own run-time calibration (-s)
- * settles on a few microseconds when a team of 2 starts on a busy machine, which makes its rate
- * noise. Returns GB/s, or NAN with a one-line reason in err. */
-static double likwid_gbs(const char *test, double ws, int threads, int64_t iters, char *err,
+/* likwid-bench's rate in GB/s at a fixed iteration count, or NAN with a one-line reason in err */
+static double likwid_gbs(const char *test, double ws, int threads, double iters, char *err,
                          size_t errlen) {
-    char cmd[256], line[512];
-    snprintf(cmd, sizeof cmd, "likwid-bench -t %s -W N:%.0fkB:%d -i %lld 2>&1", test, ws / 1000,
-             threads, (long long)iters);
-    FILE *f = popen(cmd, "r");
-    double v = NAN, x;
-    if (!f) {
-        snprintf(err, errlen, "cannot start likwid-bench");
-        return NAN;
-    }
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "MByte/s: %lf", &x) == 1) v = x / 1e3;
-    int st = pclose(f);
-    if (st != 0 || isnan(v)) snprintf(err, errlen, "%s: exit %d, no MByte/s line", cmd, st);
-    return st == 0 ? v : NAN;
+    ns_likwid_result r;
+    if (ns_likwid_bench(test, ws, threads, iters, &r, err, errlen) != 0) return NAN;
+    return r.mbytes_per_s / 1e3;
 }
 
 static double gbs(const ns_kernel *k, void *st, const ns_params *p, double ws) {
@@ -108,13 +97,14 @@ static void run_case(const bench_case *c, const char *isa, int rounds) {
     if (c->ws < 1e8)
         for (int i = 0; i < NK; i++)
             if (k[i]) gbs(k[i], st[i], &p[i], c->ws);
+    /* likwid-bench's iteration count, calibrated once per case and reused by every round: a run
+     * about as long as one of our kernels' measurements (0.1 s, 0.5 s at DRAM sizes) */
+    double iters =
+        ns_likwid_calibrate(lname, c->ws, c->threads, c->ws > 1e8 ? 0.5 : 0.1, err, sizeof err);
     for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < NK; i++)
             rate[i][r] = k[i] ? gbs(k[i], st[i], &p[i], c->ws) : NAN;
-        /* about as long as one of our kernels' measurements: 0.1 s, 0.5 s at DRAM sizes */
-        double est = rate[0][r] > 0 ? rate[0][r] : 10.0;
-        int64_t iters = (int64_t)((c->ws > 1e8 ? 0.5 : 0.1) * est * 1e9 / c->ws);
-        lk[r] = likwid_gbs(lname, c->ws, c->threads, iters < 10 ? 10 : iters, err, sizeof err);
+        lk[r] = iters > 0 ? likwid_gbs(lname, c->ws, c->threads, iters, err, sizeof err) : NAN;
         n++;
     }
     /* not timed: every kernel's result against its bound */
@@ -194,7 +184,9 @@ int main(int argc, char **argv) {
         const char *lv[4] = {"L1", "L2", "L3", "DRAM"};
         double ws[4] = {l1, l2, l3, dram};
         for (int l = 0; l < 4; l++) {
-            if (!(ws[l] > 0) || (quick && (l == 1 || l == 2)) || (quick == 2 && l == 3)) continue;
+            if (!(ws[l] > 0) || (quick && (l == 1 || l == 2)) || (quick == 2 && l == 3) ||
+                (quick == 3 && l == 0))
+                continue;
             for (int op = 0; op < (sp ? 4 : 2); op++)
                 cases[nc++] = (bench_case){lv[l], ws[l], t, op};
         }

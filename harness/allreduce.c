@@ -215,6 +215,15 @@ static int two_end_fit(const point *pts, int npts, int p, double *a, double *b, 
     return 0;
 }
 
+const char *ns_allreduce_poor_fit(double max_rel, char *buf, size_t len) {
+    if (!(max_rel > NS_ALLREDUCE_POOR_FIT)) return NULL;
+    snprintf(buf, len,
+             "poor fit: max_rel_residual %.2g > %.2g, the alpha-beta line does not describe these "
+             "times; not a measurement of alpha and beta",
+             max_rel, NS_ALLREDUCE_POOR_FIT);
+    return buf;
+}
+
 static json_t *fit_json(const point *pts, int npts, int p, int ring) {
     double a, b, mr;
     json_t *o = json_object();
@@ -250,6 +259,42 @@ static json_t *fit_json(const point *pts, int npts, int p, int ring) {
     ns_json_set_num(o, "max_rel_residual", mr, NULL);
     if (a < 0 && !json_object_get(o, "status"))
         ns_json_set_str(o, "status", "alpha fitted negative: latency below the timer's reach");
+    char st[200];
+    if (ns_allreduce_poor_fit(mr, st, sizeof st) && !json_object_get(o, "status"))
+        ns_json_set_str(o, "status", st);
+    return o;
+}
+
+/* The section's common keys */
+static json_t *section(int p) {
+    json_t *o = json_object();
+    if (!o) return NULL;
+    ns_json_set_str(o, "convention", "busbw = algbw * 2(n-1)/n (nccl-tests)");
+    ns_json_set_int(o, "threads", p);
+    ns_json_set_str(o, "dtype", "float32");
+    ns_json_set_str(o, "op", "sum");
+    json_object_set_new(o, "in_place", json_false());
+    ns_json_set_str(o, "size_unit", "bytes per thread (S); algbw = S / t");
+    return o;
+}
+
+/* One thread: the all-reduce is a copy, so its times say nothing about alpha and beta. Nothing is
+ * measured; the fits carry null alpha and beta and the reason (as fleet's one-rank fit does). */
+static json_t *one_thread(void) {
+    static const char why[] = "one thread: nothing to reduce across";
+    json_t *o = section(1);
+    if (!o) return NULL;
+    json_object_set_new(o, "ring", json_array());
+    json_object_set_new(o, "tree", json_array());
+    const char *keys[] = {"fit", "fit_tree"};
+    for (int i = 0; i < 2; i++) {
+        json_t *f = json_object();
+        json_object_set_new(f, "alpha_s", json_null());
+        json_object_set_new(f, "beta_s_per_byte", json_null());
+        ns_json_set_str(f, "status", why);
+        json_object_set_new(o, keys[i], f);
+    }
+    ns_json_set_str(o, "status", why);
     return o;
 }
 
@@ -259,23 +304,18 @@ json_t *ns_allreduce_measure(int threads, int quick, FILE *log) {
 
 json_t *ns_allreduce_measure_upto(int threads, int quick, int64_t max_bytes, FILE *log) {
     int p = threads > 0 ? threads : omp_get_max_threads();
+    if (p < 2) return one_thread();
     int64_t sz[MAX_POINTS];
     int64_t max = fitting_max(p);
     if (quick && max > (INT64_C(32) << 20)) max = INT64_C(32) << 20; /* --quick: <= 32 MiB */
     if (max_bytes < max) max = max_bytes < MIN_BYTES ? MIN_BYTES : max_bytes;
     int npts = (int)sizes(quick, max, sz);
     point *ring = calloc((size_t)npts, sizeof *ring), *tree = calloc((size_t)npts, sizeof *tree);
-    json_t *o = json_object();
+    json_t *o = section(p);
     if (!ring || !tree || !o) {
         free(ring), free(tree), json_decref(o);
         return NULL;
     }
-    ns_json_set_str(o, "convention", "busbw = algbw * 2(n-1)/n (nccl-tests)");
-    ns_json_set_int(o, "threads", p);
-    ns_json_set_str(o, "dtype", "float32");
-    ns_json_set_str(o, "op", "sum");
-    json_object_set_new(o, "in_place", json_false());
-    ns_json_set_str(o, "size_unit", "bytes per thread (S); algbw = S / t");
     int rr = sweep(ns_allreduce_ring, p, quick, sz, npts, ring, "ring", log);
     int rt = rr ? -1 : sweep(ns_allreduce_tree, p, quick, sz, npts, tree, "tree", log);
     if (rr || rt) {

@@ -22,6 +22,10 @@
  * cache-resident sizes between are listed, not fitted); with no such size, a 1/t^2-weighted
  * least-squares line over all. alpha_s, beta_s_per_byte: the whole all-reduce; per_step_alpha_s
  * and link_beta_s_per_byte: the same divided into the schedule's steps and per-step volume.
+ * A fit whose max_rel_residual exceeds NS_ALLREDUCE_POOR_FIT gets "status": "poor fit: ...".
+ * Fewer than 2 threads (after threads <= 0 is resolved): nothing is measured; "ring" and "tree"
+ * are empty, "fit" and "fit_tree" hold null alpha_s and beta_s_per_byte, and they and the section
+ * carry "status": "one thread: nothing to reduce across" (cluster --allreduce refuses it).
  * Progress lines go to log (may be NULL). NULL only on allocation failure. */
 #ifndef NS_HARNESS_ALLREDUCE_H
 #define NS_HARNESS_ALLREDUCE_H
@@ -29,6 +33,13 @@
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* Largest relative residual of a fit still taken as a measurement of alpha and beta. */
+#define NS_ALLREDUCE_POOR_FIT 0.5
+
+/* The "poor fit: ..." status for a fit's max_rel_residual, written into buf; NULL when the fit
+ * is within NS_ALLREDUCE_POOR_FIT. */
+const char *ns_allreduce_poor_fit(double max_rel, char *buf, size_t len);
 
 json_t *ns_allreduce_measure(int threads, int quick, FILE *log);
 

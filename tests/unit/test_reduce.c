@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cluster/cluster.h"
 #include "harness/allreduce.h"
 #include "harness/json.h"
 #include "include/nodescale.h"
@@ -547,7 +548,7 @@ static void test_allreduce(void **state) {
  * status for one thread, never 0), a fit with finite alpha and beta. Small sizes only. */
 static void test_allreduce_json(void **state) {
     (void)state;
-    for (int p = 1; p <= 2; p++) {
+    for (int p = 2; p <= 2; p++) {
         json_t *r = ns_allreduce_measure_upto(p, 1, 1 << 16, NULL);
         assert_non_null(r);
         assert_string_equal(json_string_value(json_object_get(r, "convention")),
@@ -578,6 +579,45 @@ static void test_allreduce_json(void **state) {
         free(text);
         json_decref(r);
     }
+}
+
+/* One thread: nothing measured, null fits with the reason, and the cluster reader refuses the
+ * section with that reason (a one-thread "fit" was once published as alpha and beta). */
+static void test_allreduce_one_thread(void **state) {
+    (void)state;
+    json_t *r = ns_allreduce_measure(1, 1, NULL);
+    assert_non_null(r);
+    static const char why[] = "one thread: nothing to reduce across";
+    assert_string_equal(json_string_value(json_object_get(r, "status")), why);
+    assert_int_equal(json_array_size(json_object_get(r, "ring")), 0);
+    assert_int_equal(json_array_size(json_object_get(r, "tree")), 0);
+    const char *keys[] = {"fit", "fit_tree"};
+    for (int i = 0; i < 2; i++) {
+        json_t *fit = json_object_get(r, keys[i]);
+        assert_true(json_is_null(json_object_get(fit, "alpha_s")));
+        assert_true(json_is_null(json_object_get(fit, "beta_s_per_byte")));
+        assert_string_equal(json_string_value(json_object_get(fit, "status")), why);
+    }
+    json_t *root = json_object();
+    json_object_set_new(root, "allreduce", r);
+    ns_cluster_input in;
+    memset(&in, 0, sizeof in);
+    char err[512] = "";
+    assert_int_not_equal(ns_cluster_apply_allreduce(&in, root, 0, err, sizeof err), 0);
+    assert_non_null(strstr(err, why));
+    json_decref(root);
+}
+
+/* A fit whose largest relative residual is above the limit is flagged, one within it is not. */
+static void test_allreduce_poor_fit(void **state) {
+    (void)state;
+    char buf[256];
+    assert_null(ns_allreduce_poor_fit(0.2, buf, sizeof buf));
+    assert_null(ns_allreduce_poor_fit(NS_ALLREDUCE_POOR_FIT, buf, sizeof buf));
+    const char *st = ns_allreduce_poor_fit(0.93, buf, sizeof buf);
+    assert_non_null(st);
+    assert_int_equal(strncmp(st, "poor fit: ", 10), 0);
+    assert_non_null(strstr(st, "0.93"));
 }
 
 /* MXCSR per thread: one entry per thread, FTZ/DAZ as the runtime left them (off by default). */
@@ -616,6 +656,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_allreduce),
         cmocka_unit_test(test_allreduce_json),
+        cmocka_unit_test(test_allreduce_one_thread),
+        cmocka_unit_test(test_allreduce_poor_fit),
         cmocka_unit_test(test_fpstate),
     };
     return cmocka_run_group_tests(tests, setup_isas, NULL);

@@ -6,12 +6,25 @@
  * address; the tail of a range is read with masked loads, whose zero lanes add nothing (slots
  * start at +0.0 and x + 0.0 == x for every x != -0.0 reached from +0.0).
  * Slot order and combine tree follow reduce_internal.h, so results equal reduce_ukr_c.c's
- * bitwise. The compensated kernels keep 8 sum and 8 compensation registers (64 DP slots). */
+ * bitwise. The compensated kernels keep 8 sum and 8 compensation registers (64 DP slots).
+ * Their cost is issue, not latency: each slot's loop-carried chains are one add (s) and one add
+ * (c), hidden by the 8 independent pairs. Knuth's branch-free TwoSum is 6 ops, the fewest with
+ * additions alone (Kornerup, Lefevre, Louvet, Muller, IEEE TC 61(3), 2012); VRANGEPD's max-abs
+ * and min-abs make FastTwoSum branch-free in 5, so a compensated sum issues 6 vector ops per 8
+ * doubles against 1 for the plain sum, a compensated dot 9 per 16. With that much arithmetic per
+ * line the loads run too few lines ahead at DRAM sizes; a software prefetch keeps them ahead. */
 #include <immintrin.h>
 
 #include "kernels/reduce/reduce_internal.h"
 
 enum { R = 8 };
+/* Software prefetch distance of the compensated loops, bytes ahead. Their ~7 vector ops per
+ * cache line fill the out-of-order window with arithmetic, so demand loads alone run too few
+ * lines ahead at DRAM (measured ~0.7x plain without, ~0.9-1.0x with, one thread on this VM). */
+#define PF_BYTES 8192
+static inline void pf(const void *p) {
+    _mm_prefetch((const char *)p + PF_BYTES, _MM_HINT_T0);
+}
 
 static inline __mmask8 mask_d(int64_t rem, int k) {
     int64_t c = rem - 8 * (int64_t)k;
@@ -45,32 +58,47 @@ static inline float tree_s(__m512 *a) {
     return _mm_cvtss_f32(_mm_add_ss(d, _mm_shuffle_ps(d, d, 1)));
 }
 
-/* (s, c) += x by TwoSum; the vector form of ns_dd_combine with a zero compensation. */
+/* Error-free addition by FastTwoSum on ordered operands (Dekker 1971): hi = the larger in
+ * magnitude, lo = the other, t = hi + lo, e = lo - (t - hi), exact when |hi| >= |lo|. VRANGEPD
+ * picks them without a branch (imm 0x7: max-abs, 0x6: min-abs, sign of the value picked; on a
+ * magnitude tie the two calls still return the two operands). 5 ops against TwoSum's 6, and the
+ * same t and e bitwise (both are the exact error), so results equal reduce_ukr_c.c's. */
+#define RANGE_MAXABS 0x7
+#define RANGE_MINABS 0x6
+static inline __m512d two_sum_d(__m512d s, __m512d x, __m512d *e) {
+    __m512d hi = _mm512_range_pd(s, x, RANGE_MAXABS), lo = _mm512_range_pd(x, s, RANGE_MINABS);
+    __m512d t = _mm512_add_pd(hi, lo);
+    *e = _mm512_sub_pd(lo, _mm512_sub_pd(t, hi));
+    return t;
+}
+static inline __m512 two_sum_s(__m512 s, __m512 x, __m512 *e) {
+    __m512 hi = _mm512_range_ps(s, x, RANGE_MAXABS), lo = _mm512_range_ps(x, s, RANGE_MINABS);
+    __m512 t = _mm512_add_ps(hi, lo);
+    *e = _mm512_sub_ps(lo, _mm512_sub_ps(t, hi));
+    return t;
+}
+
+/* (s, c) += x; the vector form of ns_dd_combine with a zero compensation. */
 static inline void comp_add_d(__m512d *s, __m512d *c, __m512d x) {
-    __m512d t = _mm512_add_pd(*s, x), z = _mm512_sub_pd(t, *s);
-    __m512d e = _mm512_add_pd(_mm512_sub_pd(*s, _mm512_sub_pd(t, z)), _mm512_sub_pd(x, z));
-    *s = t;
+    __m512d e;
+    *s = two_sum_d(*s, x, &e);
     *c = _mm512_add_pd(*c, e);
 }
 static inline void comp_add_s(__m512 *s, __m512 *c, __m512 x) {
-    __m512 t = _mm512_add_ps(*s, x), z = _mm512_sub_ps(t, *s);
-    __m512 e = _mm512_add_ps(_mm512_sub_ps(*s, _mm512_sub_ps(t, z)), _mm512_sub_ps(x, z));
-    *s = t;
+    __m512 e;
+    *s = two_sum_s(*s, x, &e);
     *c = _mm512_add_ps(*c, e);
 }
-/* (s, c) += x*y: TwoProduct by FMA, then TwoSum; both errors join c (Ogita-Rump-Oishi Dot2). */
+/* (s, c) += x*y: TwoProduct by FMA, then the error-free sum; both errors join c (Ogita-Rump-Oishi
+ * Dot2). */
 static inline void comp_fma_d(__m512d *s, __m512d *c, __m512d x, __m512d y) {
-    __m512d p = _mm512_mul_pd(x, y), ep = _mm512_fmsub_pd(x, y, p);
-    __m512d t = _mm512_add_pd(*s, p), z = _mm512_sub_pd(t, *s);
-    __m512d e = _mm512_add_pd(_mm512_sub_pd(*s, _mm512_sub_pd(t, z)), _mm512_sub_pd(p, z));
-    *s = t;
+    __m512d p = _mm512_mul_pd(x, y), ep = _mm512_fmsub_pd(x, y, p), e;
+    *s = two_sum_d(*s, p, &e);
     *c = _mm512_add_pd(*c, _mm512_add_pd(ep, e));
 }
 static inline void comp_fma_s(__m512 *s, __m512 *c, __m512 x, __m512 y) {
-    __m512 p = _mm512_mul_ps(x, y), ep = _mm512_fmsub_ps(x, y, p);
-    __m512 t = _mm512_add_ps(*s, p), z = _mm512_sub_ps(t, *s);
-    __m512 e = _mm512_add_ps(_mm512_sub_ps(*s, _mm512_sub_ps(t, z)), _mm512_sub_ps(p, z));
-    *s = t;
+    __m512 p = _mm512_mul_ps(x, y), ep = _mm512_fmsub_ps(x, y, p), e;
+    *s = two_sum_s(*s, p, &e);
     *c = _mm512_add_ps(*c, _mm512_add_ps(ep, e));
 }
 
@@ -190,8 +218,10 @@ static ns_dd z_dsum_comp(int64_t n, const double *x) {
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++)
+        for (int k = 0; k < R; k++) {
+            pf(x + i + 8 * k);
             comp_add_d(&s[k], &c[k], _mm512_loadu_pd(x + i + 8 * k));
+        }
     if (i < n)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++)
@@ -207,9 +237,12 @@ static ns_dd z_ddot_comp(int64_t n, const double *x, const double *y) {
     int64_t i = 0;
     for (; i + 8 * R <= n; i += 8 * R)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++)
+        for (int k = 0; k < R; k++) {
+            pf(x + i + 8 * k);
+            pf(y + i + 8 * k);
             comp_fma_d(&s[k], &c[k], _mm512_loadu_pd(x + i + 8 * k),
                        _mm512_loadu_pd(y + i + 8 * k));
+        }
     if (i < n)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++) {
@@ -268,8 +301,10 @@ static ns_ff z_ssum_comp(int64_t n, const float *x) {
     int64_t i = 0;
     for (; i + 16 * R <= n; i += 16 * R)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++)
+        for (int k = 0; k < R; k++) {
+            pf(x + i + 16 * k);
             comp_add_s(&s[k], &c[k], _mm512_loadu_ps(x + i + 16 * k));
+        }
     if (i < n)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++)
@@ -285,9 +320,11 @@ static ns_ff z_sdot_comp(int64_t n, const float *x, const float *y) {
     int64_t i = 0;
     for (; i + 16 * R <= n; i += 16 * R)
 #pragma GCC unroll 8
-        for (int k = 0; k < R; k++)
+        for (int k = 0; k < R; k++) {
+            pf(x + i + 16 * k), pf(y + i + 16 * k);
             comp_fma_s(&s[k], &c[k], _mm512_loadu_ps(x + i + 16 * k),
                        _mm512_loadu_ps(y + i + 16 * k));
+        }
     if (i < n)
 #pragma GCC unroll 8
         for (int k = 0; k < R; k++) {
