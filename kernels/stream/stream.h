@@ -33,11 +33,15 @@ typedef enum {
 } ns_stream_op;
 
 /* One micro-kernel per ISA; a, b, c 64-byte aligned, n a multiple of 64 (the plain-C one takes
- * any n). Returns the sum for NS_STREAM_SUM; for NS_STREAM_LOAD the XOR of all 64-bit words of
- * a, carried as a bit pattern in the double (ns_stream_bits / ns_stream_from_bits); 0 otherwise. */
-double ns_stream_avx512(ns_stream_op op, int64_t n, double *a, double *b, double *c);
-double ns_stream_avx2(ns_stream_op op, int64_t n, double *a, double *b, double *c);
-double ns_stream_plain(ns_stream_op op, int64_t n, double *a, double *b, double *c);
+ * any n). The operation runs `passes` times over the same arrays with the accumulators kept
+ * across passes, so a small working set pays the final reduction once per call, not per pass.
+ * Returns the sum over all passes for NS_STREAM_SUM; for NS_STREAM_LOAD the XOR over all passes
+ * of the 64-bit words of a (the XOR of a for an odd pass count, 0 for an even one), carried as a
+ * bit pattern in the double (ns_stream_bits / ns_stream_from_bits); 0 otherwise. */
+double ns_stream_avx512(ns_stream_op op, int64_t n, int64_t passes, double *a, double *b,
+                        double *c);
+double ns_stream_avx2(ns_stream_op op, int64_t n, int64_t passes, double *a, double *b, double *c);
+double ns_stream_plain(ns_stream_op op, int64_t n, int64_t passes, double *a, double *b, double *c);
 
 /* The 64-bit pattern of a double and back (NS_STREAM_LOAD's result). */
 static inline uint64_t ns_stream_bits(double d) {
