@@ -1,9 +1,12 @@
 /* STREAM-style bandwidth micro-kernels (McCalpin, "Memory Bandwidth and Machine Balance in
  * Current High Performance Computers", IEEE TCCA Newsletter, 1995), made idempotent so every
  * repetition does the same work and the output can be checked exactly:
- *   load     x  = xor of the bits of a[i]  8 B/elem read-only: the read ceiling. Integer XOR runs
- *                                       on three vector ports, so loads, not FP add ports, limit
- *                                       it (likwid-bench's load kernels discard the data instead)
+ *   load     x  = sum a[i] * a[i+8] over 16-element blocks (i mod 16 < 8), plus the elements of
+ *                a trailing partial block: 8 B/elem read-only, the read ceiling. One FMA takes
+ *                two loads (a three-operand op), so on every x86 core the load ports, not the
+ *                FP ports, limit it (likwid-bench's load kernels discard the data instead). The
+ *                stream arrays hold multiples of 1/16 in [1, 2), so every product and partial
+ *                sum is exact and the result is the same in any order, on any ISA.
  *   sum      s  = sum a[i]              8 B/elem read-only, 1 flop/elem (8 accumulators)
  *   copy     b  = a                     16 B/elem
  *   scale    b  = q * a                 16 B/elem
@@ -35,24 +38,11 @@ typedef enum {
 /* One micro-kernel per ISA; a, b, c 64-byte aligned, n a multiple of 64 (the plain-C one takes
  * any n). The operation runs `passes` times over the same arrays with the accumulators kept
  * across passes, so a small working set pays the final reduction once per call, not per pass.
- * Returns the sum over all passes for NS_STREAM_SUM; for NS_STREAM_LOAD the XOR over all passes
- * of the 64-bit words of a (the XOR of a for an odd pass count, 0 for an even one), carried as a
- * bit pattern in the double (ns_stream_bits / ns_stream_from_bits); 0 otherwise. */
+ * Returns the sum over all passes for NS_STREAM_SUM and NS_STREAM_LOAD (the pair products above,
+ * blocks counted from a[0]); 0 otherwise. */
 double ns_stream_avx512(ns_stream_op op, int64_t n, int64_t passes, double *a, double *b,
                         double *c);
 double ns_stream_avx2(ns_stream_op op, int64_t n, int64_t passes, double *a, double *b, double *c);
 double ns_stream_plain(ns_stream_op op, int64_t n, int64_t passes, double *a, double *b, double *c);
-
-/* The 64-bit pattern of a double and back (NS_STREAM_LOAD's result). */
-static inline uint64_t ns_stream_bits(double d) {
-    uint64_t u;
-    __builtin_memcpy(&u, &d, sizeof u);
-    return u;
-}
-static inline double ns_stream_from_bits(uint64_t u) {
-    double d;
-    __builtin_memcpy(&d, &u, sizeof d);
-    return d;
-}
 
 #endif

@@ -5,13 +5,15 @@ double ns_stream_plain(ns_stream_op op, int64_t n, int64_t passes, double *a, do
                        double *c) {
     const double q = NS_STREAM_Q;
     double s[4] = {0, 0, 0, 0};
-    uint64_t x = 0;
     for (int64_t pass = 0; pass < passes; pass++) {
         int64_t i = 0;
         switch (op) {
         case NS_STREAM_LOAD:
-            for (; i < n; i++)
-                x ^= ns_stream_bits(a[i]);
+            for (; i + 16 <= n; i += 16)
+                for (int j = 0; j < 8; j++)
+                    s[j & 3] += a[i + j] * a[i + 8 + j];
+            for (; i < n; i++) /* a trailing partial block counts its elements alone */
+                s[0] += a[i];
             break;
         case NS_STREAM_SUM:
             for (; i + 4 <= n; i += 4)
@@ -39,7 +41,6 @@ double ns_stream_plain(ns_stream_op op, int64_t n, int64_t passes, double *a, do
             break;
         }
     }
-    if (op == NS_STREAM_LOAD) return ns_stream_from_bits(x);
-    if (op == NS_STREAM_SUM) return (s[0] + s[1]) + (s[2] + s[3]);
+    if (op == NS_STREAM_LOAD || op == NS_STREAM_SUM) return (s[0] + s[1]) + (s[2] + s[3]);
     return 0;
 }

@@ -11,24 +11,19 @@ double ns_stream_avx512(ns_stream_op op, int64_t n, int64_t passes, double *a, d
     const __m512d q = _mm512_set1_pd(NS_STREAM_Q);
     switch (op) {
     case NS_STREAM_LOAD: {
-        /* Three-way XOR (vpternlogq 0x96) folds two loads per ALU op: the two 512-bit load
-         * ports, not the two vector ALU ports, bound the loop. */
-        __m512i x[4];
+        /* Pairs (i, i+8) of every 16-element block: one FMA per block takes both loads (the
+         * second from memory), so the two 512-bit load ports, not the FMA ports, bound the loop;
+         * four accumulators cover the FMA latency at one FMA per cycle. */
+        __m512d x[4];
         for (int j = 0; j < 4; j++)
-            x[j] = _mm512_setzero_si512();
+            x[j] = _mm512_setzero_pd();
         for (int64_t pass = 0; pass < passes; pass++)
             for (int64_t i = 0; i < n; i += 8 * W)
                 for (int j = 0; j < 4; j++)
-                    x[j] = _mm512_ternarylogic_epi64(
-                        x[j], _mm512_load_si512((const void *)(a + i + 2 * j * W)),
-                        _mm512_load_si512((const void *)(a + i + (2 * j + 1) * W)), 0x96);
-        x[0] = _mm512_ternarylogic_epi64(x[0], x[1], x[2], 0x96);
-        x[0] = _mm512_xor_si512(x[0], x[3]);
-        uint64_t words[W], t = 0;
-        _mm512_storeu_si512((void *)words, x[0]);
-        for (int l = 0; l < W; l++)
-            t ^= words[l];
-        return ns_stream_from_bits(t);
+                    x[j] = _mm512_fmadd_pd(_mm512_load_pd(a + i + 2 * j * W),
+                                           _mm512_load_pd(a + i + (2 * j + 1) * W), x[j]);
+        return _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(x[0], x[1]),
+                                                  _mm512_add_pd(x[2], x[3])));
     }
     case NS_STREAM_SUM: {
         __m512d s[8];
