@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "harness/cli.h"
+#include "harness/context.h"
 #include "harness/json.h"
 #include "harness/stats.h"
 
@@ -59,6 +60,7 @@ static int run(char **argv, const char *env, double *wall) {
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        ns_affinity_release(NULL); /* not the CPU the parent's initial thread is bound to */
         if (env) putenv((char *)env);
         freopen("/dev/null", "w", stdout);
         freopen("/dev/null", "w", stderr);

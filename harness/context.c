@@ -84,10 +84,11 @@ static void read_topology(void) {
             c->level = (int)o->attr->cache.depth;
             c->type = o->attr->cache.type == HWLOC_OBJ_CACHE_DATA      ? "data"
                       : o->attr->cache.type == HWLOC_OBJ_CACHE_UNIFIED ? "unified"
-                                                                         : "instruction";
+                                                                       : "instruction";
             c->size_bytes = (int64_t)o->attr->cache.size;
             c->count = n;
-            c->shared_by_cores = hwloc_get_nbobjs_inside_cpuset_by_type(t, o->cpuset, HWLOC_OBJ_CORE);
+            c->shared_by_cores =
+                hwloc_get_nbobjs_inside_cpuset_by_type(t, o->cpuset, HWLOC_OBJ_CORE);
             if (c->shared_by_cores < 1) c->shared_by_cores = 1;
         }
     }
@@ -135,16 +136,43 @@ int ns_llc_level(void) {
 }
 
 void ns_affinity_defaults(char **argv) {
-    if (getenv("OMP_PROC_BIND") || getenv("OMP_PLACES") || getenv("NODESCALE_AFFINITY_SET"))
-        return;
+    if (getenv("OMP_PROC_BIND") || getenv("OMP_PLACES") || getenv("NODESCALE_AFFINITY_SET")) return;
     setenv("OMP_PROC_BIND", "close", 1);
     setenv("OMP_PLACES", "cores", 1);
     setenv("NODESCALE_AFFINITY_SET", "defaults", 1);
+    cpu_set_t start;
+    if (sched_getaffinity(0, sizeof start, &start) == 0) { /* for ns_affinity_release */
+        char list[4096];
+        size_t len = 0;
+        list[0] = 0;
+        for (int c = 0; c < CPU_SETSIZE && len + 8 < sizeof list; c++)
+            if (CPU_ISSET(c, &start))
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", len ? "," : "", c);
+        setenv("NODESCALE_START_CPUS", list, 1);
+    }
     execv("/proc/self/exe", argv);
     /* exec failed: carry on unpinned; context says so. */
     unsetenv("OMP_PROC_BIND");
     unsetenv("OMP_PLACES");
     setenv("NODESCALE_AFFINITY_SET", "exec failed: threads not pinned", 1);
+}
+
+int ns_affinity_release(cpu_set_t *saved) {
+    if (saved && sched_getaffinity(0, sizeof *saved, saved) != 0) return -1;
+    cpu_set_t m;
+    CPU_ZERO(&m);
+    const char *list = getenv("NODESCALE_START_CPUS");
+    for (const char *p = list; p && *p;) {
+        char *end;
+        long c = strtol(p, &end, 10);
+        if (end == p) break;
+        if (c >= 0 && c < CPU_SETSIZE) CPU_SET((int)c, &m);
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (CPU_COUNT(&m) == 0) /* unrecorded: every CPU; the kernel keeps those the cpuset allows */
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            CPU_SET(c, &m);
+    return sched_setaffinity(0, sizeof m, &m);
 }
 
 const char *ns_cpu_model(void) {
@@ -157,7 +185,8 @@ const char *ns_cpu_model(void) {
         memcpy(brand, r, 48);
         brand[48] = 0;
         char *s = brand; /* trim leading blanks */
-        while (*s == ' ') s++;
+        while (*s == ' ')
+            s++;
         memmove(brand, s, strlen(s) + 1);
     } else {
         snprintf(brand, sizeof brand, "unknown");
@@ -197,7 +226,10 @@ static json_t *isa_json(void) {
     if (c & bit_AVX) json_array_append_new(arr, json_string("avx"));
     if (c & bit_FMA) json_array_append_new(arr, json_string("fma"));
     __get_cpuid_count(7, 0, &a, &b, &c, &d);
-    static const struct { unsigned int bit; const char *name; } ebx7[] = {
+    static const struct {
+        unsigned int bit;
+        const char *name;
+    } ebx7[] = {
         {bit_AVX2, "avx2"},         {bit_AVX512F, "avx512f"},   {bit_AVX512DQ, "avx512dq"},
         {bit_AVX512CD, "avx512cd"}, {bit_AVX512BW, "avx512bw"}, {bit_AVX512VL, "avx512vl"},
     };
@@ -226,8 +258,8 @@ static json_t *caches_json(void) {
 
 static json_t *env_json(void) {
     extern char **environ;
-    static const char *const prefixes[] = {"OMP_", "GOMP_", "KMP_", "BLIS_", "OPENBLAS_",
-                                           "MKL_", "NODESCALE_", "GOTO_"};
+    static const char *const prefixes[] = {"OMP_",      "GOMP_", "KMP_",       "BLIS_",
+                                           "OPENBLAS_", "MKL_",  "NODESCALE_", "GOTO_"};
     json_t *o = json_object();
     for (char **e = environ; *e; e++)
         for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
@@ -253,9 +285,11 @@ static json_t *affinity_json(void) {
     const char *how = getenv("NODESCALE_AFFINITY_SET");
     ns_json_set_str(o, "omp_proc_bind", getenv("OMP_PROC_BIND"));
     ns_json_set_str(o, "omp_places", getenv("OMP_PLACES"));
-    ns_json_set_str(o, "placement", how ? (strcmp(how, "defaults") ? how
-                                                                   : "nodescale defaults (OMP_PROC_BIND=close, OMP_PLACES=cores)")
-                                        : "from the user's environment");
+    ns_json_set_str(o, "placement",
+                    how ? (strcmp(how, "defaults")
+                               ? how
+                               : "nodescale defaults (OMP_PROC_BIND=close, OMP_PLACES=cores)")
+                        : "from the user's environment");
     ns_json_set_str(o, "numa_policy", "first touch by the thread that uses each chunk");
     return o;
 }

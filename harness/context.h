@@ -6,6 +6,7 @@
 #define NS_CONTEXT_H
 
 #include <jansson.h>
+#include <sched.h>
 #include <stdint.h>
 
 typedef struct ns_cache_info {
@@ -41,6 +42,15 @@ int ns_llc_level(void);
  * and re-executes this program (the OpenMP runtime reads them only when it loads). Call first
  * in main; returns only when nothing had to be done or re-exec failed. */
 void ns_affinity_defaults(char **argv);
+
+/* Sets the calling thread's CPU mask to the one nodescale started with, before the OpenMP
+ * runtime bound the initial thread to its first place (recorded by ns_affinity_defaults in
+ * NODESCALE_START_CPUS across its re-exec; every CPU the cpuset allows when unrecorded), and
+ * stores the previous mask in *saved when saved is not NULL. Call it in a child between fork and
+ * exec, or around popen, so that a child process (likwid-bench, the builds `gate --ab` runs)
+ * is not confined to the one CPU the parent's initial thread is bound to: likwid-bench would
+ * otherwise place all its threads on that CPU. Returns 0, or -1 with errno set. */
+int ns_affinity_release(cpu_set_t *saved);
 
 /* The context object of results.json. threads = the all-thread count of this run. */
 json_t *ns_context_json(int threads);

@@ -1,6 +1,8 @@
 /* likwid-bench as a subprocess (see likwid_ref.h). */
 #include "harness/likwid_ref.h"
 
+#include "harness/context.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,7 +20,12 @@ int ns_likwid_bench(const char *test, double working_set_bytes, int threads, dou
     char cmd[512];
     snprintf(cmd, sizeof cmd, "likwid-bench -t %s -W N:%.0fkB:%d -i %.0f 2>&1", test,
              fmax(1, working_set_bytes / 1000), threads, fmax(1, iters));
+    /* likwid-bench places its threads within the CPUs it inherits: not the one CPU this
+     * process's initial thread is bound to. */
+    cpu_set_t saved;
+    int released = ns_affinity_release(&saved) == 0;
     FILE *p = popen(cmd, "r");
+    if (released) sched_setaffinity(0, sizeof saved, &saved);
     if (!p) {
         snprintf(err, errlen, "likwid-bench: cannot start");
         return -1;
@@ -27,10 +34,14 @@ int ns_likwid_bench(const char *test, double working_set_bytes, int threads, dou
     char line[512], last[512] = "";
     while (fgets(line, sizeof line, p)) {
         double v;
-        if (sscanf(line, "MFlops/s: %lf", &v) == 1) out->mflops_per_s = v;
-        else if (sscanf(line, "MByte/s: %lf", &v) == 1) out->mbytes_per_s = v;
-        else if (sscanf(line, "Size (Byte): %lf", &v) == 1) out->size_bytes = v;
-        else if (sscanf(line, "Time: %lf", &v) == 1) out->time_s = v;
+        if (sscanf(line, "MFlops/s: %lf", &v) == 1)
+            out->mflops_per_s = v;
+        else if (sscanf(line, "MByte/s: %lf", &v) == 1)
+            out->mbytes_per_s = v;
+        else if (sscanf(line, "Size (Byte): %lf", &v) == 1)
+            out->size_bytes = v;
+        else if (sscanf(line, "Time: %lf", &v) == 1)
+            out->time_s = v;
         if (strlen(line) > 1) snprintf(last, sizeof last, "%s", line);
     }
     int st = pclose(p);
@@ -43,8 +54,8 @@ int ns_likwid_bench(const char *test, double working_set_bytes, int threads, dou
     return 0;
 }
 
-double ns_likwid_calibrate(const char *test, double working_set_bytes, int threads,
-                           double target_s, char *err, size_t errlen) {
+double ns_likwid_calibrate(const char *test, double working_set_bytes, int threads, double target_s,
+                           char *err, size_t errlen) {
     double iters = fmax(10, 2e8 / fmax(working_set_bytes, 1));
     ns_likwid_result r = {0};
     for (int tries = 0; tries < 5; tries++) {

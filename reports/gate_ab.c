@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness/context.h"
 #include "harness/json.h"
 #include "harness/stats.h"
 #include "reports/gate.h"
@@ -35,6 +36,7 @@ static int run_child(char **argv, const char *log, char *err, size_t errlen) {
             dup2(fd, 2);
             close(fd);
         }
+        ns_affinity_release(NULL); /* not the CPU the parent's initial thread is bound to */
         if (strchr(argv[0], '/'))
             execv(argv[0], argv);
         else

@@ -21,9 +21,9 @@ double ns_stream_avx2(ns_stream_op op, int64_t n, int64_t passes, double *a, dou
             for (int64_t i = 0; i < n; i += 16 * W)
                 for (int blk = 0; blk < 4; blk++)
                     for (int h = 0; h < 2; h++)
-                        x[2 * blk + h] = _mm256_fmadd_pd(_mm256_load_pd(a + i + 16 * blk + W * h),
-                                                         _mm256_load_pd(a + i + 16 * blk + 8 + W * h),
-                                                         x[2 * blk + h]);
+                        x[2 * blk + h] = _mm256_fmadd_pd(
+                            _mm256_load_pd(a + i + 16 * blk + W * h),
+                            _mm256_load_pd(a + i + 16 * blk + 8 + W * h), x[2 * blk + h]);
         for (int j = 1; j < 8; j++)
             x[0] = _mm256_add_pd(x[0], x[j]);
         double lanes[W], t = 0;

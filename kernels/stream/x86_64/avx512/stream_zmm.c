@@ -22,8 +22,8 @@ double ns_stream_avx512(ns_stream_op op, int64_t n, int64_t passes, double *a, d
                 for (int j = 0; j < 4; j++)
                     x[j] = _mm512_fmadd_pd(_mm512_load_pd(a + i + 2 * j * W),
                                            _mm512_load_pd(a + i + (2 * j + 1) * W), x[j]);
-        return _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(x[0], x[1]),
-                                                  _mm512_add_pd(x[2], x[3])));
+        return _mm512_reduce_add_pd(
+            _mm512_add_pd(_mm512_add_pd(x[0], x[1]), _mm512_add_pd(x[2], x[3])));
     }
     case NS_STREAM_SUM: {
         __m512d s[8];
