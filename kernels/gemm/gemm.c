@@ -499,6 +499,24 @@ static void choose_ways(int64_t m, int64_t n, int64_t mr, int64_t nr, int64_t mc
     }
 }
 
+/* NODESCALE_GEMM_JC_NT, _IC_NT, _JR_NT (BLIS's BLIS_JC_NT, BLIS_IC_NT, BLIS_JR_NT): the ways
+ * of each loop, used when all three are integers >= 1 whose product is the call's thread count
+ * (unset ones count as 1); otherwise choose_ways decides. */
+static void env_ways(int nt, int *jc, int *ic, int *jr) {
+    static const char *const names[3] = {"NODESCALE_GEMM_JC_NT", "NODESCALE_GEMM_IC_NT",
+                                          "NODESCALE_GEMM_JR_NT"};
+    int w[3], any = 0;
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(names[i]);
+        char *end;
+        long x = v && *v ? strtol(v, &end, 10) : 1;
+        if (v && *v && (*end || x < 1 || x > 1024)) return;
+        any |= v && *v;
+        w[i] = (int)x;
+    }
+    if (any && w[0] * w[1] * w[2] == nt) *jc = w[0], *ic = w[1], *jr = w[2];
+}
+
 /* 1 if NR columns `stride` bytes apart fall into fewer than NR/2 distinct L1 sets (64 sets of
  * 64-byte lines, as on every x86 core with a 32 or 48 KiB L1d): read in place, a B micro-panel
  * of a power-of-two leading dimension would keep evicting itself (4 KiB aliasing). */
@@ -525,6 +543,20 @@ static char *get_buffer(size_t bytes) {
     if (posix_memalign(&p, 4096, bytes) != 0) return NULL;
     tls_buf = p, tls_size = bytes;
     return tls_buf;
+}
+
+int ns_gemm_ways(int isa, ns_precision prec, int64_t m, int64_t n, int64_t k, int nthreads,
+                 int ways[3]) {
+    /* Threads: at least ~2 MFLOP per thread, or the fork/join costs more than it saves. */
+    int nt = nthreads > 0 ? nthreads : omp_get_max_threads();
+    if (omp_in_parallel()) nt = 1;
+    double flops = 2.0 * (double)m * (double)n * (double)k;
+    if (flops / 2e6 < nt) nt = flops < 4e6 ? 1 : (int)(flops / 2e6);
+    if (nt < 1) nt = 1;
+    const ukr_entry *u = &ukr_table[isa][prec];
+    choose_ways(m, n, u->mr, u->nr, blocks_get(isa, prec)->mc, nt, &ways[0], &ways[1], &ways[2]);
+    env_ways(nt, &ways[0], &ways[1], &ways[2]);
+    return nt;
 }
 
 /* C := beta * C on the m x n block (alpha == 0 or k == 0); beta == 0 stores zeros unread. */
@@ -557,13 +589,9 @@ static void gemm_generic(int isa, ns_precision prec, int transa, int transb, int
                   .ldc = ldc};
     const int64_t MR = J.u->mr, NR = J.u->nr;
 
-    /* Threads: at least ~2 MFLOP per thread, or the fork/join costs more than it saves. */
-    int nt = nthreads > 0 ? nthreads : omp_get_max_threads();
-    if (omp_in_parallel()) nt = 1;
-    double flops = 2.0 * (double)m * (double)n * (double)k;
-    if (flops / 2e6 < nt) nt = flops < 4e6 ? 1 : (int)(flops / 2e6);
-    if (nt < 1) nt = 1;
-    choose_ways(m, n, MR, NR, J.mc, nt, &J.jc_ways, &J.ic_ways, &J.jr_ways);
+    int ways[3];
+    int nt = ns_gemm_ways(isa, prec, m, n, k, nthreads, ways);
+    J.jc_ways = ways[0], J.ic_ways = ways[1], J.jr_ways = ways[2];
 
     /* Packing A costs about one load and store per element and saves strided, TLB-hungry
      * reads in every jr iteration; it pays off once each element feeds 2n >= 512 flops. Below

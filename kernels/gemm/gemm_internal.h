@@ -68,6 +68,13 @@ int ns_gemm_isa_index(const char *isa);
  * while no GEMM runs. */
 void ns_gemm_blocks_override(int isa, ns_precision prec, int64_t mc, int64_t kc, int64_t nc);
 
+/* The thread count a call with these sizes and nthreads (<= 0: omp_get_max_threads()) runs on,
+ * returned, and its ways over the jc, ic and jr loops in ways[0..2] (their product is the
+ * count): one thread below ~4 MFLOP or inside a parallel region; ways from the shape (columns,
+ * then rows, then jr; see gemm.c) unless NODESCALE_GEMM_JC_NT/_IC_NT/_JR_NT force them. */
+int ns_gemm_ways(int isa, ns_precision prec, int64_t m, int64_t n, int64_t k, int nthreads,
+                 int ways[3]);
+
 /* Column-major GEMM with the ISA given by index (the caller checked it is runnable) and nthreads
  * OpenMP threads (<= 0: omp_get_max_threads()). transa/transb: 0 = no transpose, 1 = transpose.
  * Arguments are assumed valid (nodescale_?gemm checks them). */

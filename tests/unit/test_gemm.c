@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -207,6 +208,46 @@ static void test_shape_classes(void **st) {
                     g.lda = t ? g.k : g.m, g.ldb = !t ? g.n : g.k, g.ldc = g.m;
                     check_call(&g, s * 10 + (uint64_t)th);
                 }
+}
+
+/* Every split of 2 and 4 threads over jc, ic and jr forced with NODESCALE_GEMM_{JC,IC,JR}_NT
+ * (choose_ways alone never takes some of them for these shapes): the decision is the forced one
+ * and the products are right; a product that does not match the thread count is ignored. */
+static void test_forced_ways(void **st) {
+    (void)st;
+    static const int ways[][3] = {{2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {2, 2, 1}, {1, 2, 2},
+                                  {2, 1, 2}, {1, 1, 4}, {4, 1, 1}, {3, 1, 1}};
+    static const int64_t shapes[][3] = {{257, 131, 203}, {650, 40, 300}, {40, 50, 600}};
+    int isas[3], ni = runnable_isas(isas);
+    for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+        char v[3][8];
+        for (int i = 0; i < 3; i++)
+            snprintf(v[i], sizeof v[i], "%d", ways[w][i]);
+        setenv("NODESCALE_GEMM_JC_NT", v[0], 1);
+        setenv("NODESCALE_GEMM_IC_NT", v[1], 1);
+        setenv("NODESCALE_GEMM_JR_NT", v[2], 1);
+        int prod = ways[w][0] * ways[w][1] * ways[w][2], th = prod == 3 ? 2 : prod, got[3];
+        assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_DP, 257, 131, 203, th, got), th);
+        if (prod == th) { /* forced */
+            assert_int_equal(got[0], ways[w][0]);
+            assert_int_equal(got[1], ways[w][1]);
+            assert_int_equal(got[2], ways[w][2]);
+        } else { /* ignored: the shape's own choice, th threads in all */
+            assert_int_equal(got[0] * got[1] * got[2], th);
+        }
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (int p = 0; p < 2; p++) {
+                call g = {.prec = (ns_precision)p, .isa = isas[(w + s) % (size_t)ni],
+                          .threads = th, .ta = (int)(s & 1), .tb = (int)(w & 1),
+                          .m = shapes[s][0], .n = shapes[s][1], .k = shapes[s][2], .alpha = 1.0,
+                          .beta = 1.0};
+                g.lda = g.ta ? g.k : g.m, g.ldb = g.tb ? g.n : g.k, g.ldc = g.m;
+                check_call(&g, w * 100 + s);
+            }
+    }
+    unsetenv("NODESCALE_GEMM_JC_NT");
+    unsetenv("NODESCALE_GEMM_IC_NT");
+    unsetenv("NODESCALE_GEMM_JR_NT");
 }
 
 /* All transposes in both layouts through the public API, leading dimensions equal to the
@@ -460,6 +501,7 @@ static void test_descriptors(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_edge_residues),    cmocka_unit_test(test_shape_classes),
+        cmocka_unit_test(test_forced_ways),
         cmocka_unit_test(test_transposes_layouts_ld), cmocka_unit_test(test_unaligned),
         cmocka_unit_test(test_guard_pages),      cmocka_unit_test(test_beta_zero_nan),
         cmocka_unit_test(test_degenerate),       cmocka_unit_test(test_bad_arguments),
