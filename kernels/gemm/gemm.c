@@ -553,6 +553,8 @@ int ns_gemm_ways(int isa, ns_precision prec, int64_t m, int64_t n, int64_t k, in
     double flops = 2.0 * (double)m * (double)n * (double)k;
     if (flops / 2e6 < nt) nt = flops < 4e6 ? 1 : (int)(flops / 2e6);
     if (nt < 1) nt = 1;
+    ways[0] = ways[1] = ways[2] = 1;
+    if (nt == 1) return 1; /* small calls: no getenv, no factoring */
     const ukr_entry *u = &ukr_table[isa][prec];
     choose_ways(m, n, u->mr, u->nr, blocks_get(isa, prec)->mc, nt, &ways[0], &ways[1], &ways[2]);
     env_ways(nt, &ways[0], &ways[1], &ways[2]);
