@@ -40,6 +40,7 @@
 typedef struct ukr_entry {
     const char *name;
     int mr, nr;
+    int nr_short; /* with n <= nr_short the kernel reads only nr_short columns of B (0: none) */
     int kc_l1_pct, mc_l2_pct; /* block-size table: see "Block sizes" below */
     ns_dgemm_ukr_fn d; /* exactly one of d, s is set */
     ns_sgemm_ukr_fn s;
@@ -49,12 +50,12 @@ static const char *const isa_names[NS_GEMM_NISA] = {"avx512", "avx2", "scalar"};
 
 /* [isa][precision]: NS_PREC_DP = 0, NS_PREC_SP = 1. */
 static const ukr_entry ukr_table[NS_GEMM_NISA][2] = {
-    {{"dgemm_ukr_16x14", 16, 14, 60, 38, ns_dgemm_ukr_avx512_16x14, NULL},
-     {"sgemm_ukr_32x14", 32, 14, 45, 57, NULL, ns_sgemm_ukr_avx512_32x14}},
-    {{"dgemm_ukr_8x6", 8, 6, 50, 50, ns_dgemm_ukr_avx2_8x6, NULL},
-     {"sgemm_ukr_16x6", 16, 6, 50, 50, NULL, ns_sgemm_ukr_avx2_16x6}},
-    {{"dgemm_ukr_8x4", 8, 4, 50, 50, ns_dgemm_ukr_scalar_8x4, NULL},
-     {"sgemm_ukr_8x4", 8, 4, 50, 50, NULL, ns_sgemm_ukr_scalar_8x4}},
+    {{"dgemm_ukr_16x14", 16, 14, 8, 60, 38, ns_dgemm_ukr_avx512_16x14, NULL},
+     {"sgemm_ukr_32x14", 32, 14, 8, 45, 57, NULL, ns_sgemm_ukr_avx512_32x14}},
+    {{"dgemm_ukr_8x6", 8, 6, 0, 50, 50, ns_dgemm_ukr_avx2_8x6, NULL},
+     {"sgemm_ukr_16x6", 16, 6, 0, 50, 50, NULL, ns_sgemm_ukr_avx2_16x6}},
+    {{"dgemm_ukr_8x4", 8, 4, 0, 50, 50, ns_dgemm_ukr_scalar_8x4, NULL},
+     {"sgemm_ukr_8x4", 8, 4, 0, 50, 50, NULL, ns_sgemm_ukr_scalar_8x4}},
 };
 
 int ns_gemm_isa_index(const char *isa) {
@@ -432,10 +433,11 @@ static void gemm_thread(const gemm_job *J, int tid) {
                         /* One block of rows only: each B micro-panel serves this ir loop alone,
                          * so the micro-kernel reads it in place (it stays in L1 across ir)
                          * instead of B being packed out to L3 and read back. A partial edge
-                         * panel is copied, zero-padded, so nothing past B's last column is read;
-                         * so is every panel whose columns would collide in L1 sets. */
+                         * panel is copied, zero-padded, so nothing past B's last column is read
+                         * (unless the kernel reads exactly its width: nr_short); so is every
+                         * panel whose columns would collide in L1 sets. */
                         const char *bj = elem(J->b, J->transb, pc, jc + jr * NR, J->ldb, es);
-                        if (nr == NR && J->b_inplace) {
+                        if ((nr == NR || nr == J->u->nr_short) && J->b_inplace) {
                             bpan = bj;
                             rs_b = J->transb ? J->ldb : 1, cs_b = J->transb ? 1 : J->ldb;
                         } else {

@@ -11,7 +11,9 @@
  *        Rows m..MR-1 of a packed panel hold zeros.
  *   B_r  a k x NR micro-panel: element (p, j) at b[p * rs_b + j * cs_b]. Packed: rs_b = NR,
  *        cs_b = 1, columns n..NR-1 zero. In place (small shapes): op(B) itself, rs_b/cs_b its
- *        strides, and then n == NR.
+ *        strides, and then n == NR, or n == NR_SHORT for a micro-kernel that has a short
+ *        column count (the table's nr_short: with n <= NR_SHORT it reads only NR_SHORT columns
+ *        of B, so an edge panel of exactly that width is read in place, not copied).
  *   C    column-major with leading dimension ldc; only the m x n block (m <= MR, n <= NR) is
  *        read or written, so edge tiles are handled inside the micro-kernel for every residue.
  *   a, b, c need only element alignment. k may be 0 (then C := beta * C). */

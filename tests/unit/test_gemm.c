@@ -319,11 +319,13 @@ static guarded guard_alloc(size_t bytes, int after) {
 
 static void test_guard_pages(void **st) {
     (void)st;
-    static const int64_t shapes[][3] = {{37, 23, 19}, {1, 1, 1}, {33, 15, 300}, {130, 9, 7}};
+    /* n = 22 and 8: an edge panel of exactly the short width, which is read in place. */
+    static const int64_t shapes[][3] = {{37, 23, 19}, {1, 1, 1},  {33, 15, 300},
+                                        {130, 9, 7},  {40, 22, 50}, {16, 8, 33}};
     int isas[3], ni = runnable_isas(isas);
     for (int ii = 0; ii < ni; ii++)
         for (int p = 0; p < 2; p++)
-            for (size_t s = 0; s < 4; s++)
+            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
                 for (int after = 0; after < 2; after++)
                     for (int t = 0; t < 4; t++) {
                         ns_precision pr = (ns_precision)p;
