@@ -3,6 +3,7 @@
 #include "harness/context.h"
 
 #include <cpuid.h>
+#include <errno.h>
 #include <hwloc.h>
 #include <jansson.h>
 #include <omp.h>
@@ -155,6 +156,28 @@ void ns_affinity_defaults(char **argv) {
     unsetenv("OMP_PROC_BIND");
     unsetenv("OMP_PLACES");
     setenv("NODESCALE_AFFINITY_SET", "exec failed: threads not pinned", 1);
+}
+
+int ns_default_threads(int64_t *threads, char *err, size_t errlen) {
+    int cpus = ns_topology_get()->cpus_in_mask;
+    if (cpus < 1) cpus = 1;
+    *threads = cpus;
+    const char *v = getenv("OMP_NUM_THREADS");
+    if (!v || !*v) return 0;
+    char *end;
+    errno = 0;
+    long long t = strtoll(v, &end, 10);
+    if (errno || end == v || (*end && *end != ',') || t < 1) {
+        snprintf(err, errlen, "OMP_NUM_THREADS='%s' is not a positive integer", v);
+        return -1;
+    }
+    if (t > cpus) {
+        snprintf(err, errlen, "OMP_NUM_THREADS=%lld is more than the %d CPUs this process may use",
+                 t, cpus);
+        return -1;
+    }
+    *threads = t;
+    return 0;
 }
 
 int ns_affinity_release(cpu_set_t *saved) {

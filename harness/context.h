@@ -52,6 +52,13 @@ void ns_affinity_defaults(char **argv);
  * otherwise place all its threads on that CPU. Returns 0, or -1 with errno set. */
 int ns_affinity_release(cpu_set_t *saved);
 
+/* Default thread count of the measuring commands: OMP_NUM_THREADS (its first value, as the
+ * OpenMP runtime reads it) when set, else the CPUs in the affinity mask (as the OpenMP places
+ * see them). Returns 0, or -1 with a one-line reason in err when OMP_NUM_THREADS is not a
+ * positive integer or asks for more threads than those CPUs (oversubscribed threads measure the
+ * scheduler, not the node). */
+int ns_default_threads(int64_t *threads, char *err, size_t errlen);
+
 /* The context object of results.json. threads = the all-thread count of this run. */
 json_t *ns_context_json(int threads);
 

@@ -195,6 +195,18 @@ static int in_list(const char *name, const char *const *list, size_t n) {
     return 0;
 }
 
+/* 1 if name is one of the comma-separated names in list (whole names, not substrings). */
+static int in_csv(const char *list, const char *name) {
+    size_t len = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && !strncmp(p, name, len)) return 1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
 /* What --quick measures of a family at a working set: the reductions sum and dot in both
  * precisions; in DRAM (where every repetition streams a GiB) STREAM triad alone, the sweep
  * having measured the read and triad curves already. */
@@ -214,7 +226,7 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
     for (size_t i = 0; i < nk && !interrupted(); i++) {
         if (strcmp(all[i]->family, family) != 0) continue;
         if (ns_registry_find(all[i]->name, NULL) != all[i]) continue; /* the selected ISA only */
-        if (s->o->kernels && !strstr(s->o->kernels, all[i]->name)) continue;
+        if (s->o->kernels && !in_csv(s->o->kernels, all[i]->name)) continue;
         if (s->o->quick && !in_quick_set(family, all[i]->name, dram)) continue;
         const ns_kernel *k = all[i];
         ns_params unit = {.n = 1, .threads = s->o->threads};
@@ -279,7 +291,7 @@ static int count_family(const ns_run_opts *o, const char *family, int dram) {
     const ns_kernel *const *all = ns_registry(&nk);
     for (size_t i = 0; i < nk; i++)
         if (!strcmp(all[i]->family, family) && ns_registry_find(all[i]->name, NULL) == all[i] &&
-            (!o->kernels || strstr(o->kernels, all[i]->name)) &&
+            (!o->kernels || in_csv(o->kernels, all[i]->name)) &&
             !(o->quick && !in_quick_set(family, all[i]->name, dram)))
             c++;
     return c;
@@ -397,9 +409,10 @@ static void usage(FILE *f) {
                "                     [--events LIST] [--format json|gbench]\n"
                "  --quick        the short run (<= 60 s on 2 cores): coarser sweep, fewer sizes\n"
                "  --out DIR      report folder (default results/<host>-<UTC time>/)\n"
-               "  --threads N    threads for the all-thread measurements (default: CPUs in the\n"
-               "                 affinity mask; at most that many)\n"
-               "  --kernels LIST only these STREAM/reduction kernels (comma-separated names)\n"
+               "  --threads N    threads for the all-thread measurements (default:\n"
+               "                 OMP_NUM_THREADS, else the CPUs in the affinity mask; at most those)\n"
+               "  --kernels LIST only these STREAM/reduction kernels (comma-separated names;\n"
+               "                 the ceilings, the sweep and GEMM always run)\n"
                "  --events LIST  PAPI events to count per kernel (presets or native names;\n"
                "                 default NODESCALE_EVENTS, else " NS_COUNTERS_DEFAULT_EVENTS ")\n"
                "  --cluster-preset NAME  chip the measured node is scaled to in results.json's\n"
@@ -429,12 +442,17 @@ int ns_cmd_run(int argc, char **argv) {
     const char *cmd = "run", *out = NULL, *kernels = NULL, *v, *format = "json", *events = NULL;
     const char *cluster_preset = NULL;
     int quick = 0;
-    int64_t threads = ns_topology_get()->cpus_in_mask > 0 ? ns_topology_get()->cpus_in_mask : 1;
-    for (int i = 1; i < argc; i++) {
-        int r;
+    int64_t threads;
+    char terr[256];
+    for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return NS_EXIT_OK;
+        }
+    if (ns_default_threads(&threads, terr, sizeof terr) != 0) return ns_usage_error(cmd, "%s", terr);
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (0) {
         } else if (!strcmp(argv[i], "--quick")) {
             quick = 1;
         } else if ((r = ns_opt_value(argc, argv, &i, "--out", &v)) != 0) {
@@ -473,12 +491,19 @@ int ns_cmd_run(int argc, char **argv) {
     if (kernels) {
         /* Every listed name must exist. */
         char *copy = strdup(kernels), *save = NULL;
-        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-            if (!ns_registry_find(t, NULL)) {
-                int rc = ns_usage_error(cmd, "--kernels: unknown kernel '%s'", t);
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            const ns_kernel *k = ns_registry_find(t, NULL);
+            if (!k || (strcmp(k->family, "stream") && strcmp(k->family, "reduce"))) {
+                int rc = ns_usage_error(cmd,
+                                        k ? "--kernels: '%s' is a %s kernel; --kernels selects "
+                                            "STREAM and reduction kernels (ceilings, sweep and "
+                                            "GEMM always run; `nodescale bench %s` measures one)"
+                                          : "--kernels: unknown kernel '%s'",
+                                        t, k ? k->family : "", t);
                 free(copy);
                 return rc;
             }
+        }
         free(copy);
     }
 
@@ -487,7 +512,7 @@ int ns_cmd_run(int argc, char **argv) {
         if (ns_counters_init(events, eerr, sizeof eerr) < 0) return ns_usage_error(cmd, "%s", eerr);
         ns_counters_finish();
     }
-    char dir[4096];
+    char dir[4096], path0[4200];
     if (out) {
         snprintf(dir, sizeof dir, "%s", out);
     } else {
@@ -497,6 +522,10 @@ int ns_cmd_run(int argc, char **argv) {
         strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
         snprintf(dir, sizeof dir, "results/%s-%s", host, stamp);
     }
+    snprintf(path0, sizeof path0, "%s/results.json", dir);
+    if (out && access(path0, F_OK) == 0)
+        return ns_usage_error(cmd, "--out '%s' already holds a run (results.json); choose a new "
+                                   "folder or remove that one", dir);
     if (mkdir_p(dir) != 0 || access(dir, W_OK) != 0)
         return ns_usage_error(cmd, "cannot write to folder '%s': %s", dir, strerror(errno ? errno : EACCES));
     char path[4200];
