@@ -277,6 +277,7 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
     }
     if (!isfinite(ymin) || ymin <= 0) ymin = ymax > 0 ? ymax / 1e4 : 0.01;
     if (!(ymax > 0)) ymax = 1;
+    if (ymax * 3 < 100 * ymin) ymin = ymax * 3 / 100; /* two decades at least: log tics show */
 
     body b;
     body_begin(&b);
@@ -350,6 +351,12 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
                     fqs, tc[t]);
         }
     }
+    /* Points at the highest thread count and at fewer: gnuplot 5.4 crashes (SIGSEGV) on a
+     * `w labels` clause whose filter leaves no point, so each clause is written only when it
+     * has points to draw. */
+    int n_full = 0, n_open = 0;
+    for (int k = 0; k < np; k++)
+        *(ns_json_get_num(kept[k], "threads") == tmax ? &n_full : &n_open) += 1;
     if (np > 0) {
         /* Filled: the highest thread count; open: fewer threads (compared with their own
          * roofs, listed in results.json). Colour: the level the working set lives in. */
@@ -371,18 +378,22 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
         }
         fprintf(f, "%sNaN w p pt 7 ps 1.4 lc rgb '#444444' title 'kernel, %d thr'", SEP(), tmax);
         fprintf(f, "%sNaN w p pt 6 ps 1.4 lw 2 lc rgb '#444444' title 'kernel, fewer thr'", SEP());
-        fprintf(f, "%s", SEP());
-        gp_str(f, pts);
-        fprintf(f,
-                " u 1:($3==%d ? $2 : 1/0):(sprintf('%%d', $4)) w labels left offset 0.8,0.5 "
-                "font ',9' notitle",
-                tmax);
-        fprintf(f, "%s", SEP());
-        gp_str(f, pts);
-        fprintf(f,
-                " u 1:($3!=%d ? $2 : 1/0):(sprintf('%%d', $4)) w labels right "
-                "offset -0.8,0.5 font ',9' notitle",
-                tmax);
+        if (n_full) {
+            fprintf(f, "%s", SEP());
+            gp_str(f, pts);
+            fprintf(f,
+                    " u 1:($3==%d ? $2 : 1/0):(sprintf('%%d', $4)) w labels left offset 0.8,0.5 "
+                    "font ',9' notitle",
+                    tmax);
+        }
+        if (n_open) {
+            fprintf(f, "%s", SEP());
+            gp_str(f, pts);
+            fprintf(f,
+                    " u 1:($3!=%d ? $2 : 1/0):(sprintf('%%d', $4)) w labels right "
+                    "offset -0.8,0.5 font ',9' notitle",
+                    tmax);
+        }
     }
     if (first) fprintf(f, "1/0 notitle");
     fprintf(f, "\n");
@@ -627,8 +638,12 @@ static int run_gnuplot(const char *script, const char *log, char *err, size_t er
     msg[strcspn(msg, "\n")] = 0;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
         snprintf(err, errlen, "cannot run %s (install gnuplot-nox, or set NODESCALE_GNUPLOT)", gp);
+    else if (WIFSIGNALED(st))
+        snprintf(err, errlen, "%s crashed (signal %d: %s)%s%s", gp, WTERMSIG(st),
+                 strsignal(WTERMSIG(st)), *msg ? ": " : "", msg);
     else
-        snprintf(err, errlen, "%s failed%s%s", gp, *msg ? ": " : "", msg);
+        snprintf(err, errlen, "%s failed (exit %d)%s%s", gp, WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+                 *msg ? ": " : "", msg);
     return -1;
 }
 
