@@ -236,7 +236,17 @@ static json_t *virtualization_json(void) {
         char name[13] = {0};
         __cpuid(0x40000000, a, b, c, d);
         memcpy(name, &b, 4), memcpy(name + 4, &c, 4), memcpy(name + 8, &d, 4);
-        json_object_set_new(o, "hypervisor", json_string(name));
+        /* The 12-byte vendor signatures of cpuid 0x40000000 (each hypervisor's documentation). */
+        static const char *const known[][2] = {
+            {"KVMKVMKVM", "KVM"},          {"Microsoft Hv", "Hyper-V"}, {"VMwareVMware", "VMware"},
+            {"XenVMMXenVMM", "Xen"},       {"TCGTCGTCGTCG", "QEMU TCG"}, {"ACRNACRNACRN", "ACRN"},
+            {"bhyve bhyve ", "bhyve"},     {" lrpepyh  vr", "Parallels"}, {"QNXQVMBSQG", "QNX"},
+            {"VBoxVBoxVBox", "VirtualBox"}};
+        const char *pretty = name;
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            if (!strcmp(name, known[i][0])) pretty = known[i][1];
+        json_object_set_new(o, "hypervisor", json_string(pretty));
+        json_object_set_new(o, "hypervisor_signature", json_string(name));
     }
     return o;
 }
@@ -387,6 +397,8 @@ json_t *ns_context_json(int threads) {
     json_t *virt = virtualization_json();
     json_object_set(ctx, "virtualized", json_object_get(virt, "virtualized"));
     json_object_set(ctx, "hypervisor", json_object_get(virt, "hypervisor"));
+    if (json_object_get(virt, "hypervisor_signature"))
+        json_object_set(ctx, "hypervisor_signature", json_object_get(virt, "hypervisor_signature"));
     json_decref(virt);
 
     json_t *timer = json_object();

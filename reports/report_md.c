@@ -156,10 +156,11 @@ static void kernels(FILE *f, const json_t *root) {
                    "disturbed while they ran; rerun on a quiet machine before trusting them.\n\n",
                 disturbed, disturbed == 1 ? "kernel" : "kernels");
     if (above)
-        fprintf(f, "%d %s above their roof. The ceilings are the fastest samples of the "
-                   "FMA and bandwidth kernels, so a kernel above its roof means the ceiling run "
-                   "was disturbed (or the clock rose); each entry's `roof_status` in "
-                   "results.json says which.\n\n",
+        fprintf(f, "%d %s above their roof. A roof is the fastest sample of a ceiling kernel at "
+                   "the level of the kernel's working set; a kernel can beat it when part of its "
+                   "working set lives in a faster level, when it streams faster than the ceiling "
+                   "kernel, or when the ceiling run was disturbed. Each entry's `roof_status` in "
+                   "results.json gives its own reason.\n\n",
                 above, above == 1 ? "kernel ran" : "kernels ran");
 }
 
@@ -224,8 +225,7 @@ static void cluster(FILE *f, const json_t *root) {
         fprintf(f, "Not modelled: %s\n\n", str(cl, "status"));
         return;
     }
-    fprintf(f, "Model %s on %s chips (preset `%s`), with this node's measured GEMM efficiency and "
-               "run-to-run variability: %s.\n\n| chips | TP | PP | CP | DP | fits in memory | step (s) | "
+    fprintf(f, "Model %s on %s chips (preset `%s`): %s.\n\n| chips | TP | PP | CP | DP | fits in memory | step (s) | "
                "MFU | goodput | tokens/s |\n|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n",
             str(cl, "model"), str(cl, "chip"), str(cl, "preset"), str(cl, "note"));
     size_t i;

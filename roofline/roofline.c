@@ -464,7 +464,7 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
     ns_json_set_str(o, "kernel", cv->kernel);
     ns_json_set_str(o, "isa", cv->isa);
     ns_json_set_str(o, "precision", cv->precision);
-    ns_json_set_num(o, "working_set_bytes", ws_mid, NULL);
+    ns_json_set_num(o, "working_set_bytes", round(ws_mid), NULL); /* geometric middle: whole bytes */
     ns_json_set_num(o, "working_set_min_bytes", ws_lo, NULL);
     ns_json_set_num(o, "working_set_max_bytes", ws_hi, NULL);
     ns_json_set_num(o, "gbytes_per_s", bw, "invalid: no finite bandwidth");
@@ -934,7 +934,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         if (bwb && pol && strcmp(pol, b->policy))
             ADD("; bytes_policy %s differs from the ceilings' %s (B06)", pol, b->policy);
         if (frac > 1.0) {
-            ADD("; above the roof by %.0f%%: ", 100 * (frac - 1));
+            ADD("; above the roof by %.1f%%: ", 100 * (frac - 1));
             if (bwb) {
                 ADD("part of the working set lives in a faster level, or the %s ceiling kernel "
                     "(%s, %.4g GB/s) is slower than this one (%.4g GB/s at its AI)",
