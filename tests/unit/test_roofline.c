@@ -535,7 +535,7 @@ static void test_above_compute_roof_reason(void **st) {
         assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
         const char *s = roof_status(g);
         print_message("case %zu: %s\n", k, s);
-        assert_non_null(strstr(s, "above the roof by 50%"));
+        assert_non_null(strstr(s, "above the roof by 50.0%"));
         assert_non_null(strstr(s, cases[k].want));
         assert_null(strstr(s, cases[k].unwanted));
         assert_close(json_number_value(json_object_get(g, "fraction_of_roof")), 1.5, 1e-12);
