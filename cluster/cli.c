@@ -495,40 +495,48 @@ static int list_presets(void) {
 }
 
 /* Scaling of b against the first chip count: speed-up, scaling efficiency, and the Amdahl and
- * Gustafson bounds. Their parallel share p is the part of the first step that is proportional
- * to the micro-batches each pipeline runs (compute and exposed TP, CP, PP), which more chips
- * divide under a fixed global batch; the bubble, DP exchange, optimizer and straggler wait are
- * the serial part. */
+ * Gustafson bounds from the first step's parallel share (ns_amdahl_parallel_share: the parts
+ * more DP divides under a fixed global batch). They bound b only when b is the first row's
+ * configuration with more DP (ns_same_but_dp); for another layout they are NAN (n/a, JSON null). */
 typedef struct scaling {
     double chips, speedup, efficiency, amdahl, gustafson;
 } scaling;
 
-static scaling scaling_of(const ns_breakdown *first, const ns_breakdown *b) {
+static scaling scaling_of(const ns_cluster_input *in, const ns_breakdown *first,
+                          const ns_breakdown *b) {
     double g0 = (double)first->par.tp * first->par.pp * first->par.cp * first->par.dp;
     double g = (double)b->par.tp * b->par.pp * b->par.cp * b->par.dp;
-    double p = (first->compute_s + first->tp_s + first->cp_s + first->pp_s) / first->step_s;
+    double p = ns_amdahl_parallel_share(in, first);
+    int same = ns_same_but_dp(first, b);
     return (scaling){g, b->tokens_per_s / first->tokens_per_s,
                      ns_scaling_efficiency(first->tokens_per_s, g0, b->tokens_per_s, g),
-                     ns_amdahl_speedup(p, g / g0), ns_gustafson_speedup(p, g / g0)};
+                     same ? ns_amdahl_speedup(p, g / g0) : NAN,
+                     same ? ns_gustafson_speedup(p, g / g0) : NAN};
 }
 
-static void add_scaling(json_t *pt, const ns_breakdown *first, const ns_breakdown *b) {
-    scaling sc = scaling_of(first, b);
+static void add_scaling(json_t *pt, const ns_cluster_input *in, const ns_breakdown *first,
+                        const ns_breakdown *b) {
+    scaling sc = scaling_of(in, first, b);
     ns_json_set_num(pt, "speedup_vs_first", sc.speedup, NULL);
     ns_json_set_num(pt, "scaling_efficiency_vs_first", sc.efficiency, NULL);
     ns_json_set_num(pt, "amdahl_bound_vs_first", sc.amdahl, NULL);
     ns_json_set_num(pt, "gustafson_bound_vs_first", sc.gustafson, NULL);
 }
 
-static void print_scaling(const ns_breakdown *b, int n) {
+static void print_scaling(const ns_cluster_input *in, const ns_breakdown *b, int n) {
     if (n < 2) return;
     printf("\nscaling against %lld chips (Amdahl/Gustafson parallel share: compute + TP + CP + PP "
-           "of the first step)\n  chips  speed-up  efficiency  Amdahl bound  Gustafson bound\n",
-           (long long)b[0].par.tp * b[0].par.pp * b[0].par.cp * b[0].par.dp);
+           "+ straggler%s\nof the first step; bounds only for its layout with more DP, else n/a)\n"
+           "  chips  speed-up  efficiency  Amdahl bound  Gustafson bound\n",
+           (long long)b[0].par.tp * b[0].par.pp * b[0].par.cp * b[0].par.dp,
+           in->run.distributed_optimizer ? " + optimizer" : "");
     for (int i = 0; i < n; i++) {
-        scaling sc = scaling_of(&b[0], &b[i]);
-        printf("%7.0f %9.3f %10.1f%% %13.2f %16.2f\n", sc.chips, sc.speedup, 100 * sc.efficiency,
-               sc.amdahl, sc.gustafson);
+        scaling sc = scaling_of(in, &b[0], &b[i]);
+        printf("%7.0f %9.3f %10.1f%% ", sc.chips, sc.speedup, 100 * sc.efficiency);
+        if (isnan(sc.amdahl))
+            printf("%13s %16s\n", "n/a", "n/a");
+        else
+            printf("%13.3f %16.3f\n", sc.amdahl, sc.gustafson);
     }
 }
 
@@ -637,7 +645,7 @@ int ns_cmd_cluster(int argc, char **argv) {
         for (int i = 0; i < n_rows; i++) {
             json_t *pt = ns_breakdown_json(&in, &rows[i]);
             ns_json_set_str(pt, "layout", searched[i] ? "searched" : "fixed");
-            add_scaling(pt, &firsts[0], &rows[i]);
+            add_scaling(pt, &in, &firsts[0], &rows[i]);
             json_array_append_new(pts, pt);
         }
         json_object_set_new(root, "points", pts);
@@ -661,7 +669,7 @@ int ns_cmd_cluster(int argc, char **argv) {
             printf("note: %s\n", notes[i]);
         printf("\n");
         print_tables(rows, n_rows);
-        print_scaling(firsts, n_firsts);
+        print_scaling(&in, firsts, n_firsts);
         if (o.search) printf("\n%ld configurations evaluated\n", evaluated);
     }
     json_decref(root);

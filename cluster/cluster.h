@@ -214,6 +214,20 @@ void ns_cluster_prepare(const ns_cluster_input *in, int chips, ns_cluster_prep *
 void ns_cluster_eval(const ns_cluster_input *in, const ns_cluster_prep *prep, const ns_par *par,
                      ns_breakdown *out);
 
+/* Amdahl's parallel share p of step b when DP grows at a fixed global batch: the parts of the
+ * step the model divides by the DP degree n (compute, exposed TP, CP and PP: the micro-batches per
+ * pipeline; the straggler wait, compute × a factor that grows with the chip count; the optimizer
+ * with a distributed optimizer), over the step. The rest does not shrink (the bubble, (p−1)/v
+ * micro-batch times; the DP exchange; the optimizer without sharding). So for a configuration
+ * that differs from b only in a DP degree n times larger (ns_same_but_dp), the step is at least
+ * (1 − p + p/n) × b's and the speed-up at most Amdahl's 1 / ((1 − p) + p/n) (Amdahl 1967, AFIPS
+ * SJCC 30; ns_amdahl_speedup). */
+double ns_amdahl_parallel_share(const ns_cluster_input *in, const ns_breakdown *b);
+
+/* 1 when b is a's configuration with only the DP degree multiplied (TP, PP, CP, micro-batch,
+ * interleave and recomputation the same): where a's Amdahl bound applies to b. */
+int ns_same_but_dp(const ns_breakdown *a, const ns_breakdown *b);
+
 /* Enumerates every valid (TP, PP, CP, DP, micro-batch, interleave) for `chips` and keeps the
  * `top` fastest to train (fitting in memory first). Fills best[0..n) best first, returns n (0:
  * no valid configuration), and the number of configurations evaluated in *evaluated. The

@@ -462,6 +462,21 @@ void ns_cluster_eval(const ns_cluster_input *in, const ns_cluster_prep *prep, co
     eval_rc(in, prep, par, rl == L ? NS_RECOMP_FULL : NS_RECOMP_PARTIAL, rl, out);
 }
 
+/* ---- Amdahl's bound under DP scaling -------------------------------------------------------- */
+
+double ns_amdahl_parallel_share(const ns_cluster_input *in, const ns_breakdown *b) {
+    double divided = b->compute_s + b->tp_s + b->cp_s + b->pp_s + b->straggler_s;
+    if (in->run.distributed_optimizer) divided += b->optimizer_s;
+    return divided / b->step_s;
+}
+
+int ns_same_but_dp(const ns_breakdown *a, const ns_breakdown *b) {
+    return a->par.tp == b->par.tp && a->par.pp == b->par.pp && a->par.cp == b->par.cp &&
+           a->par.micro_batch == b->par.micro_batch && a->par.interleave == b->par.interleave &&
+           a->recompute == b->recompute && a->recompute_layers == b->recompute_layers &&
+           b->par.dp % a->par.dp == 0;
+}
+
 /* ---- search --------------------------------------------------------------------------------- */
 
 #define NS_DIVISORS_MAX 4096

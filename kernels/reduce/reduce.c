@@ -201,8 +201,13 @@ double ns_red_team_finish(const ns_red_job *j, int nthreads, const ns_dd *parts)
             packed[t] = parts[t * NS_RED_PAD];
         r = tree(j, packed, k);
     }
-    if (acc_sp(j)) return (float)r.s + (float)r.c;
-    return r.s + r.c;
+    /* Once the sum is Inf or NaN its TwoSum errors are Inf - Inf = NaN: the result is then the
+     * sum alone, which is the plain sum's IEEE result (+-Inf, or NaN for Inf - Inf or a NaN). */
+    if (acc_sp(j)) {
+        float s = (float)r.s;
+        return isfinite(s) ? s + (float)r.c : s;
+    }
+    return isfinite(r.s) ? r.s + r.c : r.s;
 }
 
 double ns_red_run(const ns_red_job *j) {

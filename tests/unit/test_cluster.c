@@ -428,6 +428,75 @@ static void presets_chip_counts_valid(void **state) {
     assert_true(fixed_misfits >= 6);
 }
 
+/* Amdahl's bound (Amdahl 1967, AFIPS SJCC 30: 1 / ((1 − p) + p/n)) with the model's own parallel
+ * share (ns_amdahl_parallel_share) is never beaten by the speed-up of the same layout with n
+ * times the DP degree: every preset chip, both models, with and without the distributed
+ * optimizer, from the preset layout and the search's best at each preset chip count, n = 2..16.
+ * The tester's case: h100-sxm 8192 -> 16384 chips was 1.5497 against a "bound" of 1.5366 when the
+ * straggler wait (compute × a factor that grows with G) counted as serial. */
+static void amdahl_bound_holds(void **state) {
+    (void)state;
+    const char *chips[] = {"a100-sxm", "h100-sxm", "h200", "gb200-nvl72", "gb300-nvl72", "tpu-v4"};
+    const char *models[] = {"llama3-405b", "megatron-1t"};
+    char err[256];
+    int compared = 0;
+    for (size_t i = 0; i < sizeof chips / sizeof chips[0]; i++)
+        for (int mo = 0; mo < 2; mo++)
+            for (int dist = 0; dist < 2; dist++) {
+                ns_cluster_input in;
+                load(&in, chips[i]);
+                assert_int_equal(ns_cluster_apply_preset(&in, models[mo], err, sizeof err), 0);
+                in.run.distributed_optimizer = dist;
+                ns_chip_finish(&in.sys.chip);
+                for (int c = -1; c < in.n_chip_counts; c++) {
+                    ns_breakdown a;
+                    long ev;
+                    if (c < 0) { /* the preset layout on one DP group */
+                        ns_par par = in.par;
+                        par.dp = 1;
+                        int G = par.tp * par.pp * par.cp;
+                        if (ns_cluster_check(&in, &par, G, err, sizeof err)) continue;
+                        eval_at(&in, par, &a);
+                    } else if (ns_cluster_search(&in, in.chip_counts[c], &a, 1, &ev) != 1) {
+                        continue;
+                    }
+                    double p = ns_amdahl_parallel_share(&in, &a);
+                    assert_true(p > 0 && p <= 1);
+                    for (int n = 2; n <= 16; n++) {
+                        ns_par par = a.par;
+                        par.dp *= n;
+                        int G = par.tp * par.pp * par.cp * par.dp;
+                        if (ns_cluster_check(&in, &par, G, err, sizeof err)) continue;
+                        ns_breakdown b;
+                        eval_at(&in, par, &b);
+                        if (!ns_same_but_dp(&a, &b)) continue; /* auto recomputation changed */
+                        double speedup = b.tokens_per_s / a.tokens_per_s;
+                        double bound = ns_amdahl_speedup(p, n);
+                        if (!(speedup <= bound * (1 + 1e-12)))
+                            fail_msg("%s %s dist=%d tp=%d pp=%d cp=%d dp %d -> %d: speed-up %.6f > "
+                                     "Amdahl %.6f (p %.6f)",
+                                     chips[i], models[mo], dist, a.par.tp, a.par.pp, a.par.cp,
+                                     a.par.dp, par.dp, speedup, bound, p);
+                        compared++;
+                    }
+                }
+            }
+    assert_true(compared >= 100);
+    /* the reported case, on the preset layout */
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    ns_chip_finish(&in.sys.chip);
+    ns_breakdown a, b;
+    eval_at(&in, (ns_par){8, 16, 64, 1, 1, 1}, &a);
+    eval_at(&in, (ns_par){8, 16, 128, 1, 1, 1}, &b);
+    assert_true(ns_same_but_dp(&a, &b));
+    assert_true(b.tokens_per_s / a.tokens_per_s <=
+                ns_amdahl_speedup(ns_amdahl_parallel_share(&in, &a), 2));
+    /* another layout is not bounded by it */
+    eval_at(&in, (ns_par){8, 8, 256, 1, 1, 1}, &b);
+    assert_false(ns_same_but_dp(&a, &b));
+}
+
 /* Every configuration the search returns is valid and they come sorted. */
 static void search_valid_and_sorted(void **state) {
     (void)state;
@@ -601,6 +670,7 @@ int main(void) {
         cmocka_unit_test(f6_two_roads),
         cmocka_unit_test(f7_f9_scaling),
         cmocka_unit_test(f10_amdahl_gustafson),
+        cmocka_unit_test(amdahl_bound_holds),
         cmocka_unit_test(f11_roofline),
         cmocka_unit_test(f12_palm_mfu),
         cmocka_unit_test(megatron_vs_palm),

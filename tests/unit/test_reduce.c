@@ -3,8 +3,9 @@
  * ns_red_bound (n * u * condition, never an absolute tolerance); well- and ill-conditioned sums;
  * SP sizes past 2^24; thread counts 1..4 (omp_set_num_threads and explicit teams); bitwise
  * determinism across thread counts; bitwise agreement of the AVX-512 and plain-C micro-kernels;
- * nrm2 with huge, tiny and subnormal values; i?amax ties and NaN policy; n = 0 and bad
- * arguments; the registry descriptors; the ring and tree thread all-reduce; MXCSR probe. */
+ * Inf, NaN and overflow in every variant; nrm2 with huge, tiny and subnormal values; i?amax ties
+ * and NaN policy; n = 0 and bad arguments; the registry descriptors; the ring and tree thread
+ * all-reduce; MXCSR probe. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -476,6 +477,108 @@ static void test_isa_forced(void **state) {
     free(x);
 }
 
+/* Inf, NaN and overflow give the IEEE result (the plain sum's) in every variant, compensated
+ * included: there the TwoSum error of an infinite sum is Inf - Inf = NaN and s + c was NaN where
+ * the sum is +-Inf. DBL_MAX in a case stands for the format's overflow operand (1.7e308 in DP,
+ * 3e38 in SP: two of them overflow). Small n and n = 100000 (values spread over the SIMD slots,
+ * the threads' shares and the deterministic blocks, random +-[0.5, 1) elsewhere); every ISA,
+ * both modes, teams of 1..3, and the public API (NODESCALE_ISA) on 1 and 2 threads. */
+static void check_nonfinite(const char *what, double got, double want) {
+    if (isnan(want) ? !isnan(got) : got != want) fail_msg("%s: got %g want %g", what, got, want);
+}
+
+/* One op, ISA, variant and mode of a test_nonfinite case: teams of 1..3, the API on 1 and 2. */
+static void nonfinite_job(ns_red_job *j, double want, const char *name) {
+    int sp = j->op >= NS_OP_SSUM;
+    char what[160];
+    for (int t = 1; t <= 3; t++) {
+        double got = run_team(j, t); /* wide: a DP value, which the API rounds to SP */
+        snprintf(what, sizeof what, "%s op=%d isa=%s var=%d mode=%d team of %d", name, j->op,
+                 j->u->isa, j->variant, j->mode, t);
+        check_nonfinite(what, sp ? (float)got : got, want);
+    }
+    setenv("NODESCALE_ISA", j->u->isa, 1);
+    for (int t = 1; t <= 2; t++) {
+        omp_set_num_threads(t);
+        double r = 0;
+        float rs = 0;
+        const double *x = j->x, *y = j->y;
+        const float *xs = j->x, *ys = j->y;
+        int e = 0, v = j->variant, m = j->mode;
+        int64_t n = j->n;
+        switch (j->op) {
+        case NS_OP_DSUM:
+            e = nodescale_dsum(n, x, 1, v, m, &r);
+            break;
+        case NS_OP_DDOT:
+            e = nodescale_ddot(n, x, 1, y, 1, v, m, &r);
+            break;
+        case NS_OP_SSUM:
+            e = nodescale_ssum(n, xs, 1, v, m, &rs), r = rs;
+            break;
+        default:
+            e = nodescale_sdot(n, xs, 1, ys, 1, v, m, &rs), r = rs;
+            break;
+        }
+        assert_int_equal(e, 0);
+        snprintf(what, sizeof what, "%s op=%d isa=%s var=%d mode=%d API on %d threads", name, j->op,
+                 j->u->isa, v, m, t);
+        check_nonfinite(what, r, want);
+    }
+    unsetenv("NODESCALE_ISA");
+}
+
+static void test_nonfinite(void **state) {
+    (void)state;
+    static const struct {
+        int k;
+        double v[3], want;
+    } cases[] = {
+        {3, {1, INFINITY, 1}, INFINITY},
+        {1, {INFINITY}, INFINITY},
+        {1, {-INFINITY}, -INFINITY},
+        {2, {INFINITY, -INFINITY}, NAN},
+        {2, {DBL_MAX, DBL_MAX}, INFINITY},
+        {2, {-DBL_MAX, -DBL_MAX}, -INFINITY},
+        {3, {1, NAN, 1}, NAN},
+        {2, {INFINITY, NAN}, NAN},
+    };
+    const int64_t big_n = 100000;
+    double *x = malloc(big_n * sizeof *x), *y = malloc(big_n * sizeof *y);
+    float *xs = malloc(big_n * sizeof *xs), *ys = malloc(big_n * sizeof *ys);
+    int saved = omp_get_max_threads();
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int large = 0; large < 2; large++) {
+            int64_t n = large ? big_n : cases[c].k;
+            if (large) fill_d(x, n);
+            for (int64_t i = 0; i < n; i++)
+                xs[i] = (float)x[i], y[i] = 1.0, ys[i] = 1.0f;
+            for (int i = 0; i < cases[c].k; i++) {
+                /* large: at (2i + 1) n / 2k, so a pair lands in different shares and blocks */
+                int64_t at = large ? (2 * i + 1) * n / (2 * cases[c].k) : i;
+                double v = cases[c].v[i];
+                x[at] = fabs(v) == DBL_MAX ? copysign(1.7e308, v) : v;
+                xs[at] = fabs(v) == DBL_MAX ? copysignf(3e38f, (float)v) : (float)v;
+            }
+            char name[64];
+            snprintf(name, sizeof name, "case %zu n=%lld", c, (long long)n);
+            static const ns_red_op ops[] = {NS_OP_DSUM, NS_OP_DDOT, NS_OP_SSUM, NS_OP_SDOT};
+            for (int o = 0; o < 4; o++)
+                for (int ii = 0; ii < nisas; ii++)
+                    for (int v = 0; v < 4; v++)
+                        for (int mode = 0; mode < 2; mode++) {
+                            int sp = ops[o] >= NS_OP_SSUM;
+                            if (v == NS_VAR_WIDE && !sp) continue;
+                            ns_red_job j = {
+                                ops[o], v, mode, n,       sp ? (void *)xs : x, sp ? (void *)ys : y,
+                                1,      1, 1.0,  isas[ii]};
+                            nonfinite_job(&j, cases[c].want, name);
+                        }
+        }
+    omp_set_num_threads(saved);
+    free(x), free(y), free(xs), free(ys);
+}
+
 /* Every reduce descriptor: create, run on a team of 1 and 2, check within bound, analytic counts.
  */
 static void test_registry(void **state) {
@@ -653,6 +756,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_amax),
         cmocka_unit_test(test_edges_and_errors),
         cmocka_unit_test(test_isa_forced),
+        cmocka_unit_test(test_nonfinite),
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_allreduce),
         cmocka_unit_test(test_allreduce_json),

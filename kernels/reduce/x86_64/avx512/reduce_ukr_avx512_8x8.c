@@ -62,18 +62,20 @@ static inline float tree_s(__m512 *a) {
  * magnitude, lo = the other, t = hi + lo, e = lo - (t - hi), exact when |hi| >= |lo|. VRANGEPD
  * picks them without a branch (imm 0x7: max-abs, 0x6: min-abs, sign of the value picked; on a
  * magnitude tie the two calls still return the two operands). 5 ops against TwoSum's 6, and the
- * same t and e bitwise (both are the exact error), so results equal reduce_ukr_c.c's. */
+ * same t and e bitwise (both are the exact error), so results equal reduce_ukr_c.c's. t is
+ * s + x, not hi + lo (the same value otherwise): VRANGE returns the other operand when one is
+ * a quiet NaN, so hi + lo would drop a NaN input; s + x propagates it. */
 #define RANGE_MAXABS 0x7
 #define RANGE_MINABS 0x6
 static inline __m512d two_sum_d(__m512d s, __m512d x, __m512d *e) {
     __m512d hi = _mm512_range_pd(s, x, RANGE_MAXABS), lo = _mm512_range_pd(x, s, RANGE_MINABS);
-    __m512d t = _mm512_add_pd(hi, lo);
+    __m512d t = _mm512_add_pd(s, x);
     *e = _mm512_sub_pd(lo, _mm512_sub_pd(t, hi));
     return t;
 }
 static inline __m512 two_sum_s(__m512 s, __m512 x, __m512 *e) {
     __m512 hi = _mm512_range_ps(s, x, RANGE_MAXABS), lo = _mm512_range_ps(x, s, RANGE_MINABS);
-    __m512 t = _mm512_add_ps(hi, lo);
+    __m512 t = _mm512_add_ps(s, x);
     *e = _mm512_sub_ps(lo, _mm512_sub_ps(t, hi));
     return t;
 }
