@@ -6,6 +6,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/context.h"
+#include "harness/measure.h"
 #include "kernels/registry.h"
 
 static const struct {
@@ -22,6 +23,30 @@ static const struct {
     {"cluster", ns_cmd_cluster, "the cluster scaling model"},
     {"fleet", ns_cmd_fleet, "many nodes over MPI (launch with mpirun or srun)"},
 };
+
+/* NODESCALE_GEMM_MC/KC/NC (block sizes, 1..2^30) and _JC_NT/_IC_NT/_JR_NT (ways, 1..1024):
+ * decimal integers when set. The library only warns and ignores a bad value (it must not
+ * exit); the command line refuses it. 0, or -1 with a one-line reason in err. */
+static int gemm_env_check(char *err, size_t errlen) {
+    static const struct {
+        const char *name;
+        long long max;
+    } vars[] = {{"NODESCALE_GEMM_MC", 1LL << 30}, {"NODESCALE_GEMM_KC", 1LL << 30},
+                {"NODESCALE_GEMM_NC", 1LL << 30}, {"NODESCALE_GEMM_JC_NT", 1024},
+                {"NODESCALE_GEMM_IC_NT", 1024},   {"NODESCALE_GEMM_JR_NT", 1024}};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i].name);
+        if (!v || !*v) continue;
+        int ok = strspn(v, "0123456789") == strlen(v) && strlen(v) <= 10;
+        long long x = ok ? strtoll(v, NULL, 10) : 0;
+        if (!ok || x < 1 || x > vars[i].max) {
+            snprintf(err, errlen, "%s=%s: want an integer in [1, %lld]", vars[i].name, v,
+                     vars[i].max);
+            return -1;
+        }
+    }
+    return 0;
+}
 
 static void usage(FILE *f) {
     fprintf(f, "usage: nodescale COMMAND [options]   (nodescale COMMAND --help for options)\n\n");
@@ -43,7 +68,8 @@ int main(int argc, char **argv) {
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(argv[1], commands[i].name) != 0) continue;
-        /* Commands that run kernels refuse a forced ISA they cannot honour. */
+        /* Commands that run kernels refuse a forced ISA they cannot honour, and environment
+         * settings they would otherwise ignore or only warn about. */
         const char *forced = getenv("NODESCALE_ISA");
         int runs_kernels = !strcmp(argv[1], "run") || !strcmp(argv[1], "bench") ||
                            !strcmp(argv[1], "fleet");
@@ -52,6 +78,11 @@ int main(int argc, char **argv) {
             return ns_usage_error(argv[1], "NODESCALE_ISA=%s is unknown or this CPU cannot run it "
                                            "(want avx512, avx2 or scalar; `nodescale list` shows which run here)",
                                   forced);
+        char err[512];
+        if (runs_kernels && !wants_help &&
+            (ns_inject_slowdown_check(err, sizeof err) != 0 ||
+             gemm_env_check(err, sizeof err) != 0))
+            return ns_usage_error(argv[1], "%s", err);
         return commands[i].fn(argc - 1, argv + 1);
     }
     return ns_usage_error("", "unknown command '%s' (try: nodescale --help)", argv[1]);

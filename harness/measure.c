@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/cli.h"
 #include "harness/timer.h"
 
 volatile int ns_interrupted = 0;
@@ -31,15 +32,57 @@ ns_measure_opts ns_measure_defaults(int quick) {
 
 /* NODESCALE_INJECT_SLOWDOWN="<kernel name>:<fraction>" makes that kernel do `fraction` more
  * real repetitions inside every timed sample while the time is still divided by the nominal
- * repetition count: a known, genuine slowdown for testing the regression gate. */
+ * repetition count: a known, genuine slowdown for testing the regression gate. Parses s into the
+ * kernel name (*name, *namelen: not terminated) and the fraction; 0, or -1 with a reason. */
+static int parse_inject(const char *s, const char **name, size_t *namelen, double *frac, char *err,
+                        size_t errlen) {
+    const char *colon = strchr(s, ':');
+    if (!colon || colon == s) {
+        snprintf(err, errlen, "want KERNEL:FRACTION, e.g. stream_triad:0.1");
+        return -1;
+    }
+    double f;
+    if (ns_parse_double(colon + 1, 0, 100, &f) != 0 || !(f > 0 && f < 100)) {
+        snprintf(err, errlen, "FRACTION '%s' is not a number with 0 < FRACTION < 100", colon + 1);
+        return -1;
+    }
+    *name = s;
+    *namelen = (size_t)(colon - s);
+    *frac = f;
+    return 0;
+}
+
+int ns_inject_slowdown_check(char *err, size_t errlen) {
+    const char *s = getenv("NODESCALE_INJECT_SLOWDOWN");
+    if (!s || !*s) return 0;
+    const char *name;
+    size_t len;
+    double f;
+    char why[160];
+    if (parse_inject(s, &name, &len, &f, why, sizeof why) != 0) {
+        snprintf(err, errlen, "NODESCALE_INJECT_SLOWDOWN=%s: %s", s, why);
+        return -1;
+    }
+    size_t n;
+    const ns_kernel *const *t = ns_registry(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strlen(t[i]->name) == len && !strncmp(t[i]->name, name, len)) return 0;
+    snprintf(err, errlen,
+             "NODESCALE_INJECT_SLOWDOWN=%s: no kernel named '%.*s' (see nodescale list)", s,
+             (int)len, name);
+    return -1;
+}
+
+/* The extra fraction of work for k (0 when unset, invalid or naming another kernel; commands
+ * that measure refuse an invalid value at startup through ns_inject_slowdown_check). */
 static double injected_extra_work(const ns_kernel *k) {
     const char *s = getenv("NODESCALE_INJECT_SLOWDOWN");
-    if (!s) return 0;
-    const char *colon = strchr(s, ':');
-    if (!colon || (size_t)(colon - s) != strlen(k->name) || strncmp(s, k->name, colon - s))
-        return 0;
-    double f = strtod(colon + 1, NULL);
-    return f > 0 && f < 100 ? f : 0;
+    const char *name;
+    size_t len;
+    double f;
+    char why[160];
+    if (!s || !*s || parse_inject(s, &name, &len, &f, why, sizeof why) != 0) return 0;
+    return strlen(k->name) == len && !strncmp(k->name, name, len) ? f : 0;
 }
 
 void ns_run_reps(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,

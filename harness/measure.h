@@ -52,6 +52,12 @@ void ns_run_reps(const ns_kernel *k, void *state, const ns_params *p, int64_t re
 int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_measure_opts *o,
                ns_measurement *m);
 
+/* Checks NODESCALE_INJECT_SLOWDOWN (unset or empty: nothing injected): KERNEL:FRACTION with a
+ * registered kernel name and 0 < FRACTION < 100. Returns 0, or -1 with a one-line reason in err.
+ * Commands that measure call it once at startup and refuse a bad value (an ignored typo would
+ * inject nothing and let a gate test pass). */
+int ns_inject_slowdown_check(char *err, size_t errlen);
+
 /* Set by the SIGINT handler of `nodescale run`; the loop stops at the next sample. */
 extern volatile int ns_interrupted;
 

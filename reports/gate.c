@@ -5,6 +5,7 @@
 #include "reports/gate.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
@@ -601,6 +602,45 @@ void ns_gate_report_free(ns_gate_report *rep) {
 
 /* ---- command line -------------------------------------------------------------------------- */
 
+/* Path p with its folder resolved by realpath (the text itself when the folder does not exist),
+ * into out. */
+static void resolved_path(const char *p, char *out, size_t len) {
+    const char *slash = strrchr(p, '/');
+    char dir[PATH_MAX], real[PATH_MAX];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == p ? 1 : (int)(slash - p), p);
+    if (realpath(dir, real))
+        snprintf(out, len, "%s/%s", real, slash ? slash + 1 : p);
+    else
+        snprintf(out, len, "%s", p);
+}
+
+/* 1 when two output paths name the same file: the same device and inode when both exist,
+ * else the same text once each folder is resolved ("g.json", "./g.json", "/abs/g.json"). */
+static int same_output(const char *a, const char *b) {
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char ra[2 * PATH_MAX], rb[2 * PATH_MAX];
+    resolved_path(a, ra, sizeof ra);
+    resolved_path(b, rb, sizeof rb);
+    return strcmp(ra, rb) == 0;
+}
+
+/* Fewest A/B rounds that can ever give a verdict: --min-samples of them, and enough for a
+ * (1 - alpha) Walsh-average interval (6 at alpha 0.05). Fewer is always "insufficient data". */
+static int ab_rounds_needed(const ns_gate_opts *o) {
+    double d[64], est, lo, hi;
+    int n = 1;
+    for (; n < 64; n++) {
+        d[n - 1] = n;
+        if (ns_walsh_ci(d, (size_t)n, 1 - o->alpha, &est, &lo, &hi) == 0) break;
+    }
+    return n > o->min_samples ? n : o->min_samples;
+}
+
 static void usage(FILE *f) {
     fprintf(
         f,
@@ -628,15 +668,18 @@ static void usage(FILE *f) {
         "                           a benchmark's threshold to z * sqrt(2) * drift when larger\n"
         "  --allow-context-mismatch compare runs from different CPUs/builds (loud warning)\n"
         "  --fail-on-missing        no data / insufficient data / missing benchmark also exit 1\n"
-        "  --rounds R               A/B: at most R rounds (default 30)\n"
-        "  --min-rounds M           A/B: at least M rounds (default 8; >= 6 for a 95%% interval);\n"
-        "                           from M on, stop once every kernel's verdict is settled\n"
+        "  --rounds R               A/B: at most R rounds (default 30; at least --min-samples\n"
+        "                           and >= 6 for a 95%% interval, or it is refused)\n"
+        "  --min-rounds M           A/B: at least M rounds (default 8, or R when smaller; M > R\n"
+        "                           is refused); from M on, stop once every verdict is settled\n"
         "  --json FILE  --junit FILE  --markdown FILE   also write these reports (every path\n"
-        "                           is checked first: all are written or none)\n"
+        "                           is checked first: all are written or none; two reports to\n"
+        "                           one file are refused)\n"
         "  --quiet                  no table on stdout\n"
         "\n"
         "--ab runs 'OLD bench KERNEL BENCH_ARGS --json F' and the same with NEW, alternating, and\n"
-        "gates on the per-round pairs (Wilcoxon signed-rank). Default kernel: stream_triad.\n");
+        "gates on the per-round pairs (Wilcoxon signed-rank). Default kernel: stream_triad.\n"
+        "BENCH_ARGS must not hold --json (gate --ab sets it).\n");
 }
 
 int ns_cmd_gate(int argc, char **argv) {
@@ -644,6 +687,7 @@ int ns_cmd_gate(int argc, char **argv) {
     ns_gate_opts o = ns_gate_defaults();
     const char *json_out = NULL, *junit_out = NULL, *md_out = NULL, *thr_file = NULL;
     int quiet = 0, ab = 0, rounds = 30, min_rounds = 8, nbench = 0;
+    int rounds_set = 0, min_rounds_set = 0;
     char *pos[256];
     const char *hist[64];
     json_t *hist_docs[64] = {0};
@@ -690,11 +734,13 @@ int ns_cmd_gate(int argc, char **argv) {
             if (m < 0 || ns_parse_int64(v, 1, 10000, &x) != 0)
                 return ns_usage_error(cmd, "--rounds wants an integer in [1, 10000]");
             rounds = (int)x;
+            rounds_set = 1;
         } else if ((m = ns_opt_value(argc, argv, &i, "--min-rounds", &v))) {
             int64_t x;
             if (m < 0 || ns_parse_int64(v, 1, 10000, &x) != 0)
                 return ns_usage_error(cmd, "--min-rounds wants an integer in [1, 10000]");
             min_rounds = (int)x;
+            min_rounds_set = 1;
         } else if ((m = ns_opt_value(argc, argv, &i, "--json", &v))) {
             if (m < 0) return ns_usage_error(cmd, "--json wants a file");
             json_out = v;
@@ -726,12 +772,46 @@ int ns_cmd_gate(int argc, char **argv) {
     if (ab && npos < 2) return ns_usage_error(cmd, "--ab wants OLD_BINARY NEW_BINARY [KERNEL...]");
     if (!ab && bench_args) return ns_usage_error(cmd, "'--' bench arguments need --ab");
     if (ab && nhist) return ns_usage_error(cmd, "--history applies to files, not --ab");
+    if (!ab && (rounds_set || min_rounds_set))
+        return ns_usage_error(cmd, "%s applies to --ab only",
+                              rounds_set ? "--rounds" : "--min-rounds");
+    if (ab) {
+        /* Round settings that cannot be honoured are refused, not adjusted: an explicit
+         * --min-rounds above --rounds, or so few rounds that no verdict is possible. Without
+         * --min-rounds, a --rounds below its default lowers it. */
+        if (min_rounds_set && min_rounds > rounds)
+            return ns_usage_error(cmd, "--min-rounds %d exceeds --rounds %d%s", min_rounds, rounds,
+                                  rounds_set ? "" : " (the default)");
+        if (min_rounds > rounds) min_rounds = rounds;
+        int need = ab_rounds_needed(&o);
+        if (rounds < need)
+            return ns_usage_error(cmd,
+                                  "--rounds %d can never give a verdict: want at least %d (the "
+                                  "--min-samples and a %g%% interval need that many)",
+                                  rounds, need, 100 * (1 - o.alpha));
+        /* gate --ab passes --json FILE to every run itself; a second one would be ignored or
+         * would take the results away from the gate. */
+        for (int i = 0; i < nbench; i++)
+            if (!strcmp(bench_args[i], "--json") || !strncmp(bench_args[i], "--json=", 7))
+                return ns_usage_error(cmd,
+                                      "bench argument '%s' is set by gate --ab itself (it passes "
+                                      "--json FILE to every run); drop it",
+                                      bench_args[i]);
+    }
 
     char err[512];
     /* All or nothing: every output path is checked before any work, so a bad third path cannot
      * leave the first two written (ns_json_check_writable suits the text writers too: they
      * write the same way, temporary file beside the target + rename). */
     const char *outs[] = {json_out, junit_out, md_out};
+    static const char *const out_opts[] = {"--json", "--junit", "--markdown"};
+    /* Two reports to one file would leave only the last one written. */
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+        for (size_t j = i + 1; j < sizeof outs / sizeof *outs; j++)
+            if (outs[i] && outs[j] && same_output(outs[i], outs[j]))
+                return ns_usage_error(
+                    cmd, "%s %s and %s %s name the same file: give each report its own",
+                    out_opts[i], outs[i], out_opts[j], outs[j]);
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
         if (outs[i] && ns_json_check_writable(outs[i], err, sizeof err) != 0)
             return ns_usage_error(cmd, "%s", err);

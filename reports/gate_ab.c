@@ -203,19 +203,37 @@ int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int
                 argv[a++] = file;
                 argv[a] = NULL;
                 truncate(logpath, 0);
-                int st = run_child(argv, logpath, err, errlen);
+                char why[1024];
+                int st = run_child(argv, logpath, why, sizeof why);
+                const char *side = is_new ? "NEW" : "OLD";
                 if (st != 0) {
                     char ll[300];
                     last_line(logpath, ll, sizeof ll);
                     if (st > 0)
-                        snprintf(err, errlen, "'%s bench %s' exited %d%s%s", bin, kernels[k], st,
-                                 ll[0] ? ": " : "", ll);
+                        snprintf(err, errlen, "%s binary %s exited %d running 'bench %s'%s%s", side,
+                                 bin, st, kernels[k], ll[0] ? ": " : "", ll);
+                    else
+                        snprintf(err, errlen, "%s binary: %s%s%s", side, why, ll[0] ? ": " : "",
+                                 ll);
                     goto out;
                 }
-                json_t *doc = ns_json_load_results(file, err, errlen);
-                if (!doc) goto out;
-                int ok = doc_median(doc, file, &ks[k].id,
-                                    is_new ? &ks[k].new_med[r] : &ks[k].old_med[r], err, errlen);
+                /* A program that is not a nodescale build (or ignores --json) exits 0 and
+                 * writes nothing: say so rather than "No such file" about a temporary path. */
+                if (access(file, F_OK) != 0) {
+                    snprintf(err, errlen,
+                             "%s binary %s exited 0 without writing results (is it a nodescale "
+                             "build?)",
+                             side, bin);
+                    goto out;
+                }
+                json_t *doc = ns_json_load_results(file, why, sizeof why);
+                if (!doc) {
+                    snprintf(err, errlen, "%s binary %s: %s", side, bin, why);
+                    goto out;
+                }
+                int ok =
+                    doc_median(doc, file, &ks[k].id, is_new ? &ks[k].new_med[r] : &ks[k].old_med[r],
+                               why, sizeof why);
                 if (ok == 0 && r == 0 && k == 0 && !is_new) old_ctx = json_incref(doc);
                 if (ok == 0 && r == 0 && k == 0 && is_new && old_ctx) {
                     /* Both builds ran once: compare their contexts. The machine must match;
@@ -237,7 +255,10 @@ int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int
                 }
                 json_decref(doc);
                 unlink(file);
-                if (ok != 0) goto out;
+                if (ok != 0) {
+                    snprintf(err, errlen, "%s binary %s: %s", side, bin, why);
+                    goto out;
+                }
             }
         }
         rep->rounds = r + 1;

@@ -134,14 +134,26 @@ static void cache_init(void) {
     hwloc_topology_destroy(topo);
 }
 
+/* NODESCALE_GEMM_<name> as a block size (a multiple of mult), else dflt. A bad value is
+ * ignored with a warning printed once per variable and process: this runs once per ISA and
+ * precision (blocks_init, under pthread_once), and the value cannot change in between. */
 static int64_t env_block(const char *name, int64_t dflt, int64_t mult, char *src, size_t srclen) {
+    static const char *warned[8];
+    static size_t nwarned;
     const char *v = getenv(name);
     if (!v || !*v) return dflt;
     char *end;
     errno = 0;
     long long x = strtoll(v, &end, 10);
     if (errno || *end || x < 1 || x > (1LL << 30)) {
-        fprintf(stderr, "nodescale: warning: ignoring %s=%s (want an integer >= 1)\n", name, v);
+        size_t w = 0;
+        while (w < nwarned && strcmp(warned[w], name) != 0)
+            w++;
+        if (w == nwarned) {
+            fprintf(stderr, "nodescale: warning: ignoring %s=%s (want an integer in [1, 2^30])\n",
+                    name, v);
+            if (nwarned < sizeof warned / sizeof *warned) warned[nwarned++] = name;
+        }
         return dflt;
     }
     size_t used = strlen(src);

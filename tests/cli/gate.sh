@@ -121,6 +121,44 @@ expect 2 "bad --junit path: no --json or --markdown written" -- --json "$T/g2.js
 expect 2 "a folder as --markdown path" -- --json "$T/g3.json" --markdown "$T" $F/b24_base.json $F/b24_base.json
 [ ! -e "$T/g3.json" ] || { echo "FAIL: --json written beside a bad --markdown"; fails=$((fails + 1)); }
 [ -z "$(ls "$T" | grep tmp)" ] || { echo "FAIL: temporary files left: $(ls "$T")"; fails=$((fails + 1)); }
+# Two reports naming one file: refused (the last writer used to win silently), nothing written.
+same_file() { # same_file DESCRIPTION -- ARGS...
+    local what=$1; shift
+    expect 2 "$what" "$@" || return
+    grep -q 'name the same file' "$T/err" || { echo "FAIL: $what: reason: $(cat "$T/err")"; fails=$((fails + 1)); }
+}
+same_file "--json and --markdown to one path" -- --json "$T/same.json" --markdown "$T/same.json" $F/b24_base.json $F/b24_cand.json
+[ ! -e "$T/same.json" ] || { echo "FAIL: same.json written"; fails=$((fails + 1)); }
+mkdir -p "$T/sub"
+same_file "--junit and --json, spelled differently" -- --junit "$T/sub/../same.xml" --json "$T/./same.xml" $F/b24_base.json $F/b24_cand.json
+same_file "relative and absolute spellings" -- --markdown same.md --json "$PWD/same.md" $F/b24_base.json $F/b24_cand.json
+[ ! -e same.md ] && [ ! -e "$T/same.xml" ] || { echo "FAIL: report written"; rm -f same.md; fails=$((fails + 1)); }
+echo keep >"$T/exists.md"
+ln "$T/exists.md" "$T/hardlink.md"
+ln -s exists.md "$T/symlink.md"
+same_file "an existing file and its hard link" -- --markdown "$T/exists.md" --junit "$T/hardlink.md" $F/b24_base.json $F/b24_cand.json
+same_file "an existing file and a symlink to it" -- --json "$T/symlink.md" --markdown "$T/exists.md" $F/b24_base.json $F/b24_cand.json
+[ "$(cat "$T/exists.md")" = keep ] || { echo "FAIL: existing file overwritten"; fails=$((fails + 1)); }
+expect 0 "three different report paths are fine" -- --json "$T/d.json" --junit "$T/d.xml" --markdown "$T/d.md" $F/b24_base.json $F/b24_cand.json
+
+# NODESCALE_INJECT_SLOWDOWN (the injected slowdown of gate tests): a value the timing loop would
+# ignore is refused by the measuring commands, so a typo cannot inject nothing and pass.
+if [ -x bin/nodescale ]; then
+    for bad in stream_triad:abc stream_triad:-0.5 stream_triad:0 stream_triad:100 stream_triad :0.5 stream_traid:0.5; do
+        NODESCALE_INJECT_SLOWDOWN=$bad bin/nodescale bench stream_triad --n 4096 --threads 1 --samples 9 --min-time 0.001 --json "$T/inj.json" >"$T/out" 2>"$T/err"
+        rc=$?
+        if [ $rc -ne 2 ] || [ "$(wc -l <"$T/err")" -ne 1 ] || ! grep -q "^nodescale bench: error: NODESCALE_INJECT_SLOWDOWN=$bad: " "$T/err" || [ -e "$T/inj.json" ]; then
+            echo "FAIL: NODESCALE_INJECT_SLOWDOWN=$bad: exit $rc, $(cat "$T/err")"; fails=$((fails + 1))
+        else echo "ok: NODESCALE_INJECT_SLOWDOWN=$bad refused"; fi
+    done
+    NODESCALE_INJECT_SLOWDOWN=stream_triad:0.5 bin/nodescale bench stream_triad --n 4096 --threads 1 --samples 9 --min-time 0.001 --json "$T/inj.json" >"$T/out" 2>"$T/err" \
+        && [ -s "$T/inj.json" ] && echo "ok: NODESCALE_INJECT_SLOWDOWN=stream_triad:0.5 accepted" \
+        || { echo "FAIL: a valid NODESCALE_INJECT_SLOWDOWN refused: $(cat "$T/err")"; fails=$((fails + 1)); }
+    # In A/B, the builds' refusal reaches the gate's one line.
+    NODESCALE_INJECT_SLOWDOWN=stream_triad:abc expect 2 "A/B: a bad injected slowdown stops the gate" -- --ab bin/nodescale bin/nodescale stream_triad --rounds 6 -- --threads 1 --n 4096 --samples 9 --min-time 0.001 \
+        && { grep -q "OLD binary bin/nodescale exited 2 running 'bench stream_triad': nodescale bench: error: NODESCALE_INJECT_SLOWDOWN=stream_triad:abc" "$T/err" \
+             || { echo "FAIL: reason: $(cat "$T/err")"; fails=$((fails + 1)); }; }
+fi
 
 # Interleaved A/B with a stand-in bench program.
 FAKE=$F/fake-bench.sh
@@ -132,7 +170,35 @@ expect 0 "A/B: same build passes" -- --ab $FAKE $FAKE k1 k2 --rounds 6
 expect 1 "A/B: 20% slower build is caught" -- --ab $FAKE "$T/slow-bench" k1 --rounds 6 --json "$T/ab.json"
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['mode']=='ab' and len(j['benchmarks'][0]['new_round_medians_s'])==6" "$T/ab.json" \
     || { echo "FAIL: A/B JSON"; fails=$((fails + 1)); }
-expect 1 "A/B: 5 rounds is insufficient data, nothing compared: fails" -- --ab $FAKE "$T/slow-bench" k1 --rounds 5
+# Round settings that cannot be honoured are refused before anything runs (they were clamped,
+# or ran to "insufficient data").
+ab_refused() { # ab_refused DESCRIPTION REASON_REGEX -- ARGS...: exit 2, the reason, no round run
+    local what=$1 why=$2; shift 2
+    expect 2 "$what" "$@" || return
+    grep -q -- "$why" "$T/err" || { echo "FAIL: $what: reason lacks '$why': $(cat "$T/err")"; fails=$((fails + 1)); }
+    ! grep -q 'A/B round' "$T/err" || { echo "FAIL: $what: rounds ran before the refusal"; fails=$((fails + 1)); }
+}
+ab_refused "A/B: 5 rounds can never give a 95% verdict" 'rounds 5 can never give a verdict: want at least 6' -- --ab $FAKE "$T/slow-bench" k1 --rounds 5 --min-rounds 5
+ab_refused "A/B: --rounds 2 below the default --min-rounds" 'rounds 2 can never give a verdict' -- --ab $FAKE $FAKE k1 --rounds 2
+ab_refused "A/B: --min-rounds 40 above the default --rounds 30" 'min-rounds 40 exceeds --rounds 30 (the default)' -- --ab $FAKE $FAKE k1 --min-rounds 40
+ab_refused "A/B: --min-rounds above --rounds" 'min-rounds 12 exceeds --rounds 10$' -- --ab $FAKE $FAKE k1 --rounds 10 --min-rounds 12
+ab_refused "A/B: --min-samples 9 needs 9 rounds" 'want at least 9' -- --ab $FAKE $FAKE k1 --rounds 8 --min-samples 9
+ab_refused "A/B: --json among the bench arguments" "bench argument '--json' is set by gate --ab" -- --ab $FAKE $FAKE k1 --rounds 6 -- --json "$T/x.json"
+ab_refused "A/B: --json=FILE among the bench arguments" "bench argument '--json=$T/x.json'" -- --ab $FAKE $FAKE k1 --rounds 6 -- --n 5 --json="$T/x.json"
+[ ! -e "$T/x.json" ] || { echo "FAIL: bench --json file written"; fails=$((fails + 1)); }
+expect 2 "--rounds without --ab" -- --rounds 6 $F/b24_base.json $F/b24_cand.json
+expect 0 "A/B: --rounds 6 alone lowers the default --min-rounds" -- --ab $FAKE $FAKE k1 --rounds 6
+# A program that exits 0 without writing results is named, not a temporary file.
+ab_child_error() { # ab_child_error DESCRIPTION MESSAGE -- ARGS...
+    local what=$1 msg=$2; shift 2
+    expect 2 "$what" "$@" || return
+    tail -n 1 "$T/err" | grep -qF -- "$msg" || { echo "FAIL: $what: want '$msg', got: $(tail -n 1 "$T/err")"; fails=$((fails + 1)); }
+    ! grep -q 'No such file' "$T/err" || { echo "FAIL: $what: 'No such file' shown"; fails=$((fails + 1)); }
+}
+ab_child_error "A/B: NEW is not a nodescale build" "NEW binary /bin/true exited 0 without writing results (is it a nodescale build?)" -- --ab $FAKE /bin/true k1 --rounds 6
+ab_child_error "A/B: OLD is not a nodescale build" "OLD binary /bin/true exited 0 without writing results (is it a nodescale build?)" -- --ab /bin/true $FAKE k1 --rounds 6
+ab_child_error "A/B: a failing build: its exit status and last log line" "NEW binary $T/broken-bench exited 3 running 'bench k1': fake-bench: kernel check failed" -- --ab $FAKE "$T/broken-bench" k1 --rounds 6
+ab_child_error "A/B: the tester's case, a real build against /bin/true" "NEW binary /bin/true exited 0 without writing results" -- --ab $NS /bin/true stream_triad --rounds 6 -- --threads 1 --n 4096 --samples 9 --min-time 0.001
 expect 0 "A/B: a different build flag is shown, not refused" -- --ab $FAKE "$T/o2-bench" k1 --rounds 6
 expect 2 "A/B: a failing build is an input error" -- --ab $FAKE "$T/broken-bench" k1 --rounds 6
 grep -q 'kernel check failed' "$T/err" || { echo "FAIL: child's reason not shown"; fails=$((fails + 1)); }

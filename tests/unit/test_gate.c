@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "harness/json.h"
+#include "harness/measure.h"
 #include "reports/gate.h"
 #include "reports/gate_stats.h"
 #include "reports/gbench.h"
@@ -589,6 +590,46 @@ static void test_gbench(void **state) {
     unlink(path);
 }
 
+/* NODESCALE_INJECT_SLOWDOWN, the injected slowdown of gate tests: a value the measuring loop
+ * would ignore (a typo injects nothing, and the gate test passes) is an error, with the reason. */
+static void test_inject_slowdown_check(void **state) {
+    (void)state;
+    static const struct {
+        const char *value, *reason; /* reason NULL: valid */
+    } cases[] = {
+        {"stream_triad:0.1", NULL},
+        {"stream_triad:99.5", NULL},
+        {"", NULL}, /* empty = unset */
+        {"stream_triad:abc", "FRACTION 'abc'"},
+        {"stream_triad:-0.5", "FRACTION '-0.5'"},
+        {"stream_triad:0", "0 < FRACTION < 100"},
+        {"stream_triad:100", "0 < FRACTION < 100"},
+        {"stream_triad:nan", "FRACTION 'nan'"},
+        {"stream_triad:0.1x", "FRACTION '0.1x'"},
+        {"stream_triad:", "FRACTION ''"},
+        {"stream_triad", "want KERNEL:FRACTION"},
+        {":0.1", "want KERNEL:FRACTION"},
+        {"stream_traid:0.1", "no kernel named 'stream_traid'"},
+    };
+    char err[512];
+    unsetenv("NODESCALE_INJECT_SLOWDOWN");
+    assert_int_equal(ns_inject_slowdown_check(err, sizeof err), 0);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        setenv("NODESCALE_INJECT_SLOWDOWN", cases[i].value, 1);
+        err[0] = 0;
+        int rc = ns_inject_slowdown_check(err, sizeof err);
+        if (!cases[i].reason) {
+            if (rc != 0) fail_msg("%s refused: %s", cases[i].value, err);
+            continue;
+        }
+        if (rc != -1) fail_msg("%s accepted", cases[i].value);
+        if (!strstr(err, cases[i].reason) || !strstr(err, cases[i].value) || strchr(err, '\n'))
+            fail_msg("%s: reason \"%s\" lacks \"%s\" or the value", cases[i].value, err,
+                     cases[i].reason);
+    }
+    unsetenv("NODESCALE_INJECT_SLOWDOWN");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_normal),
@@ -612,6 +653,7 @@ int main(void) {
         cmocka_unit_test(test_implausible_samples),
         cmocka_unit_test(test_nonfinite_ratio),
         cmocka_unit_test(test_thresholds_errors),
+        cmocka_unit_test(test_inject_slowdown_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

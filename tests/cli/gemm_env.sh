@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# NODESCALE_GEMM_MC/KC/NC/JC_NT/IC_NT/JR_NT: the measuring commands refuse a bad value (exit 2,
+# one line, nothing written); the library, which must not exit, warns once per variable and
+# process however many ISAs and precisions read it (it printed the same warning 6 times).
+set -u
+cd "$(dirname "$0")/../.."
+NS=${NS:-bin/nodescale}
+[ -x "$NS" ] || { echo "skip: $NS not built"; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+
+for setting in NODESCALE_GEMM_KC=0 NODESCALE_GEMM_KC=-5 NODESCALE_GEMM_MC=abc NODESCALE_GEMM_NC=1k \
+               NODESCALE_GEMM_KC=2000000000 NODESCALE_GEMM_JC_NT=0 NODESCALE_GEMM_IC_NT=x NODESCALE_GEMM_JR_NT=2000; do
+    env "$setting" "$NS" bench dgemm --n 64 --samples 3 --json "$T/r.json" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ $rc -ne 2 ] || [ "$(wc -l <"$T/err")" -ne 1 ] || ! grep -q "^nodescale bench: error: $setting: want an integer" "$T/err" \
+       || [ -e "$T/r.json" ]; then
+        echo "FAIL: $setting: exit $rc: $(cat "$T/err")"; fails=$((fails + 1))
+    else echo "ok: $setting refused"; fi
+done
+NODESCALE_GEMM_KC=128 NODESCALE_GEMM_JC_NT=1 "$NS" bench dgemm --n 64 --samples 3 >"$T/out" 2>"$T/err" \
+    && echo "ok: valid values accepted" || { echo "FAIL: valid values refused: $(cat "$T/err")"; fails=$((fails + 1)); }
+
+# The library: one DGEMM and one SGEMM call read the block sizes of every ISA and precision.
+CC=${CC:-cc}
+if [ -f lib/libnodescale.a ] && command -v "$CC" >/dev/null; then
+    cat >"$T/prog.c" <<'C'
+#include <nodescale.h>
+int main(void) {
+    double a[64] = {0}, b[64] = {0}, c[64];
+    float as[64] = {0}, bs[64] = {0}, cs[64];
+    return nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, 8, 8, 8, 1, a, 8,
+                           b, 8, 0, c, 8) != 0 ||
+           nodescale_sgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, 8, 8, 8, 1, as, 8,
+                           bs, 8, 0, cs, 8) != 0;
+}
+C
+    if "$CC" -std=c11 -Iinclude "$T/prog.c" lib/libnodescale.a -fopenmp -lhwloc -lm -ldl -lpthread -o "$T/prog" 2>"$T/cc.err"; then
+        NODESCALE_GEMM_KC=0 NODESCALE_GEMM_MC=abc "$T/prog" 2>"$T/err"
+        rc=$?
+        nkc=$(grep -c 'warning: ignoring NODESCALE_GEMM_KC=0' "$T/err")
+        nmc=$(grep -c 'warning: ignoring NODESCALE_GEMM_MC=abc' "$T/err")
+        if [ $rc -ne 0 ] || [ "$nkc" -ne 1 ] || [ "$nmc" -ne 1 ] || [ "$(wc -l <"$T/err")" -ne 2 ]; then
+            echo "FAIL: library: exit $rc, want each warning once, got:"; cat "$T/err"; fails=$((fails + 1))
+        else echo "ok: library warns once per variable"; fi
+    else
+        echo "FAIL: cannot build a program against lib/libnodescale.a:"; head -5 "$T/cc.err"; fails=$((fails + 1))
+    fi
+else
+    echo "note: lib/libnodescale.a or $CC missing: library warning check not run"
+fi
+
+[ $fails -eq 0 ] && echo "gemm env: all passed" || echo "gemm env: $fails failed"
+[ $fails -eq 0 ]
