@@ -2,6 +2,7 @@
  * --json FILE also written as a one-result results.json (what `gate --ab` runs). */
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "harness/context.h"
 #include "harness/gemm_context.h"
 #include "harness/json.h"
+#include "harness/measure.h"
 #include "harness/result.h"
 #include "kernels/registry.h"
 
@@ -25,10 +27,75 @@ static void usage(FILE *f) {
             "  --isa ISA      avx512 | avx2 | scalar | blis | openblas (default: best on this CPU)\n"
             "  --samples S    at least S samples (default 9)\n"
             "  --min-time S   seconds a sample lasts at least (default 0.01)\n"
-            "  --json FILE    also write a results.json holding this one result\n"
+            "  --json FILE    also write a results.json holding this one result; FILE - writes\n"
+            "                 it to standard output and the one-line summary to standard error\n"
             "  --events LIST  PAPI events to count (default NODESCALE_EVENTS, else the defaults)\n"
-            "Sizes take suffixes: 4096, 32KiB (bytes are not accepted: N counts elements), 1M.\n"
-            "`nodescale list` shows the kernels.\n");
+            "Sizes are counts (elements, iterations), never bytes. A suffix multiplies the count:\n"
+            "k, K, M, G, T and kB, KB, MB, GB, TB by powers of 1000; KiB, MiB, GiB, TiB by powers\n"
+            "of 1024 (the B does not mean bytes: --n 32KiB is 32768 elements). Sizes are >= 1, and\n"
+            "one repetition may do at most 1e13 FLOPs and move at most 1e13 bytes.\n"
+            "Ctrl-C stops at the next sample, writes what was measured (\"interrupted\": true) and\n"
+            "exits 130. `nodescale list` shows the kernels.\n");
+}
+
+/* The most FLOPs, and the most bytes, one repetition may do: about 3 minutes at 50 GFLOP/s, and
+ * about 15 minutes at 10 GB/s, so a typo in --n cannot start an hour-long measurement. */
+#define NS_BENCH_MAX_WORK 1e13
+
+static void on_sigint(int sig) {
+    (void)sig;
+    ns_interrupted = 1;
+}
+
+/* The larger of one repetition's analytic FLOPs and bytes. */
+static double work_of(const ns_kernel *k, const ns_params *p) {
+    return fmax(k->flops(p), k->bytes(p));
+}
+
+/* The largest size s such that the kernel at --n s (and --m s, --k s where those were not given)
+ * stays within NS_BENCH_MAX_WORK; 0 if even s = 1 does not. Work grows with every size. */
+static int64_t largest_size(const ns_kernel *k, const ns_params *p, int64_t m, int64_t kk) {
+    int64_t lo = 0, hi = p->n; /* work(lo) fits (or lo = 0), work(hi) does not */
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        ns_params q = *p;
+        q.n = mid;
+        q.m = m >= 0 ? m : mid;
+        q.k = kk >= 0 ? kk : mid;
+        if (work_of(k, &q) <= NS_BENCH_MAX_WORK) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Gives every null number of a bench result a *_status saying why, as results.json requires:
+ * bench places nothing on the roofline, and a kernel without FLOPs (or bytes) has no rate. */
+static void explain_nulls(json_t *r, const ns_kernel *k, const ns_params *p) {
+    const char *measured = json_string_value(json_object_get(r, "status"));
+    int ok = measured && !strcmp(measured, "ok");
+    struct {
+        const char *key, *status_key;
+        double count;
+        const char *none;
+    } rates[] = {
+        {"gflops", "gflops_status", k->flops(p), "not applicable: no FLOPs"},
+        {"gbytes_per_s", "gbytes_per_s_status", k->bytes(p), "not applicable: no bytes moved"},
+        {"ai_flop_per_byte", "ai_flop_per_byte_status", k->bytes(p),
+         "not applicable: no bytes moved"},
+    };
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        if (!json_is_null(json_object_get(r, rates[i].key)) ||
+            json_object_get(r, rates[i].status_key))
+            continue;
+        ns_json_set_str(r, rates[i].status_key,
+                        !(rates[i].count > 0) ? rates[i].none
+                        : ok                  ? "not measured: no valid time"
+                                              : "not measured: see status");
+    }
+    if (json_is_null(json_object_get(r, "roof_gflops")) && !json_object_get(r, "roof_status"))
+        ns_json_set_str(r, "roof_status",
+                        "not placed: bench measures no ceilings; `nodescale run` "
+                        "places kernels on the roofline");
 }
 
 static int is_peer_isa(const char *isa) {
@@ -59,11 +126,14 @@ int ns_cmd_bench(int argc, char **argv) {
             if (r < 0) return ns_usage_error(cmd, "%s needs a value", argv[i]);
             int64_t x;
             int is_threads = !strncmp(name, "--threads", 9), is_samples = !strncmp(name, "--samples", 9);
-            int64_t lo = is_threads || is_samples ? 1 : 0;
+            int64_t lo = 1;
             int64_t hi = is_threads ? 4096 : is_samples ? NS_MAX_SAMPLES : (INT64_C(1) << 40);
-            if (ns_parse_int64(v, lo, hi, &x) != 0)
+            if (ns_parse_int64(v, 0, hi, &x) != 0)
                 return ns_usage_error(cmd, "%.*s: '%s' is not an integer in [%lld, %lld]",
                                       (int)strcspn(name, "="), name, v, (long long)lo, (long long)hi);
+            if (x < lo)
+                return ns_usage_error(cmd, "%.*s wants an integer >= %lld, not '%s'",
+                                      (int)strcspn(name, "="), name, (long long)lo, v);
             if (!strncmp(name, "--n", 3) && (name[3] == 0 || name[3] == '=')) n = x;
             else if (!strncmp(name, "--m", 3)) m = x;
             else if (!strncmp(name, "--k", 3)) kk = x;
@@ -113,30 +183,58 @@ int ns_cmd_bench(int argc, char **argv) {
     double ws = k->working_set ? k->working_set(&p) : 0;
     const ns_topology *t = ns_topology_get();
     if (t->mem_available_bytes > 0 && ws > 0.8 * (double)t->mem_available_bytes)
-        return ns_usage_error(cmd, "working set %.3g GB does not fit in the %.3g GB of available memory",
+        return ns_usage_error(cmd,
+                              "working set %.3g GB exceeds 80%% of the %.3g GB of available memory",
                               ws / 1e9, (double)t->mem_available_bytes / 1e9);
+    double fl = k->flops(&p), by = k->bytes(&p);
+    if (!(fmax(fl, by) <= NS_BENCH_MAX_WORK)) {
+        int64_t s = largest_size(k, &p, m, kk);
+        char hint[96] = "";
+        if (s > 0)
+            snprintf(hint, sizeof hint, "; --n %lld%s is the largest that fits", (long long)s,
+                     !strcmp(k->family, "gemm") && (m >= 0 || kk >= 0) ? " at this --m, --k" : "");
+        return ns_usage_error(cmd,
+                              "one repetition would do %.3g FLOPs and move %.3g bytes, over the "
+                              "limit of %.0e%s",
+                              fl, by, NS_BENCH_MAX_WORK, hint);
+    }
 
     char err[512];
-    if (json_path && ns_json_check_writable(json_path, err, sizeof err) != 0)
+    int json_stdout = json_path && !strcmp(json_path, "-");
+    if (json_path && !json_stdout && ns_json_check_writable(json_path, err, sizeof err) != 0)
         return ns_usage_error(cmd, "%s", err); /* refuse before measuring, not after */
     ns_measure_opts o = ns_measure_defaults(0);
     o.min_samples = (int)samples;
     if (o.max_samples < o.min_samples) o.max_samples = o.min_samples;
     o.min_sample_s = min_time;
     if (ns_counters_init(events, err, sizeof err) < 0) return ns_usage_error(cmd, "%s", err);
+    /* Like `nodescale run`: Ctrl-C stops at the next sample and keeps what was measured. */
+    struct sigaction sa = {0};
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     double ghz = ns_clockprobe_ghz();
-    ns_measurement meas;
+    ns_measurement meas = {0};
     json_t *r = ns_measure_kernel(k, &p, &o, 1, ghz, &meas);
+    explain_nulls(r, k, &p);
+    int interrupted = ns_interrupted != 0;
 
+    /* With --json - standard output carries only the JSON; the summary goes to stderr. */
+    FILE *human = json_stdout ? stderr : stdout;
     const char *status = json_string_value(json_object_get(r, "status"));
     double gf = ns_json_get_num(r, "gflops"), gb = ns_json_get_num(r, "gbytes_per_s");
-    printf("%s  median %.4g s/rep  min %.4g  cv %.2f%%  ", json_string_value(json_object_get(r, "id")),
-           meas.stats.median, meas.stats.min, 100 * meas.stats.cv);
-    if (isfinite(gf)) printf("%.2f GFLOP/s  ", gf);
-    if (isfinite(gb)) printf("%.2f GB/s  ", gb);
-    printf("[%s]\n", status);
+    fprintf(human, "%s  ", json_string_value(json_object_get(r, "id")));
+    if (json_is_array(json_object_get(r, "samples_s")))
+        fprintf(human, "median %.4g s/rep  min %.4g  cv %.2f%%  ", meas.stats.median,
+                meas.stats.min, 100 * meas.stats.cv);
+    if (isfinite(gf)) fprintf(human, "%.2f GFLOP/s  ", gf);
+    if (isfinite(gb)) fprintf(human, "%.2f GB/s  ", gb);
+    fprintf(human, "[%s]%s\n", status,
+            interrupted && !strstr(status, "interrupted") ? " (interrupted)" : "");
 
-    int rc = strcmp(status, "ok") == 0 ? NS_EXIT_OK : NS_EXIT_FAIL;
+    int rc = interrupted                 ? NS_EXIT_INTERRUPTED
+             : strcmp(status, "ok") == 0 ? NS_EXIT_OK
+                                         : NS_EXIT_FAIL;
     if (json_path) {
         json_t *root = json_object();
         ns_json_set_str(root, "schema", NS_SCHEMA);
@@ -149,7 +247,17 @@ int ns_cmd_bench(int argc, char **argv) {
         json_t *results = json_array();
         json_array_append(results, r);
         json_object_set_new(root, "results", results);
-        if (ns_json_write_atomic(root, json_path, err, sizeof err) != 0) {
+        if (interrupted) json_object_set_new(root, "interrupted", json_true());
+        if (json_stdout) {
+            if (json_dumpf(root, stdout,
+                           JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0 ||
+                puts("") < 0 || fflush(stdout) != 0) {
+                json_decref(root), json_decref(r);
+                fprintf(stderr, "nodescale %s: error: cannot write the JSON to standard output\n",
+                        cmd);
+                return NS_EXIT_FAIL;
+            }
+        } else if (ns_json_write_atomic(root, json_path, err, sizeof err) != 0) {
             json_decref(root), json_decref(r);
             return ns_usage_error(cmd, "%s", err);
         }

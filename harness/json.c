@@ -50,6 +50,10 @@ static int temp_beside(const char *path, char **tmp_out, char *err, size_t errle
 }
 
 int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen) {
+    if (!*path) {
+        snprintf(err, errlen, "cannot write a file with an empty name");
+        return -1;
+    }
     char *tmp = NULL;
     int fd = temp_beside(path, &tmp, err, errlen);
     if (fd < 0) return -1;
@@ -87,6 +91,10 @@ out:
 
 int ns_json_check_writable(const char *path, char *err, size_t errlen) {
     struct stat st;
+    if (!*path) {
+        snprintf(err, errlen, "cannot write a file with an empty name");
+        return -1;
+    }
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "cannot write %s: it is a folder", path);
         return -1;

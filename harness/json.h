@@ -26,8 +26,8 @@ void ns_json_set_str(json_t *obj, const char *key, const char *s);
 int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen);
 
 /* Checks, before any work is done, that path can be written the way ns_json_write_atomic
- * writes it: path is not a folder and a file can be created beside it. Returns 0, or -1 with a
- * one-line reason in err. Creates nothing that stays. */
+ * writes it: path is not empty, not a folder, and a file can be created beside it. Returns 0, or
+ * -1 with a one-line reason in err. Creates nothing that stays. */
 int ns_json_check_writable(const char *path, char *err, size_t errlen);
 
 /* Loads path strictly (NaN/Inf/duplicate keys rejected by jansson) and checks that it is an

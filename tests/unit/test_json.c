@@ -56,6 +56,20 @@ static void write_to_missing_folder_fails_cleanly(void **state) {
     json_decref(o);
 }
 
+/* An empty file name is refused with a reason, by the check made before measuring and by the
+ * write itself (it used to fail only at the final rename, after the measurement). */
+static void empty_path_is_refused(void **state) {
+    (void)state;
+    char err[256] = "";
+    assert_int_equal(ns_json_check_writable("", err, sizeof err), -1);
+    assert_non_null(strstr(err, "empty name"));
+    json_t *root = json_object();
+    err[0] = 0;
+    assert_int_equal(ns_json_write_atomic(root, "", err, sizeof err), -1);
+    assert_non_null(strstr(err, "empty name"));
+    json_decref(root);
+}
+
 static void write_file(const char *path, const char *text) {
     FILE *f = fopen(path, "w");
     fputs(text, f);
@@ -110,6 +124,7 @@ int main(void) {
         cmocka_unit_test(non_finite_becomes_null_with_status),
         cmocka_unit_test(atomic_write_then_strict_load),
         cmocka_unit_test(write_to_missing_folder_fails_cleanly),
+        cmocka_unit_test(empty_path_is_refused),
         cmocka_unit_test(load_rejects_bad_files),
         cmocka_unit_test(zero_time_gives_null_rates),
     };
