@@ -111,9 +111,8 @@ static int64_t default_n(const ns_kernel *k) {
 
 int ns_cmd_bench(int argc, char **argv) {
     const char *cmd = "bench", *kname = NULL, *isa = NULL, *json_path = NULL, *events = NULL, *v;
-    int64_t n = -1, m = -1, kk = -1, threads = ns_topology_get()->cpus_in_mask, samples = 9;
+    int64_t n = -1, m = -1, kk = -1, threads = -1, samples = 9; /* threads -1: the default */
     double min_time = 0.01;
-    if (threads < 1) threads = 1;
     for (int i = 1; i < argc; i++) {
         int r;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -161,6 +160,9 @@ int ns_cmd_bench(int argc, char **argv) {
 #undef OPT
     }
     if (!kname) return ns_usage_error(cmd, "which kernel? (nodescale list shows them)");
+    char terr[256];
+    if (threads < 0 && ns_default_threads(&threads, terr, sizeof terr) != 0)
+        return ns_usage_error(cmd, "%s", terr);
     if (threads > ns_topology_get()->cpus_in_mask && ns_topology_get()->cpus_in_mask > 0)
         return ns_usage_error(cmd, "--threads %lld is more than the %d CPUs this process may use",
                               (long long)threads, ns_topology_get()->cpus_in_mask);
