@@ -575,6 +575,21 @@ int ns_cmd_compare(int argc, char **argv) {
         return ns_usage_error(cmd, "give at least two results or fleet files (see --help)");
     }
 
+    /* --labels names each input (not each node of --nodes): as many labels as inputs. */
+    if (labels && !per_node) {
+        size_t nlabels = 1;
+        for (const char *c = labels; *c; c++) nlabels += *c == ',';
+        size_t len = strlen(labels);
+        if (!len || labels[0] == ',' || labels[len - 1] == ',' || strstr(labels, ",,")) {
+            free(paths);
+            return ns_usage_error(cmd, "--labels has an empty name");
+        }
+        if (nlabels != npaths) {
+            free(paths);
+            return ns_usage_error(cmd, "--labels has %zu names for %zu inputs", nlabels, npaths);
+        }
+    }
+
     /* The same file twice would compare it with itself and report every benchmark as equal. */
     for (size_t p = 0; p < npaths; p++)
         for (size_t q = p + 1; q < npaths; q++) {
@@ -599,21 +614,6 @@ int ns_cmd_compare(int argc, char **argv) {
                                   "--out %s already holds compare.json: give a new folder or "
                                   "remove the old report",
                                   out);
-        }
-    }
-
-    /* --labels names each input (not each node of --nodes): as many labels as inputs. */
-    if (labels && !per_node) {
-        size_t nlabels = 1;
-        for (const char *c = labels; *c; c++) nlabels += *c == ',';
-        size_t len = strlen(labels);
-        if (!len || labels[0] == ',' || labels[len - 1] == ',' || strstr(labels, ",,")) {
-            free(paths);
-            return ns_usage_error(cmd, "--labels has an empty name");
-        }
-        if (nlabels != npaths) {
-            free(paths);
-            return ns_usage_error(cmd, "--labels has %zu names for %zu inputs", nlabels, npaths);
         }
     }
 
