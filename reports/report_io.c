@@ -30,8 +30,7 @@ int ns_report_is_special(const char *path) {
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-int ns_report_write_file(const char *path, const char *buf, size_t len, char *err,
-                         size_t errlen) {
+int ns_report_write_file(const char *path, const char *buf, size_t len, char *err, size_t errlen) {
     if (!*path) {
         snprintf(err, errlen, "cannot write a file with an empty name");
         return -1;
