@@ -133,6 +133,8 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/nodescale $(DESTDIR)$(PREFIX)/lib/libnodescale.* \
 	      $(DESTDIR)$(PREFIX)/include/nodescale.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/nodescale.pc
 	rm -rf $(DESTDIR)$(PREFIX)/share/nodescale/presets
+	[ ! -d $(DESTDIR)$(PREFIX)/share/nodescale ] || \
+	    rmdir --ignore-fail-on-non-empty $(DESTDIR)$(PREFIX)/share/nodescale
 
 format:
 	clang-format -i $$(find include harness kernels roofline cluster reports fleet tests bench -name '*.[ch]' 2>/dev/null)

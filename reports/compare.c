@@ -23,6 +23,7 @@
 #include "harness/commands.h"
 #include "harness/json.h"
 #include "harness/stats.h"
+#include "reports/report.h"
 
 const char *const ns_bench_classes[NS_NCLASSES] = {"gemm", "stream/bandwidth", "reduce", "peak",
                                                    "allreduce"};
@@ -360,22 +361,7 @@ static const char *compare_help =
     "  --min-spread X    smallest relative difference counted as real (default 0.05)\n";
 
 int ns_write_text_atomic(const char *path, const char *text, char *err, size_t errlen) {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    int bad = fputs(text, f) < 0;
-    bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return ns_report_write_file(path, text, strlen(text), err, errlen);
 }
 
 int ns_mkdir_p(const char *dir) {
@@ -408,15 +394,23 @@ static char *render_markdown(const ns_bench_set *sets, const ns_compare *c, cons
     fprintf(f, "# nodescale compare: %zu inputs side by side\n\n", c->nsets);
     fprintf(f, "**%s**\n\n", verdict);
     fprintf(f, "| input | host | nodes | benchmarks |\n|---|---|---|---|\n");
-    for (size_t s = 0; s < c->nsets; s++)
-        fprintf(f, "| %s | %s | %d%s | %zu |\n", sets[s].label, sets[s].host, sets[s].nodes,
-                sets[s].is_fleet ? " (fleet medians)" : "", sets[s].n);
+    for (size_t s = 0; s < c->nsets; s++) {
+        fprintf(f, "| ");
+        ns_md_cell(f, sets[s].label);
+        fprintf(f, " | ");
+        ns_md_cell(f, sets[s].host);
+        fprintf(f, " | %d%s | %zu |\n", sets[s].nodes, sets[s].is_fleet ? " (fleet medians)" : "",
+                sets[s].n);
+    }
     fprintf(f, "\nRates per benchmark (higher is better; 1 GB = 1e9 B), sorted by spread. "
                "CV = sample stddev/mean across the inputs; noise = the largest run-to-run CV "
                "(node) or node-to-node robust CV (fleet) among the inputs.\n\n");
     fprintf(f, "| benchmark | class | unit |");
-    for (size_t s = 0; s < c->nsets; s++)
-        fprintf(f, " %s |", sets[s].label);
+    for (size_t s = 0; s < c->nsets; s++) {
+        fputc(' ', f);
+        ns_md_cell(f, sets[s].label);
+        fprintf(f, " |");
+    }
     fprintf(f, " CV | max/min | noise | differ? |\n|---|---|---|");
     for (size_t s = 0; s < c->nsets; s++)
         fprintf(f, "---:|");
@@ -424,7 +418,13 @@ static char *render_markdown(const ns_bench_set *sets, const ns_compare *c, cons
     for (size_t i = 0; i < c->nrows; i++) {
         const ns_compare_row *r = &c->rows[i];
         char a[32], b[32], d[32];
-        fprintf(f, "| `%s` | %s | %s |", r->id, r->cls, r->unit);
+        fprintf(f, "| ");
+        ns_md_code(f, r->id, 1);
+        fprintf(f, " | ");
+        ns_md_cell(f, r->cls);
+        fprintf(f, " | ");
+        ns_md_cell(f, r->unit);
+        fprintf(f, " |");
         for (size_t s = 0; s < c->nsets; s++) {
             fmt_num(a, sizeof a, r->values[s], 0);
             fprintf(f, " %s |", a);
@@ -460,10 +460,13 @@ static json_t *render_json(const ns_bench_set *sets, const ns_compare *c, const 
         ns_json_set_str(cl, "class", ns_bench_classes[i]);
         ns_json_set_int(cl, "benchmarks", c->class_total[i]);
         ns_json_set_int(cl, "distinguishing", c->class_distinct[i]);
-        json_object_set_new(cl, "distinguishes",
-                            c->class_total[i]
-                                ? json_boolean(2 * c->class_distinct[i] >= c->class_total[i])
-                                : json_null());
+        if (c->class_total[i]) {
+            json_object_set_new(cl, "distinguishes",
+                                json_boolean(2 * c->class_distinct[i] >= c->class_total[i]));
+        } else {
+            json_object_set_new(cl, "distinguishes", json_null());
+            ns_json_set_str(cl, "distinguishes_status", "no benchmark of this class in the inputs");
+        }
         json_array_append_new(classes, cl);
     }
     for (size_t i = 0; i < c->nrows; i++) {
@@ -587,6 +590,33 @@ int ns_cmd_compare(int argc, char **argv) {
         }
     }
 
+    /* The same file twice would compare it with itself and report every benchmark as equal. */
+    for (size_t p = 0; p < npaths; p++)
+        for (size_t q = p + 1; q < npaths; q++) {
+            struct stat sp, sq;
+            if (stat(paths[p], &sp) == 0 && stat(paths[q], &sq) == 0 && sp.st_dev == sq.st_dev &&
+                sp.st_ino == sq.st_ino) {
+                const char *a = paths[p], *b = paths[q];
+                free(paths);
+                return ns_usage_error(cmd, "%s and %s are the same file: give different inputs",
+                                      a, b);
+            }
+        }
+
+    /* Like run --out: a folder that already holds a report is not overwritten. */
+    if (out) {
+        char prev[4200];
+        struct stat st;
+        snprintf(prev, sizeof prev, "%s/compare.json", out);
+        if (stat(prev, &st) == 0) {
+            free(paths);
+            return ns_usage_error(cmd,
+                                  "--out %s already holds compare.json: give a new folder or "
+                                  "remove the old report",
+                                  out);
+        }
+    }
+
     /* Load every input before writing anything. */
     char err[1024];
     ns_bench_set *sets = NULL;
@@ -600,6 +630,11 @@ int ns_cmd_compare(int argc, char **argv) {
             goto done;
         }
         const char *kind = json_string_value(json_object_get(root, "kind"));
+        if (kind && !strcmp(kind, "compare")) {
+            ns_usage_error(cmd, "%s: is a compare report, not a results or fleet file", paths[p]);
+            json_decref(root);
+            goto done;
+        }
         int fleet = kind && !strcmp(kind, "fleet");
         ns_bench_set *add = NULL;
         int nadd = 1;
@@ -680,7 +715,7 @@ int ns_cmd_compare(int argc, char **argv) {
     char path[4200];
     int bad = 0;
     snprintf(path, sizeof path, "%s/compare.json", dir);
-    bad |= ns_json_write_atomic(js, path, err, sizeof err);
+    bad |= ns_report_write_json(js, path, err, sizeof err);
     snprintf(path, sizeof path, "%s/compare.md", dir);
     bad |= !md || ns_write_text_atomic(path, md, err, sizeof err);
     json_decref(js);
@@ -689,8 +724,12 @@ int ns_cmd_compare(int argc, char **argv) {
     } else {
         write_plot(dir, &c, stderr);
         fputs(md, stdout);
-        fprintf(stderr, "nodescale compare: wrote %s/compare.{md,json,dat,gp,svg}\n", dir);
-        rc = NS_EXIT_OK;
+        if (ns_report_check_stdout(err, sizeof err) != 0) {
+            ns_usage_error(cmd, "%s", err);
+        } else {
+            fprintf(stderr, "nodescale compare: wrote %s/compare.{md,json,dat,gp,svg}\n", dir);
+            rc = NS_EXIT_OK;
+        }
     }
     free(md);
     ns_compare_free(&c);

@@ -13,12 +13,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/json.h"
 #include "harness/stats.h"
 #include "reports/gate_stats.h"
+#include "reports/report.h"
 
 ns_gate_opts ns_gate_defaults(void) {
     return (ns_gate_opts){.threshold = 0.05,
@@ -813,8 +815,13 @@ int ns_cmd_gate(int argc, char **argv) {
                     cmd, "%s %s and %s %s name the same file: give each report its own",
                     out_opts[i], outs[i], out_opts[j], outs[j]);
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
-        if (outs[i] && ns_json_check_writable(outs[i], err, sizeof err) != 0)
+        if (outs[i] && ns_report_is_special(outs[i])) {
+            /* A device or pipe is written in place (no temporary file beside it). */
+            if (access(outs[i], W_OK) != 0)
+                return ns_usage_error(cmd, "cannot write %s: %s", outs[i], strerror(errno));
+        } else if (outs[i] && ns_json_check_writable(outs[i], err, sizeof err) != 0) {
             return ns_usage_error(cmd, "%s", err);
+        }
     if (thr_file && ns_gate_load_thresholds(&o, thr_file, err, sizeof err) != 0) {
         ns_gate_free_rules(&o);
         return ns_usage_error(cmd, "%s", err);
@@ -913,6 +920,11 @@ int ns_cmd_gate(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
     rep.elapsed_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (!quiet) ns_gate_write_text(&rep, stdout);
+    /* A table lost on a full disk or closed pipe must not pass as a green run. */
+    if (ns_report_check_stdout(err, sizeof err) != 0) {
+        rc = ns_usage_error(cmd, "%s", err);
+        goto out;
+    }
     if ((json_out && ns_gate_write_json(&rep, json_out, err, sizeof err) != 0) ||
         (junit_out && ns_gate_write_junit(&rep, junit_out, err, sizeof err) != 0) ||
         (md_out && ns_gate_write_markdown(&rep, md_out, err, sizeof err) != 0)) {

@@ -12,6 +12,7 @@
 
 #include "harness/json.h"
 #include "reports/gate.h"
+#include "reports/report.h"
 
 static const char *fmt_time(double s, char *buf, size_t len) {
     if (!isfinite(s)) {
@@ -90,8 +91,9 @@ static const char *test_name(const ns_gate_report *rep, const ns_gate_row *r) {
 void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
     const ns_gate_opts *o = &rep->opts;
     int w = 9;
+    char safe[256];
     for (size_t i = 0; i < rep->nrows; i++) {
-        int l = (int)strlen(rep->rows[i].id);
+        int l = (int)strlen(ns_text_safe(rep->rows[i].id, safe, sizeof safe));
         if (l > w) w = l;
     }
     if (w > 64) w = 64;
@@ -125,7 +127,8 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
             snprintf(n, sizeof n, "%zu", r->nd);
         else
             snprintf(n, sizeof n, "%zu/%zu", r->nbase, r->ncur);
-        fprintf(f, "%-*.*s %11s %11s %8s %18s %7s %7s  %s%s%s%s\n", w, w, r->id,
+        fprintf(f, "%-*.*s %11s %11s %8s %18s %7s %7s  %s%s%s%s\n", w, w,
+                ns_text_safe(r->id, safe, sizeof safe),
                 fmt_time(r->med_base, a, sizeof a), fmt_time(r->med_cur, b, sizeof b),
                 fmt_change(r->ratio, c, sizeof c), fmt_ci(r->ci_lo, r->ci_hi, d, sizeof d),
                 fmt_p(r->p, p, sizeof p), r->base || r->d ? n : "-",
@@ -243,48 +246,8 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
 
 int ns_gate_write_json(const ns_gate_report *rep, const char *path, char *err, size_t errlen) {
     json_t *root = ns_gate_report_json(rep);
-    int rc = ns_json_write_atomic(root, path, err, errlen);
+    int rc = ns_report_write_json(root, path, err, errlen);
     json_decref(root);
-    return rc;
-}
-
-/* Writes the len bytes of buf to path through a temporary file and rename. */
-static int write_atomic(const char *path, const char *buf, size_t len, char *err, size_t errlen) {
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 16);
-    if (!tmp) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp), rc = -1;
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    fchmod(fd, 0644);
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, buf + off, len - off);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        off += (size_t)w;
-    }
-    if (off != len || fsync(fd) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
-        close(fd);
-    } else if (close(fd) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    } else if (rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot rename to %s: %s", path, strerror(errno));
-    } else {
-        rc = 0;
-    }
-    if (rc != 0) unlink(tmp);
-    free(tmp);
     return rc;
 }
 
@@ -295,7 +258,7 @@ static int close_and_write(FILE *f, char **buf, size_t *len, const char *path, c
     if (fclose(f) != 0)
         snprintf(err, errlen, "out of memory");
     else
-        rc = write_atomic(path, *buf, *len, err, errlen);
+        rc = ns_report_write_file(path, *buf, *len, err, errlen);
     free(*buf);
     *buf = NULL;
     return rc;
@@ -430,18 +393,6 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
     return close_and_write(f, &buf, &len, path, err, errlen);
 }
 
-/* Markdown table cells: a '|' or newline would break the table. */
-static void md_cell(FILE *f, const char *s) {
-    for (; *s; s++) {
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '\n')
-            fputc(' ', f);
-        else
-            fputc(*s, f);
-    }
-}
-
 int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *err, size_t errlen) {
     char *buf = NULL;
     size_t len = 0;
@@ -454,10 +405,13 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
     size_t nr = nregress(rep);
     fprintf(f, "### nodescale gate: %s\n\n", rep->exit_code ? "**FAIL**" : "**PASS**");
     if (!strcmp(rep->mode, "ab"))
-        fprintf(f, "Interleaved A/B, %d rounds: old `%s`, new `%s`.\n", rep->rounds, rep->baseline,
-                rep->current);
+        fprintf(f, "Interleaved A/B, %d rounds: old ", rep->rounds);
     else
-        fprintf(f, "Baseline `%s`, current `%s`.\n", rep->baseline, rep->current);
+        fprintf(f, "Baseline ");
+    ns_md_code(f, rep->baseline ? rep->baseline : "", 0);
+    fprintf(f, strcmp(rep->mode, "ab") ? ", current " : ", new ");
+    ns_md_code(f, rep->current ? rep->current : "", 0);
+    fprintf(f, ".\n");
     if (rep->suite_n == 0)
         fprintf(f, "**Nothing was compared** (every benchmark missing, without data or with too "
                    "few samples): the gate fails.\n");
@@ -491,16 +445,16 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
             snprintf(n, sizeof n, "%zu/%zu", r->nbase, r->ncur);
         else
             snprintf(n, sizeof n, "-");
-        fprintf(f, "| `");
-        md_cell(f, r->id);
-        fprintf(f, "` | %s | %s | %s | %s | %s | %s | %s", fmt_time(r->med_base, a, sizeof a),
+        fprintf(f, "| ");
+        ns_md_code(f, r->id, 1);
+        fprintf(f, " | %s | %s | %s | %s | %s | %s | %s", fmt_time(r->med_base, a, sizeof a),
                 fmt_time(r->med_cur, b, sizeof b), fmt_change(r->ratio, c, sizeof c),
                 fmt_ci(r->ci_lo, r->ci_hi, d, sizeof d), fmt_p(r->p, p, sizeof p), n,
                 r->verdict == NS_GATE_REGRESSION ? "**REGRESSION**"
                                                  : ns_gate_verdict_name(r->verdict));
         if (r->note[0]) {
             fprintf(f, " (");
-            md_cell(f, r->note);
+            ns_md_cell(f, r->note);
             fprintf(f, ")");
         }
         fprintf(f, " |\n");

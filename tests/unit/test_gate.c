@@ -2,7 +2,8 @@
  * (brute-force permutation enumeration and textbook formulas, see the comments), the verdict
  * rule on the field-bug B24 scenario (must pass; a +25% injected slowdown must be caught),
  * zero spread, outliers in both directions, nulls as "no data", the context check, the
- * thresholds file, and the Google Benchmark JSON writer. Run from the repository root. */
+ * thresholds file, the Google Benchmark JSON writer, and the Markdown/terminal escaping of ids.
+ * Run from the repository root. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include "reports/gate.h"
 #include "reports/gate_stats.h"
 #include "reports/gbench.h"
+#include "reports/report.h"
 
 #define FIX "tests/fixtures/gate/"
 
@@ -630,6 +632,40 @@ static void test_inject_slowdown_check(void **state) {
     unsetenv("NODESCALE_INJECT_SLOWDOWN");
 }
 
+/* What fn(f, s, arg) writes, as a string (static buffer). */
+static const char *md_of(void (*fn)(FILE *, const char *, int), const char *s, int arg) {
+    static char out[256];
+    FILE *f = fmemopen(out, sizeof out, "w");
+    assert_non_null(f);
+    fn(f, s, arg);
+    fclose(f);
+    return out;
+}
+
+static void md_cell_adapter(FILE *f, const char *s, int unused) {
+    (void)unused;
+    ns_md_cell(f, s);
+}
+
+/* Markdown: a code span's fence is longer than any backtick run in the text (CommonMark), a '|'
+ * is escaped inside tables, '<' '>' '&' become entities in cells, control characters \xNN. */
+static void test_markdown_escaping(void **state) {
+    (void)state;
+    assert_string_equal(md_of(ns_md_code, "dgemm/t1", 1), "`dgemm/t1`");
+    assert_string_equal(md_of(ns_md_code, "a`b", 1), "``a`b``");
+    assert_string_equal(md_of(ns_md_code, "a``b`", 0), "``` a``b` ```");
+    assert_string_equal(md_of(ns_md_code, "x|y", 1), "`x\\|y`");
+    assert_string_equal(md_of(ns_md_code, "x|y", 0), "`x|y`");
+    assert_string_equal(md_of(ns_md_code, "c\001d", 1), "`c\\x01d`");
+    assert_string_equal(md_of(md_cell_adapter, "a|b<x>&\"y\n", 0),
+                        "a\\|b&lt;x&gt;&amp;\"y\\x0A");
+    char buf[64];
+    assert_string_equal(ns_text_safe("ctl\001id\x7f", buf, sizeof buf), "ctl\\x01id\\x7F");
+    assert_string_equal(ns_text_safe("plain", buf, sizeof buf), "plain");
+    char tiny[8];
+    assert_true(strlen(ns_text_safe("\001\001\001\001", tiny, sizeof tiny)) < sizeof tiny);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_normal),
@@ -654,6 +690,7 @@ int main(void) {
         cmocka_unit_test(test_nonfinite_ratio),
         cmocka_unit_test(test_thresholds_errors),
         cmocka_unit_test(test_inject_slowdown_check),
+        cmocka_unit_test(test_markdown_escaping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
