@@ -49,10 +49,46 @@ static int temp_beside(const char *path, char **tmp_out, char *err, size_t errle
     return fd;
 }
 
+int ns_path_write_in_place(const char *path) {
+    struct stat st;
+    if (lstat(path, &st) != 0) return 0;
+    if (S_ISLNK(st.st_mode)) return stat(path, &st) != 0 || !S_ISDIR(st.st_mode);
+    return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen) {
     if (!*path) {
         snprintf(err, errlen, "cannot write a file with an empty name");
         return -1;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a folder, want a file name", path);
+        return -1;
+    }
+    if (ns_path_write_in_place(path)) {
+        /* A device, a pipe or a link (/dev/full, /dev/stdout): written in place, every write
+         * checked. Never renamed over: a rename replaces the link, as root the device node. */
+        char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        int dfd = text ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+        int ok = dfd >= 0;
+        size_t len = ok ? strlen(text) : 0, done = 0;
+        errno = 0;
+        while (ok && done < len) {
+            ssize_t w = write(dfd, text + done, len - done);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) ok = 0;
+            else done += (size_t)w;
+        }
+        if (ok && write(dfd, "\n", 1) != 1) ok = 0;
+        int saved = errno ? errno : EIO;
+        if (dfd >= 0 && close(dfd) != 0 && ok) ok = 0, saved = errno;
+        free(text);
+        if (!ok) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
+            return -1;
+        }
+        return 0;
     }
     char *tmp = NULL;
     int fd = temp_beside(path, &tmp, err, errlen);

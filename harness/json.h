@@ -20,6 +20,11 @@ void ns_json_set_int(json_t *obj, const char *key, long long v);
 /* obj[key] = s, or null when s is NULL. */
 void ns_json_set_str(json_t *obj, const char *key, const char *s);
 
+/* 1 when path must be written in place rather than through a temporary file renamed over it:
+ * it exists and is a device, a pipe or a socket, or it is a symbolic link (/dev/stdout ->
+ * /proc/self/fd/1: a rename would replace the link with a file, and as root a device node). */
+int ns_path_write_in_place(const char *path);
+
 /* Writes root to path atomically: to a temporary file in the same folder, fsync, rename.
  * Indented, keys in insertion order, NaN impossible (jansson rejects it). Returns 0, or -1 with
  * a one-line reason in err. */

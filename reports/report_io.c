@@ -11,6 +11,8 @@
 
 #include "reports/report.h"
 
+#include "harness/json.h"
+
 /* Writes all len bytes of buf to fd; 0, or -1 with errno set. */
 static int write_all(int fd, const char *buf, size_t len) {
     size_t off = 0;
@@ -26,8 +28,7 @@ static int write_all(int fd, const char *buf, size_t len) {
 }
 
 int ns_report_is_special(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+    return ns_path_write_in_place(path);
 }
 
 int ns_report_write_file(const char *path, const char *buf, size_t len, char *err, size_t errlen) {
@@ -36,7 +37,7 @@ int ns_report_write_file(const char *path, const char *buf, size_t len, char *er
         return -1;
     }
     if (ns_report_is_special(path)) {
-        int fd = open(path, O_WRONLY | O_TRUNC);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd < 0 || write_all(fd, buf, len) != 0) {
             snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
             if (fd >= 0) close(fd);
