@@ -11,9 +11,11 @@
  *      --timeout-s from the start of this step and writes each node's results.json and an
  *      updated fleet.json atomically as each arrives, so a later failure loses nothing gathered.
  *      Ranks with nothing by the deadline are reported missing.
- *   3. collectives: rank 0 tells the ranks that answered which ranks are live; they form a
- *      communicator with MPI_Comm_create_group (collective over the live ranks only, so a hung
- *      rank cannot block it) and sweep all-reduce, reduce-scatter and all-gather.
+ *   3. collectives: rank 0 tells the ranks that answered and the idle ranks which ranks are
+ *      live (both kinds: an all-reduce between ranks of one host is a real measurement of its
+ *      shared-memory transport); they form a communicator with MPI_Comm_create_group
+ *      (collective over the live ranks only, so a hung rank cannot block it) and sweep
+ *      all-reduce, reduce-scatter and all-gather. Refused ranks take no part.
  *   4. rank 0 writes fleet.json (stragglers, collectives, α–β fit) and report.md. With ranks
  *      missing it ends the job with MPI_Abort(1), the only way to stop a hung rank; otherwise
  *      MPI_Finalize.
@@ -40,6 +42,7 @@
 #include "harness/json.h"
 #include "harness/run.h"
 #include "reports/compare.h"
+#include "roofline/roofline.h"
 
 #ifndef NODESCALE_CFLAGS
 #define NODESCALE_CFLAGS ""
@@ -74,8 +77,10 @@ static const char *fleet_help =
     "options:\n"
     "  --quick                 the short run on every node; collectives up to 4 MiB\n"
     "  --out DIR               write the folder here instead\n"
-    "  --ranks-per-node N      ranks per node that characterise it (default 1; others idle)\n"
-    "  --threads N             threads per measuring rank (default: its CPUs)\n"
+    "  --ranks-per-node N      ranks per node that characterise it (default 1; the others\n"
+    "                          idle, then join the collectives)\n"
+    "  --threads N             threads per measuring rank (default: OMP_NUM_THREADS, else the\n"
+    "                          CPUs the launcher bound it to)\n"
     "  --kernels LIST          comma-separated kernels to run (default all)\n"
     "  --timeout-s S           rank 0 waits S seconds for every node's results (default 3600,\n"
     "                          --quick 600); the others are reported missing\n"
@@ -83,7 +88,8 @@ static const char *fleet_help =
     "  --straggler-threshold K flag a node when z < -K (default 3.5)\n"
     "  --mad-floor F           the spread is at least F x median (default 0.02)\n"
     "  --max-bytes B           largest collective message (default 256MiB, --quick 4MiB)\n"
-    "  --no-collectives        skip the MPI collectives\n"
+    "  --no-collectives        skip the MPI collectives (run over every rank not refused,\n"
+    "                          idle ones included, whenever there are 2 or more)\n"
     "  --from-results PATTERN  read each node's results from PATTERN (%r = rank, %h = host)\n"
     "                          instead of measuring: re-analyse a fleet, measure only the network\n"
     "Straggler: z = (rate - fleet median) / max(1.4826*MAD, F*median) per benchmark, >= 3 nodes.\n"
@@ -166,12 +172,16 @@ static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
 /* The settings every measuring rank must share: anything that changes what is measured. */
 static void settings_string(const fleet_opts *o, char *buf, size_t len) {
     const char *isa = getenv("NODESCALE_ISA"), *omp = getenv("OMP_NUM_THREADS");
+    /* Unset options by their meaning, not their internal 0 / -1. */
+    char threads[24] = "rank-cpus";
+    if (o->threads > 0) snprintf(threads, sizeof threads, "%d", o->threads);
+    long long max_bytes = o->max_bytes > 0 ? (long long)o->max_bytes
+                                           : (long long)ns_coll_defaults(o->quick).max_bytes;
     snprintf(buf, len,
-             "quick=%d threads=%d kernels=%s ranks_per_node=%d collectives=%d max_bytes=%lld "
+             "quick=%d threads=%s kernels=%s ranks_per_node=%d collectives=%d max_bytes=%lld "
              "from_results=%s NODESCALE_ISA=%s OMP_NUM_THREADS=%s",
-             o->quick, o->threads, o->kernels ? o->kernels : "all", o->ranks_per_node,
-             o->collectives, (long long)o->max_bytes, o->from_results ? "yes" : "no",
-             isa ? isa : "", omp ? omp : "");
+             o->quick, threads, o->kernels ? o->kernels : "all", o->ranks_per_node, o->collectives,
+             max_bytes, o->from_results ? "yes" : "no", isa ? isa : "", omp ? omp : "");
 }
 
 int ns_fleet_check_peer(const char *v0, const char *b0, const char *s0, const char *v,
@@ -279,12 +289,27 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
         root = ns_json_load_results(path, err, sizeof err);
         if (!root) *reason = strdup(err);
     } else {
-        ns_run_opts ro = {.quick = o->quick,
-                          .threads = o->threads,
-                          .kernels = o->kernels,
-                          .log = lf ? lf : stderr};
-        root = ns_run_node(&ro);
-        if (!root) *reason = strdup("ns_run_node failed (out of memory)");
+        /* --threads absent (0): the CPUs the launcher bound this rank to, as `run` does. */
+        int64_t threads = o->threads;
+        int cpus = ns_topology_get()->cpus_in_mask;
+        if (threads < 1 && ns_default_threads(&threads, err, sizeof err) != 0) {
+            *reason = strdup(err);
+        } else if (cpus > 0 && threads > cpus) {
+            snprintf(err, sizeof err, "--threads %lld is more than the %d CPUs this rank may use",
+                     (long long)threads, cpus);
+            *reason = strdup(err);
+        } else {
+            ns_run_opts ro = {.quick = o->quick,
+                              .threads = (int)threads,
+                              .kernels = o->kernels,
+                              .log = lf ? lf : stderr};
+            root = ns_run_node(&ro);
+            if (!root) *reason = strdup("ns_run_node failed (out of memory)");
+            /* The roof of every result (GEMM fraction_of_roof, what `cluster --node` reads), as
+             * `run` adds after ns_run_node. */
+            if (root && ns_roofline_build(root, err, sizeof err) != 0 && lf)
+                fprintf(lf, "roofline: %s\n", err);
+        }
     }
     if (root) {
         *json = json_dumps(root, JSON_COMPACT);
@@ -591,6 +616,28 @@ static void assign_roles(fleet *f, const hello *all, int *roles) {
     }
 }
 
+/* A rank other than 0 waits for rank 0's list of live ranks (TAG_GO) and, when it is on it and
+ * the list has 2 or more, runs the collectives with them. It may wait while other ranks still
+ * characterise their nodes, so it polls (MPI_Test, 2 ms sleeps) rather than blocking: a blocking
+ * receive spins on a CPU the measuring rank of its host may use. Returns NS_EXIT_OK. */
+static int join_collectives(const fleet_opts *o, int rank) {
+    int nlive = 0;
+    MPI_Request req;
+    MPI_Irecv(&nlive, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, &req);
+    for (int done = 0; !done;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done) usleep(2000);
+    }
+    int *live = malloc((size_t)(nlive > 0 ? nlive : 1) * sizeof *live);
+    MPI_Recv(live, nlive, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int in = 0;
+    for (int i = 0; i < nlive; i++)
+        in |= live[i] == rank;
+    if (in && nlive >= 2 && o->collectives) collectives_over(live, nlive, o, NULL);
+    free(live);
+    return NS_EXIT_OK;
+}
+
 static void print_summary(const fleet *f) {
     int ok = 0;
     for (int r = 0; r < f->size; r++)
@@ -683,12 +730,18 @@ int ns_cmd_fleet(int argc, char **argv) {
         MPI_Finalize();
         return NS_EXIT_USAGE;
     }
-    if (role != ROLE_MEASURE) { /* idle or refused: wait for the end */
-        if (role == ROLE_REFUSED && rank != 0)
+    if (role == ROLE_REFUSED) { /* different version, build or settings: take no part */
+        if (rank != 0)
             fprintf(stderr, "nodescale fleet: rank %d: refused by rank 0 (see fleet.json)\n", rank);
         free(roles);
         MPI_Finalize();
         return NS_EXIT_OK;
+    }
+    if (role == ROLE_IDLE) { /* measures nothing, then joins the collectives */
+        free(roles);
+        int rc_idle = join_collectives(&o, rank);
+        MPI_Finalize();
+        return rc_idle;
     }
 
     /* 2. characterise and gather */
@@ -707,12 +760,7 @@ int ns_cmd_fleet(int argc, char **argv) {
         free(reason);
         free(log);
         /* 3. collectives, if rank 0 counts us live */
-        int nlive;
-        MPI_Recv(&nlive, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        int *live = malloc((size_t)(nlive > 0 ? nlive : 1) * sizeof *live);
-        MPI_Recv(live, nlive, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (nlive >= 2 && o.collectives) collectives_over(live, nlive, &o, NULL);
-        free(live);
+        join_collectives(&o, rank);
         free(roles);
         MPI_Finalize();
         return NS_EXIT_OK;
@@ -766,10 +814,12 @@ int ns_cmd_fleet(int argc, char **argv) {
     f.status = missing ? "incomplete: collectives running" : "collectives running";
     save_fleet(&f);
 
-    /* 3. collectives over the ranks that answered */
+    /* 3. collectives over the measuring ranks that answered and the idle ranks (an all-reduce
+     *    between ranks of one host measures its shared-memory transport) */
     int nlive = 0, *live = malloc((size_t)size * sizeof *live);
     for (int r = 0; r < size; r++)
-        if (roles[r] == ROLE_MEASURE && strcmp(f.nodes[r].status, "missing") != 0)
+        if ((roles[r] == ROLE_MEASURE && strcmp(f.nodes[r].status, "missing") != 0) ||
+            roles[r] == ROLE_IDLE)
             live[nlive++] = r;
     for (int i = 1; i < nlive; i++) {
         MPI_Send(&nlive, 1, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);

@@ -333,6 +333,15 @@ static void plan(run_state *s) {
 }
 
 json_t *ns_run_node(const ns_run_opts *o) {
+    ns_run_opts dflt;
+    if (o->threads < 1) { /* never a result with threads 0: the default count instead */
+        int64_t t;
+        char terr[256];
+        dflt = *o;
+        ns_default_threads(&t, terr, sizeof terr); /* t = the mask's CPUs when it fails */
+        dflt.threads = (int)t;
+        o = &dflt;
+    }
     run_state s = {.o = o, .t0 = ns_now()};
     s.mo = ns_measure_defaults(o->quick);
     s.sweep = s.mo;

@@ -8,7 +8,7 @@
 
 typedef struct ns_run_opts {
     int quick;            /* --quick: the <= 60 s run */
-    int threads;          /* all-thread runs use this many (default: CPUs in the affinity mask) */
+    int threads;          /* all-thread runs use this many; < 1: ns_default_threads */
     const char *kernels;  /* comma-separated kernel names to run, NULL = all */
     const char *events;   /* PAPI events (--events), NULL = NODESCALE_EVENTS or defaults */
     FILE *log;            /* progress and messages (stderr and run.log) */

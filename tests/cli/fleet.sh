@@ -54,12 +54,13 @@ rc=$?
 [ $rc -eq 1 ] || { echo "FAIL: --fail-on-straggler exit $rc, want 1"; fail=1; }
 grep -q 'straggler node(s) flagged' "$tmp/c.err" || { echo "FAIL: no straggler message"; fail=1; }
 
-# 3. default --ranks-per-node 1 on one host: rank 1 idles, one node, no collectives.
+# 3. default --ranks-per-node 1 on one host: rank 1 idles (one node), then joins the collectives.
 timeout -k 2 120 $MPIRUN -np 2 $bin fleet "${common[@]}" --out "$tmp/d" >"$tmp/d.out" 2>"$tmp/d.err"
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: rpn 1 exit $rc"; tail -n 20 "$tmp/d.err"; fail=1; }
 jq -e --arg h "$host" '.node_counts.ok == 1 and .node_counts.idle == 1 and .nodes[0].name == $h
-       and .allreduce.fit.alpha_s == null and (.collectives | not)' "$tmp/d/fleet.json" >/dev/null ||
+       and .collectives.ranks == 2 and .allreduce.fit.ranks == 2
+       and .allreduce.fit.beta_s_per_byte > 0' "$tmp/d/fleet.json" >/dev/null ||
   { echo "FAIL: rpn 1 roles"; fail=1; }
 # mpirun binds ranks to one core when -np <= 2: the rank meant to own the node says so.
 if [ "$(nproc)" -gt 1 ]; then

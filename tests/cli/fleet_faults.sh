@@ -57,7 +57,7 @@ timeout -k 2 60 $MPIRUN -np 2 $bin fleet "${common[@]}" --out "$tmp/ref" : \
 rc=$?
 [ $rc -eq 1 ] || { echo "FAIL: refused: exit $rc, want 1"; tail -n 20 "$tmp/ref.err"; fail=1; }
 jq -e '.node_counts.refused == 1 and .node_counts.ok == 2 and .nodes[2].status == "refused"
-       and .nodes[2].reason == "settings differ: threads=1 here, threads=0 on rank 0"' \
+       and .nodes[2].reason == "settings differ: threads=1 here, threads=rank-cpus on rank 0"' \
   "$tmp/ref/fleet.json" >/dev/null || { echo "FAIL: refused: fleet.json"; fail=1; }
 grep -q 'rank 2 .* refused: settings differ' "$tmp/ref.err" || { echo "FAIL: refused: message"; fail=1; }
 
