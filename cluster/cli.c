@@ -38,7 +38,7 @@ typedef struct options {
     const char *node, *allreduce, *json, *plot_dir;
     int allreduce_scaleup; /* -1: by file kind */
     int chips[MAX_CHIPS], n_chips;
-    int search, top, list_presets, help;
+    int search, top, top_given, list_presets, help;
     override ov[MAX_OVERRIDES];
     int n_ov;
     const char *peak, *gemm_eff, *precision, *recompute;
@@ -175,6 +175,7 @@ static int parse_args(int argc, char **argv, options *o) {
         if (ns_parse_int64(top, 1, MAX_TOP, &t))
             return ns_usage_error(CMD, "--top must be 1..%d, got '%s'", MAX_TOP, top);
         o->top = (int)t;
+        o->top_given = 1;
     }
     return 0;
 }
@@ -278,6 +279,33 @@ static int build_input(const options *o, ns_cluster_input *in) {
                                   o->gemm_eff);
         in->sys.chip.gemm_eff_default = x;
         in->sys.chip.n_gemm = 0;
+    }
+    return 0;
+}
+
+/* Seed 002 mode takes only the chip counts and the keys: the options it would ignore (JSON,
+ * plots, search, a measured node or fit) are refused, and so is an η(G) = a − b·log2(G) outside
+ * (0, 1] at any chip count (a negative or above-peak MFU). 0 or the exit status. */
+static int check_seed002(const options *o, const ns_cluster_input *in, const int *chips, int n) {
+    const char *ignored = o->json       ? "--json"
+                          : o->plot_dir ? "--plot-dir"
+                          : o->search   ? "--search"
+                          : o->top_given ? "--top"
+                          : o->node      ? "--node"
+                          : o->allreduce ? "--allreduce"
+                                         : NULL;
+    if (ignored)
+        return ns_usage_error(CMD,
+                              "%s does not apply to the seed002 preset (it prints seed 002's "
+                              "table only)",
+                              ignored);
+    for (int i = 0; i < n; i++) {
+        double eta = ns_eta_log2(in->eta.a, in->eta.b, chips[i]);
+        if (!(eta > 0 && eta <= 1))
+            return ns_usage_error(CMD,
+                                  "seed002: eta(%d) = %g - %g*log2(%d) = %.4g is not an MFU in "
+                                  "(0, 1]; lower --eta-b or raise --eta-a",
+                                  chips[i], in->eta.a, in->eta.b, chips[i], eta);
     }
     return 0;
 }
@@ -540,7 +568,46 @@ static void print_scaling(const ns_cluster_input *in, const ns_breakdown *b, int
     }
 }
 
+/* Writes the JSON to `path`: atomically for a regular file (or a new one); straight into an
+ * existing device or pipe (/dev/stdout, /dev/full), which a rename would replace. 0, or -1
+ * with the reason in err. */
+static int write_json(const json_t *root, const char *path, char *err, size_t errlen) {
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return ns_json_write_atomic(root, path, err, errlen);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    errno = 0;
+    int bad = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) ||
+              fputc('\n', f) == EOF || fflush(f) != 0 || ferror(f);
+    int e = errno ? errno : EIO;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
+    return bad ? -1 : 0;
+}
+
+static int run_cluster(int argc, char **argv);
+
+/* `nodescale cluster`: runs, then checks that everything printed reached the standard output
+ * (a full disk, a closed pipe): a write that failed is exit 1 with a reason, never exit 0. */
 int ns_cmd_cluster(int argc, char **argv) {
+    int rc = run_cluster(argc, argv);
+    errno = 0;
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc != NS_EXIT_USAGE) {
+        fprintf(stderr, "nodescale cluster: error: cannot write the standard output: %s\n",
+                strerror(errno ? errno : EIO));
+        return NS_EXIT_FAIL;
+    }
+    return rc;
+}
+
+static int run_cluster(int argc, char **argv) {
     options o;
     ns_cluster_input in;
     int rc = parse_args(argc, argv, &o);
@@ -558,6 +625,7 @@ int ns_cmd_cluster(int argc, char **argv) {
     if (in.eta.enabled) {
         if (!(in.sys.chip.peak_flops[in.run.precision] > 0))
             return ns_usage_error(CMD, "seed002 mode needs a chip peak");
+        if ((rc = check_seed002(&o, &in, chips, n_chips))) return rc;
         print_seed002(&in, chips, n_chips);
         return NS_EXIT_OK;
     }
@@ -653,7 +721,7 @@ int ns_cmd_cluster(int argc, char **argv) {
         for (int i = 0; i < n_notes; i++)
             json_array_append_new(jn, json_string(notes[i]));
         json_object_set_new(root, "notes", jn);
-        if (strcmp(o.json, "-") && ns_json_write_atomic(root, o.json, err, sizeof err)) {
+        if (strcmp(o.json, "-") && write_json(root, o.json, err, sizeof err)) {
             fprintf(stderr, "nodescale cluster: error: %s\n", err);
             json_decref(root);
             return NS_EXIT_FAIL;

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# nodescale cluster: failed writes (exit 1 with a reason), options the seed002 preset cannot
+# honour, ranges of the efficiency keys, no nan in the output, and the all-reduce fit forms.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ns=bin/nodescale
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# $1 = wanted exit status, $2 = what stderr must contain; the rest = arguments. Exactly one line
+# on stderr; on exit 2 nothing on stdout.
+expect() {
+  local want_rc=$1 want=$2; shift 2
+  $ns cluster "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$? lines; lines=$(wc -l <"$tmp/err")
+  if [ $rc -ne "$want_rc" ] || [ "$lines" -ne 1 ] || ! grep -q -- "$want" "$tmp/err" \
+     || { [ "$want_rc" -eq 2 ] && [ -s "$tmp/out" ]; }; then
+    fail "cluster $* -> rc=$rc (want $want_rc), $lines stderr lines: $(head -c 300 "$tmp/err")"
+  fi
+}
+
+# 1. A write that fails is exit 1 with one line, never exit 0. The JSON goes through a link to
+# /dev/full, so that a rename (the atomic write) could only replace the link.
+if [ -c /dev/full ]; then
+  ln -s /dev/full "$tmp/full.json"
+  expect 1 "cannot write $tmp/full.json" --preset h100-sxm --chips 512 --json "$tmp/full.json"
+  [ -L "$tmp/full.json" ] || fail "--json through a link to /dev/full replaced the link"
+  $ns cluster --preset h100-sxm --chips 512 >/dev/full 2>"$tmp/err"
+  rc=$?
+  { [ $rc -eq 1 ] && grep -q "cannot write the standard output" "$tmp/err"; } ||
+    fail "cluster >/dev/full -> rc=$rc: $(cat "$tmp/err")"
+  $ns cluster --preset h100-sxm --chips 512 --json - >/dev/full 2>"$tmp/err"
+  [ $? -eq 1 ] || fail "cluster --json - >/dev/full did not exit 1"
+  $ns cluster --preset seed002 >/dev/full 2>"$tmp/err"
+  [ $? -eq 1 ] || fail "cluster --preset seed002 >/dev/full did not exit 1"
+fi
+
+# 2. seed002 prints its table only: the options it would ignore are refused, nothing written.
+expect 2 "--json does not apply to the seed002" --preset seed002 --json "$tmp/s.json"
+[ -e "$tmp/s.json" ] && fail "seed002 --json wrote a file"
+expect 2 "--json does not apply to the seed002" --preset seed002 --json -
+expect 2 "--plot-dir does not apply" --preset seed002 --plot-dir "$tmp/plots"
+[ -e "$tmp/plots" ] && fail "seed002 --plot-dir made the folder"
+expect 2 "--search does not apply" --preset seed002 --search
+expect 2 "--top does not apply" --preset seed002 --top 3
+
+# 3. eta's range, and no negative MFU.
+expect 2 "is not an MFU in (0, 1]" --preset seed002 --eta-a 0.01
+expect 2 "--eta-a wants a number in" --preset seed002 --eta-a 2
+expect 2 "--eta-a wants a number in" --preset seed002 --eta-a -1
+expect 2 "--eta-b wants a number in" --preset seed002 --eta-b -0.5
+$ns cluster --preset seed002 >"$tmp/out" 2>&1 || fail "seed002 failed"
+grep -q "MFU 62.0%" "$tmp/out" || fail "seed002 table changed: $(head -1 "$tmp/out")"
+
+if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
+echo "cluster_input: ok"
