@@ -375,7 +375,8 @@ static void print_header(const ns_cluster_input *in) {
            s->chip.n_gemm ? "from a shape table" : "one value for all shapes", s->step_cv);
 }
 
-static void print_tables(const ns_breakdown *b, int n) {
+static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int n) {
+    const char *why = NULL; /* the first row's reason for no time to train */
     /* TFLOP/s per chip, or GFLOP/s when every row is below 1 TFLOP/s (a CPU node), so that the
      * column never shows 0.0. */
     double top = 0;
@@ -388,15 +389,25 @@ static void print_tables(const ns_breakdown *b, int n) {
     char rcb[32];
     for (int i = 0; i < n; i++) {
         const ns_par *p = &b[i].par;
+        char days[32] = "-", cost[32] = "-";
+        const char *ts = ns_breakdown_train_status(in, &b[i]);
+        if (!ts) {
+            snprintf(days, sizeof days, "%.1f", b[i].time_to_train_s / 86400);
+            snprintf(cost, sizeof cost, "%.2f", b[i].cost_usd / 1e6);
+        } else if (!strncmp(ts, "never", 5)) {
+            snprintf(days, sizeof days, "never");
+        }
         printf(
             "%7lld %3d %3d %3d %5d %3d %2d %4d %-9s %7.3f %4.1f%% %4.1f%% %12.1f %9.3g %7.1f %4s "
-            "%7.3f %10.1f %6.2f %8.2f\n",
+            "%7.3f %10s %6.2f %8s\n",
             (long long)p->tp * p->pp * p->cp * p->dp, p->tp, p->pp, p->cp, p->dp, p->micro_batch,
             p->interleave, b[i].micro_batches, rc_label(&b[i], rcb, sizeof rcb), b[i].step_s,
             b[i].mfu * 100, b[i].hfu * 100, b[i].model_flops_per_s_per_chip / (giga ? 1e9 : 1e12),
             b[i].tokens_per_s, b[i].mem_total / 1e9, yesno(b[i].fits), b[i].goodput,
-            b[i].time_to_train_s / 86400, b[i].power_w / 1e6, b[i].cost_usd / 1e6);
+            days, b[i].power_w / 1e6, cost);
+        if (!why) why = ns_breakdown_train_status(in, &b[i]);
     }
+    if (why) printf("train_days, cost_M$: %s\n", why);
     printf("\nstep-time breakdown, seconds per step (share of the step)\n"
            "  chips        compute     TP exposed     CP exposed     PP exposed     DP exposed"
            "         bubble      straggler      optimizer\n");
@@ -547,8 +558,11 @@ static void add_scaling(json_t *pt, const ns_cluster_input *in, const ns_breakdo
     scaling sc = scaling_of(in, first, b);
     ns_json_set_num(pt, "speedup_vs_first", sc.speedup, NULL);
     ns_json_set_num(pt, "scaling_efficiency_vs_first", sc.efficiency, NULL);
-    ns_json_set_num(pt, "amdahl_bound_vs_first", sc.amdahl, NULL);
-    ns_json_set_num(pt, "gustafson_bound_vs_first", sc.gustafson, NULL);
+    static const char na[] = "n/a: not the first row's layout with more DP";
+    if (ns_json_set_num(pt, "amdahl_bound_vs_first", sc.amdahl, NULL))
+        ns_json_set_str(pt, "amdahl_bound_vs_first_status", na);
+    if (ns_json_set_num(pt, "gustafson_bound_vs_first", sc.gustafson, NULL))
+        ns_json_set_str(pt, "gustafson_bound_vs_first_status", na);
 }
 
 static void print_scaling(const ns_cluster_input *in, const ns_breakdown *b, int n) {
@@ -736,7 +750,7 @@ static int run_cluster(int argc, char **argv) {
         for (int i = 0; i < n_notes; i++)
             printf("note: %s\n", notes[i]);
         printf("\n");
-        print_tables(rows, n_rows);
+        print_tables(&in, rows, n_rows);
         print_scaling(&in, firsts, n_firsts);
         if (o.search) printf("\n%ld configurations evaluated\n", evaluated);
     }

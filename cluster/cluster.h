@@ -287,7 +287,12 @@ void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *sour
 const char *ns_node_gemm_warning(const ns_cluster_input *in, char *buf, size_t len);
 const char *ns_node_cv_warning(const ns_cluster_input *in, char *buf, size_t len);
 
-/* One breakdown as a JSON object (units in key names; non-finite numbers become null). */
+/* Why b has no time to train (and so no energy or cost): NULL when it has one; "never: ..."
+ * when failures leave no goodput; "no token budget (train_tokens)" when the model has none. */
+const char *ns_breakdown_train_status(const ns_cluster_input *in, const ns_breakdown *b);
+
+/* One breakdown as a JSON object (units in key names; non-finite numbers become null, each
+ * with a *_status or "status" that says why). */
 json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b);
 
 /* The `cluster` section of results.json for `nodescale run`: the measured node's GEMM

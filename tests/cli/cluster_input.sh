@@ -53,5 +53,49 @@ expect 2 "--eta-b wants a number in" --preset seed002 --eta-b -0.5
 $ns cluster --preset seed002 >"$tmp/out" 2>&1 || fail "seed002 failed"
 grep -q "MFU 62.0%" "$tmp/out" || fail "seed002 table changed: $(head -1 "$tmp/out")"
 
+# 4. Failures faster than a checkpoint leave goodput 0: "never" with the reason, no nan, and
+# the JSON status names the cause (not a missing token budget).
+$ns cluster --preset h100-sxm --chips 512 --chip-mtbf-h 0.0001 >"$tmp/out" 2>&1 || fail "mtbf run"
+grep -qi nan "$tmp/out" && fail "nan printed: $(grep -i nan "$tmp/out" | head -1)"
+grep -q " never " "$tmp/out" && grep -q "never: goodput 0" "$tmp/out" ||
+  fail "goodput 0 not shown as never: $(cat "$tmp/out")"
+$ns cluster --preset h100-sxm --chips 512 --train-tokens 0 >"$tmp/out" 2>&1 || fail "no budget"
+grep -qi nan "$tmp/out" && fail "nan printed with no token budget"
+grep -q "no token budget" "$tmp/out" || fail "no token budget not stated"
+$ns cluster --preset h100-sxm --chips 512 --chip-mtbf-h 0.0001 --json "$tmp/m.json" >/dev/null ||
+  fail "mtbf json"
+python3 - "$tmp/m.json" <<'PY' || fail "goodput-0 JSON"
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+assert p["time_to_train_s"] is None and p["cost_usd"] is None
+assert p["time_to_train_s_status"].startswith("never: goodput 0"), p["time_to_train_s_status"]
+assert p["status"].startswith("never"), p["status"]
+PY
+
+# 7. Every null in the JSON has a status beside it (a *_status or "status").
+$ns cluster --preset h100-sxm --chips 8,512 --json "$tmp/a.json" >/dev/null || fail "8,512 json"
+$ns cluster --node tests/fixtures/results_synthetic.json --chips 64 --search \
+  --json "$tmp/n.json" >/dev/null 2>&1 || fail "node json"
+python3 - "$tmp/a.json" "$tmp/n.json" <<'PY' || fail "a null without a status"
+import json, sys
+def walk(o, path):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            assert v is not None or k + "_status" in o or "status" in o, path + "." + k
+            walk(v, path + "." + k)
+    elif isinstance(o, list):
+        for i, v in enumerate(o):
+            walk(v, "%s[%d]" % (path, i))
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    walk(d, f)
+pts = json.load(open(sys.argv[1]))["points"]
+assert pts[1]["amdahl_bound_vs_first"] is None
+assert pts[1]["amdahl_bound_vs_first_status"].startswith("n/a")
+assert pts[1]["gustafson_bound_vs_first_status"].startswith("n/a")
+n = json.load(open(sys.argv[2]))["points"][0]
+assert n["fits"] is None and n["fits_status"].startswith("capacity unknown"), n
+PY
+
 if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
 echo "cluster_input: ok"
