@@ -97,5 +97,19 @@ n = json.load(open(sys.argv[2]))["points"][0]
 assert n["fits"] is None and n["fits_status"].startswith("capacity unknown"), n
 PY
 
+# 5. The all-reduce fit as --help documents it: bare at the top level, or under "fit"; checked.
+echo '{"alpha_s":1e-6,"beta_s_per_byte":1e-10}' >"$tmp/bare.json"
+$ns cluster --preset h100-sxm --chips 512 --allreduce "$tmp/bare.json" >"$tmp/out" 2>"$tmp/err" ||
+  fail "bare fit refused: $(cat "$tmp/err")"
+grep -q "scale-out: 10 GB/s per direction, α 1 µs" "$tmp/out" || fail "bare fit not applied"
+echo '{"fit":{"alpha_s":1e-6,"beta_s_per_byte":1e-10,"ranks":0}}' >"$tmp/r0.json"
+expect 2 "ranks must be an integer >= 2" --preset h100-sxm --chips 512 --allreduce "$tmp/r0.json"
+echo '{"alpha_s":1e-6,"beta_s_per_byte":1e-10,"ranks":1.5}' >"$tmp/r15.json"
+expect 2 "ranks must be an integer >= 2" --preset h100-sxm --chips 512 --allreduce "$tmp/r15.json"
+echo '{"alpha_s":-1e-6,"beta_s_per_byte":1e-10}' >"$tmp/neg.json"
+expect 2 "alpha_s >= 0" --preset h100-sxm --chips 512 --allreduce "$tmp/neg.json"
+echo '{"alpha_s":1e-6,"beta_s_per_byte":0}' >"$tmp/b0.json"
+expect 2 "beta_s_per_byte > 0" --preset h100-sxm --chips 512 --allreduce "$tmp/b0.json"
+
 if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
 echo "cluster_input: ok"
