@@ -486,8 +486,9 @@ static int dir_writable(const char *path, char *err, size_t errlen) {
 
 /* Checks every output before anything is computed, so that a bad path costs nothing and leaves
  * nothing: --json FILE needs an existing writable folder and must not be a folder itself;
- * --plot-dir must be a writable folder or one that can be made, and gnuplot must be there. */
-static int check_outputs(const options *o) {
+ * --plot-dir must be a writable folder or one that can be made (it is made; made_dir gets the
+ * topmost folder made, "" if none), and gnuplot must be there. */
+static int check_outputs(const options *o, char made_dir[4096]) {
     char err[4400];
     struct stat st;
     if (o->json && strcmp(o->json, "-")) {
@@ -511,8 +512,41 @@ static int check_outputs(const options *o) {
             return ns_usage_error(CMD, "--plot-dir %s", err);
         if (ns_cluster_gnuplot_found(err, sizeof err))
             return ns_usage_error(CMD, "--plot-dir: %s", err);
+        /* Made now (access() cannot tell that /proc refuses a folder), removed again when
+         * nothing comes to be written there. */
+        made_dir[0] = '\0';
+        if (stat(o->plot_dir, &st) != 0) { /* the topmost folder that mkdir -p will make */
+            char p[4096];
+            snprintf(p, sizeof p, "%s", o->plot_dir);
+            for (;;) {
+                snprintf(made_dir, 4096, "%s", p);
+                char *slash = strrchr(p, '/');
+                while (slash && slash > p && slash[1] == '\0') { /* "a/b/" */
+                    *slash = '\0';
+                    slash = strrchr(p, '/');
+                }
+                if (!slash || slash == p) break;
+                *slash = '\0';
+                if (stat(p, &st) == 0) break;
+            }
+        }
+        if (ns_mkdir_p(o->plot_dir))
+            return ns_usage_error(CMD, "--plot-dir %s: cannot create it: %s", o->plot_dir,
+                                  strerror(errno));
     }
     return 0;
+}
+
+/* Removes the empty folders from `path` up to and with `top`, the topmost one this run made. */
+static void remove_made(const char *path, const char *top) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    while (strlen(p) >= strlen(top)) {
+        if (rmdir(p) != 0 && errno != ENOENT) return; /* not empty: not ours to remove */
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p) return;
+        *slash = '\0';
+    }
 }
 
 static int list_presets(void) {
@@ -607,6 +641,8 @@ static int write_json(const json_t *root, const char *path, char *err, size_t er
 }
 
 static int run_cluster(int argc, char **argv);
+static int compute_and_write(const options *o, const ns_cluster_input *in, const int *chips,
+                             int n_chips);
 
 /* `nodescale cluster`: runs, then checks that everything printed reached the standard output
  * (a full disk, a closed pipe): a write that failed is exit 1 with a reason, never exit 0. */
@@ -646,7 +682,21 @@ static int run_cluster(int argc, char **argv) {
     ns_chip_finish(&in.sys.chip);
     char err[512];
     if (ns_cluster_check_input(&in, err, sizeof err)) return ns_usage_error(CMD, "%s", err);
-    if ((rc = check_outputs(&o))) return rc;
+    static char made_dir[4096];
+    if ((rc = check_outputs(&o, made_dir))) return rc;
+    rc = compute_and_write(&o, &in, chips, n_chips);
+    if (rc && made_dir[0]) remove_made(o.plot_dir, made_dir);
+    return rc;
+}
+
+/* Computes the rows for every chip count and writes the plots, the JSON and the tables. 0 or
+ * the exit status. */
+static int compute_and_write(const options *o_, const ns_cluster_input *in_, const int *chips,
+                             int n_chips) {
+    const options o = *o_;
+    ns_cluster_input in = *in_;
+    int rc = 0;
+    char err[512];
 
     /* One breakdown per chip count (fixed configuration), or the top N of each search. A
      * preset's layout that does not fit a count gives way to the search for that count; a
@@ -704,6 +754,7 @@ static int run_cluster(int argc, char **argv) {
         else
             bad = ns_cluster_write_plots(&in, firsts, n_firsts, o.plot_dir, err, sizeof err);
         if (bad) {
+            ns_cluster_remove_plots(o.plot_dir);
             fprintf(stderr, "nodescale cluster: error: %s\n", err);
             return NS_EXIT_FAIL;
         }

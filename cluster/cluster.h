@@ -309,9 +309,13 @@ json_t *ns_cluster_from_results(const json_t *results, const char *preset, const
 /* Writes into folder `dir` (which must exist): cluster_breakdown.{dat,gp,svg} (stacked bars of
  * the step-time breakdown per chip count) and cluster_scaling.{dat,gp,svg} (MFU and realized
  * FLOP/s against chip count), running gnuplot as a program. pts[0..n). Returns 0, or -1 with a
- * one-line reason (gnuplot missing or failing: the .dat and .gp files are still written). */
+ * one-line reason (gnuplot missing or failing: the .dat and .gp files are still written; a
+ * write that failed: none of the files is left). */
 int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, int n,
                            const char *dir, char *err, size_t errlen);
+
+/* Removes the six files ns_cluster_write_plots writes in dir (those there). */
+void ns_cluster_remove_plots(const char *dir);
 
 /* Whether the gnuplot ns_cluster_write_plots runs ($NODESCALE_GNUPLOT, else gnuplot on PATH)
  * is there to run. 0, or -1 with a one-line reason. */

@@ -111,5 +111,21 @@ expect 2 "alpha_s >= 0" --preset h100-sxm --chips 512 --allreduce "$tmp/neg.json
 echo '{"alpha_s":1e-6,"beta_s_per_byte":0}' >"$tmp/b0.json"
 expect 2 "beta_s_per_byte > 0" --preset h100-sxm --chips 512 --allreduce "$tmp/b0.json"
 
+# 6. A --plot-dir that cannot be made is exit 2 before computing; a gnuplot that fails leaves
+# no half-written plots and no folder this run made.
+if [ -d /proc/self ]; then
+  expect 2 "--plot-dir /proc/nodescale-x: cannot create it" --preset h100-sxm --chips 512 \
+    --plot-dir /proc/nodescale-x
+fi
+NODESCALE_GNUPLOT=/bin/false expect 1 "gnuplot failed" --preset h100-sxm --chips 512 \
+  --plot-dir "$tmp/p1/p2"
+[ -e "$tmp/p1" ] && fail "failed plots left $(find "$tmp/p1")"
+mkdir "$tmp/mine" && touch "$tmp/mine/keep"
+NODESCALE_GNUPLOT=/bin/false expect 1 "gnuplot failed" --preset h100-sxm --chips 512 \
+  --plot-dir "$tmp/mine"
+[ "$(ls "$tmp/mine")" = keep ] || fail "failed plots left: $(ls "$tmp/mine")"
+expect 2 "no chip count has a valid" --preset h100-sxm --chips 127 --plot-dir "$tmp/p3"
+[ -e "$tmp/p3" ] && fail "a refused run left its --plot-dir"
+
 if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
 echo "cluster_input: ok"
