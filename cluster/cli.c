@@ -67,7 +67,7 @@ static void usage(FILE *f) {
         "  --chips N[,N...]          chip counts (default: the chip preset's list). Where a\n"
         "                            preset's layout (llama3-405b: TP 8 x PP 16) does not fit\n"
         "                            a count, the row is the search's best, with a note; a\n"
-        "                            layout given by flags (--tp ...) must fit every count\n"
+        "                            layout given by --tp/--pp/--cp/--dp must fit every count\n"
         "  --search                  rank every valid (TP, PP, CP, DP, micro-batch, interleave)\n"
         "  --top N                   with --search: how many to print per chip count (1)\n"
         "  --json FILE|-             write the results as JSON (- = stdout); FILE's folder\n"
@@ -171,6 +171,9 @@ static int parse_args(int argc, char **argv, options *o) {
                               "%d), got '%s'",
                               MAX_CHIPS, chips);
     int64_t t;
+    if (top && !o->search)
+        return ns_usage_error(CMD, "--top needs --search (it says how many searched layouts to "
+                                   "print per chip count)");
     if (top) {
         if (ns_parse_int64(top, 1, MAX_TOP, &t))
             return ns_usage_error(CMD, "--top must be 1..%d, got '%s'", MAX_TOP, top);
@@ -269,7 +272,7 @@ static int build_input(const options *o, ns_cluster_input *in) {
     double x;
     if (o->peak) {
         if (ns_parse_double(o->peak, 1e-9, 1e9, &x))
-            return ns_usage_error(CMD, "--peak-tflop-per-s wants a positive number, got '%s'",
+            return ns_usage_error(CMD, "--peak-tflop-per-s wants a number in 1e-09..1e+09, got '%s'",
                                   o->peak);
         in->sys.chip.peak_flops[in->run.precision] = x * 1e12;
     }
@@ -423,7 +426,7 @@ static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int 
 }
 
 /* The configuration given by flags/presets for `chips` (dp derived when not given). 0, or -1
- * with the reason it does not fit in err. */
+ * with the reason it does not fit in err (-2: tp*pp*cp does not divide the chip count). */
 static int fixed_config(const ns_cluster_input *in, int chips, ns_par *par, char *err,
                         size_t errlen) {
     *par = in->par;
@@ -432,20 +435,28 @@ static int fixed_config(const ns_cluster_input *in, int chips, ns_par *par, char
         if (inner < 1 || chips % inner) {
             snprintf(err, errlen, "tp*pp*cp = %lld does not divide the chip count %d", inner,
                      chips);
-            return -1;
+            return -2;
         }
         par->dp = (int)(chips / inner);
     }
     return ns_cluster_check(in, par, chips, err, errlen);
 }
 
-/* Whether a flag set the parallel layout (--tp, --pp, --cp, --dp, --micro-batch-seqs,
- * --interleave): such a layout is kept exactly, and a chip count it does not fit is an error;
- * a preset's layout gives way to the search there. */
+/* Whether flags set the parallel layout: 2 when they set a degree (--tp, --pp, --cp, --dp):
+ * the layout is kept exactly, and a chip count it does not fit is an error; 1 when they set
+ * only --micro-batch-seqs or --interleave: those must be valid, but preset degrees that do not
+ * divide a chip count give way to the search there, as with no flag (0). */
 static int layout_given(const options *o) {
-    for (int i = 0; i < o->n_ov; i++)
-        if (!strcmp(o->ov[i].key->section, "parallel")) return 1;
-    return 0;
+    int given = 0;
+    for (int i = 0; i < o->n_ov; i++) {
+        const ns_cluster_key *k = o->ov[i].key;
+        if (strcmp(k->section, "parallel")) continue;
+        if (!strcmp(k->key, "tp") || !strcmp(k->key, "pp") || !strcmp(k->key, "cp") ||
+            !strcmp(k->key, "dp"))
+            return 2;
+        given = 1;
+    }
+    return given;
 }
 
 /* Why no chip: no preset named one, or a preset (cpu-node) that takes it from --node. */
@@ -709,8 +720,9 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
     for (int i = 0; i < n_chips; i++) {
         ns_par par;
         int search = o.search;
-        if (!search && fixed_config(&in, chips[i], &par, err, sizeof err)) {
-            if (strict) return ns_usage_error(CMD, "%s", err);
+        int bad = search ? 0 : fixed_config(&in, chips[i], &par, err, sizeof err);
+        if (bad) {
+            if (strict == 2 || (strict == 1 && bad != -2)) return ns_usage_error(CMD, "%s", err);
             search = 1;
         }
         if (search) {

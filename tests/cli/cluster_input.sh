@@ -43,7 +43,7 @@ expect 2 "--json does not apply to the seed002" --preset seed002 --json -
 expect 2 "--plot-dir does not apply" --preset seed002 --plot-dir "$tmp/plots"
 [ -e "$tmp/plots" ] && fail "seed002 --plot-dir made the folder"
 expect 2 "--search does not apply" --preset seed002 --search
-expect 2 "--top does not apply" --preset seed002 --top 3
+expect 2 "does not apply to the seed002" --preset seed002 --search --top 3
 
 # 3. eta's range, and no negative MFU.
 expect 2 "is not an MFU in (0, 1]" --preset seed002 --eta-a 0.01
@@ -126,6 +126,29 @@ NODESCALE_GNUPLOT=/bin/false expect 1 "gnuplot failed" --preset h100-sxm --chips
 [ "$(ls "$tmp/mine")" = keep ] || fail "failed plots left: $(ls "$tmp/mine")"
 expect 2 "no chip count has a valid" --preset h100-sxm --chips 127 --plot-dir "$tmp/p3"
 [ -e "$tmp/p3" ] && fail "a refused run left its --plot-dir"
+
+# 8. A micro-batch or interleave flag alone does not pin the preset's degrees (8 chips cannot
+# hold TP 8 x PP 16: the search takes that count); --top needs --search; the peak's range is
+# stated; a preset's unknown key and empty GEMM table are refused.
+$ns cluster --preset h100-sxm --chips 8,8192 --interleave 2 >"$tmp/out" 2>"$tmp/err" ||
+  fail "--interleave 2 pinned the preset layout: $(cat "$tmp/err")"
+grep -q "^note: 8 chips: the preset layout" "$tmp/out" || fail "--interleave 2: no search note"
+$ns cluster --preset h100-sxm --micro-batch-seqs 1 >/dev/null 2>"$tmp/err" ||
+  fail "--micro-batch-seqs 1 pinned the preset layout: $(cat "$tmp/err")"
+expect 2 "not the chip count\|does not divide the chip count" --preset h100-sxm --chips 8 --tp 8 --pp 16
+expect 2 "--top needs --search" --preset h100-sxm --top 5
+expect 2 "--peak-tflop-per-s wants a number in 1e-09..1e+09" --preset h100-sxm \
+  --peak-tflop-per-s 1e308
+echo '{"chip": {"gemm_eficiency": 0.5}}' >"$tmp/typo.json"
+expect 2 "unknown key 'chip.gemm_eficiency'" --preset h100-sxm --preset "$tmp/typo.json"
+echo '{"chipz": {}}' >"$tmp/typo2.json"
+expect 2 "unknown key 'chipz'" --preset h100-sxm --preset "$tmp/typo2.json"
+echo '{"chip": {"gemm_efficiency": []}}' >"$tmp/empty.json"
+expect 2 "non-empty array" --preset h100-sxm --preset "$tmp/empty.json"
+for p in cluster/presets/*.json; do # every shipped preset still reads
+  $ns cluster --preset h100-sxm --preset "$p" --chips 8 --search >/dev/null 2>"$tmp/err" ||
+    grep -q "no peak\|seed002\|no dense peak" "$tmp/err" || fail "preset $p: $(cat "$tmp/err")"
+done
 
 if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
 echo "cluster_input: ok"
