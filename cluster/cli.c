@@ -272,8 +272,8 @@ static int build_input(const options *o, ns_cluster_input *in) {
     double x;
     if (o->peak) {
         if (ns_parse_double(o->peak, 1e-9, 1e9, &x))
-            return ns_usage_error(CMD, "--peak-tflop-per-s wants a number in 1e-09..1e+09, got '%s'",
-                                  o->peak);
+            return ns_usage_error(
+                CMD, "--peak-tflop-per-s wants a number in 1e-09..1e+09, got '%s'", o->peak);
         in->sys.chip.peak_flops[in->run.precision] = x * 1e12;
     }
     if (o->gemm_eff) {
@@ -290,9 +290,9 @@ static int build_input(const options *o, ns_cluster_input *in) {
  * plots, search, a measured node or fit) are refused, and so is an η(G) = a − b·log2(G) outside
  * (0, 1] at any chip count (a negative or above-peak MFU). 0 or the exit status. */
 static int check_seed002(const options *o, const ns_cluster_input *in, const int *chips, int n) {
-    const char *ignored = o->json       ? "--json"
-                          : o->plot_dir ? "--plot-dir"
-                          : o->search   ? "--search"
+    const char *ignored = o->json        ? "--json"
+                          : o->plot_dir  ? "--plot-dir"
+                          : o->search    ? "--search"
                           : o->top_given ? "--top"
                           : o->node      ? "--node"
                           : o->allreduce ? "--allreduce"
@@ -406,8 +406,8 @@ static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int 
             (long long)p->tp * p->pp * p->cp * p->dp, p->tp, p->pp, p->cp, p->dp, p->micro_batch,
             p->interleave, b[i].micro_batches, rc_label(&b[i], rcb, sizeof rcb), b[i].step_s,
             b[i].mfu * 100, b[i].hfu * 100, b[i].model_flops_per_s_per_chip / (giga ? 1e9 : 1e12),
-            b[i].tokens_per_s, b[i].mem_total / 1e9, yesno(b[i].fits), b[i].goodput,
-            days, b[i].power_w / 1e6, cost);
+            b[i].tokens_per_s, b[i].mem_total / 1e9, yesno(b[i].fits), b[i].goodput, days,
+            b[i].power_w / 1e6, cost);
         if (!why) why = ns_breakdown_train_status(in, &b[i]);
     }
     if (why) printf("train_days, cost_M$: %s\n", why);

@@ -267,11 +267,11 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
 
 /* Measured collective α–β: `allreduce.fit {alpha_s, beta_s_per_byte[, ranks]}` (results.json,
  * fleet.json), a `fit {...}` at the top level, or a bare fit (the top level itself). alpha_s
- * must be >= 0, beta_s_per_byte > 0 and ranks, when given, an integer >= 2. With ranks n the all-reduce fit is turned
- * into per-link figures (α/(2(n−1)), β/(2(n−1)/n)); without, the fit is taken as link α and β.
- * Applied to the scale-up road when `scaleup` is set, else to scale-out. Returns 0, or -1 with
- * a reason that reads after the file name ("has no measured all-reduce fit (--no-collectives)":
- * allreduce.status, else fit.status). */
+ * must be >= 0, beta_s_per_byte > 0 and ranks, when given, an integer >= 2. With ranks n the
+ * all-reduce fit is turned into per-link figures (α/(2(n−1)), β/(2(n−1)/n)); without, the fit is
+ * taken as link α and β. Applied to the scale-up road when `scaleup` is set, else to scale-out.
+ * Returns 0, or -1 with a reason that reads after the file name ("has no measured all-reduce fit
+ * (--no-collectives)": allreduce.status, else fit.status). */
 int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int scaleup, char *err,
                                size_t errlen);
 

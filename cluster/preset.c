@@ -293,10 +293,14 @@ static int read_special(ns_cluster_input *in, const json_t *root, const char *wh
 /* Whether `key` of `section` ("" at the top level) is one a preset may hold: the key table's,
  * the special ones read_special reads, or a "note". */
 static int known_key(const char *section, const char *key) {
-    static const char *const special[][2] = {
-        {"", "chips"},          {"", "note"},       {"chip", "name"},
-        {"chip", "peak_tflop_per_s"}, {"chip", "gemm_efficiency"}, {"model", "name"},
-        {"run", "precision"},   {"run", "recompute"}};
+    static const char *const special[][2] = {{"", "chips"},
+                                             {"", "note"},
+                                             {"chip", "name"},
+                                             {"chip", "peak_tflop_per_s"},
+                                             {"chip", "gemm_efficiency"},
+                                             {"model", "name"},
+                                             {"run", "precision"},
+                                             {"run", "recompute"}};
     if (!strcmp(key, "note")) return 1;
     for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
         if (!strcmp(section, special[i][0]) && !strcmp(key, special[i][1])) return 1;
