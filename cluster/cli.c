@@ -38,7 +38,7 @@ typedef struct options {
     const char *node, *allreduce, *json, *plot_dir;
     int allreduce_scaleup; /* -1: by file kind */
     int chips[MAX_CHIPS], n_chips;
-    int search, top, list_presets, help;
+    int search, top, top_given, list_presets, help;
     override ov[MAX_OVERRIDES];
     int n_ov;
     const char *peak, *gemm_eff, *precision, *recompute;
@@ -67,7 +67,7 @@ static void usage(FILE *f) {
         "  --chips N[,N...]          chip counts (default: the chip preset's list). Where a\n"
         "                            preset's layout (llama3-405b: TP 8 x PP 16) does not fit\n"
         "                            a count, the row is the search's best, with a note; a\n"
-        "                            layout given by flags (--tp ...) must fit every count\n"
+        "                            layout given by --tp/--pp/--cp/--dp must fit every count\n"
         "  --search                  rank every valid (TP, PP, CP, DP, micro-batch, interleave)\n"
         "  --top N                   with --search: how many to print per chip count (1)\n"
         "  --json FILE|-             write the results as JSON (- = stdout); FILE's folder\n"
@@ -171,10 +171,14 @@ static int parse_args(int argc, char **argv, options *o) {
                               "%d), got '%s'",
                               MAX_CHIPS, chips);
     int64_t t;
+    if (top && !o->search)
+        return ns_usage_error(CMD, "--top needs --search (it says how many searched layouts to "
+                                   "print per chip count)");
     if (top) {
         if (ns_parse_int64(top, 1, MAX_TOP, &t))
             return ns_usage_error(CMD, "--top must be 1..%d, got '%s'", MAX_TOP, top);
         o->top = (int)t;
+        o->top_given = 1;
     }
     return 0;
 }
@@ -268,8 +272,8 @@ static int build_input(const options *o, ns_cluster_input *in) {
     double x;
     if (o->peak) {
         if (ns_parse_double(o->peak, 1e-9, 1e9, &x))
-            return ns_usage_error(CMD, "--peak-tflop-per-s wants a positive number, got '%s'",
-                                  o->peak);
+            return ns_usage_error(
+                CMD, "--peak-tflop-per-s wants a number in 1e-09..1e+09, got '%s'", o->peak);
         in->sys.chip.peak_flops[in->run.precision] = x * 1e12;
     }
     if (o->gemm_eff) {
@@ -278,6 +282,33 @@ static int build_input(const options *o, ns_cluster_input *in) {
                                   o->gemm_eff);
         in->sys.chip.gemm_eff_default = x;
         in->sys.chip.n_gemm = 0;
+    }
+    return 0;
+}
+
+/* Seed 002 mode takes only the chip counts and the keys: the options it would ignore (JSON,
+ * plots, search, a measured node or fit) are refused, and so is an η(G) = a − b·log2(G) outside
+ * (0, 1] at any chip count (a negative or above-peak MFU). 0 or the exit status. */
+static int check_seed002(const options *o, const ns_cluster_input *in, const int *chips, int n) {
+    const char *ignored = o->json        ? "--json"
+                          : o->plot_dir  ? "--plot-dir"
+                          : o->search    ? "--search"
+                          : o->top_given ? "--top"
+                          : o->node      ? "--node"
+                          : o->allreduce ? "--allreduce"
+                                         : NULL;
+    if (ignored)
+        return ns_usage_error(CMD,
+                              "%s does not apply to the seed002 preset (it prints seed 002's "
+                              "table only)",
+                              ignored);
+    for (int i = 0; i < n; i++) {
+        double eta = ns_eta_log2(in->eta.a, in->eta.b, chips[i]);
+        if (!(eta > 0 && eta <= 1))
+            return ns_usage_error(CMD,
+                                  "seed002: eta(%d) = %g - %g*log2(%d) = %.4g is not an MFU in "
+                                  "(0, 1]; lower --eta-b or raise --eta-a",
+                                  chips[i], in->eta.a, in->eta.b, chips[i], eta);
     }
     return 0;
 }
@@ -347,7 +378,8 @@ static void print_header(const ns_cluster_input *in) {
            s->chip.n_gemm ? "from a shape table" : "one value for all shapes", s->step_cv);
 }
 
-static void print_tables(const ns_breakdown *b, int n) {
+static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int n) {
+    const char *why = NULL; /* the first row's reason for no time to train */
     /* TFLOP/s per chip, or GFLOP/s when every row is below 1 TFLOP/s (a CPU node), so that the
      * column never shows 0.0. */
     double top = 0;
@@ -360,15 +392,25 @@ static void print_tables(const ns_breakdown *b, int n) {
     char rcb[32];
     for (int i = 0; i < n; i++) {
         const ns_par *p = &b[i].par;
+        char days[32] = "-", cost[32] = "-";
+        const char *ts = ns_breakdown_train_status(in, &b[i]);
+        if (!ts) {
+            snprintf(days, sizeof days, "%.1f", b[i].time_to_train_s / 86400);
+            snprintf(cost, sizeof cost, "%.2f", b[i].cost_usd / 1e6);
+        } else if (!strncmp(ts, "never", 5)) {
+            snprintf(days, sizeof days, "never");
+        }
         printf(
             "%7lld %3d %3d %3d %5d %3d %2d %4d %-9s %7.3f %4.1f%% %4.1f%% %12.1f %9.3g %7.1f %4s "
-            "%7.3f %10.1f %6.2f %8.2f\n",
+            "%7.3f %10s %6.2f %8s\n",
             (long long)p->tp * p->pp * p->cp * p->dp, p->tp, p->pp, p->cp, p->dp, p->micro_batch,
             p->interleave, b[i].micro_batches, rc_label(&b[i], rcb, sizeof rcb), b[i].step_s,
             b[i].mfu * 100, b[i].hfu * 100, b[i].model_flops_per_s_per_chip / (giga ? 1e9 : 1e12),
-            b[i].tokens_per_s, b[i].mem_total / 1e9, yesno(b[i].fits), b[i].goodput,
-            b[i].time_to_train_s / 86400, b[i].power_w / 1e6, b[i].cost_usd / 1e6);
+            b[i].tokens_per_s, b[i].mem_total / 1e9, yesno(b[i].fits), b[i].goodput, days,
+            b[i].power_w / 1e6, cost);
+        if (!why) why = ns_breakdown_train_status(in, &b[i]);
     }
+    if (why) printf("train_days, cost_M$: %s\n", why);
     printf("\nstep-time breakdown, seconds per step (share of the step)\n"
            "  chips        compute     TP exposed     CP exposed     PP exposed     DP exposed"
            "         bubble      straggler      optimizer\n");
@@ -384,7 +426,7 @@ static void print_tables(const ns_breakdown *b, int n) {
 }
 
 /* The configuration given by flags/presets for `chips` (dp derived when not given). 0, or -1
- * with the reason it does not fit in err. */
+ * with the reason it does not fit in err (-2: tp*pp*cp does not divide the chip count). */
 static int fixed_config(const ns_cluster_input *in, int chips, ns_par *par, char *err,
                         size_t errlen) {
     *par = in->par;
@@ -393,20 +435,28 @@ static int fixed_config(const ns_cluster_input *in, int chips, ns_par *par, char
         if (inner < 1 || chips % inner) {
             snprintf(err, errlen, "tp*pp*cp = %lld does not divide the chip count %d", inner,
                      chips);
-            return -1;
+            return -2;
         }
         par->dp = (int)(chips / inner);
     }
     return ns_cluster_check(in, par, chips, err, errlen);
 }
 
-/* Whether a flag set the parallel layout (--tp, --pp, --cp, --dp, --micro-batch-seqs,
- * --interleave): such a layout is kept exactly, and a chip count it does not fit is an error;
- * a preset's layout gives way to the search there. */
+/* Whether flags set the parallel layout: 2 when they set a degree (--tp, --pp, --cp, --dp):
+ * the layout is kept exactly, and a chip count it does not fit is an error; 1 when they set
+ * only --micro-batch-seqs or --interleave: those must be valid, but preset degrees that do not
+ * divide a chip count give way to the search there, as with no flag (0). */
 static int layout_given(const options *o) {
-    for (int i = 0; i < o->n_ov; i++)
-        if (!strcmp(o->ov[i].key->section, "parallel")) return 1;
-    return 0;
+    int given = 0;
+    for (int i = 0; i < o->n_ov; i++) {
+        const ns_cluster_key *k = o->ov[i].key;
+        if (strcmp(k->section, "parallel")) continue;
+        if (!strcmp(k->key, "tp") || !strcmp(k->key, "pp") || !strcmp(k->key, "cp") ||
+            !strcmp(k->key, "dp"))
+            return 2;
+        given = 1;
+    }
+    return given;
 }
 
 /* Why no chip: no preset named one, or a preset (cpu-node) that takes it from --node. */
@@ -447,8 +497,9 @@ static int dir_writable(const char *path, char *err, size_t errlen) {
 
 /* Checks every output before anything is computed, so that a bad path costs nothing and leaves
  * nothing: --json FILE needs an existing writable folder and must not be a folder itself;
- * --plot-dir must be a writable folder or one that can be made, and gnuplot must be there. */
-static int check_outputs(const options *o) {
+ * --plot-dir must be a writable folder or one that can be made (it is made; made_dir gets the
+ * topmost folder made, "" if none), and gnuplot must be there. */
+static int check_outputs(const options *o, char made_dir[4096]) {
     char err[4400];
     struct stat st;
     if (o->json && strcmp(o->json, "-")) {
@@ -472,8 +523,41 @@ static int check_outputs(const options *o) {
             return ns_usage_error(CMD, "--plot-dir %s", err);
         if (ns_cluster_gnuplot_found(err, sizeof err))
             return ns_usage_error(CMD, "--plot-dir: %s", err);
+        /* Made now (access() cannot tell that /proc refuses a folder), removed again when
+         * nothing comes to be written there. */
+        made_dir[0] = '\0';
+        if (stat(o->plot_dir, &st) != 0) { /* the topmost folder that mkdir -p will make */
+            char p[4096];
+            snprintf(p, sizeof p, "%s", o->plot_dir);
+            for (;;) {
+                snprintf(made_dir, 4096, "%s", p);
+                char *slash = strrchr(p, '/');
+                while (slash && slash > p && slash[1] == '\0') { /* "a/b/" */
+                    *slash = '\0';
+                    slash = strrchr(p, '/');
+                }
+                if (!slash || slash == p) break;
+                *slash = '\0';
+                if (stat(p, &st) == 0) break;
+            }
+        }
+        if (ns_mkdir_p(o->plot_dir))
+            return ns_usage_error(CMD, "--plot-dir %s: cannot create it: %s", o->plot_dir,
+                                  strerror(errno));
     }
     return 0;
+}
+
+/* Removes the empty folders from `path` up to and with `top`, the topmost one this run made. */
+static void remove_made(const char *path, const char *top) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    while (strlen(p) >= strlen(top)) {
+        if (rmdir(p) != 0 && errno != ENOENT) return; /* not empty: not ours to remove */
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p) return;
+        *slash = '\0';
+    }
 }
 
 static int list_presets(void) {
@@ -519,8 +603,11 @@ static void add_scaling(json_t *pt, const ns_cluster_input *in, const ns_breakdo
     scaling sc = scaling_of(in, first, b);
     ns_json_set_num(pt, "speedup_vs_first", sc.speedup, NULL);
     ns_json_set_num(pt, "scaling_efficiency_vs_first", sc.efficiency, NULL);
-    ns_json_set_num(pt, "amdahl_bound_vs_first", sc.amdahl, NULL);
-    ns_json_set_num(pt, "gustafson_bound_vs_first", sc.gustafson, NULL);
+    static const char na[] = "n/a: not the first row's layout with more DP";
+    if (ns_json_set_num(pt, "amdahl_bound_vs_first", sc.amdahl, NULL))
+        ns_json_set_str(pt, "amdahl_bound_vs_first_status", na);
+    if (ns_json_set_num(pt, "gustafson_bound_vs_first", sc.gustafson, NULL))
+        ns_json_set_str(pt, "gustafson_bound_vs_first_status", na);
 }
 
 static void print_scaling(const ns_cluster_input *in, const ns_breakdown *b, int n) {
@@ -540,7 +627,48 @@ static void print_scaling(const ns_cluster_input *in, const ns_breakdown *b, int
     }
 }
 
+/* Writes the JSON to `path`: atomically for a regular file (or a new one); straight into an
+ * existing device or pipe (/dev/stdout, /dev/full), which a rename would replace. 0, or -1
+ * with the reason in err. */
+static int write_json(const json_t *root, const char *path, char *err, size_t errlen) {
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return ns_json_write_atomic(root, path, err, errlen);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    errno = 0;
+    int bad = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) ||
+              fputc('\n', f) == EOF || fflush(f) != 0 || ferror(f);
+    int e = errno ? errno : EIO;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
+    return bad ? -1 : 0;
+}
+
+static int run_cluster(int argc, char **argv);
+static int compute_and_write(const options *o, const ns_cluster_input *in, const int *chips,
+                             int n_chips);
+
+/* `nodescale cluster`: runs, then checks that everything printed reached the standard output
+ * (a full disk, a closed pipe): a write that failed is exit 1 with a reason, never exit 0. */
 int ns_cmd_cluster(int argc, char **argv) {
+    int rc = run_cluster(argc, argv);
+    errno = 0;
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc != NS_EXIT_USAGE) {
+        fprintf(stderr, "nodescale cluster: error: cannot write the standard output: %s\n",
+                strerror(errno ? errno : EIO));
+        return NS_EXIT_FAIL;
+    }
+    return rc;
+}
+
+static int run_cluster(int argc, char **argv) {
     options o;
     ns_cluster_input in;
     int rc = parse_args(argc, argv, &o);
@@ -558,13 +686,28 @@ int ns_cmd_cluster(int argc, char **argv) {
     if (in.eta.enabled) {
         if (!(in.sys.chip.peak_flops[in.run.precision] > 0))
             return ns_usage_error(CMD, "seed002 mode needs a chip peak");
+        if ((rc = check_seed002(&o, &in, chips, n_chips))) return rc;
         print_seed002(&in, chips, n_chips);
         return NS_EXIT_OK;
     }
     ns_chip_finish(&in.sys.chip);
     char err[512];
     if (ns_cluster_check_input(&in, err, sizeof err)) return ns_usage_error(CMD, "%s", err);
-    if ((rc = check_outputs(&o))) return rc;
+    static char made_dir[4096];
+    if ((rc = check_outputs(&o, made_dir))) return rc;
+    rc = compute_and_write(&o, &in, chips, n_chips);
+    if (rc && made_dir[0]) remove_made(o.plot_dir, made_dir);
+    return rc;
+}
+
+/* Computes the rows for every chip count and writes the plots, the JSON and the tables. 0 or
+ * the exit status. */
+static int compute_and_write(const options *o_, const ns_cluster_input *in_, const int *chips,
+                             int n_chips) {
+    const options o = *o_;
+    ns_cluster_input in = *in_;
+    int rc = 0;
+    char err[512];
 
     /* One breakdown per chip count (fixed configuration), or the top N of each search. A
      * preset's layout that does not fit a count gives way to the search for that count; a
@@ -577,8 +720,9 @@ int ns_cmd_cluster(int argc, char **argv) {
     for (int i = 0; i < n_chips; i++) {
         ns_par par;
         int search = o.search;
-        if (!search && fixed_config(&in, chips[i], &par, err, sizeof err)) {
-            if (strict) return ns_usage_error(CMD, "%s", err);
+        int bad = search ? 0 : fixed_config(&in, chips[i], &par, err, sizeof err);
+        if (bad) {
+            if (strict == 2 || (strict == 1 && bad != -2)) return ns_usage_error(CMD, "%s", err);
             search = 1;
         }
         if (search) {
@@ -622,6 +766,7 @@ int ns_cmd_cluster(int argc, char **argv) {
         else
             bad = ns_cluster_write_plots(&in, firsts, n_firsts, o.plot_dir, err, sizeof err);
         if (bad) {
+            ns_cluster_remove_plots(o.plot_dir);
             fprintf(stderr, "nodescale cluster: error: %s\n", err);
             return NS_EXIT_FAIL;
         }
@@ -653,7 +798,7 @@ int ns_cmd_cluster(int argc, char **argv) {
         for (int i = 0; i < n_notes; i++)
             json_array_append_new(jn, json_string(notes[i]));
         json_object_set_new(root, "notes", jn);
-        if (strcmp(o.json, "-") && ns_json_write_atomic(root, o.json, err, sizeof err)) {
+        if (strcmp(o.json, "-") && write_json(root, o.json, err, sizeof err)) {
             fprintf(stderr, "nodescale cluster: error: %s\n", err);
             json_decref(root);
             return NS_EXIT_FAIL;
@@ -668,7 +813,7 @@ int ns_cmd_cluster(int argc, char **argv) {
         for (int i = 0; i < n_notes; i++)
             printf("note: %s\n", notes[i]);
         printf("\n");
-        print_tables(rows, n_rows);
+        print_tables(&in, rows, n_rows);
         print_scaling(&in, firsts, n_firsts);
         if (o.search) printf("\n%ld configurations evaluated\n", evaluated);
     }

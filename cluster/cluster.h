@@ -266,11 +266,12 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
                           size_t errlen);
 
 /* Measured collective α–β: `allreduce.fit {alpha_s, beta_s_per_byte[, ranks]}` (results.json,
- * fleet.json) or a bare `fit {...}` at the top level. With ranks n the all-reduce fit is turned
- * into per-link figures (α/(2(n−1)), β/(2(n−1)/n)); without, the fit is taken as link α and β.
- * Applied to the scale-up road when `scaleup` is set, else to scale-out. Returns 0, or -1 with
- * a reason that reads after the file name ("has no measured all-reduce fit (--no-collectives)":
- * allreduce.status, else fit.status). */
+ * fleet.json), a `fit {...}` at the top level, or a bare fit (the top level itself). alpha_s
+ * must be >= 0, beta_s_per_byte > 0 and ranks, when given, an integer >= 2. With ranks n the
+ * all-reduce fit is turned into per-link figures (α/(2(n−1)), β/(2(n−1)/n)); without, the fit is
+ * taken as link α and β. Applied to the scale-up road when `scaleup` is set, else to scale-out.
+ * Returns 0, or -1 with a reason that reads after the file name ("has no measured all-reduce fit
+ * (--no-collectives)": allreduce.status, else fit.status). */
 int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int scaleup, char *err,
                                size_t errlen);
 
@@ -287,7 +288,12 @@ void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *sour
 const char *ns_node_gemm_warning(const ns_cluster_input *in, char *buf, size_t len);
 const char *ns_node_cv_warning(const ns_cluster_input *in, char *buf, size_t len);
 
-/* One breakdown as a JSON object (units in key names; non-finite numbers become null). */
+/* Why b has no time to train (and so no energy or cost): NULL when it has one; "never: ..."
+ * when failures leave no goodput; "no token budget (train_tokens)" when the model has none. */
+const char *ns_breakdown_train_status(const ns_cluster_input *in, const ns_breakdown *b);
+
+/* One breakdown as a JSON object (units in key names; non-finite numbers become null, each
+ * with a *_status or "status" that says why). */
 json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b);
 
 /* The `cluster` section of results.json for `nodescale run`: the measured node's GEMM
@@ -303,9 +309,13 @@ json_t *ns_cluster_from_results(const json_t *results, const char *preset, const
 /* Writes into folder `dir` (which must exist): cluster_breakdown.{dat,gp,svg} (stacked bars of
  * the step-time breakdown per chip count) and cluster_scaling.{dat,gp,svg} (MFU and realized
  * FLOP/s against chip count), running gnuplot as a program. pts[0..n). Returns 0, or -1 with a
- * one-line reason (gnuplot missing or failing: the .dat and .gp files are still written). */
+ * one-line reason (gnuplot missing or failing: the .dat and .gp files are still written; a
+ * write that failed: none of the files is left). */
 int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, int n,
                            const char *dir, char *err, size_t errlen);
+
+/* Removes the six files ns_cluster_write_plots writes in dir (those there). */
+void ns_cluster_remove_plots(const char *dir);
 
 /* Whether the gnuplot ns_cluster_write_plots runs ($NODESCALE_GNUPLOT, else gnuplot on PATH)
  * is there to run. 0, or -1 with a one-line reason. */

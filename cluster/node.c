@@ -160,7 +160,10 @@ int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int sca
     if (!json_is_object(ar)) ar = NULL;
     const json_t *fit = json_object_get(ar, "fit");
     if (!ar) fit = json_object_get(root, "fit");
-    if (!ar && !fit) FAIL("has no all-reduce fit (no allreduce.fit or fit object)");
+    if (!ar && !fit && json_object_get(root, "alpha_s")) fit = root; /* a bare fit */
+    if (!ar && !fit)
+        FAIL("has no all-reduce fit (no allreduce.fit or fit object, nor a bare "
+             "{alpha_s, beta_s_per_byte})");
     double a = ns_json_get_num(fit, "alpha_s"), b = ns_json_get_num(fit, "beta_s_per_byte");
     double n = ns_json_get_num(fit, "ranks");
     if (!(a >= 0) || !(b > 0)) {
@@ -176,6 +179,9 @@ int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int sca
                  a, b, st ? " (" : "", st ? st : "", st ? ")" : "");
         FAIL("has no measured all-reduce fit (%s)", st ? st : "no alpha_s and beta_s_per_byte");
     }
+    const json_t *rk = json_object_get(fit, "ranks");
+    if (rk && !json_is_null(rk) && !(json_is_number(rk) && n >= 2 && n == floor(n) && n <= 1e9))
+        FAIL("has an unusable all-reduce fit: ranks must be an integer >= 2 when given");
     if (n >= 2) { /* all-reduce fit → per-link α, β under the ring model */
         a /= 2.0 * (n - 1);
         b /= 2.0 * (n - 1) / n;

@@ -1,6 +1,7 @@
 /* Cluster model plots: a stacked bar per chip count of where one step's time goes, and MFU with
  * realized FLOP/s against chip count. Writes gnuplot data and scripts, then runs gnuplot as a
- * program (never linked) to make SVGs; the .dat and .gp files stay so a user can restyle. */
+ * program (never linked) to make SVGs; the .dat and .gp files stay so a user can restyle. A
+ * write that fails removes all six files: nothing is left half-written. */
 #include "cluster/cluster.h"
 
 #include <errno.h>
@@ -88,6 +89,26 @@ static int run_gnuplot(const char *dir, const char *script, char *err, size_t er
     return 0;
 }
 
+/* Closes f; -1 (errno set) if it or an earlier write to it failed. */
+static int close_checked(FILE *f) {
+    int bad = fflush(f) != 0 || ferror(f);
+    int e = errno ? errno : EIO;
+    if (fclose(f) != 0) return -1;
+    if (bad) errno = e;
+    return bad ? -1 : 0;
+}
+
+void ns_cluster_remove_plots(const char *dir) {
+    static const char *const names[] = {"cluster_breakdown.dat", "cluster_breakdown.gp",
+                                        "cluster_breakdown.svg", "cluster_scaling.dat",
+                                        "cluster_scaling.gp",    "cluster_scaling.svg"};
+    char path[4096];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+}
+
 int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, int n,
                            const char *dir, char *err, size_t errlen) {
     char path[4096];
@@ -102,7 +123,10 @@ int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, 
                 b->tp_s, b->cp_s, b->pp_s, b->dp_s, b->bubble_s, b->straggler_s, b->optimizer_s,
                 b->step_s);
     }
-    fclose(f);
+    if (close_checked(f)) {
+        f = NULL;
+        FAIL("cannot write %s: %s", path, strerror(errno));
+    }
     if (!(f = open_script(dir, "cluster_breakdown", "Step time per chip", in, path, sizeof path)))
         FAIL("cannot write %s: %s", path, strerror(errno));
     /* Shares of the step, so that chip counts whose steps differ 1000x stand side by side. */
@@ -118,7 +142,10 @@ int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, 
                "  '' using (100*$7/$10) title 'bubble', \\\n"
                "  '' using (100*$8/$10) title 'straggler wait', \\\n"
                "  '' using (100*$9/$10) title 'optimizer'\n");
-    fclose(f);
+    if (close_checked(f)) {
+        f = NULL;
+        FAIL("cannot write %s: %s", path, strerror(errno));
+    }
 
     if (!(f = open_in(dir, "cluster_scaling", "dat", path, sizeof path)))
         FAIL("cannot write %s: %s", path, strerror(errno));
@@ -129,7 +156,10 @@ int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, 
         fprintf(f, "%lld %.6g %.6g %.6g\n", chips_of(b), b->mfu,
                 b->model_flops_per_s_per_chip * chips_of(b), peak * chips_of(b));
     }
-    fclose(f);
+    if (close_checked(f)) {
+        f = NULL;
+        FAIL("cannot write %s: %s", path, strerror(errno));
+    }
     if (!(f = open_script(dir, "cluster_scaling", "MFU and realized FLOP/s", in, path,
                           sizeof path)))
         FAIL("cannot write %s: %s", path, strerror(errno));
@@ -141,7 +171,10 @@ int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, 
                "'MFU', \\\n"
                "  '' using 1:3 axes x1y2 with linespoints title 'realized model FLOP/s', \\\n"
                "  '' using 1:4 axes x1y2 with lines dashtype 2 title 'peak FLOP/s'\n");
-    fclose(f);
+    if (close_checked(f)) {
+        f = NULL;
+        FAIL("cannot write %s: %s", path, strerror(errno));
+    }
     f = NULL;
     if (run_gnuplot(dir, "cluster_breakdown.gp", err, errlen) ||
         run_gnuplot(dir, "cluster_scaling.gp", err, errlen))
@@ -149,5 +182,6 @@ int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, 
     return 0;
 fail:
     if (f) fclose(f);
+    ns_cluster_remove_plots(dir);
     return -1;
 }

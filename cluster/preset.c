@@ -108,8 +108,10 @@ const ns_cluster_key ns_cluster_keys[] = {
     {"parallel", "interleave", NS_KEY_INT, OFF(par.interleave), 1, 1, 1024,
      "model chunks per pipeline stage (interleaved 1F1B)"},
     /* seed 002 */
-    {"seed002", "eta_a", NS_KEY_DBL, OFF(eta.a), 1, -BIG, BIG, "seed 002: eta(G) = a - b*log2(G)"},
-    {"seed002", "eta_b", NS_KEY_DBL, OFF(eta.b), 1, -BIG, BIG, "seed 002: eta(G) = a - b*log2(G)"},
+    {"seed002", "eta_a", NS_KEY_DBL, OFF(eta.a), 1, 1e-6, 1,
+     "seed 002: eta(G) = a - b*log2(G), a in (0, 1]"},
+    {"seed002", "eta_b", NS_KEY_DBL, OFF(eta.b), 1, 0, 1,
+     "seed 002: eta(G) = a - b*log2(G), b in [0, 1]"},
 };
 const size_t ns_cluster_nkeys = sizeof ns_cluster_keys / sizeof ns_cluster_keys[0];
 
@@ -225,7 +227,8 @@ static int read_gemm_table(ns_chip *c, const json_t *v, const char *what, char *
         c->n_gemm = 0;
         return 0;
     }
-    if (!json_is_array(v)) FAIL("%s: chip.gemm_efficiency must be a number or an array", what);
+    if (!json_is_array(v) || json_array_size(v) == 0)
+        FAIL("%s: chip.gemm_efficiency must be a number or a non-empty array", what);
     if (json_array_size(v) > NS_GEMM_POINTS_MAX)
         FAIL("%s: chip.gemm_efficiency has more than %d points", what, NS_GEMM_POINTS_MAX);
     c->n_gemm = 0;
@@ -287,9 +290,49 @@ static int read_special(ns_cluster_input *in, const json_t *root, const char *wh
     return 0;
 }
 
+/* Whether `key` of `section` ("" at the top level) is one a preset may hold: the key table's,
+ * the special ones read_special reads, or a "note". */
+static int known_key(const char *section, const char *key) {
+    static const char *const special[][2] = {{"", "chips"},
+                                             {"", "note"},
+                                             {"chip", "name"},
+                                             {"chip", "peak_tflop_per_s"},
+                                             {"chip", "gemm_efficiency"},
+                                             {"model", "name"},
+                                             {"run", "precision"},
+                                             {"run", "recompute"}};
+    if (!strcmp(key, "note")) return 1;
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        if (!strcmp(section, special[i][0]) && !strcmp(key, special[i][1])) return 1;
+    for (size_t i = 0; i < ns_cluster_nkeys; i++) {
+        const ns_cluster_key *k = &ns_cluster_keys[i];
+        if (*section ? !strcmp(section, k->section) && !strcmp(key, k->key)
+                     : !strcmp(key, k->section))
+            return 1;
+    }
+    return 0;
+}
+
+/* Refuses a key no one reads (a misspelling would otherwise be silently ignored) and a section
+ * that is not an object. */
+static int check_keys(const json_t *root, const char *what, char *err, size_t errlen) {
+    const char *sec, *key;
+    json_t *v, *x;
+    json_object_foreach((json_t *)root, sec, v) {
+        if (!known_key("", sec)) FAIL("%s: unknown key '%s'", what, sec);
+        if (!strcmp(sec, "chips") || !strcmp(sec, "note")) continue;
+        if (!json_is_object(v)) FAIL("%s: %s must be an object", what, sec);
+        json_object_foreach(v, key, x) {
+            if (!known_key(sec, key)) FAIL("%s: unknown key '%s.%s'", what, sec, key);
+        }
+    }
+    return 0;
+}
+
 int ns_cluster_apply_json(ns_cluster_input *in, const json_t *root, const char *what, char *err,
                           size_t errlen) {
     if (!json_is_object(root)) FAIL("%s: a preset must be a JSON object", what);
+    if (check_keys(root, what, err, errlen)) return -1;
     for (size_t i = 0; i < ns_cluster_nkeys; i++) {
         const ns_cluster_key *k = &ns_cluster_keys[i];
         json_t *sec = json_object_get(root, k->section);

@@ -7,6 +7,15 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *ns_breakdown_train_status(const ns_cluster_input *in, const ns_breakdown *b) {
+    if (isfinite(b->time_to_train_s)) return NULL;
+    if (!(in->model.train_tokens > 0)) return "no token budget (train_tokens)";
+    if (!(b->goodput > 0))
+        return "never: goodput 0 (the job fails faster than it can checkpoint and restart; "
+               "raise chip_mtbf_h)";
+    return "not finite: no tokens per second";
+}
+
 json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
     const ns_par *p = &b->par;
     json_t *o = json_object();
@@ -46,6 +55,7 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
         ns_json_set_num(mem, "usable_bytes", NAN, "capacity unknown: no memory verdict");
     json_object_set_new(o, "memory_per_chip", mem);
     json_object_set_new(o, "fits", b->fits < 0 ? json_null() : json_boolean(b->fits));
+    if (b->fits < 0) ns_json_set_str(o, "fits_status", "capacity unknown: no memory verdict");
     ns_json_set_num(o, "tokens_per_s", b->tokens_per_s, NULL);
     ns_json_set_num(o, "model_flops_per_s_per_chip", b->model_flops_per_s_per_chip, NULL);
     ns_json_set_num(o, "mfu", b->mfu, NULL);
@@ -55,10 +65,12 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
     ns_json_set_num(rel, "checkpoint_interval_s", b->ckpt_interval_s, NULL);
     ns_json_set_num(rel, "goodput", b->goodput, NULL);
     json_object_set_new(o, "reliability", rel);
-    ns_json_set_num(o, "time_to_train_s", b->time_to_train_s, "no token budget (train_tokens)");
+    const char *ts = ns_breakdown_train_status(in, b);
+    ns_json_set_num(o, "time_to_train_s", b->time_to_train_s, ts);
+    if (ts) ns_json_set_str(o, "time_to_train_s_status", ts);
     ns_json_set_num(o, "power_w", b->power_w, NULL);
-    ns_json_set_num(o, "energy_j", b->energy_j, "no token budget (train_tokens)");
-    ns_json_set_num(o, "cost_usd", b->cost_usd, "no token budget (train_tokens)");
+    ns_json_set_num(o, "energy_j", b->energy_j, ts);
+    ns_json_set_num(o, "cost_usd", b->cost_usd, ts);
     return o;
 }
 

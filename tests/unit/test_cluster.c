@@ -662,6 +662,59 @@ static void allreduce_fits(void **state) {
     json_decref(nc);
 }
 
+/* A bare fit at the top level is taken as --help documents; ranks, when given, must be an
+ * integer >= 2. */
+static void allreduce_bare_fit(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    char err[256];
+    ns_cluster_defaults(&in);
+    json_t *bare = json_pack("{s:f, s:f}", "alpha_s", 1e-6, "beta_s_per_byte", 1e-10);
+    assert_int_equal(ns_cluster_apply_allreduce(&in, bare, 0, err, sizeof err), 0);
+    assert_rel(in.sys.scaleout.latency_s, 1e-6, 1e-12);
+    assert_rel(in.sys.scaleout.bw_bytes_per_s, 1e10, 1e-12);
+    json_decref(bare);
+    const int bad_ranks[] = {0, 1, -4};
+    for (size_t i = 0; i < sizeof bad_ranks / sizeof bad_ranks[0]; i++) {
+        json_t *r = json_pack("{s:{s:f, s:f, s:i}}", "fit", "alpha_s", 1e-6, "beta_s_per_byte",
+                              1e-10, "ranks", bad_ranks[i]);
+        assert_int_equal(ns_cluster_apply_allreduce(&in, r, 0, err, sizeof err), -1);
+        assert_non_null(strstr(err, "ranks must be an integer >= 2"));
+        json_decref(r);
+    }
+}
+
+/* A preset's unknown key (a misspelling) and an empty GEMM table are refused. */
+static void presets_refuse_unknown(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    char err[256];
+    ns_cluster_defaults(&in);
+    json_t *typo = json_pack("{s:{s:f}}", "chip", "gemm_eficiency", 0.5);
+    assert_int_equal(ns_cluster_apply_json(&in, typo, "t", err, sizeof err), -1);
+    assert_string_equal(err, "t: unknown key 'chip.gemm_eficiency'");
+    json_decref(typo);
+    json_t *empty = json_pack("{s:{s:[]}}", "chip", "gemm_efficiency");
+    assert_int_equal(ns_cluster_apply_json(&in, empty, "t", err, sizeof err), -1);
+    json_decref(empty);
+}
+
+/* Failures faster than a checkpoint: goodput 0, no time to train, and the reason says so. */
+static void model_goodput_zero(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.sys.chip_mtbf_h = 1e-4;
+    ns_breakdown b;
+    eval_at(&in, (ns_par){8, 16, 1, 4, 1, 1}, &b);
+    assert_true(b.goodput == 0 && !isfinite(b.time_to_train_s));
+    assert_non_null(strstr(ns_breakdown_train_status(&in, &b), "never: goodput 0"));
+    in.sys.chip_mtbf_h = 0;
+    in.model.train_tokens = 0;
+    eval_at(&in, (ns_par){8, 16, 1, 4, 1, 1}, &b);
+    assert_string_equal(ns_breakdown_train_status(&in, &b), "no token budget (train_tokens)");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(f1_f3_time_to_compute),
@@ -697,6 +750,9 @@ int main(void) {
         cmocka_unit_test(node_bridge),
         cmocka_unit_test(node_bridge_noisy),
         cmocka_unit_test(allreduce_fits),
+        cmocka_unit_test(allreduce_bare_fit),
+        cmocka_unit_test(presets_refuse_unknown),
+        cmocka_unit_test(model_goodput_zero),
     };
     const char *filter = getenv("CMOCKA_TEST_FILTER"); /* e.g. "node_*" */
     if (filter) cmocka_set_test_filter(filter);
