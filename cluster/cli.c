@@ -627,30 +627,6 @@ static void print_scaling(const ns_cluster_input *in, const ns_breakdown *b, int
     }
 }
 
-/* Writes the JSON to `path`: atomically for a regular file (or a new one); straight into an
- * existing device or pipe (/dev/stdout, /dev/full), which a rename would replace. 0, or -1
- * with the reason in err. */
-static int write_json(const json_t *root, const char *path, char *err, size_t errlen) {
-    struct stat st;
-    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
-        return ns_json_write_atomic(root, path, err, errlen);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        return -1;
-    }
-    errno = 0;
-    int bad = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) ||
-              fputc('\n', f) == EOF || fflush(f) != 0 || ferror(f);
-    int e = errno ? errno : EIO;
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad) snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
-    return bad ? -1 : 0;
-}
-
 static int run_cluster(int argc, char **argv);
 static int compute_and_write(const options *o, const ns_cluster_input *in, const int *chips,
                              int n_chips);
@@ -798,7 +774,7 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
         for (int i = 0; i < n_notes; i++)
             json_array_append_new(jn, json_string(notes[i]));
         json_object_set_new(root, "notes", jn);
-        if (strcmp(o.json, "-") && write_json(root, o.json, err, sizeof err)) {
+        if (strcmp(o.json, "-") && ns_json_write_atomic(root, o.json, err, sizeof err)) {
             fprintf(stderr, "nodescale cluster: error: %s\n", err);
             json_decref(root);
             return NS_EXIT_FAIL;

@@ -56,7 +56,21 @@ int ns_path_write_in_place(const char *path) {
     return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen) {
+/* Writes all len bytes of buf to fd; 0, or -1 with errno set. */
+static int write_all(int fd, const char *buf, size_t len) {
+    for (size_t off = 0; off < len;) {
+        ssize_t w = write(fd, buf + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (w == 0) errno = EIO;
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    return 0;
+}
+
+int ns_write_file(const char *path, const char *buf, size_t len, char *err, size_t errlen) {
     if (!*path) {
         snprintf(err, errlen, "cannot write a file with an empty name");
         return -1;
@@ -69,59 +83,50 @@ int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t
     if (ns_path_write_in_place(path)) {
         /* A device, a pipe or a link (/dev/full, /dev/stdout): written in place, every write
          * checked. Never renamed over: a rename replaces the link, as root the device node. */
-        char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-        int dfd = text ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-        int ok = dfd >= 0;
-        size_t len = ok ? strlen(text) : 0, done = 0;
-        errno = 0;
-        while (ok && done < len) {
-            ssize_t w = write(dfd, text + done, len - done);
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) ok = 0;
-            else done += (size_t)w;
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0 || write_all(fd, buf, len) != 0) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            if (fd >= 0) close(fd);
+            return -1;
         }
-        if (ok && write(dfd, "\n", 1) != 1) ok = 0;
-        int saved = errno ? errno : EIO;
-        if (dfd >= 0 && close(dfd) != 0 && ok) ok = 0, saved = errno;
-        free(text);
-        if (!ok) {
-            snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
+        if (close(fd) != 0) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
             return -1;
         }
         return 0;
     }
     char *tmp = NULL;
-    int fd = temp_beside(path, &tmp, err, errlen);
+    int fd = temp_beside(path, &tmp, err, errlen), rc = -1;
     if (fd < 0) return -1;
-    int rc = -1;
-    FILE *f = NULL;
     fchmod(fd, 0644);
-    f = fdopen(fd, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        close(fd);
-        goto out_unlink;
-    }
-    if (json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0 ||
-        fputc('\n', f) == EOF || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+    errno = 0;
+    if (write_all(fd, buf, len) != 0 || fsync(fd) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
-        fclose(f);
-        goto out_unlink;
-    }
-    if (fclose(f) != 0) {
+        close(fd);
+    } else if (close(fd) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        goto out_unlink;
-    }
-    if (rename(tmp, path) != 0) {
+    } else if (rename(tmp, path) != 0) {
         snprintf(err, errlen, "cannot rename to %s: %s", path, strerror(errno));
-        goto out_unlink;
+    } else {
+        rc = 0;
     }
-    rc = 0;
-    goto out;
-out_unlink:
-    unlink(tmp);
-out:
+    if (rc != 0) unlink(tmp);
     free(tmp);
+    return rc;
+}
+
+int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen) {
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    size_t n = text ? strlen(text) : 0;
+    char *t = text ? realloc(text, n + 2) : NULL;
+    if (!t) {
+        free(text);
+        snprintf(err, errlen, "cannot write %s: out of memory", path);
+        return -1;
+    }
+    t[n] = '\n', t[n + 1] = 0;
+    int rc = ns_write_file(path, t, n + 1, err, errlen);
+    free(t);
     return rc;
 }
 
@@ -134,6 +139,13 @@ int ns_json_check_writable(const char *path, char *err, size_t errlen) {
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "cannot write %s: it is a folder", path);
         return -1;
+    }
+    if (ns_path_write_in_place(path)) { /* written in place: no temporary file beside it */
+        if (stat(path, &st) == 0 && access(path, W_OK) != 0) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            return -1;
+        }
+        if (stat(path, &st) == 0) return 0; /* a dangling link is checked below, as a new file */
     }
     char *tmp = NULL;
     int fd = temp_beside(path, &tmp, err, errlen);

@@ -25,14 +25,19 @@ void ns_json_set_str(json_t *obj, const char *key, const char *s);
  * /proc/self/fd/1: a rename would replace the link with a file, and as root a device node). */
 int ns_path_write_in_place(const char *path);
 
-/* Writes root to path atomically: to a temporary file in the same folder, fsync, rename.
- * Indented, keys in insertion order, NaN impossible (jansson rejects it). Returns 0, or -1 with
- * a one-line reason in err. */
+/* Writes len bytes of buf to path: a regular or new file atomically (a temporary file in the
+ * same folder, fsync, rename), a device, pipe or link in place (ns_path_write_in_place), every
+ * write checked. Returns 0, or -1 with a one-line reason in err (empty path, a folder, ENOSPC...). */
+int ns_write_file(const char *path, const char *buf, size_t len, char *err, size_t errlen);
+
+/* Writes root to path with ns_write_file: indented, keys in insertion order, a final newline,
+ * NaN impossible (jansson rejects it). Returns 0, or -1 with a one-line reason in err. */
 int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen);
 
-/* Checks, before any work is done, that path can be written the way ns_json_write_atomic
- * writes it: path is not empty, not a folder, and a file can be created beside it. Returns 0, or
- * -1 with a one-line reason in err. Creates nothing that stays. */
+/* Checks, before any work is done, that path can be written the way ns_write_file writes it:
+ * path is not empty, not a folder, and either is written in place and writable (a device, pipe
+ * or link) or a file can be created beside it. Returns 0, or -1 with a one-line reason in err.
+ * Creates nothing that stays. */
 int ns_json_check_writable(const char *path, char *err, size_t errlen);
 
 /* Loads path strictly (NaN/Inf/duplicate keys rejected by jansson) and checks that it is an

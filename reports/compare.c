@@ -361,7 +361,7 @@ static const char *compare_help =
     "  --min-spread X    smallest relative difference counted as real (default 0.05)\n";
 
 int ns_write_text_atomic(const char *path, const char *text, char *err, size_t errlen) {
-    return ns_report_write_file(path, text, strlen(text), err, errlen);
+    return ns_write_file(path, text, strlen(text), err, errlen);
 }
 
 int ns_mkdir_p(const char *dir) {
@@ -715,7 +715,7 @@ int ns_cmd_compare(int argc, char **argv) {
     char path[4200];
     int bad = 0;
     snprintf(path, sizeof path, "%s/compare.json", dir);
-    bad |= ns_report_write_json(js, path, err, sizeof err);
+    bad |= ns_json_write_atomic(js, path, err, sizeof err);
     snprintf(path, sizeof path, "%s/compare.md", dir);
     bad |= !md || ns_write_text_atomic(path, md, err, sizeof err);
     json_decref(js);

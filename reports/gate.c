@@ -815,13 +815,8 @@ int ns_cmd_gate(int argc, char **argv) {
                     cmd, "%s %s and %s %s name the same file: give each report its own",
                     out_opts[i], outs[i], out_opts[j], outs[j]);
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
-        if (outs[i] && ns_report_is_special(outs[i])) {
-            /* A device or pipe is written in place (no temporary file beside it). */
-            if (access(outs[i], W_OK) != 0)
-                return ns_usage_error(cmd, "cannot write %s: %s", outs[i], strerror(errno));
-        } else if (outs[i] && ns_json_check_writable(outs[i], err, sizeof err) != 0) {
+        if (outs[i] && ns_json_check_writable(outs[i], err, sizeof err) != 0)
             return ns_usage_error(cmd, "%s", err);
-        }
     if (thr_file && ns_gate_load_thresholds(&o, thr_file, err, sizeof err) != 0) {
         ns_gate_free_rules(&o);
         return ns_usage_error(cmd, "%s", err);

@@ -246,7 +246,7 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
 
 int ns_gate_write_json(const ns_gate_report *rep, const char *path, char *err, size_t errlen) {
     json_t *root = ns_gate_report_json(rep);
-    int rc = ns_report_write_json(root, path, err, errlen);
+    int rc = ns_json_write_atomic(root, path, err, errlen);
     json_decref(root);
     return rc;
 }
@@ -258,7 +258,7 @@ static int close_and_write(FILE *f, char **buf, size_t *len, const char *path, c
     if (fclose(f) != 0)
         snprintf(err, errlen, "out of memory");
     else
-        rc = ns_report_write_file(path, *buf, *len, err, errlen);
+        rc = ns_write_file(path, *buf, *len, err, errlen);
     free(*buf);
     *buf = NULL;
     return rc;

@@ -12,18 +12,6 @@ int ns_report_markdown(const json_t *results, const char *path, char *err, size_
 
 #include <stdio.h>
 
-/* Nonzero when path exists and is neither a regular file nor a folder (a device, a pipe). */
-int ns_report_is_special(const char *path);
-
-/* Writes the len bytes of buf to path: a regular (or new) file through a temporary file beside
- * it and a rename, so it is whole or untouched; a device or pipe (/dev/stdout, /dev/full)
- * directly, every write checked. Returns 0, or -1 with a one-line reason in err. */
-int ns_report_write_file(const char *path, const char *buf, size_t len, char *err,
-                         size_t errlen);
-
-/* ns_report_write_file of root as indented JSON (the layout of ns_json_write_atomic). */
-int ns_report_write_json(const json_t *root, const char *path, char *err, size_t errlen);
-
 /* Flushes stdout; -1 with a reason in err when any write to it failed (a full disk, a closed
  * pipe), so that a report lost on stdout is an error, not a green CI job. */
 int ns_report_check_stdout(char *err, size_t errlen);
