@@ -156,12 +156,12 @@ static void kernels(FILE *f, const json_t *root) {
                    "disturbed while they ran; rerun on a quiet machine before trusting them.\n\n",
                 disturbed, disturbed == 1 ? "kernel" : "kernels");
     if (above)
-        fprintf(f, "%d %s above their roof. A roof is the fastest sample of a ceiling kernel at "
+        fprintf(f, "%d %s above %s roof. A roof is the fastest sample of a ceiling kernel at "
                    "the level of the kernel's working set; a kernel can beat it when part of its "
                    "working set lives in a faster level, when it streams faster than the ceiling "
                    "kernel, or when the ceiling run was disturbed. Each entry's `roof_status` in "
                    "results.json gives its own reason.\n\n",
-                above, above == 1 ? "kernel ran" : "kernels ran");
+                above, above == 1 ? "kernel ran" : "kernels ran", above == 1 ? "its" : "their");
 }
 
 /* GEMM: own kernel beside each peer, size by size (GFLOP/s and own/peer ratio). */
