@@ -174,6 +174,15 @@ int64_t ns_red_parts_len(const ns_red_job *j, int nthreads) {
 }
 
 ns_dd ns_red_share(const ns_red_job *j, int64_t lo, int64_t hi) {
+    /* The common case first, straight to the micro-kernel: a plain DP sum or dot over unit
+     * stride. At L1 sizes a call reduces a few thousand elements in ~80 ns, and the general
+     * path's checks and extra call cost 2-3% of that. */
+    if (j->variant == NS_VAR_PLAIN && j->incx == 1) {
+        const double *x = (const double *)j->x + lo;
+        if (j->op == NS_OP_DSUM) return (ns_dd){j->u->dsum(hi - lo, x), 0.0};
+        if (j->op == NS_OP_DDOT && j->incy == 1)
+            return (ns_dd){j->u->ddot(hi - lo, x, (const double *)j->y + lo), 0.0};
+    }
     return share(j, lo, hi);
 }
 
