@@ -66,9 +66,12 @@ void ns_sgemm_ukr_avx512_32x14(int64_t k, float alpha, const float *a, int64_t c
     }
 
     /* The k loop, once with B rows contiguous (packed, rs_b = NR; or op(B) rows in place)
-     * and once with B read in place down its columns (rs_b = 1, cs_b = ldb). */
+     * and once with B read in place down its columns (rs_b = 1, cs_b = ldb).
+     * Unrolled 4x in k: the pointer and loop updates are paid once per 4 steps, which leaves the
+     * 4-wide front end room beside a step's FMAs and loads (+1-6% in an interleaved test of the
+     * micro-kernel alone on packed panels). */
 #define KLOOP(CS, NCOL)                                                                            \
-    for (int64_t p = 0; p < k; p++) {                                                              \
+    _Pragma("GCC unroll 4") for (int64_t p = 0; p < k; p++) {                                      \
         __m512 a0 = _mm512_loadu_ps(a), a1 = _mm512_loadu_ps(a + 16);                              \
         /* Both cache lines of the A step 8 iterations ahead (L2 -> L1). */                        \
         _mm_prefetch((const char *)(a + 8 * cs_a), _MM_HINT_T0);                                   \
