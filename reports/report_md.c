@@ -16,12 +16,43 @@ static const char *str(const json_t *o, const char *key) {
     return s ? s : "—";
 }
 
-/* A byte count in KiB/MiB/GiB, or an em dash. */
+/* A byte count in KiB/MiB/GiB (three significant digits, whole numbers from 100), or an em
+ * dash. */
 static void bytes_human(FILE *f, double b) {
-    if (!isfinite(b)) fprintf(f, "—");
-    else if (b >= 1 << 30) fprintf(f, "%.2f GiB", b / (1 << 30));
-    else if (b >= 1 << 20) fprintf(f, "%.1f MiB", b / (1 << 20));
-    else fprintf(f, "%.0f KiB", b / 1024);
+    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (!isfinite(b) || b < 0) {
+        fprintf(f, "—");
+        return;
+    }
+    int u = 0;
+    for (b /= 1024; b >= 1024 && u < 3; u++)
+        b /= 1024;
+    fprintf(f, b >= 100 ? "%.0f %s" : "%.3g %s", b, unit[u]);
+}
+
+/* The working set a bandwidth ceiling was measured at: the range of the sweep points it was
+ * taken from ("512 KiB–1 MiB"), or the one size when they are one. working_set_bytes is their
+ * geometric middle, a size never measured, so it prints only when a file has no range. */
+static void ceiling_working_set(FILE *f, const json_t *c) {
+    double lo = ns_json_get_num(c, "working_set_min_bytes");
+    double hi = ns_json_get_num(c, "working_set_max_bytes");
+    if (!(lo > 0) || !(hi >= lo)) {
+        bytes_human(f, ns_json_get_num(c, "working_set_bytes"));
+        return;
+    }
+    bytes_human(f, lo);
+    if (hi > lo) {
+        fprintf(f, "–");
+        bytes_human(f, hi);
+    }
+}
+
+/* Whether a result's samples varied by more than 5% (time_s.cv): the machine was disturbed
+ * while it ran. The Kernels and GEMM tables mark such numbers with a warning sign. */
+#define NOISY_CV 0.05
+static int noisy(const json_t *r) {
+    double cv = ns_json_get_num(json_object_get(r, "time_s"), "cv");
+    return isfinite(cv) && cv > NOISY_CV;
 }
 
 /* A number with printf format fmt, or an em dash when null. */
@@ -91,7 +122,8 @@ static void ceilings(FILE *f, const json_t *root) {
     }
     fprintf(f, "\nGEMM is judged against the FMA-only ceiling of its precision and thread count; "
                "mixed-instruction ceilings are shown for reference.\n\n");
-    fprintf(f, "## Bandwidth ceilings\n\n| threads | level | kernel | working set | GB/s | note |\n"
+    fprintf(f, "## Bandwidth ceilings\n\n| threads | level | kernel | working sets measured | GB/s "
+               "| note |\n"
                "|---:|---|---|---:|---:|---|\n");
     static const char *const levels[] = {"L1", "L2", "L3", "L4", "DRAM"};
     for (json_int_t t = 1; t <= 4096; t++) {
@@ -103,7 +135,7 @@ static void ceilings(FILE *f, const json_t *root) {
                     continue;
                 any = 1;
                 fprintf(f, "| %lld | %s | %s | ", (long long)t, levels[l], str(c, "kernel"));
-                bytes_human(f, ns_json_get_num(c, "working_set_bytes"));
+                ceiling_working_set(f, c);
                 fprintf(f, " | ");
                 num(f, c, "gbytes_per_s", "%.1f");
                 fprintf(f, " | %s |\n", json_is_string(json_object_get(c, "status")) &&
@@ -141,9 +173,9 @@ static void kernels(FILE *f, const json_t *root) {
         else fprintf(f, "—");
         fprintf(f, " | %s | ", json_is_string(json_object_get(r, "roof_limit")) ? str(r, "roof_limit") : "—");
         double cv = ns_json_get_num(json_object_get(r, "time_s"), "cv");
-        if (isfinite(cv)) fprintf(f, "%.1f%%%s", 100 * cv, cv > 0.05 ? " ⚠" : "");
+        if (isfinite(cv)) fprintf(f, "%.1f%%%s", 100 * cv, noisy(r) ? " ⚠" : "");
         else fprintf(f, "—");
-        disturbed += isfinite(cv) && cv > 0.05;
+        disturbed += noisy(r);
         above += isfinite(fr) && fr > 1.0;
         fprintf(f, " | %s | %s |\n",
                 json_is_true(json_object_get(r, "validated")) ? "ok"
@@ -164,12 +196,21 @@ static void kernels(FILE *f, const json_t *root) {
                 above, above == 1 ? "kernel ran" : "kernels ran", above == 1 ? "its" : "their");
 }
 
-/* GEMM: own kernel beside each peer, size by size (GFLOP/s and own/peer ratio). */
+/* A GFLOP/s cell of the GEMM table: the value, marked when its result was noisy. */
+static void gflops_cell(FILE *f, const json_t *r) {
+    double g = r ? ns_json_get_num(r, "gflops") : NAN;
+    if (isfinite(g)) fprintf(f, "%.1f%s | ", g, noisy(r) ? " ⚠" : "");
+    else fprintf(f, "— | ");
+}
+
+/* GEMM: own kernel beside each peer, size by size (GFLOP/s and own/peer ratio). A number whose
+ * result varied by more than 5% (cv) is marked as in the Kernels table, and so is a ratio
+ * either side of which is marked. */
 static void gemm_peers(FILE *f, const json_t *root) {
     const char *prec[] = {"dgemm", "sgemm"};
     size_t i, j;
     json_t *r, *q;
-    int any = 0;
+    int any = 0, marked = 0;
     for (int pi = 0; pi < 2; pi++) {
         json_array_foreach(json_object_get(root, "results"), i, r) {
             if (strcmp(str(r, "family"), "gemm") || strcmp(str(r, "name"), prec[pi])) continue;
@@ -180,24 +221,37 @@ static void gemm_peers(FILE *f, const json_t *root) {
                            "BLIS | OpenBLAS | own / best peer |\n|---|---:|---:|---:|---:|---:|---:|\n");
             json_int_t n = json_integer_value(json_object_get(json_object_get(r, "params"), "n"));
             json_int_t t = json_integer_value(json_object_get(r, "threads"));
-            double own = ns_json_get_num(r, "gflops"), blis = NAN, oblas = NAN;
+            const json_t *blis = NULL, *oblas = NULL;
             json_array_foreach(json_object_get(root, "results"), j, q) {
                 if (strcmp(str(q, "name"), prec[pi]) ||
                     json_integer_value(json_object_get(json_object_get(q, "params"), "n")) != n ||
                     json_integer_value(json_object_get(q, "threads")) != t)
                     continue;
-                if (!strcmp(str(q, "isa"), "blis")) blis = ns_json_get_num(q, "gflops");
-                if (!strcmp(str(q, "isa"), "openblas")) oblas = ns_json_get_num(q, "gflops");
+                if (!strcmp(str(q, "isa"), "blis")) blis = q;
+                if (!strcmp(str(q, "isa"), "openblas")) oblas = q;
             }
-            double best = fmax(isfinite(blis) ? blis : 0, isfinite(oblas) ? oblas : 0);
+            double own = ns_json_get_num(r, "gflops");
+            double gb = blis ? ns_json_get_num(blis, "gflops") : NAN;
+            double go = oblas ? ns_json_get_num(oblas, "gflops") : NAN;
+            const json_t *best = isfinite(go) && !(gb > go) ? oblas : isfinite(gb) ? blis : NULL;
+            double bg = best ? ns_json_get_num(best, "gflops") : NAN;
             fprintf(f, "| %s (%s) | %lld | %lld | ", prec[pi], isa, (long long)n, (long long)t);
-            fprintf(f, isfinite(own) ? "%.1f | " : "— | ", own);
-            fprintf(f, isfinite(blis) ? "%.1f | " : "— | ", blis);
-            fprintf(f, isfinite(oblas) ? "%.1f | " : "— | ", oblas);
-            if (isfinite(own) && best > 0) fprintf(f, "%.2f |\n", own / best);
-            else fprintf(f, "— |\n");
+            gflops_cell(f, r);
+            gflops_cell(f, blis);
+            gflops_cell(f, oblas);
+            int mark = noisy(r) || (best && noisy(best));
+            if (isfinite(own) && bg > 0) {
+                fprintf(f, "%.2f%s |\n", own / bg, mark ? " ⚠" : "");
+                marked += mark;
+            } else {
+                fprintf(f, "— |\n");
+            }
         }
     }
+    if (marked)
+        fprintf(f, "\n⚠ a number marked varied by more than 5%% (cv) between samples (the machine "
+                   "was disturbed while it ran), and so a marked ratio is not a fair comparison: "
+                   "rerun on a quiet machine before trusting it.\n");
     if (any) fprintf(f, "\n");
 }
 
@@ -225,9 +279,25 @@ static void cluster(FILE *f, const json_t *root) {
         fprintf(f, "Not modelled: %s\n\n", str(cl, "status"));
         return;
     }
-    fprintf(f, "Model %s on %s chips (preset `%s`): %s.\n\n| chips | TP | PP | CP | DP | fits in memory | step (s) | "
-               "MFU | goodput | tokens/s |\n|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n",
-            str(cl, "model"), str(cl, "chip"), str(cl, "preset"), str(cl, "note"));
+    fprintf(f, "Model %s on %s chips (preset `%s`): %s.\n\n", str(cl, "model"), str(cl, "chip"),
+            str(cl, "preset"), str(cl, "note"));
+    /* What `cluster --node` warns about (a refused GEMM result, a disturbed step CV) is said
+     * here too, above the table it changes. */
+    static const char *const statuses[][2] = {{"gemm_status", "GEMM efficiency"},
+                                              {"variability_status", "Variability"}};
+    int warned = 0;
+    for (size_t k = 0; k < sizeof statuses / sizeof statuses[0]; k++) {
+        const char *st = json_string_value(json_object_get(cl, statuses[k][0]));
+        if (!st || !strcmp(st, "ok")) continue;
+        fprintf(f, "%s**%s: %s**", warned++ ? " " : "", statuses[k][1], st);
+        if (!strcmp(statuses[k][0], "variability_status") &&
+            json_is_string(json_object_get(cl, "step_cv_source")))
+            fprintf(f, " (step CV: %s)", str(cl, "step_cv_source"));
+        fprintf(f, "%s", strncmp(st, "disturbed", 9) ? "." : "; measure on a quiet node.");
+    }
+    if (warned) fprintf(f, "\n\n");
+    fprintf(f, "| chips | TP | PP | CP | DP | fits in memory | step (s) | MFU | goodput | tokens/s "
+               "|\n|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(cl, "points"), i, p) {

@@ -1,0 +1,124 @@
+/* Unit tests of report.md (reports/report_md.c) on a fixture cut from a noisy 2-thread run:
+ * the cluster section repeats a disturbed variability status, the GEMM table marks noisy
+ * numbers as the Kernels table does, and a bandwidth ceiling's working set is the measured
+ * range, never the geometric middle of it. Run from the repository root. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/unit/nstest.h"
+
+#include "harness/json.h"
+#include "reports/report.h"
+
+#define FIXTURE "tests/fixtures/report/results_noisy_run.json"
+
+static json_t *load_fixture(void) {
+    json_error_t je;
+    json_t *root = json_load_file(FIXTURE, 0, &je);
+    if (!root) fail_msg("%s: %s", FIXTURE, je.text);
+    return root;
+}
+
+/* report.md of root, as a string (caller frees). */
+static char *markdown(const json_t *root) {
+    char path[] = "/tmp/ns_test_report_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char err[256] = "";
+    if (ns_report_markdown(root, path, err, sizeof err) != 0) fail_msg("report: %s", err);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = 0;
+    fclose(f);
+    unlink(path);
+    return s;
+}
+
+/* Fails unless needle occurs in hay (and prints the report when it does not). */
+static void assert_has(const char *hay, const char *needle) {
+    if (!strstr(hay, needle)) fail_msg("report.md lacks \"%s\":\n%s", needle, hay);
+}
+
+static void assert_lacks(const char *hay, const char *needle) {
+    if (strstr(hay, needle)) fail_msg("report.md has \"%s\":\n%s", needle, hay);
+}
+
+/* Defect 9 of trial 3: `cluster --node` said the step CV was disturbed, report.md did not. */
+static void test_cluster_variability(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    char *md = markdown(root);
+    const char *sec = strstr(md, "## This node at cluster scale");
+    assert_non_null(sec);
+    assert_has(sec, "**Variability: disturbed: step CV 0.388 above 0.2, straggler wait inflated "
+                    "(used as measured)** (step CV: median time_s.cv of 6 fp32 GEMM results");
+    /* Said before the table, not inside it. */
+    assert_true(strstr(sec, "Variability") < strstr(sec, "| chips |"));
+    free(md);
+
+    /* A quiet node: nothing said. */
+    json_t *cl = json_object_get(root, "cluster");
+    json_object_set_new(cl, "variability_status", json_string("ok"));
+    md = markdown(root);
+    assert_lacks(md, "Variability");
+    assert_lacks(md, "GEMM efficiency:");
+    free(md);
+    json_decref(root);
+}
+
+/* Defect 10: the GEMM table marks a number whose cv is above 5%, and a ratio either side of
+ * which is marked (sgemm 512: own cv 0.44, BLIS 1.74, OpenBLAS 0.34). */
+static void test_gemm_noise_marked(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    char *md = markdown(root);
+    assert_has(md, "| sgemm (avx512) | 512 | 2 | 34.1 ⚠ | 43.1 ⚠ | 188.8 ⚠ | 0.18 ⚠ |");
+    /* Own quiet, best peer (OpenBLAS, cv 0.81) noisy: the peer and the ratio are marked. */
+    assert_has(md, "| sgemm (avx512) | 256 | 2 | 168.0 | 101.9 | 174.9 ⚠ | 0.96 ⚠ |");
+    /* All three under 5%: no mark. */
+    assert_has(md, "| dgemm (avx512) | 256 | 2 | 94.9 | 50.0 | 81.7 | 1.16 |");
+    assert_has(md, "⚠ a number marked varied by more than 5% (cv)");
+    free(md);
+    json_decref(root);
+}
+
+/* Defect 13: a ceiling's working set is the measured range (the sweep points it came from),
+ * not working_set_bytes, their geometric middle (783.8 MiB for the DRAM ceiling, never run). */
+static void test_ceiling_working_set_measured(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    char *md = markdown(root);
+    assert_lacks(md, "783.8 MiB");
+    assert_lacks(md, "784 MiB");
+    assert_has(md, "| 1 | DRAM | stream_load | 512 MiB–1.17 GiB | 13.6 |");
+    assert_has(md, "| 1 | L1 | stream_triad | 3 KiB–24 KiB | 466.5 |");
+    assert_has(md, "| 1 | L2 | stream_load | 128 KiB–512 KiB | 129.2 |");
+    free(md);
+
+    /* One measured size: that size alone. */
+    json_t *c = json_array_get(json_object_get(json_object_get(root, "ceilings"), "bandwidth"), 0);
+    json_object_set_new(c, "working_set_max_bytes",
+                        json_real(ns_json_get_num(c, "working_set_min_bytes")));
+    md = markdown(root);
+    assert_has(md, "| 1 | L2 | stream_load | 128 KiB | 129.2 |");
+    free(md);
+    json_decref(root);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cluster_variability),
+        cmocka_unit_test(test_gemm_noise_marked),
+        cmocka_unit_test(test_ceiling_working_set_measured),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
