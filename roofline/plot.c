@@ -456,17 +456,20 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
                 ++nl, 4 * llc);
     }
 
-    /* Plateaus used as ceilings: translucent bars in the level's colour, one data file per
-     * level; labelled when they are the roof of their level. */
-    char seg[NLEVELS + 1][4200];
-    FILE *sf[NLEVELS + 1];
-    int nseg[NLEVELS + 1] = {0};
+    /* Bandwidth ceilings: translucent bars in the level's colour over the working sets they
+     * were taken from, one data file per level and kind (kind 0: a detected plateau; kind 1:
+     * no plateau, the median of the points inside the level or the last points: a thin dashed
+     * bar); labelled when they are the roof of their level. */
+    char seg[NLEVELS + 1][2][4200];
+    FILE *sf[NLEVELS + 1][2];
+    int nseg[NLEVELS + 1][2] = {{0}};
     for (int l = 0; l <= NLEVELS; l++)
-        if (!(sf[l] = data_file(c, seg[l], sizeof seg[l]))) {
-            while (l-- > 0)
-                fclose(sf[l]);
-            return -1;
-        }
+        for (int k = 0; k < 2; k++)
+            if (!(sf[l][k] = data_file(c, seg[l][k], sizeof seg[l][k]))) {
+                for (int m = 0; m < 2 * l + k; m++)
+                    fclose(sf[m / 2][m % 2]);
+                return -1;
+            }
     const json_t *used = json_object_get(json_object_get(sec, "ceilings_used"), "bandwidth");
     json_array_foreach(json_object_get(json_object_get(root, "ceilings"), "bandwidth"), i, e) {
         double lo = ns_json_get_num(e, "working_set_min_bytes");
@@ -476,8 +479,10 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
         const char *lv = str_of(e, "level", "?");
         int suspect = json_is_true(json_object_get(e, "suspect"));
         int li = level_index(lv);
-        fprintf(sf[li], "%.9g %.9g\n%.9g %.9g\n\n", lo, bw, hi, bw);
-        nseg[li]++;
+        const char *src = str_of(e, "source", "plateau");
+        int kind = strcmp(src, "plateau") != 0;
+        fprintf(sf[li][kind], "%.9g %.9g\n%.9g %.9g\n\n", lo, bw, hi, bw);
+        nseg[li][kind]++;
         size_t j;
         json_t *u;
         json_array_foreach(used, j, u) {
@@ -486,7 +491,11 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
                 fabs(ns_json_get_num(u, "gbytes_per_s") - bw) <= 1e-9 * bw) {
                 char g[32], l[96];
                 fmt_gbps(bw, g, sizeof g);
-                snprintf(l, sizeof l, "%s %s GB/s%s", lv, g, suspect ? " (suspect)" : "");
+                snprintf(l, sizeof l, "%s %s GB/s%s%s", lv, g,
+                         !kind                      ? ""
+                         : !strcmp(src, "interior") ? " (no plateau: median)"
+                                                    : " (no plateau: last points)",
+                         suspect ? " (suspect)" : "");
                 fprintf(f, "set label %d ", ++nl);
                 gp_str(f, l);
                 /* The last level's bar sits at the right edge: anchor its label there. */
@@ -499,7 +508,8 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
         }
     }
     for (int l = 0; l <= NLEVELS; l++)
-        fclose(sf[l]);
+        for (int k = 0; k < 2; k++)
+            fclose(sf[l][k]);
 
     fprintf(f, "plot ");
     int first = 1, ncurve = 0;
@@ -541,15 +551,28 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
         fprintf(f, " u 1:2 smooth unique w lp pt 7 ps 0.5 lw 1.5 lc %d title ", ++ncurve);
         gp_str(f, title);
     }
-    for (int l = 0; l <= NLEVELS; l++) {
-        if (!nseg[l]) continue;
-        fprintf(f, "%s", first ? "" : ", \\\n     ");
-        first = 0;
-        gp_str(f, seg[l]);
-        /* ARGB: 0x60 alpha keeps the curve visible under the bar. */
-        fprintf(f, " u 1:2 w l lw 8 lc rgb '#60%s' notitle",
-                level_color(l < NLEVELS ? levels[l] : NULL) + 1);
-    }
+    int kinds[2] = {0, 0};
+    for (int l = 0; l <= NLEVELS; l++)
+        for (int k = 0; k < 2; k++) {
+            if (!nseg[l][k]) continue;
+            kinds[k] = 1;
+            fprintf(f, "%s", first ? "" : ", \\\n     ");
+            first = 0;
+            gp_str(f, seg[l][k]);
+            /* ARGB: 0x60 alpha keeps the curve visible under the bar. */
+            fprintf(f, " u 1:2 w l %s lc rgb '#60%s' notitle", k ? "lw 4 dt (6,4)" : "lw 8",
+                    level_color(l < NLEVELS ? levels[l] : NULL) + 1);
+        }
+    /* The key says which bar is which. */
+    if (kinds[0])
+        fprintf(f, "%sNaN w l lw 8 lc rgb '#60777777' title 'plateau found'",
+                first ? "" : ", \\\n     ");
+    if (kinds[1])
+        fprintf(f,
+                "%sNaN w l lw 4 dt (6,4) lc rgb '#60777777' title 'no plateau: median of the "
+                "level (or last) points'",
+                first && !kinds[0] ? "" : ", \\\n     ");
+    if (kinds[0] || kinds[1]) first = 0;
     if (first) fprintf(f, "1/0 notitle");
     fprintf(f, "\n");
     return 0;
@@ -588,7 +611,8 @@ static int sweep_picture(plot_ctx *c, const json_t *root) {
             "'4 MiB' 4194304, '32 MiB' 33554432, '256 MiB' 268435456, '2 GiB' 2147483648.0, "
             "'16 GiB' 17179869184.0, '128 GiB' 137438953472.0)\n"
             "set multiplot layout 1,%d title 'Bandwidth against working set: dashed lines = "
-            "aggregate cache capacity of the threads, thick bars = detected plateaus' "
+            "aggregate cache capacity of the threads, thick bars = detected plateaus, dashed bars "
+            "= no plateau found' "
             "font ',11'\n",
             str_of(sec, "bytes_policy", "?"), nt);
     for (int t = 0; t < nt; t++)
