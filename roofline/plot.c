@@ -232,6 +232,70 @@ static int level_index(const char *level) {
     return NLEVELS;
 }
 
+/* Where the point labels go. The pictures are 1300 x 780 (both terminals); the plot area
+ * of a roofline picture spans about 61..832 px across and 47..728 px down; a label (font 9)
+ * is about 7 px a character and 12 px high, a point marker about 14 px wide. */
+#define PA_X0 61.0
+#define PA_W 771.0
+#define PA_Y0 52.0 /* from the bottom */
+#define PA_H 681.0
+#define LBL_CW 7.0
+#define LBL_H 12.0
+#define MARK_R 7.0
+
+typedef struct {
+    double x0, x1, y0, y1;
+} box;
+
+static int boxes_meet(box a, box b) {
+    return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+/* Labels each point with its number as `set label` commands: to the right of a filled point
+ * (left of an open one) and above it, else the first of the other three corners where the
+ * label meets no label placed before and no other point's marker; where none is free (a pile
+ * of points), the corner that meets the fewest. */
+static void point_labels(FILE *f, const json_t **kept, int np, int tmax, double xmin, double xmax,
+                         double ymin, double ytop) {
+    box placed[64], mark[64];
+    double px[64], py[64];
+    double lx = log(xmax / xmin), ly = log(ytop / ymin);
+    for (int k = 0; k < np; k++) {
+        px[k] = PA_X0 + PA_W * log(ns_json_get_num(kept[k], "ai_flop_per_byte") / xmin) / lx;
+        py[k] = PA_Y0 + PA_H * log(ns_json_get_num(kept[k], "gflops") / ymin) / ly;
+        mark[k] = (box){px[k] - MARK_R, px[k] + MARK_R, py[k] - MARK_R, py[k] + MARK_R};
+    }
+    for (int k = 0; k < np; k++) {
+        char num[16];
+        int w = snprintf(num, sizeof num, "%d", k + 1);
+        int open = ns_json_get_num(kept[k], "threads") != tmax;
+        /* Corners (x side, y side) in order of preference. */
+        static const int corner[2][4][2] = {{{1, 1}, {1, -1}, {-1, 1}, {-1, -1}},
+                                            {{-1, 1}, {-1, -1}, {1, 1}, {1, -1}}};
+        int best = 0, best_hits = 1 << 30;
+        box bb = {0, 0, 0, 0};
+        for (int c = 0; c < 4; c++) {
+            int sx = corner[open][c][0], sy = corner[open][c][1];
+            double x0 = sx > 0 ? px[k] + 0.8 * LBL_CW : px[k] - 0.8 * LBL_CW - w * LBL_CW;
+            double yc = py[k] + sy * 0.5 * LBL_H;
+            box b = {x0, x0 + w * LBL_CW, yc - LBL_H / 2, yc + LBL_H / 2};
+            int hits = 0;
+            for (int j = 0; j < k; j++)
+                hits += 4 * boxes_meet(b, placed[j]); /* a label on a label is the worst */
+            for (int j = 0; j < np; j++)
+                hits += j != k && boxes_meet(b, mark[j]);
+            if (hits < best_hits) best = c, best_hits = hits, bb = b;
+            if (!hits) break;
+        }
+        placed[k] = bb;
+        int sx = corner[open][best][0], sy = corner[open][best][1];
+        fprintf(f,
+                "set label %d '%s' at first %.9g, first %.9g %s offset %.1f,%.1f font ',9' front\n",
+                1000 + k, num, ns_json_get_num(kept[k], "ai_flop_per_byte"),
+                ns_json_get_num(kept[k], "gflops"), sx > 0 ? "left" : "right", 0.8 * sx, 0.5 * sy);
+    }
+}
+
 /* One roofline picture of precision prec. cache_aware: one slanted roof per level at the
  * highest thread count; else the DRAM roof at every thread count and every compute mix. */
 static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, int cache_aware) {
@@ -294,13 +358,27 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
             cache_aware ? "Cache-aware" : "Empirical", !strcmp(prec, "dp") ? "double" : "single",
             str_of(sec, "bytes_policy", "?"),
             cache_aware ? "" : " (solid: all threads, dashed: 1 thread)");
-    /* The points' legend: number, kernel, fraction of its roof; top left, above the roofs. */
-    int nlist = np > 26 ? 25 : np; /* what fits above the key */
-    if (nlist < np)
+    /* The points' legend: number, kernel, fraction of its roof; top left, above the roofs.
+     * Then the kernels without FLOPs (copy, load: no point on a FLOP/s axis), by name with
+     * their fraction of the bandwidth roof, so that no kernel leaves the picture unsaid. */
+    const json_t *zero[64];
+    int nz = 0;
+    json_array_foreach(json_object_get(sec, "points"), i, e) {
+        if (!strcmp(str_of(e, "precision", ""), prec) && nz < 64 &&
+            json_is_number(json_object_get(e, "ai_flop_per_byte")) &&
+            ns_json_get_num(e, "ai_flop_per_byte") == 0)
+            zero[nz++] = e;
+    }
+    int total = np + (nz ? nz + 1 : 0);
+    int room = total > 26 ? 25 : total; /* what fits above the key */
+    int nlist = np < room ? np : room;
+    int nzlist = nz && room > nlist + 1 ? room - nlist - 1 : 0;
+    int lines = nlist + (nzlist ? nzlist + 1 : 0);
+    if (nlist < np || nzlist < nz)
         fprintf(f,
                 "set label 98 '... and %d more kernels: see roofline.points in results.json' "
                 "at screen 0.655, screen %.3f font ',9'\n",
-                np - nlist, 0.94 - 0.024 * nlist);
+                np - nlist + nz - nzlist, 0.94 - 0.024 * lines);
     for (int k = 0; k < nlist; k++) {
         char l[160], line[220];
         point_label(kept[k], l, sizeof l);
@@ -314,9 +392,32 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
         fprintf(f, " at screen 0.655, screen %.3f font ',9' tc rgb '%s'\n", 0.94 - 0.024 * k,
                 level_color(str_of(kept[k], "level", NULL)));
     }
-    if (np)
+    if (nzlist)
+        fprintf(
+            f,
+            "set label 97 'no FLOPs, so no point here (share of the bandwidth roof):' at screen "
+            "0.655, screen %.3f font ',9'\n",
+            0.94 - 0.024 * nlist);
+    for (int k = 0; k < nzlist; k++) {
+        char l[160], line[220];
+        point_label(zero[k], l, sizeof l);
+        double fr = ns_json_get_num(zero[k], "fraction_of_roof");
+        const char *lim = str_of(zero[k], "roof_limit", "");
+        const char *lv = !strncmp(lim, "bandwidth:", 10) ? lim + 10 : "";
+        if (isfinite(fr))
+            snprintf(line, sizeof line, "-  %s: %.0f%% of %s%sroof", l, 100 * fr, lv,
+                     *lv ? " bandwidth " : "bandwidth ");
+        else
+            snprintf(line, sizeof line, "-  %s: no roof", l);
+        fprintf(f, "set label %d ", 100 + nlist + k);
+        gp_str(f, line);
+        fprintf(f, " at screen 0.655, screen %.3f font ',9' tc rgb '%s'\n",
+                0.94 - 0.024 * (nlist + 1 + k), level_color(str_of(zero[k], "level", NULL)));
+    }
+    if (np || nz)
         fprintf(f, "set label 99 'kernels (colour: level of the working set)' at screen 0.655, "
                    "screen 0.965 font ',10'\n");
+    point_labels(f, kept, np, tmax, xmin, xmax, ymin, ymax * 3);
 
     fprintf(f, "plot ");
     int first = 1;
@@ -351,12 +452,8 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
                     fqs, tc[t]);
         }
     }
-    /* Points at the highest thread count and at fewer: gnuplot 5.4 crashes (SIGSEGV) on a
-     * `w labels` clause whose filter leaves no point, so each clause is written only when it
-     * has points to draw. */
-    int n_full = 0, n_open = 0;
-    for (int k = 0; k < np; k++)
-        *(ns_json_get_num(kept[k], "threads") == tmax ? &n_full : &n_open) += 1;
+    /* Points at the highest thread count and at fewer; their numbers are set labels
+     * (point_labels), placed apart. */
     if (np > 0) {
         /* Filled: the highest thread count; open: fewer threads (compared with their own
          * roofs, listed in results.json). Colour: the level the working set lives in. */
@@ -378,21 +475,16 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
         }
         fprintf(f, "%sNaN w p pt 7 ps 1.4 lc rgb '#444444' title 'kernel, %d thr'", SEP(), tmax);
         fprintf(f, "%sNaN w p pt 6 ps 1.4 lw 2 lc rgb '#444444' title 'kernel, fewer thr'", SEP());
-        if (n_full) {
-            fprintf(f, "%s", SEP());
-            gp_str(f, pts);
-            fprintf(f,
-                    " u 1:($3==%d ? $2 : 1/0):(sprintf('%%d', $4)) w labels left offset 0.8,0.5 "
-                    "font ',9' notitle",
-                    tmax);
-        }
-        if (n_open) {
-            fprintf(f, "%s", SEP());
-            gp_str(f, pts);
-            fprintf(f,
-                    " u 1:($3!=%d ? $2 : 1/0):(sprintf('%%d', $4)) w labels right "
-                    "offset -0.8,0.5 font ',9' notitle",
-                    tmax);
+        /* The key of the colours: one entry per level a point's working set lives in. */
+        for (int l = 0; l <= NLEVELS; l++) {
+            int any = 0;
+            for (int k = 0; k < np && !any; k++)
+                any = level_index(str_of(kept[k], "level", NULL)) == l;
+            if (any)
+                fprintf(f, "%sNaN w p pt 7 ps 1.4 lc rgb '%s' title '%s%s'", SEP(),
+                        level_color(l < NLEVELS ? levels[l] : NULL),
+                        l < NLEVELS ? "working set in " : "level unknown",
+                        l < NLEVELS ? levels[l] : "");
         }
     }
     if (first) fprintf(f, "1/0 notitle");
@@ -403,6 +495,8 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
     return body_end(c, &b, name);
 }
 
+/* A byte count as people write it: "48 KiB", "1.17 GiB", "1008 KiB" (three significant
+ * digits, whole numbers from 100: never an exponent). */
 static void fmt_bytes(double b, char *buf, size_t len) {
     static const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int k = 0;
@@ -410,7 +504,7 @@ static void fmt_bytes(double b, char *buf, size_t len) {
         b /= 1024;
         k++;
     }
-    snprintf(buf, len, "%.3g %s", b, u[k]);
+    snprintf(buf, len, b >= 100 ? "%.0f %s" : "%.3g %s", b, u[k]);
 }
 
 /* A sweep point the picture can draw: positive working set and bandwidth, threads. */

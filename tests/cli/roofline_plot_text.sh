@@ -2,7 +2,9 @@
 # What the roofline pictures say, read from the gnuplot script and data that draw them
 # (NODESCALE_KEEP_PLOT_TMP=1), on a real 1-thread quick run (tests/fixtures/roofline/
 # quick_1thread.json): a bandwidth ceiling found without a plateau is drawn unlike a detected
-# plateau and the key says which is which (trial 3 #12).
+# plateau and the key says which is which (trial 3 #12); the roofline pictures write sizes
+# without exponents, place the point numbers apart, have a key for the level colours and name
+# the kernels without FLOPs (#14).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/cli/lib/roofline.sh
@@ -18,7 +20,9 @@ python3 - "$gp" "$tmp/out/results.json" <<'PY' || fail=1
 import json, re, sys
 gp = open(sys.argv[1]).read()
 d = json.load(open(sys.argv[2]))
-pics = dict(re.findall(r"\n# ---- (\S+)\n(.*?)(?=\n# ---- |\Z)", gp, re.S))
+# Each picture's body, once (it is written twice: SVG, then PNG).
+pics = {n: re.search(r"set output '[^']*'\n(.*?)\nset output\n", b, re.S).group(1)
+        for n, b in re.findall(r"\n# ---- (\S+)\n(.*?)(?=\n# ---- |\Z)", gp, re.S)}
 bad = []
 
 # 12: every ceiling lies in a bar file of its kind: solid (lw 8) for a detected plateau,
@@ -54,6 +58,57 @@ for c in d["ceilings"]["bandwidth"]:
     if c["source"] == "interior" and (c["level"], c["threads"], c["kernel"]) in used:
         if not re.search(r"set label \d+ '%s [\d.]+ GB/s \(no plateau: median\)" % c["level"], sweep):
             bad.append(f"12: the label of the {c['level']} roof does not say no plateau")
+
+# 14: sizes without exponents ("1.01e+03 KiB" was 1008 KiB).
+for name, body in pics.items():
+    for m in re.findall(r"\d[eE][+-]?\d+ ?[KMGT]?i?B\b", body):
+        bad.append(f"14: {name}: size with an exponent: {m}")
+if "stream_add avx512 1008 KiB t1" not in pics["roofline_dp"]:
+    bad.append("14: stream_add's 1008 KiB not in the roofline_dp list")
+
+# 14: point numbers placed apart. Boxes as plot.c estimates them: plot area 61..832 px
+# across, 52..733 px up; a label 7 px a character and 12 px high, offset 0.8 character
+# sideways and half a line up or down.
+pts = [p for p in d["roofline"]["points"]
+       if (p.get("ai_flop_per_byte") or 0) > 0 and (p.get("gflops") or 0) > 0]
+for name in ("roofline_dp", "roofline_sp", "roofline_cache_aware_dp", "roofline_cache_aware_sp"):
+    body = pics.get(name, "")
+    xr = re.search(r"set xrange \[([^:]+):([^\]]+)\]", body)
+    yr = re.search(r"set yrange \[([^:]+):([^\]]+)\]", body)
+    labels = re.findall(r"set label (1\d\d\d) '(\d+)' at first (\S+), first (\S+) (left|right) "
+                        r"offset (\S+),(\S+)", body)
+    prec = name[-2:]
+    n = sum(1 for p in pts if p["precision"] == prec)
+    if len(labels) != min(n, 64):
+        bad.append(f"14: {name}: {len(labels)} point numbers for {n} points")
+    if not labels:
+        continue
+    import math
+    x0, x1 = map(float, xr.groups()); y0, y1 = map(float, yr.groups())
+    boxes = []
+    for _, num, x, y, side, ox, oy in labels:
+        px = 61 + 771 * math.log(float(x) / x0) / math.log(x1 / x0)
+        py = 52 + 681 * math.log(float(y) / y0) / math.log(y1 / y0)
+        w = 7 * len(num)
+        left = px + 5.6 if side == "left" else px - 5.6 - w
+        yc = py + float(oy) * 12
+        boxes.append((num, left, left + w, yc - 6, yc + 6))
+    for i, a in enumerate(boxes):
+        for b in boxes[:i]:
+            if a[1] < b[2] and b[1] < a[2] and a[3] < b[4] and b[3] < a[4]:
+                bad.append(f"14: {name}: point numbers {b[0]} and {a[0]} overlap")
+    # 14: a key entry per level colour of the points.
+    for lv in sorted({p["level"] for p in pts if p["precision"] == prec and p.get("level")}):
+        if f"title 'working set in {lv}'" not in body:
+            bad.append(f"14: {name}: no key for the colour of {lv}")
+
+# 14: kernels without FLOPs named in the list of their precision's picture.
+for p in d["roofline"]["points"]:
+    if p.get("ai_flop_per_byte") == 0:
+        pat = r"set label \d+ '-  %s %s [^']* t%d: \d+%% of \S+ bandwidth roof'" % (
+            p["name"], p["isa"], p["threads"])
+        if not re.search(pat, pics["roofline_" + p["precision"]]):
+            bad.append(f"14: {p['id']} (no FLOPs) not named in roofline_{p['precision']}")
 
 for b in bad:
     print("FAIL:", b)
