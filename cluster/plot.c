@@ -149,12 +149,16 @@ int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, 
 
     if (!(f = open_in(dir, "cluster_scaling", "dat", path, sizeof path)))
         FAIL("cannot write %s: %s", path, strerror(errno));
-    fprintf(f, "# chips mfu realized_flops_per_s peak_flops_per_s\n");
+    fprintf(f,
+            "# chips mfu realized_flops_per_s peak_flops_per_s fits (1 yes, 0 no, -1 unknown)\n");
     double peak = in->sys.chip.peak_flops[in->run.precision];
+    long long cmin = 0, cmax = 0;
     for (int i = 0; i < n; i++) {
         const ns_breakdown *b = &pts[i];
-        fprintf(f, "%lld %.6g %.6g %.6g\n", chips_of(b), b->mfu,
-                b->model_flops_per_s_per_chip * chips_of(b), peak * chips_of(b));
+        fprintf(f, "%lld %.6g %.6g %.6g %d\n", chips_of(b), b->mfu,
+                b->model_flops_per_s_per_chip * chips_of(b), peak * chips_of(b), b->fits);
+        if (!i || chips_of(b) < cmin) cmin = chips_of(b);
+        if (!i || chips_of(b) > cmax) cmax = chips_of(b);
     }
     if (close_checked(f)) {
         f = NULL;
@@ -163,14 +167,34 @@ int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, 
     if (!(f = open_script(dir, "cluster_scaling", "MFU and realized FLOP/s", in, path,
                           sizeof path)))
         FAIL("cannot write %s: %s", path, strerror(errno));
-    fprintf(f, "set logscale x 2\nset logscale y2 10\n"
+    /* Every chip count is a labelled tic; a configuration that does not fit in memory (column
+     * 5 is 0) is off the lines, a red square, and the key says it cannot run. */
+    fprintf(f, "set logscale x 2\n");
+    if (n > 0) {
+        fprintf(f, "set xrange [%.6g:%.6g]\nset xtics (", cmin / 1.5, cmax * 1.5);
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%s'%lld' %lld", i ? ", " : "", chips_of(&pts[i]), chips_of(&pts[i]));
+        fprintf(f, ")\n");
+    }
+    int nofit = 0;
+    for (int i = 0; i < n; i++)
+        nofit += pts[i].fits == 0;
+    fprintf(f, "set logscale y2 10\n"
                "set ylabel 'MFU'\nset yrange [0:100]\nset format y '%%.0f%%%%'\n"
-               "set y2label 'FLOP/s'\nset y2tics\nset ytics nomirror\nset key top left\n"
+               "set y2label 'FLOP/s'\nset y2tics\nset ytics nomirror\nset key below\n"
                "set format y2 '%%.0e'\n"
-               "plot 'cluster_scaling.dat' using 1:($2*100) axes x1y1 with linespoints title "
-               "'MFU', \\\n"
-               "  '' using 1:3 axes x1y2 with linespoints title 'realized model FLOP/s', \\\n"
-               "  '' using 1:4 axes x1y2 with lines dashtype 2 title 'peak FLOP/s'\n");
+               "plot 'cluster_scaling.dat' using 1:($5 != 0 ? $2*100 : 1/0) axes x1y1 with "
+               "linespoints title 'MFU', \\\n"
+               "  '' using 1:($5 != 0 ? $3 : 1/0) axes x1y2 with linespoints title 'realized "
+               "model FLOP/s', \\\n"
+               "  '' using 1:4 axes x1y2 with lines dashtype 2 title 'peak FLOP/s'");
+    if (nofit)
+        fprintf(f, ", \\\n  '' using 1:($5 == 0 ? $2*100 : 1/0) axes x1y1 with points pt 5 ps 1.3 "
+                   "lc rgb '#d62728' title 'does not fit in memory: not runnable (MFU, FLOP/s as "
+                   "if it did)', \\\n"
+                   "  '' using 1:($5 == 0 ? $3 : 1/0) axes x1y2 with points pt 5 ps 1.3 lc rgb "
+                   "'#d62728' notitle");
+    fprintf(f, "\n");
     if (close_checked(f)) {
         f = NULL;
         FAIL("cannot write %s: %s", path, strerror(errno));
