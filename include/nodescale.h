@@ -27,7 +27,8 @@ typedef enum {
  * op(A) is m x k, op(B) is k x n, C is m x n, each stored in `layout` with leading dimension
  * lda/ldb/ldc (>= the stored row length: for column-major, the number of rows of the stored
  * matrix). beta == 0: C is not read (NaN/Inf in C do not propagate). alpha == 0 or k == 0:
- * C := beta * C without reading A or B. m == 0 or n == 0: nothing is touched.
+ * C := beta * C without reading A or B, and with beta == 1 C is not touched at all (reference
+ * BLAS; C may be read-only). m == 0 or n == 0: nothing is touched.
  * Returns 0, or a positive BLAS xerbla-style parameter number (1-based position of the first
  * invalid argument) without touching C. Threads: omp_get_max_threads() (one inside a parallel
  * region, and for problems under ~4 MFLOP). ISA: the widest cpuid reports, or NODESCALE_ISA

@@ -595,7 +595,8 @@ static void gemm_generic(int isa, ns_precision prec, int transa, int transb, int
     size_t es = ns_prec_size(prec);
     if (m <= 0 || n <= 0) return;
     if (alpha == 0.0 || k <= 0) {
-        scale_c(es, m, n, beta, c, ldc);
+        /* Reference BLAS: with beta == 1 C is not touched at all (it may be read-only). */
+        if (beta != 1.0) scale_c(es, m, n, beta, c, ldc);
         return;
     }
     const blocks *bk = blocks_get(isa, prec);

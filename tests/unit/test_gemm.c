@@ -500,6 +500,39 @@ static void test_descriptors(void **st) {
     assert_int_equal(ns_gemm_config_get("sve", NS_PREC_DP, &cfg), -1);
 }
 
+/* alpha = 0 or k = 0 with beta = 1: C is not touched at all (reference BLAS), so a read-only C
+ * does not fault (trial 3, defect 5). */
+static void test_beta_one_readonly(void **st) {
+    (void)st;
+    long pg = sysconf(_SC_PAGESIZE);
+    double *c = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(c != MAP_FAILED);
+    for (int i = 0; i < 16; i++)
+        c[i] = i == 3 ? NAN : i;
+    assert_int_equal(mprotect(c, (size_t)pg, PROT_READ), 0);
+    double a[16] = {1}, b[16] = {1};
+    float af[16] = {1}, bf[16] = {1};
+    const nodescale_transpose N = NodescaleNoTrans, T = NodescaleTrans;
+    for (int row = 0; row < 2; row++) {
+        nodescale_layout L = row ? NodescaleRowMajor : NodescaleColMajor;
+        assert_int_equal(nodescale_dgemm(L, N, N, 4, 4, 4, 0.0, a, 4, b, 4, 1.0, c, 4), 0);
+        assert_int_equal(nodescale_dgemm(L, T, N, 4, 4, 0, 2.0, a, 4, b, 4, 1.0, c, 4), 0);
+        assert_int_equal(nodescale_dgemm(L, N, T, 4, 4, 3, 0.0, NULL, 4, NULL, 4, 1.0, c, 4), 0);
+        assert_int_equal(nodescale_sgemm(L, N, N, 4, 4, 4, 0.0f, af, 4, bf, 4, 1.0f, (float *)c, 4),
+                         0);
+        assert_int_equal(nodescale_sgemm(L, N, N, 4, 4, 0, 1.0f, af, 4, bf, 4, 1.0f, (float *)c, 4),
+                         0);
+    }
+    int isas[3], ni = runnable_isas(isas);
+    for (int ii = 0; ii < ni; ii++) {
+        ns_gemm_d_isa(isas[ii], 0, 0, 4, 4, 0, 1.0, a, 4, b, 1, 1.0, c, 4, 2);
+        ns_gemm_s_isa(isas[ii], 0, 0, 4, 4, 4, 0.0f, af, 4, bf, 4, 1.0f, (float *)c, 4, 2);
+    }
+    for (int i = 0; i < 16; i++)
+        assert_true(i == 3 ? isnan(c[i]) : c[i] == i);
+    munmap(c, (size_t)pg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_edge_residues),    cmocka_unit_test(test_shape_classes),
@@ -508,6 +541,7 @@ int main(void) {
         cmocka_unit_test(test_guard_pages),      cmocka_unit_test(test_beta_zero_nan),
         cmocka_unit_test(test_degenerate),       cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_flops_64bit),      cmocka_unit_test(test_descriptors),
+        cmocka_unit_test(test_beta_one_readonly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
