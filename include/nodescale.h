@@ -30,12 +30,17 @@ typedef enum {
  * C := beta * C without reading A or B, and with beta == 1 C is not touched at all (reference
  * BLAS; C may be read-only). m == 0 or n == 0: nothing is touched.
  * Returns 0, or a positive BLAS xerbla-style parameter number (1-based position of the first
- * invalid argument) without touching C. Threads: omp_get_max_threads() (one inside a parallel
- * region, and for problems under ~4 MFLOP). ISA: the widest cpuid reports, or NODESCALE_ISA
- * (avx512 | avx2 | scalar), read at the first call. Block sizes from hwloc's cache sizes,
+ * invalid argument) without touching C, or NODESCALE_ERR_NOMEM (negative) when the packing
+ * buffers cannot be allocated: C untouched, nothing printed, the call may be retried.
+ * Threads: omp_get_max_threads() (one inside a parallel region, and for problems under
+ * ~4 MFLOP). ISA: the widest cpuid reports, or NODESCALE_ISA (avx512 | avx2 | scalar), read at
+ * the first call. Block sizes from hwloc's cache sizes,
  * overridden by NODESCALE_GEMM_MC / _KC / _NC. Algorithm: Goto/BLIS five loops with packing;
  * van Zee & van de Geijn, "BLIS: A Framework for Rapidly Instantiating BLAS Functionality",
  * ACM TOMS 41(3), 2015, section 3. */
+/* GEMM return value: the packing buffers could not be allocated (C untouched). Parameter
+ * errors are positive, so every nonzero return is a failure and C was not written. */
+#define NODESCALE_ERR_NOMEM (-1)
 int nodescale_dgemm(nodescale_layout layout, nodescale_transpose transa,
                     nodescale_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
                     const double *a, int64_t lda, const double *b, int64_t ldb, double beta,

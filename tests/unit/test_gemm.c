@@ -7,7 +7,10 @@
  * operands against PROT_NONE guard pages, beta = 0 over NaN/Inf in C and its padding (B14),
  * alpha = 0 / k = 0 / m = 0 / n = 0 semantics, bad arguments, 1/2/4 threads, the registry
  * descriptors' check, and a FLOP count above 2^32. Kept small enough to run under ASan+UBSan. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -525,12 +529,108 @@ static void test_beta_one_readonly(void **st) {
     }
     int isas[3], ni = runnable_isas(isas);
     for (int ii = 0; ii < ni; ii++) {
-        ns_gemm_d_isa(isas[ii], 0, 0, 4, 4, 0, 1.0, a, 4, b, 1, 1.0, c, 4, 2);
-        ns_gemm_s_isa(isas[ii], 0, 0, 4, 4, 4, 0.0f, af, 4, bf, 4, 1.0f, (float *)c, 4, 2);
+        assert_int_equal(ns_gemm_d_isa(isas[ii], 0, 0, 4, 4, 0, 1.0, a, 4, b, 1, 1.0, c, 4, 2), 0);
+        assert_int_equal(
+            ns_gemm_s_isa(isas[ii], 0, 0, 4, 4, 4, 0.0f, af, 4, bf, 4, 1.0f, (float *)c, 4, 2), 0);
     }
     for (int i = 0; i < 16; i++)
         assert_true(i == 3 ? isnan(c[i]) : c[i] == i);
     munmap(c, (size_t)pg);
+}
+
+static int fail_alloc(void **p, size_t align, size_t bytes) {
+    (void)p, (void)align, (void)bytes;
+    return ENOMEM;
+}
+
+typedef struct nomem_result {
+    int rc[8];
+    int c_changed;
+    long stderr_bytes;
+    int check_ok;
+    char why[192];
+} nomem_result;
+
+/* Runs on a fresh thread (no cached packing buffer) with every packing allocation failing. */
+static void *nomem_thread(void *arg) {
+    nomem_result *r = arg;
+    enum { M = 40, N = 30, K = 50 };
+    double *a = calloc(M * K, sizeof *a), *b = calloc(K * N, sizeof *b),
+           *c = malloc(sizeof(double) * M * N);
+    float *cs = malloc(sizeof(float) * M * N);
+    if (!a || !b || !c || !cs) {
+        r->c_changed = -1;
+        return NULL;
+    }
+    for (int i = 0; i < M * N; i++)
+        c[i] = 7, cs[i] = 7;
+    const nodescale_transpose Nt = NodescaleNoTrans, T = NodescaleTrans;
+    r->rc[0] = nodescale_dgemm(NodescaleColMajor, Nt, Nt, M, N, K, 1.0, a, M, b, K, 0.0, c, M);
+    r->rc[1] = nodescale_dgemm(NodescaleRowMajor, T, Nt, M, N, K, 2.0, a, M, b, N, 1.0, c, N);
+    r->rc[2] = nodescale_sgemm(NodescaleColMajor, Nt, Nt, M, N, K, 1.0f, (float *)a, M, (float *)b,
+                               K, 0.0f, cs, M);
+    r->rc[3] = ns_gemm_d_isa(NS_GEMM_SCALAR, 0, 0, M, N, K, 1.0, a, M, b, K, 0.0, c, M, 2);
+    r->rc[4] = ns_gemm_s_isa(NS_GEMM_SCALAR, 0, 0, M, N, K, 1.0f, (float *)a, M, (float *)b, K,
+                             0.0f, cs, M, 2);
+    for (int i = 0; i < M * N; i++)
+        if (c[i] != 7 || cs[i] != 7) r->c_changed = 1;
+    /* A registry descriptor: the failed call makes its check fail with a reason. */
+    ns_params p = {.m = M, .n = N, .k = K, .threads = 1};
+    void *s = ns_k_dgemm_scalar.create(&p);
+    if (s) {
+        ns_k_dgemm_scalar.run(s, 0, 1);
+        ns_check ck;
+        memset(&ck, 0, sizeof ck);
+        ns_k_dgemm_scalar.check(s, &ck);
+        r->check_ok = ck.ok;
+        snprintf(r->why, sizeof r->why, "%s", ck.why);
+        ns_k_dgemm_scalar.destroy(s);
+    } else {
+        r->check_ok = -1;
+    }
+    free(a), free(b), free(c), free(cs);
+    return NULL;
+}
+
+/* No memory for the packing buffers: every entry point returns NODESCALE_ERR_NOMEM, leaves C
+ * untouched and prints nothing; the descriptor's check reports the failure (trial 3, defect 2). */
+static void test_nomem(void **st) {
+    (void)st;
+    nomem_result r;
+    memset(&r, 0, sizeof r);
+    char path[] = "/tmp/test_gemm_stderr_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    assert_true(saved >= 0);
+    dup2(fd, STDERR_FILENO);
+    ns_gemm_set_buffer_alloc(fail_alloc);
+    pthread_t t;
+    int made = pthread_create(&t, NULL, nomem_thread, &r);
+    if (made == 0) pthread_join(t, NULL);
+    ns_gemm_set_buffer_alloc(NULL);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    struct stat sb;
+    assert_int_equal(fstat(fd, &sb), 0);
+    close(fd);
+    assert_int_equal(made, 0);
+    assert_true(NODESCALE_ERR_NOMEM < 0);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(r.rc[i], NODESCALE_ERR_NOMEM);
+    assert_int_equal(r.c_changed, 0);
+    assert_int_equal((long)sb.st_size, 0);
+    assert_int_equal(r.check_ok, 0);
+    assert_non_null(strstr(r.why, "packing buffers"));
+    /* Allocation works again on this thread afterwards. */
+    double a[4] = {1, 2, 3, 4}, c[4] = {0};
+    assert_int_equal(nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, 2, 2, 2,
+                                     1.0, a, 2, a, 2, 0.0, c, 2),
+                     0);
+    assert_true(c[0] == 7 && c[3] == 22);
 }
 
 int main(void) {
@@ -541,7 +641,7 @@ int main(void) {
         cmocka_unit_test(test_guard_pages),      cmocka_unit_test(test_beta_zero_nan),
         cmocka_unit_test(test_degenerate),       cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_flops_64bit),      cmocka_unit_test(test_descriptors),
-        cmocka_unit_test(test_beta_one_readonly),
+        cmocka_unit_test(test_beta_one_readonly), cmocka_unit_test(test_nomem),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
