@@ -545,19 +545,47 @@ static int l1_set_conflict(size_t stride, int nr) {
 }
 
 /* Pack buffers are cached per calling thread and reused: a fresh multi-MB buffer per call would
- * page-fault on every call. Never freed (reachable through TLS until the thread exits). */
+ * page-fault on every call. The thread's buffer is also registered under a pthread key whose
+ * destructor frees it when the thread exits (the key is created once, on first use); the main
+ * thread's buffer stays reachable until exit. buffers_live counts buffers not yet freed. */
 static _Thread_local char *tls_buf;
 static _Thread_local size_t tls_size;
+static pthread_once_t buf_key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t buf_key;
+static int buf_key_ok;
+static atomic_long buffers_live;
 static int (*buf_alloc)(void **, size_t, size_t) = posix_memalign;
+
+static void buf_free(void *p) {
+    if (!p) return;
+    free(p);
+    atomic_fetch_sub(&buffers_live, 1);
+    if (p == tls_buf) tls_buf = NULL, tls_size = 0;
+}
+
+static void buf_key_init(void) {
+    buf_key_ok = pthread_key_create(&buf_key, buf_free) == 0;
+}
 
 static char *get_buffer(size_t bytes) {
     if (bytes <= tls_size) return tls_buf;
-    free(tls_buf);
-    tls_buf = NULL, tls_size = 0;
+    pthread_once(&buf_key_once, buf_key_init);
+    if (tls_buf) {
+        if (buf_key_ok) pthread_setspecific(buf_key, NULL);
+        buf_free(tls_buf);
+    }
     void *p = NULL;
     if (buf_alloc(&p, 4096, bytes) != 0) return NULL;
+    atomic_fetch_add(&buffers_live, 1);
     tls_buf = p, tls_size = bytes;
+    /* Without a key (or if registering fails) the buffer is still freed by the next resize, as
+     * before; it only leaks at thread exit. */
+    if (buf_key_ok) pthread_setspecific(buf_key, p);
     return tls_buf;
+}
+
+long ns_gemm_buffers_live(void) {
+    return atomic_load(&buffers_live);
 }
 
 void ns_gemm_set_buffer_alloc(int (*alloc)(void **, size_t, size_t)) {
