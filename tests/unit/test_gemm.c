@@ -67,12 +67,10 @@ typedef struct call {
 static int do_gemm(const call *g, const void *a, const void *b, void *c) {
     if (g->isa >= 0) {
         if (g->prec == NS_PREC_DP)
-            ns_gemm_d_isa(g->isa, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda, b, g->ldb,
-                          g->beta, c, g->ldc, g->threads);
-        else
-            ns_gemm_s_isa(g->isa, g->ta, g->tb, g->m, g->n, g->k, (float)g->alpha, a, g->lda, b,
-                          g->ldb, (float)g->beta, c, g->ldc, g->threads);
-        return 0;
+            return ns_gemm_d_isa(g->isa, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda, b,
+                                 g->ldb, g->beta, c, g->ldc, g->threads);
+        return ns_gemm_s_isa(g->isa, g->ta, g->tb, g->m, g->n, g->k, (float)g->alpha, a, g->lda, b,
+                             g->ldb, (float)g->beta, c, g->ldc, g->threads);
     }
     nodescale_layout L = g->rowmajor ? NodescaleRowMajor : NodescaleColMajor;
     nodescale_transpose TA = g->ta ? NodescaleTrans : NodescaleNoTrans;
