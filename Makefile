@@ -84,6 +84,8 @@ $(BIN)/nodescale: $(MAIN_OBJ) $(APP_OBJ) $(LIB_OBJ)
 # objects are compiled with hidden visibility, the .so exports through a version script, and the
 # .a holds one relocatable object (ld -r) whose hidden symbols are made local, so a program may
 # define ns_* names of its own. The binary, tests and benches link the objects directly.
+# -z nodelete: GEMM's per-thread buffers are freed by a pthread key destructor in the .so, which
+# must stay mapped until every thread has exited, even after a dlclose.
 $(LIB_OBJ): CFLAGS += -fvisibility=hidden
 
 lib/libnodescale.a: $(LIB_OBJ)
@@ -94,7 +96,7 @@ lib/libnodescale.a: $(LIB_OBJ)
 
 lib/libnodescale.so: $(LIB_OBJ) scripts/libnodescale.map
 	@mkdir -p lib
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnodescale.so.0 \
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnodescale.so.0 -Wl,-z,nodelete \
 	    -Wl,--version-script=scripts/libnodescale.map -o $@ $(LIB_OBJ) -lhwloc -ldl -lm
 
 $(BIN)/tests/%: tests/unit/%.c $(APP_OBJ) $(LIB_OBJ)
