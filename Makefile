@@ -80,13 +80,24 @@ $(BIN)/nodescale: $(MAIN_OBJ) $(APP_OBJ) $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# Only the public nodescale_* functions (NODESCALE_API in nodescale.h) leave the library: its
+# objects are compiled with hidden visibility, the .so exports through a version script, and the
+# .a holds one relocatable object (ld -r) whose hidden symbols are made local, so a program may
+# define ns_* names of its own. The binary, tests and benches link the objects directly.
+# -z nodelete: GEMM's per-thread buffers are freed by a pthread key destructor in the .so, which
+# must stay mapped until every thread has exited, even after a dlclose.
+$(LIB_OBJ): CFLAGS += -fvisibility=hidden
+
 lib/libnodescale.a: $(LIB_OBJ)
 	@mkdir -p lib
-	rm -f $@ && ar rcs $@ $^
+	$(CC) -r -nostdlib -o $(BDIR)/libnodescale.o $^
+	objcopy --localize-hidden $(BDIR)/libnodescale.o
+	rm -f $@ && ar rcs $@ $(BDIR)/libnodescale.o
 
-lib/libnodescale.so: $(LIB_OBJ)
+lib/libnodescale.so: $(LIB_OBJ) scripts/libnodescale.map
 	@mkdir -p lib
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnodescale.so.0 -o $@ $^ -lhwloc -ldl -lm
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnodescale.so.0 -Wl,-z,nodelete \
+	    -Wl,--version-script=scripts/libnodescale.map -o $@ $(LIB_OBJ) -lhwloc -ldl -lm
 
 $(BIN)/tests/%: tests/unit/%.c $(APP_OBJ) $(LIB_OBJ)
 	@mkdir -p $(dir $@) $(BDIR)/tests

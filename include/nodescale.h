@@ -15,6 +15,13 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility; only what is marked NODESCALE_API is exported. */
+#if defined(__GNUC__) || defined(__clang__)
+#define NODESCALE_API __attribute__((visibility("default")))
+#else
+#define NODESCALE_API
+#endif
+
 /* Values equal CBLAS's enums, so a caller may cast CBLAS_LAYOUT / CBLAS_TRANSPOSE directly. */
 typedef enum { NodescaleRowMajor = 101, NodescaleColMajor = 102 } nodescale_layout;
 typedef enum {
@@ -27,22 +34,28 @@ typedef enum {
  * op(A) is m x k, op(B) is k x n, C is m x n, each stored in `layout` with leading dimension
  * lda/ldb/ldc (>= the stored row length: for column-major, the number of rows of the stored
  * matrix). beta == 0: C is not read (NaN/Inf in C do not propagate). alpha == 0 or k == 0:
- * C := beta * C without reading A or B. m == 0 or n == 0: nothing is touched.
+ * C := beta * C without reading A or B, and with beta == 1 C is not touched at all (reference
+ * BLAS; C may be read-only). m == 0 or n == 0: nothing is touched.
  * Returns 0, or a positive BLAS xerbla-style parameter number (1-based position of the first
- * invalid argument) without touching C. Threads: omp_get_max_threads() (one inside a parallel
- * region, and for problems under ~4 MFLOP). ISA: the widest cpuid reports, or NODESCALE_ISA
- * (avx512 | avx2 | scalar), read at the first call. Block sizes from hwloc's cache sizes,
+ * invalid argument) without touching C, or NODESCALE_ERR_NOMEM (negative) when the packing
+ * buffers cannot be allocated: C untouched, nothing printed, the call may be retried.
+ * Threads: omp_get_max_threads() (one inside a parallel region, and for problems under
+ * ~4 MFLOP). ISA: the widest cpuid reports, or NODESCALE_ISA (avx512 | avx2 | scalar), read at
+ * the first call. Block sizes from hwloc's cache sizes,
  * overridden by NODESCALE_GEMM_MC / _KC / _NC. Algorithm: Goto/BLIS five loops with packing;
  * van Zee & van de Geijn, "BLIS: A Framework for Rapidly Instantiating BLAS Functionality",
  * ACM TOMS 41(3), 2015, section 3. */
-int nodescale_dgemm(nodescale_layout layout, nodescale_transpose transa,
-                    nodescale_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
-                    const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
-                    double *c, int64_t ldc);
-int nodescale_sgemm(nodescale_layout layout, nodescale_transpose transa,
-                    nodescale_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
-                    const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                    float *c, int64_t ldc);
+/* GEMM return value: the packing buffers could not be allocated (C untouched). Parameter
+ * errors are positive, so every nonzero return is a failure and C was not written. */
+#define NODESCALE_ERR_NOMEM (-1)
+NODESCALE_API int nodescale_dgemm(nodescale_layout layout, nodescale_transpose transa,
+                                  nodescale_transpose transb, int64_t m, int64_t n, int64_t k,
+                                  double alpha, const double *a, int64_t lda, const double *b,
+                                  int64_t ldb, double beta, double *c, int64_t ldc);
+NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose transa,
+                                  nodescale_transpose transb, int64_t m, int64_t n, int64_t k,
+                                  float alpha, const float *a, int64_t lda, const float *b,
+                                  int64_t ldb, float beta, float *c, int64_t ldc);
 
 /* ---- Reductions: sum, dot, nrm2, max-abs with index -------------------------------------------
  * x has n elements at stride incx (y: incy). A negative stride follows BLAS: x points at the
@@ -84,30 +97,36 @@ typedef enum {
 typedef enum { NodescaleFast = 0, NodescaleDeterministic = 1 } nodescale_reduce_mode;
 
 /* sum_i x_i */
-int nodescale_dsum(int64_t n, const double *x, int64_t incx, nodescale_sum_variant variant,
-                   nodescale_reduce_mode mode, double *result);
-int nodescale_ssum(int64_t n, const float *x, int64_t incx, nodescale_sum_variant variant,
-                   nodescale_reduce_mode mode, float *result);
+NODESCALE_API int nodescale_dsum(int64_t n, const double *x, int64_t incx,
+                                 nodescale_sum_variant variant, nodescale_reduce_mode mode,
+                                 double *result);
+NODESCALE_API int nodescale_ssum(int64_t n, const float *x, int64_t incx,
+                                 nodescale_sum_variant variant, nodescale_reduce_mode mode,
+                                 float *result);
 /* sum_i x_i * y_i, each product fused into its accumulator (FMA: one rounding per term) */
-int nodescale_ddot(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
-                   nodescale_sum_variant variant, nodescale_reduce_mode mode, double *result);
-int nodescale_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy,
-                   nodescale_sum_variant variant, nodescale_reduce_mode mode, float *result);
+NODESCALE_API int nodescale_ddot(int64_t n, const double *x, int64_t incx, const double *y,
+                                 int64_t incy, nodescale_sum_variant variant,
+                                 nodescale_reduce_mode mode, double *result);
+NODESCALE_API int nodescale_sdot(int64_t n, const float *x, int64_t incx, const float *y,
+                                 int64_t incy, nodescale_sum_variant variant,
+                                 nodescale_reduce_mode mode, float *result);
 /* sqrt(sum_i x_i^2), never overflowing or underflowing when the norm is representable.
  * dnrm2: one FMA pass of x_i^2; only when that sum overflows or falls below 2^-920 a second pass
  * finds max |x_i| and a third sums (x_i 2^-e)^2 with 2^e near max |x_i| (exact scaling).
  * snrm2: squares of floats are accumulated in DP, where they can neither overflow nor underflow,
  * so one pass always suffices. Variants: plain or pairwise (snrm2 also wide, the same as
  * plain); compensated is rejected. Relative error <= gamma_h / 2 + u (+ 2^-24 for snrm2). */
-int nodescale_dnrm2(int64_t n, const double *x, int64_t incx, nodescale_sum_variant variant,
-                    nodescale_reduce_mode mode, double *result);
-int nodescale_snrm2(int64_t n, const float *x, int64_t incx, nodescale_sum_variant variant,
-                    nodescale_reduce_mode mode, float *result);
+NODESCALE_API int nodescale_dnrm2(int64_t n, const double *x, int64_t incx,
+                                  nodescale_sum_variant variant, nodescale_reduce_mode mode,
+                                  double *result);
+NODESCALE_API int nodescale_snrm2(int64_t n, const float *x, int64_t incx,
+                                  nodescale_sum_variant variant, nodescale_reduce_mode mode,
+                                  float *result);
 /* *index = the 0-based logical index of the first element of largest |x_i| (ties: the smallest
  * index). NaN policy: if any element is NaN, the index of the first NaN (a NaN ranks above
  * every number, Inf included). Exact, so the same for any thread count: no variant or mode. */
-int nodescale_idamax(int64_t n, const double *x, int64_t incx, int64_t *index);
-int nodescale_isamax(int64_t n, const float *x, int64_t incx, int64_t *index);
+NODESCALE_API int nodescale_idamax(int64_t n, const double *x, int64_t incx, int64_t *index);
+NODESCALE_API int nodescale_isamax(int64_t n, const float *x, int64_t incx, int64_t *index);
 
 #ifdef __cplusplus
 }

@@ -545,18 +545,51 @@ static int l1_set_conflict(size_t stride, int nr) {
 }
 
 /* Pack buffers are cached per calling thread and reused: a fresh multi-MB buffer per call would
- * page-fault on every call. Never freed (reachable through TLS until the thread exits). */
+ * page-fault on every call. The thread's buffer is also registered under a pthread key whose
+ * destructor frees it when the thread exits (the key is created once, on first use); the main
+ * thread's buffer stays reachable until exit. buffers_live counts buffers not yet freed. */
 static _Thread_local char *tls_buf;
 static _Thread_local size_t tls_size;
+static pthread_once_t buf_key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t buf_key;
+static int buf_key_ok;
+static atomic_long buffers_live;
+static int (*buf_alloc)(void **, size_t, size_t) = posix_memalign;
+
+static void buf_free(void *p) {
+    if (!p) return;
+    free(p);
+    atomic_fetch_sub(&buffers_live, 1);
+    if (p == tls_buf) tls_buf = NULL, tls_size = 0;
+}
+
+static void buf_key_init(void) {
+    buf_key_ok = pthread_key_create(&buf_key, buf_free) == 0;
+}
 
 static char *get_buffer(size_t bytes) {
     if (bytes <= tls_size) return tls_buf;
-    free(tls_buf);
-    tls_buf = NULL, tls_size = 0;
+    pthread_once(&buf_key_once, buf_key_init);
+    if (tls_buf) {
+        if (buf_key_ok) pthread_setspecific(buf_key, NULL);
+        buf_free(tls_buf);
+    }
     void *p = NULL;
-    if (posix_memalign(&p, 4096, bytes) != 0) return NULL;
+    if (buf_alloc(&p, 4096, bytes) != 0) return NULL;
+    atomic_fetch_add(&buffers_live, 1);
     tls_buf = p, tls_size = bytes;
+    /* Without a key (or if registering fails) the buffer is still freed by the next resize, as
+     * before; it only leaks at thread exit. */
+    if (buf_key_ok) pthread_setspecific(buf_key, p);
     return tls_buf;
+}
+
+long ns_gemm_buffers_live(void) {
+    return atomic_load(&buffers_live);
+}
+
+void ns_gemm_set_buffer_alloc(int (*alloc)(void **, size_t, size_t)) {
+    buf_alloc = alloc ? alloc : posix_memalign;
 }
 
 int ns_gemm_ways(int isa, ns_precision prec, int64_t m, int64_t n, int64_t k, int nthreads,
@@ -589,14 +622,15 @@ static void scale_c(size_t es, int64_t m, int64_t n, double beta, char *c, int64
     }
 }
 
-static void gemm_generic(int isa, ns_precision prec, int transa, int transb, int64_t m, int64_t n,
-                         int64_t k, double alpha, const void *a, int64_t lda, const void *b,
-                         int64_t ldb, double beta, void *c, int64_t ldc, int nthreads) {
+static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int64_t m, int64_t n,
+                        int64_t k, double alpha, const void *a, int64_t lda, const void *b,
+                        int64_t ldb, double beta, void *c, int64_t ldc, int nthreads) {
     size_t es = ns_prec_size(prec);
-    if (m <= 0 || n <= 0) return;
+    if (m <= 0 || n <= 0) return 0;
     if (alpha == 0.0 || k <= 0) {
-        scale_c(es, m, n, beta, c, ldc);
-        return;
+        /* Reference BLAS: with beta == 1 C is not touched at all (it may be read-only). */
+        if (beta != 1.0) scale_c(es, m, n, beta, c, ldc);
+        return 0;
     }
     const blocks *bk = blocks_get(isa, prec);
     gemm_job J = {.es = es, .u = &ukr_table[isa][prec], .mc = bk->mc, .kc = bk->kc,
@@ -629,19 +663,14 @@ static void gemm_generic(int isa, ns_precision prec, int transa, int transb, int
     J.asz = (J.asz + 4095) & ~(size_t)4095;
     int ngroups_jc = J.jc_ways, ngroups_ic = J.jc_ways * J.ic_ways;
     char *buf = get_buffer(J.bsz * (size_t)ngroups_jc + J.asz * (size_t)ngroups_ic);
-    if (!buf) {
-        /* No status channel in the CBLAS interface: say why and stop rather than return a C that
-         * was never computed. */
-        fprintf(stderr, "nodescale: error: GEMM could not allocate its packing buffers\n");
-        abort();
-    }
+    if (!buf) return NODESCALE_ERR_NOMEM; /* nothing written yet: C untouched, nothing printed */
     J.bufb = buf;
     J.bufa = buf + J.bsz * (size_t)ngroups_jc;
     group_barrier bars[2 * 64];
     group_barrier *heap_bars = NULL;
     if (ngroups_jc + ngroups_ic > 2 * 64) {
         heap_bars = calloc((size_t)(ngroups_jc + ngroups_ic), sizeof *heap_bars);
-        if (!heap_bars) abort();
+        if (!heap_bars) return NODESCALE_ERR_NOMEM;
         J.bar_jc = heap_bars;
     } else {
         J.bar_jc = bars;
@@ -677,20 +706,21 @@ static void gemm_generic(int isa, ns_precision prec, int transa, int transb, int
         }
     }
     free(heap_bars);
+    return 0;
 }
 
-void ns_gemm_d_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k, double alpha,
-                   const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
-                   double *c, int64_t ldc, int nthreads) {
-    gemm_generic(isa, NS_PREC_DP, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                 nthreads);
+int ns_gemm_d_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k, double alpha,
+                  const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
+                  double *c, int64_t ldc, int nthreads) {
+    return gemm_generic(isa, NS_PREC_DP, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                        ldc, nthreads);
 }
 
-void ns_gemm_s_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k, float alpha,
-                   const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
-                   int64_t ldc, int nthreads) {
-    gemm_generic(isa, NS_PREC_SP, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                 nthreads);
+int ns_gemm_s_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k, float alpha,
+                  const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                  int64_t ldc, int nthreads) {
+    return gemm_generic(isa, NS_PREC_SP, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                        ldc, nthreads);
 }
 
 /* ---- Public API: CBLAS argument checking, row-major by transposition ---------------------- */
@@ -739,10 +769,8 @@ int nodescale_dgemm(nodescale_layout layout, nodescale_transpose transa,
     pthread_once(&isa_once, isa_init);
     int ta = transa != NodescaleNoTrans, tb = transb != NodescaleNoTrans;
     if (layout == NodescaleColMajor)
-        ns_gemm_d_isa(isa_chosen, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0);
-    else
-        ns_gemm_d_isa(isa_chosen, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc, 0);
-    return 0;
+        return ns_gemm_d_isa(isa_chosen, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0);
+    return ns_gemm_d_isa(isa_chosen, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc, 0);
 }
 
 int nodescale_sgemm(nodescale_layout layout, nodescale_transpose transa,
@@ -754,8 +782,6 @@ int nodescale_sgemm(nodescale_layout layout, nodescale_transpose transa,
     pthread_once(&isa_once, isa_init);
     int ta = transa != NodescaleNoTrans, tb = transb != NodescaleNoTrans;
     if (layout == NodescaleColMajor)
-        ns_gemm_s_isa(isa_chosen, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0);
-    else
-        ns_gemm_s_isa(isa_chosen, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc, 0);
-    return 0;
+        return ns_gemm_s_isa(isa_chosen, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0);
+    return ns_gemm_s_isa(isa_chosen, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc, 0);
 }

@@ -32,7 +32,8 @@ typedef struct gemm_state {
     long double *c0t;   /* C0 t, m */
     double *c0at;       /* |C0| |t|, m */
     int64_t runs;
-    int failed;         /* a peer call failed (unavailable or sizes beyond int) */
+    int failed;         /* a call failed: a peer (unavailable or sizes beyond int), or the own
+                         * GEMM (NODESCALE_ERR_NOMEM: no memory for its packing buffers) */
 } gemm_state;
 
 static double gemm_flops(const ns_params *p) {
@@ -130,14 +131,15 @@ static void gemm_run(void *state, int tid, int nthreads) {
             rc = ns_gemm_peer_dgemm(s->peer, s->threads, 0, 0, m, n, k, 1.0, s->a, m, s->b, k,
                                     1.0, s->c, m);
         else
-            ns_gemm_d_isa(s->isa, 0, 0, m, n, k, 1.0, s->a, m, s->b, k, 1.0, s->c, m, s->threads);
+            rc = ns_gemm_d_isa(s->isa, 0, 0, m, n, k, 1.0, s->a, m, s->b, k, 1.0, s->c, m,
+                               s->threads);
     } else {
         if (s->peer >= 0)
             rc = ns_gemm_peer_sgemm(s->peer, s->threads, 0, 0, m, n, k, 1.0f, s->a, m, s->b, k,
                                     1.0f, s->c, m);
         else
-            ns_gemm_s_isa(s->isa, 0, 0, m, n, k, 1.0f, s->a, m, s->b, k, 1.0f, s->c, m,
-                          s->threads);
+            rc = ns_gemm_s_isa(s->isa, 0, 0, m, n, k, 1.0f, s->a, m, s->b, k, 1.0f, s->c, m,
+                               s->threads);
     }
     if (rc) s->failed = 1;
     s->runs++;
@@ -152,7 +154,9 @@ static void gemm_check(void *state, ns_check *out) {
     out->error = 0;
     out->ok = 0;
     if (s->failed) {
-        snprintf(out->why, sizeof out->why, "the peer call failed (unavailable or sizes > int)");
+        snprintf(out->why, sizeof out->why, "%s",
+                 s->peer >= 0 ? "the peer call failed (unavailable or sizes > int)"
+                              : "GEMM could not allocate its packing buffers (out of memory)");
         return;
     }
     long double *bt = malloc((size_t)(k > 0 ? k : 1) * sizeof *bt);

@@ -79,12 +79,19 @@ int ns_gemm_ways(int isa, ns_precision prec, int64_t m, int64_t n, int64_t k, in
 
 /* Column-major GEMM with the ISA given by index (the caller checked it is runnable) and nthreads
  * OpenMP threads (<= 0: omp_get_max_threads()). transa/transb: 0 = no transpose, 1 = transpose.
- * Arguments are assumed valid (nodescale_?gemm checks them). */
-void ns_gemm_d_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k, double alpha,
-                   const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
-                   double *c, int64_t ldc, int nthreads);
-void ns_gemm_s_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k, float alpha,
-                   const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
-                   int64_t ldc, int nthreads);
+ * Arguments are assumed valid (nodescale_?gemm checks them). Returns 0, or NODESCALE_ERR_NOMEM
+ * when the packing buffers cannot be allocated (then C is untouched and nothing is printed). */
+int ns_gemm_d_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k, double alpha,
+                  const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
+                  double *c, int64_t ldc, int nthreads);
+int ns_gemm_s_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k, float alpha,
+                  const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                  int64_t ldc, int nthreads);
+
+/* For tests: the number of per-thread packing buffers allocated and not yet freed (each thread's
+ * buffer is freed when the thread exits), and a replacement for posix_memalign in the packing
+ * allocation (NULL restores posix_memalign; set it while no GEMM runs). */
+long ns_gemm_buffers_live(void);
+void ns_gemm_set_buffer_alloc(int (*alloc)(void **, size_t, size_t));
 
 #endif

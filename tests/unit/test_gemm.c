@@ -7,7 +7,10 @@
  * operands against PROT_NONE guard pages, beta = 0 over NaN/Inf in C and its padding (B14),
  * alpha = 0 / k = 0 / m = 0 / n = 0 semantics, bad arguments, 1/2/4 threads, the registry
  * descriptors' check, and a FLOP count above 2^32. Kept small enough to run under ASan+UBSan. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -63,12 +67,10 @@ typedef struct call {
 static int do_gemm(const call *g, const void *a, const void *b, void *c) {
     if (g->isa >= 0) {
         if (g->prec == NS_PREC_DP)
-            ns_gemm_d_isa(g->isa, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda, b, g->ldb,
-                          g->beta, c, g->ldc, g->threads);
-        else
-            ns_gemm_s_isa(g->isa, g->ta, g->tb, g->m, g->n, g->k, (float)g->alpha, a, g->lda, b,
-                          g->ldb, (float)g->beta, c, g->ldc, g->threads);
-        return 0;
+            return ns_gemm_d_isa(g->isa, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda, b,
+                                 g->ldb, g->beta, c, g->ldc, g->threads);
+        return ns_gemm_s_isa(g->isa, g->ta, g->tb, g->m, g->n, g->k, (float)g->alpha, a, g->lda, b,
+                             g->ldb, (float)g->beta, c, g->ldc, g->threads);
     }
     nodescale_layout L = g->rowmajor ? NodescaleRowMajor : NodescaleColMajor;
     nodescale_transpose TA = g->ta ? NodescaleTrans : NodescaleNoTrans;
@@ -500,6 +502,173 @@ static void test_descriptors(void **st) {
     assert_int_equal(ns_gemm_config_get("sve", NS_PREC_DP, &cfg), -1);
 }
 
+/* alpha = 0 or k = 0 with beta = 1: C is not touched at all (reference BLAS), so a read-only C
+ * does not fault (trial 3, defect 5). */
+static void test_beta_one_readonly(void **st) {
+    (void)st;
+    long pg = sysconf(_SC_PAGESIZE);
+    double *c = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(c != MAP_FAILED);
+    for (int i = 0; i < 16; i++)
+        c[i] = i == 3 ? NAN : i;
+    assert_int_equal(mprotect(c, (size_t)pg, PROT_READ), 0);
+    double a[16] = {1}, b[16] = {1};
+    float af[16] = {1}, bf[16] = {1};
+    const nodescale_transpose N = NodescaleNoTrans, T = NodescaleTrans;
+    for (int row = 0; row < 2; row++) {
+        nodescale_layout L = row ? NodescaleRowMajor : NodescaleColMajor;
+        assert_int_equal(nodescale_dgemm(L, N, N, 4, 4, 4, 0.0, a, 4, b, 4, 1.0, c, 4), 0);
+        assert_int_equal(nodescale_dgemm(L, T, N, 4, 4, 0, 2.0, a, 4, b, 4, 1.0, c, 4), 0);
+        assert_int_equal(nodescale_dgemm(L, N, T, 4, 4, 3, 0.0, NULL, 4, NULL, 4, 1.0, c, 4), 0);
+        assert_int_equal(nodescale_sgemm(L, N, N, 4, 4, 4, 0.0f, af, 4, bf, 4, 1.0f, (float *)c, 4),
+                         0);
+        assert_int_equal(nodescale_sgemm(L, N, N, 4, 4, 0, 1.0f, af, 4, bf, 4, 1.0f, (float *)c, 4),
+                         0);
+    }
+    int isas[3], ni = runnable_isas(isas);
+    for (int ii = 0; ii < ni; ii++) {
+        assert_int_equal(ns_gemm_d_isa(isas[ii], 0, 0, 4, 4, 0, 1.0, a, 4, b, 1, 1.0, c, 4, 2), 0);
+        assert_int_equal(
+            ns_gemm_s_isa(isas[ii], 0, 0, 4, 4, 4, 0.0f, af, 4, bf, 4, 1.0f, (float *)c, 4, 2), 0);
+    }
+    for (int i = 0; i < 16; i++)
+        assert_true(i == 3 ? isnan(c[i]) : c[i] == i);
+    munmap(c, (size_t)pg);
+}
+
+static int fail_alloc(void **p, size_t align, size_t bytes) {
+    (void)p, (void)align, (void)bytes;
+    return ENOMEM;
+}
+
+typedef struct nomem_result {
+    int rc[8];
+    int c_changed;
+    long stderr_bytes;
+    int check_ok;
+    char why[192];
+} nomem_result;
+
+/* Runs on a fresh thread (no cached packing buffer) with every packing allocation failing. */
+static void *nomem_thread(void *arg) {
+    nomem_result *r = arg;
+    enum { M = 40, N = 30, K = 50 };
+    double *a = calloc(M * K, sizeof *a), *b = calloc(K * N, sizeof *b),
+           *c = malloc(sizeof(double) * M * N);
+    float *cs = malloc(sizeof(float) * M * N);
+    if (!a || !b || !c || !cs) {
+        r->c_changed = -1;
+        return NULL;
+    }
+    for (int i = 0; i < M * N; i++)
+        c[i] = 7, cs[i] = 7;
+    const nodescale_transpose Nt = NodescaleNoTrans, T = NodescaleTrans;
+    r->rc[0] = nodescale_dgemm(NodescaleColMajor, Nt, Nt, M, N, K, 1.0, a, M, b, K, 0.0, c, M);
+    r->rc[1] = nodescale_dgemm(NodescaleRowMajor, T, Nt, M, N, K, 2.0, a, M, b, N, 1.0, c, N);
+    r->rc[2] = nodescale_sgemm(NodescaleColMajor, Nt, Nt, M, N, K, 1.0f, (float *)a, M, (float *)b,
+                               K, 0.0f, cs, M);
+    r->rc[3] = ns_gemm_d_isa(NS_GEMM_SCALAR, 0, 0, M, N, K, 1.0, a, M, b, K, 0.0, c, M, 2);
+    r->rc[4] = ns_gemm_s_isa(NS_GEMM_SCALAR, 0, 0, M, N, K, 1.0f, (float *)a, M, (float *)b, K,
+                             0.0f, cs, M, 2);
+    for (int i = 0; i < M * N; i++)
+        if (c[i] != 7 || cs[i] != 7) r->c_changed = 1;
+    /* A registry descriptor: the failed call makes its check fail with a reason. */
+    ns_params p = {.m = M, .n = N, .k = K, .threads = 1};
+    void *s = ns_k_dgemm_scalar.create(&p);
+    if (s) {
+        ns_k_dgemm_scalar.run(s, 0, 1);
+        ns_check ck;
+        memset(&ck, 0, sizeof ck);
+        ns_k_dgemm_scalar.check(s, &ck);
+        r->check_ok = ck.ok;
+        snprintf(r->why, sizeof r->why, "%s", ck.why);
+        ns_k_dgemm_scalar.destroy(s);
+    } else {
+        r->check_ok = -1;
+    }
+    free(a), free(b), free(c), free(cs);
+    return NULL;
+}
+
+/* No memory for the packing buffers: every entry point returns NODESCALE_ERR_NOMEM, leaves C
+ * untouched and prints nothing; the descriptor's check reports the failure (trial 3, defect 2). */
+static void test_nomem(void **st) {
+    (void)st;
+    nomem_result r;
+    memset(&r, 0, sizeof r);
+    char path[] = "/tmp/test_gemm_stderr_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    assert_true(saved >= 0);
+    dup2(fd, STDERR_FILENO);
+    ns_gemm_set_buffer_alloc(fail_alloc);
+    pthread_t t;
+    int made = pthread_create(&t, NULL, nomem_thread, &r);
+    if (made == 0) pthread_join(t, NULL);
+    ns_gemm_set_buffer_alloc(NULL);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    struct stat sb;
+    assert_int_equal(fstat(fd, &sb), 0);
+    close(fd);
+    assert_int_equal(made, 0);
+    assert_true(NODESCALE_ERR_NOMEM < 0);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(r.rc[i], NODESCALE_ERR_NOMEM);
+    assert_int_equal(r.c_changed, 0);
+    assert_int_equal((long)sb.st_size, 0);
+    assert_int_equal(r.check_ok, 0);
+    assert_non_null(strstr(r.why, "packing buffers"));
+    /* Allocation works again on this thread afterwards. */
+    double a[4] = {1, 2, 3, 4}, c[4] = {0};
+    assert_int_equal(nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, 2, 2, 2,
+                                     1.0, a, 2, a, 2, 0.0, c, 2),
+                     0);
+    assert_true(c[0] == 7 && c[3] == 22);
+}
+
+static void *one_gemm_thread(void *arg) {
+    int *rc = arg;
+    enum { M = 48, N = 40, K = 64 };
+    double *a = calloc(M * K, sizeof *a), *b = calloc(K * N, sizeof *b),
+           *c = calloc(M * N, sizeof *c);
+    *rc = a && b && c ? nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, M, N,
+                                        K, 1.0, a, M, b, K, 0.0, c, M)
+                      : -99;
+    free(a), free(b), free(c);
+    return NULL;
+}
+
+/* Each thread's packing buffer is freed when the thread exits: many short-lived threads calling
+ * dgemm leave no buffers behind (trial 3, defect 3: ~3 MB leaked per exited thread). */
+static void test_thread_exit_frees(void **st) {
+    (void)st;
+    long before = ns_gemm_buffers_live();
+    for (int round = 0; round < 12; round++) {
+        pthread_t t[4];
+        int rc[4] = {-98, -98, -98, -98};
+        for (int i = 0; i < 4; i++)
+            assert_int_equal(pthread_create(&t[i], NULL, one_gemm_thread, &rc[i]), 0);
+        for (int i = 0; i < 4; i++)
+            pthread_join(t[i], NULL);
+        for (int i = 0; i < 4; i++)
+            assert_int_equal(rc[i], 0);
+    }
+    assert_int_equal(ns_gemm_buffers_live(), before);
+    /* The calling thread keeps (and reuses) its own buffer. */
+    int rc = -98;
+    one_gemm_thread(&rc);
+    assert_int_equal(rc, 0);
+    long mine = ns_gemm_buffers_live();
+    assert_true(mine >= 1 && mine <= before + 1);
+    one_gemm_thread(&rc);
+    assert_int_equal(ns_gemm_buffers_live(), mine);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_edge_residues),    cmocka_unit_test(test_shape_classes),
@@ -508,6 +677,8 @@ int main(void) {
         cmocka_unit_test(test_guard_pages),      cmocka_unit_test(test_beta_zero_nan),
         cmocka_unit_test(test_degenerate),       cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_flops_64bit),      cmocka_unit_test(test_descriptors),
+        cmocka_unit_test(test_beta_one_readonly), cmocka_unit_test(test_nomem),
+        cmocka_unit_test(test_thread_exit_frees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

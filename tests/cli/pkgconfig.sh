@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The installed nodescale.pc and the README's link recipes: after make install into a fresh
+# prefix, `pkg-config --static --libs nodescale` names only libraries the library needs (it pulled
+# hwloc's private -ludev, which fails to link where libudev-dev is absent, as on Debian 12
+# without it), a program links with it, and every `cc prog.c ...` line of the README's library
+# section builds a program that runs.
+set -u
+cd "$(dirname "$0")/../.."
+[ -x bin/nodescale ] && [ -f lib/libnodescale.so ] && [ -f lib/libnodescale.a ] || { echo "skip: not built"; exit 77; }
+command -v make >/dev/null && command -v pkg-config >/dev/null || { echo "skip: make or pkg-config missing"; exit 77; }
+CC=${CC:-cc}
+command -v "$CC" >/dev/null || { echo "skip: $CC missing"; exit 77; }
+unset MAKEFLAGS MFLAGS MAKELEVEL
+root=$PWD
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+export PREFIX="$T/prefix"
+export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig"
+make -s install PREFIX="$PREFIX" >"$T/log" 2>&1 || { echo "FAIL: make install"; cat "$T/log"; exit 1; }
+
+cat >"$T/prog.c" <<'C'
+#include <nodescale.h>
+#include <stdio.h>
+int main(void) {
+    double a[4] = {1, 2, 3, 4}, c[4] = {0}, s = 0;
+    int rc = nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, 2, 2, 2, 1, a,
+                             2, a, 2, 0, c, 2);
+    rc |= nodescale_dsum(4, c, 1, NodescaleSumPlain, NodescaleFast, &s);
+    printf("%s\n", rc == 0 && s == 54 ? "ok" : "wrong");
+    return rc != 0 || s != 54;
+}
+C
+
+static=$(pkg-config --static --libs nodescale) || { echo "FAIL: pkg-config --static --libs nodescale"; exit 1; }
+extra=$(printf '%s\n' $static | grep '^-l' | grep -vxE -- '-l(nodescale|m|hwloc|dl|pthread)')
+if [ -n "$extra" ]; then
+    echo "FAIL: pkg-config --static --libs nodescale names libraries nodescale does not use: $extra"
+    fails=$((fails + 1))
+else echo "ok: pkg-config --static --libs nodescale: $static"; fi
+if (cd "$T" && "$CC" prog.c $(pkg-config --cflags --static --libs nodescale) -o prog_pc) 2>"$T/cc.err" &&
+   [ "$(LD_LIBRARY_PATH="$PREFIX/lib" "$T/prog_pc")" = ok ]; then
+    echo "ok: a program links with pkg-config --static --libs nodescale"
+else echo "FAIL: link with pkg-config --static --libs nodescale:"; head -5 "$T/cc.err"; fails=$((fails + 1)); fi
+
+# The README's recipes, as written (comments dropped), in the library section.
+mkdir -p "$T/repo" && ln -s "$root/include" "$T/repo/include" && ln -s "$root/lib" "$T/repo/lib" &&
+    cp "$T/prog.c" "$T/repo/"
+n=0
+while IFS= read -r line; do
+    cmd=${line%%#*}
+    n=$((n + 1))
+    dir=$T
+    case $line in *uninstalled*) dir=$T/repo ;; esac
+    rm -f "$dir/a.out"
+    if (cd "$dir" && eval "$cmd") 2>"$T/cc.err" && [ "$(LD_LIBRARY_PATH="$PREFIX/lib" "$dir/a.out")" = ok ]; then
+        echo "ok: README recipe: $cmd"
+    else echo "FAIL: README recipe: $cmd"; head -5 "$T/cc.err"; fails=$((fails + 1)); fi
+done < <(sed -n '/<!-- section: library -->/,/<!-- section: /p' README.md | grep -E '^    cc ')
+[ $n -ge 2 ] || { echo "FAIL: found $n README recipes"; fails=$((fails + 1)); }
+[ $fails -eq 0 ] && echo "pkgconfig: ok"
+exit $((fails > 0))
