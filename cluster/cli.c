@@ -64,10 +64,11 @@ static void usage(FILE *f) {
         "                            (results.json or fleet.json allreduce.fit, or a bare fit)\n"
         "  --allreduce-road R        scaleup|scaleout: which road the fit describes (default:\n"
         "                            scaleup for results.json, scaleout for fleet.json)\n"
-        "  --chips N[,N...]          chip counts (default: the chip preset's list). Where a\n"
-        "                            preset's layout (llama3-405b: TP 8 x PP 16) does not fit\n"
-        "                            a count, the row is the search's best, with a note; a\n"
-        "                            layout given by --tp/--pp/--cp/--dp must fit every count\n"
+        "  --chips N[,N...]          chip counts, each 1..2^30 (default: the chip preset's\n"
+        "                            list). Where a preset's layout (llama3-405b: TP 8 x PP\n"
+        "                            16) does not fit a count, the row is the search's best,\n"
+        "                            with a note; a layout given by --tp/--pp/--cp/--dp must\n"
+        "                            fit every count\n"
         "  --search                  rank every valid (TP, PP, CP, DP, micro-batch, interleave)\n"
         "  --top N                   with --search: how many to print per chip count (1)\n"
         "  --json FILE|-             write the results as JSON (- = stdout); FILE's folder\n"
@@ -90,8 +91,8 @@ static void usage(FILE *f) {
                "exit: 0 ok, 1 a write failed, 2 bad input (one line on stderr)\n");
 }
 
-/* "8192,16384" → chips[]. Every element must be a positive integer: an empty one ("8,,16",
- * "8,") is an error, not skipped. 0 or -1. */
+/* "8192,16384" → chips[]. Every element must be an integer in 1..NS_CLUSTER_MAX_CHIPS: an
+ * empty one ("8,,16", "8,") is an error, not skipped. 0 or -1. */
 static int parse_chips(const char *s, options *o) {
     o->n_chips = 0;
     for (const char *p = s;; p++) {
@@ -102,7 +103,7 @@ static int parse_chips(const char *s, options *o) {
         if (len == 0 || len >= sizeof tok || o->n_chips == MAX_CHIPS) return -1;
         memcpy(tok, p, len);
         tok[len] = '\0';
-        if (ns_parse_int64(tok, 1, 1 << 30, &v)) return -1;
+        if (ns_parse_int64(tok, 1, NS_CLUSTER_MAX_CHIPS, &v)) return -1;
         o->chips[o->n_chips++] = (int)v;
         if (!end) return 0;
         p = end;
@@ -167,9 +168,9 @@ static int parse_args(int argc, char **argv, options *o) {
     }
     if (chips && parse_chips(chips, o))
         return ns_usage_error(CMD,
-                              "--chips wants positive integers separated by commas (at most "
-                              "%d), got '%s'",
-                              MAX_CHIPS, chips);
+                              "--chips wants integers in 1..%d (2^30) separated by commas (at "
+                              "most %d of them), got '%s'",
+                              NS_CLUSTER_MAX_CHIPS, MAX_CHIPS, chips);
     int64_t t;
     if (top && !o->search)
         return ns_usage_error(CMD, "--top needs --search (it says how many searched layouts to "
@@ -369,10 +370,11 @@ static void print_header(const ns_cluster_input *in) {
            m->name[0] ? m->name : "model", ns_model_params(m) / 1e9,
            s->chip.name[0] ? s->chip.name : "chip", ns_cprec_name(in->run.precision),
            peak < 1e12 ? peak / 1e9 : peak / 1e12, peak < 1e12 ? "GFLOP/s" : "TFLOP/s");
-    printf("scale-up: %d chips at %.4g GB/s per direction, α %.3g µs; scale-out: %.4g GB/s per "
+    printf("scale-up: %d chip%s at %.4g GB/s per direction, α %.3g µs; scale-out: %.4g GB/s per "
            "direction, α %.3g µs, oversubscription %.3g\n",
-           s->domain_chips, s->scaleup.bw_bytes_per_s / 1e9, s->scaleup.latency_s * 1e6,
-           s->scaleout.bw_bytes_per_s / 1e9, s->scaleout.latency_s * 1e6, s->oversubscription);
+           s->domain_chips, s->domain_chips == 1 ? "" : "s", s->scaleup.bw_bytes_per_s / 1e9,
+           s->scaleup.latency_s * 1e6, s->scaleout.bw_bytes_per_s / 1e9,
+           s->scaleout.latency_s * 1e6, s->oversubscription);
     printf("global batch %d sequences x %d tokens; GEMM efficiency %s; step CV %.3g\n",
            in->run.global_batch_seqs, m->seq_tokens,
            s->chip.n_gemm ? "from a shape table" : "one value for all shapes", s->step_cv);
@@ -612,11 +614,11 @@ static void add_scaling(json_t *pt, const ns_cluster_input *in, const ns_breakdo
 
 static void print_scaling(const ns_cluster_input *in, const ns_breakdown *b, int n) {
     if (n < 2) return;
-    printf("\nscaling against %lld chips (Amdahl/Gustafson parallel share: compute + TP + CP + PP "
+    long long g0 = (long long)b[0].par.tp * b[0].par.pp * b[0].par.cp * b[0].par.dp;
+    printf("\nscaling against %lld chip%s (Amdahl/Gustafson parallel share: compute + TP + CP + PP "
            "+ straggler%s\nof the first step; bounds only for its layout with more DP, else n/a)\n"
            "  chips  speed-up  efficiency  Amdahl bound  Gustafson bound\n",
-           (long long)b[0].par.tp * b[0].par.pp * b[0].par.cp * b[0].par.dp,
-           in->run.distributed_optimizer ? " + optimizer" : "");
+           g0, g0 == 1 ? "" : "s", in->run.distributed_optimizer ? " + optimizer" : "");
     for (int i = 0; i < n; i++) {
         scaling sc = scaling_of(in, &b[0], &b[i]);
         printf("%7.0f %9.3f %10.1f%% ", sc.chips, sc.speedup, 100 * sc.efficiency);
@@ -707,17 +709,18 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
             evaluated += ev;
             if (got == 0) {
                 snprintf(notes[n_notes++], sizeof notes[0],
-                         "%d chips dropped: no valid configuration (TP must divide the %d heads, "
-                         "DP the batch of %d, CP the sequence, and PP (<= %d layers) take what "
-                         "is left)",
-                         chips[i], in.model.heads, in.run.global_batch_seqs, in.model.layers);
+                         "%d chip%s dropped: no valid configuration (TP must divide the %d "
+                         "heads, DP the batch of %d, CP the sequence, and PP (<= %d layers) take "
+                         "what is left)",
+                         chips[i], chips[i] == 1 ? "" : "s", in.model.heads,
+                         in.run.global_batch_seqs, in.model.layers);
                 continue;
             }
             if (!o.search)
                 snprintf(notes[n_notes++], sizeof notes[0],
-                         "%d chips: the preset layout TP %d x PP %d x CP %d does not fit (%s); "
+                         "%d chip%s: the preset layout TP %d x PP %d x CP %d does not fit (%s); "
                          "the row is the best configuration the search found",
-                         chips[i], in.par.tp, in.par.pp, in.par.cp, err);
+                         chips[i], chips[i] == 1 ? "" : "s", in.par.tp, in.par.pp, in.par.cp, err);
             for (int k = 0; k < got; k++)
                 searched[n_rows + k] = 1;
             firsts[n_firsts++] = rows[n_rows];

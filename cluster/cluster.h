@@ -139,6 +139,11 @@ typedef struct ns_node_info {
     int cv_overridden; /* a later --step-cv replaced it */
 } ns_node_info;
 
+/* The most chips the command line and presets accept (--chips, a preset's "chips"): 2^30, the
+ * largest DP degree and global batch a key takes. Every equation and the model are free of int
+ * overflow for any int chip count; this limit keeps chip products in range with margin. */
+#define NS_CLUSTER_MAX_CHIPS (1 << 30)
+
 /* Everything the model reads. */
 typedef struct ns_cluster_input {
     ns_system sys;

@@ -38,10 +38,12 @@ double ns_roofline_time_s(double flops, double bytes, double flop_rate, double b
 
 /* ---- collectives ------------------------------------------------------------------------- */
 
-/* ⌊log2 n⌋ for n >= 1 without libm (the search calls this in its inner loop). */
+/* ⌊log2 n⌋ for n >= 1 without libm (the search calls this in its inner loop). Shifts n down
+ * rather than a power of two up, so that it ends for every int n, INT_MAX included (at most 30
+ * steps). */
 static int floor_log2(int n) {
     int r = 0;
-    while ((2 << r) <= n)
+    while (n >>= 1)
         r++;
     return r;
 }
@@ -65,7 +67,8 @@ double ns_allreduce_ring_s(double bytes, int n, double alpha_s, double bw_bytes_
 
 double ns_allreduce_rabenseifner_s(double bytes, int n, double alpha_s, double bw_bytes_per_s) {
     if (n <= 1) return 0.0;
-    int lg = floor_log2(n), p2 = 1 << lg;
+    int lg = floor_log2(n); /* <= 30 for any int n */
+    double p2 = (double)(1L << lg);
     double t = 2.0 * lg * alpha_s + 2.0 * (p2 - 1) / p2 * bytes / bw_bytes_per_s;
     if (p2 != n) t += 2.0 * (alpha_s + bytes / bw_bytes_per_s); /* fold the extra ranks in, out */
     return t;
@@ -78,8 +81,9 @@ double ns_reduce_scatter_ring_s(double bytes, int n, double alpha_s, double bw_b
 
 double ns_reduce_scatter_halving_s(double bytes, int n, double alpha_s, double bw_bytes_per_s) {
     if (n <= 1) return 0.0;
-    int lg = floor_log2(n), p2 = 1 << lg;
-    double t = lg * alpha_s + (double)(p2 - 1) / p2 * bytes / bw_bytes_per_s;
+    int lg = floor_log2(n); /* <= 30 for any int n */
+    double p2 = (double)(1L << lg);
+    double t = lg * alpha_s + (p2 - 1) / p2 * bytes / bw_bytes_per_s;
     if (p2 != n) t += alpha_s + bytes / bw_bytes_per_s; /* fold the extra ranks in first */
     return t;
 }
@@ -108,7 +112,7 @@ double ns_allreduce_busbw(double bytes, double time_s, int n) {
 /* ---- pipeline bubble ---------------------------------------------------------------------- */
 
 double ns_bubble_gpipe_share(int stages, int micro_batches) {
-    return (double)(stages - 1) / (micro_batches + stages - 1);
+    return (stages - 1.0) / ((double)micro_batches + stages - 1.0); /* no int overflow */
 }
 
 double ns_bubble_megatron_ratio(int stages, int micro_batches, int interleave) {

@@ -25,6 +25,7 @@
 #include "cluster/cluster.h"
 #include "cluster/equations.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,9 +155,9 @@ int ns_cluster_check(const ns_cluster_input *in, const ns_par *par, int chips, c
         FAIL("tp*pp*cp*dp = %d*%d*%d*%d = %lld, not the chip count %d", par->tp, par->pp, par->cp,
              par->dp, (long long)par->tp * par->pp * par->cp * par->dp, chips);
     if (m->heads % par->tp) FAIL("tp (%d) must divide the head count (%d)", par->tp, m->heads);
-    if (par->pp * par->interleave > m->layers)
-        FAIL("pp*interleave (%d) exceeds the layer count (%d)", par->pp * par->interleave,
-             m->layers);
+    if ((long long)par->pp * par->interleave > m->layers)
+        FAIL("pp*interleave (%lld) exceeds the layer count (%d)",
+             (long long)par->pp * par->interleave, m->layers);
     if (m->seq_tokens % par->cp)
         FAIL("cp (%d) must divide the sequence length (%d)", par->cp, m->seq_tokens);
     if (in->run.global_batch_seqs % ((long long)par->dp * par->micro_batch))
@@ -203,7 +204,9 @@ static double group_allreduce(const ns_system *s, group g, double S, const char 
     if (g.n_out == 1) return ns_allreduce_best_s(S, g.n_in, up.latency_s, up.bw_bytes_per_s, algo);
     if (g.n_in == 1)
         return ns_allreduce_best_s(S, g.n_out, out.latency_s, out.bw_bytes_per_s, algo);
-    double flat = ns_allreduce_ring_s(S, g.n_in * g.n_out, out.latency_s, out.bw_bytes_per_s);
+    long long n = (long long)g.n_in * g.n_out; /* rounded up per domain: may pass INT_MAX */
+    double flat =
+        ns_allreduce_ring_s(S, n < INT_MAX ? (int)n : INT_MAX, out.latency_s, out.bw_bytes_per_s);
     double hier = 2.0 * ns_reduce_scatter_best_s(S, g.n_in, up.latency_s, up.bw_bytes_per_s) +
                   ns_allreduce_best_s(S / g.n_in, g.n_out, out.latency_s, out.bw_bytes_per_s, NULL);
     if (algo) *algo = hier < flat ? "hierarchical" : "ring";

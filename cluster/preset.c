@@ -281,8 +281,9 @@ static int read_special(ns_cluster_input *in, const json_t *root, const char *wh
         size_t i;
         json_t *c;
         json_array_foreach(v, i, c) {
-            if (!json_is_integer(c) || json_integer_value(c) < 1 || json_integer_value(c) > INT_MAX)
-                FAIL("%s: chips[%zu] must be a positive integer", what, i);
+            if (!json_is_integer(c) || json_integer_value(c) < 1 ||
+                json_integer_value(c) > NS_CLUSTER_MAX_CHIPS)
+                FAIL("%s: chips[%zu] must be an integer in 1..%d", what, i, NS_CLUSTER_MAX_CHIPS);
             in->chip_counts[i] = (int)json_integer_value(c);
         }
         in->n_chip_counts = (int)json_array_size(v);

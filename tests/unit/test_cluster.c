@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +181,73 @@ static void collective_limits(void **state) {
     /* an all-reduce is a reduce-scatter followed by an all-gather */
     assert_rel(ns_allreduce_ring_s(3e8, 12, 2e-6, 4e10),
                2 * ns_reduce_scatter_ring_s(3e8, 12, 2e-6, 4e10), 1e-12);
+}
+
+/* Groups of 2^30 and INT_MAX ranks: every collective ends (SIGALRM fails the test instead of a
+ * hang; ⌊log2 n⌋ once overflowed `2 << r` there and looped forever) with the hand figure. */
+static void collectives_huge_groups(void **state) {
+    (void)state;
+    alarm(20);
+    const int n30 = 1 << 30, nmax = INT_MAX;
+    const double S = 1e9, a = 1e-6, bw = 1e11;
+    /* 2^30 is a power of two: 2·30·α + 2·(1 − 2^-30)·S/bw, no fold step */
+    double rab30 = ns_allreduce_rabenseifner_s(S, n30, a, bw);
+    assert_rel(rab30, 60 * a + 2.0 * (1.0 - 1.0 / n30) * S / bw, 1e-12);
+    assert_rel(ns_reduce_scatter_halving_s(S, n30, a, bw), 30 * a + (1.0 - 1.0 / n30) * S / bw,
+               1e-12);
+    /* INT_MAX = 2^31 − 1: p' = 2^30 and the fold step, 2·(α + S/bw), on top */
+    double rabmax = ns_allreduce_rabenseifner_s(S, nmax, a, bw);
+    assert_rel(rabmax, rab30 + 2.0 * (a + S / bw), 1e-12);
+    assert_rel(ns_reduce_scatter_halving_s(S, nmax, a, bw),
+               30 * a + (1.0 - 1.0 / n30) * S / bw + a + S / bw, 1e-12);
+    const int ns[] = {n30, n30 + 1, nmax};
+    for (int i = 0; i < 3; i++) {
+        const char *algo = NULL;
+        double best = ns_allreduce_best_s(S, ns[i], a, bw, &algo);
+        assert_true(isfinite(best) && best > 0);
+        assert_non_null(algo);
+        assert_true(isfinite(ns_reduce_scatter_best_s(S, ns[i], a, bw)));
+        assert_true(isfinite(ns_allreduce_ring_s(S, ns[i], a, bw)));
+        assert_true(isfinite(ns_allreduce_busbw(S, best, ns[i])));
+        assert_true(isfinite(ns_expected_max_normal(ns[i])));
+    }
+    /* stages + micro-batches past INT_MAX: no int overflow in the denominator */
+    assert_rel(ns_bubble_gpipe_share(nmax, nmax), (nmax - 1.0) / (2.0 * nmax - 1.0), 1e-12);
+    alarm(0);
+}
+
+/* The model at 2^30 chips (the CLI's limit), all DP across 2^30 one-chip domains: a finite step,
+ * in bounded time. */
+static void model_max_chips(void **state) {
+    (void)state;
+    alarm(20);
+    ns_cluster_input in;
+    char err[256];
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_preset(&in, "llama3-405b", err, sizeof err), 0);
+    assert_int_equal(ns_cluster_apply_preset(&in, "h100-sxm", err, sizeof err), 0);
+    ns_chip_finish(&in.sys.chip);
+    in.sys.domain_chips = 1;
+    in.run.global_batch_seqs = NS_CLUSTER_MAX_CHIPS;
+    ns_par par = {1, 1, NS_CLUSTER_MAX_CHIPS, 1, 1, 1}; /* tp pp dp cp micro-batch interleave */
+    assert_int_equal(ns_cluster_check(&in, &par, NS_CLUSTER_MAX_CHIPS, err, sizeof err), 0);
+    ns_cluster_prep prep;
+    ns_breakdown b;
+    ns_cluster_prepare(&in, NS_CLUSTER_MAX_CHIPS, &prep);
+    ns_cluster_eval(&in, &prep, &par, &b);
+    assert_true(isfinite(b.step_s) && b.step_s > 0);
+    assert_true(isfinite(b.dp_s) && b.dp_s > 0);
+    assert_true(isfinite(b.mfu) && b.mfu > 0 && b.mfu <= 1);
+    /* pp·interleave past INT_MAX is refused for what it is, not wrapped */
+    ns_par deep = {8, 1 << 22, 1, 1, 1, 1024};
+    assert_int_equal(ns_cluster_check(&in, &deep, 8 << 22, err, sizeof err), -1);
+    assert_non_null(strstr(err, "exceeds the layer count"));
+    /* a preset's chip count above the limit is refused with the limit */
+    json_t *j = json_pack("{s:[I]}", "chips", (json_int_t)NS_CLUSTER_MAX_CHIPS + 1);
+    assert_int_equal(ns_cluster_apply_json(&in, j, "fixture", err, sizeof err), -1);
+    assert_non_null(strstr(err, "1..1073741824"));
+    json_decref(j);
+    alarm(0);
 }
 
 static void c4_c5_bubble(void **state) {
@@ -732,6 +800,7 @@ int main(void) {
         cmocka_unit_test(c2_ring_vs_rabenseifner),
         cmocka_unit_test(c3_busbw),
         cmocka_unit_test(collective_limits),
+        cmocka_unit_test(collectives_huge_groups),
         cmocka_unit_test(c4_c5_bubble),
         cmocka_unit_test(r1_interruptions),
         cmocka_unit_test(r2_tail_at_scale),
@@ -744,6 +813,7 @@ int main(void) {
         cmocka_unit_test(model_recompute_auto),
         cmocka_unit_test(model_gemm_table),
         cmocka_unit_test(model_checks),
+        cmocka_unit_test(model_max_chips),
         cmocka_unit_test(search_valid_and_sorted),
         cmocka_unit_test(presets_all_load),
         cmocka_unit_test(presets_chip_counts_valid),
