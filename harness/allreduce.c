@@ -20,8 +20,7 @@
 
 #define MAX_BYTES ((int64_t)256 << 20)
 #define MIN_BYTES 8
-#define SAMPLES 9 /* per size; quick: QUICK_SAMPLES */
-#define QUICK_SAMPLES 5
+#define SAMPLES 9 /* per size, --quick too (the README's "at least 9 samples") */
 #define MAX_POINTS 64
 
 typedef void (*schedule_fn)(float *const *, float *const *, int64_t, int, int);
@@ -80,7 +79,7 @@ static int sweep(schedule_fn fn, int p, int quick, const int64_t *sz, int npts, 
     float **send = calloc((size_t)p, sizeof *send), **recv = calloc((size_t)p, sizeof *recv);
     int failed = !send || !recv;
     double min_sample = quick ? 2e-4 : 2e-3;
-    int nsamples = quick ? QUICK_SAMPLES : SAMPLES;
+    int nsamples = SAMPLES;
     if (!failed) {
 #pragma omp parallel num_threads(p) reduction(| : failed)
         {

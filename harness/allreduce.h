@@ -2,7 +2,7 @@
  * per-thread floating-point state for the run's context.
  *
  * ns_allreduce_measure sweeps the message size S (bytes per thread, float32 sum, out of place)
- * from 8 B to 256 MiB in steps of 2x (quick: 4x up to 32 MiB, 5 samples instead of 9), for the
+ * from 8 B to 256 MiB in steps of 2x (quick: 4x up to 32 MiB), 9 samples per size, for the
  * ring and the tree schedule of kernels/reduce/allreduce.h on `threads` OpenMP threads, and
  * returns
  *   { "convention": "busbw = algbw * 2(n-1)/n (nccl-tests)", "threads", "dtype", "op",

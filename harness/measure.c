@@ -103,16 +103,21 @@ void ns_run_reps(const ns_kernel *k, void *state, const ns_params *p, int64_t re
 }
 
 /* One sample of reps repetitions; returns the slowest thread's elapsed seconds (whole sample),
- * and records each thread's CPU. */
+ * and records each thread's CPU in m (an NS_RUN_SELF kernel's own threads through k->cpus, after
+ * the clock has stopped). */
 static double time_sample(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
-                          int *cpu_of_thread) {
+                          ns_measurement *m) {
+    int *cpu_of_thread = m->cpu_of_thread;
     if (k->run_model == NS_RUN_SELF) {
         double t0 = ns_now();
         for (int64_t r = 0; r < reps; r++) k->run(state, 0, p->threads);
         double t = ns_now() - t0;
-        cpu_of_thread[0] = sched_getcpu();
+        int n = k->cpus ? k->cpus(state, cpu_of_thread, NS_MAX_THREADS) : 0;
+        if (n < 1) cpu_of_thread[0] = sched_getcpu(), n = 1;
+        m->cpu_threads = n;
         return t;
     }
+    m->cpu_threads = p->threads < NS_MAX_THREADS ? p->threads : NS_MAX_THREADS;
     double slowest = 0;
 #pragma omp parallel num_threads(p->threads) reduction(max : slowest)
     {
@@ -141,12 +146,13 @@ int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_mea
     double extra = injected_extra_work(k);
     int max_samples = o->max_samples < NS_MAX_SAMPLES ? o->max_samples : NS_MAX_SAMPLES;
 
-    for (int w = 0; w < o->warmup_reps; w++) time_sample(k, state, p, 1, m->cpu_of_thread);
+    for (int w = 0; w < o->warmup_reps; w++)
+        time_sample(k, state, p, 1, m);
 
     /* Grow reps until one sample is long enough; the sizing samples double as warm-up. */
     int64_t reps = 1;
     for (;;) {
-        double t = time_sample(k, state, p, reps, m->cpu_of_thread);
+        double t = time_sample(k, state, p, reps, m);
         if (ns_interrupted) break;
         if (t >= min_s) break;
         if (reps > (INT64_C(1) << 40)) {
@@ -164,7 +170,7 @@ int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_mea
 
     double start = ns_now();
     while (m->nsamples < max_samples && !ns_interrupted) {
-        double t = time_sample(k, state, p, run_reps, m->cpu_of_thread);
+        double t = time_sample(k, state, p, run_reps, m);
         m->samples_s[m->nsamples++] = t / (double)reps;
         if (m->nsamples >= o->min_samples && ns_now() - start > o->budget_s) break;
     }

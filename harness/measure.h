@@ -30,6 +30,8 @@ typedef struct ns_measurement {
     ns_stats stats;                    /* over samples_s */
     int threads;
     int cpu_of_thread[NS_MAX_THREADS]; /* sched_getcpu() of each thread, last sample */
+    int cpu_threads;                   /* entries of cpu_of_thread filled: the team's threads,
+                                          or an NS_RUN_SELF kernel's own (k->cpus; else 1) */
     int interrupted;                   /* SIGINT arrived: samples so far kept */
     char status[160];                  /* "ok" or why not */
 } ns_measurement;

@@ -74,7 +74,7 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
         json_object_set_new(r, "samples_s", samples);
         json_object_set_new(r, "time_s", stats_json(&m->stats));
         json_t *cpus = json_array();
-        int nt = k->run_model == NS_RUN_SELF ? 1 : m->threads;
+        int nt = m->cpu_threads > 0 ? m->cpu_threads : k->run_model == NS_RUN_SELF ? 1 : m->threads;
         for (int i = 0; i < nt && i < NS_MAX_THREADS; i++)
             json_array_append_new(cpus, json_integer(m->cpu_of_thread[i]));
         json_object_set_new(r, "cpu_of_thread", cpus);

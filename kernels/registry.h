@@ -59,6 +59,10 @@ typedef struct ns_kernel {
     /* Compare the output of the last run() with the plain-C reference. */
     void (*check)(void *state, ns_check *out);
     void (*destroy)(void *state);
+    /* NS_RUN_SELF kernels that run on threads of their own (may be NULL): writes the CPU each
+     * of them ran on in the last run() to cpu_of_thread[0..], at most max entries, and returns
+     * how many; 0 when unknown (the harness then records the calling thread's CPU alone). */
+    int (*cpus)(void *state, int *cpu_of_thread, int max);
 } ns_kernel;
 
 /* All descriptors, in registration order; *count receives the number. */

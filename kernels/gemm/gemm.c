@@ -622,9 +622,13 @@ static void scale_c(size_t es, int64_t m, int64_t n, double beta, char *c, int64
     }
 }
 
+/* cpus (may be NULL): see ns_gemm_d_isa_cpus. The caller's CPU first, for the paths that stay
+ * on the calling thread; the parallel region overwrites it with every thread's. */
 static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int64_t m, int64_t n,
                         int64_t k, double alpha, const void *a, int64_t lda, const void *b,
-                        int64_t ldb, double beta, void *c, int64_t ldc, int nthreads) {
+                        int64_t ldb, double beta, void *c, int64_t ldc, int nthreads, int *cpus,
+                        int max_cpus, int *ncpus) {
+    if (cpus && max_cpus > 0) cpus[0] = sched_getcpu(), *ncpus = 1;
     size_t es = ns_prec_size(prec);
     if (m <= 0 || n <= 0) return 0;
     if (alpha == 0.0 || k <= 0) {
@@ -688,7 +692,11 @@ static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int6
 #pragma omp parallel num_threads(nt)
         {
             if (omp_get_num_threads() == nt) {
-                gemm_thread(&J, omp_get_thread_num());
+                int tid = omp_get_thread_num();
+                gemm_thread(&J, tid);
+                if (cpus && tid < max_cpus) cpus[tid] = sched_getcpu();
+#pragma omp master
+                if (cpus && max_cpus > 0) *ncpus = nt < max_cpus ? nt : max_cpus;
             } else {
 #pragma omp single
                 {
@@ -701,6 +709,7 @@ static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int6
                     /* b_direct only needs this thread to own its columns, which it now does;
                      * the buffers of group 0 hold a full B panel or more. */
                     gemm_thread(&J1, 0);
+                    if (cpus && max_cpus > 0) cpus[0] = sched_getcpu(), *ncpus = 1;
                 }
             }
         }
@@ -713,14 +722,30 @@ int ns_gemm_d_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t
                   const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
                   double *c, int64_t ldc, int nthreads) {
     return gemm_generic(isa, NS_PREC_DP, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                        ldc, nthreads);
+                        ldc, nthreads, NULL, 0, NULL);
 }
 
 int ns_gemm_s_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k, float alpha,
                   const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
                   int64_t ldc, int nthreads) {
     return gemm_generic(isa, NS_PREC_SP, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                        ldc, nthreads);
+                        ldc, nthreads, NULL, 0, NULL);
+}
+
+int ns_gemm_d_isa_cpus(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k,
+                       double alpha, const double *a, int64_t lda, const double *b, int64_t ldb,
+                       double beta, double *c, int64_t ldc, int nthreads, int *cpus, int max_cpus,
+                       int *ncpus) {
+    return gemm_generic(isa, NS_PREC_DP, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                        ldc, nthreads, cpus, max_cpus, ncpus);
+}
+
+int ns_gemm_s_isa_cpus(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k,
+                       float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
+                       float beta, float *c, int64_t ldc, int nthreads, int *cpus, int max_cpus,
+                       int *ncpus) {
+    return gemm_generic(isa, NS_PREC_SP, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                        ldc, nthreads, cpus, max_cpus, ncpus);
 }
 
 /* ---- Public API: CBLAS argument checking, row-major by transposition ---------------------- */

@@ -2,7 +2,7 @@
  * runs that ISA's micro-kernel through ns_gemm_?_isa) and the BLIS / OpenBLAS peers, all on the
  * same inputs. One repetition is C(m x n) += A(m x k) B(k x n), column-major, lda = m, ldb = k,
  * ldc = m, alpha = beta = 1, with p->threads threads (NS_RUN_SELF: GEMM opens its own parallel
- * region).
+ * region, and gemm_cpus tells the harness where its threads ran).
  *
  * Counts: flops = 2mnk (the product formed in 64-bit integers, then converted); bytes =
  * es(mk + kn + 2mn), "minimal": A and B read once, C read and written once, no write-allocate.
@@ -14,6 +14,8 @@
  * (k + 1) u |A||B| + u |C| (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed.,
  * section 3.5), so the bound scales with k eps |A||B| and never with an absolute tolerance. */
 #include <math.h>
+#include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@ typedef struct gemm_state {
     int64_t runs;
     int failed;         /* a call failed: a peer (unavailable or sizes beyond int), or the own
                          * GEMM (NODESCALE_ERR_NOMEM: no memory for its packing buffers) */
+    int *cpus, ncpus;   /* own GEMM: the CPU of each of its threads in the last run (threads) */
 } gemm_state;
 
 static double gemm_flops(const ns_params *p) {
@@ -88,6 +91,7 @@ static void gemm_destroy(void *state) {
     gemm_state *s = state;
     if (!s) return;
     free(s->a), free(s->b), free(s->c), free(s->t), free(s->c0t), free(s->c0at);
+    free(s->cpus);
     free(s);
 }
 
@@ -104,7 +108,8 @@ static void *gemm_create(const ns_params *p, int isa, int peer, ns_precision pre
     s->t = malloc((size_t)n * sizeof(double) + 8);
     s->c0t = malloc((size_t)m * sizeof(long double) + 16);
     s->c0at = malloc((size_t)m * sizeof(double) + 8);
-    if (!s->a || !s->b || !s->c || !s->t || !s->c0t || !s->c0at) {
+    s->cpus = malloc((size_t)s->threads * sizeof *s->cpus);
+    if (!s->a || !s->b || !s->c || !s->t || !s->c0t || !s->c0at || !s->cpus) {
         gemm_destroy(s);
         return NULL;
     }
@@ -131,15 +136,15 @@ static void gemm_run(void *state, int tid, int nthreads) {
             rc = ns_gemm_peer_dgemm(s->peer, s->threads, 0, 0, m, n, k, 1.0, s->a, m, s->b, k,
                                     1.0, s->c, m);
         else
-            rc = ns_gemm_d_isa(s->isa, 0, 0, m, n, k, 1.0, s->a, m, s->b, k, 1.0, s->c, m,
-                               s->threads);
+            rc = ns_gemm_d_isa_cpus(s->isa, 0, 0, m, n, k, 1.0, s->a, m, s->b, k, 1.0, s->c, m,
+                                    s->threads, s->cpus, s->threads, &s->ncpus);
     } else {
         if (s->peer >= 0)
             rc = ns_gemm_peer_sgemm(s->peer, s->threads, 0, 0, m, n, k, 1.0f, s->a, m, s->b, k,
                                     1.0f, s->c, m);
         else
-            rc = ns_gemm_s_isa(s->isa, 0, 0, m, n, k, 1.0f, s->a, m, s->b, k, 1.0f, s->c, m,
-                               s->threads);
+            rc = ns_gemm_s_isa_cpus(s->isa, 0, 0, m, n, k, 1.0f, s->a, m, s->b, k, 1.0f, s->c, m,
+                                    s->threads, s->cpus, s->threads, &s->ncpus);
     }
     if (rc) s->failed = 1;
     s->runs++;
@@ -210,6 +215,30 @@ static void gemm_check(void *state, ns_check *out) {
              (long long)s->runs, (long long)worst_i);
 }
 
+/* The CPU of each thread of the last run (registry.h's cpus): the own GEMM's threads as it
+ * recorded them. A peer's threads are its own: with its OpenMP build they are this process's
+ * OpenMP pool threads, which a parallel region of the same size reuses, so these are asked where
+ * they are now (pinned by OMP_PROC_BIND, that is where the peer ran); a pthreads peer's threads
+ * cannot be asked (0). */
+static int gemm_cpus(void *state, int *cpu_of_thread, int max) {
+    gemm_state *s = state;
+    int n = 0;
+    if (s->peer < 0) {
+        n = s->ncpus < max ? s->ncpus : max;
+        memcpy(cpu_of_thread, s->cpus, (size_t)(n > 0 ? n : 0) * sizeof *cpu_of_thread);
+        return n;
+    }
+    ns_gemm_peer_info pi;
+    if (ns_gemm_peer_info_get(s->peer, &pi) || strncmp(pi.threading, "openmp", 6)) return 0;
+    int want = s->threads < max ? s->threads : max;
+#pragma omp parallel num_threads(want) reduction(+ : n)
+    {
+        int tid = omp_get_thread_num();
+        if (omp_get_num_threads() == want) cpu_of_thread[tid] = sched_getcpu(), n = 1;
+    }
+    return n == want ? n : 0;
+}
+
 static int sup_avx512(void) {
     return ns_cpu_has_avx512();
 }
@@ -237,7 +266,7 @@ static int sup_openblas(void) {
                            .mix = NULL, .bytes_policy = "minimal", .run_model = NS_RUN_SELF,      \
                            .flops = gemm_flops, .bytes = BYTES, .working_set = WS,                \
                            .supported = SUP, .create = create_##SYM, .run = gemm_run,             \
-                           .check = gemm_check, .destroy = gemm_destroy};
+                           .check = gemm_check, .destroy = gemm_destroy, .cpus = gemm_cpus};
 
 GEMM_DESC(ns_k_dgemm_avx512, "dgemm", "avx512", NS_GEMM_AVX512, -1, NS_PREC_DP, dgemm_bytes,
           dgemm_ws, sup_avx512)

@@ -94,4 +94,18 @@ int ns_gemm_s_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t
 long ns_gemm_buffers_live(void);
 void ns_gemm_set_buffer_alloc(int (*alloc)(void **, size_t, size_t));
 
+/* As ns_gemm_?_isa, and records where the call ran (for the registry descriptors; the public
+ * API records nothing): cpus[t] = sched_getcpu() of thread t of the call's parallel region after
+ * its share, for t < *ncpus, where *ncpus is the thread count the call ran on, at most max_cpus
+ * (1 when it ran on the calling thread alone: small shapes, alpha = 0 or k = 0, or a runtime
+ * that gave fewer threads than asked). Returns as ns_gemm_?_isa. */
+int ns_gemm_d_isa_cpus(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k,
+                       double alpha, const double *a, int64_t lda, const double *b, int64_t ldb,
+                       double beta, double *c, int64_t ldc, int nthreads, int *cpus, int max_cpus,
+                       int *ncpus);
+int ns_gemm_s_isa_cpus(int isa, int transa, int transb, int64_t m, int64_t n, int64_t k,
+                       float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
+                       float beta, float *c, int64_t ldc, int nthreads, int *cpus, int max_cpus,
+                       int *ncpus);
+
 #endif

@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/unit/nstest.h"
 #include "harness/measure.h"
+#include "kernels/gemm/gemm_kernels.h"
 #include "kernels/registry.h"
 
 static void run_and_check(const ns_kernel *k, ns_params p) {
@@ -134,6 +136,47 @@ static void timing_loop_invariants(void **state) {
     k->destroy(st);
 }
 
+/* GEMM opens its own parallel region: the CPU of each of its threads is recorded, not only the
+ * caller's (one entry per thread the call ran on, each a CPU of this machine). */
+static void gemm_records_each_thread_cpu(void **state) {
+    const char *names[] = {"dgemm", "sgemm"}, *isas[] = {"avx512", "avx2", "scalar", "blis",
+                                                           "openblas"};
+    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+    int tried = 0;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 5; j++) {
+            const ns_kernel *k = ns_registry_find(names[i], isas[j]);
+            if (!k) continue;
+            ns_params p = {.m = 256, .n = 256, .k = 256, .threads = 2}; /* 33 MFLOP: 2 threads */
+            void *st = k->create(&p);
+            assert_non_null(st);
+            ns_measure_opts o = ns_measure_defaults(1);
+            o.min_sample_s = 0.001, o.min_samples = 2, o.max_samples = 2;
+            ns_measurement m;
+            assert_int_equal(ns_measure(k, st, &p, &o, &m), 0);
+            int pthreads_peer = 0;
+            if (j >= 3) {
+                ns_gemm_peer_info pi;
+                assert_int_equal(ns_gemm_peer_info_get(j - 3, &pi), 0);
+                pthreads_peer = strncmp(pi.threading, "openmp", 6) != 0;
+            }
+            if (pthreads_peer) { /* its threads cannot be asked: the caller's CPU alone */
+                assert_int_equal(m.cpu_threads, 1);
+            } else {
+                if (m.cpu_threads != 2)
+                    fail_msg("%s/%s: %d CPUs recorded for 2 threads", k->name, k->isa,
+                             m.cpu_threads);
+                tried++;
+            }
+            for (int t = 0; t < m.cpu_threads; t++)
+                if (m.cpu_of_thread[t] < 0 || m.cpu_of_thread[t] >= ncpu)
+                    fail_msg("%s/%s: thread %d on CPU %d", k->name, k->isa, t,
+                             m.cpu_of_thread[t]);
+            k->destroy(st);
+        }
+    assert_true(tried >= 2); /* the own dgemm and sgemm at least */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(descriptors_are_complete),
@@ -142,6 +185,7 @@ int main(void) {
         cmocka_unit_test(peak_flops),
         cmocka_unit_test(isa_selection_honours_environment),
         cmocka_unit_test(timing_loop_invariants),
+        cmocka_unit_test(gemm_records_each_thread_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -647,8 +647,9 @@ static void test_allreduce(void **state) {
     assert_true(fabs(a - 2e-6) < 1e-12 && fabs(b - 1e-10) < 1e-16 && mr < 1e-9);
 }
 
-/* The measurement's JSON: both schedules validated, busbw by the nccl-tests factor (null with a
- * status for one thread, never 0), a fit with finite alpha and beta. Small sizes only. */
+/* The measurement's JSON: both schedules validated with at least 9 samples per size under
+ * --quick, busbw by the nccl-tests factor (null with a status for one thread, never 0), a fit
+ * with finite alpha and beta. Small sizes only. */
 static void test_allreduce_json(void **state) {
     (void)state;
     for (int p = 2; p <= 2; p++) {
@@ -663,6 +664,9 @@ static void test_allreduce_json(void **state) {
             for (size_t i = 0; i < json_array_size(a); i++) {
                 json_t *pt = json_array_get(a, i);
                 assert_true(json_is_true(json_object_get(pt, "validated")));
+                /* --quick keeps 9 samples per size too (README: at least 9; it once kept 5) */
+                size_t ns = json_array_size(json_object_get(pt, "samples_s"));
+                if (ns < 9) fail_msg("%s point %zu: %zu samples, want >= 9", sched[s], i, ns);
                 double alg = ns_json_get_num(pt, "algbw_gbytes_per_s");
                 assert_true(alg > 0);
                 json_t *bus = json_object_get(pt, "busbw_gbytes_per_s");
