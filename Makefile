@@ -72,7 +72,8 @@ all: $(BIN)/nodescale lib/libnodescale.a lib/libnodescale.so $(TESTS) $(BENCHES)
 deps:
 	@bash scripts/install-deps.sh
 
-$(BDIR)/%.o: %.c
+# Objects depend on this Makefile too: a change of flags (visibility, ISA) rebuilds them.
+$(BDIR)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(call isaflags,$<) -MMD -MP -c $< -o $@
 
