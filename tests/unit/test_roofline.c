@@ -664,6 +664,122 @@ static void test_reduce_kernels_bandwidth_roof(void **st) {
     json_decref(root);
 }
 
+/* A kernel-phase entry of results[]: kernel name at ws bytes on one thread, ISA isa, bytes
+ * moved per repetition by = ws, fastest sample at fast GB/s, median (gbytes_per_s) at med. */
+static json_t *phase_result(const char *name, const char *isa, double ws, double fast, double med) {
+    char id[96];
+    snprintf(id, sizeof id, "%s/%s/dp/t1/ws=%.0f", name, isa, ws);
+    json_t *r =
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:f, s:f, s:s, s:f, s:{s:f, s:f}, "
+                  "s:b, s:s}",
+                  "id", id, "name", name, "family", "stream", "isa", isa, "precision", "dp",
+                  "threads", 1, "working_set_bytes", ws, "flops", 0.0, "bytes", ws, "bytes_policy",
+                  "minimal", "gbytes_per_s", med, "time_s", "min", ws / (fast * 1e9), "median",
+                  ws / (med * 1e9), "validated", 1, "status", "ok");
+    assert_non_null(r);
+    return r;
+}
+
+/* The spr caches and a clean one-thread stream_load curve of the spr machine from lo to 2 GiB
+ * (not built). */
+static json_t *load_doc(double lo) {
+    double ws[256], bw[256];
+    size_t n = make_curve(&spr, lo, 2 * GiB, 0, 0, ws, bw, 256);
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "stream_load", 1, ws, bw, n);
+    return root;
+}
+
+/* The one-thread ceiling of level, which must come from the kernel phase at gbps GB/s. */
+static json_t *kernel_phase_ceiling(json_t *root, const char *level, double gbps) {
+    json_t *c = ceiling(root, level, 1);
+    assert_non_null(c);
+    assert_close(json_number_value(json_object_get(c, "gbytes_per_s")), gbps, 1e-9);
+    assert_string_equal(json_string_value(json_object_get(c, "source")), "kernel phase");
+    return c;
+}
+
+/* Defect trial3-1: the L2 roof must not sit below what the very ceiling kernel measured in the
+ * kernel phase at an L2 working set. The sweep's L2 plateau of stream_load is 90 GB/s; the
+ * kernel phase measured stream_load at 1 MiB (L2) at 120 GB/s fastest, 110 median: the L2
+ * ceiling becomes 120 (same statistic, fastest sample), says where it came from, and the
+ * kernel sits below its roof. Another ISA, a failed measurement, a kernel without a curve and
+ * a DRAM measurement short of 4x the LLC do not count. The rebuild is idempotent. */
+static void test_kernel_phase_raises_ceiling(void **st) {
+    (void)st;
+    json_t *root = load_doc(4 * KiB);
+    doc_add_compute(root, "dp", "fma", 1, 88);
+    json_t *res = json_object_get(root, "results");
+    json_t *load = phase_result("stream_load", "avx512", 1 * MiB, 120, 110);
+    json_t *other_isa = phase_result("stream_load", "avx2", 1 * MiB, 200, 100);
+    json_t *failed = phase_result("stream_load", "avx512", 512 * KiB, 300, 290);
+    json_object_set_new(failed, "validated", json_false());
+    json_t *no_curve = phase_result("stream_copy", "avx512", 1 * MiB, 250, 100);
+    json_t *l3_short = phase_result("stream_load", "avx512", 400 * MiB, 40, 30); /* DRAM, < 4x */
+    json_array_append_new(res, load);
+    json_array_append_new(res, other_isa);
+    json_array_append_new(res, failed);
+    json_array_append_new(res, no_curve);
+    json_array_append_new(res, l3_short);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+
+    json_t *l2 = kernel_phase_ceiling(root, "L2", 120);
+    assert_string_equal(json_string_value(json_object_get(l2, "result_id")),
+                        json_string_value(json_object_get(load, "id")));
+    assert_close(json_number_value(json_object_get(l2, "sweep_gbytes_per_s")), 90, 0.03);
+    assert_non_null(strstr(json_string_value(json_object_get(l2, "status")), "kernel phase"));
+    assert_close(json_number_value(json_object_get(load, "roof_gbytes_per_s")), 120, 1e-9);
+    assert_close(json_number_value(json_object_get(load, "fraction_of_roof")), 110.0 / 120, 1e-9);
+    /* The roof that ceilings_used and the points report is the same. */
+    json_t *used = json_object_get(
+        json_object_get(json_object_get(root, "roofline"), "ceilings_used"), "bandwidth");
+    size_t i;
+    json_t *u;
+    int seen = 0;
+    json_array_foreach(used, i, u) {
+        if (strcmp(json_string_value(json_object_get(u, "level")), "L2")) continue;
+        assert_close(json_number_value(json_object_get(u, "gbytes_per_s")), 120, 1e-9);
+        seen++;
+    }
+    assert_int_equal(seen, 1);
+    /* Other levels keep the sweep's ceiling; DRAM's measurement at 400 MiB (< 4x LLC) counts
+     * for nothing. */
+    assert_string_equal(json_string_value(json_object_get(ceiling(root, "L3", 1), "source")),
+                        "plateau");
+    assert_close(ceiling_gbps(root, "DRAM", 1), 11, 0.05);
+    assert_string_equal(json_string_value(json_object_get(ceiling(root, "DRAM", 1), "source")),
+                        "plateau");
+    /* The avx2 variant is not the ceiling kernel: judged, above the roof, with the cause. */
+    assert_close(json_number_value(json_object_get(other_isa, "fraction_of_roof")), 100.0 / 120,
+                 1e-9);
+    assert_serialises(root);
+
+    char *a = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    char *b = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    json_decref(root);
+}
+
+/* A level at which the sweep gives the ceiling kernel no ceiling (the sweep starts inside L2,
+ * so no L1 point) but the kernel phase measured it there: that measurement is the ceiling. */
+static void test_kernel_phase_only_ceiling(void **st) {
+    (void)st;
+    json_t *root = load_doc(256 * KiB);
+    json_t *l1 = phase_result("stream_load", "avx512", 16 * KiB, 210, 205);
+    json_array_append_new(json_object_get(root, "results"), l1);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *c = kernel_phase_ceiling(root, "L1", 210);
+    assert_true(json_is_null(json_object_get(c, "sweep_gbytes_per_s")));
+    assert_close(json_number_value(json_object_get(l1, "fraction_of_roof")), 205.0 / 210, 1e-9);
+    assert_serialises(root);
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
@@ -681,6 +797,8 @@ int main(void) {
         cmocka_unit_test(test_above_compute_roof_reason),
         cmocka_unit_test(test_dram_tail_at_4x_llc),
         cmocka_unit_test(test_reduce_kernels_bandwidth_roof),
+        cmocka_unit_test(test_kernel_phase_raises_ceiling),
+        cmocka_unit_test(test_kernel_phase_only_ceiling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
