@@ -927,6 +927,16 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
 #undef ADD
 }
 
+/* "; above the roof by X%: cause" for a kernel at fraction frac of the bandwidth roof br,
+ * streaming gbps GB/s (`at` qualifies it: "" or " at its AI"), into buf. */
+static void above_bandwidth_reason(const bw_roof *br, double frac, double gbps, const char *at,
+                                   char *buf, size_t len) {
+    snprintf(buf, len,
+             "; above the roof by %.1f%%: part of the working set lives in a faster level, or "
+             "the %s ceiling kernel (%s, %.4g GB/s) is slower than this one (%.4g GB/s%s)",
+             100 * (frac - 1), br->level, br->kernel, br->gbytes_per_s, gbps, at);
+}
+
 /* Roof fields of one results[] entry; appends its point to points[]. */
 static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_t *points) {
     const char *prec = str_or(r, "precision", NULL);
@@ -999,10 +1009,13 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         double gbps = ns_json_get_num(r, "gbytes_per_s");
         frac = gbps >= 0 ? gbps / bw : NAN;
         snprintf(limit, sizeof limit, "bandwidth:%s", level);
-        snprintf(status, sizeof status,
-                 "ok; no flops: roof_gflops is null and fraction_of_roof is of the %s bandwidth "
-                 "ceiling (%.4g GB/s, %s)%s",
-                 level, bw, br->kernel, br->suspect ? " (suspect, see ceilings.bandwidth)" : "");
+        int len = snprintf(status, sizeof status,
+                           "ok; no flops: roof_gflops is null and fraction_of_roof is of the %s "
+                           "bandwidth ceiling (%.4g GB/s, %s)%s",
+                           level, bw, br->kernel,
+                           br->suspect ? " (suspect, see ceilings.bandwidth)" : "");
+        if (frac > 1.0 && len >= 0 && (size_t)len < sizeof status)
+            above_bandwidth_reason(br, frac, gbps, "", status + len, sizeof status - (size_t)len);
     } else if (isfinite(roof)) {
         snprintf(limit, sizeof limit, bwb ? "bandwidth:%s" : "compute", level);
         size_t len = strlen(status);
@@ -1025,15 +1038,14 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         if (bwb && pol && strcmp(pol, b->policy))
             ADD("; bytes_policy %s differs from the ceilings' %s (B06)", pol, b->policy);
         if (frac > 1.0) {
-            ADD("; above the roof by %.1f%%: ", 100 * (frac - 1));
             if (bwb) {
-                ADD("part of the working set lives in a faster level, or the %s ceiling kernel "
-                    "(%s, %.4g GB/s) is slower than this one (%.4g GB/s at its AI)",
-                    level, br->kernel, bw, gflops / ai);
+                if (len < sizeof status)
+                    above_bandwidth_reason(br, frac, gflops / ai, " at its AI", status + len,
+                                           sizeof status - len);
             } else {
                 char why[400];
                 above_compute_reason(b, cr, mix, gflops, cg, why, sizeof why);
-                ADD("%s", why);
+                ADD("; above the roof by %.1f%%: %s", 100 * (frac - 1), why);
             }
         }
 #undef ADD

@@ -780,6 +780,34 @@ static void test_kernel_phase_only_ceiling(void **st) {
     json_decref(root);
 }
 
+/* Defect trial3-8: a zero-FLOP kernel (copy, load) above its bandwidth roof gets the same
+ * "above the roof by X%: cause" in roof_status as a kernel with FLOPs. */
+static void test_zero_flop_above_roof(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+    json_t *copy = result("stream_copy", "stream", 1 * MiB, NAN, 0);
+    json_object_set_new(copy, "flops", json_real(0));
+    json_object_set_new(copy, "bytes", json_real(1e6));
+    json_object_set_new(copy, "gbytes_per_s", json_real(90 * 1.3));
+    json_t *under = json_deep_copy(copy);
+    json_object_set_new(under, "id", json_string("copy_under"));
+    json_object_set_new(under, "gbytes_per_s", json_real(45));
+    json_array_append_new(json_object_get(root, "results"), copy);
+    json_array_append_new(json_object_get(root, "results"), under);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_close(json_number_value(json_object_get(copy, "fraction_of_roof")), 1.3, 0.03);
+    const char *s = roof_status(copy);
+    assert_non_null(strstr(s, "no flops"));
+    assert_non_null(strstr(s, "above the roof by 3"));
+    assert_non_null(strstr(s, "ceiling kernel (triad"));
+    assert_null(strstr(roof_status(under), "above the roof"));
+    /* The point carries the same status. */
+    json_t *pts = json_object_get(json_object_get(root, "roofline"), "points");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(pts, 0), "status")), s);
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
@@ -799,6 +827,7 @@ int main(void) {
         cmocka_unit_test(test_reduce_kernels_bandwidth_roof),
         cmocka_unit_test(test_kernel_phase_raises_ceiling),
         cmocka_unit_test(test_kernel_phase_only_ceiling),
+        cmocka_unit_test(test_zero_flop_above_roof),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
