@@ -47,6 +47,36 @@ static void atomic_write_then_strict_load(void **state) {
     json_decref(back);
 }
 
+/* Defect trial3-16: doubles read back bit for bit (10 significant digits did not). */
+static void doubles_round_trip_exactly(void **state) {
+    char path[128], err[256];
+    snprintf(path, sizeof path, "%s/exact.json", dir);
+    const double v[] = {1.0 / 3,
+                        0.1 + 0.2,
+                        131.72608512345678,
+                        2.0 / 3e7,
+                        1e300 / 7,
+                        4.9406564584124654e-324,
+                        -0.0011763552940286,
+                        1048576.0};
+    const size_t n = sizeof v / sizeof v[0];
+    json_t *o = json_object(), *a = json_array();
+    ns_json_set_str(o, "schema", NS_SCHEMA);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_real(v[i]));
+    json_object_set_new(o, "v", a);
+    assert_int_equal(ns_json_write_atomic(o, path, err, sizeof err), 0);
+    json_t *back = ns_json_load_results(path, err, sizeof err);
+    assert_non_null(back);
+    for (size_t i = 0; i < n; i++) {
+        double got = json_number_value(json_array_get(json_object_get(back, "v"), i));
+        assert_memory_equal(&got, &v[i], sizeof got);
+    }
+    assert_true(json_equal(o, back));
+    json_decref(back);
+    json_decref(o);
+}
+
 static void write_to_missing_folder_fails_cleanly(void **state) {
     char err[256];
     json_t *o = json_object();
@@ -123,6 +153,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(non_finite_becomes_null_with_status),
         cmocka_unit_test(atomic_write_then_strict_load),
+        cmocka_unit_test(doubles_round_trip_exactly),
         cmocka_unit_test(write_to_missing_folder_fails_cleanly),
         cmocka_unit_test(empty_path_is_refused),
         cmocka_unit_test(load_rejects_bad_files),

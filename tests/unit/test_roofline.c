@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -808,6 +809,40 @@ static void test_zero_flop_above_roof(void **st) {
     json_decref(root);
 }
 
+/* Defect trial3-16: `nodescale roofline` on a written results.json reproduces the run's roofline
+ * bit for bit: a document built in memory (a noisy sweep, kernels whose numbers use every
+ * digit), written, read back and built again equals the original. */
+static void test_rebuild_from_written_file(void **st) {
+    (void)st;
+    rng_state = 7;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0.03, 0, 1);
+    doc_add_compute(root, "dp", "fma", 1, 88.0 / 3);
+    json_t *res = json_object_get(root, "results");
+    json_array_append_new(res, result("gemm", "gemm", 1 * MiB, 40.0 / 3, 70.0 / 7.3));
+    json_array_append_new(res, result("ddot", "reduce", 1 * GiB, 1.0 / 8, 10.0 / 9.1));
+    json_array_append_new(res, phase_result("triad", "avx512", 1 * MiB, 1e3 / 7, 1e3 / 7.7));
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+
+    char dir[] = "/tmp/ns_test_roofline_XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    assert_int_equal(ns_json_write_atomic(root, path, err, sizeof err), 0);
+    json_t *back = ns_json_load_results(path, err, sizeof err);
+    assert_non_null(back);
+    unlink(path);
+    rmdir(dir);
+    assert_true(json_equal(root, back)); /* every number read back exactly */
+    assert_int_equal(ns_roofline_build(back, err, sizeof err), 0);
+    char *a = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    char *b = json_dumps(back, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    json_decref(back);
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
@@ -828,6 +863,7 @@ int main(void) {
         cmocka_unit_test(test_kernel_phase_raises_ceiling),
         cmocka_unit_test(test_kernel_phase_only_ceiling),
         cmocka_unit_test(test_zero_flop_above_roof),
+        cmocka_unit_test(test_rebuild_from_written_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
