@@ -18,6 +18,15 @@ void ns_result_id(const ns_kernel *k, const ns_params *p, char *buf, size_t len)
 json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurement *m,
                        const ns_check *c);
 
+/* One sweep[] entry of results.json from the entry r that ns_measure_kernel made of k with p
+ * and its measurement m: {kernel, isa, precision, threads, n, working_set_bytes, bytes (per
+ * repetition, every pass, by bytes_policy), passes (over the working set per repetition),
+ * bytes_policy, gbytes_per_s (bytes / time_s.min: the fastest sample, as STREAM and likwid-bench
+ * report), gbytes_per_s_median, rate_from, time_s (seconds per repetition)}; rates null with a
+ * status when r's status is not "ok". */
+json_t *ns_sweep_point_json(const ns_kernel *k, const ns_params *p, const ns_measurement *m,
+                            const json_t *r);
+
 /* Creates k with p, measures it with o, checks its output, destroys it, and returns the entry
  * (never NULL; a kernel that could not be created or measured gets status saying why).
  * with_counters: after the timed samples (never inside them), a counting pass of one sample's

@@ -163,21 +163,7 @@ static void measure_sweep(run_state *s, json_t *root) {
                 ns_params p = {.n = n, .threads = tc[t]};
                 ns_measurement m;
                 json_t *r = ns_measure_kernel(k, &p, &s->sweep, 0, NAN, &m);
-                json_t *pt = json_object();
-                ns_json_set_str(pt, "kernel", k->name);
-                ns_json_set_str(pt, "isa", k->isa);
-                ns_json_set_str(pt, "precision", ns_prec_name(k->precision));
-                ns_json_set_int(pt, "threads", tc[t]);
-                ns_json_set_int(pt, "n", n);
-                ns_json_set_num(pt, "working_set_bytes", k->working_set(&p), NULL);
-                ns_json_set_str(pt, "bytes_policy", k->bytes_policy);
-                const char *st = json_string_value(json_object_get(r, "status"));
-                int ok = !strcmp(st, "ok") && m.stats.min > 0;
-                ns_json_set_num(pt, "gbytes_per_s", ok ? k->bytes(&p) / m.stats.min / 1e9 : NAN, st);
-                ns_json_set_num(pt, "gbytes_per_s_median", ok ? ns_json_get_num(r, "gbytes_per_s") : NAN,
-                                NULL);
-                ns_json_set_str(pt, "rate_from", "fastest sample");
-                json_object_set(pt, "time_s", json_object_get(r, "time_s"));
+                json_t *pt = ns_sweep_point_json(k, &p, &m, r);
                 json_array_append_new(sweep, pt);
                 json_decref(r);
                 char what[160];

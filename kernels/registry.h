@@ -59,6 +59,9 @@ typedef struct ns_kernel {
     /* Compare the output of the last run() with the plain-C reference. */
     void (*check)(void *state, ns_check *out);
     void (*destroy)(void *state);
+    /* Passes over the working set in one repetition (flops() and bytes() count them all);
+     * NULL: 1. STREAM kernels stream a small working set several times per repetition. */
+    int64_t (*passes)(const ns_params *p);
 } ns_kernel;
 
 /* All descriptors, in registration order; *count receives the number. */
