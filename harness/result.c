@@ -137,7 +137,7 @@ json_t *ns_sweep_point_json(const ns_kernel *k, const ns_params *p, const ns_mea
 }
 
 json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measure_opts *o,
-                          int with_counters, double clock_ghz, ns_measurement *m_out) {
+                          int with_counters, int with_clock, ns_measurement *m_out) {
     void *st = k->create(p);
     if (!st) {
         json_t *r = ns_result_json(k, p, NULL, NULL);
@@ -155,14 +155,17 @@ json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measu
         ns_json_set_str(r, "status", "not measured: out of memory");
         return r;
     }
+    /* The clock right before and right after the timed samples (per_cycle's clock). */
+    double ghz_before = with_clock ? ns_clockprobe_ghz() : NAN;
     int rc = ns_measure(k, st, p, o, m);
+    double ghz_after = with_clock && rc == 0 ? ns_clockprobe_ghz() : NAN;
     k->check(st, &c);
     r = ns_result_json(k, p, rc == 0 ? m : NULL, &c);
     if (rc != 0) ns_json_set_str(r, "status", m->status);
     if (rc == 0 && with_counters && !ns_interrupted)
         json_object_set_new(r, "counters",
                             ns_counters_measure(k, st, p, m->reps, k->flops(p), k->bytes(p)));
-    if (rc == 0 && isfinite(clock_ghz)) ns_clockprobe_annotate(r, clock_ghz);
+    if (rc == 0 && with_clock) ns_clockprobe_annotate(r, ghz_before, ghz_after);
     if (m_out) *m_out = *m;
     free(m);
     k->destroy(st);

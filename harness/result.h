@@ -31,9 +31,11 @@ json_t *ns_sweep_point_json(const ns_kernel *k, const ns_params *p, const ns_mea
  * (never NULL; a kernel that could not be created or measured gets status saying why).
  * with_counters: after the timed samples (never inside them), a counting pass of one sample's
  * repetitions fills the entry's "counters" (harness/counters.h; ns_counters_init first).
- * clock_ghz: the probed clock (harness/clockprobe.h) for per-cycle figures; NAN to skip.
- * *m_out receives the measurement when non-NULL. */
+ * with_clock: the clock is probed right before and right after the timed samples (about 10 ms
+ * each, harness/clockprobe.h) and the entry gets per_cycle figures at their mean, with a
+ * clock_status that says so and whether the clock changed. *m_out receives the measurement
+ * when non-NULL. */
 json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measure_opts *o,
-                          int with_counters, double clock_ghz, ns_measurement *m_out);
+                          int with_counters, int with_clock, ns_measurement *m_out);
 
 #endif
