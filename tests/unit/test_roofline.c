@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "harness/json.h"
+#include "reports/report.h"
 #include "roofline/roofline.h"
 
 #define KiB 1024.0
@@ -781,20 +782,23 @@ static void test_kernel_phase_only_ceiling(void **st) {
     json_decref(root);
 }
 
+/* Appends to results[] a zero-FLOP copy named id at 1 MiB (L2) streaming gbps GB/s. */
+static json_t *add_copy(json_t *root, const char *id, double gbps) {
+    json_t *copy = result(id, "stream", 1 * MiB, NAN, 0);
+    json_object_set_new(copy, "flops", json_real(0));
+    json_object_set_new(copy, "bytes", json_real(1e6));
+    json_object_set_new(copy, "gbytes_per_s", json_real(gbps));
+    json_array_append_new(json_object_get(root, "results"), copy);
+    return copy;
+}
+
 /* Defect trial3-8: a zero-FLOP kernel (copy, load) above its bandwidth roof gets the same
  * "above the roof by X%: cause" in roof_status as a kernel with FLOPs. */
 static void test_zero_flop_above_roof(void **st) {
     (void)st;
     json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
-    json_t *copy = result("stream_copy", "stream", 1 * MiB, NAN, 0);
-    json_object_set_new(copy, "flops", json_real(0));
-    json_object_set_new(copy, "bytes", json_real(1e6));
-    json_object_set_new(copy, "gbytes_per_s", json_real(90 * 1.3));
-    json_t *under = json_deep_copy(copy);
-    json_object_set_new(under, "id", json_string("copy_under"));
-    json_object_set_new(under, "gbytes_per_s", json_real(45));
-    json_array_append_new(json_object_get(root, "results"), copy);
-    json_array_append_new(json_object_get(root, "results"), under);
+    json_t *copy = add_copy(root, "stream_copy", 90 * 1.3);
+    json_t *under = add_copy(root, "copy_under", 45);
     char err[200];
     assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
     assert_close(json_number_value(json_object_get(copy, "fraction_of_roof")), 1.3, 0.03);
@@ -843,6 +847,31 @@ static void test_rebuild_from_written_file(void **st) {
     json_decref(root);
 }
 
+/* report.md's Kernels table: the status cell of a kernel above its roof (here a zero-FLOP copy
+ * at 130% of the L2 roof) carries the cause from roof_status. */
+static void test_report_status_shows_above_roof(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+    add_copy(root, "stream_copy", 90 * 1.3);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    char dir[] = "/tmp/ns_test_roofline_XXXXXX", path[64], line[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    assert_int_equal(ns_report_markdown(root, path, err, sizeof err), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int found = 0;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "| stream_copy |", 15))
+            found = strstr(line, "| ok; above the roof by 3") != NULL;
+    fclose(f);
+    unlink(path);
+    rmdir(dir);
+    assert_true(found);
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
@@ -864,6 +893,7 @@ int main(void) {
         cmocka_unit_test(test_kernel_phase_only_ceiling),
         cmocka_unit_test(test_zero_flop_above_roof),
         cmocka_unit_test(test_rebuild_from_written_file),
+        cmocka_unit_test(test_report_status_shows_above_roof),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
