@@ -512,11 +512,11 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
         fmt_bytes(kws, w, sizeof w);
         if (isfinite(bw))
             snprintf(why, sizeof why,
-                     "%s%sthe kernel phase measured %s faster at %s (%s, fastest sample %.4g "
+                     "%s; the kernel phase measured %s faster at %s (%s, fastest sample %.4g "
                      "GB/s) than the sweep (%s, %.4g GB/s): the faster measurement is the "
                      "ceiling",
-                     suspect ? suspect : "ok", suspect ? "; " : "; ", cv->kernel, w,
-                     str_or(kr, "id", "?"), kbw, source, bw);
+                     suspect ? suspect : "ok", cv->kernel, w, str_or(kr, "id", "?"), kbw, source,
+                     bw);
         else
             snprintf(why, sizeof why,
                      "ok; no ceiling from the sweep at this level: the kernel phase's %s at %s "
