@@ -35,7 +35,7 @@ static double ours_rate(const bench_case *c, int *ok) {
     }
     ns_measure_opts o = ns_measure_defaults(0);
     o.min_sample_s = c->ws_bytes > 1e8 ? 0.05 : 0.02;
-    json_t *r = ns_measure_kernel(k, &p, &o, 0, NAN, NULL);
+    json_t *r = ns_measure_kernel(k, &p, &o, 0, 0, NULL);
     *ok = !strcmp(json_string_value(json_object_get(r, "status")), "ok");
     double v = c->ws_bytes > 0 ? ns_json_get_num(r, "gbytes_per_s") : ns_json_get_num(r, "gflops");
     json_decref(r);

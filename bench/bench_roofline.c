@@ -55,7 +55,7 @@ static double nodescale_rate(const ceiling_case *c) {
     }
     ns_measure_opts o = ns_measure_defaults(0);
     o.min_sample_s = c->ws_bytes > 1e8 ? 0.05 : 0.02;
-    json_t *r = ns_measure_kernel(k, &p, &o, 0, NAN, NULL);
+    json_t *r = ns_measure_kernel(k, &p, &o, 0, 0, NULL);
     const char *st = json_string_value(json_object_get(r, "status"));
     double v = ns_json_get_num(r, c->ws_bytes > 0 ? "gbytes_per_s" : "gflops");
     if (!st || strcmp(st, "ok")) v = NAN;

@@ -217,7 +217,7 @@ int ns_cmd_bench(int argc, char **argv) {
     sigaction(SIGTERM, &sa, NULL);
     double ghz = ns_clockprobe_ghz();
     ns_measurement meas = {0};
-    json_t *r = ns_measure_kernel(k, &p, &o, 1, ghz, &meas);
+    json_t *r = ns_measure_kernel(k, &p, &o, 1, 1, &meas);
     explain_nulls(r, k, &p);
     int interrupted = ns_interrupted != 0;
 
@@ -251,9 +251,8 @@ int ns_cmd_bench(int argc, char **argv) {
         json_object_set_new(root, "results", results);
         if (interrupted) json_object_set_new(root, "interrupted", json_true());
         if (json_stdout) {
-            if (json_dumpf(root, stdout,
-                           JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0 ||
-                puts("") < 0 || fflush(stdout) != 0) {
+            if (json_dumpf(root, stdout, NS_JSON_DUMP_FLAGS) != 0 || puts("") < 0 ||
+                fflush(stdout) != 0) {
                 json_decref(root), json_decref(r);
                 fprintf(stderr, "nodescale %s: error: cannot write the JSON to standard output\n",
                         cmd);

@@ -104,8 +104,38 @@ json_t *ns_clockprobe_json(double before_ghz, double after_ghz, double threshold
     return o;
 }
 
-void ns_clockprobe_annotate(json_t *result, double ghz) {
+void ns_clockprobe_annotate(json_t *result, double before_ghz, double after_ghz) {
     json_t *o = json_object();
+    /* The clock of the figures: the mean of the probes around the measurement, or the one
+     * probe there is; clock_status says which, and whether the clock moved in between. */
+    int vb = valid(before_ghz), va = valid(after_ghz);
+    double ghz = vb && va ? 0.5 * (before_ghz + after_ghz) : vb ? before_ghz : after_ghz;
+    char st[360];
+    if (vb && va) {
+        char why[160];
+        int changed =
+            ns_clockprobe_changed(before_ghz, after_ghz, NS_CLOCKPROBE_THRESHOLD, why, sizeof why);
+        double unc = fabs(after_ghz - before_ghz) / (before_ghz + after_ghz);
+        if (changed)
+            snprintf(st, sizeof st,
+                     "%s: per-cycle figures use the mean of the probes right before and after "
+                     "it, %.2f GHz, and may be off by up to %.1f %%",
+                     why, ghz, 100 * unc);
+        else
+            snprintf(st, sizeof st,
+                     "ok: the mean of the probes right before and after the measurement (%.2f "
+                     "and %.2f GHz, steady)",
+                     before_ghz, after_ghz);
+    } else if (vb || va) {
+        snprintf(st, sizeof st,
+                 "only the probe %s the measurement (%.2f GHz): a clock change during it is not "
+                 "seen",
+                 vb ? "before" : "after", ghz);
+    } else {
+        snprintf(st, sizeof st, "not measured: no clock probe");
+    }
+    ns_json_set_num(o, "clock_before_ghz", vb ? before_ghz : NAN, NULL);
+    ns_json_set_num(o, "clock_after_ghz", va ? after_ghz : NAN, NULL);
     const json_t *ts = json_object_get(result, "time_s");
     double t = ts ? ns_json_get_num(ts, "median") : NAN;
     double threads = ns_json_get_num(result, "threads");
@@ -114,7 +144,8 @@ void ns_clockprobe_annotate(json_t *result, double ghz) {
     const json_t *par = json_object_get(result, "params");
     double n = par ? ns_json_get_num(par, "n") : NAN;
     if (!(threads >= 1)) threads = 1;
-    ns_json_set_num(o, "clock_ghz", valid(ghz) ? ghz : NAN, "not measured: no clock probe");
+    ns_json_set_num(o, "clock_ghz", valid(ghz) ? ghz : NAN, NULL);
+    ns_json_set_str(o, "clock_status", st);
     ns_json_set_str(o, "source", "clock probe (dependent adds), not counters");
     double cyc = valid(ghz) && isfinite(t) && t > 0 ? t * ghz * 1e9 : NAN;
     ns_json_set_num(o, "cycles_per_rep", cyc, "not measured: no time or no clock probe");

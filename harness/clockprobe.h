@@ -42,12 +42,16 @@ double ns_clockprobe_cycles_per_element(double seconds, double elements, double 
 json_t *ns_clockprobe_json(double before_ghz, double after_ghz, double threshold);
 
 /* Adds result["per_cycle"] to one results[] entry from the probed clock, without counters:
- *   {clock_ghz, source, cycles_per_rep (core cycles of one repetition on each thread),
+ *   {clock_before_ghz, clock_after_ghz (the probes right before and after the measurement),
+ *    clock_ghz (their mean; the one that is valid when only one is), clock_status ("ok: ..."
+ *    when steady; "clock changed from X to Y GHz ...: ... may be off by up to N %" when they
+ *    differ by more than NS_CLOCKPROBE_THRESHOLD; which probe when only one), source,
+ *    cycles_per_rep (core cycles of one repetition on each thread),
  *    cycles_per_element (stream/reduce: core cycles per array element a thread processes,
  *    = median_s * ghz * 1e9 * threads / params.n, likwid-bench's "cycles per update"),
  *    flops_per_cycle_per_core, bytes_per_cycle_per_core}
  * each null + status when missing. Reads time_s.median, flops, bytes, family, threads, params.n
- * from the entry; ghz from ns_clockprobe_ghz() before the run. */
-void ns_clockprobe_annotate(json_t *result, double ghz);
+ * from the entry. A probe that is NAN or <= 0 counts as missing. */
+void ns_clockprobe_annotate(json_t *result, double before_ghz, double after_ghz);
 
 #endif

@@ -116,7 +116,7 @@ int ns_write_file(const char *path, const char *buf, size_t len, char *err, size
 }
 
 int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen) {
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    char *text = json_dumps(root, NS_JSON_DUMP_FLAGS);
     size_t n = text ? strlen(text) : 0;
     char *t = text ? realloc(text, n + 2) : NULL;
     if (!t) {

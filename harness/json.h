@@ -30,8 +30,13 @@ int ns_path_write_in_place(const char *path);
  * write checked. Returns 0, or -1 with a one-line reason in err (empty path, a folder, ENOSPC...). */
 int ns_write_file(const char *path, const char *buf, size_t len, char *err, size_t errlen);
 
-/* Writes root to path with ns_write_file: indented, keys in insertion order, a final newline,
- * NaN impossible (jansson rejects it). Returns 0, or -1 with a one-line reason in err. */
+/* How results files are dumped: indented, keys in insertion order, and every double with 17
+ * significant digits, so that it reads back bit for bit (`nodescale roofline` on a written
+ * results.json reproduces the run's numbers exactly). */
+#define NS_JSON_DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+
+/* Writes root to path with ns_write_file: NS_JSON_DUMP_FLAGS, a final newline, NaN impossible
+ * (jansson rejects it). Returns 0, or -1 with a one-line reason in err. */
 int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen);
 
 /* Checks, before any work is done, that path can be written the way ns_write_file writes it:

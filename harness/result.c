@@ -115,8 +115,29 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
     return r;
 }
 
+json_t *ns_sweep_point_json(const ns_kernel *k, const ns_params *p, const ns_measurement *m,
+                            const json_t *r) {
+    json_t *pt = json_object();
+    ns_json_set_str(pt, "kernel", k->name);
+    ns_json_set_str(pt, "isa", k->isa);
+    ns_json_set_str(pt, "precision", ns_prec_name(k->precision));
+    ns_json_set_int(pt, "threads", p->threads);
+    ns_json_set_int(pt, "n", p->n);
+    ns_json_set_num(pt, "working_set_bytes", k->working_set(p), NULL);
+    ns_json_set_num(pt, "bytes", k->bytes(p), NULL);
+    ns_json_set_int(pt, "passes", k->passes ? k->passes(p) : 1);
+    ns_json_set_str(pt, "bytes_policy", k->bytes_policy);
+    const char *st = json_string_value(json_object_get(r, "status"));
+    int ok = st && !strcmp(st, "ok") && m->stats.min > 0;
+    ns_json_set_num(pt, "gbytes_per_s", ok ? k->bytes(p) / m->stats.min / 1e9 : NAN, st);
+    ns_json_set_num(pt, "gbytes_per_s_median", ok ? ns_json_get_num(r, "gbytes_per_s") : NAN, NULL);
+    ns_json_set_str(pt, "rate_from", "fastest sample");
+    json_object_set(pt, "time_s", json_object_get(r, "time_s"));
+    return pt;
+}
+
 json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measure_opts *o,
-                          int with_counters, double clock_ghz, ns_measurement *m_out) {
+                          int with_counters, int with_clock, ns_measurement *m_out) {
     void *st = k->create(p);
     if (!st) {
         json_t *r = ns_result_json(k, p, NULL, NULL);
@@ -134,14 +155,17 @@ json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measu
         ns_json_set_str(r, "status", "not measured: out of memory");
         return r;
     }
+    /* The clock right before and right after the timed samples (per_cycle's clock). */
+    double ghz_before = with_clock ? ns_clockprobe_ghz() : NAN;
     int rc = ns_measure(k, st, p, o, m);
+    double ghz_after = with_clock && rc == 0 ? ns_clockprobe_ghz() : NAN;
     k->check(st, &c);
     r = ns_result_json(k, p, rc == 0 ? m : NULL, &c);
     if (rc != 0) ns_json_set_str(r, "status", m->status);
     if (rc == 0 && with_counters && !ns_interrupted)
         json_object_set_new(r, "counters",
                             ns_counters_measure(k, st, p, m->reps, k->flops(p), k->bytes(p)));
-    if (rc == 0 && isfinite(clock_ghz)) ns_clockprobe_annotate(r, clock_ghz);
+    if (rc == 0 && with_clock) ns_clockprobe_annotate(r, ghz_before, ghz_after);
     if (m_out) *m_out = *m;
     free(m);
     k->destroy(st);

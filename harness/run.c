@@ -43,7 +43,7 @@ typedef struct run_state {
     double done_w, total_w; /* work done and planned, in step_weight units (for the ETA) */
     ns_measure_opts mo;    /* kernels */
     ns_measure_opts sweep; /* sweep points: fewer samples, they are not gated on */
-    double ghz;            /* clock probe before the run, for per-cycle figures */
+    double ghz;            /* clock probe before the run (context.clock_probe) */
 } run_state;
 
 static void logf_(const run_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -118,7 +118,7 @@ static void measure_ceilings(run_state *s, json_t *root) {
             const ns_kernel *k = ns_registry_find(peak_names[i], NULL);
             if (!k) continue;
             ns_params p = {.n = 4096, .threads = tc[t]};
-            json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, s->ghz, NULL);
+            json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, 1, NULL);
             json_t *c = json_object();
             ns_json_set_str(c, "name", k->name);
             ns_json_set_str(c, "precision", ns_prec_name(k->precision));
@@ -133,6 +133,10 @@ static void measure_ceilings(run_state *s, json_t *root) {
             ns_json_set_num(c, "gflops", ok ? k->flops(&p) / tmin / 1e9 : NAN, st);
             ns_json_set_num(c, "gflops_median", ok ? ns_json_get_num(r, "gflops") : NAN, NULL);
             ns_json_set_str(c, "rate_from", "fastest sample");
+            /* The clock around this ceiling's own samples (the result's per_cycle.clock_ghz,
+             * with its clock_status), which the roofline compares with later probes. */
+            ns_json_set_num(c, "freq_ghz",
+                            ns_json_get_num(json_object_get(r, "per_cycle"), "clock_ghz"), NULL);
             json_object_set(c, "result_id", json_object_get(r, "id"));
             json_array_append_new(compute, c);
             json_array_append_new(results, r);
@@ -162,22 +166,8 @@ static void measure_sweep(run_state *s, json_t *root) {
                 if (n < 64 * tc[t]) n = 64 * tc[t];
                 ns_params p = {.n = n, .threads = tc[t]};
                 ns_measurement m;
-                json_t *r = ns_measure_kernel(k, &p, &s->sweep, 0, NAN, &m);
-                json_t *pt = json_object();
-                ns_json_set_str(pt, "kernel", k->name);
-                ns_json_set_str(pt, "isa", k->isa);
-                ns_json_set_str(pt, "precision", ns_prec_name(k->precision));
-                ns_json_set_int(pt, "threads", tc[t]);
-                ns_json_set_int(pt, "n", n);
-                ns_json_set_num(pt, "working_set_bytes", k->working_set(&p), NULL);
-                ns_json_set_str(pt, "bytes_policy", k->bytes_policy);
-                const char *st = json_string_value(json_object_get(r, "status"));
-                int ok = !strcmp(st, "ok") && m.stats.min > 0;
-                ns_json_set_num(pt, "gbytes_per_s", ok ? k->bytes(&p) / m.stats.min / 1e9 : NAN, st);
-                ns_json_set_num(pt, "gbytes_per_s_median", ok ? ns_json_get_num(r, "gbytes_per_s") : NAN,
-                                NULL);
-                ns_json_set_str(pt, "rate_from", "fastest sample");
-                json_object_set(pt, "time_s", json_object_get(r, "time_s"));
+                json_t *r = ns_measure_kernel(k, &p, &s->sweep, 0, 0, &m);
+                json_t *pt = ns_sweep_point_json(k, &p, &m, r);
                 json_array_append_new(sweep, pt);
                 json_decref(r);
                 char what[160];
@@ -233,7 +223,7 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
         double per_el = k->working_set(&unit);
         int64_t n = per_el > 0 ? (int64_t)(ws_bytes / per_el) / 1024 * 1024 : 1 << 20;
         ns_params p = {.n = n > 1024 ? n : 1024, .threads = s->o->threads};
-        json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, s->ghz, NULL);
+        json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, 1, NULL);
         char what[200];
         snprintf(what, sizeof what, "%-20s %-6s t%d %10.0f KiB  %8.2f GB/s  [%s]", k->name, k->isa,
                  p.threads, k->working_set(&p) / 1024, ns_json_get_num(r, "gbytes_per_s"),
@@ -274,7 +264,7 @@ static void measure_gemm(run_state *s, json_t *root) {
             const ns_kernel *k = all[i];
             if (!gemm_in_run(k)) continue;
             ns_params p = {.m = sizes[z], .n = sizes[z], .k = sizes[z], .threads = s->o->threads};
-            json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, s->ghz, NULL);
+            json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, 1, NULL);
             char what[200];
             snprintf(what, sizeof what, "%-6s %-8s t%d %5lld^3  %8.1f GFLOP/s  [%s]", k->name,
                      k->isa, p.threads, (long long)sizes[z], ns_json_get_num(r, "gflops"),

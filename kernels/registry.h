@@ -63,6 +63,9 @@ typedef struct ns_kernel {
      * of them ran on in the last run() to cpu_of_thread[0..], at most max entries, and returns
      * how many; 0 when unknown (the harness then records the calling thread's CPU alone). */
     int (*cpus)(void *state, int *cpu_of_thread, int max);
+    /* Passes over the working set in one repetition (flops() and bytes() count them all);
+     * NULL: 1. STREAM kernels stream a small working set several times per repetition. */
+    int64_t (*passes)(const ns_params *p);
 } ns_kernel;
 
 /* All descriptors, in registration order; *count receives the number. */

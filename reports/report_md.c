@@ -177,10 +177,13 @@ static void kernels(FILE *f, const json_t *root) {
         else fprintf(f, "—");
         disturbed += noisy(r);
         above += isfinite(fr) && fr > 1.0;
-        fprintf(f, " | %s | %s |\n",
+        /* Above its roof: the status cell adds the cause roof_status gives. */
+        const char *rs = json_string_value(json_object_get(r, "roof_status"));
+        const char *why = isfinite(fr) && fr > 1.0 && rs ? strstr(rs, "above the roof by") : NULL;
+        fprintf(f, " | %s | %s%s%s |\n",
                 json_is_true(json_object_get(r, "validated")) ? "ok"
                 : json_is_false(json_object_get(r, "validated")) ? "FAILED" : "—",
-                str(r, "status"));
+                str(r, "status"), why ? "; " : "", why ? why : "");
     }
     fprintf(f, "\n");
     if (disturbed)

@@ -570,6 +570,7 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
         double hi = ns_json_get_num(e, "working_set_max_bytes");
         double bw = ns_json_get_num(e, "gbytes_per_s");
         if (int_of(e, "threads") != threads || !(lo > 0) || !(hi > 0) || !(bw > 0)) continue;
+        if (lo == hi) lo /= 1.2, hi *= 1.2; /* one working set (source "kernel phase"): a tick */
         const char *lv = str_of(e, "level", "?");
         int suspect = json_is_true(json_object_get(e, "suspect"));
         int li = level_index(lv);
@@ -586,9 +587,10 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
                 char g[32], l[96];
                 fmt_gbps(bw, g, sizeof g);
                 snprintf(l, sizeof l, "%s %s GB/s%s%s", lv, g,
-                         !kind                      ? ""
-                         : !strcmp(src, "interior") ? " (no plateau: median)"
-                                                    : " (no plateau: last points)",
+                         !kind                          ? ""
+                         : !strcmp(src, "interior")     ? " (no plateau: median)"
+                         : !strcmp(src, "kernel phase") ? " (from the kernel phase)"
+                                                        : " (no plateau: last points)",
                          suspect ? " (suspect)" : "");
                 fprintf(f, "set label %d ", ++nl);
                 gp_str(f, l);

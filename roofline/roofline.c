@@ -453,17 +453,83 @@ static double cv_min_ws(const curve *cv) {
     return m;
 }
 
+/* The fastest measurement in results[] (the kernel phase) of the curve's own kernel (same
+ * name, ISA, precision, thread count and bytes policy) with its working set in `level` by the
+ * rule results are placed with (ns_roofline_level_of), by the sweep's statistic: the bytes of a
+ * repetition over its fastest sample (time_s.min). Only entries with status "ok" and a check
+ * that did not fail count; a DRAM measurement only at >= 4x the aggregate LLC (B09). Returns
+ * the rate in GB/s and the entry in *res, or NAN. */
+static double kernel_phase_best(const build_ctx *b, const curve *cv, const char *level,
+                                const json_t **res) {
+    double best = NAN, llc = llc_capacity(&b->cs, cv->threads);
+    size_t i;
+    json_t *r;
+    *res = NULL;
+    json_array_foreach(json_object_get(b->root, "results"), i, r) {
+        const char *name = str_or(r, "name", ""), *pol = str_or(r, "bytes_policy", NULL);
+        double ws = ns_json_get_num(r, "working_set_bytes"), by = ns_json_get_num(r, "bytes");
+        double tmin = ns_json_get_num(json_object_get(r, "time_s"), "min");
+        const char *lv = ns_roofline_level_of(&b->cs, ws, cv->threads);
+        if (strcmp(name, cv->kernel) || strcmp(str_or(r, "isa", ""), cv->isa) ||
+            strcmp(str_or(r, "precision", ""), cv->precision) ||
+            json_int(r, "threads", 0) != cv->threads || strcmp(str_or(r, "status", ""), "ok") ||
+            json_is_false(json_object_get(r, "validated")) || !lv || strcmp(lv, level) ||
+            (pol && cv->policy && strcmp(pol, cv->policy)))
+            continue;
+        if (!strcmp(level, "DRAM") && !(ws >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc)) continue;
+        double rate = by / tmin / 1e9;
+        if (!(by > 0 && tmin > 0 && isfinite(rate))) continue;
+        if (!(rate <= best)) { /* also when best is NAN */
+            best = rate;
+            *res = r;
+        }
+    }
+    return best;
+}
+
 /* Appends one ceiling; source: "plateau", or "interior" / "largest working sets" where the
- * curve had no plateau at this level (then a status says so). */
+ * curve had no plateau at this level (then a status says so), or "kernel phase" where the same
+ * kernel measured faster in results[] at a working set in this level (kernel_phase_best): a
+ * roof never sits below a measurement of its own ceiling kernel. bw may be NAN (no ceiling from
+ * the sweep): then only a kernel-phase measurement gives one, and without it nothing is added. */
 static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *level, double bw,
                         double ws_mid, double ws_lo, double ws_hi, int npoints, const char *source,
                         const char *suspect) {
+    const json_t *kr;
+    double kbw = kernel_phase_best(b, cv, level, &kr);
+    int from_kernel = kr && !(kbw <= bw); /* faster, or no sweep ceiling at all */
+    if (!from_kernel && !isfinite(bw) && !strcmp(source, "kernel phase")) return;
     json_t *o = json_object();
     ns_json_set_str(o, "level", level);
     ns_json_set_int(o, "threads", cv->threads);
     ns_json_set_str(o, "kernel", cv->kernel);
     ns_json_set_str(o, "isa", cv->isa);
     ns_json_set_str(o, "precision", cv->precision);
+    char why[640];
+    if (from_kernel) {
+        double kws = ns_json_get_num(kr, "working_set_bytes");
+        char w[32];
+        fmt_bytes(kws, w, sizeof w);
+        if (isfinite(bw))
+            snprintf(why, sizeof why,
+                     "%s; the kernel phase measured %s faster at %s (%s, fastest sample %.4g "
+                     "GB/s) than the sweep (%s, %.4g GB/s): the faster measurement is the "
+                     "ceiling",
+                     suspect ? suspect : "ok", cv->kernel, w, str_or(kr, "id", "?"), kbw, source,
+                     bw);
+        else
+            snprintf(why, sizeof why,
+                     "ok; no ceiling from the sweep at this level: the kernel phase's %s at %s "
+                     "(%s, fastest sample)",
+                     cv->kernel, w, str_or(kr, "id", "?"));
+        ns_json_set_num(o, "sweep_gbytes_per_s", bw, NULL);
+        ns_json_set_str(o, "sweep_source", strcmp(source, "kernel phase") ? source : NULL);
+        bw = kbw;
+        ws_mid = ws_lo = ws_hi = kws;
+        npoints = 1;
+        source = "kernel phase";
+        if (suspect) suspect = why;
+    }
     ns_json_set_num(o, "working_set_bytes", round(ws_mid), NULL); /* geometric middle: whole bytes */
     ns_json_set_num(o, "working_set_min_bytes", ws_lo, NULL);
     ns_json_set_num(o, "working_set_max_bytes", ws_hi, NULL);
@@ -471,10 +537,12 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
     ns_json_set_str(o, "bytes_policy", cv->policy ? cv->policy : b->policy);
     ns_json_set_int(o, "points", npoints);
     ns_json_set_str(o, "source", source);
+    if (from_kernel) ns_json_set_str(o, "result_id", str_or(kr, "id", NULL));
     json_object_set_new(o, "suspect", json_boolean(suspect != NULL));
     if (!json_object_get(o, "status"))
         ns_json_set_str(o, "status",
                         suspect                       ? suspect
+                        : from_kernel                 ? why
                         : !strcmp(source, "interior") ? "ok; no plateau found: median of the "
                                                         "points well inside the level's "
                                                         "working-set range"
@@ -534,6 +602,21 @@ static int dram_tail(const curve *cv, double from, double *lo, double *hi, doubl
     *fall = falling && k > 1 ? tb[k - 1] / tb[0] - 1 : 0;
     *bw = ns_median(tb, (size_t)k);
     return k;
+}
+
+/* 1 when ceil[] holds an entry of curve cv at level. */
+static int has_ceiling(const json_t *ceil, const curve *cv, const char *level) {
+    size_t i;
+    json_t *c;
+    json_array_foreach(ceil, i, c) {
+        if (!strcmp(str_or(c, "level", ""), level) &&
+            !strcmp(str_or(c, "kernel", ""), cv->kernel) &&
+            !strcmp(str_or(c, "isa", ""), cv->isa) &&
+            !strcmp(str_or(c, "precision", ""), cv->precision) &&
+            json_int(c, "threads", 0) == cv->threads)
+            return 1;
+    }
+    return 0;
 }
 
 /* Plateaus of one curve -> labelled entries in plateaus[], chosen ones in ceilings. */
@@ -694,8 +777,8 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
             }
             add_ceiling(b, ceil, cv, "DRAM", tbw, sqrt(tlo * thi), tlo, thi, cnt,
                         "largest working sets", suspect);
-            if (!suspect) {
-                json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
+            json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
+            if (!suspect && !strcmp(str_or(o, "source", ""), "largest working sets")) {
                 snprintf(why, sizeof why,
                          "ok; no DRAM plateau reaching 4x the LLC, but the last %d points (%.1fx "
                          "to %.1fx the aggregate LLC, %s) do not fall and agree within %.0f%%: "
@@ -721,6 +804,14 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
                  "aggregate LLC (%s) (B09)",
                  cv->kernel, cv->isa, cv->threads, w, l);
         }
+    }
+
+    /* A level at which the sweep gave this curve no ceiling, but the kernel phase measured the
+     * same kernel with its working set there: that measurement is the curve's ceiling. */
+    for (int li = 0; b->cs.n && li <= b->cs.n; li++) {
+        const char *lv = li < b->cs.n ? level_name(b->cs.level[li]) : "DRAM";
+        if (!has_ceiling(ceil, cv, lv))
+            add_ceiling(b, ceil, cv, lv, NAN, NAN, NAN, NAN, 0, "kernel phase", NULL);
     }
     return 0;
 }
@@ -836,6 +927,16 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
 #undef ADD
 }
 
+/* "; above the roof by X%: cause" for a kernel at fraction frac of the bandwidth roof br,
+ * streaming gbps GB/s (`at` qualifies it: "" or " at its AI"), into buf. */
+static void above_bandwidth_reason(const bw_roof *br, double frac, double gbps, const char *at,
+                                   char *buf, size_t len) {
+    snprintf(buf, len,
+             "; above the roof by %.1f%%: part of the working set lives in a faster level, or "
+             "the %s ceiling kernel (%s, %.4g GB/s) is slower than this one (%.4g GB/s%s)",
+             100 * (frac - 1), br->level, br->kernel, br->gbytes_per_s, gbps, at);
+}
+
 /* Roof fields of one results[] entry; appends its point to points[]. */
 static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_t *points) {
     const char *prec = str_or(r, "precision", NULL);
@@ -908,10 +1009,13 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         double gbps = ns_json_get_num(r, "gbytes_per_s");
         frac = gbps >= 0 ? gbps / bw : NAN;
         snprintf(limit, sizeof limit, "bandwidth:%s", level);
-        snprintf(status, sizeof status,
-                 "ok; no flops: roof_gflops is null and fraction_of_roof is of the %s bandwidth "
-                 "ceiling (%.4g GB/s, %s)%s",
-                 level, bw, br->kernel, br->suspect ? " (suspect, see ceilings.bandwidth)" : "");
+        int len = snprintf(status, sizeof status,
+                           "ok; no flops: roof_gflops is null and fraction_of_roof is of the %s "
+                           "bandwidth ceiling (%.4g GB/s, %s)%s",
+                           level, bw, br->kernel,
+                           br->suspect ? " (suspect, see ceilings.bandwidth)" : "");
+        if (frac > 1.0 && len >= 0 && (size_t)len < sizeof status)
+            above_bandwidth_reason(br, frac, gbps, "", status + len, sizeof status - (size_t)len);
     } else if (isfinite(roof)) {
         snprintf(limit, sizeof limit, bwb ? "bandwidth:%s" : "compute", level);
         size_t len = strlen(status);
@@ -934,15 +1038,14 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         if (bwb && pol && strcmp(pol, b->policy))
             ADD("; bytes_policy %s differs from the ceilings' %s (B06)", pol, b->policy);
         if (frac > 1.0) {
-            ADD("; above the roof by %.1f%%: ", 100 * (frac - 1));
             if (bwb) {
-                ADD("part of the working set lives in a faster level, or the %s ceiling kernel "
-                    "(%s, %.4g GB/s) is slower than this one (%.4g GB/s at its AI)",
-                    level, br->kernel, bw, gflops / ai);
+                if (len < sizeof status)
+                    above_bandwidth_reason(br, frac, gflops / ai, " at its AI", status + len,
+                                           sizeof status - len);
             } else {
                 char why[400];
                 above_compute_reason(b, cr, mix, gflops, cg, why, sizeof why);
-                ADD("%s", why);
+                ADD("; above the roof by %.1f%%: %s", 100 * (frac - 1), why);
             }
         }
 #undef ADD
@@ -1059,12 +1162,14 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
                     "10% per doubling of the working set; labelled by the level whose aggregate "
                     "capacity (per-core caches x threads, shared caches once per instance "
                     "touched) holds the geometric middle of the plateau; DRAM ceilings from "
-                    "points at >= 4x the aggregate LLC; bandwidth roof = best ceiling per level "
-                    "and thread count; compute roof = FMA-only ceiling of the fastest ISA unless "
-                    "the kernel states another mix; reductions and STREAM kernels are memory "
-                    "bound: judged by the bandwidth roof, with the ADD-only ceiling as compute "
-                    "roof for sums, FMA-only for dot products, norms and triads, none for copy, "
-                    "scale, load and max-abs; without a DRAM plateau, the DRAM ceiling is the "
+                    "points at >= 4x the aggregate LLC; a sweep kernel measured faster in "
+                    "results[] (fastest sample) with its working set in a level gives that "
+                    "level's ceiling instead (source \"kernel phase\"); bandwidth roof = best "
+                    "ceiling per level and thread count; compute roof = FMA-only ceiling of the "
+                    "fastest ISA unless the kernel states another mix; reductions and STREAM "
+                    "kernels are memory bound: judged by the bandwidth roof, with the ADD-only "
+                    "ceiling as compute roof for sums, FMA-only for dot products, norms and "
+                    "triads, none for copy, scale, load and max-abs; without a DRAM plateau, the DRAM ceiling is the "
                     "median of the last <= 3 points at >= 1.5x the aggregate LLC when the sweep "
                     "reaches 4x and they neither fall in a row by > 15% nor scatter by > 25%, "
                     "else suspect");

@@ -14,7 +14,8 @@
  *                       bytes_policy, mix (optional), counters.derived.
  *                       measured_ai_flop_per_byte.value (optional)}.
  * Outputs: ceilings.bandwidth[] {level, threads, kernel, isa, precision, working_set_bytes,
- * working_set_{min,max}_bytes, gbytes_per_s, bytes_policy, points, source, suspect, status}; the
+ * working_set_{min,max}_bytes, gbytes_per_s, bytes_policy, points, source, suspect, status, and
+ * with source "kernel phase": result_id, sweep_gbytes_per_s, sweep_source}; the
  * "roofline" section {bytes_policy, method, cache_capacity[], plateaus[], ceilings_used,
  * ridge_points[], points[], notes[], status}; and per results[] entry: level, roof_gflops,
  * fraction_of_roof, roof_limit ("compute" | "bandwidth:L2" ...), roof_mix, roof_compute_gflops,
@@ -27,7 +28,11 @@
  * plateau in a cache level contributes the median of its points well inside that level
  * (source "interior"); a DRAM ceiling needs points at >= 4x the aggregate LLC or is suspect.
  * Without a DRAM plateau reaching 4x the LLC, the last <= 3 points at >= 1.5x the LLC give it
- * (their median) unless they still fall in a row or scatter widely (then suspect).
+ * (their median) unless they still fall in a row or scatter widely (then suspect). A roof never
+ * sits below a measurement of its own ceiling kernel: where results[] (the kernel phase) holds
+ * the curve's kernel (same ISA, precision, threads) with its working set in a level (DRAM: at
+ * >= 4x the LLC), faster by the sweep's statistic (bytes / time_s.min), that measurement is the
+ * curve's ceiling of the level (source "kernel phase", result_id, and the sweep's own value).
  *
  * Compute roof of a kernel: its own mix, else FMA-only (B08); reductions and STREAM kernels
  * are memory bound and judged by the bandwidth roof, with ADD-only as compute roof for sums,

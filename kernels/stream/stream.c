@@ -214,6 +214,9 @@ static int any_cpu(void) {
     static double ws_##ID(const ns_params *p) {                                                    \
         return ws_of(OP, p);                                                                       \
     }                                                                                              \
+    static int64_t passes_##ID(const ns_params *p) {                                               \
+        return passes(p->n, p->threads);                                                          \
+    }                                                                                              \
     static void *create_##ID(const ns_params *p) {                                                 \
         return stream_create(p, OP, FN);                                                           \
     }                                                                                              \
@@ -226,6 +229,7 @@ static int any_cpu(void) {
                                  .flops = flops_##ID,                                              \
                                  .bytes = bytes_##ID,                                              \
                                  .working_set = ws_##ID,                                           \
+                                 .passes = passes_##ID,                                            \
                                  .supported = SUPPORTED,                                           \
                                  .create = create_##ID,                                            \
                                  .run = stream_run,                                                \

@@ -23,6 +23,7 @@
 
 #include "harness/clockprobe.h"
 #include "harness/counters.h"
+#include "harness/json.h"
 #include "harness/measure.h"
 
 #define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
@@ -618,13 +619,18 @@ static void test_clockprobe(void **unused) {
     json_decref(j);
 }
 
+/* A stream results[] entry: 1e6 elements on `threads` threads, 1 ms a repetition. */
+static json_t *stream_entry(int threads, double flops, double bytes) {
+    return json_pack("{s:s, s:i, s:{s:i}, s:f, s:f, s:{s:f}}", "family", "stream", "threads",
+                     threads, "params", "n", 1000000, "flops", flops, "bytes", bytes, "time_s",
+                     "median", 1e-3);
+}
+
 static void test_clockprobe_annotate(void **unused) {
     /* STREAM triad, 2 threads, 1e6 elements, 1 ms a repetition at 2.5 GHz: each thread handles
      * 5e5 elements in 2.5e6 cycles = 5 cycles per element; 2e6 FLOPs / 2.5e6 cycles / 2. */
-    json_t *r =
-        json_pack("{s:s, s:i, s:{s:i}, s:f, s:f, s:{s:f}}", "family", "stream", "threads", 2,
-                  "params", "n", 1000000, "flops", 2e6, "bytes", 24e6, "time_s", "median", 1e-3);
-    ns_clockprobe_annotate(r, 2.5);
+    json_t *r = stream_entry(2, 2e6, 24e6);
+    ns_clockprobe_annotate(r, 2.5, 2.5);
     json_t *pc = json_object_get(r, "per_cycle");
     assert_near(json_real_value(json_object_get(pc, "cycles_per_rep")), 2.5e6, 1e-6);
     assert_near(json_real_value(json_object_get(pc, "cycles_per_element")), 5.0, 1e-12);
@@ -634,7 +640,7 @@ static void test_clockprobe_annotate(void **unused) {
     /* No probe: nulls with reasons, never 0. */
     r = json_pack("{s:s, s:i, s:f, s:{s:f}}", "family", "gemm", "threads", 1, "flops", 2e9,
                   "time_s", "median", 0.1);
-    ns_clockprobe_annotate(r, NAN);
+    ns_clockprobe_annotate(r, NAN, NAN);
     pc = json_object_get(r, "per_cycle");
     assert_true(json_is_null(json_object_get(pc, "clock_ghz")));
     assert_true(json_is_null(json_object_get(pc, "cycles_per_rep")));
@@ -642,6 +648,40 @@ static void test_clockprobe_annotate(void **unused) {
     assert_non_null(json_object_get(pc, "cycles_per_element_status"));
     assert_true(json_is_null(json_object_get(pc, "flops_per_cycle_per_core")));
     assert_non_null(json_object_get(pc, "flops_per_cycle_status"));
+    json_decref(r);
+}
+
+/* Defect trial3-15: per_cycle states its clock: the mean of the probes right before and after
+ * the measurement, and when they differ by more than 5 % a clock_status that says the clock
+ * changed and by how much the figures may be off; one probe only: which. Never a silent pick. */
+/* per_cycle[key] of a results[] entry (NAN when null). */
+static double per_cycle(const json_t *r, const char *key) {
+    return ns_json_get_num(json_object_get(r, "per_cycle"), key);
+}
+
+static void test_clockprobe_annotate_which_clock(void **unused) {
+    json_t *r = stream_entry(1, 0, 8e6);
+    ns_clockprobe_annotate(r, 2.58, 2.78);
+    assert_near(per_cycle(r, "clock_ghz"), 2.68, 1e-12);
+    assert_near(per_cycle(r, "clock_before_ghz"), 2.58, 1e-12);
+    assert_near(per_cycle(r, "clock_after_ghz"), 2.78, 1e-12);
+    assert_near(per_cycle(r, "cycles_per_rep"), 2.68e6, 1e-6);
+    const char *st =
+        json_string_value(json_object_get(json_object_get(r, "per_cycle"), "clock_status"));
+    assert_contains(st, "clock changed from 2.58 to 2.78 GHz");
+    assert_contains(st, "mean");
+    assert_contains(st, "3.7 %");
+
+    ns_clockprobe_annotate(r, 2.50, 2.52); /* steady: replaces the earlier per_cycle */
+    assert_near(per_cycle(r, "clock_ghz"), 2.51, 1e-12);
+    st = json_string_value(json_object_get(json_object_get(r, "per_cycle"), "clock_status"));
+    assert_true(strncmp(st, "ok: ", 4) == 0);
+
+    ns_clockprobe_annotate(r, NAN, 2.6); /* the probe before failed */
+    assert_near(per_cycle(r, "clock_ghz"), 2.6, 1e-12);
+    assert_true(isnan(per_cycle(r, "clock_before_ghz")));
+    st = json_string_value(json_object_get(json_object_get(r, "per_cycle"), "clock_status"));
+    assert_contains(st, "only the probe after");
     json_decref(r);
 }
 
@@ -668,6 +708,7 @@ int main(void) {
         cmocka_unit_test(test_hardware_multiplexed),
         cmocka_unit_test(test_clockprobe),
         cmocka_unit_test(test_clockprobe_annotate),
+        cmocka_unit_test(test_clockprobe_annotate_which_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,6 +47,36 @@ static void atomic_write_then_strict_load(void **state) {
     json_decref(back);
 }
 
+/* Defect trial3-16: doubles read back bit for bit (10 significant digits did not). */
+static void doubles_round_trip_exactly(void **state) {
+    char path[128], err[256];
+    snprintf(path, sizeof path, "%s/exact.json", dir);
+    const double v[] = {1.0 / 3,
+                        0.1 + 0.2,
+                        131.72608512345678,
+                        2.0 / 3e7,
+                        1e300 / 7,
+                        4.9406564584124654e-324,
+                        -0.0011763552940286,
+                        1048576.0};
+    const size_t n = sizeof v / sizeof v[0];
+    json_t *o = json_object(), *a = json_array();
+    ns_json_set_str(o, "schema", NS_SCHEMA);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_real(v[i]));
+    json_object_set_new(o, "v", a);
+    assert_int_equal(ns_json_write_atomic(o, path, err, sizeof err), 0);
+    json_t *back = ns_json_load_results(path, err, sizeof err);
+    assert_non_null(back);
+    for (size_t i = 0; i < n; i++) {
+        double got = json_number_value(json_array_get(json_object_get(back, "v"), i));
+        assert_memory_equal(&got, &v[i], sizeof got);
+    }
+    assert_true(json_equal(o, back));
+    json_decref(back);
+    json_decref(o);
+}
+
 static void write_to_missing_folder_fails_cleanly(void **state) {
     char err[256];
     json_t *o = json_object();
@@ -119,14 +149,45 @@ static void zero_time_gives_null_rates(void **state) {
     json_decref(r);
 }
 
+/* Defect trial3-7: a sweep point records the bytes of a repetition and the passes over its
+ * working set, so its rate recomputes as bytes / time_s.min (4 KiB of stream_load is streamed
+ * 64 times per repetition: working_set / time_s.min was 64x too slow). */
+static void sweep_point_rate_recomputes(void **state) {
+    const ns_kernel *k = ns_registry_find("stream_load", "scalar");
+    assert_non_null(k);
+    const int64_t ns[2] = {512, 1 << 20};
+    const int64_t want_passes[2] = {64, 1};
+    for (int c = 0; c < 2; c++) {
+        ns_params p = {.n = ns[c], .threads = 1};
+        ns_measurement m = {.reps = 100, .nsamples = 3, .threads = 1};
+        m.samples_s[0] = 1.1e-6 * (double)ns[c] / 512;
+        m.samples_s[1] = 1.0938610340e-6 * (double)ns[c] / 512;
+        m.samples_s[2] = 1.2e-6 * (double)ns[c] / 512;
+        ns_stats_compute(m.samples_s, 3, &m.stats);
+        snprintf(m.status, sizeof m.status, "ok");
+        json_t *r = ns_result_json(k, &p, &m, NULL);
+        json_t *pt = ns_sweep_point_json(k, &p, &m, r);
+        double ws = ns_json_get_num(pt, "working_set_bytes"), by = ns_json_get_num(pt, "bytes");
+        double tmin = ns_json_get_num(json_object_get(pt, "time_s"), "min");
+        assert_true(ws == 8.0 * (double)ns[c]);
+        assert_int_equal(json_integer_value(json_object_get(pt, "passes")), want_passes[c]);
+        assert_true(by == ws * (double)want_passes[c]);
+        assert_true(ns_json_get_num(pt, "gbytes_per_s") == by / tmin / 1e9);
+        json_decref(pt);
+        json_decref(r);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(non_finite_becomes_null_with_status),
         cmocka_unit_test(atomic_write_then_strict_load),
+        cmocka_unit_test(doubles_round_trip_exactly),
         cmocka_unit_test(write_to_missing_folder_fails_cleanly),
         cmocka_unit_test(empty_path_is_refused),
         cmocka_unit_test(load_rejects_bad_files),
         cmocka_unit_test(zero_time_gives_null_rates),
+        cmocka_unit_test(sweep_point_rate_recomputes),
     };
     return cmocka_run_group_tests(tests, make_dir, NULL);
 }

@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "harness/json.h"
+#include "reports/report.h"
 #include "roofline/roofline.h"
 
 #define KiB 1024.0
@@ -664,6 +666,212 @@ static void test_reduce_kernels_bandwidth_roof(void **st) {
     json_decref(root);
 }
 
+/* A kernel-phase entry of results[]: kernel name at ws bytes on one thread, ISA isa, bytes
+ * moved per repetition by = ws, fastest sample at fast GB/s, median (gbytes_per_s) at med. */
+static json_t *phase_result(const char *name, const char *isa, double ws, double fast, double med) {
+    char id[96];
+    snprintf(id, sizeof id, "%s/%s/dp/t1/ws=%.0f", name, isa, ws);
+    json_t *r =
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:f, s:f, s:s, s:f, s:{s:f, s:f}, "
+                  "s:b, s:s}",
+                  "id", id, "name", name, "family", "stream", "isa", isa, "precision", "dp",
+                  "threads", 1, "working_set_bytes", ws, "flops", 0.0, "bytes", ws, "bytes_policy",
+                  "minimal", "gbytes_per_s", med, "time_s", "min", ws / (fast * 1e9), "median",
+                  ws / (med * 1e9), "validated", 1, "status", "ok");
+    assert_non_null(r);
+    return r;
+}
+
+/* The spr caches and a clean one-thread stream_load curve of the spr machine from lo to 2 GiB
+ * (not built). */
+static json_t *load_doc(double lo) {
+    double ws[256], bw[256];
+    size_t n = make_curve(&spr, lo, 2 * GiB, 0, 0, ws, bw, 256);
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "stream_load", 1, ws, bw, n);
+    return root;
+}
+
+/* The one-thread ceiling of level, which must come from the kernel phase at gbps GB/s. */
+static json_t *kernel_phase_ceiling(json_t *root, const char *level, double gbps) {
+    json_t *c = ceiling(root, level, 1);
+    assert_non_null(c);
+    assert_close(json_number_value(json_object_get(c, "gbytes_per_s")), gbps, 1e-9);
+    assert_string_equal(json_string_value(json_object_get(c, "source")), "kernel phase");
+    return c;
+}
+
+/* Defect trial3-1: the L2 roof must not sit below what the very ceiling kernel measured in the
+ * kernel phase at an L2 working set. The sweep's L2 plateau of stream_load is 90 GB/s; the
+ * kernel phase measured stream_load at 1 MiB (L2) at 120 GB/s fastest, 110 median: the L2
+ * ceiling becomes 120 (same statistic, fastest sample), says where it came from, and the
+ * kernel sits below its roof. Another ISA, a failed measurement, a kernel without a curve and
+ * a DRAM measurement short of 4x the LLC do not count. The rebuild is idempotent. */
+static void test_kernel_phase_raises_ceiling(void **st) {
+    (void)st;
+    json_t *root = load_doc(4 * KiB);
+    doc_add_compute(root, "dp", "fma", 1, 88);
+    json_t *res = json_object_get(root, "results");
+    json_t *load = phase_result("stream_load", "avx512", 1 * MiB, 120, 110);
+    json_t *other_isa = phase_result("stream_load", "avx2", 1 * MiB, 200, 100);
+    json_t *failed = phase_result("stream_load", "avx512", 512 * KiB, 300, 290);
+    json_object_set_new(failed, "validated", json_false());
+    json_t *no_curve = phase_result("stream_copy", "avx512", 1 * MiB, 250, 100);
+    json_t *l3_short = phase_result("stream_load", "avx512", 400 * MiB, 40, 30); /* DRAM, < 4x */
+    json_array_append_new(res, load);
+    json_array_append_new(res, other_isa);
+    json_array_append_new(res, failed);
+    json_array_append_new(res, no_curve);
+    json_array_append_new(res, l3_short);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+
+    json_t *l2 = kernel_phase_ceiling(root, "L2", 120);
+    assert_string_equal(json_string_value(json_object_get(l2, "result_id")),
+                        json_string_value(json_object_get(load, "id")));
+    assert_close(json_number_value(json_object_get(l2, "sweep_gbytes_per_s")), 90, 0.03);
+    assert_non_null(strstr(json_string_value(json_object_get(l2, "status")), "kernel phase"));
+    assert_close(json_number_value(json_object_get(load, "roof_gbytes_per_s")), 120, 1e-9);
+    assert_close(json_number_value(json_object_get(load, "fraction_of_roof")), 110.0 / 120, 1e-9);
+    /* The roof that ceilings_used and the points report is the same. */
+    json_t *used = json_object_get(
+        json_object_get(json_object_get(root, "roofline"), "ceilings_used"), "bandwidth");
+    size_t i;
+    json_t *u;
+    int seen = 0;
+    json_array_foreach(used, i, u) {
+        if (strcmp(json_string_value(json_object_get(u, "level")), "L2")) continue;
+        assert_close(json_number_value(json_object_get(u, "gbytes_per_s")), 120, 1e-9);
+        seen++;
+    }
+    assert_int_equal(seen, 1);
+    /* Other levels keep the sweep's ceiling; DRAM's measurement at 400 MiB (< 4x LLC) counts
+     * for nothing. */
+    assert_string_equal(json_string_value(json_object_get(ceiling(root, "L3", 1), "source")),
+                        "plateau");
+    assert_close(ceiling_gbps(root, "DRAM", 1), 11, 0.05);
+    assert_string_equal(json_string_value(json_object_get(ceiling(root, "DRAM", 1), "source")),
+                        "plateau");
+    /* The avx2 variant is not the ceiling kernel: judged, above the roof, with the cause. */
+    assert_close(json_number_value(json_object_get(other_isa, "fraction_of_roof")), 100.0 / 120,
+                 1e-9);
+    assert_serialises(root);
+
+    char *a = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    char *b = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    json_decref(root);
+}
+
+/* A level at which the sweep gives the ceiling kernel no ceiling (the sweep starts inside L2,
+ * so no L1 point) but the kernel phase measured it there: that measurement is the ceiling. */
+static void test_kernel_phase_only_ceiling(void **st) {
+    (void)st;
+    json_t *root = load_doc(256 * KiB);
+    json_t *l1 = phase_result("stream_load", "avx512", 16 * KiB, 210, 205);
+    json_array_append_new(json_object_get(root, "results"), l1);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *c = kernel_phase_ceiling(root, "L1", 210);
+    assert_true(json_is_null(json_object_get(c, "sweep_gbytes_per_s")));
+    assert_close(json_number_value(json_object_get(l1, "fraction_of_roof")), 205.0 / 210, 1e-9);
+    assert_serialises(root);
+    json_decref(root);
+}
+
+/* Appends to results[] a zero-FLOP copy named id at 1 MiB (L2) streaming gbps GB/s. */
+static json_t *add_copy(json_t *root, const char *id, double gbps) {
+    json_t *copy = result(id, "stream", 1 * MiB, NAN, 0);
+    json_object_set_new(copy, "flops", json_real(0));
+    json_object_set_new(copy, "bytes", json_real(1e6));
+    json_object_set_new(copy, "gbytes_per_s", json_real(gbps));
+    json_array_append_new(json_object_get(root, "results"), copy);
+    return copy;
+}
+
+/* Defect trial3-8: a zero-FLOP kernel (copy, load) above its bandwidth roof gets the same
+ * "above the roof by X%: cause" in roof_status as a kernel with FLOPs. */
+static void test_zero_flop_above_roof(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+    json_t *copy = add_copy(root, "stream_copy", 90 * 1.3);
+    json_t *under = add_copy(root, "copy_under", 45);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_close(json_number_value(json_object_get(copy, "fraction_of_roof")), 1.3, 0.03);
+    const char *s = roof_status(copy);
+    assert_non_null(strstr(s, "no flops"));
+    assert_non_null(strstr(s, "above the roof by 3"));
+    assert_non_null(strstr(s, "ceiling kernel (triad"));
+    assert_null(strstr(roof_status(under), "above the roof"));
+    /* The point carries the same status. */
+    json_t *pts = json_object_get(json_object_get(root, "roofline"), "points");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(pts, 0), "status")), s);
+    json_decref(root);
+}
+
+/* Defect trial3-16: `nodescale roofline` on a written results.json reproduces the run's roofline
+ * bit for bit: a document built in memory (a noisy sweep, kernels whose numbers use every
+ * digit), written, read back and built again equals the original. */
+static void test_rebuild_from_written_file(void **st) {
+    (void)st;
+    rng_state = 7;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0.03, 0, 1);
+    doc_add_compute(root, "dp", "fma", 1, 88.0 / 3);
+    json_t *res = json_object_get(root, "results");
+    json_array_append_new(res, result("gemm", "gemm", 1 * MiB, 40.0 / 3, 70.0 / 7.3));
+    json_array_append_new(res, result("ddot", "reduce", 1 * GiB, 1.0 / 8, 10.0 / 9.1));
+    json_array_append_new(res, phase_result("triad", "avx512", 1 * MiB, 1e3 / 7, 1e3 / 7.7));
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+
+    char dir[] = "/tmp/ns_test_roofline_XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    assert_int_equal(ns_json_write_atomic(root, path, err, sizeof err), 0);
+    json_t *back = ns_json_load_results(path, err, sizeof err);
+    assert_non_null(back);
+    unlink(path);
+    rmdir(dir);
+    assert_true(json_equal(root, back)); /* every number read back exactly */
+    assert_int_equal(ns_roofline_build(back, err, sizeof err), 0);
+    char *a = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    char *b = json_dumps(back, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    json_decref(back);
+    json_decref(root);
+}
+
+/* report.md's Kernels table: the status cell of a kernel above its roof (here a zero-FLOP copy
+ * at 130% of the L2 roof) carries the cause from roof_status. */
+static void test_report_status_shows_above_roof(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+    add_copy(root, "stream_copy", 90 * 1.3);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    char dir[] = "/tmp/ns_test_roofline_XXXXXX", path[64], line[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    assert_int_equal(ns_report_markdown(root, path, err, sizeof err), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int found = 0;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "| stream_copy |", 15))
+            found = strstr(line, "| ok; above the roof by 3") != NULL;
+    fclose(f);
+    unlink(path);
+    rmdir(dir);
+    assert_true(found);
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
@@ -681,6 +889,11 @@ int main(void) {
         cmocka_unit_test(test_above_compute_roof_reason),
         cmocka_unit_test(test_dram_tail_at_4x_llc),
         cmocka_unit_test(test_reduce_kernels_bandwidth_roof),
+        cmocka_unit_test(test_kernel_phase_raises_ceiling),
+        cmocka_unit_test(test_kernel_phase_only_ceiling),
+        cmocka_unit_test(test_zero_flop_above_roof),
+        cmocka_unit_test(test_rebuild_from_written_file),
+        cmocka_unit_test(test_report_status_shows_above_roof),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
