@@ -133,11 +133,13 @@ typedef struct {
     char *buf;
     size_t len;
     FILE *f;
+    int height; /* px, both terminals (1300 wide); 780 unless a long legend needs more */
 } body;
 
 static void body_begin(body *b) {
     b->buf = NULL;
     b->len = 0;
+    b->height = 780;
     b->f = open_memstream(&b->buf, &b->len);
 }
 
@@ -158,17 +160,19 @@ static int body_end(plot_ctx *c, body *b, const char *name) {
     c->pics[c->npics++] = path;
     FILE *s = c->script;
     fprintf(s,
-            "\n# ---- %s\nreset\nset terminal svg size 1300,780 dynamic noenhanced "
+            "\n# ---- %s\nreset\nset terminal svg size 1300,%d dynamic noenhanced "
             "font 'sans,12' background rgb 'white'\nset output ",
-            name);
+            name, b->height);
     char out[4200];
     snprintf(out, sizeof out, "%s.svg.tmp", path);
     gp_str(s, out);
     fprintf(s, "\n%s\nset output\nreset\n", b->buf);
-    fprintf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-               "  set terminal pngcairo size 1300,780 noenhanced font 'sans,10' background "
-               "rgb 'white'\n} else {\n  set terminal png size 1300,780 noenhanced\n}\n"
-               "set output ");
+    fprintf(s,
+            "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+            "  set terminal pngcairo size 1300,%d noenhanced font 'sans,10' background "
+            "rgb 'white'\n} else {\n  set terminal png size 1300,%d noenhanced\n}\n"
+            "set output ",
+            b->height, b->height);
     snprintf(out, sizeof out, "%s.png.tmp", path);
     gp_str(s, out);
     fprintf(s, "\n%s\nset output\n", b->buf);
@@ -232,13 +236,15 @@ static int level_index(const char *level) {
     return NLEVELS;
 }
 
-/* Where the point labels go. The pictures are 1300 x 780 (both terminals); the plot area
- * of a roofline picture spans about 61..832 px across and 47..728 px down; a label (font 9)
- * is about 7 px a character and 12 px high, a point marker about 14 px wide. */
+/* Where the point labels go. The pictures are 1300 x H (both terminals; H = 780 unless the
+ * kernel list needs more); the plot area of a roofline picture spans about 61..832 px across
+ * and 47..H-52 px down; a label (font 9) is about 7 px a character and 12 px high, a point
+ * marker about 14 px wide. */
 #define PA_X0 61.0
 #define PA_W 771.0
 #define PA_Y0 52.0 /* from the bottom */
-#define PA_H 681.0
+#define PA_YGAP 99.0 /* H minus the plot area's height */
+#define MAX_POINTS 128 /* points drawn per picture; more are named in a note */
 #define LBL_CW 7.0
 #define LBL_H 12.0
 #define MARK_R 7.0
@@ -256,9 +262,10 @@ static int boxes_meet(box a, box b) {
  * label meets no label placed before and no other point's marker; where none is free (a pile
  * of points), the corner that meets the fewest. */
 static void point_labels(FILE *f, const json_t **kept, int np, int tmax, double xmin, double xmax,
-                         double ymin, double ytop) {
-    box placed[64], mark[64];
-    double px[64], py[64];
+                         double ymin, double ytop, int height) {
+    const double PA_H = height - PA_YGAP;
+    box placed[MAX_POINTS], mark[MAX_POINTS];
+    double px[MAX_POINTS], py[MAX_POINTS];
     double lx = log(xmax / xmin), ly = log(ytop / ymin);
     for (int k = 0; k < np; k++) {
         px[k] = PA_X0 + PA_W * log(ns_json_get_num(kept[k], "ai_flop_per_byte") / xmin) / lx;
@@ -302,11 +309,11 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
     const json_t *used = json_object_get(sec, "ceilings_used");
     int tc[8];
     int nt = roof_threads(used, tc, 8);
-    const json_t *kept[64];
+    const json_t *kept[MAX_POINTS];
     int nmeasured = 0;
     char pts[4200];
-    int np = write_points(c, json_object_get(sec, "points"), prec, pts, sizeof pts, kept, 64,
-                          &nmeasured);
+    int np = write_points(c, json_object_get(sec, "points"), prec, pts, sizeof pts, kept,
+                          MAX_POINTS, &nmeasured);
     if (np < 0) return -1;
     int tmax = nt ? tc[nt - 1] : 1;
     double cmax = 0;
@@ -369,16 +376,24 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
             ns_json_get_num(e, "ai_flop_per_byte") == 0)
             zero[nz++] = e;
     }
-    int total = np + (nz ? nz + 1 : 0);
-    int room = total > 26 ? 25 : total; /* what fits above the key */
-    int nlist = np < room ? np : room;
-    int nzlist = nz && room > nlist + 1 ? room - nlist - 1 : 0;
-    int lines = nlist + (nzlist ? nzlist + 1 : 0);
-    if (nlist < np || nzlist < nz)
+    /* Every kernel is listed: one line of LINE_PX each from the top, above the key (about
+     * KEY_PX at the bottom right); the picture grows taller when the list needs it. */
+    const double TOP_PX = 46.8, LINE_PX = 18.72, KEY_PX = 230;
+    int ndrawable = 0; /* points of this precision, drawn or beyond MAX_POINTS */
+    json_array_foreach(json_object_get(sec, "points"), i, e) {
+        ndrawable += !strcmp(str_of(e, "precision", ""), prec) &&
+                     ns_json_get_num(e, "ai_flop_per_byte") > 0 && ns_json_get_num(e, "gflops") > 0;
+    }
+    int nlist = np, nzlist = nz, lines = nlist + (nzlist ? nzlist + 1 : 0) + (ndrawable > np);
+    double need = TOP_PX + LINE_PX * (lines + 1) + KEY_PX;
+    b.height = need > 780 ? (int)ceil(need) : 780;
+    const double H = b.height;
+#define LIST_Y(k) (1 - (TOP_PX + LINE_PX * (k)) / H) /* screen y of list line k */
+    if (ndrawable > np)
         fprintf(f,
-                "set label 98 '... and %d more kernels: see roofline.points in results.json' "
-                "at screen 0.655, screen %.3f font ',9'\n",
-                np - nlist + nz - nzlist, 0.94 - 0.024 * lines);
+                "set label 98 '... and %d more kernels, not drawn: see roofline.points in "
+                "results.json' at screen 0.655, screen %.4f font ',9'\n",
+                ndrawable - np, LIST_Y(lines - 1));
     for (int k = 0; k < nlist; k++) {
         char l[160], line[220];
         point_label(kept[k], l, sizeof l);
@@ -389,15 +404,15 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
             snprintf(line, sizeof line, "%d  %s: no roof", k + 1, l);
         fprintf(f, "set label %d ", 100 + k);
         gp_str(f, line);
-        fprintf(f, " at screen 0.655, screen %.3f font ',9' tc rgb '%s'\n", 0.94 - 0.024 * k,
+        fprintf(f, " at screen 0.655, screen %.4f font ',9' tc rgb '%s'\n", LIST_Y(k),
                 level_color(str_of(kept[k], "level", NULL)));
     }
     if (nzlist)
         fprintf(
             f,
             "set label 97 'no FLOPs, so no point here (share of the bandwidth roof):' at screen "
-            "0.655, screen %.3f font ',9'\n",
-            0.94 - 0.024 * nlist);
+            "0.655, screen %.4f font ',9'\n",
+            LIST_Y(nlist));
     for (int k = 0; k < nzlist; k++) {
         char l[160], line[220];
         point_label(zero[k], l, sizeof l);
@@ -411,13 +426,16 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
             snprintf(line, sizeof line, "-  %s: no roof", l);
         fprintf(f, "set label %d ", 100 + nlist + k);
         gp_str(f, line);
-        fprintf(f, " at screen 0.655, screen %.3f font ',9' tc rgb '%s'\n",
-                0.94 - 0.024 * (nlist + 1 + k), level_color(str_of(zero[k], "level", NULL)));
+        fprintf(f, " at screen 0.655, screen %.4f font ',9' tc rgb '%s'\n", LIST_Y(nlist + 1 + k),
+                level_color(str_of(zero[k], "level", NULL)));
     }
     if (np || nz)
-        fprintf(f, "set label 99 'kernels (colour: level of the working set)' at screen 0.655, "
-                   "screen 0.965 font ',10'\n");
-    point_labels(f, kept, np, tmax, xmin, xmax, ymin, ymax * 3);
+        fprintf(f,
+                "set label 99 'kernels (colour: level of the working set)' at screen 0.655, "
+                "screen %.4f font ',10'\n",
+                1 - 27.3 / H);
+#undef LIST_Y
+    point_labels(f, kept, np, tmax, xmin, xmax, ymin, ymax * 3, b.height);
 
     fprintf(f, "plot ");
     int first = 1;
