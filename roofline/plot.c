@@ -242,8 +242,8 @@ static int level_index(const char *level) {
  * marker about 14 px wide. */
 #define PA_X0 61.0
 #define PA_W 771.0
-#define PA_Y0 52.0 /* from the bottom */
-#define PA_YGAP 99.0 /* H minus the plot area's height */
+#define PA_Y0 52.0     /* from the bottom */
+#define PA_YGAP 99.0   /* H minus the plot area's height */
 #define MAX_POINTS 128 /* points drawn per picture; more are named in a note */
 #define LBL_CW 7.0
 #define LBL_H 12.0
