@@ -89,7 +89,7 @@ static void bench_section(FILE *f, const json_t *fleet) {
     json_t *arr = json_object_get(fleet, "benchmarks");
     if (json_array_size(arr) == 0) return;
     fprintf(f, "## Benchmarks across nodes\n\nnoise = 1.4826·MAD/median (robust node-to-node "
-               "CV); min and max over the nodes.\n\n"
+               "CV; n/a below 3 nodes); min and max over the nodes.\n\n"
                "| benchmark | class | unit | nodes | median | min | max | noise | flagged |\n"
                "|---|---|---|---:|---:|---:|---:|---:|---|\n");
     size_t i, k;
@@ -110,7 +110,10 @@ static void bench_section(FILE *f, const json_t *fleet) {
         fprintf(f, " | ");
         num(f, hi, "%.4g");
         fprintf(f, " | ");
-        num(f, 100.0 * ns_json_get_num(b, "noise"), "%.1f%%");
+        if (json_integer_value(json_object_get(b, "nodes_measured")) < 3)
+            fputs("n/a", f);
+        else
+            num(f, 100.0 * ns_json_get_num(b, "noise"), "%.1f%%");
         fprintf(f, " | ");
         json_array_foreach(json_object_get(b, "flagged"), k, e)
             fprintf(f, "%s%s", k ? ", " : "", json_string_value(e));

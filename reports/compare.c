@@ -23,6 +23,7 @@
 #include "harness/commands.h"
 #include "harness/json.h"
 #include "harness/stats.h"
+#include "reports/gate.h"
 #include "reports/report.h"
 
 const char *const ns_bench_classes[NS_NCLASSES] = {"gemm", "stream/bandwidth", "reduce", "peak",
@@ -73,8 +74,32 @@ static int cmp_value_id(const void *a, const void *b) {
     return strcmp(((const ns_bench_value *)a)->id, ((const ns_bench_value *)b)->id);
 }
 
+/* A value's noise from its between-node and within-node parts (either may be NAN: unknown). */
+static double combine_noise(double between, double within) {
+    if (isfinite(between) && isfinite(within)) return hypot(between, within);
+    return isfinite(between) ? between : within;
+}
+
+/* The within-node noise of one results[] entry: time_s.cv, or the CV of samples_s without it. */
+static double result_within(const json_t *r) {
+    double cv = ns_json_get_num(json_object_get(r, "time_s"), "cv");
+    if (isfinite(cv)) return cv;
+    json_t *samples = json_object_get(r, "samples_s"), *e;
+    size_t n = json_array_size(samples), i, k = 0;
+    if (n < 2 || n > 100000) return NAN;
+    double *x = malloc(n * sizeof *x);
+    if (!x) return NAN;
+    json_array_foreach(samples, i, e) {
+        if (json_is_number(e)) x[k++] = json_number_value(e);
+    }
+    ns_stats st;
+    cv = k >= 2 && ns_stats_compute(x, k, &st) == 0 ? st.cv : NAN;
+    free(x);
+    return cv;
+}
+
 static int push_value(ns_bench_set *s, size_t *cap, const char *id, const char *cls,
-                      const char *unit, double value, double noise) {
+                      const char *unit, double value, double between, double within) {
     if (s->n == *cap) {
         size_t ncap = *cap ? 2 * *cap : 64;
         ns_bench_value *nv = realloc(s->v, ncap * sizeof *nv);
@@ -84,7 +109,13 @@ static int push_value(ns_bench_set *s, size_t *cap, const char *id, const char *
     }
     char *dup = strdup(id);
     if (!dup) return -1;
-    s->v[s->n++] = (ns_bench_value){dup, intern_class(cls), intern_unit(unit), value, noise};
+    s->v[s->n++] = (ns_bench_value){dup,
+                                    intern_class(cls),
+                                    intern_unit(unit),
+                                    value,
+                                    between,
+                                    within,
+                                    combine_noise(between, within)};
     return 0;
 }
 
@@ -120,7 +151,7 @@ static int push_allreduce(ns_bench_set *s, size_t *cap, const json_t *root) {
         if (!(isfinite(bytes) && isfinite(bw) && bw > 0)) continue;
         char id[64];
         snprintf(id, sizeof id, "allreduce/busbw/bytes=%.0f", bytes);
-        if (push_value(s, cap, id, "allreduce", "GB/s", bw, NAN)) return -1;
+        if (push_value(s, cap, id, "allreduce", "GB/s", bw, NAN, NAN)) return -1;
     }
     return 0;
 }
@@ -146,9 +177,14 @@ int ns_bench_set_from_json(const json_t *root, const char *label, ns_bench_set *
             const char *id = json_string_value(json_object_get(e, "id"));
             double med = ns_json_get_num(e, "median");
             if (!id || !(isfinite(med) && med > 0)) continue;
+            /* Below 3 nodes the node-to-node spread cannot be estimated (the fleet writes 0):
+             * unknown, not zero. */
+            json_t *nm = json_object_get(e, "nodes_measured");
+            size_t measured = json_is_integer(nm) ? (size_t)json_integer_value(nm)
+                                                  : json_object_size(json_object_get(e, "values"));
+            double between = measured >= 3 ? ns_json_get_num(e, "noise") : NAN;
             if (push_value(out, &cap, id, json_string_value(json_object_get(e, "class")),
-                           json_string_value(json_object_get(e, "unit")), med,
-                           ns_json_get_num(e, "noise")))
+                           json_string_value(json_object_get(e, "unit")), med, between, NAN))
                 goto oom;
         }
         if (push_allreduce(out, &cap, root)) goto oom;
@@ -158,9 +194,9 @@ int ns_bench_set_from_json(const json_t *root, const char *label, ns_bench_set *
             const char *unit = NULL;
             double v = ns_result_rate(e, &unit);
             if (!id || !isfinite(v)) continue;
-            double cv = ns_json_get_num(json_object_get(e, "time_s"), "cv");
             const char *family = json_string_value(json_object_get(e, "family"));
-            if (push_value(out, &cap, id, ns_bench_class(family), unit, v, cv)) goto oom;
+            if (push_value(out, &cap, id, ns_bench_class(family), unit, v, NAN, result_within(e)))
+                goto oom;
         }
     }
     finish_set(out);
@@ -202,7 +238,7 @@ int ns_bench_sets_per_node(const json_t *fleet, ns_bench_set **out, char *err, s
             double v = ns_json_get_num(vals, sets[k].label);
             if (!(isfinite(v) && v > 0)) continue;
             if (push_value(&sets[k], &caps[k], id, json_string_value(json_object_get(e, "class")),
-                           json_string_value(json_object_get(e, "unit")), v, NAN))
+                           json_string_value(json_object_get(e, "unit")), v, NAN, NAN))
                 goto oom;
         }
     }
@@ -223,6 +259,51 @@ oom:
     free(sets);
     free(caps);
     return -1;
+}
+
+static const ns_bench_value *find_value(const ns_bench_set *s, const char *id);
+
+int ns_bench_set_fleet_within(ns_bench_set *sets, size_t nsets, int per_node, const json_t *fleet,
+                              const char *fleet_path) {
+    char dir[4096], path[8300], err[512];
+    snprintf(dir, sizeof dir, "%s", fleet_path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[1] = 0;
+    else
+        dir[0] = 0;
+    int unread = 0;
+    size_t i, j;
+    json_t *node, *e;
+    json_array_foreach(json_object_get(fleet, "nodes"), i, node) {
+        const char *st = json_string_value(json_object_get(node, "status"));
+        const char *name = json_string_value(json_object_get(node, "name"));
+        if (!st || strcmp(st, "ok") != 0 || !name) continue;
+        ns_bench_set *s = NULL;
+        for (size_t k = 0; k < nsets && !s; k++)
+            if (!per_node || !strcmp(sets[k].label, name)) s = &sets[k];
+        if (!s) continue;
+        const char *rel = json_string_value(json_object_get(node, "results"));
+        json_t *root = NULL;
+        if (rel) {
+            snprintf(path, sizeof path, "%s%s", rel[0] == '/' ? "" : dir, rel);
+            root = ns_json_load_results(path, err, sizeof err);
+        }
+        if (!root) {
+            unread++;
+            continue;
+        }
+        json_array_foreach(json_object_get(root, "results"), j, e) {
+            const char *id = json_string_value(json_object_get(e, "id"));
+            ns_bench_value *v = id ? (ns_bench_value *)find_value(s, id) : NULL;
+            double w = v ? result_within(e) : NAN;
+            if (!isfinite(w) || w <= v->within) continue;
+            v->within = w;
+            v->noise = combine_noise(v->between, w);
+        }
+        json_decref(root);
+    }
+    return unread;
 }
 
 void ns_bench_set_free(ns_bench_set *s) {
@@ -259,7 +340,7 @@ int ns_compare_build(const ns_bench_set *sets, size_t nsets, double min_spread, 
             if (seen) continue;
             double *vals = malloc(nsets * sizeof *vals);
             if (!vals) goto oom;
-            double present[nsets ? nsets : 1], noise = NAN;
+            double present[nsets ? nsets : 1], noise = NAN, between = NAN, within = NAN;
             int np = 0;
             for (size_t t = 0; t < nsets; t++) {
                 const ns_bench_value *o = find_value(&sets[t], bv->id);
@@ -267,6 +348,8 @@ int ns_compare_build(const ns_bench_set *sets, size_t nsets, double min_spread, 
                 if (!o) continue;
                 present[np++] = o->value;
                 if (isfinite(o->noise) && !(o->noise <= noise)) noise = o->noise;
+                if (isfinite(o->between) && !(o->between <= between)) between = o->between;
+                if (isfinite(o->within) && !(o->within <= within)) within = o->within;
             }
             if (np < 2) {
                 free(vals);
@@ -292,7 +375,9 @@ int ns_compare_build(const ns_bench_set *sets, size_t nsets, double min_spread, 
                                   .present = np,
                                   .cv = st.cv,
                                   .max_over_min = st.max / st.min,
-                                  .noise = noise};
+                                  .noise = noise,
+                                  .between = between,
+                                  .within = within};
             r->threshold = isfinite(noise) && 3.0 * noise > min_spread ? 3.0 * noise : min_spread;
             r->distinguishes = r->max_over_min - 1.0 > r->threshold;
             int ci = class_index(r->cls);
@@ -326,7 +411,7 @@ void ns_compare_verdict(const ns_compare *c, char *line, size_t len) {
     }
     snprintf(line, len,
              "Distinguish the %zu inputs: %s; do not: %s%s%s. (n/m = benchmarks whose max/min "
-             "exceeds max(min spread, 3x run-to-run noise) / benchmarks compared)",
+             "exceeds max(min spread, 3x noise) / benchmarks compared)",
              c->nsets, *yes ? yes : "none", *no ? no : "none",
              *none ? "; not measured in >= 2 "
                      "inputs: "
@@ -351,14 +436,19 @@ static const char *compare_help =
     "inputs.\n"
     "  Inputs: node results.json files or fleet.json files (a fleet = one input, its node\n"
     "  medians). A benchmark distinguishes the inputs when max/min - 1 exceeds\n"
-    "  max(--min-spread, 3 x the largest run-to-run noise among the inputs); a class does when\n"
-    "  at least half of its benchmarks do.\n"
+    "  max(--min-spread, 3 x the largest noise among the inputs), a threshold rule on one value\n"
+    "  per input, not a significance test; a class does when at least half of its benchmarks\n"
+    "  do. An input's noise is sqrt(between^2 + within^2): between = a fleet's node-to-node\n"
+    "  1.4826*MAD/median (n/a below 3 nodes), within = the nodes' own time_s.cv (a fleet's\n"
+    "  from nodes/<node>/results.json). All inputs from one host: a warning line.\n"
     "options:\n"
     "  --out DIR         write compare.md, compare.json, compare.dat, compare.gp, compare.svg\n"
     "                    (default results/compare-<UTC time>)\n"
     "  --labels A,B,...  names of the inputs in the report (default: their hosts)\n"
     "  --nodes           expand each fleet.json into one input per node\n"
-    "  --min-spread X    smallest relative difference counted as real (default 0.05)\n";
+    "  --min-spread F    smallest relative difference counted as real: a fraction (0.05) or\n"
+    "                    a percent (5%); a bare number >= 1 is refused as ambiguous\n"
+    "                    (default 5%)\n";
 
 int ns_write_text_atomic(const char *path, const char *text, char *err, size_t errlen) {
     return ns_write_file(path, text, strlen(text), err, errlen);
@@ -386,13 +476,25 @@ static void fmt_num(char *buf, size_t len, double v, int percent) {
         snprintf(buf, len, "%.4g", v);
 }
 
-static char *render_markdown(const ns_bench_set *sets, const ns_compare *c, const char *verdict) {
+/* What the verdict rests on, one line (in compare.md and compare.json). */
+static void rule_line(char *buf, size_t len, double min_spread) {
+    snprintf(buf, len,
+             "Rule: a benchmark differs when max/min - 1 > max(%.3g%%, 3 x noise), one value per "
+             "input: a threshold rule, not a significance test; a class differs when at least "
+             "half of its benchmarks do.",
+             100.0 * min_spread);
+}
+
+static char *render_markdown(const ns_bench_set *sets, const ns_compare *c, const char *verdict,
+                             const char *rule, const char *warning) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
     fprintf(f, "# nodescale compare: %zu inputs side by side\n\n", c->nsets);
     fprintf(f, "**%s**\n\n", verdict);
+    if (warning) fprintf(f, "**%s**\n\n", warning);
+    fprintf(f, "%s\n\n", rule);
     fprintf(f, "| input | host | nodes | benchmarks |\n|---|---|---|---|\n");
     for (size_t s = 0; s < c->nsets; s++) {
         fprintf(f, "| ");
@@ -403,8 +505,10 @@ static char *render_markdown(const ns_bench_set *sets, const ns_compare *c, cons
                 sets[s].n);
     }
     fprintf(f, "\nRates per benchmark (higher is better; 1 GB = 1e9 B), sorted by spread. "
-               "CV = sample stddev/mean across the inputs; noise = the largest run-to-run CV "
-               "(node) or node-to-node robust CV (fleet) among the inputs.\n\n");
+               "CV = sample stddev/mean across the inputs; noise = the largest among the inputs "
+               "of sqrt(between^2 + within^2): between = a fleet's node-to-node robust CV (n/a "
+               "below 3 nodes), within = the nodes' own sample CV (time_s.cv); n/a = neither "
+               "known.\n\n");
     fprintf(f, "| benchmark | class | unit |");
     for (size_t s = 0; s < c->nsets; s++) {
         fputc(' ', f);
@@ -432,6 +536,7 @@ static char *render_markdown(const ns_bench_set *sets, const ns_compare *c, cons
         fmt_num(a, sizeof a, r->cv, 1);
         fmt_num(b, sizeof b, r->max_over_min, 0);
         fmt_num(d, sizeof d, r->noise, 1);
+        if (!isfinite(r->noise)) snprintf(d, sizeof d, "n/a");
         fprintf(f, " %s | %s | %s | %s |\n", a, b, d, r->distinguishes ? "yes" : "no");
     }
     fprintf(f, "\nPlot: compare.svg (max/min - 1 per benchmark, by class).\n");
@@ -440,13 +545,15 @@ static char *render_markdown(const ns_bench_set *sets, const ns_compare *c, cons
 }
 
 static json_t *render_json(const ns_bench_set *sets, const ns_compare *c, const char *verdict,
-                           double min_spread) {
+                           double min_spread, const char *rule, const char *warning) {
     json_t *root = json_object(), *inputs = json_array(), *rows = json_array(),
            *classes = json_array();
     json_object_set_new(root, "schema", json_string(NS_SCHEMA));
     json_object_set_new(root, "kind", json_string("compare"));
     ns_json_set_num(root, "min_spread", min_spread, NULL);
     json_object_set_new(root, "verdict", json_string(verdict));
+    json_object_set_new(root, "rule", json_string(rule));
+    json_object_set_new(root, "warning", warning ? json_string(warning) : json_null());
     for (size_t s = 0; s < c->nsets; s++) {
         json_t *in = json_object();
         ns_json_set_str(in, "label", sets[s].label);
@@ -482,6 +589,10 @@ static json_t *render_json(const ns_bench_set *sets, const ns_compare *c, const 
         ns_json_set_num(o, "cv", r->cv, "fewer than 2 inputs");
         ns_json_set_num(o, "max_over_min", r->max_over_min, "fewer than 2 inputs");
         json_object_set_new(o, "noise", isfinite(r->noise) ? json_real(r->noise) : json_null());
+        json_object_set_new(o, "noise_between",
+                            isfinite(r->between) ? json_real(r->between) : json_null());
+        json_object_set_new(o, "noise_within",
+                            isfinite(r->within) ? json_real(r->within) : json_null());
         ns_json_set_num(o, "threshold", r->threshold, NULL);
         json_object_set_new(o, "distinguishes", json_boolean(r->distinguishes));
         json_array_append_new(rows, o);
@@ -536,6 +647,79 @@ static void write_plot(const char *dir, const ns_compare *c, FILE *msg) {
                      "compare.gp and compare.dat are written\n");
 }
 
+/* The length of dir's first path prefix (at a '/' or the end) that does not exist: the folder
+ * ns_mkdir_p(dir) will create first; 0 when dir exists already. */
+static size_t first_missing(const char *dir) {
+    char buf[4096];
+    struct stat st;
+    size_t len = strlen(dir);
+    if (len >= sizeof buf) return 0;
+    memcpy(buf, dir, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (buf[i] != '/' && buf[i] != 0) continue;
+        char keep = buf[i];
+        buf[i] = 0;
+        int missing = stat(buf, &st) != 0;
+        buf[i] = keep;
+        if (missing) return i;
+    }
+    return 0;
+}
+
+/* After a failed write: removes the report files compare writes into dir, then the folders it
+ * created (dir and its parents down to the first_missing() prefix), never one that existed. */
+static void remove_outputs(const char *dir, size_t created) {
+    static const char *const files[] = {"compare.json", "compare.md", "compare.dat", "compare.gp",
+                                        "compare.svg"};
+    char buf[4300];
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(buf, sizeof buf, "%s/%s", dir, files[i]);
+        unlink(buf);
+    }
+    if (!created) return;
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (size_t len = strlen(buf); len >= created; len = strlen(buf)) {
+        if (rmdir(buf) != 0) return;
+        char *slash = strrchr(buf, '/');
+        if (!slash) return;
+        *slash = 0;
+    }
+}
+
+/* One host seen: *first keeps the first, *differ becomes 1 at another host or at none (NULL or
+ * ""), when one host can no longer be claimed. Returns -1 when out of memory. */
+static int note_host(const char *host, char **first, int *differ) {
+    if (!host || !*host) {
+        *differ = 1;
+        return 0;
+    }
+    if (!*first) return (*first = strdup(host)) ? 0 : -1;
+    if (strcmp(*first, host) != 0) *differ = 1;
+    return 0;
+}
+
+/* Notes the hosts an input was measured on: a node file's context.host (or .hostname), each
+ * "ok" node's host of a fleet. Returns -1 when out of memory. */
+static int note_hosts(const json_t *root, int fleet, char **first, int *differ) {
+    if (!fleet) {
+        json_t *ctx = json_object_get(root, "context");
+        const char *host = json_string_value(json_object_get(ctx, "host"));
+        return note_host(host ? host : json_string_value(json_object_get(ctx, "hostname")), first,
+                         differ);
+    }
+    size_t i;
+    json_t *node;
+    int any = 0;
+    json_array_foreach(json_object_get(root, "nodes"), i, node) {
+        const char *st = json_string_value(json_object_get(node, "status"));
+        if (!st || strcmp(st, "ok") != 0) continue;
+        any = 1;
+        if (note_host(json_string_value(json_object_get(node, "host")), first, differ)) return -1;
+    }
+    if (!any) *differ = 1;
+    return 0;
+}
+
 int ns_cmd_compare(int argc, char **argv) {
     const char *cmd = "compare", *out = NULL, *labels = NULL, *val;
     double min_spread = 0.05;
@@ -557,9 +741,19 @@ int ns_cmd_compare(int argc, char **argv) {
             labels = val;
         } else if ((m = ns_opt_value(argc, argv, &i, "--min-spread", &val))) {
             if (m < 0) goto missing_value;
-            if (ns_parse_double(val, 0.0, 10.0, &min_spread)) {
+            /* The gate's threshold syntax: 0.05 or 5%; a bare 5 could mean 5% or 500%. */
+            double bare;
+            if (ns_gate_parse_fraction(val, &min_spread)) {
                 free(paths);
-                return ns_usage_error(cmd, "--min-spread: '%s' is not a number in [0, 10]", val);
+                if (ns_parse_double(val, 1.0, 1e300, &bare) == 0)
+                    return ns_usage_error(cmd,
+                                          "--min-spread: '%s' is ambiguous (%g%% or %g%%?): give a "
+                                          "fraction below 1 (0.05) or a percent (5%%)",
+                                          val, bare, 100.0 * bare);
+                return ns_usage_error(cmd,
+                                      "--min-spread: '%s' is not a fraction (0.05) or a percent "
+                                      "(5%%) in [0, 1000%%]",
+                                      val);
             }
         } else if (!strcmp(argv[i], "--nodes")) {
             per_node = 1;
@@ -587,6 +781,19 @@ int ns_cmd_compare(int argc, char **argv) {
         if (nlabels != npaths) {
             free(paths);
             return ns_usage_error(cmd, "--labels has %zu names for %zu inputs", nlabels, npaths);
+        }
+        /* Two columns with one name would be told apart only by position. */
+        for (const char *a = labels; a; a = strchr(a, ',') ? strchr(a, ',') + 1 : NULL) {
+            size_t la = strcspn(a, ",");
+            for (const char *b = strchr(a, ','); b; b = strchr(b + 1, ',')) {
+                if (strcspn(b + 1, ",") == la && !strncmp(a, b + 1, la)) {
+                    free(paths);
+                    return ns_usage_error(cmd,
+                                          "--labels names '%.*s' twice: give each input "
+                                          "its own name",
+                                          (int)la, a);
+                }
+            }
         }
     }
 
@@ -621,7 +828,8 @@ int ns_cmd_compare(int argc, char **argv) {
     char err[1024];
     ns_bench_set *sets = NULL;
     size_t nsets = 0, cap = 0;
-    char *lab = labels ? strdup(labels) : NULL, *save = NULL;
+    char *lab = labels ? strdup(labels) : NULL, *save = NULL, *host1 = NULL;
+    int hosts_differ = 0;
     char *next_label = lab ? strtok_r(lab, ",", &save) : NULL;
     for (size_t p = 0; p < npaths; p++) {
         json_t *root = ns_json_load_results(paths[p], err, sizeof err);
@@ -636,6 +844,11 @@ int ns_cmd_compare(int argc, char **argv) {
             goto done;
         }
         int fleet = kind && !strcmp(kind, "fleet");
+        if (note_hosts(root, fleet, &host1, &hosts_differ)) {
+            ns_usage_error(cmd, "out of memory");
+            json_decref(root);
+            goto done;
+        }
         ns_bench_set *add = NULL;
         int nadd = 1;
         if (fleet && per_node) {
@@ -644,6 +857,14 @@ int ns_cmd_compare(int argc, char **argv) {
             add = calloc(1, sizeof *add);
             if (!add || ns_bench_set_from_json(root, next_label, add, err, sizeof err)) nadd = -1;
             if (next_label) next_label = strtok_r(NULL, ",", &save);
+        }
+        if (nadd > 0 && fleet) {
+            int unread = ns_bench_set_fleet_within(add, (size_t)nadd, per_node, root, paths[p]);
+            if (unread)
+                fprintf(stderr,
+                        "nodescale compare: warning: %s: %d node results file(s) not readable "
+                        "(nodes/<node>/results.json): their within-node noise is unknown\n",
+                        paths[p], unread);
         }
         json_decref(root);
         if (nadd < 0) {
@@ -693,8 +914,15 @@ int ns_cmd_compare(int argc, char **argv) {
         ns_compare_free(&c);
         goto done;
     }
-    char verdict[1536];
+    char verdict[1536], rule[512], warning[640];
     ns_compare_verdict(&c, verdict, sizeof verdict);
+    rule_line(rule, sizeof rule, min_spread);
+    int one_host = host1 && !hosts_differ;
+    if (one_host)
+        snprintf(warning, sizeof warning,
+                 "Warning: all %zu inputs were measured on one host (%.200s): their differences "
+                 "are run to run (time, load, placement), not between machines or providers.",
+                 nsets, host1);
 
     char dir[4096];
     if (out) {
@@ -705,13 +933,15 @@ int ns_cmd_compare(int argc, char **argv) {
         strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
         snprintf(dir, sizeof dir, "results/compare-%s", stamp);
     }
+    size_t created = first_missing(dir);
     if (ns_mkdir_p(dir)) {
         ns_usage_error(cmd, "cannot create %s: %s", dir, strerror(errno));
+        remove_outputs(dir, created);
         ns_compare_free(&c);
         goto done;
     }
-    char *md = render_markdown(sets, &c, verdict);
-    json_t *js = render_json(sets, &c, verdict, min_spread);
+    char *md = render_markdown(sets, &c, verdict, rule, one_host ? warning : NULL);
+    json_t *js = render_json(sets, &c, verdict, min_spread, rule, one_host ? warning : NULL);
     char path[4200];
     int bad = 0;
     snprintf(path, sizeof path, "%s/compare.json", dir);
@@ -721,11 +951,13 @@ int ns_cmd_compare(int argc, char **argv) {
     json_decref(js);
     if (bad) {
         ns_usage_error(cmd, "%s", md ? err : "out of memory");
+        remove_outputs(dir, created);
     } else {
         write_plot(dir, &c, stderr);
         fputs(md, stdout);
         if (ns_report_check_stdout(err, sizeof err) != 0) {
             ns_usage_error(cmd, "%s", err);
+            remove_outputs(dir, created);
         } else {
             fprintf(stderr, "nodescale compare: wrote %s/compare.{md,json,dat,gp,svg}\n", dir);
             rc = NS_EXIT_OK;
@@ -738,6 +970,7 @@ done:
         ns_bench_set_free(&sets[s]);
     free(sets);
     free(lab);
+    free(host1);
     free(paths);
     return rc;
 missing_value:

@@ -21,8 +21,13 @@ typedef struct ns_bench_value {
     const char *cls;  /* one of ns_bench_classes, or "other" */
     const char *unit; /* "GFLOP/s" or "GB/s" (1 GB = 1e9 B) */
     double value;     /* the rate; finite and > 0 */
-    double noise;     /* relative run-to-run spread of this value: time_s.cv of a node result,
-                         1.4826*MAD/median across the nodes of a fleet; NAN when unknown */
+    double between;   /* node-to-node spread of a fleet median (1.4826*MAD/median); NAN for a
+                         node result and for a benchmark fewer than 3 nodes measured (unknown) */
+    double within;    /* within-node measurement noise: time_s.cv of a node result (from
+                         samples_s when absent); for a fleet the largest of its nodes' (see
+                         ns_bench_set_fleet_within); NAN when unknown */
+    double noise;     /* the value's noise: sqrt(between^2 + within^2), the known one when the
+                         other is NAN, NAN when neither is known */
 } ns_bench_value;
 
 typedef struct ns_bench_set {
@@ -55,6 +60,14 @@ int ns_bench_set_from_json(const json_t *root, const char *label, ns_bench_set *
  * number of sets written to *out (caller frees each and the array), or -1 with a reason. */
 int ns_bench_sets_per_node(const json_t *fleet, ns_bench_set **out, char *err, size_t errlen);
 
+/* Fills the within-node noise of sets[0..nsets) read from the fleet document `fleet` loaded from
+ * fleet_path: each "ok" node's results file ("results", relative to the fleet file's folder) is
+ * read and its time_s.cv per benchmark id taken; a fleet-median set (per_node 0, nsets 1) keeps
+ * the largest over its nodes, a per-node set (per_node 1, labels = node names) its node's own.
+ * Returns the number of "ok" nodes whose results file could not be read (0 = all read). */
+int ns_bench_set_fleet_within(ns_bench_set *sets, size_t nsets, int per_node, const json_t *fleet,
+                              const char *fleet_path);
+
 void ns_bench_set_free(ns_bench_set *s);
 
 /* One benchmark id across the inputs. */
@@ -65,6 +78,8 @@ typedef struct ns_compare_row {
     double cv;                   /* sample stddev / mean across the inputs present; NAN if < 2 */
     double max_over_min;         /* NAN if present < 2 */
     double noise;                /* largest noise among the inputs (NAN if none known) */
+    double between, within;      /* largest between-node and within-node noise among the inputs
+                                    (NAN if none known) */
     double threshold;            /* max/min - 1 beyond which the inputs differ: max(min_spread,
                                     3 * noise) */
     int distinguishes;           /* 1 when present >= 2 and max/min - 1 > threshold */

@@ -71,6 +71,10 @@ static int parse_fraction(const char *s, double *out) {
     return ns_parse_double(s, 0, 0.999999, out);
 }
 
+int ns_gate_parse_fraction(const char *s, double *out) {
+    return parse_fraction(s, out);
+}
+
 int ns_gate_load_thresholds(ns_gate_opts *o, const char *path, char *err, size_t errlen) {
     FILE *f = fopen(path, "r");
     if (!f) {

@@ -39,6 +39,11 @@ typedef struct ns_gate_opts {
     size_t nhistory;
 } ns_gate_opts;
 
+/* Parses a threshold as the gate's options take it: a fraction ("0.05", below 1) or a percent
+ * ("5%", up to 1000%) into *out (0.05). A bare number >= 1 is refused as ambiguous (5 could mean
+ * 5% or 500%). Returns 0, or -1 (then *out is unchanged). */
+int ns_gate_parse_fraction(const char *s, double *out);
+
 typedef struct ns_gate_rule {
     char *pattern;
     double threshold;

@@ -1,16 +1,12 @@
 #!/usr/bin/env bash
 # compare refuses what would mislead, with exit 2, one line and nothing written: the same file
 # given twice (also through a link), an --out folder already holding compare.json, and a compare
-# report given as an input; a class without benchmarks has distinguishes null with a status.
+# report given as an input, a name given twice in --labels (it was renamed a#2), a bare
+# --min-spread 5 (5% or 500%?); --min-spread takes the gate's syntax, 0.05 or 5% (5 was read as
+# 500% and 5% refused); a class without benchmarks has distinguishes null with a status.
 set -u
 cd "$(dirname "$0")/../.."
-bin=bin/nodescale
-[ -x "$bin" ] || { echo "skip: $bin not built"; exit 77; }
-command -v jq >/dev/null || { echo "skip: jq not installed (scripts/install-deps.sh)"; exit 77; }
-fx=tests/fixtures/fleet
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. tests/cli/lib/compare.sh
 
 refused() { # name, pattern, command...
   local name=$1 pat=$2
@@ -44,6 +40,25 @@ cmp -s "$tmp/c/compare.json" "$tmp/before.json" || { echo "FAIL: compare.json ov
 
 refused "compare report as input" 'error: .*is a compare report, not a results or fleet file' \
   $bin compare $fx/provider_x.json "$tmp/c/compare.json" --out "$tmp/r"
+
+refused "duplicate --labels" "error: --labels names 'a' twice" \
+  $bin compare --labels a,a $fx/provider_x.json $fx/provider_y.json --out "$tmp/l"
+refused "duplicate --labels among three" "error: --labels names 'b' twice" \
+  $bin compare --labels b,a,b $fx/provider_x.json $fx/provider_y.json $fx/provider_z.json --out "$tmp/l"
+[ -e "$tmp/l" ] && { echo "FAIL: duplicate --labels: --out created"; fail=1; }
+$bin compare --labels ab,a $fx/provider_x.json $fx/provider_y.json --out "$tmp/l2" >/dev/null 2>&1 ||
+  { echo "FAIL: --labels ab,a refused"; fail=1; }
+
+refused "--min-spread 5" "error: --min-spread: '5' is ambiguous (5% or 500%?)" \
+  $bin compare --min-spread 5 $fx/provider_x.json $fx/provider_y.json --out "$tmp/m"
+refused "--min-spread 5%x" "error: --min-spread: '5%x' is not a fraction" \
+  $bin compare --min-spread 5%x $fx/provider_x.json $fx/provider_y.json --out "$tmp/m"
+[ -e "$tmp/m" ] && { echo "FAIL: --min-spread refused: --out created"; fail=1; }
+for v in 5% 0.05; do
+  $bin compare --min-spread $v $fx/provider_x.json $fx/provider_y.json --out "$tmp/m$v" >/dev/null 2>"$tmp/e" &&
+    jq -e '.min_spread == 0.05' "$tmp/m$v/compare.json" >/dev/null ||
+    { echo "FAIL: --min-spread $v"; cat "$tmp/e"; fail=1; }
+done
 
 [ $fail -eq 0 ] && echo "compare_refusals: ok"
 exit $fail

@@ -5,13 +5,7 @@
 # is accepted as an input (and expanded per node with --nodes), bad input exits 2.
 set -u
 cd "$(dirname "$0")/../.."
-bin=bin/nodescale
-[ -x "$bin" ] || { echo "skip: $bin not built"; exit 77; }
-command -v jq >/dev/null || { echo "skip: jq not installed (scripts/install-deps.sh)"; exit 77; }
-fx=tests/fixtures/fleet
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. tests/cli/lib/compare.sh
 
 $bin compare $fx/provider_x.json $fx/provider_y.json $fx/provider_z.json --out "$tmp/c" \
   >"$tmp/c.md" 2>"$tmp/c.err"

@@ -2,10 +2,12 @@
 # A report that cannot be written is an error: gate --json/--junit/--markdown to /dev/full, the
 # gate table and the compare report on a full stdout exit 2 with a one-line reason (they exited 0
 # with an empty report, and as root the atomic rename replaced /dev/full by a regular file).
+# A compare that fails to write removes the --out folder it created (and its files), never a
+# folder that was there before (trial 4, defect 11: an empty folder was left behind).
 # Writing to a device (/dev/stdout) still works.
 set -u
 cd "$(dirname "$0")/../.."
-bin=bin/nodescale
+bin=${NS_BIN:-bin/nodescale}
 [ -x "$bin" ] || { echo "skip: $bin not built"; exit 77; }
 [ -c /dev/full ] || { echo "skip: /dev/full is not a character device"; exit 77; }
 command -v jq >/dev/null || { echo "skip: jq not installed (scripts/install-deps.sh)"; exit 77; }
@@ -35,6 +37,22 @@ $bin compare $fx/provider_x.json $fx/provider_y.json --out "$tmp/c" >/dev/full 2
 rc=$?
 grep -v '^nodescale compare: note:' "$tmp/e" >"$tmp/e2"
 expect_2 "compare >/dev/full" "$tmp/e2" $rc
+[ -e "$tmp/c" ] && { echo "FAIL: compare >/dev/full left its --out folder"; fail=1; }
+
+# A full disk, as a file size limit of 0 (SIGXFSZ ignored, so write() fails with EFBIG): the
+# folders compare created go, a folder that existed stays.
+# stderr goes through a pipe: the limit applies to regular files.
+full_disk() { (ulimit -f 0; trap '' XFSZ; exec "$@"); }
+full_disk $bin compare $fx/provider_x.json $fx/provider_y.json --out "$tmp/new/deep" 2>&1 >/dev/null |
+  cat >"$tmp/e"
+rc=${PIPESTATUS[0]}
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q '^nodescale compare: error: ' "$tmp/e" ||
+  { echo "FAIL: compare on a full disk: exit $rc"; cat "$tmp/e"; fail=1; }
+[ -e "$tmp/new" ] && { echo "FAIL: compare on a full disk left $(find "$tmp/new")"; fail=1; }
+mkdir "$tmp/old"
+full_disk $bin compare $fx/provider_x.json $fx/provider_y.json --out "$tmp/old" >/dev/null 2>&1
+[ -d "$tmp/old" ] && [ -z "$(ls -A "$tmp/old")" ] ||
+  { echo "FAIL: compare on a full disk: the existing --out folder removed or not emptied"; fail=1; }
 
 # A device is written in place, not replaced.
 $bin gate $g/b24_base.json $g/b24_cand.json --quiet --json /dev/stdout >"$tmp/g.json" 2>"$tmp/e"

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -248,7 +249,9 @@ static void test_fleet_file_as_input(void **st) {
     assert_string_equal(s.v[0].cls, "allreduce");
     assert_string_equal(s.v[2].id, "triad/t2");
     assert_float_equal(s.v[2].value, 20, 0);
-    assert_float_equal(s.v[2].noise, 0.03, 0);
+    /* Two nodes cannot estimate a node-to-node spread: unknown (the file's 0.03 is ignored). */
+    assert_true(isnan(s.v[2].between));
+    assert_true(isnan(s.v[2].noise));
     ns_bench_set_free(&s);
     ns_bench_set *per = NULL;
     assert_int_equal(ns_bench_sets_per_node(f, &per, err, sizeof err), 2);
@@ -336,6 +339,89 @@ static void test_report_names_straggler(void **st) {
     json_decref(f);
 }
 
+/* A one-node fleet's noise is its node's own time_s.cv (read from nodes/<node>/results.json),
+ * not the node-to-node spread of one value (0): two one-node fleets 10% apart inside 20% noise do
+ * not differ, as their node files would not (trial 4, defect 1). With 3 nodes both parts add in
+ * quadrature. The fleet report says n/a, not 0.0%, below 3 nodes. */
+static void test_fleet_noise_within(void **st) {
+    (void)st;
+    char dir[] = "/tmp/ns-test-fleet-XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    static const char *const names[] = {"a", "b", "c"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s.json", dir, names[k]);
+        double rate = 20;
+        json_t *d = node_doc(names[k], 1, &ids[2], &fams[2], &rate, 0.2 - 0.05 * k);
+        assert_int_equal(json_dump_file(d, path, 0), 0);
+        json_decref(d);
+    }
+    ns_bench_set s[2];
+    char err[256], fleet_path[256];
+    snprintf(fleet_path, sizeof fleet_path, "%s/fleet.json", dir);
+    for (int k = 0; k < 2; k++) {
+        char doc[1024];
+        snprintf(doc, sizeof doc,
+                 "{\"schema\":\"nodescale/1\",\"kind\":\"fleet\",\"context\":{\"host\":\"%s\"},"
+                 "\"nodes\":[{\"name\":\"%s\",\"status\":\"ok\",\"results\":\"%s.json\"}],"
+                 "\"benchmarks\":[{\"id\":\"triad/t2\",\"class\":\"stream/bandwidth\","
+                 "\"unit\":\"GB/s\",\"nodes_measured\":1,\"median\":%g,\"noise\":0,"
+                 "\"values\":{\"%s\":%g}}]}",
+                 names[k], names[k], names[k], 20.0 + 2 * k, names[k], 20.0 + 2 * k);
+        json_t *f = json_loads(doc, 0, NULL);
+        assert_non_null(f);
+        assert_int_equal(ns_bench_set_from_json(f, NULL, &s[k], err, sizeof err), 0);
+        assert_true(isnan(s[k].v[0].noise));
+        assert_int_equal(ns_bench_set_fleet_within(&s[k], 1, 0, f, fleet_path), 0);
+        assert_float_equal(s[k].v[0].within, 0.2 - 0.05 * k, 1e-12);
+        assert_float_equal(s[k].v[0].noise, 0.2 - 0.05 * k, 1e-12);
+        char *md = ns_fleet_report_md(f);
+        assert_non_null(md);
+        char row[64];
+        snprintf(row, sizeof row, "| 1 | %g | %g | %g | n/a |", 20.0 + 2 * k, 20.0 + 2 * k,
+                 20.0 + 2 * k);
+        assert_non_null(strstr(md, row));
+        assert_null(strstr(md, "0.0%"));
+        free(md);
+        json_decref(f);
+    }
+    ns_compare c;
+    assert_int_equal(ns_compare_build(s, 2, 0.05, &c), 0);
+    assert_int_equal(c.nrows, 1);
+    assert_true(isnan(c.rows[0].between));
+    assert_float_equal(c.rows[0].threshold, 0.6, 1e-12);
+    assert_false(c.rows[0].distinguishes);
+    ns_compare_free(&c);
+    ns_bench_set_free(&s[0]);
+    ns_bench_set_free(&s[1]);
+
+    /* Three nodes: between 0.03 (the file's) and within the largest node CV, 0.2. */
+    json_t *f = json_loads(
+        "{\"schema\":\"nodescale/1\",\"kind\":\"fleet\",\"context\":{\"host\":\"a\"},"
+        "\"nodes\":[{\"name\":\"a\",\"status\":\"ok\",\"results\":\"a.json\"},"
+        "{\"name\":\"b\",\"status\":\"ok\",\"results\":\"b.json\"},"
+        "{\"name\":\"c\",\"status\":\"ok\",\"results\":\"missing.json\"}],"
+        "\"benchmarks\":[{\"id\":\"triad/t2\",\"class\":\"stream/bandwidth\",\"unit\":\"GB/s\","
+        "\"nodes_measured\":3,\"median\":20,\"noise\":0.03,"
+        "\"values\":{\"a\":19,\"b\":20,\"c\":21}}]}",
+        0, NULL);
+    assert_non_null(f);
+    assert_int_equal(ns_bench_set_from_json(f, NULL, &s[0], err, sizeof err), 0);
+    assert_int_equal(ns_bench_set_fleet_within(&s[0], 1, 0, f, fleet_path), 1);
+    assert_float_equal(s[0].v[0].between, 0.03, 0);
+    assert_float_equal(s[0].v[0].within, 0.2, 1e-12);
+    assert_float_equal(s[0].v[0].noise, hypot(0.03, 0.2), 1e-12);
+    ns_bench_set_free(&s[0]);
+    char *md = ns_fleet_report_md(f);
+    assert_non_null(strstr(md, "| 3 | 20 | 19 | 21 | 3.0% |"));
+    free(md);
+    json_decref(f);
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s.json", dir, names[k]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rate_choice),
@@ -351,6 +437,7 @@ int main(void) {
         cmocka_unit_test(test_peer_check),
         cmocka_unit_test(test_pattern),
         cmocka_unit_test(test_report_names_straggler),
+        cmocka_unit_test(test_fleet_noise_within),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
