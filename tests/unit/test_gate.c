@@ -18,6 +18,7 @@
 
 #include "harness/json.h"
 #include "harness/measure.h"
+#include "harness/timer.h"
 #include "reports/gate.h"
 #include "reports/gate_stats.h"
 #include "reports/gbench.h"
@@ -632,6 +633,64 @@ static void test_inject_slowdown_check(void **state) {
     unsetenv("NODESCALE_INJECT_SLOWDOWN");
 }
 
+/* A stand-in kernel that counts its repetitions and spins 2 ms in each, so that one repetition
+ * already makes a sample long enough (the repetitions per sample start at 1, like dgemm n=1024). */
+static long counted_runs;
+static void counting_run(void *st, int tid, int nth) {
+    (void)st, (void)tid, (void)nth;
+    counted_runs++;
+    double t0 = ns_now();
+    while (ns_now() - t0 < 0.002) {
+    }
+}
+
+/* Repetitions a measurement of the counting kernel ran inside its timed samples, over the
+ * nominal ones (m->reps per sample), minus 1: the injected extra work it really did. */
+static double injected_fraction(const char *value, ns_measurement *m, int *rc) {
+    static const ns_kernel k = {
+        .name = "test_counting", .run_model = NS_RUN_SELF, .run = counting_run};
+    ns_params p = {.n = 1, .threads = 1};
+    ns_measure_opts o = {
+        .min_sample_s = 0.001, .min_samples = 5, .max_samples = 5, .budget_s = 0, .warmup_reps = 0};
+    setenv("NODESCALE_INJECT_SLOWDOWN", value, 1);
+    counted_runs = 0;
+    *rc = ns_measure(&k, NULL, &p, &o, m);
+    unsetenv("NODESCALE_INJECT_SLOWDOWN");
+    /* The one sizing sample ran a single repetition (2 ms >= min_sample_s). */
+    long timed = counted_runs - 1, nominal = (long)m->nsamples * (long)m->reps;
+    return nominal > 0 ? (double)(timed - nominal) / (double)nominal : NAN;
+}
+
+/* Trial 4 defect 2: NODESCALE_INJECT_SLOWDOWN=K:0.1 on a kernel sized at one repetition per
+ * sample did 1 + ceil(0.1) = 2 repetitions, +100% work for a requested 10% (the gate showed
+ * +96%). The extra work must be the requested fraction within a few percent, counted in
+ * repetitions here, not timed; a fraction that would need samples over 30 s is refused. */
+static void test_inject_slowdown_exact(void **state) {
+    (void)state;
+    ns_measurement *m = malloc(sizeof *m);
+    assert_non_null(m);
+    int rc;
+    static const double fractions[] = {0.1, 0.123, 0.5, 1.7};
+    for (size_t i = 0; i < sizeof fractions / sizeof *fractions; i++) {
+        char v[64];
+        snprintf(v, sizeof v, "test_counting:%g", fractions[i]);
+        double got = injected_fraction(v, m, &rc);
+        assert_int_equal(rc, 0);
+        assert_int_equal(m->nsamples, 5);
+        if (!(fabs(got - fractions[i]) <= 0.03 * fractions[i]))
+            fail_msg("%s: %.4f more work per sample (reps %lld), want %g within 3%%", v, got,
+                     (long long)m->reps, fractions[i]);
+    }
+    /* Another kernel named: no extra work at all. */
+    assert_true(fabs(injected_fraction("other_kernel:0.1", m, &rc)) == 0);
+    /* 1e-6 of a 2 ms repetition needs 25000+ repetitions per sample: refused with a reason. */
+    injected_fraction("test_counting:0.000001", m, &rc);
+    assert_int_equal(rc, -1);
+    if (!strstr(m->status, "NODESCALE_INJECT_SLOWDOWN") || strncmp(m->status, "invalid: ", 9))
+        fail_msg("refusal reason: \"%s\"", m->status);
+    free(m);
+}
+
 /* What fn(f, s, arg) writes, as a string (static buffer). */
 static const char *md_of(void (*fn)(FILE *, const char *, int), const char *s, int arg) {
     static char out[256];
@@ -690,6 +749,7 @@ int main(void) {
         cmocka_unit_test(test_nonfinite_ratio),
         cmocka_unit_test(test_thresholds_errors),
         cmocka_unit_test(test_inject_slowdown_check),
+        cmocka_unit_test(test_inject_slowdown_exact),
         cmocka_unit_test(test_markdown_escaping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
