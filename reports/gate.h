@@ -65,7 +65,8 @@ typedef struct ns_gate_row {
     double *d; /* paired mode: log(new/old) of each round's medians */
     size_t nd;
     double med_base, med_cur; /* medians (paired: medians of the rounds' medians), seconds */
-    double ratio;             /* unpaired: median(cur)/median(base); paired: exp(HL estimate) */
+    double ratio;             /* exp(Hodges-Lehmann estimate): of the log-time shift unpaired,
+                                 of d paired; median(cur)/median(base) when insufficient data */
     double ci_lo, ci_hi;      /* (1 - alpha) interval of the ratio; NAN when undefined */
     double p;                 /* two-sided p-value; NAN when not computed */
     int exact;                /* p from the exact permutation distribution */

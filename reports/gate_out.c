@@ -88,6 +88,16 @@ static const char *test_name(const ns_gate_report *rep, const ns_gate_row *r) {
     return r->exact ? "Mann-Whitney, exact" : "Mann-Whitney, normal";
 }
 
+/* What the change column and the suite line estimate (one estimator for rows, interval and
+ * suite: trial 4 showed a ratio of medians beside a Hodges-Lehmann interval). */
+static const char *ratio_estimator(const ns_gate_report *rep) {
+    return strcmp(rep->mode, "ab")
+               ? "Hodges-Lehmann estimate of the time ratio (median of all current/baseline "
+                 "sample ratios)"
+               : "Hodges-Lehmann estimate of the rounds' new/old ratios (median of the Walsh "
+                 "averages of their logs)";
+}
+
 void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
     const ns_gate_opts *o = &rep->opts;
     int w = 9;
@@ -108,6 +118,7 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
     else
         fprintf(f, "regression = p < %g and the whole %.0f%% interval above +%.1f%%\n", o->alpha,
                 100 * (1 - o->alpha), 100 * o->threshold);
+    fprintf(f, "change = %s; suite = their geometric mean\n", ratio_estimator(rep));
     if (json_array_size(rep->mismatches))
         fprintf(f,
                 "WARNING: CONTEXT MISMATCH (--allow-context-mismatch): %zu field(s) differ, "
@@ -198,6 +209,7 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
                                         ? "p < alpha and interval entirely above 1 + threshold"
                                         : "p < alpha and paired estimate above 1 + threshold"));
     if (!strcmp(rep->mode, "ab")) json_object_set_new(s, "rounds", json_integer(rep->rounds));
+    json_object_set_new(s, "ratio_estimator", json_string(ratio_estimator(rep)));
     json_object_set_new(root, "settings", s);
     json_object_set_new(root, "context_mismatch",
                         rep->mismatches ? json_deep_copy(rep->mismatches) : json_array());
@@ -420,6 +432,7 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
             strcmp(rep->mode, "ab") ? "the whole interval of the time ratio lies"
                                     : "the paired estimate of the time ratio lies",
             100 * o->threshold);
+    fprintf(f, "Change: the %s; the suite line is their geometric mean.\n\n", ratio_estimator(rep));
     size_t nmis = json_array_size(rep->mismatches);
     if (nmis) {
         fprintf(f, "> **Warning: context mismatch.** Compared anyway (`--allow-context-mismatch`); "

@@ -369,6 +369,112 @@ static void test_paired(void **state) {
     assert_int_equal(r.verdict, NS_GATE_INSUFFICIENT);
 }
 
+/* Compares two results documents given as JSON text (files mode) into *rep, finished. */
+static int gate_texts(const char *b, const char *c, ns_gate_opts o, ns_gate_report *rep) {
+    char err[512];
+    json_error_t je;
+    json_t *jb = json_loads(b, 0, &je), *jc = json_loads(c, 0, &je);
+    assert_non_null(jb);
+    assert_non_null(jc);
+    *rep = (ns_gate_report){.mode = "files", .baseline = "b", .current = "c", .opts = o};
+    int rc = ns_gate_compare_docs(jb, jc, rep, err, sizeof err);
+    if (rc != 0) print_error("%s\n", err);
+    if (rc == 0) ns_gate_finish(rep);
+    json_decref(jb);
+    json_decref(jc);
+    return rc;
+}
+
+/* exp of the mean log ratio of the compared rows: the suite geometric mean of what they show. */
+static double geomean_of_rows(const ns_gate_report *rep) {
+    double s = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < rep->nrows; i++)
+        if (rep->rows[i].verdict <= NS_GATE_REGRESSION) s += log(rep->rows[i].ratio), n++;
+    assert_int_equal(n, rep->suite_n);
+    return exp(s / (double)n);
+}
+
+/* Trial 4 defect 5: the change column was the ratio of medians while the interval and verdict
+ * are Hodges-Lehmann; with two-humped samples whose medians sit on different humps the row read
+ * "+45.8% [-5.8%, +4.7%] unchanged". Here 19 samples a side at 1.0 and 1.5 s (10 + 9 against
+ * 9 + 10): medians 1.0 and 1.5 (+50%), but 180 of the 361 pairwise ratios are 1, 100 are 1.5 and
+ * 81 are 1/1.5, so the estimate (their median) is 1 (+0.0%) and the interval [1, 1]. The change
+ * shown is that estimate, and the ratio of medians is flagged in the note. */
+static void test_change_is_interval_estimate(void **state) {
+    (void)state;
+    char b[2048], c[2048], sb[512] = "", sc[512] = "";
+    for (int i = 0; i < 19; i++) {
+        snprintf(sb + strlen(sb), sizeof sb - strlen(sb), "%s%s", i ? "," : "",
+                 i < 10 ? "1.0" : "1.5");
+        snprintf(sc + strlen(sc), sizeof sc - strlen(sc), "%s%s", i ? "," : "",
+                 i < 9 ? "1.0" : "1.5");
+    }
+    static const char *doc = "{\"schema\": \"nodescale/1\", \"results\": ["
+                             "{\"id\": \"humps\", \"status\": \"ok\", \"samples_s\": [%s]},"
+                             "{\"id\": \"plain\", \"status\": \"ok\", \"samples_s\": [%s]}]}";
+    snprintf(b, sizeof b, doc, sb, "1.0,1.1,0.9,1.05,0.95,1.0,1.02");
+    snprintf(c, sizeof c, doc, sc, "1.3,1.1,1.2,1.25,1.15,1.2,1.22");
+    ns_gate_report rep;
+    assert_int_equal(gate_texts(b, c, ns_gate_defaults(), &rep), 0);
+    const ns_gate_row *r = row(&rep, "humps");
+    assert_close(r->med_cur / r->med_base, 1.5, 1e-12);
+    assert_close(r->ratio, 1, 1e-12);
+    assert_close(r->ci_lo, 1, 1e-12);
+    assert_close(r->ci_hi, 1, 1e-12);
+    assert_int_equal(r->verdict, NS_GATE_UNCHANGED);
+    if (!strstr(r->note, "ratio of medians +50.0% lies outside the interval"))
+        fail_msg("note \"%s\"", r->note);
+    /* Every compared row: the change shown lies in its interval, and the suite is their mean. */
+    for (size_t i = 0; i < rep.nrows; i++)
+        assert_true(rep.rows[i].ci_lo <= rep.rows[i].ratio &&
+                    rep.rows[i].ratio <= rep.rows[i].ci_hi);
+    assert_close(rep.suite_geomean, geomean_of_rows(&rep), 1e-12);
+    ns_gate_report_free(&rep);
+}
+
+/* Trial 4 defect 7: in A/B mode the rows are Hodges-Lehmann (median of the Walsh averages of the
+ * rounds' log-ratios) but the suite line was the geometric mean of the median log-ratios
+ * (+5.1% and +12.5% rows under a +8.3% suite line). The suite is now the geometric mean of the
+ * rows' own estimates, in files mode too. */
+static void test_suite_same_estimator(void **state) {
+    (void)state;
+    /* Skewed rounds: the median and the Walsh median of each differ. */
+    static const double d1[] = {0.0, 0.01, 0.02, 0.20, 0.25, 0.30, 0.02, 0.01};
+    static const double d2[] = {0.05, 0.05, 0.06, 0.07, 0.30, 0.40, 0.06, 0.05};
+    double old_m[2][8], new_m[2][8], d[2][8];
+    ns_gate_row rows[2];
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < 8; i++) {
+            old_m[k][i] = 1e-3 * (1 + 0.01 * i);
+            d[k][i] = k ? d2[i] : d1[i];
+            new_m[k][i] = old_m[k][i] * exp(d[k][i]);
+        }
+        rows[k] = (ns_gate_row){.id = k ? "k2" : "k1",
+                                .base = old_m[k],
+                                .cur = new_m[k],
+                                .nbase = 8,
+                                .ncur = 8,
+                                .d = d[k],
+                                .nd = 8,
+                                .drift = NAN};
+    }
+    ns_gate_report rep = {.mode = "ab", .opts = ns_gate_defaults(), .rows = rows, .nrows = 2};
+    for (int k = 0; k < 2; k++)
+        ns_gate_evaluate_row(&rows[k], &rep.opts);
+    ns_gate_finish(&rep);
+    assert_int_equal(rep.suite_n, 2);
+    assert_close(rep.suite_geomean, geomean_of_rows(&rep), 1e-12);
+    assert_true(rep.suite_lo <= rep.suite_geomean && rep.suite_geomean <= rep.suite_hi);
+    /* Files mode (B24 fixtures, 8 benchmarks x 5 samples). */
+    ns_gate_report fr;
+    assert_int_equal(
+        gate_files(FIX "b24_base.json", FIX "b24_cand_slow.json", ns_gate_defaults(), &fr), 0);
+    assert_int_equal(fr.suite_n, 8);
+    assert_close(fr.suite_geomean, geomean_of_rows(&fr), 1e-12);
+    ns_gate_report_free(&fr);
+}
+
 /* B22: null samples and failed statuses are "no data", never zeros, and stay out of the suite. */
 static void test_nulls(void **state) {
     (void)state;
@@ -740,6 +846,8 @@ int main(void) {
         cmocka_unit_test(test_zero_spread),
         cmocka_unit_test(test_outliers),
         cmocka_unit_test(test_paired),
+        cmocka_unit_test(test_change_is_interval_estimate),
+        cmocka_unit_test(test_suite_same_estimator),
         cmocka_unit_test(test_nulls),
         cmocka_unit_test(test_schema_errors),
         cmocka_unit_test(test_context),
