@@ -475,16 +475,94 @@ static void test_suite_same_estimator(void **state) {
     ns_gate_report_free(&fr);
 }
 
-/* B22: null samples and failed statuses are "no data", never zeros, and stay out of the suite. */
+/* Whole contents of a file (static buffer), "" when unreadable. */
+static const char *slurp(const char *path) {
+    static char buf[16384];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = 0;
+    return buf;
+}
+
+/* Trial 4 defect 12: a kernel whose current result failed its output check was shown as "no
+ * data" and the gate passed (exit 0) unless --fail-on-missing. It is now INVALID and fails the
+ * gate, in the exit code, the JUnit XML (a failure of type "invalid") and the Markdown; a
+ * benchmark absent from the current file, or without samples, or broken only in the baseline,
+ * is still governed by --fail-on-missing. */
+static void test_invalid_current(void **state) {
+    (void)state;
+    static const char *base =
+        "{\"schema\": \"nodescale/1\", \"results\": ["
+        "{\"id\": \"ok\", \"status\": \"ok\", \"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"bad\", \"status\": \"ok\", \"validated\": true, "
+        "\"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"unchecked\", \"status\": \"ok\", \"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"nulls\", \"status\": \"ok\", \"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"gone\", \"status\": \"ok\", \"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"base_bad\", \"status\": \"invalid: output check failed\", "
+        "\"samples_s\": [1,1.1,0.9,1,1.05,0.95]}]}";
+    static const char *cur =
+        "{\"schema\": \"nodescale/1\", \"results\": ["
+        "{\"id\": \"ok\", \"status\": \"ok\", \"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"bad\", \"status\": \"invalid: check failed: max rel. error 3e-1\", "
+        "\"validated\": false, \"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"unchecked\", \"status\": \"ok\", \"validated\": false, "
+        "\"check\": {\"why\": \"max rel. error 1e-3\"}, \"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"nulls\", \"status\": \"ok\", \"samples_s\": null},"
+        "{\"id\": \"base_bad\", \"status\": \"ok\", \"samples_s\": [1,1.1,0.9,1,1.05,0.95]}]}";
+    ns_gate_report rep;
+    assert_int_equal(gate_texts(base, cur, ns_gate_defaults(), &rep), 0);
+    assert_int_equal(row(&rep, "ok")->verdict, NS_GATE_UNCHANGED);
+    assert_int_equal(row(&rep, "bad")->verdict, NS_GATE_INVALID);
+    assert_non_null(strstr(row(&rep, "bad")->note, "max rel. error 3e-1"));
+    assert_int_equal(row(&rep, "unchecked")->verdict, NS_GATE_INVALID);
+    assert_non_null(
+        strstr(row(&rep, "unchecked")->note, "output check failed: max rel. error 1e-3"));
+    assert_int_equal(row(&rep, "nulls")->verdict, NS_GATE_NO_DATA);
+    assert_int_equal(row(&rep, "gone")->verdict, NS_GATE_ONLY_BASELINE);
+    assert_int_equal(row(&rep, "base_bad")->verdict, NS_GATE_NO_DATA);
+    assert_int_equal(rep.suite_n, 1);
+    assert_int_equal(rep.exit_code, 1);
+    assert_string_equal(ns_gate_verdict_name(NS_GATE_INVALID), "INVALID");
+    char dir[] = "/tmp/ns-test-gate-XXXXXX", junit[64], md[64], err[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(junit, sizeof junit, "%s/g.xml", dir);
+    snprintf(md, sizeof md, "%s/g.md", dir);
+    assert_int_equal(ns_gate_write_junit(&rep, junit, err, sizeof err), 0);
+    const char *x = slurp(junit);
+    assert_non_null(strstr(x, "failures=\"2\"")); /* bad, unchecked; the suite passed */
+    assert_non_null(strstr(x, "type=\"invalid\""));
+    assert_non_null(strstr(x, "skipped=\"3\"")); /* nulls, gone, base_bad */
+    assert_int_equal(ns_gate_write_markdown(&rep, md, err, sizeof err), 0);
+    const char *m = slurp(md);
+    assert_non_null(strstr(m, "**FAIL**"));
+    assert_non_null(strstr(m, "| **INVALID** (current: status invalid: check failed"));
+    unlink(junit);
+    unlink(md);
+    rmdir(dir);
+    ns_gate_report_free(&rep);
+    /* The only shared benchmark is invalid: a failed gate (1), not "no data in common" (2). */
+    static const char *cur_bad = "{\"schema\": \"nodescale/1\", \"results\": [{\"id\": \"bad\", "
+                                 "\"status\": \"invalid: output check failed\", "
+                                 "\"samples_s\": [1,1,1,1,1]}]}";
+    assert_int_equal(gate_texts(base, cur_bad, ns_gate_defaults(), &rep), 0);
+    assert_int_equal(rep.exit_code, 1);
+    assert_int_equal(row(&rep, "bad")->verdict, NS_GATE_INVALID);
+    ns_gate_report_free(&rep);
+}
+
+/* B22: null samples are never zeros, and failed results stay out of the suite; a current
+ * result with a status other than "ok" fails the gate as INVALID (trial 4 defect 12). */
 static void test_nulls(void **state) {
     (void)state;
     ns_gate_report rep;
     assert_int_equal(gate_files(FIX "b24_base.json", FIX "nulls.json", ns_gate_defaults(), &rep),
                      0);
-    assert_int_equal(rep.exit_code, 0);
-    assert_int_equal(row(&rep, "reduce_1k/")->verdict, NS_GATE_NO_DATA);
+    assert_int_equal(rep.exit_code, 1);
+    assert_int_equal(row(&rep, "reduce_1k/")->verdict, NS_GATE_INVALID);
     assert_non_null(strstr(row(&rep, "reduce_1k/")->note, "zero elapsed"));
-    assert_int_equal(row(&rep, "reduce_1m/")->verdict, NS_GATE_NO_DATA);
+    assert_int_equal(row(&rep, "reduce_1m/")->verdict, NS_GATE_INVALID);
     assert_int_equal(rep.suite_n, 6);
     json_t *j = ns_gate_report_json(&rep);
     char *s = json_dumps(j, JSON_COMPACT);
@@ -849,6 +927,7 @@ int main(void) {
         cmocka_unit_test(test_change_is_interval_estimate),
         cmocka_unit_test(test_suite_same_estimator),
         cmocka_unit_test(test_nulls),
+        cmocka_unit_test(test_invalid_current),
         cmocka_unit_test(test_schema_errors),
         cmocka_unit_test(test_context),
         cmocka_unit_test(test_gbench),
