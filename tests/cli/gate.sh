@@ -209,6 +209,12 @@ ab_child_error "A/B: OLD is not a nodescale build" "OLD binary /bin/true exited 
 ab_child_error "A/B: a failing build: its exit status and last log line" "NEW binary $T/broken-bench exited 3 running 'bench k1': fake-bench: kernel check failed" -- --ab $FAKE "$T/broken-bench" k1 --rounds 6
 ab_child_error "A/B: the tester's case, a real build against /bin/true" "NEW binary /bin/true exited 0 without writing results" -- --ab $NS /bin/true stream_triad --rounds 6 -- --threads 1 --n 4096 --samples 9 --min-time 0.001
 expect 0 "A/B: a different build flag is shown, not refused" -- --ab $FAKE "$T/o2-bench" k1 --rounds 6
+# OLD and NEW naming the benchmark differently clash within the first round: said so, not
+# "differs from an earlier round's" (trial 4).
+printf '#!/bin/sh\nFAKE_ISA=avx512 exec %s "$@"\n' "$PWD/$FAKE" >"$T/isa-bench"
+chmod +x "$T/isa-bench"
+ab_child_error "A/B: OLD and NEW report different ids in one round" "NEW binary $T/isa-bench: result id \"k1/avx512/dp/t1\" differs from OLD's \"k1/avx2/dp/t1\" in the same round (round 1: avx512 vs avx2)" -- --ab $FAKE "$T/isa-bench" k1 --rounds 6
+! grep -q 'earlier round' "$T/err" || { echo "FAIL: same-round clash called an earlier round's"; fails=$((fails + 1)); }
 expect 2 "A/B: a failing build is an input error" -- --ab $FAKE "$T/broken-bench" k1 --rounds 6
 grep -q 'kernel check failed' "$T/err" || { echo "FAIL: child's reason not shown"; fails=$((fails + 1)); }
 expect 2 "A/B: missing binary" -- --ab $T/nope $FAKE k1
