@@ -32,8 +32,10 @@ ns_measure_opts ns_measure_defaults(int quick) {
 
 /* NODESCALE_INJECT_SLOWDOWN="<kernel name>:<fraction>" makes that kernel do `fraction` more
  * real repetitions inside every timed sample while the time is still divided by the nominal
- * repetition count: a known, genuine slowdown for testing the regression gate. Parses s into the
- * kernel name (*name, *namelen: not terminated) and the fraction; 0, or -1 with a reason. */
+ * repetition count: a known, genuine slowdown for testing the regression gate (the repetitions
+ * per sample are raised until the extra ones are a whole number within 2%: inject_reps).
+ * Parses s into the kernel name (*name, *namelen: not terminated) and the fraction; 0, or -1
+ * with a reason. */
 static int parse_inject(const char *s, const char **name, size_t *namelen, double *frac, char *err,
                         size_t errlen) {
     const char *colon = strchr(s, ':');
@@ -83,6 +85,40 @@ static double injected_extra_work(const ns_kernel *k) {
     char why[160];
     if (!s || !*s || parse_inject(s, &name, &len, &f, why, sizeof why) != 0) return 0;
     return strlen(k->name) == len && !strncmp(k->name, name, len) ? f : 0;
+}
+
+/* Largest relative error of an injected slowdown: the extra repetitions are a whole number, so
+ * the repetitions per sample are raised until round(extra * reps) is this close to it. */
+#define NS_INJECT_TOLERANCE 0.02
+/* A sample that an injected slowdown would stretch beyond this many seconds is refused. */
+#define NS_INJECT_MAX_SAMPLE_S 30.0
+
+/* Repetitions per sample for an injected extra fraction of work: the fewest r >= *reps whose
+ * round(extra * r) extra repetitions add extra within NS_INJECT_TOLERANCE (relative), so that
+ * FRACTION 0.1 on a kernel sized at one repetition runs 10 + 1, not 1 + 1 (+100%). t is the time
+ * of one sample of *reps repetitions. Sets *reps and *extra_reps and returns 0, or returns -1
+ * with why when that needs samples longer than NS_INJECT_MAX_SAMPLE_S. */
+static int inject_reps(double extra, double t, int64_t *reps, int64_t *extra_reps, char *why,
+                       size_t whylen) {
+    double rep_s = t / (double)*reps * (1 + extra); /* one repetition with its share of extra */
+    /* Rounding errs by at most 0.5 / (extra * r): r >= 0.5 / (tolerance * extra) always fits. */
+    double enough = ceil(0.5 / (NS_INJECT_TOLERANCE * extra));
+    int64_t r = *reps;
+    for (;; r++) {
+        double want = extra * (double)r;
+        if ((double)r >= enough || fabs(nearbyint(want) - want) <= NS_INJECT_TOLERANCE * want)
+            break;
+        if ((double)(r + 1) * rep_s > NS_INJECT_MAX_SAMPLE_S) {
+            snprintf(why, whylen,
+                     "invalid: NODESCALE_INJECT_SLOWDOWN fraction %g needs over %.0f s "
+                     "samples to add it as whole repetitions within %.0f%% (one takes %.2g s)",
+                     extra, NS_INJECT_MAX_SAMPLE_S, 100 * NS_INJECT_TOLERANCE, rep_s);
+            return -1;
+        }
+    }
+    *reps = r;
+    *extra_reps = (int64_t)nearbyint(extra * (double)r);
+    return 0;
 }
 
 void ns_run_reps(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
@@ -151,8 +187,9 @@ int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_mea
 
     /* Grow reps until one sample is long enough; the sizing samples double as warm-up. */
     int64_t reps = 1;
+    double last_t = 0;
     for (;;) {
-        double t = time_sample(k, state, p, reps, m);
+        double t = last_t = time_sample(k, state, p, reps, m);
         if (ns_interrupted) break;
         if (t >= min_s) break;
         if (reps > (INT64_C(1) << 40)) {
@@ -165,8 +202,12 @@ int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_mea
         double grow = t > 100 * resolution ? 1.2 * min_s / t : 2.0;
         reps = (int64_t)ceil((double)reps * fmin(fmax(grow, 2.0), 1000.0));
     }
+    int64_t extra_reps = 0;
+    if (extra > 0 && !ns_interrupted &&
+        inject_reps(extra, last_t, &reps, &extra_reps, m->status, sizeof m->status) != 0)
+        return -1;
     m->reps = reps;
-    int64_t run_reps = reps + (int64_t)ceil(extra * (double)reps);
+    int64_t run_reps = reps + extra_reps;
 
     double start = ns_now();
     while (m->nsamples < max_samples && !ns_interrupted) {

@@ -50,7 +50,8 @@ void ns_run_reps(const ns_kernel *k, void *state, const ns_params *p, int64_t re
                  ns_thread_hook begin, ns_thread_hook end, void *ctx);
 
 /* Measures k (already created with p) into *m. Returns 0, or -1 with m->status set (timer
- * could not resolve the kernel, interrupted before any sample). */
+ * could not resolve the kernel, interrupted before any sample, or NODESCALE_INJECT_SLOWDOWN
+ * would need samples over 30 s to add its fraction as whole repetitions within 2%). */
 int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_measure_opts *o,
                ns_measurement *m);
 

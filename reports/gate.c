@@ -50,6 +50,8 @@ const char *ns_gate_verdict_name(ns_gate_verdict v) {
         return "only in baseline";
     case NS_GATE_ONLY_CURRENT:
         return "only in current";
+    case NS_GATE_INVALID:
+        return "INVALID";
     }
     return "?";
 }
@@ -258,6 +260,26 @@ static int result_samples(const json_t *r, const char *file, const char *id, dou
     return 0;
 }
 
+/* 1 when the current result r failed: "validated": false (its output check failed), or a
+ * status other than "ok" ("invalid: output check failed", "invalid: zero or non-finite elapsed
+ * time", "not measured: cannot allocate inputs", ...); the reason into why. The build under test
+ * produced a broken result: that fails the gate, unlike a benchmark absent from the file. */
+static int result_invalid(const json_t *r, char *why, size_t whylen) {
+    const json_t *stj = json_object_get(r, "status");
+    const char *st = json_string_value(stj);
+    const char *chk_why = json_string_value(json_object_get(json_object_get(r, "check"), "why"));
+    if (stj && !json_is_null(stj) && !(st && !strcmp(st, "ok"))) {
+        snprintf(why, whylen, "current: status %s", st ? st : "not ok");
+        return 1;
+    }
+    if (json_is_false(json_object_get(r, "validated"))) {
+        snprintf(why, whylen, "current: output check failed%s%s", chk_why ? ": " : "",
+                 chk_why ? chk_why : "");
+        return 1;
+    }
+    return 0;
+}
+
 static const json_t *results_array(const json_t *doc, const char *file, char *err, size_t errlen) {
     const json_t *a = json_object_get(doc, "results");
     if (!json_is_array(a)) {
@@ -344,7 +366,7 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
     const json_t *ca = results_array(cur, cf, err, errlen);
     if (!ca) return -1;
     if (!rep->mismatches) rep->mismatches = json_array();
-    size_t common = 0, with_data = 0;
+    size_t common = 0, with_data = 0, invalid = 0;
     for (int side = 0; side < 2; side++) {
         const json_t *a = side ? ca : ba, *other = side ? ba : ca;
         for (size_t i = 0; i < json_array_size(a); i++) {
@@ -376,6 +398,14 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
             int sb = result_samples(r, bf, id, &row->base, &row->nbase, why_b, sizeof why_b, err,
                                     errlen);
             if (sb < 0) return -1;
+            /* A current result that failed its check is a failure of the change, not missing
+             * data (trial 4: it showed "no data" and the gate passed). */
+            if (result_invalid(o, row->note, sizeof row->note)) {
+                row->verdict = NS_GATE_INVALID;
+                row->med_base = ns_median(row->base, row->nbase);
+                invalid++;
+                continue;
+            }
             int sc =
                 result_samples(o, cf, id, &row->cur, &row->ncur, why_c, sizeof why_c, err, errlen);
             if (sc < 0) return -1;
@@ -402,7 +432,7 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
     }
     /* Every shared benchmark without samples on a side: nothing can be compared, and a gate
      * that compared nothing must not pass (an empty current run would pass CI). */
-    if (with_data == 0) {
+    if (with_data == 0 && invalid == 0) {
         snprintf(err, errlen,
                  "%s and %s have no benchmark with data in common (%zu shared id%s, each with "
                  "no valid samples or a status other than \"ok\" on a side)",
@@ -495,7 +525,9 @@ void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o) {
         ci_ok = ns_shift_ci(lb, r->nbase, lc, r->ncur, conf, &est, &lo, &hi) == 0;
         free(lb);
         free(lc);
-        r->ratio = r->med_cur / r->med_base;
+        /* The interval's own estimate, not the ratio of medians: with two-humped samples the
+         * medians can sit on different humps (+46% shown beside [-6%, +5%], trial 4). */
+        r->ratio = exp(est);
     }
     r->p = t.p;
     r->exact = t.exact;
@@ -509,6 +541,15 @@ void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o) {
     }
     r->ci_lo = exp(lo);
     r->ci_hi = exp(hi);
+    double med_ratio = r->med_cur / r->med_base;
+    if (!paired && (med_ratio < r->ci_lo || med_ratio > r->ci_hi)) {
+        char s[120];
+        snprintf(s, sizeof s,
+                 "ratio of medians %+.1f%% lies outside the interval: samples not one shifted "
+                 "distribution (two humps?)",
+                 100 * (med_ratio - 1));
+        append_note(r, s);
+    }
     if (!isfinite(r->ratio) || !isfinite(r->ci_lo) || !isfinite(r->ci_hi) || r->ratio <= 0) {
         /* The sample bounds keep ratios finite; should one still overflow, fail safe: a ratio
          * that cannot be represented is never "unchanged". */
@@ -583,7 +624,7 @@ void ns_gate_finish(ns_gate_report *rep) {
     int fail = rep->suite_verdict == NS_GATE_REGRESSION;
     for (size_t i = 0; i < rep->nrows; i++) {
         ns_gate_verdict v = rep->rows[i].verdict;
-        if (v == NS_GATE_REGRESSION) fail = 1;
+        if (v == NS_GATE_REGRESSION || v == NS_GATE_INVALID) fail = 1;
         if (o->fail_on_missing && !compared(&rep->rows[i])) fail = 1;
     }
     /* Nothing compared (every row missing, no data or insufficient) is never a pass. */
@@ -655,7 +696,8 @@ static void usage(FILE *f) {
         "BENCH_ARGS...]\n"
         "\n"
         "Compares timing samples per benchmark (matched by results[].id) and exits 0 (pass),\n"
-        "1 (regression, or nothing compared: every shared benchmark has too few samples) or 2\n"
+        "1 (regression, a current result that failed validation: INVALID, or nothing\n"
+        "compared: every shared benchmark has too few samples) or 2\n"
         "(usage or input error, including no benchmark with data in common and a sample\n"
         "outside 1e-12..1e6 s). A benchmark regresses when the rank test is significant\n"
         "(p < alpha) AND the whole confidence interval of current/baseline time lies above\n"

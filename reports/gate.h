@@ -10,7 +10,8 @@
  * samples cannot show. Interleaved A/B pairs cancel that drift, so there a significant
  * signed-rank test and a paired estimate above 1 + threshold suffice (early stopping still uses
  * the interval). Samples are seconds per repetition; lower is better; a null sample, a result
- * whose status is not "ok" or whose samples_s is null is "no data", never zero (B22). */
+ * whose status is not "ok" or whose samples_s is null is "no data", never zero (B22), except a
+ * current result that failed validation: that is INVALID and fails the gate. */
 #ifndef NS_GATE_H
 #define NS_GATE_H
 
@@ -59,6 +60,8 @@ typedef enum {
     NS_GATE_NO_DATA,       /* null samples or a status other than "ok" on a side */
     NS_GATE_ONLY_BASELINE, /* id missing from the current file */
     NS_GATE_ONLY_CURRENT,  /* id missing from the baseline file */
+    NS_GATE_INVALID,       /* the current result failed validation ("validated": false or a
+                              status "invalid: ..."): fails the gate, whatever the timings */
 } ns_gate_verdict;
 
 /* One compared benchmark. Arrays are owned by the row. */
@@ -70,7 +73,8 @@ typedef struct ns_gate_row {
     double *d; /* paired mode: log(new/old) of each round's medians */
     size_t nd;
     double med_base, med_cur; /* medians (paired: medians of the rounds' medians), seconds */
-    double ratio;             /* unpaired: median(cur)/median(base); paired: exp(HL estimate) */
+    double ratio;             /* exp(Hodges-Lehmann estimate): of the log-time shift unpaired,
+                                 of d paired; median(cur)/median(base) when insufficient data */
     double ci_lo, ci_hi;      /* (1 - alpha) interval of the ratio; NAN when undefined */
     double p;                 /* two-sided p-value; NAN when not computed */
     int exact;                /* p from the exact permutation distribution */

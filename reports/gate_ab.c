@@ -72,12 +72,31 @@ static void last_line(const char *path, char *out, size_t len) {
 
 typedef struct {
     char *id;
+    const char *id_side; /* "OLD" or "NEW": the run that id came from, in round id_round */
+    int id_round;
     double *old_med, *new_med; /* one per round */
 } ab_kernel;
 
-/* Median of the valid samples of the single result in doc (bench writes one). */
-static int doc_median(const json_t *doc, const char *file, char **id, double *med, char *err,
-                      size_t errlen) {
+/* The '/'-separated fields where ids a and b differ ("avx2 vs avx512"), into out. */
+static void id_fields_diff(const char *a, const char *b, char *out, size_t len) {
+    size_t used = 0;
+    out[0] = 0;
+    while (*a || *b) {
+        size_t la = strcspn(a, "/"), lb = strcspn(b, "/");
+        if ((la != lb || strncmp(a, b, la)) && used < len)
+            used += (size_t)snprintf(out + used, len - used, "%s%.*s vs %.*s", used ? ", " : "",
+                                     (int)la, a, (int)lb, b);
+        a += la + (a[la] == '/');
+        b += lb + (b[lb] == '/');
+    }
+}
+
+/* Median of the valid samples of the single result in doc (bench writes one). side ("OLD" or
+ * "NEW") and round say which run wrote it; the first run's id is kept in k, and a later run
+ * with another id is an error that names where the two came from. */
+static int doc_median(const json_t *doc, const char *file, ab_kernel *kern, const char *side,
+                      int round, double *med, char *err, size_t errlen) {
+    char **id = &kern->id;
     const json_t *a = json_object_get(doc, "results");
     if (!json_is_array(a) || json_array_size(a) != 1) {
         snprintf(err, errlen, "%s: want exactly one result from 'bench'", file);
@@ -108,13 +127,28 @@ static int doc_median(const json_t *doc, const char *file, char **id, double *me
         snprintf(err, errlen, "%s: no valid sample", file);
         return -1;
     }
-    if (!*id && !(*id = strdup(rid))) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
+    if (!*id) {
+        if (!(*id = strdup(rid))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        kern->id_side = side;
+        kern->id_round = round;
     }
     if (strcmp(*id, rid)) {
-        snprintf(err, errlen, "%s: result id \"%s\" differs from an earlier round's \"%s\"", file,
-                 rid, *id);
+        char fields[200];
+        id_fields_diff(rid, *id, fields, sizeof fields);
+        if (kern->id_round == round && strcmp(kern->id_side, side))
+            /* Trial 4: this clash within one round was reported as "an earlier round's". */
+            snprintf(err, errlen,
+                     "result id \"%s\" differs from %s's \"%s\" in the same round (round %d: %s): "
+                     "the two builds name this benchmark differently, so their times cannot be "
+                     "paired",
+                     rid, kern->id_side, *id, round + 1, fields);
+        else
+            snprintf(err, errlen,
+                     "result id \"%s\" differs from \"%s\" that %s reported in round %d (%s)", rid,
+                     *id, kern->id_side, kern->id_round + 1, fields);
         return -1;
     }
     return 0;
@@ -232,8 +266,8 @@ int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int
                     goto out;
                 }
                 int ok =
-                    doc_median(doc, file, &ks[k].id, is_new ? &ks[k].new_med[r] : &ks[k].old_med[r],
-                               why, sizeof why);
+                    doc_median(doc, file, &ks[k], side, r,
+                               is_new ? &ks[k].new_med[r] : &ks[k].old_med[r], why, sizeof why);
                 if (ok == 0 && r == 0 && k == 0 && !is_new) old_ctx = json_incref(doc);
                 if (ok == 0 && r == 0 && k == 0 && is_new && old_ctx) {
                     /* Both builds ran once: compare their contexts. The machine must match;

@@ -70,6 +70,14 @@ static size_t nregress(const ns_gate_report *rep) {
     return n;
 }
 
+/* Benchmarks whose current result failed validation (they fail the gate). */
+static size_t ninvalid(const ns_gate_report *rep) {
+    size_t n = 0;
+    for (size_t i = 0; i < rep->nrows; i++)
+        n += rep->rows[i].verdict == NS_GATE_INVALID;
+    return n;
+}
+
 /* Compared benchmarks with fewer than 9 samples on a side (unpaired): rank tests of that size
  * can only show large effects (compare.py warns below 9 repetitions, B24). */
 static size_t nfew(const ns_gate_report *rep) {
@@ -86,6 +94,16 @@ static const char *test_name(const ns_gate_report *rep, const ns_gate_row *r) {
     if (r->d) return r->exact ? "signed-rank, exact" : "signed-rank, normal";
     (void)rep;
     return r->exact ? "Mann-Whitney, exact" : "Mann-Whitney, normal";
+}
+
+/* What the change column and the suite line estimate (one estimator for rows, interval and
+ * suite: trial 4 showed a ratio of medians beside a Hodges-Lehmann interval). */
+static const char *ratio_estimator(const ns_gate_report *rep) {
+    return strcmp(rep->mode, "ab")
+               ? "Hodges-Lehmann estimate of the time ratio (median of all current/baseline "
+                 "sample ratios)"
+               : "Hodges-Lehmann estimate of the rounds' new/old ratios (median of the Walsh "
+                 "averages of their logs)";
 }
 
 void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
@@ -108,6 +126,7 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
     else
         fprintf(f, "regression = p < %g and the whole %.0f%% interval above +%.1f%%\n", o->alpha,
                 100 * (1 - o->alpha), 100 * o->threshold);
+    fprintf(f, "change = %s; suite = their geometric mean\n", ratio_estimator(rep));
     if (json_array_size(rep->mismatches))
         fprintf(f,
                 "WARNING: CONTEXT MISMATCH (--allow-context-mismatch): %zu field(s) differ, "
@@ -148,8 +167,10 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
                 "note: %zu benchmark(s) have fewer than 9 samples; at that size only large "
                 "effects can be significant\n",
                 few);
-    fprintf(f, "\nverdict: %s (%zu regression%s%s%s; %.2f s)\n", rep->exit_code ? "FAIL" : "PASS",
-            nr, nr == 1 ? "" : "s",
+    char inv[64] = "";
+    if (ninvalid(rep)) snprintf(inv, sizeof inv, ", %zu INVALID (check failed)", ninvalid(rep));
+    fprintf(f, "\nverdict: %s (%zu regression%s%s%s%s; %.2f s)\n", rep->exit_code ? "FAIL" : "PASS",
+            nr, nr == 1 ? "" : "s", inv,
             rep->suite_verdict == NS_GATE_REGRESSION ? ", suite geomean regressed" : "",
             rep->suite_n == 0 ? ", nothing compared" : "", rep->elapsed_s);
 }
@@ -198,6 +219,7 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
                                         ? "p < alpha and interval entirely above 1 + threshold"
                                         : "p < alpha and paired estimate above 1 + threshold"));
     if (!strcmp(rep->mode, "ab")) json_object_set_new(s, "rounds", json_integer(rep->rounds));
+    json_object_set_new(s, "ratio_estimator", json_string(ratio_estimator(rep)));
     json_object_set_new(root, "settings", s);
     json_object_set_new(root, "context_mismatch",
                         rep->mismatches ? json_deep_copy(rep->mismatches) : json_array());
@@ -323,7 +345,7 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
     size_t fails = rep->suite_verdict == NS_GATE_REGRESSION || rep->suite_n == 0, skips = 0;
     for (size_t i = 0; i < rep->nrows; i++) {
         ns_gate_verdict v = rep->rows[i].verdict;
-        if (v == NS_GATE_REGRESSION)
+        if (v == NS_GATE_REGRESSION || v == NS_GATE_INVALID)
             fails++;
         else if (v >= NS_GATE_INSUFFICIENT) {
             if (rep->opts.fail_on_missing)
@@ -360,12 +382,15 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
         fprintf(f, "    <testcase classname=\"nodescale.gate\" name=\"");
         xml_escaped(f, r->id);
         fprintf(f, "\" time=\"0\">\n");
-        int missing = r->verdict >= NS_GATE_INSUFFICIENT;
-        if (r->verdict == NS_GATE_REGRESSION || (missing && rep->opts.fail_on_missing)) {
+        int invalid = r->verdict == NS_GATE_INVALID;
+        int missing = r->verdict >= NS_GATE_INSUFFICIENT && !invalid;
+        if (r->verdict == NS_GATE_REGRESSION || invalid || (missing && rep->opts.fail_on_missing)) {
             fprintf(f, "      <failure message=\"");
             xml_escaped(f, line);
             fprintf(f, "\" type=\"%s\"/>\n",
-                    r->verdict == NS_GATE_REGRESSION ? "regression" : "missing");
+                    r->verdict == NS_GATE_REGRESSION ? "regression"
+                    : invalid                        ? "invalid"
+                                                     : "missing");
         } else if (missing) {
             fprintf(f, "      <skipped message=\"");
             xml_escaped(f, line);
@@ -420,6 +445,11 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
             strcmp(rep->mode, "ab") ? "the whole interval of the time ratio lies"
                                     : "the paired estimate of the time ratio lies",
             100 * o->threshold);
+    if (ninvalid(rep))
+        fprintf(f,
+                "**%zu INVALID**: the current result failed its output check; the gate fails.\n\n",
+                ninvalid(rep));
+    fprintf(f, "Change: the %s; the suite line is their geometric mean.\n\n", ratio_estimator(rep));
     size_t nmis = json_array_size(rep->mismatches);
     if (nmis) {
         fprintf(f, "> **Warning: context mismatch.** Compared anyway (`--allow-context-mismatch`); "
@@ -451,6 +481,7 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
                 fmt_time(r->med_cur, b, sizeof b), fmt_change(r->ratio, c, sizeof c),
                 fmt_ci(r->ci_lo, r->ci_hi, d, sizeof d), fmt_p(r->p, p, sizeof p), n,
                 r->verdict == NS_GATE_REGRESSION ? "**REGRESSION**"
+                : r->verdict == NS_GATE_INVALID  ? "**INVALID**"
                                                  : ns_gate_verdict_name(r->verdict));
         if (r->note[0]) {
             fprintf(f, " (");

@@ -333,68 +333,111 @@ uint64_t ns_rng_next(uint64_t *state) {
     return z ^ (z >> 31);
 }
 
-/* Median of n values drawn with replacement from src, using scratch. */
-static double resampled_median(const double *src, size_t n, double *scratch, uint64_t *rng) {
-    for (size_t i = 0; i < n; i++)
-        scratch[i] = src[ns_rng_next(rng) % n];
-    ns_sort_doubles(scratch, n);
-    return median_sorted(scratch, n);
+/* k-th smallest (0-based) of v[0..n), reordering v so that v[0..k) holds the k smallest
+ * (quickselect with Hoare's partition around the middle element). */
+static double select_kth(double *v, size_t n, size_t k) {
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        ptrdiff_t i = lo - 1, j = hi + 1;
+        for (;;) {
+            do
+                i++;
+            while (v[i] < pivot);
+            do
+                j--;
+            while (v[j] > pivot);
+            if (i >= j) break;
+            double t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+        }
+        /* v[lo..j] <= pivot <= v[j+1..hi] */
+        if (kk <= j)
+            hi = j;
+        else
+            lo = j + 1;
+    }
+    return v[k];
 }
 
-static double item_log_ratio(const ns_boot_item *it, double *scratch, uint64_t *rng,
+/* Median of v[0..n) (reordered), the same value median_sorted gives after a sort. */
+static double select_median(double *v, size_t n) {
+    double upper = select_kth(v, n, n / 2);
+    if (n % 2) return upper;
+    double lower = v[0]; /* after the selection v[0..n/2) holds the n/2 smallest */
+    for (size_t i = 1; i < n / 2; i++)
+        if (v[i] > lower) lower = v[i];
+    return 0.5 * (lower + upper);
+}
+
+/* The scratch space of one item's estimate: x and y (one value per sample or round) and w (one
+ * per pair: nx * ny, or nd(nd + 1)/2 Walsh averages). */
+typedef struct {
+    double *x, *y, *w;
+} boot_scratch;
+
+static size_t item_pairs(const ns_boot_item *it) {
+    return it->d ? it->nd * (it->nd + 1) / 2 : it->nbase * it->ncur;
+}
+
+/* The estimate the rows use, in log units: the Hodges-Lehmann shift of log times (median of
+ * the pairwise differences log cur_j - log base_i) unpaired, the median of the Walsh averages of
+ * d paired. Resampled within the item with rng, or by the shared rounds idx (paired), or on the
+ * data themselves when both are NULL. */
+static double item_log_ratio(const ns_boot_item *it, boot_scratch *sc, uint64_t *rng,
                              const size_t *idx) {
+    size_t m = 0;
     if (it->d) {
-        if (idx) { /* rounds drawn jointly for every kernel */
-            for (size_t i = 0; i < it->nd; i++)
-                scratch[i] = it->d[idx[i]];
-            ns_sort_doubles(scratch, it->nd);
-            return median_sorted(scratch, it->nd);
-        }
-        if (!rng) {
-            memcpy(scratch, it->d, it->nd * sizeof *scratch);
-            ns_sort_doubles(scratch, it->nd);
-            return median_sorted(scratch, it->nd);
-        }
-        return resampled_median(it->d, it->nd, scratch, rng);
+        size_t n = it->nd;
+        for (size_t i = 0; i < n; i++)
+            sc->x[i] = it->d[idx ? idx[i] : rng ? ns_rng_next(rng) % n : i];
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = i; j < n; j++)
+                sc->w[m++] = 0.5 * (sc->x[i] + sc->x[j]);
+        return select_median(sc->w, m);
     }
-    double mb, mc;
-    if (!rng) {
-        mb = ns_median(it->base, it->nbase);
-        mc = ns_median(it->cur, it->ncur);
-    } else {
-        mb = resampled_median(it->base, it->nbase, scratch, rng);
-        mc = resampled_median(it->cur, it->ncur, scratch, rng);
-    }
-    return log(mc / mb);
+    for (size_t i = 0; i < it->nbase; i++)
+        sc->x[i] = log(it->base[rng ? ns_rng_next(rng) % it->nbase : i]);
+    for (size_t j = 0; j < it->ncur; j++)
+        sc->y[j] = log(it->cur[rng ? ns_rng_next(rng) % it->ncur : j]);
+    for (size_t i = 0; i < it->nbase; i++)
+        for (size_t j = 0; j < it->ncur; j++)
+            sc->w[m++] = sc->y[j] - sc->x[i];
+    return select_median(sc->w, m);
 }
 
 int ns_bootstrap_geomean(const ns_boot_item *items, size_t nitems, double conf, int resamples,
                          uint64_t seed, double *geomean, double *lo, double *hi) {
     *geomean = *lo = *hi = NAN;
     if (nitems == 0 || resamples < 1 || !(conf > 0 && conf < 1)) return -1;
-    size_t maxn = 1;
+    size_t maxn = 1, maxw = 1;
     for (size_t i = 0; i < nitems; i++) {
         size_t a = items[i].d ? items[i].nd
                               : (items[i].nbase > items[i].ncur ? items[i].nbase : items[i].ncur);
         if (a > maxn) maxn = a;
+        if (item_pairs(&items[i]) > maxw) maxw = item_pairs(&items[i]);
     }
     /* Paired items with the same rounds share each round's machine state: resample whole
      * rounds, jointly for every item, to keep that correlation. */
     int joint = 1;
     for (size_t i = 0; i < nitems; i++)
         if (!items[i].d || items[i].nd != items[0].nd) joint = 0;
-    double *scratch = malloc(maxn * sizeof *scratch);
+    boot_scratch sc = {malloc(maxn * sizeof *sc.x), malloc(maxn * sizeof *sc.y),
+                       malloc(maxw * sizeof *sc.w)};
     double *g = malloc((size_t)resamples * sizeof *g);
     size_t *idx = malloc(maxn * sizeof *idx);
-    if (!scratch || !g || !idx) {
-        free(scratch);
+    if (!sc.x || !sc.y || !sc.w || !g || !idx) {
+        free(sc.x);
+        free(sc.y);
+        free(sc.w);
         free(g);
         free(idx);
         return -1;
     }
     double sum = 0;
     for (size_t i = 0; i < nitems; i++)
-        sum += item_log_ratio(&items[i], scratch, NULL, NULL);
+        sum += item_log_ratio(&items[i], &sc, NULL, NULL);
     *geomean = exp(sum / (double)nitems);
     uint64_t rng = seed;
     for (int b = 0; b < resamples; b++) {
@@ -403,13 +446,15 @@ int ns_bootstrap_geomean(const ns_boot_item *items, size_t nitems, double conf, 
             for (size_t j = 0; j < items[0].nd; j++)
                 idx[j] = ns_rng_next(&rng) % items[0].nd;
         for (size_t i = 0; i < nitems; i++)
-            s += item_log_ratio(&items[i], scratch, &rng, joint ? idx : NULL);
+            s += item_log_ratio(&items[i], &sc, &rng, joint ? idx : NULL);
         g[b] = exp(s / (double)nitems);
     }
     ns_sort_doubles(g, (size_t)resamples);
     *lo = ns_quantile_sorted(g, (size_t)resamples, (1 - conf) / 2);
     *hi = ns_quantile_sorted(g, (size_t)resamples, (1 + conf) / 2);
-    free(scratch);
+    free(sc.x);
+    free(sc.y);
+    free(sc.w);
     free(g);
     free(idx);
     return 0;

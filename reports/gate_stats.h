@@ -61,10 +61,12 @@ typedef struct ns_boot_item {
     size_t nd;
 } ns_boot_item;
 
-/* Geometric mean over the items of the ratio median(cur)/median(base) (unpaired) or of
- * exp(median(d)) (paired), and its percentile bootstrap interval at level conf from `resamples`
- * resamples drawn with splitmix64 from `seed` (each item's samples resampled within that item).
- * Returns 0, or -1 when nitems == 0 or memory runs out (outputs NAN). */
+/* Geometric mean over the items of the ratio the gate's rows show, exp of the Hodges-Lehmann
+ * estimate (unpaired: of the shift of log times, as ns_shift_ci; paired: of d, as ns_walsh_ci),
+ * and its percentile bootstrap interval at level conf from `resamples` resamples drawn with
+ * splitmix64 from `seed` (each item's samples resampled within that item; paired items with the
+ * same number of rounds by whole rounds, jointly). Returns 0, or -1 when nitems == 0 or memory
+ * runs out (outputs NAN). */
 int ns_bootstrap_geomean(const ns_boot_item *items, size_t nitems, double conf, int resamples,
                          uint64_t seed, double *geomean, double *lo, double *hi);
 

@@ -38,9 +38,18 @@ expect 1 "--threshold 20% still catches +25%" -- --threshold 20% $F/b24_base.jso
 expect 0 "--threshold 0.30 lets it pass" -- --threshold 0.30 $F/b24_base.json $F/b24_cand_slow.json
 expect 0 "zero spread, equal" -- $F/zero_base.json $F/zero_same.json
 expect 1 "zero spread, 10% slower" -- $F/zero_base.json $F/zero_slow.json
-expect 0 "null samples are no data, not zero" -- $F/b24_base.json $F/nulls.json
+# A current result whose check failed (or whose status is not "ok") fails the gate: INVALID, not
+# "no data" that passed (trial 4), in the table, the JUnit XML and the Markdown.
+expect 1 "a current result that failed validation is INVALID and fails" -- $F/b24_base.json $F/nulls.json --junit "$T/inv.xml" --markdown "$T/inv.md"
+grep -q 'reduce_1m.*INVALID (current: status failed: check error' "$T/out" && grep -q '^verdict: FAIL.*2 INVALID' "$T/out" \
+    && grep -q 'type="invalid"' "$T/inv.xml" && grep -q '\*\*INVALID\*\*' "$T/inv.md" \
+    || { echo "FAIL: INVALID not shown"; cat "$T/out"; fails=$((fails + 1)); }
+# Null samples with status "ok" are no data, never zero; only --fail-on-missing fails on them.
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['results'][0]['samples_s']=None
+json.dump(d,open(sys.argv[2],'w'))" $F/b24_base.json "$T/onenull.json"
+expect 0 "null samples are no data, not zero" -- $F/b24_base.json "$T/onenull.json"
 grep -q 'no data' "$T/out" || { echo "FAIL: no 'no data' row"; fails=$((fails + 1)); }
-expect 1 "--fail-on-missing turns no data into a failure" -- --fail-on-missing $F/b24_base.json $F/nulls.json
+expect 1 "--fail-on-missing turns no data into a failure" -- --fail-on-missing $F/b24_base.json "$T/onenull.json"
 expect 1 "--min-samples 9: insufficient data, never a guess, and nothing compared never passes" -- --min-samples 9 $F/b24_base.json $F/b24_cand_slow.json
 grep -q 'insufficient data' "$T/out" || { echo "FAIL: no 'insufficient data'"; fails=$((fails + 1)); }
 grep -q '^verdict: FAIL.*nothing compared' "$T/out" || { echo "FAIL: no 'nothing compared' verdict"; fails=$((fails + 1)); }
@@ -200,6 +209,12 @@ ab_child_error "A/B: OLD is not a nodescale build" "OLD binary /bin/true exited 
 ab_child_error "A/B: a failing build: its exit status and last log line" "NEW binary $T/broken-bench exited 3 running 'bench k1': fake-bench: kernel check failed" -- --ab $FAKE "$T/broken-bench" k1 --rounds 6
 ab_child_error "A/B: the tester's case, a real build against /bin/true" "NEW binary /bin/true exited 0 without writing results" -- --ab $NS /bin/true stream_triad --rounds 6 -- --threads 1 --n 4096 --samples 9 --min-time 0.001
 expect 0 "A/B: a different build flag is shown, not refused" -- --ab $FAKE "$T/o2-bench" k1 --rounds 6
+# OLD and NEW naming the benchmark differently clash within the first round: said so, not
+# "differs from an earlier round's" (trial 4).
+printf '#!/bin/sh\nFAKE_ISA=avx512 exec %s "$@"\n' "$PWD/$FAKE" >"$T/isa-bench"
+chmod +x "$T/isa-bench"
+ab_child_error "A/B: OLD and NEW report different ids in one round" "NEW binary $T/isa-bench: result id \"k1/avx512/dp/t1\" differs from OLD's \"k1/avx2/dp/t1\" in the same round (round 1: avx512 vs avx2)" -- --ab $FAKE "$T/isa-bench" k1 --rounds 6
+! grep -q 'earlier round' "$T/err" || { echo "FAIL: same-round clash called an earlier round's"; fails=$((fails + 1)); }
 expect 2 "A/B: a failing build is an input error" -- --ab $FAKE "$T/broken-bench" k1 --rounds 6
 grep -q 'kernel check failed' "$T/err" || { echo "FAIL: child's reason not shown"; fails=$((fails + 1)); }
 expect 2 "A/B: missing binary" -- --ab $T/nope $FAKE k1

@@ -18,6 +18,7 @@
 
 #include "harness/json.h"
 #include "harness/measure.h"
+#include "harness/timer.h"
 #include "reports/gate.h"
 #include "reports/gate_stats.h"
 #include "reports/gbench.h"
@@ -368,16 +369,200 @@ static void test_paired(void **state) {
     assert_int_equal(r.verdict, NS_GATE_INSUFFICIENT);
 }
 
-/* B22: null samples and failed statuses are "no data", never zeros, and stay out of the suite. */
+/* Compares two results documents given as JSON text (files mode) into *rep, finished. */
+static int gate_texts(const char *b, const char *c, ns_gate_opts o, ns_gate_report *rep) {
+    char err[512];
+    json_error_t je;
+    json_t *jb = json_loads(b, 0, &je), *jc = json_loads(c, 0, &je);
+    assert_non_null(jb);
+    assert_non_null(jc);
+    *rep = (ns_gate_report){.mode = "files", .baseline = "b", .current = "c", .opts = o};
+    int rc = ns_gate_compare_docs(jb, jc, rep, err, sizeof err);
+    if (rc != 0) print_error("%s\n", err);
+    if (rc == 0) ns_gate_finish(rep);
+    json_decref(jb);
+    json_decref(jc);
+    return rc;
+}
+
+/* exp of the mean log ratio of the compared rows: the suite geometric mean of what they show. */
+static double geomean_of_rows(const ns_gate_report *rep) {
+    double s = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < rep->nrows; i++)
+        if (rep->rows[i].verdict <= NS_GATE_REGRESSION) s += log(rep->rows[i].ratio), n++;
+    assert_int_equal(n, rep->suite_n);
+    return exp(s / (double)n);
+}
+
+/* Trial 4 defect 5: the change column was the ratio of medians while the interval and verdict
+ * are Hodges-Lehmann; with two-humped samples whose medians sit on different humps the row read
+ * "+45.8% [-5.8%, +4.7%] unchanged". Here 19 samples a side at 1.0 and 1.5 s (10 + 9 against
+ * 9 + 10): medians 1.0 and 1.5 (+50%), but 180 of the 361 pairwise ratios are 1, 100 are 1.5 and
+ * 81 are 1/1.5, so the estimate (their median) is 1 (+0.0%) and the interval [1, 1]. The change
+ * shown is that estimate, and the ratio of medians is flagged in the note. */
+static void test_change_is_interval_estimate(void **state) {
+    (void)state;
+    char b[2048], c[2048], sb[512] = "", sc[512] = "";
+    for (int i = 0; i < 19; i++) {
+        snprintf(sb + strlen(sb), sizeof sb - strlen(sb), "%s%s", i ? "," : "",
+                 i < 10 ? "1.0" : "1.5");
+        snprintf(sc + strlen(sc), sizeof sc - strlen(sc), "%s%s", i ? "," : "",
+                 i < 9 ? "1.0" : "1.5");
+    }
+    static const char *doc = "{\"schema\": \"nodescale/1\", \"results\": ["
+                             "{\"id\": \"humps\", \"status\": \"ok\", \"samples_s\": [%s]},"
+                             "{\"id\": \"plain\", \"status\": \"ok\", \"samples_s\": [%s]}]}";
+    snprintf(b, sizeof b, doc, sb, "1.0,1.1,0.9,1.05,0.95,1.0,1.02");
+    snprintf(c, sizeof c, doc, sc, "1.3,1.1,1.2,1.25,1.15,1.2,1.22");
+    ns_gate_report rep;
+    assert_int_equal(gate_texts(b, c, ns_gate_defaults(), &rep), 0);
+    const ns_gate_row *r = row(&rep, "humps");
+    assert_close(r->med_cur / r->med_base, 1.5, 1e-12);
+    assert_close(r->ratio, 1, 1e-12);
+    assert_close(r->ci_lo, 1, 1e-12);
+    assert_close(r->ci_hi, 1, 1e-12);
+    assert_int_equal(r->verdict, NS_GATE_UNCHANGED);
+    if (!strstr(r->note, "ratio of medians +50.0% lies outside the interval"))
+        fail_msg("note \"%s\"", r->note);
+    /* Every compared row: the change shown lies in its interval, and the suite is their mean. */
+    for (size_t i = 0; i < rep.nrows; i++)
+        assert_true(rep.rows[i].ci_lo <= rep.rows[i].ratio &&
+                    rep.rows[i].ratio <= rep.rows[i].ci_hi);
+    assert_close(rep.suite_geomean, geomean_of_rows(&rep), 1e-12);
+    ns_gate_report_free(&rep);
+}
+
+/* Trial 4 defect 7: in A/B mode the rows are Hodges-Lehmann (median of the Walsh averages of the
+ * rounds' log-ratios) but the suite line was the geometric mean of the median log-ratios
+ * (+5.1% and +12.5% rows under a +8.3% suite line). The suite is now the geometric mean of the
+ * rows' own estimates, in files mode too. */
+static void test_suite_same_estimator(void **state) {
+    (void)state;
+    /* Skewed rounds: the median and the Walsh median of each differ. */
+    static const double d1[] = {0.0, 0.01, 0.02, 0.20, 0.25, 0.30, 0.02, 0.01};
+    static const double d2[] = {0.05, 0.05, 0.06, 0.07, 0.30, 0.40, 0.06, 0.05};
+    double old_m[2][8], new_m[2][8], d[2][8];
+    ns_gate_row rows[2];
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < 8; i++) {
+            old_m[k][i] = 1e-3 * (1 + 0.01 * i);
+            d[k][i] = k ? d2[i] : d1[i];
+            new_m[k][i] = old_m[k][i] * exp(d[k][i]);
+        }
+        rows[k] = (ns_gate_row){.id = k ? "k2" : "k1",
+                                .base = old_m[k],
+                                .cur = new_m[k],
+                                .nbase = 8,
+                                .ncur = 8,
+                                .d = d[k],
+                                .nd = 8,
+                                .drift = NAN};
+    }
+    ns_gate_report rep = {.mode = "ab", .opts = ns_gate_defaults(), .rows = rows, .nrows = 2};
+    for (int k = 0; k < 2; k++)
+        ns_gate_evaluate_row(&rows[k], &rep.opts);
+    ns_gate_finish(&rep);
+    assert_int_equal(rep.suite_n, 2);
+    assert_close(rep.suite_geomean, geomean_of_rows(&rep), 1e-12);
+    assert_true(rep.suite_lo <= rep.suite_geomean && rep.suite_geomean <= rep.suite_hi);
+    /* Files mode (B24 fixtures, 8 benchmarks x 5 samples). */
+    ns_gate_report fr;
+    assert_int_equal(
+        gate_files(FIX "b24_base.json", FIX "b24_cand_slow.json", ns_gate_defaults(), &fr), 0);
+    assert_int_equal(fr.suite_n, 8);
+    assert_close(fr.suite_geomean, geomean_of_rows(&fr), 1e-12);
+    ns_gate_report_free(&fr);
+}
+
+/* Whole contents of a file (static buffer), "" when unreadable. */
+static const char *slurp(const char *path) {
+    static char buf[16384];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = 0;
+    return buf;
+}
+
+/* Trial 4 defect 12: a kernel whose current result failed its output check was shown as "no
+ * data" and the gate passed (exit 0) unless --fail-on-missing. It is now INVALID and fails the
+ * gate, in the exit code, the JUnit XML (a failure of type "invalid") and the Markdown; a
+ * benchmark absent from the current file, or without samples, or broken only in the baseline,
+ * is still governed by --fail-on-missing. */
+static void test_invalid_current(void **state) {
+    (void)state;
+    static const char *base =
+        "{\"schema\": \"nodescale/1\", \"results\": ["
+        "{\"id\": \"ok\", \"status\": \"ok\", \"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"bad\", \"status\": \"ok\", \"validated\": true, "
+        "\"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"unchecked\", \"status\": \"ok\", \"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"nulls\", \"status\": \"ok\", \"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"gone\", \"status\": \"ok\", \"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"base_bad\", \"status\": \"invalid: output check failed\", "
+        "\"samples_s\": [1,1.1,0.9,1,1.05,0.95]}]}";
+    static const char *cur =
+        "{\"schema\": \"nodescale/1\", \"results\": ["
+        "{\"id\": \"ok\", \"status\": \"ok\", \"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"bad\", \"status\": \"invalid: check failed: max rel. error 3e-1\", "
+        "\"validated\": false, \"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"unchecked\", \"status\": \"ok\", \"validated\": false, "
+        "\"check\": {\"why\": \"max rel. error 1e-3\"}, \"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"nulls\", \"status\": \"ok\", \"samples_s\": null},"
+        "{\"id\": \"base_bad\", \"status\": \"ok\", \"samples_s\": [1,1.1,0.9,1,1.05,0.95]}]}";
+    ns_gate_report rep;
+    assert_int_equal(gate_texts(base, cur, ns_gate_defaults(), &rep), 0);
+    assert_int_equal(row(&rep, "ok")->verdict, NS_GATE_UNCHANGED);
+    assert_int_equal(row(&rep, "bad")->verdict, NS_GATE_INVALID);
+    assert_non_null(strstr(row(&rep, "bad")->note, "max rel. error 3e-1"));
+    assert_int_equal(row(&rep, "unchecked")->verdict, NS_GATE_INVALID);
+    assert_non_null(
+        strstr(row(&rep, "unchecked")->note, "output check failed: max rel. error 1e-3"));
+    assert_int_equal(row(&rep, "nulls")->verdict, NS_GATE_NO_DATA);
+    assert_int_equal(row(&rep, "gone")->verdict, NS_GATE_ONLY_BASELINE);
+    assert_int_equal(row(&rep, "base_bad")->verdict, NS_GATE_NO_DATA);
+    assert_int_equal(rep.suite_n, 1);
+    assert_int_equal(rep.exit_code, 1);
+    assert_string_equal(ns_gate_verdict_name(NS_GATE_INVALID), "INVALID");
+    char dir[] = "/tmp/ns-test-gate-XXXXXX", junit[64], md[64], err[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(junit, sizeof junit, "%s/g.xml", dir);
+    snprintf(md, sizeof md, "%s/g.md", dir);
+    assert_int_equal(ns_gate_write_junit(&rep, junit, err, sizeof err), 0);
+    const char *x = slurp(junit);
+    assert_non_null(strstr(x, "failures=\"2\"")); /* bad, unchecked; the suite passed */
+    assert_non_null(strstr(x, "type=\"invalid\""));
+    assert_non_null(strstr(x, "skipped=\"3\"")); /* nulls, gone, base_bad */
+    assert_int_equal(ns_gate_write_markdown(&rep, md, err, sizeof err), 0);
+    const char *m = slurp(md);
+    assert_non_null(strstr(m, "**FAIL**"));
+    assert_non_null(strstr(m, "| **INVALID** (current: status invalid: check failed"));
+    unlink(junit);
+    unlink(md);
+    rmdir(dir);
+    ns_gate_report_free(&rep);
+    /* The only shared benchmark is invalid: a failed gate (1), not "no data in common" (2). */
+    static const char *cur_bad = "{\"schema\": \"nodescale/1\", \"results\": [{\"id\": \"bad\", "
+                                 "\"status\": \"invalid: output check failed\", "
+                                 "\"samples_s\": [1,1,1,1,1]}]}";
+    assert_int_equal(gate_texts(base, cur_bad, ns_gate_defaults(), &rep), 0);
+    assert_int_equal(rep.exit_code, 1);
+    assert_int_equal(row(&rep, "bad")->verdict, NS_GATE_INVALID);
+    ns_gate_report_free(&rep);
+}
+
+/* B22: null samples are never zeros, and failed results stay out of the suite; a current
+ * result with a status other than "ok" fails the gate as INVALID (trial 4 defect 12). */
 static void test_nulls(void **state) {
     (void)state;
     ns_gate_report rep;
     assert_int_equal(gate_files(FIX "b24_base.json", FIX "nulls.json", ns_gate_defaults(), &rep),
                      0);
-    assert_int_equal(rep.exit_code, 0);
-    assert_int_equal(row(&rep, "reduce_1k/")->verdict, NS_GATE_NO_DATA);
+    assert_int_equal(rep.exit_code, 1);
+    assert_int_equal(row(&rep, "reduce_1k/")->verdict, NS_GATE_INVALID);
     assert_non_null(strstr(row(&rep, "reduce_1k/")->note, "zero elapsed"));
-    assert_int_equal(row(&rep, "reduce_1m/")->verdict, NS_GATE_NO_DATA);
+    assert_int_equal(row(&rep, "reduce_1m/")->verdict, NS_GATE_INVALID);
     assert_int_equal(rep.suite_n, 6);
     json_t *j = ns_gate_report_json(&rep);
     char *s = json_dumps(j, JSON_COMPACT);
@@ -632,6 +817,64 @@ static void test_inject_slowdown_check(void **state) {
     unsetenv("NODESCALE_INJECT_SLOWDOWN");
 }
 
+/* A stand-in kernel that counts its repetitions and spins 2 ms in each, so that one repetition
+ * already makes a sample long enough (the repetitions per sample start at 1, like dgemm n=1024). */
+static long counted_runs;
+static void counting_run(void *st, int tid, int nth) {
+    (void)st, (void)tid, (void)nth;
+    counted_runs++;
+    double t0 = ns_now();
+    while (ns_now() - t0 < 0.002) {
+    }
+}
+
+/* Repetitions a measurement of the counting kernel ran inside its timed samples, over the
+ * nominal ones (m->reps per sample), minus 1: the injected extra work it really did. */
+static double injected_fraction(const char *value, ns_measurement *m, int *rc) {
+    static const ns_kernel k = {
+        .name = "test_counting", .run_model = NS_RUN_SELF, .run = counting_run};
+    ns_params p = {.n = 1, .threads = 1};
+    ns_measure_opts o = {
+        .min_sample_s = 0.001, .min_samples = 5, .max_samples = 5, .budget_s = 0, .warmup_reps = 0};
+    setenv("NODESCALE_INJECT_SLOWDOWN", value, 1);
+    counted_runs = 0;
+    *rc = ns_measure(&k, NULL, &p, &o, m);
+    unsetenv("NODESCALE_INJECT_SLOWDOWN");
+    /* The one sizing sample ran a single repetition (2 ms >= min_sample_s). */
+    long timed = counted_runs - 1, nominal = (long)m->nsamples * (long)m->reps;
+    return nominal > 0 ? (double)(timed - nominal) / (double)nominal : NAN;
+}
+
+/* Trial 4 defect 2: NODESCALE_INJECT_SLOWDOWN=K:0.1 on a kernel sized at one repetition per
+ * sample did 1 + ceil(0.1) = 2 repetitions, +100% work for a requested 10% (the gate showed
+ * +96%). The extra work must be the requested fraction within a few percent, counted in
+ * repetitions here, not timed; a fraction that would need samples over 30 s is refused. */
+static void test_inject_slowdown_exact(void **state) {
+    (void)state;
+    ns_measurement *m = malloc(sizeof *m);
+    assert_non_null(m);
+    int rc;
+    static const double fractions[] = {0.1, 0.123, 0.5, 1.7};
+    for (size_t i = 0; i < sizeof fractions / sizeof *fractions; i++) {
+        char v[64];
+        snprintf(v, sizeof v, "test_counting:%g", fractions[i]);
+        double got = injected_fraction(v, m, &rc);
+        assert_int_equal(rc, 0);
+        assert_int_equal(m->nsamples, 5);
+        if (!(fabs(got - fractions[i]) <= 0.03 * fractions[i]))
+            fail_msg("%s: %.4f more work per sample (reps %lld), want %g within 3%%", v, got,
+                     (long long)m->reps, fractions[i]);
+    }
+    /* Another kernel named: no extra work at all. */
+    assert_true(fabs(injected_fraction("other_kernel:0.1", m, &rc)) == 0);
+    /* 1e-6 of a 2 ms repetition needs 25000+ repetitions per sample: refused with a reason. */
+    injected_fraction("test_counting:0.000001", m, &rc);
+    assert_int_equal(rc, -1);
+    if (!strstr(m->status, "NODESCALE_INJECT_SLOWDOWN") || strncmp(m->status, "invalid: ", 9))
+        fail_msg("refusal reason: \"%s\"", m->status);
+    free(m);
+}
+
 /* What fn(f, s, arg) writes, as a string (static buffer). */
 static const char *md_of(void (*fn)(FILE *, const char *, int), const char *s, int arg) {
     static char out[256];
@@ -681,7 +924,10 @@ int main(void) {
         cmocka_unit_test(test_zero_spread),
         cmocka_unit_test(test_outliers),
         cmocka_unit_test(test_paired),
+        cmocka_unit_test(test_change_is_interval_estimate),
+        cmocka_unit_test(test_suite_same_estimator),
         cmocka_unit_test(test_nulls),
+        cmocka_unit_test(test_invalid_current),
         cmocka_unit_test(test_schema_errors),
         cmocka_unit_test(test_context),
         cmocka_unit_test(test_gbench),
@@ -690,6 +936,7 @@ int main(void) {
         cmocka_unit_test(test_nonfinite_ratio),
         cmocka_unit_test(test_thresholds_errors),
         cmocka_unit_test(test_inject_slowdown_check),
+        cmocka_unit_test(test_inject_slowdown_exact),
         cmocka_unit_test(test_markdown_escaping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
