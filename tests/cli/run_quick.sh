@@ -24,6 +24,7 @@ ctx = d["context"]
 for k in ["host", "date", "cpu", "os", "compiler", "cflags", "libraries", "env", "timer", "virtualized"]:
     assert k in ctx, k
 assert ctx["timer"]["resolution_s"] > 0
+assert len(ctx["load_avg"]) == 3 and all(x >= 0 for x in ctx["load_avg"]), ctx.get("load_avg")
 assert ctx["cpu"]["caches"], "no caches from hwloc"
 comp = d["ceilings"]["compute"]
 for prec in ["dp", "sp"]:

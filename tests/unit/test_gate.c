@@ -592,6 +592,86 @@ static void test_gbench(void **state) {
     unlink(path);
 }
 
+/* The gbench context from ns_write_gbench(results) written to a temporary file; NULL on error. */
+static json_t *gbench_context_of(json_t *results) {
+    char err[256], path[] = "tests/out/test_gate_gbench_ctx_XXXXXX";
+    system("mkdir -p tests/out");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(ns_write_gbench(results, path, err, sizeof err), 0);
+    json_error_t je;
+    json_t *g = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    unlink(path);
+    assert_non_null(g);
+    json_t *ctx = json_incref(json_object_get(g, "context"));
+    json_decref(g);
+    return ctx;
+}
+
+/* Trial 4 #24: mhz_per_cpu is the clock the run measured around its benchmarks (the median of
+ * results[].per_cycle.clock_ghz), not the probe before the run, falling back to the run's
+ * probes, then context.cpu.freq_measured_hz, then the brand string's nominal clock; load_avg is
+ * the run's 1/5/15-minute load averages, not []. */
+static void test_gbench_clock_load(void **state) {
+    (void)state;
+    json_t *res = json_pack(
+        "{s:s, s:{s:s, s:{s:s, s:f}, s:{s:f, s:f}, s:[f, f, f]}, s:[{s:s, s:s, s:[f, f, f], "
+        "s:{s:f}}, {s:s, s:s, s:[f, f, f], s:{s:f}}, {s:s, s:s, s:[f, f, f], s:{s:f}}]}",
+        "schema", "nodescale/1", "context", "host", "vm", "cpu", "model",
+        "Intel(R) Xeon(R) Gold 6148 CPU @ 2.40GHz", "freq_measured_hz", 2394.1e6, "clock_probe",
+        "before_ghz", 2.3941, "after_ghz", 2.5661, "load_avg", 0.5, 1.25, 2.0, "results", "id",
+        "a/t1", "status", "ok", "samples_s", 1e-3, 1e-3, 1e-3, "per_cycle", "clock_ghz", 2.444,
+        "id", "b/t1", "status", "ok", "samples_s", 1e-3, 1e-3, 1e-3, "per_cycle", "clock_ghz",
+        2.494, "id", "c/t1", "status", "ok", "samples_s", 1e-3, 1e-3, 1e-3, "per_cycle",
+        "clock_ghz", 2.594);
+    assert_non_null(res);
+    json_t *ctx = gbench_context_of(res);
+    assert_int_equal(json_integer_value(json_object_get(ctx, "mhz_per_cpu")), 2494);
+    assert_non_null(strstr(json_string_value(json_object_get(ctx, "nodescale_mhz_per_cpu")),
+                           "measured: median of the clocks probed around each of 3 benchmarks"));
+    json_t *la = json_object_get(ctx, "load_avg");
+    assert_int_equal(json_array_size(la), 3);
+    assert_close(json_number_value(json_array_get(la, 0)), 0.5, 1e-12);
+    assert_close(json_number_value(json_array_get(la, 1)), 1.25, 1e-12);
+    assert_close(json_number_value(json_array_get(la, 2)), 2.0, 1e-12);
+    json_decref(ctx);
+
+    /* No per-benchmark clock: the mean of the run's probes before and after. */
+    json_t *rs = json_object_get(res, "results");
+    for (size_t i = 0; i < json_array_size(rs); i++)
+        json_object_del(json_array_get(rs, i), "per_cycle");
+    ctx = gbench_context_of(res);
+    assert_int_equal(json_integer_value(json_object_get(ctx, "mhz_per_cpu")), 2480);
+    assert_non_null(strstr(json_string_value(json_object_get(ctx, "nodescale_mhz_per_cpu")),
+                           "context.clock_probe"));
+    json_decref(ctx);
+
+    /* No run probes: the probe of context.cpu.freq_measured_hz. */
+    json_t *c = json_object_get(res, "context"), *cpu = json_object_get(c, "cpu");
+    json_object_del(c, "clock_probe");
+    ctx = gbench_context_of(res);
+    assert_int_equal(json_integer_value(json_object_get(ctx, "mhz_per_cpu")), 2394);
+    json_decref(ctx);
+
+    /* No measured clock: the nominal clock of the brand string, said to be nominal. */
+    json_object_set_new(cpu, "freq_measured_hz", json_null());
+    ctx = gbench_context_of(res);
+    assert_int_equal(json_integer_value(json_object_get(ctx, "mhz_per_cpu")), 2400);
+    assert_non_null(
+        strstr(json_string_value(json_object_get(ctx, "nodescale_mhz_per_cpu")), "nominal"));
+    json_decref(ctx);
+
+    /* Nothing known: null, and load averages that are not three finite numbers give []. */
+    json_object_set_new(cpu, "model", json_string("Intel(R) Xeon(R) Processor"));
+    json_object_set_new(c, "load_avg", json_pack("[f, n, f]", 0.5, 2.0));
+    ctx = gbench_context_of(res);
+    assert_true(json_is_null(json_object_get(ctx, "mhz_per_cpu")));
+    assert_int_equal(json_array_size(json_object_get(ctx, "load_avg")), 0);
+    json_decref(ctx);
+    json_decref(res);
+}
+
 /* NODESCALE_INJECT_SLOWDOWN, the injected slowdown of gate tests: a value the measuring loop
  * would ignore (a typo injects nothing, and the gate test passes) is an error, with the reason. */
 static void test_inject_slowdown_check(void **state) {
@@ -685,6 +765,7 @@ int main(void) {
         cmocka_unit_test(test_schema_errors),
         cmocka_unit_test(test_context),
         cmocka_unit_test(test_gbench),
+        cmocka_unit_test(test_gbench_clock_load),
         cmocka_unit_test(test_no_data_in_common),
         cmocka_unit_test(test_implausible_samples),
         cmocka_unit_test(test_nonfinite_ratio),
