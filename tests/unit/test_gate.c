@@ -388,6 +388,66 @@ static void test_nulls(void **state) {
     ns_gate_report_free(&rep);
 }
 
+/* The whole of a small file, malloc'd and terminated; NULL when it cannot be read. */
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = calloc(1, 1 << 20);
+    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    (void)n;
+    fclose(f);
+    return buf;
+}
+
+/* The time="" of the JUnit test case named id in xml, as written; "" when absent. */
+static const char *junit_case_time(const char *xml, const char *id, char *buf, size_t len) {
+    char key[300];
+    snprintf(key, sizeof key, "<testcase classname=\"nodescale.gate\" name=\"%s\" time=\"", id);
+    const char *t = strstr(xml, key);
+    buf[0] = 0;
+    if (t) snprintf(buf, len, "%.*s", (int)strcspn(t + strlen(key), "\""), t + strlen(key));
+    return buf;
+}
+
+/* Trial 4 #25: every JUnit test case had time="0". A benchmark's test case carries its measured
+ * time, the current median in seconds per repetition, as a plain decimal; a benchmark without
+ * data has 0, never nan. */
+static void test_junit_time(void **state) {
+    (void)state;
+    char err[256], path[] = "tests/out/test_gate_junit_XXXXXX", buf[64];
+    system("mkdir -p tests/out");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    ns_gate_report rep;
+    assert_int_equal(
+        gate_files(FIX "b24_base.json", FIX "b24_cand_slow.json", ns_gate_defaults(), &rep), 0);
+    assert_int_equal(ns_gate_write_junit(&rep, path, err, sizeof err), 0);
+    char *xml = slurp(path);
+    assert_non_null(xml);
+    assert_string_equal(junit_case_time(xml, "reduce_1m/avx512/dp/t1", buf, sizeof buf),
+                        "0.262500000");
+    assert_string_equal(junit_case_time(xml, "dgemm_64/avx512/dp/t1", buf, sizeof buf),
+                        "0.000055000");
+    for (size_t i = 0; i < rep.nrows; i++) {
+        junit_case_time(xml, rep.rows[i].id, buf, sizeof buf);
+        assert_close(strtod(buf, NULL), rep.rows[i].med_cur, 1e-4);
+    }
+    free(xml);
+    ns_gate_report_free(&rep);
+
+    assert_int_equal(gate_files(FIX "b24_base.json", FIX "nulls.json", ns_gate_defaults(), &rep),
+                     0);
+    assert_int_equal(ns_gate_write_junit(&rep, path, err, sizeof err), 0);
+    xml = slurp(path);
+    assert_non_null(xml);
+    assert_string_equal(junit_case_time(xml, "reduce_1k/avx512/dp/t1", buf, sizeof buf), "0");
+    assert_null(strstr(xml, "nan"));
+    free(xml);
+    ns_gate_report_free(&rep);
+    unlink(path);
+}
+
 static void test_schema_errors(void **state) {
     (void)state;
     const char *bad[] = {"no_results.json", "dup_id.json", "bad_samples.json", "disjoint.json"};
@@ -762,6 +822,7 @@ int main(void) {
         cmocka_unit_test(test_outliers),
         cmocka_unit_test(test_paired),
         cmocka_unit_test(test_nulls),
+        cmocka_unit_test(test_junit_time),
         cmocka_unit_test(test_schema_errors),
         cmocka_unit_test(test_context),
         cmocka_unit_test(test_gbench),
