@@ -386,6 +386,14 @@ json_t *ns_context_json(int threads) {
         snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
         ns_json_set_str(ctx, "os", os);
     }
+    /* The 1-, 5- and 15-minute load averages when the run starts (getloadavg, as Google
+     * Benchmark's context records them); [] when the system does not say. */
+    json_t *load = json_array();
+    double la[3];
+    if (getloadavg(la, 3) == 3)
+        for (int i = 0; i < 3; i++)
+            json_array_append_new(load, json_real(la[i]));
+    json_object_set_new(ctx, "load_avg", load);
     char compiler[256];
     snprintf(compiler, sizeof compiler, "%s %s", NODESCALE_CC, __VERSION__);
     ns_json_set_str(ctx, "compiler", compiler);

@@ -109,6 +109,27 @@ static int interrupted(void) {
     return ns_interrupted;
 }
 
+/* The rate a progress line shows for a step, into buf: the rate when it was measured; for a step
+ * cut short (Ctrl-C, or a failed status) whose rate is null, work (FLOP or bytes per repetition,
+ * 0: none) over the fastest sample it did time; else "interrupted" after Ctrl-C, or "no rate".
+ * With tag, a status other than "ok" follows in brackets. Never "nan". */
+static void step_rate(char *buf, size_t len, double rate, double work, const json_t *r,
+                      const char *fmt, const char *unit, int tag) {
+    const char *st = json_string_value(json_object_get(r, "status"));
+    double tmin = ns_json_get_num(json_object_get(r, "time_s"), "min");
+    if (!isfinite(rate) && work > 0 && isfinite(tmin) && tmin > 0) rate = work / tmin / 1e9;
+    int n;
+    if (isfinite(rate)) {
+        n = snprintf(buf, len, fmt, rate);
+        if (n >= 0 && (size_t)n < len) n += snprintf(buf + n, len - (size_t)n, " %s", unit);
+    } else {
+        int cut = interrupted() || (st && strstr(st, "interrupted"));
+        n = snprintf(buf, len, "%*s", (int)strlen(unit) + 9, cut ? "interrupted" : "no rate");
+    }
+    if (tag && st && strcmp(st, "ok") && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "  [%s]", st);
+}
+
 static void measure_ceilings(run_state *s, json_t *root) {
     json_t *compute = json_object_get(json_object_get(root, "ceilings"), "compute");
     json_t *results = json_object_get(root, "results");
@@ -140,9 +161,10 @@ static void measure_ceilings(run_state *s, json_t *root) {
             json_object_set(c, "result_id", json_object_get(r, "id"));
             json_array_append_new(compute, c);
             json_array_append_new(results, r);
-            char what[160];
-            snprintf(what, sizeof what, "ceiling %-18s %-6s t%d  %8.1f GFLOP/s", k->name, k->isa,
-                     tc[t], ns_json_get_num(c, "gflops"));
+            char what[200], rate[120];
+            step_rate(rate, sizeof rate, ns_json_get_num(c, "gflops"), k->flops(&p), r, "%8.1f",
+                      "GFLOP/s", 1);
+            snprintf(what, sizeof what, "ceiling %-18s %-6s t%d  %s", k->name, k->isa, tc[t], rate);
             progress(s, what, step_weight(0));
         }
 }
@@ -169,10 +191,12 @@ static void measure_sweep(run_state *s, json_t *root) {
                 json_t *r = ns_measure_kernel(k, &p, &s->sweep, 0, 0, &m);
                 json_t *pt = ns_sweep_point_json(k, &p, &m, r);
                 json_array_append_new(sweep, pt);
+                char what[200], rate[120];
+                step_rate(rate, sizeof rate, ns_json_get_num(pt, "gbytes_per_s"), k->bytes(&p), r,
+                          "%8.1f", "GB/s", 1);
                 json_decref(r);
-                char what[160];
-                snprintf(what, sizeof what, "sweep %-16s t%d  %10.0f KiB  %8.1f GB/s", k->name,
-                         tc[t], k->working_set(&p) / 1024, ns_json_get_num(pt, "gbytes_per_s"));
+                snprintf(what, sizeof what, "sweep %-16s t%d  %10.0f KiB  %s", k->name, tc[t],
+                         k->working_set(&p) / 1024, rate);
                 progress(s, what, step_weight(k->working_set(&p)));
             }
         }
@@ -224,9 +248,10 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
         int64_t n = per_el > 0 ? (int64_t)(ws_bytes / per_el) / 1024 * 1024 : 1 << 20;
         ns_params p = {.n = n > 1024 ? n : 1024, .threads = s->o->threads};
         json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, 1, NULL);
-        char what[200];
-        snprintf(what, sizeof what, "%-20s %-6s t%d %10.0f KiB  %8.2f GB/s  [%s]", k->name, k->isa,
-                 p.threads, k->working_set(&p) / 1024, ns_json_get_num(r, "gbytes_per_s"),
+        char what[300], rate[120];
+        step_rate(rate, sizeof rate, ns_json_get_num(r, "gbytes_per_s"), 0, r, "%8.2f", "GB/s", 0);
+        snprintf(what, sizeof what, "%-20s %-6s t%d %10.0f KiB  %s  [%s]", k->name, k->isa,
+                 p.threads, k->working_set(&p) / 1024, rate,
                  json_string_value(json_object_get(r, "status")));
         json_array_append_new(results, r);
         progress(s, what, step_weight(k->working_set(&p)));
@@ -265,9 +290,10 @@ static void measure_gemm(run_state *s, json_t *root) {
             if (!gemm_in_run(k)) continue;
             ns_params p = {.m = sizes[z], .n = sizes[z], .k = sizes[z], .threads = s->o->threads};
             json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, 1, NULL);
-            char what[200];
-            snprintf(what, sizeof what, "%-6s %-8s t%d %5lld^3  %8.1f GFLOP/s  [%s]", k->name,
-                     k->isa, p.threads, (long long)sizes[z], ns_json_get_num(r, "gflops"),
+            char what[300], rate[120];
+            step_rate(rate, sizeof rate, ns_json_get_num(r, "gflops"), 0, r, "%8.1f", "GFLOP/s", 0);
+            snprintf(what, sizeof what, "%-6s %-8s t%d %5lld^3  %s  [%s]", k->name, k->isa,
+                     p.threads, (long long)sizes[z], rate,
                      json_string_value(json_object_get(r, "status")));
             json_array_append_new(results, r);
             progress(s, what, gemm_weight(sizes[z]));

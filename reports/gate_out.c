@@ -334,6 +334,17 @@ static void row_summary(const ns_gate_row *r, char *buf, size_t len) {
              r->note[0] ? "; " : "", r->note);
 }
 
+/* A test case's time="": the benchmark's measured time, the current median in seconds per
+ * repetition (A/B: the median of the new binary's round medians), as a plain decimal (JUnit's
+ * xs:decimal, no exponent); "0" when there is none (no data), never nan. */
+static const char *junit_time(double seconds, char *buf, size_t len) {
+    if (isfinite(seconds) && seconds > 0 && seconds < 1e9)
+        snprintf(buf, len, "%.9f", seconds);
+    else
+        snprintf(buf, len, "0");
+    return buf;
+}
+
 int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, size_t errlen) {
     char *buf = NULL;
     size_t len = 0;
@@ -375,13 +386,13 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
     fprintf(f, "      <property name=\"context_mismatch\" value=\"%zu\"/>\n",
             json_array_size(rep->mismatches));
     fprintf(f, "    </properties>\n");
-    char line[600];
+    char line[600], tbuf[48];
     for (size_t i = 0; i < rep->nrows; i++) {
         const ns_gate_row *r = &rep->rows[i];
         row_summary(r, line, sizeof line);
         fprintf(f, "    <testcase classname=\"nodescale.gate\" name=\"");
         xml_escaped(f, r->id);
-        fprintf(f, "\" time=\"0\">\n");
+        fprintf(f, "\" time=\"%s\">\n", junit_time(r->med_cur, tbuf, sizeof tbuf));
         int invalid = r->verdict == NS_GATE_INVALID;
         int missing = r->verdict >= NS_GATE_INSUFFICIENT && !invalid;
         if (r->verdict == NS_GATE_REGRESSION || invalid || (missing && rep->opts.fail_on_missing)) {

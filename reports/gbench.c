@@ -19,7 +19,74 @@
 #define NS_GBENCH_CPU_TIME_NOTE                                                                    \
     "cpu_time is wall time: nodescale does not measure CPU time, cpu_time repeats real_time"
 
-static json_t *gb_context(const json_t *ctx) {
+/* A clock in GHz that a probe measured: finite and positive. */
+static int gb_ghz_ok(double ghz) {
+    return isfinite(ghz) && ghz > 0;
+}
+
+/* The nominal clock in the CPU's brand string ("... @ 2.40GHz"), in MHz; NAN when it has none. */
+static double gb_nominal_mhz(const char *model) {
+    const char *at = model ? strrchr(model, '@') : NULL;
+    if (!at) return NAN;
+    char *end;
+    double v = strtod(at + 1, &end);
+    while (*end == ' ')
+        end++;
+    if (!(isfinite(v) && v > 0)) return NAN;
+    if (!strncmp(end, "GHz", 3)) return v * 1e3;
+    if (!strncmp(end, "MHz", 3)) return v;
+    return NAN;
+}
+
+/* mhz_per_cpu: the clock the run measured, else the nominal one. In order: the median of the
+ * clocks probed around each benchmark (results[].per_cycle.clock_ghz, what the samples ran at),
+ * the mean of the run's probes before and after (context.clock_probe), the probe of
+ * context.cpu.freq_measured_hz, the nominal clock of the brand string. Says which in *source;
+ * NAN when none is known. */
+static double gb_mhz(const json_t *results, const json_t *ctx, char *source, size_t len) {
+    const json_t *arr = json_object_get(results, "results");
+    size_t n = json_array_size(arr), k = 0;
+    double *g = malloc((n ? n : 1) * sizeof *g);
+    for (size_t i = 0; g && i < n; i++) {
+        double x =
+            ns_json_get_num(json_object_get(json_array_get(arr, i), "per_cycle"), "clock_ghz");
+        if (gb_ghz_ok(x)) g[k++] = x;
+    }
+    double med = k ? ns_median(g, k) : NAN;
+    free(g);
+    if (gb_ghz_ok(med)) {
+        snprintf(source, len,
+                 "measured: median of the clocks probed around each of %zu benchmarks "
+                 "(results[].per_cycle.clock_ghz)",
+                 k);
+        return med * 1e3;
+    }
+    const json_t *probe = json_object_get(ctx, "clock_probe");
+    double b = ns_json_get_num(probe, "before_ghz"), a = ns_json_get_num(probe, "after_ghz");
+    if (gb_ghz_ok(b) || gb_ghz_ok(a)) {
+        snprintf(source, len, "measured: %s (context.clock_probe)",
+                 gb_ghz_ok(b) && gb_ghz_ok(a) ? "mean of the probes before and after the run"
+                 : gb_ghz_ok(b)               ? "the probe before the run"
+                                              : "the probe after the run");
+        return (gb_ghz_ok(b) && gb_ghz_ok(a) ? 0.5 * (a + b) : gb_ghz_ok(b) ? b : a) * 1e3;
+    }
+    const json_t *cpu = json_object_get(ctx, "cpu");
+    double hz = ns_json_get_num(cpu, "freq_measured_hz");
+    if (gb_ghz_ok(hz)) {
+        snprintf(source, len, "measured: the probe at the start (context.cpu.freq_measured_hz)");
+        return hz / 1e6;
+    }
+    double nominal = gb_nominal_mhz(json_string_value(json_object_get(cpu, "model")));
+    if (isfinite(nominal)) {
+        snprintf(source, len, "nominal: the CPU brand string (no measured clock in the results)");
+        return nominal;
+    }
+    snprintf(source, len, "unknown: no measured clock and no nominal clock in the brand string");
+    return NAN;
+}
+
+static json_t *gb_context(const json_t *results) {
+    const json_t *ctx = json_object_get(results, "context");
     json_t *c = json_object();
     const json_t *cpu = json_object_get(ctx, "cpu");
     const char *date = json_string_value(json_object_get(ctx, "date"));
@@ -33,10 +100,11 @@ static json_t *gb_context(const json_t *ctx) {
     for (size_t i = 0; i < sizeof cpu_keys / sizeof *cpu_keys && !ncpu; i++)
         ncpu = json_integer_value(json_object_get(cpu, cpu_keys[i]));
     json_object_set_new(c, "num_cpus", ncpu > 0 ? json_integer(ncpu) : json_null());
-    double hz = ns_json_get_num(cpu, "freq_measured_hz");
+    char source[160];
+    double mhz = gb_mhz(results, ctx, source, sizeof source);
     json_object_set_new(c, "mhz_per_cpu",
-                        isfinite(hz) && hz > 0 ? json_integer((json_int_t)llround(hz / 1e6))
-                                               : json_null());
+                        isfinite(mhz) ? json_integer((json_int_t)llround(mhz)) : json_null());
+    json_object_set_new(c, "nodescale_mhz_per_cpu", json_string(source));
     json_object_set_new(c, "cpu_scaling_enabled", json_false());
     json_t *caches = json_array();
     const json_t *cs = json_object_get(cpu, "caches");
@@ -61,8 +129,18 @@ static json_t *gb_context(const json_t *ctx) {
         json_array_append_new(caches, g);
     }
     json_object_set_new(c, "caches", caches);
+    /* The run's load averages (context.load_avg: 1, 5 and 15 minutes, from getloadavg when the
+     * run started); [] for results recorded without them, never a made-up or non-finite value. */
     const json_t *la = json_object_get(ctx, "load_avg");
-    json_object_set_new(c, "load_avg", json_is_array(la) ? json_deep_copy(la) : json_array());
+    json_t *load = json_array();
+    int la_ok = json_array_size(la) == 3;
+    for (size_t j = 0; la_ok && j < 3; j++) {
+        double x = json_number_value(json_array_get(la, j));
+        la_ok = json_is_number(json_array_get(la, j)) && isfinite(x) && x >= 0;
+    }
+    for (size_t j = 0; la_ok && j < 3; j++)
+        json_array_append_new(load, json_real(json_number_value(json_array_get(la, j))));
+    json_object_set_new(c, "load_avg", load);
     const char *cflags = json_string_value(json_object_get(ctx, "cflags"));
     json_object_set_new(c, "nodescale_cpu_time", json_string(NS_GBENCH_CPU_TIME_NOTE));
     json_object_set_new(c, "library_build_type",
@@ -98,7 +176,7 @@ int ns_write_gbench(const json_t *results, const char *path, char *err, size_t e
         return -1;
     }
     json_t *root = json_object(), *benches = json_array(), *skipped = json_array();
-    json_t *ctx = gb_context(json_object_get(results, "context"));
+    json_t *ctx = gb_context(results);
     double *v = NULL;
     int rc = -1;
     json_int_t family = 0;

@@ -10,6 +10,10 @@
 /* Writes results (a loaded "nodescale/1" document) to path in Google Benchmark's JSON format:
  *   context {date, host_name, executable, num_cpus, mhz_per_cpu, cpu_scaling_enabled, caches
  *            [{type, level, size, num_sharing}], load_avg, library_build_type}
+ *            mhz_per_cpu is the clock the run measured (the median of the clocks probed around
+ *            the benchmarks, else the run's probes), else the nominal clock of the CPU's brand
+ *            string, else null; context.nodescale_mhz_per_cpu says which. load_avg is the run's
+ *            1/5/15-minute load averages (context.load_avg), [] when the results lack them.
  *   benchmarks: per result with samples, one "iteration" entry per sample (repetition_index
  *            0..n-1, iterations = repetitions per sample, real_time = cpu_time = seconds per
  *            repetition in ns), then "aggregate" entries NAME_mean, NAME_median, NAME_stddev.

@@ -2,7 +2,8 @@
 # End to end: `nodescale run --quick` writes a report folder whose results.json is strict JSON
 # (NaN/Infinity rejected), schema nodescale/1, with DP and SP compute ceilings, a working-set
 # sweep, validated results for every kernel family present, and report.md and run.log beside it.
-# Then Ctrl-C (SIGINT) during a run still leaves a valid results.json marked interrupted.
+# Then Ctrl-C (SIGINT) during a run still leaves a valid results.json marked interrupted, and the
+# step it cut short shows what it measured or "interrupted", never "nan".
 set -u
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
@@ -24,6 +25,7 @@ ctx = d["context"]
 for k in ["host", "date", "cpu", "os", "compiler", "cflags", "libraries", "env", "timer", "virtualized"]:
     assert k in ctx, k
 assert ctx["timer"]["resolution_s"] > 0
+assert len(ctx["load_avg"]) == 3 and all(x >= 0 for x in ctx["load_avg"]), ctx.get("load_avg")
 assert ctx["cpu"]["caches"], "no caches from hwloc"
 comp = d["ceilings"]["compute"]
 for prec in ["dp", "sp"]:
@@ -48,14 +50,19 @@ PY
 grep -q "Compute ceilings" "$tmp/q/report.md" || { echo "report.md lacks ceilings"; exit 1; }
 grep -q "^command: run --quick" "$tmp/q/run.log" || { echo "run.log lacks the command"; exit 1; }
 
+# `run --quick --out DIR` sent SIGINT after SECONDS (stderr to ERR); it must exit 130.
+run_interrupted() { # SECONDS DIR ERR
+  bin/nodescale run --quick --out "$2" >/dev/null 2>"$3" &
+  local pid=$! rc
+  sleep "$1"
+  kill -INT $pid
+  wait $pid
+  rc=$?
+  [ $rc -eq 130 ] || { echo "run interrupted after $1 s exited $rc, want 130"; exit 1; }
+}
+
 # Ctrl-C: interrupt after a few seconds; a valid, complete-so-far results.json must remain.
-bin/nodescale run --quick --out "$tmp/int" >/dev/null 2>&1 &
-pid=$!
-sleep 4
-kill -INT $pid
-wait $pid
-rc=$?
-[ $rc -eq 130 ] || { echo "interrupted run exited $rc, want 130"; exit 1; }
+run_interrupted 4 "$tmp/int" /dev/null
 python3 - "$tmp/int/results.json" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]), parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
@@ -63,3 +70,15 @@ assert d["interrupted"] is True
 assert d["results"], "nothing kept"
 print("interrupted run kept", len(d["results"]), "results")
 PY
+
+# Ctrl-C inside a step (trial 4 #25): peak_dp_fma, the first step, made 100x slower so that the
+# SIGINT lands in its samples. Its progress line shows the rate of the samples it took (or
+# "interrupted" when it took none), never "nan"; nothing the run writes says nan.
+NODESCALE_INJECT_SLOWDOWN=peak_dp_fma:99 run_interrupted 1.5 "$tmp/cut" "$tmp/cut.err"
+line=$(grep -m1 'ceiling peak_dp_fma ' "$tmp/cut.err")
+echo "interrupted step: $line"
+echo "$line" | grep -Eq '[0-9] GFLOP/s  \[interrupted after [0-9]+ of [0-9]+ samples\]$| interrupted  \[interrupted' ||
+  { echo "the interrupted step's line shows neither its rate nor 'interrupted'"; exit 1; }
+if grep -rliw nan "$tmp/cut.err" "$tmp/cut"; then
+  echo "nan in the output of an interrupted run:"; grep -rniw nan "$tmp/cut.err" "$tmp/cut" | head -5; exit 1
+fi

@@ -475,13 +475,15 @@ static void test_suite_same_estimator(void **state) {
     ns_gate_report_free(&fr);
 }
 
-/* Whole contents of a file (static buffer), "" when unreadable. */
-static const char *slurp(const char *path) {
-    static char buf[16384];
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f) fclose(f);
-    buf[n] = 0;
+
+/* The whole of a small file, malloc'd and terminated; NULL when it cannot be read. */
+static char *slurp_alloc(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = calloc(1, 1 << 20);
+    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    (void)n;
+    fclose(f);
     return buf;
 }
 
@@ -530,14 +532,18 @@ static void test_invalid_current(void **state) {
     snprintf(junit, sizeof junit, "%s/g.xml", dir);
     snprintf(md, sizeof md, "%s/g.md", dir);
     assert_int_equal(ns_gate_write_junit(&rep, junit, err, sizeof err), 0);
-    const char *x = slurp(junit);
+    char *x = slurp_alloc(junit);
+    assert_non_null(x);
     assert_non_null(strstr(x, "failures=\"2\"")); /* bad, unchecked; the suite passed */
     assert_non_null(strstr(x, "type=\"invalid\""));
     assert_non_null(strstr(x, "skipped=\"3\"")); /* nulls, gone, base_bad */
     assert_int_equal(ns_gate_write_markdown(&rep, md, err, sizeof err), 0);
-    const char *m = slurp(md);
+    char *m = slurp_alloc(md);
+    assert_non_null(m);
     assert_non_null(strstr(m, "**FAIL**"));
     assert_non_null(strstr(m, "| **INVALID** (current: status invalid: check failed"));
+    free(x);
+    free(m);
     unlink(junit);
     unlink(md);
     rmdir(dir);
@@ -571,6 +577,56 @@ static void test_nulls(void **state) {
     free(s);
     json_decref(j);
     ns_gate_report_free(&rep);
+}
+
+
+/* The time="" of the JUnit test case named id in xml, as written; "" when absent. */
+static const char *junit_case_time(const char *xml, const char *id, char *buf, size_t len) {
+    char key[300];
+    snprintf(key, sizeof key, "<testcase classname=\"nodescale.gate\" name=\"%s\" time=\"", id);
+    const char *t = strstr(xml, key);
+    buf[0] = 0;
+    if (t) snprintf(buf, len, "%.*s", (int)strcspn(t + strlen(key), "\""), t + strlen(key));
+    return buf;
+}
+
+/* Trial 4 #25: every JUnit test case had time="0". A benchmark's test case carries its measured
+ * time, the current median in seconds per repetition, as a plain decimal; a benchmark without
+ * data has 0, never nan. */
+static void test_junit_time(void **state) {
+    (void)state;
+    char err[256], path[] = "tests/out/test_gate_junit_XXXXXX", buf[64];
+    system("mkdir -p tests/out");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    ns_gate_report rep;
+    assert_int_equal(
+        gate_files(FIX "b24_base.json", FIX "b24_cand_slow.json", ns_gate_defaults(), &rep), 0);
+    assert_int_equal(ns_gate_write_junit(&rep, path, err, sizeof err), 0);
+    char *xml = slurp_alloc(path);
+    assert_non_null(xml);
+    assert_string_equal(junit_case_time(xml, "reduce_1m/avx512/dp/t1", buf, sizeof buf),
+                        "0.262500000");
+    assert_string_equal(junit_case_time(xml, "dgemm_64/avx512/dp/t1", buf, sizeof buf),
+                        "0.000055000");
+    for (size_t i = 0; i < rep.nrows; i++) {
+        junit_case_time(xml, rep.rows[i].id, buf, sizeof buf);
+        assert_close(strtod(buf, NULL), rep.rows[i].med_cur, 1e-4);
+    }
+    free(xml);
+    ns_gate_report_free(&rep);
+
+    assert_int_equal(gate_files(FIX "b24_base.json", FIX "nulls.json", ns_gate_defaults(), &rep),
+                     0);
+    assert_int_equal(ns_gate_write_junit(&rep, path, err, sizeof err), 0);
+    xml = slurp_alloc(path);
+    assert_non_null(xml);
+    assert_string_equal(junit_case_time(xml, "reduce_1k/avx512/dp/t1", buf, sizeof buf), "0");
+    assert_null(strstr(xml, "nan"));
+    free(xml);
+    ns_gate_report_free(&rep);
+    unlink(path);
 }
 
 static void test_schema_errors(void **state) {
@@ -777,6 +833,86 @@ static void test_gbench(void **state) {
     unlink(path);
 }
 
+/* The gbench context from ns_write_gbench(results) written to a temporary file; NULL on error. */
+static json_t *gbench_context_of(json_t *results) {
+    char err[256], path[] = "tests/out/test_gate_gbench_ctx_XXXXXX";
+    system("mkdir -p tests/out");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(ns_write_gbench(results, path, err, sizeof err), 0);
+    json_error_t je;
+    json_t *g = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    unlink(path);
+    assert_non_null(g);
+    json_t *ctx = json_incref(json_object_get(g, "context"));
+    json_decref(g);
+    return ctx;
+}
+
+/* Trial 4 #24: mhz_per_cpu is the clock the run measured around its benchmarks (the median of
+ * results[].per_cycle.clock_ghz), not the probe before the run, falling back to the run's
+ * probes, then context.cpu.freq_measured_hz, then the brand string's nominal clock; load_avg is
+ * the run's 1/5/15-minute load averages, not []. */
+static void test_gbench_clock_load(void **state) {
+    (void)state;
+    json_t *res = json_pack(
+        "{s:s, s:{s:s, s:{s:s, s:f}, s:{s:f, s:f}, s:[f, f, f]}, s:[{s:s, s:s, s:[f, f, f], "
+        "s:{s:f}}, {s:s, s:s, s:[f, f, f], s:{s:f}}, {s:s, s:s, s:[f, f, f], s:{s:f}}]}",
+        "schema", "nodescale/1", "context", "host", "vm", "cpu", "model",
+        "Intel(R) Xeon(R) Gold 6148 CPU @ 2.40GHz", "freq_measured_hz", 2394.1e6, "clock_probe",
+        "before_ghz", 2.3941, "after_ghz", 2.5661, "load_avg", 0.5, 1.25, 2.0, "results", "id",
+        "a/t1", "status", "ok", "samples_s", 1e-3, 1e-3, 1e-3, "per_cycle", "clock_ghz", 2.444,
+        "id", "b/t1", "status", "ok", "samples_s", 1e-3, 1e-3, 1e-3, "per_cycle", "clock_ghz",
+        2.494, "id", "c/t1", "status", "ok", "samples_s", 1e-3, 1e-3, 1e-3, "per_cycle",
+        "clock_ghz", 2.594);
+    assert_non_null(res);
+    json_t *ctx = gbench_context_of(res);
+    assert_int_equal(json_integer_value(json_object_get(ctx, "mhz_per_cpu")), 2494);
+    assert_non_null(strstr(json_string_value(json_object_get(ctx, "nodescale_mhz_per_cpu")),
+                           "measured: median of the clocks probed around each of 3 benchmarks"));
+    json_t *la = json_object_get(ctx, "load_avg");
+    assert_int_equal(json_array_size(la), 3);
+    assert_close(json_number_value(json_array_get(la, 0)), 0.5, 1e-12);
+    assert_close(json_number_value(json_array_get(la, 1)), 1.25, 1e-12);
+    assert_close(json_number_value(json_array_get(la, 2)), 2.0, 1e-12);
+    json_decref(ctx);
+
+    /* No per-benchmark clock: the mean of the run's probes before and after. */
+    json_t *rs = json_object_get(res, "results");
+    for (size_t i = 0; i < json_array_size(rs); i++)
+        json_object_del(json_array_get(rs, i), "per_cycle");
+    ctx = gbench_context_of(res);
+    assert_int_equal(json_integer_value(json_object_get(ctx, "mhz_per_cpu")), 2480);
+    assert_non_null(strstr(json_string_value(json_object_get(ctx, "nodescale_mhz_per_cpu")),
+                           "context.clock_probe"));
+    json_decref(ctx);
+
+    /* No run probes: the probe of context.cpu.freq_measured_hz. */
+    json_t *c = json_object_get(res, "context"), *cpu = json_object_get(c, "cpu");
+    json_object_del(c, "clock_probe");
+    ctx = gbench_context_of(res);
+    assert_int_equal(json_integer_value(json_object_get(ctx, "mhz_per_cpu")), 2394);
+    json_decref(ctx);
+
+    /* No measured clock: the nominal clock of the brand string, said to be nominal. */
+    json_object_set_new(cpu, "freq_measured_hz", json_null());
+    ctx = gbench_context_of(res);
+    assert_int_equal(json_integer_value(json_object_get(ctx, "mhz_per_cpu")), 2400);
+    assert_non_null(
+        strstr(json_string_value(json_object_get(ctx, "nodescale_mhz_per_cpu")), "nominal"));
+    json_decref(ctx);
+
+    /* Nothing known: null, and load averages that are not three finite numbers give []. */
+    json_object_set_new(cpu, "model", json_string("Intel(R) Xeon(R) Processor"));
+    json_object_set_new(c, "load_avg", json_pack("[f, n, f]", 0.5, 2.0));
+    ctx = gbench_context_of(res);
+    assert_true(json_is_null(json_object_get(ctx, "mhz_per_cpu")));
+    assert_int_equal(json_array_size(json_object_get(ctx, "load_avg")), 0);
+    json_decref(ctx);
+    json_decref(res);
+}
+
 /* NODESCALE_INJECT_SLOWDOWN, the injected slowdown of gate tests: a value the measuring loop
  * would ignore (a typo injects nothing, and the gate test passes) is an error, with the reason. */
 static void test_inject_slowdown_check(void **state) {
@@ -928,9 +1064,11 @@ int main(void) {
         cmocka_unit_test(test_suite_same_estimator),
         cmocka_unit_test(test_nulls),
         cmocka_unit_test(test_invalid_current),
+        cmocka_unit_test(test_junit_time),
         cmocka_unit_test(test_schema_errors),
         cmocka_unit_test(test_context),
         cmocka_unit_test(test_gbench),
+        cmocka_unit_test(test_gbench_clock_load),
         cmocka_unit_test(test_no_data_in_common),
         cmocka_unit_test(test_implausible_samples),
         cmocka_unit_test(test_nonfinite_ratio),
