@@ -156,13 +156,14 @@ static void add_mismatch(json_t *out, const char *key, const json_t *b, const js
 }
 
 size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_only, json_t *out) {
-    /* What makes two runs incomparable. The machine: CPU identity and ISA, thread settings.
-     * The build: compiler, flags, the BLAS libraries' versions. Host names, dates and
-     * measured frequencies are expected to differ and are not compared. */
+    /* What makes two runs incomparable. The machine: CPU identity and ISA, thread settings,
+     * virtualization, memory size. The build: compiler, flags, the BLAS libraries' versions.
+     * Host names, dates and measured frequencies are expected to differ and are not compared. */
     static const char *machine[] = {"cpu.vendor",        "cpu.model",      "cpu.isa",
                                     "cpu.isa_selected",  "cpu.sockets",    "cpu.cores",
                                     "cpu.pus",           "threads",        "env.OMP_NUM_THREADS",
-                                    "env.OMP_PROC_BIND", "env.OMP_PLACES", "env.NODESCALE_ISA"};
+                                    "env.OMP_PROC_BIND", "env.OMP_PLACES", "env.NODESCALE_ISA",
+                                    "virtualized",       "hypervisor"};
     static const char *build[] = {"compiler", "cflags", "libraries", "nodescale_version"};
     const json_t *cb = json_object_get(base, "context"), *cc = json_object_get(cur, "context");
     size_t n = 0;
@@ -175,6 +176,18 @@ size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_o
             if (b && c && json_equal((json_t *)b, (json_t *)c)) continue;
             add_mismatch(out, keys[i], b, c);
             n++;
+        }
+        if (pass == 0) {
+            /* The kernel's reservations move MemTotal a little between boots of one machine;
+             * another memory size is another machine (a 1 TiB baseline passed, trial 4). */
+            const json_t *b = json_path(cb, "memory.total_bytes"),
+                         *c = json_path(cc, "memory.total_bytes");
+            double x = json_number_value(b), y = json_number_value(c);
+            if ((b || c) && (!json_is_number(b) || !json_is_number(c) ||
+                             fabs(x - y) > 0.05 * fmax(fabs(x), fabs(y)))) {
+                add_mismatch(out, "memory.total_bytes", b, c);
+                n++;
+            }
         }
     }
     return n;
@@ -669,6 +682,8 @@ static void usage(FILE *f) {
         "                           the between-run drift of the medians over >= 3 runs raises\n"
         "                           a benchmark's threshold to z * sqrt(2) * drift when larger\n"
         "  --allow-context-mismatch compare runs from different CPUs/builds (loud warning)\n"
+        "  --allow-build-change     compare builds that differ (compiler, flags, libraries,\n"
+        "                           version) but still refuse another machine\n"
         "  --fail-on-missing        no data / insufficient data / missing benchmark also exit 1\n"
         "  --rounds R               A/B: at most R rounds (default 30; at least --min-samples\n"
         "                           and >= 6 for a 95%% interval, or it is refused)\n"
@@ -754,6 +769,8 @@ int ns_cmd_gate(int argc, char **argv) {
             md_out = v;
         } else if (!strcmp(argv[i], "--allow-context-mismatch")) {
             o.allow_context_mismatch = 1;
+        } else if (!strcmp(argv[i], "--allow-build-change")) {
+            o.allow_build_change = 1;
         } else if (!strcmp(argv[i], "--fail-on-missing")) {
             o.fail_on_missing = 1;
         } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
@@ -774,6 +791,9 @@ int ns_cmd_gate(int argc, char **argv) {
     if (ab && npos < 2) return ns_usage_error(cmd, "--ab wants OLD_BINARY NEW_BINARY [KERNEL...]");
     if (!ab && bench_args) return ns_usage_error(cmd, "'--' bench arguments need --ab");
     if (ab && nhist) return ns_usage_error(cmd, "--history applies to files, not --ab");
+    if (ab && o.allow_build_change)
+        return ns_usage_error(cmd, "--allow-build-change applies to files (--ab always allows "
+                                   "build differences)");
     if (!ab && (rounds_set || min_rounds_set))
         return ns_usage_error(cmd, "%s applies to --ab only",
                               rounds_set ? "--rounds" : "--min-rounds");
@@ -825,7 +845,7 @@ int ns_cmd_gate(int argc, char **argv) {
         .mode = ab ? "ab" : "files", .baseline = pos[0], .current = pos[1], .opts = o};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = NS_EXIT_USAGE;
+    int rc = NS_EXIT_USAGE, build_only = 0;
     if (ab) {
         static char *default_kernels[] = {"stream_triad"};
         char **k = npos > 2 ? pos + 2 : default_kernels;
@@ -842,8 +862,21 @@ int ns_cmd_gate(int argc, char **argv) {
             rc = ns_usage_error(cmd, "%s", err);
             goto out;
         }
+        /* --allow-build-change: the machine must match, build differences are only listed (the
+         * machine's differences come first in a full diff). */
         rep.mismatches = json_array();
-        ns_gate_context_diff(b, c, 0, rep.mismatches);
+        size_t nmachine = ns_gate_context_diff(b, c, 1, rep.mismatches);
+        json_t *all = json_array();
+        ns_gate_context_diff(b, c, 0, all);
+        if (o.allow_build_change) {
+            rep.build_diffs = all;
+        } else {
+            json_decref(rep.mismatches);
+            rep.mismatches = all;
+        }
+        for (size_t j = 0; j < nmachine && o.allow_build_change; j++)
+            json_array_remove(rep.build_diffs, 0);
+        build_only = nmachine == 0 && json_array_size(rep.mismatches) > 0;
         for (int h = 0; h < nhist; h++) {
             if (!(hist_docs[h] = ns_json_load_results(hist[h], err, sizeof err)) ||
                 !results_array(hist_docs[h], hist[h], err, sizeof err)) {
@@ -894,8 +927,10 @@ int ns_cmd_gate(int argc, char **argv) {
         }
         rc = ns_usage_error(cmd,
                             "context mismatch, refusing to compare: %s (rerun both on the same "
-                            "machine and build, or pass --allow-context-mismatch)",
-                            line);
+                            "machine and build, or pass %s)",
+                            line,
+                            build_only ? "--allow-build-change: only the build differs"
+                                       : "--allow-context-mismatch");
         goto out;
     }
     if (nmis) {

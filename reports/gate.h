@@ -26,6 +26,7 @@ typedef struct ns_gate_opts {
     int min_samples;        /* fewer valid samples (or A/B rounds) on a side: insufficient data */
     double noise_floor_s;   /* differences of medians below this many seconds never fail */
     int allow_context_mismatch;
+    int allow_build_change; /* files: compiler/flags/library differences allowed, machine checked */
     int fail_on_missing; /* no data / insufficient data / missing benchmark: exit 1 */
     int resamples;       /* bootstrap resamples of the suite geometric mean */
     uint64_t seed;       /* bootstrap seed (fixed: the same inputs give the same verdict) */
@@ -82,7 +83,7 @@ typedef struct ns_gate_report {
     ns_gate_row *rows;
     size_t nrows;
     json_t *mismatches;  /* [{key, baseline, current}] context differences (owned) */
-    json_t *build_diffs; /* A/B: build-level differences shown for information (owned) */
+    json_t *build_diffs; /* A/B, --allow-build-change: build differences shown (owned) */
     size_t suite_n;
     double suite_geomean, suite_lo, suite_hi, suite_threshold;
     ns_gate_verdict suite_verdict;
@@ -104,9 +105,10 @@ int ns_gate_load_thresholds(ns_gate_opts *o, const char *path, char *err, size_t
 void ns_gate_free_rules(ns_gate_opts *o);
 
 /* Appends to `out` (a JSON array) one {key, baseline, current} per context field that differs:
- * cpu vendor/model/isa list, the selected ISA, thread settings, and, unless machine_only, the
- * compiler, cflags and library versions. A field absent from both is not compared. Returns the
- * number of differences appended. */
+ * cpu vendor/model/isa list, the selected ISA, sockets/cores/PUs, thread settings,
+ * virtualization (virtualized, hypervisor), memory size (memory.total_bytes, differing by more
+ * than 5%), and, unless machine_only, the compiler, cflags and library versions. A field absent
+ * from both is not compared. Returns the number of differences appended. */
 size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_only, json_t *out);
 
 /* Compares two loaded results documents into *rep (rep->opts, mode, paths set by the caller or

@@ -114,7 +114,8 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
                 "see stderr\n",
                 json_array_size(rep->mismatches));
     if (json_array_size(rep->build_diffs)) {
-        fprintf(f, "the two builds differ in (expected in A/B, shown for the record):\n");
+        fprintf(f, "the two builds differ in (%s, shown for the record):\n",
+                strcmp(rep->mode, "ab") ? "allowed by --allow-build-change" : "expected in A/B");
         ns_gate_print_mismatches(f, rep->build_diffs, "  %s: old %s, new %s\n");
     }
     fprintf(f, "\n%-*s %11s %11s %8s %18s %7s %7s  %s\n", w, "benchmark",
