@@ -88,6 +88,14 @@ static const char *test_name(const ns_gate_report *rep, const ns_gate_row *r) {
     return r->exact ? "Mann-Whitney, exact" : "Mann-Whitney, normal";
 }
 
+/* The files-mode caution when an input was disturbed (see ns_gate_input_warnings), or "". */
+static const char *drift_note(const ns_gate_report *rep) {
+    if (!rep->disturbed || !strcmp(rep->mode, "ab")) return "";
+    return "note: an input was measured on a disturbed machine. Two result files measured apart "
+           "drift on shared machines, so these verdicts may reflect the machine, not the code: use "
+           "gate --ab OLD_BINARY NEW_BINARY, or --history (README.md, \"Interleaved A/B\")\n";
+}
+
 void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
     const ns_gate_opts *o = &rep->opts;
     int w = 9;
@@ -118,6 +126,8 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
                 strcmp(rep->mode, "ab") ? "allowed by --allow-build-change" : "expected in A/B");
         ns_gate_print_mismatches(f, rep->build_diffs, "  %s: old %s, new %s\n");
     }
+    for (size_t i = 0; i < json_array_size(rep->warnings); i++)
+        fprintf(f, "WARNING: %s\n", json_string_value(json_array_get(rep->warnings, i)));
     fprintf(f, "\n%-*s %11s %11s %8s %18s %7s %7s  %s\n", w, "benchmark",
             strcmp(rep->mode, "ab") ? "baseline" : "old",
             strcmp(rep->mode, "ab") ? "current" : "new", "change", "interval", "p", "n", "verdict");
@@ -153,6 +163,7 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
             nr, nr == 1 ? "" : "s",
             rep->suite_verdict == NS_GATE_REGRESSION ? ", suite geomean regressed" : "",
             rep->suite_n == 0 ? ", nothing compared" : "", rep->elapsed_s);
+    fprintf(f, "%s", drift_note(rep));
 }
 
 static void set_num(json_t *o, const char *key, double v) {
@@ -204,6 +215,8 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
                         rep->mismatches ? json_deep_copy(rep->mismatches) : json_array());
     if (rep->build_diffs)
         json_object_set_new(root, "build_differences", json_deep_copy(rep->build_diffs));
+    json_object_set_new(root, "warnings",
+                        rep->warnings ? json_deep_copy(rep->warnings) : json_array());
     json_t *rows = json_array();
     for (size_t i = 0; i < rep->nrows; i++) {
         const ns_gate_row *r = &rep->rows[i];
@@ -390,7 +403,19 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
     }
     fprintf(f, "      <system-out>");
     xml_escaped(f, line);
-    fprintf(f, "</system-out>\n    </testcase>\n  </testsuite>\n</testsuites>\n");
+    fprintf(f, "</system-out>\n    </testcase>\n");
+    /* Warnings, in the suite's error stream. */
+    if (json_array_size(rep->warnings) || drift_note(rep)[0]) {
+        fprintf(f, "    <system-err>");
+        for (size_t i = 0; i < json_array_size(rep->warnings); i++) {
+            fprintf(f, "WARNING: ");
+            xml_escaped(f, json_string_value(json_array_get(rep->warnings, i)));
+            fprintf(f, "\n");
+        }
+        xml_escaped(f, drift_note(rep));
+        fprintf(f, "</system-err>\n");
+    }
+    fprintf(f, "  </testsuite>\n</testsuites>\n");
     return close_and_write(f, &buf, &len, path, err, errlen);
 }
 
@@ -428,6 +453,12 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
         ns_gate_print_mismatches(f, rep->mismatches, "> - `%s`: baseline `%s`, current `%s`\n");
         fprintf(f, "\n");
     }
+    for (size_t i = 0; i < json_array_size(rep->warnings); i++) {
+        fprintf(f, "> **Warning:** ");
+        ns_md_cell(f, json_string_value(json_array_get(rep->warnings, i)));
+        fprintf(f, "\n");
+    }
+    if (json_array_size(rep->warnings)) fprintf(f, "\n");
     if (json_array_size(rep->build_diffs)) {
         fprintf(f, "The two builds differ in:\n");
         ns_gate_print_mismatches(f, rep->build_diffs, "- `%s`: old `%s`, new `%s`\n");
@@ -474,5 +505,7 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
             rep->suite_verdict == NS_GATE_REGRESSION ? "**REGRESSION**"
                                                      : ns_gate_verdict_name(rep->suite_verdict),
             100 * rep->suite_threshold);
+    const char *note = drift_note(rep);
+    if (note[0]) fprintf(f, "\n%.*s\n", (int)strlen(note) - 1, note);
     return close_and_write(f, &buf, &len, path, err, errlen);
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# CLI tests of what `nodescale gate` tells the user beyond the verdict (trial 4):
-# --allow-build-change and the machine check of virtualization and memory (defect 14).
-# Small inputs are written by mk below.
+# CLI tests of what `nodescale gate` tells the user beyond the verdict (trial 4): a warning when
+# an input was measured on a disturbed machine plus the pointer to --ab / --history (defect 4),
+# the likely cause when ids do not match (13), --allow-build-change and the machine check of
+# virtualization and memory (14), and warnings for an interrupted input, an injected slowdown and
+# a --thresholds pattern that matches nothing (15), in the table, the Markdown and the JUnit
+# report. Small inputs are written by mk below.
 set -u
 cd "$(dirname "$0")/../.."
 NS=${NS:-bin/nodescale}
@@ -54,7 +57,49 @@ gate() { # gate WANT_RC DESCRIPTION ARGS...: runs the gate, output in $T/out and
 has() { grep -qF -- "$2" "$1" || { bad "$3: no '$2' in $(basename "$1")"; sed 's/^/  | /' "$1" | head -20; }; }
 hasnt() { ! grep -qF -- "$2" "$1" || bad "$3: unexpected '$2' in $(basename "$1")"; }
 
+# --- 4: a disturbed input is named, and the verdict points to --ab / --history ----------------
 mk "$T/quiet.json"
+mk "$T/quiet_slow.json" scale=1.5
+mk "$T/noisy.json" cv=0.3
+mk "$T/noisy_slow.json" cv=0.3 scale=3
+gate 1 "4: noisy inputs, +200%" "$T/noisy.json" "$T/noisy_slow.json" \
+    --markdown "$T/g.md" --junit "$T/g.xml" --json "$T/g.json"
+has "$T/out" "WARNING: the baseline $T/noisy.json was measured on a disturbed machine" "4: table warning"
+has "$T/out" "drift on shared machines" "4: table verdict note"
+has "$T/out" "use gate --ab OLD_BINARY NEW_BINARY, or --history" "4: table points to --ab"
+has "$T/g.md" "**Warning:** the current" "4: markdown warning"
+has "$T/g.md" "use gate --ab OLD_BINARY NEW_BINARY, or --history" "4: markdown note"
+has "$T/g.xml" "<system-err>WARNING: the baseline" "4: junit warning"
+has "$T/g.xml" "drift on shared machines" "4: junit note"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert any('disturbed' in w for w in d['warnings'])" "$T/g.json" \
+    || bad "4: JSON report warnings"
+gate 1 "4: quiet inputs, +50%: no disturbed warning" "$T/quiet.json" "$T/quiet_slow.json"
+hasnt "$T/out" "disturbed" "4: quiet inputs"
+mk "$T/clock.json" 'ctx.clock_probe={"changed": true, "detail": "clock fell from 2.5 to 1.2 GHz"}'
+gate 0 "4: changed clock, same times" "$T/quiet.json" "$T/clock.json"
+has "$T/out" "clock fell from 2.5 to 1.2 GHz" "4: clock warning"
+has "$T/out" "drift on shared machines" "4: clock verdict note"
+
+# --- 13: no id in common (or ids without partner): the likely cause and the ids ---------------
+mk "$T/t2.json" ids=k1/avx2/dp/t2/n=4096 ctx.threads=2
+gate 2 "13: other thread count" "$T/t2.json" "$T/quiet.json"
+has "$T/err" "likely cause: thread count differs (baseline t2, current t1)" "13: threads"
+has "$T/err" "context differs in threads" "13: context threads"
+has "$T/err" "baseline ids: k1/avx2/dp/t2/n=4096; current ids: k1/avx2/dp/t1/n=4096" "13: ids"
+mk "$T/isa.json" ids=k1/avx512/dp/t1/n=4096 'ctx.cpu.isa_selected="avx512"'
+gate 2 "13: other ISA" "$T/isa.json" "$T/quiet.json"
+has "$T/err" "ISA differs (baseline avx512, current avx2)" "13: ISA"
+mk "$T/size.json" 'ids=k1/avx2/dp/t1/n=43008;k2/avx2/dp/t1/n=1;k3/avx2/dp/t1/n=1;k4/avx2/dp/t1/n=1'
+gate 2 "13: other size" "$T/size.json" "$T/quiet.json"
+has "$T/err" "size differs (baseline n=43008, current n=4096)" "13: size"
+has "$T/err" "baseline ids: k1/avx2/dp/t1/n=43008, k2/avx2/dp/t1/n=1, k3/avx2/dp/t1/n=1 (+1 more)" "13: ids capped"
+mk "$T/other.json" ids=zz/avx2/dp/t1/n=4096
+gate 2 "13: other kernels" "$T/other.json" "$T/quiet.json"
+has "$T/err" "likely cause: the two files ran different kernels" "13: kernels"
+mk "$T/part_b.json" 'ids=k1/avx2/dp/t1/n=4096;k2/avx2/dp/t2/n=8'
+mk "$T/part_c.json" 'ids=k1/avx2/dp/t1/n=4096;k2/avx2/dp/t1/n=8'
+gate 0 "13: some ids without partner: compared, with a warning" "$T/part_b.json" "$T/part_c.json"
+has "$T/out" "WARNING: 1 baseline and 1 current benchmark(s) have no partner: likely cause: thread count differs (baseline t2, current t1); only in baseline: k2/avx2/dp/t2/n=8; only in current: k2/avx2/dp/t1/n=8" "13: partial"
 
 # --- 14: --allow-build-change; virtualization and memory are part of the machine -------------
 mk "$T/cflags.json" 'ctx.cflags="-O2"' 'ctx.compiler="clang 16"'
@@ -79,6 +124,22 @@ mk "$T/bare.json" 'ctx.virtualized=false' 'ctx.hypervisor=null'
 gate 2 "14: bare metal against a VM is refused" "$T/bare.json" "$T/quiet.json"
 has "$T/err" "virtualized differs (baseline false, current true)" "14: virtualized"
 gate 2 "14: --allow-build-change applies to files, not --ab" --ab /bin/true /bin/true --allow-build-change
+
+# --- 15: interrupted input, injected slowdown, a thresholds pattern matching nothing ----------
+mk "$T/int.json" top.interrupted=true
+gate 0 "15: interrupted baseline warned" "$T/int.json" "$T/quiet.json" --markdown "$T/i.md" --junit "$T/i.xml"
+has "$T/out" "WARNING: the baseline $T/int.json was interrupted (\"interrupted\": true)" "15: interrupted"
+has "$T/i.md" "was interrupted" "15: interrupted (markdown)"
+has "$T/i.xml" "was interrupted" "15: interrupted (junit)"
+mk "$T/inj.json" 'ctx.env={"NODESCALE_INJECT_SLOWDOWN": "k1:0.1"}'
+gate 0 "15: injected slowdown warned" "$T/quiet.json" "$T/inj.json"
+has "$T/out" "WARNING: the current $T/inj.json was recorded with NODESCALE_INJECT_SLOWDOWN=k1:0.1" "15: inject"
+printf 'k1/*  10%%\nstream_tirad*  20%%\n' >"$T/thr.txt"
+gate 0 "15: a thresholds pattern matching nothing warned" --thresholds "$T/thr.txt" "$T/quiet.json" "$T/quiet.json"
+has "$T/out" "WARNING: --thresholds pattern 'stream_tirad*' matches no benchmark (ids look like 'k1/avx2/dp/t1/n=4096')" "15: pattern"
+hasnt "$T/out" "pattern 'k1/*'" "15: a matching pattern is not warned"
+gate 0 "15: --quiet: warnings on stderr" --quiet --thresholds "$T/thr.txt" "$T/quiet.json" "$T/quiet.json"
+has "$T/err" "nodescale gate: warning: --thresholds pattern 'stream_tirad*'" "15: quiet"
 
 [ $fails -eq 0 ] && echo "gate_hints: all passed" || echo "gate_hints: $fails failed"
 [ $fails -eq 0 ]
