@@ -2,9 +2,9 @@
 # CLI tests of what `nodescale gate` tells the user beyond the verdict (trial 4): a warning when
 # an input was measured on a disturbed machine plus the pointer to --ab / --history (defect 4),
 # the likely cause when ids do not match (13), --allow-build-change and the machine check of
-# virtualization and memory (14), and warnings for an interrupted input, an injected slowdown and
-# a --thresholds pattern that matches nothing (15), in the table, the Markdown and the JUnit
-# report. Small inputs are written by mk below.
+# virtualization and memory (14), warnings for an interrupted input, an injected slowdown and a
+# --thresholds pattern that matches nothing (15), and what to do next after a FAIL (16), in the
+# table, the Markdown and the JUnit report. Small inputs are written by mk below.
 set -u
 cd "$(dirname "$0")/../.."
 NS=${NS:-bin/nodescale}
@@ -140,6 +140,30 @@ has "$T/out" "WARNING: --thresholds pattern 'stream_tirad*' matches no benchmark
 hasnt "$T/out" "pattern 'k1/*'" "15: a matching pattern is not warned"
 gate 0 "15: --quiet: warnings on stderr" --quiet --thresholds "$T/thr.txt" "$T/quiet.json" "$T/quiet.json"
 has "$T/err" "nodescale gate: warning: --thresholds pattern 'stream_tirad*'" "15: quiet"
+
+# --- 16: a FAIL says what to do next; a PASS does not -----------------------------------------
+gate 1 "16: a regression" "$T/quiet.json" "$T/quiet_slow.json" --markdown "$T/f.md" --junit "$T/f.xml" --json "$T/f.json"
+has "$T/out" "next: confirm k1/avx2/dp/t1/n=4096 interleaved on one machine: nodescale gate --ab OLD_BINARY NEW_BINARY k1 -- --isa avx2 --threads 1 --n 4096" "16: table"
+has "$T/out" "nodescale bench k1 --isa avx2 --threads 1 --n 4096 --samples 30" "16: table bench"
+has "$T/f.md" "**What next:**" "16: markdown"
+has "$T/f.md" "nodescale gate --ab OLD_BINARY NEW_BINARY k1 -- --isa avx2" "16: markdown command"
+has "$T/f.xml" "next: confirm k1/avx2/dp/t1/n=4096" "16: junit"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert 'gate --ab' in d['next_steps']" "$T/f.json" \
+    || bad "16: JSON report next_steps"
+mk "$T/gemm.json" ids=dgemm/avx2/dp/t2/m=256,n=128,k=64
+mk "$T/gemm_slow.json" ids=dgemm/avx2/dp/t2/m=256,n=128,k=64 scale=1.5
+gate 1 "16: the bench command carries every size" "$T/gemm.json" "$T/gemm_slow.json"
+has "$T/out" "nodescale bench dgemm --isa avx2 --threads 2 --m 256 --n 128 --k 64 --samples 30" "16: gemm sizes"
+cp tests/fixtures/gate/fake-bench.sh "$T/fake.sh"
+printf '#!/usr/bin/env bash\nFAKE_SCALE=1.2 exec "$(dirname "$0")/fake.sh" "$@"\n' >"$T/slow.sh"
+chmod +x "$T/fake.sh" "$T/slow.sh"
+gate 1 "16: A/B, a 20% slower build" --ab "$T/fake.sh" "$T/slow.sh" k1 --rounds 6
+has "$T/out" "next: reproduce k1/avx2/dp/t1 with each build: $T/fake.sh bench k1 --isa avx2 --threads 1 --samples 30, and the same with $T/slow.sh" "16: A/B"
+gate 1 "16: nothing compared" --min-samples 20 "$T/quiet.json" "$T/quiet_slow.json"
+has "$T/out" "next: see each row's note" "16: nothing compared"
+gate 0 "16: a pass has no next step" "$T/quiet.json" "$T/quiet.json" --markdown "$T/p.md"
+hasnt "$T/out" "next:" "16: pass (table)"
+hasnt "$T/p.md" "What next" "16: pass (markdown)"
 
 [ $fails -eq 0 ] && echo "gate_hints: all passed" || echo "gate_hints: $fails failed"
 [ $fails -eq 0 ]
