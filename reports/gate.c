@@ -1135,9 +1135,11 @@ int ns_cmd_gate(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
     rep.elapsed_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (!quiet) ns_gate_write_text(&rep, stdout);
+    char wbuf[1200];
     for (size_t i = 0; quiet && i < json_array_size(rep.warnings); i++)
-        fprintf(stderr, "nodescale gate: warning: %s\n",
-                json_string_value(json_array_get(rep.warnings, i)));
+        fprintf(
+            stderr, "nodescale gate: warning: %s\n",
+            ns_text_safe(json_string_value(json_array_get(rep.warnings, i)), wbuf, sizeof wbuf));
     /* A table lost on a full disk or closed pipe must not pass as a green run. */
     if (ns_report_check_stdout(err, sizeof err) != 0) {
         rc = ns_usage_error(cmd, "%s", err);

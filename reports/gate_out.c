@@ -192,8 +192,11 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
                 strcmp(rep->mode, "ab") ? "allowed by --allow-build-change" : "expected in A/B");
         ns_gate_print_mismatches(f, rep->build_diffs, "  %s: old %s, new %s\n");
     }
+    char wbuf[1200];
     for (size_t i = 0; i < json_array_size(rep->warnings); i++)
-        fprintf(f, "WARNING: %s\n", json_string_value(json_array_get(rep->warnings, i)));
+        fprintf(
+            f, "WARNING: %s\n",
+            ns_text_safe(json_string_value(json_array_get(rep->warnings, i)), wbuf, sizeof wbuf));
     fprintf(f, "\n%-*s %11s %11s %8s %18s %7s %7s  %s\n", w, "benchmark",
             strcmp(rep->mode, "ab") ? "baseline" : "old",
             strcmp(rep->mode, "ab") ? "current" : "new", "change", "interval", "p", "n", "verdict");
@@ -231,7 +234,12 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
             rep->suite_n == 0 ? ", nothing compared" : "", rep->elapsed_s);
     char next[1024];
     next_steps(rep, next, sizeof next);
-    fprintf(f, "%s%s", drift_note(rep), next);
+    fprintf(f, "%s", drift_note(rep));
+    /* Line by line: the id in it comes from the input file. */
+    for (char *line = next, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+        *nl = 0;
+        fprintf(f, "%s\n", ns_text_safe(line, wbuf, sizeof wbuf));
+    }
 }
 
 static void set_num(json_t *o, const char *key, double v) {

@@ -159,6 +159,15 @@ printf '#!/usr/bin/env bash\nFAKE_SCALE=1.2 exec "$(dirname "$0")/fake.sh" "$@"\
 chmod +x "$T/fake.sh" "$T/slow.sh"
 gate 1 "16: A/B, a 20% slower build" --ab "$T/fake.sh" "$T/slow.sh" k1 --rounds 6
 has "$T/out" "next: reproduce k1/avx2/dp/t1 with each build: $T/fake.sh bench k1 --isa avx2 --threads 1 --samples 30, and the same with $T/slow.sh" "16: A/B"
+mk "$T/esc.json" ids=$'k\x1b[31m/avx2/dp/t1/n=4096'
+mk "$T/esc_slow.json" ids=$'k\x1b[31m/avx2/dp/t1/n=4096' scale=1.5 top.interrupted=true
+gate 1 "16: an id with a control character" "$T/esc.json" "$T/esc_slow.json"
+has "$T/out" 'next: confirm k\x1B[31m/avx2' "16: escaped id"
+! grep -q $'\x1b' "$T/out" || bad "16: a raw control character reached the terminal"
+printf 'zz\033[31m*  10%%\n' >"$T/thr_esc.txt"
+gate 1 "15: ... and in --quiet warnings" --quiet --thresholds "$T/thr_esc.txt" "$T/esc.json" "$T/esc_slow.json"
+has "$T/err" "pattern 'zz\x1B[31m*' matches no benchmark (ids look like 'k\x1B[31m/avx2" "15: escaped pattern and id"
+! grep -q $'\x1b' "$T/err" || bad "15: a raw control character reached stderr"
 gate 1 "16: nothing compared" --min-samples 20 "$T/quiet.json" "$T/quiet_slow.json"
 has "$T/out" "next: see each row's note" "16: nothing compared"
 gate 0 "16: a pass has no next step" "$T/quiet.json" "$T/quiet.json" --markdown "$T/p.md"
