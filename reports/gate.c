@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -162,13 +163,14 @@ static void add_mismatch(json_t *out, const char *key, const json_t *b, const js
 }
 
 size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_only, json_t *out) {
-    /* What makes two runs incomparable. The machine: CPU identity and ISA, thread settings.
-     * The build: compiler, flags, the BLAS libraries' versions. Host names, dates and
-     * measured frequencies are expected to differ and are not compared. */
+    /* What makes two runs incomparable. The machine: CPU identity and ISA, thread settings,
+     * virtualization, memory size. The build: compiler, flags, the BLAS libraries' versions.
+     * Host names, dates and measured frequencies are expected to differ and are not compared. */
     static const char *machine[] = {"cpu.vendor",        "cpu.model",      "cpu.isa",
                                     "cpu.isa_selected",  "cpu.sockets",    "cpu.cores",
                                     "cpu.pus",           "threads",        "env.OMP_NUM_THREADS",
-                                    "env.OMP_PROC_BIND", "env.OMP_PLACES", "env.NODESCALE_ISA"};
+                                    "env.OMP_PROC_BIND", "env.OMP_PLACES", "env.NODESCALE_ISA",
+                                    "virtualized",       "hypervisor"};
     static const char *build[] = {"compiler", "cflags", "libraries", "nodescale_version"};
     const json_t *cb = json_object_get(base, "context"), *cc = json_object_get(cur, "context");
     size_t n = 0;
@@ -182,9 +184,24 @@ size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_o
             add_mismatch(out, keys[i], b, c);
             n++;
         }
+        if (pass == 0) {
+            /* The kernel's reservations move MemTotal a little between boots of one machine;
+             * another memory size is another machine (a 1 TiB baseline passed, trial 4). */
+            const json_t *b = json_path(cb, "memory.total_bytes"),
+                         *c = json_path(cc, "memory.total_bytes");
+            double x = json_number_value(b), y = json_number_value(c);
+            if ((b || c) && (!json_is_number(b) || !json_is_number(c) ||
+                             fabs(x - y) > 0.05 * fmax(fabs(x), fabs(y)))) {
+                add_mismatch(out, "memory.total_bytes", b, c);
+                n++;
+            }
+        }
     }
     return n;
 }
+
+/* A median sample CV above this marks a run as disturbed (the run report's mark, report_md.c). */
+#define NS_GATE_DISTURBED_CV 0.05
 
 /* ---- loading and matching ------------------------------------------------------------- */
 
@@ -357,6 +374,168 @@ static void row_drift(ns_gate_row *r, const ns_gate_opts *o) {
     free(lm);
 }
 
+/* ---- warnings and why ids do not match ------------------------------------------------ */
+
+/* Appends printf output to the string in buf (size len), truncating. */
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void appendf(char *buf, size_t len, const char *fmt, ...) {
+    size_t used = strlen(buf);
+    if (used + 1 >= len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+/* Adds one warning line to rep->warnings. */
+static void add_warning(ns_gate_report *rep, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void add_warning(ns_gate_report *rep, const char *fmt, ...) {
+    if (!rep->warnings) rep->warnings = json_array();
+    va_list ap;
+    va_start(ap, fmt);
+    json_array_append_new(rep->warnings, json_vsprintf(fmt, ap));
+    va_end(ap);
+}
+
+/* Part k (0-based) of a result id "kernel/isa/precision/tTHREADS/params" into out; "" when the id
+ * has fewer parts. The params part (k = 4) keeps any further '/'. */
+static void id_part(const char *id, int k, char *out, size_t len) {
+    const char *p = id;
+    for (int i = 0; i < k && p; i++)
+        if ((p = strchr(p, '/'))) p++;
+    if (!p) {
+        out[0] = 0;
+        return;
+    }
+    const char *e = k < 4 ? strchr(p, '/') : NULL;
+    snprintf(out, len, "%.*s", (int)(e ? (size_t)(e - p) : strlen(p)), p);
+}
+
+/* Up to three ids of a that have no partner in other, comma-separated, then "(+N more)". */
+static void list_unmatched(const json_t *a, const json_t *other, char *out, size_t len) {
+    size_t shown = 0, more = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const char *id = json_string_value(json_object_get(json_array_get(a, i), "id"));
+        if (find_id(other, id)) continue;
+        if (shown < 3)
+            appendf(out, len, "%s%s", shown++ ? ", " : "", id);
+        else
+            more++;
+    }
+    if (more) appendf(out, len, " (+%zu more)", more);
+}
+
+/* The likely reason why ids of ba and ca have no partner: for an unmatched pair of the same kernel
+ * and precision, a differing ISA, thread count or size (the first of each), and the machine
+ * context fields that differ. "" when nothing explains it. */
+static void unmatched_cause(const json_t *base, const json_t *cur, const json_t *ba,
+                            const json_t *ca, char *out, size_t len) {
+    static const struct {
+        int part;
+        const char *what;
+    } kinds[] = {{3, "thread count"}, {1, "ISA"}, {4, "size"}};
+    char seen[3][2][96] = {{{0}}};
+    int same_kernel = 0;
+    for (size_t i = 0; i < json_array_size(ba); i++) {
+        const char *bid = json_string_value(json_object_get(json_array_get(ba, i), "id"));
+        if (find_id(ca, bid)) continue;
+        for (size_t j = 0; j < json_array_size(ca); j++) {
+            const char *cid = json_string_value(json_object_get(json_array_get(ca, j), "id"));
+            char bk[96], ck[96], bp[96], cp[96];
+            id_part(bid, 0, bk, sizeof bk);
+            id_part(cid, 0, ck, sizeof ck);
+            id_part(bid, 2, bp, sizeof bp);
+            id_part(cid, 2, cp, sizeof cp);
+            if (find_id(ba, cid) || strcmp(bk, ck) || strcmp(bp, cp)) continue;
+            same_kernel = 1;
+            for (size_t k = 0; k < 3; k++) {
+                char x[96], y[96];
+                id_part(bid, kinds[k].part, x, sizeof x);
+                id_part(cid, kinds[k].part, y, sizeof y);
+                if (!seen[k][0][0] && strcmp(x, y)) {
+                    snprintf(seen[k][0], sizeof seen[k][0], "%s", x[0] ? x : "(none)");
+                    snprintf(seen[k][1], sizeof seen[k][1], "%s", y[0] ? y : "(none)");
+                }
+            }
+        }
+    }
+    out[0] = 0;
+    for (size_t k = 0; k < 3; k++)
+        if (seen[k][0][0])
+            appendf(out, len, "%s%s differs (baseline %s, current %s)", out[0] ? ", " : "",
+                    kinds[k].what, seen[k][0], seen[k][1]);
+    json_t *m = json_array();
+    if (ns_gate_context_diff(base, cur, 1, m)) {
+        appendf(out, len, "%scontext differs in", out[0] ? "; " : "");
+        for (size_t i = 0; i < json_array_size(m); i++)
+            appendf(out, len, "%s %s", i ? "," : "",
+                    json_string_value(json_object_get(json_array_get(m, i), "key")));
+    }
+    json_decref(m);
+    if (!out[0] && !same_kernel) snprintf(out, len, "the two files ran different kernels");
+}
+
+void ns_gate_input_warnings(ns_gate_report *rep, const json_t *doc, const char *role,
+                            const char *file) {
+    if (json_is_true(json_object_get(doc, "interrupted")))
+        add_warning(rep,
+                    "the %s %s was interrupted (\"interrupted\": true): it holds only the "
+                    "benchmarks that finished",
+                    role, file);
+    const json_t *ctx = json_object_get(doc, "context");
+    const char *inj = json_string_value(json_path(ctx, "env.NODESCALE_INJECT_SLOWDOWN"));
+    if (inj && *inj)
+        add_warning(rep,
+                    "the %s %s was recorded with NODESCALE_INJECT_SLOWDOWN=%s: its times include "
+                    "deliberately injected extra work",
+                    role, file, inj);
+    if (json_is_true(json_path(ctx, "clock_probe.changed"))) {
+        const char *d = json_string_value(json_path(ctx, "clock_probe.detail"));
+        add_warning(rep,
+                    "the %s %s: the clock changed during the run (%s): the machine was disturbed",
+                    role, file, d ? d : "clock_probe.changed");
+        rep->disturbed = 1;
+    }
+    /* Median sample CV over the results: above 5% (the run report's "disturbed" mark) or the
+     * gate's threshold when larger, the machine was busy; two such runs measured apart differ
+     * by more than their samples show. */
+    double limit = fmax(NS_GATE_DISTURBED_CV, rep->opts.threshold);
+    const json_t *a = json_object_get(doc, "results");
+    size_t n = json_array_size(a), k = 0, noisy = 0;
+    double *cv = malloc((n ? n : 1) * sizeof *cv);
+    if (!cv) return;
+    for (size_t i = 0; i < n; i++) {
+        double c = json_number_value(json_path(json_array_get(a, i), "time_s.cv"));
+        if (!json_is_number(json_path(json_array_get(a, i), "time_s.cv")) || !isfinite(c)) continue;
+        cv[k++] = c;
+        noisy += c > limit;
+    }
+    double med = k ? ns_median(cv, k) : NAN;
+    free(cv);
+    if (k && med > limit) {
+        add_warning(rep,
+                    "the %s %s was measured on a disturbed machine: %zu of %zu benchmarks have a "
+                    "sample CV above %.0f%% (median %.0f%%)",
+                    role, file, noisy, k, 100 * limit, 100 * med);
+        rep->disturbed = 1;
+    }
+}
+
+void ns_gate_rule_warnings(ns_gate_report *rep) {
+    for (size_t i = 0; i < rep->opts.nrules; i++) {
+        size_t j = 0;
+        while (j < rep->nrows && fnmatch(rep->opts.rules[i].pattern, rep->rows[j].id, 0) != 0)
+            j++;
+        if (j == rep->nrows)
+            add_warning(rep, "--thresholds pattern '%s' matches no benchmark%s%s%s",
+                        rep->opts.rules[i].pattern, rep->nrows ? " (ids look like '" : "",
+                        rep->nrows ? rep->rows[0].id : "", rep->nrows ? "')" : "");
+    }
+}
+
 int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *rep, char *err,
                          size_t errlen) {
     const char *bf = rep->baseline ? rep->baseline : "baseline";
@@ -426,9 +605,23 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
             with_data++;
         }
     }
-    if (common == 0) {
-        snprintf(err, errlen, "%s and %s have no benchmark id in common", bf, cf);
-        return -1;
+    if (common < json_array_size(ba) || common < json_array_size(ca)) {
+        char cause[400] = "", lb[300], lc[300];
+        if (common < json_array_size(ba) && common < json_array_size(ca))
+            unmatched_cause(base, cur, ba, ca, cause, sizeof cause);
+        list_unmatched(ba, ca, lb, sizeof lb);
+        list_unmatched(ca, ba, lc, sizeof lc);
+        if (common == 0) {
+            snprintf(err, errlen,
+                     "%s and %s have no benchmark id in common%s%s; baseline ids: %s; current "
+                     "ids: %s",
+                     bf, cf, cause[0] ? ": likely cause: " : "", cause, lb, lc);
+            return -1;
+        }
+        add_warning(rep, "%zu baseline and %zu current benchmark(s) have no partner%s%s%s%s%s%s",
+                    json_array_size(ba) - common, json_array_size(ca) - common,
+                    cause[0] ? ": likely cause: " : "", cause, lb[0] ? "; only in baseline: " : "",
+                    lb, lc[0] ? "; only in current: " : "", lc);
     }
     /* Every shared benchmark without samples on a side: nothing can be compared, and a gate
      * that compared nothing must not pass (an empty current run would pass CI). */
@@ -642,6 +835,8 @@ void ns_gate_report_free(ns_gate_report *rep) {
     free(rep->rows);
     json_decref(rep->mismatches);
     json_decref(rep->build_diffs);
+    json_decref(rep->warnings);
+    rep->warnings = NULL;
     rep->rows = NULL;
     rep->nrows = 0;
     rep->mismatches = rep->build_diffs = NULL;
@@ -715,6 +910,8 @@ static void usage(FILE *f) {
         "                           the between-run drift of the medians over >= 3 runs raises\n"
         "                           a benchmark's threshold to z * sqrt(2) * drift when larger\n"
         "  --allow-context-mismatch compare runs from different CPUs/builds (loud warning)\n"
+        "  --allow-build-change     compare builds that differ (compiler, flags, libraries,\n"
+        "                           version) but still refuse another machine\n"
         "  --fail-on-missing        no data / insufficient data / missing benchmark also exit 1\n"
         "  --rounds R               A/B: at most R rounds (default 30; at least --min-samples\n"
         "                           and >= 6 for a 95%% interval, or it is refused)\n"
@@ -800,6 +997,8 @@ int ns_cmd_gate(int argc, char **argv) {
             md_out = v;
         } else if (!strcmp(argv[i], "--allow-context-mismatch")) {
             o.allow_context_mismatch = 1;
+        } else if (!strcmp(argv[i], "--allow-build-change")) {
+            o.allow_build_change = 1;
         } else if (!strcmp(argv[i], "--fail-on-missing")) {
             o.fail_on_missing = 1;
         } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
@@ -820,6 +1019,9 @@ int ns_cmd_gate(int argc, char **argv) {
     if (ab && npos < 2) return ns_usage_error(cmd, "--ab wants OLD_BINARY NEW_BINARY [KERNEL...]");
     if (!ab && bench_args) return ns_usage_error(cmd, "'--' bench arguments need --ab");
     if (ab && nhist) return ns_usage_error(cmd, "--history applies to files, not --ab");
+    if (ab && o.allow_build_change)
+        return ns_usage_error(cmd, "--allow-build-change applies to files (--ab always allows "
+                                   "build differences)");
     if (!ab && (rounds_set || min_rounds_set))
         return ns_usage_error(cmd, "%s applies to --ab only",
                               rounds_set ? "--rounds" : "--min-rounds");
@@ -847,7 +1049,7 @@ int ns_cmd_gate(int argc, char **argv) {
                                       bench_args[i]);
     }
 
-    char err[512];
+    char err[1024];
     /* All or nothing: every output path is checked before any work, so a bad third path cannot
      * leave the first two written (ns_json_check_writable suits the text writers too: they
      * write the same way, temporary file beside the target + rename). */
@@ -871,7 +1073,7 @@ int ns_cmd_gate(int argc, char **argv) {
         .mode = ab ? "ab" : "files", .baseline = pos[0], .current = pos[1], .opts = o};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = NS_EXIT_USAGE;
+    int rc = NS_EXIT_USAGE, build_only = 0;
     if (ab) {
         static char *default_kernels[] = {"stream_triad"};
         char **k = npos > 2 ? pos + 2 : default_kernels;
@@ -888,8 +1090,23 @@ int ns_cmd_gate(int argc, char **argv) {
             rc = ns_usage_error(cmd, "%s", err);
             goto out;
         }
+        /* --allow-build-change: the machine must match, build differences are only listed (the
+         * machine's differences come first in a full diff). */
         rep.mismatches = json_array();
-        ns_gate_context_diff(b, c, 0, rep.mismatches);
+        size_t nmachine = ns_gate_context_diff(b, c, 1, rep.mismatches);
+        json_t *all = json_array();
+        ns_gate_context_diff(b, c, 0, all);
+        if (o.allow_build_change) {
+            rep.build_diffs = all;
+        } else {
+            json_decref(rep.mismatches);
+            rep.mismatches = all;
+        }
+        for (size_t j = 0; j < nmachine && o.allow_build_change; j++)
+            json_array_remove(rep.build_diffs, 0);
+        build_only = nmachine == 0 && json_array_size(rep.mismatches) > 0;
+        ns_gate_input_warnings(&rep, b, "baseline", pos[0]);
+        ns_gate_input_warnings(&rep, c, "current", pos[1]);
         for (int h = 0; h < nhist; h++) {
             if (!(hist_docs[h] = ns_json_load_results(hist[h], err, sizeof err)) ||
                 !results_array(hist_docs[h], hist[h], err, sizeof err)) {
@@ -940,8 +1157,10 @@ int ns_cmd_gate(int argc, char **argv) {
         }
         rc = ns_usage_error(cmd,
                             "context mismatch, refusing to compare: %s (rerun both on the same "
-                            "machine and build, or pass --allow-context-mismatch)",
-                            line);
+                            "machine and build, or pass %s)",
+                            line,
+                            build_only ? "--allow-build-change: only the build differs"
+                                       : "--allow-context-mismatch");
         goto out;
     }
     if (nmis) {
@@ -957,10 +1176,16 @@ int ns_cmd_gate(int argc, char **argv) {
         fprintf(stderr,
                 "nodescale gate: WARNING: ==================================================\n");
     }
+    ns_gate_rule_warnings(&rep);
     ns_gate_finish(&rep);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     rep.elapsed_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (!quiet) ns_gate_write_text(&rep, stdout);
+    char wbuf[1200];
+    for (size_t i = 0; quiet && i < json_array_size(rep.warnings); i++)
+        fprintf(
+            stderr, "nodescale gate: warning: %s\n",
+            ns_text_safe(json_string_value(json_array_get(rep.warnings, i)), wbuf, sizeof wbuf));
     /* A table lost on a full disk or closed pipe must not pass as a green run. */
     if (ns_report_check_stdout(err, sizeof err) != 0) {
         rc = ns_usage_error(cmd, "%s", err);

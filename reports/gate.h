@@ -27,6 +27,7 @@ typedef struct ns_gate_opts {
     int min_samples;        /* fewer valid samples (or A/B rounds) on a side: insufficient data */
     double noise_floor_s;   /* differences of medians below this many seconds never fail */
     int allow_context_mismatch;
+    int allow_build_change; /* files: compiler/flags/library differences allowed, machine checked */
     int fail_on_missing; /* no data / insufficient data / missing benchmark: exit 1 */
     int resamples;       /* bootstrap resamples of the suite geometric mean */
     uint64_t seed;       /* bootstrap seed (fixed: the same inputs give the same verdict) */
@@ -91,7 +92,9 @@ typedef struct ns_gate_report {
     ns_gate_row *rows;
     size_t nrows;
     json_t *mismatches;  /* [{key, baseline, current}] context differences (owned) */
-    json_t *build_diffs; /* A/B: build-level differences shown for information (owned) */
+    json_t *build_diffs; /* A/B, --allow-build-change: build differences shown (owned) */
+    json_t *warnings;    /* one-line warnings (strings) shown in every report (owned) */
+    int disturbed;       /* files: an input's samples or clock say its machine was disturbed */
     size_t suite_n;
     double suite_geomean, suite_lo, suite_hi, suite_threshold;
     ns_gate_verdict suite_verdict;
@@ -113,16 +116,29 @@ int ns_gate_load_thresholds(ns_gate_opts *o, const char *path, char *err, size_t
 void ns_gate_free_rules(ns_gate_opts *o);
 
 /* Appends to `out` (a JSON array) one {key, baseline, current} per context field that differs:
- * cpu vendor/model/isa list, the selected ISA, thread settings, and, unless machine_only, the
- * compiler, cflags and library versions. A field absent from both is not compared. Returns the
- * number of differences appended. */
+ * cpu vendor/model/isa list, the selected ISA, sockets/cores/PUs, thread settings,
+ * virtualization (virtualized, hypervisor), memory size (memory.total_bytes, differing by more
+ * than 5%), and, unless machine_only, the compiler, cflags and library versions. A field absent
+ * from both is not compared. Returns the number of differences appended. */
 size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_only, json_t *out);
+
+/* Appends to rep->warnings what makes the input document doc (role "baseline" or "current",
+ * file path) untrustworthy: "interrupted": true, NODESCALE_INJECT_SLOWDOWN recorded in its
+ * context.env, a changed clock (context.clock_probe.changed) or a median sample CV above 5% or
+ * the threshold, whichever is larger (these two set rep->disturbed). */
+void ns_gate_input_warnings(ns_gate_report *rep, const json_t *doc, const char *role,
+                            const char *file);
+
+/* Appends to rep->warnings one line per --thresholds pattern that matches no row's id. */
+void ns_gate_rule_warnings(ns_gate_report *rep);
 
 /* Compares two loaded results documents into *rep (rep->opts, mode, paths set by the caller or
  * defaulted). Returns 0, or -1 with a one-line reason in err for a wrong schema (no results
  * array, a result without a string id, a duplicate id, samples_s neither an array nor null, a
- * sample neither a number nor null) or when the files share no benchmark id. Does not apply the
- * context check (see ns_gate_context_diff). */
+ * sample neither a number nor null) or when the files share no benchmark id (the reason then
+ * names the likely cause, differing threads, ISA or sizes read from the ids and the context, and
+ * a few ids of each side). Ids without a partner on the other side add such a line to
+ * rep->warnings. Does not apply the context check (see ns_gate_context_diff). */
 int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *rep, char *err,
                          size_t errlen);
 

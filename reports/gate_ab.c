@@ -7,9 +7,11 @@
  * seconds of each other. The gate then tests the per-round log-ratios with the Wilcoxon
  * signed-rank test and a Walsh-average interval, so drift that is slow compared with a round
  * cancels out of every pair. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,15 @@
 #include "harness/json.h"
 #include "harness/stats.h"
 #include "reports/gate.h"
+
+/* The signal (SIGINT or SIGTERM) that asked a running gate --ab to stop; 0 while none has. The
+ * handler only records it: the runner stops its bench child, removes its temporary folder and
+ * then dies from the same signal with the default action (exit status 130 / 143 in a shell). */
+static volatile sig_atomic_t ab_stop;
+
+static void on_stop_signal(int sig) {
+    ab_stop = sig;
+}
 
 /* Runs argv with stdout and stderr appended to log; returns the exit status, or -1 when it
  * could not be started or died from a signal (reason in err). */
@@ -45,11 +56,14 @@ static int run_child(char **argv, const char *log, char *err, size_t errlen) {
         _exit(127);
     }
     int st;
-    while (waitpid(pid, &st, 0) < 0)
+    if (ab_stop) kill(pid, ab_stop);
+    while (waitpid(pid, &st, 0) < 0) {
         if (errno != EINTR) {
             snprintf(err, errlen, "waitpid: %s", strerror(errno));
             return -1;
         }
+        if (ab_stop) kill(pid, ab_stop); /* pass the stop on, then wait for the child */
+    }
     if (WIFSIGNALED(st)) {
         snprintf(err, errlen, "%s died from signal %d", argv[0], WTERMSIG(st));
         return -1;
@@ -188,12 +202,24 @@ int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int
             snprintf(err, errlen, "%s: %s", bins[i], strerror(errno));
             return -1;
         }
+    /* No SA_RESTART: a stop interrupts the wait for the bench child. A signal the caller
+     * ignores (nohup, a background job's SIGINT) stays ignored. */
+    static const int stop_sigs[2] = {SIGINT, SIGTERM};
+    struct sigaction stop_sa = {.sa_handler = on_stop_signal}, old_sa[2];
+    sigemptyset(&stop_sa.sa_mask);
+    ab_stop = 0;
+    for (int i = 0; i < 2; i++) {
+        sigaction(stop_sigs[i], &stop_sa, &old_sa[i]);
+        if (old_sa[i].sa_handler == SIG_IGN) sigaction(stop_sigs[i], &old_sa[i], NULL);
+    }
     const char *tmpdir = getenv("TMPDIR");
     char dir[512];
     snprintf(dir, sizeof dir, "%s/nodescale-gate-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
     if (!mkdtemp(dir)) {
         snprintf(err, errlen, "cannot create a temporary folder in %s: %s",
                  tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+        for (int i = 0; i < 2; i++)
+            sigaction(stop_sigs[i], &old_sa[i], NULL);
         return -1;
     }
     if (min_rounds > rounds) min_rounds = rounds;
@@ -223,6 +249,7 @@ int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int
         fprintf(stderr, "nodescale gate: A/B round %d (at most %d)\n", r + 1, rounds);
         for (int k = 0; k < nkernels; k++) {
             for (int turn = 0; turn < 2; turn++) {
+                if (ab_stop) goto out;
                 /* ABBA: even rounds run OLD first, odd rounds NEW first. */
                 int is_new = (r % 2 == 0) ? turn : 1 - turn;
                 const char *bin = is_new ? new_bin : old_bin;
@@ -240,6 +267,7 @@ int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int
                 char why[1024];
                 int st = run_child(argv, logpath, why, sizeof why);
                 const char *side = is_new ? "NEW" : "OLD";
+                if (ab_stop) goto out;
                 if (st != 0) {
                     char ll[300];
                     last_line(logpath, ll, sizeof ll);
@@ -342,14 +370,23 @@ out:
     free(argv);
     free(scratch);
     json_decref(old_ctx);
-    /* Remove what we created; the folder holds only our files. */
-    for (int r = 0; r < rounds; r++)
-        for (int k = 0; k < nkernels; k++)
-            for (int s = 0; s < 2; s++) {
-                snprintf(file, sizeof file, "%s/%s-%d-%d.json", dir, s ? "new" : "old", k, r);
-                unlink(file);
-            }
-    unlink(logpath);
+    /* Remove what we created: the folder holds only our files and what the bench runs wrote
+     * (a stopped run may leave its temporary file). */
+    DIR *dh = opendir(dir);
+    for (struct dirent *e; dh && (e = readdir(dh));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlinkat(dirfd(dh), e->d_name, 0);
+    if (dh) closedir(dh);
     rmdir(dir);
+    for (int i = 0; i < 2; i++)
+        sigaction(stop_sigs[i], &old_sa[i], NULL);
+    if (ab_stop) {
+        /* Cleaned up: now stop as the signal asked, with its default action. */
+        int sig = ab_stop;
+        fprintf(stderr, "nodescale gate: stopped by signal %d; removed %s\n", sig, dir);
+        signal(sig, SIG_DFL);
+        raise(sig);
+        snprintf(err, errlen, "stopped by signal %d", sig);
+        return -1;
+    }
     return rc;
 }

@@ -106,6 +106,80 @@ static const char *ratio_estimator(const ns_gate_report *rep) {
                  "averages of their logs)";
 }
 
+/* The bench arguments a result id "kernel/isa/precision/tTHREADS/k=v,k=v" stands for, into out:
+ * "KERNEL --isa ISA --threads T --k v ..." (whatever parts the id has). */
+static void id_bench_args(const char *id, char *out, size_t len) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", id);
+    char *save = NULL, *part = strtok_r(buf, "/", &save);
+    size_t used = (size_t)snprintf(out, len, "%s", part ? part : id);
+    for (int k = 1; (part = strtok_r(NULL, "/", &save)) && used < len; k++) {
+        if (k == 1)
+            used += (size_t)snprintf(out + used, len - used, " --isa %s", part);
+        else if (k == 3 && part[0] == 't')
+            used += (size_t)snprintf(out + used, len - used, " --threads %s", part + 1);
+        else if (k >= 4) {
+            char *s2 = NULL;
+            for (char *kv = strtok_r(part, ",", &s2); kv && used < len;
+                 kv = strtok_r(NULL, ",", &s2)) {
+                char *eq = strchr(kv, '=');
+                if (eq)
+                    used += (size_t)snprintf(out + used, len - used, " --%.*s %s", (int)(eq - kv),
+                                             kv, eq + 1);
+            }
+        }
+    }
+}
+
+/* What to do after a FAIL, one or two lines (each ending in '\n') into out; "" on a pass. A
+ * regression: confirm it interleaved (files) or reproduce it with each build (A/B), the first
+ * regressed benchmark's bench command spelled out; nothing compared: rerun with more samples. */
+static void next_steps(const ns_gate_report *rep, char *out, size_t len) {
+    out[0] = 0;
+    if (!rep->exit_code) return;
+    const ns_gate_row *first = NULL;
+    for (size_t i = 0; i < rep->nrows && !first; i++)
+        if (rep->rows[i].verdict == NS_GATE_REGRESSION) first = &rep->rows[i];
+    char args[400];
+    int ab = !strcmp(rep->mode, "ab");
+    if (first) {
+        id_bench_args(first->id, args, sizeof args);
+        /* gate --ab takes the kernel, then "--" and the bench options. */
+        char kernel[128];
+        const char *opts = strchr(args, ' ');
+        snprintf(kernel, sizeof kernel, "%.*s", (int)(opts ? (size_t)(opts - args) : strlen(args)),
+                 args);
+        if (ab)
+            snprintf(out, len,
+                     "next: reproduce %s with each build: %s bench %s --samples 30, and the "
+                     "same with %s\n",
+                     first->id, rep->baseline, args, rep->current);
+        else
+            snprintf(out, len,
+                     "next: confirm %s interleaved on one machine: nodescale gate --ab "
+                     "OLD_BINARY NEW_BINARY %s%s%s (README.md, \"Interleaved A/B\");\n"
+                     "      or look at it alone with each build: nodescale bench %s --samples 30\n",
+                     first->id, kernel, opts ? " --" : "", opts ? opts : "", args);
+    } else if (rep->suite_verdict == NS_GATE_REGRESSION) {
+        snprintf(out, len,
+                 "next: no single benchmark regressed, the suite did: confirm with nodescale gate "
+                 "--ab OLD_BINARY NEW_BINARY KERNEL... on the slowest kernels\n");
+    } else {
+        snprintf(out, len,
+                 "next: see each row's note: rerun the benchmarks without data or with too few "
+                 "samples (bench KERNEL --samples 30), or run both builds with the same kernels "
+                 "and sizes\n");
+    }
+}
+
+/* The files-mode caution when an input was disturbed (see ns_gate_input_warnings), or "". */
+static const char *drift_note(const ns_gate_report *rep) {
+    if (!rep->disturbed || !strcmp(rep->mode, "ab")) return "";
+    return "note: an input was measured on a disturbed machine. Two result files measured apart "
+           "drift on shared machines, so these verdicts may reflect the machine, not the code: use "
+           "gate --ab OLD_BINARY NEW_BINARY, or --history (README.md, \"Interleaved A/B\")\n";
+}
+
 void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
     const ns_gate_opts *o = &rep->opts;
     int w = 9;
@@ -133,9 +207,15 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
                 "see stderr\n",
                 json_array_size(rep->mismatches));
     if (json_array_size(rep->build_diffs)) {
-        fprintf(f, "the two builds differ in (expected in A/B, shown for the record):\n");
+        fprintf(f, "the two builds differ in (%s, shown for the record):\n",
+                strcmp(rep->mode, "ab") ? "allowed by --allow-build-change" : "expected in A/B");
         ns_gate_print_mismatches(f, rep->build_diffs, "  %s: old %s, new %s\n");
     }
+    char wbuf[1200];
+    for (size_t i = 0; i < json_array_size(rep->warnings); i++)
+        fprintf(
+            f, "WARNING: %s\n",
+            ns_text_safe(json_string_value(json_array_get(rep->warnings, i)), wbuf, sizeof wbuf));
     fprintf(f, "\n%-*s %11s %11s %8s %18s %7s %7s  %s\n", w, "benchmark",
             strcmp(rep->mode, "ab") ? "baseline" : "old",
             strcmp(rep->mode, "ab") ? "current" : "new", "change", "interval", "p", "n", "verdict");
@@ -173,6 +253,14 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
             nr, nr == 1 ? "" : "s", inv,
             rep->suite_verdict == NS_GATE_REGRESSION ? ", suite geomean regressed" : "",
             rep->suite_n == 0 ? ", nothing compared" : "", rep->elapsed_s);
+    char next[1024];
+    next_steps(rep, next, sizeof next);
+    fprintf(f, "%s", drift_note(rep));
+    /* Line by line: the id in it comes from the input file. */
+    for (char *line = next, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+        *nl = 0;
+        fprintf(f, "%s\n", ns_text_safe(line, wbuf, sizeof wbuf));
+    }
 }
 
 static void set_num(json_t *o, const char *key, double v) {
@@ -225,6 +313,11 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
                         rep->mismatches ? json_deep_copy(rep->mismatches) : json_array());
     if (rep->build_diffs)
         json_object_set_new(root, "build_differences", json_deep_copy(rep->build_diffs));
+    json_object_set_new(root, "warnings",
+                        rep->warnings ? json_deep_copy(rep->warnings) : json_array());
+    char next[1024];
+    next_steps(rep, next, sizeof next);
+    if (next[0]) json_object_set_new(root, "next_steps", json_string(next));
     json_t *rows = json_array();
     for (size_t i = 0; i < rep->nrows; i++) {
         const ns_gate_row *r = &rep->rows[i];
@@ -425,7 +518,22 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
     }
     fprintf(f, "      <system-out>");
     xml_escaped(f, line);
-    fprintf(f, "</system-out>\n    </testcase>\n  </testsuite>\n</testsuites>\n");
+    fprintf(f, "</system-out>\n    </testcase>\n");
+    /* Warnings and what to do after a failure, in the suite's error stream. */
+    char next[1024];
+    next_steps(rep, next, sizeof next);
+    if (json_array_size(rep->warnings) || next[0] || drift_note(rep)[0]) {
+        fprintf(f, "    <system-err>");
+        for (size_t i = 0; i < json_array_size(rep->warnings); i++) {
+            fprintf(f, "WARNING: ");
+            xml_escaped(f, json_string_value(json_array_get(rep->warnings, i)));
+            fprintf(f, "\n");
+        }
+        xml_escaped(f, drift_note(rep));
+        xml_escaped(f, next);
+        fprintf(f, "</system-err>\n");
+    }
+    fprintf(f, "  </testsuite>\n</testsuites>\n");
     return close_and_write(f, &buf, &len, path, err, errlen);
 }
 
@@ -468,6 +576,12 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
         ns_gate_print_mismatches(f, rep->mismatches, "> - `%s`: baseline `%s`, current `%s`\n");
         fprintf(f, "\n");
     }
+    for (size_t i = 0; i < json_array_size(rep->warnings); i++) {
+        fprintf(f, "> **Warning:** ");
+        ns_md_cell(f, json_string_value(json_array_get(rep->warnings, i)));
+        fprintf(f, "\n");
+    }
+    if (json_array_size(rep->warnings)) fprintf(f, "\n");
     if (json_array_size(rep->build_diffs)) {
         fprintf(f, "The two builds differ in:\n");
         ns_gate_print_mismatches(f, rep->build_diffs, "- `%s`: old `%s`, new `%s`\n");
@@ -515,5 +629,17 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
             rep->suite_verdict == NS_GATE_REGRESSION ? "**REGRESSION**"
                                                      : ns_gate_verdict_name(rep->suite_verdict),
             100 * rep->suite_threshold);
+    char next[1024];
+    next_steps(rep, next, sizeof next);
+    const char *note = drift_note(rep);
+    if (note[0]) fprintf(f, "\n%.*s\n", (int)strlen(note) - 1, note);
+    if (next[0]) fprintf(f, "\n**What next:**\n\n");
+    /* Line by line, as escaped text (an id comes from the input file). */
+    for (char *line = next, *nl; *line; line = nl + 1) {
+        if (!(nl = strchr(line, '\n'))) break;
+        *nl = 0;
+        ns_md_cell(f, line);
+        fprintf(f, "  \n");
+    }
     return close_and_write(f, &buf, &len, path, err, errlen);
 }

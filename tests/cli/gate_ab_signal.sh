@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# CLI test: `nodescale gate --ab` stopped by SIGTERM or SIGINT removes its temporary folder
+# ($TMPDIR/nodescale-gate-XXXXXX) and dies from that signal (exit status 143 / 130), trial 4
+# defect 10. A stand-in bench program (tests/fixtures/gate/fake-bench.sh, slowed by a sleep)
+# keeps the gate busy.
+set -u
+cd "$(dirname "$0")/../.."
+NS=${NS:-bin/nodescale}
+[ -x $NS ] || { echo "skip: $NS not built"; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+cp tests/fixtures/gate/fake-bench.sh "$T/fake.sh"
+printf '#!/usr/bin/env bash\nsleep 0.2\nexec "$(dirname "$0")/fake.sh" "$@"\n' >"$T/slow.sh"
+chmod +x "$T/fake.sh" "$T/slow.sh"
+
+# stop SIGNAL WANT_RC [LAUNCHER...]: starts an A/B gate in the background, sends SIGNAL once its
+# folder exists and a round has run, and checks the exit status and that the folder is gone.
+stop() {
+    local sig=$1 want=$2
+    shift 2
+    rm -rf "$T/tmp" && mkdir "$T/tmp"
+    TMPDIR="$T/tmp" "$@" "$NS" gate --ab "$T/slow.sh" "$T/slow.sh" k1 --rounds 30 --min-rounds 30 \
+        >"$T/out" 2>"$T/err" &
+    local pid=$! i
+    for i in $(seq 100); do
+        grep -q 'round 2' "$T/err" 2>/dev/null && break
+        sleep 0.1
+    done
+    kill -"$sig" $pid
+    wait $pid
+    local rc=$?
+    if [ $rc -ne "$want" ]; then
+        echo "FAIL: SIG$sig: exit $rc, want $want"; sed 's/^/  | /' "$T/err" | tail -3; fails=$((fails + 1))
+    elif [ -n "$(ls -A "$T/tmp")" ]; then
+        echo "FAIL: SIG$sig: left $(ls -A "$T/tmp")"; fails=$((fails + 1))
+    elif ! grep -q "stopped by signal" "$T/err"; then
+        echo "FAIL: SIG$sig: no 'stopped by signal' line"; fails=$((fails + 1))
+    else
+        echo "ok: SIG$sig: exit $rc, temporary folder removed"
+    fi
+}
+stop TERM 143
+# A background job of a script starts with SIGINT ignored; env gives it back its default action
+# (coreutils >= 8.31), as an interactive Ctrl-C would find it.
+if env --default-signal=INT true 2>/dev/null; then
+    stop INT 130 env --default-signal=INT
+else
+    echo "skip: SIGINT (env has no --default-signal)"
+fi
+[ $fails -eq 0 ] && echo "gate_ab_signal: all passed" || echo "gate_ab_signal: $fails failed"
+[ $fails -eq 0 ]
