@@ -88,6 +88,7 @@ int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_r
         long long count = (long long)(s / sizeof(float));
         if (op != NS_COLL_ALLREDUCE) count = count / n * n;
         if (count < (op == NS_COLL_ALLREDUCE ? 1 : n) || count > maxcount) continue;
+        if (o->progress) o->progress(o->progress_arg, op, nrows, (double)count * sizeof(float), 0);
         /* Warm-up (connections, registration), then iterations from the slowest first call. */
         run_op(comm, op, send, recv, count, n);
         MPI_Barrier(comm);
@@ -123,6 +124,7 @@ int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_r
             r->algbw = r->bytes / r->t_max / 1e9;
             r->busbw = r->algbw * ns_coll_bus_factor(op, n);
             r->validated = all_valid;
+            if (o->progress) o->progress(o->progress_arg, op, nrows - 1, r->bytes, 1);
         }
     }
     free(ts);

@@ -39,6 +39,12 @@ typedef struct ns_coll_opts {
     double target_s;             /* a sample lasts about this long (iterations chosen from the
                                     slowest rank's first operation) */
     int samples;                 /* samples per size (>= 3) */
+    /* Optional (NULL: none): called by every rank of comm before a size's first operation
+     * (done 0; row = the index the row will get, bytes its S) and, on comm's rank 0 only, once
+     * that row is complete in rows[] (done 1): how a caller keeps the sizes that finished and
+     * tracks each rank's progress when a later size hangs. */
+    void (*progress)(void *arg, ns_coll_op op, int row, double bytes, int done);
+    void *progress_arg;
 } ns_coll_opts;
 
 /* Defaults: 8 B to 256 MiB (quick: to 4 MiB), 20 ms samples x 5 (quick: 2 ms x 3). */

@@ -15,7 +15,10 @@
  *      live (both kinds: an all-reduce between ranks of one host is a real measurement of its
  *      shared-memory transport); they form a communicator with MPI_Comm_create_group
  *      (collective over the live ranks only, so a hung rank cannot block it) and sweep
- *      all-reduce, reduce-scatter and all-gather. Refused ranks take no part.
+ *      all-reduce, reduce-scatter and all-gather. Refused ranks take no part. Each rank sends
+ *      rank 0 its progress (TAG_PROGRESS) before each size; should the sweep outlast
+ *      --timeout-s, rank 0's watchdog jumps out of MPI, keeps the sizes that finished and names
+ *      the ranks that never reached its size.
  *   4. rank 0 writes fleet.json (stragglers, collectives, α–β fit) and report.md. With ranks
  *      missing it ends the job with MPI_Abort(1), the only way to stop a hung rank; otherwise
  *      MPI_Finalize.
@@ -25,6 +28,7 @@
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,7 +55,7 @@
 #define NODESCALE_CC ""
 #endif
 
-enum { TAG_HEADER = 11, TAG_RESULTS = 12, TAG_LOG = 13, TAG_GO = 14 };
+enum { TAG_HEADER = 11, TAG_RESULTS = 12, TAG_LOG = 13, TAG_GO = 14, TAG_PROGRESS = 15 };
 enum { ROLE_MEASURE = 0, ROLE_IDLE = 1, ROLE_REFUSED = 2, ROLE_ABORT = 3 };
 
 typedef struct hello {
@@ -249,12 +253,14 @@ static void maybe_inject_fault(int rank) {
             pause();
 }
 
-/* NODESCALE_FLEET_FAULT="RANK:hangcoll": that rank stops answering when the collectives start. */
-static void maybe_hang_in_collectives(int rank) {
+/* NODESCALE_FLEET_FAULT="RANK:hangcoll[:K]": that rank stops answering when the collectives
+ * start, or (K >= 1) before the K-th message size of the sweep, the earlier sizes done. */
+static void maybe_hang_in_collectives(int rank, int stage) {
     const char *f = getenv("NODESCALE_FLEET_FAULT");
-    int r;
+    int r, k = 0;
     char what[10] = "";
-    if (f && sscanf(f, "%d:%9[a-z]", &r, what) == 2 && r == rank && !strcmp(what, "hangcoll"))
+    if (f && sscanf(f, "%d:%9[a-z]:%d", &r, what, &k) >= 2 && r == rank &&
+        !strcmp(what, "hangcoll") && k == stage)
         for (;;)
             pause();
 }
@@ -267,12 +273,68 @@ static const char *alarm_msg = "nodescale fleet: no result within --timeout-s (+
                                "this rank exits so the job can end\n";
 static char alarm_from[4400], alarm_to[4400];
 
+/* Rank 0 in the collectives: the watchdog jumps back to collectives_over() instead, so that rank
+ * 0 writes fleet.json and report.md with the sizes that finished and names the ranks that hung
+ * (the prepared file above stays the fallback should that itself hang). */
+static sigjmp_buf coll_jmp;
+static volatile sig_atomic_t coll_jmp_armed;
+
+/* Progress through the collectives: stage 0 = entered them, stage s >= 1 = started the s-th
+ * message size. Every rank other than 0 sends rank 0 each stage it reaches (TAG_PROGRESS, fire
+ * and forget); rank 0 keeps its finished rows and what each of its stages was. */
+enum { COLL_STAGES = 1 + 3 * NS_COLL_MAX_ROWS };
+static int coll_rank, coll_stage, coll_stage_msg[COLL_STAGES];
+static int coll_stage_op[COLL_STAGES];
+static double coll_stage_bytes[COLL_STAGES];
+static ns_coll_row coll_rows[3][NS_COLL_MAX_ROWS];
+static int coll_nrows[3];
+
+static void send_progress(void) {
+    if (coll_rank == 0 || coll_stage >= COLL_STAGES) return;
+    MPI_Request req;
+    coll_stage_msg[coll_stage] = coll_stage;
+    MPI_Isend(&coll_stage_msg[coll_stage], 1, MPI_INT, 0, TAG_PROGRESS, MPI_COMM_WORLD, &req);
+    MPI_Request_free(&req);
+}
+
+static void coll_progress(void *arg, ns_coll_op op, int row, double bytes, int done) {
+    (void)arg;
+    if (done) { /* rank 0: rows[op][0..row] are complete */
+        coll_nrows[op] = row + 1;
+        return;
+    }
+    if (coll_stage + 1 >= COLL_STAGES) return;
+    coll_stage++;
+    coll_stage_op[coll_stage] = (int)op;
+    coll_stage_bytes[coll_stage] = bytes;
+    maybe_hang_in_collectives(coll_rank, coll_stage);
+    send_progress();
+}
+
+static void stage_name(int stage, char *buf, size_t len) {
+    if (stage <= 0)
+        snprintf(buf, len, "the start of the collectives");
+    else
+        snprintf(buf, len, "%s of %.0f B", ns_coll_name((ns_coll_op)coll_stage_op[stage]),
+                 coll_stage_bytes[stage]);
+}
+
 static void on_alarm(int sig) {
     (void)sig;
+    if (coll_jmp_armed) {
+        coll_jmp_armed = 0;
+        siglongjmp(coll_jmp, 1);
+    }
     int renamed = alarm_from[0] && rename(alarm_from, alarm_to) == 0;
     ssize_t unused = write(2, alarm_msg, strlen(alarm_msg));
     (void)unused;
     _exit(renamed ? NS_EXIT_FAIL : 124);
+}
+
+/* fopencookie write function: to the memory log (cookie) and to stderr. */
+static ssize_t tee_stderr(void *cookie, const char *buf, size_t n) {
+    fwrite(buf, 1, n, stderr);
+    return (ssize_t)fwrite(buf, 1, n, (FILE *)cookie);
 }
 
 /* Produces this node's results.json text (*json) or a reason (*json stays NULL), and its log. */
@@ -280,7 +342,15 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
                          char **reason, char **log) {
     *json = *reason = *log = NULL;
     size_t loglen = 0;
-    FILE *lf = rank == 0 ? NULL : open_memstream(log, &loglen);
+    /* Every node's run.log, rank 0's too (which also goes to the terminal as it is written). */
+    FILE *mem = open_memstream(log, &loglen), *lf = mem;
+    if (mem && rank == 0) {
+        lf = fopencookie(mem, "w", (cookie_io_functions_t){.write = tee_stderr});
+        if (lf)
+            setvbuf(lf, NULL, _IOLBF, 0);
+        else
+            lf = mem;
+    }
     char err[1024];
     json_t *root = NULL;
     if (o->from_results) {
@@ -288,6 +358,9 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
         ns_fleet_expand_pattern(o->from_results, rank, host, path, sizeof path);
         root = ns_json_load_results(path, err, sizeof err);
         if (!root) *reason = strdup(err);
+        if (lf)
+            fprintf(lf, "nodescale fleet --from-results: rank %d read %s%s%s\n", rank, path,
+                    root ? "" : ": ", root ? "" : err);
     } else {
         /* --threads absent (0): the CPUs the launcher bound this rank to, as `run` does. */
         int64_t threads = o->threads;
@@ -316,7 +389,8 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
         if (!*json) *reason = strdup("could not serialise results (non-finite number?)");
         json_decref(root);
     }
-    if (lf) fclose(lf);
+    if (lf && lf != mem) fclose(lf);
+    if (mem) fclose(mem);
 }
 
 /* ---- rank 0's bookkeeping -------------------------------------------------------------------- */
@@ -324,6 +398,7 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
 typedef struct node {
     int rank, role;
     char host[256], name[300], status[16], reason[512], warning[256];
+    char coll_note[320]; /* why the collectives hung on this rank, when they did */
     int cpus_allowed, cpus_online;
     json_t *results; /* owned, when status is "ok" */
 } node;
@@ -369,6 +444,7 @@ static json_t *fleet_json(const fleet *f) {
         ns_json_set_int(o, "cpus_online", n->cpus_online);
         if (*n->warning) ns_json_set_str(o, "warning", n->warning);
         if (*n->reason) ns_json_set_str(o, "reason", n->reason);
+        if (*n->coll_note) ns_json_set_str(o, "collectives", n->coll_note);
         if (n->results) {
             char rel[400];
             snprintf(rel, sizeof rel, "nodes/%s/results.json", n->name);
@@ -509,8 +585,9 @@ static void run_collectives(MPI_Comm comm, const fleet_opts *o, fleet *f) {
     MPI_Comm_size(comm, &n);
     ns_coll_opts co = ns_coll_defaults(o->quick);
     if (o->max_bytes > 0) co.max_bytes = (size_t)o->max_bytes;
-    static ns_coll_row rows[3][NS_COLL_MAX_ROWS];
-    int nrows[3];
+    co.progress = coll_progress;
+    ns_coll_row(*rows)[NS_COLL_MAX_ROWS] = coll_rows;
+    int *nrows = coll_nrows;
     for (int op = 0; op < 3; op++) {
         if (rank == 0)
             fprintf(stderr, "nodescale fleet: %s over %d ranks, %zu B to %zu B\n",
@@ -529,27 +606,111 @@ static void run_collectives(MPI_Comm comm, const fleet_opts *o, fleet *f) {
     f->allreduce = ns_coll_allreduce_fit_json(n, rows[0], nrows[0]);
 }
 
+/* Rank 0 after the collectives timed out: the sizes that finished, and the live ranks that did
+ * not reach the stage rank 0 was in (from their TAG_PROGRESS messages, read for up to 1 s). */
+static void collectives_timed_out(const int *live, int nlive, fleet *f) {
+    int *last = malloc((size_t)f->size * sizeof *last), behind = 0;
+    char where[96], theirs[128];
+    for (int r = 0; last && r < f->size; r++)
+        last[r] = -1;
+    for (double t0 = MPI_Wtime(); last && MPI_Wtime() - t0 < 1.0;) {
+        int flag, v;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_PROGRESS, MPI_COMM_WORLD, &flag, &st);
+        if (!flag) {
+            usleep(1000);
+            continue;
+        }
+        MPI_Recv(&v, 1, MPI_INT, st.MPI_SOURCE, TAG_PROGRESS, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (v > last[st.MPI_SOURCE]) last[st.MPI_SOURCE] = v;
+    }
+    const ns_coll_row *const rp[3] = {coll_rows[0], coll_rows[1], coll_rows[2]};
+    f->collectives = ns_coll_json(nlive, rp, coll_nrows);
+    f->allreduce = ns_coll_allreduce_fit_json(nlive, coll_rows[0], coll_nrows[0]);
+    json_t *hung = json_array();
+    for (int i = 1; last && i < nlive; i++) {
+        node *n = &f->nodes[live[i]];
+        if (last[live[i]] >= coll_stage) continue;
+        behind++;
+        if (last[live[i]] < 0)
+            snprintf(theirs, sizeof theirs, "did not reach the collectives");
+        else {
+            stage_name(last[live[i]], where, sizeof where);
+            snprintf(theirs, sizeof theirs, "last started %s", where);
+        }
+        stage_name(coll_stage, where, sizeof where);
+        snprintf(n->coll_note, sizeof n->coll_note,
+                 "hung in the collectives: rank 0 waited at %s; this rank %s", where, theirs);
+        json_t *h = json_object();
+        ns_json_set_int(h, "rank", live[i]);
+        ns_json_set_str(h, "name", n->name);
+        ns_json_set_str(h, "host", n->host);
+        ns_json_set_str(h, "reason", n->coll_note);
+        json_array_append_new(hung, h);
+        fprintf(stderr, "nodescale fleet: rank %d (%s) %s\n", live[i], n->name, n->coll_note);
+    }
+    char status[400];
+    stage_name(coll_stage, where, sizeof where);
+    snprintf(status, sizeof status,
+             "incomplete: did not finish within --timeout-s %g s; rank 0 waited at %s; %s",
+             f->o.timeout_s, where,
+             behind ? "the ranks in hung_ranks did not reach it"
+                    : "every rank reached it (the operation itself hung: the network?)");
+    ns_json_set_str(f->collectives, "status", status);
+    json_object_set_new(f->collectives, "hung_ranks", hung);
+    ns_json_set_str(f->allreduce, "status",
+                    "the collectives did not finish: fit over the "
+                    "all-reduce sizes that did");
+    free(last);
+}
+
 /* The live ranks form their own communicator: MPI_Comm_create_group is collective over the group
- * only, so a missing rank cannot block it (MPI_Comm_split would wait for every rank). */
-static void collectives_over(const int *live, int nlive, const fleet_opts *o, fleet *f) {
+ * only, so a missing rank cannot block it (MPI_Comm_split would wait for every rank). Returns 1
+ * on rank 0 when the collectives timed out (f then holds what finished), else 0. */
+static int collectives_over(const int *live, int nlive, const fleet_opts *o, fleet *f) {
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     alarm_msg = "nodescale fleet: the MPI collectives did not finish within --timeout-s; this "
                 "rank exits (fleet.json keeps the node results)\n";
+    coll_rank = rank;
+    coll_stage = 0;
+    coll_nrows[0] = coll_nrows[1] = coll_nrows[2] = 0;
+    if (rank == 0 && f) {
+        if (sigsetjmp(coll_jmp, 1)) {
+            /* the watchdog fired: MPI may be mid-operation; only point-to-point reads follow */
+            fprintf(stderr,
+                    "nodescale fleet: the MPI collectives did not finish within "
+                    "--timeout-s %g s; writing what finished\n",
+                    o->timeout_s);
+            alarm(30); /* should this hang too, the prepared fleet.json is renamed in */
+            collectives_timed_out(live, nlive, f);
+            return 1;
+        }
+    }
     signal(SIGALRM, on_alarm);
+    coll_jmp_armed = rank == 0 && f;
     /* Rank 0 fires first: the others exiting first would get it killed before it rewrites. */
     alarm((unsigned)ceil(o->timeout_s) + (rank == 0 ? 0 : 10));
-    maybe_hang_in_collectives(rank);
+    maybe_hang_in_collectives(rank, 0);
+    send_progress();
     MPI_Group world, g;
     MPI_Comm comm;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Group_incl(world, nlive, live, &g);
     MPI_Comm_create_group(MPI_COMM_WORLD, g, TAG_GO, &comm);
     run_collectives(comm, o, f);
+    coll_jmp_armed = 0;
     alarm(0);
     MPI_Comm_free(&comm);
     MPI_Group_free(&g);
     MPI_Group_free(&world);
+    /* Rank 0 reads every live rank's progress messages (all sent before the last collective). */
+    for (int i = 1; rank == 0 && i < nlive; i++)
+        for (int k = 0; k <= coll_stage; k++) {
+            int v;
+            MPI_Recv(&v, 1, MPI_INT, live[i], TAG_PROGRESS, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    return 0;
 }
 
 /* ---- the command --------------------------------------------------------------------------- */
@@ -769,7 +930,7 @@ int ns_cmd_fleet(int argc, char **argv) {
     /* rank 0 */
     free(all);
     if (json)
-        accept_results(&f, &f.nodes[0], json, NULL);
+        accept_results(&f, &f.nodes[0], json, log);
     else {
         snprintf(f.nodes[0].status, sizeof f.nodes[0].status, "failed");
         snprintf(f.nodes[0].reason, sizeof f.nodes[0].reason, "%s", reason);
@@ -825,6 +986,7 @@ int ns_cmd_fleet(int argc, char **argv) {
         MPI_Send(&nlive, 1, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);
         MPI_Send(live, nlive, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);
     }
+    int coll_hung = 0;
     if (nlive >= 2 && o.collectives) {
         const char *st = f.status;
         char err[1024];
@@ -835,9 +997,11 @@ int ns_cmd_fleet(int argc, char **argv) {
         snprintf(alarm_from, sizeof alarm_from, "%s/.fleet.json.collectives-timeout", f.dir);
         if (ns_json_write_atomic(timed_out, alarm_from, err, sizeof err)) alarm_from[0] = '\0';
         json_decref(timed_out);
-        collectives_over(live, nlive, &o, &f);
-        if (alarm_from[0]) unlink(alarm_from);
-        alarm_from[0] = '\0';
+        coll_hung = collectives_over(live, nlive, &o, &f);
+        if (!coll_hung) {
+            if (alarm_from[0]) unlink(alarm_from);
+            alarm_from[0] = '\0';
+        }
     } else {
         f.allreduce = ns_coll_allreduce_fit_json(nlive, NULL, 0);
         if (!o.collectives)
@@ -846,12 +1010,25 @@ int ns_cmd_fleet(int argc, char **argv) {
     free(live);
 
     /* 4. final files */
-    f.status = missing ? "incomplete" : "complete";
+    int ok = 0;
+    for (int r = 0; r < size; r++)
+        ok += !strcmp(f.nodes[r].status, "ok");
+    f.status = ok == 0     ? "failed: no rank characterised its node"
+               : coll_hung ? "incomplete: the MPI collectives did not finish within --timeout-s"
+               : missing   ? "incomplete"
+                           : "complete";
     save_fleet(&f);
     write_report(&f);
+    if (coll_hung) { /* fleet.json and report.md now hold what finished: drop the fallback */
+        alarm(0);
+        if (alarm_from[0]) unlink(alarm_from);
+        alarm_from[0] = '\0';
+    }
     print_summary(&f);
-    rc = (missing || refused || failed || (o.fail_on_straggler && f.flagged_nodes)) ? NS_EXIT_FAIL
-                                                                                    : NS_EXIT_OK;
+    rc = (ok == 0 || missing || coll_hung || refused || failed ||
+          (o.fail_on_straggler && f.flagged_nodes))
+             ? NS_EXIT_FAIL
+             : NS_EXIT_OK;
     if (o.fail_on_straggler && f.flagged_nodes)
         fprintf(stderr, "nodescale fleet: %d straggler node(s) flagged (--fail-on-straggler)\n",
                 f.flagged_nodes);
@@ -863,11 +1040,11 @@ int ns_cmd_fleet(int argc, char **argv) {
     json_decref(f.benchmarks);
     json_decref(f.stragglers);
     free(roles);
-    if (missing) {
+    if (missing || coll_hung) {
         fprintf(stderr,
-                "nodescale fleet: %d rank(s) missing; results of the others are in %s. "
-                "Ending the job with MPI_Abort so missing ranks stop.\n",
-                missing, f.dir);
+                "nodescale fleet: %s; the results are in %s. Ending the job with MPI_Abort so "
+                "hung ranks stop.\n",
+                missing ? "rank(s) missing" : "the collectives hung", f.dir);
         fflush(NULL);
         MPI_Abort(MPI_COMM_WORLD, NS_EXIT_FAIL);
     }

@@ -160,6 +160,16 @@ static void coll_section(FILE *f, const json_t *fleet) {
     fprintf(f, "%lld ranks, %s. Convention: %s.\n\n",
             json_integer_value(json_object_get(c, "ranks")), str(c, "datatype"),
             str(c, "busbw_convention"));
+    if (*str(c, "status")) {
+        size_t i;
+        json_t *h;
+        fprintf(f, "**%s.** The tables keep the sizes that finished.", str(c, "status"));
+        json_array_foreach(json_object_get(c, "hung_ranks"), i, h)
+            fprintf(f, "%s rank %lld (%s): %s",
+                    i ? ";" : " Hung:", json_integer_value(json_object_get(h, "rank")),
+                    str(h, "name"), str(h, "reason"));
+        fprintf(f, "\n\n");
+    }
     double a = ns_json_get_num(fit, "alpha_s"), b = ns_json_get_num(fit, "beta_s_per_byte");
     if (isfinite(a) && isfinite(b)) {
         fprintf(f, "**All-reduce α–β fit:** t(bytes) = %.3g s + %.3g s/B · bytes", a, b);

@@ -13,7 +13,8 @@ timeout -k 2 120 $MPIRUN -np 2 $bin fleet "${common[@]}" --ranks-per-node 2 --ou
   >"$tmp/a.out" 2>"$tmp/a.err"
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: np 2 exit $rc"; tail -n 20 "$tmp/a.err"; fail=1; }
-for f in fleet.json report.md "nodes/$host-r0/results.json" "nodes/$host-r1/results.json"; do
+for f in fleet.json report.md "nodes/$host-r0/results.json" "nodes/$host-r1/results.json" \
+  "nodes/$host-r0/run.log" "nodes/$host-r1/run.log"; do
   [ -s "$tmp/a/$f" ] || { echo "FAIL: np 2: $f missing"; fail=1; }
 done
 jq -e '.schema == "nodescale/1" and .kind == "fleet" and .status == "complete"
@@ -71,6 +72,17 @@ if [ "$(nproc)" -gt 1 ]; then
   jq -e '.nodes[0].warning == null and .nodes[0].cpus_allowed == .nodes[0].cpus_online' \
     "$tmp/e/fleet.json" >/dev/null || { echo "FAIL: --bind-to none still warned"; fail=1; }
 fi
+
+# 3b. no rank characterised (results files missing): exit 1 and the status is not "complete".
+timeout -k 2 60 $MPIRUN -np 2 $bin fleet --quick --ranks-per-node 2 --no-collectives \
+  --from-results "$tmp/none%r.json" --out "$tmp/none" >"$tmp/none.out" 2>"$tmp/none.err"
+rc=$?
+[ $rc -eq 1 ] || { echo "FAIL: no results: exit $rc, want 1"; fail=1; }
+grep -q '0 of 2 ranks characterised.*status failed' "$tmp/none.out" ||
+  { echo "FAIL: no results: summary"; cat "$tmp/none.out"; fail=1; }
+jq -e '.node_counts.ok == 0 and (.status | startswith("failed"))' "$tmp/none/fleet.json" \
+  >/dev/null || { echo "FAIL: no results: fleet.json status"; fail=1; }
+grep -q 'status: \*\*failed' "$tmp/none/report.md" || { echo "FAIL: no results: report.md"; fail=1; }
 
 # 4. usage errors: exit 2, one line, nothing launched.
 for args in "--timeout-s abc" "--ranks-per-node 0" "--bogus" "--max-bytes 1x" "--out"; do

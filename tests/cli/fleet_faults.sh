@@ -5,8 +5,9 @@
 #   - a rank that dies: mpirun aborts the whole job, yet what rank 0 gathered before is on disk
 #     in valid JSON; under mpirun --enable-recovery rank 0 survives and reports it missing;
 #   - a rank launched with other settings (MPMD) is refused with the differing setting named;
-#   - a rank that hangs in the MPI collectives: the watchdog ends the job after --timeout-s and
-#     fleet.json keeps the node results with status "incomplete: ... collectives did not finish".
+#   - a rank that hangs in the MPI collectives: the watchdog ends the job after --timeout-s,
+#     fleet.json keeps the node results and the finished sizes with status "incomplete: ...
+#     collectives did not finish" and names the rank that hung; report.md is written.
 # Faults are injected with NODESCALE_FLEET_FAULT (a test hook, see README).
 # Open MPI 4.1.4's mpirun itself sometimes deadlocks (about 1 run in 8 here) or segfaults in
 # PMIx_server_finalize after an aborted job, all ranks already gone (the openpmix
@@ -62,15 +63,29 @@ jq -e '.node_counts.refused == 1 and .node_counts.ok == 2 and .nodes[2].status =
 grep -q 'rank 2 .* refused: settings differ' "$tmp/ref.err" || { echo "FAIL: refused: message"; fail=1; }
 
 # 5. rank 1 hangs in the collectives: the watchdog ends the job after --timeout-s, fleet.json
-#    keeps the three node results and says the collectives did not finish.
+#    keeps the three node results, says the collectives did not finish and names rank 1;
+#    report.md is written. 5b: rank 1 hangs before the 3rd size: the two finished sizes stay.
 NODESCALE_FLEET_FAULT=1:hangcoll timeout -k 2 30 $MPIRUN -np 3 $bin fleet "${common[@]}" \
   --timeout-s 3 --out "$tmp/hc" >"$tmp/hc.out" 2>"$tmp/hc.err"
 rc=$?
 [ $rc -ne 0 ] || { echo "FAIL: hangcoll: exit 0"; fail=1; }
 jq -e '(.status | test("collectives did not finish")) and .node_counts.ok == 3
-       and (.collectives | not)' "$tmp/hc/fleet.json" >/dev/null ||
+       and (.collectives.status | test("did not finish"))
+       and ([.collectives.hung_ranks[].rank] == [1]) and (.collectives.allreduce | length) == 0
+       and (.nodes[1].collectives | test("did not reach the collectives"))
+       and (.nodes[2].collectives | not)' "$tmp/hc/fleet.json" >/dev/null ||
   { echo "FAIL: hangcoll: fleet.json"; tail -n 20 "$tmp/hc.err"; fail=1; }
+grep -q 'Hung: rank 1 ' "$tmp/hc/report.md" 2>/dev/null ||
+  { echo "FAIL: hangcoll: report.md missing or does not name rank 1"; fail=1; }
 ls -A "$tmp/hc" | grep -q collectives-timeout && { echo "FAIL: hangcoll: prepared file left"; fail=1; }
+NODESCALE_FLEET_FAULT=1:hangcoll:3 timeout -k 2 30 $MPIRUN -np 3 $bin fleet "${common[@]}" \
+  --timeout-s 3 --out "$tmp/hc3" >"$tmp/hc3.out" 2>"$tmp/hc3.err"
+jq -e '(.collectives.allreduce | length) == 2 and all(.collectives.allreduce[]; .validated)
+       and ([.collectives.hung_ranks[].rank] == [1])
+       and (.collectives.status | test("allreduce of 32 B"))
+       and .allreduce.fit.points == 2' "$tmp/hc3/fleet.json" >/dev/null ||
+  { echo "FAIL: hangcoll:3: fleet.json keeps no finished sizes"; tail -n 20 "$tmp/hc3.err"; fail=1; }
+[ -s "$tmp/hc3/report.md" ] || { echo "FAIL: hangcoll:3: no report.md"; fail=1; }
 
 [ $fail -eq 0 ] && echo "fleet_faults: ok"
 exit $fail
