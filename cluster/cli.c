@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +219,35 @@ static int has_chip(const ns_cluster_input *in) {
     return 0;
 }
 
+/* Warnings about the inputs (a poor all-reduce fit, no memory verdict), said with the output. */
+static char warnings[4][512];
+static int n_warnings;
+
+static void add_warning(const char *fmt, ...) {
+    if (n_warnings >= (int)(sizeof warnings / sizeof warnings[0])) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(warnings[n_warnings++], sizeof warnings[0], fmt, ap);
+    va_end(ap);
+}
+
+/* The host every rank of a fleet.json's collectives ran on, when they all ran on one (the nodes
+ * that took part: status ok or idle); NULL for other files or several hosts. */
+static const char *fleet_single_host(const json_t *j) {
+    const char *kind = json_string_value(json_object_get(j, "kind")), *host = NULL;
+    size_t i;
+    json_t *n;
+    if (!kind || strcmp(kind, "fleet")) return NULL;
+    json_array_foreach(json_object_get(j, "nodes"), i, n) {
+        const char *st = json_string_value(json_object_get(n, "status"));
+        const char *h = json_string_value(json_object_get(n, "host"));
+        if (!st || (strcmp(st, "ok") && strcmp(st, "idle")) || !h) continue;
+        if (host && strcmp(host, h)) return NULL;
+        host = h;
+    }
+    return host;
+}
+
 static json_t *load_json(const char *path, char *err, size_t errlen) {
     json_error_t je;
     json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
@@ -256,7 +286,26 @@ static int build_input(const options *o, ns_cluster_input *in) {
          * fleet.json ("kind": "fleet") or a bare fit measured MPI ranks: scale-out. */
         int up = o->allreduce_scaleup >= 0 ? o->allreduce_scaleup
                                            : json_is_array(json_object_get(j, "results"));
+        const char *one = fleet_single_host(j);
+        if (one && !up) {
+            int rc1 = ns_usage_error(CMD,
+                                     "--allreduce %s: every rank of this fleet ran on one host "
+                                     "(%s): its all-reduce measured shared memory, not a network, "
+                                     "so it cannot be the scale-out road; run the fleet across "
+                                     "nodes, or give --allreduce-road scaleup",
+                                     o->allreduce, one);
+            json_decref(j);
+            return rc1;
+        }
         int rc = ns_cluster_apply_allreduce(in, j, up, err, sizeof err);
+        const json_t *ar = json_object_get(j, "allreduce");
+        const json_t *fit = json_object_get(json_is_object(ar) ? ar : j, "fit");
+        double resid = ns_json_get_num(fit ? fit : j, "max_rel_resid");
+        if (!rc && resid > 0.25)
+            add_warning("--allreduce %s: the alpha-beta fit's worst relative residual is %.0f%% "
+                        "(> 25%%): a straight line describes this all-reduce poorly, and the "
+                        "%s times built on it are rough",
+                        o->allreduce, 100 * resid, up ? "scale-up" : "scale-out");
         json_decref(j);
         if (rc) return ns_usage_error(CMD, "--allreduce %s %s", o->allreduce, err);
     }
@@ -270,6 +319,15 @@ static int build_input(const options *o, ns_cluster_input *in) {
     if (o->recompute && ns_recompute_parse(o->recompute, &in->run.recompute))
         return ns_usage_error(CMD, "--recompute must be none, selective, full or auto, got '%s'",
                               o->recompute);
+    if (!(in->sys.chip.mem_capacity_bytes > 0))
+        add_warning("no memory verdict (fits ?): the chip's memory capacity is unknown (%s); give "
+                    "--mem-capacity-gbytes%s",
+                    in->node.as_chip ? "no chip preset, and the node's results.json has no "
+                                       "context.memory.total_bytes"
+                                     : "the chip preset has none",
+                    in->run.recompute == NS_RECOMP_AUTO
+                        ? "; --recompute auto cannot choose without it and stays none"
+                        : "");
     double x;
     if (o->peak) {
         if (ns_parse_double(o->peak, 1e-9, 1e9, &x))
@@ -352,14 +410,28 @@ static void print_node(FILE *f, const ns_cluster_input *in, const char *path, in
         if (ni->cv_overridden)
             fprintf(f, "step CV from --step-cv (measured %.3g not used)\n", ni->step_cv);
         else if (ni->cv_results)
-            fprintf(f, "step CV %.3g = median time_s.cv of %d GEMM results\n", ni->step_cv,
-                    ni->cv_results);
+            fprintf(f,
+                    "step CV %.3g = median time_s.cv of %d GEMM results: their sample-to-sample "
+                    "jitter within one run, used as the training step-time CV (--step-cv "
+                    "overrides it)\n",
+                    ni->step_cv, ni->cv_results);
         else
             fprintf(f, "step CV from the presets (no GEMM time_s.cv in the file)\n");
     }
     const char *pre = warnings_only ? "nodescale cluster: warning: " : "warning: ";
     if (ns_node_gemm_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
     if (ns_node_cv_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
+    if (!warnings_only && ni->as_chip && ni->mem_bytes > 0 &&
+        in->sys.chip.mem_capacity_bytes == ni->mem_bytes)
+        fprintf(f,
+                "memory capacity per chip %.4g GB: the node's RAM (context.memory.total_bytes; "
+                "--mem-capacity-gbytes overrides it)\n",
+                ni->mem_bytes / 1e9);
+}
+
+static void print_warnings(FILE *f, const char *pre) {
+    for (int i = 0; i < n_warnings; i++)
+        fprintf(f, "%s%s\n", pre, warnings[i]);
 }
 
 static void print_header(const ns_cluster_input *in) {
@@ -777,6 +849,10 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
         for (int i = 0; i < n_notes; i++)
             json_array_append_new(jn, json_string(notes[i]));
         json_object_set_new(root, "notes", jn);
+        json_t *jw = json_array();
+        for (int i = 0; i < n_warnings; i++)
+            json_array_append_new(jw, json_string(warnings[i]));
+        json_object_set_new(root, "warnings", jw);
         if (strcmp(o.json, "-") && ns_json_write_atomic(root, o.json, err, sizeof err)) {
             fprintf(stderr, "nodescale cluster: error: %s\n", err);
             json_decref(root);
@@ -785,10 +861,12 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
     }
     if (o.json && !strcmp(o.json, "-")) {
         print_node(stderr, &in, o.node, 1);
+        print_warnings(stderr, "nodescale cluster: warning: ");
         rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || puts("") < 0;
     } else {
         print_header(&in);
         print_node(stdout, &in, o.node, 0);
+        print_warnings(stdout, "warning: ");
         for (int i = 0; i < n_notes; i++)
             printf("note: %s\n", notes[i]);
         printf("\n");

@@ -137,6 +137,9 @@ typedef struct ns_node_info {
     int cv_results;    /* GEMM results whose time_s.cv entered the median (0: none) */
     double step_cv;    /* that median */
     int cv_overridden; /* a later --step-cv replaced it */
+    int as_chip;       /* the node is the chip (no chip preset) */
+    double mem_bytes;  /* as the chip: the node's RAM (context.memory.total_bytes) taken as the
+                          memory capacity, 0 when results.json does not say */
 } ns_node_info;
 
 /* The most chips the command line and presets accept (--chips, a preset's "chips"): 2^30, the
@@ -260,7 +263,7 @@ int ns_cluster_apply_json(ns_cluster_input *in, const json_t *root, const char *
                           size_t errlen);
 
 /* The node bridge: takes the GEMM efficiency table (results[] with family "gemm": params m,n,k
- * and fraction_of_roof, the best implementation per shape kept) and the run-to-run variability
+ * and fraction_of_roof, the best implementation per shape kept) and the within-run sample jitter
  * (median time_s.cv of the GEMM results taken) from a nodescale results.json. A result above
  * its roof (fraction_of_roof > 1) is refused, never capped: its ceiling was mis-measured (a
  * noisy run); in->node counts them and says where the CV came from (ns_node_info_json). With

@@ -1,6 +1,7 @@
 /* The node bridge: what a nodescale run measured on this node (results.json), turned into the
  * cluster model's chip: the GEMM efficiency table (fraction of the measured compute roof per
- * shape), the run-to-run variability (CV of GEMM times), and when the node is the chip, its
+ * shape), the within-run sample jitter (median time_s.cv of GEMM times, used as the step-time CV
+ * unless --step-cv is given), and when the node is the chip, its
  * compute ceilings and DRAM bandwidth. Also measured collective α–β from an all-reduce fit. */
 #include "cluster/cluster.h"
 #include "harness/json.h"
@@ -82,6 +83,19 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
                           size_t errlen) {
     ns_chip *c = &in->sys.chip;
     const json_t *res = json_object_get(results, "results");
+    const char *kind = json_string_value(json_object_get(results, "kind"));
+    if (kind && !strcmp(kind, "fleet")) {
+        /* A fleet: one node's results are the input; name the first node that has some. */
+        size_t i;
+        json_t *nd;
+        const char *one = NULL;
+        json_array_foreach(json_object_get(results, "nodes"), i, nd) {
+            if (!one) one = json_string_value(json_object_get(nd, "results"));
+        }
+        FAIL("is a fleet.json, not one node's results: pass a node's results.json from its "
+             "folder (%s)",
+             one ? one : "nodes/<node>/results.json");
+    }
     if (!json_is_array(res)) FAIL("results.json has no results[] array");
     double cvs[NS_CV_MAX];
     ns_node_info info;
@@ -98,7 +112,24 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
         FAIL("results.json: every measured GEMM is above its roof (fraction_of_roof up to %.3g): "
              "the compute ceiling was mis-measured (a noisy run); measure again",
              refused_max);
-    if (!got) FAIL("results.json has no measured GEMM (family \"gemm\" with fraction_of_roof)");
+    if (!got) {
+        /* GEMMs measured but not placed on a roof (a `nodescale bench` result): say so. */
+        size_t i;
+        json_t *r;
+        int unroofed = 0;
+        json_array_foreach(res, i, r) {
+            const char *fam = json_string_value(json_object_get(r, "family"));
+            unroofed += fam && !strcmp(fam, "gemm") &&
+                        !(ns_json_get_num(r, "fraction_of_roof") > 0) &&
+                        ns_json_get_num(json_object_get(r, "time_s"), "median") > 0;
+        }
+        if (unroofed)
+            FAIL("results.json has %d GEMM result%s but no roofline (no fraction_of_roof: a "
+                 "`nodescale bench` file has no measured ceilings); `nodescale run` measures "
+                 "the ceilings and places its GEMMs on them",
+                 unroofed, unroofed == 1 ? "" : "s");
+        FAIL("results.json has no measured GEMM (family \"gemm\" with fraction_of_roof)");
+    }
     ns_chip_finish(c);
     if (info.cv_results > 0) {
         int ncv = info.cv_results;
@@ -141,6 +172,14 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
         FAIL("results.json has no compute ceiling (ceilings.compute[].gflops)");
     if (!(bw > 0)) FAIL("results.json has no DRAM bandwidth ceiling (ceilings.bandwidth[])");
     c->mem_bw_bytes_per_s = bw * 1e9;
+    in->node.as_chip = 1;
+    /* Memory capacity: the node's RAM, unless a preset or flag already set one. */
+    double ram = ns_json_get_num(json_object_get(json_object_get(results, "context"), "memory"),
+                                 "total_bytes");
+    if (!(c->mem_capacity_bytes > 0) && ram > 0) {
+        c->mem_capacity_bytes = ram;
+        in->node.mem_bytes = ram;
+    }
     const json_t *cpu = json_object_get(json_object_get(results, "context"), "cpu");
     const char *model = json_string_value(json_object_get(cpu, "model"));
     snprintf(c->name, sizeof c->name, "%s", model ? model : "this node");
@@ -211,7 +250,8 @@ const char *ns_node_cv_warning(const ns_cluster_input *in, char *buf, size_t len
     if (ni->applied && !ni->cv_overridden && ni->cv_results > 0 &&
         ni->step_cv > NS_NODE_CV_DISTURBED)
         snprintf(buf, len,
-                 "step CV %.3g (median time_s.cv of %d GEMM results) is above %.2g: the node was "
+                 "step CV %.3g (median time_s.cv of %d GEMM results: sample jitter within one "
+                 "run) is above %.2g: the node was "
                  "disturbed while it measured (a shared or noisy machine), and the straggler "
                  "wait it drives is inflated; measure on a quiet node or give --step-cv",
                  ni->step_cv, ni->cv_results, NS_NODE_CV_DISTURBED);
@@ -235,8 +275,10 @@ void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *sour
     if (ni->cv_overridden)
         snprintf(buf, sizeof buf, "--step-cv (the measured %.3g replaced)", ni->step_cv);
     else if (ni->cv_results > 0)
-        snprintf(buf, sizeof buf, "median time_s.cv of %d %s GEMM results in %s", ni->cv_results,
-                 ns_cprec_name(ni->precision), source);
+        snprintf(buf, sizeof buf,
+                 "median time_s.cv of %d %s GEMM results in %s (sample-to-sample jitter within "
+                 "one run; --step-cv overrides it)",
+                 ni->cv_results, ns_cprec_name(ni->precision), source);
     else
         snprintf(buf, sizeof buf, "the presets (no GEMM result in %s has time_s.cv)", source);
     ns_json_set_str(obj, "step_cv_source", buf);

@@ -92,7 +92,9 @@ json_t *ns_cluster_from_results(const json_t *results, const char *preset, const
     ns_json_set_str(sec, "chip", in.sys.chip.name);
     ns_json_set_str(sec, "model", in.model.name);
     ns_json_set_str(sec, "note",
-                    "this node's measured GEMM efficiency per shape and its run-to-run CV, applied "
+                    "this node's measured GEMM efficiency per shape and its within-run sample CV "
+                    "(time_s.cv: sample-to-sample jitter inside one run, used as the step-time "
+                    "CV; --step-cv overrides it), applied "
                     "to the preset chip's peak, memory and network; fastest configuration found "
                     "by the search at each chip count");
     ns_node_info_json(sec, &in, "this run's results");

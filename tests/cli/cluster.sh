@@ -80,7 +80,11 @@ grep -q "H100 SXM" "$tmp/node2.txt"
 $ns cluster --node tests/fixtures/results_noisy.json --chips 64 --json "$tmp/noisy.json" \
     >"$tmp/noisy.txt"
 grep -q "^warning: 1 GEMM result above the roof refused" "$tmp/noisy.txt"
-grep -q "^warning: step CV 0.525 (median time_s.cv of 4 GEMM results) is above 0.2" "$tmp/noisy.txt"
+grep -q "^warning: step CV 0.525 (median time_s.cv of 4 GEMM results: sample jitter within one run) is above 0.2" "$tmp/noisy.txt"
+# The CV taken is labelled for what it is (within-run sample jitter), with its source and the
+# flag that overrides it; never "run-to-run".
+grep -q "step CV 0.525 = median time_s.cv of 4 GEMM results: their sample-to-sample jitter within one run, used as the training step-time CV (--step-cv overrides it)" "$tmp/noisy.txt"
+if grep -qi "run-to-run" "$tmp/noisy.txt" "$tmp/noisy.json"; then echo "run-to-run label"; exit 1; fi
 grep -q "fp64 dense peak 200 GFLOP/s" "$tmp/noisy.txt" # the precision of the GEMM table
 python3 - "$tmp/noisy.json" <<'PY'
 import json, sys
@@ -112,4 +116,24 @@ for f in --preset --node --allreduce --allreduce-road --chips --search --top --j
   grep -q -- "$f" "$tmp/help.txt" || { echo "--help does not list $f"; exit 1; }
 done
 $ns cluster --list-presets | grep -q h100-sxm
+# The same one-host fleet as the scale-up road is taken; a poor fit (worst residual 84%) warns.
+$ns cluster --preset h100-sxm --chips 1024 --allreduce tests/fixtures/fleet_one_host.json \
+    --allreduce-road scaleup >"$tmp/oh.txt"
+grep -q "^warning: --allreduce .*worst relative residual is 84% (> 25%)" "$tmp/oh.txt"
+$ns cluster --preset h100-sxm --chips 1024 --allreduce tests/fixtures/fleet_one_host.json \
+    --allreduce-road scaleup --json - 2>"$tmp/oh.err" | jq -e '.warnings | length == 1' >/dev/null
+grep -q "^nodescale cluster: warning: --allreduce .*84%" "$tmp/oh.err"
+
+# --node without a chip preset: the node's RAM is the memory capacity (a verdict, and
+# --recompute auto chooses); with no RAM in the file the output says why there is no verdict.
+$ns cluster --node tests/fixtures/results_synthetic.json --chips 8 --recompute auto >"$tmp/nm.txt"
+grep -q "^warning: no memory verdict (fits ?): .*no context.memory.total_bytes); give --mem-capacity-gbytes; --recompute auto cannot choose" "$tmp/nm.txt"
+jq '.context.memory = {"total_bytes": 25e9}' tests/fixtures/results_synthetic.json >"$tmp/mem.json"
+$ns cluster --node "$tmp/mem.json" --chips 8 --recompute auto >"$tmp/m.txt"
+grep -q "^memory capacity per chip 25 GB: the node's RAM" "$tmp/m.txt"
+if grep -q "fits ?\| ? " "$tmp/m.txt" || grep -q "no memory verdict" "$tmp/m.txt"; then
+  echo "memory verdict still unknown"; exit 1; fi
+awk '/mem_GB fits/ {getline; if ($9 == "none") exit 1}' "$tmp/m.txt" ||
+  { echo "--recompute auto stayed none though 8 chips cannot hold the model"; exit 1; }
+
 echo "cluster CLI ok"

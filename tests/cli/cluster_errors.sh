@@ -70,5 +70,26 @@ expect_usage "out of range" --preset h100-sxm --preset "$tmp/bad.json" --chips 8
 echo '{"chip": ' >"$tmp/broken.json"
 expect_usage "preset" --preset "$tmp/broken.json" --chips 8
 
+# --node refusals that say what to pass instead: a fleet.json names a node's results.json; a
+# `bench` GEMM result (no fraction_of_roof) has GEMMs but no roofline: `nodescale run`.
+cat >"$tmp/fl.json" <<'JSON'
+{"schema": "nodescale/1", "kind": "fleet", "status": "complete",
+ "nodes": [{"name": "n1", "host": "n1", "rank": 0, "status": "ok", "results": "nodes/n1/results.json"}]}
+JSON
+expect_usage "is a fleet.json, not one node's results: pass a node's results.json from its folder (nodes/n1/results.json)" \
+  --chips 8 --node "$tmp/fl.json"
+cat >"$tmp/bench.json" <<'JSON'
+{"schema": "nodescale/1", "context": {}, "results": [{"id": "dgemm/t1/n=1024", "family": "gemm",
+ "params": {"m": 1024, "n": 1024, "k": 1024}, "time_s": {"median": 0.1, "cv": 0.01},
+ "fraction_of_roof": null, "status": "ok"}]}
+JSON
+expect_usage "has 1 GEMM result but no roofline .*nodescale run" --chips 8 --node "$tmp/bench.json"
+expect_usage "has 1 GEMM result but no roofline" --preset h100-sxm --chips 8 --node "$tmp/bench.json"
+# A fleet whose ranks all ran on one host measured shared memory: not the scale-out road.
+expect_usage "every rank of this fleet ran on one host (vm): its all-reduce measured shared memory" \
+  --preset h100-sxm --chips 1024 --allreduce tests/fixtures/fleet_one_host.json
+expect_usage "ran on one host" --preset h100-sxm --chips 1024 --allreduce tests/fixtures/fleet_one_host.json \
+  --allreduce-road scaleout
+
 [ $fails -eq 0 ] && echo "cluster bad-input checks ok"
 exit $((fails > 0))

@@ -684,6 +684,11 @@ static void node_bridge_noisy(void **state) {
     assert_non_null(sec);
     assert_true(
         !strncmp(json_string_value(json_object_get(sec, "variability_status")), "disturbed", 9));
+    /* the CV is time_s.cv, sample jitter within one run: labelled so, never "run-to-run" */
+    const char *note = json_string_value(json_object_get(sec, "note"));
+    const char *src = json_string_value(json_object_get(sec, "step_cv_source"));
+    assert_true(note && strstr(note, "within-run sample CV") && !strstr(note, "run-to-run"));
+    assert_true(src && strstr(src, "within one run") && strstr(src, "--step-cv overrides"));
     json_decref(sec);
     /* every GEMM above its roof: refused, with the reason */
     size_t i;
