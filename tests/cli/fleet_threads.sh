@@ -2,7 +2,8 @@
 # `mpirun -np 2 nodescale fleet --quick` measuring for real (a small kernel set), default
 # --ranks-per-node 1 on one host: the measuring rank runs with the CPUs it is bound to (never
 # 0 threads), its results carry the roof (usable by `cluster --node`), the idle rank joins the
-# MPI collectives (an all-reduce fit over 2 ranks, usable by `cluster --allreduce`), and the
+# MPI collectives (an all-reduce fit over 2 ranks, usable by `cluster --allreduce` as the
+# scale-up road, refused as the scale-out one), and the
 # report's settings line shows meanings, not internal 0 / -1.
 set -u
 cd "$(dirname "$0")/../.."
@@ -29,8 +30,14 @@ jq -e '.node_counts.ok == 1 and .node_counts.idle == 1 and .collectives.ranks ==
        and (.allreduce.fit.beta_s_per_byte | type == "number") and .allreduce.fit.beta_s_per_byte > 0
        and .allreduce.fit.ranks == 2' "$tmp/f/fleet.json" >/dev/null ||
   { echo "FAIL: no all-reduce fit over the 2 ranks"; jq -c '.allreduce' "$tmp/f/fleet.json"; fail=1; }
-$bin cluster --preset h200 --allreduce "$tmp/f/fleet.json" >"$tmp/c2.out" 2>"$tmp/c2.err" ||
-  { echo "FAIL: cluster --allreduce refused fleet.json"; cat "$tmp/c2.err"; fail=1; }
+# Both ranks ran on this one host: their fit measured shared memory, so `cluster` refuses it as
+# the scale-out network (exit 2, trial 4 #3) and takes it as the scale-up road when told so.
+$bin cluster --preset h200 --allreduce "$tmp/f/fleet.json" >"$tmp/c1.out" 2>"$tmp/c1.err"
+[ $? -eq 2 ] && grep -q 'shared memory' "$tmp/c1.err" ||
+  { echo "FAIL: a one-host fleet's fit taken as the scale-out network"; cat "$tmp/c1.err"; fail=1; }
+$bin cluster --preset h200 --allreduce "$tmp/f/fleet.json" --allreduce-road scaleup \
+  >"$tmp/c2.out" 2>"$tmp/c2.err" ||
+  { echo "FAIL: cluster --allreduce --allreduce-road scaleup refused fleet.json"; cat "$tmp/c2.err"; fail=1; }
 grep -q 'Not measured' "$tmp/f/report.md" && { echo "FAIL: report: collectives not measured"; fail=1; }
 grep -E -q 'threads=rank-cpus .* max_bytes=65536 ' "$tmp/f/report.md" ||
   { echo "FAIL: report settings line"; grep settings "$tmp/f/report.md"; fail=1; }
