@@ -5,7 +5,11 @@
  * GEMM follows cblas_?gemm's argument order and meaning exactly (sizes and leading dimensions
  * as int64_t); reductions follow BLAS level-1 naming. All functions are thread-safe and use
  * OpenMP with omp_get_max_threads() threads unless stated otherwise. Pointers need only element
- * alignment. */
+ * alignment.
+ *
+ * ISA (GEMM and reductions alike): the widest cpuid reports, or NODESCALE_ISA (avx512 | avx2 |
+ * scalar), read once, at the first call of any function here. An unknown value, or an ISA this
+ * CPU cannot run, prints one warning line on stderr (once) and takes the widest cpuid reports. */
 #ifndef NODESCALE_H
 #define NODESCALE_H
 
@@ -40,8 +44,7 @@ typedef enum {
  * invalid argument) without touching C, or NODESCALE_ERR_NOMEM (negative) when the packing
  * buffers cannot be allocated: C untouched, nothing printed, the call may be retried.
  * Threads: omp_get_max_threads() (one inside a parallel region, and for problems under
- * ~4 MFLOP). ISA: the widest cpuid reports, or NODESCALE_ISA (avx512 | avx2 | scalar), read at
- * the first call. Block sizes from hwloc's cache sizes,
+ * ~4 MFLOP). ISA: as above. Block sizes from hwloc's cache sizes,
  * overridden by NODESCALE_GEMM_MC / _KC / _NC. Algorithm: Goto/BLIS five loops with packing;
  * van Zee & van de Geijn, "BLIS: A Framework for Rapidly Instantiating BLAS Functionality",
  * ACM TOMS 41(3), 2015, section 3. */
@@ -63,8 +66,7 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
  * returns 0, or the 1-based position of the first invalid argument (n < 0, a NULL array with
  * n > 0, a zero stride, an unknown variant or mode, a NULL result) without writing the result.
  * n == 0 gives 0 (sum, dot, nrm2) and index -1 (i?amax). NaN and Inf propagate as in IEEE
- * arithmetic. Inputs are read only; results depend on the ISA chosen at run time
- * (NODESCALE_ISA forces one).
+ * arithmetic. Inputs are read only; results depend on the ISA chosen at run time (above).
  *
  * Error bounds, with u the unit roundoff of the accumulation (2^-53 DP, 2^-24 SP),
  * gamma_h = h u / (1 - h u), S = sum |x_i| (dot: sum |x_i y_i|) and s the exact result

@@ -3,6 +3,8 @@
 #include "kernels/registry.h"
 
 #include <cpuid.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -65,6 +67,25 @@ const char *ns_isa_selected(void) {
     if (ns_cpu_has_avx512()) return "avx512";
     if (ns_cpu_has_avx2_fma()) return "avx2";
     return "scalar";
+}
+
+static pthread_once_t dispatch_once = PTHREAD_ONCE_INIT;
+static const char *dispatch_isa = "scalar";
+
+/* cpuid traps to the hypervisor in a VM (microseconds): read once. */
+static void dispatch_init(void) {
+    const char *sel = ns_isa_selected();
+    if (!sel) {
+        fprintf(stderr, "nodescale: warning: NODESCALE_ISA=%s is unknown or not runnable here; "
+                        "using the widest ISA cpuid reports\n", getenv("NODESCALE_ISA"));
+        sel = ns_cpu_has_avx512() ? "avx512" : ns_cpu_has_avx2_fma() ? "avx2" : "scalar";
+    }
+    dispatch_isa = sel;
+}
+
+const char *ns_isa_dispatch(void) {
+    pthread_once(&dispatch_once, dispatch_init);
+    return dispatch_isa;
 }
 
 static const ns_kernel *find_exact(const char *name, const char *isa) {

@@ -81,6 +81,11 @@ const ns_kernel *ns_registry_find(const char *name, const char *isa);
  * "scalar". An unknown NODESCALE_ISA value, or one this CPU cannot run, gives NULL. */
 const char *ns_isa_selected(void);
 
+/* The ISA the library's public functions (nodescale_?gemm and the reductions) dispatch to:
+ * NODESCALE_ISA, read once at the first call; when it is unknown or this CPU cannot run it, one
+ * warning line on stderr (once) and the widest ISA cpuid reports. Never NULL. */
+const char *ns_isa_dispatch(void);
+
 /* cpuid probes (with OS support for the register state checked through xgetbv). */
 int ns_cpu_has_avx2_fma(void);
 int ns_cpu_has_avx512(void);

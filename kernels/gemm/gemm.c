@@ -70,25 +70,10 @@ static int isa_runnable(int isa) {
     return isa == NS_GEMM_SCALAR;
 }
 
-/* ---- ISA selection, read once (cpuid traps to the hypervisor in a VM: microseconds) -------- */
-
-static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
-static int isa_chosen = NS_GEMM_SCALAR;
-
-static void isa_init(void) {
-    const char *sel = ns_isa_selected(); /* honours NODESCALE_ISA; NULL if unknown/unrunnable */
-    if (!sel) {
-        const char *env = getenv("NODESCALE_ISA");
-        fprintf(stderr, "nodescale: warning: NODESCALE_ISA=%s is unknown or not runnable here; "
-                        "GEMM uses the widest ISA cpuid reports\n", env ? env : "");
-        sel = ns_cpu_has_avx512() ? "avx512" : ns_cpu_has_avx2_fma() ? "avx2" : "scalar";
-    }
-    isa_chosen = ns_gemm_isa_index(sel);
-}
+/* ---- ISA selection: ns_isa_dispatch() (NODESCALE_ISA read once, as for the reductions) ---- */
 
 const char *ns_gemm_isa(void) {
-    pthread_once(&isa_once, isa_init);
-    return isa_names[isa_chosen];
+    return isa_names[ns_gemm_isa_index(ns_isa_dispatch())];
 }
 
 /* ---- Block sizes ---------------------------------------------------------------------------
@@ -791,11 +776,11 @@ int nodescale_dgemm(nodescale_layout layout, nodescale_transpose transa,
                     double *c, int64_t ldc) {
     int bad = check_args(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
     if (bad) return bad;
-    pthread_once(&isa_once, isa_init);
+    int isa = ns_gemm_isa_index(ns_isa_dispatch());
     int ta = transa != NodescaleNoTrans, tb = transb != NodescaleNoTrans;
     if (layout == NodescaleColMajor)
-        return ns_gemm_d_isa(isa_chosen, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0);
-    return ns_gemm_d_isa(isa_chosen, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc, 0);
+        return ns_gemm_d_isa(isa, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0);
+    return ns_gemm_d_isa(isa, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc, 0);
 }
 
 int nodescale_sgemm(nodescale_layout layout, nodescale_transpose transa,
@@ -804,9 +789,9 @@ int nodescale_sgemm(nodescale_layout layout, nodescale_transpose transa,
                     float *c, int64_t ldc) {
     int bad = check_args(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
     if (bad) return bad;
-    pthread_once(&isa_once, isa_init);
+    int isa = ns_gemm_isa_index(ns_isa_dispatch());
     int ta = transa != NodescaleNoTrans, tb = transb != NodescaleNoTrans;
     if (layout == NodescaleColMajor)
-        return ns_gemm_s_isa(isa_chosen, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0);
-    return ns_gemm_s_isa(isa_chosen, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc, 0);
+        return ns_gemm_s_isa(isa, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0);
+    return ns_gemm_s_isa(isa, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc, 0);
 }

@@ -39,8 +39,7 @@ typedef struct ns_gemm_config {
  * dispatches to) and precision. Returns 0, or -1 for an unknown isa or one this CPU cannot run. */
 int ns_gemm_config_get(const char *isa, ns_precision precision, ns_gemm_config *out);
 
-/* The ISA nodescale_dgemm/nodescale_sgemm dispatch to: NODESCALE_ISA if set and runnable, else
- * the widest one cpuid reports. Read once, at the first call. */
+/* The ISA nodescale_dgemm/nodescale_sgemm dispatch to: ns_isa_dispatch() (kernels/registry.h). */
 const char *ns_gemm_isa(void);
 
 /* One BLAS peer loaded into this process (dlopen RTLD_LOCAL|RTLD_DEEPBIND). */

@@ -26,8 +26,7 @@
 #define MIN_PER_THREAD 32768 /* elements below which another thread costs more than it saves */
 
 const ns_reduce_ukrs *ns_reduce_ukrs_for(const char *isa) {
-    if (!isa) isa = ns_isa_selected();
-    if (!isa) return NULL;
+    if (!isa) isa = ns_isa_dispatch(); /* never NULL, and always runnable */
     if (!strcmp(isa, "avx512")) return ns_cpu_has_avx512() ? &ns_reduce_ukrs_avx512 : NULL;
     if (!strcmp(isa, "avx2")) return ns_cpu_has_avx2_fma() ? &ns_reduce_ukrs_avx2 : NULL;
     if (!strcmp(isa, "scalar")) return &ns_reduce_ukrs_scalar;
@@ -441,7 +440,6 @@ static int setup(ns_red_job *j, ns_red_op op, int64_t n, const void *x, int64_t 
     if (bad_mode(mode)) return 5 + shift;
     if (!result) return 6 + shift;
     const ns_reduce_ukrs *u = ns_reduce_ukrs_for(NULL);
-    if (!u) u = &ns_reduce_ukrs_scalar; /* NODESCALE_ISA names an ISA this CPU lacks */
     *j = (ns_red_job){op,   variant, mode == NodescaleDeterministic ? NS_RED_DET : NS_RED_FAST,
                       n,    x,       y,
                       incx, incy,    1.0,

@@ -60,8 +60,8 @@ int64_t ns_red_c_isamax(int64_t n, const float *x, float *amax);
 int64_t ns_red_isamax_chunked(int64_t n, const float *x, float *amax,
                               int64_t (*chunk)(int64_t, const float *, float *));
 
-/* The table for isa ("avx512", "avx2", "scalar"), or for ns_isa_selected() when isa is NULL.
- * NULL when this CPU cannot run it. */
+/* The table for isa ("avx512", "avx2", "scalar"); NULL when this CPU cannot run it. isa NULL:
+ * the table the public functions use, for ns_isa_dispatch() (never NULL). */
 const ns_reduce_ukrs *ns_reduce_ukrs_for(const char *isa);
 
 /* Error-free transformations (Knuth's TwoSum, branch-free: no |a| >= |b| test) and the combine

@@ -461,20 +461,100 @@ static void test_edges_and_errors(void **state) {
     free(big);
 }
 
+/* ---- NODESCALE_ISA: read once by the public functions, in a child process (--api-child) ---- */
+
+/* The child: every public reduction on data with a known result, on 1 and 2 threads (2 splits
+ * the n below across threads). Prints "ill %a" (a compensated deterministic sum of ill-conditioned
+ * data) for test_isa_forced; returns the number of wrong results. */
+static int api_child(void) {
+    enum { N = 100000 };
+    static double x[N], y[N];
+    static float xs[N], ys[N];
+    double sum = 0, sq = 0;
+    for (int i = 0; i < N; i++)
+        x[i] = i % 7 - 3, y[i] = 1, ys[i] = 1;
+    x[777] = 10, x[5000] = -10; /* max |x|: the first, 777 */
+    for (int i = 0; i < N; i++)
+        xs[i] = (float)x[i], sum += x[i], sq += x[i] * x[i]; /* exact: small integers */
+    int bad = 0;
+    for (int t = 1; t <= 2; t++) {
+        omp_set_num_threads(t);
+        for (int v = NodescaleSumPlain; v <= NodescaleSumWide; v++) {
+            double r = NAN;
+            float rs = NAN;
+            if (v != NodescaleSumWide) {
+                bad += nodescale_dsum(N, x, 1, v, NodescaleFast, &r) != 0 || r != sum;
+                bad += nodescale_ddot(N, x, 1, y, 1, v, NodescaleDeterministic, &r) != 0 || r != sum;
+            }
+            bad += nodescale_ssum(N, xs, 1, v, NodescaleFast, &rs) != 0 || rs != (float)sum;
+            bad += nodescale_sdot(N, xs, 1, ys, 1, v, NodescaleFast, &rs) != 0 || rs != (float)sum;
+            if (v != NodescaleSumCompensated) {
+                if (v != NodescaleSumWide)
+                    bad += nodescale_dnrm2(N, x, 1, v, NodescaleFast, &r) != 0 ||
+                           fabs(r - sqrt(sq)) > 1e-14 * sqrt(sq);
+                bad += nodescale_snrm2(N, xs, 1, v, NodescaleFast, &rs) != 0 ||
+                       fabs(rs - sqrt(sq)) > 1e-6 * sqrt(sq);
+            }
+        }
+        int64_t idx = -2;
+        bad += nodescale_idamax(N, x, 1, &idx) != 0 || idx != 777;
+        idx = -2;
+        bad += nodescale_isamax(N, xs, 1, &idx) != 0 || idx != 777;
+    }
+    double *ill = malloc(50000 * sizeof *ill), r = 0;
+    fill_ill_d(ill, 50000);
+    nodescale_dsum(50000, ill, 1, NodescaleSumCompensated, NodescaleDeterministic, &r);
+    printf("ill %a\n", r);
+    free(ill);
+    if (bad) fprintf(stderr, "api-child: %d wrong results\n", bad);
+    return bad;
+}
+
+/* Runs the child with NODESCALE_ISA=isa; its stdout and stderr into out. Returns its status. */
+static int run_child(const char *isa, char *out, size_t cap) {
+    char self[512], cmd[700];
+    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    assert_true(k > 0);
+    self[k] = 0;
+    snprintf(cmd, sizeof cmd, "NODESCALE_ISA=%s '%s' --api-child 2>&1", isa, self);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t len = fread(out, 1, cap - 1, p);
+    out[len] = 0;
+    return pclose(p);
+}
+
+static int count(const char *s, const char *what) {
+    int c = 0;
+    for (const char *q = s; (q = strstr(q, what)); q++)
+        c++;
+    return c;
+}
+
+/* An unknown NODESCALE_ISA, or one this CPU cannot run, gives one warning (however many calls)
+ * and the widest runnable ISA in every public reduction, the i?amax included (they crashed). */
+static void test_isa_env(void **state) {
+    (void)state;
+    const char *cases[] = {"bogus", "avx512", "avx2", "scalar"};
+    char out[4096];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int runnable = ns_reduce_ukrs_for(cases[i]) != NULL;
+        int st = run_child(cases[i], out, sizeof out);
+        if (st != 0) fail_msg("NODESCALE_ISA=%s: child status %d, output: %s", cases[i], st, out);
+        if (count(out, "nodescale: warning: NODESCALE_ISA=") != !runnable)
+            fail_msg("NODESCALE_ISA=%s: want %d warning, output: %s", cases[i], !runnable, out);
+    }
+}
+
 /* Forcing the plain-C ISA gives bitwise the AVX-512 result in deterministic mode. */
 static void test_isa_forced(void **state) {
     (void)state;
     if (!ns_cpu_has_avx512()) skip();
-    int64_t n = 50000;
-    double *x = malloc(n * sizeof *x), a, b;
-    fill_ill_d(x, n);
-    setenv("NODESCALE_ISA", "avx512", 1);
-    nodescale_dsum(n, x, 1, NodescaleSumCompensated, NodescaleDeterministic, &a);
-    setenv("NODESCALE_ISA", "scalar", 1);
-    nodescale_dsum(n, x, 1, NodescaleSumCompensated, NodescaleDeterministic, &b);
-    unsetenv("NODESCALE_ISA");
-    assert_memory_equal(&a, &b, sizeof a);
-    free(x);
+    char a[4096], b[4096];
+    assert_int_equal(run_child("avx512", a, sizeof a), 0);
+    assert_int_equal(run_child("scalar", b, sizeof b), 0);
+    assert_non_null(strstr(a, "ill "));
+    assert_string_equal(a, b);
 }
 
 /* Inf, NaN and overflow give the IEEE result (the plain sum's) in every variant, compensated
@@ -482,7 +562,7 @@ static void test_isa_forced(void **state) {
  * the sum is +-Inf. DBL_MAX in a case stands for the format's overflow operand (1.7e308 in DP,
  * 3e38 in SP: two of them overflow). Small n and n = 100000 (values spread over the SIMD slots,
  * the threads' shares and the deterministic blocks, random +-[0.5, 1) elsewhere); every ISA,
- * both modes, teams of 1..3, and the public API (NODESCALE_ISA) on 1 and 2 threads. */
+ * both modes, teams of 1..3, and the public API (its ISA: ns_isa_dispatch) on 1 and 2 threads. */
 static void check_nonfinite(const char *what, double got, double want) {
     if (isnan(want) ? !isnan(got) : got != want) fail_msg("%s: got %g want %g", what, got, want);
 }
@@ -497,8 +577,7 @@ static void nonfinite_job(ns_red_job *j, double want, const char *name) {
                  j->u->isa, j->variant, j->mode, t);
         check_nonfinite(what, sp ? (float)got : got, want);
     }
-    setenv("NODESCALE_ISA", j->u->isa, 1);
-    for (int t = 1; t <= 2; t++) {
+    for (int t = 1; t <= 2; t++) { /* the API: the ISA NODESCALE_ISA selected at start-up */
         omp_set_num_threads(t);
         double r = 0;
         float rs = 0;
@@ -525,7 +604,6 @@ static void nonfinite_job(ns_red_job *j, double want, const char *name) {
                  j->u->isa, v, m, t);
         check_nonfinite(what, r, want);
     }
-    unsetenv("NODESCALE_ISA");
 }
 
 static void test_nonfinite(void **state) {
@@ -747,7 +825,7 @@ int main(int argc, char **argv) {
         setenv("OMP_WAIT_POLICY", "passive", 1);
         execv("/proc/self/exe", argv);
     }
-    (void)argc;
+    if (argc > 1 && !strcmp(argv[1], "--api-child")) return api_child() ? 1 : 0;
     if (getenv("TEST_FILTER")) cmocka_set_test_filter(getenv("TEST_FILTER")); /* e.g. "*nrm2*" */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_variants_bounded),
@@ -759,6 +837,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_nrm2_extremes),
         cmocka_unit_test(test_amax),
         cmocka_unit_test(test_edges_and_errors),
+        cmocka_unit_test(test_isa_env),
         cmocka_unit_test(test_isa_forced),
         cmocka_unit_test(test_nonfinite),
         cmocka_unit_test(test_registry),
