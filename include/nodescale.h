@@ -68,24 +68,41 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
  * n == 0 gives 0 (sum, dot, nrm2) and index -1 (i?amax). NaN and Inf propagate as in IEEE
  * arithmetic. Inputs are read only; results depend on the ISA chosen at run time (above).
  *
- * Error bounds, with u the unit roundoff of the accumulation (2^-53 DP, 2^-24 SP),
- * gamma_h = h u / (1 - h u), S = sum |x_i| (dot: sum |x_i y_i|) and s the exact result
- * (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM 2002, ch. 3-4;
- * the relative error is the bound over |s|, i.e. proportional to the condition S / |s|):
+ * Threads: min(n / 32768, omp_get_max_threads(), 256), at least 1 (i?amax and nrm2 too), and
+ * one inside a parallel region; the runtime may give fewer.
+ *
+ * Error bounds (the ones the tests check, ns_red_bound in kernels/reduce/reduce.c), with u the
+ * unit roundoff of the accumulation (2^-53 DP, 2^-24 SP), gamma_h = h u / (1 - h u) (infinite
+ * once h u >= 1/2), S = sum |x_i| (dot: sum |x_i y_i|) and s the exact result. Source: Higham,
+ * "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM 2002, section 4.2 (any
+ * summation order: |err| <= gamma_h S, h the depth of its addition tree) and section 4.3
+ * (compensated summation); the relative error is the bound over |s|, i.e. proportional to the
+ * condition S / |s|:
  *   plain        |err| <= gamma_h S, h = ceil(m / L) + log2 L + ceil(log2 P) + 1, where L is
  *                the micro-kernel's independent accumulators (64 DP / 128 SP for AVX-512 and
- *                plain C, 32 / 64 for AVX2), m the longest share (a thread's range, or in
- *                deterministic mode one block of max(8192, n / 1024) elements) and P the number
- *                of shares (threads, or blocks). With L slots, an SP sum of 2^25 ones is exact.
- *   pairwise     as plain with m replaced by 2048 and h increased by ceil(log2(m / 2048)) + 1
- *                (Higham section 4.2). Strided input always takes this shape.
- *   compensated  |err| <= u |s| + gamma_{h+1}^2 S: Neumaier's compensated summation with
- *                Knuth's TwoSum, and for dot TwoProduct by FMA (Dot2 of Ogita, Rump, Oishi,
- *                "Accurate sum and dot product", SIAM J. Sci. Comput. 26(6), 2005, Prop. 4.5
- *                and Thm. 5.3, with the tree depth h in place of n - 1): about twice the working
- *                precision, until the condition reaches 1/u.
+ *                plain C, 32 / 64 for AVX2; compensated: 64 / 128, AVX2 16 / 32; wide and nrm2
+ *                accumulate in DP: the DP count), m the longest
+ *                share (a thread's range, or in deterministic mode one block of
+ *                max(8192, n / 1024) elements, rounded up to a multiple of 64) and P the number
+ *                of shares (threads, or blocks); the final 1 is the fused product of a dot and
+ *                the final s + c. With L slots, an SP sum of 2^25 ones is exact.
+ *   pairwise     for m > 2048, as plain with m replaced by 2048 and h increased by
+ *                ceil(log2(m / 2048)) + 1 (section 4.2). Strided input always takes this shape.
+ *   compensated  |err| <= u |s| + gamma_{h+1}^2 S, h as plain: Neumaier's compensated summation
+ *                with Knuth's TwoSum, and for dot TwoProduct by FMA (Sum2 and Dot2 of Ogita,
+ *                Rump, Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput. 26(6), 2005,
+ *                Prop. 4.5 and Thm. 5.3, with the tree depth h in place of n - 1): about twice
+ *                the working precision, until the condition reaches 1/u.
  *   wide         (s forms only) SP input accumulated in DP, rounded once to SP:
  *                |err| <= 2^-24 |s| + gamma_h(2^-53) S.
+ *   nrm2         |err| <= (gamma_h / 2 + u (+ 2^-24 for snrm2)) |s| (1 + 1e-7) + n 2^-1074,
+ *                u = 2^-53 and h as plain or pairwise (both accumulate in DP): the sum of
+ *                squares has nonnegative terms, so its relative error is <= gamma_h (section
+ *                4.2); the correctly rounded sqrt halves it and adds u, snrm2's rounding to SP
+ *                2^-24; n 2^-1074 covers squares below the normal range. dnrm2's rescaling pass
+ *                scales by a power of two, which is exact (the split into an unscaled and a
+ *                scaled pass is discussed in Anderson, "Algorithm 978: Safe Scaling in the
+ *                Level 1 BLAS", ACM TOMS 44(1), 2017).
  * Mode: NodescaleFast partitions the work by thread; the result is reproducible for a fixed
  * thread count but may differ in the last bits between thread counts. NodescaleDeterministic
  * fixes the blocks and the combine tree by n alone: bitwise the same result for any number of
@@ -117,7 +134,7 @@ NODESCALE_API int nodescale_sdot(int64_t n, const float *x, int64_t incx, const 
  * finds max |x_i| and a third sums (x_i 2^-e)^2 with 2^e near max |x_i| (exact scaling).
  * snrm2: squares of floats are accumulated in DP, where they can neither overflow nor underflow,
  * so one pass always suffices. Variants: plain or pairwise (snrm2 also wide, the same as
- * plain); compensated is rejected. Relative error <= gamma_h / 2 + u (+ 2^-24 for snrm2). */
+ * plain); compensated is rejected. Error bound: nrm2 above. */
 NODESCALE_API int nodescale_dnrm2(int64_t n, const double *x, int64_t incx,
                                   nodescale_sum_variant variant, nodescale_reduce_mode mode,
                                   double *result);
