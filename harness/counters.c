@@ -1340,9 +1340,7 @@ void ns_counters_print_status(FILE *f) {
     char err[256] = "";
     int rc = 0;
     if (!g.inited) rc = ns_counters_init(NULL, err, sizeof err);
-    const char *sum = ns_counters_summary();
-    if (!strncmp(sum, "counters: ", 10)) sum += 10; /* `nodescale list` prints the label */
-    fprintf(f, "%s\n", sum);
+    fprintf(f, "%s\n", ns_counters_summary()); /* begins with its "counters: " label */
     if (rc < 0) fprintf(f, "  NODESCALE_EVENTS ignored: %s\n", err);
     for (int i = 0; i < g.nreq; i++)
         fprintf(f, "  %-28s %s\n", g.req[i], g.req_status[i]);

@@ -106,9 +106,9 @@ const char *ns_counters_summary(void);
 json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
                             double analytic_flops_per_rep, double analytic_bytes_per_rep);
 
-/* The counters block of `nodescale list`, printed after its "counters: " label: the summary
- * (without the label), then one line per requested hardware event and per software event with
- * its status. Runs ns_counters_init(NULL, ...) first when nothing has initialised the module
+/* The counters block that ends `nodescale list`: the summary line (ns_counters_summary(), with
+ * its "counters: " label), then one line per requested hardware event and per software event
+ * with its status. Runs ns_counters_init(NULL, ...) first when nothing has initialised the module
  * (so NODESCALE_EVENTS is honoured; a malformed value is reported in the block). */
 void ns_counters_print_status(FILE *f);
 
