@@ -193,6 +193,17 @@ static int parse_list(const char *cmd, const char *s, int64_t lo, int64_t hi, in
 
 int main(int argc, char **argv) {
     const char *cmd = "bench-gemm";
+    if (ns_bench_help(argc, argv,
+                      "usage: bench_gemm [options]   (make bench-gemm)\n"
+                      "  own GEMM vs BLIS and OpenBLAS, interleaved sample by sample\n"
+                      "  --prec P        dp | sp | both (default both)\n"
+                      "  --threads LIST  thread counts, e.g. 1,2 (default 1,2)\n"
+                      "  --sizes LIST    square sizes (default 256,512,1024,1536,2048,3072,4096)\n"
+                      "  --samples S     samples per case, >= 9 (default 9)\n"
+                      "  --min-time S    seconds a sample lasts at least, 0..10 (default 0.02)\n"
+                      "  --no-ml         skip the ML shapes\n"
+                      "  --no-square     skip the square sizes\n"))
+        return 0;
     opts o = {.prec_mask = 3, .threads = {1, 2}, .nthreads = 2,
               .sizes = {256, 512, 1024, 1536, 2048, 3072, 4096}, .nsizes = 7, .ml = 1,
               .square = 1, .samples = 9, .min_time = 0.02};

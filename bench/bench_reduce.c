@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/cli.h"
 #include "harness/context.h"
 #include "harness/likwid_ref.h"
 #include "harness/measure.h"
@@ -154,7 +155,14 @@ static void run_case(const bench_case *c, const char *isa, int rounds) {
 }
 
 int main(int argc, char **argv) {
-    (void)argc;
+    if (ns_bench_help(argc, argv,
+                      "usage: bench_reduce   (make bench-reduce)\n"
+                      "  the reduction kernels beside likwid-bench's sum/ddot and stream_load,\n"
+                      "  L1..DRAM, on 1 and all CPUs in the affinity mask. No options.\n"
+                      "  NODESCALE_BENCH_QUICK=1  3 rounds, L1 and DRAM only (=2 L1 only, =3 DRAM"
+                      " only)\n"
+                      "  NODESCALE_BENCH_SP=1     also ssum/sdot\n"))
+        return 0;
     ns_affinity_defaults(argv);
     int quick = getenv("NODESCALE_BENCH_QUICK") ? atoi(getenv("NODESCALE_BENCH_QUICK")) : 0;
     int rounds = quick ? 3 : 5;

@@ -118,6 +118,13 @@ static const struct {
 };
 
 int main(int argc, char **argv) {
+    if (ns_bench_help(argc, argv,
+                      "usage: bench_roofline [options]   (make bench-roofline)\n"
+                      "  every roofline ceiling beside likwid-bench's, interleaved round by round\n"
+                      "  --rounds N     2..32 rounds (default 5)\n"
+                      "  --only WHAT    compute | bandwidth | L1 | L2 | L3 | DRAM (default all)\n"
+                      "  --isa ISA      avx2 | avx512 (default both where the CPU has them)\n"))
+        return 0;
     ns_affinity_defaults(argv);
     int rounds = 5;
     const char *only = NULL, *isa_only = NULL;
