@@ -2,7 +2,7 @@
  * same inputs with the same thread count, variants interleaved sample by sample (the order
  * rotates each round) so that clock drift on a shared VM hits all three alike. Prints GFLOP/s
  * (median of >= 9 samples, with the interquartile spread) and own / best peer for each case,
- * then the issue's targets:
+ * then its targets:
  *   square n in {256 .. 4096}, DGEMM and SGEMM, 1 and 2 threads: geometric mean of
  *     own / max(BLIS, OpenBLAS) >= 1.00 and >= 0.90 at every size;
  *   n >= 1024: >= 90% of the measured FMA ceiling (best of 15 runs of the registry's "peak" kernel

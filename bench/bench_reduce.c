@@ -6,7 +6,7 @@
  * subprocess), so drift of this shared machine's clock hits all alike. Prints per case the
  * medians over rounds and the median and range of each per-round ratio.
  *
- * Targets (issue 4), on the ISA the CPU selects: plain sum and dot >= 1.00x likwid-bench and
+ * Targets, on the ISA the CPU selects: plain sum and dot >= 1.00x likwid-bench and
  * >= 0.95x the read ceiling at every level; compensated within 10% and deterministic within 5%
  * of plain at DRAM sizes. Rows print "ok"/"MISS" against them; the exit status is 0 either way
  * (a benchmark reports, it does not gate). NODESCALE_BENCH_QUICK=1: 3 rounds, L1 and DRAM only; =2:
@@ -180,7 +180,7 @@ int main(int argc, char **argv) {
         double l3 = llc >= 3 ? fmin(0.25 * (double)ns_cache_aggregate(3, t),
                                     8.0 * (double)ns_cache_aggregate(2, t))
                              : 0;
-        /* DRAM: 4x the last-level cache (field-bugs B09), as long as the 8 working sets alive
+        /* DRAM: 4x the last-level cache, as long as the 8 working sets alive
          * at once (4 of ours, stream_load's 3 arrays, likwid-bench's) fit in 60% of free memory */
         double want = 4.0 * (double)(llc ? ns_cache_aggregate(llc, t) : (64 << 20));
         double dram = want;
