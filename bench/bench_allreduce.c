@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "harness/allreduce.h"
+#include "harness/cli.h"
 #include "harness/context.h"
 #include "harness/json.h"
 
@@ -23,7 +24,13 @@ static void print_fit(const char *name, const json_t *f) {
 }
 
 int main(int argc, char **argv) {
-    (void)argc;
+    if (ns_bench_help(argc, argv,
+                      "usage: bench_allreduce   (make bench-allreduce)\n"
+                      "  the thread all-reduce sweep (ring and tree): median time, algbw, busbw,\n"
+                      "  alpha-beta fits. No options.\n"
+                      "  NODESCALE_BENCH_QUICK=1  4x size steps\n"
+                      "  OMP_NUM_THREADS          threads (default: the CPUs in the affinity mask)\n"))
+        return 0;
     ns_affinity_defaults(argv);
     int quick = getenv("NODESCALE_BENCH_QUICK") ? atoi(getenv("NODESCALE_BENCH_QUICK")) : 0;
     json_t *r = ns_allreduce_measure(0, quick, NULL);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/cli.h"
 #include "harness/context.h"
 #include "harness/json.h"
 #include "harness/likwid_ref.h"
@@ -42,7 +43,13 @@ static double ours_rate(const bench_case *c, int *ok) {
     return v;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (ns_bench_help(argc, argv,
+                      "usage: bench_ceilings   (make bench-ceilings)\n"
+                      "  nodescale's DP FMA peak, L1 read and DRAM triad ceilings beside\n"
+                      "  likwid-bench's, interleaved over 7 rounds, on 1 and all CPUs in the\n"
+                      "  affinity mask. No options.\n"))
+        return 0;
     int T = ns_topology_get()->cpus_in_mask > 0 ? ns_topology_get()->cpus_in_mask : 1;
     int llc = ns_llc_level();
     double dram = 4.0 * (double)(llc ? ns_cache_aggregate(llc, T) : (64 << 20));

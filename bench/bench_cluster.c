@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cluster/cluster.h"
+#include "harness/cli.h"
 #include "harness/stats.h"
 
 #define SAMPLES 11
@@ -18,7 +19,12 @@ static double now_s(void) {
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (ns_bench_help(argc, argv,
+                      "usage: bench_cluster   (make bench-cluster)\n"
+                      "  configurations per second a `nodescale cluster --search` evaluates\n"
+                      "  (Llama 3 405B on H100 SXM; target >= 100,000/s). No options.\n"))
+        return 0;
     ns_cluster_input in;
     char err[256];
     ns_cluster_defaults(&in);

@@ -160,6 +160,15 @@ static void summary(const cell *c, const char *what) {
 }
 
 int main(int argc, char **argv) {
+    if (ns_bench_help(argc, argv,
+                      "usage: bench_gate [options] [-- BENCH_ARGS...]   (make bench-gate)\n"
+                      "  the gate's false-alarm and catch rates and its cost, from real runs\n"
+                      "  --iterations N  1..256 (default 20)\n"
+                      "  --kernel K      kernel to bench (default peak_dp_fma)\n"
+                      "  --slowdown F    injected slowdown fraction (default 0.10)\n"
+                      "  BENCH_ARGS      `nodescale bench` arguments (default --threads 1\n"
+                      "                  --samples 21 --min-time 0.005)\n"))
+        return 0;
     int iters = 20;
     const char *kernel = "peak_dp_fma", *v;
     double slow = 0.10;

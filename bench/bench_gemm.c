@@ -2,7 +2,7 @@
  * same inputs with the same thread count, variants interleaved sample by sample (the order
  * rotates each round) so that clock drift on a shared VM hits all three alike. Prints GFLOP/s
  * (median of >= 9 samples, with the interquartile spread) and own / best peer for each case,
- * then the issue's targets:
+ * then its targets:
  *   square n in {256 .. 4096}, DGEMM and SGEMM, 1 and 2 threads: geometric mean of
  *     own / max(BLIS, OpenBLAS) >= 1.00 and >= 0.90 at every size;
  *   n >= 1024: >= 90% of the measured FMA ceiling (best of 15 runs of the registry's "peak" kernel
@@ -193,6 +193,17 @@ static int parse_list(const char *cmd, const char *s, int64_t lo, int64_t hi, in
 
 int main(int argc, char **argv) {
     const char *cmd = "bench-gemm";
+    if (ns_bench_help(argc, argv,
+                      "usage: bench_gemm [options]   (make bench-gemm)\n"
+                      "  own GEMM vs BLIS and OpenBLAS, interleaved sample by sample\n"
+                      "  --prec P        dp | sp | both (default both)\n"
+                      "  --threads LIST  thread counts, e.g. 1,2 (default 1,2)\n"
+                      "  --sizes LIST    square sizes (default 256,512,1024,1536,2048,3072,4096)\n"
+                      "  --samples S     samples per case, >= 9 (default 9)\n"
+                      "  --min-time S    seconds a sample lasts at least, 0..10 (default 0.02)\n"
+                      "  --no-ml         skip the ML shapes\n"
+                      "  --no-square     skip the square sizes\n"))
+        return 0;
     opts o = {.prec_mask = 3, .threads = {1, 2}, .nthreads = 2,
               .sizes = {256, 512, 1024, 1536, 2048, 3072, 4096}, .nsizes = 7, .ml = 1,
               .square = 1, .samples = 9, .min_time = 0.02};

@@ -6,7 +6,7 @@
  * subprocess), so drift of this shared machine's clock hits all alike. Prints per case the
  * medians over rounds and the median and range of each per-round ratio.
  *
- * Targets (issue 4), on the ISA the CPU selects: plain sum and dot >= 1.00x likwid-bench and
+ * Targets, on the ISA the CPU selects: plain sum and dot >= 1.00x likwid-bench and
  * >= 0.95x the read ceiling at every level; compensated within 10% and deterministic within 5%
  * of plain at DRAM sizes. Rows print "ok"/"MISS" against them; the exit status is 0 either way
  * (a benchmark reports, it does not gate). NODESCALE_BENCH_QUICK=1: 3 rounds, L1 and DRAM only; =2:
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/cli.h"
 #include "harness/context.h"
 #include "harness/likwid_ref.h"
 #include "harness/measure.h"
@@ -154,7 +155,14 @@ static void run_case(const bench_case *c, const char *isa, int rounds) {
 }
 
 int main(int argc, char **argv) {
-    (void)argc;
+    if (ns_bench_help(argc, argv,
+                      "usage: bench_reduce   (make bench-reduce)\n"
+                      "  the reduction kernels beside likwid-bench's sum/ddot and stream_load,\n"
+                      "  L1..DRAM, on 1 and all CPUs in the affinity mask. No options.\n"
+                      "  NODESCALE_BENCH_QUICK=1  3 rounds, L1 and DRAM only (=2 L1 only, =3 DRAM"
+                      " only)\n"
+                      "  NODESCALE_BENCH_SP=1     also ssum/sdot\n"))
+        return 0;
     ns_affinity_defaults(argv);
     int quick = getenv("NODESCALE_BENCH_QUICK") ? atoi(getenv("NODESCALE_BENCH_QUICK")) : 0;
     int rounds = quick ? 3 : 5;
@@ -172,7 +180,7 @@ int main(int argc, char **argv) {
         double l3 = llc >= 3 ? fmin(0.25 * (double)ns_cache_aggregate(3, t),
                                     8.0 * (double)ns_cache_aggregate(2, t))
                              : 0;
-        /* DRAM: 4x the last-level cache (field-bugs B09), as long as the 8 working sets alive
+        /* DRAM: 4x the last-level cache, as long as the 8 working sets alive
          * at once (4 of ours, stream_load's 3 arrays, likwid-bench's) fit in 60% of free memory */
         double want = 4.0 * (double)(llc ? ns_cache_aggregate(llc, t) : (64 << 20));
         double dram = want;

@@ -12,14 +12,14 @@
  *
  * Working sets per level, for t threads placed one per core (aggregate capacities from hwloc, as
  * the roofline labels them): L1 half the aggregate L1; L2 half the aggregate L2; L3 the
- * geometric middle of 2x the aggregate L2 and half the aggregate L3; DRAM 4x the aggregate LLC
- * (B09), at most 40% of the available memory. Both tools count bytes without write-allocate
+ * geometric middle of 2x the aggregate L2 and half the aggregate L3; DRAM 4x the aggregate LLC,
+ * at most 40% of the available memory. Both tools count bytes without write-allocate
  * (nodescale's "minimal" policy; likwid-bench counts useful bytes, likwid issue #649).
  *
  * Each for the AVX-512 (where the CPU has it) and the AVX2 variants, on 1 and on all threads.
  * usage: bench_roofline [--rounds N] [--only compute|bandwidth|L1|L2|L3|DRAM]
  *                       [--isa avx2|avx512]
- * Targets (issue 6): ratio >= 0.95 (or above 1 with a reason), CV <= 3% on a quiet machine. */
+ * Targets: ratio >= 0.95 (or above 1 with a reason), CV <= 3% on a quiet machine. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +118,13 @@ static const struct {
 };
 
 int main(int argc, char **argv) {
+    if (ns_bench_help(argc, argv,
+                      "usage: bench_roofline [options]   (make bench-roofline)\n"
+                      "  every roofline ceiling beside likwid-bench's, interleaved round by round\n"
+                      "  --rounds N     2..32 rounds (default 5)\n"
+                      "  --only WHAT    compute | bandwidth | L1 | L2 | L3 | DRAM (default all)\n"
+                      "  --isa ISA      avx2 | avx512 (default both where the CPU has them)\n"))
+        return 0;
     ns_affinity_defaults(argv);
     int rounds = 5;
     const char *only = NULL, *isa_only = NULL;

@@ -2,7 +2,7 @@
  * (applied in order), then --node (the chip's GEMM efficiency and variability as measured by a
  * nodescale run), then --allreduce (measured α–β), then flags; the same key table (keys.h)
  * reads presets and flags. Prints the configuration and step-time breakdown per chip count as
- * tables, optionally JSON and plots; `--preset seed002` prints seed 002's table instead. */
+ * tables, optionally JSON and plots; `--preset seed002` prints the toy η(G) model's table instead. */
 #include "cluster/cluster.h"
 #include "cluster/equations.h"
 #include "cluster/keys.h"
@@ -56,7 +56,7 @@ static void usage(FILE *f) {
         "  --preset NAME|FILE.json   apply a preset (repeatable; later ones override). Chips:\n"
         "                            a100-sxm h100-sxm h200 gb200-nvl72 gb300-nvl72 tpu-v4\n"
         "                            cpu-node; models: llama3-405b (the default), megatron-1t;\n"
-        "                            seed002 (seed 002's table)\n"
+        "                            seed002 (a toy eta(G) model's table)\n"
         "  --list-presets            list the presets found and where\n"
         "  --node FILE               a nodescale results.json: the chip's GEMM efficiency\n"
         "                            table and step-time CV; with no chip preset the node is\n"
@@ -345,7 +345,7 @@ static int build_input(const options *o, ns_cluster_input *in) {
     return 0;
 }
 
-/* Seed 002 mode takes only the chip counts and the keys: the options it would ignore (JSON,
+/* The seed002 preset's mode takes only the chip counts and the keys: the options it would ignore (JSON,
  * plots, search, a measured node or fit) are refused, and so is an η(G) = a − b·log2(G) outside
  * (0, 1] at any chip count (a negative or above-peak MFU). 0 or the exit status. */
 static int check_seed002(const options *o, const ns_cluster_input *in, const int *chips, int n) {
@@ -358,8 +358,8 @@ static int check_seed002(const options *o, const ns_cluster_input *in, const int
                                          : NULL;
     if (ignored)
         return ns_usage_error(CMD,
-                              "%s does not apply to the seed002 preset (it prints seed 002's "
-                              "table only)",
+                              "%s does not apply to the seed002 preset (it prints the toy "
+                              "eta(G) model's table only)",
                               ignored);
     for (int i = 0; i < n; i++) {
         double eta = ns_eta_log2(in->eta.a, in->eta.b, chips[i]);
@@ -372,8 +372,8 @@ static int check_seed002(const options *o, const ns_cluster_input *in, const int
     return 0;
 }
 
-/* Seed 002 mode: exactly what seed 002's cluster.py prints, from η(G) = a − b·log2(G), the
- * chip's peak and power (PUE applied once; the seed's preset has PUE 1). */
+/* The seed002 preset's mode: the toy model's table, from η(G) = a − b·log2(G), the
+ * chip's peak and power (PUE applied once; the preset has PUE 1). */
 static void print_seed002(const ns_cluster_input *in, const int *chips, int n) {
     double f = in->sys.chip.peak_flops[in->run.precision];
     for (int i = 0; i < n; i++) {

@@ -117,7 +117,7 @@ typedef struct ns_par {
     int tp, pp, dp, cp, micro_batch, interleave;
 } ns_par;
 
-/* Seed 002 mode: η(G) = a − b·log2(G) replaces the mechanistic model. */
+/* The seed002 preset's toy mode: η(G) = a − b·log2(G) replaces the mechanistic model. */
 typedef struct ns_eta_law {
     int enabled;
     double a, b;

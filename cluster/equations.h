@@ -1,7 +1,7 @@
 /* The cluster model's closed-form equations, one function each, with the paper and section they
  * come from. Every function is pure (no allocation, no I/O, no global state) so that the search
  * can call them hundreds of thousands of times a second and the tests can check each one against
- * published figures (../shared/cluster-cases.md) and against its limits (one rank, one stage,
+ * figures published in those papers and against its limits (one rank, one stage,
  * infinite bandwidth, zero latency).
  *
  * Units: seconds, bytes, FLOP, FLOP/s, bytes/s. Bandwidths are PER DIRECTION per chip unless a
@@ -164,7 +164,7 @@ double ns_gustafson_speedup(double p, double n);
 /* Facility power: G · (W_chip + W_other) · PUE, applied once. */
 double ns_cluster_power_w(int chips, double chip_w, double other_w, double pue);
 
-/* Seed 002's efficiency law, η(G) = a − b·log2(G) (illustrative, not derived). */
+/* A toy efficiency law (the seed002 preset), η(G) = a − b·log2(G) (illustrative, not derived). */
 double ns_eta_log2(double a, double b, double chips);
 
 /* Realized FLOP/s: G · f_chip · η. */

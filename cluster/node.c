@@ -62,7 +62,7 @@ static int gemm_table(ns_chip *c, const json_t *results, ns_cprec want, double *
                k = ns_json_get_num(p, "k");
         double eff = ns_json_get_num(r, "fraction_of_roof");
         if (!(m >= 1 && n >= 1 && k >= 1 && eff > 0)) continue; /* unmeasured: null + status */
-        if (eff > 1.0) { /* above the roof: the ceiling was mis-measured (B07); refuse */
+        if (eff > 1.0) { /* above the roof: the ceiling was mis-measured; refuse */
             if (info->gemm_refused < NS_NODE_REFUSED_IDS) {
                 const char *id = json_string_value(json_object_get(r, "id"));
                 snprintf(info->refused_ids[info->gemm_refused], sizeof info->refused_ids[0], "%s",
@@ -157,7 +157,7 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
     }
     for (int p = 0; p < NS_CP_COUNT; p++)
         if (!(c->peak_flops[p] > 0)) c->peak_flops[p] = other[p];
-    /* The highest DRAM ceiling, from entries not flagged suspect (B09: a "DRAM" plateau that
+    /* The highest DRAM ceiling, from entries not flagged suspect (a "DRAM" plateau that
      * may still be cache) when there are any. */
     double bw = 0, bw_suspect = 0;
     json_array_foreach(json_object_get(ceil, "bandwidth"), i, e) {

@@ -107,11 +107,11 @@ const ns_cluster_key ns_cluster_keys[] = {
      "micro-batch, sequences"},
     {"parallel", "interleave", NS_KEY_INT, OFF(par.interleave), 1, 1, 1024,
      "model chunks per pipeline stage (interleaved 1F1B)"},
-    /* seed 002 */
+    /* the seed002 preset's toy efficiency law */
     {"seed002", "eta_a", NS_KEY_DBL, OFF(eta.a), 1, 1e-6, 1,
-     "seed 002: eta(G) = a - b*log2(G), a in (0, 1]"},
+     "toy model: eta(G) = a - b*log2(G), a in (0, 1]"},
     {"seed002", "eta_b", NS_KEY_DBL, OFF(eta.b), 1, 0, 1,
-     "seed 002: eta(G) = a - b*log2(G), b in [0, 1]"},
+     "toy model: eta(G) = a - b*log2(G), b in [0, 1]"},
 };
 const size_t ns_cluster_nkeys = sizeof ns_cluster_keys / sizeof ns_cluster_keys[0];
 

@@ -74,3 +74,14 @@ int ns_opt_value(int argc, char **argv, int *i, const char *name, const char **v
     *value = argv[++*i];
     return 1;
 }
+
+int ns_bench_help(int argc, char **argv, const char *usage) {
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) break; /* what follows is for another program */
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return 1;
+        }
+    }
+    return 0;
+}

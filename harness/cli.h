@@ -24,4 +24,8 @@ int ns_parse_double(const char *s, double min, double max, double *out);
  * 0 when argv[*i] is not this option. */
 int ns_opt_value(int argc, char **argv, int *i, const char *name, const char **value);
 
+/* For the bench/bench_* programs: when an argument is --help or -h, prints usage (its "usage:"
+ * line and options) to stdout and returns 1, and the caller exits 0; otherwise returns 0. */
+int ns_bench_help(int argc, char **argv, const char *usage);
+
 #endif

@@ -184,7 +184,7 @@ int ns_counters_sum_threads(const long long *vals, const char *const *thread_why
             bad = 1;
         } else if (cycles >= 0 && v[cycles] <= 0) {
             /* A thread that ran the kernel but counted no cycles was not counted at all: a
-             * hybrid CPU whose other core type PAPI's PMU does not cover (B03), or a set never
+             * hybrid CPU whose other core type PAPI's PMU does not cover, or a set never
              * scheduled. Its zeros must not be summed in as if they were counts. */
             put(why, len,
                 "not counted on thread %d: zero cycles although it ran (a core type PAPI's PMU "
@@ -1246,7 +1246,7 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
         ns_json_set_str(cov, "status", "ok");
     json_object_set_new(o, "coverage", cov);
 
-    /* Derived metrics, each validated (field bugs B02, B04, B05). */
+    /* Derived metrics, each validated. */
     int ii = find_event(ins_names);
     int ifl = find_event(k->precision == NS_PREC_DP ? dp_names : sp_names);
     double cyc = ic >= 0 ? hw[ic] : NAN, ins = ii >= 0 ? hw[ii] : NAN;
@@ -1298,9 +1298,9 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
     json_object_set_new(d, "flops_ratio", fr);
 
     /* Memory traffic: the sum of events marked NAME*BYTES. Against the analytic bytes it must
-     * be at least half (B02: uncore counters that read 0 or a fraction when not permitted) and
-     * below 10 TB/s (B06: phantom channels reading 1e19). The measured arithmetic intensity
-     * divides the analytic FLOPs (counted FLOPs may be suspect, B05) by the counted bytes. */
+     * be at least half (uncore counters that read 0 or a fraction when not permitted) and
+     * below 10 TB/s (phantom channels reading 1e19). The measured arithmetic intensity
+     * divides the analytic FLOPs (counted FLOPs may be suspect) by the counted bytes. */
     double cb = 0;
     int nb = 0;
     for (int e = 0; e < g.nev; e++)
@@ -1340,9 +1340,7 @@ void ns_counters_print_status(FILE *f) {
     char err[256] = "";
     int rc = 0;
     if (!g.inited) rc = ns_counters_init(NULL, err, sizeof err);
-    const char *sum = ns_counters_summary();
-    if (!strncmp(sum, "counters: ", 10)) sum += 10; /* `nodescale list` prints the label */
-    fprintf(f, "%s\n", sum);
+    fprintf(f, "%s\n", ns_counters_summary()); /* begins with its "counters: " label */
     if (rc < 0) fprintf(f, "  NODESCALE_EVENTS ignored: %s\n", err);
     for (int i = 0; i < g.nreq; i++)
         fprintf(f, "  %-28s %s\n", g.req[i], g.req_status[i]);

@@ -4,7 +4,7 @@
  * names such as perf::INSTRUCTIONS or FP_ARITH_INST_RETIRED:512B_PACKED_DOUBLE), one event set
  * per thread of the kernel's team. At start-up ns_counters_init() opens, starts, reads and stops
  * every requested event for real (a component list is not evidence: PAPI may list perf_event as
- * active while nothing can be counted, field bug B01) and records a reason a user can act on
+ * active while nothing can be counted) and records a reason a user can act on
  * when nothing can be counted.
  *
  * Software events (task clock, page faults, context switches, CPU migrations) are read with
@@ -21,7 +21,7 @@
  * placed in the same pass.
  *
  * Every value that could not be measured is JSON null with a status; never 0, never NaN/Inf,
- * never negative (field bugs B01, B02, B04, B05).
+ * never negative.
  *
  * Thread safety: ns_counters_init, ns_counters_context_json, ns_counters_summary and
  * ns_counters_finish are called from the main thread outside parallel regions. */
@@ -45,9 +45,9 @@
 #define NS_COUNTERS_MAX_IPC 16.0      /* no core retires more than 16 instructions a cycle */
 #define NS_COUNTERS_MIN_CLOCK_GHZ 0.1 /* an effective clock outside [0.1, 10] GHz is absurd */
 #define NS_COUNTERS_MAX_CLOCK_GHZ 10.0
-#define NS_COUNTERS_FLOPS_LO 0.95 /* counted/analytic FLOPs outside [0.95, 1.05]: suspect (B05) */
+#define NS_COUNTERS_FLOPS_LO 0.95 /* counted/analytic FLOPs outside [0.95, 1.05]: suspect */
 #define NS_COUNTERS_FLOPS_HI 1.05
-/* No node moves 10 TB/s; more is a bogus counter (B06). */
+/* No node moves 10 TB/s; more is a bogus counter. */
 #define NS_COUNTERS_MAX_BYTES_PER_S 1e13
 
 /* Opens the counter backends. events: comma-separated PAPI event names (presets or native),
@@ -106,9 +106,9 @@ const char *ns_counters_summary(void);
 json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
                             double analytic_flops_per_rep, double analytic_bytes_per_rep);
 
-/* The counters block of `nodescale list`, printed after its "counters: " label: the summary
- * (without the label), then one line per requested hardware event and per software event with
- * its status. Runs ns_counters_init(NULL, ...) first when nothing has initialised the module
+/* The counters block that ends `nodescale list`: the summary line (ns_counters_summary(), with
+ * its "counters: " label), then one line per requested hardware event and per software event
+ * with its status. Runs ns_counters_init(NULL, ...) first when nothing has initialised the module
  * (so NODESCALE_EVENTS is honoured; a malformed value is reported in the block). */
 void ns_counters_print_status(FILE *f);
 
@@ -134,12 +134,12 @@ const char *ns_counters_check(double v, double work, double hi);
 
 /* counted / analytic FLOPs. Returns the ratio (NAN with *status when either is missing, zero or
  * invalid); *suspect = 1 when outside [NS_COUNTERS_FLOPS_LO, NS_COUNTERS_FLOPS_HI] (then the
- * roofline must use the analytic count, field bug B05). */
+ * roofline must use the analytic count). */
 double ns_counters_flops_ratio(double counted, double analytic, int *suspect, const char **status);
 
 /* counted / analytic memory bytes for a pass of elapsed_s seconds. NAN with *status when the
  * analytic count is missing or zero, the counted bytes are missing, negative, zero, above
- * NS_COUNTERS_MAX_BYTES_PER_S * elapsed_s (B06), or below half the analytic count (B02: uncore
+ * NS_COUNTERS_MAX_BYTES_PER_S * elapsed_s, or below half the analytic count (uncore
  * counters that read 0 when not permitted). Above 1 is expected with write-allocate traffic
  * (about 1.33 for triad, 1.5 for copy against "minimal" bytes). */
 double ns_counters_bytes_ratio(double counted, double analytic, double elapsed_s,
@@ -148,9 +148,9 @@ double ns_counters_bytes_ratio(double counted, double analytic, double elapsed_s
 /* Sums per-thread hardware counts. vals[t * nev + e] is thread t's count of event e;
  * thread_why[t] is NULL when thread t's set started and stopped, else why not; cycles is the
  * index of the cycles event or -1. Returns 1 with total[] filled when every thread counted
- * (an event negative on any thread, as derived presets can be under multiplexing (B04), gets
+ * (an event negative on any thread, as derived presets can be under multiplexing, gets
  * total NAN); returns 0 with total[] all NAN and the first culprit in why when a thread did not
- * count, or counted zero cycles although it ran (the other core type of a hybrid CPU, B03). */
+ * count, or counted zero cycles although it ran (the other core type of a hybrid CPU). */
 int ns_counters_sum_threads(const long long *vals, const char *const *thread_why, int nthreads,
                             int nev, int cycles, double *total, char *why, size_t len);
 

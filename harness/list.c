@@ -53,9 +53,8 @@ int ns_cmd_list(int argc, char **argv) {
             }
         printf("\n");
     }
-    char err[512];
-    ns_counters_init(NULL, err, sizeof err);
-    printf("\n%s\n", ns_counters_summary());
+    printf("\n");
+    ns_counters_print_status(stdout);
     ns_counters_finish();
     return NS_EXIT_OK;
 }

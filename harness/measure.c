@@ -4,8 +4,7 @@
  * reads the clock, runs its share of `reps` repetitions, reads the clock again, and meets the
  * others at a second barrier; the sample is the slowest thread's time divided by reps. The
  * repetition count is doubled until a sample lasts at least max(min_sample_s, 1000 x the
- * measured timer resolution), so a coarse clock can never yield a zero or sub-resolution time
- * (field-bugs B21). */
+ * measured timer resolution), so a coarse clock can never yield a zero or sub-resolution time. */
 #include "harness/measure.h"
 
 #include <math.h>

@@ -1,6 +1,5 @@
 /* results[] entries (see result.h). Rates are computed from the median time per repetition;
- * a time that is zero, negative or not finite leaves every rate null with a status, never inf
- * (field-bugs B21, B22). */
+ * a time that is zero, negative or not finite leaves every rate null with a status, never inf. */
 #include "harness/result.h"
 
 #include <errno.h>
@@ -78,7 +77,7 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
         for (int i = 0; i < nt && i < NS_MAX_THREADS; i++)
             json_array_append_new(cpus, json_integer(m->cpu_of_thread[i]));
         json_object_set_new(r, "cpu_of_thread", cpus);
-        /* Two threads on one CPU means a pin list went wrong (field-bugs B12). */
+        /* Two threads on one CPU means a pin list went wrong. */
         for (int i = 0; i < nt && i < NS_MAX_THREADS; i++)
             for (int j = 0; j < i; j++)
                 if (m->cpu_of_thread[i] >= 0 && m->cpu_of_thread[i] == m->cpu_of_thread[j] &&

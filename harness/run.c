@@ -77,7 +77,7 @@ static const char *const sweep_kernels_full[] = {"stream_load", "stream_copy", "
                                                  "stream_triad_nt"};
 static const char *const sweep_kernels_quick[] = {"stream_load", "stream_triad"};
 
-/* Largest working set of the sweep: 4x the aggregate LLC of all threads (field-bugs B09), at
+/* Largest working set of the sweep: 4x the aggregate LLC of all threads, at
  * least 64 MiB, at most half the available memory. */
 static double sweep_max_bytes(int threads) {
     int llc = ns_llc_level();

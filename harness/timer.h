@@ -11,7 +11,7 @@ double ns_now(void);
 double ns_timer_resolution_reported(void);
 
 /* Smallest non-zero difference between back-to-back ns_now() calls over a short probe, seconds.
- * This is the resolution the harness uses to size repetitions (issue: coarse clocks, B21). */
+ * This is the resolution the harness uses to size repetitions (a coarse clock). */
 double ns_timer_resolution_measured(void);
 
 /* Resolution of CLOCK_PROCESS_CPUTIME_ID (recorded, not used for timing). */

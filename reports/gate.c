@@ -251,7 +251,7 @@ static int result_samples(const json_t *r, const char *file, const char *id, dou
             return -1;
         }
         double x = json_number_value(e);
-        /* A zero or negative time is an unmeasured sample (field bug B21), not a fast one. */
+        /* A zero or negative time is an unmeasured sample, not a fast one. */
         if (!(isfinite(x) && x > 0)) {
             dropped++;
             continue;
@@ -752,7 +752,7 @@ void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o) {
     }
     int signif = r->p < o->alpha;
     /* Files: the whole interval must clear the threshold, because two runs measured apart carry
-     * drift their own samples cannot show (B24). A/B pairs cancel that drift, so significance
+     * drift their own samples cannot show. A/B pairs cancel that drift, so significance
      * and an estimate beyond the threshold suffice there. */
     double up = paired ? r->ratio : r->ci_lo, down = paired ? r->ratio : r->ci_hi;
     if (signif && up > 1 + r->threshold)

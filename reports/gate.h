@@ -6,11 +6,11 @@
  * significant (two-sided p < alpha) and the whole (1 - alpha) confidence interval of the time
  * ratio current/baseline lies above 1 + threshold. Requiring the interval, not only the point
  * estimate, above the threshold is what keeps a 5% gate quiet on benchmarks whose run-to-run
- * spread is a few percent (field bug B24): two runs measured apart carry drift that their own
+ * spread is a few percent: two runs measured apart carry drift that their own
  * samples cannot show. Interleaved A/B pairs cancel that drift, so there a significant
  * signed-rank test and a paired estimate above 1 + threshold suffice (early stopping still uses
  * the interval). Samples are seconds per repetition; lower is better; a null sample, a result
- * whose status is not "ok" or whose samples_s is null is "no data", never zero (B22), except a
+ * whose status is not "ok" or whose samples_s is null is "no data", never zero, except a
  * current result that failed validation: that is INVALID and fails the gate. */
 #ifndef NS_GATE_H
 #define NS_GATE_H
@@ -36,7 +36,7 @@ typedef struct ns_gate_opts {
     struct ns_gate_rule *rules;
     size_t nrules;
     /* Earlier results files of the baseline build (--history): their per-benchmark medians give
-     * the between-run drift that within-run samples cannot show (B24). Not owned. */
+     * the between-run drift that within-run samples cannot show. Not owned. */
     json_t **history;
     size_t nhistory;
 } ns_gate_opts;

@@ -79,7 +79,7 @@ static size_t ninvalid(const ns_gate_report *rep) {
 }
 
 /* Compared benchmarks with fewer than 9 samples on a side (unpaired): rank tests of that size
- * can only show large effects (compare.py warns below 9 repetitions, B24). */
+ * can only show large effects (compare.py warns below 9 repetitions). */
 static size_t nfew(const ns_gate_report *rep) {
     size_t n = 0;
     for (size_t i = 0; i < rep->nrows; i++) {

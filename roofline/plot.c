@@ -456,7 +456,7 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
                     level_color(levels[l]), levels[l], g, tc[t], suspect ? " (suspect)" : "");
         }
         /* Compute ceilings: the FMA-only roof, and (plain picture, all threads) every other mix
-         * measured, dotted, so a mixed ceiling is never mistaken for the roof (B08). */
+         * measured, dotted, so a mixed ceiling is never mistaken for the roof. */
         json_array_foreach(json_object_get(used, "compute"), i, e) {
             if (strcmp(str_of(e, "precision", ""), prec) || int_of(e, "threads") != tc[t]) continue;
             int roof = json_is_true(json_object_get(e, "roof"));

@@ -16,7 +16,7 @@
 #include "harness/stats.h"
 
 /* A DRAM ceiling is trusted only when measured with a working set of at least this many times
- * the aggregate LLC of the participating threads (B09). */
+ * the aggregate LLC of the participating threads. */
 #define DRAM_LLC_MARGIN 4.0
 /* The sweep ends at 4x the LLC, but rounds its element count down to whole vectors per thread:
  * a largest working set within 2% of 4x the LLC counts as reaching it. */
@@ -400,7 +400,7 @@ static int collect_curves(build_ctx *b, const json_t *sweep) {
     return 0;
 }
 
-/* The roofline's byte-counting policy: the sweep's, which must be one for all curves (B06). */
+/* The roofline's byte-counting policy: the sweep's, which must be one for all curves. */
 static void choose_policy(build_ctx *b) {
     const char *pol = NULL;
     for (size_t c = 0; c < b->ncurves; c++) {
@@ -417,7 +417,7 @@ static void choose_policy(build_ctx *b) {
     snprintf(b->policy, sizeof b->policy, "%s", pol ? pol : "unknown");
     if (!pol && b->ncurves)
         note(b, "the sweep does not state its bytes_policy; \"minimal\" (no write-allocate) and "
-                "\"with_write_allocate\" differ by 1.33-1.5x for stores (B06)");
+                "\"with_write_allocate\" differ by 1.33-1.5x for stores");
 }
 
 static double llc_capacity(const ns_cache_set *cs, int threads) {
@@ -457,7 +457,7 @@ static double cv_min_ws(const curve *cv) {
  * name, ISA, precision, thread count and bytes policy) with its working set in `level` by the
  * rule results are placed with (ns_roofline_level_of), by the sweep's statistic: the bytes of a
  * repetition over its fastest sample (time_s.min). Only entries with status "ok" and a check
- * that did not fail count; a DRAM measurement only at >= 4x the aggregate LLC (B09). Returns
+ * that did not fail count; a DRAM measurement only at >= 4x the aggregate LLC. Returns
  * the rate in GB/s and the entry in *res, or NAN. */
 static double kernel_phase_best(const build_ctx *b, const curve *cv, const char *level,
                                 const json_t **res) {
@@ -690,7 +690,7 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
                 continue;
             }
             have_dram = 1;
-            /* Only the part of the plateau at >= 4x the aggregate LLC counts (B09). */
+            /* Only the part of the plateau at >= 4x the aggregate LLC counts. */
             if (hi >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc) {
                 lo = fmax(lo, fmin(hi, DRAM_LLC_MARGIN * llc));
             } else {
@@ -698,14 +698,14 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
                 fmt_bytes(llc, l, sizeof l);
                 snprintf(why, sizeof why,
                          "suspect: measured at <= %.2gx the aggregate LLC (%s for %d threads), "
-                         "may be cache bandwidth (B09)",
+                         "may be cache bandwidth",
                          hi / llc, l, cv->threads);
                 suspect = why;
             }
             if (!suspect && isfinite(llc_bw) && pl[i].gbytes_per_s >= 0.9 * llc_bw) {
                 snprintf(why, sizeof why,
                          "suspect: as fast as the %s plateau (%.3g GB/s); a cache hwloc does "
-                         "not report? (B09)",
+                         "not report?",
                          level_name(b->cs.level[b->cs.n - 1]), llc_bw);
                 suspect = why;
             }
@@ -771,7 +771,7 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
             } else if (isfinite(llc_bw) && tbw >= 0.9 * llc_bw) {
                 snprintf(why, sizeof why,
                          "suspect: as fast as the %s plateau (%.3g GB/s); a cache hwloc does "
-                         "not report? (B09)",
+                         "not report?",
                          level_name(b->cs.level[b->cs.n - 1]), llc_bw);
                 suspect = why;
             }
@@ -788,20 +788,20 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
             }
         } else if (maxws > 2 * llc) {
             /* Short of 4x LLC: the points beyond 2x LLC at the largest working sets give a
-             * ceiling, flagged as suspect (B09): a labelled doubt rather than no roof. */
+             * ceiling, flagged as suspect: a labelled doubt rather than no roof. */
             int cnt;
             double lo = fmax(2 * llc, maxws / 2.1), mid,
                    bw = median_in(cv, lo, INFINITY, &cnt, &mid);
             char why[200];
             snprintf(why, sizeof why,
                      "suspect: no DRAM plateau, and the sweep stops at %s, below 4x the "
-                     "aggregate LLC (%s): may hold cache bandwidth (B09)",
+                     "aggregate LLC (%s): may hold cache bandwidth",
                      w, l);
             add_ceiling(b, ceil, cv, "DRAM", bw, mid, lo, maxws, cnt, "largest working sets", why);
         } else {
             note(b,
                  "%s/%s %d threads: no DRAM ceiling; the sweep stops at %s, below 2x the "
-                 "aggregate LLC (%s) (B09)",
+                 "aggregate LLC (%s)",
                  cv->kernel, cv->isa, cv->threads, w, l);
         }
     }
@@ -817,7 +817,7 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
 }
 
 /* The compute roof for (precision, threads, mix): the fastest ISA's ceiling of exactly that
- * mix. Mixed ceilings never stand in for FMA-only ones (B08). */
+ * mix. Mixed ceilings never stand in for FMA-only ones. */
 static const json_t *compute_roof(const json_t *compute, const char *prec, int threads,
                                   const char *mix) {
     const json_t *best = NULL;
@@ -850,7 +850,7 @@ static void set_or_null(json_t *o, const char *key, double v) {
  * min() so an L1-resident sum that outruns the adders is still called compute bound) is the
  * ceiling of the instructions they issue: ADD-only for sums (and STREAM add), FMA-only for dot
  * products, norms and triads; none (bandwidth roof only) for copy, scale, load and max-abs,
- * whose arithmetic no ceiling of ours measures. Everything else (GEMM) gets FMA-only (B08). */
+ * whose arithmetic no ceiling of ours measures. Everything else (GEMM) gets FMA-only. */
 static const char *default_mix(const char *family, const char *name, int *memory_bound) {
     *memory_bound = family && (!strcmp(family, "reduce") || !strcmp(family, "stream"));
     if (!*memory_bound) return "fma";
@@ -1036,7 +1036,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         }
         if (bwb && br->suspect) ADD("; the %s ceiling is suspect (see ceilings.bandwidth)", level);
         if (bwb && pol && strcmp(pol, b->policy))
-            ADD("; bytes_policy %s differs from the ceilings' %s (B06)", pol, b->policy);
+            ADD("; bytes_policy %s differs from the ceilings' %s", pol, b->policy);
         if (frac > 1.0) {
             if (bwb) {
                 if (len < sizeof status)
@@ -1219,7 +1219,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
         if (strcasecmp(mix, "fma") && g > gf)
             note(&b,
                  "%s %d threads: the %s mix reaches %.1f%% more than FMA-only; GEMM and other "
-                 "FMA kernels are judged against the FMA-only ceiling (B08)",
+                 "FMA kernels are judged against the FMA-only ceiling",
                  prec, t, mix, 100 * (g / gf - 1));
     }
     json_object_set_new(used, "compute", ucomp);

@@ -34,7 +34,7 @@
  * >= 4x the LLC), faster by the sweep's statistic (bytes / time_s.min), that measurement is the
  * curve's ceiling of the level (source "kernel phase", result_id, and the sweep's own value).
  *
- * Compute roof of a kernel: its own mix, else FMA-only (B08); reductions and STREAM kernels
+ * Compute roof of a kernel: its own mix, else FMA-only; reductions and STREAM kernels
  * are memory bound and judged by the bandwidth roof, with ADD-only as compute roof for sums,
  * FMA-only for dot products, norms and triads, and none (roof_mix null) for copy, scale, load
  * and max-abs. Above a compute roof, roof_status names the cause the run's evidence supports:
@@ -119,7 +119,7 @@ int ns_roofline_caches(const json_t *caches, ns_cache_set *out);
 /* Aggregate capacity of cache level index li (into cs) usable by `threads` threads pinned to
  * consecutive cores (OMP_PROC_BIND=close, OMP_PLACES=cores): ceil(threads / shared_by_cores)
  * instances, at most count, times the instance size. Per-core caches therefore scale with the
- * thread count, a shared LLC counts once, and an LLC per CCX counts once per CCX touched (B09). */
+ * thread count, a shared LLC counts once, and an LLC per CCX counts once per CCX touched. */
 double ns_roofline_capacity(const ns_cache_set *cs, int li, int threads);
 
 /* The level a working set of ws bytes lives in for `threads` threads: "L1", "L2", ... for the

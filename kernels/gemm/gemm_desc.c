@@ -7,7 +7,7 @@
  * Counts: flops = 2mnk (the product formed in 64-bit integers, then converted); bytes =
  * es(mk + kn + 2mn), "minimal": A and B read once, C read and written once, no write-allocate.
  *
- * Check (BLIS's random projection, see STYLE.md): after R repetitions C = C0 + R A B exactly, so
+ * Check (the random projection BLIS's testsuite uses): after R repetitions C = C0 + R A B exactly, so
  * with a random vector t, y = C t is compared with C0 t + R A (B t), both formed in long double.
  * Per row, the error is divided by s = |C0||t| + R |A|(|B||t|) and must stay below
  * 2 (k + R + 2) u (u = unit roundoff of the precision): each repetition adds at most

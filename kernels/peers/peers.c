@@ -2,7 +2,7 @@
  * cblas_dgemm, so each is dlopen'ed with RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND: its own symbols
  * bind inside it and neither leaks into the global namespace. The OpenMP builds are preferred,
  * so that the peers, the own GEMM and the harness share one libgomp thread pool and nothing
- * oversubscribes (field-bugs B11: a pthreads OpenBLAS spinning beside an OpenMP pool ran 10x
+ * oversubscribes (a pthreads OpenBLAS spinning beside an OpenMP pool ran 10x
  * slower). If only the pthreads OpenBLAS exists it is used, its thread count is set on every
  * call, and `threading` says so. Versions come from bli_info_get_version_str / bli_arch_string
  * and openblas_get_config. Sizes are passed as the peers' 32-bit int (LP64 builds).

@@ -6,7 +6,7 @@
  * region. Inputs are uniform in +-[0.5, 1) (normal numbers; no denormal operand ever), first
  * touched in parallel by the thread that will read them, with the kernel's own partition.
  * check() compares with a double-double reference against the a-priori bound ns_red_bound,
- * which scales with n * u * cond (field-bugs B18: never an absolute tolerance).
+ * which scales with n * u * cond (never an absolute tolerance).
  *
  * Counts per element: sum 1 flop, dot 2 (FMA), nrm2 2, max-abs 1 (the compare), compensated sum
  * 7 and dot 11 (TwoSum 6, TwoProduct 3, 2 more adds), SP-into-DP the same as its plain kind

@@ -1,7 +1,7 @@
 /* Registry descriptors of the STREAM-style bandwidth kernels (see stream.h): one per operation
  * and ISA. The index range is split into one contiguous chunk per thread, a multiple of 64
  * elements (512 B), and create() first-touches every chunk from the thread that will stream it,
- * with the same split (field-bugs B10). */
+ * with the same split. */
 #include "kernels/stream/stream.h"
 
 #include <float.h>

@@ -15,7 +15,7 @@
  *   triad_nt c  = a + q * b, non-temporal stores (no write-allocate)  24 B/elem
  * Bytes are counted "minimal" (useful bytes, as STREAM and likwid-bench count them); a normal
  * store also reads the line first (write-allocate), so the traffic the memory sees is 1.5x for
- * copy/scale and 1.33x for add/triad, 1.0x for triad_nt (field-bugs B06).
+ * copy/scale and 1.33x for add/triad, 1.0x for triad_nt.
  * Each function processes [0, n) of its arrays; callers split the index range per thread
  * on 64-byte boundaries, so arrays 64-byte aligned stay aligned per thread. */
 #ifndef NS_STREAM_H

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# nodescale cluster from the command line: seed 002's table character for character, a preset
+# nodescale cluster from the command line: the seed002 preset's toy table character for character, a preset
 # run, the node bridge on the synthetic fixture, strict JSON output, plots, and --help listing
 # every flag the parser accepts.
 set -euo pipefail
@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 ns=bin/nodescale
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-# Seed 002: exactly what its cluster.py prints (the block in ../shared/cluster-cases.md).
+# The seed002 preset: its toy model's table, character for character.
 cat >"$tmp/seed002.txt" <<'TXT'
      1 GPUs: peak  0.00 EF  MFU 62.0%  realized  0.00 EF  power   0.0 MW
      8 GPUs: peak  0.01 EF  MFU 56.0%  realized  0.00 EF  power   0.0 MW

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Counters as a user sees them (issue 5, field bug B01): results.json says which backend, whether
+# Counters as a user sees them: results.json says which backend, whether
 # hardware events are available and why not; every counter that could not be read is null with a
 # status (never 0, never "<not supported>"); software events and the clock probe are there for
 # every kernel; a malformed NODESCALE_EVENTS is a usage error (exit 2, one line).

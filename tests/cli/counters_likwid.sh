@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# likwid marker regions (issue 5 item 2): in a `make LIKWID=1` build, likwid-perfctr -m sees one
+# likwid marker regions: in a `make LIKWID=1` build, likwid-perfctr -m sees one
 # region per kernel variant ("stream_triad_avx512", ...). Skips (77) with the reason when the
 # binary is not a LIKWID build, likwid-perfctr is missing, or likwid cannot count on this CPU
 # (no PMU, unsupported model, no MSR access), printing likwid's own message.

@@ -30,8 +30,8 @@ expect() { # expect RC DESCRIPTION -- ARGS...
     echo "ok: $what"
 }
 
-expect 0 "B24: identical code, dgemm_64 +6% within noise passes" -- $F/b24_base.json $F/b24_cand.json
-expect 1 "B24: +25% injected in reduce_1m is caught" -- $F/b24_base.json $F/b24_cand_slow.json
+expect 0 "false-alarm case: identical code, dgemm_64 +6% within noise passes" -- $F/b24_base.json $F/b24_cand.json
+expect 1 "false-alarm case: +25% injected in reduce_1m is caught" -- $F/b24_base.json $F/b24_cand_slow.json
 grep -q 'reduce_1m.*REGRESSION' "$T/out" || { echo "FAIL: regression row missing"; fails=$((fails + 1)); }
 expect 0 "a 30% per-benchmark threshold lets +25% pass" -- --thresholds $F/thresholds.txt $F/b24_base.json $F/b24_cand_slow.json
 expect 1 "--threshold 20% still catches +25%" -- --threshold 20% $F/b24_base.json $F/b24_cand_slow.json
@@ -62,7 +62,7 @@ expect 2 "--history without ids" -- --history $F/no_results.json $F/b24_base.jso
 
 # Input errors: exit 2 with one line.
 expect 2 "truncated JSON" -- $F/b24_base.json $F/truncated.json
-expect 2 "bare NaN in JSON (B22)" -- $F/nan.json $F/b24_base.json
+expect 2 "bare NaN in JSON" -- $F/nan.json $F/b24_base.json
 expect 2 "wrong schema" -- $F/b24_base.json $F/wrong_schema.json
 expect 2 "no results array" -- $F/no_results.json $F/b24_base.json
 expect 2 "duplicate id" -- $F/b24_base.json $F/dup_id.json

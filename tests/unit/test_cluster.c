@@ -1,4 +1,4 @@
-/* Tests of the cluster model (cluster/): every row of ../shared/cluster-cases.md (inputs in, the
+/* Tests of the cluster model (cluster/): each published case the equations cite (inputs in, the
  * figure out of the model's own equations, the published figure only in the assertion), each
  * equation's limits (one rank, one stage, infinite bandwidth, zero latency), the step-time model's
  * limits, the checks that reject bad configurations, presets, the node bridge on a synthetic
@@ -105,7 +105,7 @@ static void megatron_vs_palm(void **state) {
     assert_rel(ns_megatron_flops_per_iter(B, s, l, h, 0, 1), palm * 4 / 3, 1e-12);
 }
 
-/* ---- seed 002 ------------------------------------------------------------------------------- */
+/* ---- seed002 toy ----------------------------------------------------------------------------- */
 
 static void seed002_rows(void **state) {
     (void)state;

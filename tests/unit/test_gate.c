@@ -1,6 +1,6 @@
 /* Unit tests of the regression gate: the statistics against values computed independently
  * (brute-force permutation enumeration and textbook formulas, see the comments), the verdict
- * rule on the field-bug B24 scenario (must pass; a +25% injected slowdown must be caught),
+ * rule on a false-alarm scenario (identical code must pass; a +25% injected slowdown must be caught),
  * zero spread, outliers in both directions, nulls as "no data", the context check, the
  * thresholds file, the Google Benchmark JSON writer, and the Markdown/terminal escaping of ids.
  * Run from the repository root. */
@@ -64,7 +64,7 @@ static void test_mwu_exact(void **state) {
     assert_close(t.stat, 16.5, 0);
     assert_close(t.p, 16.0 / 126, 1e-12);
 
-    /* B24's dgemm_64: U = 22, exact p = 16/252 with the ties at 0.053 and 0.055. */
+    /* The false-alarm scenario's dgemm_64: U = 22, exact p = 16/252 with the ties at 0.053 and 0.055. */
     double base[] = {0.052, 0.050, 0.055, 0.051, 0.053},
            cur[] = {0.055, 0.054, 0.056, 0.053, 0.057};
     assert_int_equal(ns_mann_whitney(base, 5, cur, 5, &t), 0);
@@ -198,7 +198,7 @@ static const ns_gate_row *row(const ns_gate_report *rep, const char *prefix) {
     return NULL;
 }
 
-/* Field bug B24: identical code, 8 kernels x 5 repetitions, dgemm_64 +6% within its noise. */
+/* The false-alarm scenario: identical code, 8 kernels x 5 repetitions, dgemm_64 +6% within its noise. */
 static void test_b24_passes(void **state) {
     (void)state;
     ns_gate_report rep;
@@ -247,7 +247,7 @@ static void test_b24_slowdown_caught(void **state) {
     ns_gate_free_rules(&o);
 }
 
-/* B24: a per-kernel noise floor from the spread across historical runs, not only within-run
+/* A per-kernel noise floor from the spread across historical runs, not only within-run
  * variance. reduce_1m's median drifts +15% / -13% across two earlier runs: sigma = 1.4826 *
  * median |log m - median log m| = 1.4826 * 0.139262; threshold = z(0.975) * sqrt(2) * sigma. */
 static void test_history(void **state) {
@@ -466,7 +466,7 @@ static void test_suite_same_estimator(void **state) {
     assert_int_equal(rep.suite_n, 2);
     assert_close(rep.suite_geomean, geomean_of_rows(&rep), 1e-12);
     assert_true(rep.suite_lo <= rep.suite_geomean && rep.suite_geomean <= rep.suite_hi);
-    /* Files mode (B24 fixtures, 8 benchmarks x 5 samples). */
+    /* Files mode (the false-alarm fixtures b24_*, 8 benchmarks x 5 samples). */
     ns_gate_report fr;
     assert_int_equal(
         gate_files(FIX "b24_base.json", FIX "b24_cand_slow.json", ns_gate_defaults(), &fr), 0);
@@ -558,7 +558,7 @@ static void test_invalid_current(void **state) {
     ns_gate_report_free(&rep);
 }
 
-/* B22: null samples are never zeros, and failed results stay out of the suite; a current
+/* Null samples are never zeros, and failed results stay out of the suite; a current
  * result with a status other than "ok" fails the gate as INVALID (trial 4 defect 12). */
 static void test_nulls(void **state) {
     (void)state;

@@ -1,10 +1,11 @@
 /* Correctness of the own GEMM (nodescale_dgemm / nodescale_sgemm and the per-ISA entry points)
  * against a reference formed in long double, with the bound |C - ref| <= 2 (k + 2) u (|alpha|
- * |A||B| + |beta||C0|) elementwise (u = unit roundoff; STYLE.md item 3, field-bugs B18). Covers
+ * |A||B| + |beta||C0|) elementwise (u = unit roundoff; Higham, Accuracy and Stability
+ * of Numerical Algorithms, 2nd ed., 2002, section 3.5). Covers
  * every edge residue m mod MR and n mod NR of every runnable micro-kernel, each shape class
  * (square, k small, m small, n small, several KC / MC / NC blocks), every transpose in both
- * layouts, leading dimensions equal to and far larger than the matrix, unaligned operands (B16),
- * operands against PROT_NONE guard pages, beta = 0 over NaN/Inf in C and its padding (B14),
+ * layouts, leading dimensions equal to and far larger than the matrix, unaligned operands,
+ * operands against PROT_NONE guard pages, beta = 0 over NaN/Inf in C and its padding,
  * alpha = 0 / k = 0 / m = 0 / n = 0 semantics, bad arguments, 1/2/4 threads, the registry
  * descriptors' check, and a FLOP count above 2^32. Kept small enough to run under ASan+UBSan. */
 #include <errno.h>
@@ -275,7 +276,7 @@ static void test_transposes_layouts_ld(void **st) {
                     }
 }
 
-/* A+1, B+1, C+1 from 64-byte aligned buffers (B16), 64 and 63, through the public API. */
+/* A+1, B+1, C+1 from 64-byte aligned buffers, 64 and 63, through the public API. */
 static void test_unaligned(void **st) {
     (void)st;
     for (int p = 0; p < 2; p++)
@@ -349,7 +350,7 @@ static void test_guard_pages(void **st) {
                     }
 }
 
-/* B14: beta = 0 over NaN / Inf in C and in the padding rows (ldc = m + 3): every C(i,j) is k
+/* Beta = 0 over NaN / Inf in C and in the padding rows (ldc = m + 3): every C(i,j) is k
  * exactly, the padding stays NaN; beta = 1 over NaN gives NaN (C is read when beta != 0). */
 static void test_beta_zero_nan(void **st) {
     (void)st;

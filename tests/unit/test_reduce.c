@@ -262,7 +262,7 @@ static void test_ill_conditioned(void **state) {
     free(x);
 }
 
-/* field-bugs B18: 2^25 SP ones sum to exactly 2^25 (each of the L slots stays below 2^24), and a
+/* 2^25 SP ones sum to exactly 2^25 (each of the L slots stays below 2^24), and a
  * random SP vector past 2^24 is within its n*u bound in SP and in DP accumulation. */
 static void test_sp_past_2_24(void **state) {
     (void)state;
@@ -272,7 +272,7 @@ static void test_sp_past_2_24(void **state) {
         x[i] = 1.0f;
     float r;
     int saved = omp_get_max_threads();
-    for (int t = 1; t <= 4; t++) { /* B18's OMP_NUM_THREADS=1,2,4 */
+    for (int t = 1; t <= 4; t++) { /* OMP_NUM_THREADS=1,2,4 */
         omp_set_num_threads(t);
         for (int m = 0; m < 2; m++) {
             assert_int_equal(nodescale_ssum(n, x, 1, NodescaleSumPlain, m, &r), 0);

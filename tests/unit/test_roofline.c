@@ -1,7 +1,7 @@
 /* Unit tests of the roofline builder on synthetic curves (no measuring): plateau detection under
  * noise, labelling by cache capacity (a chiplet machine with one LLC per CCX, a machine whose
- * report lacks the L3, a sweep without an L1 part), the DRAM suspect flag (B09), the FMA-only
- * roof for GEMM (B08), ridge points, the attainable bound, and nulls instead of NaN. */
+ * report lacks the L3, a sweep without an L1 part), the DRAM suspect flag, the FMA-only
+ * roof for GEMM, ridge points, the attainable bound, and nulls instead of NaN. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -213,7 +213,7 @@ static void test_plateaus_noisy(void **st) {
 
 /* Zen 3-like: four CCXs of 8 cores with 32 MiB of L3 each, 512 KiB L2 per core; 32 threads: the
  * aggregate L3 is 128 MiB. A plateau at 40-100 MiB is L3, not DRAM (the per-CCX 32 MiB would call
- * it DRAM: B09), and the DRAM ceiling comes from points at >= 512 MiB. */
+ * it DRAM), and the DRAM ceiling comes from points at >= 512 MiB. */
 static void test_chiplet_llc_per_ccx(void **st) {
     (void)st;
     ns_cache_set cs;
@@ -256,7 +256,7 @@ static void test_missing_l3(void **st) {
     json_decref(root);
 }
 
-/* The sweep stops at 3x the LLC: the last plateau is labelled DRAM but flagged suspect (B09).
+/* The sweep stops at 3x the LLC: the last plateau is labelled DRAM but flagged suspect.
  * Stopping at 1.2x leaves no DRAM plateau and no point beyond 2x LLC: no DRAM ceiling, and a
  * note says why. */
 static void test_dram_short_sweep_suspect(void **st) {
@@ -266,7 +266,7 @@ static void test_dram_short_sweep_suspect(void **st) {
     json_t *dram = ceiling(root, "DRAM", 1);
     assert_non_null(dram);
     assert_true(json_is_true(json_object_get(dram, "suspect")));
-    assert_non_null(strstr(json_string_value(json_object_get(dram, "status")), "B09"));
+    assert_non_null(strstr(json_string_value(json_object_get(dram, "status")), "cache bandwidth"));
     json_decref(root);
 
     root = build_curve(spr_caches(32 * MiB), &m, 4 * KiB, 40 * MiB, 0, 0, 1);
@@ -308,8 +308,8 @@ static json_t *result(const char *id, const char *family, double ws, double ai, 
     return r;
 }
 
-/* Ridge points, the roof of each kernel with the FMA-only ceiling even where FMA+ADD is faster
- * (B08), the limiting roof, and nulls with a status where an input is missing. */
+/* Ridge points, the roof of each kernel with the FMA-only ceiling even where FMA+ADD is faster,
+ * the limiting roof, and nulls with a status where an input is missing. */
 static void test_roofs_and_ridges(void **st) {
     (void)st;
     json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
@@ -319,7 +319,7 @@ static void test_roofs_and_ridges(void **st) {
     json_t *res = json_object_get(root, "results");
     json_array_append_new(res, result("gemm", "gemm", 1 * MiB, 40, 70));    /* L2, compute */
     json_t *triad = result("triad_dram", "stream", 1 * GiB, 1.0 / 12, 0.8); /* DRAM */
-    /* Counters saw write-allocate traffic: 1.33x the minimal bytes (B06). */
+    /* Counters saw write-allocate traffic: 1.33x the minimal bytes. */
     json_object_set_new(triad, "counters",
                         json_pack("{s:{s:{s:f, s:s}}}", "derived", "measured_ai_flop_per_byte",
                                   "value", 1.0 / 16, "status", "ok"));
@@ -374,7 +374,7 @@ static void test_roofs_and_ridges(void **st) {
         if (!strcmp(lv, "L1") && !strcmp(pr, "sp")) assert_close(x, 0.88, 0.03), seen++;
     }
     assert_int_equal(seen, 2);
-    assert_true(notes_contain(root, "B08"));
+    assert_true(notes_contain(root, "judged against the FMA-only ceiling"));
     assert_serialises(root);
 
     /* Idempotent: building again gives the same document. */
@@ -498,7 +498,7 @@ static const char *roof_status(const json_t *r) {
     return json_string_value(json_object_get(r, "roof_status"));
 }
 
-/* A GEMM above its compute roof (B08: FMA-only, 88 GFLOP/s) blames boost only when the clock
+/* A GEMM above its compute roof (FMA-only, 88 GFLOP/s) blames boost only when the clock
  * probe or the ceiling's own clock shows a change; a disturbed ceiling when its samples
  * spread; otherwise the kernel beat the ceiling kernel, with the numbers. Never clamped. */
 static void test_above_compute_roof_reason(void **st) {
