@@ -3,9 +3,11 @@
  * Shape of one sample, as likwid-bench and STREAM do it: all threads meet at a barrier, each
  * reads the clock, runs its share of `reps` repetitions, reads the clock again, and meets the
  * others at a second barrier; the sample is the slowest thread's time divided by reps. The
- * repetition count is doubled until a sample lasts at least max(min_sample_s, 1000 x the
- * measured timer resolution), so a coarse clock can never yield a zero or sub-resolution time
- * (field-bugs B21). */
+ * repetition count starts at 1 and grows until a sample lasts at least min_s = max(min_sample_s,
+ * 1000 x the measured timer resolution): after a sample of t seconds it is multiplied by
+ * 1.2 * min_s / t (aiming 20% past the target in one step), clamped to [2, 1000], or by 2 while
+ * t is still under 100 x the resolution. So a coarse clock can never yield a zero or
+ * sub-resolution time (field-bugs B21). */
 #include "harness/measure.h"
 
 #include <math.h>
