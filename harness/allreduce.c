@@ -21,7 +21,7 @@
 
 #define MAX_BYTES ((int64_t)256 << 20)
 #define MIN_BYTES 8
-#define SAMPLES 9 /* per size, --quick too (the README's "at least 9 samples") */
+#define SAMPLES NS_MIN_SAMPLES /* per size, --quick too (the README's "at least 9 samples") */
 #define MAX_POINTS 64
 
 typedef void (*schedule_fn)(float *const *, float *const *, int64_t, int, int);

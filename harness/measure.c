@@ -25,7 +25,7 @@ volatile int ns_interrupted = 0;
 ns_measure_opts ns_measure_defaults(int quick) {
     return (ns_measure_opts){
         .min_sample_s = quick ? 0.004 : 0.01,
-        .min_samples = 9,
+        .min_samples = NS_MIN_SAMPLES,
         .max_samples = quick ? 15 : 31,
         .budget_s = quick ? 0.15 : 0.6,
         .warmup_reps = 1,
