@@ -206,7 +206,7 @@ int main(int argc, char **argv) {
         return 0;
     opts o = {.prec_mask = 3, .threads = {1, 2}, .nthreads = 2,
               .sizes = {256, 512, 1024, 1536, 2048, 3072, 4096}, .nsizes = 7, .ml = 1,
-              .square = 1, .samples = 9, .min_time = 0.02};
+              .square = 1, .samples = NS_MIN_SAMPLES, .min_time = 0.02};
     for (int i = 1; i < argc; i++) {
         const char *v;
         int64_t x[32];
@@ -225,8 +225,8 @@ int main(int argc, char **argv) {
             if (n <= 0) return ns_usage_error(cmd, "--sizes wants a list like 256,1024");
             o.nsizes = n;
         } else if ((r = ns_opt_value(argc, argv, &i, "--samples", &v))) {
-            if (r < 0 || ns_parse_int64(v, 9, 1000, x) != 0)
-                return ns_usage_error(cmd, "--samples wants an integer >= 9");
+            if (r < 0 || ns_parse_int64(v, NS_MIN_SAMPLES, 1000, x) != 0)
+                return ns_usage_error(cmd, "--samples wants an integer >= %d", NS_MIN_SAMPLES);
             o.samples = (int)x[0];
         } else if ((r = ns_opt_value(argc, argv, &i, "--min-time", &v))) {
             double d;

@@ -106,7 +106,15 @@ double ns_algbw(double bytes, double time_s) {
 }
 
 double ns_allreduce_busbw(double bytes, double time_s, int n) {
-    return ns_algbw(bytes, time_s) * 2.0 * (n - 1) / n;
+    return ns_algbw(bytes, time_s) * ns_allreduce_bus_factor(n);
+}
+
+double ns_allreduce_bus_factor(int n) {
+    return n < 2 ? 0.0 : 2.0 * (n - 1) / n;
+}
+
+double ns_gather_bus_factor(int n) {
+    return n < 2 ? 0.0 : (double)(n - 1) / n;
 }
 
 /* ---- pipeline bubble ---------------------------------------------------------------------- */

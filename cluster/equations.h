@@ -89,9 +89,15 @@ double ns_allreduce_best_s(double bytes, int n, double alpha_s, double bw_bytes_
 double ns_reduce_scatter_best_s(double bytes, int n, double alpha_s, double bw_bytes_per_s);
 
 /* nccl-tests conventions (NVIDIA nccl-tests doc/PERFORMANCE.md): algbw = S / t;
- * all-reduce busbw = algbw · 2(n−1)/n. */
+ * busbw = algbw · bus factor, 2(n−1)/n for an all-reduce and (n−1)/n for a reduce-scatter or an
+ * all-gather. The one implementation of the factor: the fleet's collectives sweep uses it too. */
 double ns_algbw(double bytes, double time_s);
 double ns_allreduce_busbw(double bytes, double time_s, int n);
+
+/* busbw / algbw on n ranks: 2(n−1)/n (all-reduce), (n−1)/n (reduce-scatter, all-gather); 0 for
+ * n < 2. */
+double ns_allreduce_bus_factor(int n);
+double ns_gather_bus_factor(int n);
 
 /* ---- pipeline bubble ---------------------------------------------------------------------- */
 

@@ -5,6 +5,7 @@
  * compute ceilings and DRAM bandwidth. Also measured collective α–β from an all-reduce fit. */
 #include "cluster/cluster.h"
 #include "harness/json.h"
+#include "harness/stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,11 +19,6 @@
     } while (0)
 
 #define NS_CV_MAX 1024 /* GEMM results whose CV enters the median */
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* "dp"/"sp" (results.json) → model precision; the GEMM name decides when precision is absent. */
 static ns_cprec entry_prec(const json_t *r) {
@@ -131,11 +127,7 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
         FAIL("results.json has no measured GEMM (family \"gemm\" with fraction_of_roof)");
     }
     ns_chip_finish(c);
-    if (info.cv_results > 0) {
-        int ncv = info.cv_results;
-        qsort(cvs, (size_t)ncv, sizeof cvs[0], cmp_double);
-        in->sys.step_cv = ncv % 2 ? cvs[ncv / 2] : 0.5 * (cvs[ncv / 2 - 1] + cvs[ncv / 2]);
-    }
+    if (info.cv_results > 0) in->sys.step_cv = ns_median(cvs, (size_t)info.cv_results);
     info.step_cv = in->sys.step_cv;
     info.applied = 1;
     in->node = info;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/equations.h"
 #include "harness/json.h"
 #include "harness/stats.h"
 
@@ -17,8 +18,7 @@ ns_coll_opts ns_coll_defaults(int quick) {
 }
 
 double ns_coll_bus_factor(ns_coll_op op, int n) {
-    if (n < 2) return 0.0;
-    return op == NS_COLL_ALLREDUCE ? 2.0 * (n - 1) / n : (double)(n - 1) / n;
+    return op == NS_COLL_ALLREDUCE ? ns_allreduce_bus_factor(n) : ns_gather_bus_factor(n);
 }
 
 const char *ns_coll_name(ns_coll_op op) {
@@ -121,7 +121,7 @@ int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_r
             r->t_min = st.min;
             r->t_avg = st.mean;
             r->t_max = st.max;
-            r->algbw = r->bytes / r->t_max / 1e9;
+            r->algbw = ns_algbw(r->bytes, r->t_max) / 1e9;
             r->busbw = r->algbw * ns_coll_bus_factor(op, n);
             r->validated = all_valid;
             if (o->progress) o->progress(o->progress_arg, op, nrows - 1, r->bytes, 1);
@@ -134,8 +134,8 @@ int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_r
     return nrows;
 }
 
-int ns_fit_alpha_beta(const double *S, const double *t, int n, double *alpha, double *beta,
-                      double *max_rel_resid) {
+int ns_alpha_beta_fit_wls_nonneg(const double *S, const double *t, int n, double *alpha,
+                                 double *beta, double *max_rel_resid) {
     /* Weighted normal equations with w_i = 1 / t_i^2. */
     double sw = 0, sws = 0, swss = 0, swt = 0, swst = 0;
     int used = 0;
@@ -224,7 +224,7 @@ json_t *ns_coll_allreduce_fit_json(int ranks, const ns_coll_row *rows, int nrows
                     "t(bytes) = alpha_s + beta_s_per_byte * bytes: one MPI_Allreduce of a "
                     "`bytes` buffer on `ranks` ranks, slowest rank; least squares on relative "
                     "residuals, alpha and beta >= 0");
-    if (ns_fit_alpha_beta(S, t, n, &alpha, &beta, &resid) == 0) {
+    if (ns_alpha_beta_fit_wls_nonneg(S, t, n, &alpha, &beta, &resid) == 0) {
         ns_json_set_num(fit, "alpha_s", alpha, NULL);
         ns_json_set_num(fit, "beta_s_per_byte", beta, NULL);
         ns_json_set_int(fit, "ranks", ranks); /* the cluster model derives per-link α, β from it */

@@ -50,7 +50,7 @@ typedef struct ns_coll_opts {
 /* Defaults: 8 B to 256 MiB (quick: to 4 MiB), 20 ms samples x 5 (quick: 2 ms x 3). */
 ns_coll_opts ns_coll_defaults(int quick);
 
-/* busbw / algbw for op on n ranks (nccl-tests factors); 0 for n < 2. */
+/* busbw / algbw for op on n ranks (nccl-tests factors, cluster/equations.h); 0 for n < 2. */
 double ns_coll_bus_factor(ns_coll_op op, int n);
 
 const char *ns_coll_name(ns_coll_op op); /* "allreduce", "reduce_scatter", "allgather" */
@@ -62,11 +62,13 @@ int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_r
                   int maxrows);
 
 /* Least-squares fit t = alpha + beta * S over points (S_i, t_i), minimising the relative
- * residuals sum((t_i - alpha - beta S_i) / t_i)^2 so that 8 B and 256 MiB weigh alike; alpha and
- * beta are constrained to >= 0 (a negative one is pinned to 0 and the other refitted). Returns 0
- * with *max_rel_resid = max |t_i - fit_i| / t_i, or -1 when fewer than 2 usable points. */
-int ns_fit_alpha_beta(const double *bytes, const double *t, int n, double *alpha, double *beta,
-                      double *max_rel_resid);
+ * residuals sum((t_i - alpha - beta S_i) / t_i)^2 (weights 1/t_i^2) so that 8 B and 256 MiB weigh
+ * alike; alpha and beta are constrained to >= 0 (a negative one is pinned to 0 and the other
+ * refitted), and points with a non-finite S_i or t_i or t_i <= 0 are skipped. (harness/allreduce.h
+ * ns_alpha_beta_fit_wls is the same fit unconstrained.) Returns 0 with *max_rel_resid =
+ * max |t_i - fit_i| / t_i, or -1 when fewer than 2 usable points. */
+int ns_alpha_beta_fit_wls_nonneg(const double *bytes, const double *t, int n, double *alpha,
+                                 double *beta, double *max_rel_resid);
 
 /* {ranks, busbw_convention, allreduce[rows], reduce_scatter[rows], allgather[rows]}. */
 json_t *ns_coll_json(int ranks, const ns_coll_row *const rows[3], const int nrows[3]);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cluster/equations.h"
 #include "harness/context.h"
 #include "harness/json.h"
 #include "harness/stats.h"
@@ -20,7 +21,7 @@
 
 #define MAX_BYTES ((int64_t)256 << 20)
 #define MIN_BYTES 8
-#define SAMPLES 9 /* per size, --quick too (the README's "at least 9 samples") */
+#define SAMPLES NS_MIN_SAMPLES /* per size, --quick too (the README's "at least 9 samples") */
 #define MAX_POINTS 64
 
 typedef void (*schedule_fn)(float *const *, float *const *, int64_t, int, int);
@@ -32,8 +33,8 @@ typedef struct point {
     int validated;
 } point;
 
-int ns_alpha_beta_fit(const double *size, const double *t, int n, double *alpha, double *beta,
-                      double *max_rel) {
+int ns_alpha_beta_fit_wls(const double *size, const double *t, int n, double *alpha,
+                          double *beta, double *max_rel) {
     double sw = 0, sws = 0, swss = 0, swt = 0, swst = 0;
     for (int i = 0; i < n; i++) {
         double w = 1.0 / (t[i] * t[i]);
@@ -164,7 +165,7 @@ static json_t *points_json(const point *pts, int npts, int p) {
         double alg = st.median > 0 ? (double)pts[k].bytes / st.median / 1e9 : NAN;
         ns_json_set_num(o, "algbw_gbytes_per_s", alg, "invalid: zero elapsed");
         if (p > 1)
-            ns_json_set_num(o, "busbw_gbytes_per_s", alg * 2.0 * (p - 1) / p,
+            ns_json_set_num(o, "busbw_gbytes_per_s", alg * ns_allreduce_bus_factor(p),
                             "invalid: zero elapsed");
         else
             ns_json_set_num(o, "busbw_gbytes_per_s", NAN,
@@ -196,7 +197,7 @@ static int two_end_fit(const point *pts, int npts, int p, double *a, double *b, 
     *all = nb == 0 || ns == 0;
     if (*all) {
         *used = npts;
-        return ns_alpha_beta_fit(s, t, npts, a, b, mr);
+        return ns_alpha_beta_fit_wls(s, t, npts, a, b, mr);
     }
     *a = ns_median(small, (size_t)ns);
     nb = 0;

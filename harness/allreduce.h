@@ -47,11 +47,14 @@ json_t *ns_allreduce_measure(int threads, int quick, FILE *log);
 json_t *ns_allreduce_measure_upto(int threads, int quick, int64_t max_bytes, FILE *log);
 
 /* Weighted least-squares fit of t = alpha + beta * S to n points, weights 1/t^2 (each point's
- * relative residual counts equally, so the small sizes fix alpha and the large ones beta).
- * Returns 0, or -1 when fewer than 2 points or the system is singular. *max_rel receives the
- * largest |t_fit - t| / t. */
-int ns_alpha_beta_fit(const double *size, const double *t, int n, double *alpha, double *beta,
-                      double *max_rel);
+ * relative residual counts equally, so the small sizes fix alpha and the large ones beta),
+ * unconstrained: alpha or beta may come out negative (fleet/collectives.h
+ * ns_alpha_beta_fit_wls_nonneg is the same fit with both pinned >= 0). The all-reduce sweep's
+ * fallback when it lacks an end for its two-ends fit (no size <= 64 B, or none beyond the
+ * cache). Returns 0, or -1 when fewer than 2 points or the system is singular. *max_rel
+ * receives the largest |t_fit - t| / t. */
+int ns_alpha_beta_fit_wls(const double *size, const double *t, int n, double *alpha,
+                          double *beta, double *max_rel);
 
 /* [{ "thread", "mxcsr", "ftz", "daz" }] for a team of threads (the timed loops' team): the
  * flush-to-zero and denormals-are-zero state each thread ran with. */

@@ -26,7 +26,7 @@ static void usage(FILE *f) {
             "  --threads T    OpenMP threads (default: OMP_NUM_THREADS, else the CPUs in\n"
             "                 the affinity mask)\n"
             "  --isa ISA      avx512 | avx2 | scalar | blis | openblas (default: best on this CPU)\n"
-            "  --samples S    at least S samples (default 9)\n"
+            "  --samples S    at least S samples (default %d)\n"
             "  --min-time S   seconds a sample lasts at least (default 0.01)\n"
             "  --json FILE    also write a results.json holding this one result; FILE - writes\n"
             "                 it to standard output and the one-line summary to standard error\n"
@@ -36,7 +36,8 @@ static void usage(FILE *f) {
             "of 1024 (the B does not mean bytes: --n 32KiB is 32768 elements). Sizes are >= 1, and\n"
             "one repetition may do at most 1e13 FLOPs and move at most 1e13 bytes.\n"
             "Ctrl-C stops at the next sample, writes what was measured (\"interrupted\": true) and\n"
-            "exits 130. `nodescale list` shows the kernels.\n");
+            "exits 130. `nodescale list` shows the kernels.\n",
+            NS_MIN_SAMPLES);
 }
 
 /* The most FLOPs, and the most bytes, one repetition may do: about 3 minutes at 50 GFLOP/s, and
@@ -112,7 +113,8 @@ static int64_t default_n(const ns_kernel *k) {
 
 int ns_cmd_bench(int argc, char **argv) {
     const char *cmd = "bench", *kname = NULL, *isa = NULL, *json_path = NULL, *events = NULL, *v;
-    int64_t n = -1, m = -1, kk = -1, threads = -1, samples = 9; /* threads -1: the default */
+    int64_t n = -1, m = -1, kk = -1, threads = -1; /* -1: the default */
+    int64_t samples = NS_MIN_SAMPLES;
     double min_time = 0.01;
     for (int i = 1; i < argc; i++) {
         int r;

@@ -3,8 +3,11 @@
  * Shape of one sample, as likwid-bench and STREAM do it: all threads meet at a barrier, each
  * reads the clock, runs its share of `reps` repetitions, reads the clock again, and meets the
  * others at a second barrier; the sample is the slowest thread's time divided by reps. The
- * repetition count is doubled until a sample lasts at least max(min_sample_s, 1000 x the
- * measured timer resolution), so a coarse clock can never yield a zero or sub-resolution time. */
+ * repetition count starts at 1 and grows until a sample lasts at least min_s = max(min_sample_s,
+ * 1000 x the measured timer resolution): after a sample of t seconds it is multiplied by
+ * 1.2 * min_s / t (aiming 20% past the target in one step), clamped to [2, 1000], or by 2 while
+ * t is still under 100 x the resolution. So a coarse clock can never yield a zero or
+ * sub-resolution time. */
 #include "harness/measure.h"
 
 #include <math.h>
@@ -22,7 +25,7 @@ volatile int ns_interrupted = 0;
 ns_measure_opts ns_measure_defaults(int quick) {
     return (ns_measure_opts){
         .min_sample_s = quick ? 0.004 : 0.01,
-        .min_samples = 9,
+        .min_samples = NS_MIN_SAMPLES,
         .max_samples = quick ? 15 : 31,
         .budget_s = quick ? 0.15 : 0.6,
         .warmup_reps = 1,

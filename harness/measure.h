@@ -17,7 +17,7 @@
 
 typedef struct ns_measure_opts {
     double min_sample_s; /* a sample lasts at least this long (default 0.01 s) */
-    int min_samples;     /* at least this many samples (default 9; never below 9 for gates) */
+    int min_samples;     /* at least this many samples (default NS_MIN_SAMPLES) */
     int max_samples;     /* at most (<= NS_MAX_SAMPLES) */
     double budget_s;     /* stop adding samples past min_samples after this long */
     int warmup_reps;     /* untimed repetitions first (default 1) */

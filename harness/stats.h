@@ -8,6 +8,12 @@
 
 #include <stddef.h>
 
+/* The fewest samples a measurement takes (ns_measure_defaults' min_samples, bench's --samples
+ * default, the all-reduce sweep's samples per size; the README's "at least 9 samples"), and the
+ * fewest on a side below which the gate notes that rank tests can show only large effects
+ * (Google Benchmark's compare.py warns below 9 repetitions). */
+#define NS_MIN_SAMPLES 9
+
 typedef struct ns_stats {
     size_t n;
     double min, max, median, mean;

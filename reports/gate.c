@@ -57,8 +57,8 @@ const char *ns_gate_verdict_name(ns_gate_verdict v) {
     return "?";
 }
 
-/* Parses "0.1" or "10%" into a fraction in [0, 10). A bare number >= 1 is refused as
- * ambiguous (5 could mean 5% or 500%). */
+/* Parses "0.1" or "10%" into a fraction in [0, 10] (1000% gives exactly 10). A bare number
+ * >= 1 is refused as ambiguous (5 could mean 5% or 500%). */
 static int parse_fraction(const char *s, double *out) {
     size_t len = strlen(s);
     char buf[64];

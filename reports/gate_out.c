@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness/json.h"
+#include "harness/stats.h"
 #include "reports/gate.h"
 #include "reports/report.h"
 
@@ -78,13 +79,14 @@ static size_t ninvalid(const ns_gate_report *rep) {
     return n;
 }
 
-/* Compared benchmarks with fewer than 9 samples on a side (unpaired): rank tests of that size
- * can only show large effects (compare.py warns below 9 repetitions). */
+/* Compared benchmarks with fewer than NS_MIN_SAMPLES samples on a side (unpaired): rank tests of
+ * that size can only show large effects (compare.py warns below 9 repetitions). */
 static size_t nfew(const ns_gate_report *rep) {
     size_t n = 0;
     for (size_t i = 0; i < rep->nrows; i++) {
         const ns_gate_row *r = &rep->rows[i];
-        n += !r->d && r->verdict <= NS_GATE_REGRESSION && (r->nbase < 9 || r->ncur < 9);
+        n += !r->d && r->verdict <= NS_GATE_REGRESSION &&
+             (r->nbase < NS_MIN_SAMPLES || r->ncur < NS_MIN_SAMPLES);
     }
     return n;
 }
@@ -244,9 +246,9 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
     size_t nr = nregress(rep), few = nfew(rep);
     if (few)
         fprintf(f,
-                "note: %zu benchmark(s) have fewer than 9 samples; at that size only large "
+                "note: %zu benchmark(s) have fewer than %d samples; at that size only large "
                 "effects can be significant\n",
-                few);
+                few, NS_MIN_SAMPLES);
     char inv[64] = "";
     if (ninvalid(rep)) snprintf(inv, sizeof inv, ", %zu INVALID (check failed)", ninvalid(rep));
     fprintf(f, "\nverdict: %s (%zu regression%s%s%s%s; %.2f s)\n", rep->exit_code ? "FAIL" : "PASS",
@@ -618,9 +620,9 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
     char c[32], d[64];
     if (nfew(rep))
         fprintf(f,
-                "\n%zu benchmark(s) have fewer than 9 samples: only large effects can be "
+                "\n%zu benchmark(s) have fewer than %d samples: only large effects can be "
                 "significant.\n",
-                nfew(rep));
+                nfew(rep), NS_MIN_SAMPLES);
     fprintf(f,
             "\nSuite geometric mean over %zu benchmarks: %s, interval %s (bootstrap, fixed "
             "seed): %s (threshold +%.1f%%).\n",

@@ -343,7 +343,13 @@ typedef struct gemm_job {
     const char *a, *b;
     char *c;
     int64_t lda, ldb, ldc;
-    int unpacked_a;          /* 1: micro-kernel reads A in place (transa == 0, m <= MC) */
+    /* 1: the micro-kernel reads A in place (cs_a = lda; only a partial edge panel is copied).
+     * Set only when all three hold (see gemm_generic): transa == 0, as the micro-kernel wants
+     * each micro-panel's MR rows contiguous, which only an untransposed A has; each ic way's rows
+     * fit one MC block (ceil(m / ic_ways) <= MC), the small-shape path that has no packing to
+     * amortise; and n <= 256, as packing (about one load and store per element) pays off once
+     * each element of A feeds 2n >= 512 flops. */
+    int unpacked_a;
     int b_direct;            /* 1: B micro-panels are not packed ahead (single block of rows) */
     int b_inplace;           /* with b_direct: 1 = read in place, 0 = copied just before use */
     int jc_ways, ic_ways, jr_ways;

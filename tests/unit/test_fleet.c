@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "cluster/equations.h"
 #include "fleet/collectives.h"
 #include "fleet/fleet.h"
 #include "fleet/straggler.h"
@@ -272,15 +273,15 @@ static void test_alpha_beta_fit(void **st) {
         S[i] = 8.0 * (1 << i);
         t[i] = 5e-6 + S[i] * 5e-10;
     }
-    assert_int_equal(ns_fit_alpha_beta(S, t, 20, &a, &b, &res), 0);
+    assert_int_equal(ns_alpha_beta_fit_wls_nonneg(S, t, 20, &a, &b, &res), 0);
     assert_float_equal(a, 5e-6, 5e-6 * 1e-9);
     assert_float_equal(b, 5e-10, 5e-10 * 1e-9);
     assert_true(res < 1e-9);
     for (int i = 0; i < 20; i++)
         t[i] = S[i] * 1e-9 * (i % 2 ? 1.1 : 0.9);
-    assert_int_equal(ns_fit_alpha_beta(S, t, 20, &a, &b, &res), 0);
+    assert_int_equal(ns_alpha_beta_fit_wls_nonneg(S, t, 20, &a, &b, &res), 0);
     assert_true(a >= 0 && b > 0);
-    assert_int_equal(ns_fit_alpha_beta(S, t, 1, &a, &b, &res), -1);
+    assert_int_equal(ns_alpha_beta_fit_wls_nonneg(S, t, 1, &a, &b, &res), -1);
     json_t *j = ns_coll_allreduce_fit_json(1, NULL, 0);
     assert_true(json_is_null(json_object_get(json_object_get(j, "fit"), "alpha_s")));
     json_decref(j);
@@ -292,6 +293,16 @@ static void test_bus_factors(void **st) {
     assert_float_equal(ns_coll_bus_factor(NS_COLL_REDUCE_SCATTER, 4), 0.75, 0);
     assert_float_equal(ns_coll_bus_factor(NS_COLL_ALLGATHER, 2), 0.5, 0);
     assert_float_equal(ns_coll_bus_factor(NS_COLL_ALLREDUCE, 1), 0, 0);
+    /* One implementation of the nccl-tests factor: the fleet's sweep and the cluster model's
+     * busbw agree exactly for every rank count. */
+    for (int n = 0; n <= 64; n++) {
+        assert_true(ns_coll_bus_factor(NS_COLL_ALLREDUCE, n) == ns_allreduce_bus_factor(n));
+        assert_true(ns_coll_bus_factor(NS_COLL_ALLGATHER, n) == ns_gather_bus_factor(n));
+        assert_true(ns_coll_bus_factor(NS_COLL_REDUCE_SCATTER, n) == ns_gather_bus_factor(n));
+        if (n > 0)
+            assert_true(ns_allreduce_busbw(1e9, 0.01, n) ==
+                        ns_algbw(1e9, 0.01) * ns_coll_bus_factor(NS_COLL_ALLREDUCE, n));
+    }
 }
 
 static void test_peer_check(void **st) {

@@ -1045,6 +1045,22 @@ static void test_markdown_escaping(void **state) {
     assert_true(strlen(ns_text_safe("\001\001\001\001", tiny, sizeof tiny)) < sizeof tiny);
 }
 
+/* One minimum sample count (the README's "at least 9 samples") for measure and the gate's
+ * few-samples note; a threshold fraction lies in [0, 10], 1000% giving exactly 10. */
+static void test_min_samples_and_fraction_range(void **st) {
+    (void)st;
+    assert_int_equal(NS_MIN_SAMPLES, 9);
+    assert_int_equal(ns_measure_defaults(0).min_samples, NS_MIN_SAMPLES);
+    assert_int_equal(ns_measure_defaults(1).min_samples, NS_MIN_SAMPLES);
+    double f = -1;
+    assert_int_equal(ns_gate_parse_fraction("1000%", &f), 0);
+    assert_true(f == 10.0);
+    assert_int_equal(ns_gate_parse_fraction("0%", &f), 0);
+    assert_true(f == 0.0);
+    assert_int_equal(ns_gate_parse_fraction("1000.5%", &f), -1);
+    assert_int_equal(ns_gate_parse_fraction("1", &f), -1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_normal),
@@ -1076,6 +1092,7 @@ int main(void) {
         cmocka_unit_test(test_inject_slowdown_check),
         cmocka_unit_test(test_inject_slowdown_exact),
         cmocka_unit_test(test_markdown_escaping),
+        cmocka_unit_test(test_min_samples_and_fraction_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
