@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
                    ? ""
                    : "  WRONG RESULT");
     }
-    printf("GB/s (1e9 B/s); times are medians of 9 samples (5 with NODESCALE_BENCH_QUICK).\n");
+    printf("GB/s (1e9 B/s); times are medians of 9 samples.\n");
     print_fit("ring", json_object_get(r, "fit"));
     print_fit("tree", json_object_get(r, "fit_tree"));
     json_decref(r);
