@@ -593,13 +593,8 @@ int ns_cmd_run(int argc, char **argv) {
         fprintf(tee, "nodescale run: error: %s\n", err);
         rc = NS_EXIT_USAGE;
     }
+    /* Also roofline.svg, the headline picture: a copy of the DP roofline (SP: roofline_sp.svg). */
     if (ns_roofline_plot(root, dir, err, sizeof err) < 0) fprintf(tee, "roofline plot: %s\n", err);
-    /* roofline.svg, the headline picture: the DP roofline (SP beside it as roofline_sp.svg). */
-    char from[4200];
-    snprintf(from, sizeof from, "%s/roofline_dp.svg", dir);
-    snprintf(path, sizeof path, "%s/roofline.svg", dir);
-    unlink(path);
-    if (access(from, R_OK) == 0 && link(from, path) != 0) fprintf(tee, "roofline.svg: %s\n", strerror(errno));
     snprintf(path, sizeof path, "%s/report.md", dir);
     if (ns_report_markdown(root, path, err, sizeof err) != 0) fprintf(tee, "report: %s\n", err);
     if (!strcmp(format, "gbench")) {

@@ -56,8 +56,9 @@ int ns_roofline_build(json_t *results, char *err, size_t errlen);
 
 /* Draws, from a results object that ns_roofline_build has processed, into the existing folder
  * dir: roofline_<prec>.{svg,png} and roofline_cache_aware_<prec>.{svg,png} for every precision
- * with a compute ceiling or a point, and bandwidth_vs_working_set.{svg,png} when there is a
- * sweep. Runs gnuplot (found on PATH, or NODESCALE_GNUPLOT) on a generated script; data and
+ * with a compute ceiling or a point, roofline.svg (a copy of roofline_dp.svg, not a link, so a
+ * redraw replaces both) with the DP picture, and bandwidth_vs_working_set.{svg,png} when there
+ * is a sweep. Runs gnuplot (found on PATH, or NODESCALE_GNUPLOT) on a generated script; data and
  * script live in a temporary folder that is removed (NODESCALE_KEEP_PLOT_TMP=1 keeps it); each
  * picture is written under a temporary name and renamed, so a failure leaves earlier pictures
  * intact; a picture without valid data is skipped, not an error. Returns 0, or -1 with a
