@@ -18,8 +18,12 @@
  * with source "kernel phase": result_id, sweep_gbytes_per_s, sweep_source}; the
  * "roofline" section {bytes_policy, method, cache_capacity[], plateaus[], ceilings_used,
  * ridge_points[], points[], notes[], status}; and per results[] entry: level, roof_gflops,
- * fraction_of_roof, roof_limit ("compute" | "bandwidth:L2" ...), roof_mix, roof_compute_gflops,
- * roof_gbytes_per_s, roof_status, and roof_gflops_at_measured_ai where counters measured the AI.
+ * fraction_of_roof, fraction_of_roof_fastest, roof_limit ("compute" | "bandwidth:L2" ...),
+ * roof_mix, roof_compute_gflops, roof_gbytes_per_s, roof_status, and roof_gflops_at_measured_ai
+ * where counters measured the AI. fraction_of_roof is the kernel's median-sample rate (gflops,
+ * or gbytes_per_s without FLOPs) over the roof, whose ceilings are their fastest samples;
+ * fraction_of_roof_fastest is its fastest-sample rate over the same roof (fraction_of_roof x
+ * time_s.median / time_s.min; null without time_s).
  * Anything that cannot be derived is null with a status string, never NaN, Inf or 0.
  *
  * Plateaus are found from the curve alone (flat runs in log-log), then labelled L1/L2/L3/DRAM
