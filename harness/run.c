@@ -4,7 +4,9 @@
  * registry at representative sizes (STREAM, reductions, GEMM and its BLIS/OpenBLAS peers), then
  * hands the document to the roofline builder, the cluster model and the report writers, and
  * writes a report folder:
- *   results.json  report.md  roofline.svg (+ other plots)  run.log
+ *   results.json  report.md  run.log  roofline.svg  roofline_{dp,sp}.{svg,png}
+ *   roofline_cache_aware_{dp,sp}.{svg,png}  bandwidth_vs_working_set.{svg,png}
+ *   cluster_{breakdown,scaling}.{dat,gp,svg}  gbench.json (--format gbench)
  * Progress goes to stderr (and run.log); the folder's path is the one line on stdout.
  * Ctrl-C stops at the next sample and still writes a valid results.json of what finished. */
 #include "harness/run.h"
@@ -444,7 +446,11 @@ static void usage(FILE *f) {
                "                 cluster section (default h100-sxm; nodescale cluster --help)\n"
                "  --format gbench  also write gbench.json (Google Benchmark JSON: compare.py,\n"
                "                 github-action-benchmark, Bencher read it)\n"
-               "Writes results.json, report.md, roofline.svg and run.log; prints the folder.\n");
+               "Writes into the folder: results.json, report.md, run.log; roofline.svg (the DP\n"
+               "roofline), roofline_dp, roofline_sp, roofline_cache_aware_dp,\n"
+               "roofline_cache_aware_sp and bandwidth_vs_working_set (.svg, .png);\n"
+               "cluster_breakdown and cluster_scaling (.dat, .gp, .svg); gbench.json with\n"
+               "--format gbench. The pictures need gnuplot. Prints the folder.\n");
 }
 
 static int mkdir_p(const char *path) {
