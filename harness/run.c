@@ -434,8 +434,8 @@ static void on_sigint(int sig) {
 static void usage(FILE *f) {
     fprintf(f, "usage: nodescale run [--quick] [--out DIR] [--threads N] [--kernels a,b,...]\n"
                "                     [--events LIST] [--format json|gbench]\n"
-               "  --quick        the short run (97-101 s on a shared 2-core VM): coarser sweep,\n"
-               "                 fewer sizes\n"
+               "  --quick        the short run (about 40 s on a quiet 2-core VM, 100 s on a\n"
+               "                 shared one): coarser sweep, fewer sizes\n"
                "  --out DIR      report folder (default results/<host>-<UTC time>/)\n"
                "  --threads N    threads for the all-thread measurements (default:\n"
                "                 OMP_NUM_THREADS, else the CPUs in the affinity mask; at most those)\n"
