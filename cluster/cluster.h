@@ -127,6 +127,10 @@ typedef struct ns_eta_law {
  * table's precision and size, the results it refused, and where the step CV came from. */
 #define NS_NODE_REFUSED_IDS 4
 #define NS_NODE_CV_DISTURBED 0.2 /* a GEMM time CV above this says the node was disturbed */
+/* Which statistic the node's GEMM efficiency is (said in the text and JSON outputs). */
+#define NS_NODE_GEMM_STATISTIC                                                                     \
+    "fraction_of_roof: the GEMM's median sample against the compute ceiling's fastest sample "    \
+    "(conservative on a noisy node; fraction_of_roof_fastest is its fastest sample)"
 typedef struct ns_node_info {
     int applied;                               /* 1 after ns_cluster_apply_node */
     ns_cprec precision;                        /* of the GEMM table taken */
@@ -286,7 +290,8 @@ int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int sca
 /* ---- outputs (report.c, plot.c) ----------------------------------------------------------- */
 
 /* What the node bridge took, as keys set on obj: gemm_precision, gemm_points,
- * gemm_points_refused [ids], gemm_status ("ok" or why results were refused), step_cv,
+ * gemm_points_refused [ids], gemm_status ("ok" or why results were refused),
+ * gemm_efficiency_statistic (NS_NODE_GEMM_STATISTIC), step_cv,
  * step_cv_source (which CV from which results in `source`), variability_status ("ok",
  * "disturbed: ..." above NS_NODE_CV_DISTURBED, or "overridden by --step-cv"). */
 void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *source);

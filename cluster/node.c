@@ -263,6 +263,7 @@ void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *sour
     ns_json_set_int(obj, "gemm_points_refused_count", ni->gemm_refused);
     ns_node_gemm_warning(in, buf, sizeof buf);
     ns_json_set_str(obj, "gemm_status", buf[0] ? buf : "ok");
+    ns_json_set_str(obj, "gemm_efficiency_statistic", NS_NODE_GEMM_STATISTIC);
     ns_json_set_num(obj, "step_cv", in->sys.step_cv, NULL);
     if (ni->cv_overridden)
         snprintf(buf, sizeof buf, "--step-cv (the measured %.3g replaced)", ni->step_cv);

@@ -92,7 +92,8 @@ json_t *ns_cluster_from_results(const json_t *results, const char *preset, const
     ns_json_set_str(sec, "chip", in.sys.chip.name);
     ns_json_set_str(sec, "model", in.model.name);
     ns_json_set_str(sec, "note",
-                    "this node's measured GEMM efficiency per shape and its within-run sample CV "
+                    "this node's measured GEMM efficiency per shape (its median sample against the "
+                    "ceiling's fastest: fraction_of_roof) and its within-run sample CV "
                     "(time_s.cv: sample-to-sample jitter inside one run, used as the step-time "
                     "CV; --step-cv overrides it), applied "
                     "to the preset chip's peak, memory and network; fastest configuration found "

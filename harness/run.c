@@ -4,7 +4,9 @@
  * registry at representative sizes (STREAM, reductions, GEMM and its BLIS/OpenBLAS peers), then
  * hands the document to the roofline builder, the cluster model and the report writers, and
  * writes a report folder:
- *   results.json  report.md  roofline.svg (+ other plots)  run.log
+ *   results.json  report.md  run.log  roofline.svg  roofline_{dp,sp}.{svg,png}
+ *   roofline_cache_aware_{dp,sp}.{svg,png}  bandwidth_vs_working_set.{svg,png}
+ *   cluster_{breakdown,scaling}.{dat,gp,svg}  gbench.json (--format gbench)
  * Progress goes to stderr (and run.log); the folder's path is the one line on stdout.
  * Ctrl-C stops at the next sample and still writes a valid results.json of what finished. */
 #include "harness/run.h"
@@ -432,7 +434,8 @@ static void on_sigint(int sig) {
 static void usage(FILE *f) {
     fprintf(f, "usage: nodescale run [--quick] [--out DIR] [--threads N] [--kernels a,b,...]\n"
                "                     [--events LIST] [--format json|gbench]\n"
-               "  --quick        the short run (<= 60 s on 2 cores): coarser sweep, fewer sizes\n"
+               "  --quick        the short run (about 40 s on a quiet 2-core VM, 100 s on a\n"
+               "                 shared one): coarser sweep, fewer sizes\n"
                "  --out DIR      report folder (default results/<host>-<UTC time>/)\n"
                "  --threads N    threads for the all-thread measurements (default:\n"
                "                 OMP_NUM_THREADS, else the CPUs in the affinity mask; at most those)\n"
@@ -444,7 +447,11 @@ static void usage(FILE *f) {
                "                 cluster section (default h100-sxm; nodescale cluster --help)\n"
                "  --format gbench  also write gbench.json (Google Benchmark JSON: compare.py,\n"
                "                 github-action-benchmark, Bencher read it)\n"
-               "Writes results.json, report.md, roofline.svg and run.log; prints the folder.\n");
+               "Writes into the folder: results.json, report.md, run.log; roofline.svg (the DP\n"
+               "roofline), roofline_dp, roofline_sp, roofline_cache_aware_dp,\n"
+               "roofline_cache_aware_sp and bandwidth_vs_working_set (.svg, .png);\n"
+               "cluster_breakdown and cluster_scaling (.dat, .gp, .svg); gbench.json with\n"
+               "--format gbench. The pictures need gnuplot. Prints the folder.\n");
 }
 
 static int mkdir_p(const char *path) {
@@ -593,13 +600,8 @@ int ns_cmd_run(int argc, char **argv) {
         fprintf(tee, "nodescale run: error: %s\n", err);
         rc = NS_EXIT_USAGE;
     }
+    /* Also roofline.svg, the headline picture: a copy of the DP roofline (SP: roofline_sp.svg). */
     if (ns_roofline_plot(root, dir, err, sizeof err) < 0) fprintf(tee, "roofline plot: %s\n", err);
-    /* roofline.svg, the headline picture: the DP roofline (SP beside it as roofline_sp.svg). */
-    char from[4200];
-    snprintf(from, sizeof from, "%s/roofline_dp.svg", dir);
-    snprintf(path, sizeof path, "%s/roofline.svg", dir);
-    unlink(path);
-    if (access(from, R_OK) == 0 && link(from, path) != 0) fprintf(tee, "roofline.svg: %s\n", strerror(errno));
     snprintf(path, sizeof path, "%s/report.md", dir);
     if (ns_report_markdown(root, path, err, sizeof err) != 0) fprintf(tee, "report: %s\n", err);
     if (!strcmp(format, "gbench")) {

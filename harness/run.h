@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 typedef struct ns_run_opts {
-    int quick;            /* --quick: the <= 60 s run */
+    int quick;            /* --quick: the short run (coarser sweep, fewer sizes) */
     int threads;          /* all-thread runs use this many; < 1: ns_default_threads */
     const char *kernels;  /* comma-separated kernel names to run, NULL = all */
     const char *events;   /* PAPI events (--events), NULL = NODESCALE_EVENTS or defaults */

@@ -341,8 +341,11 @@ int ns_report_markdown(const json_t *root, const char *path, char *err, size_t e
     fprintf(f, "# nodescale report: %s\n\n", str(ctx, "host"));
     if (json_is_true(json_object_get(root, "interrupted")))
         fprintf(f, "**This run was interrupted: the tables hold what finished.**\n\n");
-    fprintf(f, "Files: `results.json` (all numbers, schema nodescale/1), `roofline.svg`, "
-               "`run.log`.\n\n");
+    fprintf(f, "Files: `results.json` (all numbers, schema nodescale/1), `report.md`, `run.log`, "
+               "`roofline.svg` (the DP roofline); `roofline_dp`, `roofline_sp`, "
+               "`roofline_cache_aware_dp`, `roofline_cache_aware_sp`, `bandwidth_vs_working_set` "
+               "(.svg, .png); `cluster_breakdown`, `cluster_scaling` (.dat, .gp, .svg); "
+               "`gbench.json` with `--format gbench`.\n\n");
     node_facts(f, ctx);
     ceilings(f, root);
     gemm_peers(f, root);

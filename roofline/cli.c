@@ -25,7 +25,7 @@ static const char *usage_text =
     "Rebuilds the roofline (bandwidth ceilings from the working-set sweep, compute roofs,\n"
     "ridge points, each kernel's attainable bound and fraction of it) from a results file and\n"
     "redraws roofline_{dp,sp}, roofline_cache_aware_{dp,sp} and bandwidth_vs_working_set\n"
-    "(SVG and PNG). Nothing is measured.\n"
+    "(SVG and PNG), and roofline.svg (a copy of roofline_dp.svg). Nothing is measured.\n"
     "\n"
     "  --out DIR   write DIR/results.json with the rebuilt roofline (atomically) and the\n"
     "              pictures into DIR (created if missing). Without it, RESULTS.json is not\n"

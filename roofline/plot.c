@@ -785,6 +785,32 @@ static int run_gnuplot(const char *script, const char *log, char *err, size_t er
     return -1;
 }
 
+/* Copies the file from to the new file to (replaced if present); 0, or -1 with errno set. */
+static int copy_file(const char *from, const char *to) {
+    FILE *in = fopen(from, "rb");
+    if (!in) return -1;
+    FILE *out = fopen(to, "wb");
+    if (!out) {
+        int e = errno;
+        fclose(in);
+        errno = e;
+        return -1;
+    }
+    char buf[65536];
+    size_t n;
+    int rc = 0;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n) rc = -1;
+    if (ferror(in)) rc = -1;
+    fclose(in);
+    if (fclose(out) != 0) rc = -1;
+    if (rc != 0) {
+        if (!errno) errno = EIO;
+        unlink(to);
+    }
+    return rc;
+}
+
 /* Renames (keep) or removes each staged picture PATH.tmp; 0, or -1 with the first failure. */
 int ns_roofline_plot_commit(const json_t *staged, int keep, char *err, size_t errlen) {
     int rc = 0;
@@ -846,6 +872,21 @@ int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *stage
     }
     /* Nothing to draw: no gnuplot run, nothing staged, not an error (skipped says why). */
     if (c.npics > 0 && run_gnuplot(script, log, err, errlen) != 0) goto out;
+    /* roofline.svg, the headline picture report.md embeds: a copy of roofline_dp.svg (not a
+     * link, which a later redraw's rename of roofline_dp.svg would leave on the old picture). */
+    char head[4200] = "";
+    for (int i = 0; i < c.npics; i++) {
+        size_t len = strlen(c.pics[i]), sl = strlen("/roofline_dp");
+        if (len < sl || strcmp(c.pics[i] + len - sl, "/roofline_dp")) continue;
+        char from[4200];
+        snprintf(from, sizeof from, "%s.svg.tmp", c.pics[i]);
+        snprintf(head, sizeof head, "%s/roofline.svg.tmp", dir);
+        if (copy_file(from, head) != 0) {
+            snprintf(err, errlen, "cannot write %s: %s", head, strerror(errno));
+            head[0] = '\0';
+            goto out;
+        }
+    }
     rc = 0;
     for (int i = 0; i < c.npics; i++) {
         const char *ext[2] = {"svg", "png"};
@@ -855,7 +896,12 @@ int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *stage
             if (staged) json_array_append_new(staged, json_string(to));
         }
     }
+    if (head[0] && staged) {
+        head[strlen(head) - strlen(".tmp")] = '\0';
+        json_array_append_new(staged, json_string(head));
+    }
 out:
+    if (head[0] && (rc != 0 || !staged)) unlink(head);
     for (int i = 0; i < c.npics; i++) {
         if (rc != 0 || !staged) { /* leftovers of a failed run */
             char p[4200];

@@ -18,8 +18,12 @@
  * with source "kernel phase": result_id, sweep_gbytes_per_s, sweep_source}; the
  * "roofline" section {bytes_policy, method, cache_capacity[], plateaus[], ceilings_used,
  * ridge_points[], points[], notes[], status}; and per results[] entry: level, roof_gflops,
- * fraction_of_roof, roof_limit ("compute" | "bandwidth:L2" ...), roof_mix, roof_compute_gflops,
- * roof_gbytes_per_s, roof_status, and roof_gflops_at_measured_ai where counters measured the AI.
+ * fraction_of_roof, fraction_of_roof_fastest, roof_limit ("compute" | "bandwidth:L2" ...),
+ * roof_mix, roof_compute_gflops, roof_gbytes_per_s, roof_status, and roof_gflops_at_measured_ai
+ * where counters measured the AI. fraction_of_roof is the kernel's median-sample rate (gflops,
+ * or gbytes_per_s without FLOPs) over the roof, whose ceilings are their fastest samples;
+ * fraction_of_roof_fastest is its fastest-sample rate over the same roof (fraction_of_roof x
+ * time_s.median / time_s.min; null without time_s).
  * Anything that cannot be derived is null with a status string, never NaN, Inf or 0.
  *
  * Plateaus are found from the curve alone (flat runs in log-log), then labelled L1/L2/L3/DRAM
@@ -56,8 +60,9 @@ int ns_roofline_build(json_t *results, char *err, size_t errlen);
 
 /* Draws, from a results object that ns_roofline_build has processed, into the existing folder
  * dir: roofline_<prec>.{svg,png} and roofline_cache_aware_<prec>.{svg,png} for every precision
- * with a compute ceiling or a point, and bandwidth_vs_working_set.{svg,png} when there is a
- * sweep. Runs gnuplot (found on PATH, or NODESCALE_GNUPLOT) on a generated script; data and
+ * with a compute ceiling or a point, roofline.svg (a copy of roofline_dp.svg, not a link, so a
+ * redraw replaces both) with the DP picture, and bandwidth_vs_working_set.{svg,png} when there
+ * is a sweep. Runs gnuplot (found on PATH, or NODESCALE_GNUPLOT) on a generated script; data and
  * script live in a temporary folder that is removed (NODESCALE_KEEP_PLOT_TMP=1 keeps it); each
  * picture is written under a temporary name and renamed, so a failure leaves earlier pictures
  * intact; a picture without valid data is skipped, not an error. Returns 0, or -1 with a

@@ -16,6 +16,9 @@ for f in roofline_dp roofline_sp roofline_cache_aware_dp roofline_cache_aware_sp
     { echo "FAIL: $f.png"; fail=1; }
 done
 if ls "$tmp/out" | grep -q '\.tmp'; then echo "FAIL: temporary files left"; fail=1; fi
+# roofline.svg (the picture report.md embeds) is the DP roofline, with --out too (trial 5 #7).
+cmp -s "$tmp/out/roofline.svg" "$tmp/out/roofline_dp.svg" ||
+  { echo "FAIL: --out roofline.svg"; fail=1; }
 
 # Strict JSON (NaN/Infinity rejected) with the roofline section and a roof for every point.
 python3 - "$tmp/out/results.json" <<'PY' || fail=1
@@ -45,6 +48,13 @@ sum=$(md5sum <"$tmp/in.json")
 $bin roofline "$tmp/in.json" >/dev/null 2>&1 || { echo "FAIL: exit $? without --out"; fail=1; }
 [ "$(md5sum <"$tmp/in.json")" = "$sum" ] || { echo "FAIL: input modified"; fail=1; }
 [ -s "$tmp/roofline_dp.png" ] || { echo "FAIL: no picture next to the input"; fail=1; }
+# A redraw in place replaces roofline.svg too: in a run's folder it began as the old DP picture
+# (a hard link to it, as runs made it before trial 5 #7); it must equal the new one after.
+echo '<svg>old</svg>' >"$tmp/roofline_dp.svg"
+rm -f "$tmp/roofline.svg" && ln "$tmp/roofline_dp.svg" "$tmp/roofline.svg"
+$bin roofline "$tmp/in.json" >/dev/null 2>&1 || { echo "FAIL: exit $? on redraw"; fail=1; }
+cmp -s "$tmp/roofline.svg" "$tmp/roofline_dp.svg" && ! grep -q old "$tmp/roofline.svg" ||
+  { echo "FAIL: redraw in place left roofline.svg stale"; fail=1; }
 
 # gnuplot missing or failing: exit 1 with a reason, and nothing written (all or nothing):
 # no results.json, no picture, and no --out folder it created.

@@ -114,11 +114,44 @@ static void test_ceiling_working_set_measured(void **state) {
     json_decref(root);
 }
 
+/* Trial 5 #8: the "Files:" line names every file a run writes (tests/cli/run_files.sh checks
+ * this list against the files the writers produce). */
+static void test_files_line_complete(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    char *md = markdown(root);
+    const char *files = strstr(md, "Files: ");
+    assert_non_null(files);
+    const char *end = strchr(files, '\n');
+    assert_non_null(end);
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", (int)(end - files), files);
+    static const char *const names[] = {"`results.json`",
+                                        "`report.md`",
+                                        "`run.log`",
+                                        "`roofline.svg`",
+                                        "`roofline_dp`",
+                                        "`roofline_sp`",
+                                        "`roofline_cache_aware_dp`",
+                                        "`roofline_cache_aware_sp`",
+                                        "`bandwidth_vs_working_set`",
+                                        "(.svg, .png)",
+                                        "`cluster_breakdown`",
+                                        "`cluster_scaling`",
+                                        "(.dat, .gp, .svg)",
+                                        "`gbench.json` with `--format gbench`"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        assert_has(line, names[i]);
+    free(md);
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cluster_variability),
         cmocka_unit_test(test_gemm_noise_marked),
         cmocka_unit_test(test_ceiling_working_set_measured),
+        cmocka_unit_test(test_files_line_complete),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -298,6 +298,8 @@ static void test_attainable(void **st) {
     assert_true(isnan(ns_roofline_attainable(-1, 100, 50, NULL)));
 }
 
+static json_t *add_copy(json_t *root, const char *id, double gbps);
+
 static json_t *result(const char *id, const char *family, double ws, double ai, double gflops) {
     json_t *r =
         json_pack("{s:s, s:s, s:s, s:s, s:i, s:s, s:s}", "id", id, "name", id, "family", family,
@@ -384,6 +386,41 @@ static void test_roofs_and_ridges(void **st) {
     assert_string_equal(a, b);
     free(a);
     free(b);
+    json_decref(root);
+}
+
+/* Defect trial5-1: fraction_of_roof is the kernel's median-sample rate over a roof made of
+ * the ceilings' fastest samples; fraction_of_roof_fastest, beside it, is the kernel's fastest
+ * sample over the same roof. A GEMM at 70 GFLOP/s median, time_s.min 0.7 of the median (100
+ * GFLOP/s fastest), under the 88 GFLOP/s FMA roof: 70/88 and 100/88 (never clamped); a copy (no
+ * FLOPs) at 45 GB/s median, 60 fastest, under the 90 GB/s L2 roof: 0.5 and 2/3; without time_s,
+ * null. */
+static void test_fraction_of_roof_fastest(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+    doc_add_compute(root, "dp", "fma", 1, 88);
+    json_t *res = json_object_get(root, "results");
+    json_t *g = result("gemm", "gemm", 1 * MiB, 40, 70);
+    json_object_set_new(g, "time_s", json_pack("{s:f, s:f}", "min", 0.7e-3, "median", 1e-3));
+    json_array_append_new(res, g);
+    json_t *copy = add_copy(root, "copy", 45);
+    json_object_set_new(copy, "time_s", json_pack("{s:f, s:f}", "min", 0.75, "median", 1.0));
+    json_t *bare = result("bare", "gemm", 1 * MiB, 40, 70);
+    json_array_append_new(res, bare);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_close(json_number_value(json_object_get(g, "fraction_of_roof")), 70.0 / 88, 1e-12);
+    assert_close(json_number_value(json_object_get(g, "fraction_of_roof_fastest")), 100.0 / 88,
+                 1e-12);
+    assert_close(json_number_value(json_object_get(copy, "fraction_of_roof")), 0.5, 0.03);
+    assert_close(json_number_value(json_object_get(copy, "fraction_of_roof_fastest")),
+                 0.5 / 0.75, 0.03);
+    assert_close(json_number_value(json_object_get(copy, "fraction_of_roof_fastest")) /
+                     json_number_value(json_object_get(copy, "fraction_of_roof")),
+                 1 / 0.75, 1e-12);
+    assert_true(json_is_number(json_object_get(bare, "fraction_of_roof")));
+    assert_true(json_is_null(json_object_get(bare, "fraction_of_roof_fastest")));
+    assert_serialises(root);
     json_decref(root);
 }
 
@@ -882,6 +919,7 @@ int main(void) {
         cmocka_unit_test(test_labels_not_counted),
         cmocka_unit_test(test_attainable),
         cmocka_unit_test(test_roofs_and_ridges),
+        cmocka_unit_test(test_fraction_of_roof_fastest),
         cmocka_unit_test(test_empty_and_garbage),
         cmocka_unit_test(test_coarse_sweep),
         cmocka_unit_test(test_register_and_copy_kernels),
