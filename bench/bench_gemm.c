@@ -273,6 +273,14 @@ int main(int argc, char **argv) {
             printf("%s, %d thread%s; FMA ceiling %s", prec == NS_PREC_DP ? "DGEMM" : "SGEMM", th,
                    th > 1 ? "s" : "", isnan(ceil_g) ? "n/a (no peak kernel in this build)" : "");
             if (!isnan(ceil_g)) printf("%.1f GFLOP/s", ceil_g);
+            /* On cores of their own, T threads' FMA ceiling is T times one thread's; well below
+             * that, a neighbour had the cores while it ran and own/ceiling reads high. */
+            double ceil_1 = th > 1 && !isnan(ceil_g) ? fma_ceiling(prec, 1) : NAN;
+            if (ceil_1 > 0 && ceil_g < 0.8 * th * ceil_1)
+                printf("\nnote: this ceiling is %.2fx the 1-thread one (%.1f GFLOP/s), not ~%dx: "
+                       "unless the threads share cores, the machine was busy while it ran and "
+                       "own/ceiling below reads high",
+                       ceil_g / ceil_1, ceil_1, th);
             printf("\n%-26s %15s %15s %15s   %s%s\n", "case (m x n x k)", vname[0], vname[1],
                    vname[2], "own/best", isnan(ceil_g) ? "" : "  own/ceiling");
             double logsum = 0, minr = INFINITY;
