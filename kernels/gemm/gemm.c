@@ -44,18 +44,21 @@ typedef struct ukr_entry {
     int kc_l1_pct, mc_l2_pct; /* block-size table: see "Block sizes" below */
     ns_dgemm_ukr_fn d; /* exactly one of d, s is set */
     ns_sgemm_ukr_fn s;
+    ns_gemm_pack_fn pack_b; /* full NR-column B panels, B not transposed (NULL: portable) */
 } ukr_entry;
 
 static const char *const isa_names[NS_GEMM_NISA] = {"avx512", "avx2", "scalar"};
 
 /* [isa][precision]: NS_PREC_DP = 0, NS_PREC_SP = 1. */
 static const ukr_entry ukr_table[NS_GEMM_NISA][2] = {
-    {{"dgemm_ukr_16x14", 16, 14, 8, 60, 38, ns_dgemm_ukr_avx512_16x14, NULL},
-     {"sgemm_ukr_32x14", 32, 14, 8, 45, 57, NULL, ns_sgemm_ukr_avx512_32x14}},
-    {{"dgemm_ukr_8x6", 8, 6, 0, 50, 50, ns_dgemm_ukr_avx2_8x6, NULL},
-     {"sgemm_ukr_16x6", 16, 6, 0, 50, 50, NULL, ns_sgemm_ukr_avx2_16x6}},
-    {{"dgemm_ukr_8x4", 8, 4, 0, 50, 50, ns_dgemm_ukr_scalar_8x4, NULL},
-     {"sgemm_ukr_8x4", 8, 4, 0, 50, 50, NULL, ns_sgemm_ukr_scalar_8x4}},
+    {{"dgemm_ukr_16x14", 16, 14, 8, 60, 38, ns_dgemm_ukr_avx512_16x14, NULL,
+      ns_gemm_pack_b14_avx512_d},
+     {"sgemm_ukr_32x14", 32, 14, 8, 45, 57, NULL, ns_sgemm_ukr_avx512_32x14,
+      ns_gemm_pack_b14_avx512_s}},
+    {{"dgemm_ukr_8x6", 8, 6, 0, 50, 50, ns_dgemm_ukr_avx2_8x6, NULL, NULL},
+     {"sgemm_ukr_16x6", 16, 6, 0, 50, 50, NULL, ns_sgemm_ukr_avx2_16x6, NULL}},
+    {{"dgemm_ukr_8x4", 8, 4, 0, 50, 50, ns_dgemm_ukr_scalar_8x4, NULL, NULL},
+     {"sgemm_ukr_8x4", 8, 4, 0, 50, 50, NULL, ns_sgemm_ukr_scalar_8x4, NULL}},
 };
 
 int ns_gemm_isa_index(const char *isa) {
@@ -378,6 +381,25 @@ static void split_range(int64_t len, int64_t mult, int ways, int id, int64_t *lo
     *hi = u1 * mult < len ? u1 * mult : len;
 }
 
+/* Packs panels [q0, q1) of B(pc:pc+kb, jc:jc+nb) (b points at its first element) as pack_panels
+ * does, with the micro-kernel table's vectorised packing for the full panels of a B not
+ * transposed; partial panels and transposed B take the portable copy. */
+static void pack_b(const gemm_job *J, char *dst, const char *b, int64_t nb, int64_t kb, int64_t q0,
+                   int64_t q1) {
+    const int64_t NR = J->u->nr;
+    if (J->transb || !J->u->pack_b) {
+        pack_panels(J->es, dst, b, !J->transb, J->ldb, nb, kb, (int)NR, q0, q1);
+        return;
+    }
+    for (int64_t q = q0; q < q1; q++) {
+        if (nb - q * NR >= NR)
+            J->u->pack_b(dst + (size_t)(q * NR * kb) * J->es,
+                         b + (size_t)(q * NR) * (size_t)J->ldb * J->es, J->ldb, kb);
+        else
+            pack_panels(J->es, dst, b, 1, J->ldb, nb, kb, (int)NR, q, q + 1);
+    }
+}
+
 static void gemm_thread(const gemm_job *J, int tid) {
     const int64_t MR = J->u->mr, NR = J->u->nr;
     const size_t es = J->es;
@@ -407,7 +429,7 @@ static void gemm_thread(const gemm_job *J, int tid) {
             if (!J->b_direct) {
                 const char *bsrc = elem(J->b, J->transb, pc, jc, J->ldb, es);
                 int64_t q0 = npan * grp_tid / grp_n, q1 = npan * (grp_tid + 1) / grp_n;
-                pack_panels(es, bp, bsrc, !J->transb, J->ldb, nb, kb, (int)NR, q0, q1);
+                pack_b(J, bp, bsrc, nb, kb, q0, q1);
                 gb_wait(bjc, &sense_jc);
             }
             for (int64_t ic = m0; ic < m1; ic += J->mc) {
@@ -444,7 +466,7 @@ static void gemm_thread(const gemm_job *J, int tid) {
                             bpan = bj;
                             rs_b = J->transb ? J->ldb : 1, cs_b = J->transb ? 1 : J->ldb;
                         } else {
-                            pack_panels(es, bp, bj, !J->transb, J->ldb, nr, kb, (int)NR, 0, 1);
+                            pack_b(J, bp, bj, nr, kb, 0, 1);
                             bpan = bp;
                         }
                     }

@@ -32,6 +32,14 @@ typedef void (*ns_sgemm_ukr_fn)(int64_t k, float alpha, const float *a, int64_t 
                                 const float *b, int64_t rs_b, int64_t cs_b, float beta, float *c,
                                 int64_t ldc, int64_t m, int64_t n);
 
+/* Packing of one full B micro-panel of NR columns from op(B) = B not transposed (column-major,
+ * leading dimension ldb in elements): element (p, j), p < kb, j < NR, of the panel at
+ * b[j * ldb + p] goes to dst[p * NR + j]. The portable packing does this element by element;
+ * an ISA may supply a vectorised one (the micro-kernel table's pack_b, NULL: none). */
+typedef void (*ns_gemm_pack_fn)(void *dst, const void *b, int64_t ldb, int64_t kb);
+void ns_gemm_pack_b14_avx512_d(void *dst, const void *b, int64_t ldb, int64_t kb);
+void ns_gemm_pack_b14_avx512_s(void *dst, const void *b, int64_t ldb, int64_t kb);
+
 /* Micro-kernels. File kernels/gemm/<path>/?gemm_ukr_<MR>x<NR>.c defines the one named here. */
 void ns_dgemm_ukr_avx512_16x14(int64_t k, double alpha, const double *a, int64_t cs_a,
                                const double *b, int64_t rs_b, int64_t cs_b, double beta, double *c,

@@ -646,6 +646,49 @@ static void *one_gemm_thread(void *arg) {
 
 /* Each thread's packing buffer is freed when the thread exits: many short-lived threads calling
  * dgemm leave no buffers behind (trial 3, defect 3: ~3 MB leaked per exited thread). */
+/* The AVX-512 B-panel packing (8 steps of k transposed in registers) writes exactly what the
+ * element-by-element definition says, for every k (tails of 1-7 steps) and leading dimension,
+ * with the source's last column flush against a PROT_NONE page (no read past it). */
+static void test_pack_b14(void **st) {
+    (void)st;
+    if (!ns_cpu_has_avx512()) skip();
+    long pg = sysconf(_SC_PAGESIZE);
+    for (int es = 4; es <= 8; es += 4)
+        for (int64_t kb = 1; kb <= 41; kb += 5)
+            for (int64_t ld = kb; ld <= kb + 9; ld += 9) {
+                size_t bytes = (size_t)(13 * ld + kb) * (size_t)es;
+                size_t span = (bytes + (size_t)pg - 1) / (size_t)pg * (size_t)pg;
+                char *map = mmap(NULL, span + (size_t)pg, PROT_READ | PROT_WRITE,
+                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                assert_true(map != MAP_FAILED);
+                assert_int_equal(mprotect(map + span, (size_t)pg, PROT_NONE), 0);
+                char *b = map + span - bytes; /* last element ends at the guard page */
+                for (size_t i = 0; i < bytes / (size_t)es; i++) {
+                    if (es == 8)
+                        ((double *)(void *)b)[i] = (double)i + 0.25;
+                    else
+                        ((float *)(void *)b)[i] = (float)i + 0.25f;
+                }
+                double got_d[41 * 14], want_d[41 * 14];
+                float got_s[41 * 14], want_s[41 * 14];
+                for (int64_t p = 0; p < kb; p++)
+                    for (int j = 0; j < 14; j++) {
+                        if (es == 8)
+                            want_d[p * 14 + j] = ((double *)(void *)b)[j * ld + p];
+                        else
+                            want_s[p * 14 + j] = ((float *)(void *)b)[j * ld + p];
+                    }
+                if (es == 8) {
+                    ns_gemm_pack_b14_avx512_d(got_d, b, ld, kb);
+                    assert_memory_equal(got_d, want_d, (size_t)(kb * 14) * sizeof(double));
+                } else {
+                    ns_gemm_pack_b14_avx512_s(got_s, b, ld, kb);
+                    assert_memory_equal(got_s, want_s, (size_t)(kb * 14) * sizeof(float));
+                }
+                munmap(map, span + (size_t)pg);
+            }
+}
+
 static void test_thread_exit_frees(void **st) {
     (void)st;
     long before = ns_gemm_buffers_live();
@@ -679,7 +722,7 @@ int main(void) {
         cmocka_unit_test(test_degenerate),       cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_flops_64bit),      cmocka_unit_test(test_descriptors),
         cmocka_unit_test(test_beta_one_readonly), cmocka_unit_test(test_nomem),
-        cmocka_unit_test(test_thread_exit_frees),
+        cmocka_unit_test(test_thread_exit_frees), cmocka_unit_test(test_pack_b14),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
