@@ -6,13 +6,8 @@
 # measured with "interrupted": true and exits 130.
 set -u
 cd "$(dirname "$0")/../.."
-ns=$PWD/bin/nodescale
-[ -x "$ns" ] || { echo "skip: $ns not built"; exit 77; }
-command -v jq >/dev/null || { echo "skip: jq not installed (scripts/install-deps.sh)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+need_jq=1
+. tests/cli/lib/common.sh
 
 # description, a pattern the one-line message must hold, then the command (run in $tmp)
 expect2() {

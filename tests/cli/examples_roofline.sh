@@ -8,13 +8,8 @@
 # from it (ns_report_markdown), and see examples/providers/README.md.
 set -u
 cd "$(dirname "$0")/../.."
-ns=$PWD/bin/nodescale
-[ -x "$ns" ] || { echo "skip: $ns not built"; exit 77; }
-command -v jq >/dev/null || { echo "skip: jq not installed (scripts/install-deps.sh)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+need_jq=1
+. tests/cli/lib/common.sh
 
 n=0
 while IFS= read -r r; do

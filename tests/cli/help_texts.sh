@@ -6,12 +6,7 @@
 # says what it skips.
 set -u
 cd "$(dirname "$0")/../.."
-ns=$PWD/bin/nodescale
-[ -x "$ns" ] || { echo "skip: $ns not built"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. tests/cli/lib/common.sh
 
 n=0
 for b in bin/bench/bench_*; do

@@ -4,12 +4,7 @@
 # event says it is not counted and why). NODESCALE_EVENTS picks the hardware events listed.
 set -u
 cd "$(dirname "$0")/../.."
-ns=$PWD/bin/nodescale
-[ -x "$ns" ] || { echo "skip: $ns not built"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. tests/cli/lib/common.sh
 
 NODESCALE_EVENTS=PAPI_TOT_CYC,PAPI_TOT_INS "$ns" list >"$tmp/out" 2>"$tmp/err" || fail "list: exit $?"
 block=$(sed -n '/^counters: /,$p' "$tmp/out")

@@ -1,0 +1,13 @@
+# Sourced by tests/cli scripts after `cd` to the repository root: skips (exit 77, reason on the
+# last line) when bin/nodescale is missing, or jq when the script sets need_jq=1 first; sets ns
+# (the binary, absolute path), tmp (removed on exit), fails=0 and fail MESSAGE (prints it and
+# counts it).
+ns=$PWD/bin/nodescale
+[ -x "$ns" ] || { echo "skip: $ns not built"; exit 77; }
+if [ "${need_jq:-0}" = 1 ]; then
+  command -v jq >/dev/null || { echo "skip: jq not installed (scripts/install-deps.sh)"; exit 77; }
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
