@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `nodescale roofline` on a real --quick run (tests/fixtures/roofline/trial3_quick_t1.json,
+# `nodescale roofline` on a real --quick run (tests/fixtures/roofline/quick_1thread.json,
 # trimmed): the sweep's L2 plateau of stream_load read 106 GB/s while the kernel phase measured
 # the same kernel at 1 MiB (L2) at 131.7 GB/s median (135.4 fastest), so every L2 kernel sat
 # 20-29% above its roof. Now no sweep kernel is above its own level's roof, the L2 ceiling says
@@ -8,7 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 bin=bin/nodescale
-fixture=tests/fixtures/roofline/trial3_quick_t1.json
+fixture=tests/fixtures/roofline/quick_1thread.json
 [ -x "$bin" ] || { echo "skip: $bin not built"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
