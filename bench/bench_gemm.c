@@ -5,8 +5,10 @@
  * then its targets:
  *   square n in {256 .. 4096}, DGEMM and SGEMM, 1 and 2 threads: geometric mean of
  *     own / max(BLIS, OpenBLAS) >= 1.00 and >= 0.90 at every size;
- *   n >= 1024: >= 90% of the measured FMA ceiling (best of 15 runs of the registry's "peak" kernel
- *     with mix "fma" for this ISA, precision and thread count; n/a when the build has none);
+ *   n >= 1024: >= 90% of the measured FMA ceiling (the registry's "peak" kernel with mix "fma"
+ *     for this ISA, precision and thread count, run as a fourth variant interleaved with the
+ *     three GEMMs: own/ceiling is the median of the per-round ratios, the same statistic on both
+ *     sides measured side by side; n/a when the build has none);
  *   ML shapes (4096x4096x128, 4096x4096x256, 128x4096x4096, 64x64x64): own >= best peer.
  * One call is C := A B + C, column-major, alpha = beta = 1. A speed report, never a test: the
  * exit status is 0 unless the arguments or an allocation are bad.
@@ -42,8 +44,72 @@ typedef struct opts {
 typedef struct result {
     double med[NV], q1[NV], q3[NV]; /* GFLOP/s */
     int ok[NV];
-    double ratio; /* own / best peer (medians); NAN if no peer */
+    double ratio;     /* own / best peer (medians); NAN if no peer */
+    double ceil_med;  /* FMA ceiling in this case, median of its interleaved samples; NAN: none */
+    double frac, frac_lo, frac_hi; /* own / ceiling: median [min..max] of per-round ratios */
 } result;
+
+/* The FMA ceiling as a variant: a registry "peak" kernel, ~1e8 flops a run. */
+typedef struct ceiling {
+    const ns_kernel *k; /* NULL: the build has none for this ISA and precision */
+    void *st;
+    ns_params p;
+    double flops; /* per run */
+} ceiling;
+
+/* The registry's "peak" kernel with mix "fma" for this precision and the ISA the GEMM dispatches
+ * to; NULL when the build has none. */
+static const ns_kernel *fma_kernel(ns_precision prec) {
+    size_t cnt;
+    const ns_kernel *const *t = ns_registry(&cnt);
+    const ns_kernel *kp = NULL;
+    for (size_t i = 0; i < cnt; i++)
+        if (!strcmp(t[i]->family, "peak") && t[i]->mix && !strcmp(t[i]->mix, "fma") &&
+            t[i]->precision == prec && !strcmp(t[i]->isa, ns_gemm_isa()) &&
+            (!t[i]->supported || t[i]->supported()))
+            kp = t[i];
+    return kp;
+}
+
+/* Sets up the FMA ceiling variant for this precision and thread count (c->k NULL: none). */
+static void ceiling_open(ceiling *c, ns_precision prec, int threads, double flops_per_run) {
+    *c = (ceiling){.k = fma_kernel(prec)};
+    if (!c->k) return;
+    c->p = (ns_params){.m = 1, .n = 1, .k = 1, .threads = threads};
+    double f1 = c->k->flops(&c->p);
+    if (f1 > 0) c->p.n = (int64_t)(flops_per_run / f1) + 1;
+    c->st = f1 > 0 ? c->k->create(&c->p) : NULL;
+    if (!c->st) c->k = NULL;
+    else c->flops = c->k->flops(&c->p);
+}
+
+static void ceiling_close(ceiling *c) {
+    if (c->k) c->k->destroy(c->st);
+    c->k = NULL;
+}
+
+/* Seconds of reps runs of the ceiling kernel on its threads. */
+static double ceiling_time(const ceiling *c, int reps) {
+    double t0 = ns_now();
+#pragma omp parallel num_threads(c->p.threads)
+    for (int r = 0; r < reps; r++) c->k->run(c->st, omp_get_thread_num(), omp_get_num_threads());
+    return ns_now() - t0;
+}
+
+/* Best of 15 runs of the ceiling kernel alone: only for the note that compares the T-thread
+ * ceiling with T times the 1-thread one. */
+static double ceiling_best(ns_precision prec, int threads) {
+    ceiling c;
+    ceiling_open(&c, prec, threads, 1e9);
+    if (!c.k) return NAN;
+    double best = 0;
+    for (int s = 0; s < 15; s++) {
+        double g = c.flops / ceiling_time(&c, 1) * 1e-9;
+        if (g > best) best = g;
+    }
+    ceiling_close(&c);
+    return best;
+}
 
 static void call(int v, ns_precision prec, int threads, int64_t m, int64_t n, int64_t k, void *a,
                  void *b, void *c, int *ok) {
@@ -77,7 +143,7 @@ static void fill(void *x, ns_precision prec, int64_t count, unsigned seed) {
 }
 
 static int run_case(const opts *o, ns_precision prec, int threads, int64_t m, int64_t n, int64_t k,
-                    result *r) {
+                    const ceiling *ce, result *r) {
     size_t es = ns_prec_size(prec);
     void *a = malloc((size_t)(m * k) * es), *b = malloc((size_t)(k * n) * es);
     void *c = malloc((size_t)(m * n) * es);
@@ -99,11 +165,28 @@ static int run_case(const opts *o, ns_precision prec, int threads, int64_t m, in
     }
     int reps = tmax > 0 ? (int)ceil(o->min_time / tmax) : 1;
     if (reps < 1) reps = 1;
-    double *g = malloc(sizeof(double) * (size_t)(NV * o->samples));
-    if (!g) return -1;
+    /* The ceiling kernel's runs per sample: a sample as long as the GEMMs' */
+    int creps = 0;
+    if (ce->k) {
+        double t = ceiling_time(ce, 1);
+        creps = (int)ceil(fmax(o->min_time, tmax * reps) / t);
+        if (creps < 1) creps = 1;
+    }
+    /* NV GEMM variants, then the ceiling as variant NV; the order rotates each round */
+    const int nvar = ce->k ? NV + 1 : NV;
+    double *g = malloc(sizeof(double) * (size_t)((NV + 1) * o->samples));
+    double *fr = malloc(sizeof(double) * (size_t)o->samples);
+    if (!g || !fr) {
+        free(g), free(fr), free(a), free(b), free(c);
+        return -1;
+    }
     for (int s = 0; s < o->samples; s++)
-        for (int i = 0; i < NV; i++) {
-            int v = (i + s) % NV;
+        for (int i = 0; i < nvar; i++) {
+            int v = (i + s) % nvar;
+            if (v == NV) {
+                g[NV * o->samples + s] = ce->flops * creps / ceiling_time(ce, creps) * 1e-9;
+                continue;
+            }
             if (!r->ok[v]) continue;
             double t0 = ns_now();
             for (int rep = 0; rep < reps; rep++) call(v, prec, threads, m, n, k, a, b, c, &r->ok[v]);
@@ -120,11 +203,19 @@ static int run_case(const opts *o, ns_precision prec, int threads, int64_t m, in
         if (v > 0 && r->ok[v] && r->med[v] > best_peer) best_peer = r->med[v];
     }
     r->ratio = r->ok[0] && best_peer > 0 ? r->med[0] / best_peer : NAN;
-    free(g), free(a), free(b), free(c);
+    r->ceil_med = r->frac = r->frac_lo = r->frac_hi = NAN;
+    ns_stats st;
+    if (ce->k && ns_stats_compute(&g[NV * o->samples], (size_t)o->samples, &st) == 0) {
+        r->ceil_med = st.median;
+        for (int s = 0; s < o->samples; s++) fr[s] = g[s] / g[NV * o->samples + s];
+        if (r->ok[0] && ns_stats_compute(fr, (size_t)o->samples, &st) == 0)
+            r->frac = st.median, r->frac_lo = st.min, r->frac_hi = st.max;
+    }
+    free(g), free(fr), free(a), free(b), free(c);
     return 0;
 }
 
-static void print_result(const char *label, const result *r, double ceil_g) {
+static void print_result(const char *label, const result *r) {
     printf("%-26s", label);
     for (int v = 0; v < NV; v++) {
         if (r->ok[v])
@@ -133,39 +224,11 @@ static void print_result(const char *label, const result *r, double ceil_g) {
             printf(" %8s %6s", "n/a", "");
     }
     printf("   %5.3f", r->ratio);
-    if (!isnan(ceil_g) && r->ok[0]) printf("   %5.1f%%", 100.0 * r->med[0] / ceil_g);
+    if (!isnan(r->ceil_med)) printf("   %8.1f", r->ceil_med);
+    if (!isnan(r->frac))
+        printf("   %5.1f%% [%5.1f..%5.1f]", 100 * r->frac, 100 * r->frac_lo, 100 * r->frac_hi);
     printf("\n");
     fflush(stdout);
-}
-
-/* The measured FMA ceiling for this precision and thread count, from a registry "peak" kernel
- * with mix "fma" for the ISA the GEMM dispatches to; NAN when the build has none. */
-static double fma_ceiling(ns_precision prec, int threads) {
-    size_t cnt;
-    const ns_kernel *const *t = ns_registry(&cnt);
-    const ns_kernel *kp = NULL;
-    for (size_t i = 0; i < cnt; i++)
-        if (!strcmp(t[i]->family, "peak") && t[i]->mix && !strcmp(t[i]->mix, "fma") &&
-            t[i]->precision == prec && !strcmp(t[i]->isa, ns_gemm_isa()) &&
-            (!t[i]->supported || t[i]->supported()))
-            kp = t[i];
-    if (!kp) return NAN;
-    ns_params p = {.m = 1, .n = 1, .k = 1, .threads = threads};
-    double f1 = kp->flops(&p);
-    if (!(f1 > 0)) return NAN;
-    p.n = (int64_t)(1e9 / f1) + 1; /* ~1e9 flops a run: milliseconds, long enough to be stable */
-    void *st = kp->create(&p);
-    if (!st) return NAN;
-    double best = 0;
-    for (int s = 0; s < 15; s++) {
-        double t0 = ns_now();
-#pragma omp parallel num_threads(threads)
-        kp->run(st, omp_get_thread_num(), omp_get_num_threads());
-        double g = kp->flops(&p) / (ns_now() - t0) * 1e-9;
-        if (g > best) best = g;
-    }
-    kp->destroy(st);
-    return best;
 }
 
 /* The load average, so a reader can tell a quiet machine from a shared one. */
@@ -269,20 +332,23 @@ int main(int argc, char **argv) {
         if (!(o.prec_mask & (1 << p))) continue;
         for (int ti = 0; ti < o.nthreads; ti++) {
             int th = o.threads[ti];
-            double ceil_g = fma_ceiling(prec, th);
-            printf("%s, %d thread%s; FMA ceiling %s", prec == NS_PREC_DP ? "DGEMM" : "SGEMM", th,
-                   th > 1 ? "s" : "", isnan(ceil_g) ? "n/a (no peak kernel in this build)" : "");
-            if (!isnan(ceil_g)) printf("%.1f GFLOP/s", ceil_g);
+            ceiling ce;
+            ceiling_open(&ce, prec, th, 1e8);
+            printf("%s, %d thread%s; FMA ceiling %s\n", prec == NS_PREC_DP ? "DGEMM" : "SGEMM", th,
+                   th > 1 ? "s" : "",
+                   ce.k ? "measured in every case, interleaved with the GEMMs (median GFLOP/s)"
+                        : "n/a (no peak kernel in this build)");
             /* On cores of their own, T threads' FMA ceiling is T times one thread's; well below
              * that, a neighbour had the cores while it ran and own/ceiling reads high. */
-            double ceil_1 = th > 1 && !isnan(ceil_g) ? fma_ceiling(prec, 1) : NAN;
-            if (ceil_1 > 0 && ceil_g < 0.8 * th * ceil_1)
-                printf("\nnote: this ceiling is %.2fx the 1-thread one (%.1f GFLOP/s), not ~%dx: "
-                       "unless the threads share cores, the machine was busy while it ran and "
-                       "own/ceiling below reads high",
-                       ceil_g / ceil_1, ceil_1, th);
-            printf("\n%-26s %15s %15s %15s   %s%s\n", "case (m x n x k)", vname[0], vname[1],
-                   vname[2], "own/best", isnan(ceil_g) ? "" : "  own/ceiling");
+            double ceil_t = th > 1 && ce.k ? ceiling_best(prec, th) : NAN;
+            double ceil_1 = th > 1 && ce.k ? ceiling_best(prec, 1) : NAN;
+            if (ceil_1 > 0 && ceil_t < 0.8 * th * ceil_1)
+                printf("note: the %d-thread ceiling (best of 15, %.1f GFLOP/s) is %.2fx the "
+                       "1-thread one (%.1f GFLOP/s), not ~%dx: unless the threads share cores, the "
+                       "machine is busy and own/ceiling below reads high\n",
+                       th, ceil_t, ceil_t / ceil_1, ceil_1, th);
+            printf("%-26s %15s %15s %15s   %s%s\n", "case (m x n x k)", vname[0], vname[1],
+                   vname[2], "own/best", ce.k ? "   ceiling   own/ceiling [min..max]" : "");
             double logsum = 0, minr = INFINITY;
             int nr = 0, ceil_fail = 0, ceil_cases = 0;
             int64_t minr_n = 0;
@@ -292,18 +358,18 @@ int main(int argc, char **argv) {
                     result r;
                     char label[64];
                     snprintf(label, sizeof label, "%lld^3", (long long)n);
-                    if (run_case(&o, prec, th, n, n, n, &r)) {
+                    if (run_case(&o, prec, th, n, n, n, &ce, &r)) {
                         fprintf(stderr, "nodescale bench-gemm: error: out of memory at n=%lld\n",
                                 (long long)n);
                         return 1;
                     }
-                    print_result(label, &r, ceil_g);
+                    print_result(label, &r);
                     if (isfinite(r.ratio)) {
                         logsum += log(r.ratio), nr++;
                         if (r.ratio < minr) minr = r.ratio, minr_n = n;
                     }
                     if (n >= 1024) ceil_cases++;
-                    if (n >= 1024 && !isnan(ceil_g) && r.med[0] < 0.9 * ceil_g) ceil_fail++;
+                    if (n >= 1024 && ce.k && !(r.frac >= 0.9)) ceil_fail++;
                 }
                 if (nr) {
                     double gm = exp(logsum / nr);
@@ -311,7 +377,7 @@ int main(int argc, char **argv) {
                            "n=%lld (target >= 0.90) %s",
                            gm, gm >= 1.0 ? "MET" : "MISSED", minr, (long long)minr_n,
                            minr >= 0.9 ? "MET" : "MISSED");
-                    if (!isnan(ceil_g))
+                    if (ce.k)
                         printf("; >= 90%% of FMA ceiling at n >= 1024: %s",
                                !ceil_cases ? "n/a (no size >= 1024)"
                                : ceil_fail ? "MISSED"
@@ -327,12 +393,13 @@ int main(int argc, char **argv) {
                     char label[64];
                     snprintf(label, sizeof label, "ML %lldx%lldx%lld", (long long)ml[s][0],
                              (long long)ml[s][1], (long long)ml[s][2]);
-                    if (run_case(&o, prec, th, ml[s][0], ml[s][1], ml[s][2], &r)) return 1;
-                    print_result(label, &r, ceil_g);
+                    if (run_case(&o, prec, th, ml[s][0], ml[s][1], ml[s][2], &ce, &r)) return 1;
+                    print_result(label, &r);
                     if (isfinite(r.ratio) && r.ratio < 1.0)
                         printf("  (ML target own >= best peer MISSED here)\n");
                 }
             }
+            ceiling_close(&ce);
             printf("\n");
         }
     }
