@@ -6,6 +6,7 @@
 #include "cluster/cluster.h"
 #include "cluster/equations.h"
 #include "cluster/keys.h"
+#include "harness/allreduce.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/json.h"
@@ -38,6 +39,7 @@ typedef struct options {
     int n_presets;
     const char *node, *allreduce, *json, *plot_dir;
     int allreduce_scaleup; /* -1: by file kind */
+    int accept_poor_fit;   /* --allreduce-accept-poor-fit */
     int chips[MAX_CHIPS], n_chips;
     int search, top, top_given, list_presets, help;
     override ov[MAX_OVERRIDES];
@@ -65,6 +67,9 @@ static void usage(FILE *f) {
         "                            (results.json or fleet.json allreduce.fit, or a bare fit)\n"
         "  --allreduce-road R        scaleup|scaleout: which road the fit describes (default:\n"
         "                            scaleup for results.json, scaleout for fleet.json)\n"
+        "  --allreduce-accept-poor-fit  use a fit that is a poor fit (worst relative\n"
+        "                            residual above 50%%, status \"poor fit\"), which is\n"
+        "                            otherwise refused\n"
         "  --chips N[,N...]          chip counts, each 1..2^30 (default: the chip preset's\n"
         "                            list). Where a preset's layout (llama3-405b: TP 8 x PP\n"
         "                            16) does not fit a count, the row is the search's best,\n"
@@ -139,6 +144,10 @@ static int parse_args(int argc, char **argv, options *o) {
             o->help = 1;
             return 0;
         }
+        if (!strcmp(a, "--allreduce-accept-poor-fit")) {
+            o->accept_poor_fit = 1;
+            continue;
+        }
         if (!strcmp(a, "--search") || !strcmp(a, "--list-presets")) {
             *(a[2] == 's' ? &o->search : &o->list_presets) = 1;
             continue;
@@ -162,6 +171,9 @@ static int parse_args(int argc, char **argv, options *o) {
             preset = NULL;
         }
     }
+    if (o->accept_poor_fit && !o->allreduce)
+        return ns_usage_error(CMD, "--allreduce-accept-poor-fit needs --allreduce (it accepts "
+                                   "that file's poor all-reduce fit)");
     if (road) {
         if (strcmp(road, "scaleup") && strcmp(road, "scaleout"))
             return ns_usage_error(CMD, "--allreduce-road must be scaleup or scaleout");
@@ -300,8 +312,32 @@ static int build_input(const options *o, ns_cluster_input *in) {
         int rc = ns_cluster_apply_allreduce(in, j, up, err, sizeof err);
         const json_t *ar = json_object_get(j, "allreduce");
         const json_t *fit = json_object_get(json_is_object(ar) ? ar : j, "fit");
-        double resid = ns_json_get_num(fit ? fit : j, "max_rel_resid");
-        if (!rc && resid > 0.25)
+        if (!fit) fit = j; /* a bare fit */
+        /* One poor-fit rule with the writers (harness/allreduce.h): above it the file itself
+         * says the fit is not a measurement, so it is refused unless accepted. */
+        double resid = ns_allreduce_fit_residual(fit);
+        int poor = ns_allreduce_fit_is_poor(fit);
+        char why[300];
+        if (isfinite(resid))
+            snprintf(why, sizeof why, "worst relative residual %.0f%%", 100 * resid);
+        else
+            snprintf(why, sizeof why, "status \"%.200s\"",
+                     json_string_value(json_object_get(fit, "status")));
+        if (!rc && poor && !o->accept_poor_fit) {
+            int rc2 = ns_usage_error(CMD,
+                                     "--allreduce %s: a poor alpha-beta fit (%s; above %.0f%% "
+                                     "is not a measurement of alpha and beta); give "
+                                     "--allreduce-accept-poor-fit to use it anyway",
+                                     o->allreduce, why, 100 * NS_ALLREDUCE_POOR_FIT);
+            json_decref(j);
+            return rc2;
+        }
+        if (!rc && poor)
+            add_warning("--allreduce %s: a poor alpha-beta fit (%s), used as "
+                        "--allreduce-accept-poor-fit asks: a straight line does not describe "
+                        "this all-reduce, and the %s times built on it are rough",
+                        o->allreduce, why, up ? "scale-up" : "scale-out");
+        else if (!rc && resid > 0.25)
             add_warning("--allreduce %s: the alpha-beta fit's worst relative residual is %.0f%% "
                         "(> 25%%): a straight line describes this all-reduce poorly, and the "
                         "%s times built on it are rough",

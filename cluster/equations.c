@@ -183,9 +183,9 @@ double ns_daly_interval_s(double ckpt_s, double mtbf_s) {
 }
 
 double ns_goodput_fraction(double interval_s, double ckpt_s, double restart_s, double mtbf_s) {
-    double waste = ckpt_s / interval_s;
-    if (isfinite(mtbf_s)) waste += (0.5 * interval_s + restart_s) / mtbf_s;
-    return fmin(1.0, fmax(0.0, 1.0 - waste));
+    /* T_w = T_s (1 + delta/tau) + (T_w / M) (R + (tau + delta)/2), solved for T_s / T_w. */
+    double lost = isfinite(mtbf_s) ? (restart_s + 0.5 * (interval_s + ckpt_s)) / mtbf_s : 0.0;
+    return fmin(1.0, fmax(0.0, (1.0 - lost) / (1.0 + ckpt_s / interval_s)));
 }
 
 /* ---- utilisation, scaling, power, cost ---------------------------------------------------- */

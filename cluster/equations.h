@@ -139,9 +139,11 @@ double ns_young_interval_s(double ckpt_s, double mtbf_s);
  * δ < 2M, else M. */
 double ns_daly_interval_s(double ckpt_s, double mtbf_s);
 
-/* Goodput fraction to first order (Daly 2006 section 3): useful time share
- * 1 − δ/τ − (τ/2 + R)/M, clamped to [0, 1]: checkpoint writes every τ, and per failure half an
- * interval of lost work plus a restart of R seconds. M = INFINITY gives 1 − δ/τ. */
+/* Goodput fraction to first order (Daly 2006 section 3, Young 1974): solve time over wall time,
+ * T_s/T_w = (1 − (R + (τ+δ)/2)/M) / (1 + δ/τ), clamped to [0, 1]. The wall time
+ * T_w = T_s(1 + δ/τ) + (T_w/M)·(R + (τ+δ)/2): a checkpoint write δ every τ of solve time, and per
+ * failure (T_w/M of them) a restart R plus half a segment τ+δ of rework. M = INFINITY gives
+ * τ/(τ+δ). */
 double ns_goodput_fraction(double interval_s, double ckpt_s, double restart_s, double mtbf_s);
 
 /* ---- utilisation, scaling, power, cost ---------------------------------------------------- */

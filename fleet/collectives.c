@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cluster/equations.h"
+#include "harness/allreduce.h"
 #include "harness/json.h"
 #include "harness/stats.h"
 
@@ -14,7 +15,7 @@ ns_coll_opts ns_coll_defaults(int quick) {
     return (ns_coll_opts){.min_bytes = 8,
                           .max_bytes = quick ? (size_t)4 << 20 : (size_t)256 << 20,
                           .target_s = quick ? 0.002 : 0.02,
-                          .samples = quick ? 3 : 5};
+                          .samples = NS_MIN_SAMPLES};
 }
 
 double ns_coll_bus_factor(ns_coll_op op, int n) {
@@ -81,7 +82,7 @@ int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_r
         send[i] = (float)(rank + 1);
         recv[i] = 0.0f; /* first touch before timing */
     }
-    int samples = o->samples < 3 ? 3 : o->samples;
+    int samples = o->samples < NS_MIN_SAMPLES ? NS_MIN_SAMPLES : o->samples;
     double *ts = malloc((size_t)samples * sizeof *ts), *all = malloc((size_t)n * sizeof *all);
     int nrows = 0;
     for (size_t s = o->min_bytes; s <= o->max_bytes && nrows < maxrows && ts && all; s *= 2) {
@@ -230,8 +231,10 @@ json_t *ns_coll_allreduce_fit_json(int ranks, const ns_coll_row *rows, int nrows
         ns_json_set_int(fit, "ranks", ranks); /* the cluster model derives per-link α, β from it */
         ns_json_set_num(fit, "bandwidth_gbytes_per_s", beta > 0 ? 1e-9 / beta : NAN,
                         "beta is 0: no bandwidth term");
-        ns_json_set_num(fit, "max_rel_resid", resid, NULL);
+        ns_json_set_num(fit, "max_rel_residual", resid, NULL);
         ns_json_set_int(fit, "points", n);
+        char st[200]; /* the thread fit's rule (harness/allreduce.h) */
+        if (ns_allreduce_poor_fit(resid, st, sizeof st)) ns_json_set_str(fit, "status", st);
     } else {
         json_object_set_new(fit, "alpha_s", json_null());
         json_object_set_new(fit, "beta_s_per_byte", json_null());

@@ -38,7 +38,7 @@ typedef struct ns_coll_opts {
                                     for reduce-scatter and all-gather) */
     double target_s;             /* a sample lasts about this long (iterations chosen from the
                                     slowest rank's first operation) */
-    int samples;                 /* samples per size (>= 3) */
+    int samples;                 /* samples per size (raised to NS_MIN_SAMPLES, 9) */
     /* Optional (NULL: none): called by every rank of comm before a size's first operation
      * (done 0; row = the index the row will get, bytes its S) and, on comm's rank 0 only, once
      * that row is complete in rows[] (done 1): how a caller keeps the sizes that finished and
@@ -47,7 +47,8 @@ typedef struct ns_coll_opts {
     void *progress_arg;
 } ns_coll_opts;
 
-/* Defaults: 8 B to 256 MiB (quick: to 4 MiB), 20 ms samples x 5 (quick: 2 ms x 3). */
+/* Defaults: 8 B to 256 MiB (quick: to 4 MiB), NS_MIN_SAMPLES (9) samples of 20 ms (quick: 2 ms),
+ * the harness's sample floor. */
 ns_coll_opts ns_coll_defaults(int quick);
 
 /* busbw / algbw for op on n ranks (nccl-tests factors, cluster/equations.h); 0 for n < 2. */
@@ -74,8 +75,9 @@ int ns_alpha_beta_fit_wls_nonneg(const double *bytes, const double *t, int n, do
 json_t *ns_coll_json(int ranks, const ns_coll_row *const rows[3], const int nrows[3]);
 
 /* fleet.json "allreduce": {ranks, fit{alpha_s, beta_s_per_byte, ranks, model, points,
- * max_rel_resid}}
- * or a null fit with a status. */
+ * max_rel_residual[, status]}} or a null fit with a status. A fit whose max_rel_residual exceeds
+ * NS_ALLREDUCE_POOR_FIT gets the status "poor fit: ..." (harness/allreduce.h, the same rule as
+ * results.json's thread fit). */
 json_t *ns_coll_allreduce_fit_json(int ranks, const ns_coll_row *rows, int nrows);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fleet/fleet.h"
+#include "harness/allreduce.h"
 #include "harness/json.h"
 
 static const char *str(const json_t *o, const char *k) {
@@ -172,14 +173,23 @@ static void coll_section(FILE *f, const json_t *fleet) {
     }
     double a = ns_json_get_num(fit, "alpha_s"), b = ns_json_get_num(fit, "beta_s_per_byte");
     if (isfinite(a) && isfinite(b)) {
+        /* A fleet.json written before the fit carried the poor-fit status gets it here. */
+        char pf[200];
+        const char *poor =
+            !ns_allreduce_fit_is_poor(fit) ? NULL
+            : *str(fit, "status")
+                ? str(fit, "status")
+                : ns_allreduce_poor_fit(ns_allreduce_fit_residual(fit), pf, sizeof pf);
         fprintf(f, "**All-reduce α–β fit:** t(bytes) = %.3g s + %.3g s/B · bytes", a, b);
         if (b > 0) fprintf(f, " (1/β = %.3g GB/s)", 1e-9 / b);
         fprintf(f,
                 "; %lld sizes, worst relative residual %.0f%%. Written as "
                 "`allreduce.fit {alpha_s, beta_s_per_byte}` for `nodescale cluster "
-                "--allreduce fleet.json`.\n\n",
+                "--allreduce fleet.json`%s.\n\n",
                 json_integer_value(json_object_get(fit, "points")),
-                100.0 * ns_json_get_num(fit, "max_rel_resid"));
+                100.0 * ns_allreduce_fit_residual(fit),
+                poor ? ", which refuses it without --allreduce-accept-poor-fit" : "");
+        if (poor) fprintf(f, "**%s.**\n\n", poor);
     } else {
         fprintf(f, "All-reduce α–β fit: none (%s).\n\n", str(fit, "status"));
     }

@@ -224,6 +224,18 @@ const char *ns_allreduce_poor_fit(double max_rel, char *buf, size_t len) {
     return buf;
 }
 
+double ns_allreduce_fit_residual(const json_t *fit) {
+    const json_t *r = json_object_get(fit, "max_rel_residual");
+    if (!json_is_number(r)) r = json_object_get(fit, "max_rel_resid");
+    return json_is_number(r) ? json_number_value(r) : NAN;
+}
+
+int ns_allreduce_fit_is_poor(const json_t *fit) {
+    const char *st = json_string_value(json_object_get(fit, "status"));
+    return ns_allreduce_fit_residual(fit) > NS_ALLREDUCE_POOR_FIT ||
+           (st && !strncmp(st, "poor fit", 8));
+}
+
 static json_t *fit_json(const point *pts, int npts, int p, int ring) {
     double a, b, mr;
     json_t *o = json_object();

@@ -38,8 +38,17 @@
 #define NS_ALLREDUCE_POOR_FIT 0.5
 
 /* The "poor fit: ..." status for a fit's max_rel_residual, written into buf; NULL when the fit
- * is within NS_ALLREDUCE_POOR_FIT. */
+ * is within NS_ALLREDUCE_POOR_FIT. The one poor-fit rule of results.json's thread fits and
+ * fleet.json's MPI fit. */
 const char *ns_allreduce_poor_fit(double max_rel, char *buf, size_t len);
+
+/* A fit object's worst relative residual: "max_rel_residual" (the key results.json and fleet.json
+ * write), else "max_rel_resid" (fleet.json before 2026-11-29); NAN when neither is a number. */
+double ns_allreduce_fit_residual(const json_t *fit);
+
+/* Whether a fit object is a poor fit: its residual (ns_allreduce_fit_residual) above
+ * NS_ALLREDUCE_POOR_FIT, or a "status" that starts with "poor fit". */
+int ns_allreduce_fit_is_poor(const json_t *fit);
 
 json_t *ns_allreduce_measure(int threads, int quick, FILE *log);
 

@@ -111,7 +111,7 @@ grep -q "scale-up: 8 chips at 450 GB/s per direction, α 3 µs; scale-out: 10 GB
 
 # --help lists every flag the parser accepts (each key of the table is a flag).
 $ns cluster --help >"$tmp/help.txt"
-for f in --preset --node --allreduce --allreduce-road --chips --search --top --json --plot-dir \
+for f in --preset --node --allreduce --allreduce-road --allreduce-accept-poor-fit --chips --search --top --json --plot-dir \
          --list-presets --peak-tflop-per-s --gemm-efficiency --precision --recompute \
          --mem-bw-gbytes-per-s --scaleup-gbytes-per-s-per-dir --scaleout-gbytes-per-s-per-dir \
          --domain-chips --tp --pp --cp --dp --micro-batch-seqs --interleave --step-cv \
@@ -119,13 +119,39 @@ for f in --preset --node --allreduce --allreduce-road --chips --search --top --j
   grep -q -- "$f" "$tmp/help.txt" || { echo "--help does not list $f"; exit 1; }
 done
 $ns cluster --list-presets | grep -q h100-sxm
-# The same one-host fleet as the scale-up road is taken; a poor fit (worst residual 84%) warns.
+# The same one-host fleet as the scale-up road: its fit is a poor fit (worst residual 84%, the
+# old key max_rel_resid), refused with exit 2 unless --allreduce-accept-poor-fit, which warns.
+if $ns cluster --preset h100-sxm --chips 1024 --allreduce tests/fixtures/fleet_one_host.json \
+    --allreduce-road scaleup >"$tmp/oh.txt" 2>"$tmp/oh.err"; then exit 1; else [ $? -eq 2 ]; fi
+grep -q "^nodescale cluster: error: .*a poor alpha-beta fit (worst relative residual 84%.*--allreduce-accept-poor-fit" "$tmp/oh.err"
+[ ! -s "$tmp/oh.txt" ]
 $ns cluster --preset h100-sxm --chips 1024 --allreduce tests/fixtures/fleet_one_host.json \
-    --allreduce-road scaleup >"$tmp/oh.txt"
-grep -q "^warning: --allreduce .*worst relative residual is 84% (> 25%)" "$tmp/oh.txt"
+    --allreduce-road scaleup --allreduce-accept-poor-fit >"$tmp/oh.txt"
+grep -q "^warning: --allreduce .*a poor alpha-beta fit (worst relative residual 84%), used as --allreduce-accept-poor-fit" "$tmp/oh.txt"
 $ns cluster --preset h100-sxm --chips 1024 --allreduce tests/fixtures/fleet_one_host.json \
-    --allreduce-road scaleup --json - 2>"$tmp/oh.err" | jq -e '.warnings | length == 1' >/dev/null
+    --allreduce-road scaleup --allreduce-accept-poor-fit --json - 2>"$tmp/oh.err" |
+  jq -e '.warnings | length == 1' >/dev/null
 grep -q "^nodescale cluster: warning: --allreduce .*84%" "$tmp/oh.err"
+
+# Trial 6 #1: results.json and fleet.json write the residual as max_rel_residual (the key the
+# reader used to miss) and a status "poor fit: ..." above 0.5; either refuses the fit, and a
+# residual between 25% and 50% warns.
+for key in max_rel_residual max_rel_resid; do
+  jq -n --arg k $key '{results: [], allreduce: {fit: {alpha_s: 5e-7, beta_s_per_byte: 1e-10,
+      ranks: 2, ($k): 0.92, status: "poor fit: max_rel_residual 0.92 > 0.5"}}}' >"$tmp/poor.json"
+  if $ns cluster --preset h100-sxm --chips 1024 --allreduce "$tmp/poor.json" 2>"$tmp/p.err"; then
+    exit 1; else [ $? -eq 2 ]; fi
+  grep -q "poor alpha-beta fit (worst relative residual 92%" "$tmp/p.err"
+done
+jq -n '{results: [], allreduce: {fit: {alpha_s: 5e-7, beta_s_per_byte: 1e-10, ranks: 2,
+    status: "poor fit: ..."}}}' >"$tmp/poor.json"
+if $ns cluster --preset h100-sxm --chips 1024 --allreduce "$tmp/poor.json" 2>"$tmp/p.err"; then
+  exit 1; else [ $? -eq 2 ]; fi
+grep -qF 'poor alpha-beta fit (status "poor fit: ...";' "$tmp/p.err"
+jq -n '{results: [], allreduce: {fit: {alpha_s: 5e-7, beta_s_per_byte: 1e-10, ranks: 2,
+    max_rel_residual: 0.3}}}' >"$tmp/rough.json"
+$ns cluster --preset h100-sxm --chips 1024 --allreduce "$tmp/rough.json" >"$tmp/r.txt"
+grep -q "^warning: --allreduce .*worst relative residual is 30% (> 25%)" "$tmp/r.txt"
 
 # --node without a chip preset: the node's RAM is the memory capacity (a verdict, and
 # --recompute auto chooses); with no RAM in the file the output says why there is no verdict.

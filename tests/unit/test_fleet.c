@@ -16,6 +16,8 @@
 #include "fleet/collectives.h"
 #include "fleet/fleet.h"
 #include "fleet/straggler.h"
+#include "harness/allreduce.h"
+#include "harness/stats.h"
 #include "reports/compare.h"
 
 /* A node results document with one result per (id, family, rate, cv). */
@@ -287,6 +289,54 @@ static void test_alpha_beta_fit(void **st) {
     json_decref(j);
 }
 
+/* ns_fleet_report_md of a fleet.json given as text (freed by the caller). */
+static char *report_of(const char *text) {
+    json_t *f = json_loads(text, 0, NULL);
+    assert_non_null(f);
+    char *md = ns_fleet_report_md(f);
+    assert_non_null(md);
+    json_decref(f);
+    return md;
+}
+
+/* Trial 6 #7: the fleet's collectives follow the harness's policy: at least NS_MIN_SAMPLES (9)
+ * samples per size, the residual under the key results.json uses (max_rel_residual) and the
+ * same "poor fit" status above NS_ALLREDUCE_POOR_FIT; the report says so, and reads the old key
+ * max_rel_resid of earlier fleet.json files. */
+static void test_fit_policy(void **st) {
+    (void)st;
+    assert_int_equal(ns_coll_defaults(0).samples, NS_MIN_SAMPLES);
+    assert_int_equal(ns_coll_defaults(1).samples, NS_MIN_SAMPLES);
+    ns_coll_row rows[12];
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < 12; i++) {
+        rows[i].bytes = 8.0 * (1 << (2 * i));
+        rows[i].validated = 1;
+        rows[i].t_max = 2e-6 + rows[i].bytes * 1e-10; /* a straight line: a good fit */
+    }
+    json_t *j = ns_coll_allreduce_fit_json(2, rows, 12), *fit = json_object_get(j, "fit");
+    assert_true(json_real_value(json_object_get(fit, "max_rel_residual")) < 1e-9);
+    assert_null(json_object_get(fit, "max_rel_resid"));
+    assert_null(json_object_get(fit, "status"));
+    assert_false(ns_allreduce_fit_is_poor(fit));
+    json_decref(j);
+    rows[5].t_max *= 20; /* one size 20x slow (trial 6: 1 KiB at 12.7 us between 2.2 and 2.9) */
+    j = ns_coll_allreduce_fit_json(2, rows, 12), fit = json_object_get(j, "fit");
+    double r = json_real_value(json_object_get(fit, "max_rel_residual"));
+    assert_true(r > NS_ALLREDUCE_POOR_FIT);
+    assert_true(ns_allreduce_fit_residual(fit) == r);
+    assert_true(ns_allreduce_fit_is_poor(fit));
+    assert_non_null(strstr(json_string_value(json_object_get(fit, "status")), "poor fit: "));
+    json_decref(j);
+    char *md = report_of("{\"kind\":\"fleet\",\"collectives\":{\"ranks\":2},"
+                         "\"allreduce\":{\"fit\":{\"alpha_s\":1e-6,\"beta_s_per_byte\":3e-10,"
+                         "\"points\":10,\"max_rel_resid\":0.86}}}");
+    assert_non_null(strstr(md, "worst relative residual 86%"));
+    assert_non_null(strstr(md, "refuses it without --allreduce-accept-poor-fit"));
+    assert_non_null(strstr(md, "**poor fit: max_rel_residual 0.86 > 0.5"));
+    free(md);
+}
+
 static void test_bus_factors(void **st) {
     (void)st;
     assert_float_equal(ns_coll_bus_factor(NS_COLL_ALLREDUCE, 4), 1.5, 0);
@@ -333,21 +383,17 @@ static void test_pattern(void **st) {
 
 static void test_report_names_straggler(void **st) {
     (void)st;
-    json_t *f = json_loads(
+    char *md = report_of(
         "{\"schema\":\"nodescale/1\",\"kind\":\"fleet\",\"status\":\"complete\","
         "\"context\":{\"host\":\"h0\"},\"nodes\":[{\"name\":\"slow1\",\"status\":\"ok\"}],"
         "\"stragglers\":{\"method\":\"m\",\"threshold\":3.5,\"mad_floor\":0.02,\"nodes\":3,"
         "\"flagged\":[{\"name\":\"slow1\",\"benchmarks\":[{\"id\":\"triad/t2\",\"unit\":\"GB/s\","
         "\"value\":14,\"median\":20,\"z\":-15,\"deficit\":0.3}]}]},"
-        "\"allreduce\":{\"fit\":{\"alpha_s\":null,\"status\":\"one rank\"}}}",
-        0, NULL);
-    char *md = ns_fleet_report_md(f);
-    assert_non_null(md);
+        "\"allreduce\":{\"fit\":{\"alpha_s\":null,\"status\":\"one rank\"}}}");
     assert_non_null(strstr(md, "**1 straggler node(s):** slow1 (1 benchmarks)"));
     assert_non_null(strstr(md, "| slow1 | `triad/t2` | 14 GB/s | 20 GB/s | 30.0% | -15.00 |"));
     assert_non_null(strstr(md, "Not measured: one rank."));
     free(md);
-    json_decref(f);
 }
 
 /* A one-node fleet's noise is its node's own time_s.cv (read from nodes/<node>/results.json),
@@ -444,6 +490,7 @@ int main(void) {
         cmocka_unit_test(test_compare_noise_hides_spread),
         cmocka_unit_test(test_fleet_file_as_input),
         cmocka_unit_test(test_alpha_beta_fit),
+        cmocka_unit_test(test_fit_policy),
         cmocka_unit_test(test_bus_factors),
         cmocka_unit_test(test_peer_check),
         cmocka_unit_test(test_pattern),
