@@ -93,6 +93,9 @@ static void stream_flops_and_bytes(void **state) {
     assert_true(triad->working_set(&p) == 24e6);
     assert_true(copy->flops(&p) == 0 && copy->bytes(&p) == 16e6);
     assert_true(sum->flops(&p) == 1e6 && sum->bytes(&p) == 8e6);
+    /* The read ceiling counts no FLOPs (its FMAs only consume the loads; stream.c flops_per_el). */
+    const ns_kernel *load = ns_registry_find("stream_load", "scalar");
+    assert_true(load->flops(&p) == 0 && load->bytes(&p) == 8e6);
     assert_string_equal(triad->bytes_policy, "minimal");
 }
 
