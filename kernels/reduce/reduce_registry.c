@@ -5,8 +5,9 @@
  * likwid-bench's sum leaves per-thread results uncombined) is done by check(), outside the timed
  * region. Inputs are uniform in +-[0.5, 1) (normal numbers; no denormal operand ever), first
  * touched in parallel by the thread that will read them, with the kernel's own partition.
- * check() compares with a double-double reference against the a-priori bound ns_red_bound,
- * which scales with n * u * cond (never an absolute tolerance).
+ * check() compares with a double-double reference against the a-priori bound ns_red_bound
+ * (gamma_h S plain, u |s| + gamma_{h+1}^2 S compensated, h the depth of the addition tree; never
+ * an absolute tolerance) and names that formula, with h and u, in check.why.
  *
  * Counts per element: sum 1 flop, dot 2 (FMA), nrm2 2, max-abs 1 (the compare), compensated sum
  * 7 and dot 11 (TwoSum 6, TwoProduct 3, 2 more adds), SP-into-DP the same as its plain kind
@@ -172,17 +173,20 @@ static void rk_check(void *sv, ns_check *out) {
     double sum_abs, ref = ns_red_reference(&s->job, &sum_abs);
     double bound = ns_red_bound(&s->job, s->threads, sum_abs, ref);
     double err = fabs(got - ref);
+    char formula[80];
+    ns_red_bound_text(&s->job, s->threads, formula, sizeof formula);
     out->ok = err <= bound;
     if (ref != 0.0) {
         out->error = err / fabs(ref);
         out->bound = bound / fabs(ref);
         snprintf(out->why, sizeof out->why,
-                 "%s: relative error vs double-double reference; bound n*u*cond (cond %.3g)", kind,
+                 "%s: rel. error vs double-double ref.; bound (%s)/|s|, S/|s| %.3g", kind, formula,
                  sum_abs / fabs(ref));
     } else {
         out->error = err;
         out->bound = bound;
-        snprintf(out->why, sizeof out->why, "%s: absolute error (exact result is 0)", kind);
+        snprintf(out->why, sizeof out->why, "%s: absolute error (exact result 0); bound %s", kind,
+                 formula);
     }
 }
 
