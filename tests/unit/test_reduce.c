@@ -718,6 +718,25 @@ static void test_registry_names_its_bound(void **state) {
     }
 }
 
+/* FLOPs are the useful work, the compensated variants' like the plain ones' (trial 6 #9: they
+ * counted the executed 7n and 11n); i?amax counts its n compares. */
+static void test_registry_counts_useful_flops(void **state) {
+    (void)state;
+    const struct {
+        const char *name;
+        double per_el;
+    } want[] = {{"dsum", 1},  {"dsum_kahan", 1}, {"ssum_kahan", 1}, {"dsum_det", 1},
+                {"ddot", 2},  {"ddot_kahan", 2}, {"sdot_kahan", 2}, {"sdot_dpacc", 2},
+                {"dnrm2", 2}, {"idamax", 1},     {"isamax", 1}};
+    ns_params p = {0, 1000, 0, 2};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const ns_kernel *k = ns_registry_find(want[i].name, "scalar");
+        assert_non_null(k);
+        if (k->flops(&p) != want[i].per_el * 1000)
+            fail_msg("%s: %g flops for n = 1000", want[i].name, k->flops(&p));
+    }
+}
+
 /* Ring and tree all-reduce: exact result for 1..4 threads, sizes not divisible by anything. */
 static void test_allreduce(void **state) {
     (void)state;
@@ -875,6 +894,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_nonfinite),
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_registry_names_its_bound),
+        cmocka_unit_test(test_registry_counts_useful_flops),
         cmocka_unit_test(test_allreduce),
         cmocka_unit_test(test_allreduce_json),
         cmocka_unit_test(test_allreduce_one_thread),
