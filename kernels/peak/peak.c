@@ -78,9 +78,9 @@ static double fma_chain(ns_precision prec, int fused, int64_t iters) {
     return x;
 }
 
-/* x after iters steps of one add chain: X0 + iters B exactly (B is a power of two and every
- * partial sum has at most 24 significant bits) until x reaches 2^12 (SP) or 2^41 (DP), where B
- * is half an ulp and the tie rounds back to x. */
+/* x after iters steps of one add chain: X0 + iters B exactly (B is a power of two, and below
+ * the cap every multiple of B is representable) until x reaches 2^12 (SP) or 2^41 (DP), where
+ * B is half an ulp and the tie rounds back to x (even). */
 static double add_chain(ns_precision prec, int64_t iters) {
     double cap = prec == NS_PREC_DP ? 0x1p41 : 0x1p12;
     double steps = (cap - NS_PEAK_X0) / NS_PEAK_B;
