@@ -110,7 +110,7 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
 typedef enum {
     NodescaleSumPlain = 0,       /* independent accumulators, fixed pairwise combine */
     NodescaleSumPairwise = 1,    /* cascade (pairwise) summation over 2048-element leaves */
-    NodescaleSumCompensated = 2, /* Neumaier/Kahan compensated; Dot2 for dot */
+    NodescaleSumCompensated = 2, /* Sum2 (TwoSum, Neumaier's method); Dot2 for dot */
     NodescaleSumWide = 3         /* s forms: SP input accumulated in DP */
 } nodescale_sum_variant;
 typedef enum { NodescaleFast = 0, NodescaleDeterministic = 1 } nodescale_reduce_mode;

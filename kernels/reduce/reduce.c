@@ -16,6 +16,7 @@
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -293,6 +294,18 @@ double ns_red_bound(const ns_red_job *j, int nthreads, double sum_abs, double ex
         return u * fabs(exact) + g * g * sum_abs + final_round;
     }
     return gamma_n(h, u) * sum_abs + final_round;
+}
+
+int ns_red_bound_text(const ns_red_job *j, int nthreads, char *buf, size_t len) {
+    double h = depth(j, nthreads);
+    const char *u = acc_sp(j) ? "2^-24" : "2^-53";
+    if (j->op == NS_OP_DSUMSQ || j->op == NS_OP_SSUMSQ)
+        return snprintf(buf, len, "(gamma_h/2 + u%s)|s| + n 2^-1074, h = %.0f, u = 2^-53",
+                        input_sp(j->op) ? " + 2^-24" : "", h);
+    const char *wide = input_sp(j->op) && !acc_sp(j) ? "2^-24|s| + " : "";
+    if (j->variant == NS_VAR_COMP)
+        return snprintf(buf, len, "%su|s| + gamma_{h+1}^2 S, h = %.0f, u = %s", wide, h, u);
+    return snprintf(buf, len, "%sgamma_h S, h = %.0f, u = %s", wide, h, u);
 }
 
 /* ---- reference: double-double accumulation (about 106 bits) per thread, then combined --- */

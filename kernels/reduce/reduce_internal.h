@@ -177,6 +177,11 @@ int ns_red_threads(int64_t n);
  * include/nodescale.h for the formulas and their sources. */
 double ns_red_bound(const ns_red_job *j, int nthreads, double sum_abs, double exact);
 
+/* The formula ns_red_bound applies to job j on nthreads threads, with its h and u, as one line
+ * into buf (e.g. "gamma_h S, h = 135, u = 2^-53"; S = sum |terms|, s the exact value).
+ * Returns snprintf's count. */
+int ns_red_bound_text(const ns_red_job *j, int nthreads, char *buf, size_t len);
+
 /* The exact value to about 2^-106 relative to sum |terms| (double-double accumulation of the
  * terms, products split by TwoProduct; per thread, then combined); for sumsq jobs the norm.
  * *sum_abs (may be NULL) receives sum |terms| (sumsq: the sum of squares). For checks and tests. */

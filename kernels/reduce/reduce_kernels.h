@@ -16,8 +16,10 @@ uint32_t ns_mxcsr_read(void);
  * into mxcsr[0..nthreads). Returns the number of threads the runtime gave. */
 int ns_fpstate_per_thread(int nthreads, uint32_t *mxcsr);
 
-/* Names: d/s = DP/SP input; _pairwise, _kahan (compensated: Neumaier; Dot2 for dot), _dpacc (SP
- * input accumulated in DP), _det (deterministic mode: bitwise the same for any thread count).
+/* Names: d/s = DP/SP input; _pairwise, _kahan (compensated, named so for the baselines; it runs
+ * Sum2 of Ogita-Rump-Oishi, TwoSum per element with the errors summed apart, and their Dot2 for
+ * dot, not Kahan's algorithm: reduce_registry.c), _dpacc (SP input accumulated in DP), _det
+ * (deterministic mode: bitwise the same for any thread count).
  * Plain names are the fast mode of the plain variant. Each in avx512, avx2 and scalar. */
 extern const ns_kernel ns_k_dsum_avx512, ns_k_dsum_avx2, ns_k_dsum_scalar;
 extern const ns_kernel ns_k_dsum_pairwise_avx512, ns_k_dsum_pairwise_avx2,

@@ -5,13 +5,26 @@
  * likwid-bench's sum leaves per-thread results uncombined) is done by check(), outside the timed
  * region. Inputs are uniform in +-[0.5, 1) (normal numbers; no denormal operand ever), first
  * touched in parallel by the thread that will read them, with the kernel's own partition.
- * check() compares with a double-double reference against the a-priori bound ns_red_bound,
- * which scales with n * u * cond (never an absolute tolerance).
+ * check() compares with a double-double reference against the a-priori bound ns_red_bound
+ * (gamma_h S plain, u |s| + gamma_{h+1}^2 S compensated, h the depth of the addition tree; never
+ * an absolute tolerance) and names that formula, with h and u, in check.why.
  *
- * Counts per element: sum 1 flop, dot 2 (FMA), nrm2 2, max-abs 1 (the compare), compensated sum
- * 7 and dot 11 (TwoSum 6, TwoProduct 3, 2 more adds), SP-into-DP the same as its plain kind
- * (conversions not counted). Bytes: every element read once; nothing is written, so "minimal"
- * and "with write-allocate" coincide. */
+ * FLOPs count the useful work of the operation, as BLAS and the field count it, whatever the
+ * variant executes: sum n, dot 2n, nrm2 2n (square and add). The compensated variants (names
+ * _kahan) count the same n and 2n although they execute about 7 and 11 operations per element,
+ * so their GFLOP/s and arithmetic intensity compare with the plain kernels' directly; SP-into-DP
+ * the same as its plain kind (conversions not counted). i?amax counts n, one compare per
+ * element, which BLAS operation counts do not call FLOPs (its roofline has no compute roof).
+ *
+ * The _kahan names are kept for the baselines that refer to them; the algorithm is not Kahan's:
+ * every slot adds each element by an error-free transformation (Knuth's TwoSum; on AVX-512 the
+ * branch-free FastTwoSum on max-abs/min-abs, the same result) and sums the errors in a separate
+ * compensation: Sum2 of Ogita, Rump, Oishi (SIAM J. Sci. Comput. 26(6), 2005, Alg. 4.4),
+ * Neumaier's method without its branch. Dot: their Dot2 (Alg. 5.3), TwoProduct by FMA, then
+ * that sum. Slots and threads combine as double-double (SP: float-float) pairs.
+ *
+ * Bytes: every element read once; nothing is written, so "minimal" and "with write-allocate"
+ * coincide. */
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -49,10 +62,9 @@ static int arrays(const rk_cfg *c) {
 
 static double rk_flops(const rk_cfg *c, const ns_params *p) {
     double n = (double)p->n;
-    if (c->amax) return n;
+    if (c->amax) return n; /* compares, see the header */
     int dot = arrays(c) == 2, sq = c->op == NS_OP_DSUMSQ || c->op == NS_OP_SSUMSQ;
-    if (c->variant == NS_VAR_COMP) return dot ? 11 * n : 7 * n;
-    return dot || sq ? 2 * n : n;
+    return dot || sq ? 2 * n : n; /* useful FLOPs, every variant alike */
 }
 static double rk_bytes(const rk_cfg *c, const ns_params *p) {
     return (double)p->n * arrays(c) * (is_sp(c) ? 4.0 : 8.0);
@@ -172,17 +184,20 @@ static void rk_check(void *sv, ns_check *out) {
     double sum_abs, ref = ns_red_reference(&s->job, &sum_abs);
     double bound = ns_red_bound(&s->job, s->threads, sum_abs, ref);
     double err = fabs(got - ref);
+    char formula[80];
+    ns_red_bound_text(&s->job, s->threads, formula, sizeof formula);
     out->ok = err <= bound;
     if (ref != 0.0) {
         out->error = err / fabs(ref);
         out->bound = bound / fabs(ref);
         snprintf(out->why, sizeof out->why,
-                 "%s: relative error vs double-double reference; bound n*u*cond (cond %.3g)", kind,
+                 "%s: rel. error vs double-double ref.; bound (%s)/|s|, S/|s| %.3g", kind, formula,
                  sum_abs / fabs(ref));
     } else {
         out->error = err;
         out->bound = bound;
-        snprintf(out->why, sizeof out->why, "%s: absolute error (exact result is 0)", kind);
+        snprintf(out->why, sizeof out->why, "%s: absolute error (exact result 0); bound %s", kind,
+                 formula);
     }
 }
 

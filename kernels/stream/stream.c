@@ -50,8 +50,16 @@ static int64_t passes(int64_t n, int threads) {
                                      (per_thread > 0 ? per_thread : 1);
 }
 
+/* FLOPs per element of the operation (stream.h), as STREAM counts them: sum 1 add, scale 1
+ * multiply, add 1, triad 2, copy 0. The one exception is deliberate: stream_load, the
+ * read-bandwidth ceiling of the sweep, counts 0 although it runs one FMA per two elements (1 flop
+ * per element), because those FMAs only consume the loads; the roofline gives it no compute roof
+ * (README, "What is measured"). stream_sum, a kernel and not a ceiling, counts its adds. */
 static double flops_per_el(ns_stream_op op) {
     switch (op) {
+    case NS_STREAM_LOAD: /* not counted: see above */
+    case NS_STREAM_COPY:
+        return 0;
     case NS_STREAM_SUM:
     case NS_STREAM_SCALE:
     case NS_STREAM_ADD:

@@ -6,7 +6,8 @@
  *                two loads (a three-operand op), so on every x86 core the load ports, not the
  *                FP ports, limit it (likwid-bench's load kernels discard the data instead). The
  *                stream arrays hold multiples of 1/16 in [1, 2), so every product and partial
- *                sum is exact and the result is the same in any order, on any ISA.
+ *                sum is exact and the result is the same in any order, on any ISA. Counted
+ *                as 0 FLOPs: a bandwidth ceiling, whose FMAs only consume the loads.
  *   sum      s  = sum a[i]              8 B/elem read-only, 1 flop/elem (8 accumulators)
  *   copy     b  = a                     16 B/elem
  *   scale    b  = q * a                 16 B/elem

@@ -11,6 +11,7 @@
 #include "tests/unit/nstest.h"
 #include "harness/measure.h"
 #include "kernels/gemm/gemm_kernels.h"
+#include "kernels/peak/peak_kernels.h"
 #include "kernels/registry.h"
 
 static void run_and_check(const ns_kernel *k, ns_params p) {
@@ -92,6 +93,9 @@ static void stream_flops_and_bytes(void **state) {
     assert_true(triad->working_set(&p) == 24e6);
     assert_true(copy->flops(&p) == 0 && copy->bytes(&p) == 16e6);
     assert_true(sum->flops(&p) == 1e6 && sum->bytes(&p) == 8e6);
+    /* The read ceiling counts no FLOPs (its FMAs only consume the loads; stream.c flops_per_el). */
+    const ns_kernel *load = ns_registry_find("stream_load", "scalar");
+    assert_true(load->flops(&p) == 0 && load->bytes(&p) == 8e6);
     assert_string_equal(triad->bytes_policy, "minimal");
 }
 
@@ -103,6 +107,54 @@ static void peak_flops(void **state) {
     assert_true(k->flops(&p) == 2.0 * 1000 * 12 * 4 * 2);
     k = ns_registry_find("peak_sp_add", "avx2");
     assert_true(k->flops(&p) == 2.0 * 1000 * 12 * 8 * 1);
+}
+
+/* The baseline ("scalar") peak is packed SSE2: 2 DP / 4 SP lanes per chain (trial 8 #4). */
+static void peak_scalar_is_packed_sse2(void **state) {
+    ns_params p = {.n = 1000, .threads = 1};
+    assert_true(ns_registry_find("peak_dp_fma", "scalar")->flops(&p) == 1000.0 * 12 * 2 * 2);
+    assert_true(ns_registry_find("peak_sp_fma", "scalar")->flops(&p) == 1000.0 * 12 * 4 * 2);
+}
+
+static double rel(double got, double want) {
+    return fabs(got - want) / fabs(want);
+}
+
+/* The peak check replays the recurrence in the kernel's precision (trial 8 #2: the SP check
+ * compared with the closed form in double, and its bound, growing with n, passed 1 at n ~ 4.2M).
+ * A wrong iteration count or a value off by 1e-3 must fail at any n; every peak kernel must pass
+ * at 10M iterations; the bound must not grow with n. */
+static void peak_check_replays_in_kernel_precision(void **state) {
+    const double bsp = ns_peak_bound(NS_PREC_SP, 4, 12), bdp = ns_peak_bound(NS_PREC_DP, 2, 12);
+    assert_true(bsp < 1e-5 && bdp < 1e-14);
+    const ns_peak_mix mixes[] = {NS_MIX_FMA, NS_MIX_FMA_ADD, NS_MIX_ADD};
+    const int64_t ns[] = {4096, 20000, 10000000};
+    for (int m = 0; m < 3; m++)
+        for (int i = 0; i < 3; i++) {
+            int64_t n = ns[i];
+            double sp = ns_peak_sp_plain(mixes[m], n), dp = ns_peak_dp_plain(mixes[m], n);
+            double wsp = ns_peak_expected(NS_PREC_SP, mixes[m], 0, 4, 12, n);
+            double wdp = ns_peak_expected(NS_PREC_DP, mixes[m], 0, 2, 12, n);
+            if (!(rel(sp, wsp) <= bsp && rel(dp, wdp) <= bdp))
+                fail_msg("mix %d n %lld: SP %.3e DP %.3e", m, (long long)n, rel(sp, wsp),
+                         rel(dp, wdp));
+            assert_true(rel(sp * (1 + 1e-3), wsp) > bsp && rel(dp * (1 + 1e-3), wdp) > bdp);
+            if (i == 0) { /* default n, mid-way to the fixed point: one step fewer is seen */
+                assert_true(rel(ns_peak_sp_plain(mixes[m], n - 1), wsp) > bsp);
+                assert_true(rel(ns_peak_dp_plain(mixes[m], n - 1), wdp) > bdp);
+            }
+            if (ns_cpu_has_avx2_fma()) { /* fused: one rounding per step */
+                float f = ns_peak_sp_scalar_fma(mixes[m], n);
+                assert_true(rel(f, ns_peak_expected(NS_PREC_SP, mixes[m], 1, 1, 12, n)) <=
+                            ns_peak_bound(NS_PREC_SP, 1, 12));
+            }
+        }
+    /* Through the descriptors, every peak kernel this CPU runs, at 10M iterations. */
+    size_t count;
+    const ns_kernel *const *all = ns_registry(&count);
+    for (size_t i = 0; i < count; i++)
+        if (!strcmp(all[i]->family, "peak") && all[i]->supported())
+            run_and_check(all[i], (ns_params){.n = 10000000, .threads = 1});
 }
 
 static void isa_selection_honours_environment(void **state) {
@@ -183,6 +235,8 @@ int main(void) {
         cmocka_unit_test(every_kernel_matches_its_reference),
         cmocka_unit_test(stream_flops_and_bytes),
         cmocka_unit_test(peak_flops),
+        cmocka_unit_test(peak_scalar_is_packed_sse2),
+        cmocka_unit_test(peak_check_replays_in_kernel_precision),
         cmocka_unit_test(isa_selection_honours_environment),
         cmocka_unit_test(timing_loop_invariants),
         cmocka_unit_test(gemm_records_each_thread_cpu),

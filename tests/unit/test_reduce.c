@@ -685,6 +685,58 @@ static void test_registry(void **state) {
     assert_true(seen >= 20);
 }
 
+static ns_check check_once(const char *name, int64_t n) {
+    const ns_kernel *k = ns_registry_find(name, "scalar");
+    assert_non_null(k);
+    ns_params p = {0, n, 0, 1};
+    void *s = k->create(&p);
+    assert_non_null(s);
+    k->run(s, 0, 1);
+    ns_check c;
+    k->check(s, &c);
+    k->destroy(s);
+    return c;
+}
+
+/* check.why names the bound ns_red_bound applies, with its h and u (trial 6 #8: every reduction
+ * said "bound n*u*cond"); at n = 8192 in one deterministic block of 64 slots h = 128 + 6 + 1. */
+static void test_registry_names_its_bound(void **state) {
+    (void)state;
+    const struct {
+        const char *name, *formula;
+    } want[] = {
+        {"dsum_det", "bound (gamma_h S, h = 135, u = 2^-53)/|s|"},
+        {"dsum_kahan", "bound (u|s| + gamma_{h+1}^2 S, h = "},
+        {"ssum_dpacc", "bound (2^-24|s| + gamma_h S, h = "},
+        {"ssum", "u = 2^-24)/|s|"},
+        {"dnrm2", "bound ((gamma_h/2 + u)|s| + n 2^-1074, h = "},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        ns_check c = check_once(want[i].name, 8192);
+        if (!c.ok || !strstr(c.why, want[i].formula) || strstr(c.why, "n*u*cond"))
+            fail_msg("%s: %s", want[i].name, c.why);
+    }
+}
+
+/* FLOPs are the useful work, the compensated variants' like the plain ones' (trial 6 #9: they
+ * counted the executed 7n and 11n); i?amax counts its n compares. */
+static void test_registry_counts_useful_flops(void **state) {
+    (void)state;
+    const struct {
+        const char *name;
+        double per_el;
+    } want[] = {{"dsum", 1},  {"dsum_kahan", 1}, {"ssum_kahan", 1}, {"dsum_det", 1},
+                {"ddot", 2},  {"ddot_kahan", 2}, {"sdot_kahan", 2}, {"sdot_dpacc", 2},
+                {"dnrm2", 2}, {"idamax", 1},     {"isamax", 1}};
+    ns_params p = {0, 1000, 0, 2};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const ns_kernel *k = ns_registry_find(want[i].name, "scalar");
+        assert_non_null(k);
+        if (k->flops(&p) != want[i].per_el * 1000)
+            fail_msg("%s: %g flops for n = 1000", want[i].name, k->flops(&p));
+    }
+}
+
 /* Ring and tree all-reduce: exact result for 1..4 threads, sizes not divisible by anything. */
 static void test_allreduce(void **state) {
     (void)state;
@@ -841,6 +893,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_isa_forced),
         cmocka_unit_test(test_nonfinite),
         cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_registry_names_its_bound),
+        cmocka_unit_test(test_registry_counts_useful_flops),
         cmocka_unit_test(test_allreduce),
         cmocka_unit_test(test_allreduce_json),
         cmocka_unit_test(test_allreduce_one_thread),
