@@ -686,8 +686,11 @@ static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int6
     group_barrier bars[2 * 64];
     group_barrier *heap_bars = NULL;
     if (ngroups_jc + ngroups_ic > 2 * 64) {
-        heap_bars = calloc((size_t)(ngroups_jc + ngroups_ic), sizeof *heap_bars);
-        if (!heap_bars) return NODESCALE_ERR_NOMEM;
+        /* calloc guarantees only 16-byte alignment; the barriers need their _Alignas(64). */
+        size_t bar_bytes = (size_t)(ngroups_jc + ngroups_ic) * sizeof *heap_bars;
+        void *mem = NULL;
+        if (buf_alloc(&mem, _Alignof(group_barrier), bar_bytes) != 0) return NODESCALE_ERR_NOMEM;
+        heap_bars = memset(mem, 0, bar_bytes);
         J.bar_jc = heap_bars;
     } else {
         J.bar_jc = bars;

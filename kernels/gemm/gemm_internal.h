@@ -98,7 +98,8 @@ int ns_gemm_s_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t
 
 /* For tests: the number of per-thread packing buffers allocated and not yet freed (each thread's
  * buffer is freed when the thread exits), and a replacement for posix_memalign in the packing
- * allocation (NULL restores posix_memalign; set it while no GEMM runs). */
+ * allocation and in that of the group barriers of calls with more than 128 groups (NULL restores
+ * posix_memalign; set it while no GEMM runs). */
 long ns_gemm_buffers_live(void);
 void ns_gemm_set_buffer_alloc(int (*alloc)(void **, size_t, size_t));
 
