@@ -57,7 +57,7 @@ static const ukr_entry ukr_table[NS_GEMM_NISA][2] = {
       ns_gemm_pack_b14_avx512_s}},
     {{"dgemm_ukr_8x6", 8, 6, 0, 50, 50, ns_dgemm_ukr_avx2_8x6, NULL, NULL},
      {"sgemm_ukr_16x6", 16, 6, 0, 50, 50, NULL, ns_sgemm_ukr_avx2_16x6, NULL}},
-    {{"dgemm_ukr_8x4", 8, 4, 0, 50, 50, ns_dgemm_ukr_scalar_8x4, NULL, NULL},
+    {{"dgemm_ukr_4x4", 4, 4, 0, 50, 50, ns_dgemm_ukr_scalar_4x4, NULL, NULL},
      {"sgemm_ukr_8x4", 8, 4, 0, 50, 50, NULL, ns_sgemm_ukr_scalar_8x4, NULL}},
 };
 

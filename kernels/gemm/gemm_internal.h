@@ -53,7 +53,7 @@ void ns_dgemm_ukr_avx2_8x6(int64_t k, double alpha, const double *a, int64_t cs_
 void ns_sgemm_ukr_avx2_16x6(int64_t k, float alpha, const float *a, int64_t cs_a, const float *b,
                             int64_t rs_b, int64_t cs_b, float beta, float *c, int64_t ldc,
                             int64_t m, int64_t n);
-void ns_dgemm_ukr_scalar_8x4(int64_t k, double alpha, const double *a, int64_t cs_a,
+void ns_dgemm_ukr_scalar_4x4(int64_t k, double alpha, const double *a, int64_t cs_a,
                              const double *b, int64_t rs_b, int64_t cs_b, double beta, double *c,
                              int64_t ldc, int64_t m, int64_t n);
 void ns_sgemm_ukr_scalar_8x4(int64_t k, float alpha, const float *a, int64_t cs_a, const float *b,
