@@ -57,7 +57,7 @@ static const ukr_entry ukr_table[NS_GEMM_NISA][2] = {
       ns_gemm_pack_b14_avx512_s}},
     {{"dgemm_ukr_8x6", 8, 6, 0, 50, 50, ns_dgemm_ukr_avx2_8x6, NULL, NULL},
      {"sgemm_ukr_16x6", 16, 6, 0, 50, 50, NULL, ns_sgemm_ukr_avx2_16x6, NULL}},
-    {{"dgemm_ukr_8x4", 8, 4, 0, 50, 50, ns_dgemm_ukr_scalar_8x4, NULL, NULL},
+    {{"dgemm_ukr_4x4", 4, 4, 0, 50, 50, ns_dgemm_ukr_scalar_4x4, NULL, NULL},
      {"sgemm_ukr_8x4", 8, 4, 0, 50, 50, NULL, ns_sgemm_ukr_scalar_8x4, NULL}},
 };
 
@@ -686,8 +686,11 @@ static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int6
     group_barrier bars[2 * 64];
     group_barrier *heap_bars = NULL;
     if (ngroups_jc + ngroups_ic > 2 * 64) {
-        heap_bars = calloc((size_t)(ngroups_jc + ngroups_ic), sizeof *heap_bars);
-        if (!heap_bars) return NODESCALE_ERR_NOMEM;
+        /* calloc guarantees only 16-byte alignment; the barriers need their _Alignas(64). */
+        size_t bar_bytes = (size_t)(ngroups_jc + ngroups_ic) * sizeof *heap_bars;
+        void *mem = NULL;
+        if (buf_alloc(&mem, _Alignof(group_barrier), bar_bytes) != 0) return NODESCALE_ERR_NOMEM;
+        heap_bars = memset(mem, 0, bar_bytes);
         J.bar_jc = heap_bars;
     } else {
         J.bar_jc = bars;

@@ -7,8 +7,9 @@
  * Counts: flops = 2mnk (the product formed in 64-bit integers, then converted); bytes =
  * es(mk + kn + 2mn), "minimal": A and B read once, C read and written once, no write-allocate.
  *
- * Check (the random projection BLIS's testsuite uses): after R repetitions C = C0 + R A B exactly, so
- * with a random vector t, y = C t is compared with C0 t + R A (B t), both formed in long double.
+ * Check (the random projection BLIS's testsuite uses): after R repetitions C = C0 + R A B in exact
+ * arithmetic (in floating point only up to rounding, hence the bound below), so with a random
+ * vector t, y = C t is compared with C0 t + R A (B t), both formed in long double.
  * Per row, the error is divided by s = |C0||t| + R |A|(|B||t|) and must stay below
  * 2 (k + R + 2) u (u = unit roundoff of the precision): each repetition adds at most
  * (k + 1) u |A||B| + u |C| (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed.,

@@ -53,7 +53,7 @@ void ns_dgemm_ukr_avx2_8x6(int64_t k, double alpha, const double *a, int64_t cs_
 void ns_sgemm_ukr_avx2_16x6(int64_t k, float alpha, const float *a, int64_t cs_a, const float *b,
                             int64_t rs_b, int64_t cs_b, float beta, float *c, int64_t ldc,
                             int64_t m, int64_t n);
-void ns_dgemm_ukr_scalar_8x4(int64_t k, double alpha, const double *a, int64_t cs_a,
+void ns_dgemm_ukr_scalar_4x4(int64_t k, double alpha, const double *a, int64_t cs_a,
                              const double *b, int64_t rs_b, int64_t cs_b, double beta, double *c,
                              int64_t ldc, int64_t m, int64_t n);
 void ns_sgemm_ukr_scalar_8x4(int64_t k, float alpha, const float *a, int64_t cs_a, const float *b,
@@ -98,7 +98,8 @@ int ns_gemm_s_isa(int isa, int transa, int transb, int64_t m, int64_t n, int64_t
 
 /* For tests: the number of per-thread packing buffers allocated and not yet freed (each thread's
  * buffer is freed when the thread exits), and a replacement for posix_memalign in the packing
- * allocation (NULL restores posix_memalign; set it while no GEMM runs). */
+ * allocation and in that of the group barriers of calls with more than 128 groups (NULL restores
+ * posix_memalign; set it while no GEMM runs). */
 long ns_gemm_buffers_live(void);
 void ns_gemm_set_buffer_alloc(int (*alloc)(void **, size_t, size_t));
 

@@ -253,6 +253,36 @@ static void test_forced_ways(void **st) {
     unsetenv("NODESCALE_GEMM_JR_NT");
 }
 
+/* More than 128 groups (65 jc ways: 65 jc + 65 ic groups) puts the group barriers on the heap.
+ * Their type is _Alignas(64), which calloc does not guarantee (trial 8, defect 6): the barriers
+ * must come from the aligned allocator, asking for 64-byte alignment, and the product must be
+ * right. The sanitizer build runs this path under UBSan's alignment check. */
+static size_t bar_align_seen;
+static int record_alloc(void **p, size_t align, size_t bytes) {
+    if (bytes == 130 * 64) bar_align_seen = align;
+    return posix_memalign(p, align, bytes);
+}
+
+static void test_heap_barriers(void **st) {
+    (void)st;
+    int isas[3];
+    runnable_isas(isas);
+    setenv("NODESCALE_GEMM_JC_NT", "65", 1);
+    unsetenv("NODESCALE_GEMM_IC_NT");
+    unsetenv("NODESCALE_GEMM_JR_NT");
+    int got[3];
+    assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_DP, 64, 1024, 1024, 65, got), 65);
+    assert_int_equal(got[0], 65);
+    bar_align_seen = 0;
+    ns_gemm_set_buffer_alloc(record_alloc);
+    call g = {.prec = NS_PREC_DP, .isa = isas[0], .threads = 65, .m = 64, .n = 1024, .k = 1024,
+              .lda = 64, .ldb = 1024, .ldc = 64, .alpha = 1.0, .beta = 1.0};
+    check_call(&g, 65);
+    ns_gemm_set_buffer_alloc(NULL);
+    unsetenv("NODESCALE_GEMM_JC_NT");
+    assert_int_equal(bar_align_seen, 64);
+}
+
 /* All transposes in both layouts through the public API, leading dimensions equal to the
  * stored rows and far larger (1000 + ...). */
 static void test_transposes_layouts_ld(void **st) {
@@ -716,7 +746,7 @@ static void test_thread_exit_frees(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_edge_residues),    cmocka_unit_test(test_shape_classes),
-        cmocka_unit_test(test_forced_ways),
+        cmocka_unit_test(test_forced_ways),      cmocka_unit_test(test_heap_barriers),
         cmocka_unit_test(test_transposes_layouts_ld), cmocka_unit_test(test_unaligned),
         cmocka_unit_test(test_guard_pages),      cmocka_unit_test(test_beta_zero_nan),
         cmocka_unit_test(test_degenerate),       cmocka_unit_test(test_bad_arguments),

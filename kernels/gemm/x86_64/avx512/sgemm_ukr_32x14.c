@@ -14,9 +14,14 @@
 /* Broadcast of B(p, j) for in-place B whose columns are cs bytes apart, from two bases (columns
  * 0 and 7) and the byte strides cs, 3 cs, 5 cs with x86 scaled addressing, so the unrolled k
  * loop holds 5 registers instead of 13 column offsets (which GCC spilled, doubling the loads per
- * broadcast). Inline asm fixes the addressing mode; B is only read inside the micro-kernel. */
+ * broadcast). Inline asm fixes the addressing mode. The "m" operand declares the memory the asm
+ * reads, 1 TiB from base on (every offset 6 cs can reach; Clang rejects an array of unknown
+ * size), so the compiler may not move it past a store to B (under LTO or inlining); it names no
+ * register and adds no instruction. */
 #define BC(base, idx, scale, r)                                                                    \
-    __asm__("vbroadcastss (%1,%2," #scale "), %0" : "=v"(r) : "r"(base), "r"(idx))
+    __asm__("vbroadcastss (%1,%2," #scale "), %0"                                                  \
+            : "=v"(r)                                                                              \
+            : "r"(base), "r"(idx), "m"(*(const char(*)[(size_t)1 << 40])(base)))
 static inline __attribute__((always_inline)) __m512
 bcol(const float *b0, const float *b7, int64_t cs, int64_t cs3, int64_t cs5, int j) {
     __m512 r;
