@@ -1166,7 +1166,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     ns_json_set_str(sec, "bytes_policy", b.policy);
     ns_json_set_str(sec, "method",
                     "plateaus: runs of >= 3 sweep points whose local log-log slope is within "
-                    "10% per doubling of the working set; labelled by the level whose aggregate "
+                    "16% per doubling of the working set; labelled by the level whose aggregate "
                     "capacity (per-core caches x threads, shared caches once per instance "
                     "touched) holds the geometric middle of the plateau; DRAM ceilings from "
                     "points at >= 4x the aggregate LLC; a sweep kernel measured faster in "

@@ -211,6 +211,31 @@ static void test_plateaus_noisy(void **st) {
     }
 }
 
+/* The flatness limit is 16% per doubling of the working set (a slope of 0.15 in ln(bw) per
+ * log2(ws)), as roofline.method says: a curve rising 14% per doubling still has plateaus, one
+ * rising 18% per doubling has none. */
+static void test_plateau_slope_is_16_percent(void **st) {
+    (void)st;
+    double ws[64], bw[64];
+    ns_plateau p[16];
+    const double rise[2] = {1.14, 1.18};
+    for (int k = 0; k < 2; k++) {
+        size_t n = 0;
+        for (double w = 4 * KiB; w <= 4 * MiB; w *= 1.25, n++) {
+            ws[n] = w;
+            bw[n] = 100 * pow(rise[k], log2(w / (4 * KiB)));
+        }
+        int np = ns_roofline_find_plateaus(ws, bw, n, p, 16);
+        if (k == 0) assert_true(np >= 1);
+        else assert_int_equal(np, 0);
+    }
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+    const char *m = json_string_value(
+        json_object_get(json_object_get(root, "roofline"), "method"));
+    assert_non_null(strstr(m, "within 16% per doubling"));
+    json_decref(root);
+}
+
 /* Zen 3-like: four CCXs of 8 cores with 32 MiB of L3 each, 512 KiB L2 per core; 32 threads: the
  * aggregate L3 is 128 MiB. A plateau at 40-100 MiB is L3, not DRAM (the per-CCX 32 MiB would call
  * it DRAM), and the DRAM ceiling comes from points at >= 512 MiB. */
@@ -913,6 +938,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
         cmocka_unit_test(test_plateaus_noisy),
+        cmocka_unit_test(test_plateau_slope_is_16_percent),
         cmocka_unit_test(test_chiplet_llc_per_ccx),
         cmocka_unit_test(test_missing_l3),
         cmocka_unit_test(test_dram_short_sweep_suspect),
