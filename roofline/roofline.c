@@ -309,6 +309,7 @@ typedef struct { /* one bandwidth roof: the best trusted ceiling of a level at a
     const char *level, *kernel;
     int threads, suspect;
     double gbytes_per_s;
+    const char *result_id; /* the results[] entry it was taken from (kernel phase), or NULL */
 } bw_roof;
 
 typedef struct {
@@ -549,6 +550,7 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
                                                       : "ok");
     json_array_append_new(arr, o);
     if (!isfinite(bw)) return;
+    const char *rid = from_kernel ? str_or(kr, "id", NULL) : NULL;
 
     /* Keep the best ceiling per (level, threads); a trusted one beats any suspect one. */
     size_t r;
@@ -557,13 +559,13 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
     if (r == b->nroofs) {
         if (b->nroofs == sizeof b->roofs / sizeof b->roofs[0]) return;
         b->nroofs++;
-        b->roofs[r] = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw};
+        b->roofs[r] = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw, rid};
         return;
     }
     bw_roof *ro = &b->roofs[r];
     int better =
         (ro->suspect && !suspect) || ((ro->suspect == (suspect != NULL)) && bw > ro->gbytes_per_s);
-    if (better) *ro = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw};
+    if (better) *ro = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw, rid};
 }
 
 /* The last (largest) at most DRAM_TAIL_POINTS points of the curve with ws >= from: their
@@ -927,14 +929,16 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
 #undef ADD
 }
 
-/* "; above the roof by X%: cause" for a kernel at fraction frac of the bandwidth roof br,
- * streaming gbps GB/s (`at` qualifies it: "" or " at its AI"), into buf. */
+/* "; above the roof by X%[ in its fastest sample]: cause" for a kernel at fraction frac of the
+ * bandwidth roof br, streaming gbps GB/s (`at` qualifies it: "" or " at its AI"; `stat` is ""
+ * for the median or FASTEST), into buf. */
+#define FASTEST " in its fastest sample (the statistic of the ceilings)"
 static void above_bandwidth_reason(const bw_roof *br, double frac, double gbps, const char *at,
-                                   char *buf, size_t len) {
+                                   const char *stat, char *buf, size_t len) {
     snprintf(buf, len,
-             "; above the roof by %.1f%%: part of the working set lives in a faster level, or "
+             "; above the roof by %.1f%%%s: part of the working set lives in a faster level, or "
              "the %s ceiling kernel (%s, %.4g GB/s) is slower than this one (%.4g GB/s%s)",
-             100 * (frac - 1), br->level, br->kernel, br->gbytes_per_s, gbps, at);
+             100 * (frac - 1), stat, br->level, br->kernel, br->gbytes_per_s, gbps, at);
 }
 
 /* Roof fields of one results[] entry; appends its point to points[]. */
@@ -1003,19 +1007,39 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     else
         roof = ns_roofline_attainable(ai, cg, bw, &bwb);
     double frac = isfinite(roof) && isfinite(gflops) && gflops >= 0 ? gflops / roof : NAN;
+    /* The same roof against the kernel's fastest sample (its rate at time_s.min rather than
+     * time_s.median): the statistic the ceilings themselves are taken with. */
+    const json_t *ts = json_object_get(r, "time_s");
+    double tmin = ns_json_get_num(ts, "min"), tmed = ns_json_get_num(ts, "median");
+    double speed = tmin > 0 && tmed > 0 ? tmed / tmin : NAN; /* fastest over median rate */
+    double frac_fast = isfinite(frac) ? frac * speed : NAN;
+    /* Above the roof only in the fastest sample: flagged like a median above it (the same
+     * causes), except where this entry is the roof's own measurement (a compute ceiling, or a
+     * kernel-phase bandwidth ceiling), which cannot beat itself (1e-9: rounding). */
+    int own_c = cr && id && !strcmp(str_or(cr, "result_id", ""), id);
+    int own_b = br && id && br->result_id && !strcmp(br->result_id, id);
+    int fast_above = !(frac > 1.0) && frac_fast > 1.0 + 1e-9;
     char limit[24] = "";
     if (no_flops && br) {
         /* Copy-like kernels do no arithmetic: judge their bandwidth against the level's. */
         double gbps = ns_json_get_num(r, "gbytes_per_s");
         frac = gbps >= 0 ? gbps / bw : NAN;
+        frac_fast = isfinite(frac) ? frac * speed : NAN;
+        fast_above = !(frac > 1.0) && frac_fast > 1.0 + 1e-9;
         snprintf(limit, sizeof limit, "bandwidth:%s", level);
         int len = snprintf(status, sizeof status,
                            "ok; no flops: roof_gflops is null and fraction_of_roof is of the %s "
                            "bandwidth ceiling (%.4g GB/s, %s)%s",
                            level, bw, br->kernel,
                            br->suspect ? " (suspect, see ceilings.bandwidth)" : "");
-        if (frac > 1.0 && len >= 0 && (size_t)len < sizeof status)
-            above_bandwidth_reason(br, frac, gbps, "", status + len, sizeof status - (size_t)len);
+        if (len >= 0 && (size_t)len < sizeof status) {
+            if (frac > 1.0)
+                above_bandwidth_reason(br, frac, gbps, "", "", status + len,
+                                       sizeof status - (size_t)len);
+            else if (fast_above && !own_b)
+                above_bandwidth_reason(br, frac_fast, gbps * speed, "", FASTEST, status + len,
+                                       sizeof status - (size_t)len);
+        }
     } else if (isfinite(roof)) {
         snprintf(limit, sizeof limit, bwb ? "bandwidth:%s" : "compute", level);
         size_t len = strlen(status);
@@ -1037,25 +1061,21 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         if (bwb && br->suspect) ADD("; the %s ceiling is suspect (see ceilings.bandwidth)", level);
         if (bwb && pol && strcmp(pol, b->policy))
             ADD("; bytes_policy %s differs from the ceilings' %s", pol, b->policy);
-        if (frac > 1.0) {
+        int above = frac > 1.0, fast = fast_above && !(bwb ? own_b : own_c);
+        double fr = above ? frac : frac_fast, g = above ? gflops : gflops * speed;
+        if (above || fast) {
             if (bwb) {
                 if (len < sizeof status)
-                    above_bandwidth_reason(br, frac, gflops / ai, " at its AI", status + len,
-                                           sizeof status - len);
+                    above_bandwidth_reason(br, fr, g / ai, " at its AI", above ? "" : FASTEST,
+                                           status + len, sizeof status - len);
             } else {
                 char why[400];
-                above_compute_reason(b, cr, mix, gflops, cg, why, sizeof why);
-                ADD("; above the roof by %.1f%%: %s", 100 * (frac - 1), why);
+                above_compute_reason(b, cr, mix, g, cg, why, sizeof why);
+                ADD("; above the roof by %.1f%%%s: %s", 100 * (fr - 1), above ? "" : FASTEST, why);
             }
         }
 #undef ADD
     }
-
-    /* The same roof against the kernel's fastest sample (its rate at time_s.min rather than
-     * time_s.median): the statistic the ceilings themselves are taken with. */
-    const json_t *ts = json_object_get(r, "time_s");
-    double tmin = ns_json_get_num(ts, "min"), tmed = ns_json_get_num(ts, "median");
-    double frac_fast = isfinite(frac) && tmin > 0 && tmed > 0 ? frac * (tmed / tmin) : NAN;
 
     ns_json_set_str(r, "level", level);
     set_or_null(r, "roof_gflops", roof);

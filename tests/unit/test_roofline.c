@@ -828,6 +828,61 @@ static void test_kernel_phase_raises_ceiling(void **st) {
     json_decref(root);
 }
 
+/* Defect trial6-3: a read-only kernel whose fastest sample beats its roof (the statistic the
+ * roofs are taken with) while its median does not gets "above the roof by X% in its fastest
+ * sample: cause", in roof_status and in report.md, as a median above it would. The L2 roof is
+ * the kernel phase's stream_load at 120 GB/s; stream_sum (1 FLOP per 8 B, no ADD ceiling:
+ * bandwidth roof only) streams 100 GB/s median, 130 fastest: 83% of the roof, 108% fastest.
+ * The ceiling's own measurement is not above itself, and a sum below the roof in both is not
+ * flagged. */
+static void test_fastest_sample_above_roof(void **st) {
+    (void)st;
+    json_t *root = load_doc(4 * KiB);
+    json_t *res = json_object_get(root, "results");
+    json_t *load = phase_result("stream_load", "avx512", 1 * MiB, 120, 110);
+    json_t *sum = phase_result("stream_sum", "avx512", 1 * MiB, 130, 100);
+    json_t *slow = phase_result("stream_sum", "avx512", 512 * KiB, 115, 100);
+    json_t *rs[2] = {sum, slow};
+    for (int k = 0; k < 2; k++) {
+        double ws = json_number_value(json_object_get(rs[k], "working_set_bytes"));
+        json_object_set_new(rs[k], "flops", json_real(ws / 8));
+        json_object_set_new(rs[k], "gflops", json_real(100.0 / 8));
+    }
+    json_array_append_new(res, load);
+    json_array_append_new(res, sum);
+    json_array_append_new(res, slow);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    kernel_phase_ceiling(root, "L2", 120);
+    assert_close(json_number_value(json_object_get(sum, "fraction_of_roof")), 100.0 / 120, 1e-9);
+    assert_close(json_number_value(json_object_get(sum, "fraction_of_roof_fastest")), 130.0 / 120,
+                 1e-9);
+    const char *s = roof_status(sum);
+    assert_non_null(strstr(s, "above the roof by 8.3% in its fastest sample"));
+    assert_non_null(strstr(s, "ceiling kernel (stream_load, 120 GB/s)"));
+    assert_null(strstr(roof_status(load), "above the roof"));
+    assert_null(strstr(roof_status(slow), "above the roof"));
+
+    char dir[] = "/tmp/ns_test_roofline_XXXXXX", path[64], line[2048];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    assert_int_equal(ns_report_markdown(root, path, err, sizeof err), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int row = 0, footnote = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strstr(line, "| stream_sum/avx512/dp/t1/ws=1048576 |"))
+            row = strstr(line, "; above the roof by 8.3% in its fastest sample") != NULL;
+        footnote |= !strncmp(line, "1 kernel ran above its roof", 27);
+    }
+    fclose(f);
+    unlink(path);
+    rmdir(dir);
+    assert_true(row);
+    assert_true(footnote);
+    json_decref(root);
+}
+
 /* A level at which the sweep gives the ceiling kernel no ceiling (the sweep starts inside L2,
  * so no L1 point) but the kernel phase measured it there: that measurement is the ceiling. */
 static void test_kernel_phase_only_ceiling(void **st) {
@@ -955,6 +1010,7 @@ int main(void) {
         cmocka_unit_test(test_reduce_kernels_bandwidth_roof),
         cmocka_unit_test(test_kernel_phase_raises_ceiling),
         cmocka_unit_test(test_kernel_phase_only_ceiling),
+        cmocka_unit_test(test_fastest_sample_above_roof),
         cmocka_unit_test(test_zero_flop_above_roof),
         cmocka_unit_test(test_rebuild_from_written_file),
         cmocka_unit_test(test_report_status_shows_above_roof),
