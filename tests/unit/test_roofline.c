@@ -828,6 +828,29 @@ static void test_kernel_phase_raises_ceiling(void **st) {
     json_decref(root);
 }
 
+/* Writes report.md of root to a temporary folder and copies into line the last line that
+ * starts with prefix; 1 when there is one. */
+static int report_line(const json_t *root, const char *prefix, char *line, size_t len) {
+    char dir[] = "/tmp/ns_test_roofline_XXXXXX", path[64], err[200], buf[4096];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    assert_int_equal(ns_report_markdown(root, path, err, sizeof err), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int found = 0;
+    while (fgets(buf, sizeof buf, f))
+        if (!strncmp(buf, prefix, strlen(prefix))) {
+            size_t n = strlen(buf) < len ? strlen(buf) : len - 1;
+            memcpy(line, buf, n);
+            line[n] = 0;
+            found = 1;
+        }
+    fclose(f);
+    unlink(path);
+    rmdir(dir);
+    return found;
+}
+
 /* Defect trial6-3: a read-only kernel whose fastest sample beats its roof (the statistic the
  * roofs are taken with) while its median does not gets "above the roof by X% in its fastest
  * sample: cause", in roof_status and in report.md, as a median above it would. The L2 roof is
@@ -863,23 +886,10 @@ static void test_fastest_sample_above_roof(void **st) {
     assert_null(strstr(roof_status(load), "above the roof"));
     assert_null(strstr(roof_status(slow), "above the roof"));
 
-    char dir[] = "/tmp/ns_test_roofline_XXXXXX", path[64], line[2048];
-    assert_non_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/report.md", dir);
-    assert_int_equal(ns_report_markdown(root, path, err, sizeof err), 0);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    int row = 0, footnote = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (strstr(line, "| stream_sum/avx512/dp/t1/ws=1048576 |"))
-            row = strstr(line, "; above the roof by 8.3% in its fastest sample") != NULL;
-        footnote |= !strncmp(line, "1 kernel ran above its roof", 27);
-    }
-    fclose(f);
-    unlink(path);
-    rmdir(dir);
-    assert_true(row);
-    assert_true(footnote);
+    char line[2048];
+    assert_true(report_line(root, "| stream_sum/avx512/dp/t1/ws=1048576 |", line, sizeof line));
+    assert_non_null(strstr(line, "; above the roof by 8.3% in its fastest sample"));
+    assert_true(report_line(root, "1 kernel ran above its roof", line, sizeof line));
     json_decref(root);
 }
 
@@ -972,20 +982,9 @@ static void test_report_status_shows_above_roof(void **st) {
     add_copy(root, "stream_copy", 90 * 1.3);
     char err[200];
     assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
-    char dir[] = "/tmp/ns_test_roofline_XXXXXX", path[64], line[1024];
-    assert_non_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/report.md", dir);
-    assert_int_equal(ns_report_markdown(root, path, err, sizeof err), 0);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    int found = 0;
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "| stream_copy |", 15))
-            found = strstr(line, "| ok; above the roof by 3") != NULL;
-    fclose(f);
-    unlink(path);
-    rmdir(dir);
-    assert_true(found);
+    char line[1024];
+    assert_true(report_line(root, "| stream_copy |", line, sizeof line));
+    assert_non_null(strstr(line, "| ok; above the roof by 3"));
     json_decref(root);
 }
 
