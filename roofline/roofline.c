@@ -32,6 +32,9 @@
 #define MAX_PLATEAUS 16
 /* Largest robust scatter (relative sigma) of the points of a plateau. */
 #define PLATEAU_MAX_NOISE 0.08
+/* An interior ceiling's range ends where the points are no faster than this factor times the
+ * next level's rate. */
+#define INTERIOR_NEXT_MARGIN 1.1
 /* Half-width, in doublings of the working set, of the window of the local slope. */
 #define SLOPE_WINDOW 0.7
 
@@ -725,7 +728,11 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
 
     /* A cache level without a plateau on this curve (a disturbed or coarse sweep): the median
      * of the points well inside the level's range, from 2x the previous level's aggregate
-     * capacity to half its own, if there are at least NS_PLATEAU_MIN_POINTS of them. */
+     * capacity to half its own, if there are at least NS_PLATEAU_MIN_POINTS of them. The range
+     * ends where every point from there on is as slow as the next level (within
+     * INTERIOR_NEXT_MARGIN of the median of the points well inside it; DRAM: all from 2x this
+     * level's capacity): a cache smaller than hwloc says (a VM shown its host's L3) does not
+     * hold those points. Too few points before them: all of them, suspect. */
     for (int li = 0; li < b->cs.n; li++) {
         const char *lv = level_name(b->cs.level[li]);
         int found = 0;
@@ -734,11 +741,55 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
         double lo = li ? 2 * ns_roofline_capacity(&b->cs, li - 1, cv->threads) : 0;
         double hi = 0.5 * ns_roofline_capacity(&b->cs, li, cv->threads);
         if (found || !(hi > lo)) continue;
-        int cnt;
+        int cnt, ncnt;
         double mid, bw = median_in(cv, lo, hi, &cnt, &mid);
-        if (cnt >= NS_PLATEAU_MIN_POINTS)
-            add_ceiling(b, ceil, cv, lv, bw, mid, fmax(lo, cv_min_ws(cv)), hi, cnt, "interior",
-                        NULL);
+        if (cnt < NS_PLATEAU_MIN_POINTS) continue;
+        double nmid, next = median_in(cv, 2 * ns_roofline_capacity(&b->cs, li, cv->threads),
+                                      li + 1 < b->cs.n
+                                          ? 0.5 * ns_roofline_capacity(&b->cs, li + 1, cv->threads)
+                                          : INFINITY,
+                                      &ncnt, &nmid);
+        /* The last point in range faster than the next level; the first one after it. */
+        double fast_ws = 0, slow_ws = INFINITY, slow_bw = NAN, end = 0;
+        for (size_t i = 0; i < cv->n; i++)
+            if (cv->ws[i] >= lo && cv->ws[i] <= hi && !(cv->bw[i] <= INTERIOR_NEXT_MARGIN * next))
+                fast_ws = fmax(fast_ws, cv->ws[i]);
+        for (size_t i = 0; ncnt > 0 && i < cv->n; i++)
+            if (cv->ws[i] > fast_ws && cv->ws[i] >= lo && cv->ws[i] <= hi && cv->ws[i] < slow_ws)
+                slow_ws = cv->ws[i], slow_bw = cv->bw[i];
+        for (size_t i = 0; i < cv->n; i++)
+            if (cv->ws[i] >= lo && cv->ws[i] < slow_ws) end = fmax(end, cv->ws[i]);
+        char why[400], s1[32], s2[32];
+        const char *next_name = li + 1 < b->cs.n ? level_name(b->cs.level[li + 1]) : "DRAM";
+        const char *suspect = NULL;
+        int kept = cnt;
+        double kbw = bw, kmid = mid;
+        if (isfinite(slow_ws)) {
+            kbw = median_in(cv, lo, end, &kept, &kmid);
+            fmt_bytes(slow_ws, s1, sizeof s1);
+            fmt_bytes(end, s2, sizeof s2);
+            if (kept >= NS_PLATEAU_MIN_POINTS) {
+                snprintf(why, sizeof why,
+                         "ok; no plateau found: median of the points well inside the level's "
+                         "working-set range, up to %s: from %s on the rate (%.4g GB/s) falls to "
+                         "the %s level's (%.4g GB/s, median of its points), so the level does "
+                         "not hold those",
+                         s2, s1, slow_bw, next_name, next);
+                bw = kbw, mid = kmid, hi = end, cnt = kept;
+            } else {
+                snprintf(why, sizeof why,
+                         "suspect: no plateau found, and from %s on the points fall to the %s "
+                         "level's rate (%.4g against %.4g GB/s): the level holds less than its "
+                         "reported size, or the sweep was disturbed",
+                         s1, next_name, slow_bw, next);
+                suspect = why;
+            }
+        }
+        add_ceiling(b, ceil, cv, lv, bw, mid, fmax(lo, cv_min_ws(cv)), hi, cnt, "interior",
+                    suspect);
+        json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
+        if (!suspect && isfinite(slow_ws) && !strcmp(str_or(o, "source", ""), "interior"))
+            ns_json_set_str(o, "status", why);
     }
 
     /* No DRAM plateau that reaches 4x the LLC: a sweep with coarse steps (--quick: 2x) has too
