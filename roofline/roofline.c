@@ -624,7 +624,13 @@ static int has_ceiling(const json_t *ceil, const curve *cv, const char *level) {
     return 0;
 }
 
-/* Plateaus of one curve -> labelled entries in plateaus[], chosen ones in ceilings. */
+int ns_roofline_nt_stores(const char *name) {
+    size_t n = name ? strlen(name) : 0;
+    return n > 3 && !strcmp(name + n - 3, "_nt");
+}
+
+/* Plateaus of one curve -> labelled entries in plateaus[], chosen ones in ceilings. A curve of
+ * non-temporal stores (ns_roofline_nt_stores) gives a DRAM ceiling only. */
 static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, json_t *ceil) {
     ns_plateau pl[MAX_PLATEAUS];
     int np = ns_roofline_find_plateaus(cv->ws, cv->bw, cv->n, pl, MAX_PLATEAUS);
@@ -667,6 +673,9 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
             !strcmp(label[i], level_name(b->cs.level[b->cs.n - 1])))
             llc_bw = pl[i].gbytes_per_s;
     }
+    int nt = ns_roofline_nt_stores(cv->kernel);
+    for (int i = 0; nt && i < np; i++)
+        if (label[i] && strcmp(label[i], "DRAM")) chosen[i] = 0;
 
     for (int i = 0; i < np; i++) {
         json_t *o = json_object();
@@ -733,7 +742,7 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
      * INTERIOR_NEXT_MARGIN of the median of the points well inside it; DRAM: all from 2x this
      * level's capacity): a cache smaller than hwloc says (a VM shown its host's L3) does not
      * hold those points. Too few points before them: all of them, suspect. */
-    for (int li = 0; li < b->cs.n; li++) {
+    for (int li = 0; !nt && li < b->cs.n; li++) {
         const char *lv = level_name(b->cs.level[li]);
         int found = 0;
         for (int i = 0; i < np; i++)
@@ -861,7 +870,7 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
 
     /* A level at which the sweep gave this curve no ceiling, but the kernel phase measured the
      * same kernel with its working set there: that measurement is the curve's ceiling. */
-    for (int li = 0; b->cs.n && li <= b->cs.n; li++) {
+    for (int li = nt ? b->cs.n : 0; b->cs.n && li <= b->cs.n; li++) {
         const char *lv = li < b->cs.n ? level_name(b->cs.level[li]) : "DRAM";
         if (!has_ceiling(ceil, cv, lv))
             add_ceiling(b, ceil, cv, lv, NAN, NAN, NAN, NAN, 0, "kernel phase", NULL);
@@ -1026,7 +1035,9 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     const char *level = ns_roofline_level_of(&b->cs, ws, threads);
     const json_t *cr =
         prec && threads > 0 && mix ? compute_roof(compute, prec, threads, mix) : NULL;
-    const bw_roof *br = level ? find_bw_roof(b, level, threads) : NULL;
+    /* Non-temporal stores go to memory while the loads come from the level: no one ceiling. */
+    int nt_cache = level && strcmp(level, "DRAM") && ns_roofline_nt_stores(name);
+    const bw_roof *br = level && !nt_cache ? find_bw_roof(b, level, threads) : NULL;
     double cg = cr ? ns_json_get_num(cr, "gflops") : NAN;
     double bw = br ? br->gbytes_per_s : NAN;
 
@@ -1040,6 +1051,12 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     else if (!level)
         snprintf(status, sizeof status, "no roof: %s",
                  b->cs.n ? "working_set_bytes missing or not positive" : "no cache sizes");
+    else if (nt_cache)
+        snprintf(status, sizeof status,
+                 "no roof: its non-temporal stores go to memory whatever the working set, while "
+                 "its loads come from %s: neither the %s nor the DRAM ceiling describes it (it is "
+                 "judged at DRAM working sets)",
+                 level, level);
     else if (!cr && !membound)
         snprintf(status, sizeof status, "no roof: no %s compute ceiling for %s at %d threads", mix,
                  prec, threads);
@@ -1250,7 +1267,8 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
                     "triads, none for copy, scale, load and max-abs; without a DRAM plateau, the DRAM ceiling is the "
                     "median of the last <= 3 points at >= 1.5x the aggregate LLC when the sweep "
                     "reaches 4x and they neither fall in a row by > 15% nor scatter by > 25%, "
-                    "else suspect");
+                    "else suspect; kernels with non-temporal stores (name ending in _nt): DRAM "
+                    "ceilings only, and no roof at a cache working set");
     json_t *cap = json_array();
     for (int t = 0; t < ntc; t++)
         for (int li = 0; li < b.cs.n; li++) {

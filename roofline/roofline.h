@@ -109,6 +109,12 @@ typedef struct ns_plateau {
 int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_plateau *out,
                               size_t max_out);
 
+/* 1 when a kernel's stores are non-temporal (its name ends in "_nt", as stream_triad_nt): they
+ * go to memory whatever the working set, so no cache level's ceiling describes it. Its sweep
+ * curve gives a DRAM ceiling only; at a cache working set it gets no roof (a status says why),
+ * and `nodescale run` measures it at DRAM working sets only. */
+int ns_roofline_nt_stores(const char *name);
+
 /* The caches hwloc reported, data and unified only, sorted by level. */
 #define NS_MAX_CACHE_LEVELS 6
 typedef struct ns_cache_set {

@@ -883,6 +883,47 @@ static int report_line(const json_t *root, const char *prefix, char *line, size_
     return found;
 }
 
+/* Defect trial6-5: stream_triad_nt's non-temporal stores go to memory whatever the working
+ * set. Its curve gives a DRAM ceiling only (no L1-L3 ceiling from it), and at an L2 working
+ * set the kernel gets no roof and says why, instead of a fraction of the L2 read roof; at a
+ * DRAM working set it is judged by the DRAM roof. */
+static void test_nt_stores_judged_at_dram(void **st) {
+    (void)st;
+    double ws[256], bw[256];
+    size_t n = make_curve(&spr, 4 * KiB, 2 * GiB, 0, 0, ws, bw, 256);
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "stream_load", 1, ws, bw, n);
+    doc_add_curve(root, "stream_triad_nt", 1, ws, bw, n);
+    json_t *res = json_object_get(root, "results");
+    json_t *l2 = result("triad_nt_l2", "stream", 1 * MiB, 1.0 / 12, 2);
+    json_t *dram = result("triad_nt_dram", "stream", 1.5 * GiB, 1.0 / 12, 0.5);
+    json_object_set_new(l2, "name", json_string("stream_triad_nt"));
+    json_object_set_new(dram, "name", json_string("stream_triad_nt"));
+    json_array_append_new(res, l2);
+    json_array_append_new(res, dram);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *bwc = json_object_get(json_object_get(root, "ceilings"), "bandwidth");
+    size_t i;
+    json_t *c;
+    int nt_dram = 0;
+    json_array_foreach(bwc, i, c) {
+        if (strcmp(json_string_value(json_object_get(c, "kernel")), "stream_triad_nt")) continue;
+        assert_string_equal(json_string_value(json_object_get(c, "level")), "DRAM");
+        nt_dram++;
+    }
+    assert_int_equal(nt_dram, 1);
+    assert_string_equal(json_string_value(json_object_get(l2, "level")), "L2");
+    assert_true(json_is_null(json_object_get(l2, "roof_gflops")));
+    assert_true(json_is_null(json_object_get(l2, "fraction_of_roof")));
+    assert_true(json_is_null(json_object_get(l2, "roof_limit")));
+    assert_non_null(strstr(roof_status(l2), "no roof: its non-temporal stores go to memory"));
+    assert_string_equal(json_string_value(json_object_get(dram, "roof_limit")), "bandwidth:DRAM");
+    assert_close(json_number_value(json_object_get(dram, "roof_gflops")), 11.0 / 12, 0.05);
+    assert_serialises(root);
+    json_decref(root);
+}
+
 /* Defect trial6-3: a read-only kernel whose fastest sample beats its roof (the statistic the
  * roofs are taken with) while its median does not gets "above the roof by X% in its fastest
  * sample: cause", in roof_status and in report.md, as a median above it would. The L2 roof is
@@ -1043,6 +1084,7 @@ int main(void) {
         cmocka_unit_test(test_kernel_phase_raises_ceiling),
         cmocka_unit_test(test_kernel_phase_only_ceiling),
         cmocka_unit_test(test_fastest_sample_above_roof),
+        cmocka_unit_test(test_nt_stores_judged_at_dram),
         cmocka_unit_test(test_zero_flop_above_roof),
         cmocka_unit_test(test_rebuild_from_written_file),
         cmocka_unit_test(test_report_status_shows_above_roof),
