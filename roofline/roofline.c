@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cluster/equations.h"
 #include "harness/json.h"
 #include "harness/stats.h"
 
@@ -1337,7 +1338,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
             ns_json_set_int(o, "threads", b.roofs[r].threads);
             ns_json_set_num(o, "compute_gflops", g, NULL);
             ns_json_set_num(o, "gbytes_per_s", b.roofs[r].gbytes_per_s, NULL);
-            ns_json_set_num(o, "ridge_flop_per_byte", g / b.roofs[r].gbytes_per_s,
+            ns_json_set_num(o, "ridge_flop_per_byte", ns_ridge_point(g, b.roofs[r].gbytes_per_s),
                             "invalid: no finite ridge point");
             json_array_append_new(ridges, o);
         }
