@@ -415,8 +415,8 @@ static void print_seed002(const ns_cluster_input *in, const int *chips, int n) {
     for (int i = 0; i < n; i++) {
         int G = chips[i];
         double eta = ns_eta_log2(in->eta.a, in->eta.b, G);
-        double peak = G * f / 1e18; /* EFLOP/s, in the seed's order of operations */
-        double realized = peak * eta;
+        double peak = ns_realized_flops(G, f, 1.0) / 1e18; /* EFLOP/s */
+        double realized = ns_realized_flops(G, f, eta) / 1e18;
         double power =
             ns_cluster_power_w(G, in->sys.chip_w, in->sys.other_w_per_chip, in->sys.pue) / 1e6;
         printf("%6d GPUs: peak %5.2f EF  MFU %4.1f%%  realized %5.2f EF  power %5.1f MW\n", G, peak,
@@ -703,7 +703,8 @@ static scaling scaling_of(const ns_cluster_input *in, const ns_breakdown *first,
     double g = (double)b->par.tp * b->par.pp * b->par.cp * b->par.dp;
     double p = ns_amdahl_parallel_share(in, first);
     int same = ns_same_but_dp(first, b);
-    return (scaling){g, b->tokens_per_s / first->tokens_per_s,
+    /* Speed-up of the time per token (the global batch may differ between rows). */
+    return (scaling){g, ns_speedup(1 / first->tokens_per_s, 1 / b->tokens_per_s),
                      ns_scaling_efficiency(first->tokens_per_s, g0, b->tokens_per_s, g),
                      same ? ns_amdahl_speedup(p, g / g0) : NAN,
                      same ? ns_gustafson_speedup(p, g / g0) : NAN};

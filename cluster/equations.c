@@ -168,10 +168,6 @@ double ns_job_mtbf_s(double chip_mtbf_s, int chips) {
     return chip_mtbf_s / chips;
 }
 
-double ns_chip_hours_per_failure(int chips, double hours, int count) {
-    return (double)chips * hours / count;
-}
-
 double ns_young_interval_s(double ckpt_s, double mtbf_s) {
     return sqrt(2.0 * ckpt_s * mtbf_s);
 }

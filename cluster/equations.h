@@ -128,9 +128,6 @@ double ns_prob_any_slow(double q, int n);
 /* Job MTBF when any one of G chips stops the job: chip MTBF / G (exponential failures). */
 double ns_job_mtbf_s(double chip_mtbf_s, int chips);
 
-/* From an observed count: chip-hours per interruption = chips · hours / count. */
-double ns_chip_hours_per_failure(int chips, double hours, int count);
-
 /* Young 1974 (CACM 17(9)): optimal checkpoint interval √(2·δ·M), δ = checkpoint write time,
  * M = job MTBF. */
 double ns_young_interval_s(double ckpt_s, double mtbf_s);

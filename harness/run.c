@@ -223,14 +223,19 @@ static int in_csv(const char *list, const char *name) {
     return 0;
 }
 
-/* What --quick measures of a family at a working set: the reductions sum and dot in both
- * precisions; in DRAM (where every repetition streams a GiB) STREAM triad alone, the sweep
- * having measured the read and triad curves already. */
-static int in_quick_set(const char *family, const char *name, int dram) {
+/* Whether a run measures a kernel of a family at a working set (DRAM or L2). A kernel with
+ * non-temporal stores (ns_roofline_nt_stores) only in DRAM: its stores go to memory whatever
+ * the working set, so no cache ceiling judges it. --quick measures the reductions sum and dot
+ * in both precisions; in DRAM (where every repetition streams a GiB) STREAM triad and triad_nt
+ * alone, the sweep having measured the read and triad curves already. */
+static int in_plan(const ns_run_opts *o, const char *family, const char *name, int dram) {
     static const char *const reduce[] = {"dsum", "ddot", "ssum", "sdot"};
-    static const char *const stream_dram[] = {"stream_triad"};
+    static const char *const stream_dram[] = {"stream_triad", "stream_triad_nt"};
+    if (!dram && ns_roofline_nt_stores(name)) return 0;
+    if (o->kernels && !in_csv(o->kernels, name)) return 0;
+    if (!o->quick) return 1;
     if (!strcmp(family, "reduce")) return in_list(name, reduce, 4);
-    return !dram || in_list(name, stream_dram, 1);
+    return !dram || in_list(name, stream_dram, 2);
 }
 
 /* Kernels of a family at a working-set size, on all threads. */
@@ -242,8 +247,7 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
     for (size_t i = 0; i < nk && !interrupted(); i++) {
         if (strcmp(all[i]->family, family) != 0) continue;
         if (ns_registry_find(all[i]->name, NULL) != all[i]) continue; /* the selected ISA only */
-        if (s->o->kernels && !in_csv(s->o->kernels, all[i]->name)) continue;
-        if (s->o->quick && !in_quick_set(family, all[i]->name, dram)) continue;
+        if (!in_plan(s->o, family, all[i]->name, dram)) continue;
         const ns_kernel *k = all[i];
         ns_params unit = {.n = 1, .threads = s->o->threads};
         double per_el = k->working_set(&unit);
@@ -309,8 +313,7 @@ static int count_family(const ns_run_opts *o, const char *family, int dram) {
     const ns_kernel *const *all = ns_registry(&nk);
     for (size_t i = 0; i < nk; i++)
         if (!strcmp(all[i]->family, family) && ns_registry_find(all[i]->name, NULL) == all[i] &&
-            (!o->kernels || in_csv(o->kernels, all[i]->name)) &&
-            !(o->quick && !in_quick_set(family, all[i]->name, dram)))
+            in_plan(o, family, all[i]->name, dram))
             c++;
     return c;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cluster/equations.h"
 #include "harness/json.h"
 #include "harness/stats.h"
 
@@ -32,6 +33,9 @@
 #define MAX_PLATEAUS 16
 /* Largest robust scatter (relative sigma) of the points of a plateau. */
 #define PLATEAU_MAX_NOISE 0.08
+/* An interior ceiling's range ends where the points are no faster than this factor times the
+ * next level's rate. */
+#define INTERIOR_NEXT_MARGIN 1.1
 /* Half-width, in doublings of the working set, of the window of the local slope. */
 #define SLOPE_WINDOW 0.7
 
@@ -309,6 +313,7 @@ typedef struct { /* one bandwidth roof: the best trusted ceiling of a level at a
     const char *level, *kernel;
     int threads, suspect;
     double gbytes_per_s;
+    const char *result_id; /* the results[] entry it was taken from (kernel phase), or NULL */
 } bw_roof;
 
 typedef struct {
@@ -549,6 +554,7 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
                                                       : "ok");
     json_array_append_new(arr, o);
     if (!isfinite(bw)) return;
+    const char *rid = from_kernel ? str_or(kr, "id", NULL) : NULL;
 
     /* Keep the best ceiling per (level, threads); a trusted one beats any suspect one. */
     size_t r;
@@ -557,13 +563,13 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
     if (r == b->nroofs) {
         if (b->nroofs == sizeof b->roofs / sizeof b->roofs[0]) return;
         b->nroofs++;
-        b->roofs[r] = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw};
+        b->roofs[r] = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw, rid};
         return;
     }
     bw_roof *ro = &b->roofs[r];
     int better =
         (ro->suspect && !suspect) || ((ro->suspect == (suspect != NULL)) && bw > ro->gbytes_per_s);
-    if (better) *ro = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw};
+    if (better) *ro = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw, rid};
 }
 
 /* The last (largest) at most DRAM_TAIL_POINTS points of the curve with ws >= from: their
@@ -619,7 +625,13 @@ static int has_ceiling(const json_t *ceil, const curve *cv, const char *level) {
     return 0;
 }
 
-/* Plateaus of one curve -> labelled entries in plateaus[], chosen ones in ceilings. */
+int ns_roofline_nt_stores(const char *name) {
+    size_t n = name ? strlen(name) : 0;
+    return n > 3 && !strcmp(name + n - 3, "_nt");
+}
+
+/* Plateaus of one curve -> labelled entries in plateaus[], chosen ones in ceilings. A curve of
+ * non-temporal stores (ns_roofline_nt_stores) gives a DRAM ceiling only. */
 static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, json_t *ceil) {
     ns_plateau pl[MAX_PLATEAUS];
     int np = ns_roofline_find_plateaus(cv->ws, cv->bw, cv->n, pl, MAX_PLATEAUS);
@@ -662,6 +674,9 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
             !strcmp(label[i], level_name(b->cs.level[b->cs.n - 1])))
             llc_bw = pl[i].gbytes_per_s;
     }
+    int nt = ns_roofline_nt_stores(cv->kernel);
+    for (int i = 0; nt && i < np; i++)
+        if (label[i] && strcmp(label[i], "DRAM")) chosen[i] = 0;
 
     for (int i = 0; i < np; i++) {
         json_t *o = json_object();
@@ -723,8 +738,12 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
 
     /* A cache level without a plateau on this curve (a disturbed or coarse sweep): the median
      * of the points well inside the level's range, from 2x the previous level's aggregate
-     * capacity to half its own, if there are at least NS_PLATEAU_MIN_POINTS of them. */
-    for (int li = 0; li < b->cs.n; li++) {
+     * capacity to half its own, if there are at least NS_PLATEAU_MIN_POINTS of them. The range
+     * ends where every point from there on is as slow as the next level (within
+     * INTERIOR_NEXT_MARGIN of the median of the points well inside it; DRAM: all from 2x this
+     * level's capacity): a cache smaller than hwloc says (a VM shown its host's L3) does not
+     * hold those points. Too few points before them: all of them, suspect. */
+    for (int li = 0; !nt && li < b->cs.n; li++) {
         const char *lv = level_name(b->cs.level[li]);
         int found = 0;
         for (int i = 0; i < np; i++)
@@ -732,11 +751,55 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
         double lo = li ? 2 * ns_roofline_capacity(&b->cs, li - 1, cv->threads) : 0;
         double hi = 0.5 * ns_roofline_capacity(&b->cs, li, cv->threads);
         if (found || !(hi > lo)) continue;
-        int cnt;
+        int cnt, ncnt;
         double mid, bw = median_in(cv, lo, hi, &cnt, &mid);
-        if (cnt >= NS_PLATEAU_MIN_POINTS)
-            add_ceiling(b, ceil, cv, lv, bw, mid, fmax(lo, cv_min_ws(cv)), hi, cnt, "interior",
-                        NULL);
+        if (cnt < NS_PLATEAU_MIN_POINTS) continue;
+        double nmid, next = median_in(cv, 2 * ns_roofline_capacity(&b->cs, li, cv->threads),
+                                      li + 1 < b->cs.n
+                                          ? 0.5 * ns_roofline_capacity(&b->cs, li + 1, cv->threads)
+                                          : INFINITY,
+                                      &ncnt, &nmid);
+        /* The last point in range faster than the next level; the first one after it. */
+        double fast_ws = 0, slow_ws = INFINITY, slow_bw = NAN, end = 0;
+        for (size_t i = 0; i < cv->n; i++)
+            if (cv->ws[i] >= lo && cv->ws[i] <= hi && !(cv->bw[i] <= INTERIOR_NEXT_MARGIN * next))
+                fast_ws = fmax(fast_ws, cv->ws[i]);
+        for (size_t i = 0; ncnt > 0 && i < cv->n; i++)
+            if (cv->ws[i] > fast_ws && cv->ws[i] >= lo && cv->ws[i] <= hi && cv->ws[i] < slow_ws)
+                slow_ws = cv->ws[i], slow_bw = cv->bw[i];
+        for (size_t i = 0; i < cv->n; i++)
+            if (cv->ws[i] >= lo && cv->ws[i] < slow_ws) end = fmax(end, cv->ws[i]);
+        char why[400], s1[32], s2[32];
+        const char *next_name = li + 1 < b->cs.n ? level_name(b->cs.level[li + 1]) : "DRAM";
+        const char *suspect = NULL;
+        int kept = cnt;
+        double kbw = bw, kmid = mid;
+        if (isfinite(slow_ws)) {
+            kbw = median_in(cv, lo, end, &kept, &kmid);
+            fmt_bytes(slow_ws, s1, sizeof s1);
+            fmt_bytes(end, s2, sizeof s2);
+            if (kept >= NS_PLATEAU_MIN_POINTS) {
+                snprintf(why, sizeof why,
+                         "ok; no plateau found: median of the points well inside the level's "
+                         "working-set range, up to %s: from %s on the rate (%.4g GB/s) falls to "
+                         "the %s level's (%.4g GB/s, median of its points), so the level does "
+                         "not hold those",
+                         s2, s1, slow_bw, next_name, next);
+                bw = kbw, mid = kmid, hi = end, cnt = kept;
+            } else {
+                snprintf(why, sizeof why,
+                         "suspect: no plateau found, and from %s on the points fall to the %s "
+                         "level's rate (%.4g against %.4g GB/s): the level holds less than its "
+                         "reported size, or the sweep was disturbed",
+                         s1, next_name, slow_bw, next);
+                suspect = why;
+            }
+        }
+        add_ceiling(b, ceil, cv, lv, bw, mid, fmax(lo, cv_min_ws(cv)), hi, cnt, "interior",
+                    suspect);
+        json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
+        if (!suspect && isfinite(slow_ws) && !strcmp(str_or(o, "source", ""), "interior"))
+            ns_json_set_str(o, "status", why);
     }
 
     /* No DRAM plateau that reaches 4x the LLC: a sweep with coarse steps (--quick: 2x) has too
@@ -808,7 +871,7 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
 
     /* A level at which the sweep gave this curve no ceiling, but the kernel phase measured the
      * same kernel with its working set there: that measurement is the curve's ceiling. */
-    for (int li = 0; b->cs.n && li <= b->cs.n; li++) {
+    for (int li = nt ? b->cs.n : 0; b->cs.n && li <= b->cs.n; li++) {
         const char *lv = li < b->cs.n ? level_name(b->cs.level[li]) : "DRAM";
         if (!has_ceiling(ceil, cv, lv))
             add_ceiling(b, ceil, cv, lv, NAN, NAN, NAN, NAN, 0, "kernel phase", NULL);
@@ -927,14 +990,16 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
 #undef ADD
 }
 
-/* "; above the roof by X%: cause" for a kernel at fraction frac of the bandwidth roof br,
- * streaming gbps GB/s (`at` qualifies it: "" or " at its AI"), into buf. */
+/* "; above the roof by X%[ in its fastest sample]: cause" for a kernel at fraction frac of the
+ * bandwidth roof br, streaming gbps GB/s (`at` qualifies it: "" or " at its AI"; `stat` is ""
+ * for the median or FASTEST), into buf. */
+#define FASTEST " in its fastest sample (the statistic of the ceilings)"
 static void above_bandwidth_reason(const bw_roof *br, double frac, double gbps, const char *at,
-                                   char *buf, size_t len) {
+                                   const char *stat, char *buf, size_t len) {
     snprintf(buf, len,
-             "; above the roof by %.1f%%: part of the working set lives in a faster level, or "
+             "; above the roof by %.1f%%%s: part of the working set lives in a faster level, or "
              "the %s ceiling kernel (%s, %.4g GB/s) is slower than this one (%.4g GB/s%s)",
-             100 * (frac - 1), br->level, br->kernel, br->gbytes_per_s, gbps, at);
+             100 * (frac - 1), stat, br->level, br->kernel, br->gbytes_per_s, gbps, at);
 }
 
 /* Roof fields of one results[] entry; appends its point to points[]. */
@@ -971,7 +1036,9 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     const char *level = ns_roofline_level_of(&b->cs, ws, threads);
     const json_t *cr =
         prec && threads > 0 && mix ? compute_roof(compute, prec, threads, mix) : NULL;
-    const bw_roof *br = level ? find_bw_roof(b, level, threads) : NULL;
+    /* Non-temporal stores go to memory while the loads come from the level: no one ceiling. */
+    int nt_cache = level && strcmp(level, "DRAM") && ns_roofline_nt_stores(name);
+    const bw_roof *br = level && !nt_cache ? find_bw_roof(b, level, threads) : NULL;
     double cg = cr ? ns_json_get_num(cr, "gflops") : NAN;
     double bw = br ? br->gbytes_per_s : NAN;
 
@@ -985,6 +1052,12 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     else if (!level)
         snprintf(status, sizeof status, "no roof: %s",
                  b->cs.n ? "working_set_bytes missing or not positive" : "no cache sizes");
+    else if (nt_cache)
+        snprintf(status, sizeof status,
+                 "no roof: its non-temporal stores go to memory whatever the working set, while "
+                 "its loads come from %s: neither the %s nor the DRAM ceiling describes it (it is "
+                 "judged at DRAM working sets)",
+                 level, level);
     else if (!cr && !membound)
         snprintf(status, sizeof status, "no roof: no %s compute ceiling for %s at %d threads", mix,
                  prec, threads);
@@ -1003,19 +1076,39 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     else
         roof = ns_roofline_attainable(ai, cg, bw, &bwb);
     double frac = isfinite(roof) && isfinite(gflops) && gflops >= 0 ? gflops / roof : NAN;
+    /* The same roof against the kernel's fastest sample (its rate at time_s.min rather than
+     * time_s.median): the statistic the ceilings themselves are taken with. */
+    const json_t *ts = json_object_get(r, "time_s");
+    double tmin = ns_json_get_num(ts, "min"), tmed = ns_json_get_num(ts, "median");
+    double speed = tmin > 0 && tmed > 0 ? tmed / tmin : NAN; /* fastest over median rate */
+    double frac_fast = isfinite(frac) ? frac * speed : NAN;
+    /* Above the roof only in the fastest sample: flagged like a median above it (the same
+     * causes), except where this entry is the roof's own measurement (a compute ceiling, or a
+     * kernel-phase bandwidth ceiling), which cannot beat itself (1e-9: rounding). */
+    int own_c = cr && id && !strcmp(str_or(cr, "result_id", ""), id);
+    int own_b = br && id && br->result_id && !strcmp(br->result_id, id);
+    int fast_above = !(frac > 1.0) && frac_fast > 1.0 + 1e-9;
     char limit[24] = "";
     if (no_flops && br) {
         /* Copy-like kernels do no arithmetic: judge their bandwidth against the level's. */
         double gbps = ns_json_get_num(r, "gbytes_per_s");
         frac = gbps >= 0 ? gbps / bw : NAN;
+        frac_fast = isfinite(frac) ? frac * speed : NAN;
+        fast_above = !(frac > 1.0) && frac_fast > 1.0 + 1e-9;
         snprintf(limit, sizeof limit, "bandwidth:%s", level);
         int len = snprintf(status, sizeof status,
                            "ok; no flops: roof_gflops is null and fraction_of_roof is of the %s "
                            "bandwidth ceiling (%.4g GB/s, %s)%s",
                            level, bw, br->kernel,
                            br->suspect ? " (suspect, see ceilings.bandwidth)" : "");
-        if (frac > 1.0 && len >= 0 && (size_t)len < sizeof status)
-            above_bandwidth_reason(br, frac, gbps, "", status + len, sizeof status - (size_t)len);
+        if (len >= 0 && (size_t)len < sizeof status) {
+            if (frac > 1.0)
+                above_bandwidth_reason(br, frac, gbps, "", "", status + len,
+                                       sizeof status - (size_t)len);
+            else if (fast_above && !own_b)
+                above_bandwidth_reason(br, frac_fast, gbps * speed, "", FASTEST, status + len,
+                                       sizeof status - (size_t)len);
+        }
     } else if (isfinite(roof)) {
         snprintf(limit, sizeof limit, bwb ? "bandwidth:%s" : "compute", level);
         size_t len = strlen(status);
@@ -1037,25 +1130,21 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         if (bwb && br->suspect) ADD("; the %s ceiling is suspect (see ceilings.bandwidth)", level);
         if (bwb && pol && strcmp(pol, b->policy))
             ADD("; bytes_policy %s differs from the ceilings' %s", pol, b->policy);
-        if (frac > 1.0) {
+        int above = frac > 1.0, fast = fast_above && !(bwb ? own_b : own_c);
+        double fr = above ? frac : frac_fast, g = above ? gflops : gflops * speed;
+        if (above || fast) {
             if (bwb) {
                 if (len < sizeof status)
-                    above_bandwidth_reason(br, frac, gflops / ai, " at its AI", status + len,
-                                           sizeof status - len);
+                    above_bandwidth_reason(br, fr, g / ai, " at its AI", above ? "" : FASTEST,
+                                           status + len, sizeof status - len);
             } else {
                 char why[400];
-                above_compute_reason(b, cr, mix, gflops, cg, why, sizeof why);
-                ADD("; above the roof by %.1f%%: %s", 100 * (frac - 1), why);
+                above_compute_reason(b, cr, mix, g, cg, why, sizeof why);
+                ADD("; above the roof by %.1f%%%s: %s", 100 * (fr - 1), above ? "" : FASTEST, why);
             }
         }
 #undef ADD
     }
-
-    /* The same roof against the kernel's fastest sample (its rate at time_s.min rather than
-     * time_s.median): the statistic the ceilings themselves are taken with. */
-    const json_t *ts = json_object_get(r, "time_s");
-    double tmin = ns_json_get_num(ts, "min"), tmed = ns_json_get_num(ts, "median");
-    double frac_fast = isfinite(frac) && tmin > 0 && tmed > 0 ? frac * (tmed / tmin) : NAN;
 
     ns_json_set_str(r, "level", level);
     set_or_null(r, "roof_gflops", roof);
@@ -1166,7 +1255,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     ns_json_set_str(sec, "bytes_policy", b.policy);
     ns_json_set_str(sec, "method",
                     "plateaus: runs of >= 3 sweep points whose local log-log slope is within "
-                    "10% per doubling of the working set; labelled by the level whose aggregate "
+                    "16% per doubling of the working set; labelled by the level whose aggregate "
                     "capacity (per-core caches x threads, shared caches once per instance "
                     "touched) holds the geometric middle of the plateau; DRAM ceilings from "
                     "points at >= 4x the aggregate LLC; a sweep kernel measured faster in "
@@ -1179,7 +1268,8 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
                     "triads, none for copy, scale, load and max-abs; without a DRAM plateau, the DRAM ceiling is the "
                     "median of the last <= 3 points at >= 1.5x the aggregate LLC when the sweep "
                     "reaches 4x and they neither fall in a row by > 15% nor scatter by > 25%, "
-                    "else suspect");
+                    "else suspect; kernels with non-temporal stores (name ending in _nt): DRAM "
+                    "ceilings only, and no roof at a cache working set");
     json_t *cap = json_array();
     for (int t = 0; t < ntc; t++)
         for (int li = 0; li < b.cs.n; li++) {
@@ -1248,7 +1338,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
             ns_json_set_int(o, "threads", b.roofs[r].threads);
             ns_json_set_num(o, "compute_gflops", g, NULL);
             ns_json_set_num(o, "gbytes_per_s", b.roofs[r].gbytes_per_s, NULL);
-            ns_json_set_num(o, "ridge_flop_per_byte", g / b.roofs[r].gbytes_per_s,
+            ns_json_set_num(o, "ridge_flop_per_byte", ns_ridge_point(g, b.roofs[r].gbytes_per_s),
                             "invalid: no finite ridge point");
             json_array_append_new(ridges, o);
         }

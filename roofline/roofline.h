@@ -101,10 +101,19 @@ typedef struct ns_plateau {
  * around their trend): on a disturbed machine no plateau is better than a wrong one. Writes at most
  * max_out plateaus in increasing working-set order and returns how many were found (which may
  * exceed max_out), or -1 on allocation failure. */
-#define NS_PLATEAU_MAX_SLOPE 0.15 /* 10% bandwidth change per doubling of the working set */
+/* The slope is d ln(bw) / d log2(ws): 0.15 = ln 1.16, a 16% bandwidth change per doubling of the
+ * working set. ln 1.10 (10%) loses real plateaus of --quick sweeps (2x steps, so the 3-point
+ * window spans two doublings and takes in the edge of the next level). */
+#define NS_PLATEAU_MAX_SLOPE 0.15
 #define NS_PLATEAU_MIN_POINTS 3
 int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_plateau *out,
                               size_t max_out);
+
+/* 1 when a kernel's stores are non-temporal (its name ends in "_nt", as stream_triad_nt): they
+ * go to memory whatever the working set, so no cache level's ceiling describes it. Its sweep
+ * curve gives a DRAM ceiling only; at a cache working set it gets no roof (a status says why),
+ * and `nodescale run` measures it at DRAM working sets only. */
+int ns_roofline_nt_stores(const char *name);
 
 /* The caches hwloc reported, data and unified only, sorted by level. */
 #define NS_MAX_CACHE_LEVELS 6

@@ -194,15 +194,6 @@ static const blocks *blocks_get(int isa, ns_precision prec) {
     return &blocks_table[isa][prec];
 }
 
-void ns_gemm_blocks_override(int isa, ns_precision prec, int64_t mc, int64_t kc, int64_t nc) {
-    blocks *bk = (blocks *)blocks_get(isa, prec);
-    const ukr_entry *u = &ukr_table[isa][prec];
-    if (kc > 0) bk->kc = kc;
-    if (mc > 0) bk->mc = clamp_down(mc, u->mr, u->mr);
-    if (nc > 0) bk->nc = clamp_down(nc, u->nr, u->nr);
-    snprintf(bk->source, sizeof bk->source, "ns_gemm_blocks_override");
-}
-
 int ns_gemm_config_get(const char *isa, ns_precision precision, ns_gemm_config *out) {
     int i = isa ? ns_gemm_isa_index(isa) : ns_gemm_isa_index(ns_gemm_isa());
     if (i < 0 || !isa_runnable(i) || (precision != NS_PREC_DP && precision != NS_PREC_SP))

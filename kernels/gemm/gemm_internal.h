@@ -73,11 +73,6 @@ enum { NS_GEMM_AVX512 = 0, NS_GEMM_AVX2 = 1, NS_GEMM_SCALAR = 2, NS_GEMM_NISA = 
 /* Index of an ISA name ("avx512", "avx2", "scalar"), or -1. */
 int ns_gemm_isa_index(const char *isa);
 
-/* Replaces MC/KC/NC (values <= 0 keep the current one) for later calls with this ISA and
- * precision; for tuning tools that compare block sizes in one process. Not thread-safe: call it
- * while no GEMM runs. */
-void ns_gemm_blocks_override(int isa, ns_precision prec, int64_t mc, int64_t kc, int64_t nc);
-
 /* The thread count a call with these sizes and nthreads (<= 0: omp_get_max_threads()) runs on,
  * returned, and its ways over the jc, ic and jr loops in ways[0..2] (their product is the
  * count): one thread below ~4 MFLOP or inside a parallel region; ways from the shape (columns,

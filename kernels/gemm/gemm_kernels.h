@@ -29,8 +29,8 @@ typedef struct ns_gemm_config {
     int mr, nr;             /* register tile of the micro-kernel (C rows x columns) */
     int64_t mc, kc, nc;     /* cache block sizes in elements (multiples of mr / 1 / nr) */
     /* Where mc/kc/nc came from: "hwloc caches" (L1d, L2, L3 sizes and the table in gemm.c),
-     * with "; env KC" (or MC, NC) appended per NODESCALE_GEMM_* override, "defaults (hwloc
-     * reported no cache sizes)", or "ns_gemm_blocks_override" (a tuning tool set them). */
+     * with "; env KC" (or MC, NC) appended per NODESCALE_GEMM_* override, or "defaults (hwloc
+     * reported no cache sizes)". */
     char source[96];
     int64_t l1d_bytes, l2_bytes, l3_bytes; /* cache sizes the block sizes were derived from */
 } ns_gemm_config;

@@ -169,10 +169,6 @@ int64_t ns_red_nparts(const ns_red_job *j, int nthreads) {
     return (j->n + b - 1) / b;
 }
 
-int64_t ns_red_parts_len(const ns_red_job *j, int nthreads) {
-    return j->mode == NS_RED_DET ? ns_red_nparts(j, nthreads) : (int64_t)nthreads * NS_RED_PAD;
-}
-
 ns_dd ns_red_share(const ns_red_job *j, int64_t lo, int64_t hi) {
     /* The common case first, straight to the micro-kernel: a plain DP sum or dot over unit
      * stride. At L1 sizes a call reduces a few thousand elements in ~80 ns, and the general

@@ -152,9 +152,6 @@ typedef struct ns_red_job {
 /* Number of partials the team writes: nthreads (fast) or the number of blocks (deterministic). */
 int64_t ns_red_nparts(const ns_red_job *j, int nthreads);
 
-/* Length of the parts[] array a team of nthreads writes (<= NS_RED_PARTS_MAX). */
-int64_t ns_red_parts_len(const ns_red_job *j, int nthreads);
-
 /* The variant's algorithm over elements [lo, hi) (one thread's work, no combine with others). */
 ns_dd ns_red_share(const ns_red_job *j, int64_t lo, int64_t hi);
 
