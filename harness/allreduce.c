@@ -1,7 +1,9 @@
 /* Thread all-reduce measurement and its alpha-beta fit (see allreduce.h). One parallel region
  * per schedule holds the whole sweep: buffers are allocated and first-touched by their owner
  * thread once, at the largest size, and every size uses their prefix. A sample is a barrier,
- * reps back-to-back all-reduces, a barrier (each all-reduce ends with one), timed by thread 0. */
+ * reps back-to-back all-reduces, a barrier (each all-reduce ends with one), timed by thread 0.
+ * Per size: one untimed all-reduce (warm-up), then reps grown from 1 until a sample lasts
+ * ns_allreduce_min_sample_s (as ns_measure sizes kernels), then the samples. */
 #include "harness/allreduce.h"
 
 #include <math.h>
@@ -23,6 +25,7 @@
 #define MIN_BYTES 8
 #define SAMPLES NS_MIN_SAMPLES /* per size, --quick too (the README's "at least 9 samples") */
 #define MAX_POINTS 64
+#define MAX_REPS 1000000 /* repetitions per sample at most */
 
 typedef void (*schedule_fn)(float *const *, float *const *, int64_t, int, int);
 
@@ -54,6 +57,17 @@ int ns_alpha_beta_fit_wls(const double *size, const double *t, int n, double *al
     return 0;
 }
 
+/* The measured timer resolution, probed once. */
+static double timer_resolution(void) {
+    static double resolution = 0;
+    if (resolution == 0) resolution = ns_timer_resolution_measured();
+    return resolution;
+}
+
+double ns_allreduce_min_sample_s(int quick) {
+    return fmax(quick ? 2e-4 : 2e-3, 1000 * timer_resolution());
+}
+
 static int64_t sizes(int quick, int64_t max, int64_t *out) {
     int n = 0;
     for (int64_t s = MIN_BYTES; s <= max; s *= quick ? 4 : 2)
@@ -79,7 +93,8 @@ static int sweep(schedule_fn fn, int p, int quick, const int64_t *sz, int npts, 
     int64_t maxcount = sz[npts - 1] / (int64_t)sizeof(float);
     float **send = calloc((size_t)p, sizeof *send), **recv = calloc((size_t)p, sizeof *recv);
     int failed = !send || !recv;
-    double min_sample = quick ? 2e-4 : 2e-3;
+    double min_s = ns_allreduce_min_sample_s(quick);
+    double resolution = timer_resolution();
     int nsamples = SAMPLES;
     if (!failed) {
 #pragma omp parallel num_threads(p) reduction(| : failed)
@@ -96,28 +111,65 @@ static int sweep(schedule_fn fn, int p, int quick, const int64_t *sz, int npts, 
         }
     }
     if (failed) goto out;
+    /* Shared by the team: the last sizing sample's seconds, written by thread 0 between two
+     * barriers and read by every thread after the second. */
+    double elapsed = 0;
 #pragma omp parallel num_threads(p)
     {
         int t = omp_get_thread_num();
         for (int k = 0; k < npts; k++) {
             int64_t count = sz[k] / (int64_t)sizeof(float);
-            double t0 = ns_now();
-            fn(send, recv, count, t, p); /* warm-up, and the calibration of reps */
-#pragma omp single
-            {
-                double once = ns_now() - t0;
-                int64_t reps = once > 0 ? (int64_t)ceil(min_sample / once) : 1000;
-                pts[k].reps = reps < 1 ? 1 : reps > 100000 ? 100000 : reps;
-                pts[k].bytes = sz[k];
-                pts[k].nsamples = nsamples;
-            }
-            for (int s = 0; s < nsamples; s++) {
+            fn(send, recv, count, t, p); /* warm-up: caches, pages, the team's spin state */
+            /* Grow reps until a sample lasts min_s, as ns_measure does, and a second sample of
+             * as many reps confirms it (one preempted sample on a busy machine once sized reps
+             * 10x short). Every thread computes the same reps from the shared elapsed. */
+            int64_t reps = 1;
+            int long_enough = 0;
+            for (;;) {
 #pragma omp barrier
                 double a = ns_now();
-                for (int64_t r = 0; r < pts[k].reps; r++)
+                for (int64_t r = 0; r < reps; r++)
                     fn(send, recv, count, t, p);
 #pragma omp master
-                pts[k].samples[s] = (ns_now() - a) / (double)pts[k].reps;
+                elapsed = ns_now() - a;
+#pragma omp barrier
+                if (reps >= MAX_REPS) break;
+                if (elapsed >= min_s) {
+                    if (long_enough++) break;
+                    continue;
+                }
+                long_enough = 0;
+                double grow = elapsed > 100 * resolution ? 1.2 * min_s / elapsed : 2.0;
+                reps = (int64_t)ceil((double)reps * fmin(fmax(grow, 2.0), 1000.0));
+                if (reps > MAX_REPS) reps = MAX_REPS;
+            }
+            /* Aim 20% past min_s, so that samples a little faster than this one still last it. */
+            if (elapsed > 0 && elapsed < 1.2 * min_s)
+                reps = (int64_t)ceil((double)reps * 1.2 * min_s / elapsed);
+            if (reps > MAX_REPS) reps = MAX_REPS;
+            /* The samples; taken again with more reps (at most 3 times) when their median came
+             * out shorter than min_s: the sizing samples ran slow (a busy machine). */
+            for (int attempt = 0;; attempt++) {
+                for (int s = 0; s < nsamples; s++) {
+#pragma omp barrier
+                    double a = ns_now();
+                    for (int64_t r = 0; r < reps; r++)
+                        fn(send, recv, count, t, p);
+#pragma omp master
+                    pts[k].samples[s] = (ns_now() - a) / (double)reps;
+                }
+#pragma omp master
+                elapsed = ns_median(pts[k].samples, (size_t)nsamples) * (double)reps;
+#pragma omp barrier
+                if (elapsed >= min_s || attempt == 3 || reps >= MAX_REPS) break;
+                reps = (int64_t)ceil((double)reps * 1.2 * min_s / fmax(elapsed, resolution));
+                if (reps > MAX_REPS) reps = MAX_REPS;
+            }
+#pragma omp master
+            {
+                pts[k].reps = reps;
+                pts[k].bytes = sz[k];
+                pts[k].nsamples = nsamples;
             }
             /* Exact check: every element is an integer below 2^24. */
             int bad = 0;
@@ -324,6 +376,7 @@ json_t *ns_allreduce_measure_upto(int threads, int quick, int64_t max_bytes, FIL
     int npts = (int)sizes(quick, max, sz);
     point *ring = calloc((size_t)npts, sizeof *ring), *tree = calloc((size_t)npts, sizeof *tree);
     json_t *o = section(p);
+    if (o) ns_json_set_num(o, "min_sample_s", ns_allreduce_min_sample_s(quick), NULL);
     if (!ring || !tree || !o) {
         free(ring), free(tree), json_decref(o);
         return NULL;

@@ -6,7 +6,7 @@
  * ring and the tree schedule of kernels/reduce/allreduce.h on `threads` OpenMP threads, and
  * returns
  *   { "convention": "busbw = algbw * 2(n-1)/n (nccl-tests)", "threads", "dtype", "op",
- *     "in_place": false, "ring": [point...], "tree": [point...],
+ *     "in_place": false, "min_sample_s", "ring": [point...], "tree": [point...],
  *     "fit": { "model", "schedule": "ring", "alpha_s", "beta_s_per_byte", "per_step_alpha_s",
  *              "link_beta_s_per_byte", "asymptotic_algbw_gbytes_per_s", "steps", "ranks", "points",
  *              "max_rel_residual", "method" },
@@ -17,6 +17,10 @@
  * with one thread busbw is null with a status (the factor is 0). Every point's result is checked
  * exactly (integer-valued floats) after its samples. Sizes whose buffers do not fit in half of
  * the free memory are left out, and "status" says so. threads <= 0: omp_get_max_threads().
+ * Per size, one untimed all-reduce warms up, then "reps" (repetitions per sample) grows from 1
+ * until a sample lasts at least min_sample_s (ns_allreduce_min_sample_s), aiming 20% past it;
+ * when the samples' median times reps still falls short, they are taken again with more reps
+ * (at most 3 times).
  * The fit: alpha = median time of the smallest sizes (<= 64 B), beta = median (t - alpha) / S over
  * the sizes whose buffers exceed twice the last-level cache (the alpha-beta model's two ends;
  * cache-resident sizes between are listed, not fitted); with no such size, a 1/t^2-weighted
@@ -51,6 +55,10 @@ double ns_allreduce_fit_residual(const json_t *fit);
 int ns_allreduce_fit_is_poor(const json_t *fit);
 
 json_t *ns_allreduce_measure(int threads, int quick, FILE *log);
+
+/* Seconds a sample of the sweep lasts at least: max(200 us with quick, else 2 ms; 1000 x the
+ * measured timer resolution). */
+double ns_allreduce_min_sample_s(int quick);
 
 /* The same sweep ending at max_bytes (a power of two, >= 8) instead of 256 MiB; for tests. */
 json_t *ns_allreduce_measure_upto(int threads, int quick, int64_t max_bytes, FILE *log);

@@ -234,8 +234,13 @@ int ns_cmd_bench(int argc, char **argv) {
                 meas.stats.min, 100 * meas.stats.cv);
     if (isfinite(gf)) fprintf(human, "%.2f GFLOP/s  ", gf);
     if (isfinite(gb)) fprintf(human, "%.2f GB/s  ", gb);
-    fprintf(human, "[%s]%s\n", status,
+    fprintf(human, "[%s]%s", status,
             interrupted && !strstr(status, "interrupted") ? " (interrupted)" : "");
+    json_int_t used = json_integer_value(json_object_get(r, "threads_used"));
+    if (used > 0 && used < p.threads)
+        fprintf(human, " (ran on %lld of %d threads: see threads_note)", (long long)used,
+                p.threads);
+    fputc('\n', human);
 
     int rc = interrupted                 ? NS_EXIT_INTERRUPTED
              : strcmp(status, "ok") == 0 ? NS_EXIT_OK

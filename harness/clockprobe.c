@@ -139,6 +139,8 @@ void ns_clockprobe_annotate(json_t *result, double before_ghz, double after_ghz)
     const json_t *ts = json_object_get(result, "time_s");
     double t = ts ? ns_json_get_num(ts, "median") : NAN;
     double threads = ns_json_get_num(result, "threads");
+    double used = ns_json_get_num(result, "threads_used"); /* GEMM: small calls on fewer */
+    if (used >= 1 && used < threads) threads = used;
     double flops = ns_json_get_num(result, "flops"), bytes = ns_json_get_num(result, "bytes");
     const char *fam = json_string_value(json_object_get(result, "family"));
     const json_t *par = json_object_get(result, "params");

@@ -1080,16 +1080,17 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
     tasks *snap = malloc(2 * sizeof(tasks));
     if (snap) tasks_snapshot(&snap[0]);
     double cpu0 = process_cpu_s(), t0 = ns_now();
+    int short_team; /* the runtime gave the pass fewer threads than asked: that many */
     if (pool) {
         /* The kernel opens its own parallel region: start the sets on the OpenMP pool threads
          * it will reuse, run it from this thread, stop them on the same threads. */
 #pragma omp parallel num_threads(threads)
         begin_hook(&ps, omp_get_thread_num(), omp_get_num_threads());
-        ns_run_reps(k, state, p, reps, NULL, NULL, NULL);
+        short_team = ns_run_reps(k, state, p, reps, NULL, NULL, NULL);
 #pragma omp parallel num_threads(threads)
         end_hook(&ps, omp_get_thread_num(), omp_get_num_threads());
     } else {
-        ns_run_reps(k, state, p, reps, begin_hook, end_hook, &ps);
+        short_team = ns_run_reps(k, state, p, reps, begin_hook, end_hook, &ps);
     }
     stop_stragglers(&ps);
     double elapsed = ns_now() - t0, cpu = process_cpu_s() - cpu0;
@@ -1332,6 +1333,13 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
 #else
     json_object_set_new(o, "likwid_region", json_null());
 #endif
+    if (short_team) {
+        char st[STATUS_LEN];
+        snprintf(st, sizeof st,
+                 "invalid: the OpenMP runtime gave the counting pass %d of %d threads",
+                 short_team, threads);
+        ns_json_set_str(o, "status", st);
+    }
     free(ps.slots);
     return o;
 }

@@ -123,26 +123,62 @@ static int inject_reps(double extra, double t, int64_t *reps, int64_t *extra_rep
     return 0;
 }
 
-void ns_run_reps(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
-                 ns_thread_hook begin, ns_thread_hook end, void *ctx) {
+/* The team of k's last run() when k opens its own (k->team; else p->threads as asked). */
+static ns_team self_team(const ns_kernel *k, void *state, const ns_params *p) {
+    ns_team t = {.asked = p->threads, .got = p->threads};
+    if (k->team) k->team(state, &t);
+    return t;
+}
+
+int ns_run_reps(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
+                ns_thread_hook begin, ns_thread_hook end, void *ctx) {
     if (k->run_model == NS_RUN_SELF) {
         if (begin) begin(ctx, 0, 1);
         for (int64_t r = 0; r < reps; r++) k->run(state, 0, p->threads);
         if (end) end(ctx, 0, 1);
-        return;
+        ns_team t = self_team(k, state, p);
+        return t.got < t.asked ? t.got : 0;
     }
-#pragma omp parallel num_threads(p->threads)
+    int got = p->threads;
+#pragma omp parallel num_threads(p->threads) reduction(min : got)
     {
         int tid = omp_get_thread_num(), nth = omp_get_num_threads();
+        got = nth;
         if (begin) begin(ctx, tid, nth);
         for (int64_t r = 0; r < reps; r++) k->run(state, tid, nth);
         if (end) end(ctx, tid, nth);
+    }
+    return got < p->threads ? got : 0;
+}
+
+/* The status of a measurement some sample of which ran on fewer threads than asked begins so. */
+static const char short_team[] = "invalid: the OpenMP runtime gave";
+
+/* 1 when a sample so far ran on fewer threads than asked (m->status says so). */
+static int team_short(const ns_measurement *m) {
+    return !strncmp(m->status, short_team, sizeof short_team - 1);
+}
+
+/* Records the team of one sample in m: threads_used (the fewest so far) with its note, and, when
+ * the runtime gave fewer threads than asked, the invalid status (the first such sample's). */
+static void note_team(const ns_params *p, const ns_team *t, ns_measurement *m) {
+    if (t->got < t->asked) {
+        if (!team_short(m))
+            snprintf(m->status, sizeof m->status,
+                     "%s %d of %d threads (OMP_THREAD_LIMIT, OMP_DYNAMIC or a nested region?)",
+                     short_team, t->got, t->asked);
+        return;
+    }
+    if (m->threads_used == 0 || t->got < m->threads_used) {
+        m->threads_used = t->got;
+        snprintf(m->threads_note, sizeof m->threads_note, "%s",
+                 t->asked < p->threads ? t->why : "");
     }
 }
 
 /* One sample of reps repetitions; returns the slowest thread's elapsed seconds (whole sample),
  * and records each thread's CPU in m (an NS_RUN_SELF kernel's own threads through k->cpus, after
- * the clock has stopped). */
+ * the clock has stopped) and the team it ran on (note_team). */
 static double time_sample(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
                           ns_measurement *m) {
     int *cpu_of_thread = m->cpu_of_thread;
@@ -153,11 +189,14 @@ static double time_sample(const ns_kernel *k, void *state, const ns_params *p, i
         int n = k->cpus ? k->cpus(state, cpu_of_thread, NS_MAX_THREADS) : 0;
         if (n < 1) cpu_of_thread[0] = sched_getcpu(), n = 1;
         m->cpu_threads = n;
+        ns_team team = self_team(k, state, p);
+        note_team(p, &team, m);
         return t;
     }
     m->cpu_threads = p->threads < NS_MAX_THREADS ? p->threads : NS_MAX_THREADS;
     double slowest = 0;
-#pragma omp parallel num_threads(p->threads) reduction(max : slowest)
+    int got = p->threads;
+#pragma omp parallel num_threads(p->threads) reduction(max : slowest) reduction(min : got)
     {
         int tid = omp_get_thread_num(), nth = omp_get_num_threads();
 #pragma omp barrier
@@ -166,8 +205,12 @@ static double time_sample(const ns_kernel *k, void *state, const ns_params *p, i
         double t1 = ns_now();
 #pragma omp barrier
         slowest = t1 - t0;
+        got = nth;
         if (tid < NS_MAX_THREADS) cpu_of_thread[tid] = sched_getcpu();
     }
+    if (got < m->cpu_threads) m->cpu_threads = got;
+    ns_team team = {.asked = p->threads, .got = got};
+    note_team(p, &team, m);
     return slowest;
 }
 
@@ -186,12 +229,14 @@ int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_mea
 
     for (int w = 0; w < o->warmup_reps; w++)
         time_sample(k, state, p, 1, m);
+    if (team_short(m)) return -1;
 
     /* Grow reps until one sample is long enough; the sizing samples double as warm-up. */
     int64_t reps = 1;
     double last_t = 0;
     for (;;) {
         double t = last_t = time_sample(k, state, p, reps, m);
+        if (team_short(m)) return -1;
         if (ns_interrupted) break;
         if (t >= min_s) break;
         if (reps > (INT64_C(1) << 40)) {
@@ -215,6 +260,7 @@ int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_mea
     while (m->nsamples < max_samples && !ns_interrupted) {
         double t = time_sample(k, state, p, run_reps, m);
         m->samples_s[m->nsamples++] = t / (double)reps;
+        if (team_short(m)) return -1;
         if (m->nsamples >= o->min_samples && ns_now() - start > o->budget_s) break;
     }
     if (ns_interrupted) m->interrupted = 1;

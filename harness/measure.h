@@ -32,6 +32,9 @@ typedef struct ns_measurement {
     int cpu_of_thread[NS_MAX_THREADS]; /* sched_getcpu() of each thread, last sample */
     int cpu_threads;                   /* entries of cpu_of_thread filled: the team's threads,
                                           or an NS_RUN_SELF kernel's own (k->cpus; else 1) */
+    int threads_used;                  /* threads the kernel ran on (the fewest of any
+                                          sample): threads, or fewer by the kernel's choice */
+    char threads_note[160];            /* why threads_used < threads (ns_team.why); else "" */
     int interrupted;                   /* SIGINT arrived: samples so far kept */
     char status[160];                  /* "ok" or why not */
 } ns_measurement;
@@ -44,14 +47,18 @@ typedef void (*ns_thread_hook)(void *ctx, int tid, int nthreads);
 
 /* Runs reps repetitions of k on p->threads threads, in the same team and pinning the timed loop
  * uses, calling begin/end (may be NULL) on every thread just outside the repetitions. Used by
- * the timed loop itself and by the counters pass (harness/counters.c). For NS_RUN_SELF
- * kernels begin/end run on the calling thread only (tid 0 of 1). */
-void ns_run_reps(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
+ * the counters pass (harness/counters.c). For NS_RUN_SELF kernels begin/end run on the calling
+ * thread only (tid 0 of 1). Returns 0, or the threads the OpenMP runtime gave when that was
+ * fewer than the team asked for (k->team for NS_RUN_SELF kernels). */
+int ns_run_reps(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
                  ns_thread_hook begin, ns_thread_hook end, void *ctx);
 
 /* Measures k (already created with p) into *m. Returns 0, or -1 with m->status set (timer
- * could not resolve the kernel, interrupted before any sample, or NODESCALE_INJECT_SLOWDOWN
- * would need samples over 30 s to add its fraction as whole repetitions within 2%). */
+ * could not resolve the kernel, interrupted before any sample, NODESCALE_INJECT_SLOWDOWN
+ * would need samples over 30 s to add its fraction as whole repetitions within 2%, or the
+ * OpenMP runtime gave some sample fewer threads than the kernel asked for: "invalid: the OpenMP
+ * runtime gave 1 of 2 threads ..."). Every sample's team is checked: omp_get_num_threads()
+ * against p->threads, or k->team for NS_RUN_SELF kernels. */
 int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_measure_opts *o,
                ns_measurement *m);
 

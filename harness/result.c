@@ -68,6 +68,9 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
         json_object_set_new(r, "time_s", json_null());
     } else {
         ns_json_set_int(r, "reps", m->reps);
+        /* The threads it ran on: GEMM runs small calls on fewer than "threads" (the id's). */
+        ns_json_set_int(r, "threads_used", m->threads_used > 0 ? m->threads_used : p->threads);
+        if (m->threads_note[0]) ns_json_set_str(r, "threads_note", m->threads_note);
         json_t *samples = json_array();
         for (int i = 0; i < m->nsamples; i++) json_array_append_new(samples, json_real(m->samples_s[i]));
         json_object_set_new(r, "samples_s", samples);

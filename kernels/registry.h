@@ -34,6 +34,14 @@ typedef struct ns_check {
     char why[160];    /* one line: what was compared, or what failed */
 } ns_check;
 
+/* The team a kernel's last run() ran on (ns_kernel.team). */
+typedef struct ns_team {
+    int asked;     /* threads the kernel asked the OpenMP runtime for: p->threads, or fewer by
+                      its own choice (why) */
+    int got;       /* threads the runtime gave; fewer than asked invalidates the measurement */
+    char why[160]; /* when asked < p->threads: one line saying why, else "" */
+} ns_team;
+
 typedef struct ns_kernel {
     const char *name;      /* e.g. "stream_triad"; unique together with isa */
     const char *family;    /* "peak" | "stream" | "reduce" | "gemm" */
@@ -66,6 +74,9 @@ typedef struct ns_kernel {
     /* Passes over the working set in one repetition (flops() and bytes() count them all);
      * NULL: 1. STREAM kernels stream a small working set several times per repetition. */
     int64_t (*passes)(const ns_params *p);
+    /* NS_RUN_SELF kernels (may be NULL: taken to run on p->threads): the team of the last
+     * run(), filled into *out. GEMM runs small calls on fewer threads. */
+    void (*team)(void *state, ns_team *out);
 } ns_kernel;
 
 /* All descriptors, in registration order; *count receives the number. */

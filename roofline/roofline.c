@@ -1006,7 +1006,10 @@ static void above_bandwidth_reason(const bw_roof *br, double frac, double gbps, 
 static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_t *points) {
     const char *prec = str_or(r, "precision", NULL);
     const char *name = str_or(r, "name", "?");
-    int threads = json_int(r, "threads", 0);
+    /* Judged at the threads it ran on: GEMM runs small calls on fewer (threads_used). */
+    int threads = json_int(r, "threads", 0), asked = threads;
+    int used = json_int(r, "threads_used", threads);
+    if (used > 0 && used < threads) threads = used;
     double ws = ns_json_get_num(r, "working_set_bytes");
     double gflops = ns_json_get_num(r, "gflops");
     double ai = ns_json_get_num(r, "ai_flop_per_byte");
@@ -1156,6 +1159,12 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     set_or_null(r, "roof_gbytes_per_s", bw);
     if (*limit && !isfinite(frac))
         snprintf(status, sizeof status, "ok; fraction_of_roof unknown: not measured");
+    if (threads < asked) {
+        size_t len = strlen(status);
+        snprintf(status + len, sizeof status - len,
+                 "; judged at %d thread%s: it ran on %d of its %d (threads_note)", threads,
+                 threads == 1 ? "" : "s", threads, asked);
+    }
     ns_json_set_str(r, "roof_status", status);
 
     /* The same bound at the arithmetic intensity measured with counters (analytic FLOPs over

@@ -240,6 +240,34 @@ static int gemm_cpus(void *state, int *cpu_of_thread, int max) {
     return n == want ? n : 0;
 }
 
+/* The team of the last run (registry.h's team). The own GEMM: the threads ns_gemm_ways gives
+ * these sizes (small calls run on fewer) and those the call ran on. A peer is taken to ask for
+ * s->threads; with its OpenMP build it gets what this process's runtime gives such a team. */
+static void gemm_team(void *state, ns_team *out) {
+    gemm_state *s = state;
+    out->asked = out->got = s->threads;
+    out->why[0] = 0;
+    if (s->peer >= 0) {
+        ns_gemm_peer_info pi;
+        if (ns_gemm_peer_info_get(s->peer, &pi) || strncmp(pi.threading, "openmp", 6)) return;
+        int got = 0;
+#pragma omp parallel num_threads(s->threads)
+#pragma omp master
+        got = omp_get_num_threads();
+        out->got = got;
+        return;
+    }
+    int ways[3];
+    out->asked = ns_gemm_ways(s->isa, s->prec, s->m, s->n, s->k, s->threads, ways);
+    out->got = s->ncpus > 0 ? s->ncpus : 1;
+    if (out->asked < s->threads)
+        snprintf(out->why, sizeof out->why,
+                 "GEMM runs this call (%.3g MFLOP) on %d of the %d threads: it gives each "
+                 "thread at least 2 MFLOP, one thread under 4",
+                 gemm_flops(&(ns_params){.m = s->m, .n = s->n, .k = s->k}) / 1e6, out->asked,
+                 s->threads);
+}
+
 static int sup_avx512(void) {
     return ns_cpu_has_avx512();
 }
@@ -267,7 +295,8 @@ static int sup_openblas(void) {
                            .mix = NULL, .bytes_policy = "minimal", .run_model = NS_RUN_SELF,      \
                            .flops = gemm_flops, .bytes = BYTES, .working_set = WS,                \
                            .supported = SUP, .create = create_##SYM, .run = gemm_run,             \
-                           .check = gemm_check, .destroy = gemm_destroy, .cpus = gemm_cpus};
+                           .check = gemm_check, .destroy = gemm_destroy, .cpus = gemm_cpus,     \
+                           .team = gemm_team};
 
 GEMM_DESC(ns_k_dgemm_avx512, "dgemm", "avx512", NS_GEMM_AVX512, -1, NS_PREC_DP, dgemm_bytes,
           dgemm_ws, sup_avx512)

@@ -778,8 +778,9 @@ static void test_allreduce(void **state) {
 }
 
 /* The measurement's JSON: both schedules validated with at least 9 samples per size under
- * --quick, busbw by the nccl-tests factor (null with a status for one thread, never 0), a fit
- * with finite alpha and beta. Small sizes only. */
+ * --quick, each sample at least min_sample_s long (reps x median), busbw by the nccl-tests
+ * factor (null with a status for one thread, never 0), a fit with finite alpha and beta. Small
+ * sizes only. */
 static void test_allreduce_json(void **state) {
     (void)state;
     for (int p = 2; p <= 2; p++) {
@@ -787,6 +788,8 @@ static void test_allreduce_json(void **state) {
         assert_non_null(r);
         assert_string_equal(json_string_value(json_object_get(r, "convention")),
                             "busbw = algbw * 2(n-1)/n (nccl-tests)");
+        double min_s = ns_json_get_num(r, "min_sample_s");
+        assert_true(min_s >= 2e-4 && min_s == ns_allreduce_min_sample_s(1));
         const char *sched[] = {"ring", "tree"};
         for (int s = 0; s < 2; s++) {
             json_t *a = json_object_get(r, sched[s]);
@@ -797,6 +800,13 @@ static void test_allreduce_json(void **state) {
                 /* --quick keeps 9 samples per size too (README: at least 9; it once kept 5) */
                 size_t ns = json_array_size(json_object_get(pt, "samples_s"));
                 if (ns < 9) fail_msg("%s point %zu: %zu samples, want >= 9", sched[s], i, ns);
+                /* a sample lasts min_sample_s: reps were once sized from one cold call, and
+                 * samples ran tens of times shorter */
+                double reps = ns_json_get_num(pt, "reps");
+                double med = ns_json_get_num(json_object_get(pt, "time_s"), "median");
+                if (!(reps * med >= min_s))
+                    fail_msg("%s point %zu: reps %g x median %.3g s = %.3g s < min_sample_s %.3g",
+                             sched[s], i, reps, med, reps * med, min_s);
                 double alg = ns_json_get_num(pt, "algbw_gbytes_per_s");
                 assert_true(alg > 0);
                 json_t *bus = json_object_get(pt, "busbw_gbytes_per_s");

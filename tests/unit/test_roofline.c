@@ -414,6 +414,38 @@ static void test_roofs_and_ridges(void **st) {
     json_decref(root);
 }
 
+/* Defect trial8-9: a result that ran on fewer threads than its id's (threads_used: GEMM runs
+ * small calls on one thread) is judged against the roofs of the threads it ran on, and its
+ * roof_status says so; one without threads_used keeps its id's. */
+static void test_judged_at_threads_used(void **st) {
+    (void)st;
+    double ws[256], bw[256];
+    size_t n = make_curve(&spr, 4 * KiB, 2 * GiB, 0, 0, ws, bw, 256);
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "triad", 1, ws, bw, n);
+    doc_add_curve(root, "triad", 2, ws, bw, n);
+    doc_add_compute(root, "dp", "fma", 1, 88);
+    doc_add_compute(root, "dp", "fma", 2, 176);
+    json_t *res = json_object_get(root, "results");
+    json_t *small = result("gemm_small", "gemm", 1 * MiB, 40, 70);
+    json_t *big = result("gemm_big", "gemm", 1 * MiB, 40, 140);
+    json_object_update_new(small, json_pack("{s:i, s:i}", "threads", 2, "threads_used", 1));
+    json_object_update_new(big, json_pack("{s:i, s:i}", "threads", 2, "threads_used", 2));
+    json_array_append_new(res, small);
+    json_array_append_new(res, big);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_close(json_number_value(json_object_get(small, "roof_gflops")), 88, 1e-12);
+    assert_close(json_number_value(json_object_get(small, "fraction_of_roof")), 70.0 / 88, 1e-12);
+    assert_non_null(strstr(json_string_value(json_object_get(small, "roof_status")),
+                           "judged at 1 thread: it ran on 1 of its 2"));
+    assert_close(json_number_value(json_object_get(big, "roof_gflops")), 176, 1e-12);
+    assert_null(strstr(json_string_value(json_object_get(big, "roof_status")), "judged at"));
+    assert_string_equal(json_string_value(json_object_get(small, "status")), "ok");
+    assert_serialises(root);
+    json_decref(root);
+}
+
 /* Defect trial5-1: fraction_of_roof is the kernel's median-sample rate over a roof made of
  * the ceilings' fastest samples; fraction_of_roof_fastest, beside it, is the kernel's fastest
  * sample over the same roof. A GEMM at 70 GFLOP/s median, time_s.min 0.7 of the median (100
@@ -1088,6 +1120,7 @@ int main(void) {
         cmocka_unit_test(test_zero_flop_above_roof),
         cmocka_unit_test(test_rebuild_from_written_file),
         cmocka_unit_test(test_report_status_shows_above_roof),
+        cmocka_unit_test(test_judged_at_threads_used),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
