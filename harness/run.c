@@ -543,8 +543,10 @@ int ns_cmd_run(int argc, char **argv) {
         created = ns_outdir_first_missing(dir);
         const char *old = ns_outdir_foreign(dir, NULL);
         if (old)
-            return ns_usage_error(cmd, "--out '%s' already holds %s of another run or fleet; "
-                                       "choose a new folder or remove that one", dir, old);
+            return ns_usage_error(cmd,
+                                  "--out '%s' already holds %s of another run or fleet; "
+                                  "choose a new folder or remove that one",
+                                  dir, old);
         if (ns_outdir_mkdir_p(dir) != 0 || access(dir, W_OK) != 0) {
             int e = errno ? errno : EACCES;
             ns_outdir_remove_dirs(dir, created);
@@ -569,8 +571,10 @@ int ns_cmd_run(int argc, char **argv) {
         }
         ns_outdir_remove_dirs(dir, created);
         if (e == EEXIST)
-            return ns_usage_error(cmd, "--out '%s': another run is writing into it (run.log "
-                                       "appeared); choose a new folder", dir);
+            return ns_usage_error(cmd,
+                                  "--out '%s': another run is writing into it (run.log "
+                                  "appeared); choose a new folder",
+                                  dir);
         return ns_usage_error(cmd, "cannot write %s: %s", path, strerror(e));
     }
 
