@@ -44,6 +44,7 @@
 #include "harness/commands.h"
 #include "harness/context.h"
 #include "harness/json.h"
+#include "harness/outdir.h"
 #include "harness/run.h"
 #include "reports/compare.h"
 #include "roofline/roofline.h"
@@ -80,7 +81,8 @@ static const char *fleet_help =
     "  fleet.json, nodes/<node>/results.json and report.md.\n"
     "options:\n"
     "  --quick                 the short run on every node; collectives up to 4 MiB\n"
-    "  --out DIR               write the folder here instead\n"
+    "  --out DIR               write the folder here instead (refused when it holds another\n"
+    "                          run's or fleet's files)\n"
     "  --ranks-per-node N      ranks per node that characterise it (default 1; the others\n"
     "                          idle, then join the collectives)\n"
     "  --threads N             threads per measuring rank (default: OMP_NUM_THREADS, else the\n"
@@ -716,14 +718,30 @@ static int collectives_over(const int *live, int nlive, const fleet_opts *o, fle
 
 /* ---- the command --------------------------------------------------------------------------- */
 
+/* The fleet's folder, its own: --out DIR when it holds no other run's or fleet's files (it is
+ * created with its parents), else a new results/<host>-<time>-fleet (suffixed when another
+ * fleet made that name in the same second). */
 static int make_dir(fleet *f) {
+    size_t created;
     if (f->o.out) {
         snprintf(f->dir, sizeof f->dir, "%s", f->o.out);
+        const char *old = ns_outdir_foreign(f->dir, NULL);
+        if (old) {
+            ns_usage_error("fleet",
+                           "--out '%s' already holds %s of another run or fleet; choose a "
+                           "new folder or remove that one",
+                           f->dir, old);
+            return -1;
+        }
     } else {
         char stamp[32];
         time_t now = time(NULL);
         strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
         snprintf(f->dir, sizeof f->dir, "results/%s-%s-fleet", f->nodes[0].host, stamp);
+        if (ns_outdir_make_new(f->dir, sizeof f->dir, &created)) {
+            ns_usage_error("fleet", "cannot create %s: %s", f->dir, strerror(errno));
+            return -1;
+        }
     }
     char nodes[4200];
     snprintf(nodes, sizeof nodes, "%s/nodes", f->dir);

@@ -36,7 +36,7 @@ static void usage(FILE *f) {
             "of 1024 (the B does not mean bytes: --n 32KiB is 32768 elements). Sizes are >= 1, and\n"
             "one repetition may do at most 1e13 FLOPs and move at most 1e13 bytes.\n"
             "Ctrl-C stops at the next sample, writes what was measured (\"interrupted\": true) and\n"
-            "exits 130. `nodescale list` shows the kernels.\n",
+            "exits 130 (SIGTERM: 143). `nodescale list` shows the kernels.\n",
             NS_MIN_SAMPLES);
 }
 
@@ -45,8 +45,7 @@ static void usage(FILE *f) {
 #define NS_BENCH_MAX_WORK 1e13
 
 static void on_sigint(int sig) {
-    (void)sig;
-    ns_interrupted = 1;
+    ns_interrupted = sig;
 }
 
 /* The larger of one repetition's analytic FLOPs and bytes. */
@@ -242,7 +241,7 @@ int ns_cmd_bench(int argc, char **argv) {
                 p.threads);
     fputc('\n', human);
 
-    int rc = interrupted                 ? NS_EXIT_INTERRUPTED
+    int rc = interrupted                 ? ns_exit_signal(ns_interrupted)
              : strcmp(status, "ok") == 0 ? NS_EXIT_OK
                                          : NS_EXIT_FAIL;
     if (json_path) {

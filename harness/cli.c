@@ -18,6 +18,10 @@ int ns_usage_error(const char *cmd, const char *fmt, ...) {
     return NS_EXIT_USAGE;
 }
 
+int ns_exit_signal(int sig) {
+    return sig > 1 && sig < 64 ? 128 + sig : NS_EXIT_INTERRUPTED;
+}
+
 static int suffix_multiplier(const char *s, int64_t *mul) {
     static const struct { const char *sfx; int64_t mul; } tab[] = {
         {"", 1},

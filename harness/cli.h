@@ -8,6 +8,10 @@
 /* Exit statuses of every subcommand. */
 enum { NS_EXIT_OK = 0, NS_EXIT_FAIL = 1, NS_EXIT_USAGE = 2, NS_EXIT_INTERRUPTED = 130 };
 
+/* The exit status of a command stopped by signal sig (Ctrl-C: SIGINT, kill: SIGTERM): 128 + sig,
+ * as a shell reports it; NS_EXIT_INTERRUPTED (130, SIGINT's) when sig is not a signal number. */
+int ns_exit_signal(int sig);
+
 /* Prints "nodescale CMD: error: <message>" as one line on stderr and returns NS_EXIT_USAGE. */
 int ns_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -1,4 +1,5 @@
 /* bin/nodescale: dispatch to a subcommand. See README.md for every command and option. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,16 +56,28 @@ static void usage(FILE *f) {
     fprintf(f, "\nnodescale %s\n", NODESCALE_VERSION);
 }
 
+/* rc, after flushing standard output: when a command that succeeded could not write what it
+ * printed there (a full disk, `> /dev/full`), one line says so and it exits 1. (A command that
+ * failed has given its reason, its own write errors on stdout included.) */
+static int flushed(const char *cmd, int rc) {
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+    if (rc != NS_EXIT_OK) return rc;
+    fprintf(stderr, "nodescale%s%s: error: cannot write to standard output: %s\n", *cmd ? " " : "",
+            cmd, errno ? strerror(errno) : "write error");
+    return NS_EXIT_FAIL;
+}
+
 int main(int argc, char **argv) {
     ns_affinity_defaults(argv);
     if (argc < 2) return ns_usage_error("", "no command given (try: nodescale --help)");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return NS_EXIT_OK;
+        return flushed("", NS_EXIT_OK);
     }
     if (!strcmp(argv[1], "--version")) {
         printf("nodescale %s\n", NODESCALE_VERSION);
-        return NS_EXIT_OK;
+        return flushed("", NS_EXIT_OK);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(argv[1], commands[i].name) != 0) continue;
@@ -83,7 +96,7 @@ int main(int argc, char **argv) {
             (ns_inject_slowdown_check(err, sizeof err) != 0 ||
              gemm_env_check(err, sizeof err) != 0))
             return ns_usage_error(argv[1], "%s", err);
-        return commands[i].fn(argc - 1, argv + 1);
+        return flushed(argv[1], commands[i].fn(argc - 1, argv + 1));
     }
     return ns_usage_error("", "unknown command '%s' (try: nodescale --help)", argv[1]);
 }

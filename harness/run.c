@@ -12,6 +12,7 @@
 #include "harness/run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -31,6 +32,7 @@
 #include "harness/context.h"
 #include "harness/gemm_context.h"
 #include "harness/json.h"
+#include "harness/outdir.h"
 #include "harness/result.h"
 #include "harness/timer.h"
 #include "reports/gbench.h"
@@ -430,8 +432,7 @@ json_t *ns_run_node(const ns_run_opts *o) {
 static FILE *log_file;
 
 static void on_sigint(int sig) {
-    (void)sig;
-    ns_interrupted = 1;
+    ns_interrupted = sig;
 }
 
 static void usage(FILE *f) {
@@ -439,7 +440,9 @@ static void usage(FILE *f) {
                "                     [--events LIST] [--format json|gbench]\n"
                "  --quick        the short run (about 40 s on a quiet 2-core VM, 100 s on a\n"
                "                 shared one): coarser sweep, fewer sizes\n"
-               "  --out DIR      report folder (default results/<host>-<UTC time>/)\n"
+               "  --out DIR      report folder (default results/<host>-<UTC time>/, -2, -3, ...\n"
+               "                 when taken); refused when it holds another run's or fleet's\n"
+               "                 files, or another run is writing it\n"
                "  --threads N    threads for the all-thread measurements (default:\n"
                "                 OMP_NUM_THREADS, else the CPUs in the affinity mask; at most those)\n"
                "  --kernels LIST only these STREAM/reduction kernels (comma-separated names;\n"
@@ -455,20 +458,6 @@ static void usage(FILE *f) {
                "roofline_cache_aware_sp and bandwidth_vs_working_set (.svg, .png);\n"
                "cluster_breakdown and cluster_scaling (.dat, .gp, .svg); gbench.json with\n"
                "--format gbench. The pictures need gnuplot. Prints the folder.\n");
-}
-
-static int mkdir_p(const char *path) {
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
-            *p = '/';
-        }
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
-    struct stat st;
-    return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
 
 static FILE *tee_stream(void);
@@ -547,26 +536,50 @@ int ns_cmd_run(int argc, char **argv) {
         if (ns_counters_init(events, eerr, sizeof eerr) < 0) return ns_usage_error(cmd, "%s", eerr);
         ns_counters_finish();
     }
-    char dir[4096], path0[4200];
+    /* The folder is this run's alone: a new one (the default name gets a suffix when another
+     * run made it in the same second), or an existing one with no other run's or fleet's files,
+     * claimed by creating run.log exclusively (a second run writing it is refused). */
+    char dir[4096], path[4200];
+    size_t created = 0;
     if (out) {
         snprintf(dir, sizeof dir, "%s", out);
+        created = ns_outdir_first_missing(dir);
+        const char *old = ns_outdir_foreign(dir, NULL);
+        if (old)
+            return ns_usage_error(cmd,
+                                  "--out '%s' already holds %s of another run or fleet; "
+                                  "choose a new folder or remove that one",
+                                  dir, old);
+        if (ns_outdir_mkdir_p(dir) != 0 || access(dir, W_OK) != 0) {
+            int e = errno ? errno : EACCES;
+            ns_outdir_remove_dirs(dir, created);
+            return ns_usage_error(cmd, "cannot write to folder '%s': %s", dir, strerror(e));
+        }
     } else {
         char host[256] = "host", stamp[32];
         gethostname(host, sizeof host - 1);
         time_t now = time(NULL);
         strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
         snprintf(dir, sizeof dir, "results/%s-%s", host, stamp);
+        if (ns_outdir_make_new(dir, sizeof dir, &created) != 0)
+            return ns_usage_error(cmd, "cannot create folder '%s': %s", dir, strerror(errno));
     }
-    snprintf(path0, sizeof path0, "%s/results.json", dir);
-    if (out && access(path0, F_OK) == 0)
-        return ns_usage_error(cmd, "--out '%s' already holds a run (results.json); choose a new "
-                                   "folder or remove that one", dir);
-    if (mkdir_p(dir) != 0 || access(dir, W_OK) != 0)
-        return ns_usage_error(cmd, "cannot write to folder '%s': %s", dir, strerror(errno ? errno : EACCES));
-    char path[4200];
     snprintf(path, sizeof path, "%s/run.log", dir);
-    log_file = fopen(path, "w");
-    if (!log_file) return ns_usage_error(cmd, "cannot write %s: %s", path, strerror(errno));
+    int log_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (log_fd < 0 || !(log_file = fdopen(log_fd, "w"))) {
+        int e = errno;
+        if (log_fd >= 0) { /* this run's run.log only: another run's files stay */
+            close(log_fd);
+            unlink(path);
+        }
+        ns_outdir_remove_dirs(dir, created);
+        if (e == EEXIST)
+            return ns_usage_error(cmd,
+                                  "--out '%s': another run is writing into it (run.log "
+                                  "appeared); choose a new folder",
+                                  dir);
+        return ns_usage_error(cmd, "cannot write %s: %s", path, strerror(e));
+    }
 
     FILE *tee = tee_stream();
     fprintf(tee, "command:");
@@ -600,8 +613,16 @@ int ns_cmd_run(int argc, char **argv) {
     json_object_set_new(root, "cluster", cl);
     snprintf(path, sizeof path, "%s/results.json", dir);
     if (ns_json_write_atomic(root, path, err, sizeof err) != 0) {
-        fprintf(tee, "nodescale run: error: %s\n", err);
-        rc = NS_EXIT_USAGE;
+        /* Nothing without results.json: no report naming it, no pictures; what this run wrote
+         * (run.log, the cluster files) goes, and so does the folder when it made it. */
+        fprintf(tee, "nodescale run: error: %s; nothing kept in %s\n", err, dir);
+        ns_counters_finish();
+        json_decref(root);
+        if (tee != stderr) fclose(tee);
+        fclose(log_file);
+        log_file = NULL;
+        ns_outdir_remove(dir, created);
+        return NS_EXIT_FAIL;
     }
     /* Also roofline.svg, the headline picture: a copy of the DP roofline (SP: roofline_sp.svg). */
     if (ns_roofline_plot(root, dir, err, sizeof err) < 0) fprintf(tee, "roofline plot: %s\n", err);
@@ -616,10 +637,18 @@ int ns_cmd_run(int argc, char **argv) {
     int was_interrupted = json_is_true(json_object_get(root, "interrupted"));
     json_decref(root);
     fprintf(log_file, "%s\n", dir);
-    fclose(log_file);
+    if (tee != stderr) fclose(tee);
+    int log_bad = ferror(log_file);
+    if (fclose(log_file) != 0) log_bad = 1;
     log_file = NULL;
+    if (log_bad) {
+        snprintf(path, sizeof path, "%s/run.log", dir);
+        fprintf(stderr, "nodescale run: error: cannot write %s (disk full?); it is incomplete\n",
+                path);
+        rc = NS_EXIT_FAIL;
+    }
     printf("%s\n", dir);
-    if (was_interrupted) return NS_EXIT_INTERRUPTED;
+    if (rc == NS_EXIT_OK && was_interrupted) return ns_exit_signal(ns_interrupted);
     return rc;
 }
 

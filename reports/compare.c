@@ -22,6 +22,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/json.h"
+#include "harness/outdir.h"
 #include "harness/stats.h"
 #include "reports/gate.h"
 #include "reports/report.h"
@@ -647,27 +648,9 @@ static void write_plot(const char *dir, const ns_compare *c, FILE *msg) {
                      "compare.gp and compare.dat are written\n");
 }
 
-/* The length of dir's first path prefix (at a '/' or the end) that does not exist: the folder
- * ns_mkdir_p(dir) will create first; 0 when dir exists already. */
-static size_t first_missing(const char *dir) {
-    char buf[4096];
-    struct stat st;
-    size_t len = strlen(dir);
-    if (len >= sizeof buf) return 0;
-    memcpy(buf, dir, len + 1);
-    for (size_t i = 1; i <= len; i++) {
-        if (buf[i] != '/' && buf[i] != 0) continue;
-        char keep = buf[i];
-        buf[i] = 0;
-        int missing = stat(buf, &st) != 0;
-        buf[i] = keep;
-        if (missing) return i;
-    }
-    return 0;
-}
-
 /* After a failed write: removes the report files compare writes into dir, then the folders it
- * created (dir and its parents down to the first_missing() prefix), never one that existed. */
+ * created (dir and its parents down to the ns_outdir_first_missing() prefix), never one that
+ * existed. */
 static void remove_outputs(const char *dir, size_t created) {
     static const char *const files[] = {"compare.json", "compare.md", "compare.dat", "compare.gp",
                                         "compare.svg"};
@@ -676,14 +659,7 @@ static void remove_outputs(const char *dir, size_t created) {
         snprintf(buf, sizeof buf, "%s/%s", dir, files[i]);
         unlink(buf);
     }
-    if (!created) return;
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (size_t len = strlen(buf); len >= created; len = strlen(buf)) {
-        if (rmdir(buf) != 0) return;
-        char *slash = strrchr(buf, '/');
-        if (!slash) return;
-        *slash = 0;
-    }
+    ns_outdir_remove_dirs(dir, created);
 }
 
 /* One host seen: *first keeps the first, *differ becomes 1 at another host or at none (NULL or
@@ -933,7 +909,7 @@ int ns_cmd_compare(int argc, char **argv) {
         strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
         snprintf(dir, sizeof dir, "results/compare-%s", stamp);
     }
-    size_t created = first_missing(dir);
+    size_t created = ns_outdir_first_missing(dir);
     if (ns_mkdir_p(dir)) {
         ns_usage_error(cmd, "cannot create %s: %s", dir, strerror(errno));
         remove_outputs(dir, created);

@@ -212,10 +212,17 @@ int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int
         sigaction(stop_sigs[i], &stop_sa, &old_sa[i]);
         if (old_sa[i].sa_handler == SIG_IGN) sigaction(stop_sigs[i], &old_sa[i], NULL);
     }
+    /* In TMPDIR, else (unset, or a folder that cannot be used) in /tmp. */
     const char *tmpdir = getenv("TMPDIR");
     char dir[512];
     snprintf(dir, sizeof dir, "%s/nodescale-gate-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    if (!mkdtemp(dir)) {
+    int made = mkdtemp(dir) != NULL;
+    if (!made) {
+        tmpdir = "/tmp";
+        snprintf(dir, sizeof dir, "/tmp/nodescale-gate-XXXXXX");
+        made = mkdtemp(dir) != NULL;
+    }
+    if (!made) {
         snprintf(err, errlen, "cannot create a temporary folder in %s: %s",
                  tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
         for (int i = 0; i < 2; i++)

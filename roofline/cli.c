@@ -2,8 +2,9 @@
  * results file and redraw its pictures without measuring anything.
  *
  * Without --out the input file is left untouched (it is the record of a run) and the pictures
- * are redrawn next to it, in the report folder they belong to. With --out DIR, DIR (created if
- * missing) receives the updated results.json, written atomically, and the pictures. Either way
+ * are redrawn next to it, in the report folder they belong to. With --out DIR, DIR (created with
+ * its parents if missing, and holding no other run's or fleet's files) receives the updated
+ * results.json, written atomically, and the pictures. Either way
  * a summary of the ceilings and of every kernel's roof is printed on stdout. */
 #include <errno.h>
 #include <libgen.h>
@@ -17,6 +18,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/json.h"
+#include "harness/outdir.h"
 #include "roofline/roofline.h"
 
 static const char *usage_text =
@@ -28,8 +30,9 @@ static const char *usage_text =
     "(SVG and PNG), and roofline.svg (a copy of roofline_dp.svg). Nothing is measured.\n"
     "\n"
     "  --out DIR   write DIR/results.json with the rebuilt roofline (atomically) and the\n"
-    "              pictures into DIR (created if missing). Without it, RESULTS.json is not\n"
-    "              modified and the pictures are redrawn in its folder.\n"
+    "              pictures into DIR (created with its parents if missing; refused when it\n"
+    "              holds another run's or fleet's report.md, run.log, ...). Without it,\n"
+    "              RESULTS.json is not modified and the pictures are redrawn in its folder.\n"
     "  --no-plot   do not draw (no gnuplot needed)\n"
     "\n"
     "Outputs are all or nothing; a picture without valid data is skipped (and named).\n"
@@ -136,13 +139,38 @@ int ns_cmd_roofline(int argc, char **argv) {
     /* All or nothing: the pictures are drawn under temporary names first, results.json is
      * written next, and only then are the pictures renamed into place. */
     char dir[4096];
-    int made_dir = 0;
+    size_t created = 0; /* the folders mkdir -p made for --out (ns_outdir_remove) */
     if (out) {
-        if (mkdir(out, 0755) == 0)
-            made_dir = 1;
-        else if (errno != EEXIST) {
+        /* --out DIR holds this command's files alone: no report, log or fleet of another run
+         * (a run folder is redrawn in place: roofline DIR/results.json). */
+        const char *keep[32] = {"results.json"};
+        for (size_t k = 0; plot && ns_outdir_pictures[k] && k + 2 < 32; k++)
+            keep[k + 1] = ns_outdir_pictures[k];
+        const char *old = ns_outdir_foreign(out, keep);
+        int pic = 0;
+        for (size_t k = 0; old && ns_outdir_pictures[k]; k++)
+            pic |= !strcmp(old, ns_outdir_pictures[k]);
+        if (old && pic) { /* only with --no-plot */
             json_decref(root);
-            return ns_usage_error(cmd, "cannot create %s: %s", out, strerror(errno));
+            return ns_usage_error(cmd,
+                                  "--out '%s' holds %s, which --no-plot would leave beside the new "
+                                  "results.json; choose a new folder or draw the pictures",
+                                  out, old);
+        }
+        if (old) {
+            json_decref(root);
+            return ns_usage_error(cmd,
+                                  "--out '%s' holds %s of another run or fleet, which roofline "
+                                  "would not rewrite; choose a new folder (a run's folder is "
+                                  "redrawn in place: nodescale roofline %s/results.json)",
+                                  out, old, out);
+        }
+        created = ns_outdir_first_missing(out);
+        if (ns_outdir_mkdir_p(out) != 0) {
+            int e = errno;
+            ns_outdir_remove(out, created);
+            json_decref(root);
+            return ns_usage_error(cmd, "cannot create %s: %s", out, strerror(e));
         }
         snprintf(dir, sizeof dir, "%s", out);
     } else {
@@ -175,6 +203,17 @@ int ns_cmd_roofline(int argc, char **argv) {
         fprintf(stderr, "nodescale %s: error: %s\n", cmd, err);
         rc = NS_EXIT_FAIL;
     }
+    /* In --out, a picture of an earlier `roofline --out` that this one did not draw would not
+     * match the new results.json: it goes. */
+    for (size_t k = 0; out && rc == NS_EXIT_OK && ns_outdir_pictures[k]; k++) {
+        char pic[4200];
+        int drawn = 0;
+        size_t j;
+        json_t *s;
+        snprintf(pic, sizeof pic, "%s/%s", out, ns_outdir_pictures[k]);
+        json_array_foreach(staged, j, s) drawn |= !strcmp(json_string_value(s), pic);
+        if (!drawn) unlink(pic);
+    }
     print_summary(root);
     /* The files actually written, and the pictures not drawn, with the reason. */
     if (out) fprintf(stderr, "nodescale %s: wrote %s\n", cmd, path);
@@ -189,7 +228,7 @@ int ns_cmd_roofline(int argc, char **argv) {
     if (!out && json_array_size(staged) == 0)
         fprintf(stderr, "nodescale %s: nothing written\n", cmd);
 done:
-    if (rc != NS_EXIT_OK && made_dir) rmdir(out); /* empty: nothing was written into it */
+    if (rc != NS_EXIT_OK && out) ns_outdir_remove_dirs(out, created); /* nothing written */
     json_decref(staged);
     json_decref(skipped);
     json_decref(root);

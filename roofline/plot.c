@@ -844,9 +844,15 @@ int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *stage
         return -1;
     }
     plot_ctx c = {.dir = dir, .skipped = skipped};
+    /* In TMPDIR, else (unset, or a folder that cannot be used) in /tmp. */
     const char *tmp = getenv("TMPDIR");
     snprintf(c.tmpdir, sizeof c.tmpdir, "%s/nodescale-roofline-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(c.tmpdir)) {
+    int made = mkdtemp(c.tmpdir) != NULL;
+    if (!made) {
+        snprintf(c.tmpdir, sizeof c.tmpdir, "/tmp/nodescale-roofline-XXXXXX");
+        made = mkdtemp(c.tmpdir) != NULL;
+    }
+    if (!made) {
         snprintf(err, errlen, "cannot create a temporary folder: %s", strerror(errno));
         return -1;
     }

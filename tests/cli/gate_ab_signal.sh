@@ -2,7 +2,7 @@
 # CLI test: `nodescale gate --ab` stopped by SIGTERM or SIGINT removes its temporary folder
 # ($TMPDIR/nodescale-gate-XXXXXX) and dies from that signal (exit status 143 / 130), trial 4
 # defect 10. A stand-in bench program (tests/fixtures/gate/fake-bench.sh, slowed by a sleep)
-# keeps the gate busy.
+# keeps the gate busy. A TMPDIR that does not exist falls back to /tmp.
 set -u
 cd "$(dirname "$0")/../.."
 NS=${NS:-bin/nodescale}
@@ -47,6 +47,13 @@ if env --default-signal=INT true 2>/dev/null; then
     stop INT 130 env --default-signal=INT
 else
     echo "skip: SIGINT (env has no --default-signal)"
+fi
+# A TMPDIR that does not exist: the temporary folder goes to /tmp instead (trial 7 #17).
+if TMPDIR=/nonexistent-nodescale "$NS" gate --ab "$T/fake.sh" "$T/fake.sh" k1 --rounds 6 \
+    --min-rounds 6 >/dev/null 2>"$T/err"; then
+    echo "ok: TMPDIR missing: /tmp instead"
+else
+    echo "FAIL: TMPDIR missing: $(tail -n 1 "$T/err")"; fails=$((fails + 1))
 fi
 [ $fails -eq 0 ] && echo "gate_ab_signal: all passed" || echo "gate_ab_signal: $fails failed"
 [ $fails -eq 0 ]

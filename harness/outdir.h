@@ -1,0 +1,41 @@
+/* Report folders that `run`, `roofline --out` and `fleet` write: claiming one (a new folder, or
+ * an existing one that holds no other run's or fleet's files), and removing what a failed
+ * command wrote into it. */
+#ifndef NS_OUTDIR_H
+#define NS_OUTDIR_H
+
+#include <stddef.h>
+
+/* The names run, roofline and fleet write into a report folder (files, and fleet's nodes/
+ * folder), NULL-terminated. A folder holding one of them holds another run's or fleet's files. */
+extern const char *const ns_outdir_names[];
+
+/* The picture names of ns_outdir_names (roofline_*.svg/png, roofline.svg,
+ * bandwidth_vs_working_set.*), NULL-terminated: what `roofline` draws. */
+extern const char *const ns_outdir_pictures[];
+
+/* The first name of ns_outdir_names that the folder dir holds and that keep (NULL-terminated,
+ * or NULL) does not list; NULL when none (or dir does not exist). */
+const char *ns_outdir_foreign(const char *dir, const char *const *keep);
+
+/* The length of dir's first path prefix (at a '/' or the end) that does not exist: the folder
+ * `mkdir -p dir` creates first; 0 when dir exists already. */
+size_t ns_outdir_first_missing(const char *dir);
+
+/* mkdir -p dir (0755). Returns 0, or -1 with errno set (ENOTDIR when dir is not a folder). */
+int ns_outdir_mkdir_p(const char *dir);
+
+/* Creates dir exclusively, after its parents (mkdir -p); when dir exists already, tries dir-2,
+ * dir-3, ... (up to dir-999), so two commands started in the same second never share a folder.
+ * dir (of size len) receives the name made, *created what ns_outdir_remove() takes to undo it.
+ * Returns 0, or -1 with errno set. */
+int ns_outdir_make_new(char *dir, size_t len, size_t *created);
+
+/* Removes the ns_outdir_names files in dir (never nodes/), then ns_outdir_remove_dirs(). */
+void ns_outdir_remove(const char *dir, size_t created);
+
+/* Removes the folders mkdir -p made: dir and its parents down to the prefix of length created
+ * (ns_outdir_first_missing() before the mkdir; 0: none was made), each only when empty. */
+void ns_outdir_remove_dirs(const char *dir, size_t created);
+
+#endif
