@@ -136,13 +136,45 @@ int ns_llc_level(void) {
     return 0;
 }
 
+/* The CPU mask this process started with. Read from .preinit_array, which the dynamic loader
+ * runs before any shared library's initialiser: libgomp's binds the initial thread to its first
+ * place when OMP_PROC_BIND or OMP_PLACES is set, after which sched_getaffinity shows that place
+ * only (taskset's mask is lost). */
+static cpu_set_t start_mask;
+static int start_mask_known;
+
+static void record_start_mask(void) {
+    start_mask_known =
+        sched_getaffinity(0, sizeof start_mask, &start_mask) == 0 && CPU_COUNT(&start_mask) > 0;
+}
+__attribute__((section(".preinit_array"), used)) static void (*const record_start_mask_at)(void) =
+    record_start_mask;
+
+/* The starting mask: the one recorded before libgomp loaded; else NODESCALE_START_CPUS; else the
+ * CPUs of the OpenMP places (a subset of the starting mask) or the current mask. */
+static void start_cpu_set(cpu_set_t *m) {
+    if (start_mask_known) {
+        *m = start_mask;
+        return;
+    }
+    CPU_ZERO(m);
+    const char *list = getenv("NODESCALE_START_CPUS");
+    for (const char *p = list; p && *p;) {
+        char *end;
+        long c = strtol(p, &end, 10);
+        if (end == p) break;
+        if (c >= 0 && c < CPU_SETSIZE) CPU_SET((int)c, m);
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (CPU_COUNT(m) == 0) usable_cpu_set(m);
+}
+
 void ns_affinity_defaults(char **argv) {
-    if (getenv("OMP_PROC_BIND") || getenv("OMP_PLACES") || getenv("NODESCALE_AFFINITY_SET")) return;
-    setenv("OMP_PROC_BIND", "close", 1);
-    setenv("OMP_PLACES", "cores", 1);
-    setenv("NODESCALE_AFFINITY_SET", "defaults", 1);
+    /* Recorded whoever sets the placement, for ns_affinity_release in this process and its
+     * re-exec, and for the context. */
     cpu_set_t start;
-    if (sched_getaffinity(0, sizeof start, &start) == 0) { /* for ns_affinity_release */
+    start_cpu_set(&start);
+    if (CPU_COUNT(&start) > 0) {
         char list[4096];
         size_t len = 0;
         list[0] = 0;
@@ -151,6 +183,10 @@ void ns_affinity_defaults(char **argv) {
                 len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", len ? "," : "", c);
         setenv("NODESCALE_START_CPUS", list, 1);
     }
+    if (getenv("OMP_PROC_BIND") || getenv("OMP_PLACES") || getenv("NODESCALE_AFFINITY_SET")) return;
+    setenv("OMP_PROC_BIND", "close", 1);
+    setenv("OMP_PLACES", "cores", 1);
+    setenv("NODESCALE_AFFINITY_SET", "defaults", 1);
     execv("/proc/self/exe", argv);
     /* exec failed: carry on unpinned; context says so. */
     unsetenv("OMP_PROC_BIND");
@@ -183,18 +219,8 @@ int ns_default_threads(int64_t *threads, char *err, size_t errlen) {
 int ns_affinity_release(cpu_set_t *saved) {
     if (saved && sched_getaffinity(0, sizeof *saved, saved) != 0) return -1;
     cpu_set_t m;
-    CPU_ZERO(&m);
-    const char *list = getenv("NODESCALE_START_CPUS");
-    for (const char *p = list; p && *p;) {
-        char *end;
-        long c = strtol(p, &end, 10);
-        if (end == p) break;
-        if (c >= 0 && c < CPU_SETSIZE) CPU_SET((int)c, &m);
-        p = *end == ',' ? end + 1 : end;
-    }
-    if (CPU_COUNT(&m) == 0) /* unrecorded: every CPU; the kernel keeps those the cpuset allows */
-        for (int c = 0; c < CPU_SETSIZE; c++)
-            CPU_SET(c, &m);
+    start_cpu_set(&m); /* never wider than the mask nodescale was started with */
+    if (CPU_COUNT(&m) == 0) return 0;
     return sched_setaffinity(0, sizeof m, &m);
 }
 

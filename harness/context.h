@@ -38,14 +38,16 @@ int64_t ns_cache_aggregate(int level, int threads);
 /* The last (largest) cache level present, 0 if none. */
 int ns_llc_level(void);
 
-/* If neither OMP_PROC_BIND nor OMP_PLACES is set, sets OMP_PROC_BIND=close, OMP_PLACES=cores
+/* Records the starting CPU mask in NODESCALE_START_CPUS. If neither OMP_PROC_BIND nor
+ * OMP_PLACES is set, sets OMP_PROC_BIND=close, OMP_PLACES=cores
  * and re-executes this program (the OpenMP runtime reads them only when it loads). Call first
  * in main; returns only when nothing had to be done or re-exec failed. */
 void ns_affinity_defaults(char **argv);
 
 /* Sets the calling thread's CPU mask to the one nodescale started with, before the OpenMP
- * runtime bound the initial thread to its first place (recorded by ns_affinity_defaults in
- * NODESCALE_START_CPUS across its re-exec; every CPU the cpuset allows when unrecorded), and
+ * runtime bound the initial thread to its first place (read before the runtime loads, and
+ * recorded by ns_affinity_defaults in NODESCALE_START_CPUS whoever sets the placement; the CPUs
+ * of the OpenMP places when neither is known: never wider than the starting mask), and
  * stores the previous mask in *saved when saved is not NULL. Call it in a child between fork and
  * exec, or around popen, so that a child process (likwid-bench, the builds `gate --ab` runs)
  * is not confined to the one CPU the parent's initial thread is bound to: likwid-bench would
