@@ -236,6 +236,11 @@ int ns_cmd_bench(int argc, char **argv) {
     if (isfinite(gb)) fprintf(human, "%.2f GB/s  ", gb);
     fprintf(human, "[%s]%s\n", status,
             interrupted && !strstr(status, "interrupted") ? " (interrupted)" : "");
+    const char *placement = json_string_value(json_object_get(r, "placement_warning"));
+    if (placement)
+        fprintf(stderr, "nodescale %s: warning: thread placement: %s (OMP_PROC_BIND=%s, OMP_PLACES=%s)\n",
+                cmd, placement, getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset",
+                getenv("OMP_PLACES") ? getenv("OMP_PLACES") : "unset");
 
     int rc = interrupted                 ? NS_EXIT_INTERRUPTED
              : strcmp(status, "ok") == 0 ? NS_EXIT_OK

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -333,22 +334,69 @@ static json_t *env_json(void) {
     return o;
 }
 
+int ns_usable_cpus(cpu_set_t *mask) {
+    usable_cpu_set(mask);
+    return CPU_COUNT(mask);
+}
+
+static const char *proc_bind_name(omp_proc_bind_t b) {
+    switch (b) {
+    case omp_proc_bind_false: return "false";
+    case omp_proc_bind_true: return "true";
+    case omp_proc_bind_master: return "primary";
+    case omp_proc_bind_close: return "close";
+    case omp_proc_bind_spread: return "spread";
+    }
+    return "unknown";
+}
+
+int ns_threads_bound(void) {
+    return omp_get_proc_bind() != omp_proc_bind_false;
+}
+
+static json_t *cpu_list_json(const cpu_set_t *mask) {
+    json_t *cpus = json_array();
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, mask)) json_array_append_new(cpus, json_integer(c));
+    return cpus;
+}
+
 static json_t *affinity_json(void) {
     json_t *o = json_object();
     cpu_set_t mask;
-    json_t *cpus = json_array();
     usable_cpu_set(&mask);
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &mask)) json_array_append_new(cpus, json_integer(c));
-    json_object_set_new(o, "mask_cpus", cpus);
+    json_object_set_new(o, "mask_cpus", cpu_list_json(&mask));
+    start_cpu_set(&mask);
+    json_object_set_new(o, "start_cpus", cpu_list_json(&mask));
     const char *how = getenv("NODESCALE_AFFINITY_SET");
-    ns_json_set_str(o, "omp_proc_bind", getenv("OMP_PROC_BIND"));
-    ns_json_set_str(o, "omp_places", getenv("OMP_PLACES"));
+    const char *bind = getenv("OMP_PROC_BIND"), *places = getenv("OMP_PLACES");
+    ns_json_set_str(o, "omp_proc_bind", bind);
+    ns_json_set_str(o, "omp_places", places);
+    /* What the OpenMP runtime made of them: it ignores a value it cannot parse (or places with
+     * no CPU of the mask) after printing "Invalid value". */
+    omp_proc_bind_t eff = omp_get_proc_bind();
+    int nplaces = omp_get_num_places();
+    ns_json_set_str(o, "proc_bind_in_effect", proc_bind_name(eff));
+    ns_json_set_int(o, "places_in_effect", nplaces);
+    char ignored[512] = "";
+    size_t len = 0;
+    if (bind && *bind && eff == omp_proc_bind_false && strncasecmp(bind, "false", 5) != 0)
+        len += (size_t)snprintf(ignored, sizeof ignored, "OMP_PROC_BIND='%.100s'", bind);
+    if (places && *places && nplaces == 0 && len < sizeof ignored)
+        snprintf(ignored + len, sizeof ignored - len, "%sOMP_PLACES='%.100s'", len ? " and " : "",
+                 places);
+    char user[700];
+    if (ignored[0])
+        snprintf(user, sizeof user,
+                 "from the user's environment, but the OpenMP runtime ignored %s: threads %s",
+                 ignored, eff == omp_proc_bind_false ? "not bound" : "bound to its default places");
+    else
+        snprintf(user, sizeof user, "from the user's environment");
     ns_json_set_str(o, "placement",
                     how ? (strcmp(how, "defaults")
                                ? how
                                : "nodescale defaults (OMP_PROC_BIND=close, OMP_PLACES=cores)")
-                        : "from the user's environment");
+                        : user);
     ns_json_set_str(o, "numa_policy", "first touch by the thread that uses each chunk");
     return o;
 }

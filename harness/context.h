@@ -54,6 +54,14 @@ void ns_affinity_defaults(char **argv);
  * otherwise place all its threads on that CPU. Returns 0, or -1 with errno set. */
 int ns_affinity_release(cpu_set_t *saved);
 
+/* The CPUs this process's threads may use (the union of the OpenMP places when the runtime binds
+ * threads, else the affinity mask) into *mask; returns their count. */
+int ns_usable_cpus(cpu_set_t *mask);
+
+/* 1 if the OpenMP runtime binds threads to places (omp_get_proc_bind() is not false: the
+ * OMP_PROC_BIND it accepted, or nodescale's defaults), else 0. */
+int ns_threads_bound(void);
+
 /* Default thread count of the measuring commands: OMP_NUM_THREADS (its first value, as the
  * OpenMP runtime reads it) when set, else the CPUs in the affinity mask (as the OpenMP places
  * see them). Returns 0, or -1 with a one-line reason in err when OMP_NUM_THREADS is not a

@@ -417,6 +417,17 @@ json_t *ns_run_node(const ns_run_opts *o) {
     char why[160];
     if (ns_clockprobe_changed(s.ghz, after, NS_CLOCKPROBE_THRESHOLD, why, sizeof why) == 1)
         logf_(&s, "warning: %s: this run was disturbed\n", why);
+    size_t i, misplaced = 0;
+    json_t *r, *first = NULL;
+    json_array_foreach(json_object_get(root, "results"), i, r)
+        if (json_object_get(r, "placement_warning")) misplaced++, first = first ? first : r;
+    if (first)
+        logf_(&s, "warning: thread placement: %s (%s) and %zu more results (OMP_PROC_BIND=%s, "
+                  "OMP_PLACES=%s)\n",
+              json_string_value(json_object_get(first, "placement_warning")),
+              json_string_value(json_object_get(first, "id")), misplaced - 1,
+              getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset",
+              getenv("OMP_PLACES") ? getenv("OMP_PLACES") : "unset");
     json_object_set_new(root, "wall_time_s", json_real(ns_now() - s.t0));
     return root;
 }
