@@ -234,6 +234,7 @@ int ns_cmd_bench(int argc, char **argv) {
                 meas.stats.min, 100 * meas.stats.cv);
     if (isfinite(gf)) fprintf(human, "%.2f GFLOP/s  ", gf);
     if (isfinite(gb)) fprintf(human, "%.2f GB/s  ", gb);
+    if (!isfinite(gf) && !isfinite(gb)) fprintf(human, "no rate  ");
     fprintf(human, "[%s]%s\n", status,
             interrupted && !strstr(status, "interrupted") ? " (interrupted)" : "");
     const char *placement = json_string_value(json_object_get(r, "placement_warning"));

@@ -109,7 +109,8 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
         if (strcmp(m->status, "ok") != 0) status = m->status;
         else if (!(t > 0) || !isfinite(t)) status = "invalid: zero or non-finite elapsed time";
     }
-    int rates_ok = m && isfinite(t) && t > 0;
+    /* No rate from a call whose output check failed (it may have returned early). */
+    int rates_ok = m && isfinite(t) && t > 0 && (!c || c->ok);
     ns_json_set_num(r, "gflops", rates_ok && flops > 0 ? flops / t / 1e9 : NAN, NULL);
     ns_json_set_num(r, "gbytes_per_s", rates_ok && bytes > 0 ? bytes / t / 1e9 : NAN, NULL);
     /* Filled by the roofline builder. */

@@ -113,13 +113,16 @@ static int interrupted(void) {
 
 /* The rate a progress line shows for a step, into buf: the rate when it was measured; for a step
  * cut short (Ctrl-C, or a failed status) whose rate is null, work (FLOP or bytes per repetition,
- * 0: none) over the fastest sample it did time; else "interrupted" after Ctrl-C, or "no rate".
+ * 0: none) over the fastest sample it did time, unless its output check failed; else
+ * "interrupted" after Ctrl-C, or "no rate".
  * With tag, a status other than "ok" follows in brackets. Never "nan". */
 static void step_rate(char *buf, size_t len, double rate, double work, const json_t *r,
                       const char *fmt, const char *unit, int tag) {
     const char *st = json_string_value(json_object_get(r, "status"));
     double tmin = ns_json_get_num(json_object_get(r, "time_s"), "min");
-    if (!isfinite(rate) && work > 0 && isfinite(tmin) && tmin > 0) rate = work / tmin / 1e9;
+    if (!isfinite(rate) && work > 0 && isfinite(tmin) && tmin > 0 &&
+        !json_is_false(json_object_get(r, "validated"))) /* not from a call that failed */
+        rate = work / tmin / 1e9;
     int n;
     if (isfinite(rate)) {
         n = snprintf(buf, len, fmt, rate);
