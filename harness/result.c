@@ -80,6 +80,11 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
     ns_json_set_num(r, "working_set_bytes", k->working_set ? k->working_set(p) : NAN, NULL);
     ns_json_set_num(r, "flops", flops, NULL);
     ns_json_set_num(r, "bytes", bytes, NULL);
+    /* flops and bytes count every pass over the working set in one repetition (STREAM kernels
+     * stream a small one several times), as sweep[] points do. */
+    int64_t passes = k->passes ? k->passes(p) : 1;
+    ns_json_set_int(r, "passes", passes);
+    ns_json_set_num(r, "bytes_per_pass", passes > 0 ? bytes / (double)passes : NAN, NULL);
     ns_json_set_str(r, "bytes_policy", k->bytes_policy);
     ns_json_set_num(r, "ai_flop_per_byte", bytes > 0 ? flops / bytes : NAN, NULL);
 

@@ -166,6 +166,10 @@ static void sweep_point_rate_recomputes(void **state) {
         ns_stats_compute(m.samples_s, 3, &m.stats);
         snprintf(m.status, sizeof m.status, "ok");
         json_t *r = ns_result_json(k, &p, &m, NULL);
+        /* results[] entries record the passes too (trial 7, #15). */
+        assert_int_equal(json_integer_value(json_object_get(r, "passes")), want_passes[c]);
+        assert_true(ns_json_get_num(r, "bytes_per_pass") == 8.0 * (double)ns[c]);
+        assert_true(ns_json_get_num(r, "bytes") == 8.0 * (double)ns[c] * (double)want_passes[c]);
         json_t *pt = ns_sweep_point_json(k, &p, &m, r);
         double ws = ns_json_get_num(pt, "working_set_bytes"), by = ns_json_get_num(pt, "bytes");
         double tmin = ns_json_get_num(json_object_get(pt, "time_s"), "min");
