@@ -189,8 +189,10 @@ int ns_cmd_bench(int argc, char **argv) {
     const ns_topology *t = ns_topology_get();
     if (t->mem_available_bytes > 0 && ws > 0.8 * (double)t->mem_available_bytes)
         return ns_usage_error(cmd,
-                              "working set %.3g GB exceeds 80%% of the %.3g GB of available memory",
-                              ws / 1e9, (double)t->mem_available_bytes / 1e9);
+                              "working set %.3g GB exceeds 80%% of the %.3g GB of available memory "
+                              "(%s)",
+                              ws / 1e9, (double)t->mem_available_bytes / 1e9,
+                              t->mem_available_source);
     double fl = k->flops(&p), by = k->bytes(&p);
     if (!(fmax(fl, by) <= NS_BENCH_MAX_WORK)) {
         int64_t s = largest_size(k, &p, m, kk);
@@ -239,7 +241,8 @@ int ns_cmd_bench(int argc, char **argv) {
             interrupted && !strstr(status, "interrupted") ? " (interrupted)" : "");
     const char *placement = json_string_value(json_object_get(r, "placement_warning"));
     if (placement)
-        fprintf(stderr, "nodescale %s: warning: thread placement: %s (OMP_PROC_BIND=%s, OMP_PLACES=%s)\n",
+        fprintf(stderr,
+                "nodescale %s: warning: thread placement: %s (OMP_PROC_BIND=%s, OMP_PLACES=%s)\n",
                 cmd, placement, getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset",
                 getenv("OMP_PLACES") ? getenv("OMP_PLACES") : "unset");
 

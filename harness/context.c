@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,6 +69,95 @@ static int count_usable_cpus(void) {
     return CPU_COUNT(&mask);
 }
 
+/* A number in a /sys or /proc file; -1 when missing or not a number ("max"). */
+static int64_t file_int(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long long v;
+    int ok = fscanf(f, "%lld", &v) == 1 && v >= 0;
+    fclose(f);
+    return ok ? (int64_t)v : -1;
+}
+
+/* The cgroup's memory headroom (limit less usage, least over the v2 cgroup and its ancestors,
+ * or the v1 memory controller's), -1 when unlimited or unknown; *v2 tells which. */
+static int64_t cgroup_headroom(int *v2) {
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (!f) return -1;
+    char line[1024], v2path[1024] = "", v1path[1024] = "";
+    int have_v2 = 0, have_v1 = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (!strncmp(line, "0::", 3)) {
+            snprintf(v2path, sizeof v2path, "%s", line + 3);
+            have_v2 = 1;
+        } else {
+            char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+            if (!path) continue;
+            *path = 0;
+            for (char *c = strtok(ctl + 1, ","); c; c = strtok(NULL, ","))
+                if (!strcmp(c, "memory")) {
+                    snprintf(v1path, sizeof v1path, "%s", path + 1);
+                    have_v1 = 1;
+                }
+        }
+    }
+    fclose(f);
+    int64_t best = -1;
+    char p[1200];
+    if (have_v1) {
+        snprintf(p, sizeof p, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", v1path);
+        int64_t lim = file_int(p);
+        snprintf(p, sizeof p, "/sys/fs/cgroup/memory%s/memory.usage_in_bytes", v1path);
+        int64_t use = file_int(p);
+        /* "Unlimited" reads as a page-rounded 2^63: anything above the RAM is no limit. */
+        if (lim > 0 && lim < meminfo_bytes("MemTotal")) {
+            best = lim - (use > 0 ? use : 0);
+            *v2 = 0;
+        }
+    }
+    for (char *end = v2path + strlen(v2path); have_v2;) {
+        *end = 0;
+        snprintf(p, sizeof p, "/sys/fs/cgroup%s/memory.max", v2path);
+        int64_t lim = file_int(p);
+        snprintf(p, sizeof p, "/sys/fs/cgroup%s/memory.current", v2path);
+        int64_t use = file_int(p);
+        if (lim >= 0) {
+            int64_t room = lim - (use > 0 ? use : 0);
+            if (best < 0 || room < best) best = room, *v2 = 1;
+        }
+        end = strrchr(v2path, '/');
+        if (!end || end == v2path) break; /* the root cgroup has no memory.max */
+    }
+    return best < 0 ? -1 : best;
+}
+
+int64_t ns_memory_available(const char **source) {
+    int64_t avail = meminfo_bytes("MemAvailable");
+    const char *src = "MemAvailable";
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        int64_t room = (int64_t)rl.rlim_cur;
+        FILE *f = fopen("/proc/self/status", "r");
+        char line[256];
+        long long kb = 0;
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "VmSize: %lld", &kb) == 1) break;
+        if (f) fclose(f);
+        room -= (int64_t)kb * 1024;
+        if (room < 0) room = 0;
+        if (avail <= 0 || room < avail)
+            avail = room, src = "RLIMIT_AS (ulimit -v) less the address space in use";
+    }
+    int v2 = 0;
+    int64_t cg = cgroup_headroom(&v2);
+    if (cg >= 0 && (avail <= 0 || cg < avail))
+        avail = cg, src = v2 ? "cgroup memory.max less memory.current"
+                             : "cgroup memory.limit_in_bytes less memory.usage_in_bytes";
+    if (source) *source = src;
+    return avail;
+}
+
 static void read_topology(void) {
     hwloc_topology_t t;
     if (hwloc_topology_init(&t) != 0) return;
@@ -99,7 +189,8 @@ static void read_topology(void) {
     topo.cpus_in_mask = count_usable_cpus();
     if (topo.cores <= 0) topo.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     topo.mem_total_bytes = meminfo_bytes("MemTotal");
-    topo.mem_available_bytes = meminfo_bytes("MemAvailable");
+    topo.mem_meminfo_available_bytes = meminfo_bytes("MemAvailable");
+    topo.mem_available_bytes = ns_memory_available(&topo.mem_available_source);
 }
 
 const ns_topology *ns_topology_get(void) {
@@ -341,11 +432,16 @@ int ns_usable_cpus(cpu_set_t *mask) {
 
 static const char *proc_bind_name(omp_proc_bind_t b) {
     switch (b) {
-    case omp_proc_bind_false: return "false";
-    case omp_proc_bind_true: return "true";
-    case omp_proc_bind_master: return "primary";
-    case omp_proc_bind_close: return "close";
-    case omp_proc_bind_spread: return "spread";
+    case omp_proc_bind_false:
+        return "false";
+    case omp_proc_bind_true:
+        return "true";
+    case omp_proc_bind_master:
+        return "primary";
+    case omp_proc_bind_close:
+        return "close";
+    case omp_proc_bind_spread:
+        return "spread";
     }
     return "unknown";
 }
@@ -443,6 +539,8 @@ json_t *ns_context_json(int threads) {
     json_t *mem = json_object();
     ns_json_set_int(mem, "total_bytes", t->mem_total_bytes);
     ns_json_set_int(mem, "available_bytes", t->mem_available_bytes);
+    ns_json_set_str(mem, "available_limited_by", t->mem_available_source);
+    ns_json_set_int(mem, "meminfo_available_bytes", t->mem_meminfo_available_bytes);
     FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
     char line[128] = "";
     if (thp) {

@@ -22,8 +22,19 @@ typedef struct ns_topology {
     int ncaches;
     ns_cache_info caches[8];
     int cpus_in_mask;      /* CPUs in this process's affinity mask (sched_getaffinity) */
-    int64_t mem_total_bytes, mem_available_bytes;
+    int64_t mem_total_bytes;
+    /* What this process may allocate: the least of MemAvailable, RLIMIT_AS less the address
+     * space in use (ulimit -v), and the cgroup's limit less its usage (v2 memory.max of this
+     * cgroup and its ancestors, v1 memory.limit_in_bytes); mem_available_source names which. */
+    int64_t mem_available_bytes;
+    const char *mem_available_source;
+    int64_t mem_meminfo_available_bytes; /* /proc/meminfo MemAvailable */
 } ns_topology;
+
+/* What this process may allocate now (see ns_topology.mem_available_bytes, which holds the value
+ * at start-up: the address space in use grows as libraries and threads start); *source, when
+ * source is not NULL, names the limit that decided it. 0 when unknown. */
+int64_t ns_memory_available(const char **source);
 
 /* Reads the topology once (hwloc) and caches it. Never NULL: missing parts are 0. */
 const ns_topology *ns_topology_get(void);

@@ -45,7 +45,8 @@ static void placement_check(const int *cpu, int nt, char *why, size_t len) {
         if (cpu[i] < 0 || cpu[i] >= CPU_SETSIZE) continue;
         for (int j = 0; j < i && !n; j++)
             if (cpu[j] == cpu[i])
-                n = (size_t)snprintf(why, len, "threads %d and %d both ran on CPU %d", j, i, cpu[i]);
+                n = (size_t)snprintf(why, len, "threads %d and %d both ran on CPU %d", j, i,
+                                     cpu[i]);
         CPU_SET(cpu[i], &used);
     }
     if (!n || nt < ncpus) return; /* fewer threads than CPUs: some CPUs idle by design */

@@ -12,7 +12,8 @@
 #include "kernels/gemm/gemm_kernels.h"
 
 static int check_shape(int64_t m, int64_t n, int64_t k) {
-    double *a = malloc(sizeof(double) * (size_t)(m * k)), *b = malloc(sizeof(double) * (size_t)(k * n));
+    double *a = malloc(sizeof(double) * (size_t)(m * k));
+    double *b = malloc(sizeof(double) * (size_t)(k * n));
     double *c = calloc((size_t)(m * n), sizeof(double));
     assert_true(a && b && c);
     for (int64_t i = 0; i < m * k; i++) a[i] = (double)(i % 7) - 3;
