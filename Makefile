@@ -1,6 +1,6 @@
 # nodescale: one Makefile for the library, the binary, the tests and the benchmarks.
 #
-#   make            build bin/nodescale, lib/libnodescale.{a,so}
+#   make            build bin/nodescale, lib/libnodescale.{a,so} (and the soname link .so.0)
 #   make run        install missing Debian packages, build, characterise this node (ARGS="...")
 #   make test       install missing packages, build, run every test (unit, kernel, CLI, end-to-end,
 #                   sanitizer builds of the GEMM and reduction tests)
@@ -67,7 +67,7 @@ TESTS    := $(TEST_SRC:tests/unit/%.c=$(BIN)/tests/%)
 BENCHES  := $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
 
 .PHONY: all deps run test unit-tests san-tests bench install uninstall clean format
-all: $(BIN)/nodescale lib/libnodescale.a lib/libnodescale.so $(TESTS) $(BENCHES)
+all: $(BIN)/nodescale lib/libnodescale.a lib/libnodescale.so lib/libnodescale.so.0 $(TESTS) $(BENCHES)
 
 deps:
 	@bash scripts/install-deps.sh
@@ -99,6 +99,10 @@ lib/libnodescale.so: $(LIB_OBJ) scripts/libnodescale.map
 	@mkdir -p lib
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnodescale.so.0 -Wl,-z,nodelete \
 	    -Wl,--version-script=scripts/libnodescale.map -o $@ $(LIB_OBJ) -lhwloc -ldl -lm
+
+# The soname link, so a program linked with -Llib -Wl,-rpath,lib finds the library in the tree.
+lib/libnodescale.so.0: lib/libnodescale.so
+	ln -sfn libnodescale.so $@
 
 $(BIN)/tests/%: tests/unit/%.c $(APP_OBJ) $(LIB_OBJ)
 	@mkdir -p $(dir $@) $(BDIR)/tests

@@ -188,8 +188,10 @@ int ns_cmd_bench(int argc, char **argv) {
     const ns_topology *t = ns_topology_get();
     if (t->mem_available_bytes > 0 && ws > 0.8 * (double)t->mem_available_bytes)
         return ns_usage_error(cmd,
-                              "working set %.3g GB exceeds 80%% of the %.3g GB of available memory",
-                              ws / 1e9, (double)t->mem_available_bytes / 1e9);
+                              "working set %.3g GB exceeds 80%% of the %.3g GB of available memory "
+                              "(%s)",
+                              ws / 1e9, (double)t->mem_available_bytes / 1e9,
+                              t->mem_available_source);
     double fl = k->flops(&p), by = k->bytes(&p);
     if (!(fmax(fl, by) <= NS_BENCH_MAX_WORK)) {
         int64_t s = largest_size(k, &p, m, kk);
@@ -233,6 +235,7 @@ int ns_cmd_bench(int argc, char **argv) {
                 meas.stats.min, 100 * meas.stats.cv);
     if (isfinite(gf)) fprintf(human, "%.2f GFLOP/s  ", gf);
     if (isfinite(gb)) fprintf(human, "%.2f GB/s  ", gb);
+    if (!isfinite(gf) && !isfinite(gb)) fprintf(human, "no rate  ");
     fprintf(human, "[%s]%s", status,
             interrupted && !strstr(status, "interrupted") ? " (interrupted)" : "");
     json_int_t used = json_integer_value(json_object_get(r, "threads_used"));
@@ -240,6 +243,12 @@ int ns_cmd_bench(int argc, char **argv) {
         fprintf(human, " (ran on %lld of %d threads: see threads_note)", (long long)used,
                 p.threads);
     fputc('\n', human);
+    const char *placement = json_string_value(json_object_get(r, "placement_warning"));
+    if (placement)
+        fprintf(stderr,
+                "nodescale %s: warning: thread placement: %s (OMP_PROC_BIND=%s, OMP_PLACES=%s)\n",
+                cmd, placement, getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset",
+                getenv("OMP_PLACES") ? getenv("OMP_PLACES") : "unset");
 
     int rc = interrupted                 ? ns_exit_signal(ns_interrupted)
              : strcmp(status, "ok") == 0 ? NS_EXIT_OK

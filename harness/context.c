@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,6 +69,95 @@ static int count_usable_cpus(void) {
     return CPU_COUNT(&mask);
 }
 
+/* A number in a /sys or /proc file; -1 when missing or not a number ("max"). */
+static int64_t file_int(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long long v;
+    int ok = fscanf(f, "%lld", &v) == 1 && v >= 0;
+    fclose(f);
+    return ok ? (int64_t)v : -1;
+}
+
+/* The cgroup's memory headroom (limit less usage, least over the v2 cgroup and its ancestors,
+ * or the v1 memory controller's), -1 when unlimited or unknown; *v2 tells which. */
+static int64_t cgroup_headroom(int *v2) {
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (!f) return -1;
+    char line[1024], v2path[1024] = "", v1path[1024] = "";
+    int have_v2 = 0, have_v1 = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (!strncmp(line, "0::", 3)) {
+            snprintf(v2path, sizeof v2path, "%s", line + 3);
+            have_v2 = 1;
+        } else {
+            char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+            if (!path) continue;
+            *path = 0;
+            for (char *c = strtok(ctl + 1, ","); c; c = strtok(NULL, ","))
+                if (!strcmp(c, "memory")) {
+                    snprintf(v1path, sizeof v1path, "%s", path + 1);
+                    have_v1 = 1;
+                }
+        }
+    }
+    fclose(f);
+    int64_t best = -1;
+    char p[1200];
+    if (have_v1) {
+        snprintf(p, sizeof p, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", v1path);
+        int64_t lim = file_int(p);
+        snprintf(p, sizeof p, "/sys/fs/cgroup/memory%s/memory.usage_in_bytes", v1path);
+        int64_t use = file_int(p);
+        /* "Unlimited" reads as a page-rounded 2^63: anything above the RAM is no limit. */
+        if (lim > 0 && lim < meminfo_bytes("MemTotal")) {
+            best = lim - (use > 0 ? use : 0);
+            *v2 = 0;
+        }
+    }
+    for (char *end = v2path + strlen(v2path); have_v2;) {
+        *end = 0;
+        snprintf(p, sizeof p, "/sys/fs/cgroup%s/memory.max", v2path);
+        int64_t lim = file_int(p);
+        snprintf(p, sizeof p, "/sys/fs/cgroup%s/memory.current", v2path);
+        int64_t use = file_int(p);
+        if (lim >= 0) {
+            int64_t room = lim - (use > 0 ? use : 0);
+            if (best < 0 || room < best) best = room, *v2 = 1;
+        }
+        end = strrchr(v2path, '/');
+        if (!end || end == v2path) break; /* the root cgroup has no memory.max */
+    }
+    return best < 0 ? -1 : best;
+}
+
+int64_t ns_memory_available(const char **source) {
+    int64_t avail = meminfo_bytes("MemAvailable");
+    const char *src = "MemAvailable";
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        int64_t room = (int64_t)rl.rlim_cur;
+        FILE *f = fopen("/proc/self/status", "r");
+        char line[256];
+        long long kb = 0;
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "VmSize: %lld", &kb) == 1) break;
+        if (f) fclose(f);
+        room -= (int64_t)kb * 1024;
+        if (room < 0) room = 0;
+        if (avail <= 0 || room < avail)
+            avail = room, src = "RLIMIT_AS (ulimit -v) less the address space in use";
+    }
+    int v2 = 0;
+    int64_t cg = cgroup_headroom(&v2);
+    if (cg >= 0 && (avail <= 0 || cg < avail))
+        avail = cg, src = v2 ? "cgroup memory.max less memory.current"
+                             : "cgroup memory.limit_in_bytes less memory.usage_in_bytes";
+    if (source) *source = src;
+    return avail;
+}
+
 static void read_topology(void) {
     hwloc_topology_t t;
     if (hwloc_topology_init(&t) != 0) return;
@@ -98,7 +189,8 @@ static void read_topology(void) {
     topo.cpus_in_mask = count_usable_cpus();
     if (topo.cores <= 0) topo.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     topo.mem_total_bytes = meminfo_bytes("MemTotal");
-    topo.mem_available_bytes = meminfo_bytes("MemAvailable");
+    topo.mem_meminfo_available_bytes = meminfo_bytes("MemAvailable");
+    topo.mem_available_bytes = ns_memory_available(&topo.mem_available_source);
 }
 
 const ns_topology *ns_topology_get(void) {
@@ -136,13 +228,45 @@ int ns_llc_level(void) {
     return 0;
 }
 
+/* The CPU mask this process started with. Read from .preinit_array, which the dynamic loader
+ * runs before any shared library's initialiser: libgomp's binds the initial thread to its first
+ * place when OMP_PROC_BIND or OMP_PLACES is set, after which sched_getaffinity shows that place
+ * only (taskset's mask is lost). */
+static cpu_set_t start_mask;
+static int start_mask_known;
+
+static void record_start_mask(void) {
+    start_mask_known =
+        sched_getaffinity(0, sizeof start_mask, &start_mask) == 0 && CPU_COUNT(&start_mask) > 0;
+}
+__attribute__((section(".preinit_array"), used)) static void (*const record_start_mask_at)(void) =
+    record_start_mask;
+
+/* The starting mask: the one recorded before libgomp loaded; else NODESCALE_START_CPUS; else the
+ * CPUs of the OpenMP places (a subset of the starting mask) or the current mask. */
+static void start_cpu_set(cpu_set_t *m) {
+    if (start_mask_known) {
+        *m = start_mask;
+        return;
+    }
+    CPU_ZERO(m);
+    const char *list = getenv("NODESCALE_START_CPUS");
+    for (const char *p = list; p && *p;) {
+        char *end;
+        long c = strtol(p, &end, 10);
+        if (end == p) break;
+        if (c >= 0 && c < CPU_SETSIZE) CPU_SET((int)c, m);
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (CPU_COUNT(m) == 0) usable_cpu_set(m);
+}
+
 void ns_affinity_defaults(char **argv) {
-    if (getenv("OMP_PROC_BIND") || getenv("OMP_PLACES") || getenv("NODESCALE_AFFINITY_SET")) return;
-    setenv("OMP_PROC_BIND", "close", 1);
-    setenv("OMP_PLACES", "cores", 1);
-    setenv("NODESCALE_AFFINITY_SET", "defaults", 1);
+    /* Recorded whoever sets the placement, for ns_affinity_release in this process and its
+     * re-exec, and for the context. */
     cpu_set_t start;
-    if (sched_getaffinity(0, sizeof start, &start) == 0) { /* for ns_affinity_release */
+    start_cpu_set(&start);
+    if (CPU_COUNT(&start) > 0) {
         char list[4096];
         size_t len = 0;
         list[0] = 0;
@@ -151,6 +275,10 @@ void ns_affinity_defaults(char **argv) {
                 len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", len ? "," : "", c);
         setenv("NODESCALE_START_CPUS", list, 1);
     }
+    if (getenv("OMP_PROC_BIND") || getenv("OMP_PLACES") || getenv("NODESCALE_AFFINITY_SET")) return;
+    setenv("OMP_PROC_BIND", "close", 1);
+    setenv("OMP_PLACES", "cores", 1);
+    setenv("NODESCALE_AFFINITY_SET", "defaults", 1);
     execv("/proc/self/exe", argv);
     /* exec failed: carry on unpinned; context says so. */
     unsetenv("OMP_PROC_BIND");
@@ -183,18 +311,8 @@ int ns_default_threads(int64_t *threads, char *err, size_t errlen) {
 int ns_affinity_release(cpu_set_t *saved) {
     if (saved && sched_getaffinity(0, sizeof *saved, saved) != 0) return -1;
     cpu_set_t m;
-    CPU_ZERO(&m);
-    const char *list = getenv("NODESCALE_START_CPUS");
-    for (const char *p = list; p && *p;) {
-        char *end;
-        long c = strtol(p, &end, 10);
-        if (end == p) break;
-        if (c >= 0 && c < CPU_SETSIZE) CPU_SET((int)c, &m);
-        p = *end == ',' ? end + 1 : end;
-    }
-    if (CPU_COUNT(&m) == 0) /* unrecorded: every CPU; the kernel keeps those the cpuset allows */
-        for (int c = 0; c < CPU_SETSIZE; c++)
-            CPU_SET(c, &m);
+    start_cpu_set(&m); /* never wider than the mask nodescale was started with */
+    if (CPU_COUNT(&m) == 0) return 0;
     return sched_setaffinity(0, sizeof m, &m);
 }
 
@@ -307,22 +425,74 @@ static json_t *env_json(void) {
     return o;
 }
 
+int ns_usable_cpus(cpu_set_t *mask) {
+    usable_cpu_set(mask);
+    return CPU_COUNT(mask);
+}
+
+static const char *proc_bind_name(omp_proc_bind_t b) {
+    switch (b) {
+    case omp_proc_bind_false:
+        return "false";
+    case omp_proc_bind_true:
+        return "true";
+    case omp_proc_bind_master:
+        return "primary";
+    case omp_proc_bind_close:
+        return "close";
+    case omp_proc_bind_spread:
+        return "spread";
+    }
+    return "unknown";
+}
+
+int ns_threads_bound(void) {
+    return omp_get_proc_bind() != omp_proc_bind_false;
+}
+
+static json_t *cpu_list_json(const cpu_set_t *mask) {
+    json_t *cpus = json_array();
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, mask)) json_array_append_new(cpus, json_integer(c));
+    return cpus;
+}
+
 static json_t *affinity_json(void) {
     json_t *o = json_object();
     cpu_set_t mask;
-    json_t *cpus = json_array();
     usable_cpu_set(&mask);
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &mask)) json_array_append_new(cpus, json_integer(c));
-    json_object_set_new(o, "mask_cpus", cpus);
+    json_object_set_new(o, "mask_cpus", cpu_list_json(&mask));
+    start_cpu_set(&mask);
+    json_object_set_new(o, "start_cpus", cpu_list_json(&mask));
     const char *how = getenv("NODESCALE_AFFINITY_SET");
-    ns_json_set_str(o, "omp_proc_bind", getenv("OMP_PROC_BIND"));
-    ns_json_set_str(o, "omp_places", getenv("OMP_PLACES"));
+    const char *bind = getenv("OMP_PROC_BIND"), *places = getenv("OMP_PLACES");
+    ns_json_set_str(o, "omp_proc_bind", bind);
+    ns_json_set_str(o, "omp_places", places);
+    /* What the OpenMP runtime made of them: it ignores a value it cannot parse (or places with
+     * no CPU of the mask) after printing "Invalid value". */
+    omp_proc_bind_t eff = omp_get_proc_bind();
+    int nplaces = omp_get_num_places();
+    ns_json_set_str(o, "proc_bind_in_effect", proc_bind_name(eff));
+    ns_json_set_int(o, "places_in_effect", nplaces);
+    char ignored[512] = "";
+    size_t len = 0;
+    if (bind && *bind && eff == omp_proc_bind_false && strncasecmp(bind, "false", 5) != 0)
+        len += (size_t)snprintf(ignored, sizeof ignored, "OMP_PROC_BIND='%.100s'", bind);
+    if (places && *places && nplaces == 0 && len < sizeof ignored)
+        snprintf(ignored + len, sizeof ignored - len, "%sOMP_PLACES='%.100s'", len ? " and " : "",
+                 places);
+    char user[700];
+    if (ignored[0])
+        snprintf(user, sizeof user,
+                 "from the user's environment, but the OpenMP runtime ignored %s: threads %s",
+                 ignored, eff == omp_proc_bind_false ? "not bound" : "bound to its default places");
+    else
+        snprintf(user, sizeof user, "from the user's environment");
     ns_json_set_str(o, "placement",
                     how ? (strcmp(how, "defaults")
                                ? how
                                : "nodescale defaults (OMP_PROC_BIND=close, OMP_PLACES=cores)")
-                        : "from the user's environment");
+                        : user);
     ns_json_set_str(o, "numa_policy", "first touch by the thread that uses each chunk");
     return o;
 }
@@ -369,6 +539,8 @@ json_t *ns_context_json(int threads) {
     json_t *mem = json_object();
     ns_json_set_int(mem, "total_bytes", t->mem_total_bytes);
     ns_json_set_int(mem, "available_bytes", t->mem_available_bytes);
+    ns_json_set_str(mem, "available_limited_by", t->mem_available_source);
+    ns_json_set_int(mem, "meminfo_available_bytes", t->mem_meminfo_available_bytes);
     FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
     char line[128] = "";
     if (thp) {

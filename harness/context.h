@@ -22,8 +22,19 @@ typedef struct ns_topology {
     int ncaches;
     ns_cache_info caches[8];
     int cpus_in_mask;      /* CPUs in this process's affinity mask (sched_getaffinity) */
-    int64_t mem_total_bytes, mem_available_bytes;
+    int64_t mem_total_bytes;
+    /* What this process may allocate: the least of MemAvailable, RLIMIT_AS less the address
+     * space in use (ulimit -v), and the cgroup's limit less its usage (v2 memory.max of this
+     * cgroup and its ancestors, v1 memory.limit_in_bytes); mem_available_source names which. */
+    int64_t mem_available_bytes;
+    const char *mem_available_source;
+    int64_t mem_meminfo_available_bytes; /* /proc/meminfo MemAvailable */
 } ns_topology;
+
+/* What this process may allocate now (see ns_topology.mem_available_bytes, which holds the value
+ * at start-up: the address space in use grows as libraries and threads start); *source, when
+ * source is not NULL, names the limit that decided it. 0 when unknown. */
+int64_t ns_memory_available(const char **source);
 
 /* Reads the topology once (hwloc) and caches it. Never NULL: missing parts are 0. */
 const ns_topology *ns_topology_get(void);
@@ -38,19 +49,29 @@ int64_t ns_cache_aggregate(int level, int threads);
 /* The last (largest) cache level present, 0 if none. */
 int ns_llc_level(void);
 
-/* If neither OMP_PROC_BIND nor OMP_PLACES is set, sets OMP_PROC_BIND=close, OMP_PLACES=cores
+/* Records the starting CPU mask in NODESCALE_START_CPUS. If neither OMP_PROC_BIND nor
+ * OMP_PLACES is set, sets OMP_PROC_BIND=close, OMP_PLACES=cores
  * and re-executes this program (the OpenMP runtime reads them only when it loads). Call first
  * in main; returns only when nothing had to be done or re-exec failed. */
 void ns_affinity_defaults(char **argv);
 
 /* Sets the calling thread's CPU mask to the one nodescale started with, before the OpenMP
- * runtime bound the initial thread to its first place (recorded by ns_affinity_defaults in
- * NODESCALE_START_CPUS across its re-exec; every CPU the cpuset allows when unrecorded), and
+ * runtime bound the initial thread to its first place (read before the runtime loads, and
+ * recorded by ns_affinity_defaults in NODESCALE_START_CPUS whoever sets the placement; the CPUs
+ * of the OpenMP places when neither is known: never wider than the starting mask), and
  * stores the previous mask in *saved when saved is not NULL. Call it in a child between fork and
  * exec, or around popen, so that a child process (likwid-bench, the builds `gate --ab` runs)
  * is not confined to the one CPU the parent's initial thread is bound to: likwid-bench would
  * otherwise place all its threads on that CPU. Returns 0, or -1 with errno set. */
 int ns_affinity_release(cpu_set_t *saved);
+
+/* The CPUs this process's threads may use (the union of the OpenMP places when the runtime binds
+ * threads, else the affinity mask) into *mask; returns their count. */
+int ns_usable_cpus(cpu_set_t *mask);
+
+/* 1 if the OpenMP runtime binds threads to places (omp_get_proc_bind() is not false: the
+ * OMP_PROC_BIND it accepted, or nodescale's defaults), else 0. */
+int ns_threads_bound(void);
 
 /* Default thread count of the measuring commands: OMP_NUM_THREADS (its first value, as the
  * OpenMP runtime reads it) when set, else the CPUs in the affinity mask (as the OpenMP places

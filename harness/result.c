@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "harness/clockprobe.h"
+#include "harness/context.h"
 #include "harness/counters.h"
 #include "harness/json.h"
 
@@ -30,6 +31,30 @@ static json_t *stats_json(const ns_stats *s) {
     ns_json_set_num(o, "cv", s->cv, NULL);
     ns_json_set_num(o, "max", s->max, NULL);
     return o;
+}
+
+/* Into why (empty when none): two of the nt threads on one CPU, and a CPU of the mask left idle
+ * when there are at least as many threads as CPUs in it. */
+static void placement_check(const int *cpu, int nt, char *why, size_t len) {
+    why[0] = 0;
+    cpu_set_t mask, used;
+    int ncpus = ns_usable_cpus(&mask);
+    CPU_ZERO(&used);
+    size_t n = 0;
+    for (int i = 0; i < nt; i++) {
+        if (cpu[i] < 0 || cpu[i] >= CPU_SETSIZE) continue;
+        for (int j = 0; j < i && !n; j++)
+            if (cpu[j] == cpu[i])
+                n = (size_t)snprintf(why, len, "threads %d and %d both ran on CPU %d", j, i,
+                                     cpu[i]);
+        CPU_SET(cpu[i], &used);
+    }
+    if (!n || nt < ncpus) return; /* fewer threads than CPUs: some CPUs idle by design */
+    for (int c = 0; c < CPU_SETSIZE && n < len; c++)
+        if (CPU_ISSET(c, &mask) && !CPU_ISSET(c, &used)) {
+            snprintf(why + n, len - n, ", CPU %d of the %d in the mask idle", c, ncpus);
+            return;
+        }
 }
 
 json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurement *m,
@@ -56,11 +81,17 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
     ns_json_set_num(r, "working_set_bytes", k->working_set ? k->working_set(p) : NAN, NULL);
     ns_json_set_num(r, "flops", flops, NULL);
     ns_json_set_num(r, "bytes", bytes, NULL);
+    /* flops and bytes count every pass over the working set in one repetition (STREAM kernels
+     * stream a small one several times), as sweep[] points do. */
+    int64_t passes = k->passes ? k->passes(p) : 1;
+    ns_json_set_int(r, "passes", passes);
+    ns_json_set_num(r, "bytes_per_pass", passes > 0 ? bytes / (double)passes : NAN, NULL);
     ns_json_set_str(r, "bytes_policy", k->bytes_policy);
     ns_json_set_num(r, "ai_flop_per_byte", bytes > 0 ? flops / bytes : NAN, NULL);
 
     const char *status = "ok";
     double t = NAN;
+    char placement[256] = "", placement_status[300];
     if (!m) {
         status = "not measured";
         json_object_set_new(r, "reps", json_null());
@@ -80,21 +111,15 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
         for (int i = 0; i < nt && i < NS_MAX_THREADS; i++)
             json_array_append_new(cpus, json_integer(m->cpu_of_thread[i]));
         json_object_set_new(r, "cpu_of_thread", cpus);
-        /* Two threads on one CPU means a pin list went wrong. */
-        for (int i = 0; i < nt && i < NS_MAX_THREADS; i++)
-            for (int j = 0; j < i; j++)
-                if (m->cpu_of_thread[i] >= 0 && m->cpu_of_thread[i] == m->cpu_of_thread[j] &&
-                    !json_object_get(r, "placement_warning")) {
-                    char w[128];
-                    snprintf(w, sizeof w, "threads %d and %d both ran on CPU %d", j, i,
-                             m->cpu_of_thread[i]);
-                    ns_json_set_str(r, "placement_warning", w);
-                }
+        placement_check(m->cpu_of_thread, nt < NS_MAX_THREADS ? nt : NS_MAX_THREADS, placement,
+                        sizeof placement);
+        if (placement[0]) ns_json_set_str(r, "placement_warning", placement);
         t = m->stats.median;
         if (strcmp(m->status, "ok") != 0) status = m->status;
         else if (!(t > 0) || !isfinite(t)) status = "invalid: zero or non-finite elapsed time";
     }
-    int rates_ok = m && isfinite(t) && t > 0;
+    /* No rate from a call whose output check failed (it may have returned early). */
+    int rates_ok = m && isfinite(t) && t > 0 && (!c || c->ok);
     ns_json_set_num(r, "gflops", rates_ok && flops > 0 ? flops / t / 1e9 : NAN, NULL);
     ns_json_set_num(r, "gbytes_per_s", rates_ok && bytes > 0 ? bytes / t / 1e9 : NAN, NULL);
     /* Filled by the roofline builder. */
@@ -111,6 +136,12 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
         if (!c->ok && !strcmp(status, "ok")) status = "invalid: output check failed";
     } else {
         json_object_set_new(r, "validated", json_null());
+    }
+    /* Bound threads that share a CPU were placed so by the OpenMP places: the rate is not that
+     * of p->threads CPUs (unbound threads may just have met on one CPU when it was read). */
+    if (placement[0] && !strcmp(status, "ok") && ns_threads_bound()) {
+        snprintf(placement_status, sizeof placement_status, "placement: %s", placement);
+        status = placement_status;
     }
     json_object_set_new(r, "counters", json_object());
     ns_json_set_str(r, "status", status);

@@ -81,14 +81,23 @@ static const char *const sweep_kernels_full[] = {"stream_load", "stream_copy", "
                                                  "stream_triad_nt"};
 static const char *const sweep_kernels_quick[] = {"stream_load", "stream_triad"};
 
-/* Largest working set of the sweep: 4x the aggregate LLC of all threads, at
- * least 64 MiB, at most half the available memory. */
+/* The smallest cap the memory put on a working set of this run, and the limit that decided it
+ * (context.memory.sweep_capped_at_bytes / sweep_capped_by); 0 / NULL when none did. */
+static double mem_cap_bytes;
+static const char *mem_cap_source;
+
+/* Largest working set of the sweep: 4x the aggregate LLC of all threads, at least 64 MiB, at
+ * most half the memory this process may allocate now (MemAvailable, ulimit -v, cgroup limit). */
 static double sweep_max_bytes(int threads) {
     int llc = ns_llc_level();
     double ws = llc ? 4.0 * (double)ns_cache_aggregate(llc, threads) : 0;
     if (ws < 64.0 * (1 << 20)) ws = 64.0 * (1 << 20);
-    double avail = (double)ns_topology_get()->mem_available_bytes;
-    if (avail > 0 && ws > 0.5 * avail) ws = 0.5 * avail;
+    const char *src;
+    double avail = (double)ns_memory_available(&src);
+    if (avail > 0 && ws > 0.5 * avail) {
+        ws = 0.5 * avail;
+        if (!mem_cap_source || ws < mem_cap_bytes) mem_cap_bytes = ws, mem_cap_source = src;
+    }
     return ws;
 }
 
@@ -115,13 +124,16 @@ static int interrupted(void) {
 
 /* The rate a progress line shows for a step, into buf: the rate when it was measured; for a step
  * cut short (Ctrl-C, or a failed status) whose rate is null, work (FLOP or bytes per repetition,
- * 0: none) over the fastest sample it did time; else "interrupted" after Ctrl-C, or "no rate".
+ * 0: none) over the fastest sample it did time, unless its output check failed; else
+ * "interrupted" after Ctrl-C, or "no rate".
  * With tag, a status other than "ok" follows in brackets. Never "nan". */
 static void step_rate(char *buf, size_t len, double rate, double work, const json_t *r,
                       const char *fmt, const char *unit, int tag) {
     const char *st = json_string_value(json_object_get(r, "status"));
     double tmin = ns_json_get_num(json_object_get(r, "time_s"), "min");
-    if (!isfinite(rate) && work > 0 && isfinite(tmin) && tmin > 0) rate = work / tmin / 1e9;
+    if (!isfinite(rate) && work > 0 && isfinite(tmin) && tmin > 0 &&
+        !json_is_false(json_object_get(r, "validated"))) /* not from a call that failed */
+        rate = work / tmin / 1e9;
     int n;
     if (isfinite(rate)) {
         n = snprintf(buf, len, fmt, rate);
@@ -410,6 +422,11 @@ json_t *ns_run_node(const ns_run_opts *o) {
         progress(&s, "thread all-reduce (ring, tree), alpha-beta fit", step_weight(o->quick ? 64e6 : 512e6));
     }
     json_object_set_new(ctx, "fp_state", ns_fpstate_json(o->threads));
+    if (mem_cap_source) { /* for the roofline's "no DRAM ceiling" reason */
+        json_t *mem = json_object_get(ctx, "memory");
+        ns_json_set_num(mem, "sweep_capped_at_bytes", round(mem_cap_bytes), NULL);
+        ns_json_set_str(mem, "sweep_capped_by", mem_cap_source);
+    }
     json_object_set_new(ctx, "gemm", ns_gemm_context_json(NULL));
 
     if (interrupted()) {
@@ -422,6 +439,19 @@ json_t *ns_run_node(const ns_run_opts *o) {
     char why[160];
     if (ns_clockprobe_changed(s.ghz, after, NS_CLOCKPROBE_THRESHOLD, why, sizeof why) == 1)
         logf_(&s, "warning: %s: this run was disturbed\n", why);
+    size_t i, misplaced = 0;
+    json_t *r, *first = NULL;
+    json_array_foreach(json_object_get(root, "results"), i, r) {
+        if (json_object_get(r, "placement_warning")) misplaced++, first = first ? first : r;
+    }
+    if (first)
+        logf_(&s,
+              "warning: thread placement: %s (%s) and %zu more results (OMP_PROC_BIND=%s, "
+              "OMP_PLACES=%s)\n",
+              json_string_value(json_object_get(first, "placement_warning")),
+              json_string_value(json_object_get(first, "id")), misplaced - 1,
+              getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset",
+              getenv("OMP_PLACES") ? getenv("OMP_PLACES") : "unset");
     json_object_set_new(root, "wall_time_s", json_real(ns_now() - s.t0));
     return root;
 }
@@ -603,6 +633,17 @@ int ns_cmd_run(int argc, char **argv) {
     char err[512];
     int rc = NS_EXIT_OK;
     if (ns_roofline_build(root, err, sizeof err) != 0) fprintf(tee, "roofline: %s\n", err);
+    size_t ci;
+    json_t *ce;
+    json_t *bw_ceilings = json_object_get(json_object_get(root, "ceilings"), "bandwidth");
+    json_array_foreach(bw_ceilings, ci, ce) {
+        if (!json_is_null(json_object_get(ce, "gbytes_per_s"))) continue;
+        /* A level without a rate, e.g. no memory for DRAM working sets: say so. */
+        fprintf(tee, "warning: %s %s t%lld: %s\n", json_string_value(json_object_get(ce, "level")),
+                json_string_value(json_object_get(ce, "kernel")),
+                (long long)json_integer_value(json_object_get(ce, "threads")),
+                json_string_value(json_object_get(ce, "status")));
+    }
     /* The measured node carried up to a cluster of preset chips (cluster/). */
     json_t *cl = ns_cluster_from_results(root, cluster_preset, dir, err, sizeof err);
     if (!cl) {

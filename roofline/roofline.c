@@ -630,6 +630,44 @@ int ns_roofline_nt_stores(const char *name) {
     return n > 3 && !strcmp(name + n - 3, "_nt");
 }
 
+/* Why the sweep of cv reached no DRAM working set for lack of memory, into why: its points that
+ * could not allocate their inputs (the smallest such working set), or a sweep that ends at the
+ * cap of half the memory this process could allocate (context.memory.sweep_capped_at_bytes,
+ * recorded by run: a ulimit -v or cgroup limit). Returns 0 when neither. */
+static int dram_memory_reason(const build_ctx *b, const curve *cv, double maxws, char *why,
+                              size_t len) {
+    double nomem = INFINITY;
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(b->root, "sweep"), i, e) {
+        double ws = ns_json_get_num(e, "working_set_bytes");
+        if (!strcmp(str_or(e, "kernel", ""), cv->kernel) &&
+            !strcmp(str_or(e, "isa", ""), cv->isa) &&
+            !strcmp(str_or(e, "precision", ""), cv->precision) &&
+            json_int(e, "threads", 0) == cv->threads &&
+            strstr(str_or(e, "status", ""), "cannot allocate") && ws > 0)
+            nomem = fmin(nomem, ws);
+    }
+    const json_t *mem = json_object_get(json_object_get(b->root, "context"), "memory");
+    double cap = ns_json_get_num(mem, "sweep_capped_at_bytes");
+    char w[32], a[32];
+    if (isfinite(nomem)) {
+        fmt_bytes(nomem, w, sizeof w);
+        snprintf(why, len, "could not allocate %.0f bytes (%s: the sweep's %s/%s t%d points from "
+                 "there on are \"not measured: cannot allocate inputs\")",
+                 nomem, w, cv->kernel, cv->isa, cv->threads);
+        return 1;
+    }
+    if (cap > 0 && maxws >= 0.9 * cap) {
+        fmt_bytes(cap, a, sizeof a);
+        snprintf(why, len,
+                 "the sweep stops at %s, half the memory this process could allocate (%s)", a,
+                 str_or(mem, "sweep_capped_by", "MemAvailable"));
+        return 1;
+    }
+    return 0;
+}
+
 /* Plateaus of one curve -> labelled entries in plateaus[], chosen ones in ceilings. A curve of
  * non-temporal stores (ns_roofline_nt_stores) gives a DRAM ceiling only. */
 static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, json_t *ceil) {
@@ -875,6 +913,28 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
         const char *lv = li < b->cs.n ? level_name(b->cs.level[li]) : "DRAM";
         if (!has_ceiling(ceil, cv, lv))
             add_ceiling(b, ceil, cv, lv, NAN, NAN, NAN, NAN, 0, "kernel phase", NULL);
+    }
+
+    /* Still no DRAM ceiling for lack of memory: an entry without a rate that says so, so the
+     * report and the console do not just stop at the last cache level. */
+    char why[400];
+    if (b->cs.n && !has_ceiling(ceil, cv, "DRAM") &&
+        dram_memory_reason(b, cv, maxws, why, sizeof why)) {
+        json_t *o = json_object();
+        ns_json_set_str(o, "level", "DRAM");
+        ns_json_set_int(o, "threads", cv->threads);
+        ns_json_set_str(o, "kernel", cv->kernel);
+        ns_json_set_str(o, "isa", cv->isa);
+        ns_json_set_str(o, "precision", cv->precision);
+        json_object_set_new(o, "gbytes_per_s", json_null());
+        ns_json_set_int(o, "points", 0);
+        ns_json_set_str(o, "source", "sweep");
+        json_object_set_new(o, "suspect", json_false());
+        char st[480];
+        snprintf(st, sizeof st, "not measured: no DRAM ceiling: %s", why);
+        ns_json_set_str(o, "status", st);
+        json_array_append_new(ceil, o);
+        note(b, "%s/%s %d threads: no DRAM ceiling: %s", cv->kernel, cv->isa, cv->threads, why);
     }
     return 0;
 }

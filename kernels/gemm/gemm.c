@@ -665,7 +665,11 @@ static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int6
     int64_t nc_max = n < J.nc ? n : J.nc;
     J.bsz = (size_t)(((nc_max + NR - 1) / NR) * NR * kc) * es;
     if (J.b_direct) J.bsz = (size_t)(NR * kc) * es;
-    J.asz = (size_t)(((J.mc + MR - 1) / MR) * MR * kc) * es;
+    /* An ic group has at most ceil(ceil(m / MR) / ic_ways) panels of rows (split_range): A's
+     * buffer holds no more, whatever MC (NODESCALE_GEMM_MC may be up to 2^30). */
+    int64_t rows_max = (((m + MR - 1) / MR + J.ic_ways - 1) / J.ic_ways) * MR;
+    int64_t mc_max = rows_max < J.mc ? rows_max : J.mc;
+    J.asz = (size_t)(((mc_max + MR - 1) / MR) * MR * kc) * es;
     if (J.unpacked_a) J.asz = (size_t)(MR * kc * J.jr_ways) * es; /* edge panels only */
     J.bsz = (J.bsz + 4095) & ~(size_t)4095;
     J.asz = (J.asz + 4095) & ~(size_t)4095;

@@ -166,6 +166,10 @@ static void sweep_point_rate_recomputes(void **state) {
         ns_stats_compute(m.samples_s, 3, &m.stats);
         snprintf(m.status, sizeof m.status, "ok");
         json_t *r = ns_result_json(k, &p, &m, NULL);
+        /* results[] entries record the passes too (trial 7, #15). */
+        assert_int_equal(json_integer_value(json_object_get(r, "passes")), want_passes[c]);
+        assert_true(ns_json_get_num(r, "bytes_per_pass") == 8.0 * (double)ns[c]);
+        assert_true(ns_json_get_num(r, "bytes") == 8.0 * (double)ns[c] * (double)want_passes[c]);
         json_t *pt = ns_sweep_point_json(k, &p, &m, r);
         double ws = ns_json_get_num(pt, "working_set_bytes"), by = ns_json_get_num(pt, "bytes");
         double tmin = ns_json_get_num(json_object_get(pt, "time_s"), "min");
@@ -178,6 +182,30 @@ static void sweep_point_rate_recomputes(void **state) {
     }
 }
 
+/* Trial 7, #4: a call whose output check failed has no rate (a GEMM that could not allocate
+ * returns at once, and its "rate" was written as data: 76404 GFLOP/s). */
+static void failed_check_gives_null_rates(void **state) {
+    ns_kernel k = {.name = "fake", .family = "stream", .isa = "scalar", .bytes_policy = "minimal",
+                   .flops = one, .bytes = one, .working_set = one};
+    ns_params p = {.n = 10, .threads = 1};
+    ns_measurement m = {.reps = 1, .nsamples = 1, .threads = 1};
+    m.samples_s[0] = 1e-6;
+    ns_stats_compute(m.samples_s, 1, &m.stats);
+    snprintf(m.status, sizeof m.status, "ok");
+    ns_check c = {.ok = 0, .why = "GEMM could not allocate its packing buffers"};
+    json_t *r = ns_result_json(&k, &p, &m, &c);
+    assert_true(json_is_null(json_object_get(r, "gflops")));
+    assert_true(json_is_null(json_object_get(r, "gbytes_per_s")));
+    assert_true(json_is_false(json_object_get(r, "validated")));
+    assert_string_equal(json_string_value(json_object_get(r, "status")),
+                        "invalid: output check failed");
+    json_decref(r);
+    c.ok = 1;
+    r = ns_result_json(&k, &p, &m, &c);
+    assert_true(ns_json_get_num(r, "gflops") > 0 && ns_json_get_num(r, "gbytes_per_s") > 0);
+    json_decref(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(non_finite_becomes_null_with_status),
@@ -188,6 +216,7 @@ int main(void) {
         cmocka_unit_test(load_rejects_bad_files),
         cmocka_unit_test(zero_time_gives_null_rates),
         cmocka_unit_test(sweep_point_rate_recomputes),
+        cmocka_unit_test(failed_check_gives_null_rates),
     };
     return cmocka_run_group_tests(tests, make_dir, NULL);
 }

@@ -300,6 +300,49 @@ static void test_dram_short_sweep_suspect(void **st) {
     json_decref(root);
 }
 
+/* Trial 7, #7: a DRAM ceiling missing for lack of memory says so in a ceiling entry without a
+ * rate: sweep points that could not allocate their inputs (ulimit -v), or a sweep capped at half
+ * the memory the process could allocate (context.memory.sweep_capped_at_bytes). It vanished
+ * silently: the report's table stopped at L3. */
+static void test_dram_missing_for_memory(void **st) {
+    (void)st;
+    machine m = {3, {48 * KiB, 2 * MiB, 32 * MiB}, {200, 90, 30, 11}};
+    double ws[256], bw[256];
+    size_t n = make_curve(&m, 4 * KiB, 40 * MiB, 0, 0, ws, bw, 256);
+    for (int c = 0; c < 2; c++) {
+        json_t *root = doc_new(spr_caches(32 * MiB));
+        doc_add_curve(root, "triad", 1, ws, bw, n);
+        if (c == 0) {
+            for (int i = 0; i < 2; i++)
+                json_array_append_new(
+                    json_object_get(root, "sweep"),
+                    json_pack("{s:s, s:s, s:s, s:i, s:f, s:n, s:s, s:s}", "kernel", "triad", "isa",
+                              "avx512", "precision", "dp", "threads", 1, "working_set_bytes",
+                              (i + 1) * 64 * MiB, "gbytes_per_s", "bytes_policy", "minimal",
+                              "status",
+                              "not measured: cannot allocate inputs (Cannot allocate memory)"));
+        } else {
+            json_object_set_new(json_object_get(root, "context"), "memory",
+                                json_pack("{s:f, s:s}", "sweep_capped_at_bytes", ws[n - 1],
+                                          "sweep_capped_by", "RLIMIT_AS (ulimit -v)"));
+        }
+        char err[200];
+        assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+        json_t *dram = ceiling(root, "DRAM", 1);
+        assert_non_null(dram);
+        assert_true(json_is_null(json_object_get(dram, "gbytes_per_s")));
+        const char *why = json_string_value(json_object_get(dram, "status"));
+        assert_non_null(why);
+        assert_non_null(strstr(why, "no DRAM ceiling: "));
+        assert_non_null(strstr(why, c == 0 ? "could not allocate 67108864 bytes" : "RLIMIT_AS"));
+        assert_true(notes_contain(root, "no DRAM ceiling: "));
+        /* The other levels keep their ceilings, and nothing draws or uses the empty one. */
+        assert_close(ceiling_gbps(root, "L2", 1), 90, 0.03);
+        assert_serialises(root);
+        json_decref(root);
+    }
+}
+
 /* Labels come from working sets, not from plateau order: a sweep starting at 256 KiB has no L1
  * plateau, and its first plateau is L2. */
 static void test_labels_not_counted(void **st) {
@@ -1101,6 +1144,7 @@ int main(void) {
         cmocka_unit_test(test_chiplet_llc_per_ccx),
         cmocka_unit_test(test_missing_l3),
         cmocka_unit_test(test_dram_short_sweep_suspect),
+        cmocka_unit_test(test_dram_missing_for_memory),
         cmocka_unit_test(test_labels_not_counted),
         cmocka_unit_test(test_attainable),
         cmocka_unit_test(test_roofs_and_ridges),
