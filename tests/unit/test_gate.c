@@ -558,6 +558,29 @@ static void test_invalid_current(void **state) {
     ns_gate_report_free(&rep);
 }
 
+/* Trial 7 #5: a file compared with itself failed the gate, because a result "interrupted after
+ * 8 of 9 samples" (validated: true) was INVALID. Interrupted and unmeasured results are no data;
+ * an A/A comparison passes. */
+static void test_interrupted_is_no_data(void **state) {
+    (void)state;
+    static const char *doc =
+        "{\"schema\": \"nodescale/1\", \"interrupted\": true, \"results\": ["
+        "{\"id\": \"ok\", \"status\": \"ok\", \"validated\": true, "
+        "\"samples_s\": [1,1.1,0.9,1,1.05,0.95]},"
+        "{\"id\": \"cut\", \"status\": \"interrupted after 8 of 9 samples\", "
+        "\"validated\": true, \"samples_s\": [1,1.1,0.9,1,1.05,0.95,1,1]},"
+        "{\"id\": \"nomem\", \"status\": \"not measured: cannot allocate inputs\", "
+        "\"samples_s\": null}]}";
+    ns_gate_report rep;
+    assert_int_equal(gate_texts(doc, doc, ns_gate_defaults(), &rep), 0);
+    assert_int_equal(row(&rep, "ok")->verdict, NS_GATE_UNCHANGED);
+    assert_int_equal(row(&rep, "cut")->verdict, NS_GATE_NO_DATA);
+    assert_non_null(strstr(row(&rep, "cut")->note, "interrupted after 8 of 9 samples"));
+    assert_int_equal(row(&rep, "nomem")->verdict, NS_GATE_NO_DATA);
+    assert_int_equal(rep.exit_code, 0);
+    ns_gate_report_free(&rep);
+}
+
 /* Null samples are never zeros, and failed results stay out of the suite; a current
  * result with a status other than "ok" fails the gate as INVALID (trial 4 defect 12). */
 static void test_nulls(void **state) {
@@ -1080,6 +1103,7 @@ int main(void) {
         cmocka_unit_test(test_suite_same_estimator),
         cmocka_unit_test(test_nulls),
         cmocka_unit_test(test_invalid_current),
+        cmocka_unit_test(test_interrupted_is_no_data),
         cmocka_unit_test(test_junit_time),
         cmocka_unit_test(test_schema_errors),
         cmocka_unit_test(test_context),
