@@ -422,6 +422,7 @@ static void print_node(FILE *f, const ns_cluster_input *in, const char *path, in
     const char *pre = warnings_only ? "nodescale cluster: warning: " : "warning: ";
     if (ns_node_gemm_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
     if (ns_node_cv_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
+    if (ns_node_interrupted_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
     if (!warnings_only && ni->as_chip && ni->mem_bytes > 0 &&
         in->sys.chip.mem_capacity_bytes == ni->mem_bytes)
         fprintf(f,

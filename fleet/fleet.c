@@ -401,6 +401,7 @@ typedef struct node {
     char host[256], name[300], status[16], reason[512], warning[256];
     char coll_note[320]; /* why the collectives hung on this rank, when they did */
     int cpus_allowed, cpus_online;
+    int interrupted; /* its results.json says "interrupted": true */
     json_t *results; /* owned, when status is "ok" */
 } node;
 
@@ -441,6 +442,7 @@ static json_t *fleet_json(const fleet *f) {
         ns_json_set_str(o, "host", n->host);
         ns_json_set_int(o, "rank", n->rank);
         ns_json_set_str(o, "status", n->status);
+        if (n->interrupted) json_object_set_new(o, "interrupted", json_true());
         ns_json_set_int(o, "cpus_allowed", n->cpus_allowed);
         ns_json_set_int(o, "cpus_online", n->cpus_online);
         if (*n->warning) ns_json_set_str(o, "warning", n->warning);
@@ -512,6 +514,19 @@ static void accept_results(fleet *f, node *n, const char *text, const char *log)
     }
     n->results = root;
     snprintf(n->status, sizeof n->status, "ok");
+    /* An interrupted run holds only the benchmarks that finished (trial 7 #11: it passed as a
+     * plain "ok" node of a "complete" fleet). */
+    if (json_is_true(json_object_get(root, "interrupted"))) {
+        n->interrupted = 1;
+        size_t len = strlen(n->warning);
+        snprintf(n->warning + len, sizeof n->warning - len, "%sits run was interrupted "
+                 "(\"interrupted\": true): it holds only the benchmarks that finished",
+                 len ? "; " : "");
+        fprintf(stderr,
+                "nodescale fleet: warning: rank %d (%s): its run was interrupted: it holds only "
+                "the benchmarks that finished\n",
+                n->rank, n->name);
+    }
 }
 
 static void receive_one(fleet *f, int src) {
@@ -1011,12 +1026,15 @@ int ns_cmd_fleet(int argc, char **argv) {
     free(live);
 
     /* 4. final files */
-    int ok = 0;
-    for (int r = 0; r < size; r++)
+    int ok = 0, interrupted = 0;
+    for (int r = 0; r < size; r++) {
         ok += !strcmp(f.nodes[r].status, "ok");
+        interrupted += f.nodes[r].interrupted;
+    }
     f.status = ok == 0     ? "failed: no rank characterised its node"
                : coll_hung ? "incomplete: the MPI collectives did not finish within --timeout-s"
                : missing   ? "incomplete"
+               : interrupted ? "incomplete: a node's run was interrupted"
                            : "complete";
     save_fleet(&f);
     write_report(&f);
