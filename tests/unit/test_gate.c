@@ -659,11 +659,12 @@ static void test_schema_errors(void **state) {
         char err[512], path[256];
         snprintf(path, sizeof path, FIX "%s", bad[i]);
         json_t *b = ns_json_load_results(FIX "b24_base.json", err, sizeof err);
-        json_t *c = ns_json_load_results(path, err, sizeof err);
-        assert_non_null(c);
-        ns_gate_report rep = {.mode = "files", .opts = ns_gate_defaults()};
         err[0] = 0;
-        assert_int_equal(ns_gate_compare_docs(b, c, &rep, err, sizeof err), -1);
+        /* The shared check (ns_results_check) refuses a broken file as it is loaded; what it
+         * lets through, the gate refuses. Either way: one line. */
+        json_t *c = ns_json_load_results(path, err, sizeof err);
+        ns_gate_report rep = {.mode = "files", .opts = ns_gate_defaults()};
+        if (c) assert_int_equal(ns_gate_compare_docs(b, c, &rep, err, sizeof err), -1);
         assert_true(err[0] != 0 && !strchr(err, '\n'));
         ns_gate_report_free(&rep);
         json_decref(b);
