@@ -15,8 +15,9 @@ jq '.ceilings.compute[0].gflops = -5' $src >"$tmp/ceiling.json"
 jq '.results[0].gflops = 1e308' $src >"$tmp/huge.json"
 jq '(.results[0].time_s.median) = 1e-308' $src >"$tmp/tiny.json"
 jq '.results[0].status = 5' $src >"$tmp/status.json"
+jq '.results[0].samples_s = [range(1025) | 0.001]' $src >"$tmp/many.json" # trial 7 #13
 for case in dupid:duplicate time:time_s samples:samples_s ceiling:'gflops = -5 is negative' \
-  huge:'not plausible' tiny:'not plausible' status:status; do
+  huge:'not plausible' tiny:'not plausible' status:status many:'1025 samples, more than 1024'; do
   name=${case%%:*} want=${case#*:}
   for cmd in "roofline $tmp/$name.json --out $tmp/o-$name-r" \
     "compare $tmp/$name.json $src --out $tmp/o-$name-c" "gate $src $tmp/$name.json" \
