@@ -105,6 +105,8 @@ static int parse_chips(const char *s, options *o) {
         memcpy(tok, p, len);
         tok[len] = '\0';
         if (ns_parse_int64(tok, 1, NS_CLUSTER_MAX_CHIPS, &v)) return -1;
+        for (int k = 0; k < o->n_chips; k++)
+            if (o->chips[k] == v) return -1; /* a count twice: trial 7 #9 */
         o->chips[o->n_chips++] = (int)v;
         if (!end) return 0;
         p = end;
@@ -116,6 +118,8 @@ static int parse_args(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->top = 1;
     o->allreduce_scaleup = -1;
+    static const char *const repeatable[] = {"--preset", NULL};
+    if (ns_refuse_repeated(CMD, argc, argv, repeatable, 0)) return NS_EXIT_USAGE;
     const char *chips = NULL, *top = NULL, *road = NULL, *preset = NULL;
     const struct {
         const char *name;
@@ -169,8 +173,8 @@ static int parse_args(int argc, char **argv, options *o) {
     }
     if (chips && parse_chips(chips, o))
         return ns_usage_error(CMD,
-                              "--chips wants integers in 1..%d (2^30) separated by commas (at "
-                              "most %d of them), got '%s'",
+                              "--chips wants distinct integers in 1..%d (2^30) separated by "
+                              "commas (at most %d of them), got '%s'",
                               NS_CLUSTER_MAX_CHIPS, MAX_CHIPS, chips);
     int64_t t;
     if (top && !o->search)

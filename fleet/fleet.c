@@ -125,6 +125,7 @@ static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
     *help = 0;
     int loud = env_rank_is_zero();
 #define FAIL(...) return loud ? ns_usage_error(cmd, __VA_ARGS__) : NS_EXIT_USAGE
+    if (ns_refuse_repeated(cmd, argc, argv, NULL, !loud)) return NS_EXIT_USAGE;
     for (int i = 1; i < argc; i++) {
         int m = 0;
         int64_t iv;

@@ -458,6 +458,12 @@ static int parse_events(const char *spec, const char *src, char *err, size_t err
         }
         memcpy(g.req[g.nreq], s, nl);
         g.req[g.nreq][nl] = 0;
+        for (int k = 0; k < g.nreq; k++)
+            if (!strcmp(g.req[k], g.req[g.nreq])) { /* trial 7 #9: counted twice, last wins */
+                put(err, errlen, "%s '%s': event %s is given more than once", src, spec,
+                    g.req[k]);
+                goto bad;
+            }
         g.req_bytes[g.nreq] = 0;
         if (star) {
             char num[32], *end;

@@ -481,6 +481,7 @@ int ns_cmd_run(int argc, char **argv) {
             usage(stdout);
             return NS_EXIT_OK;
         }
+    if (ns_refuse_repeated(cmd, argc, argv, NULL, 0)) return NS_EXIT_USAGE;
     if (ns_default_threads(&threads, terr, sizeof terr) != 0) return ns_usage_error(cmd, "%s", terr);
     for (int i = 1; i < argc; i++) {
         int r;

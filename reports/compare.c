@@ -724,6 +724,7 @@ int ns_cmd_compare(int argc, char **argv) {
     const char *cmd = "compare", *out = NULL, *labels = NULL, *val;
     double min_spread = 0.05;
     int per_node = 0, rc = NS_EXIT_USAGE;
+    if (ns_refuse_repeated(cmd, argc, argv, NULL, 0)) return NS_EXIT_USAGE;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     size_t npaths = 0;
     if (!paths) return ns_usage_error(cmd, "out of memory");

@@ -942,6 +942,8 @@ int ns_cmd_gate(int argc, char **argv) {
     json_t *hist_docs[64] = {0};
     int npos = 0, nhist = 0;
     char **bench_args = NULL;
+    static const char *const repeatable[] = {"--history", NULL};
+    if (ns_refuse_repeated(cmd, argc, argv, repeatable, 0)) return NS_EXIT_USAGE;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int m;

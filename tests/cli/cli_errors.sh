@@ -88,6 +88,28 @@ else
 fi
 expect2 "bench: OMP_NUM_THREADS above the CPUs" env OMP_NUM_THREADS=$(($(nproc) + 1)) $ns bench stream_triad
 
+# Trial 7 #9: an option given twice was silently last-wins; cluster checked only the last --chips.
+r=tests/fixtures/results_synthetic.json
+expect2 "bench --n twice" $ns bench stream_triad --n 1000 --n=2000
+expect2 "run --out twice" $ns run --quick --out "$tmp/r1" --out "$tmp/r2"
+expect2 "gate --threshold twice" $ns gate --threshold 5% --threshold 10% $r $r
+expect2 "compare --labels twice" $ns compare --labels a,b --labels c,d $r $r --out "$tmp/c"
+expect2 "compare --min-spread twice" $ns compare --min-spread 0.05 --min-spread 0.5 $r $r --out "$tmp/c"
+expect2 "roofline --out twice" $ns roofline $r --out "$tmp/a" --out "$tmp/b"
+expect2 "cluster --chips banana then 1024" $ns cluster --preset h100-sxm --chips banana --chips 1024
+expect2 "cluster --chips 0 then 1024" $ns cluster --preset h100-sxm --chips 0 --chips 1024
+expect2 "cluster --chips 8,8" $ns cluster --preset h100-sxm --chips 8,8
+expect2 "cluster --node twice" $ns cluster --node $r --node $r
+expect2 "fleet --timeout-s twice" $ns fleet --timeout-s 5 --timeout-s 6
+expect2 "NODESCALE_EVENTS with an event twice" env NODESCALE_EVENTS=PAPI_TOT_CYC,PAPI_TOT_CYC \
+  $ns bench stream_triad --n 1000 --samples 3 --threads 1 --json "$tmp/ev.json"
+[ -e "$tmp/a" ] || [ -e "$tmp/b" ] || [ -e "$tmp/c" ] || [ -e "$tmp/ev.json" ] || [ -e "$tmp/r1" ] &&
+  { echo "FAIL: a refused repeat wrote output"; fails=$((fails + 1)); }
+# Documented as repeatable: --preset (cluster) and --history (gate).
+$ns cluster --preset h100-sxm --preset h100-sxm --chips 8 >/dev/null 2>&1 ||
+  { echo "FAIL: cluster --preset twice refused"; fails=$((fails + 1)); }
+$ns gate --history $r --history $r $r $r >/dev/null 2>"$tmp/err"
+grep -q 'more than once' "$tmp/err" && { echo "FAIL: gate --history twice refused"; fails=$((fails + 1)); }
 
 for c in run list bench roofline gate compare cluster fleet; do
   if ! $ns $c --help >/dev/null 2>&1; then echo "FAIL: $c --help"; fails=$((fails + 1)); fi
