@@ -345,6 +345,7 @@ static int build_input(const options *o, ns_cluster_input *in) {
                                   o->gemm_eff);
         in->sys.chip.gemm_eff_default = x;
         in->sys.chip.n_gemm = 0;
+        in->node.eff_overridden = in->node.applied; /* one source only: trial 7 #10 */
     }
     return 0;
 }
@@ -409,9 +410,13 @@ static void print_node(FILE *f, const ns_cluster_input *in, const char *path, in
     char w[512];
     if (!ni->applied) return;
     if (!warnings_only) {
-        fprintf(f, "node %s: %d GEMM shape%s (%s), efficiency = %s; ", path, ni->gemm_points,
-                ni->gemm_points == 1 ? "" : "s", ns_cprec_name(ni->precision),
-                NS_NODE_GEMM_STATISTIC);
+        if (ni->eff_overridden)
+            fprintf(f, "node %s: GEMM efficiency from --gemm-efficiency (its %d measured GEMM "
+                    "shape%s not used); ", path, ni->gemm_points, ni->gemm_points == 1 ? "" : "s");
+        else
+            fprintf(f, "node %s: %d GEMM shape%s (%s), efficiency = %s; ", path, ni->gemm_points,
+                    ni->gemm_points == 1 ? "" : "s", ns_cprec_name(ni->precision),
+                    NS_NODE_GEMM_STATISTIC);
         if (ni->cv_overridden)
             fprintf(f, "step CV from --step-cv (measured %.3g not used)\n", ni->step_cv);
         else if (ni->cv_results)
@@ -453,9 +458,13 @@ static void print_header(const ns_cluster_input *in) {
            s->domain_chips, s->domain_chips == 1 ? "" : "s", s->scaleup.bw_bytes_per_s / 1e9,
            s->scaleup.latency_s * 1e6, s->scaleout.bw_bytes_per_s / 1e9,
            s->scaleout.latency_s * 1e6, s->oversubscription);
+    char eff[64];
+    snprintf(eff, sizeof eff, "%.3g for all shapes", s->chip.gemm_eff_default);
     printf("global batch %d sequences x %d tokens; GEMM efficiency %s; step CV %.3g\n",
            in->run.global_batch_seqs, m->seq_tokens,
-           s->chip.n_gemm ? "from a shape table" : "one value for all shapes", s->step_cv);
+           s->chip.n_gemm ? (in->node.applied ? "from the node's GEMM shapes" : "from a shape table")
+                          : eff,
+           s->step_cv);
 }
 
 static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int n) {
@@ -734,6 +743,16 @@ static int run_cluster(int argc, char **argv) {
         return NS_EXIT_OK;
     }
     if (o.list_presets) return list_presets();
+    /* --search enumerates every layout: a layout flag would be dropped silently (trial 7 #10). */
+    for (int i = 0; o.search && i < o.n_ov; i++)
+        if (!strcmp(o.ov[i].key->section, "parallel")) {
+            char flag[96];
+            ns_cluster_key_flag(o.ov[i].key, flag, sizeof flag);
+            return ns_usage_error(CMD,
+                                  "--search chooses the parallel layout itself, so %s would be "
+                                  "ignored: give one or the other",
+                                  flag);
+        }
     if ((rc = build_input(&o, &in))) return rc;
     if (!in.eta.enabled && !has_chip(&in)) return no_chip_error(&in);
     const int *chips = o.n_chips ? o.chips : in.chip_counts;

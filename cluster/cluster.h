@@ -143,6 +143,7 @@ typedef struct ns_node_info {
     int cv_overridden; /* a later --step-cv replaced it */
     int as_chip;       /* the node is the chip (no chip preset) */
     int interrupted;   /* its results.json says "interrupted": true */
+    int eff_overridden; /* --gemm-efficiency replaced its GEMM table */
     double mem_bytes;  /* as the chip: the node's RAM (context.memory.total_bytes) taken as the
                           memory capacity, 0 when results.json does not say */
 } ns_node_info;

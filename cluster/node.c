@@ -273,7 +273,9 @@ void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *sour
     ns_json_set_int(obj, "gemm_points_refused_count", ni->gemm_refused);
     ns_node_gemm_warning(in, buf, sizeof buf);
     ns_json_set_str(obj, "gemm_status", buf[0] ? buf : "ok");
-    ns_json_set_str(obj, "gemm_efficiency_statistic", NS_NODE_GEMM_STATISTIC);
+    ns_json_set_str(obj, "gemm_efficiency_statistic",
+                    ni->eff_overridden ? "--gemm-efficiency (the node's GEMM shapes not used)"
+                                       : NS_NODE_GEMM_STATISTIC);
     json_object_set_new(obj, "interrupted", json_boolean(ni->interrupted));
     if (ns_node_interrupted_warning(in, buf, sizeof buf)[0])
         ns_json_set_str(obj, "interrupted_warning", buf);

@@ -22,6 +22,11 @@ expect_usage() { # $1 = what the message must contain; the rest = arguments
 }
 
 expect_usage "unknown preset" --preset no-such-thing --chips 8
+# Trial 7 #10: --search dropped --tp silently.
+expect_usage "--search chooses the parallel layout itself, so --tp" --preset h100-sxm --search \
+  --tp 8 --chips 1024
+expect_usage "so --micro-batch-seqs would be ignored" --preset h100-sxm --search \
+  --micro-batch-seqs 2 --chips 1024
 expect_usage "not the chip count" --preset h100-sxm --chips 8192 --tp 8 --pp 16 --dp 32
 expect_usage "divide the head count" --preset h100-sxm --chips 6144 --tp 6
 expect_usage "does not divide the chip count" --preset h100-sxm --chips 1000 --tp 8 --pp 16
