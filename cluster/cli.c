@@ -659,8 +659,18 @@ static int list_presets(void) {
     printf("presets in %s:\n", dir);
     for (int i = 0; i < n; i++) {
         size_t len = strlen(ents[i]->d_name);
-        if (len > 5 && !strcmp(ents[i]->d_name + len - 5, ".json"))
-            printf("  %.*s\n", (int)(len - 5), ents[i]->d_name);
+        if (len > 5 && !strcmp(ents[i]->d_name + len - 5, ".json")) {
+            /* Only files that read as presets (trial 7 #17: any *.json was listed). */
+            static ns_cluster_input probe;
+            char name[300], err[512];
+            snprintf(name, sizeof name, "%.*s", (int)(len - 5), ents[i]->d_name);
+            ns_cluster_defaults(&probe);
+            if (ns_cluster_apply_preset(&probe, name, err, sizeof err) == 0)
+                printf("  %s\n", name);
+            else
+                fprintf(stderr, "nodescale cluster: warning: %s/%s is not a preset, not listed: "
+                        "%.200s\n", dir, ents[i]->d_name, err);
+        }
         free(ents[i]);
     }
     free(ents);

@@ -142,8 +142,12 @@ static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
         } else if ((m = ns_opt_value(argc, argv, &i, "--out", &v)) > 0) {
             o->out = v;
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--kernels", &v)) > 0) {
+            char kerr[512];
+            if (!*v) FAIL("--kernels needs a comma-separated list");
+            if (ns_run_check_kernels(v, kerr, sizeof kerr)) FAIL("%s", kerr);
             o->kernels = v;
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--from-results", &v)) > 0) {
+            if (!*v) FAIL("--from-results needs a file name (or a pattern with %%r, %%h)");
             o->from_results = v;
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--ranks-per-node", &v)) > 0) {
             if (ns_parse_int64(v, 1, 4096, &iv))
@@ -888,7 +892,19 @@ int ns_cmd_fleet(int argc, char **argv) {
         strftime(f.date, sizeof f.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
         f.status = "gathering";
         assign_roles(&f, all, roles);
-        if (make_dir(&f))
+        /* More ranks per node than any node runs: the option cannot mean what it says (trial 7
+         * #17: --ranks-per-node 2 with -np 1 was accepted). */
+        int most = 0;
+        for (int r = 0; r < size; r++)
+            if (all[r].local_size > most) most = all[r].local_size;
+        if (o.ranks_per_node > most) {
+            ns_usage_error("fleet",
+                           "--ranks-per-node %d, but no node runs more than %d rank%s (mpirun -np "
+                           "%d): give at most %d",
+                           o.ranks_per_node, most, most == 1 ? "" : "s", size, most);
+            for (int r = 0; r < size; r++)
+                roles[r] = ROLE_ABORT;
+        } else if (make_dir(&f))
             for (int r = 0; r < size; r++)
                 roles[r] = ROLE_ABORT;
         else

@@ -111,6 +111,30 @@ $ns cluster --preset h100-sxm --preset h100-sxm --chips 8 >/dev/null 2>&1 ||
 $ns gate --history $r --history $r $r $r >/dev/null 2>"$tmp/err"
 grep -q 'more than once' "$tmp/err" && { echo "FAIL: gate --history twice refused"; fails=$((fails + 1)); }
 
+# Trial 7 #17: a bad NODESCALE_SW_EVENTS was taken as perf; a long bad NODESCALE_EVENTS was
+# echoed whole; OMP_NUM_THREADS=0 made libgomp complain once per re-exec; --list-presets listed
+# any *.json in NODESCALE_PRESETS.
+expect2 "NODESCALE_SW_EVENTS=bogus" env NODESCALE_SW_EVENTS=bogus $ns bench stream_triad --n 1000 \
+  --samples 3 --threads 1 --json "$tmp/sw.json"
+long=$(printf 'PAPI_NOPE_%04d,' $(seq 1 200))
+expect2 "long NODESCALE_EVENTS" env NODESCALE_EVENTS="$long" $ns bench stream_triad --n 1000 \
+  --samples 3 --threads 1 --json "$tmp/sw.json"
+[ "$(wc -c <"$tmp/err")" -lt 300 ] || { echo "FAIL: long NODESCALE_EVENTS echoed whole"; fails=$((fails + 1)); }
+for v in 0 1x; do
+  OMP_NUM_THREADS=$v $ns bench stream_triad --n 1000 >/dev/null 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(grep -c 'Invalid value' "$tmp/err")" -le 1 ] &&
+    [ "$(grep -c 'error:' "$tmp/err")" -eq 1 ] ||
+    { echo "FAIL: OMP_NUM_THREADS=$v: exit $rc:"; cat "$tmp/err"; fails=$((fails + 1)); }
+done
+mkdir -p "$tmp/presets"
+cp cluster/presets/h100-sxm.json "$tmp/presets/"
+echo '[]' >"$tmp/presets/arr.json"
+cp tests/fixtures/results_synthetic.json "$tmp/presets/res.json"
+NODESCALE_PRESETS="$tmp/presets" $ns cluster --list-presets >"$tmp/out" 2>/dev/null
+[ "$(grep -c '^  ' "$tmp/out")" -eq 1 ] && grep -q '^  h100-sxm$' "$tmp/out" ||
+  { echo "FAIL: --list-presets lists non-presets:"; cat "$tmp/out"; fails=$((fails + 1)); }
+
 for c in run list bench roofline gate compare cluster fleet; do
   if ! $ns $c --help >/dev/null 2>&1; then echo "FAIL: $c --help"; fails=$((fails + 1)); fi
 done
