@@ -110,6 +110,8 @@ static int parse_chips(const char *s, options *o) {
         memcpy(tok, p, len);
         tok[len] = '\0';
         if (ns_parse_int64(tok, 1, NS_CLUSTER_MAX_CHIPS, &v)) return -1;
+        for (int k = 0; k < o->n_chips; k++)
+            if (o->chips[k] == v) return -1; /* a count twice: trial 7 #9 */
         o->chips[o->n_chips++] = (int)v;
         if (!end) return 0;
         p = end;
@@ -121,6 +123,8 @@ static int parse_args(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->top = 1;
     o->allreduce_scaleup = -1;
+    static const char *const repeatable[] = {"--preset", NULL};
+    if (ns_refuse_repeated(CMD, argc, argv, repeatable, 0)) return NS_EXIT_USAGE;
     const char *chips = NULL, *top = NULL, *road = NULL, *preset = NULL;
     const struct {
         const char *name;
@@ -181,8 +185,8 @@ static int parse_args(int argc, char **argv, options *o) {
     }
     if (chips && parse_chips(chips, o))
         return ns_usage_error(CMD,
-                              "--chips wants integers in 1..%d (2^30) separated by commas (at "
-                              "most %d of them), got '%s'",
+                              "--chips wants distinct integers in 1..%d (2^30) separated by "
+                              "commas (at most %d of them), got '%s'",
                               NS_CLUSTER_MAX_CHIPS, MAX_CHIPS, chips);
     int64_t t;
     if (top && !o->search)
@@ -377,6 +381,7 @@ static int build_input(const options *o, ns_cluster_input *in) {
                                   o->gemm_eff);
         in->sys.chip.gemm_eff_default = x;
         in->sys.chip.n_gemm = 0;
+        in->node.eff_overridden = in->node.applied; /* one source only: trial 7 #10 */
     }
     return 0;
 }
@@ -441,9 +446,13 @@ static void print_node(FILE *f, const ns_cluster_input *in, const char *path, in
     char w[512];
     if (!ni->applied) return;
     if (!warnings_only) {
-        fprintf(f, "node %s: %d GEMM shape%s (%s), efficiency = %s; ", path, ni->gemm_points,
-                ni->gemm_points == 1 ? "" : "s", ns_cprec_name(ni->precision),
-                NS_NODE_GEMM_STATISTIC);
+        if (ni->eff_overridden)
+            fprintf(f, "node %s: GEMM efficiency from --gemm-efficiency (its %d measured GEMM "
+                    "shape%s not used); ", path, ni->gemm_points, ni->gemm_points == 1 ? "" : "s");
+        else
+            fprintf(f, "node %s: %d GEMM shape%s (%s), efficiency = %s; ", path, ni->gemm_points,
+                    ni->gemm_points == 1 ? "" : "s", ns_cprec_name(ni->precision),
+                    NS_NODE_GEMM_STATISTIC);
         if (ni->cv_overridden)
             fprintf(f, "step CV from --step-cv (measured %.3g not used)\n", ni->step_cv);
         else if (ni->cv_results)
@@ -458,6 +467,7 @@ static void print_node(FILE *f, const ns_cluster_input *in, const char *path, in
     const char *pre = warnings_only ? "nodescale cluster: warning: " : "warning: ";
     if (ns_node_gemm_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
     if (ns_node_cv_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
+    if (ns_node_interrupted_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
     if (!warnings_only && ni->as_chip && ni->mem_bytes > 0 &&
         in->sys.chip.mem_capacity_bytes == ni->mem_bytes)
         fprintf(f,
@@ -484,9 +494,13 @@ static void print_header(const ns_cluster_input *in) {
            s->domain_chips, s->domain_chips == 1 ? "" : "s", s->scaleup.bw_bytes_per_s / 1e9,
            s->scaleup.latency_s * 1e6, s->scaleout.bw_bytes_per_s / 1e9,
            s->scaleout.latency_s * 1e6, s->oversubscription);
+    char eff[64];
+    snprintf(eff, sizeof eff, "%.3g for all shapes", s->chip.gemm_eff_default);
     printf("global batch %d sequences x %d tokens; GEMM efficiency %s; step CV %.3g\n",
            in->run.global_batch_seqs, m->seq_tokens,
-           s->chip.n_gemm ? "from a shape table" : "one value for all shapes", s->step_cv);
+           s->chip.n_gemm ? (in->node.applied ? "from the node's GEMM shapes" : "from a shape table")
+                          : eff,
+           s->step_cv);
 }
 
 static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int n) {
@@ -681,8 +695,18 @@ static int list_presets(void) {
     printf("presets in %s:\n", dir);
     for (int i = 0; i < n; i++) {
         size_t len = strlen(ents[i]->d_name);
-        if (len > 5 && !strcmp(ents[i]->d_name + len - 5, ".json"))
-            printf("  %.*s\n", (int)(len - 5), ents[i]->d_name);
+        if (len > 5 && !strcmp(ents[i]->d_name + len - 5, ".json")) {
+            /* Only files that read as presets (trial 7 #17: any *.json was listed). */
+            static ns_cluster_input probe;
+            char name[300], err[512];
+            snprintf(name, sizeof name, "%.*s", (int)(len - 5), ents[i]->d_name);
+            ns_cluster_defaults(&probe);
+            if (ns_cluster_apply_preset(&probe, name, err, sizeof err) == 0)
+                printf("  %s\n", name);
+            else
+                fprintf(stderr, "nodescale cluster: warning: %s/%s is not a preset, not listed: "
+                        "%.200s\n", dir, ents[i]->d_name, err);
+        }
         free(ents[i]);
     }
     free(ents);
@@ -766,6 +790,16 @@ static int run_cluster(int argc, char **argv) {
         return NS_EXIT_OK;
     }
     if (o.list_presets) return list_presets();
+    /* --search enumerates every layout: a layout flag would be dropped silently (trial 7 #10). */
+    for (int i = 0; o.search && i < o.n_ov; i++)
+        if (!strcmp(o.ov[i].key->section, "parallel")) {
+            char flag[96];
+            ns_cluster_key_flag(o.ov[i].key, flag, sizeof flag);
+            return ns_usage_error(CMD,
+                                  "--search chooses the parallel layout itself, so %s would be "
+                                  "ignored: give one or the other",
+                                  flag);
+        }
     if ((rc = build_input(&o, &in))) return rc;
     if (!in.eta.enabled && !has_chip(&in)) return no_chip_error(&in);
     const int *chips = o.n_chips ? o.chips : in.chip_counts;

@@ -142,6 +142,8 @@ typedef struct ns_node_info {
     double step_cv;    /* that median */
     int cv_overridden; /* a later --step-cv replaced it */
     int as_chip;       /* the node is the chip (no chip preset) */
+    int interrupted;   /* its results.json says "interrupted": true */
+    int eff_overridden; /* --gemm-efficiency replaced its GEMM table */
     double mem_bytes;  /* as the chip: the node's RAM (context.memory.total_bytes) taken as the
                           memory capacity, 0 when results.json does not say */
 } ns_node_info;
@@ -296,10 +298,11 @@ int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int sca
  * "disturbed: ..." above NS_NODE_CV_DISTURBED, or "overridden by --step-cv"). */
 void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *source);
 
-/* The one-line warnings the node bridge raises (refused GEMM results, a disturbed CV), "" when
- * none; each fills buf. */
+/* The one-line warnings the node bridge raises (refused GEMM results, a disturbed CV, an
+ * interrupted run), "" when none; each fills buf. */
 const char *ns_node_gemm_warning(const ns_cluster_input *in, char *buf, size_t len);
 const char *ns_node_cv_warning(const ns_cluster_input *in, char *buf, size_t len);
+const char *ns_node_interrupted_warning(const ns_cluster_input *in, char *buf, size_t len);
 
 /* Why b has no time to train (and so no energy or cost): NULL when it has one; "never: ..."
  * when failures leave no goodput; "no token budget (train_tokens)" when the model has none. */

@@ -130,6 +130,7 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
     if (info.cv_results > 0) in->sys.step_cv = ns_median(cvs, (size_t)info.cv_results);
     info.step_cv = in->sys.step_cv;
     info.applied = 1;
+    info.interrupted = json_is_true(json_object_get(results, "interrupted"));
     in->node = info;
     if (!as_chip) return 0;
 
@@ -250,6 +251,15 @@ const char *ns_node_cv_warning(const ns_cluster_input *in, char *buf, size_t len
     return buf;
 }
 
+const char *ns_node_interrupted_warning(const ns_cluster_input *in, char *buf, size_t len) {
+    buf[0] = '\0';
+    if (in->node.applied && in->node.interrupted)
+        snprintf(buf, len,
+                 "the node's run was interrupted (\"interrupted\": true): it holds only the "
+                 "benchmarks that finished, so its GEMM table may lack shapes");
+    return buf;
+}
+
 void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *source) {
     const ns_node_info *ni = &in->node;
     char buf[512];
@@ -263,7 +273,12 @@ void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *sour
     ns_json_set_int(obj, "gemm_points_refused_count", ni->gemm_refused);
     ns_node_gemm_warning(in, buf, sizeof buf);
     ns_json_set_str(obj, "gemm_status", buf[0] ? buf : "ok");
-    ns_json_set_str(obj, "gemm_efficiency_statistic", NS_NODE_GEMM_STATISTIC);
+    ns_json_set_str(obj, "gemm_efficiency_statistic",
+                    ni->eff_overridden ? "--gemm-efficiency (the node's GEMM shapes not used)"
+                                       : NS_NODE_GEMM_STATISTIC);
+    json_object_set_new(obj, "interrupted", json_boolean(ni->interrupted));
+    if (ns_node_interrupted_warning(in, buf, sizeof buf)[0])
+        ns_json_set_str(obj, "interrupted_warning", buf);
     ns_json_set_num(obj, "step_cv", in->sys.step_cv, NULL);
     if (ni->cv_overridden)
         snprintf(buf, sizeof buf, "--step-cv (the measured %.3g replaced)", ni->step_cv);

@@ -127,6 +127,7 @@ static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
     *help = 0;
     int loud = env_rank_is_zero();
 #define FAIL(...) return loud ? ns_usage_error(cmd, __VA_ARGS__) : NS_EXIT_USAGE
+    if (ns_refuse_repeated(cmd, argc, argv, NULL, !loud)) return NS_EXIT_USAGE;
     for (int i = 1; i < argc; i++) {
         int m = 0;
         int64_t iv;
@@ -143,8 +144,12 @@ static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
         } else if ((m = ns_opt_value(argc, argv, &i, "--out", &v)) > 0) {
             o->out = v;
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--kernels", &v)) > 0) {
+            char kerr[512];
+            if (!*v) FAIL("--kernels needs a comma-separated list");
+            if (ns_run_check_kernels(v, kerr, sizeof kerr)) FAIL("%s", kerr);
             o->kernels = v;
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--from-results", &v)) > 0) {
+            if (!*v) FAIL("--from-results needs a file name (or a pattern with %%r, %%h)");
             o->from_results = v;
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--ranks-per-node", &v)) > 0) {
             if (ns_parse_int64(v, 1, 4096, &iv))
@@ -403,6 +408,7 @@ typedef struct node {
     char host[256], name[300], status[16], reason[512], warning[256];
     char coll_note[320]; /* why the collectives hung on this rank, when they did */
     int cpus_allowed, cpus_online;
+    int interrupted; /* its results.json says "interrupted": true */
     json_t *results; /* owned, when status is "ok" */
 } node;
 
@@ -443,6 +449,7 @@ static json_t *fleet_json(const fleet *f) {
         ns_json_set_str(o, "host", n->host);
         ns_json_set_int(o, "rank", n->rank);
         ns_json_set_str(o, "status", n->status);
+        if (n->interrupted) json_object_set_new(o, "interrupted", json_true());
         ns_json_set_int(o, "cpus_allowed", n->cpus_allowed);
         ns_json_set_int(o, "cpus_online", n->cpus_online);
         if (*n->warning) ns_json_set_str(o, "warning", n->warning);
@@ -514,6 +521,19 @@ static void accept_results(fleet *f, node *n, const char *text, const char *log)
     }
     n->results = root;
     snprintf(n->status, sizeof n->status, "ok");
+    /* An interrupted run holds only the benchmarks that finished (trial 7 #11: it passed as a
+     * plain "ok" node of a "complete" fleet). */
+    if (json_is_true(json_object_get(root, "interrupted"))) {
+        n->interrupted = 1;
+        size_t len = strlen(n->warning);
+        snprintf(n->warning + len, sizeof n->warning - len, "%sits run was interrupted "
+                 "(\"interrupted\": true): it holds only the benchmarks that finished",
+                 len ? "; " : "");
+        fprintf(stderr,
+                "nodescale fleet: warning: rank %d (%s): its run was interrupted: it holds only "
+                "the benchmarks that finished\n",
+                n->rank, n->name);
+    }
 }
 
 static void receive_one(fleet *f, int src) {
@@ -890,7 +910,19 @@ int ns_cmd_fleet(int argc, char **argv) {
         strftime(f.date, sizeof f.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
         f.status = "gathering";
         assign_roles(&f, all, roles);
-        if (make_dir(&f))
+        /* More ranks per node than any node runs: the option cannot mean what it says (trial 7
+         * #17: --ranks-per-node 2 with -np 1 was accepted). */
+        int most = 0;
+        for (int r = 0; r < size; r++)
+            if (all[r].local_size > most) most = all[r].local_size;
+        if (o.ranks_per_node > most) {
+            ns_usage_error("fleet",
+                           "--ranks-per-node %d, but no node runs more than %d rank%s (mpirun -np "
+                           "%d): give at most %d",
+                           o.ranks_per_node, most, most == 1 ? "" : "s", size, most);
+            for (int r = 0; r < size; r++)
+                roles[r] = ROLE_ABORT;
+        } else if (make_dir(&f))
             for (int r = 0; r < size; r++)
                 roles[r] = ROLE_ABORT;
         else
@@ -1029,12 +1061,15 @@ int ns_cmd_fleet(int argc, char **argv) {
     free(live);
 
     /* 4. final files */
-    int ok = 0;
-    for (int r = 0; r < size; r++)
+    int ok = 0, interrupted = 0;
+    for (int r = 0; r < size; r++) {
         ok += !strcmp(f.nodes[r].status, "ok");
+        interrupted += f.nodes[r].interrupted;
+    }
     f.status = ok == 0     ? "failed: no rank characterised its node"
                : coll_hung ? "incomplete: the MPI collectives did not finish within --timeout-s"
                : missing   ? "incomplete"
+               : interrupted ? "incomplete: a node's run was interrupted"
                            : "complete";
     save_fleet(&f);
     write_report(&f);

@@ -115,6 +115,7 @@ int ns_cmd_bench(int argc, char **argv) {
     int64_t n = -1, m = -1, kk = -1, threads = -1; /* -1: the default */
     int64_t samples = NS_MIN_SAMPLES;
     double min_time = 0.01;
+    if (ns_refuse_repeated(cmd, argc, argv, NULL, 0)) return NS_EXIT_USAGE;
     for (int i = 1; i < argc; i++) {
         int r;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

@@ -79,6 +79,38 @@ int ns_opt_value(int argc, char **argv, int *i, const char *name, const char **v
     return 1;
 }
 
+/* Length of the option name in a ("--name" or "--name=value"). */
+static size_t opt_name_len(const char *a) {
+    return strcspn(a, "=");
+}
+
+const char *ns_repeated_option(int argc, char **argv, const char *const *repeatable) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) break;
+        if (strncmp(a, "--", 2) != 0 || !strcmp(a, "--help")) continue;
+        size_t len = opt_name_len(a);
+        int may = 0;
+        for (size_t k = 0; repeatable && repeatable[k] && !may; k++)
+            may = strlen(repeatable[k]) == len && !strncmp(repeatable[k], a, len);
+        if (may) continue;
+        for (int j = 1; j < i; j++)
+            if (!strncmp(argv[j], "--", 2) && opt_name_len(argv[j]) == len &&
+                !strncmp(argv[j], a, len))
+                return a;
+    }
+    return NULL;
+}
+
+int ns_refuse_repeated(const char *cmd, int argc, char **argv, const char *const *repeatable,
+                       int quiet) {
+    const char *a = ns_repeated_option(argc, argv, repeatable);
+    if (!a) return 0;
+    if (quiet) return NS_EXIT_USAGE;
+    return ns_usage_error(cmd, "%.*s is given more than once: give each option once",
+                          (int)opt_name_len(a), a);
+}
+
 int ns_bench_help(int argc, char **argv, const char *usage) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--")) break; /* what follows is for another program */

@@ -28,6 +28,18 @@ int ns_parse_double(const char *s, double min, double max, double *out);
  * 0 when argv[*i] is not this option. */
 int ns_opt_value(int argc, char **argv, int *i, const char *name, const char **value);
 
+/* Trial 7 #9: an option given twice was silently last-wins. Scans argv[1..argc) up to a bare
+ * "--" (what follows is for another program) for an option ("--name" or "--name=value") given
+ * a second time; --help/-h and the names in repeatable (NULL-terminated, may be NULL) may
+ * repeat. Returns the second occurrence's argv entry, or NULL when none repeats. */
+const char *ns_repeated_option(int argc, char **argv, const char *const *repeatable);
+
+/* ns_repeated_option as a usage error: prints "nodescale CMD: error: --name given twice..."
+ * and returns NS_EXIT_USAGE when an option repeats (quiet: returns it without printing, for
+ * MPI ranks other than 0), 0 otherwise. */
+int ns_refuse_repeated(const char *cmd, int argc, char **argv, const char *const *repeatable,
+                       int quiet);
+
 /* For the bench/bench_* programs: when an argument is --help or -h, prints usage (its "usage:"
  * line and options) to stdout and returns 1, and the caller exits 0; otherwise returns 0. */
 int ns_bench_help(int argc, char **argv, const char *usage);

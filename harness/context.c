@@ -261,6 +261,18 @@ static void start_cpu_set(cpu_set_t *m) {
     if (CPU_COUNT(m) == 0) usable_cpu_set(m);
 }
 
+/* OMP_NUM_THREADS as a thread count: 0 when unset or empty, -1 when not a positive integer
+ * (libgomp complains about it and ignores it), else the count in *t. */
+static int omp_num_threads(long long *t) {
+    const char *v = getenv("OMP_NUM_THREADS");
+    if (!v || !*v) return 0;
+    char *end;
+    errno = 0;
+    *t = strtoll(v, &end, 10);
+    if (errno || end == v || (*end && *end != ',') || *t < 1) return -1;
+    return 1;
+}
+
 void ns_affinity_defaults(char **argv) {
     /* Recorded whoever sets the placement, for ns_affinity_release in this process and its
      * re-exec, and for the context. */
@@ -276,6 +288,10 @@ void ns_affinity_defaults(char **argv) {
         setenv("NODESCALE_START_CPUS", list, 1);
     }
     if (getenv("OMP_PROC_BIND") || getenv("OMP_PLACES") || getenv("NODESCALE_AFFINITY_SET")) return;
+    /* A bad OMP_NUM_THREADS is refused by every command that runs threads: no re-exec, which
+     * would only make libgomp print its "Invalid value" line once more (trial 7 #17). */
+    long long t;
+    if (omp_num_threads(&t) < 0) return;
     setenv("OMP_PROC_BIND", "close", 1);
     setenv("OMP_PLACES", "cores", 1);
     setenv("NODESCALE_AFFINITY_SET", "defaults", 1);
@@ -290,13 +306,12 @@ int ns_default_threads(int64_t *threads, char *err, size_t errlen) {
     int cpus = ns_topology_get()->cpus_in_mask;
     if (cpus < 1) cpus = 1;
     *threads = cpus;
-    const char *v = getenv("OMP_NUM_THREADS");
-    if (!v || !*v) return 0;
-    char *end;
-    errno = 0;
-    long long t = strtoll(v, &end, 10);
-    if (errno || end == v || (*end && *end != ',') || t < 1) {
-        snprintf(err, errlen, "OMP_NUM_THREADS='%s' is not a positive integer", v);
+    long long t;
+    int got = omp_num_threads(&t);
+    if (got == 0) return 0;
+    if (got < 0) {
+        snprintf(err, errlen, "OMP_NUM_THREADS='%.40s' is not a positive integer",
+                 getenv("OMP_NUM_THREADS"));
         return -1;
     }
     if (t > cpus) {

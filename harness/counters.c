@@ -436,9 +436,12 @@ static int hw_try(const int *idx, int n, int multiplex, char *why, size_t len) {
 /* Parses "NAME[*BYTES],..." into g.req (blanks around names ignored). "*BYTES" marks a
  * memory-traffic event: each count moves BYTES bytes (e.g. L2_LINES_IN:ALL*64), and the sum of
  * such events is the counted memory traffic. 0, or -1 with a one-line reason. */
-static int parse_events(const char *spec, const char *src, char *err, size_t errlen) {
+static int parse_events(const char *full, const char *src, char *err, size_t errlen) {
     g.nreq = 0;
-    const char *s = spec;
+    const char *s = full;
+    /* The value as the errors quote it: a long one cut to 60 characters (trial 7 #17). */
+    char spec[72];
+    snprintf(spec, sizeof spec, "%.60s%s", full, strlen(full) > 60 ? "..." : "");
     for (;;) {
         const char *e = strchr(s, ',');
         size_t l = e ? (size_t)(e - s) : strlen(s);
@@ -458,6 +461,12 @@ static int parse_events(const char *spec, const char *src, char *err, size_t err
         }
         memcpy(g.req[g.nreq], s, nl);
         g.req[g.nreq][nl] = 0;
+        for (int k = 0; k < g.nreq; k++)
+            if (!strcmp(g.req[k], g.req[g.nreq])) { /* trial 7 #9: counted twice, last wins */
+                put(err, errlen, "%s '%s': event %s is given more than once", src, spec,
+                    g.req[k]);
+                goto bad;
+            }
         g.req_bytes[g.nreq] = 0;
         if (star) {
             char num[32], *end;
@@ -792,7 +801,16 @@ int ns_counters_init(const char *events, char *err, size_t errlen) {
     const char *spec = events, *src = "--events";
     if (!spec || !*spec) spec = getenv("NODESCALE_EVENTS"), src = "NODESCALE_EVENTS";
     if (!spec || !*spec) spec = NS_COUNTERS_DEFAULT_EVENTS, src = "default events";
-    int bad = parse_events(spec, src, err, errlen);
+    /* A value sw_probe does not know was silently taken as "perf" (trial 7 #17). */
+    const char *sw = getenv("NODESCALE_SW_EVENTS");
+    int bad = 0;
+    if (sw && *sw && strcmp(sw, "perf") && strcmp(sw, "rusage") && strcmp(sw, "none")) {
+        put(err, errlen, "NODESCALE_SW_EVENTS '%.40s%s' is not perf, rusage or none", sw,
+            strlen(sw) > 40 ? "..." : "");
+        bad = -1;
+    } else {
+        bad = parse_events(spec, src, err, errlen);
+    }
 
     int v = PAPI_library_init(PAPI_VER_CURRENT);
     if (v != PAPI_VER_CURRENT) {

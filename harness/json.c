@@ -179,6 +179,10 @@ json_t *ns_json_load_results(const char *path, char *err, size_t errlen) {
         json_decref(root);
         return NULL;
     }
+    if (ns_results_check(root, path, err, errlen)) {
+        json_decref(root);
+        return NULL;
+    }
     return root;
 }
 

@@ -45,9 +45,23 @@ int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t
  * Creates nothing that stays. */
 int ns_json_check_writable(const char *path, char *err, size_t errlen);
 
-/* Loads path strictly (NaN/Inf/duplicate keys rejected by jansson) and checks that it is an
- * object whose "schema" equals NS_SCHEMA. Returns a new reference, or NULL with a one-line
- * reason in err. */
+/* The most samples_s a results file may hold per result (nodescale records at most 256): more
+ * is not a file this tool wrote, and would only slow every consumer down (gate's interval sorts
+ * every pair of samples: 1024 x 1024 is a million; trial 7 #13). */
+#define NS_RESULTS_MAX_SAMPLES 1024
+
+/* Checks the content of a results document (harness/results_check.c): results[] ids present
+ * and unique; status a string, validated a boolean, samples_s an array of numbers or nulls
+ * (at most NS_RESULTS_MAX_SAMPLES, each positive one a plausible time); time_s an object;
+ * quantities of results[], sweep[] and ceilings numbers, non-negative and of plausible size,
+ * so that no report derives inf or NaN from them. Documents with a "kind" (fleet, compare) are
+ * not checked here. Returns 0, or -1 with a one-line reason naming path in err. */
+int ns_results_check(const json_t *root, const char *path, char *err, size_t errlen);
+
+/* Loads path strictly (NaN/Inf/duplicate keys rejected by jansson), checks that it is an
+ * object whose "schema" equals NS_SCHEMA, and its content with ns_results_check: the one
+ * validation every consumer of results files shares. Returns a new reference, or NULL with a
+ * one-line reason in err. */
 json_t *ns_json_load_results(const char *path, char *err, size_t errlen);
 
 /* Number at obj[key] as double; NAN when absent, null or not a number. */

@@ -492,6 +492,28 @@ static void usage(FILE *f) {
 
 static FILE *tee_stream(void);
 
+int ns_run_check_kernels(const char *kernels, char *err, size_t errlen) {
+    char *copy = strdup(kernels), *save = NULL;
+    if (!copy) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+        const ns_kernel *k = ns_registry_find(t, NULL);
+        if (!k)
+            rc = -1, snprintf(err, errlen, "--kernels: unknown kernel '%.100s'", t);
+        else if (strcmp(k->family, "stream") && strcmp(k->family, "reduce"))
+            rc = -1, snprintf(err, errlen,
+                              "--kernels: '%.100s' is a %s kernel; --kernels selects STREAM and "
+                              "reduction kernels (ceilings, sweep and GEMM always run; "
+                              "`nodescale bench %.100s` measures one)",
+                              t, k->family, t);
+    }
+    free(copy);
+    return rc;
+}
+
 int ns_cmd_run(int argc, char **argv) {
     const char *cmd = "run", *out = NULL, *kernels = NULL, *v, *format = "json", *events = NULL;
     const char *cluster_preset = NULL;
@@ -503,6 +525,7 @@ int ns_cmd_run(int argc, char **argv) {
             usage(stdout);
             return NS_EXIT_OK;
         }
+    if (ns_refuse_repeated(cmd, argc, argv, NULL, 0)) return NS_EXIT_USAGE;
     if (ns_default_threads(&threads, terr, sizeof terr) != 0) return ns_usage_error(cmd, "%s", terr);
     for (int i = 1; i < argc; i++) {
         int r;
@@ -542,24 +565,9 @@ int ns_cmd_run(int argc, char **argv) {
     if (cpus > 0 && threads > cpus)
         return ns_usage_error(cmd, "--threads %lld is more than the %d CPUs this process may use",
                               (long long)threads, cpus);
-    if (kernels) {
-        /* Every listed name must exist. */
-        char *copy = strdup(kernels), *save = NULL;
-        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            const ns_kernel *k = ns_registry_find(t, NULL);
-            if (!k || (strcmp(k->family, "stream") && strcmp(k->family, "reduce"))) {
-                int rc = ns_usage_error(cmd,
-                                        k ? "--kernels: '%s' is a %s kernel; --kernels selects "
-                                            "STREAM and reduction kernels (ceilings, sweep and "
-                                            "GEMM always run; `nodescale bench %s` measures one)"
-                                          : "--kernels: unknown kernel '%s'",
-                                        t, k ? k->family : "", t);
-                free(copy);
-                return rc;
-            }
-        }
-        free(copy);
-    }
+    char kerr[512];
+    if (kernels && ns_run_check_kernels(kernels, kerr, sizeof kerr))
+        return ns_usage_error(cmd, "%s", kerr);
 
     {
         char eerr[512];

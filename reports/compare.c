@@ -700,6 +700,7 @@ int ns_cmd_compare(int argc, char **argv) {
     const char *cmd = "compare", *out = NULL, *labels = NULL, *val;
     double min_spread = 0.05;
     int per_node = 0, rc = NS_EXIT_USAGE;
+    if (ns_refuse_repeated(cmd, argc, argv, NULL, 0)) return NS_EXIT_USAGE;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     size_t npaths = 0;
     if (!paths) return ns_usage_error(cmd, "out of memory");
@@ -806,6 +807,7 @@ int ns_cmd_compare(int argc, char **argv) {
     size_t nsets = 0, cap = 0;
     char *lab = labels ? strdup(labels) : NULL, *save = NULL, *host1 = NULL;
     int hosts_differ = 0;
+    char cut_list[640] = ""; /* the interrupted inputs */
     char *next_label = lab ? strtok_r(lab, ",", &save) : NULL;
     for (size_t p = 0; p < npaths; p++) {
         json_t *root = ns_json_load_results(paths[p], err, sizeof err);
@@ -820,6 +822,22 @@ int ns_cmd_compare(int argc, char **argv) {
             goto done;
         }
         int fleet = kind && !strcmp(kind, "fleet");
+        /* An interrupted run (or a fleet with an interrupted node) holds only the benchmarks
+         * that finished (trial 7 #11: compare said nothing). */
+        int cut = json_is_true(json_object_get(root, "interrupted"));
+        size_t ni;
+        json_t *nd;
+        json_array_foreach(fleet ? json_object_get(root, "nodes") : NULL, ni, nd)
+            cut |= json_is_true(json_object_get(nd, "interrupted"));
+        if (cut) {
+            fprintf(stderr,
+                    "nodescale compare: warning: %s: %s was interrupted: it holds only the "
+                    "benchmarks that finished\n",
+                    paths[p], fleet ? "a node's run" : "the run");
+            size_t len = strlen(cut_list);
+            snprintf(cut_list + len, sizeof cut_list - len, "%s%.200s", len ? ", " : "",
+                     paths[p]);
+        }
         if (note_hosts(root, fleet, &host1, &hosts_differ)) {
             ns_usage_error(cmd, "out of memory");
             json_decref(root);
@@ -890,7 +908,7 @@ int ns_cmd_compare(int argc, char **argv) {
         ns_compare_free(&c);
         goto done;
     }
-    char verdict[1536], rule[512], warning[640];
+    char verdict[1536], rule[512], warning[1400] = "";
     ns_compare_verdict(&c, verdict, sizeof verdict);
     rule_line(rule, sizeof rule, min_spread);
     int one_host = host1 && !hosts_differ;
@@ -899,6 +917,13 @@ int ns_cmd_compare(int argc, char **argv) {
                  "Warning: all %zu inputs were measured on one host (%.200s): their differences "
                  "are run to run (time, load, placement), not between machines or providers.",
                  nsets, host1);
+    if (cut_list[0]) {
+        size_t len = strlen(warning);
+        snprintf(warning + len, sizeof warning - len,
+                 "%sWarning: interrupted input(s) %s: they hold only the benchmarks that "
+                 "finished.",
+                 len ? " " : "", cut_list);
+    }
 
     char dir[4096];
     if (out) {
@@ -916,8 +941,8 @@ int ns_cmd_compare(int argc, char **argv) {
         ns_compare_free(&c);
         goto done;
     }
-    char *md = render_markdown(sets, &c, verdict, rule, one_host ? warning : NULL);
-    json_t *js = render_json(sets, &c, verdict, min_spread, rule, one_host ? warning : NULL);
+    char *md = render_markdown(sets, &c, verdict, rule, warning[0] ? warning : NULL);
+    json_t *js = render_json(sets, &c, verdict, min_spread, rule, warning[0] ? warning : NULL);
     char path[4200];
     int bad = 0;
     snprintf(path, sizeof path, "%s/compare.json", dir);

@@ -65,8 +65,10 @@ typedef struct ns_boot_item {
  * estimate (unpaired: of the shift of log times, as ns_shift_ci; paired: of d, as ns_walsh_ci),
  * and its percentile bootstrap interval at level conf from `resamples` resamples drawn with
  * splitmix64 from `seed` (each item's samples resampled within that item; paired items with the
- * same number of rounds by whole rounds, jointly). Returns 0, or -1 when nitems == 0 or memory
- * runs out (outputs NAN). */
+ * same number of rounds by whole rounds, jointly). An item with more than 256 x 256 sample pairs
+ * is resampled by its difference of medians of log times instead, shifted to equal its estimate
+ * on the data: its cost per resample is linear in its samples. Returns 0, or -1 when nitems == 0
+ * or memory runs out (outputs NAN). */
 int ns_bootstrap_geomean(const ns_boot_item *items, size_t nitems, double conf, int resamples,
                          uint64_t seed, double *geomean, double *lo, double *hi);
 

@@ -93,6 +93,7 @@ static int has_entries(const json_t *o, const char *key) {
 int ns_cmd_roofline(int argc, char **argv) {
     const char *cmd = "roofline", *in = NULL, *out = NULL;
     int plot = 1;
+    if (ns_refuse_repeated(cmd, argc, argv, NULL, 0)) return NS_EXIT_USAGE;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int m;

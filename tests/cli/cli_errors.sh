@@ -88,6 +88,52 @@ else
 fi
 expect2 "bench: OMP_NUM_THREADS above the CPUs" env OMP_NUM_THREADS=$(($(nproc) + 1)) $ns bench stream_triad
 
+# Trial 7 #9: an option given twice was silently last-wins; cluster checked only the last --chips.
+r=tests/fixtures/results_synthetic.json
+expect2 "bench --n twice" $ns bench stream_triad --n 1000 --n=2000
+expect2 "run --out twice" $ns run --quick --out "$tmp/r1" --out "$tmp/r2"
+expect2 "gate --threshold twice" $ns gate --threshold 5% --threshold 10% $r $r
+expect2 "compare --labels twice" $ns compare --labels a,b --labels c,d $r $r --out "$tmp/c"
+expect2 "compare --min-spread twice" $ns compare --min-spread 0.05 --min-spread 0.5 $r $r --out "$tmp/c"
+expect2 "roofline --out twice" $ns roofline $r --out "$tmp/a" --out "$tmp/b"
+expect2 "cluster --chips banana then 1024" $ns cluster --preset h100-sxm --chips banana --chips 1024
+expect2 "cluster --chips 0 then 1024" $ns cluster --preset h100-sxm --chips 0 --chips 1024
+expect2 "cluster --chips 8,8" $ns cluster --preset h100-sxm --chips 8,8
+expect2 "cluster --node twice" $ns cluster --node $r --node $r
+expect2 "fleet --timeout-s twice" $ns fleet --timeout-s 5 --timeout-s 6
+expect2 "NODESCALE_EVENTS with an event twice" env NODESCALE_EVENTS=PAPI_TOT_CYC,PAPI_TOT_CYC \
+  $ns bench stream_triad --n 1000 --samples 3 --threads 1 --json "$tmp/ev.json"
+[ -e "$tmp/a" ] || [ -e "$tmp/b" ] || [ -e "$tmp/c" ] || [ -e "$tmp/ev.json" ] || [ -e "$tmp/r1" ] &&
+  { echo "FAIL: a refused repeat wrote output"; fails=$((fails + 1)); }
+# Documented as repeatable: --preset (cluster) and --history (gate).
+$ns cluster --preset h100-sxm --preset h100-sxm --chips 8 >/dev/null 2>&1 ||
+  { echo "FAIL: cluster --preset twice refused"; fails=$((fails + 1)); }
+$ns gate --history $r --history $r $r $r >/dev/null 2>"$tmp/err"
+grep -q 'more than once' "$tmp/err" && { echo "FAIL: gate --history twice refused"; fails=$((fails + 1)); }
+
+# Trial 7 #17: a bad NODESCALE_SW_EVENTS was taken as perf; a long bad NODESCALE_EVENTS was
+# echoed whole; OMP_NUM_THREADS=0 made libgomp complain once per re-exec; --list-presets listed
+# any *.json in NODESCALE_PRESETS.
+expect2 "NODESCALE_SW_EVENTS=bogus" env NODESCALE_SW_EVENTS=bogus $ns bench stream_triad --n 1000 \
+  --samples 3 --threads 1 --json "$tmp/sw.json"
+long=$(printf 'PAPI_NOPE_%04d,' $(seq 1 200))
+expect2 "long NODESCALE_EVENTS" env NODESCALE_EVENTS="$long" $ns bench stream_triad --n 1000 \
+  --samples 3 --threads 1 --json "$tmp/sw.json"
+[ "$(wc -c <"$tmp/err")" -lt 300 ] || { echo "FAIL: long NODESCALE_EVENTS echoed whole"; fails=$((fails + 1)); }
+for v in 0 1x; do
+  OMP_NUM_THREADS=$v $ns bench stream_triad --n 1000 >/dev/null 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(grep -c 'Invalid value' "$tmp/err")" -le 1 ] &&
+    [ "$(grep -c 'error:' "$tmp/err")" -eq 1 ] ||
+    { echo "FAIL: OMP_NUM_THREADS=$v: exit $rc:"; cat "$tmp/err"; fails=$((fails + 1)); }
+done
+mkdir -p "$tmp/presets"
+cp cluster/presets/h100-sxm.json "$tmp/presets/"
+echo '[]' >"$tmp/presets/arr.json"
+cp tests/fixtures/results_synthetic.json "$tmp/presets/res.json"
+NODESCALE_PRESETS="$tmp/presets" $ns cluster --list-presets >"$tmp/out" 2>/dev/null
+[ "$(grep -c '^  ' "$tmp/out")" -eq 1 ] && grep -q '^  h100-sxm$' "$tmp/out" ||
+  { echo "FAIL: --list-presets lists non-presets:"; cat "$tmp/out"; fails=$((fails + 1)); }
 
 for c in run list bench roofline gate compare cluster fleet; do
   if ! $ns $c --help >/dev/null 2>&1; then echo "FAIL: $c --help"; fails=$((fails + 1)); fi

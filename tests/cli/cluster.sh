@@ -75,6 +75,13 @@ awk '/GFLOP\/s\/chip/ {getline; if ($13 + 0 <= 0) exit 1}' "$tmp/node.txt"
 $ns cluster --preset h100-sxm --node tests/fixtures/results_synthetic.json --chips 16384 \
     --allreduce tests/fixtures/fleet_synthetic.json >"$tmp/node2.txt"
 grep -q "H100 SXM" "$tmp/node2.txt"
+# Trial 7 #10: with --gemm-efficiency the node's table is not used, and only one source is said.
+$ns cluster --node tests/fixtures/results_synthetic.json --gemm-efficiency 0.5 --chips 64 \
+  --json "$tmp/eff.json" >"$tmp/eff.txt"
+grep -q "GEMM efficiency 0.5 for all shapes" "$tmp/eff.txt"
+grep -q "from --gemm-efficiency (its 3 measured GEMM shapes not used)" "$tmp/eff.txt"
+if grep -q "efficiency = fraction_of_roof" "$tmp/eff.txt"; then echo "FAIL: two sources"; exit 1; fi
+grep -q '"gemm_efficiency_statistic": "--gemm-efficiency' "$tmp/eff.json"
 # A disturbed node: the GEMM above its roof is refused (not capped to 1.0) and the noisy CV is
 # flagged, in the text and in the JSON's node section; --step-cv replaces it.
 $ns cluster --node tests/fixtures/results_noisy.json --chips 64 --json "$tmp/noisy.json" \

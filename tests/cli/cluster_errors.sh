@@ -9,7 +9,9 @@ fails=0
 
 expect_usage() { # $1 = what the message must contain; the rest = arguments
   local want=$1; shift
-  $ns cluster --json "$tmp/should-not-exist.json" "$@" >"$tmp/out" 2>"$tmp/err"
+  local json=(--json "$tmp/should-not-exist.json")
+  [[ " $* " == *" --json "* ]] && json=() # a case with its own --json (given twice is refused)
+  $ns cluster "${json[@]}" "$@" >"$tmp/out" 2>"$tmp/err"
   local rc=$?
   local lines; lines=$(wc -l <"$tmp/err")
   if [ $rc -ne 2 ] || [ "$lines" -ne 1 ] || [ -s "$tmp/out" ] || ! grep -q -- "$want" "$tmp/err" \
@@ -20,6 +22,11 @@ expect_usage() { # $1 = what the message must contain; the rest = arguments
 }
 
 expect_usage "unknown preset" --preset no-such-thing --chips 8
+# Trial 7 #10: --search dropped --tp silently.
+expect_usage "--search chooses the parallel layout itself, so --tp" --preset h100-sxm --search \
+  --tp 8 --chips 1024
+expect_usage "so --micro-batch-seqs would be ignored" --preset h100-sxm --search \
+  --micro-batch-seqs 2 --chips 1024
 expect_usage "not the chip count" --preset h100-sxm --chips 8192 --tp 8 --pp 16 --dp 32
 expect_usage "divide the head count" --preset h100-sxm --chips 6144 --tp 6
 expect_usage "does not divide the chip count" --preset h100-sxm --chips 1000 --tp 8 --pp 16

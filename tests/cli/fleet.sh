@@ -85,12 +85,20 @@ jq -e '.node_counts.ok == 0 and (.status | startswith("failed"))' "$tmp/none/fle
 grep -q 'status: \*\*failed' "$tmp/none/report.md" || { echo "FAIL: no results: report.md"; fail=1; }
 
 # 4. usage errors: exit 2, one line, nothing launched.
-for args in "--timeout-s abc" "--ranks-per-node 0" "--bogus" "--max-bytes 1x" "--out"; do
+# (trial 7 #17: an empty --from-results exited 1, an unknown --kernels name was accepted)
+for args in "--timeout-s abc" "--ranks-per-node 0" "--bogus" "--max-bytes 1x" "--out" \
+  "--from-results=" "--kernels nosuch" "--kernels dgemm"; do
   $bin fleet $args >"$tmp/u.out" 2>"$tmp/u.err"
   rc=$?
   [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/u.err")" -eq 1 ] && grep -q '^nodescale fleet: error: ' "$tmp/u.err" ||
     { echo "FAIL: fleet $args: exit $rc"; cat "$tmp/u.err"; fail=1; }
 done
+# More ranks per node than any node runs: refused before anything is written.
+timeout -k 2 60 $MPIRUN -np 1 $bin fleet "${common[@]}" --ranks-per-node 2 --no-collectives \
+  --out "$tmp/rpn" >/dev/null 2>"$tmp/rpn.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q 'error: --ranks-per-node 2, but no node runs more than 1 rank' "$tmp/rpn.err" &&
+  [ ! -e "$tmp/rpn" ] || { echo "FAIL: --ranks-per-node 2 with -np 1: exit $rc"; fail=1; }
 $bin fleet --help | grep -q 'mpirun -np N nodescale fleet' || { echo "FAIL: --help"; fail=1; }
 
 [ $fail -eq 0 ] && echo "fleet: ok"

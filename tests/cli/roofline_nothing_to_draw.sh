@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `nodescale roofline` on inputs with little or nothing to draw: an empty results file and a
-# fleet file are refused (exit 2, one line, nothing written); a sweep whose every point has a
-# negative bandwidth still gives results.json and the roofline pictures, while the
+# fleet file are refused (exit 2, one line, nothing written), as is a negative sweep bandwidth
+# (trial 7 #12: the shared results check); a sweep whose every point has a null (unmeasured)
+# bandwidth still gives results.json and the roofline pictures, while the
 # bandwidth-versus-working-set picture is skipped and named; the files reported as written are
 # exactly the files in the folder.
 set -u
@@ -28,14 +29,17 @@ printf '{"schema":"nodescale/1","results":[]}\n' >"$tmp/empty.json"
 refused "empty results" "$tmp/empty.json" "nothing to draw"
 refused "fleet file" examples/providers/fleet-localhost/fleet.json "fleet file: run roofline on a node's results.json under nodes/"
 
-# Every sweep point at -5 GB/s.
-python3 - "$fixture" "$tmp/badsweep.json" <<'PY'
+# A sweep point at -5 GB/s is a broken file; every point null (unmeasured) is nothing to draw.
+python3 - "$fixture" "$tmp/negsweep.json" "$tmp/badsweep.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-for p in d["sweep"]:
-    p["gbytes_per_s"] = -5
+d["sweep"][0]["gbytes_per_s"] = -5
 json.dump(d, open(sys.argv[2], "w"))
+for p in d["sweep"]:
+    p["gbytes_per_s"] = None
+json.dump(d, open(sys.argv[3], "w"))
 PY
+refused "negative sweep bandwidth" "$tmp/negsweep.json" "sweep\[0\].gbytes_per_s = -5 is negative"
 $bin roofline "$tmp/badsweep.json" --out "$tmp/bad" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL bad sweep: exit $rc"; cat "$tmp/err"; fail=1; }

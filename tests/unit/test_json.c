@@ -37,6 +37,7 @@ static void atomic_write_then_strict_load(void **state) {
     snprintf(path, sizeof path, "%s/results.json", dir);
     json_t *o = json_object();
     ns_json_set_str(o, "schema", NS_SCHEMA);
+    json_object_set_new(o, "results", json_array());
     ns_json_set_num(o, "x", 2.0, NULL);
     assert_int_equal(ns_json_write_atomic(o, path, err, sizeof err), 0);
     json_decref(o);
@@ -62,6 +63,7 @@ static void doubles_round_trip_exactly(void **state) {
     const size_t n = sizeof v / sizeof v[0];
     json_t *o = json_object(), *a = json_array();
     ns_json_set_str(o, "schema", NS_SCHEMA);
+    json_object_set_new(o, "results", json_array());
     for (size_t i = 0; i < n; i++)
         json_array_append_new(a, json_real(v[i]));
     json_object_set_new(o, "v", a);

@@ -1,0 +1,186 @@
+/* The one check of a results file's content that every consumer (gate, compare, roofline, fleet,
+ * cluster --node) runs through ns_json_load_results: ids present and unique, fields of the
+ * right type, measured quantities non-negative and of plausible size. Trial 7 #12: roofline,
+ * compare and fleet took files that gate refused (a duplicate id, time_s "fast", a ceiling of
+ * -5 GFLOP/s), and 1e308 values gave inf in compare.dat and "above the roof by inf%". Inside
+ * the bounds below every product and ratio the reports form stays finite. */
+#include "harness/json.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* A measured quantity (a count of bytes or flops, a rate, a fraction) is 0 or lies in
+ * [NS_CHECK_MIN, NS_CHECK_MAX]: 1e18 is more than an exaflop in GFLOP/s or an exabyte, and 1e-15
+ * less than any rate or size a run can record. Times follow gate's bounds: 1e-12 to 1e6 s. */
+#define NS_CHECK_MIN 1e-15
+#define NS_CHECK_MAX 1e18
+#define NS_CHECK_MIN_TIME_S 1e-12
+#define NS_CHECK_MAX_TIME_S 1e6
+
+/* Quantities checked where present (null allowed: an unmeasurable value). */
+static const char *const result_nums[] = {
+    "working_set_bytes", "flops",        "bytes",         "reps",
+    "threads",           "passes",       "gflops",        "gbytes_per_s",
+    "roof_gflops",       "ai_flop_per_byte", "fraction_of_roof", "fraction_of_roof_fastest",
+    "roof_compute_gflops", "roof_gbytes_per_s", NULL};
+static const char *const sweep_nums[] = {"n",           "working_set_bytes", "bytes",
+                                         "passes",      "threads",           "gbytes_per_s",
+                                         "gbytes_per_s_median", NULL};
+static const char *const compute_nums[] = {"threads", "gflops", "gflops_median", "freq_ghz",
+                                           NULL};
+static const char *const bandwidth_nums[] = {
+    "threads", "working_set_bytes", "working_set_min_bytes", "working_set_max_bytes",
+    "gbytes_per_s", "points", NULL};
+static const char *const time_nums[] = {"min", "median", "mean", "stddev", "max", NULL};
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        snprintf(err, errlen, __VA_ARGS__);                                                        \
+        return -1;                                                                                 \
+    } while (0)
+
+/* Checks the keys of names in obj (where) as quantities: null, or a number 0 or in [lo, hi]. */
+static int check_nums(const json_t *obj, const char *const *names, double lo, double hi,
+                      const char *path, const char *where, char *err, size_t errlen) {
+    for (size_t k = 0; names[k]; k++) {
+        const json_t *v = json_object_get(obj, names[k]);
+        if (!v || json_is_null(v)) continue;
+        if (!json_is_number(v)) FAIL("%s: %s.%s is not a number", path, where, names[k]);
+        double x = json_number_value(v);
+        if (x < 0) FAIL("%s: %s.%s = %g is negative", path, where, names[k], x);
+        if (x != 0 && (x < lo || x > hi))
+            FAIL("%s: %s.%s = %g is not plausible (want 0 or %g to %g)", path, where, names[k], x,
+                 lo, hi);
+    }
+    return 0;
+}
+
+/* time_s: null, or an object of quantities within the time bounds (cv: a plain quantity). */
+static int check_time(const json_t *t, const char *path, const char *where, char *err,
+                      size_t errlen) {
+    if (!t || json_is_null(t)) return 0;
+    if (!json_is_object(t)) FAIL("%s: %s.time_s is neither an object nor null", path, where);
+    char w[300];
+    snprintf(w, sizeof w, "%s.time_s", where);
+    if (check_nums(t, time_nums, NS_CHECK_MIN_TIME_S, NS_CHECK_MAX_TIME_S, path, w, err, errlen))
+        return -1;
+    static const char *const cv[] = {"cv", NULL};
+    return check_nums(t, cv, NS_CHECK_MIN, NS_CHECK_MAX, path, w, err, errlen);
+}
+
+/* An array of objects at root[key] (absent or null: nothing to check). */
+static int object_array(const json_t *a, const char *path, const char *name, char *err,
+                        size_t errlen) {
+    if (!a || json_is_null(a)) return 0;
+    if (!json_is_array(a)) FAIL("%s: %s is not an array", path, name);
+    for (size_t i = 0; i < json_array_size(a); i++)
+        if (!json_is_object(json_array_get(a, i)))
+            FAIL("%s: %s[%zu] is not an object", path, name, i);
+    return 0;
+}
+
+static int check_results(const json_t *a, const char *path, char *err, size_t errlen) {
+    if (!json_is_array(a)) FAIL("%s: no \"results\" array", path);
+    json_t *seen = json_object();
+    if (!seen) FAIL("out of memory");
+    int rc = -1;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *r = json_array_get(a, i);
+        const char *id = json_string_value(json_object_get(r, "id"));
+        char where[300];
+        if (!json_is_object(r) || !id || !*id) {
+            snprintf(err, errlen, "%s: results[%zu] has no string \"id\"", path, i);
+            goto out;
+        }
+        if (json_object_get(seen, id)) {
+            snprintf(err, errlen, "%s: duplicate result id \"%.200s\"", path, id);
+            goto out;
+        }
+        json_object_set_new(seen, id, json_true());
+        snprintf(where, sizeof where, "results[id=%.200s]", id);
+        const json_t *st = json_object_get(r, "status"), *va = json_object_get(r, "validated");
+        if (st && !json_is_null(st) && !json_is_string(st)) {
+            snprintf(err, errlen, "%s: %s.status is not a string", path, where);
+            goto out;
+        }
+        if (va && !json_is_null(va) && !json_is_boolean(va)) {
+            snprintf(err, errlen, "%s: %s.validated is not true, false or null", path, where);
+            goto out;
+        }
+        if (check_nums(r, result_nums, NS_CHECK_MIN, NS_CHECK_MAX, path, where, err, errlen) ||
+            check_time(json_object_get(r, "time_s"), path, where, err, errlen))
+            goto out;
+        const json_t *ss = json_object_get(r, "samples_s");
+        if (ss && !json_is_null(ss)) {
+            if (!json_is_array(ss)) {
+                snprintf(err, errlen, "%s: %s.samples_s is neither an array nor null", path,
+                         where);
+                goto out;
+            }
+            if (json_array_size(ss) > NS_RESULTS_MAX_SAMPLES) {
+                snprintf(err, errlen,
+                         "%s: %s.samples_s holds %zu samples, more than %d (nodescale records "
+                         "at most 256 per result): not a results file this tool wrote",
+                         path, where, json_array_size(ss), NS_RESULTS_MAX_SAMPLES);
+                goto out;
+            }
+            for (size_t k = 0; k < json_array_size(ss); k++) {
+                const json_t *e = json_array_get(ss, k);
+                if (json_is_null(e)) continue;
+                if (!json_is_number(e)) {
+                    snprintf(err, errlen, "%s: %s.samples_s[%zu] is not a number", path, where,
+                             k);
+                    goto out;
+                }
+                double x = json_number_value(e);
+                /* Zero or negative: an unmeasured sample (consumers drop it). */
+                if (x > 0 && (x < NS_CHECK_MIN_TIME_S || x > NS_CHECK_MAX_TIME_S)) {
+                    snprintf(err, errlen,
+                             "%s: %s.samples_s[%zu] = %g s is not a plausible time per "
+                             "repetition (want %g to %g s)",
+                             path, where, k, x, NS_CHECK_MIN_TIME_S, NS_CHECK_MAX_TIME_S);
+                    goto out;
+                }
+            }
+        }
+    }
+    rc = 0;
+out:
+    json_decref(seen);
+    return rc;
+}
+
+int ns_results_check(const json_t *root, const char *path, char *err, size_t errlen) {
+    const char *kind = json_string_value(json_object_get(root, "kind"));
+    if (kind) return 0; /* a fleet or compare report: its own readers check it */
+    const json_t *it = json_object_get(root, "interrupted");
+    if (it && !json_is_boolean(it)) FAIL("%s: \"interrupted\" is not true or false", path);
+    if (check_results(json_object_get(root, "results"), path, err, errlen)) return -1;
+    const json_t *sw = json_object_get(root, "sweep");
+    if (object_array(sw, path, "sweep", err, errlen)) return -1;
+    for (size_t i = 0; i < json_array_size(sw); i++) {
+        char where[40];
+        snprintf(where, sizeof where, "sweep[%zu]", i);
+        const json_t *p = json_array_get(sw, i);
+        if (check_nums(p, sweep_nums, NS_CHECK_MIN, NS_CHECK_MAX, path, where, err, errlen) ||
+            check_time(json_object_get(p, "time_s"), path, where, err, errlen))
+            return -1;
+    }
+    const json_t *ce = json_object_get(root, "ceilings");
+    if (ce && !json_is_null(ce) && !json_is_object(ce)) FAIL("%s: ceilings is not an object", path);
+    static const char *const kinds[] = {"compute", "bandwidth"};
+    for (int k = 0; k < 2; k++) {
+        const json_t *a = json_object_get(ce, kinds[k]);
+        char name[40];
+        snprintf(name, sizeof name, "ceilings.%s", kinds[k]);
+        if (object_array(a, path, name, err, errlen)) return -1;
+        for (size_t i = 0; i < json_array_size(a); i++) {
+            char where[80];
+            snprintf(where, sizeof where, "%s[%zu]", name, i);
+            if (check_nums(json_array_get(a, i), k ? bandwidth_nums : compute_nums, NS_CHECK_MIN,
+                           NS_CHECK_MAX, path, where, err, errlen))
+                return -1;
+        }
+    }
+    return 0;
+}
