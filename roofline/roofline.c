@@ -1102,6 +1102,16 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     /* Non-temporal stores go to memory while the loads come from the level: no one ceiling. */
     int nt_cache = level && strcmp(level, "DRAM") && ns_roofline_nt_stores(name);
     const bw_roof *br = level && !nt_cache ? find_bw_roof(b, level, threads) : NULL;
+    /* Ceilings are measured at 1 and all threads only: a result that ran on a count in between
+     * is judged, as its id says, at the threads it asked for (its fraction then reads low, and
+     * roof_status says why). */
+    int fell_back = 0;
+    if (threads < asked && ((!cr && !membound) || (level && !nt_cache && !br))) {
+        fell_back = 1, threads = asked;
+        level = ns_roofline_level_of(&b->cs, ws, threads);
+        cr = prec && mix ? compute_roof(compute, prec, threads, mix) : NULL;
+        br = level && !nt_cache ? find_bw_roof(b, level, threads) : NULL;
+    }
     double cg = cr ? ns_json_get_num(cr, "gflops") : NAN;
     double bw = br ? br->gbytes_per_s : NAN;
 
@@ -1219,11 +1229,17 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     set_or_null(r, "roof_gbytes_per_s", bw);
     if (*limit && !isfinite(frac))
         snprintf(status, sizeof status, "ok; fraction_of_roof unknown: not measured");
-    if (threads < asked) {
+    if (threads < asked || fell_back) {
         size_t len = strlen(status);
-        snprintf(status + len, sizeof status - len,
-                 "; judged at %d thread%s: it ran on %d of its %d (threads_note)", threads,
-                 threads == 1 ? "" : "s", threads, asked);
+        if (fell_back)
+            snprintf(status + len, sizeof status - len,
+                     "; judged at its %d threads though it ran on %d (threads_note): no ceiling "
+                     "was measured at %d, so its fraction reads low",
+                     asked, used, used);
+        else
+            snprintf(status + len, sizeof status - len,
+                     "; judged at %d thread%s: it ran on %d of its %d (threads_note)", threads,
+                     threads == 1 ? "" : "s", threads, asked);
     }
     ns_json_set_str(r, "roof_status", status);
 

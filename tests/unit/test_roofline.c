@@ -489,6 +489,31 @@ static void test_judged_at_threads_used(void **st) {
     json_decref(root);
 }
 
+/* Review of the merge, #2: ceilings exist at 1 and T threads only, so a result that ran on a
+ * count in between (2 of 4) falls back to its id's T roof, as before threads_used, and says so;
+ * it never loses its roof. */
+static void test_threads_used_without_ceiling(void **st) {
+    (void)st;
+    double ws[256], bw[256];
+    size_t n = make_curve(&spr, 4 * KiB, 2 * GiB, 0, 0, ws, bw, 256);
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "triad", 1, ws, bw, n);
+    doc_add_curve(root, "triad", 4, ws, bw, n);
+    doc_add_compute(root, "dp", "fma", 1, 88);
+    doc_add_compute(root, "dp", "fma", 4, 352);
+    json_t *g = result("gemm_mid", "gemm", 1 * MiB, 40, 140);
+    json_object_update_new(g, json_pack("{s:i, s:i}", "threads", 4, "threads_used", 2));
+    json_array_append_new(json_object_get(root, "results"), g);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_close(json_number_value(json_object_get(g, "roof_gflops")), 352, 1e-12);
+    assert_close(json_number_value(json_object_get(g, "fraction_of_roof")), 140.0 / 352, 1e-12);
+    assert_non_null(strstr(json_string_value(json_object_get(g, "roof_status")),
+                           "judged at its 4 threads though it ran on 2"));
+    assert_null(strstr(json_string_value(json_object_get(g, "roof_status")), "no roof"));
+    json_decref(root);
+}
+
 /* Defect trial5-1: fraction_of_roof is the kernel's median-sample rate over a roof made of
  * the ceilings' fastest samples; fraction_of_roof_fastest, beside it, is the kernel's fastest
  * sample over the same roof. A GEMM at 70 GFLOP/s median, time_s.min 0.7 of the median (100
@@ -1165,6 +1190,7 @@ int main(void) {
         cmocka_unit_test(test_rebuild_from_written_file),
         cmocka_unit_test(test_report_status_shows_above_roof),
         cmocka_unit_test(test_judged_at_threads_used),
+        cmocka_unit_test(test_threads_used_without_ceiling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
