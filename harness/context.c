@@ -79,8 +79,27 @@ static int64_t file_int(const char *path) {
     return ok ? (int64_t)v : -1;
 }
 
+/* The value of `key` in a memory.stat file (v1 "total_inactive_file", v2 "inactive_file"), 0
+ * when missing. */
+static int64_t stat_key(const char *path, const char *key) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char k[128];
+    long long v, found = 0;
+    while (fscanf(f, "%127s %lld", k, &v) == 2)
+        if (!strcmp(k, key)) {
+            found = v > 0 ? v : 0;
+            break;
+        }
+    fclose(f);
+    return (int64_t)found;
+}
+
 /* The cgroup's memory headroom (limit less usage, least over the v2 cgroup and its ancestors,
- * or the v1 memory controller's), -1 when unlimited or unknown; *v2 tells which. */
+ * or the v1 memory controller's), -1 when unlimited or unknown; *v2 tells which. Usage counts
+ * the page cache, which the kernel reclaims on demand: its inactive file pages are subtracted,
+ * as MemAvailable does for the whole machine (after a build, usage reads near the limit while
+ * most of it is reclaimable). */
 static int64_t cgroup_headroom(int *v2) {
     FILE *f = fopen("/proc/self/cgroup", "r");
     if (!f) return -1;
@@ -110,6 +129,8 @@ static int64_t cgroup_headroom(int *v2) {
         int64_t lim = file_int(p);
         snprintf(p, sizeof p, "/sys/fs/cgroup/memory%s/memory.usage_in_bytes", v1path);
         int64_t use = file_int(p);
+        snprintf(p, sizeof p, "/sys/fs/cgroup/memory%s/memory.stat", v1path);
+        use -= stat_key(p, "total_inactive_file");
         /* "Unlimited" reads as a page-rounded 2^63: anything above the RAM is no limit. */
         if (lim > 0 && lim < meminfo_bytes("MemTotal")) {
             best = lim - (use > 0 ? use : 0);
@@ -122,6 +143,8 @@ static int64_t cgroup_headroom(int *v2) {
         int64_t lim = file_int(p);
         snprintf(p, sizeof p, "/sys/fs/cgroup%s/memory.current", v2path);
         int64_t use = file_int(p);
+        snprintf(p, sizeof p, "/sys/fs/cgroup%s/memory.stat", v2path);
+        use -= stat_key(p, "inactive_file");
         if (lim >= 0) {
             int64_t room = lim - (use > 0 ? use : 0);
             if (best < 0 || room < best) best = room, *v2 = 1;
