@@ -3,7 +3,7 @@
 # refused before measuring (one line, exit 2); --json "" is refused before measuring; --json -
 # writes pure JSON to stdout (summary on stderr, no file named -); the working-set refusal names
 # its 80% rule; a result's null roof numbers carry a roof_status; Ctrl-C writes what was
-# measured with "interrupted": true and exits 130.
+# measured with "interrupted": true and exits 130; --json over a run's or fleet's file is refused.
 set -u
 cd "$(dirname "$0")/../.."
 need_jq=1
@@ -45,6 +45,25 @@ expect2 "working set beyond memory" "exceeds 80% of the [0-9.e+]+ GB of availabl
   $ns bench stream_triad --n 100G --threads 1 --json "$tmp/r.json"
 
 [ -e "$tmp/r.json" ] && fail "a refused bench wrote --json"
+
+# 8. --json over a run's record (sweep, ceilings or roofline, or several results) or a fleet's
+# file is refused before measuring, the file unchanged (trial 9 #2: 44 results became 1)
+r1='{"schema":"nodescale/1","context":{},"results":[{"id":"a"}]}'
+echo "${r1%?},\"sweep\":[]}" >"$tmp/run.json"
+echo '{"schema":"nodescale/1","context":{},"results":[{"id":"a"},{"id":"b"}]}' >"$tmp/two.json"
+echo '{"kind":"fleet","nodes":[]}' >"$tmp/fleet.json"
+for f in run.json two.json fleet.json; do
+  cp "$tmp/$f" "$tmp/$f.before"
+  expect2 "--json over $f" "--json .*$f holds .*(sweep|2 results|fleet).*give a new file" \
+    $ns bench stream_triad --n 4096 --threads 1 --samples 3 --json "$tmp/$f"
+  cmp -s "$tmp/$f" "$tmp/$f.before" || fail "--json over $f: the file changed"
+done
+# a one-result bench file is rewritten as before (gate --ab does that)
+echo "$r1" >"$tmp/one.json"
+(cd "$tmp" && $ns bench stream_triad --n 4096 --threads 1 --samples 3 --min-time 0.001 \
+  --json "$tmp/one.json") >/dev/null 2>"$tmp/err" &&
+  jq -e '.results[0].id | startswith("stream_triad")' "$tmp/one.json" >/dev/null ||
+  { fail "--json over a one-result file"; cat "$tmp/err"; }
 
 # 5. --json - : the JSON on stdout, the summary on stderr, no file named -
 if (cd "$tmp" && $ns bench stream_triad --n 4096 --threads 1 --samples 3 --min-time 0.001 \
