@@ -13,7 +13,11 @@
         "roofline_cache_aware_sp.svg", "roofline_cache_aware_sp.png",                              \
         "bandwidth_vs_working_set.svg", "bandwidth_vs_working_set.png"
 
+#define COMPARE "compare.json", "compare.md", "compare.dat", "compare.gp", "compare.svg"
+
 const char *const ns_outdir_pictures[] = {PICTURES, NULL};
+
+const char *const ns_outdir_compare[] = {COMPARE, NULL};
 
 const char *const ns_outdir_names[] = {"results.json",
                                        "report.md",
@@ -29,6 +33,7 @@ const char *const ns_outdir_names[] = {"results.json",
                                        "cluster_scaling.gp",
                                        "cluster_scaling.svg",
                                        PICTURES,
+                                       COMPARE,
                                        NULL};
 
 static int listed(const char *name, const char *const *list) {
@@ -118,7 +123,7 @@ int ns_outdir_make_new(char *dir, size_t len, size_t *created) {
 void ns_outdir_remove(const char *dir, size_t created) {
     char buf[4300];
     for (const char *const *n = ns_outdir_names; *n; n++) {
-        if (!strcmp(*n, "nodes")) continue;
+        if (!strcmp(*n, "nodes") || listed(*n, ns_outdir_compare)) continue;
         snprintf(buf, sizeof buf, "%s/%s", dir, *n);
         unlink(buf);
     }

@@ -1,4 +1,4 @@
-/* Report folders that `run`, `roofline --out` and `fleet` write: claiming one (a new folder, or
+/* Report folders that `run`, `roofline --out`, `fleet` and `compare --out` write: claiming one (a new folder, or
  * an existing one that holds no other run's or fleet's files), and removing what a failed
  * command wrote into it. */
 #ifndef NS_OUTDIR_H
@@ -6,13 +6,18 @@
 
 #include <stddef.h>
 
-/* The names run, roofline and fleet write into a report folder (files, and fleet's nodes/
- * folder), NULL-terminated. A folder holding one of them holds another run's or fleet's files. */
+/* The names run, roofline, fleet and compare write into a report folder (files, and fleet's
+ * nodes/ folder), NULL-terminated: the one list all four check, so none of them writes beside
+ * another's files. A folder holding one of them holds another run's, fleet's or report's files. */
 extern const char *const ns_outdir_names[];
 
 /* The picture names of ns_outdir_names (roofline_*.svg/png, roofline.svg,
  * bandwidth_vs_working_set.*), NULL-terminated: what `roofline` draws. */
 extern const char *const ns_outdir_pictures[];
+
+/* The names of ns_outdir_names that `compare --out` writes (compare.json, .md, .dat, .gp, .svg),
+ * NULL-terminated. */
+extern const char *const ns_outdir_compare[];
 
 /* The first name of ns_outdir_names that the folder dir holds and that keep (NULL-terminated,
  * or NULL) does not list; NULL when none (or dir does not exist). */
@@ -31,7 +36,8 @@ int ns_outdir_mkdir_p(const char *dir);
  * Returns 0, or -1 with errno set. */
 int ns_outdir_make_new(char *dir, size_t len, size_t *created);
 
-/* Removes the ns_outdir_names files in dir (never nodes/), then ns_outdir_remove_dirs(). */
+/* Removes the ns_outdir_names files in dir (never nodes/ nor compare's files), then
+ * ns_outdir_remove_dirs(). */
 void ns_outdir_remove(const char *dir, size_t created);
 
 /* Removes the folders mkdir -p made: dir and its parents down to the prefix of length created

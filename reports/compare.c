@@ -787,18 +787,23 @@ int ns_cmd_compare(int argc, char **argv) {
             }
         }
 
-    /* Like run --out: a folder that already holds a report is not overwritten. */
-    if (out) {
-        char prev[4200];
-        struct stat st;
-        snprintf(prev, sizeof prev, "%s/compare.json", out);
-        if (stat(prev, &st) == 0) {
-            free(paths);
+    /* Like run --out: a folder that already holds a report, or any file of a run, roofline or
+     * fleet (the shared list, ns_outdir_names), is not written into (trial 9 #13). */
+    const char *old = out ? ns_outdir_foreign(out, NULL) : NULL;
+    if (old) {
+        int own = 0;
+        for (size_t k = 0; ns_outdir_compare[k]; k++)
+            own |= !strcmp(old, ns_outdir_compare[k]);
+        free(paths);
+        if (own)
             return ns_usage_error(cmd,
-                                  "--out %s already holds compare.json: give a new folder or "
-                                  "remove the old report",
-                                  out);
-        }
+                                  "--out %s already holds %s: give a new folder or remove the "
+                                  "old report",
+                                  out, old);
+        return ns_usage_error(cmd,
+                              "--out %s already holds %s of a run, roofline or fleet: give a new "
+                              "folder (compare never writes beside another command's files)",
+                              out, old);
     }
 
     /* Load every input before writing anything. */

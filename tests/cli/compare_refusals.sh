@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # compare refuses what would mislead, with exit 2, one line and nothing written: the same file
-# given twice (also through a link), an --out folder already holding compare.json, and a compare
+# given twice (also through a link), an --out folder already holding compare.json or a file of a
+# run, roofline or fleet (and run and roofline refuse compare's folder), and a compare
 # report given as an input, a name given twice in --labels (it was renamed a#2), a bare
 # --min-spread 5 (5% or 500%?); --min-spread takes the gate's syntax, 0.05 or 5% (5 was read as
 # 500% and 5% refused); a class without benchmarks has distinguishes null with a status.
@@ -37,6 +38,24 @@ cp "$tmp/c/compare.json" "$tmp/before.json"
 refused "--out holding compare.json" 'error: .*already holds compare.json' \
   $bin compare $fx/provider_y.json $fx/provider_z.json --out "$tmp/c"
 cmp -s "$tmp/c/compare.json" "$tmp/before.json" || { echo "FAIL: compare.json overwritten"; fail=1; }
+
+# One list of report-folder names for run, roofline, fleet and compare (trial 9 #13): compare
+# refuses a folder holding a run's or roofline's file, and run and roofline refuse compare's
+# folder, each leaving the folder as it was.
+for f in results.json run.log roofline_dp.svg; do
+  rm -rf "$tmp/o13" && mkdir "$tmp/o13" && echo stale >"$tmp/o13/$f"
+  refused "compare --out holding $f" "error: --out .* already holds $f of a run, roofline or fleet" \
+    $bin compare $fx/provider_x.json $fx/provider_y.json --out "$tmp/o13"
+  [ "$(ls "$tmp/o13")" = "$f" ] || { echo "FAIL: compare --out holding $f: wrote"; fail=1; }
+done
+for f in compare.md compare.svg compare.dat; do
+  rm -rf "$tmp/o13" && mkdir "$tmp/o13" && echo stale >"$tmp/o13/$f"
+  refused "run --out holding $f" "error: --out .* already holds $f" \
+    timeout -s INT 20 $bin run --quick --threads 1 --out "$tmp/o13"
+  refused "roofline --out holding $f" "error: --out .* holds $f" \
+    $bin roofline $fx/provider_x.json --no-plot --out "$tmp/o13"
+  [ "$(ls "$tmp/o13")" = "$f" ] || { echo "FAIL: --out holding $f: written into"; fail=1; }
+done
 
 refused "compare report as input" 'error: .*is a compare report, not a results or fleet file' \
   $bin compare $fx/provider_x.json "$tmp/c/compare.json" --out "$tmp/r"
