@@ -160,7 +160,8 @@ static int push_allreduce(ns_bench_set *s, size_t *cap, const json_t *root) {
 int ns_bench_set_from_json(const json_t *root, const char *label, ns_bench_set *out, char *err,
                            size_t errlen) {
     memset(out, 0, sizeof *out);
-    size_t cap = 0, i;
+    size_t cap = 0, i, nres = 0, nstatus = 0, nunchecked = 0;
+    const char *first_status = NULL;
     json_t *e;
     const char *kind = json_string_value(json_object_get(root, "kind"));
     out->is_fleet = kind && !strcmp(kind, "fleet");
@@ -193,7 +194,14 @@ int ns_bench_set_from_json(const json_t *root, const char *label, ns_bench_set *
         json_array_foreach(json_object_get(root, "results"), i, e) {
             const char *id = json_string_value(json_object_get(e, "id"));
             const char *unit = NULL;
+            const char *st = json_string_value(json_object_get(e, "status"));
             double v = ns_result_rate(e, &unit);
+            nres++;
+            if (st && strcmp(st, "ok") != 0) {
+                if (!nstatus++) first_status = st;
+            } else if (json_is_false(json_object_get(e, "validated"))) {
+                nunchecked++;
+            }
             if (!id || !isfinite(v)) continue;
             const char *family = json_string_value(json_object_get(e, "family"));
             if (push_value(out, &cap, id, ns_bench_class(family), unit, v, NAN, result_within(e)))
@@ -201,9 +209,23 @@ int ns_bench_set_from_json(const json_t *root, const char *label, ns_bench_set *
         }
     }
     finish_set(out);
+    if (out->n == 0 && (nstatus || nunchecked)) {
+        /* Say why (trial 9 #10: an interrupted result was called "empty or all null"). */
+        char st[160] = "", ck[64] = "";
+        if (nstatus)
+            snprintf(st, sizeof st, "%zu with a status other than \"ok\" (\"%.80s\"%s)", nstatus,
+                     first_status, nstatus > 1 ? ", ..." : "");
+        if (nunchecked) snprintf(ck, sizeof ck, "%zu that failed the output check", nunchecked);
+        snprintf(err, errlen,
+                 "%s: no measured benchmark in it: of its %zu result%s, %s%s%s dropped (compare "
+                 "takes results with status \"ok\", a passed check and a rate)",
+                 out->label, nres, nres == 1 ? "" : "s", st, st[0] && ck[0] ? " and " : "", ck);
+        ns_bench_set_free(out);
+        return -1;
+    }
     if (out->n == 0) {
-        snprintf(err, errlen, "%s: no measured benchmark in it (results[] empty or all null)",
-                 out->label);
+        snprintf(err, errlen, "%s: no measured benchmark in it (%s empty or all null)", out->label,
+                 out->is_fleet ? "benchmarks[]" : "results[]");
         ns_bench_set_free(out);
         return -1;
     }

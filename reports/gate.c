@@ -1141,6 +1141,13 @@ int ns_cmd_gate(int argc, char **argv) {
         json_decref(b);
         json_decref(c);
         if (cmp != 0) {
+            /* The warnings first: an interrupted input is often why nothing is in common
+             * (trial 9 #11: the warning was collected, then lost with the error). */
+            char wb[1200];
+            for (size_t i = 0; i < json_array_size(rep.warnings); i++)
+                fprintf(stderr, "nodescale gate: warning: %s\n",
+                        ns_text_safe(json_string_value(json_array_get(rep.warnings, i)), wb,
+                                     sizeof wb));
             rc = ns_usage_error(cmd, "%s", err);
             goto out;
         }
