@@ -913,6 +913,7 @@ static void usage(FILE *f) {
         "  --history FILE           an earlier results file of the baseline build (repeatable):\n"
         "                           the between-run drift of the medians over >= 3 runs raises\n"
         "                           a benchmark's threshold to z * sqrt(2) * drift when larger\n"
+        "                           (a file that is the baseline or given twice counts once)\n"
         "  --allow-context-mismatch compare runs from different CPUs/builds (loud warning)\n"
         "  --allow-build-change     compare builds that differ (compiler, flags, libraries,\n"
         "                           version) but still refuse another machine\n"
@@ -923,7 +924,7 @@ static void usage(FILE *f) {
         "                           is refused); from M on, stop once every verdict is settled\n"
         "  --json FILE  --junit FILE  --markdown FILE   also write these reports (every path\n"
         "                           is checked first: all are written or none; two reports to\n"
-        "                           one file are refused)\n"
+        "                           one file, or a report over an input, are refused)\n"
         "  --quiet                  no table on stdout\n"
         "\n"
         "--ab runs 'OLD bench KERNEL BENCH_ARGS --json F' and the same with NEW, alternating, and\n"
@@ -1068,15 +1069,58 @@ int ns_cmd_gate(int argc, char **argv) {
                 return ns_usage_error(
                     cmd, "%s %s and %s %s name the same file: give each report its own",
                     out_opts[i], outs[i], out_opts[j], outs[j]);
+    /* A report over one of gate's own inputs would destroy the record it gated (trial 9 #1):
+     * the same device and inode, or the same resolved path for a report not written yet. */
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
+        for (int p = 0; outs[i] && p < npos && p < 2; p++)
+            if (same_output(outs[i], pos[p]))
+                return ns_usage_error(cmd, "%s %s is an input (%s %s): give the report its own file",
+                                      out_opts[i], outs[i],
+                                      ab ? (p ? "NEW_BINARY" : "OLD_BINARY")
+                                         : (p ? "CURRENT" : "BASELINE"),
+                                      pos[p]);
+        for (int h = 0; outs[i] && h < nhist; h++)
+            if (same_output(outs[i], hist[h]))
+                return ns_usage_error(cmd, "%s %s is an input (--history %s): give the report its "
+                                           "own file",
+                                      out_opts[i], outs[i], hist[h]);
+    }
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
         if (outs[i] && ns_json_check_writable(outs[i], err, sizeof err) != 0)
             return ns_usage_error(cmd, "%s", err);
+    /* A run counts once in the drift (trial 9 #17: the baseline given again as --history, or one
+     * --history file twice, made 3 files read as 4 runs): such a --history file is dropped, with
+     * a warning. The same device and inode is the same file, whatever its path. */
+    const char *dropped[64], *dropped_as[64];
+    int ndropped = 0;
+    for (int h = 0; h < nhist;) {
+        struct stat sh, so;
+        const char *as = NULL;
+        if (stat(hist[h], &sh) == 0) {
+            if (stat(pos[0], &so) == 0 && so.st_dev == sh.st_dev && so.st_ino == sh.st_ino)
+                as = "the BASELINE";
+            for (int g = 0; !as && g < h; g++)
+                if (stat(hist[g], &so) == 0 && so.st_dev == sh.st_dev && so.st_ino == sh.st_ino)
+                    as = hist[g];
+        }
+        if (!as) {
+            h++;
+            continue;
+        }
+        dropped[ndropped] = hist[h];
+        dropped_as[ndropped++] = as;
+        memmove(hist + h, hist + h + 1, (size_t)(nhist - h - 1) * sizeof *hist);
+        nhist--;
+    }
     if (thr_file && ns_gate_load_thresholds(&o, thr_file, err, sizeof err) != 0) {
         ns_gate_free_rules(&o);
         return ns_usage_error(cmd, "%s", err);
     }
     ns_gate_report rep = {
         .mode = ab ? "ab" : "files", .baseline = pos[0], .current = pos[1], .opts = o};
+    for (int d = 0; d < ndropped; d++)
+        add_warning(&rep, "--history %s is the same file as %s%s: counted once", dropped[d],
+                    strcmp(dropped_as[d], "the BASELINE") ? "--history " : "", dropped_as[d]);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = NS_EXIT_USAGE, build_only = 0;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness/json.h"
+#include "harness/measure.h"
 #include "harness/stats.h"
 #include "reports/gate.h"
 #include "reports/report.h"
@@ -79,6 +80,43 @@ static size_t ninvalid(const ns_gate_report *rep) {
     return n;
 }
 
+/* INVALID rows whose output check failed; the others have a current status other than "ok"
+ * (a thread team the OpenMP runtime cut, a zero time, ...), which no rerun of the check fixes. */
+static size_t ncheck_failed(const ns_gate_report *rep) {
+    size_t n = 0;
+    for (size_t i = 0; i < rep->nrows; i++)
+        n += rep->rows[i].verdict == NS_GATE_INVALID &&
+             !strncmp(rep->rows[i].note, "current: output check failed", 28);
+    return n;
+}
+
+/* The first INVALID row, or NULL. */
+static const ns_gate_row *first_invalid(const ns_gate_report *rep) {
+    for (size_t i = 0; i < rep->nrows; i++)
+        if (rep->rows[i].verdict == NS_GATE_INVALID) return &rep->rows[i];
+    return NULL;
+}
+
+/* The verdict line's INVALID part, ", N INVALID (REASON)", into out (trial 9 #8: every INVALID
+ * read "check failed", a cut thread team too): one row's own reason, else the counts by kind;
+ * "" without INVALID rows. */
+static void invalid_label(const ns_gate_report *rep, char *out, size_t len) {
+    size_t n = ninvalid(rep), c = ncheck_failed(rep);
+    out[0] = 0;
+    if (!n) return;
+    const char *note = first_invalid(rep)->note;
+    if (!strncmp(note, "current: ", 9)) note += 9;
+    if (n == 1)
+        snprintf(out, len, ", 1 INVALID (%.120s)", note);
+    else if (c == n)
+        snprintf(out, len, ", %zu INVALID (check failed)", n);
+    else if (!c)
+        snprintf(out, len, ", %zu INVALID (current status not ok, see the rows)", n);
+    else
+        snprintf(out, len, ", %zu INVALID (%zu check failed, %zu current status not ok)", n, c,
+                 n - c);
+}
+
 /* Compared benchmarks with fewer than NS_MIN_SAMPLES samples on a side (unpaired): rank tests of
  * that size can only show large effects (compare.py warns below 9 repetitions). */
 static size_t nfew(const ns_gate_report *rep) {
@@ -139,11 +177,14 @@ static void id_bench_args(const char *id, char *out, size_t len) {
 static void next_steps(const ns_gate_report *rep, char *out, size_t len) {
     out[0] = 0;
     if (!rep->exit_code) return;
-    const ns_gate_row *first = NULL;
+    const ns_gate_row *first = NULL, *inv = first_invalid(rep);
     for (size_t i = 0; i < rep->nrows && !first; i++)
         if (rep->rows[i].verdict == NS_GATE_REGRESSION) first = &rep->rows[i];
     char args[400];
     int ab = !strcmp(rep->mode, "ab");
+    /* Never fewer samples than --min-samples asks for (trial 9 #14), nor more than bench takes. */
+    int samples = rep->opts.min_samples > 30 ? rep->opts.min_samples : 30;
+    if (samples > NS_MAX_SAMPLES) samples = NS_MAX_SAMPLES;
     if (first) {
         id_bench_args(first->id, args, sizeof args);
         /* gate --ab takes the kernel, then "--" and the bench options. */
@@ -153,24 +194,39 @@ static void next_steps(const ns_gate_report *rep, char *out, size_t len) {
                  args);
         if (ab)
             snprintf(out, len,
-                     "next: reproduce %s with each build: %s bench %s --samples 30, and the "
+                     "next: reproduce %s with each build: %s bench %s --samples %d, and the "
                      "same with %s\n",
-                     first->id, rep->baseline, args, rep->current);
+                     first->id, rep->baseline, args, samples, rep->current);
         else
             snprintf(out, len,
                      "next: confirm %s interleaved on one machine: nodescale gate --ab "
                      "OLD_BINARY NEW_BINARY %s%s%s (README.md, \"Interleaved A/B\");\n"
-                     "      or look at it alone with each build: nodescale bench %s --samples 30\n",
-                     first->id, kernel, opts ? " --" : "", opts ? opts : "", args);
+                     "      or look at it alone with each build: nodescale bench %s --samples %d\n",
+                     first->id, kernel, opts ? " --" : "", opts ? opts : "", args, samples);
     } else if (rep->suite_verdict == NS_GATE_REGRESSION) {
         snprintf(out, len,
                  "next: no single benchmark regressed, the suite did: confirm with nodescale gate "
                  "--ab OLD_BINARY NEW_BINARY KERNEL... on the slowest kernels\n");
+    } else if (inv && !strncmp(inv->note, "current: output check failed", 28)) {
+        id_bench_args(inv->id, args, sizeof args);
+        snprintf(out, len,
+                 "next: the current build computes %s wrongly (its output check failed): fix "
+                 "that, then check it with nodescale bench %s\n",
+                 inv->id, args);
+    } else if (inv) {
+        /* A status such as a thread team the OpenMP runtime cut: more samples cannot help. */
+        id_bench_args(inv->id, args, sizeof args);
+        snprintf(out, len,
+                 "next: remove the cause the INVALID row's status names (for a thread shortfall: "
+                 "OMP_THREAD_LIMIT, the CPU mask or --threads), then measure %s again: "
+                 "nodescale bench %s\n",
+                 inv->id, args);
     } else {
         snprintf(out, len,
                  "next: see each row's note: rerun the benchmarks without data or with too few "
-                 "samples (bench KERNEL --samples 30), or run both builds with the same kernels "
-                 "and sizes\n");
+                 "samples (bench KERNEL --samples %d), or run both builds with the same kernels "
+                 "and sizes\n",
+                 samples);
     }
 }
 
@@ -249,10 +305,10 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
                 "note: %zu benchmark(s) have fewer than %d samples; at that size only large "
                 "effects can be significant\n",
                 few, NS_MIN_SAMPLES);
-    char inv[64] = "";
-    if (ninvalid(rep)) snprintf(inv, sizeof inv, ", %zu INVALID (check failed)", ninvalid(rep));
+    char inv[256], isafe[256];
+    invalid_label(rep, inv, sizeof inv);
     fprintf(f, "\nverdict: %s (%zu regression%s%s%s%s; %.2f s)\n", rep->exit_code ? "FAIL" : "PASS",
-            nr, nr == 1 ? "" : "s", inv,
+            nr, nr == 1 ? "" : "s", ns_text_safe(inv, isafe, sizeof isafe),
             rep->suite_verdict == NS_GATE_REGRESSION ? ", suite geomean regressed" : "",
             rep->suite_n == 0 ? ", nothing compared" : "", rep->elapsed_s);
     char next[1024];
@@ -567,9 +623,11 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
                                     : "the paired estimate of the time ratio lies",
             100 * o->threshold);
     if (ninvalid(rep))
-        fprintf(f,
-                "**%zu INVALID**: the current result failed its output check; the gate fails.\n\n",
-                ninvalid(rep));
+        fprintf(f, "**%zu INVALID**: the current result %s; the gate fails.\n\n", ninvalid(rep),
+                ncheck_failed(rep) == ninvalid(rep) ? "failed its output check"
+                : ncheck_failed(rep)               ? "failed its output check or has a status "
+                                                     "other than ok (see each row)"
+                                                   : "has a status other than ok (see each row)");
     fprintf(f, "Change: the %s; the suite line is their geometric mean.\n\n", ratio_estimator(rep));
     size_t nmis = json_array_size(rep->mismatches);
     if (nmis) {

@@ -4,7 +4,8 @@
 # the likely cause when ids do not match (13), --allow-build-change and the machine check of
 # virtualization and memory (14), warnings for an interrupted input, an injected slowdown and a
 # --thresholds pattern that matches nothing (15), and what to do next after a FAIL (16), in the
-# table, the Markdown and the JUnit report. Small inputs are written by mk below.
+# table, the Markdown and the JUnit report; trial 9: a report over an input, the INVALID reason,
+# the advice's --samples, a --history file counted twice. Small inputs are written by mk below.
 set -u
 cd "$(dirname "$0")/../.."
 NS=${NS:-bin/nodescale}
@@ -173,6 +174,51 @@ has "$T/out" "next: see each row's note" "16: nothing compared"
 gate 0 "16: a pass has no next step" "$T/quiet.json" "$T/quiet.json" --markdown "$T/p.md"
 hasnt "$T/out" "next:" "16: pass (table)"
 hasnt "$T/p.md" "What next" "16: pass (markdown)"
+
+# --- trial 9: a report over an input (#1), the INVALID reason and its advice (#8), --samples
+# of the advice at least --min-samples (#14), a --history file counted twice (#17) ------------
+setkey() { # setkey FILE PYTHON_STATEMENT_ON_r: edits every result r of FILE in place
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
+for r in d['results']: $2
+json.dump(d, open(sys.argv[1], 'w'))" "$1"
+}
+cp "$T/quiet.json" "$T/c2.json"
+cp "$T/quiet.json" "$T/b2.json"
+cp "$T/quiet.json" "$T/h9.json"
+gate 2 "t9 #1: --json over CURRENT" "$T/quiet.json" "$T/c2.json" --quiet --json "$T/c2.json"
+has "$T/err" "error: --json $T/c2.json is an input (CURRENT $T/c2.json)" "t9 #1: --json"
+gate 2 "t9 #1: --markdown over BASELINE, another path" "$T/b2.json" "$T/quiet.json" \
+    --markdown "$T/./b2.json"
+has "$T/err" "is an input (BASELINE" "t9 #1: --markdown"
+gate 2 "t9 #1: --junit over a --history file" --history "$T/h9.json" "$T/b2.json" \
+    "$T/quiet.json" --junit "$T/h9.json"
+has "$T/err" "is an input (--history $T/h9.json)" "t9 #1: --junit"
+for f in c2 b2 h9; do cmp -s "$T/$f.json" "$T/quiet.json" || bad "t9 #1: $f.json was overwritten"; done
+
+mk "$T/tl.json"
+setkey "$T/tl.json" "r['status'] = 'invalid: the OpenMP runtime gave 1 of 2 threads'; r['validated'] = True"
+gate 1 "t9 #8: INVALID by a cut thread team" "$T/quiet.json" "$T/tl.json" --markdown "$T/tl.md"
+has "$T/out" "1 INVALID (status invalid: the OpenMP runtime gave 1 of 2 threads)" "t9 #8: reason"
+hasnt "$T/out" "check failed" "t9 #8: not a failed check"
+has "$T/out" "next: remove the cause the INVALID row's status names" "t9 #8: advice"
+hasnt "$T/out" "--samples" "t9 #8: no advice to take more samples"
+hasnt "$T/tl.md" "failed its output check" "t9 #8: markdown"
+mk "$T/wrong.json"
+setkey "$T/wrong.json" "r['validated'] = False"
+gate 1 "t9 #8: INVALID by a failed check" "$T/quiet.json" "$T/wrong.json"
+has "$T/out" "1 INVALID (output check failed)" "t9 #8: check reason"
+has "$T/out" "next: the current build computes k1/avx2/dp/t1/n=4096 wrongly" "t9 #8: check advice"
+
+gate 1 "t9 #14: nothing compared at --min-samples 50" --min-samples 50 "$T/quiet.json" "$T/quiet_slow.json"
+has "$T/out" "bench KERNEL --samples 50" "t9 #14: advice at --min-samples"
+
+mk "$T/h1.json" scale=1.02
+mk "$T/h2.json" scale=0.98
+gate 0 "t9 #17: the baseline and h1 again as --history" --history "$T/quiet.json" --history "$T/h1.json" \
+    --history "$T/h2.json" --history "$T/./h1.json" "$T/quiet.json" "$T/quiet.json"
+has "$T/out" "WARNING: --history $T/quiet.json is the same file as the BASELINE: counted once" "t9 #17: baseline"
+has "$T/out" "WARNING: --history $T/./h1.json is the same file as --history $T/h1.json: counted once" "t9 #17: twice"
+has "$T/out" "over 3 runs" "t9 #17: 3 distinct runs"
 
 [ $fails -eq 0 ] && echo "gate_hints: all passed" || echo "gate_hints: $fails failed"
 [ $fails -eq 0 ]
