@@ -1,6 +1,6 @@
-/* Report folders that `run`, `roofline --out`, `fleet` and `compare --out` write: claiming one (a new folder, or
- * an existing one that holds no other run's or fleet's files), and removing what a failed
- * command wrote into it. */
+/* Report folders that `run`, `roofline --out`, `fleet` and `compare --out` write: claiming one (a
+ * new folder, or an existing one that holds no other run's or fleet's files), and removing what a
+ * failed command wrote into it. */
 #ifndef NS_OUTDIR_H
 #define NS_OUTDIR_H
 

@@ -1074,15 +1074,15 @@ int ns_cmd_gate(int argc, char **argv) {
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
         for (int p = 0; outs[i] && p < npos && p < 2; p++)
             if (same_output(outs[i], pos[p]))
-                return ns_usage_error(cmd, "%s %s is an input (%s %s): give the report its own file",
-                                      out_opts[i], outs[i],
-                                      ab ? (p ? "NEW_BINARY" : "OLD_BINARY")
-                                         : (p ? "CURRENT" : "BASELINE"),
-                                      pos[p]);
+                return ns_usage_error(
+                    cmd, "%s %s is an input (%s %s): give the report its own file", out_opts[i],
+                    outs[i], ab ? (p ? "NEW_BINARY" : "OLD_BINARY") : (p ? "CURRENT" : "BASELINE"),
+                    pos[p]);
         for (int h = 0; outs[i] && h < nhist; h++)
             if (same_output(outs[i], hist[h]))
-                return ns_usage_error(cmd, "%s %s is an input (--history %s): give the report its "
-                                           "own file",
+                return ns_usage_error(cmd,
+                                      "%s %s is an input (--history %s): give the report its "
+                                      "own file",
                                       out_opts[i], outs[i], hist[h]);
     }
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)

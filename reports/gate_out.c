@@ -625,9 +625,9 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
     if (ninvalid(rep))
         fprintf(f, "**%zu INVALID**: the current result %s; the gate fails.\n\n", ninvalid(rep),
                 ncheck_failed(rep) == ninvalid(rep) ? "failed its output check"
-                : ncheck_failed(rep)               ? "failed its output check or has a status "
-                                                     "other than ok (see each row)"
-                                                   : "has a status other than ok (see each row)");
+                : ncheck_failed(rep)                ? "failed its output check or has a status "
+                                                      "other than ok (see each row)"
+                                                    : "has a status other than ok (see each row)");
     fprintf(f, "Change: the %s; the suite line is their geometric mean.\n\n", ratio_estimator(rep));
     size_t nmis = json_array_size(rep->mismatches);
     if (nmis) {
