@@ -161,9 +161,10 @@ int ns_cmd_roofline(int argc, char **argv) {
         if (old) {
             json_decref(root);
             return ns_usage_error(cmd,
-                                  "--out '%s' holds %s of another run or fleet, which roofline "
-                                  "would not rewrite; choose a new folder (a run's folder is "
-                                  "redrawn in place: nodescale roofline %s/results.json)",
+                                  "--out '%s' holds %s of another run, fleet or compare, which "
+                                  "roofline would not rewrite; choose a new folder (a run's "
+                                  "folder is redrawn in place: nodescale roofline "
+                                  "%s/results.json)",
                                   out, old, out);
         }
         created = ns_outdir_first_missing(out);
