@@ -31,6 +31,9 @@
 /* A run of flat points whose level still changes by more than this factor is split in two. */
 #define PLATEAU_SPLIT_RATIO 1.25
 #define MAX_PLATEAUS 16
+/* A point next to a run of flat points joins it when its bandwidth is within this fraction of
+ * the median of the run (the ends of a level, whose windows cannot be flat). */
+#define PLATEAU_EDGE_TOL 0.10
 /* Largest robust scatter (relative sigma) of the points of a plateau. */
 #define PLATEAU_MAX_NOISE 0.08
 /* An interior ceiling's range ends where the points are no faster than this factor times the
@@ -194,7 +197,7 @@ int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_p
         flat[i] = isfinite(s) && fabs(s) <= NS_PLATEAU_MAX_SLOPE;
     }
     plateau_ctx c = {p, ys, raw_y, scratch, out, max_out, 0, 0};
-    for (size_t i = 0; i < m;) {
+    for (size_t i = 0, done = 0; i < m;) {
         if (!flat[i]) {
             i++;
             continue;
@@ -202,8 +205,25 @@ int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_p
         size_t j = i;
         while (j + 1 < m && flat[j + 1])
             j++;
+        /* The end points of a level are never flat by their window: the first point of the curve
+         * has too few neighbours for a slope, and the last point before a cliff and the first
+         * one after it have the cliff in their window. A neighbour of the run at the run's level
+         * (its own rate within PLATEAU_EDGE_TOL of the median of the run) belongs to it, so a level of 4
+         * points at 2x steps, 2 of them flat by their window, is a plateau. Towards smaller
+         * working sets only the first point of the curve, or while the run is still short of
+         * NS_PLATEAU_MIN_POINTS: the first point after a cliff would move a long run's
+         * geometric middle (its level label) down a level. */
+        for (size_t k = i; k <= j; k++)
+            scratch[k - i] = ys[k];
+        double level = ns_median(scratch, j - i + 1);
+#define AT_LEVEL(k) (!flat[k] && fabs(raw_y[k] - level) <= log1p(PLATEAU_EDGE_TOL))
+        while (j + 1 < m && AT_LEVEL(j + 1))
+            j++;
+        while (i > done && AT_LEVEL(i - 1) && (i - 1 == 0 || j - i + 1 < NS_PLATEAU_MIN_POINTS))
+            i--;
+#undef AT_LEVEL
         if (j - i + 1 >= NS_PLATEAU_MIN_POINTS) split_or_emit(&c, i, j);
-        i = j + 1;
+        i = done = j + 1;
     }
     free(p);
     free(ys);

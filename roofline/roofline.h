@@ -96,9 +96,13 @@ typedef struct ns_plateau {
  * ln(bw) against log2(ws) over it and its neighbours within 0.7 doublings of the working set
  * (at least one on each side; two at 1.25x steps), after a running median
  * of 3, which removes single-point spikes) is within NS_PLATEAU_MAX_SLOPE; a plateau is a run of
- * at least NS_PLATEAU_MIN_POINTS flat points, split in two where the level inside it still
- * changes by more than 25%, and dropped when its points scatter by more than 8% (robust sigma
- * around their trend): on a disturbed machine no plateau is better than a wrong one. Writes at most
+ * at least NS_PLATEAU_MIN_POINTS flat points (with the neighbours of a run of flat points whose
+ * own rate is within 10% of the run's median: the ends of a level, whose windows hold too few
+ * points or the cliff to the next level; towards smaller working sets only the first point of
+ * the curve, or while the run is shorter than NS_PLATEAU_MIN_POINTS), split in two where the
+ * level inside it still changes by more than 25%, and dropped when its points scatter by more
+ * than 8% (robust sigma around their trend): on a disturbed machine no plateau is better than a
+ * wrong one. Writes at most
  * max_out plateaus in increasing working-set order and returns how many were found (which may
  * exceed max_out), or -1 on allocation failure. */
 /* The slope is d ln(bw) / d log2(ws): 0.15 = ln 1.16, a 16% bandwidth change per doubling of the

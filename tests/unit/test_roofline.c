@@ -191,6 +191,38 @@ static void test_plateaus_clean(void **st) {
         assert_true(p[i].ws_lo_bytes > p[i - 1].ws_hi_bytes);
 }
 
+/* Defect trial10-10: a level of 4 flat points at 2x steps (a --quick sweep's L1: 303, 308, 314,
+ * 300 GB/s) is a plateau. Only the 2 middle points are flat by their window (the first has too
+ * few neighbours, the last has the cliff in it); the ends at the run's level join it. */
+static void test_plateau_of_four_points(void **st) {
+    (void)st;
+    double ws[] = {3072, 7680, 15360, 32256, 64512, 130560, 261120, 523776, 1047552};
+    double bw[] = {303.7, 307.9, 314.3, 300.1, 76.2, 75.2, 76.6, 73.1, 71.0};
+    ns_plateau p[8];
+    int np = ns_roofline_find_plateaus(ws, bw, 9, p, 8);
+    assert_true(np >= 1);
+    assert_close(p[0].ws_lo_bytes, 3072, 1e-12);
+    assert_close(p[0].ws_hi_bytes, 32256, 1e-12);
+    assert_int_equal(p[0].npoints, 4);
+    assert_close(p[0].gbytes_per_s, (303.7 + 307.9) / 2, 1e-9);
+    /* The next level's first point (the cliff in its window) joins neither: the next level's
+     * plateau has 3 points without it. */
+    assert_int_equal(np, 2);
+    assert_close(p[1].ws_lo_bytes, 130560, 1e-12);
+    assert_close(p[1].ws_hi_bytes, 1047552, 1e-12);
+    /* stream_load t1 of the same run: 209, 211, 207, 199, then 116-121. */
+    double bw2[] = {208.9, 210.7, 206.7, 199.4, 115.9, 121.2, 119.6, 116.2, 120.5};
+    double ws2[] = {4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576};
+    np = ns_roofline_find_plateaus(ws2, bw2, 9, p, 8);
+    assert_true(np >= 1);
+    assert_int_equal(p[0].npoints, 4);
+    assert_close(p[0].ws_hi_bytes, 32768, 1e-12);
+    /* A cliff point well off the level (here 250 against 305) does not join. */
+    bw[3] = 250;
+    np = ns_roofline_find_plateaus(ws, bw, 9, p, 8);
+    assert_true(np == 0 || p[0].ws_hi_bytes < 32256 || p[0].ws_lo_bytes > 32256);
+}
+
 static void test_plateaus_noisy(void **st) {
     (void)st;
     for (uint64_t seed = 1; seed <= 20; seed++) {
@@ -666,11 +698,24 @@ static void test_interior_ends_at_next_level(void **st) {
                              20.91, 21.59, 21.61, 21.22, 7.474, 7.264, 13.72, 13.45, 9.685, 14.74};
     for (int i = 0; i < 20; i++)
         ws[i] = i < 19 ? 4 * KiB * pow(2, i) : 1200 * MiB;
+    /* The L3 level's 4 points (4-32 MiB) are flat: a plateau (trial10-10), of the 3 from 8 MiB
+     * (the first point after the cliff joins only a run short of 3). */
     json_t *root = build_points(ws, bw, 20);
     json_t *l3 = ceiling(root, "L3", 1);
     assert_non_null(l3);
+    assert_string_equal(json_string_value(json_object_get(l3, "source")), "plateau");
+    assert_close(json_number_value(json_object_get(l3, "gbytes_per_s")), 21.59, 1e-9);
+    assert_close(json_number_value(json_object_get(l3, "working_set_max_bytes")), 32 * MiB, 1e-12);
+    json_decref(root);
+
+    /* Scattered (only 2 flat points, their neighbours off the level): no plateau, so the
+     * interior median, up to where the rate falls to DRAM's. */
+    bw[10] = 19.0, bw[11] = 25.0, bw[12] = 16.0, bw[13] = 24.0;
+    root = build_points(ws, bw, 20);
+    l3 = ceiling(root, "L3", 1);
+    assert_non_null(l3);
     assert_string_equal(json_string_value(json_object_get(l3, "source")), "interior");
-    assert_close(json_number_value(json_object_get(l3, "gbytes_per_s")), (21.22 + 21.59) / 2, 1e-9);
+    assert_close(json_number_value(json_object_get(l3, "gbytes_per_s")), (19.0 + 24.0) / 2, 1e-9);
     assert_close(json_number_value(json_object_get(l3, "working_set_max_bytes")), 32 * MiB, 1e-12);
     assert_false(json_is_true(json_object_get(l3, "suspect")));
     const char *s = json_string_value(json_object_get(l3, "status"));
@@ -678,7 +723,10 @@ static void test_interior_ends_at_next_level(void **st) {
                               "DRAM level's"));
     json_decref(root);
 
-    bw[12] = bw[13] = 7.3; /* slow from 16 MiB: two points left */
+    bw[10] = 20.91, bw[11] = 21.59;
+    /* Slow from 16 MiB: two points left (the slow ones scatter: a flat slow stretch would be a
+     * plateau of its own, in the reported L3). */
+    bw[12] = 7.3, bw[13] = 11.0, bw[14] = 6.0, bw[15] = 10.0;
     root = build_points(ws, bw, 20);
     l3 = ceiling(root, "L3", 1);
     assert_non_null(l3);
@@ -1165,6 +1213,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
         cmocka_unit_test(test_plateaus_noisy),
+        cmocka_unit_test(test_plateau_of_four_points),
         cmocka_unit_test(test_plateau_slope_is_16_percent),
         cmocka_unit_test(test_chiplet_llc_per_ccx),
         cmocka_unit_test(test_missing_l3),
