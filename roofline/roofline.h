@@ -36,7 +36,19 @@
  * sits below a measurement of its own ceiling kernel: where results[] (the kernel phase) holds
  * the curve's kernel (same ISA, precision, threads) with its working set in a level (DRAM: at
  * >= 4x the LLC), faster by the sweep's statistic (bytes / time_s.min), that measurement is the
- * curve's ceiling of the level (source "kernel phase", result_id, and the sweep's own value).
+ * curve's ceiling of the level (source "kernel phase", result_id, and the sweep's own value),
+ * unless its samples spread (CV > 10%, or fastest > 1.2x median) and its median is below the
+ * sweep's ceiling: then the sweep's stays, and its "kernel_phase" string and a note say why.
+ *
+ * Suspect ceilings: ceilings_used.compute[] and .bandwidth[] carry suspect and suspect_reason
+ * (null when not suspect), and roofline.status counts them ("ok; N of the ceilings used are
+ * suspect ..."). A compute ceiling is suspect when its result's CV exceeds 10% or its fastest
+ * sample is more than 1.2x its median; when an SP vector ceiling is below the DP one of the same
+ * mix and threads; and when a T-thread ceiling is more than 1.1 x T times the 1-thread one (both
+ * are then suspect). A 1-thread bandwidth roof is suspect when the T-thread one of its level is
+ * more than 1.1 x T times it. ridge_points[] say suspect when built from a suspect ceiling; a
+ * kernel judged against a suspect compute roof says so in roof_status; points[].above_roof marks
+ * a point above its roof (fraction_of_roof > 1), and a note lists them.
  *
  * Compute roof of a kernel: its own mix, else FMA-only; reductions and STREAM kernels
  * are memory bound and judged by the bandwidth roof, with ADD-only as compute roof for sums,
