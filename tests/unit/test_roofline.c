@@ -1284,7 +1284,7 @@ static void test_bandwidth_scaling_suspect(void **st) {
 }
 
 /* Defect trial10-4: a kernel-phase measurement whose fastest sample is an outlier (fastest 200
- * GB/s, median 95: bimodal) does not raise the sweep's L2 plateau (90 GB/s); the ceiling says
+ * GB/s, median 85: bimodal) does not raise the sweep's L2 plateau (90 GB/s); the ceiling says
  * why and a note names it. With a median above the plateau (100) it does. */
 static void test_kernel_phase_disturbed_not_used(void **st) {
     (void)st;
