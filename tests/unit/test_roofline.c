@@ -1382,6 +1382,23 @@ static void test_report_status_shows_above_roof(void **st) {
     json_decref(root);
 }
 
+/* Defect trial10-13: report.md's ceiling tables and its kernels table say which statistic they
+ * show (fastest sample against median), so a ceiling kernel at 47% of its own roof is read right. */
+static void test_report_tables_name_statistic(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+    doc_add_compute(root, "dp", "fma", 1, 88);
+    char line[1024];
+    assert_true(report_line(root, "| kernel | precision | ISA | mix |", line, sizeof line));
+    assert_non_null(strstr(line, "| GFLOP/s (fastest sample) |"));
+    assert_true(report_line(root, "| threads | level | kernel |", line, sizeof line));
+    assert_non_null(strstr(line, "| GB/s (fastest sample) |"));
+    assert_true(report_line(root, "| id | GFLOP/s", line, sizeof line));
+    assert_non_null(strstr(line, "| GFLOP/s (median) | GB/s (median) |"));
+    assert_true(report_line(root, "Rates are each kernel's median sample", line, sizeof line));
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
@@ -1414,6 +1431,7 @@ int main(void) {
         cmocka_unit_test(test_zero_flop_above_roof),
         cmocka_unit_test(test_rebuild_from_written_file),
         cmocka_unit_test(test_report_status_shows_above_roof),
+        cmocka_unit_test(test_report_tables_name_statistic),
         cmocka_unit_test(test_judged_at_threads_used),
         cmocka_unit_test(test_threads_used_without_ceiling),
     };
