@@ -1301,7 +1301,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     else if (!(isfinite(ai) && ai > 0) && !no_flops)
         snprintf(status, sizeof status, "no roof: arithmetic intensity unknown");
 
-    int bwb = 0;
+    int bwb = 0, roof_suspect = 0;
     double roof;
     if (in_registers && cr)
         roof = cg;
@@ -1328,6 +1328,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         double gbps = ns_json_get_num(r, "gbytes_per_s");
         frac = gbps >= 0 ? gbps / bw : NAN;
         frac_fast = isfinite(frac) ? frac * speed : NAN;
+        roof_suspect = br->suspect;
         fast_above = !(frac > 1.0) && frac_fast > 1.0 + 1e-9;
         snprintf(limit, sizeof limit, "bandwidth:%s", level);
         int len = snprintf(status, sizeof status,
@@ -1363,9 +1364,12 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         }
         if (bwb && br->suspect) ADD("; the %s ceiling is suspect (see ceilings.bandwidth)", level);
         char csus[600];
-        if (!bwb && cr && compute_suspect(b, compute, cr, csus, sizeof csus))
+        if (!bwb && cr && compute_suspect(b, compute, cr, csus, sizeof csus)) {
             ADD("; its roof, the %s compute ceiling (%.4g GFLOP/s), is suspect: %s",
                 mix_words(mix), cg, csus);
+            roof_suspect = 1;
+        }
+        if (bwb && br->suspect) roof_suspect = 1;
         if (bwb && pol && strcmp(pol, b->policy))
             ADD("; bytes_policy %s differs from the ceilings' %s", pol, b->policy);
         int above = frac > 1.0, fast = fast_above && !(bwb ? own_b : own_c);
@@ -1436,6 +1440,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     set_or_null(p, "roof_gflops", roof);
     set_or_null(p, "fraction_of_roof", frac);
     json_object_set_new(p, "above_roof", json_boolean(frac > 1.0));
+    json_object_set_new(p, "roof_suspect", json_boolean(roof_suspect));
     ns_json_set_str(p, "roof_limit", *limit ? limit : NULL);
     ns_json_set_str(p, "status", status);
     json_array_append_new(points, p);

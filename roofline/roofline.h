@@ -48,7 +48,8 @@
  * are then suspect). A 1-thread bandwidth roof is suspect when the T-thread one of its level is
  * more than 1.1 x T times it. ridge_points[] say suspect when built from a suspect ceiling; a
  * kernel judged against a suspect compute roof says so in roof_status; points[].above_roof marks
- * a point above its roof (fraction_of_roof > 1), and a note lists them.
+ * a point above its roof (fraction_of_roof > 1), and a note lists them; points[].roof_suspect
+ * one whose limiting roof is suspect. The pictures' kernel list says both.
  *
  * Compute roof of a kernel: its own mix, else FMA-only; reductions and STREAM kernels
  * are memory bound and judged by the bandwidth roof, with ADD-only as compute roof for sums,

@@ -1223,7 +1223,10 @@ static void test_compute_ceilings_suspect(void **st) {
     int seen = 0;
     json_array_foreach(pts, i, pt) {
         const char *id = json_string_value(json_object_get(pt, "id"));
-        if (!strcmp(id, "sgemm")) assert_true(json_is_true(json_object_get(pt, "above_roof")));
+        if (!strcmp(id, "sgemm")) {
+            assert_true(json_is_true(json_object_get(pt, "above_roof")));
+            assert_true(json_is_true(json_object_get(pt, "roof_suspect")));
+        }
         if (!strcmp(id, "dgemm")) assert_false(json_is_true(json_object_get(pt, "above_roof")));
         seen += !strcmp(id, "sgemm") || !strcmp(id, "dgemm");
     }
