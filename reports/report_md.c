@@ -112,7 +112,8 @@ static void ceilings(FILE *f, const json_t *root) {
     const json_t *ceil = json_object_get(root, "ceilings");
     size_t i;
     json_t *c;
-    fprintf(f, "## Compute ceilings\n\n| kernel | precision | ISA | mix | threads | GFLOP/s |\n"
+    fprintf(f, "## Compute ceilings\n\n| kernel | precision | ISA | mix | threads | GFLOP/s "
+               "(fastest sample) |\n"
                "|---|---|---|---|---:|---:|\n");
     json_array_foreach(json_object_get(ceil, "compute"), i, c) {
         fprintf(f, "| %s | %s | %s | %s | %lld | ", str(c, "name"), str(c, "precision"),
@@ -123,7 +124,7 @@ static void ceilings(FILE *f, const json_t *root) {
     fprintf(f, "\nGEMM is judged against the FMA-only ceiling of its precision and thread count; "
                "mixed-instruction ceilings are shown for reference.\n\n");
     fprintf(f, "## Bandwidth ceilings\n\n| threads | level | kernel | working sets measured | GB/s "
-               "| note |\n"
+               "(fastest sample) | note |\n"
                "|---:|---|---|---:|---:|---|\n");
     static const char *const levels[] = {"L1", "L2", "L3", "L4", "DRAM"};
     for (json_int_t t = 1; t <= 4096; t++) {
@@ -154,8 +155,11 @@ static void ceilings(FILE *f, const json_t *root) {
 static void kernels(FILE *f, const json_t *root) {
     size_t i;
     json_t *r;
-    fprintf(f, "## Kernels\n\n| id | GFLOP/s | GB/s | AI (FLOP/B) | roof GFLOP/s | fraction of "
-               "roof | limit | cv | check | status |\n|---|---:|---:|---:|---:|---:|---|---:|---|---|\n");
+    fprintf(f, "## Kernels\n\nRates are each kernel's median sample; the roofs, like the ceilings "
+               "above, are fastest samples, so a ceiling kernel's own row reads below 100%% of its "
+               "roof by its spread (`fraction_of_roof_fastest` in results.json: by the fastest "
+               "sample).\n\n| id | GFLOP/s (median) | GB/s (median) | AI (FLOP/B) | roof GFLOP/s "
+               "| fraction of roof | limit | cv | check | status |\n|---|---:|---:|---:|---:|---:|---|---:|---|---|\n");
     int disturbed = 0, above = 0;
     json_array_foreach(json_object_get(root, "results"), i, r) {
         if (!strcmp(str(r, "family"), "peak")) continue;

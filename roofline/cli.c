@@ -48,14 +48,15 @@ static void print_summary(const json_t *root) {
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(used, "compute"), i, e) {
-        printf("  compute  %-3s %-8s %-7s %3d thr  %10.1f GFLOP/s%s\n",
+        printf("  compute  %-3s %-8s %-7s %3d thr  %10.1f GFLOP/s%s%s\n",
                json_string_value(json_object_get(e, "precision")),
                json_string_value(json_object_get(e, "mix")),
                json_string_value(json_object_get(e, "isa"))
                    ? json_string_value(json_object_get(e, "isa"))
                    : "",
                (int)ns_json_get_num(e, "threads"), ns_json_get_num(e, "gflops"),
-               json_is_true(json_object_get(e, "roof")) ? "  (roof)" : "");
+               json_is_true(json_object_get(e, "roof")) ? "  (roof)" : "",
+               json_is_true(json_object_get(e, "suspect")) ? "  SUSPECT" : "");
     }
     json_array_foreach(json_object_get(used, "bandwidth"), i, e) {
         printf("  memory   %-4s %3d thr  %10.1f GB/s  (%s)%s\n",

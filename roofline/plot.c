@@ -398,8 +398,13 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
         char l[160], line[220];
         point_label(kept[k], l, sizeof l);
         double fr = ns_json_get_num(kept[k], "fraction_of_roof");
+        /* Above the roof, or measured against a suspect one: said on the line (field bug B07). */
+        int above = json_is_true(json_object_get(kept[k], "above_roof")),
+            sus = json_is_true(json_object_get(kept[k], "roof_suspect"));
         if (isfinite(fr))
-            snprintf(line, sizeof line, "%d  %s: %.0f%% of roof", k + 1, l, 100 * fr);
+            snprintf(line, sizeof line, "%d  %s: %.0f%% of roof%s%s%s", k + 1, l, 100 * fr,
+                     above || sus ? " (" : "", above ? (sus ? "above it, " : "above it") : "",
+                     sus ? "roof suspect)" : above ? ")" : "");
         else
             snprintf(line, sizeof line, "%d  %s: no roof", k + 1, l);
         fprintf(f, "set label %d ", 100 + k);

@@ -31,11 +31,24 @@
 /* A run of flat points whose level still changes by more than this factor is split in two. */
 #define PLATEAU_SPLIT_RATIO 1.25
 #define MAX_PLATEAUS 16
+/* A point next to a run of flat points joins it when its bandwidth is within this fraction of
+ * the median of the run (the ends of a level, whose windows cannot be flat). */
+#define PLATEAU_EDGE_TOL 0.10
 /* Largest robust scatter (relative sigma) of the points of a plateau. */
 #define PLATEAU_MAX_NOISE 0.08
 /* An interior ceiling's range ends where the points are no faster than this factor times the
  * next level's rate. */
 #define INTERIOR_NEXT_MARGIN 1.1
+/* A kernel-phase measurement whose samples spread more than this (CV), or whose fastest sample
+ * is more than this factor faster than its median, raises a ceiling only when its median does. */
+#define KERNEL_PHASE_MAX_CV 0.10
+#define KERNEL_PHASE_MAX_SPREAD 1.20
+/* A compute ceiling whose result's CV exceeds this, or whose fastest sample is more than this
+ * factor above its median, is suspect; so is a T-thread ceiling (compute or bandwidth) more than
+ * SCALING_SLACK x T times the 1-thread one (the 1-thread one is then too low). */
+#define COMPUTE_MAX_CV 0.10
+#define COMPUTE_MAX_SPREAD 1.20
+#define SCALING_SLACK 1.1
 /* Half-width, in doublings of the working set, of the window of the local slope. */
 #define SLOPE_WINDOW 0.7
 
@@ -194,7 +207,7 @@ int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_p
         flat[i] = isfinite(s) && fabs(s) <= NS_PLATEAU_MAX_SLOPE;
     }
     plateau_ctx c = {p, ys, raw_y, scratch, out, max_out, 0, 0};
-    for (size_t i = 0; i < m;) {
+    for (size_t i = 0, done = 0; i < m;) {
         if (!flat[i]) {
             i++;
             continue;
@@ -202,8 +215,25 @@ int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_p
         size_t j = i;
         while (j + 1 < m && flat[j + 1])
             j++;
+        /* The end points of a level are never flat by their window: the first point of the curve
+         * has too few neighbours for a slope, and the last point before a cliff and the first
+         * one after it have the cliff in their window. A neighbour of the run at the run's level
+         * (its own rate within PLATEAU_EDGE_TOL of the median of the run) belongs to it, so a level of 4
+         * points at 2x steps, 2 of them flat by their window, is a plateau. Towards smaller
+         * working sets only the first point of the curve, or while the run is still short of
+         * NS_PLATEAU_MIN_POINTS: the first point after a cliff would move a long run's
+         * geometric middle (its level label) down a level. */
+        for (size_t k = i; k <= j; k++)
+            scratch[k - i] = ys[k];
+        double level = ns_median(scratch, j - i + 1);
+#define AT_LEVEL(k) (!flat[k] && fabs(raw_y[k] - level) <= log1p(PLATEAU_EDGE_TOL))
+        while (j + 1 < m && AT_LEVEL(j + 1))
+            j++;
+        while (i > done && AT_LEVEL(i - 1) && (i - 1 == 0 || j - i + 1 < NS_PLATEAU_MIN_POINTS))
+            i--;
+#undef AT_LEVEL
         if (j - i + 1 >= NS_PLATEAU_MIN_POINTS) split_or_emit(&c, i, j);
-        i = j + 1;
+        i = done = j + 1;
     }
     free(p);
     free(ys);
@@ -314,6 +344,7 @@ typedef struct { /* one bandwidth roof: the best trusted ceiling of a level at a
     int threads, suspect;
     double gbytes_per_s;
     const char *result_id; /* the results[] entry it was taken from (kernel phase), or NULL */
+    char reason[800];      /* why it is suspect ("" when it is not) */
 } bw_roof;
 
 typedef struct {
@@ -458,18 +489,41 @@ static double cv_min_ws(const curve *cv) {
     return m;
 }
 
+/* 1 when the samples of a kernel-phase result spread: a CV above KERNEL_PHASE_MAX_CV, or a
+ * fastest sample more than KERNEL_PHASE_MAX_SPREAD times faster than the median. Its fastest
+ * sample is then one outlier of a bimodal run, not the level's rate. */
+static int kernel_phase_disturbed(const json_t *r) {
+    const json_t *ts = json_object_get(r, "time_s");
+    double cvv = ns_json_get_num(ts, "cv"), tmin = ns_json_get_num(ts, "min"),
+           tmed = ns_json_get_num(ts, "median");
+    return cvv > KERNEL_PHASE_MAX_CV || (tmin > 0 && tmed > KERNEL_PHASE_MAX_SPREAD * tmin);
+}
+
+/* "CV x%, median y GB/s" of a kernel-phase result, into buf (the CV only when recorded). */
+static void kernel_phase_spread(const json_t *r, char *buf, size_t len) {
+    const json_t *ts = json_object_get(r, "time_s");
+    double cvv = ns_json_get_num(ts, "cv");
+    double med = ns_json_get_num(r, "bytes") / ns_json_get_num(ts, "median") / 1e9;
+    int n = isfinite(cvv) ? snprintf(buf, len, "CV %.0f%%, ", 100 * cvv) : 0;
+    if (n >= 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, "median %.4g GB/s", med);
+}
+
 /* The fastest measurement in results[] (the kernel phase) of the curve's own kernel (same
  * name, ISA, precision, thread count and bytes policy) with its working set in `level` by the
  * rule results are placed with (ns_roofline_level_of), by the sweep's statistic: the bytes of a
  * repetition over its fastest sample (time_s.min). Only entries with status "ok" and a check
- * that did not fail count; a DRAM measurement only at >= 4x the aggregate LLC. Returns
- * the rate in GB/s and the entry in *res, or NAN. */
+ * that did not fail count; a DRAM measurement only at >= 4x the aggregate LLC. A disturbed
+ * measurement (kernel_phase_disturbed) counts only when its median is at least the sweep's
+ * ceiling sweep_bw (a NAN sweep_bw: no sweep ceiling, then it counts); the fastest one left
+ * out for that is returned in *rejected (may be NULL). Returns the rate in GB/s and the entry
+ * in *res, or NAN. */
 static double kernel_phase_best(const build_ctx *b, const curve *cv, const char *level,
-                                const json_t **res) {
-    double best = NAN, llc = llc_capacity(&b->cs, cv->threads);
+                                double sweep_bw, const json_t **res, const json_t **rejected) {
+    double best = NAN, rbest = NAN, llc = llc_capacity(&b->cs, cv->threads);
     size_t i;
     json_t *r;
     *res = NULL;
+    if (rejected) *rejected = NULL;
     json_array_foreach(json_object_get(b->root, "results"), i, r) {
         const char *name = str_or(r, "name", ""), *pol = str_or(r, "bytes_policy", NULL);
         double ws = ns_json_get_num(r, "working_set_bytes"), by = ns_json_get_num(r, "bytes");
@@ -484,6 +538,14 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
         if (!strcmp(level, "DRAM") && !(ws >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc)) continue;
         double rate = by / tmin / 1e9;
         if (!(by > 0 && tmin > 0 && isfinite(rate))) continue;
+        double med = by / ns_json_get_num(json_object_get(r, "time_s"), "median") / 1e9;
+        if (isfinite(sweep_bw) && kernel_phase_disturbed(r) && !(med >= sweep_bw)) {
+            if (rejected && !(rate <= rbest)) {
+                rbest = rate;
+                *rejected = r;
+            }
+            continue;
+        }
         if (!(rate <= best)) { /* also when best is NAN */
             best = rate;
             *res = r;
@@ -500,11 +562,25 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
 static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *level, double bw,
                         double ws_mid, double ws_lo, double ws_hi, int npoints, const char *source,
                         const char *suspect) {
-    const json_t *kr;
-    double kbw = kernel_phase_best(b, cv, level, &kr);
+    const json_t *kr, *rej;
+    double kbw = kernel_phase_best(b, cv, level, bw, &kr, &rej);
     int from_kernel = kr && !(kbw <= bw); /* faster, or no sweep ceiling at all */
     if (!from_kernel && !isfinite(bw) && !strcmp(source, "kernel phase")) return;
     json_t *o = json_object();
+    if (rej && !from_kernel) {
+        /* A faster but disturbed kernel-phase measurement: the sweep's ceiling stays. */
+        const json_t *ts = json_object_get(rej, "time_s");
+        double by = ns_json_get_num(rej, "bytes");
+        char rw[300], sp[64];
+        kernel_phase_spread(rej, sp, sizeof sp);
+        snprintf(rw, sizeof rw,
+                 "%s (fastest sample %.4g GB/s) is faster than the sweep's %s ceiling (%.4g "
+                 "GB/s) but not used: its samples spread (%s)",
+                 str_or(rej, "id", "?"), by / ns_json_get_num(ts, "min") / 1e9, level, bw, sp);
+        ns_json_set_str(o, "kernel_phase", rw);
+        note(b, "%s/%s %d threads, %s ceiling: the kernel phase's %s", cv->kernel, cv->isa,
+             cv->threads, level, rw);
+    }
     ns_json_set_str(o, "level", level);
     ns_json_set_int(o, "threads", cv->threads);
     ns_json_set_str(o, "kernel", cv->kernel);
@@ -527,6 +603,15 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
                      "ok; no ceiling from the sweep at this level: the kernel phase's %s at %s "
                      "(%s, fastest sample)",
                      cv->kernel, w, str_or(kr, "id", "?"));
+        if (!isfinite(bw) && kernel_phase_disturbed(kr)) {
+            char sp[64];
+            kernel_phase_spread(kr, sp, sizeof sp);
+            snprintf(why, sizeof why,
+                     "suspect: no ceiling from the sweep at this level: the kernel phase's %s at "
+                     "%s (%s, fastest sample), whose samples spread (%s)",
+                     cv->kernel, w, str_or(kr, "id", "?"), sp);
+            suspect = why;
+        }
         ns_json_set_num(o, "sweep_gbytes_per_s", bw, NULL);
         ns_json_set_str(o, "sweep_source", strcmp(source, "kernel phase") ? source : NULL);
         bw = kbw;
@@ -560,16 +645,17 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
     size_t r;
     for (r = 0; r < b->nroofs; r++)
         if (!strcmp(b->roofs[r].level, level) && b->roofs[r].threads == cv->threads) break;
+    bw_roof *ro = &b->roofs[r];
     if (r == b->nroofs) {
         if (b->nroofs == sizeof b->roofs / sizeof b->roofs[0]) return;
         b->nroofs++;
-        b->roofs[r] = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw, rid};
-        return;
+    } else {
+        int better = (ro->suspect && !suspect) ||
+                     ((ro->suspect == (suspect != NULL)) && bw > ro->gbytes_per_s);
+        if (!better) return;
     }
-    bw_roof *ro = &b->roofs[r];
-    int better =
-        (ro->suspect && !suspect) || ((ro->suspect == (suspect != NULL)) && bw > ro->gbytes_per_s);
-    if (better) *ro = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw, rid};
+    *ro = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw, rid, ""};
+    snprintf(ro->reason, sizeof ro->reason, "%s", suspect ? suspect : "");
 }
 
 /* The last (largest) at most DRAM_TAIL_POINTS points of the curve with ws >= from: their
@@ -957,6 +1043,83 @@ static const json_t *compute_roof(const json_t *compute, const char *prec, int t
     return best;
 }
 
+/* The results[] entry whose id is id, or NULL. */
+static const json_t *result_by_id(const build_ctx *b, const char *id);
+static const char *mix_words(const char *mix);
+
+/* The CV of the samples of compute ceiling c (its result's time_s.cv), or NAN. */
+static double ceiling_cv(const build_ctx *b, const json_t *c) {
+    return ns_json_get_num(
+        json_object_get(result_by_id(b, str_or(c, "result_id", NULL)), "time_s"), "cv");
+}
+
+/* Appends printf-style text at buf + *n (buf holds len bytes); *n stops at len on truncation. */
+static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *n, *n < len ? len - *n : 0, fmt, ap);
+    va_end(ap);
+    *n += k > 0 ? (size_t)k : 0;
+    if (*n > len) *n = len;
+}
+
+/* Why the compute ceiling c (one of ceilings.compute[]) is suspect, into buf ("" when it is
+ * not); returns 1 when it is. The evidence: its result's samples spread (CV above
+ * COMPUTE_MAX_CV, or a fastest sample more than COMPUTE_MAX_SPREAD times its median); an SP
+ * ceiling below the DP one of the same mix and threads (SP does twice the FLOPs per
+ * instruction); a T-thread ceiling more than SCALING_SLACK x T times the 1-thread one of the
+ * same precision and mix (T threads cannot give more than T times one): the 1-thread one is
+ * then suspect (too low), and the T-thread one's reason names the comparison too. */
+static int compute_suspect(const build_ctx *b, const json_t *compute, const json_t *c, char *buf,
+                           size_t len) {
+    const char *prec = str_or(c, "precision", ""), *mix = str_or(c, "mix", "");
+    int t = json_int(c, "threads", 0);
+    double g = ns_json_get_num(c, "gflops"), med = ns_json_get_num(c, "gflops_median");
+    double cvv = ceiling_cv(b, c);
+    size_t n = 0;
+    buf[0] = 0;
+#define ADD(...) appendf(buf, len, &n, __VA_ARGS__)
+#define SEP (n ? "; " : "")
+    if (cvv > COMPUTE_MAX_CV)
+        ADD("%sits measurement was disturbed (CV %.0f%%)", SEP, 100 * cvv);
+    if (med > 0 && g > COMPUTE_MAX_SPREAD * med)
+        ADD("%sits fastest sample (%.4g GFLOP/s) is %.2gx its median (%.4g)", SEP, g, g / med, med);
+    /* A vector instruction holds twice as many SP elements; a scalar one does the same work. */
+    const json_t *dp = !strcasecmp(prec, "sp") && strncasecmp(mix, "scalar", 6)
+                           ? compute_roof(compute, "dp", t, mix)
+                           : NULL;
+    double gd = dp ? ns_json_get_num(dp, "gflops") : NAN;
+    if (gd > g)
+        ADD("%sit is below the DP %s ceiling (%.4g GFLOP/s), although SP does twice the FLOPs "
+            "per instruction",
+            SEP, mix_words(mix), gd);
+    if (t > 1) {
+        const json_t *one = compute_roof(compute, prec, 1, mix);
+        double g1 = one ? ns_json_get_num(one, "gflops") : NAN;
+        if (g > SCALING_SLACK * t * g1)
+            ADD("%sit is %.2gx the 1-thread ceiling (%.4g GFLOP/s) on %d threads, more than %d "
+                "threads can give: the 1-thread ceiling is too low or this one too high",
+                SEP, g / g1, g1, t, t);
+    } else if (t == 1) {
+        size_t i;
+        json_t *e;
+        json_array_foreach(compute, i, e) {
+            int tt = json_int(e, "threads", 0);
+            if (tt < 2 || compute_roof(compute, prec, tt, mix) != e) continue;
+            double gt = ns_json_get_num(e, "gflops");
+            if (gt > SCALING_SLACK * tt * g)
+                ADD("%sthe %d-thread ceiling (%.4g GFLOP/s) is %.2gx this one, more than %d "
+                    "threads can give: this one is probably too low (disturbed)",
+                    SEP, tt, gt, gt / g, tt);
+        }
+    }
+#undef SEP
+#undef ADD
+    return n > 0;
+}
+
 static const bw_roof *find_bw_roof(const build_ctx *b, const char *level, int threads) {
     for (size_t r = 0; r < b->nroofs; r++)
         if (!strcmp(b->roofs[r].level, level) && b->roofs[r].threads == threads)
@@ -989,7 +1152,6 @@ static const char *mix_words(const char *mix) {
                                          : mix;
 }
 
-/* The result whose id is id, or NULL. */
 static const json_t *result_by_id(const build_ctx *b, const char *id) {
     size_t i;
     json_t *r;
@@ -1013,8 +1175,7 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
            after = ns_json_get_num(probe, "after_ghz");
     double fq = ns_json_get_num(cr, "freq_ghz");
     double med = ns_json_get_num(cr, "gflops_median");
-    double cvv = ns_json_get_num(
-        json_object_get(result_by_id(b, str_or(cr, "result_id", NULL)), "time_s"), "cv");
+    double cvv = ceiling_cv(b, cr);
     size_t n = 0;
     buf[0] = 0;
 #define ADD(...)                                                                                   \
@@ -1140,7 +1301,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     else if (!(isfinite(ai) && ai > 0) && !no_flops)
         snprintf(status, sizeof status, "no roof: arithmetic intensity unknown");
 
-    int bwb = 0;
+    int bwb = 0, roof_suspect = 0;
     double roof;
     if (in_registers && cr)
         roof = cg;
@@ -1167,6 +1328,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         double gbps = ns_json_get_num(r, "gbytes_per_s");
         frac = gbps >= 0 ? gbps / bw : NAN;
         frac_fast = isfinite(frac) ? frac * speed : NAN;
+        roof_suspect = br->suspect;
         fast_above = !(frac > 1.0) && frac_fast > 1.0 + 1e-9;
         snprintf(limit, sizeof limit, "bandwidth:%s", level);
         int len = snprintf(status, sizeof status,
@@ -1201,6 +1363,13 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
                     mix ? "no such ceiling measured" : "no ceiling measures its arithmetic");
         }
         if (bwb && br->suspect) ADD("; the %s ceiling is suspect (see ceilings.bandwidth)", level);
+        char csus[600];
+        if (!bwb && cr && compute_suspect(b, compute, cr, csus, sizeof csus)) {
+            ADD("; its roof, the %s compute ceiling (%.4g GFLOP/s), is suspect: %s",
+                mix_words(mix), cg, csus);
+            roof_suspect = 1;
+        }
+        if (bwb && br->suspect) roof_suspect = 1;
         if (bwb && pol && strcmp(pol, b->policy))
             ADD("; bytes_policy %s differs from the ceilings' %s", pol, b->policy);
         int above = frac > 1.0, fast = fast_above && !(bwb ? own_b : own_c);
@@ -1270,6 +1439,8 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     set_or_null(p, "gflops", gflops);
     set_or_null(p, "roof_gflops", roof);
     set_or_null(p, "fraction_of_roof", frac);
+    json_object_set_new(p, "above_roof", json_boolean(frac > 1.0));
+    json_object_set_new(p, "roof_suspect", json_boolean(roof_suspect));
     ns_json_set_str(p, "roof_limit", *limit ? limit : NULL);
     ns_json_set_str(p, "status", status);
     json_array_append_new(points, p);
@@ -1297,6 +1468,44 @@ static int thread_counts(const build_ctx *b, const json_t *compute, const json_t
     json_array_foreach(res, i, e) add_count(t, &n, max, json_int(e, "threads", 0));
     qsort(t, (size_t)n, sizeof *t, cmp_int);
     return n;
+}
+
+/* A T-thread bandwidth roof more than SCALING_SLACK x T times the 1-thread roof of the same
+ * level: T threads cannot stream more than T times one, so the 1-thread roof is too low (a
+ * disturbed sweep) or the T-thread one too high. The 1-thread roof, and its entry in ceil
+ * (ceilings.bandwidth), become suspect with the reason; a note says so. */
+static void bandwidth_scaling(build_ctx *b, json_t *ceil) {
+    for (size_t r = 0; r < b->nroofs; r++) {
+        const bw_roof *rt = &b->roofs[r];
+        bw_roof *r1 = (bw_roof *)find_bw_roof(b, rt->level, 1);
+        if (rt->threads < 2 || !r1 || !(rt->gbytes_per_s > SCALING_SLACK * rt->threads *
+                                                               r1->gbytes_per_s))
+            continue;
+        char why[300];
+        snprintf(why, sizeof why,
+                 "suspect: the %d-thread %s ceiling (%.4g GB/s, %s) is %.2gx this one, more than "
+                 "%d threads can give: this one is probably too low (a disturbed sweep), or the "
+                 "other too high",
+                 rt->threads, rt->level, rt->gbytes_per_s, rt->kernel,
+                 rt->gbytes_per_s / r1->gbytes_per_s, rt->threads);
+        note(b, "%s 1 thread: bandwidth ceiling %.4g GB/s (%s) is %s", r1->level,
+             r1->gbytes_per_s, r1->kernel, why);
+        size_t i;
+        json_t *c;
+        json_array_foreach(ceil, i, c) {
+            if (strcmp(str_or(c, "level", ""), r1->level) || json_int(c, "threads", 0) != 1 ||
+                strcmp(str_or(c, "kernel", ""), r1->kernel) ||
+                ns_json_get_num(c, "gbytes_per_s") != r1->gbytes_per_s)
+                continue;
+            char st[1200];
+            snprintf(st, sizeof st, "%s; %s", why, str_or(c, "status", "ok"));
+            ns_json_set_str(c, "status", st);
+            json_object_set_new(c, "suspect", json_true());
+        }
+        size_t len = strlen(r1->reason);
+        snprintf(r1->reason + len, sizeof r1->reason - len, "%s%s", len ? "; " : "", why);
+        r1->suspect = 1;
+    }
 }
 
 int ns_roofline_build(json_t *root, char *err, size_t errlen) {
@@ -1345,7 +1554,9 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
                     "touched) holds the geometric middle of the plateau; DRAM ceilings from "
                     "points at >= 4x the aggregate LLC; a sweep kernel measured faster in "
                     "results[] (fastest sample) with its working set in a level gives that "
-                    "level's ceiling instead (source \"kernel phase\"); bandwidth roof = best "
+                    "level's ceiling instead (source \"kernel phase\"), unless its samples "
+                    "spread (CV > 10% or fastest > 1.2x median) and its median is below the "
+                    "sweep's; bandwidth roof = best "
                     "ceiling per level and thread count; compute roof = FMA-only ceiling of the "
                     "fastest ISA unless the kernel states another mix; reductions and STREAM "
                     "kernels are memory bound: judged by the bandwidth roof, with the ADD-only "
@@ -1369,6 +1580,8 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
 
     /* Ceilings used: the bandwidth roofs and the compute roofs (FMA-only, and every other mix
      * measured, labelled, for the pictures). */
+    bandwidth_scaling(&b, bw_ceil);
+    int nsuspect = 0;
     json_t *used = json_object(), *ubw = json_array(), *ucomp = json_array();
     for (size_t r = 0; r < b.nroofs; r++) {
         json_t *o = json_object();
@@ -1377,6 +1590,8 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
         ns_json_set_str(o, "kernel", b.roofs[r].kernel);
         ns_json_set_num(o, "gbytes_per_s", b.roofs[r].gbytes_per_s, NULL);
         json_object_set_new(o, "suspect", json_boolean(b.roofs[r].suspect));
+        ns_json_set_str(o, "suspect_reason", b.roofs[r].suspect ? b.roofs[r].reason : NULL);
+        nsuspect += b.roofs[r].suspect;
         json_array_append_new(ubw, o);
     }
     size_t i;
@@ -1395,6 +1610,15 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
         ns_json_set_num(o, "gflops", ns_json_get_num(c, "gflops"), NULL);
         ns_json_set_num(o, "freq_ghz", ns_json_get_num(c, "freq_ghz"), NULL);
         json_object_set_new(o, "roof", json_boolean(!strcasecmp(mix, "fma")));
+        char why[600];
+        int sus = compute_suspect(&b, compute, c, why, sizeof why);
+        json_object_set_new(o, "suspect", json_boolean(sus));
+        ns_json_set_str(o, "suspect_reason", sus ? why : NULL);
+        if (sus)
+            note(&b, "%s %s %d thread%s: the compute ceiling (%.4g GFLOP/s, %s) is suspect: %s",
+                 prec, mix, t, t == 1 ? "" : "s", ns_json_get_num(c, "gflops"),
+                 str_or(c, "isa", "?"), why);
+        nsuspect += sus;
         json_array_append_new(ucomp, o);
         const json_t *fma = compute_roof(compute, prec, t, "fma");
         double g = ns_json_get_num(c, "gflops"), gf = fma ? ns_json_get_num(fma, "gflops") : NAN;
@@ -1425,6 +1649,10 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
             ns_json_set_num(o, "gbytes_per_s", b.roofs[r].gbytes_per_s, NULL);
             ns_json_set_num(o, "ridge_flop_per_byte", ns_ridge_point(g, b.roofs[r].gbytes_per_s),
                             "invalid: no finite ridge point");
+            char why[600];
+            json_object_set_new(o, "suspect", json_boolean(b.roofs[r].suspect ||
+                                                           compute_suspect(&b, compute, cr, why,
+                                                                           sizeof why)));
             json_array_append_new(ridges, o);
         }
     json_object_set_new(sec, "ridge_points", ridges);
@@ -1435,11 +1663,33 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     }
     json_object_set_new(sec, "points", points);
 
+    /* Points above their roof (B07): named in the notes, each with its cause in roof_status. */
+    int nabove = 0;
+    char above[300] = "";
+    json_t *po;
+    json_array_foreach(points, i, po) {
+        if (!json_is_true(json_object_get(po, "above_roof"))) continue;
+        size_t len = strlen(above);
+        if (len < sizeof above)
+            snprintf(above + len, sizeof above - len, "%s%s (%.0f%%)", nabove ? ", " : "",
+                     str_or(po, "id", "?"), 100 * ns_json_get_num(po, "fraction_of_roof"));
+        nabove++;
+    }
+    if (nabove)
+        note(&b, "%d kernel(s) above their roof (roof_status gives each one's cause): %s", nabove,
+             above);
+
     json_object_set_new(sec, "notes", b.notes);
     b.notes = NULL;
+    char st[160];
+    snprintf(st, sizeof st,
+             "ok; %d of the ceilings used are suspect (ceilings_used[].suspect_reason, "
+             "roofline.notes)",
+             nsuspect);
     ns_json_set_str(sec, "status",
                     b.nroofs == 0                 ? "partial: no bandwidth ceiling"
                     : json_array_size(ucomp) == 0 ? "partial: no compute ceiling"
+                    : nsuspect                    ? st
                                                   : "ok");
     rc = 0;
     goto out;

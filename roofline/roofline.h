@@ -36,7 +36,20 @@
  * sits below a measurement of its own ceiling kernel: where results[] (the kernel phase) holds
  * the curve's kernel (same ISA, precision, threads) with its working set in a level (DRAM: at
  * >= 4x the LLC), faster by the sweep's statistic (bytes / time_s.min), that measurement is the
- * curve's ceiling of the level (source "kernel phase", result_id, and the sweep's own value).
+ * curve's ceiling of the level (source "kernel phase", result_id, and the sweep's own value),
+ * unless its samples spread (CV > 10%, or fastest > 1.2x median) and its median is below the
+ * sweep's ceiling: then the sweep's stays, and its "kernel_phase" string and a note say why.
+ *
+ * Suspect ceilings: ceilings_used.compute[] and .bandwidth[] carry suspect and suspect_reason
+ * (null when not suspect), and roofline.status counts them ("ok; N of the ceilings used are
+ * suspect ..."). A compute ceiling is suspect when its result's CV exceeds 10% or its fastest
+ * sample is more than 1.2x its median; when an SP vector ceiling is below the DP one of the same
+ * mix and threads; and when a T-thread ceiling is more than 1.1 x T times the 1-thread one (both
+ * are then suspect). A 1-thread bandwidth roof is suspect when the T-thread one of its level is
+ * more than 1.1 x T times it. ridge_points[] say suspect when built from a suspect ceiling; a
+ * kernel judged against a suspect compute roof says so in roof_status; points[].above_roof marks
+ * a point above its roof (fraction_of_roof > 1), and a note lists them; points[].roof_suspect
+ * one whose limiting roof is suspect. The pictures' kernel list says both.
  *
  * Compute roof of a kernel: its own mix, else FMA-only; reductions and STREAM kernels
  * are memory bound and judged by the bandwidth roof, with ADD-only as compute roof for sums,
@@ -96,9 +109,13 @@ typedef struct ns_plateau {
  * ln(bw) against log2(ws) over it and its neighbours within 0.7 doublings of the working set
  * (at least one on each side; two at 1.25x steps), after a running median
  * of 3, which removes single-point spikes) is within NS_PLATEAU_MAX_SLOPE; a plateau is a run of
- * at least NS_PLATEAU_MIN_POINTS flat points, split in two where the level inside it still
- * changes by more than 25%, and dropped when its points scatter by more than 8% (robust sigma
- * around their trend): on a disturbed machine no plateau is better than a wrong one. Writes at most
+ * at least NS_PLATEAU_MIN_POINTS flat points (with the neighbours of a run of flat points whose
+ * own rate is within 10% of the run's median: the ends of a level, whose windows hold too few
+ * points or the cliff to the next level; towards smaller working sets only the first point of
+ * the curve, or while the run is shorter than NS_PLATEAU_MIN_POINTS), split in two where the
+ * level inside it still changes by more than 25%, and dropped when its points scatter by more
+ * than 8% (robust sigma around their trend): on a disturbed machine no plateau is better than a
+ * wrong one. Writes at most
  * max_out plateaus in increasing working-set order and returns how many were found (which may
  * exceed max_out), or -1 on allocation failure. */
 /* The slope is d ln(bw) / d log2(ws): 0.15 = ln 1.16, a 16% bandwidth change per doubling of the

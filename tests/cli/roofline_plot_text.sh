@@ -60,7 +60,8 @@ for c in d["ceilings"]["bandwidth"]:
     lo = c["working_set_min_bytes"]
     if lo == c["working_set_max_bytes"]:  # one working set (kernel phase): drawn as a tick
         lo /= 1.2
-    key = (round(lo), round(c["gbytes_per_s"], 6))
+    # As the bar file holds it (%.9g), so a rate ending in ...5 at the 7th decimal rounds alike.
+    key = (round(lo), round(float("%.9g" % c["gbytes_per_s"]), 6))
     plateau = c["source"] == "plateau"
     kinds.add(plateau)
     if key not in (ps if plateau else pd) or key in (pd if plateau else ps):

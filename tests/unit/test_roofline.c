@@ -191,6 +191,38 @@ static void test_plateaus_clean(void **st) {
         assert_true(p[i].ws_lo_bytes > p[i - 1].ws_hi_bytes);
 }
 
+/* Defect trial10-10: a level of 4 flat points at 2x steps (a --quick sweep's L1: 303, 308, 314,
+ * 300 GB/s) is a plateau. Only the 2 middle points are flat by their window (the first has too
+ * few neighbours, the last has the cliff in it); the ends at the run's level join it. */
+static void test_plateau_of_four_points(void **st) {
+    (void)st;
+    double ws[] = {3072, 7680, 15360, 32256, 64512, 130560, 261120, 523776, 1047552};
+    double bw[] = {303.7, 307.9, 314.3, 300.1, 76.2, 75.2, 76.6, 73.1, 71.0};
+    ns_plateau p[8];
+    int np = ns_roofline_find_plateaus(ws, bw, 9, p, 8);
+    assert_true(np >= 1);
+    assert_close(p[0].ws_lo_bytes, 3072, 1e-12);
+    assert_close(p[0].ws_hi_bytes, 32256, 1e-12);
+    assert_int_equal(p[0].npoints, 4);
+    assert_close(p[0].gbytes_per_s, (303.7 + 307.9) / 2, 1e-9);
+    /* The next level's first point (the cliff in its window) joins neither: the next level's
+     * plateau has 3 points without it. */
+    assert_int_equal(np, 2);
+    assert_close(p[1].ws_lo_bytes, 130560, 1e-12);
+    assert_close(p[1].ws_hi_bytes, 1047552, 1e-12);
+    /* stream_load t1 of the same run: 209, 211, 207, 199, then 116-121. */
+    double bw2[] = {208.9, 210.7, 206.7, 199.4, 115.9, 121.2, 119.6, 116.2, 120.5};
+    double ws2[] = {4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576};
+    np = ns_roofline_find_plateaus(ws2, bw2, 9, p, 8);
+    assert_true(np >= 1);
+    assert_int_equal(p[0].npoints, 4);
+    assert_close(p[0].ws_hi_bytes, 32768, 1e-12);
+    /* A cliff point well off the level (here 250 against 305) does not join. */
+    bw[3] = 250;
+    np = ns_roofline_find_plateaus(ws, bw, 9, p, 8);
+    assert_true(np == 0 || p[0].ws_hi_bytes < 32256 || p[0].ws_lo_bytes > 32256);
+}
+
 static void test_plateaus_noisy(void **st) {
     (void)st;
     for (uint64_t seed = 1; seed <= 20; seed++) {
@@ -666,11 +698,24 @@ static void test_interior_ends_at_next_level(void **st) {
                              20.91, 21.59, 21.61, 21.22, 7.474, 7.264, 13.72, 13.45, 9.685, 14.74};
     for (int i = 0; i < 20; i++)
         ws[i] = i < 19 ? 4 * KiB * pow(2, i) : 1200 * MiB;
+    /* The L3 level's 4 points (4-32 MiB) are flat: a plateau (trial10-10), of the 3 from 8 MiB
+     * (the first point after the cliff joins only a run short of 3). */
     json_t *root = build_points(ws, bw, 20);
     json_t *l3 = ceiling(root, "L3", 1);
     assert_non_null(l3);
+    assert_string_equal(json_string_value(json_object_get(l3, "source")), "plateau");
+    assert_close(json_number_value(json_object_get(l3, "gbytes_per_s")), 21.59, 1e-9);
+    assert_close(json_number_value(json_object_get(l3, "working_set_max_bytes")), 32 * MiB, 1e-12);
+    json_decref(root);
+
+    /* Scattered (only 2 flat points, their neighbours off the level): no plateau, so the
+     * interior median, up to where the rate falls to DRAM's. */
+    bw[10] = 19.0, bw[11] = 25.0, bw[12] = 16.0, bw[13] = 24.0;
+    root = build_points(ws, bw, 20);
+    l3 = ceiling(root, "L3", 1);
+    assert_non_null(l3);
     assert_string_equal(json_string_value(json_object_get(l3, "source")), "interior");
-    assert_close(json_number_value(json_object_get(l3, "gbytes_per_s")), (21.22 + 21.59) / 2, 1e-9);
+    assert_close(json_number_value(json_object_get(l3, "gbytes_per_s")), (19.0 + 24.0) / 2, 1e-9);
     assert_close(json_number_value(json_object_get(l3, "working_set_max_bytes")), 32 * MiB, 1e-12);
     assert_false(json_is_true(json_object_get(l3, "suspect")));
     const char *s = json_string_value(json_object_get(l3, "status"));
@@ -678,7 +723,10 @@ static void test_interior_ends_at_next_level(void **st) {
                               "DRAM level's"));
     json_decref(root);
 
-    bw[12] = bw[13] = 7.3; /* slow from 16 MiB: two points left */
+    bw[10] = 20.91, bw[11] = 21.59;
+    /* Slow from 16 MiB: two points left (the slow ones scatter: a flat slow stretch would be a
+     * plateau of its own, in the reported L3). */
+    bw[12] = 7.3, bw[13] = 11.0, bw[14] = 6.0, bw[15] = 10.0;
     root = build_points(ws, bw, 20);
     l3 = ceiling(root, "L3", 1);
     assert_non_null(l3);
@@ -886,6 +934,15 @@ static json_t *load_doc(double lo) {
     return root;
 }
 
+/* load_doc(lo) with the kernel-phase result r (its reference is taken), built. */
+static json_t *load_doc_built(double lo, json_t *r) {
+    json_t *root = load_doc(lo);
+    json_array_append_new(json_object_get(root, "results"), r);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    return root;
+}
+
 /* The one-thread ceiling of level, which must come from the kernel phase at gbps GB/s. */
 static json_t *kernel_phase_ceiling(json_t *root, const char *level, double gbps) {
     json_t *c = ceiling(root, level, 1);
@@ -1070,15 +1127,182 @@ static void test_fastest_sample_above_roof(void **st) {
  * so no L1 point) but the kernel phase measured it there: that measurement is the ceiling. */
 static void test_kernel_phase_only_ceiling(void **st) {
     (void)st;
-    json_t *root = load_doc(256 * KiB);
     json_t *l1 = phase_result("stream_load", "avx512", 16 * KiB, 210, 205);
-    json_array_append_new(json_object_get(root, "results"), l1);
-    char err[200];
-    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *root = load_doc_built(256 * KiB, l1);
     json_t *c = kernel_phase_ceiling(root, "L1", 210);
     assert_true(json_is_null(json_object_get(c, "sweep_gbytes_per_s")));
     assert_close(json_number_value(json_object_get(l1, "fraction_of_roof")), 205.0 / 210, 1e-9);
     assert_serialises(root);
+    json_decref(root);
+}
+
+/* The ceilings_used.compute[] entry of (prec, mix, threads), which must exist. */
+static json_t *used_compute(json_t *root, const char *prec, const char *mix, int threads) {
+    json_t *a = json_object_get(
+        json_object_get(json_object_get(root, "roofline"), "ceilings_used"), "compute");
+    size_t i;
+    json_t *e;
+    json_array_foreach(a, i, e) {
+        if (!strcmp(json_string_value(json_object_get(e, "precision")), prec) &&
+            !strcmp(json_string_value(json_object_get(e, "mix")), mix) &&
+            json_integer_value(json_object_get(e, "threads")) == threads)
+            return e;
+    }
+    print_error("no %s %s compute ceiling at %d threads\n", prec, mix, threads);
+    fail();
+    return NULL;
+}
+
+static int has(const json_t *o, const char *key, const char *text) {
+    const char *s = json_string_value(json_object_get(o, key));
+    return s && strstr(s, text) != NULL;
+}
+
+/* Defects trial10-2 and trial10-3: a compute ceiling from a disturbed measurement (CV 44%), an
+ * SP FMA ceiling below the DP one, and a 2-thread ceiling 3x the 1-thread one (2 cores) are
+ * suspect, with the reason, in ceilings_used.compute[], roofline.notes and roofline.status; a
+ * kernel judged against a suspect compute roof says so, and a point above its roof is marked. */
+static void test_compute_ceilings_suspect(void **st) {
+    (void)st;
+    double ws[256], bw[256];
+    size_t n = make_curve(&spr, 4 * KiB, 2 * GiB, 0, 0, ws, bw, 256);
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "triad", 1, ws, bw, n);
+    doc_add_curve(root, "triad", 2, ws, bw, n);
+    doc_add_compute(root, "dp", "fma", 1, 15.89);
+    doc_add_compute(root, "dp", "fma", 2, 47.01); /* 2.96x the 1-thread one */
+    doc_add_compute(root, "sp", "fma", 1, 31.0);
+    doc_add_compute(root, "sp", "fma", 2, 42.81); /* below DP's 47.01, and disturbed */
+    doc_add_compute(root, "dp", "scalar_fma", 2, 3.0);
+    doc_add_compute(root, "sp", "scalar_fma", 2, 2.9); /* scalar: SP = DP per instruction */
+    json_t *comp = json_object_get(json_object_get(root, "ceilings"), "compute");
+    json_object_set_new(json_array_get(comp, 3), "result_id", json_string("peak_sp_fma_t2"));
+    json_t *res = json_object_get(root, "results");
+    json_t *peak = result("peak_sp_fma_t2", "peak", NAN, NAN, 20.0);
+    json_object_set_new(peak, "time_s", json_pack("{s:f, s:f, s:f}", "min", 1.0, "median", 2.0,
+                                                  "cv", 0.44));
+    json_array_append_new(res, peak);
+    json_t *sgemm = result("sgemm", "gemm", 1 * MiB, 40, 67.2);
+    json_object_set_new(sgemm, "precision", json_string("sp"));
+    json_object_set_new(sgemm, "threads", json_integer(2));
+    json_array_append_new(res, sgemm);
+    json_t *dgemm = result("dgemm", "gemm", 1 * MiB, 40, 40.0);
+    json_object_set_new(dgemm, "threads", json_integer(2));
+    json_array_append_new(res, dgemm);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+
+    json_t *sp2 = used_compute(root, "sp", "fma", 2);
+    assert_true(json_is_true(json_object_get(sp2, "suspect")));
+    assert_true(has(sp2, "suspect_reason", "disturbed (CV 44%)"));
+    assert_true(has(sp2, "suspect_reason", "below the DP FMA-only ceiling (47.01 GFLOP/s)"));
+    json_t *dp1 = used_compute(root, "dp", "fma", 1);
+    assert_true(json_is_true(json_object_get(dp1, "suspect")));
+    assert_true(has(dp1, "suspect_reason", "the 2-thread ceiling (47.01 GFLOP/s) is 3x this one"));
+    json_t *dp2 = used_compute(root, "dp", "fma", 2);
+    assert_true(json_is_true(json_object_get(dp2, "suspect")));
+    assert_true(has(dp2, "suspect_reason", "3x the 1-thread ceiling"));
+    json_t *sp1 = used_compute(root, "sp", "fma", 1); /* 1.38x: possible */
+    assert_false(json_is_true(json_object_get(sp1, "suspect")));
+    assert_true(json_is_null(json_object_get(sp1, "suspect_reason")));
+    assert_false(json_is_true(json_object_get(used_compute(root, "sp", "scalar_fma", 2), "suspect")));
+
+    json_t *sec = json_object_get(root, "roofline");
+    assert_true(has(sec, "status", "ok; 3 of the ceilings used are suspect"));
+    assert_true(notes_contain(root, "sp fma 2 threads: the compute ceiling (42.81 GFLOP/s, "
+                                    "avx512) is suspect"));
+    assert_true(notes_contain(root, "kernel(s) above their roof"));
+    /* The SP GEMM at 157% of its suspect roof: marked, and its status names both. */
+    assert_close(json_number_value(json_object_get(sgemm, "fraction_of_roof")), 67.2 / 42.81, 1e-9);
+    assert_true(has(sgemm, "roof_status", "its roof, the FMA-only compute ceiling (42.81 GFLOP/s), "
+                                          "is suspect: its measurement was disturbed"));
+    assert_true(has(sgemm, "roof_status", "above the roof by"));
+    json_t *pts = json_object_get(sec, "points");
+    size_t i;
+    json_t *pt;
+    int seen = 0;
+    json_array_foreach(pts, i, pt) {
+        const char *id = json_string_value(json_object_get(pt, "id"));
+        if (!strcmp(id, "sgemm")) {
+            assert_true(json_is_true(json_object_get(pt, "above_roof")));
+            assert_true(json_is_true(json_object_get(pt, "roof_suspect")));
+        }
+        if (!strcmp(id, "dgemm")) assert_false(json_is_true(json_object_get(pt, "above_roof")));
+        seen += !strcmp(id, "sgemm") || !strcmp(id, "dgemm");
+    }
+    assert_int_equal(seen, 2);
+    /* Ridge points built from a suspect ceiling say so. */
+    json_array_foreach(json_object_get(sec, "ridge_points"), i, pt) {
+        if (!strcmp(json_string_value(json_object_get(pt, "precision")), "sp") &&
+            json_integer_value(json_object_get(pt, "threads")) == 2)
+            assert_true(json_is_true(json_object_get(pt, "suspect")));
+    }
+    assert_serialises(root);
+    json_decref(root);
+}
+
+/* Defect trial10-3 for bandwidth: a 2-thread roof more than 2.2x the 1-thread one of the same
+ * level makes the 1-thread one suspect (ceilings_used, ceilings.bandwidth, notes). */
+static void test_bandwidth_scaling_suspect(void **st) {
+    (void)st;
+    double ws[256], bw[256], bw3[256];
+    size_t n = make_curve(&spr, 4 * KiB, 2 * GiB, 0, 0, ws, bw, 256);
+    for (size_t i = 0; i < n; i++)
+        bw3[i] = 3 * bw[i];
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "triad", 1, ws, bw, n);
+    doc_add_curve(root, "triad", 2, ws, bw3, n);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *c = ceiling(root, "L2", 1);
+    assert_true(json_is_true(json_object_get(c, "suspect")));
+    assert_true(has(c, "status", "suspect: the 2-thread L2 ceiling"));
+    assert_false(json_is_true(json_object_get(ceiling(root, "L2", 2), "suspect")));
+    json_t *used = json_object_get(
+        json_object_get(json_object_get(root, "roofline"), "ceilings_used"), "bandwidth");
+    size_t i;
+    json_t *u;
+    int seen = 0;
+    json_array_foreach(used, i, u) {
+        if (strcmp(json_string_value(json_object_get(u, "level")), "L2")) continue;
+        int t = (int)json_integer_value(json_object_get(u, "threads"));
+        assert_int_equal(json_is_true(json_object_get(u, "suspect")), t == 1);
+        if (t == 1) assert_true(has(u, "suspect_reason", "more than 2 threads can give"));
+        seen++;
+    }
+    assert_int_equal(seen, 2);
+    assert_true(notes_contain(root, "L2 1 thread: bandwidth ceiling"));
+    json_decref(root);
+
+    /* 2x: no flag. */
+    for (size_t k = 0; k < n; k++)
+        bw3[k] = 2 * bw[k];
+    root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "triad", 1, ws, bw, n);
+    doc_add_curve(root, "triad", 2, ws, bw3, n);
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_false(json_is_true(json_object_get(ceiling(root, "L2", 1), "suspect")));
+    assert_false(notes_contain(root, "more than 2 threads can give"));
+    json_decref(root);
+}
+
+/* Defect trial10-4: a kernel-phase measurement whose fastest sample is an outlier (fastest 200
+ * GB/s, median 85: bimodal) does not raise the sweep's L2 plateau (90 GB/s); the ceiling says
+ * why and a note names it. With a median above the plateau (100) it does. */
+static void test_kernel_phase_disturbed_not_used(void **st) {
+    (void)st;
+    json_t *load = phase_result("stream_load", "avx512", 1 * MiB, 200, 85);
+    json_t *root = load_doc_built(4 * KiB, load);
+    json_t *l2 = ceiling(root, "L2", 1);
+    assert_string_equal(json_string_value(json_object_get(l2, "source")), "plateau");
+    assert_close(json_number_value(json_object_get(l2, "gbytes_per_s")), 90, 0.03);
+    assert_true(has(l2, "kernel_phase", "but not used: its samples spread (median 85 GB/s)"));
+    assert_true(notes_contain(root, "stream_load/avx512 1 threads, L2 ceiling: the kernel phase's"));
+    assert_close(json_number_value(json_object_get(load, "roof_gbytes_per_s")), 90, 0.03);
+    json_decref(root);
+
+    root = load_doc_built(4 * KiB, phase_result("stream_load", "avx512", 1 * MiB, 200, 100));
+    kernel_phase_ceiling(root, "L2", 200);
     json_decref(root);
 }
 
@@ -1161,10 +1385,28 @@ static void test_report_status_shows_above_roof(void **st) {
     json_decref(root);
 }
 
+/* Defect trial10-13: report.md's ceiling tables and its kernels table say which statistic they
+ * show (fastest sample against median), so a ceiling kernel at 47% of its own roof is read right. */
+static void test_report_tables_name_statistic(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+    doc_add_compute(root, "dp", "fma", 1, 88);
+    char line[1024];
+    assert_true(report_line(root, "| kernel | precision | ISA | mix |", line, sizeof line));
+    assert_non_null(strstr(line, "| GFLOP/s (fastest sample) |"));
+    assert_true(report_line(root, "| threads | level | kernel |", line, sizeof line));
+    assert_non_null(strstr(line, "| GB/s (fastest sample) |"));
+    assert_true(report_line(root, "| id | GFLOP/s", line, sizeof line));
+    assert_non_null(strstr(line, "| GFLOP/s (median) | GB/s (median) |"));
+    assert_true(report_line(root, "Rates are each kernel's median sample", line, sizeof line));
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
         cmocka_unit_test(test_plateaus_noisy),
+        cmocka_unit_test(test_plateau_of_four_points),
         cmocka_unit_test(test_plateau_slope_is_16_percent),
         cmocka_unit_test(test_chiplet_llc_per_ccx),
         cmocka_unit_test(test_missing_l3),
@@ -1184,11 +1426,15 @@ int main(void) {
         cmocka_unit_test(test_reduce_kernels_bandwidth_roof),
         cmocka_unit_test(test_kernel_phase_raises_ceiling),
         cmocka_unit_test(test_kernel_phase_only_ceiling),
+        cmocka_unit_test(test_kernel_phase_disturbed_not_used),
+        cmocka_unit_test(test_compute_ceilings_suspect),
+        cmocka_unit_test(test_bandwidth_scaling_suspect),
         cmocka_unit_test(test_fastest_sample_above_roof),
         cmocka_unit_test(test_nt_stores_judged_at_dram),
         cmocka_unit_test(test_zero_flop_above_roof),
         cmocka_unit_test(test_rebuild_from_written_file),
         cmocka_unit_test(test_report_status_shows_above_roof),
+        cmocka_unit_test(test_report_tables_name_statistic),
         cmocka_unit_test(test_judged_at_threads_used),
         cmocka_unit_test(test_threads_used_without_ceiling),
     };
