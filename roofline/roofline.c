@@ -125,9 +125,21 @@ static double run_noise(plateau_ctx *c, size_t a, size_t b) {
     return 1.4826 * ns_median(c->scratch, n);
 }
 
+/* max / min of the raw bandwidths of the run [a, b]. */
+static double run_spread(const plateau_ctx *c, size_t a, size_t b) {
+    double lo = INFINITY, hi = 0;
+    for (size_t i = a; i <= b; i++)
+        lo = fmin(lo, c->p[i].bw), hi = fmax(hi, c->p[i].bw);
+    return hi / lo;
+}
+
 static void emit(plateau_ctx *c, size_t a, size_t b) {
-    /* A run whose points scatter more than PLATEAU_MAX_NOISE is noise, not a level. */
-    if (run_noise(c, a, b) > PLATEAU_MAX_NOISE) {
+    /* A run whose points scatter more than PLATEAU_MAX_NOISE is noise, not a level. In a run of
+     * 3 or 4 points the robust scatter cannot see one disturbed point (the median absolute
+     * deviation ignores it, and the running median has already smoothed it away): there every
+     * raw point must be within PLATEAU_SPLIT_RATIO of the others (25, 46, 24 GB/s is no level). */
+    if (run_noise(c, a, b) > PLATEAU_MAX_NOISE ||
+        (b - a + 1 <= 4 && run_spread(c, a, b) > PLATEAU_SPLIT_RATIO)) {
         c->noisy++;
         return;
     }
