@@ -49,6 +49,21 @@ static const char *level_color(const char *level) {
     return "#1f77b4"; /* DRAM */
 }
 
+/* The line colour of a compute ceiling of mix (FMA-only: black, the roof). */
+static const char *mix_color(const char *mix) {
+    if (!strcmp(mix, "fma")) return "#000000";
+    if (!strcmp(mix, "fma+add")) return "#9467bd";
+    if (!strcmp(mix, "add")) return "#e377c2";
+    return "#7f7f7f"; /* scalar_fma and any other */
+}
+
+/* The dash pattern of a mixed compute ceiling, one per mix. */
+static const char *mix_dash(const char *mix) {
+    if (!strcmp(mix, "fma+add")) return "(10,4,2,4)";
+    if (!strcmp(mix, "add")) return "(4,3)";
+    return "(1,3)";
+}
+
 static const char *str_of(const json_t *o, const char *k, const char *dflt) {
     const char *s = json_string_value(json_object_get(o, k));
     return s ? s : dflt;
@@ -114,14 +129,18 @@ static double fma_roof(const json_t *used, const char *prec, int threads) {
     return NAN;
 }
 
-/* The bandwidth roof of level at threads (GB/s, NAN if none); *suspect set from its flag. */
-static double bw_roof(const json_t *used, const char *level, int threads, int *suspect) {
+/* The bandwidth roof of level at threads (GB/s, NAN if none); *suspect set from its flag,
+ * *kernel to the kernel it was measured with. */
+static double bw_roof(const json_t *used, const char *level, int threads, int *suspect,
+                      const char **kernel) {
     size_t i;
     json_t *e;
     *suspect = 0;
+    *kernel = "?";
     json_array_foreach(json_object_get(used, "bandwidth"), i, e) {
         if (!strcmp(str_of(e, "level", ""), level) && int_of(e, "threads") == threads) {
             *suspect = json_is_true(json_object_get(e, "suspect"));
+            *kernel = str_of(e, "kernel", "?");
             return ns_json_get_num(e, "gbytes_per_s");
         }
     }
@@ -437,6 +456,67 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
 #undef LIST_Y
     point_labels(f, kept, np, tmax, xmin, xmax, ymin, ymax * 3, b.height);
 
+    /* The compute ceilings drawn: the FMA-only roof at every thread count of the plain picture
+     * (the highest only in the cache-aware one), and every other mix at the highest thread
+     * count in both: a point's own roof may be one of them (the ADD-only roof of a sum). Each
+     * is labelled at the right end of its line with its mix and GFLOP/s, the labels pushed
+     * apart where lines lie close. */
+    const json_t *ce[32];
+    int nce = 0;
+    for (int t = nt - 1; t >= 0; t--) {
+        if (cache_aware && tc[t] != tmax) continue;
+        json_array_foreach(json_object_get(used, "compute"), i, e) {
+            if (strcmp(str_of(e, "precision", ""), prec) || int_of(e, "threads") != tc[t]) continue;
+            int roof = json_is_true(json_object_get(e, "roof"));
+            if ((roof || tc[t] == tmax) && ns_json_get_num(e, "gflops") > 0 && nce < 32)
+                ce[nce++] = e;
+        }
+    }
+    {
+        const double PA_H = b.height - PA_YGAP, ly = log(ymax * 3 / ymin);
+        double line[32], ypx[32];
+        for (int k = 0; k < nce; k++)
+            line[k] = PA_Y0 + PA_H * log(ns_json_get_num(ce[k], "gflops") / ymin) / ly;
+        /* Lowest line first: its label above the line, else below where another line lies
+         * just above (a line through the label), else above and pushed up past the labels
+         * placed before. */
+        int done[32] = {0};
+        for (int n = 0; n < nce; n++) {
+            int k = -1;
+            for (int j = 0; j < nce; j++)
+                if (!done[j] && (k < 0 || line[j] < line[k])) k = j;
+            done[k] = 1;
+            double best = NAN;
+            for (int side = 1; side >= -1 && isnan(best); side -= 2) {
+                double y = line[k] + side * (LBL_H / 2 + 1);
+                int hit = 0;
+                for (int j = 0; j < nce; j++)
+                    hit |= j != k && fabs(line[j] - y) < LBL_H / 2 + 1;
+                for (int j = 0; j < nce; j++)
+                    hit |= j != k && done[j] && fabs(ypx[j] - y) < LBL_H;
+                if (!hit) best = y;
+            }
+            if (isnan(best)) {
+                best = line[k] + LBL_H / 2 + 1;
+                for (int j = 0; j < nce; j++)
+                    if (j != k && done[j] && fabs(ypx[j] - best) < LBL_H) best = ypx[j] + LBL_H;
+            }
+            ypx[k] = best;
+        }
+        for (int k = 0; k < nce; k++) {
+            char l[96], th[32] = "";
+            if (int_of(ce[k], "threads") != tmax)
+                snprintf(th, sizeof th, ", %d thr", int_of(ce[k], "threads"));
+            snprintf(l, sizeof l, "%s %.4g GFLOP/s%s%s", str_of(ce[k], "mix", "?"),
+                     ns_json_get_num(ce[k], "gflops"), th,
+                     json_is_true(json_object_get(ce[k], "suspect")) ? " (suspect)" : "");
+            fprintf(f, "set label %d ", 900 + k);
+            gp_str(f, l);
+            fprintf(f, " at graph 0.995, screen %.4f right font ',9' tc rgb '%s' front\n",
+                    ypx[k] / b.height, mix_color(str_of(ce[k], "mix", "")));
+        }
+    }
+
     fprintf(f, "plot ");
     int first = 1;
 #define SEP() (first ? (first = 0, "") : ", \\\n     ")
@@ -446,28 +526,35 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
         for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
             if (!cache_aware && strcmp(levels[l], "DRAM")) continue;
             int suspect;
-            double bw = bw_roof(used, levels[l], tc[t], &suspect);
+            const char *kern;
+            double bw = bw_roof(used, levels[l], tc[t], &suspect, &kern);
             if (!(bw > 0)) continue;
             char g[32];
             fmt_gbps(bw, g, sizeof g);
-            fprintf(f,
-                    "%smin(%.9g, %.9g*x) w l lw %d dt %d lc rgb '%s' title '%s %s GB/s, %d thr%s'",
-                    SEP(), cg > 0 ? cg : ymax * 3, bw, tc[t] == tmax ? 2 : 1, tc[t] == tmax ? 1 : 2,
-                    level_color(levels[l]), levels[l], g, tc[t], suspect ? " (suspect)" : "");
+            fprintf(f, "%smin(%.9g, %.9g*x) w l lw %d dt %d lc rgb '%s' title ", SEP(),
+                    cg > 0 ? cg : ymax * 3, bw, tc[t] == tmax ? 2 : 1, tc[t] == tmax ? 1 : 2,
+                    level_color(levels[l]));
+            char title[160];
+            snprintf(title, sizeof title, "%s %s GB/s (%s), %d thr%s", levels[l], g, kern, tc[t],
+                     suspect ? " (suspect)" : "");
+            gp_str(f, title);
         }
-        /* Compute ceilings: the FMA-only roof, and (plain picture, all threads) every other mix
-         * measured, dotted, so a mixed ceiling is never mistaken for the roof. */
-        json_array_foreach(json_object_get(used, "compute"), i, e) {
-            if (strcmp(str_of(e, "precision", ""), prec) || int_of(e, "threads") != tc[t]) continue;
+        /* Compute ceilings: the FMA-only roof (black), and each other mix in its own colour
+         * and dash, so that no mixed ceiling is mistaken for the roof or for another mix. */
+        for (int k = 0; k < nce; k++) {
+            e = (json_t *)ce[k];
+            if (int_of(e, "threads") != tc[t]) continue;
             int roof = json_is_true(json_object_get(e, "roof"));
-            if (!roof && (cache_aware || tc[t] != tmax)) continue;
+            const char *mix = str_of(e, "mix", "?");
             double g = ns_json_get_num(e, "gflops"), fq = ns_json_get_num(e, "freq_ghz");
-            char fqs[32] = "";
+            char fqs[32] = "", title[160];
             if (fq > 0) snprintf(fqs, sizeof fqs, " at %.2f GHz", fq);
-            fprintf(f, "%s%.9g w l lw %d dt %d lc rgb '%s' title '%s %s: %.4g GFLOP/s%s, %d thr'",
-                    SEP(), g, roof ? 2 : 1, roof ? (tc[t] == tmax ? 1 : 2) : 3,
-                    roof ? "#000000" : "#9467bd", str_of(e, "mix", "?"), str_of(e, "isa", ""), g,
-                    fqs, tc[t]);
+            snprintf(title, sizeof title, "%s %s: %.4g GFLOP/s%s, %d thr%s", mix,
+                     str_of(e, "isa", ""), g, fqs, tc[t],
+                     json_is_true(json_object_get(e, "suspect")) ? " (suspect)" : "");
+            fprintf(f, "%s%.9g w l lw %g dt %s lc rgb '%s' title ", SEP(), g, roof ? 2 : 1.5,
+                    roof ? (tc[t] == tmax ? "1" : "2") : mix_dash(mix), mix_color(mix));
+            gp_str(f, title);
         }
     }
     /* Points at the highest thread count and at fewer; their numbers are set labels
@@ -492,7 +579,12 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
                        "title 'at measured AI (counters)'");
         }
         fprintf(f, "%sNaN w p pt 7 ps 1.4 lc rgb '#444444' title 'kernel, %d thr'", SEP(), tmax);
-        fprintf(f, "%sNaN w p pt 6 ps 1.4 lw 2 lc rgb '#444444' title 'kernel, fewer thr'", SEP());
+        int fewer = 0;
+        for (int k = 0; k < np; k++)
+            fewer |= int_of(kept[k], "threads") != tmax;
+        if (fewer)
+            fprintf(f, "%sNaN w p pt 6 ps 1.4 lw 2 lc rgb '#444444' title 'kernel, fewer thr'",
+                    SEP());
         /* The key of the colours: one entry per level a point's working set lives in. */
         for (int l = 0; l <= NLEVELS; l++) {
             int any = 0;
