@@ -623,10 +623,52 @@ static int sweep_point_ok(const json_t *x) {
            isfinite(ns_json_get_num(x, "gbytes_per_s")) && int_of(x, "threads") > 0;
 }
 
-/* One panel of the sweep picture: every curve at `threads`, the detected plateaus as thick
- * segments over their working-set range, and the aggregate cache capacities as vertical
- * lines. */
-static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
+/* The curves of the sweep picture: one per (kernel, ISA, precision), numbered in the order of
+ * their first valid point, the same in every panel; a curve and its ceiling bars share a colour. */
+static const char *curve_colors[] = {"#9400d3", "#009e73", "#56b4e9", "#e69f00",
+                                     "#0072b2", "#d55e00", "#cc79a7", "#000000"};
+#define NCURVE_COLORS 8
+
+static int same_curve(const json_t *a, const json_t *b) {
+    return !strcmp(str_of(a, "kernel", "?"), str_of(b, "kernel", "?")) &&
+           !strcmp(str_of(a, "isa", ""), str_of(b, "isa", "")) &&
+           !strcmp(str_of(a, "precision", ""), str_of(b, "precision", ""));
+}
+
+/* The number of x's curve (kernel, ISA, precision) in the sweep; -1 when it has none. */
+static int curve_of(const json_t *sweep, const json_t *x) {
+    int n = 0;
+    size_t i, j;
+    json_t *e, *y;
+    json_array_foreach(sweep, i, e) {
+        if (!sweep_point_ok(e)) continue;
+        int seen = 0;
+        json_array_foreach(sweep, j, y) {
+            if (j >= i) break;
+            if (sweep_point_ok(y) && same_curve(e, y)) {
+                seen = 1;
+                break;
+            }
+        }
+        if (seen) continue;
+        if (same_curve(e, x)) return n;
+        n++;
+    }
+    return -1;
+}
+
+static const char *curve_color(int k) {
+    return k < 0 ? "#777777" : curve_colors[k % NCURVE_COLORS];
+}
+
+#define MAX_CURVES 16
+
+/* One panel of the sweep picture: every curve at `threads`, the bandwidth ceilings as thick
+ * segments over their working-set range in their curve's colour, and the aggregate cache
+ * capacities as vertical lines. x0..x1: the x range every panel shares; width: a panel's plot
+ * area across (px), to keep the labels inside it. */
+static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, double x0, double x1,
+                       double width) {
     const json_t *sec = json_object_get(root, "roofline");
     const json_t *sweep = json_object_get(root, "sweep");
     fprintf(f, "unset label\nunset arrow\nset title '%d thread%s'\n", threads,
@@ -635,6 +677,8 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
     json_t *e;
     int nl = 0;
     double llc = NAN;
+    /* Capacity labels at the top, beside (left of) their line, not on it: the bars and their
+     * labels are below, the key bottom left. */
     json_array_foreach(json_object_get(sec, "cache_capacity"), i, e) {
         if (int_of(e, "threads") != threads) continue;
         double cap = ns_json_get_num(e, "aggregate_bytes");
@@ -647,27 +691,28 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
                 cap, level_color(lv));
         fprintf(f, "set label %d ", ++nl);
         gp_str(f, l);
-        fprintf(f, " at %.9g, graph 0.03 rotate by 90 offset -0.6,0 font ',9' tc rgb '%s'\n", cap,
-                level_color(lv));
+        fprintf(f,
+                " at %.9g, graph 0.985 rotate by 90 right offset -1.3,0 font ',9' tc rgb '%s'\n",
+                cap, level_color(lv));
         llc = cap; /* levels come in increasing order */
     }
     if (llc > 0) {
         fprintf(f, "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead dt 3 lc rgb '#1f77b4'\n",
                 4 * llc, 4 * llc);
         fprintf(f,
-                "set label %d '4x LLC' at %.9g, graph 0.03 rotate by 90 offset -0.6,0 "
+                "set label %d '4x LLC' at %.9g, graph 0.985 rotate by 90 right offset -1.3,0 "
                 "font ',9' tc rgb '#1f77b4'\n",
                 ++nl, 4 * llc);
     }
 
-    /* Bandwidth ceilings: translucent bars in the level's colour over the working sets they
-     * were taken from, one data file per level and kind (kind 0: a detected plateau; kind 1:
-     * no plateau, the median of the points inside the level or the last points: a thin dashed
-     * bar); labelled when they are the roof of their level. */
-    char seg[NLEVELS + 1][2][4200];
-    FILE *sf[NLEVELS + 1][2];
-    int nseg[NLEVELS + 1][2] = {{0}};
-    for (int l = 0; l <= NLEVELS; l++)
+    /* Bandwidth ceilings: translucent bars in the colour of the curve they were taken from, over
+     * the working sets they span, one data file per curve and kind (kind 0: a detected plateau;
+     * kind 1: no plateau, the median of the points inside the level or the last points: a thin
+     * dashed bar); labelled with level, GB/s and kernel when they are the roof of their level. */
+    char seg[MAX_CURVES + 1][2][4200];
+    FILE *sf[MAX_CURVES + 1][2];
+    int nseg[MAX_CURVES + 1][2] = {{0}};
+    for (int l = 0; l <= MAX_CURVES; l++)
         for (int k = 0; k < 2; k++)
             if (!(sf[l][k] = data_file(c, seg[l][k], sizeof seg[l][k]))) {
                 for (int m = 0; m < 2 * l + k; m++)
@@ -683,20 +728,21 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
         if (lo == hi) lo /= 1.2, hi *= 1.2; /* one working set (source "kernel phase"): a tick */
         const char *lv = str_of(e, "level", "?");
         int suspect = json_is_true(json_object_get(e, "suspect"));
-        int li = level_index(lv);
+        int cv = curve_of(sweep, e);
+        int ci = cv >= 0 && cv < MAX_CURVES ? cv : MAX_CURVES;
         const char *src = str_of(e, "source", "plateau");
         int kind = strcmp(src, "plateau") != 0;
-        fprintf(sf[li][kind], "%.9g %.9g\n%.9g %.9g\n\n", lo, bw, hi, bw);
-        nseg[li][kind]++;
+        fprintf(sf[ci][kind], "%.9g %.9g\n%.9g %.9g\n\n", lo, bw, hi, bw);
+        nseg[ci][kind]++;
         size_t j;
         json_t *u;
         json_array_foreach(used, j, u) {
             if (int_of(u, "threads") == threads && !strcmp(str_of(u, "level", ""), lv) &&
                 !strcmp(str_of(u, "kernel", ""), str_of(e, "kernel", "")) &&
                 fabs(ns_json_get_num(u, "gbytes_per_s") - bw) <= 1e-9 * bw) {
-                char g[32], l[96];
+                char g[32], l[160];
                 fmt_gbps(bw, g, sizeof g);
-                snprintf(l, sizeof l, "%s %s GB/s%s%s", lv, g,
+                snprintf(l, sizeof l, "%s %s GB/s, %s%s%s", lv, g, str_of(e, "kernel", "?"),
                          !kind                          ? ""
                          : !strcmp(src, "interior")     ? " (no plateau: median)"
                          : !strcmp(src, "kernel phase") ? " (from the kernel phase)"
@@ -704,34 +750,35 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
                          suspect ? " (suspect)" : "");
                 fprintf(f, "set label %d ", ++nl);
                 gp_str(f, l);
-                /* The last level's bar sits at the right edge: anchor its label there. */
-                if (li == NLEVELS - 1)
-                    fprintf(f, " at %.9g, %.9g right offset 0,0.9", hi, bw);
+                /* Centred over its bar, but kept inside the plot area: a label (font 10, about
+                 * 7 px a character) that would cross an edge is anchored at that edge. */
+                double half = 3.5 * (double)strlen(l) / width;
+                double mid = log(sqrt(lo * hi) / x0) / log(x1 / x0);
+                if (mid - half < 0.01)
+                    fprintf(f, " at graph 0.01, first %.9g left offset 0,0.9", bw);
+                else if (mid + half > 0.99)
+                    fprintf(f, " at graph 0.99, first %.9g right offset 0,0.9", bw);
                 else
                     fprintf(f, " at %.9g, %.9g center offset 0,0.9", sqrt(lo * hi), bw);
-                fprintf(f, " font ',10' tc rgb '%s' front\n", level_color(lv));
+                fprintf(f, " font ',10' tc rgb '%s' front\n", curve_color(cv));
             }
         }
     }
-    for (int l = 0; l <= NLEVELS; l++)
+    for (int l = 0; l <= MAX_CURVES; l++)
         for (int k = 0; k < 2; k++)
             fclose(sf[l][k]);
 
     fprintf(f, "plot ");
-    int first = 1, ncurve = 0;
+    int first = 1;
     /* One data file per curve: (kernel, isa, precision) at this thread count. */
     json_array_foreach(sweep, i, e) {
         if (int_of(e, "threads") != threads || !sweep_point_ok(e)) continue;
-        const char *k = str_of(e, "kernel", "?"), *isa = str_of(e, "isa", ""),
-                   *pr = str_of(e, "precision", "");
         size_t j;
         json_t *x;
         int seen = 0;
         json_array_foreach(sweep, j, x) {
             if (j >= i) break;
-            if (int_of(x, "threads") == threads && sweep_point_ok(x) &&
-                !strcmp(str_of(x, "kernel", "?"), k) && !strcmp(str_of(x, "isa", ""), isa) &&
-                !strcmp(str_of(x, "precision", ""), pr)) {
+            if (int_of(x, "threads") == threads && sweep_point_ok(x) && same_curve(x, e)) {
                 seen = 1;
                 break;
             }
@@ -743,22 +790,22 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
         json_array_foreach(sweep, j, x) {
             double ws = ns_json_get_num(x, "working_set_bytes");
             double bw = ns_json_get_num(x, "gbytes_per_s");
-            if (int_of(x, "threads") == threads && !strcmp(str_of(x, "kernel", "?"), k) &&
-                !strcmp(str_of(x, "isa", ""), isa) && !strcmp(str_of(x, "precision", ""), pr) &&
-                sweep_point_ok(x))
+            if (int_of(x, "threads") == threads && same_curve(x, e) && sweep_point_ok(x))
                 fprintf(df, "%.9g %.9g\n", ws, bw);
         }
         fclose(df);
         char title[128];
-        snprintf(title, sizeof title, "%s %s %s", k, isa, pr);
+        snprintf(title, sizeof title, "%s %s %s", str_of(e, "kernel", "?"), str_of(e, "isa", ""),
+                 str_of(e, "precision", ""));
         fprintf(f, "%s", first ? "" : ", \\\n     ");
         first = 0;
         gp_str(f, path);
-        fprintf(f, " u 1:2 smooth unique w lp pt 7 ps 0.5 lw 1.5 lc %d title ", ++ncurve);
+        fprintf(f, " u 1:2 smooth unique w lp pt 7 ps 0.5 lw 1.5 lc rgb '%s' title ",
+                curve_color(curve_of(sweep, e)));
         gp_str(f, title);
     }
     int kinds[2] = {0, 0};
-    for (int l = 0; l <= NLEVELS; l++)
+    for (int l = 0; l <= MAX_CURVES; l++)
         for (int k = 0; k < 2; k++) {
             if (!nseg[l][k]) continue;
             kinds[k] = 1;
@@ -767,11 +814,12 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
             gp_str(f, seg[l][k]);
             /* ARGB: 0x60 alpha keeps the curve visible under the bar. */
             fprintf(f, " u 1:2 w l %s lc rgb '#60%s' notitle", k ? "lw 4 dt (6,4)" : "lw 8",
-                    level_color(l < NLEVELS ? levels[l] : NULL) + 1);
+                    curve_color(l < MAX_CURVES ? l : -1) + 1);
         }
     /* The key says which bar is which. */
     if (kinds[0])
-        fprintf(f, "%sNaN w l lw 8 lc rgb '#60777777' title 'plateau found'",
+        fprintf(f,
+                "%sNaN w l lw 8 lc rgb '#60777777' title 'plateau found (colour: its curve)'",
                 first ? "" : ", \\\n     ");
     if (kinds[1])
         fprintf(f,
@@ -804,25 +852,46 @@ static int sweep_picture(plot_ctx *c, const json_t *root) {
                                     : "no sweep in the results");
         return 0;
     }
+    /* One x and one y range for every panel, so that panels side by side compare: the points,
+     * the ceilings' bars and the 4x-LLC mark; room above for the capacity labels. */
+    double x0 = INFINITY, x1 = 0, y0 = INFINITY, y1 = 0;
+    json_array_foreach(sweep, i, e) {
+        if (!sweep_point_ok(e)) continue;
+        double ws = ns_json_get_num(e, "working_set_bytes"), bw = ns_json_get_num(e, "gbytes_per_s");
+        x0 = fmin(x0, ws), x1 = fmax(x1, ws), y0 = fmin(y0, bw), y1 = fmax(y1, bw);
+    }
+    const json_t *sec = json_object_get(root, "roofline");
+    json_array_foreach(json_object_get(json_object_get(root, "ceilings"), "bandwidth"), i, e) {
+        double bw = ns_json_get_num(e, "gbytes_per_s");
+        double lo = ns_json_get_num(e, "working_set_min_bytes");
+        double hi = ns_json_get_num(e, "working_set_max_bytes");
+        if (!(bw > 0) || !isfinite(bw) || !(lo > 0) || !(hi > 0)) continue;
+        y0 = fmin(y0, bw), y1 = fmax(y1, bw), x0 = fmin(x0, lo / 1.2), x1 = fmax(x1, hi * 1.2);
+    }
+    json_array_foreach(json_object_get(sec, "cache_capacity"), i, e) {
+        double cap = ns_json_get_num(e, "aggregate_bytes");
+        if (cap > 0 && isfinite(cap)) x1 = fmax(x1, 4 * cap);
+    }
+    x0 /= 1.5, x1 *= 1.5, y0 /= 2, y1 *= 3.5;
+    const double width = 1300.0 / nt - 110; /* a panel's plot area across, px */
     body b;
     body_begin(&b);
     if (!b.f) return -1;
     FILE *f = b.f;
-    const json_t *sec = json_object_get(root, "roofline");
     fprintf(f,
-            "set logscale x 2\nset logscale y 10\n"
+            "set logscale x 2\nset logscale y 10\nset xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n"
             "set format y '%%g'\nset xlabel 'working set'\nset ylabel 'GB/s (%s bytes)'\n"
-            "set grid xtics ytics lc rgb '#e0e0e0'\nset key top right font ',9'\n"
+            "set grid xtics ytics lc rgb '#e0e0e0'\nset key bottom left font ',9'\n"
             "set xtics ('1 KiB' 1024, '8 KiB' 8192, '64 KiB' 65536, '512 KiB' 524288, "
             "'4 MiB' 4194304, '32 MiB' 33554432, '256 MiB' 268435456, '2 GiB' 2147483648.0, "
             "'16 GiB' 17179869184.0, '128 GiB' 137438953472.0)\n"
-            "set multiplot layout 1,%d title 'Bandwidth against working set: dashed lines = "
-            "aggregate cache capacity of the threads, thick bars = detected plateaus, dashed bars "
-            "= no plateau found' "
+            "set multiplot layout 1,%d title 'Bandwidth against working set. Dashed verticals: "
+            "aggregate cache capacity; bars: ceilings, coloured as their curve (thick: plateau, "
+            "dashed: no plateau found)' "
             "font ',11'\n",
-            str_of(sec, "bytes_policy", "?"), nt);
+            x0, x1, y0, y1, str_of(sec, "bytes_policy", "?"), nt);
     for (int t = 0; t < nt; t++)
-        if (sweep_panel(c, f, root, tc[t]) != 0) {
+        if (sweep_panel(c, f, root, tc[t], x0, x1, width) != 0) {
             fclose(b.f);
             free(b.buf);
             return -1;

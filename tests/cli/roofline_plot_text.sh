@@ -73,15 +73,48 @@ for c in d["ceilings"]["bandwidth"]:
                    f"{'plateau' if plateau else 'non-plateau'} bar")
 if False not in kinds and not example:
     bad.append("12: the fixture has no ceiling without a plateau: the test tests nothing")
-if "title 'plateau found'" not in sweep or "title 'no plateau:" not in sweep:
+if "title 'plateau found" not in sweep or "title 'no plateau:" not in sweep:
     bad.append("12: the key does not name both kinds of bar")
-if "dashed bars = no plateau found" not in sweep:
+if "dashed: no plateau found" not in sweep:
     bad.append("12: the title does not say what the dashed bars are")
 used = {(u["level"], u["threads"], u["kernel"]) for u in d["roofline"]["ceilings_used"]["bandwidth"]}
 for c in d["ceilings"]["bandwidth"]:
     if c["source"] == "interior" and (c["level"], c["threads"], c["kernel"]) in used:
-        if not re.search(r"set label \d+ '%s [\d.]+ GB/s \(no plateau: median\)" % c["level"], sweep):
+        if not re.search(r"set label \d+ '%s [\d.]+ GB/s, %s \(no plateau: median\)" % (
+                c["level"], c["kernel"]), sweep):
             bad.append(f"12: the label of the {c['level']} roof does not say no plateau")
+
+# Trial 10 #9: a ceiling's bar has the colour of its kernel's curve; #8: one y range for all
+# panels, holding every point; a bar's label inside the plot area (7 px a character, a panel's
+# plot area 1300/panels - 110 px across); capacity labels beside their line, not on it.
+curves = dict((t.split()[0], lc) for f, lc, t in re.findall(
+    r"'([^']+\.dat)' u 1:2 smooth unique w lp [^']*lc rgb '([^']+)' title '([^']+)'", sweep))
+for f, lc in re.findall(r"'([^']+\.dat)' u 1:2 w l (?:lw 8|lw 4 dt \(6,4\)) lc rgb '#60([^']+)'",
+                        sweep):
+    for x, y in pairs([f]):
+        for c in d["ceilings"]["bandwidth"]:
+            if abs(c["gbytes_per_s"] - y) <= 1e-6 * y and curves.get(c["kernel"], "")[1:] != lc:
+                bad.append(f"t10#9: the bar of {c['level']} {c['kernel']} is #{lc}, its curve "
+                           f"{curves.get(c['kernel'])}")
+yr = re.findall(r"set yrange \[([^:]+):([^\]]+)\]", sweep)
+sw = [s["gbytes_per_s"] for s in d["sweep"] if (s.get("gbytes_per_s") or 0) > 0]
+if len(yr) != 1 or not (float(yr[0][0]) <= min(sw) and max(sw) <= float(yr[0][1])):
+    bad.append(f"t10#8: the panels do not share one y range holding every point: {yr}")
+xr = re.search(r"set xrange \[([^:]+):([^\]]+)\]", sweep)
+npanel = len(re.findall(r"set title '\d+ threads?'", sweep))
+if not xr:
+    bad.append("t10#8: no x range set: the labels cannot be kept inside")
+else:
+    import math
+    x0, x1 = map(float, xr.groups())
+    for t, x in re.findall(r"set label \d+ '([^']+ GB/s[^']*)' at ([\d.eE+-]+), \S+ center", sweep):
+        mid = math.log(float(x) / x0) / math.log(x1 / x0)
+        half = 3.5 * len(t) / (1300 / npanel - 110)
+        if mid - half < 0 or mid + half > 1:
+            bad.append(f"t10#8: the label '{t}' runs off the plot area")
+for t, ox in re.findall(r"set label \d+ '([^']+)' at \S+, graph \S+ rotate by 90 \w+ offset ([^,]+),", sweep):
+    if abs(float(ox)) < 1:
+        bad.append(f"t10#8: the capacity label '{t}' sits on its line")
 
 # 14: sizes without exponents ("1.01e+03 KiB" was 1008 KiB).
 for name, body in pics.items():
