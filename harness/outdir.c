@@ -25,9 +25,11 @@ const char *const ns_outdir_names[] = {"results.json",
                                        "cluster_breakdown.dat",
                                        "cluster_breakdown.gp",
                                        "cluster_breakdown.svg",
+                                       "cluster_breakdown.png",
                                        "cluster_scaling.dat",
                                        "cluster_scaling.gp",
                                        "cluster_scaling.svg",
+                                       "cluster_scaling.png",
                                        PICTURES,
                                        NULL};
 

@@ -346,7 +346,7 @@ int ns_report_markdown(const json_t *root, const char *path, char *err, size_t e
     fprintf(f, "Files: `results.json` (all numbers, schema nodescale/1), `report.md`, `run.log`, "
                "`roofline.svg` (the DP roofline); `roofline_dp`, `roofline_sp`, "
                "`roofline_cache_aware_dp`, `roofline_cache_aware_sp`, `bandwidth_vs_working_set` "
-               "(.svg, .png); `cluster_breakdown`, `cluster_scaling` (.dat, .gp, .svg); "
+               "(.svg, .png); `cluster_breakdown`, `cluster_scaling` (.dat, .gp, .svg, .png); "
                "`gbench.json` with `--format gbench`.\n\n");
     node_facts(f, ctx);
     ceilings(f, root);

@@ -138,7 +138,7 @@ static void test_files_line_complete(void **state) {
                                         "(.svg, .png)",
                                         "`cluster_breakdown`",
                                         "`cluster_scaling`",
-                                        "(.dat, .gp, .svg)",
+                                        "(.dat, .gp, .svg, .png)",
                                         "`gbench.json` with `--format gbench`"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         assert_has(line, names[i]);
