@@ -278,10 +278,11 @@ static int boxes_meet(box a, box b) {
 
 /* Labels each point with its number as `set label` commands: to the right of a filled point
  * (left of an open one) and above it, else the first of the other three corners where the
- * label meets no label placed before and no other point's marker; where none is free (a pile
- * of points), the corner that meets the fewest. */
+ * label meets no label placed before, none of avoid[0..navoid) (the ceilings' labels) and no
+ * other point's marker; where none is free (a pile of points), the corner that meets the
+ * fewest. */
 static void point_labels(FILE *f, const json_t **kept, int np, int tmax, double xmin, double xmax,
-                         double ymin, double ytop, int height) {
+                         double ymin, double ytop, int height, const box *avoid, int navoid) {
     const double PA_H = height - PA_YGAP;
     box placed[MAX_POINTS], mark[MAX_POINTS];
     double px[MAX_POINTS], py[MAX_POINTS];
@@ -308,6 +309,8 @@ static void point_labels(FILE *f, const json_t **kept, int np, int tmax, double 
             int hits = 0;
             for (int j = 0; j < k; j++)
                 hits += 4 * boxes_meet(b, placed[j]); /* a label on a label is the worst */
+            for (int j = 0; j < navoid; j++)
+                hits += 4 * boxes_meet(b, avoid[j]);
             for (int j = 0; j < np; j++)
                 hits += j != k && boxes_meet(b, mark[j]);
             if (hits < best_hits) best = c, best_hits = hits, bb = b;
@@ -454,15 +457,14 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
                 "screen %.4f font ',10'\n",
                 1 - 27.3 / H);
 #undef LIST_Y
-    point_labels(f, kept, np, tmax, xmin, xmax, ymin, ymax * 3, b.height);
-
     /* The compute ceilings drawn: the FMA-only roof at every thread count of the plain picture
      * (the highest only in the cache-aware one), and every other mix at the highest thread
      * count in both: a point's own roof may be one of them (the ADD-only roof of a sum). Each
      * is labelled at the right end of its line with its mix and GFLOP/s, the labels pushed
      * apart where lines lie close. */
     const json_t *ce[32];
-    int nce = 0;
+    box avoid[32]; /* their labels, which the point numbers keep clear of */
+    int nce = 0, nce_boxes = 0;
     for (int t = nt - 1; t >= 0; t--) {
         if (cache_aware && tc[t] != tmax) continue;
         json_array_foreach(json_object_get(used, "compute"), i, e) {
@@ -510,13 +512,32 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
             snprintf(l, sizeof l, "%s %.4g GFLOP/s%s%s", str_of(ce[k], "mix", "?"),
                      ns_json_get_num(ce[k], "gflops"), th,
                      json_is_true(json_object_get(ce[k], "suspect")) ? " (suspect)" : "");
+            /* At the right end, or moved left of the point markers it would cover. */
+            double w = LBL_CW * (double)strlen(l), xr = PA_X0 + PA_W * 0.995;
+            box lb = {xr - w, xr, ypx[k] - LBL_H / 2, ypx[k] + LBL_H / 2};
+            for (int moved = 1, guard = 0; moved && guard < MAX_POINTS; guard++) {
+                moved = 0;
+                for (int j = 0; j < np; j++) {
+                    double mx = PA_X0 + PA_W * log(ns_json_get_num(kept[j], "ai_flop_per_byte") /
+                                                   xmin) / log(xmax / xmin);
+                    double my = PA_Y0 + PA_H * log(ns_json_get_num(kept[j], "gflops") / ymin) / ly;
+                    box mk = {mx - MARK_R, mx + MARK_R, my - MARK_R, my + MARK_R};
+                    if (boxes_meet(lb, mk) && mk.x0 - w > PA_X0) {
+                        lb.x1 = mk.x0 - 2, lb.x0 = lb.x1 - w;
+                        moved = 1;
+                    }
+                }
+            }
+            avoid[nce_boxes++] = lb;
             fprintf(f, "set label %d ", 900 + k);
             gp_str(f, l);
-            fprintf(f, " at graph 0.995, screen %.4f right font ',9' tc rgb '%s' front\n",
-                    ypx[k] / b.height, mix_color(str_of(ce[k], "mix", "")));
+            fprintf(f, " at graph %.4f, screen %.4f right font ',9' tc rgb '%s' front\n",
+                    (lb.x1 - PA_X0) / PA_W, ypx[k] / b.height,
+                    mix_color(str_of(ce[k], "mix", "")));
         }
     }
 
+    point_labels(f, kept, np, tmax, xmin, xmax, ymin, ymax * 3, b.height, avoid, nce_boxes);
     fprintf(f, "plot ");
     int first = 1;
 #define SEP() (first ? (first = 0, "") : ", \\\n     ")
