@@ -219,16 +219,17 @@ int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, 
     double top = mfu_max > 0 ? fmin(100, 100 * mfu_max * 1.3) : 100;
     /* MFU: circles on the left axis; FLOP/s: squares on the right; a configuration that does
      * not fit is the same shape, open and red, off the lines, each in the key. */
-    fprintf(f, "set logscale y2 10\n"
-               "set ylabel 'MFU'\nset yrange [0:%.6g]\nset format y '%%g%%%%'\n"
-               "set y2label 'FLOP/s'\nset y2tics\nset ytics nomirror\nset key below\n"
-               "set format y2 '%%.0e'\n"
-               "plot 'cluster_scaling.dat' using 1:($5 != 0 ? $2*100 : 1/0) axes x1y1 with "
-               "linespoints pt 7 lc rgb '#1f77b4' title 'MFU (left axis)', \\\n"
-               "  '' using 1:($5 != 0 ? $3 : 1/0) axes x1y2 with linespoints pt 5 lc rgb "
-               "'#2ca02c' title 'realized model FLOP/s (right axis)', \\\n"
-               "  '' using 1:4 axes x1y2 with lines dashtype 2 lc rgb '#2ca02c' title 'peak "
-               "FLOP/s'",
+    fprintf(f,
+            "set logscale y2 10\n"
+            "set ylabel 'MFU'\nset yrange [0:%.6g]\nset format y '%%g%%%%'\n"
+            "set y2label 'FLOP/s'\nset y2tics\nset ytics nomirror\nset key below\n"
+            "set format y2 '%%.0e'\n"
+            "plot 'cluster_scaling.dat' using 1:($5 != 0 ? $2*100 : 1/0) axes x1y1 with "
+            "linespoints pt 7 lc rgb '#1f77b4' title 'MFU (left axis)', \\\n"
+            "  '' using 1:($5 != 0 ? $3 : 1/0) axes x1y2 with linespoints pt 5 lc rgb "
+            "'#2ca02c' title 'realized model FLOP/s (right axis)', \\\n"
+            "  '' using 1:4 axes x1y2 with lines dashtype 2 lc rgb '#2ca02c' title 'peak "
+            "FLOP/s'",
             top);
     if (nofit)
         fprintf(f, ", \\\n  '' using 1:($5 == 0 ? $2*100 : 1/0) axes x1y1 with points pt 6 ps 1.5 "

@@ -356,12 +356,13 @@ int ns_report_markdown(const json_t *root, const char *path, char *err, size_t e
     if (json_object_get(root, "roofline"))
         /* The cache-aware pictures too: in the plain ones a point in a cache level may sit
          * above the only bandwidth roof drawn (DRAM); its own roof is in these. */
-        fprintf(f, "## Roofline\n\n![DP roofline](roofline.svg)\n\n![SP roofline](roofline_sp.svg)"
-                   "\n\nA kernel whose working set lives in a cache level is judged by that level's "
-                   "roof, drawn in the cache-aware pictures:\n\n"
-                   "![DP cache-aware roofline](roofline_cache_aware_dp.svg)\n\n"
-                   "![SP cache-aware roofline](roofline_cache_aware_sp.svg)\n\n"
-                   "![bandwidth against working set](bandwidth_vs_working_set.svg)\n\n");
+        fprintf(f,
+                "## Roofline\n\n![DP roofline](roofline.svg)\n\n![SP roofline](roofline_sp.svg)"
+                "\n\nA kernel whose working set lives in a cache level is judged by that level's "
+                "roof, drawn in the cache-aware pictures:\n\n"
+                "![DP cache-aware roofline](roofline_cache_aware_dp.svg)\n\n"
+                "![SP cache-aware roofline](roofline_cache_aware_sp.svg)\n\n"
+                "![bandwidth against working set](bandwidth_vs_working_set.svg)\n\n");
     cluster(f, root);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {

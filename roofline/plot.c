@@ -518,8 +518,9 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
             for (int moved = 1, guard = 0; moved && guard < MAX_POINTS; guard++) {
                 moved = 0;
                 for (int j = 0; j < np; j++) {
-                    double mx = PA_X0 + PA_W * log(ns_json_get_num(kept[j], "ai_flop_per_byte") /
-                                                   xmin) / log(xmax / xmin);
+                    double mx =
+                        PA_X0 + PA_W * log(ns_json_get_num(kept[j], "ai_flop_per_byte") / xmin) /
+                                    log(xmax / xmin);
                     double my = PA_Y0 + PA_H * log(ns_json_get_num(kept[j], "gflops") / ymin) / ly;
                     box mk = {mx - MARK_R, mx + MARK_R, my - MARK_R, my + MARK_R};
                     if (boxes_meet(lb, mk) && mk.x0 - w > PA_X0) {
@@ -532,8 +533,7 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
             fprintf(f, "set label %d ", 900 + k);
             gp_str(f, l);
             fprintf(f, " at graph %.4f, screen %.4f right font ',9' tc rgb '%s' front\n",
-                    (lb.x1 - PA_X0) / PA_W, ypx[k] / b.height,
-                    mix_color(str_of(ce[k], "mix", "")));
+                    (lb.x1 - PA_X0) / PA_W, ypx[k] / b.height, mix_color(str_of(ce[k], "mix", "")));
         }
     }
 
@@ -712,8 +712,7 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
                 cap, level_color(lv));
         fprintf(f, "set label %d ", ++nl);
         gp_str(f, l);
-        fprintf(f,
-                " at %.9g, graph 0.985 rotate by 90 right offset -1.3,0 font ',9' tc rgb '%s'\n",
+        fprintf(f, " at %.9g, graph 0.985 rotate by 90 right offset -1.3,0 font ',9' tc rgb '%s'\n",
                 cap, level_color(lv));
         llc = cap; /* levels come in increasing order */
     }
@@ -839,8 +838,7 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
         }
     /* The key says which bar is which. */
     if (kinds[0])
-        fprintf(f,
-                "%sNaN w l lw 8 lc rgb '#60777777' title 'plateau found (colour: its curve)'",
+        fprintf(f, "%sNaN w l lw 8 lc rgb '#60777777' title 'plateau found (colour: its curve)'",
                 first ? "" : ", \\\n     ");
     if (kinds[1])
         fprintf(f,
@@ -878,7 +876,8 @@ static int sweep_picture(plot_ctx *c, const json_t *root) {
     double x0 = INFINITY, x1 = 0, y0 = INFINITY, y1 = 0;
     json_array_foreach(sweep, i, e) {
         if (!sweep_point_ok(e)) continue;
-        double ws = ns_json_get_num(e, "working_set_bytes"), bw = ns_json_get_num(e, "gbytes_per_s");
+        double ws = ns_json_get_num(e, "working_set_bytes"),
+               bw = ns_json_get_num(e, "gbytes_per_s");
         x0 = fmin(x0, ws), x1 = fmax(x1, ws), y0 = fmin(y0, bw), y1 = fmax(y1, bw);
     }
     const json_t *sec = json_object_get(root, "roofline");
