@@ -682,7 +682,6 @@ static const char *curve_color(int k) {
     return k < 0 ? "#777777" : curve_colors[k % NCURVE_COLORS];
 }
 
-#define MAX_CURVES 16
 
 /* One panel of the sweep picture: every curve at `threads`, the bandwidth ceilings as thick
  * segments over their working-set range in their curve's colour, and the aggregate cache
@@ -726,13 +725,13 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
     }
 
     /* Bandwidth ceilings: translucent bars in the colour of the curve they were taken from, over
-     * the working sets they span, one data file per curve and kind (kind 0: a detected plateau;
+     * the working sets they span, one data file per colour and kind (kind 0: a detected plateau;
      * kind 1: no plateau, the median of the points inside the level or the last points: a thin
      * dashed bar); labelled with level, GB/s and kernel when they are the roof of their level. */
-    char seg[MAX_CURVES + 1][2][4200];
-    FILE *sf[MAX_CURVES + 1][2];
-    int nseg[MAX_CURVES + 1][2] = {{0}};
-    for (int l = 0; l <= MAX_CURVES; l++)
+    char seg[NCURVE_COLORS + 1][2][4200];
+    FILE *sf[NCURVE_COLORS + 1][2];
+    int nseg[NCURVE_COLORS + 1][2] = {{0}};
+    for (int l = 0; l <= NCURVE_COLORS; l++)
         for (int k = 0; k < 2; k++)
             if (!(sf[l][k] = data_file(c, seg[l][k], sizeof seg[l][k]))) {
                 for (int m = 0; m < 2 * l + k; m++)
@@ -749,7 +748,7 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
         const char *lv = str_of(e, "level", "?");
         int suspect = json_is_true(json_object_get(e, "suspect"));
         int cv = curve_of(sweep, e);
-        int ci = cv >= 0 && cv < MAX_CURVES ? cv : MAX_CURVES;
+        int ci = cv >= 0 ? cv % NCURVE_COLORS : NCURVE_COLORS; /* one file per colour */
         const char *src = str_of(e, "source", "plateau");
         int kind = strcmp(src, "plateau") != 0;
         fprintf(sf[ci][kind], "%.9g %.9g\n%.9g %.9g\n\n", lo, bw, hi, bw);
@@ -784,7 +783,7 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
             }
         }
     }
-    for (int l = 0; l <= MAX_CURVES; l++)
+    for (int l = 0; l <= NCURVE_COLORS; l++)
         for (int k = 0; k < 2; k++)
             fclose(sf[l][k]);
 
@@ -825,7 +824,7 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
         gp_str(f, title);
     }
     int kinds[2] = {0, 0};
-    for (int l = 0; l <= MAX_CURVES; l++)
+    for (int l = 0; l <= NCURVE_COLORS; l++)
         for (int k = 0; k < 2; k++) {
             if (!nseg[l][k]) continue;
             kinds[k] = 1;
@@ -834,7 +833,7 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
             gp_str(f, seg[l][k]);
             /* ARGB: 0x60 alpha keeps the curve visible under the bar. */
             fprintf(f, " u 1:2 w l %s lc rgb '#60%s' notitle", k ? "lw 4 dt (6,4)" : "lw 8",
-                    curve_color(l < MAX_CURVES ? l : -1) + 1);
+                    curve_color(l < NCURVE_COLORS ? l : -1) + 1);
         }
     /* The key says which bar is which. */
     if (kinds[0])
