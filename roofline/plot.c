@@ -682,7 +682,6 @@ static const char *curve_color(int k) {
     return k < 0 ? "#777777" : curve_colors[k % NCURVE_COLORS];
 }
 
-
 /* One panel of the sweep picture: every curve at `threads`, the bandwidth ceilings as thick
  * segments over their working-set range in their curve's colour, and the aggregate cache
  * capacities as vertical lines. x0..x1: the x range every panel shares; width: a panel's plot
