@@ -322,8 +322,8 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b);
 json_t *ns_cluster_from_results(const json_t *results, const char *preset, const char *plot_dir,
                                 char *err, size_t errlen);
 
-/* Writes into folder `dir` (which must exist): cluster_breakdown.{dat,gp,svg} (stacked bars of
- * the step-time breakdown per chip count) and cluster_scaling.{dat,gp,svg} (MFU and realized
+/* Writes into folder `dir` (which must exist): cluster_breakdown.{dat,gp,svg,png} (stacked bars
+ * of the step-time breakdown per chip count) and cluster_scaling.{dat,gp,svg,png} (MFU and realized
  * FLOP/s against chip count), running gnuplot as a program. pts[0..n). Returns 0, or -1 with a
  * one-line reason (gnuplot missing or failing: the .dat and .gp files are still written; a
  * write that failed: none of the files is left). */

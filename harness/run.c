@@ -486,7 +486,7 @@ static void usage(FILE *f) {
                "Writes into the folder: results.json, report.md, run.log; roofline.svg (the DP\n"
                "roofline), roofline_dp, roofline_sp, roofline_cache_aware_dp,\n"
                "roofline_cache_aware_sp and bandwidth_vs_working_set (.svg, .png);\n"
-               "cluster_breakdown and cluster_scaling (.dat, .gp, .svg); gbench.json with\n"
+               "cluster_breakdown and cluster_scaling (.dat, .gp, .svg, .png); gbench.json with\n"
                "--format gbench. The pictures need gnuplot. Prints the folder.\n");
 }
 

@@ -49,6 +49,21 @@ static const char *level_color(const char *level) {
     return "#1f77b4"; /* DRAM */
 }
 
+/* The line colour of a compute ceiling of mix (FMA-only: black, the roof). */
+static const char *mix_color(const char *mix) {
+    if (!strcmp(mix, "fma")) return "#000000";
+    if (!strcmp(mix, "fma+add")) return "#9467bd";
+    if (!strcmp(mix, "add")) return "#e377c2";
+    return "#7f7f7f"; /* scalar_fma and any other */
+}
+
+/* The dash pattern of a mixed compute ceiling, one per mix. */
+static const char *mix_dash(const char *mix) {
+    if (!strcmp(mix, "fma+add")) return "(10,4,2,4)";
+    if (!strcmp(mix, "add")) return "(4,3)";
+    return "(1,3)";
+}
+
 static const char *str_of(const json_t *o, const char *k, const char *dflt) {
     const char *s = json_string_value(json_object_get(o, k));
     return s ? s : dflt;
@@ -114,14 +129,18 @@ static double fma_roof(const json_t *used, const char *prec, int threads) {
     return NAN;
 }
 
-/* The bandwidth roof of level at threads (GB/s, NAN if none); *suspect set from its flag. */
-static double bw_roof(const json_t *used, const char *level, int threads, int *suspect) {
+/* The bandwidth roof of level at threads (GB/s, NAN if none); *suspect set from its flag,
+ * *kernel to the kernel it was measured with. */
+static double bw_roof(const json_t *used, const char *level, int threads, int *suspect,
+                      const char **kernel) {
     size_t i;
     json_t *e;
     *suspect = 0;
+    *kernel = "?";
     json_array_foreach(json_object_get(used, "bandwidth"), i, e) {
         if (!strcmp(str_of(e, "level", ""), level) && int_of(e, "threads") == threads) {
             *suspect = json_is_true(json_object_get(e, "suspect"));
+            *kernel = str_of(e, "kernel", "?");
             return ns_json_get_num(e, "gbytes_per_s");
         }
     }
@@ -259,10 +278,11 @@ static int boxes_meet(box a, box b) {
 
 /* Labels each point with its number as `set label` commands: to the right of a filled point
  * (left of an open one) and above it, else the first of the other three corners where the
- * label meets no label placed before and no other point's marker; where none is free (a pile
- * of points), the corner that meets the fewest. */
+ * label meets no label placed before, none of avoid[0..navoid) (the ceilings' labels) and no
+ * other point's marker; where none is free (a pile of points), the corner that meets the
+ * fewest. */
 static void point_labels(FILE *f, const json_t **kept, int np, int tmax, double xmin, double xmax,
-                         double ymin, double ytop, int height) {
+                         double ymin, double ytop, int height, const box *avoid, int navoid) {
     const double PA_H = height - PA_YGAP;
     box placed[MAX_POINTS], mark[MAX_POINTS];
     double px[MAX_POINTS], py[MAX_POINTS];
@@ -289,6 +309,8 @@ static void point_labels(FILE *f, const json_t **kept, int np, int tmax, double 
             int hits = 0;
             for (int j = 0; j < k; j++)
                 hits += 4 * boxes_meet(b, placed[j]); /* a label on a label is the worst */
+            for (int j = 0; j < navoid; j++)
+                hits += 4 * boxes_meet(b, avoid[j]);
             for (int j = 0; j < np; j++)
                 hits += j != k && boxes_meet(b, mark[j]);
             if (hits < best_hits) best = c, best_hits = hits, bb = b;
@@ -440,8 +462,87 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
                 "screen %.4f font ',10'\n",
                 1 - 27.3 / H);
 #undef LIST_Y
-    point_labels(f, kept, np, tmax, xmin, xmax, ymin, ymax * 3, b.height);
+    /* The compute ceilings drawn: the FMA-only roof at every thread count of the plain picture
+     * (the highest only in the cache-aware one), and every other mix at the highest thread
+     * count in both: a point's own roof may be one of them (the ADD-only roof of a sum). Each
+     * is labelled at the right end of its line with its mix and GFLOP/s, the labels pushed
+     * apart where lines lie close. */
+    const json_t *ce[32];
+    box avoid[32]; /* their labels, which the point numbers keep clear of */
+    int nce = 0, nce_boxes = 0;
+    for (int t = nt - 1; t >= 0; t--) {
+        if (cache_aware && tc[t] != tmax) continue;
+        json_array_foreach(json_object_get(used, "compute"), i, e) {
+            if (strcmp(str_of(e, "precision", ""), prec) || int_of(e, "threads") != tc[t]) continue;
+            int roof = json_is_true(json_object_get(e, "roof"));
+            if ((roof || tc[t] == tmax) && ns_json_get_num(e, "gflops") > 0 && nce < 32)
+                ce[nce++] = e;
+        }
+    }
+    {
+        const double PA_H = b.height - PA_YGAP, ly = log(ymax * 3 / ymin);
+        double line[32], ypx[32];
+        for (int k = 0; k < nce; k++)
+            line[k] = PA_Y0 + PA_H * log(ns_json_get_num(ce[k], "gflops") / ymin) / ly;
+        /* Lowest line first: its label above the line, else below where another line lies
+         * just above (a line through the label), else above and pushed up past the labels
+         * placed before. */
+        int done[32] = {0};
+        for (int n = 0; n < nce; n++) {
+            int k = -1;
+            for (int j = 0; j < nce; j++)
+                if (!done[j] && (k < 0 || line[j] < line[k])) k = j;
+            done[k] = 1;
+            double best = NAN;
+            for (int side = 1; side >= -1 && isnan(best); side -= 2) {
+                double y = line[k] + side * (LBL_H / 2 + 1);
+                int hit = 0;
+                for (int j = 0; j < nce; j++)
+                    hit |= j != k && fabs(line[j] - y) < LBL_H / 2 + 1;
+                for (int j = 0; j < nce; j++)
+                    hit |= j != k && done[j] && fabs(ypx[j] - y) < LBL_H;
+                if (!hit) best = y;
+            }
+            if (isnan(best)) {
+                best = line[k] + LBL_H / 2 + 1;
+                for (int j = 0; j < nce; j++)
+                    if (j != k && done[j] && fabs(ypx[j] - best) < LBL_H) best = ypx[j] + LBL_H;
+            }
+            ypx[k] = best;
+        }
+        for (int k = 0; k < nce; k++) {
+            char l[96], th[32] = "";
+            if (int_of(ce[k], "threads") != tmax)
+                snprintf(th, sizeof th, ", %d thr", int_of(ce[k], "threads"));
+            snprintf(l, sizeof l, "%s %.4g GFLOP/s%s%s", str_of(ce[k], "mix", "?"),
+                     ns_json_get_num(ce[k], "gflops"), th,
+                     json_is_true(json_object_get(ce[k], "suspect")) ? " (suspect)" : "");
+            /* At the right end, or moved left of the point markers it would cover. */
+            double w = LBL_CW * (double)strlen(l), xr = PA_X0 + PA_W * 0.995;
+            box lb = {xr - w, xr, ypx[k] - LBL_H / 2, ypx[k] + LBL_H / 2};
+            for (int moved = 1, guard = 0; moved && guard < MAX_POINTS; guard++) {
+                moved = 0;
+                for (int j = 0; j < np; j++) {
+                    double mx =
+                        PA_X0 + PA_W * log(ns_json_get_num(kept[j], "ai_flop_per_byte") / xmin) /
+                                    log(xmax / xmin);
+                    double my = PA_Y0 + PA_H * log(ns_json_get_num(kept[j], "gflops") / ymin) / ly;
+                    box mk = {mx - MARK_R, mx + MARK_R, my - MARK_R, my + MARK_R};
+                    if (boxes_meet(lb, mk) && mk.x0 - w > PA_X0) {
+                        lb.x1 = mk.x0 - 2, lb.x0 = lb.x1 - w;
+                        moved = 1;
+                    }
+                }
+            }
+            avoid[nce_boxes++] = lb;
+            fprintf(f, "set label %d ", 900 + k);
+            gp_str(f, l);
+            fprintf(f, " at graph %.4f, screen %.4f right font ',9' tc rgb '%s' front\n",
+                    (lb.x1 - PA_X0) / PA_W, ypx[k] / b.height, mix_color(str_of(ce[k], "mix", "")));
+        }
+    }
 
+    point_labels(f, kept, np, tmax, xmin, xmax, ymin, ymax * 3, b.height, avoid, nce_boxes);
     fprintf(f, "plot ");
     int first = 1;
 #define SEP() (first ? (first = 0, "") : ", \\\n     ")
@@ -451,28 +552,35 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
         for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
             if (!cache_aware && strcmp(levels[l], "DRAM")) continue;
             int suspect;
-            double bw = bw_roof(used, levels[l], tc[t], &suspect);
+            const char *kern;
+            double bw = bw_roof(used, levels[l], tc[t], &suspect, &kern);
             if (!(bw > 0)) continue;
             char g[32];
             fmt_gbps(bw, g, sizeof g);
-            fprintf(f,
-                    "%smin(%.9g, %.9g*x) w l lw %d dt %d lc rgb '%s' title '%s %s GB/s, %d thr%s'",
-                    SEP(), cg > 0 ? cg : ymax * 3, bw, tc[t] == tmax ? 2 : 1, tc[t] == tmax ? 1 : 2,
-                    level_color(levels[l]), levels[l], g, tc[t], suspect ? " (suspect)" : "");
+            fprintf(f, "%smin(%.9g, %.9g*x) w l lw %d dt %d lc rgb '%s' title ", SEP(),
+                    cg > 0 ? cg : ymax * 3, bw, tc[t] == tmax ? 2 : 1, tc[t] == tmax ? 1 : 2,
+                    level_color(levels[l]));
+            char title[160];
+            snprintf(title, sizeof title, "%s %s GB/s (%s), %d thr%s", levels[l], g, kern, tc[t],
+                     suspect ? " (suspect)" : "");
+            gp_str(f, title);
         }
-        /* Compute ceilings: the FMA-only roof, and (plain picture, all threads) every other mix
-         * measured, dotted, so a mixed ceiling is never mistaken for the roof. */
-        json_array_foreach(json_object_get(used, "compute"), i, e) {
-            if (strcmp(str_of(e, "precision", ""), prec) || int_of(e, "threads") != tc[t]) continue;
+        /* Compute ceilings: the FMA-only roof (black), and each other mix in its own colour
+         * and dash, so that no mixed ceiling is mistaken for the roof or for another mix. */
+        for (int k = 0; k < nce; k++) {
+            e = (json_t *)ce[k];
+            if (int_of(e, "threads") != tc[t]) continue;
             int roof = json_is_true(json_object_get(e, "roof"));
-            if (!roof && (cache_aware || tc[t] != tmax)) continue;
+            const char *mix = str_of(e, "mix", "?");
             double g = ns_json_get_num(e, "gflops"), fq = ns_json_get_num(e, "freq_ghz");
-            char fqs[32] = "";
+            char fqs[32] = "", title[160];
             if (fq > 0) snprintf(fqs, sizeof fqs, " at %.2f GHz", fq);
-            fprintf(f, "%s%.9g w l lw %d dt %d lc rgb '%s' title '%s %s: %.4g GFLOP/s%s, %d thr'",
-                    SEP(), g, roof ? 2 : 1, roof ? (tc[t] == tmax ? 1 : 2) : 3,
-                    roof ? "#000000" : "#9467bd", str_of(e, "mix", "?"), str_of(e, "isa", ""), g,
-                    fqs, tc[t]);
+            snprintf(title, sizeof title, "%s %s: %.4g GFLOP/s%s, %d thr%s", mix,
+                     str_of(e, "isa", ""), g, fqs, tc[t],
+                     json_is_true(json_object_get(e, "suspect")) ? " (suspect)" : "");
+            fprintf(f, "%s%.9g w l lw %g dt %s lc rgb '%s' title ", SEP(), g, roof ? 2 : 1.5,
+                    roof ? (tc[t] == tmax ? "1" : "2") : mix_dash(mix), mix_color(mix));
+            gp_str(f, title);
         }
     }
     /* Points at the highest thread count and at fewer; their numbers are set labels
@@ -497,7 +605,12 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
                        "title 'at measured AI (counters)'");
         }
         fprintf(f, "%sNaN w p pt 7 ps 1.4 lc rgb '#444444' title 'kernel, %d thr'", SEP(), tmax);
-        fprintf(f, "%sNaN w p pt 6 ps 1.4 lw 2 lc rgb '#444444' title 'kernel, fewer thr'", SEP());
+        int fewer = 0;
+        for (int k = 0; k < np; k++)
+            fewer |= int_of(kept[k], "threads") != tmax;
+        if (fewer)
+            fprintf(f, "%sNaN w p pt 6 ps 1.4 lw 2 lc rgb '#444444' title 'kernel, fewer thr'",
+                    SEP());
         /* The key of the colours: one entry per level a point's working set lives in. */
         for (int l = 0; l <= NLEVELS; l++) {
             int any = 0;
@@ -536,10 +649,50 @@ static int sweep_point_ok(const json_t *x) {
            isfinite(ns_json_get_num(x, "gbytes_per_s")) && int_of(x, "threads") > 0;
 }
 
-/* One panel of the sweep picture: every curve at `threads`, the detected plateaus as thick
- * segments over their working-set range, and the aggregate cache capacities as vertical
- * lines. */
-static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
+/* The curves of the sweep picture: one per (kernel, ISA, precision), numbered in the order of
+ * their first valid point, the same in every panel; a curve and its ceiling bars share a colour. */
+static const char *curve_colors[] = {"#9400d3", "#009e73", "#56b4e9", "#e69f00",
+                                     "#0072b2", "#d55e00", "#cc79a7", "#000000"};
+#define NCURVE_COLORS 8
+
+static int same_curve(const json_t *a, const json_t *b) {
+    return !strcmp(str_of(a, "kernel", "?"), str_of(b, "kernel", "?")) &&
+           !strcmp(str_of(a, "isa", ""), str_of(b, "isa", "")) &&
+           !strcmp(str_of(a, "precision", ""), str_of(b, "precision", ""));
+}
+
+/* The number of x's curve (kernel, ISA, precision) in the sweep; -1 when it has none. */
+static int curve_of(const json_t *sweep, const json_t *x) {
+    int n = 0;
+    size_t i, j;
+    json_t *e, *y;
+    json_array_foreach(sweep, i, e) {
+        if (!sweep_point_ok(e)) continue;
+        int seen = 0;
+        json_array_foreach(sweep, j, y) {
+            if (j >= i) break;
+            if (sweep_point_ok(y) && same_curve(e, y)) {
+                seen = 1;
+                break;
+            }
+        }
+        if (seen) continue;
+        if (same_curve(e, x)) return n;
+        n++;
+    }
+    return -1;
+}
+
+static const char *curve_color(int k) {
+    return k < 0 ? "#777777" : curve_colors[k % NCURVE_COLORS];
+}
+
+/* One panel of the sweep picture: every curve at `threads`, the bandwidth ceilings as thick
+ * segments over their working-set range in their curve's colour, and the aggregate cache
+ * capacities as vertical lines. x0..x1: the x range every panel shares; width: a panel's plot
+ * area across (px), to keep the labels inside it. */
+static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, double x0, double x1,
+                       double width) {
     const json_t *sec = json_object_get(root, "roofline");
     const json_t *sweep = json_object_get(root, "sweep");
     fprintf(f, "unset label\nunset arrow\nset title '%d thread%s'\n", threads,
@@ -548,6 +701,8 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
     json_t *e;
     int nl = 0;
     double llc = NAN;
+    /* Capacity labels at the top, beside (left of) their line, not on it: the bars and their
+     * labels are below, the key bottom left. */
     json_array_foreach(json_object_get(sec, "cache_capacity"), i, e) {
         if (int_of(e, "threads") != threads) continue;
         double cap = ns_json_get_num(e, "aggregate_bytes");
@@ -560,27 +715,27 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
                 cap, level_color(lv));
         fprintf(f, "set label %d ", ++nl);
         gp_str(f, l);
-        fprintf(f, " at %.9g, graph 0.03 rotate by 90 offset -0.6,0 font ',9' tc rgb '%s'\n", cap,
-                level_color(lv));
+        fprintf(f, " at %.9g, graph 0.985 rotate by 90 right offset -1.3,0 font ',9' tc rgb '%s'\n",
+                cap, level_color(lv));
         llc = cap; /* levels come in increasing order */
     }
     if (llc > 0) {
         fprintf(f, "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead dt 3 lc rgb '#1f77b4'\n",
                 4 * llc, 4 * llc);
         fprintf(f,
-                "set label %d '4x LLC' at %.9g, graph 0.03 rotate by 90 offset -0.6,0 "
+                "set label %d '4x LLC' at %.9g, graph 0.985 rotate by 90 right offset -1.3,0 "
                 "font ',9' tc rgb '#1f77b4'\n",
                 ++nl, 4 * llc);
     }
 
-    /* Bandwidth ceilings: translucent bars in the level's colour over the working sets they
-     * were taken from, one data file per level and kind (kind 0: a detected plateau; kind 1:
-     * no plateau, the median of the points inside the level or the last points: a thin dashed
-     * bar); labelled when they are the roof of their level. */
-    char seg[NLEVELS + 1][2][4200];
-    FILE *sf[NLEVELS + 1][2];
-    int nseg[NLEVELS + 1][2] = {{0}};
-    for (int l = 0; l <= NLEVELS; l++)
+    /* Bandwidth ceilings: translucent bars in the colour of the curve they were taken from, over
+     * the working sets they span, one data file per colour and kind (kind 0: a detected plateau;
+     * kind 1: no plateau, the median of the points inside the level or the last points: a thin
+     * dashed bar); labelled with level, GB/s and kernel when they are the roof of their level. */
+    char seg[NCURVE_COLORS + 1][2][4200];
+    FILE *sf[NCURVE_COLORS + 1][2];
+    int nseg[NCURVE_COLORS + 1][2] = {{0}};
+    for (int l = 0; l <= NCURVE_COLORS; l++)
         for (int k = 0; k < 2; k++)
             if (!(sf[l][k] = data_file(c, seg[l][k], sizeof seg[l][k]))) {
                 for (int m = 0; m < 2 * l + k; m++)
@@ -596,20 +751,21 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
         if (lo == hi) lo /= 1.2, hi *= 1.2; /* one working set (source "kernel phase"): a tick */
         const char *lv = str_of(e, "level", "?");
         int suspect = json_is_true(json_object_get(e, "suspect"));
-        int li = level_index(lv);
+        int cv = curve_of(sweep, e);
+        int ci = cv >= 0 ? cv % NCURVE_COLORS : NCURVE_COLORS; /* one file per colour */
         const char *src = str_of(e, "source", "plateau");
         int kind = strcmp(src, "plateau") != 0;
-        fprintf(sf[li][kind], "%.9g %.9g\n%.9g %.9g\n\n", lo, bw, hi, bw);
-        nseg[li][kind]++;
+        fprintf(sf[ci][kind], "%.9g %.9g\n%.9g %.9g\n\n", lo, bw, hi, bw);
+        nseg[ci][kind]++;
         size_t j;
         json_t *u;
         json_array_foreach(used, j, u) {
             if (int_of(u, "threads") == threads && !strcmp(str_of(u, "level", ""), lv) &&
                 !strcmp(str_of(u, "kernel", ""), str_of(e, "kernel", "")) &&
                 fabs(ns_json_get_num(u, "gbytes_per_s") - bw) <= 1e-9 * bw) {
-                char g[32], l[96];
+                char g[32], l[160];
                 fmt_gbps(bw, g, sizeof g);
-                snprintf(l, sizeof l, "%s %s GB/s%s%s", lv, g,
+                snprintf(l, sizeof l, "%s %s GB/s, %s%s%s", lv, g, str_of(e, "kernel", "?"),
                          !kind                          ? ""
                          : !strcmp(src, "interior")     ? " (no plateau: median)"
                          : !strcmp(src, "kernel phase") ? " (from the kernel phase)"
@@ -617,34 +773,35 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
                          suspect ? " (suspect)" : "");
                 fprintf(f, "set label %d ", ++nl);
                 gp_str(f, l);
-                /* The last level's bar sits at the right edge: anchor its label there. */
-                if (li == NLEVELS - 1)
-                    fprintf(f, " at %.9g, %.9g right offset 0,0.9", hi, bw);
+                /* Centred over its bar, but kept inside the plot area: a label (font 10, about
+                 * 7 px a character) that would cross an edge is anchored at that edge. */
+                double half = 3.5 * (double)strlen(l) / width;
+                double mid = log(sqrt(lo * hi) / x0) / log(x1 / x0);
+                if (mid - half < 0.01)
+                    fprintf(f, " at graph 0.01, first %.9g left offset 0,0.9", bw);
+                else if (mid + half > 0.99)
+                    fprintf(f, " at graph 0.99, first %.9g right offset 0,0.9", bw);
                 else
                     fprintf(f, " at %.9g, %.9g center offset 0,0.9", sqrt(lo * hi), bw);
-                fprintf(f, " font ',10' tc rgb '%s' front\n", level_color(lv));
+                fprintf(f, " font ',10' tc rgb '%s' front\n", curve_color(cv));
             }
         }
     }
-    for (int l = 0; l <= NLEVELS; l++)
+    for (int l = 0; l <= NCURVE_COLORS; l++)
         for (int k = 0; k < 2; k++)
             fclose(sf[l][k]);
 
     fprintf(f, "plot ");
-    int first = 1, ncurve = 0;
+    int first = 1;
     /* One data file per curve: (kernel, isa, precision) at this thread count. */
     json_array_foreach(sweep, i, e) {
         if (int_of(e, "threads") != threads || !sweep_point_ok(e)) continue;
-        const char *k = str_of(e, "kernel", "?"), *isa = str_of(e, "isa", ""),
-                   *pr = str_of(e, "precision", "");
         size_t j;
         json_t *x;
         int seen = 0;
         json_array_foreach(sweep, j, x) {
             if (j >= i) break;
-            if (int_of(x, "threads") == threads && sweep_point_ok(x) &&
-                !strcmp(str_of(x, "kernel", "?"), k) && !strcmp(str_of(x, "isa", ""), isa) &&
-                !strcmp(str_of(x, "precision", ""), pr)) {
+            if (int_of(x, "threads") == threads && sweep_point_ok(x) && same_curve(x, e)) {
                 seen = 1;
                 break;
             }
@@ -656,22 +813,22 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
         json_array_foreach(sweep, j, x) {
             double ws = ns_json_get_num(x, "working_set_bytes");
             double bw = ns_json_get_num(x, "gbytes_per_s");
-            if (int_of(x, "threads") == threads && !strcmp(str_of(x, "kernel", "?"), k) &&
-                !strcmp(str_of(x, "isa", ""), isa) && !strcmp(str_of(x, "precision", ""), pr) &&
-                sweep_point_ok(x))
+            if (int_of(x, "threads") == threads && same_curve(x, e) && sweep_point_ok(x))
                 fprintf(df, "%.9g %.9g\n", ws, bw);
         }
         fclose(df);
         char title[128];
-        snprintf(title, sizeof title, "%s %s %s", k, isa, pr);
+        snprintf(title, sizeof title, "%s %s %s", str_of(e, "kernel", "?"), str_of(e, "isa", ""),
+                 str_of(e, "precision", ""));
         fprintf(f, "%s", first ? "" : ", \\\n     ");
         first = 0;
         gp_str(f, path);
-        fprintf(f, " u 1:2 smooth unique w lp pt 7 ps 0.5 lw 1.5 lc %d title ", ++ncurve);
+        fprintf(f, " u 1:2 smooth unique w lp pt 7 ps 0.5 lw 1.5 lc rgb '%s' title ",
+                curve_color(curve_of(sweep, e)));
         gp_str(f, title);
     }
     int kinds[2] = {0, 0};
-    for (int l = 0; l <= NLEVELS; l++)
+    for (int l = 0; l <= NCURVE_COLORS; l++)
         for (int k = 0; k < 2; k++) {
             if (!nseg[l][k]) continue;
             kinds[k] = 1;
@@ -680,11 +837,11 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads) {
             gp_str(f, seg[l][k]);
             /* ARGB: 0x60 alpha keeps the curve visible under the bar. */
             fprintf(f, " u 1:2 w l %s lc rgb '#60%s' notitle", k ? "lw 4 dt (6,4)" : "lw 8",
-                    level_color(l < NLEVELS ? levels[l] : NULL) + 1);
+                    curve_color(l < NCURVE_COLORS ? l : -1) + 1);
         }
     /* The key says which bar is which. */
     if (kinds[0])
-        fprintf(f, "%sNaN w l lw 8 lc rgb '#60777777' title 'plateau found'",
+        fprintf(f, "%sNaN w l lw 8 lc rgb '#60777777' title 'plateau found (colour: its curve)'",
                 first ? "" : ", \\\n     ");
     if (kinds[1])
         fprintf(f,
@@ -717,25 +874,47 @@ static int sweep_picture(plot_ctx *c, const json_t *root) {
                                     : "no sweep in the results");
         return 0;
     }
+    /* One x and one y range for every panel, so that panels side by side compare: the points,
+     * the ceilings' bars and the 4x-LLC mark; room above for the capacity labels. */
+    double x0 = INFINITY, x1 = 0, y0 = INFINITY, y1 = 0;
+    json_array_foreach(sweep, i, e) {
+        if (!sweep_point_ok(e)) continue;
+        double ws = ns_json_get_num(e, "working_set_bytes"),
+               bw = ns_json_get_num(e, "gbytes_per_s");
+        x0 = fmin(x0, ws), x1 = fmax(x1, ws), y0 = fmin(y0, bw), y1 = fmax(y1, bw);
+    }
+    const json_t *sec = json_object_get(root, "roofline");
+    json_array_foreach(json_object_get(json_object_get(root, "ceilings"), "bandwidth"), i, e) {
+        double bw = ns_json_get_num(e, "gbytes_per_s");
+        double lo = ns_json_get_num(e, "working_set_min_bytes");
+        double hi = ns_json_get_num(e, "working_set_max_bytes");
+        if (!(bw > 0) || !isfinite(bw) || !(lo > 0) || !(hi > 0)) continue;
+        y0 = fmin(y0, bw), y1 = fmax(y1, bw), x0 = fmin(x0, lo / 1.2), x1 = fmax(x1, hi * 1.2);
+    }
+    json_array_foreach(json_object_get(sec, "cache_capacity"), i, e) {
+        double cap = ns_json_get_num(e, "aggregate_bytes");
+        if (cap > 0 && isfinite(cap)) x1 = fmax(x1, 4 * cap);
+    }
+    x0 /= 1.5, x1 *= 1.5, y0 /= 2, y1 *= 3.5;
+    const double width = 1300.0 / nt - 110; /* a panel's plot area across, px */
     body b;
     body_begin(&b);
     if (!b.f) return -1;
     FILE *f = b.f;
-    const json_t *sec = json_object_get(root, "roofline");
     fprintf(f,
-            "set logscale x 2\nset logscale y 10\n"
+            "set logscale x 2\nset logscale y 10\nset xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n"
             "set format y '%%g'\nset xlabel 'working set'\nset ylabel 'GB/s (%s bytes)'\n"
-            "set grid xtics ytics lc rgb '#e0e0e0'\nset key top right font ',9'\n"
+            "set grid xtics ytics lc rgb '#e0e0e0'\nset key bottom left font ',9'\n"
             "set xtics ('1 KiB' 1024, '8 KiB' 8192, '64 KiB' 65536, '512 KiB' 524288, "
             "'4 MiB' 4194304, '32 MiB' 33554432, '256 MiB' 268435456, '2 GiB' 2147483648.0, "
             "'16 GiB' 17179869184.0, '128 GiB' 137438953472.0)\n"
-            "set multiplot layout 1,%d title 'Bandwidth against working set: dashed lines = "
-            "aggregate cache capacity of the threads, thick bars = detected plateaus, dashed bars "
-            "= no plateau found' "
+            "set multiplot layout 1,%d title 'Bandwidth against working set. Dashed verticals: "
+            "aggregate cache capacity; bars: ceilings, coloured as their curve (thick: plateau, "
+            "dashed: no plateau found)' "
             "font ',11'\n",
-            str_of(sec, "bytes_policy", "?"), nt);
+            x0, x1, y0, y1, str_of(sec, "bytes_policy", "?"), nt);
     for (int t = 0; t < nt; t++)
-        if (sweep_panel(c, f, root, tc[t]) != 0) {
+        if (sweep_panel(c, f, root, tc[t], x0, x1, width) != 0) {
             fclose(b.f);
             free(b.buf);
             return -1;

@@ -4,7 +4,11 @@
 # quick_1thread.json): a bandwidth ceiling found without a plateau is drawn unlike a detected
 # plateau and the key says which is which (trial 3 #12); the roofline pictures write sizes
 # without exponents, place the point numbers apart, have a key for the level colours and name
-# the kernels without FLOPs (#14).
+# the kernels without FLOPs (#14). Trial 10, also on the committed 2-thread example run
+# (examples/providers/vm-2core-run1): each point's own compute roof is drawn in both pictures
+# (a sum's ADD-only ceiling, #1); every compute ceiling drawn is labelled with its mix and
+# GFLOP/s, one colour and dash per mix (#5); the key names the kernel of each bandwidth roof
+# (#7); "kernel, fewer thr" only where such a point is drawn (#12).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/cli/lib/roofline.sh
@@ -40,6 +44,7 @@ pics = {n: re.search(r"set output '[^']*'\n(.*?)\nset output\n", b, re.S).group(
         for n, b in re.findall(r"\n# ---- (\S+)\n(.*?)(?=\n# ---- |\Z)", gp, re.S)}
 bad = []
 many = sys.argv[3].endswith("many.json")
+example = "examples/" in sys.argv[3]
 
 # 12: every ceiling lies in a bar file of its kind: solid (lw 8) for a detected plateau,
 # dashed for one found another way; the key names both kinds.
@@ -67,23 +72,56 @@ for c in d["ceilings"]["bandwidth"]:
     if key not in (ps if plateau else pd) or key in (pd if plateau else ps):
         bad.append(f"12: {c['level']} {c['kernel']} ({c['source']}) not drawn as a "
                    f"{'plateau' if plateau else 'non-plateau'} bar")
-if False not in kinds:
+if False not in kinds and not example:
     bad.append("12: the fixture has no ceiling without a plateau: the test tests nothing")
-if "title 'plateau found'" not in sweep or "title 'no plateau:" not in sweep:
+if "title 'plateau found" not in sweep or "title 'no plateau:" not in sweep:
     bad.append("12: the key does not name both kinds of bar")
-if "dashed bars = no plateau found" not in sweep:
+if "dashed: no plateau found" not in sweep:
     bad.append("12: the title does not say what the dashed bars are")
 used = {(u["level"], u["threads"], u["kernel"]) for u in d["roofline"]["ceilings_used"]["bandwidth"]}
 for c in d["ceilings"]["bandwidth"]:
     if c["source"] == "interior" and (c["level"], c["threads"], c["kernel"]) in used:
-        if not re.search(r"set label \d+ '%s [\d.]+ GB/s \(no plateau: median\)" % c["level"], sweep):
+        if not re.search(r"set label \d+ '%s [\d.]+ GB/s, %s \(no plateau: median\)" % (
+                c["level"], c["kernel"]), sweep):
             bad.append(f"12: the label of the {c['level']} roof does not say no plateau")
+
+# Trial 10 #9: a ceiling's bar has the colour of its kernel's curve; #8: one y range for all
+# panels, holding every point; a bar's label inside the plot area (7 px a character, a panel's
+# plot area 1300/panels - 110 px across); capacity labels beside their line, not on it.
+curves = dict((t.split()[0], lc) for f, lc, t in re.findall(
+    r"'([^']+\.dat)' u 1:2 smooth unique w lp [^']*lc rgb '([^']+)' title '([^']+)'", sweep))
+for f, lc in re.findall(r"'([^']+\.dat)' u 1:2 w l (?:lw 8|lw 4 dt \(6,4\)) lc rgb '#60([^']+)'",
+                        sweep):
+    for x, y in pairs([f]):
+        for c in d["ceilings"]["bandwidth"]:
+            if abs(c["gbytes_per_s"] - y) <= 1e-6 * y and curves.get(c["kernel"], "")[1:] != lc:
+                bad.append(f"t10#9: the bar of {c['level']} {c['kernel']} is #{lc}, its curve "
+                           f"{curves.get(c['kernel'])}")
+yr = re.findall(r"set yrange \[([^:]+):([^\]]+)\]", sweep)
+sw = [s["gbytes_per_s"] for s in d["sweep"] if (s.get("gbytes_per_s") or 0) > 0]
+if len(yr) != 1 or not (float(yr[0][0]) <= min(sw) and max(sw) <= float(yr[0][1])):
+    bad.append(f"t10#8: the panels do not share one y range holding every point: {yr}")
+xr = re.search(r"set xrange \[([^:]+):([^\]]+)\]", sweep)
+npanel = len(re.findall(r"set title '\d+ threads?'", sweep))
+if not xr:
+    bad.append("t10#8: no x range set: the labels cannot be kept inside")
+else:
+    import math
+    x0, x1 = map(float, xr.groups())
+    for t, x in re.findall(r"set label \d+ '([^']+ GB/s[^']*)' at ([\d.eE+-]+), \S+ center", sweep):
+        mid = math.log(float(x) / x0) / math.log(x1 / x0)
+        half = 3.5 * len(t) / (1300 / npanel - 110)
+        if mid - half < 0 or mid + half > 1:
+            bad.append(f"t10#8: the label '{t}' runs off the plot area")
+for t, ox in re.findall(r"set label \d+ '([^']+)' at \S+, graph \S+ rotate by 90 \w+ offset ([^,]+),", sweep):
+    if abs(float(ox)) < 1:
+        bad.append(f"t10#8: the capacity label '{t}' sits on its line")
 
 # 14: sizes without exponents ("1.01e+03 KiB" was 1008 KiB).
 for name, body in pics.items():
     for m in re.findall(r"\d[eE][+-]?\d+ ?[KMGT]?i?B\b", body):
         bad.append(f"14: {name}: size with an exponent: {m}")
-if "stream_add avx512 1008 KiB t1" not in pics["roofline_dp"]:
+if not example and "stream_add avx512 1008 KiB t1" not in pics["roofline_dp"]:
     bad.append("14: stream_add's 1008 KiB not in the roofline_dp list")
 
 # 14: point numbers placed apart. Boxes as plot.c estimates them: plot area 61..832 px
@@ -123,6 +161,49 @@ for name in ("roofline_dp", "roofline_sp", "roofline_cache_aware_dp", "roofline_
         if f"title 'working set in {lv}'" not in body:
             bad.append(f"14: {name}: no key for the colour of {lv}")
 
+# Trial 10 #1, #5, #7, #12: the roofs drawn and what the key and labels say of them.
+used = d["roofline"]["ceilings_used"]
+tmax = max(c["threads"] for c in used["compute"] + used["bandwidth"])
+line = re.compile(r"(?:plot |\n     )(?:min\([^,]+, )?([\d.eE+-]+)(\*x\))? w l lw \S+ dt (\S+) "
+                  r"lc rgb '([^']+)' title '([^']*)'")
+for name in ("roofline_dp", "roofline_sp", "roofline_cache_aware_dp", "roofline_cache_aware_sp"):
+    body = pics.get(name, "")
+    prec = name[-2:]
+    lines = line.findall(body)
+    flat = [(float(v), dt, lc, t) for v, slant, dt, lc, t in lines if not slant]
+    for p in pts:
+        if (p["precision"] == prec and p["threads"] == tmax and p["roof_limit"] == "compute"
+                and not any(abs(v - p["roof_gflops"]) <= 1e-6 * v for v, *_ in flat)):
+            bad.append(f"t10#1: {name}: the roof of {p['id']} ({p['roof_gflops']:.4g} "
+                       f"GFLOP/s) is not drawn")
+    style = {}
+    for c in used["compute"]:
+        if c["precision"] != prec or c["threads"] != tmax:
+            continue
+        hit = [(dt, lc) for v, dt, lc, t in flat if abs(v - c["gflops"]) <= 1e-6 * v and
+               t.startswith(c["mix"] + " ")]
+        if not hit:
+            bad.append(f"t10#5: {name}: the {c['mix']} ceiling is not drawn")
+            continue
+        style.setdefault(hit[0], set()).add(c["mix"])
+        if not re.search(r"set label 9\d\d '%s %s GFLOP/s" % (re.escape(c["mix"]),
+                                                            re.escape("%.4g" % c["gflops"])), body):
+            bad.append(f"t10#5: {name}: the {c['mix']} ceiling has no label on the plot")
+    for st, mixes in style.items():
+        if len(mixes) > 1:
+            bad.append(f"t10#5: {name}: mixes {sorted(mixes)} share one style {st}")
+    for v, slant, dt, lc, t in lines:
+        if slant:
+            m = re.match(r"(\S+) \S+ GB/s \((\w+)\), (\d+) thr", t)
+            want = [u["kernel"] for u in used["bandwidth"]
+                    if m and u["level"] == m.group(1) and u["threads"] == int(m.group(3))]
+            if not m or want != [m.group(2)]:
+                bad.append(f"t10#7: {name}: the key '{t}' does not name the roof's kernel {want}")
+    fewer = any(p["precision"] == prec and p["threads"] != tmax for p in pts)
+    if fewer != ("title 'kernel, fewer thr'" in body):
+        bad.append(f"t10#12: {name}: 'kernel, fewer thr' in the key: "
+                   f"{not fewer}, points with fewer threads: {fewer}")
+
 # Every point is named in the list beside the picture (none cut off as "... and N more").
 for name in ("roofline_dp", "roofline_sp"):
     body = pics.get(name, "")
@@ -148,6 +229,7 @@ PY
 }
 check "$fixture"
 check "$tmp/many.json"
+check examples/providers/vm-2core-run1/results.json
 
 [ $fail -eq 0 ] && echo "roofline_plot_text: ok"
 exit $fail

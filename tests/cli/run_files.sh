@@ -12,8 +12,8 @@ $bin roofline "$fixture" --out "$tmp/r" >/dev/null 2>&1 || { echo "FAIL: rooflin
 $bin cluster --preset gb300-nvl72 --search --json "$tmp/c.json" --plot-dir "$tmp/c" \
   >/dev/null 2>&1 || { echo "FAIL: cluster --plot-dir"; exit 1; }
 files=$( (ls -1 "$tmp/r"; ls -1 "$tmp/c"; printf '%s\n' report.md run.log gbench.json) | sort -u)
-# A run's 20 files (as in a real run's folder), and gbench.json.
-[ "$(echo "$files" | wc -l)" -eq 21 ] || { echo "FAIL: not the files of a run:" $files; exit 1; }
+# A run's 22 files (as in a real run's folder), and gbench.json.
+[ "$(echo "$files" | wc -l)" -eq 23 ] || { echo "FAIL: not the files of a run:" $files; exit 1; }
 $bin run --help >"$tmp/help"
 # README: the table under "Reading the report", up to the results[] paragraph.
 sed -n '/^## Reading the report/,/^Each `results\[\]` entry/p' README.md >"$tmp/readme"

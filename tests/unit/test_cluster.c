@@ -654,9 +654,9 @@ static void node_bridge(void **state) {
     assert_int_equal(access(path, R_OK), 0);
     assert_null(ns_cluster_from_results(r, "no-such", NULL, err, sizeof err));
     static const char *const files[] = {"cluster_breakdown", "cluster_scaling"};
-    static const char *const exts[] = {"dat", "gp", "svg"};
+    static const char *const exts[] = {"dat", "gp", "svg", "png"};
     for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 3; j++) {
+        for (int j = 0; j < 4; j++) {
             snprintf(path, sizeof path, "%s/%s.%s", dir, files[i], exts[j]);
             unlink(path);
         }

@@ -138,10 +138,27 @@ static void test_files_line_complete(void **state) {
                                         "(.svg, .png)",
                                         "`cluster_breakdown`",
                                         "`cluster_scaling`",
-                                        "(.dat, .gp, .svg)",
+                                        "(.dat, .gp, .svg, .png)",
                                         "`gbench.json` with `--format gbench`"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         assert_has(line, names[i]);
+    free(md);
+    json_decref(root);
+}
+
+/* Trial 10 #6: the report shows the cache-aware pictures, not only names them: in the plain ones
+ * a point in a cache level sits above the only bandwidth roof drawn. */
+static void test_cache_aware_pictures_embedded(void **state) {
+    (void)state;
+    json_error_t je;
+    const char *ex = "examples/providers/vm-2core-run1/results.json"; /* has a roofline */
+    json_t *root = json_load_file(ex, 0, &je);
+    if (!root) fail_msg("%s: %s", ex, je.text);
+    char *md = markdown(root);
+    assert_has(md, "![DP roofline](roofline.svg)");
+    assert_has(md, "![SP roofline](roofline_sp.svg)");
+    assert_has(md, "![DP cache-aware roofline](roofline_cache_aware_dp.svg)");
+    assert_has(md, "![SP cache-aware roofline](roofline_cache_aware_sp.svg)");
     free(md);
     json_decref(root);
 }
@@ -152,6 +169,7 @@ int main(void) {
         cmocka_unit_test(test_gemm_noise_marked),
         cmocka_unit_test(test_ceiling_working_set_measured),
         cmocka_unit_test(test_files_line_complete),
+        cmocka_unit_test(test_cache_aware_pictures_embedded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
