@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *ns_program = "nodescale";
+
 int ns_usage_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

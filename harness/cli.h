@@ -12,6 +12,10 @@ enum { NS_EXIT_OK = 0, NS_EXIT_FAIL = 1, NS_EXIT_USAGE = 2, NS_EXIT_INTERRUPTED 
  * as a shell reports it; NS_EXIT_INTERRUPTED (130, SIGINT's) when sig is not a signal number. */
 int ns_exit_signal(int sig);
 
+/* The program as the user invoked it (main's argv[0]), for the command line run.log records;
+ * "nodescale" until main sets it. */
+extern const char *ns_program;
+
 /* Prints "nodescale CMD: error: <message>" as one line on stderr and returns NS_EXIT_USAGE. */
 int ns_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

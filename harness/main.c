@@ -70,6 +70,7 @@ static int flushed(const char *cmd, int rc) {
 
 int main(int argc, char **argv) {
     ns_affinity_defaults(argv);
+    if (argv[0] && *argv[0]) ns_program = argv[0]; /* unchanged by the re-exec */
     if (argc < 2) return ns_usage_error("", "no command given (try: nodescale --help)");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);

@@ -239,14 +239,15 @@ static int in_csv(const char *list, const char *name) {
 
 /* Whether a run measures a kernel of a family at a working set (DRAM or L2). A kernel with
  * non-temporal stores (ns_roofline_nt_stores) only in DRAM: its stores go to memory whatever
- * the working set, so no cache ceiling judges it. --quick measures the reductions sum and dot
+ * the working set, so no cache ceiling judges it. Kernels named in --kernels are measured, in
+ * L2 and DRAM, --quick or not. Without --kernels, --quick measures the reductions sum and dot
  * in both precisions; in DRAM (where every repetition streams a GiB) STREAM triad and triad_nt
  * alone, the sweep having measured the read and triad curves already. */
 static int in_plan(const ns_run_opts *o, const char *family, const char *name, int dram) {
     static const char *const reduce[] = {"dsum", "ddot", "ssum", "sdot"};
     static const char *const stream_dram[] = {"stream_triad", "stream_triad_nt"};
     if (!dram && ns_roofline_nt_stores(name)) return 0;
-    if (o->kernels && !in_csv(o->kernels, name)) return 0;
+    if (o->kernels) return in_csv(o->kernels, name);
     if (!o->quick) return 1;
     if (!strcmp(family, "reduce")) return in_list(name, reduce, 4);
     return !dram || in_list(name, stream_dram, 2);
@@ -475,8 +476,9 @@ static void usage(FILE *f) {
                "                 files, or another run is writing it\n"
                "  --threads N    threads for the all-thread measurements (default:\n"
                "                 OMP_NUM_THREADS, else the CPUs in the affinity mask; at most those)\n"
-               "  --kernels LIST only these STREAM/reduction kernels (comma-separated names;\n"
-               "                 the ceilings, the sweep and GEMM always run)\n"
+               "  --kernels LIST only these STREAM/reduction kernels, each in L2 and DRAM,\n"
+               "                 --quick or not (comma-separated names; the ceilings, the\n"
+               "                 sweep and GEMM always run)\n"
                "  --events LIST  PAPI events to count per kernel (presets or native names;\n"
                "                 default NODESCALE_EVENTS, else " NS_COUNTERS_DEFAULT_EVENTS ")\n"
                "  --cluster-preset NAME  chip the measured node is scaled to in results.json's\n"
@@ -491,6 +493,33 @@ static void usage(FILE *f) {
 }
 
 static FILE *tee_stream(void);
+
+/* One word of the command line, after a space; in single quotes when the shell would split or
+ * expand it, so the line can be pasted back. */
+static void print_arg(FILE *f, const char *a) {
+    if (*a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                        "_-+./,:=@%^") == strlen(a)) {
+        fprintf(f, " %s", a);
+        return;
+    }
+    fputs(" '", f);
+    for (; *a; a++) *a == '\'' ? fputs("'\\''", f) : fputc(*a, f);
+    fputc('\'', f);
+}
+
+/* For an "env:" line of run.log: a note when nodescale set the variable itself before
+ * re-executing (ns_affinity_defaults), so it is not read as the user's environment; "" else. */
+static const char *set_by_nodescale(const char *var) {
+    const char *how = getenv("NODESCALE_AFFINITY_SET");
+    int defaults = how && !strcmp(how, "defaults");
+    if (!strncmp(var, "NODESCALE_START_CPUS=", 21))
+        return "  (set by nodescale: the CPUs it started on)";
+    if (!strncmp(var, "NODESCALE_AFFINITY_SET=", 23))
+        return "  (set by nodescale: how it set the thread placement)";
+    if (defaults && (!strncmp(var, "OMP_PROC_BIND=", 14) || !strncmp(var, "OMP_PLACES=", 11)))
+        return "  (set by nodescale: the user set neither OMP_PROC_BIND nor OMP_PLACES)";
+    return "";
+}
 
 int ns_run_check_kernels(const char *kernels, char *err, size_t errlen) {
     char *copy = strdup(kernels), *save = NULL;
@@ -621,13 +650,14 @@ int ns_cmd_run(int argc, char **argv) {
 
     FILE *tee = tee_stream();
     fprintf(tee, "command:");
-    for (int i = 0; i < argc; i++) fprintf(tee, " %s", argv[i]);
+    print_arg(tee, ns_program);
+    for (int i = 0; i < argc; i++) print_arg(tee, argv[i]);
     fprintf(tee, "\n");
     extern char **environ;
     for (char **e = environ; *e; e++)
         if (!strncmp(*e, "OMP_", 4) || !strncmp(*e, "BLIS_", 5) || !strncmp(*e, "OPENBLAS_", 9) ||
             !strncmp(*e, "NODESCALE_", 10) || !strncmp(*e, "GOMP_", 5) || !strncmp(*e, "MKL_", 4))
-            fprintf(log_file, "env: %s\n", *e);
+            fprintf(log_file, "env: %s%s\n", *e, set_by_nodescale(*e));
 
     struct sigaction sa = {0};
     sa.sa_handler = on_sigint;

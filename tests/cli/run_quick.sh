@@ -48,7 +48,7 @@ assert len(ids) == len(set(ids)), "duplicate ids"
 print("results.json ok:", len(d["results"]), "results,", len(d["sweep"]), "sweep points")
 PY
 grep -q "Compute ceilings" "$tmp/q/report.md" || { echo "report.md lacks ceilings"; exit 1; }
-grep -q "^command: run --quick" "$tmp/q/run.log" || { echo "run.log lacks the command"; exit 1; }
+grep -q "^command: bin/nodescale run --quick" "$tmp/q/run.log" || { echo "run.log lacks the command"; exit 1; }
 
 # `run --quick --out DIR` sent SIGINT after SECONDS (stderr to ERR); it must exit 130.
 run_interrupted() { # SECONDS DIR ERR
