@@ -514,11 +514,6 @@ static void accept_results(fleet *f, node *n, const char *text, const char *log)
         json_decref(root);
         return;
     }
-    if (log && *log) {
-        snprintf(path, sizeof path, "%s/run.log", dir);
-        if (ns_write_text_atomic(path, log, err, sizeof err))
-            fprintf(stderr, "nodescale fleet: warning: %s\n", err);
-    }
     n->results = root;
     snprintf(n->status, sizeof n->status, "ok");
     /* An interrupted run holds only the benchmarks that finished (trial 7 #11: it passed as a
@@ -534,6 +529,29 @@ static void accept_results(fleet *f, node *n, const char *text, const char *log)
                 "the benchmarks that finished\n",
                 n->rank, n->name);
     }
+}
+
+/* Prints a node's outcome ("rank R (NAME): STATUS: reason") and writes its folder's run.log:
+ * the rank's log (may be NULL) and that line, whatever the status, so a node that failed or
+ * went missing has its reason beside the others' (trial 9 #6). */
+static void report_node(const fleet *f, const node *n, const char *log) {
+    char line[1200], dir[4400], path[4500], err[1024];
+    snprintf(line, sizeof line, "nodescale fleet: rank %d (%s): %s%s%s\n", n->rank, n->name,
+             n->status, *n->reason ? ": " : "", n->reason);
+    fputs(line, stderr);
+    node_dir(f, n, dir, sizeof dir);
+    size_t llen = log ? strlen(log) : 0;
+    char *text = malloc(llen + strlen(line) + 1);
+    if (!text || !*dir) {
+        free(text);
+        return;
+    }
+    memcpy(text, log ? log : "", llen);
+    strcpy(text + llen, line);
+    snprintf(path, sizeof path, "%s/run.log", dir);
+    if (ns_mkdir_p(dir) || ns_write_text_atomic(path, text, err, sizeof err))
+        fprintf(stderr, "nodescale fleet: warning: cannot write %s\n", path);
+    free(text);
 }
 
 static void receive_one(fleet *f, int src) {
@@ -555,8 +573,7 @@ static void receive_one(fleet *f, int src) {
         snprintf(n->status, sizeof n->status, "failed");
         snprintf(n->reason, sizeof n->reason, "%s", body);
     }
-    fprintf(stderr, "nodescale fleet: rank %d (%s): %s%s%s\n", src, n->name, n->status,
-            *n->reason ? ": " : "", n->reason);
+    report_node(f, n, log);
     free(body);
     free(log);
 }
@@ -796,8 +813,10 @@ static void assign_roles(fleet *f, const hello *all, int *roles) {
             roles[r] = ROLE_MEASURE;
             snprintf(n->status, sizeof n->status, "pending");
             /* mpirun binds each rank to one core by default when -np <= 2 (to a socket above):
-             * a rank meant to own its node would then measure one core. */
-            if (f->o.ranks_per_node == 1 && all[r].cpus_allowed < all[r].cpus_online)
+             * a rank meant to own its node would then measure one core. --from-results
+             * measures nothing on the node: no warning (trial 9 #5). */
+            if (!f->o.from_results && f->o.ranks_per_node == 1 &&
+                all[r].cpus_allowed < all[r].cpus_online)
                 snprintf(n->warning, sizeof n->warning,
                          "the launcher bound this rank to %d of the node's %d CPUs: its "
                          "measurements use only those (mpirun: add --bind-to none)",
@@ -844,11 +863,8 @@ static void print_summary(const fleet *f) {
         ok += !strcmp(f->nodes[r].status, "ok");
     printf("nodescale fleet: %d of %d ranks characterised; %d straggler node(s); status %s\n", ok,
            f->size, f->flagged_nodes, f->status);
-    json_t *fit = json_object_get(f->allreduce, "fit");
-    double a = ns_json_get_num(fit, "alpha_s"), b = ns_json_get_num(fit, "beta_s_per_byte");
-    if (isfinite(a) && isfinite(b))
-        printf("all-reduce fit over %d ranks: alpha = %.3g s, beta = %.3g s/B\n",
-               (int)json_integer_value(json_object_get(f->allreduce, "ranks")), a, b);
+    char fit[1024];
+    if (ns_fleet_fit_line(f->allreduce, fit, sizeof fit) == 0) printf("%s\n", fit);
     printf("report: %s/report.md\n", f->dir);
 }
 
@@ -986,8 +1002,7 @@ int ns_cmd_fleet(int argc, char **argv) {
         snprintf(f.nodes[0].status, sizeof f.nodes[0].status, "failed");
         snprintf(f.nodes[0].reason, sizeof f.nodes[0].reason, "%s", reason);
     }
-    fprintf(stderr, "nodescale fleet: rank 0 (%s): %s%s%s\n", f.nodes[0].name, f.nodes[0].status,
-            *f.nodes[0].reason ? ": " : "", f.nodes[0].reason);
+    report_node(&f, &f.nodes[0], log);
     free(json);
     free(reason);
     free(log);
@@ -1016,7 +1031,7 @@ int ns_cmd_fleet(int argc, char **argv) {
             snprintf(n->reason, sizeof n->reason,
                      "no results within --timeout-s %g s (the rank died, hung or is slow)",
                      o.timeout_s);
-            fprintf(stderr, "nodescale fleet: rank %d (%s): missing: %s\n", r, n->name, n->reason);
+            report_node(&f, n, NULL);
             missing++;
         }
         refused += !strcmp(n->status, "refused");

@@ -199,6 +199,24 @@ static void coll_section(FILE *f, const json_t *fleet) {
     coll_table(f, "All-gather (MPI_Allgather)", json_object_get(c, "allgather"));
 }
 
+int ns_fleet_fit_line(const json_t *allreduce, char *buf, size_t len) {
+    json_t *fit = json_object_get(allreduce, "fit");
+    double a = ns_json_get_num(fit, "alpha_s"), b = ns_json_get_num(fit, "beta_s_per_byte");
+    if (len) buf[0] = '\0';
+    if (!isfinite(a) || !isfinite(b)) return -1;
+    char pf[200];
+    const char *fst = *str(fit, "status") ? str(fit, "status")
+                      : ns_allreduce_fit_is_poor(fit)
+                          ? ns_allreduce_poor_fit(ns_allreduce_fit_residual(fit), pf, sizeof pf)
+                          : "",
+               *ast = str(allreduce, "status");
+    snprintf(buf, len, "all-reduce fit over %lld ranks: alpha = %.3g s, beta = %.3g s/B%s%s%s%s%s",
+             json_integer_value(json_object_get(allreduce, "ranks")), a, b,
+             *fst || *ast ? " (" : "", fst, *fst && *ast ? "; " : "", ast,
+             *fst || *ast ? ")" : "");
+    return 0;
+}
+
 char *ns_fleet_report_md(const json_t *fleet) {
     char *buf = NULL;
     size_t len = 0;

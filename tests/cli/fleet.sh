@@ -34,6 +34,11 @@ jq -e 'def near(a; b): ((a - b) | fabs) <= 1e-8 * (b | fabs);
 grep -q 'All-reduce α–β fit' "$tmp/a/report.md" || { echo "FAIL: report lacks the fit"; fail=1; }
 grep -q 'Not tested:.* 2 node(s)' "$tmp/a/report.md" || { echo "FAIL: report: straggler section"; fail=1; }
 ls "$tmp/a" | grep -q '\.tmp' && { echo "FAIL: temporary files left"; fail=1; }
+# Trial 9 #6: each node's run.log ends with its outcome, as the console printed it.
+for r in 0 1; do
+  [ "$(tail -n 1 "$tmp/a/nodes/$host-r$r/run.log")" = "nodescale fleet: rank $r ($host-r$r): ok" ] ||
+    { echo "FAIL: nodes/$host-r$r/run.log does not end with its outcome"; fail=1; }
+done
 
 # 2. three ranks, rank 2 slow on stream and reduce: named with those benchmarks; exit 0 without
 #    --fail-on-straggler, 1 with it.
@@ -63,12 +68,20 @@ jq -e --arg h "$host" '.node_counts.ok == 1 and .node_counts.idle == 1 and .node
        and .collectives.ranks == 2 and .allreduce.fit.ranks == 2
        and .allreduce.fit.beta_s_per_byte > 0' "$tmp/d/fleet.json" >/dev/null ||
   { echo "FAIL: rpn 1 roles"; fail=1; }
-# mpirun binds ranks to one core when -np <= 2: the rank meant to own the node says so.
+[ -s "$tmp/d/nodes/$host/run.log" ] || { echo "FAIL: rpn 1: nodes/$host/run.log missing"; fail=1; }
+# mpirun binds ranks to one core when -np <= 2: the rank meant to own the node says so when it
+# measures; with --from-results it measures nothing and says nothing (trial 9 #5). The measuring
+# rank ends right after the handshake (NODESCALE_FLEET_FAULT=0:die), fleet.json written.
 if [ "$(nproc)" -gt 1 ]; then
-  jq -e '.nodes[0].warning | test("--bind-to none")' "$tmp/d/fleet.json" >/dev/null ||
+  jq -e '.nodes[0].warning == null and .nodes[0].cpus_allowed < .nodes[0].cpus_online' \
+    "$tmp/d/fleet.json" >/dev/null && ! grep -q 'launcher bound' "$tmp/d.err" ||
+    { echo "FAIL: --from-results warned about the launcher's binding"; fail=1; }
+  NODESCALE_FLEET_FAULT=0:die timeout -k 2 60 $MPIRUN -np 1 $bin fleet --quick --no-collectives \
+    --out "$tmp/w" >/dev/null 2>&1
+  jq -e '.nodes[0].warning | test("--bind-to none")' "$tmp/w/fleet.json" >/dev/null ||
     { echo "FAIL: no warning about the launcher's binding"; fail=1; }
-  timeout -k 2 60 $MPIRUN -np 1 --bind-to none $bin fleet "${common[@]}" --no-collectives \
-    --out "$tmp/e" >/dev/null 2>&1
+  NODESCALE_FLEET_FAULT=0:die timeout -k 2 60 $MPIRUN -np 1 --bind-to none $bin fleet --quick \
+    --no-collectives --out "$tmp/e" >/dev/null 2>&1
   jq -e '.nodes[0].warning == null and .nodes[0].cpus_allowed == .nodes[0].cpus_online' \
     "$tmp/e/fleet.json" >/dev/null || { echo "FAIL: --bind-to none still warned"; fail=1; }
 fi
@@ -83,6 +96,11 @@ grep -q '0 of 2 ranks characterised.*status failed' "$tmp/none.out" ||
 jq -e '.node_counts.ok == 0 and (.status | startswith("failed"))' "$tmp/none/fleet.json" \
   >/dev/null || { echo "FAIL: no results: fleet.json status"; fail=1; }
 grep -q 'status: \*\*failed' "$tmp/none/report.md" || { echo "FAIL: no results: report.md"; fail=1; }
+# Trial 9 #6: a node that failed has its folder and run.log, with the reason.
+for r in 0 1; do
+  grep -q "^nodescale fleet: rank $r ($host-r$r): failed: .*none$r.json" "$tmp/none/nodes/$host-r$r/run.log" ||
+    { echo "FAIL: no results: nodes/$host-r$r/run.log lacks the failure"; fail=1; }
+done
 
 # 4. usage errors: exit 2, one line, nothing launched.
 # (trial 7 #17: an empty --from-results exited 1, an unknown --kernels name was accepted)

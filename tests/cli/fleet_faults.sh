@@ -31,6 +31,8 @@ jq -e --arg h "$host" '.status == "incomplete" and .node_counts.ok == 2 and .nod
        and .collectives.ranks == 2 and (.allreduce.fit.beta_s_per_byte > 0)' \
   "$tmp/hang/fleet.json" >/dev/null || { echo "FAIL: hang: fleet.json"; fail=1; }
 [ -s "$tmp/hang/nodes/$host-r1/results.json" ] || { echo "FAIL: hang: rank 1 results lost"; fail=1; }
+grep -q "^nodescale fleet: rank 2 ($host-r2): missing: .*timeout-s 3" "$tmp/hang/nodes/$host-r2/run.log" ||
+  { echo "FAIL: hang: the missing node's run.log lacks the reason (trial 9 #6)"; fail=1; }
 grep -q 'missing' "$tmp/hang/report.md" || { echo "FAIL: hang: report"; fail=1; }
 
 # 2. rank 2 dies 1 s in; plain mpirun kills the job: gathered results survive.
@@ -86,6 +88,8 @@ jq -e '(.collectives.allreduce | length) == 2 and all(.collectives.allreduce[]; 
        and .allreduce.fit.points == 2' "$tmp/hc3/fleet.json" >/dev/null ||
   { echo "FAIL: hangcoll:3: fleet.json keeps no finished sizes"; tail -n 20 "$tmp/hc3.err"; fail=1; }
 [ -s "$tmp/hc3/report.md" ] || { echo "FAIL: hangcoll:3: no report.md"; fail=1; }
+grep -q 'all-reduce fit over 3 ranks: .* s/B (.*the collectives did not finish' "$tmp/hc3.out" ||
+  { echo "FAIL: hangcoll:3: the console prints the partial fit as a result (trial 9 #7)"; fail=1; }
 
 [ $fail -eq 0 ] && echo "fleet_faults: ok"
 exit $fail

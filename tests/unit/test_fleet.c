@@ -337,6 +337,42 @@ static void test_fit_policy(void **st) {
     free(md);
 }
 
+/* Trial 9 #7: the console printed a refused (poor) all-reduce fit as a result. The line carries
+ * the fit's status; a good fit has none, a fit over the sizes that finished says so, and no fit
+ * prints nothing. */
+static void test_fit_console_line(void **st) {
+    (void)st;
+    char line[1024];
+    ns_coll_row rows[12];
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < 12; i++) {
+        rows[i].bytes = 8.0 * (1 << (2 * i));
+        rows[i].validated = 1;
+        rows[i].t_max = 2e-6 + rows[i].bytes * 1e-10;
+    }
+    json_t *j = ns_coll_allreduce_fit_json(2, rows, 12);
+    assert_int_equal(ns_fleet_fit_line(j, line, sizeof line), 0);
+    assert_string_equal(line, "all-reduce fit over 2 ranks: alpha = 2e-06 s, beta = 1e-10 s/B");
+    json_object_set_new(j, "status", json_string("the collectives did not finish: fit over the "
+                                                 "all-reduce sizes that did"));
+    assert_int_equal(ns_fleet_fit_line(j, line, sizeof line), 0);
+    assert_non_null(strstr(line, "s/B (the collectives did not finish: "));
+    json_object_set_new(json_object_get(j, "fit"), "status", json_string("beta is 0"));
+    assert_int_equal(ns_fleet_fit_line(j, line, sizeof line), 0);
+    assert_non_null(strstr(line, "s/B (beta is 0; the collectives did not finish: "));
+    json_decref(j);
+    rows[5].t_max *= 20; /* a poor fit */
+    j = ns_coll_allreduce_fit_json(2, rows, 12);
+    assert_int_equal(ns_fleet_fit_line(j, line, sizeof line), 0);
+    assert_non_null(strstr(line, " s/B (poor fit: max_rel_residual "));
+    assert_non_null(strstr(line, "not a measurement of alpha and beta)"));
+    json_decref(j);
+    j = ns_coll_allreduce_fit_json(1, NULL, 0); /* one rank: no fit */
+    assert_int_equal(ns_fleet_fit_line(j, line, sizeof line), -1);
+    assert_string_equal(line, "");
+    json_decref(j);
+}
+
 static void test_bus_factors(void **st) {
     (void)st;
     assert_float_equal(ns_coll_bus_factor(NS_COLL_ALLREDUCE, 4), 1.5, 0);
@@ -491,6 +527,7 @@ int main(void) {
         cmocka_unit_test(test_fleet_file_as_input),
         cmocka_unit_test(test_alpha_beta_fit),
         cmocka_unit_test(test_fit_policy),
+        cmocka_unit_test(test_fit_console_line),
         cmocka_unit_test(test_bus_factors),
         cmocka_unit_test(test_peer_check),
         cmocka_unit_test(test_pattern),
