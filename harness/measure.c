@@ -162,17 +162,20 @@ static int team_short(const ns_measurement *m) {
 /* Records the team of one sample in m: threads_used (the fewest so far) with its note, and, when
  * the runtime gave fewer threads than asked, the invalid status (the first such sample's). */
 static void note_team(const ns_params *p, const ns_team *t, ns_measurement *m) {
-    if (t->got < t->asked) {
-        if (!team_short(m))
-            snprintf(m->status, sizeof m->status,
-                     "%s %d of %d threads (OMP_THREAD_LIMIT, OMP_DYNAMIC or a nested region?)",
-                     short_team, t->got, t->asked);
-        return;
-    }
+    int short_now = t->got < t->asked;
+    if (short_now && !team_short(m))
+        snprintf(m->status, sizeof m->status,
+                 "%s %d of %d threads (OMP_THREAD_LIMIT, OMP_DYNAMIC or a nested region?)",
+                 short_team, t->got, t->asked);
+    /* The short team too: its size is the finding (trial 9 #9). */
     if (m->threads_used == 0 || t->got < m->threads_used) {
         m->threads_used = t->got;
-        snprintf(m->threads_note, sizeof m->threads_note, "%s",
-                 t->asked < p->threads ? t->why : "");
+        if (short_now)
+            snprintf(m->threads_note, sizeof m->threads_note, "%s",
+                     m->status + strlen("invalid: "));
+        else
+            snprintf(m->threads_note, sizeof m->threads_note, "%s",
+                     t->asked < p->threads ? t->why : "");
     }
 }
 

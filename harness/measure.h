@@ -34,7 +34,8 @@ typedef struct ns_measurement {
                                           or an NS_RUN_SELF kernel's own (k->cpus; else 1) */
     int threads_used;                  /* threads the kernel ran on (the fewest of any
                                           sample): threads, or fewer by the kernel's choice */
-    char threads_note[160];            /* why threads_used < threads (ns_team.why); else "" */
+    char threads_note[160];            /* why threads_used < threads (ns_team.why, or the
+                                          runtime's shortfall, as in status); else "" */
     int interrupted;                   /* SIGINT arrived: samples so far kept */
     char status[160];                  /* "ok" or why not */
 } ns_measurement;

@@ -57,6 +57,24 @@ static void placement_check(const int *cpu, int nt, char *why, size_t len) {
         }
 }
 
+/* The team a measurement ran on, into r: threads_used (the threads it ran on), its note,
+ * cpu_of_thread and, when threads shared a CPU, placement_warning. */
+static void team_json(json_t *r, const ns_kernel *k, const ns_params *p,
+                      const ns_measurement *m) {
+    /* The threads it ran on: GEMM runs small calls on fewer than "threads" (the id's). */
+    ns_json_set_int(r, "threads_used", m->threads_used > 0 ? m->threads_used : p->threads);
+    if (m->threads_note[0]) ns_json_set_str(r, "threads_note", m->threads_note);
+    json_t *cpus = json_array();
+    int nt = m->cpu_threads > 0 ? m->cpu_threads : k->run_model == NS_RUN_SELF ? 1 : m->threads;
+    for (int i = 0; i < nt && i < NS_MAX_THREADS; i++)
+        json_array_append_new(cpus, json_integer(m->cpu_of_thread[i]));
+    json_object_set_new(r, "cpu_of_thread", cpus);
+    char placement[256];
+    placement_check(m->cpu_of_thread, nt < NS_MAX_THREADS ? nt : NS_MAX_THREADS, placement,
+                    sizeof placement);
+    if (placement[0]) ns_json_set_str(r, "placement_warning", placement);
+}
+
 json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurement *m,
                        const ns_check *c) {
     json_t *r = json_object();
@@ -91,7 +109,6 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
 
     const char *status = "ok";
     double t = NAN;
-    char placement[256] = "";
     if (!m) {
         status = "not measured";
         json_object_set_new(r, "reps", json_null());
@@ -99,21 +116,11 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
         json_object_set_new(r, "time_s", json_null());
     } else {
         ns_json_set_int(r, "reps", m->reps);
-        /* The threads it ran on: GEMM runs small calls on fewer than "threads" (the id's). */
-        ns_json_set_int(r, "threads_used", m->threads_used > 0 ? m->threads_used : p->threads);
-        if (m->threads_note[0]) ns_json_set_str(r, "threads_note", m->threads_note);
+        team_json(r, k, p, m);
         json_t *samples = json_array();
         for (int i = 0; i < m->nsamples; i++) json_array_append_new(samples, json_real(m->samples_s[i]));
         json_object_set_new(r, "samples_s", samples);
         json_object_set_new(r, "time_s", stats_json(&m->stats));
-        json_t *cpus = json_array();
-        int nt = m->cpu_threads > 0 ? m->cpu_threads : k->run_model == NS_RUN_SELF ? 1 : m->threads;
-        for (int i = 0; i < nt && i < NS_MAX_THREADS; i++)
-            json_array_append_new(cpus, json_integer(m->cpu_of_thread[i]));
-        json_object_set_new(r, "cpu_of_thread", cpus);
-        placement_check(m->cpu_of_thread, nt < NS_MAX_THREADS ? nt : NS_MAX_THREADS, placement,
-                        sizeof placement);
-        if (placement[0]) ns_json_set_str(r, "placement_warning", placement);
         t = m->stats.median;
         if (strcmp(m->status, "ok") != 0) status = m->status;
         else if (!(t > 0) || !isfinite(t)) status = "invalid: zero or non-finite elapsed time";
@@ -192,6 +199,8 @@ json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measu
     k->check(st, &c);
     r = ns_result_json(k, p, rc == 0 ? m : NULL, &c);
     if (rc != 0) ns_json_set_str(r, "status", m->status);
+    /* Not measured, yet samples ran (a thread shortfall, an interruption): their team. */
+    if (rc != 0 && m->threads_used > 0) team_json(r, k, p, m);
     if (rc == 0 && with_counters && !ns_interrupted)
         json_object_set_new(r, "counters",
                             ns_counters_measure(k, st, p, m->reps, k->flops(p), k->bytes(p)));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The threads a result ran on. With OMP_THREAD_LIMIT=1 a 2-thread bench once read "ok" with one
 # thread's work counted twice (peak) or half the bandwidth labelled t2 (stream): every sample's
-# team is now checked and such a result is invalid, with no rate. A GEMM too small for two
+# team is now checked and such a result is invalid, with no rate, and records the team it got
+# (trial 9 #9: threads_used 1, one cpu_of_thread, the shortfall as threads_note). A GEMM too small for two
 # threads keeps its t2 id but records threads_used 1 and why (threads_note).
 set -u
 cd "$(dirname "$0")/../.."
@@ -23,6 +24,10 @@ import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]
 assert r["status"].startswith(sys.argv[2]), r["status"]
 assert r["gflops"] is None and r["gbytes_per_s"] is None, (r["gflops"], r["gbytes_per_s"])
+assert r["threads"] == 2 and r.get("threads_used") == 1, r.get("threads_used")
+cpus = r.get("cpu_of_thread")
+assert isinstance(cpus, list) and len(cpus) == 1 and cpus[0] >= 0, cpus
+assert r.get("threads_note", "").startswith("the OpenMP runtime gave 1 of 2"), r.get("threads_note")
 PY
 done
 # Without the limit the same 2-thread stream result is ok on 2 threads.
