@@ -211,7 +211,7 @@ int ns_gemm_config_get(const char *isa, ns_precision precision, ns_gemm_config *
     return 0;
 }
 
-/* ---- Edge-tile store shared by every micro-kernel ----------------------------------------- */
+/* ---- Edge-tile store shared by the plain-C micro-kernels ----------------------------------- */
 
 void ns_gemm_edge_store_d(const double *ct, int mr, double beta, double *c, int64_t ldc, int64_t m,
                           int64_t n) {

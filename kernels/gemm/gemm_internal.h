@@ -60,7 +60,8 @@ void ns_sgemm_ukr_scalar_8x4(int64_t k, float alpha, const float *a, int64_t cs_
                              int64_t rs_b, int64_t cs_b, float beta, float *c, int64_t ldc,
                              int64_t m, int64_t n);
 
-/* Shared edge-tile store used by every micro-kernel: ct holds alpha * A_r * B_r as an MR x NR
+/* Edge-tile store shared by the plain-C micro-kernels (the AVX2 and AVX-512 ones store edge
+ * tiles with masks): ct holds alpha * A_r * B_r as an MR x NR
  * column-major tile (leading dimension mr); writes its m x n corner into C with beta semantics. */
 void ns_gemm_edge_store_d(const double *ct, int mr, double beta, double *c, int64_t ldc, int64_t m,
                           int64_t n);
