@@ -448,7 +448,8 @@ static int collect_curves(build_ctx *b, const json_t *sweep) {
     return 0;
 }
 
-/* The roofline's byte-counting policy: the sweep's, which must be one for all curves. */
+/* The roofline's byte-counting policy: the sweep's, which must be one for all curves; without
+ * a sweep that states it (a bench file), the results' when they all state the same one. */
 static void choose_policy(build_ctx *b) {
     const char *pol = NULL;
     for (size_t c = 0; c < b->ncurves; c++) {
@@ -461,6 +462,19 @@ static void choose_policy(build_ctx *b) {
                  "sweep curves use different bytes_policy values (%s, %s): ceilings are not "
                  "comparable with each other",
                  pol, p);
+    }
+    size_t i;
+    json_t *r;
+    int mixed = 0;
+    json_array_foreach(pol ? NULL : json_object_get(b->root, "results"), i, r) {
+        const char *p = json_string_value(json_object_get(r, "bytes_policy"));
+        if (!p) continue;
+        if (!pol) pol = p;
+        else if (strcmp(pol, p)) mixed = 1;
+    }
+    if (mixed) {
+        note(b, "results use different bytes_policy values (%s, ...): no one policy", pol);
+        pol = NULL;
     }
     snprintf(b->policy, sizeof b->policy, "%s", pol ? pol : "unknown");
     if (!pol && b->ncurves)
@@ -1415,8 +1429,8 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         if (fell_back)
             snprintf(status + len, sizeof status - len,
                      "; judged at its %d threads though it ran on %d (threads_note): no ceiling "
-                     "was measured at %d, so its fraction reads low",
-                     asked, used, used);
+                     "was measured at %d%s",
+                     asked, used, used, isfinite(frac) ? ", so its fraction reads low" : "");
         else
             snprintf(status + len, sizeof status - len,
                      "; judged at %d thread%s: it ran on %d of its %d (threads_note)", threads,
