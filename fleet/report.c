@@ -212,8 +212,7 @@ int ns_fleet_fit_line(const json_t *allreduce, char *buf, size_t len) {
                *ast = str(allreduce, "status");
     snprintf(buf, len, "all-reduce fit over %lld ranks: alpha = %.3g s, beta = %.3g s/B%s%s%s%s%s",
              json_integer_value(json_object_get(allreduce, "ranks")), a, b,
-             *fst || *ast ? " (" : "", fst, *fst && *ast ? "; " : "", ast,
-             *fst || *ast ? ")" : "");
+             *fst || *ast ? " (" : "", fst, *fst && *ast ? "; " : "", ast, *fst || *ast ? ")" : "");
     return 0;
 }
 

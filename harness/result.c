@@ -59,8 +59,7 @@ static void placement_check(const int *cpu, int nt, char *why, size_t len) {
 
 /* The team a measurement ran on, into r: threads_used (the threads it ran on), its note,
  * cpu_of_thread and, when threads shared a CPU, placement_warning. */
-static void team_json(json_t *r, const ns_kernel *k, const ns_params *p,
-                      const ns_measurement *m) {
+static void team_json(json_t *r, const ns_kernel *k, const ns_params *p, const ns_measurement *m) {
     /* The threads it ran on: GEMM runs small calls on fewer than "threads" (the id's). */
     ns_json_set_int(r, "threads_used", m->threads_used > 0 ? m->threads_used : p->threads);
     if (m->threads_note[0]) ns_json_set_str(r, "threads_note", m->threads_note);

@@ -503,7 +503,8 @@ static void print_arg(FILE *f, const char *a) {
         return;
     }
     fputs(" '", f);
-    for (; *a; a++) *a == '\'' ? fputs("'\\''", f) : fputc(*a, f);
+    for (; *a; a++)
+        *a == '\'' ? fputs("'\\''", f) : fputc(*a, f);
     fputc('\'', f);
 }
 
@@ -651,7 +652,8 @@ int ns_cmd_run(int argc, char **argv) {
     FILE *tee = tee_stream();
     fprintf(tee, "command:");
     print_arg(tee, ns_program);
-    for (int i = 0; i < argc; i++) print_arg(tee, argv[i]);
+    for (int i = 0; i < argc; i++)
+        print_arg(tee, argv[i]);
     fprintf(tee, "\n");
     extern char **environ;
     for (char **e = environ; *e; e++)

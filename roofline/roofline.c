@@ -469,8 +469,10 @@ static void choose_policy(build_ctx *b) {
     json_array_foreach(pol ? NULL : json_object_get(b->root, "results"), i, r) {
         const char *p = json_string_value(json_object_get(r, "bytes_policy"));
         if (!p) continue;
-        if (!pol) pol = p;
-        else if (strcmp(pol, p)) mixed = 1;
+        if (!pol)
+            pol = p;
+        else if (strcmp(pol, p))
+            mixed = 1;
     }
     if (mixed) {
         note(b, "results use different bytes_policy values (%s, ...): no one policy", pol);

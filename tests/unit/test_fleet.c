@@ -353,8 +353,9 @@ static void test_fit_console_line(void **st) {
     json_t *j = ns_coll_allreduce_fit_json(2, rows, 12);
     assert_int_equal(ns_fleet_fit_line(j, line, sizeof line), 0);
     assert_string_equal(line, "all-reduce fit over 2 ranks: alpha = 2e-06 s, beta = 1e-10 s/B");
-    json_object_set_new(j, "status", json_string("the collectives did not finish: fit over the "
-                                                 "all-reduce sizes that did"));
+    json_object_set_new(j, "status",
+                        json_string("the collectives did not finish: fit over the "
+                                    "all-reduce sizes that did"));
     assert_int_equal(ns_fleet_fit_line(j, line, sizeof line), 0);
     assert_non_null(strstr(line, "s/B (the collectives did not finish: "));
     json_object_set_new(json_object_get(j, "fit"), "status", json_string("beta is 0"));
