@@ -420,7 +420,7 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
         char l[160], line[220];
         point_label(kept[k], l, sizeof l);
         double fr = ns_json_get_num(kept[k], "fraction_of_roof");
-        /* Above the roof, or measured against a suspect one: said on the line (field bug B07). */
+        /* Above the roof, or measured against a suspect one: said on the line. */
         int above = json_is_true(json_object_get(kept[k], "above_roof")),
             sus = json_is_true(json_object_get(kept[k], "roof_suspect"));
         if (isfinite(fr))

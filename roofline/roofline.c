@@ -1691,7 +1691,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     }
     json_object_set_new(sec, "points", points);
 
-    /* Points above their roof (B07): named in the notes, each with its cause in roof_status. */
+    /* Points above their roof: named in the notes, each with its cause in roof_status. */
     int nabove = 0;
     char above[300] = "";
     json_t *po;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The roofline pictures' kernel list says when a point is above its roof or measured against a
-# suspect roof (trial 10 #2, field bug B07): on examples/providers/vm-2core-run1, whose SP GEMMs
+# suspect roof (trial 10 #2): on examples/providers/vm-2core-run1, whose SP GEMMs
 # sit at 153-157% of an SP FMA ceiling that is suspect (CV 44%, below the DP one), the list line
 # reads "... of roof (above it, roof suspect)", and a point below a trusted roof has no mark.
 set -u
