@@ -95,6 +95,19 @@ static int64_t stat_key(const char *path, const char *key) {
     return (int64_t)found;
 }
 
+/* A cgroup folder's memory limit (file `limit`, -1 when none) and, in *use, its usage (file
+ * `usage`) less the inactive file pages (`inactive` in memory.stat). */
+static int64_t cgroup_limit_use(const char *dir, const char *limit, const char *usage,
+                                const char *inactive, int64_t *use) {
+    char p[1400];
+    snprintf(p, sizeof p, "%s/%s", dir, usage);
+    *use = file_int(p);
+    snprintf(p, sizeof p, "%s/memory.stat", dir);
+    *use -= stat_key(p, inactive);
+    snprintf(p, sizeof p, "%s/%s", dir, limit);
+    return file_int(p);
+}
+
 /* The cgroup's memory headroom (limit less usage, least over the v2 cgroup and its ancestors,
  * or the v1 memory controller's), -1 when unlimited or unknown; *v2 tells which. Usage counts
  * the page cache, which the kernel reclaims on demand: its inactive file pages are subtracted,
@@ -125,12 +138,9 @@ static int64_t cgroup_headroom(int *v2) {
     int64_t best = -1;
     char p[1200];
     if (have_v1) {
-        snprintf(p, sizeof p, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", v1path);
-        int64_t lim = file_int(p);
-        snprintf(p, sizeof p, "/sys/fs/cgroup/memory%s/memory.usage_in_bytes", v1path);
-        int64_t use = file_int(p);
-        snprintf(p, sizeof p, "/sys/fs/cgroup/memory%s/memory.stat", v1path);
-        use -= stat_key(p, "total_inactive_file");
+        snprintf(p, sizeof p, "/sys/fs/cgroup/memory%s", v1path);
+        int64_t use, lim = cgroup_limit_use(p, "memory.limit_in_bytes", "memory.usage_in_bytes",
+                                            "total_inactive_file", &use);
         /* "Unlimited" reads as a page-rounded 2^63: anything above the RAM is no limit. */
         if (lim > 0 && lim < meminfo_bytes("MemTotal")) {
             best = lim - (use > 0 ? use : 0);
@@ -139,12 +149,9 @@ static int64_t cgroup_headroom(int *v2) {
     }
     for (char *end = v2path + strlen(v2path); have_v2;) {
         *end = 0;
-        snprintf(p, sizeof p, "/sys/fs/cgroup%s/memory.max", v2path);
-        int64_t lim = file_int(p);
-        snprintf(p, sizeof p, "/sys/fs/cgroup%s/memory.current", v2path);
-        int64_t use = file_int(p);
-        snprintf(p, sizeof p, "/sys/fs/cgroup%s/memory.stat", v2path);
-        use -= stat_key(p, "inactive_file");
+        snprintf(p, sizeof p, "/sys/fs/cgroup%s", v2path);
+        int64_t use, lim =
+            cgroup_limit_use(p, "memory.max", "memory.current", "inactive_file", &use);
         if (lim >= 0) {
             int64_t room = lim - (use > 0 ? use : 0);
             if (best < 0 || room < best) best = room, *v2 = 1;

@@ -498,15 +498,21 @@ static void test_roofs_and_ridges(void **st) {
 /* Defect trial8-9: a result that ran on fewer threads than its id's (threads_used: GEMM runs
  * small calls on one thread) is judged against the roofs of the threads it ran on, and its
  * roof_status says so; one without threads_used keeps its id's. */
-static void test_judged_at_threads_used(void **st) {
-    (void)st;
+/* A document with triad curves and DP FMA ceilings (88 GFLOP/s a thread) at 1 and T threads. */
+static json_t *doc_1_and_t(int t) {
     double ws[256], bw[256];
     size_t n = make_curve(&spr, 4 * KiB, 2 * GiB, 0, 0, ws, bw, 256);
     json_t *root = doc_new(spr_caches(300 * MiB));
     doc_add_curve(root, "triad", 1, ws, bw, n);
-    doc_add_curve(root, "triad", 2, ws, bw, n);
+    doc_add_curve(root, "triad", t, ws, bw, n);
     doc_add_compute(root, "dp", "fma", 1, 88);
-    doc_add_compute(root, "dp", "fma", 2, 176);
+    doc_add_compute(root, "dp", "fma", t, 88.0 * t);
+    return root;
+}
+
+static void test_judged_at_threads_used(void **st) {
+    (void)st;
+    json_t *root = doc_1_and_t(2);
     json_t *res = json_object_get(root, "results");
     json_t *small = result("gemm_small", "gemm", 1 * MiB, 40, 70);
     json_t *big = result("gemm_big", "gemm", 1 * MiB, 40, 140);
@@ -532,13 +538,7 @@ static void test_judged_at_threads_used(void **st) {
  * it never loses its roof. */
 static void test_threads_used_without_ceiling(void **st) {
     (void)st;
-    double ws[256], bw[256];
-    size_t n = make_curve(&spr, 4 * KiB, 2 * GiB, 0, 0, ws, bw, 256);
-    json_t *root = doc_new(spr_caches(300 * MiB));
-    doc_add_curve(root, "triad", 1, ws, bw, n);
-    doc_add_curve(root, "triad", 4, ws, bw, n);
-    doc_add_compute(root, "dp", "fma", 1, 88);
-    doc_add_compute(root, "dp", "fma", 4, 352);
+    json_t *root = doc_1_and_t(4);
     json_t *g = result("gemm_mid", "gemm", 1 * MiB, 40, 140);
     json_object_update_new(g, json_pack("{s:i, s:i}", "threads", 4, "threads_used", 2));
     json_array_append_new(json_object_get(root, "results"), g);
