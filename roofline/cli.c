@@ -160,13 +160,19 @@ int ns_cmd_roofline(int argc, char **argv) {
                                   out, old);
         }
         if (old) {
+            /* The hint to redraw in place only where there is a run to redraw (trial 11 #8:
+             * it named DIR/results.json of a compare or fleet folder). */
+            char run[4200], in_place[4400] = "";
+            struct stat st;
+            snprintf(run, sizeof run, "%s/results.json", out);
+            if (stat(run, &st) == 0 && S_ISREG(st.st_mode))
+                snprintf(in_place, sizeof in_place,
+                         " (a run's folder is redrawn in place: nodescale roofline %s)", run);
             json_decref(root);
             return ns_usage_error(cmd,
                                   "--out '%s' holds %s of another run, fleet or compare, which "
-                                  "roofline would not rewrite; choose a new folder (a run's "
-                                  "folder is redrawn in place: nodescale roofline "
-                                  "%s/results.json)",
-                                  out, old, out);
+                                  "roofline would not rewrite; choose a new folder%s",
+                                  out, old, in_place);
         }
         created = ns_outdir_first_missing(out);
         if (ns_outdir_mkdir_p(out) != 0) {

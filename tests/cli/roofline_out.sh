@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Trial 7 #2, #14, #17: `roofline --out DIR` never mixes runs: DIR holding another run's files
 # that roofline would not rewrite (report.md, run.log, cluster_*) is refused untouched, and so is
-# one holding pictures with --no-plot; DIR is created with its parents; a picture of an earlier
+# one holding pictures with --no-plot (the hint to redraw in place only for a folder holding a
+# results.json, trial 11 #8); DIR is created with its parents; a picture of an earlier
 # --out that this one does not draw goes; TMPDIR that cannot be used falls back to /tmp. A run's
 # folder is still redrawn in place (roofline_redraw.sh).
 set -u
@@ -22,7 +23,21 @@ for keep in report.md run.log cluster_scaling.dat; do
     { echo "FAIL: --out into a run folder holding $keep: exit $rc: $(cat "$tmp/e")"; fail=1; }
   (cd "$tmp/run" && ls -l --time-style=full-iso) | cmp -s - "$tmp/before" ||
     { echo "FAIL: the run folder was changed"; fail=1; }
+  # the hint to redraw a run's folder in place (it holds a results.json)
+  grep -q "redrawn in place: nodescale roofline $tmp/run/results.json" "$tmp/e" ||
+    { echo "FAIL: --out into a run folder holding $keep: no in-place hint: $(cat "$tmp/e")"; fail=1; }
   mv "$tmp/run/$keep" "$tmp/$keep" # the next one alone
+done
+
+# Trial 11 #8: a compare's or a fleet's folder has no results.json to redraw: no such hint.
+mkdir "$tmp/cmp" "$tmp/fl"
+echo '{}' >"$tmp/cmp/compare.json"
+echo '{}' >"$tmp/fl/fleet.json"
+for d in cmp fl; do
+  $bin roofline "$fixture" --out "$tmp/$d" >/dev/null 2>"$tmp/e"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "error: --out .* holds .*choose a new folder$" "$tmp/e" ||
+    { echo "FAIL: --out into a $d folder: exit $rc: $(cat "$tmp/e")"; fail=1; }
 done
 
 # Missing parents are created.
