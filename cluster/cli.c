@@ -10,6 +10,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/json.h"
+#include "harness/outdir.h"
 
 #include "reports/compare.h"
 
@@ -643,10 +644,22 @@ static int check_outputs(const options *o, char made_dir[4096]) {
                                   "--json %s: cannot write there (%s is not a writable "
                                   "folder)",
                                   o->json, dir);
+        /* Never over a run's results.json (its --node input), a fleet or another command's
+         * file: only a new file or an earlier cluster report (trial 11 #1). */
+        if (ns_report_may_write("--json", o->json, NS_REPORT_CLUSTER, err, sizeof err))
+            return ns_usage_error(CMD, "%s", err);
     }
     if (o->plot_dir) {
         if (dir_writable(o->plot_dir, err, sizeof err))
             return ns_usage_error(CMD, "--plot-dir %s", err);
+        /* Like run, roofline, fleet and compare: never beside another writer's files (trial 11
+         * #7: the plots went beside compare.* and fleet.json). */
+        const char *old = ns_outdir_foreign(o->plot_dir, ns_outdir_cluster);
+        if (old)
+            return ns_usage_error(CMD,
+                                  "--plot-dir %s already holds %s of a run, roofline, fleet or "
+                                  "compare; choose a new folder or remove that one",
+                                  o->plot_dir, old);
         if (ns_cluster_gnuplot_found(err, sizeof err))
             return ns_usage_error(CMD, "--plot-dir: %s", err);
         /* Made now (access() cannot tell that /proc refuses a folder), removed again when

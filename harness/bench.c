@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "harness/cli.h"
 #include "harness/clockprobe.h"
@@ -16,6 +15,7 @@
 #include "harness/gemm_context.h"
 #include "harness/json.h"
 #include "harness/measure.h"
+#include "harness/outdir.h"
 #include "harness/result.h"
 #include "kernels/registry.h"
 
@@ -44,36 +44,6 @@ static void usage(FILE *f) {
 /* The most FLOPs, and the most bytes, one repetition may do: about 3 minutes at 50 GFLOP/s, and
  * about 15 minutes at 10 GB/s, so a typo in --n cannot start an hour-long measurement. */
 #define NS_BENCH_MAX_WORK 1e13
-
-/* What a JSON file at path holds that `bench --json` must not replace with one result: a run's
- * record (its sweep, ceilings or roofline, or more than one result) or a fleet (trial 9 #2: a
- * run's results.json went from 44 results to 1). Returns 1 with the reason in why, else 0 (no
- * such file, not JSON, or a one-result bench file, which bench rewrites as gate --ab does). */
-static int holds_record(const char *path, char *why, size_t len) {
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-    json_error_t e;
-    json_t *root = json_load_file(path, 0, &e);
-    if (!json_is_object(root)) {
-        json_decref(root);
-        return 0;
-    }
-    const char *kind = json_string_value(json_object_get(root, "kind"));
-    size_t n = json_array_size(json_object_get(root, "results"));
-    static const char *const parts[] = {"sweep", "ceilings", "roofline"};
-    const char *part = NULL;
-    for (size_t i = 0; i < sizeof parts / sizeof *parts && !part; i++)
-        if (json_object_get(root, parts[i])) part = parts[i];
-    int fleet = kind && !strcmp(kind, "fleet");
-    if (fleet)
-        snprintf(why, len, "a fleet's results");
-    else if (part)
-        snprintf(why, len, "a run's %s and %zu result%s", part, n, n == 1 ? "" : "s");
-    else if (n > 1)
-        snprintf(why, len, "%zu results", n);
-    json_decref(root);
-    return fleet || part || n > 1;
-}
 
 static void on_sigint(int sig) {
     ns_interrupted = sig;
@@ -239,11 +209,11 @@ int ns_cmd_bench(int argc, char **argv) {
 
     char err[512];
     int json_stdout = json_path && !strcmp(json_path, "-");
-    if (json_path && !json_stdout && holds_record(json_path, err, sizeof err))
-        return ns_usage_error(cmd,
-                              "--json %s holds %s, which bench would replace with its one result; "
-                              "give a new file",
-                              json_path, err);
+    /* Only a missing file or an earlier one-result bench file (gate --ab rewrites those) is
+     * replaced: never a run's, fleet's or another command's file (trial 9 #2, trial 11 #3). */
+    if (json_path && !json_stdout &&
+        ns_report_may_write("--json", json_path, NS_REPORT_BENCH, err, sizeof err) != 0)
+        return ns_usage_error(cmd, "%s", err);
     if (json_path && !json_stdout && ns_json_check_writable(json_path, err, sizeof err) != 0)
         return ns_usage_error(cmd, "%s", err); /* refuse before measuring, not after */
     ns_measure_opts o = ns_measure_defaults(0);

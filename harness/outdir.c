@@ -1,4 +1,5 @@
-/* Claiming and cleaning report folders (see outdir.h). */
+/* Claiming and cleaning report folders, and what a named report file may replace (see
+ * outdir.h). */
 #include "harness/outdir.h"
 
 #include <errno.h>
@@ -6,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "harness/json.h"
 
 #define PICTURES                                                                                   \
     "roofline.svg", "roofline_dp.svg", "roofline_dp.png", "roofline_sp.svg", "roofline_sp.png",    \
@@ -15,28 +18,22 @@
 
 #define COMPARE "compare.json", "compare.md", "compare.dat", "compare.gp", "compare.svg"
 
+#define CLUSTER                                                                                    \
+    "cluster_breakdown.dat", "cluster_breakdown.gp", "cluster_breakdown.svg",                      \
+        "cluster_breakdown.png", "cluster_scaling.dat", "cluster_scaling.gp",                      \
+        "cluster_scaling.svg", "cluster_scaling.png"
+
 const char *const ns_outdir_pictures[] = {PICTURES, NULL};
 
 const char *const ns_outdir_compare[] = {COMPARE, NULL};
 
-const char *const ns_outdir_names[] = {"results.json",
-                                       "report.md",
-                                       "run.log",
-                                       "gbench.json",
-                                       "fleet.json",
-                                       ".fleet.json.collectives-timeout",
-                                       "nodes",
-                                       "cluster_breakdown.dat",
-                                       "cluster_breakdown.gp",
-                                       "cluster_breakdown.svg",
-                                       "cluster_breakdown.png",
-                                       "cluster_scaling.dat",
-                                       "cluster_scaling.gp",
-                                       "cluster_scaling.svg",
-                                       "cluster_scaling.png",
-                                       PICTURES,
-                                       COMPARE,
-                                       NULL};
+const char *const ns_outdir_cluster[] = {CLUSTER, NULL};
+
+const char *const ns_outdir_names[] = {
+    "results.json", "report.md",  "run.log",
+    "gbench.json",  "fleet.json", ".fleet.json.collectives-timeout",
+    "nodes",        CLUSTER,      PICTURES,
+    COMPARE,        NULL};
 
 static int listed(const char *name, const char *const *list) {
     for (; list && *list; list++)
@@ -142,4 +139,105 @@ void ns_outdir_remove_dirs(const char *dir, size_t created) {
         if (!slash) return;
         *slash = 0;
     }
+}
+
+/* What ns_report_may_write calls each kind of report, as "not <own>". */
+static const char *const report_own[] = {
+    [NS_REPORT_BENCH] = "an earlier bench result",
+    [NS_REPORT_GATE_JSON] = "an earlier gate report",
+    [NS_REPORT_GATE_JUNIT] = "an earlier gate JUnit report",
+    [NS_REPORT_GATE_MARKDOWN] = "an earlier gate Markdown report",
+    [NS_REPORT_CLUSTER] = "an earlier cluster report",
+};
+
+/* The kind of report a JSON document is (-1: none), with what it holds in what otherwise. */
+static int json_report_kind(const json_t *root, char *what, size_t len) {
+    if (!json_is_object(root)) {
+        snprintf(what, len, "JSON that is not a nodescale file");
+        return -1;
+    }
+    const char *schema = json_string_value(json_object_get(root, "schema"));
+    const char *kind = json_string_value(json_object_get(root, "kind"));
+    if (schema && !strcmp(schema, "nodescale-gate/1")) {
+        snprintf(what, len, "a gate report");
+        return NS_REPORT_GATE_JSON;
+    }
+    if (schema && !strcmp(schema, "nodescale-cluster/1")) {
+        snprintf(what, len, "a cluster report");
+        return NS_REPORT_CLUSTER;
+    }
+    if (kind && !strcmp(kind, "fleet")) {
+        snprintf(what, len, "a fleet's results");
+        return -1;
+    }
+    if (kind && !strcmp(kind, "compare")) {
+        snprintf(what, len, "a compare report");
+        return -1;
+    }
+    if (kind || !schema || strcmp(schema, NS_SCHEMA)) {
+        snprintf(what, len, "JSON that no nodescale command writes");
+        return -1;
+    }
+    /* A run's record: its sweep, ceilings or roofline, or more than one result (trial 9 #2: a
+     * run's results.json went from 44 results to 1). One result alone is bench's. */
+    size_t n = json_array_size(json_object_get(root, "results"));
+    static const char *const parts[] = {"sweep", "ceilings", "roofline"};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        if (json_object_get(root, parts[i])) {
+            snprintf(what, len, "a run's results (its %s and %zu result%s)", parts[i], n,
+                     n == 1 ? "" : "s");
+            return -1;
+        }
+    if (n > 1) {
+        snprintf(what, len, "a run's results (%zu results)", n);
+        return -1;
+    }
+    snprintf(what, len, "a bench result");
+    return NS_REPORT_BENCH;
+}
+
+int ns_report_may_write(const char *opt, const char *path, ns_report_kind kind, char *err,
+                        size_t errlen) {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s %s cannot be read to tell what it holds: %s", opt, path,
+                 strerror(errno));
+        return -1;
+    }
+    char head[512];
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    head[n] = 0;
+    size_t skip = strspn(head, " \t\r\n");
+    char what[160];
+    int is = -1;
+    if (head[skip] == '{' || head[skip] == '[') {
+        rewind(f);
+        json_error_t je;
+        json_t *root = json_loadf(f, 0, &je);
+        if (root)
+            is = json_report_kind(root, what, sizeof what);
+        else
+            snprintf(what, sizeof what, "text that is not valid JSON");
+        json_decref(root);
+    } else if (head[skip] == '<') {
+        is = strstr(head, "<testsuites name=\"nodescale gate\"") ? NS_REPORT_GATE_JUNIT : -1;
+        snprintf(what, sizeof what, is < 0 ? "XML that gate did not write" : "a gate JUnit report");
+    } else if (!strncmp(head, "### nodescale gate: ", 20)) {
+        is = NS_REPORT_GATE_MARKDOWN;
+        snprintf(what, sizeof what, "a gate Markdown report");
+    } else if (!strncmp(head, "# nodescale report: ", 20)) {
+        snprintf(what, sizeof what, "a run's report (report.md)");
+    } else {
+        snprintf(what, sizeof what, "%s",
+                 kind == NS_REPORT_GATE_JUNIT || kind == NS_REPORT_GATE_MARKDOWN
+                     ? "other text"
+                     : "text that is not JSON");
+    }
+    fclose(f);
+    if (is == (int)kind) return 0;
+    snprintf(err, errlen, "%s %s holds %s, not %s: give a new file", opt, path, what,
+             report_own[kind]);
+    return -1;
 }

@@ -1,14 +1,16 @@
 /* Report folders that `run`, `roofline --out`, `fleet` and `compare --out` write: claiming one (a
  * new folder, or an existing one that holds no other run's or fleet's files), and removing what a
- * failed command wrote into it. */
+ * failed command wrote into it; and the report files a user names (bench --json, gate --json,
+ * --junit, --markdown, cluster --json): what such a file may be written over. */
 #ifndef NS_OUTDIR_H
 #define NS_OUTDIR_H
 
 #include <stddef.h>
 
-/* The names run, roofline, fleet and compare write into a report folder (files, and fleet's
- * nodes/ folder), NULL-terminated: the one list all four check, so none of them writes beside
- * another's files. A folder holding one of them holds another run's, fleet's or report's files. */
+/* The names run, roofline, fleet, compare and cluster write into a report folder (files, and
+ * fleet's nodes/ folder), NULL-terminated: the one list all five check, so none of them writes
+ * beside another's files. A folder holding one of them holds another run's, fleet's or report's
+ * files. */
 extern const char *const ns_outdir_names[];
 
 /* The picture names of ns_outdir_names (roofline_*.svg/png, roofline.svg,
@@ -18,6 +20,10 @@ extern const char *const ns_outdir_pictures[];
 /* The names of ns_outdir_names that `compare --out` writes (compare.json, .md, .dat, .gp, .svg),
  * NULL-terminated. */
 extern const char *const ns_outdir_compare[];
+
+/* The names of ns_outdir_names that `cluster --plot-dir` (and run) writes (cluster_breakdown and
+ * cluster_scaling .dat, .gp, .svg, .png), NULL-terminated. */
+extern const char *const ns_outdir_cluster[];
 
 /* The first name of ns_outdir_names that the folder dir holds and that keep (NULL-terminated,
  * or NULL) does not list; NULL when none (or dir does not exist). */
@@ -43,5 +49,23 @@ void ns_outdir_remove(const char *dir, size_t created);
 /* Removes the folders mkdir -p made: dir and its parents down to the prefix of length created
  * (ns_outdir_first_missing() before the mkdir; 0: none was made), each only when empty. */
 void ns_outdir_remove_dirs(const char *dir, size_t created);
+
+/* The report files a command writes to a path the user names. */
+typedef enum {
+    NS_REPORT_BENCH,         /* bench --json: a nodescale/1 file of one result */
+    NS_REPORT_GATE_JSON,     /* gate --json: "schema": "nodescale-gate/1" */
+    NS_REPORT_GATE_JUNIT,    /* gate --junit: <testsuites name="nodescale gate"> */
+    NS_REPORT_GATE_MARKDOWN, /* gate --markdown: "### nodescale gate: ..." */
+    NS_REPORT_CLUSTER,       /* cluster --json: "schema": "nodescale-cluster/1" */
+} ns_report_kind;
+
+/* Whether a command may write its report of the given kind to path (the one check every such
+ * writer shares, so that no report replaces a run's, fleet's or another command's file): yes
+ * when path does not exist, is empty, is not a regular file (a device or pipe, written in place)
+ * or holds an earlier report of this same kind. Returns 0, or -1 with a one-line reason in err
+ * naming opt, path and what the file holds ("--json F holds a run's results (its sweep and 48
+ * results), not an earlier bench result: give a new file"). */
+int ns_report_may_write(const char *opt, const char *path, ns_report_kind kind, char *err,
+                        size_t errlen);
 
 #endif

@@ -19,6 +19,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/json.h"
+#include "harness/outdir.h"
 #include "harness/stats.h"
 #include "reports/gate_stats.h"
 #include "reports/report.h"
@@ -1085,12 +1086,21 @@ int ns_cmd_gate(int argc, char **argv) {
                                       "own file",
                                       out_opts[i], outs[i], hist[h]);
     }
+    /* Nor over any other file that is not an earlier report of its own kind: a run's
+     * results.json or report.md, a fleet's, compare's or another command's (trial 11 #2). */
+    static const ns_report_kind out_kinds[] = {NS_REPORT_GATE_JSON, NS_REPORT_GATE_JUNIT,
+                                               NS_REPORT_GATE_MARKDOWN};
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+        if (outs[i] && ns_report_may_write(out_opts[i], outs[i], out_kinds[i], err, sizeof err))
+            return ns_usage_error(cmd, "%s", err);
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
         if (outs[i] && ns_json_check_writable(outs[i], err, sizeof err) != 0)
             return ns_usage_error(cmd, "%s", err);
     /* A run counts once in the drift (trial 9 #17: the baseline given again as --history, or one
      * --history file twice, made 3 files read as 4 runs): such a --history file is dropped, with
-     * a warning. The same device and inode is the same file, whatever its path. */
+     * a warning. So is CURRENT given as --history: the current build's run is no baseline run,
+     * and its distance would widen the threshold that is to catch it (trial 11 #6). The same
+     * device and inode is the same file, whatever its path. */
     const char *dropped[64], *dropped_as[64];
     int ndropped = 0;
     for (int h = 0; h < nhist;) {
@@ -1099,6 +1109,8 @@ int ns_cmd_gate(int argc, char **argv) {
         if (stat(hist[h], &sh) == 0) {
             if (stat(pos[0], &so) == 0 && so.st_dev == sh.st_dev && so.st_ino == sh.st_ino)
                 as = "the BASELINE";
+            if (!as && stat(pos[1], &so) == 0 && so.st_dev == sh.st_dev && so.st_ino == sh.st_ino)
+                as = "the CURRENT";
             for (int g = 0; !as && g < h; g++)
                 if (stat(hist[g], &so) == 0 && so.st_dev == sh.st_dev && so.st_ino == sh.st_ino)
                     as = hist[g];
@@ -1119,8 +1131,14 @@ int ns_cmd_gate(int argc, char **argv) {
     ns_gate_report rep = {
         .mode = ab ? "ab" : "files", .baseline = pos[0], .current = pos[1], .opts = o};
     for (int d = 0; d < ndropped; d++)
-        add_warning(&rep, "--history %s is the same file as %s%s: counted once", dropped[d],
-                    strcmp(dropped_as[d], "the BASELINE") ? "--history " : "", dropped_as[d]);
+        if (!strcmp(dropped_as[d], "the CURRENT"))
+            add_warning(&rep,
+                        "--history %s is the same file as the CURRENT: not counted (a run of the "
+                        "current build is no baseline history)",
+                        dropped[d]);
+        else
+            add_warning(&rep, "--history %s is the same file as %s%s: counted once", dropped[d],
+                        strcmp(dropped_as[d], "the BASELINE") ? "--history " : "", dropped_as[d]);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = NS_EXIT_USAGE, build_only = 0;

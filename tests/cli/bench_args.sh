@@ -3,7 +3,8 @@
 # refused before measuring (one line, exit 2); --json "" is refused before measuring; --json -
 # writes pure JSON to stdout (summary on stderr, no file named -); the working-set refusal names
 # its 80% rule; a result's null roof numbers carry a roof_status; Ctrl-C writes what was
-# measured with "interrupted": true and exits 130; --json over a run's or fleet's file is refused.
+# measured with "interrupted": true and exits 130; --json over a run's, fleet's or another command's
+# file, or one that is not JSON, is refused: only a new file or a one-result bench file is replaced.
 set -u
 cd "$(dirname "$0")/../.."
 need_jq=1
@@ -52,9 +53,16 @@ r1='{"schema":"nodescale/1","context":{},"results":[{"id":"a"}]}'
 echo "${r1%?},\"sweep\":[]}" >"$tmp/run.json"
 echo '{"schema":"nodescale/1","context":{},"results":[{"id":"a"},{"id":"b"}]}' >"$tmp/two.json"
 echo '{"kind":"fleet","nodes":[]}' >"$tmp/fleet.json"
-for f in run.json two.json fleet.json; do
+# trial 11 #3: nor any other command's file, nor one that is not JSON
+echo '{"schema":"nodescale-gate/1","verdict":"pass","results":[]}' >"$tmp/gate.json"
+echo '{"schema":"nodescale/1","kind":"compare","results":[{"id":"a"}]}' >"$tmp/compare.json"
+echo '{"schema":"nodescale-cluster/1","points":[]}' >"$tmp/cluster.json"
+echo '# nodescale report: vm' >"$tmp/report.md"
+echo 'nodescale run: log' >"$tmp/run.log"
+for f in run.json two.json fleet.json gate.json compare.json cluster.json report.md run.log; do
   cp "$tmp/$f" "$tmp/$f.before"
-  expect2 "--json over $f" "--json .*$f holds .*(sweep|2 results|fleet).*give a new file" \
+  expect2 "--json over $f" \
+    "--json .*$f holds .*(sweep|2 results|fleet|gate report|compare report|cluster report|run's report|not JSON).*give a new file" \
     $ns bench stream_triad --n 4096 --threads 1 --samples 3 --json "$tmp/$f"
   cmp -s "$tmp/$f" "$tmp/$f.before" || fail "--json over $f: the file changed"
 done

@@ -71,6 +71,30 @@ NODESCALE_GNUPLOT=/no/such/gnuplot expect_usage "cannot find /no/such/gnuplot" \
   --preset h100-sxm --plot-dir "$tmp/plots"
 [ -e "$tmp/plots" ] && { echo "FAIL: --plot-dir made before the check"; fails=$((fails + 1)); }
 
+# trial 11 #1: --json never over its --node input (a run's results.json) nor a fleet's, a gate's
+# or a compare's file; an earlier cluster report is rewritten.
+mkdir "$tmp/run"
+cp tests/fixtures/results_synthetic.json "$tmp/run/results.json"
+cp tests/fixtures/fleet_one_host.json "$tmp/fleet.json"
+echo '{"schema":"nodescale-gate/1","verdict":"pass"}' >"$tmp/gate.json"
+for f in run/results.json fleet.json gate.json; do
+  cp "$tmp/$f" "$tmp/before"
+  expect_usage "--json $tmp/$f holds .*not an earlier cluster report: give a new file" \
+    --node "$tmp/run/results.json" --chips 64 --json "$tmp/$f"
+  cmp -s "$tmp/$f" "$tmp/before" || { echo "FAIL: --json changed $f"; fails=$((fails + 1)); }
+done
+$ns cluster --node "$tmp/run/results.json" --chips 64 --json "$tmp/c.json" >/dev/null &&
+  $ns cluster --node "$tmp/run/results.json" --chips 64 --json "$tmp/c.json" >/dev/null ||
+  { echo "FAIL: --json over an earlier cluster report"; fails=$((fails + 1)); }
+# trial 11 #7: --plot-dir never beside a run's, compare's or fleet's files (the shared list).
+mkdir "$tmp/cmp"
+echo '{}' >"$tmp/cmp/compare.json"
+for d in run cmp; do
+  expect_usage "--plot-dir $tmp/$d already holds .* of a run, roofline, fleet or compare" \
+    --node tests/fixtures/results_synthetic.json --chips 64 --plot-dir "$tmp/$d"
+  ls "$tmp/$d" | grep -q cluster_ && { echo "FAIL: --plot-dir wrote into $d"; fails=$((fails + 1)); }
+done
+
 # A preset file with a bad value.
 echo '{"chip": {"mem_bw_gbytes_per_s": -1}}' >"$tmp/bad.json"
 expect_usage "out of range" --preset h100-sxm --preset "$tmp/bad.json" --chips 8

@@ -220,5 +220,46 @@ has "$T/out" "WARNING: --history $T/quiet.json is the same file as the BASELINE:
 has "$T/out" "WARNING: --history $T/./h1.json is the same file as --history $T/h1.json: counted once" "t9 #17: twice"
 has "$T/out" "over 3 runs" "t9 #17: 3 distinct runs"
 
+# --- trial 11: a report over a run's, fleet's or another command's file (#2), CURRENT given as
+# --history (#6) ---------------------------------------------------------------------------------
+mkdir "$T/run"
+mk "$T/run/results.json" ids='a;b'
+echo '# nodescale report: vm' >"$T/run/report.md"
+echo 'log' >"$T/run/run.log"
+echo '{"schema":"nodescale/1","kind":"compare","rows":[]}' >"$T/compare.json"
+echo '{"schema":"nodescale-cluster/1","points":[]}' >"$T/cluster.json"
+cp -r "$T/run" "$T/run.before"
+cp "$T/compare.json" "$T/compare.before"
+cp "$T/cluster.json" "$T/cluster.before"
+gate 2 "t11 #2: --json over a run's results.json" "$T/quiet.json" "$T/quiet.json" \
+    --json "$T/run/results.json"
+has "$T/err" "--json $T/run/results.json holds a run's results (2 results), not an earlier gate report" "t11 #2: --json"
+gate 2 "t11 #2: --markdown over a run's report.md" "$T/quiet.json" "$T/quiet.json" \
+    --markdown "$T/run/report.md"
+has "$T/err" "holds a run's report (report.md)" "t11 #2: --markdown"
+gate 2 "t11 #2: --junit over a run's run.log" "$T/quiet.json" "$T/quiet.json" --junit "$T/run/run.log"
+has "$T/err" "--junit $T/run/run.log holds other text" "t11 #2: --junit"
+gate 2 "t11 #2: --json over compare.json" "$T/quiet.json" "$T/quiet.json" --json "$T/compare.json"
+has "$T/err" "holds a compare report" "t11 #2: compare"
+gate 2 "t11 #2: --json over a cluster report" "$T/quiet.json" "$T/quiet.json" --json "$T/cluster.json"
+has "$T/err" "holds a cluster report" "t11 #2: cluster"
+diff -r "$T/run" "$T/run.before" >/dev/null || bad "t11 #2: the run's folder changed"
+cmp -s "$T/compare.json" "$T/compare.before" || bad "t11 #2: compare.json changed"
+cmp -s "$T/cluster.json" "$T/cluster.before" || bad "t11 #2: the cluster report changed"
+# Its own earlier reports are rewritten; one kind is not written over another.
+gate 0 "t11 #2: the reports" "$T/quiet.json" "$T/quiet.json" --json "$T/g.json" --junit "$T/g.xml" \
+    --markdown "$T/g.md"
+gate 0 "t11 #2: the reports again" "$T/quiet.json" "$T/quiet.json" --json "$T/g.json" \
+    --junit "$T/g.xml" --markdown "$T/g.md"
+gate 2 "t11 #2: --markdown over a JUnit report" "$T/quiet.json" "$T/quiet.json" --markdown "$T/g.xml"
+has "$T/err" "holds a gate JUnit report, not an earlier gate Markdown report" "t11 #2: kinds"
+
+cp "$T/quiet.json" "$T/cur.json"
+ln -s "$T/cur.json" "$T/cur-link.json"
+gate 0 "t11 #6: CURRENT as --history (through a link)" --history "$T/cur-link.json" \
+    --history "$T/h1.json" --history "$T/h2.json" "$T/quiet.json" "$T/cur.json"
+has "$T/out" "WARNING: --history $T/cur-link.json is the same file as the CURRENT: not counted" "t11 #6: warning"
+has "$T/out" "over 3 runs" "t11 #6: the baseline and 2 history runs"
+
 [ $fails -eq 0 ] && echo "gate_hints: all passed" || echo "gate_hints: $fails failed"
 [ $fails -eq 0 ]
