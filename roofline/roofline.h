@@ -94,6 +94,11 @@ int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *stage
                            json_t *skipped, char *err, size_t errlen);
 int ns_roofline_plot_commit(const json_t *staged, int keep, char *err, size_t errlen);
 
+/* 100 x frac as a percentage ("57%") into buf; with up to 3 decimals where a whole number
+ * would read 100% for a fraction that is not exactly 1 ("100.4%" above a roof, "99.96%" below
+ * it). */
+void ns_roofline_percent(double frac, char *buf, size_t len);
+
 /* ---- The pieces, exposed for tests and for the cluster model ---- */
 
 /* One flat run of a bandwidth curve. Working sets in bytes, bandwidth in GB/s (1e9 B/s). */
