@@ -30,7 +30,8 @@
  * by comparing their working-set range with the aggregate cache capacity the participating
  * threads can use; the number of plateaus found plays no part in the labels. A curve without a
  * plateau in a cache level contributes the median of its points well inside that level
- * (source "interior"); a DRAM ceiling needs points at >= 4x the aggregate LLC or is suspect.
+ * (source "interior"; suspect when those points scatter more than a plateau's may); a DRAM
+ * ceiling needs points at >= 4x the aggregate LLC or is suspect.
  * Without a DRAM plateau reaching 4x the LLC, the last <= 3 points at >= 1.5x the LLC give it
  * (their median) unless they still fall in a row or scatter widely (then suspect). A roof never
  * sits below a measurement of its own ceiling kernel: where results[] (the kernel phase) holds
@@ -43,9 +44,9 @@
  * Suspect ceilings: ceilings_used.compute[] and .bandwidth[] carry suspect and suspect_reason
  * (null when not suspect), and roofline.status counts them ("ok; N of the ceilings used are
  * suspect ..."). A compute ceiling is suspect when its result's CV exceeds 10% or its fastest
- * sample is more than 1.2x its median; when an SP vector ceiling is below the DP one of the same
- * mix and threads; and when a T-thread ceiling is more than 1.1 x T times the 1-thread one (both
- * are then suspect). A 1-thread bandwidth roof is suspect when the T-thread one of its level is
+ * sample is more than 1.2x its median (gflops_median, else its result's time_s min / median);
+ * when an SP vector ceiling is below the DP one of the same mix and threads; and when a
+ * T-thread ceiling is more than 1.1 x T times the 1-thread one (both are then suspect). A 1-thread bandwidth roof is suspect when the T-thread one of its level is
  * more than 1.1 x T times it. ridge_points[] say suspect when built from a suspect ceiling; a
  * kernel judged against a suspect compute roof says so in roof_status; points[].above_roof marks
  * a point above its roof (fraction_of_roof > 1), and a note lists them; points[].roof_suspect
