@@ -46,8 +46,9 @@
  * suspect ..."). A compute ceiling is suspect when its result's CV exceeds 10% or its fastest
  * sample is more than 1.2x its median (gflops_median, else its result's time_s min / median);
  * when an SP vector ceiling is below the DP one of the same mix and threads; and when a
- * T-thread ceiling is more than 1.1 x T times the 1-thread one (both are then suspect). A 1-thread bandwidth roof is suspect when the T-thread one of its level is
- * more than 1.1 x T times it. ridge_points[] say suspect when built from a suspect ceiling; a
+ * T-thread ceiling is more than 1.1 x T times the 1-thread one (both are then suspect). A
+ * 1-thread bandwidth roof is suspect when the T-thread one of its level is more than 1.1 x T
+ * times it. ridge_points[] say suspect when built from a suspect ceiling; a
  * kernel judged against a suspect compute roof says so in roof_status; points[].above_roof marks
  * a point above its roof (fraction_of_roof > 1), and a note lists them; points[].roof_suspect
  * one whose limiting roof is suspect. The pictures' kernel list says both.
