@@ -24,8 +24,8 @@ static void bytes_human(FILE *f, double b) {
         fprintf(f, "—");
         return;
     }
-    int u = 0;
-    for (b /= 1024; b >= 1024 && u < 3; u++)
+    int u = 0; /* a size that would print as 1024 of a unit is the next unit's 1 */
+    for (b /= 1024; b >= 1023.5 && u < 3; u++)
         b /= 1024;
     fprintf(f, b >= 100 ? "%.0f %s" : "%.3g %s", b, unit[u]);
 }
@@ -108,18 +108,45 @@ static void node_facts(FILE *f, const json_t *ctx) {
                                 : "");
 }
 
+/* The entry of roofline.ceilings_used.compute[] that is compute ceiling c (same name,
+ * precision, ISA, mix and threads), or NULL: a ceiling of a slower ISA is not used. */
+static const json_t *used_compute(const json_t *root, const json_t *c) {
+    static const char *const keys[] = {"name", "precision", "isa", "mix"};
+    const json_t *used = json_object_get(json_object_get(root, "roofline"), "ceilings_used");
+    size_t i;
+    json_t *u;
+    json_array_foreach(json_object_get(used, "compute"), i, u) {
+        int same = json_integer_value(json_object_get(u, "threads")) ==
+                   json_integer_value(json_object_get(c, "threads"));
+        for (size_t k = 0; same && k < sizeof keys / sizeof keys[0]; k++)
+            same = !strcmp(str(u, keys[k]), str(c, keys[k]));
+        if (same) return u;
+    }
+    return NULL;
+}
+
 static void ceilings(FILE *f, const json_t *root) {
     const json_t *ceil = json_object_get(root, "ceilings");
     size_t i;
     json_t *c;
-    fprintf(f, "## Compute ceilings\n\n| kernel | precision | ISA | mix | threads | GFLOP/s "
-               "(fastest sample) |\n"
-               "|---|---|---|---|---:|---:|\n");
+    /* The roofline's own verdict ("ok; N of the ceilings used are suspect ..."), above the
+     * tables it is about. */
+    const char *rst =
+        json_string_value(json_object_get(json_object_get(root, "roofline"), "status"));
+    fprintf(f, "## Compute ceilings\n\n");
+    if (rst && strcmp(rst, "ok")) fprintf(f, "Roofline: **%s**.\n\n", rst);
+    fprintf(f, "| kernel | precision | ISA | mix | threads | GFLOP/s (fastest sample) | note |\n"
+               "|---|---|---|---|---:|---:|---|\n");
     json_array_foreach(json_object_get(ceil, "compute"), i, c) {
         fprintf(f, "| %s | %s | %s | %s | %lld | ", str(c, "name"), str(c, "precision"),
                 str(c, "isa"), str(c, "mix"), json_integer_value(json_object_get(c, "threads")));
         num(f, c, "gflops", "%.1f");
-        fprintf(f, " |\n");
+        /* A suspect ceiling says so, and why, as the pictures' "(suspect)" labels do. */
+        const json_t *u = used_compute(root, c);
+        if (u && json_is_true(json_object_get(u, "suspect")))
+            fprintf(f, " (suspect) | suspect: %s |\n", str(u, "suspect_reason"));
+        else
+            fprintf(f, " | |\n");
     }
     fprintf(f, "\nGEMM is judged against the FMA-only ceiling of its precision and thread count; "
                "mixed-instruction ceilings are shown for reference.\n\n");
@@ -139,10 +166,12 @@ static void ceilings(FILE *f, const json_t *root) {
                 ceiling_working_set(f, c);
                 fprintf(f, " | ");
                 num(f, c, "gbytes_per_s", "%.1f");
-                fprintf(f, " | %s |\n", json_is_string(json_object_get(c, "status")) &&
-                                             strcmp(str(c, "status"), "ok")
-                                         ? str(c, "status")
-                                         : "");
+                fprintf(f, "%s | %s |\n",
+                        json_is_true(json_object_get(c, "suspect")) ? " (suspect)" : "",
+                        json_is_string(json_object_get(c, "status")) &&
+                                strcmp(str(c, "status"), "ok")
+                            ? str(c, "status")
+                            : "");
             }
         if (!any && t > 1024) break;
     }
@@ -150,6 +179,17 @@ static void ceilings(FILE *f, const json_t *root) {
         fprintf(f, "| — | | | | %s |\n", str(json_object_get(root, "roofline"), "status"));
     fprintf(f, "\nBytes are counted without write-allocate (\"minimal\", as STREAM and "
                "likwid-bench count them), for ceilings and kernels alike.\n\n");
+}
+
+/* Whether result r's limiting roof is suspect: its roofline.points[] entry's roof_suspect. */
+static int roof_suspect(const json_t *root, const json_t *r) {
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(json_object_get(root, "roofline"), "points"), i, p) {
+        if (!strcmp(str(p, "id"), str(r, "id")))
+            return json_is_true(json_object_get(p, "roof_suspect"));
+    }
+    return 0;
 }
 
 static void kernels(FILE *f, const json_t *root) {
@@ -160,7 +200,7 @@ static void kernels(FILE *f, const json_t *root) {
                "roof by its spread (`fraction_of_roof_fastest` in results.json: by the fastest "
                "sample).\n\n| id | GFLOP/s (median) | GB/s (median) | AI (FLOP/B) | roof GFLOP/s "
                "| fraction of roof | limit | cv | check | status |\n|---|---:|---:|---:|---:|---:|---|---:|---|---|\n");
-    int disturbed = 0, above = 0;
+    int disturbed = 0, above = 0, suspect_roofs = 0;
     json_array_foreach(json_object_get(root, "results"), i, r) {
         if (!strcmp(str(r, "family"), "peak")) continue;
         fprintf(f, "| %s | ", str(r, "id"));
@@ -171,7 +211,9 @@ static void kernels(FILE *f, const json_t *root) {
         num(f, r, "ai_flop_per_byte", "%.3g");
         fprintf(f, " | ");
         num(f, r, "roof_gflops", "%.1f");
-        fprintf(f, " | ");
+        int rsus = roof_suspect(root, r);
+        suspect_roofs += rsus;
+        fprintf(f, "%s | ", rsus ? " (suspect)" : "");
         double fr = ns_json_get_num(r, "fraction_of_roof");
         if (isfinite(fr)) fprintf(f, "%.1f%%", 100 * fr);
         else fprintf(f, "—");
@@ -195,6 +237,13 @@ static void kernels(FILE *f, const json_t *root) {
         fprintf(f, "⚠ %d %s varied by more than 5%% (cv) between samples: the machine was "
                    "disturbed while they ran; rerun on a quiet machine before trusting them.\n\n",
                 disturbed, disturbed == 1 ? "kernel" : "kernels");
+    if (suspect_roofs)
+        fprintf(f,
+                "%d %s judged against a roof marked (suspect): a ceiling the roofline doubts "
+                "(its reason is in the ceiling tables above, and in the entry's `roof_status` "
+                "in results.json), so %s fraction of roof is doubtful too.\n\n",
+                suspect_roofs, suspect_roofs == 1 ? "kernel is" : "kernels are",
+                suspect_roofs == 1 ? "its" : "their");
     if (above)
         fprintf(f, "%d %s above %s roof (by the median, or by the fastest sample). A roof is "
                    "the fastest sample of a ceiling kernel at "

@@ -423,10 +423,14 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
         /* Above the roof, or measured against a suspect one: said on the line. */
         int above = json_is_true(json_object_get(kept[k], "above_roof")),
             sus = json_is_true(json_object_get(kept[k], "roof_suspect"));
+        char pc[16];
+        ns_roofline_percent(fr, pc, sizeof pc);
         if (isfinite(fr))
-            snprintf(line, sizeof line, "%d  %s: %.0f%% of roof%s%s%s", k + 1, l, 100 * fr,
+            snprintf(line, sizeof line, "%d  %s: %s of roof%s%s%s", k + 1, l, pc,
                      above || sus ? " (" : "", above ? (sus ? "above it, " : "above it") : "",
-                     sus ? "roof suspect)" : above ? ")" : "");
+                     sus     ? "roof suspect)"
+                     : above ? ")"
+                             : "");
         else
             snprintf(line, sizeof line, "%d  %s: no roof", k + 1, l);
         fprintf(f, "set label %d ", 100 + k);
@@ -446,8 +450,10 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
         double fr = ns_json_get_num(zero[k], "fraction_of_roof");
         const char *lim = str_of(zero[k], "roof_limit", "");
         const char *lv = !strncmp(lim, "bandwidth:", 10) ? lim + 10 : "";
+        char pc[16];
+        ns_roofline_percent(fr, pc, sizeof pc);
         if (isfinite(fr))
-            snprintf(line, sizeof line, "-  %s: %.0f%% of %s%sroof", l, 100 * fr, lv,
+            snprintf(line, sizeof line, "-  %s: %s of %s%sroof", l, pc, lv,
                      *lv ? " bandwidth " : "bandwidth ");
         else
             snprintf(line, sizeof line, "-  %s: no roof", l);

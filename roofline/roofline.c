@@ -104,42 +104,50 @@ typedef struct {
     size_t max_out, found, noisy;
 } plateau_ctx;
 
-/* Robust noise of the run [a, b]: 1.4826 x the median absolute deviation of the raw ln(bw)
- * from their Theil-Sen line (median of pairwise slopes, so one disturbed point moves neither
- * the line nor the estimate): a normal sigma, in relative units. */
-static double run_noise(plateau_ctx *c, size_t a, size_t b) {
-    size_t n = b - a + 1, k = 0;
+/* Robust noise of the n points p (sorted by working set; scratch holds n doubles): 1.4826 x
+ * the median absolute deviation of the raw ln(bw) from their Theil-Sen line (median of pairwise
+ * slopes, so one disturbed point moves neither the line nor the estimate): a normal sigma, in
+ * relative units. */
+static double pts_noise(const pt *p, size_t n, double *scratch) {
+    size_t k = 0;
     double *sl = malloc((n * (n - 1) / 2 + 1) * sizeof *sl);
     if (!sl) return INFINITY;
-    for (size_t i = a; i <= b; i++)
-        for (size_t j = i + 1; j <= b; j++)
-            if (c->p[j].x > c->p[i].x)
-                sl[k++] = (c->raw_y[j] - c->raw_y[i]) / (c->p[j].x - c->p[i].x);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (p[j].x > p[i].x) sl[k++] = (p[j].y - p[i].y) / (p[j].x - p[i].x);
     double slope = k ? ns_median(sl, k) : 0;
     free(sl);
-    for (size_t i = a; i <= b; i++)
-        c->scratch[i - a] = c->raw_y[i] - slope * c->p[i].x;
-    double icpt = ns_median(c->scratch, n);
     for (size_t i = 0; i < n; i++)
-        c->scratch[i] = fabs(c->scratch[i] - icpt);
-    return 1.4826 * ns_median(c->scratch, n);
+        scratch[i] = p[i].y - slope * p[i].x;
+    double icpt = ns_median(scratch, n);
+    for (size_t i = 0; i < n; i++)
+        scratch[i] = fabs(scratch[i] - icpt);
+    return 1.4826 * ns_median(scratch, n);
 }
 
-/* max / min of the raw bandwidths of the run [a, b]. */
-static double run_spread(const plateau_ctx *c, size_t a, size_t b) {
+/* max / min of the bandwidths of the n points p. */
+static double pts_spread(const pt *p, size_t n) {
     double lo = INFINITY, hi = 0;
-    for (size_t i = a; i <= b; i++)
-        lo = fmin(lo, c->p[i].bw), hi = fmax(hi, c->p[i].bw);
+    for (size_t i = 0; i < n; i++)
+        lo = fmin(lo, p[i].bw), hi = fmax(hi, p[i].bw);
     return hi / lo;
 }
 
+/* 1 when n points (sorted by working set) scatter too much to be one level: a robust noise
+ * (pts_noise) above PLATEAU_MAX_NOISE, or, for 3 or 4 points, where that estimate cannot see
+ * one disturbed point (the median absolute deviation ignores it), a max / min above
+ * PLATEAU_SPLIT_RATIO (25, 46, 24 GB/s is no level). *noise and *spread receive both. */
+static int pts_scatter(const pt *p, size_t n, double *scratch, double *noise, double *spread) {
+    *noise = pts_noise(p, n, scratch);
+    *spread = pts_spread(p, n);
+    return *noise > PLATEAU_MAX_NOISE || (n <= 4 && *spread > PLATEAU_SPLIT_RATIO);
+}
+
 static void emit(plateau_ctx *c, size_t a, size_t b) {
-    /* A run whose points scatter more than PLATEAU_MAX_NOISE is noise, not a level. In a run of
-     * 3 or 4 points the robust scatter cannot see one disturbed point (the median absolute
-     * deviation ignores it, and the running median has already smoothed it away): there every
-     * raw point must be within PLATEAU_SPLIT_RATIO of the others (25, 46, 24 GB/s is no level). */
-    if (run_noise(c, a, b) > PLATEAU_MAX_NOISE ||
-        (b - a + 1 <= 4 && run_spread(c, a, b) > PLATEAU_SPLIT_RATIO)) {
+    /* A run whose points scatter (pts_scatter) is noise, not a level; in a run of 3 or 4 points
+     * the running median has also smoothed one disturbed point away. */
+    double noise, spread;
+    if (pts_scatter(c->p + a, b - a + 1, c->scratch, &noise, &spread)) {
         c->noisy++;
         return;
     }
@@ -387,10 +395,13 @@ static const char *str_or(const json_t *o, const char *key, const char *dflt) {
     return s ? s : dflt;
 }
 
+/* A byte count with 4 significant digits and the largest unit it reaches; one that would print
+ * as 1024 of a unit (1 GiB less 1 KiB) is the next unit's 1, so one size reads the same
+ * everywhere. */
 static void fmt_bytes(double b, char *buf, size_t len) {
     static const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int k = 0;
-    while (b >= 1024 && k < 4)
+    while (b >= 1023.5 && k < 4)
         b /= 1024, k++;
     snprintf(buf, len, "%.4g %s", b, u[k]);
 }
@@ -508,6 +519,26 @@ static double median_in(const curve *cv, double lo, double hi, int *count, doubl
     *count = (int)k;
     *mid = k ? sqrt(wlo * whi) : NAN;
     return m;
+}
+
+/* Whether the curve's points with ws in [lo, hi] scatter too much to be one level, by the rule
+ * a plateau's points must pass (pts_scatter); *noise and *spread receive its two measures. */
+static int scatter_in(const curve *cv, double lo, double hi, double *noise, double *spread) {
+    pt *p = malloc((cv->n ? cv->n : 1) * sizeof *p);
+    double *scratch = malloc((cv->n ? cv->n : 1) * sizeof *scratch);
+    size_t k = 0;
+    int bad = 0;
+    *noise = *spread = NAN;
+    for (size_t i = 0; p && scratch && i < cv->n; i++)
+        if (cv->ws[i] >= lo && cv->ws[i] <= hi)
+            p[k] = (pt){cv->ws[i], cv->bw[i], log2(cv->ws[i]), log(cv->bw[i])}, k++;
+    if (k >= 2) {
+        qsort(p, k, sizeof *p, cmp_pt);
+        bad = pts_scatter(p, k, scratch, noise, spread);
+    }
+    free(p);
+    free(scratch);
+    return bad;
 }
 
 static double cv_min_ws(const curve *cv) {
@@ -947,6 +978,34 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
                 suspect = why;
             }
         }
+        /* Points that scatter more than a plateau's may: their median is no level's rate. */
+        double noise, spread;
+        char swhy[600], r1[32], r2[32];
+        if (!suspect && scatter_in(cv, lo, hi, &noise, &spread)) {
+            fmt_bytes(fmax(lo, cv_min_ws(cv)), r1, sizeof r1);
+            fmt_bytes(hi, r2, sizeof r2);
+            int len = snprintf(swhy, sizeof swhy,
+                               "suspect: no plateau found, and the %d points well inside the "
+                               "level's working-set range (%s to %s) scatter: ",
+                               cnt, r1, r2);
+            if (cnt <= 4 && spread > PLATEAU_SPLIT_RATIO)
+                snprintf(swhy + len, sizeof swhy - (size_t)len,
+                         "the fastest is %.2gx the slowest, more than the %.3gx a level of <= 4 "
+                         "points may spread: their median is no level's rate",
+                         spread, PLATEAU_SPLIT_RATIO);
+            else
+                snprintf(swhy + len, sizeof swhy - (size_t)len,
+                         "by %.0f%% (robust sigma around their trend), more than the %.0f%% of a "
+                         "plateau: their median is no level's rate",
+                         100 * noise, 100 * PLATEAU_MAX_NOISE);
+            /* The range was cut where the rate falls to the next level's: said too. */
+            len = (int)strlen(swhy);
+            if (isfinite(slow_ws) && kept >= NS_PLATEAU_MIN_POINTS)
+                snprintf(swhy + len, sizeof swhy - (size_t)len,
+                         " (the range ends at %s: from %s on the rate falls to the %s level's)", s2,
+                         s1, next_name);
+            suspect = swhy;
+        }
         add_ceiling(b, ceil, cv, lv, bw, mid, fmax(lo, cv_min_ws(cv)), hi, cnt, "interior",
                     suspect);
         json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
@@ -1081,6 +1140,18 @@ static double ceiling_cv(const build_ctx *b, const json_t *c) {
         json_object_get(result_by_id(b, str_or(c, "result_id", NULL)), "time_s"), "cv");
 }
 
+/* The median-sample rate of compute ceiling c: its gflops_median, which `run` writes, or, in a
+ * file written before it did, its gflops (the fastest sample) x its result's time_s.min /
+ * time_s.median; NAN when neither is there. */
+static double ceiling_median(const build_ctx *b, const json_t *c) {
+    double med = ns_json_get_num(c, "gflops_median");
+    if (isfinite(med)) return med;
+    const json_t *ts = json_object_get(result_by_id(b, str_or(c, "result_id", NULL)), "time_s");
+    double tmin = ns_json_get_num(ts, "min"), tmed = ns_json_get_num(ts, "median");
+    med = ns_json_get_num(c, "gflops") * tmin / tmed;
+    return tmin > 0 && tmed > 0 && isfinite(med) ? med : NAN;
+}
+
 /* Appends printf-style text at buf + *n (buf holds len bytes); *n stops at len on truncation. */
 static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -1104,7 +1175,7 @@ static int compute_suspect(const build_ctx *b, const json_t *compute, const json
                            size_t len) {
     const char *prec = str_or(c, "precision", ""), *mix = str_or(c, "mix", "");
     int t = json_int(c, "threads", 0);
-    double g = ns_json_get_num(c, "gflops"), med = ns_json_get_num(c, "gflops_median");
+    double g = ns_json_get_num(c, "gflops"), med = ceiling_median(b, c);
     double cvv = ceiling_cv(b, c);
     size_t n = 0;
     buf[0] = 0;
@@ -1202,7 +1273,7 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
     double before = ns_json_get_num(probe, "before_ghz"),
            after = ns_json_get_num(probe, "after_ghz");
     double fq = ns_json_get_num(cr, "freq_ghz");
-    double med = ns_json_get_num(cr, "gflops_median");
+    double med = ceiling_median(b, cr);
     double cvv = ceiling_cv(b, cr);
     size_t n = 0;
     buf[0] = 0;
@@ -1474,6 +1545,15 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     json_array_append_new(points, p);
 }
 
+void ns_roofline_percent(double frac, char *buf, size_t len) {
+    for (int d = 0;; d++) {
+        snprintf(buf, len, "%.*f%%", d, 100 * frac);
+        int reads_100 = !strncmp(buf, "100", 3) &&
+                        (buf[3] == '%' || (buf[3] == '.' && strspn(buf + 4, "0") == (size_t)d));
+        if (!reads_100 || frac == 1.0 || !isfinite(frac) || d == 3) return;
+    }
+}
+
 static int cmp_int(const void *a, const void *b) {
     return *(const int *)a - *(const int *)b;
 }
@@ -1698,9 +1778,11 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     json_array_foreach(points, i, po) {
         if (!json_is_true(json_object_get(po, "above_roof"))) continue;
         size_t len = strlen(above);
+        char pc[16];
+        ns_roofline_percent(ns_json_get_num(po, "fraction_of_roof"), pc, sizeof pc);
         if (len < sizeof above)
-            snprintf(above + len, sizeof above - len, "%s%s (%.0f%%)", nabove ? ", " : "",
-                     str_or(po, "id", "?"), 100 * ns_json_get_num(po, "fraction_of_roof"));
+            snprintf(above + len, sizeof above - len, "%s%s (%s)", nabove ? ", " : "",
+                     str_or(po, "id", "?"), pc);
         nabove++;
     }
     if (nabove)

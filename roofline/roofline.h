@@ -30,7 +30,8 @@
  * by comparing their working-set range with the aggregate cache capacity the participating
  * threads can use; the number of plateaus found plays no part in the labels. A curve without a
  * plateau in a cache level contributes the median of its points well inside that level
- * (source "interior"); a DRAM ceiling needs points at >= 4x the aggregate LLC or is suspect.
+ * (source "interior"; suspect when those points scatter more than a plateau's may); a DRAM
+ * ceiling needs points at >= 4x the aggregate LLC or is suspect.
  * Without a DRAM plateau reaching 4x the LLC, the last <= 3 points at >= 1.5x the LLC give it
  * (their median) unless they still fall in a row or scatter widely (then suspect). A roof never
  * sits below a measurement of its own ceiling kernel: where results[] (the kernel phase) holds
@@ -43,10 +44,11 @@
  * Suspect ceilings: ceilings_used.compute[] and .bandwidth[] carry suspect and suspect_reason
  * (null when not suspect), and roofline.status counts them ("ok; N of the ceilings used are
  * suspect ..."). A compute ceiling is suspect when its result's CV exceeds 10% or its fastest
- * sample is more than 1.2x its median; when an SP vector ceiling is below the DP one of the same
- * mix and threads; and when a T-thread ceiling is more than 1.1 x T times the 1-thread one (both
- * are then suspect). A 1-thread bandwidth roof is suspect when the T-thread one of its level is
- * more than 1.1 x T times it. ridge_points[] say suspect when built from a suspect ceiling; a
+ * sample is more than 1.2x its median (gflops_median, else its result's time_s min / median);
+ * when an SP vector ceiling is below the DP one of the same mix and threads; and when a
+ * T-thread ceiling is more than 1.1 x T times the 1-thread one (both are then suspect). A
+ * 1-thread bandwidth roof is suspect when the T-thread one of its level is more than 1.1 x T
+ * times it. ridge_points[] say suspect when built from a suspect ceiling; a
  * kernel judged against a suspect compute roof says so in roof_status; points[].above_roof marks
  * a point above its roof (fraction_of_roof > 1), and a note lists them; points[].roof_suspect
  * one whose limiting roof is suspect. The pictures' kernel list says both.
@@ -93,6 +95,11 @@ int ns_roofline_plot(const json_t *results, const char *dir, char *err, size_t e
 int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *staged,
                            json_t *skipped, char *err, size_t errlen);
 int ns_roofline_plot_commit(const json_t *staged, int keep, char *err, size_t errlen);
+
+/* 100 x frac as a percentage ("57%") into buf; with up to 3 decimals where a whole number
+ * would read 100% for a fraction that is not exactly 1 ("100.4%" above a roof, "99.96%" below
+ * it). */
+void ns_roofline_percent(double frac, char *buf, size_t len);
 
 /* ---- The pieces, exposed for tests and for the cluster model ---- */
 

@@ -123,6 +123,22 @@ static json_t *ceiling(json_t *root, const char *level, int threads) {
     return NULL;
 }
 
+/* The one entry of roofline.ceilings_used.bandwidth[] at level (fails unless exactly one). */
+static json_t *used_bandwidth(json_t *root, const char *level) {
+    json_t *used = json_object_get(
+        json_object_get(json_object_get(root, "roofline"), "ceilings_used"), "bandwidth");
+    size_t i;
+    json_t *u, *found = NULL;
+    int seen = 0;
+    json_array_foreach(used, i, u) {
+        if (strcmp(json_string_value(json_object_get(u, "level")), level)) continue;
+        found = u;
+        seen++;
+    }
+    assert_int_equal(seen, 1);
+    return found;
+}
+
 static void assert_close(double got, double want, double rel) {
     if (!(fabs(got - want) <= rel * fabs(want))) {
         print_error("got %g, want %g within %g%%\n", got, want, 100 * rel);
@@ -330,6 +346,18 @@ static void test_dram_short_sweep_suspect(void **st) {
     assert_non_null(dram);
     assert_true(json_is_true(json_object_get(dram, "suspect")));
     assert_non_null(strstr(json_string_value(json_object_get(dram, "status")), "cache bandwidth"));
+    json_decref(root);
+
+    /* Trial11-10: a sweep ending 1 KiB short of 1 GiB stops "at 1 GiB", never "at 1024 MiB". */
+    double ws[2] = {700 * MiB, 1 * GiB - 1 * KiB}, bw[2] = {10, 10};
+    root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "triad", 1, ws, bw, 2);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    dram = ceiling(root, "DRAM", 1);
+    assert_non_null(dram);
+    assert_non_null(strstr(json_string_value(json_object_get(dram, "status")),
+                           "the sweep stops at 1 GiB, below 4x the aggregate LLC (300 MiB)"));
     json_decref(root);
 
     root = build_curve(spr_caches(32 * MiB), &m, 4 * KiB, 40 * MiB, 0, 0, 1);
@@ -689,6 +717,12 @@ static void test_interior_fallback(void **st) {
     assert_non_null(l1);
     assert_string_equal(json_string_value(json_object_get(l1, "source")), "interior");
     assert_close(json_number_value(json_object_get(l1, "gbytes_per_s")), 200, 0.1);
+    /* Trial11-5: its points scatter more than a plateau's may (8%, robust): suspect, so not a
+     * trusted roof. */
+    assert_true(json_is_true(json_object_get(l1, "suspect")));
+    assert_non_null(strstr(json_string_value(json_object_get(l1, "status")),
+                           "(robust sigma around their trend), more than the 8% of a plateau"));
+    assert_true(json_is_true(json_object_get(used_bandwidth(root, "L1"), "suspect")));
     assert_string_equal(json_string_value(json_object_get(ceiling(root, "L2", 1), "source")),
                         "plateau");
     json_decref(root);
@@ -715,7 +749,8 @@ static void test_interior_ends_at_next_level(void **st) {
     json_decref(root);
 
     /* Scattered (only 2 flat points, their neighbours off the level): no plateau, so the
-     * interior median, up to where the rate falls to DRAM's. */
+     * interior median, up to where the rate falls to DRAM's; its 4 points spread 1.56x, more
+     * than a plateau of <= 4 points may (trial11-5): suspect, with both reasons. */
     bw[10] = 19.0, bw[11] = 25.0, bw[12] = 16.0, bw[13] = 24.0;
     root = build_points(ws, bw, 20);
     l3 = ceiling(root, "L3", 1);
@@ -723,10 +758,14 @@ static void test_interior_ends_at_next_level(void **st) {
     assert_string_equal(json_string_value(json_object_get(l3, "source")), "interior");
     assert_close(json_number_value(json_object_get(l3, "gbytes_per_s")), (19.0 + 24.0) / 2, 1e-9);
     assert_close(json_number_value(json_object_get(l3, "working_set_max_bytes")), 32 * MiB, 1e-12);
-    assert_false(json_is_true(json_object_get(l3, "suspect")));
+    assert_true(json_is_true(json_object_get(l3, "suspect")));
     const char *s = json_string_value(json_object_get(l3, "status"));
-    assert_non_null(strstr(s, "up to 32 MiB: from 64 MiB on the rate (7.474 GB/s) falls to the "
-                              "DRAM level's"));
+    print_message("%s\n", s);
+    assert_non_null(strstr(s, "suspect: no plateau found, and the 4 points well inside the "
+                              "level's working-set range (4 MiB to 32 MiB) scatter: the fastest "
+                              "is 1.6x the slowest, more than the 1.25x"));
+    assert_non_null(strstr(s, "(the range ends at 32 MiB: from 64 MiB on the rate falls to the "
+                              "DRAM level's)"));
     json_decref(root);
 
     bw[10] = 20.91, bw[11] = 21.59;
@@ -991,17 +1030,8 @@ static void test_kernel_phase_raises_ceiling(void **st) {
     assert_close(json_number_value(json_object_get(load, "roof_gbytes_per_s")), 120, 1e-9);
     assert_close(json_number_value(json_object_get(load, "fraction_of_roof")), 110.0 / 120, 1e-9);
     /* The roof that ceilings_used and the points report is the same. */
-    json_t *used = json_object_get(
-        json_object_get(json_object_get(root, "roofline"), "ceilings_used"), "bandwidth");
-    size_t i;
-    json_t *u;
-    int seen = 0;
-    json_array_foreach(used, i, u) {
-        if (strcmp(json_string_value(json_object_get(u, "level")), "L2")) continue;
-        assert_close(json_number_value(json_object_get(u, "gbytes_per_s")), 120, 1e-9);
-        seen++;
-    }
-    assert_int_equal(seen, 1);
+    assert_close(json_number_value(json_object_get(used_bandwidth(root, "L2"), "gbytes_per_s")),
+                 120, 1e-9);
     /* Other levels keep the sweep's ceiling; DRAM's measurement at 400 MiB (< 4x LLC) counts
      * for nothing. */
     assert_string_equal(json_string_value(json_object_get(ceiling(root, "L3", 1), "source")),
@@ -1408,6 +1438,85 @@ static void test_report_tables_name_statistic(void **st) {
     json_decref(root);
 }
 
+/* Defect trial11-9: a compute ceiling from a file written before `run` recorded gflops_median
+ * is still suspect when its fastest sample is more than 1.2x its median: the median comes from
+ * its result's time_s (min / median); a kernel above it names that median as the cause. */
+static void test_compute_spread_from_result_time(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+    doc_add_compute(root, "dp", "fma", 1, 47.0);
+    json_t *c = json_array_get(json_object_get(json_object_get(root, "ceilings"), "compute"), 0);
+    json_object_set_new(c, "result_id", json_string("peak_dp_fma_t1"));
+    json_t *res = json_object_get(root, "results");
+    json_t *peak = result("peak_dp_fma_t1", "peak", NAN, NAN, 26.4);
+    json_object_set_new(
+        peak, "time_s",
+        json_pack("{s:f, s:f, s:f}", "min", 2.51e-5, "median", 4.46e-5, "cv", 0.05));
+    json_array_append_new(res, peak);
+    json_t *g = result("gemm", "gemm", 1 * MiB, 40, 50.0);
+    json_array_append_new(res, g);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *u = used_compute(root, "dp", "fma", 1);
+    print_message("%s\n", json_string_value(json_object_get(u, "suspect_reason")));
+    assert_true(json_is_true(json_object_get(u, "suspect")));
+    assert_true(has(u, "suspect_reason",
+                    "its fastest sample (47 GFLOP/s) is 1.8x its median "
+                    "(26.45)"));
+    assert_true(has(g, "roof_status",
+                    "the ceiling's measurement was disturbed (fastest sample "
+                    "47, median 26.45 GFLOP/s)"));
+    json_decref(root);
+}
+
+/* Defect trial11-10: a fraction just above (or below) 1 never prints as "100%". */
+static void test_percent_never_reads_100(void **st) {
+    (void)st;
+    char b[16];
+    ns_roofline_percent(1.0043016942937257, b, sizeof b);
+    assert_string_equal(b, "100.4%");
+    ns_roofline_percent(0.9996, b, sizeof b);
+    assert_string_equal(b, "99.96%");
+    ns_roofline_percent(1.0, b, sizeof b);
+    assert_string_equal(b, "100%");
+    ns_roofline_percent(1.5706, b, sizeof b);
+    assert_string_equal(b, "157%");
+    ns_roofline_percent(1.000001, b, sizeof b);
+    assert_string_equal(b, "100.000%");
+}
+
+/* Defect trial11-4: report.md marks suspect ceilings: the Compute ceilings table with the mark
+ * and the reason (ceilings_used), under the roofline's status line; a suspect bandwidth ceiling's
+ * rate; and the Kernels table's roof of a kernel judged against a suspect ceiling. */
+static void test_report_marks_suspect_ceilings(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
+    doc_add_compute(root, "dp", "fma", 1, 88);
+    doc_add_compute(root, "dp", "fma", 2, 300); /* 3.4x the 1-thread one: both suspect */
+    doc_add_compute(root, "dp", "add", 1, 40);
+    json_t *g = result("gemm", "gemm", 1 * MiB, 40, 60.0);
+    json_array_append_new(json_object_get(root, "results"), g);
+    char err[200], line[2048];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_true(report_line(root, "| peak_fma_dp | dp | avx512 | fma | 1 |", line, sizeof line));
+    assert_non_null(strstr(line, "| 88.0 (suspect) | suspect: the 2-thread ceiling (300 GFLOP/s) "
+                                 "is 3.4x this one"));
+    assert_true(report_line(root, "| peak_add_dp | dp | avx512 | add | 1 |", line, sizeof line));
+    assert_non_null(strstr(line, "| 40.0 | |"));
+    assert_true(
+        report_line(root, "Roofline: **ok; 2 of the ceilings used are suspect", line, sizeof line));
+    assert_true(report_line(root, "| gemm |", line, sizeof line));
+    assert_non_null(strstr(line, "| 88.0 (suspect) | 68.2% | compute |"));
+    assert_true(
+        report_line(root, "1 kernel is judged against a roof marked (suspect)", line, sizeof line));
+    /* A suspect bandwidth ceiling: the rate is marked too. */
+    json_t *dram = ceiling(root, "DRAM", 1);
+    json_object_set_new(dram, "suspect", json_true());
+    assert_true(report_line(root, "| 1 | DRAM | triad |", line, sizeof line));
+    assert_non_null(strstr(line, " (suspect) |"));
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
@@ -1443,6 +1552,9 @@ int main(void) {
         cmocka_unit_test(test_report_tables_name_statistic),
         cmocka_unit_test(test_judged_at_threads_used),
         cmocka_unit_test(test_threads_used_without_ceiling),
+        cmocka_unit_test(test_compute_spread_from_result_time),
+        cmocka_unit_test(test_percent_never_reads_100),
+        cmocka_unit_test(test_report_marks_suspect_ceilings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
