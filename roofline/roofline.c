@@ -1793,9 +1793,9 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     b.notes = NULL;
     char st[160];
     snprintf(st, sizeof st,
-             "ok; %d of the ceilings used are suspect (ceilings_used[].suspect_reason, "
+             "ok; %d of the ceilings used %s suspect (ceilings_used[].suspect_reason, "
              "roofline.notes)",
-             nsuspect);
+             nsuspect, nsuspect == 1 ? "is" : "are");
     ns_json_set_str(sec, "status",
                     b.nroofs == 0                 ? "partial: no bandwidth ceiling"
                     : json_array_size(ucomp) == 0 ? "partial: no compute ceiling"
