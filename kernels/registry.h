@@ -97,9 +97,12 @@ const char *ns_isa_selected(void);
  * warning line on stderr (once) and the widest ISA cpuid reports. Never NULL. */
 const char *ns_isa_dispatch(void);
 
-/* cpuid probes (with OS support for the register state checked through xgetbv). */
+/* cpuid probes (with OS support for the register state checked through xgetbv), read once per
+ * process and cached: cheap enough for every library call. */
 int ns_cpu_has_avx2_fma(void);
 int ns_cpu_has_avx512(void);
+/* How many times the probes have read cpuid in this process (0 or 1; for tests). */
+unsigned ns_cpu_probe_count(void);
 
 static inline size_t ns_prec_size(ns_precision p) {
     return p == NS_PREC_DP ? sizeof(double) : sizeof(float);

@@ -15,6 +15,7 @@
  * Strided input is gathered into a stack buffer per leaf and always takes the pairwise shape. */
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,12 +27,23 @@
 
 #define MIN_PER_THREAD 32768 /* elements below which another thread costs more than it saves */
 
-const ns_reduce_ukrs *ns_reduce_ukrs_for(const char *isa) {
-    if (!isa) isa = ns_isa_dispatch(); /* never NULL, and always runnable */
+static const ns_reduce_ukrs *by_name(const char *isa) {
     if (!strcmp(isa, "avx512")) return ns_cpu_has_avx512() ? &ns_reduce_ukrs_avx512 : NULL;
     if (!strcmp(isa, "avx2")) return ns_cpu_has_avx2_fma() ? &ns_reduce_ukrs_avx2 : NULL;
     if (!strcmp(isa, "scalar")) return &ns_reduce_ukrs_scalar;
     return NULL;
+}
+
+static pthread_once_t dispatch_once = PTHREAD_ONCE_INIT;
+static const ns_reduce_ukrs *dispatched;
+static void dispatch_init(void) {
+    dispatched = by_name(ns_isa_dispatch()); /* never NULL, and always runnable */
+}
+
+const ns_reduce_ukrs *ns_reduce_ukrs_for(const char *isa) {
+    if (isa) return by_name(isa);
+    pthread_once(&dispatch_once, dispatch_init); /* once: the public API asks on every call */
+    return dispatched;
 }
 
 /* ---- partition ------------------------------------------------------------------------------ */
@@ -169,16 +181,7 @@ int64_t ns_red_nparts(const ns_red_job *j, int nthreads) {
     return (j->n + b - 1) / b;
 }
 
-ns_dd ns_red_share(const ns_red_job *j, int64_t lo, int64_t hi) {
-    /* The common case first, straight to the micro-kernel: a plain DP sum or dot over unit
-     * stride. At L1 sizes a call reduces a few thousand elements in ~80 ns, and the general
-     * path's checks and extra call cost 2-3% of that. */
-    if (j->variant == NS_VAR_PLAIN && j->incx == 1) {
-        const double *x = (const double *)j->x + lo;
-        if (j->op == NS_OP_DSUM) return (ns_dd){j->u->dsum(hi - lo, x), 0.0};
-        if (j->op == NS_OP_DDOT && j->incy == 1)
-            return (ns_dd){j->u->ddot(hi - lo, x, (const double *)j->y + lo), 0.0};
-    }
+ns_dd ns_red_share_general(const ns_red_job *j, int64_t lo, int64_t hi) {
     return share(j, lo, hi);
 }
 
@@ -194,6 +197,17 @@ void ns_red_team_part(const ns_red_job *j, int tid, int nthreads, ns_dd *parts) 
         parts[s / b] = share(j, s, s + b < hi ? s + b : hi);
 }
 
+/* The value of the combined (sum, compensation) pair. Once the sum is Inf or NaN its TwoSum
+ * errors are Inf - Inf = NaN: the result is then the sum alone, which is the plain sum's IEEE
+ * result (+-Inf, or NaN for Inf - Inf or a NaN). */
+static double final_value(const ns_red_job *j, ns_dd r) {
+    if (acc_sp(j)) {
+        float s = (float)r.s;
+        return isfinite(s) ? s + (float)r.c : s;
+    }
+    return isfinite(r.s) ? r.s + r.c : r.s;
+}
+
 double ns_red_team_finish(const ns_red_job *j, int nthreads, const ns_dd *parts) {
     int64_t k = ns_red_nparts(j, nthreads);
     if (k == 0) return 0.0;
@@ -206,18 +220,16 @@ double ns_red_team_finish(const ns_red_job *j, int nthreads, const ns_dd *parts)
             packed[t] = parts[t * NS_RED_PAD];
         r = tree(j, packed, k);
     }
-    /* Once the sum is Inf or NaN its TwoSum errors are Inf - Inf = NaN: the result is then the
-     * sum alone, which is the plain sum's IEEE result (+-Inf, or NaN for Inf - Inf or a NaN). */
-    if (acc_sp(j)) {
-        float s = (float)r.s;
-        return isfinite(s) ? s + (float)r.c : s;
-    }
-    return isfinite(r.s) ? r.s + r.c : r.s;
+    return final_value(j, r);
 }
 
 double ns_red_run(const ns_red_job *j) {
     if (j->n == 0) return 0.0;
     int t = ns_red_threads(j->n);
+    /* One thread, fast mode: its share is the whole range and the tree over one partial is that
+     * partial, so this is ns_red_team_part + ns_red_team_finish without the partition's
+     * divisions and copies (the same result bitwise). */
+    if (t == 1 && j->mode != NS_RED_DET) return final_value(j, ns_red_share(j, 0, j->n));
     ns_dd parts[NS_RED_PARTS_MAX];
     if (t == 1) {
         ns_red_team_part(j, 0, 1, parts);

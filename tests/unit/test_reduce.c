@@ -26,6 +26,7 @@
 #include "kernels/reduce/allreduce.h"
 #include "kernels/reduce/reduce_internal.h"
 #include "kernels/reduce/reduce_kernels.h"
+#include "kernels/registry.h"
 
 /* ---- data ----------------------------------------------------------------------------------- */
 
@@ -879,6 +880,53 @@ static void test_fpstate(void **state) {
     json_decref(j);
 }
 
+/* The public API on one thread takes a short path (ns_red_run: the whole range as one share, no
+ * partition and no tree): its result must be bitwise the team-of-one result of the same job, for
+ * every operation and variant. And no call may read cpuid again: in a VM each cpuid traps to the
+ * hypervisor (~16 us for the probes, which made a 24 KiB nodescale_dsum 100x slower than its
+ * micro-kernel); the probes run once per process. */
+static void test_api_one_thread_path(void **state) {
+    (void)state;
+    omp_set_num_threads(1);
+    const int64_t sizes[] = {1, 63, 64, 3072, 3077, 20000};
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        int64_t n = sizes[si];
+        double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+        float *xs = malloc((size_t)n * sizeof *xs), *ys = malloc((size_t)n * sizeof *ys);
+        assert_non_null(x), assert_non_null(y), assert_non_null(xs), assert_non_null(ys);
+        fill_d(x, n), fill_d(y, n), fill_s(xs, n), fill_s(ys, n);
+        for (int v = NodescaleSumPlain; v <= NodescaleSumWide; v++)
+            for (int m = NodescaleFast; m <= NodescaleDeterministic; m++) {
+                const ns_reduce_ukrs *u = ns_reduce_ukrs_for(NULL);
+                double r = NAN;
+                float rs = NAN;
+                if (v != NodescaleSumWide) {
+                    ns_red_job j = {NS_OP_DSUM, v, m, n, x, NULL, 1, 1, 1.0, u};
+                    assert_int_equal(nodescale_dsum(n, x, 1, v, m, &r), 0);
+                    if (r != run_team(&j, 1)) fail_msg("dsum n=%lld v=%d m=%d", (long long)n, v, m);
+                    j = (ns_red_job){NS_OP_DDOT, v, m, n, x, y, 1, 1, 1.0, u};
+                    assert_int_equal(nodescale_ddot(n, x, 1, y, 1, v, m, &r), 0);
+                    if (r != run_team(&j, 1)) fail_msg("ddot n=%lld v=%d m=%d", (long long)n, v, m);
+                }
+                ns_red_job j = {NS_OP_SSUM, v, m, n, xs, NULL, 1, 1, 1.0, u};
+                assert_int_equal(nodescale_ssum(n, xs, 1, v, m, &rs), 0);
+                if (rs != (float)run_team(&j, 1)) fail_msg("ssum n=%lld v=%d m=%d", (long long)n, v, m);
+                j = (ns_red_job){NS_OP_SDOT, v, m, n, xs, ys, 1, 1, 1.0, u};
+                assert_int_equal(nodescale_sdot(n, xs, 1, ys, 1, v, m, &rs), 0);
+                if (rs != (float)run_team(&j, 1)) fail_msg("sdot n=%lld v=%d m=%d", (long long)n, v, m);
+            }
+        free(x), free(y), free(xs), free(ys);
+    }
+    double c = 0, a = 1, b = 1;
+    int64_t idx;
+    for (int i = 0; i < 3; i++) {
+        nodescale_dgemm(NodescaleRowMajor, NodescaleNoTrans, NodescaleNoTrans, 1, 1, 1, 1.0, &a, 1,
+                        &b, 1, 0.0, &c, 1);
+        nodescale_idamax(1, &a, 1, &idx);
+    }
+    assert_int_equal(ns_cpu_probe_count(), 1);
+}
+
 int main(int argc, char **argv) {
     /* Teams of up to 4 threads run on as few as 2 cores here: with the default spin-waiting
      * barriers an oversubscribed team runs 10x slower. The runtime reads the policy at start-up,
@@ -892,6 +940,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_variants_bounded),
         cmocka_unit_test(test_api_threads),
+        cmocka_unit_test(test_api_one_thread_path),
         cmocka_unit_test(test_deterministic_bitwise),
         cmocka_unit_test(test_simd_matches_plain_c),
         cmocka_unit_test(test_ill_conditioned),
