@@ -1,7 +1,9 @@
 /* make bench-reduce: the reduction kernels' bandwidth beside likwid-bench's sum/ddot kernels and
  * beside nodescale's own read ceiling (stream_load), for working sets in L1, L2, L3 and DRAM, on 1
  * and all threads; and the cost of the compensated, pairwise and deterministic variants against
- * the plain fast kernel. Everything of one case is measured in the same process, interleaved
+ * the plain fast kernel; and, on one thread, the plain kernel called through the public API
+ * (nodescale_dsum/ddot, one call per repetition: argument checks, dispatch and the final combine
+ * included), which is what a program calling the library in a loop gets. Everything of one case is measured in the same process, interleaved
  * round by round (every kernel of ours through the harness's timing loop, then likwid-bench as a
  * subprocess), so drift of this shared machine's clock hits all alike. Prints per case the
  * medians over rounds and the median and range of each per-round ratio.
@@ -22,10 +24,12 @@
 #include "harness/likwid_ref.h"
 #include "harness/measure.h"
 #include "harness/stats.h"
+#include "include/nodescale.h"
+#include "kernels/alloc.h"
 #include "kernels/registry.h"
 
 #define MAX_ROUNDS 7
-#define NK 5 /* plain, compensated, pairwise, deterministic, read ceiling */
+#define NK 6 /* plain, compensated, pairwise, deterministic, read ceiling, public API */
 
 typedef struct {
     const char *level;
@@ -35,10 +39,10 @@ typedef struct {
 } bench_case;
 
 static const char *names[4][NK] = {
-    {"dsum", "dsum_kahan", "dsum_pairwise", "dsum_det", "stream_load"},
-    {"ddot", "ddot_kahan", NULL, "ddot_det", "stream_load"},
-    {"ssum", "ssum_kahan", "ssum_pairwise", "ssum_det", "stream_load"},
-    {"sdot", "sdot_kahan", NULL, "sdot_det", "stream_load"},
+    {"dsum", "dsum_kahan", "dsum_pairwise", "dsum_det", "stream_load", "api"},
+    {"ddot", "ddot_kahan", NULL, "ddot_det", "stream_load", "api"},
+    {"ssum", "ssum_kahan", "ssum_pairwise", "ssum_det", "stream_load", NULL},
+    {"sdot", "sdot_kahan", NULL, "sdot_det", "stream_load", NULL},
 };
 static const char *op_names[4] = {"dsum", "ddot", "ssum", "sdot"};
 /* likwid-bench's kernel for each op: [op][0] AVX-512, [op][1] AVX */
@@ -46,6 +50,75 @@ static const char *likwid_names[4][2] = {{"sum_avx512", "sum_avx"},
                                          {"ddot_avx512", "ddot_avx"},
                                          {"sum_sp_avx512", "sum_sp_avx"},
                                          {"ddot_sp_avx512", "ddot_sp_avx"}};
+
+/* ---- the public API as a kernel: nodescale_dsum / nodescale_ddot, one call per repetition ---- */
+
+typedef struct {
+    int dot;
+    int64_t n;
+    double *x, *y, result;
+} api_state;
+
+static void *api_create(const ns_params *p, int dot) {
+    api_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->dot = dot, s->n = p->n;
+    s->x = ns_alloc_array((size_t)p->n * sizeof(double));
+    s->y = ns_alloc_array((size_t)p->n * sizeof(double));
+    if (!s->x || !s->y) {
+        free(s->x), free(s->y), free(s);
+        return NULL;
+    }
+    for (int64_t i = 0; i < p->n; i++) /* +-[0.5, 1), mixed signs */
+        s->x[i] = (i & 1 ? -0.5 : 0.5) - (double)(i % 97) / 200, s->y[i] = 0.75 + (i % 5) * 0.05;
+    return s;
+}
+static void *api_create_sum(const ns_params *p) {
+    return api_create(p, 0);
+}
+static void *api_create_dot(const ns_params *p) {
+    return api_create(p, 1);
+}
+static void api_run(void *sv, int tid, int nthreads) {
+    (void)tid, (void)nthreads;
+    api_state *s = sv;
+    if (s->dot)
+        nodescale_ddot(s->n, s->x, 1, s->y, 1, NodescaleSumPlain, NodescaleFast, &s->result);
+    else
+        nodescale_dsum(s->n, s->x, 1, NodescaleSumPlain, NodescaleFast, &s->result);
+}
+/* The result against a long double sum, within n u sum |terms| (any order's bound, Higham 2002,
+ * section 4.2, with h <= n). */
+static void api_check(void *sv, ns_check *out) {
+    api_state *s = sv;
+    long double ref = 0, sa = 0;
+    for (int64_t i = 0; i < s->n; i++) {
+        long double t = s->dot ? (long double)s->x[i] * s->y[i] : s->x[i];
+        ref += t, sa += fabsl(t);
+    }
+    out->error = fabs(s->result - (double)ref);
+    out->bound = (double)s->n * 0x1p-53 * (double)sa;
+    out->ok = out->error <= out->bound;
+    snprintf(out->why, sizeof out->why, "public API result vs long double, bound n u S");
+}
+static void api_destroy(void *sv) {
+    api_state *s = sv;
+    if (s) free(s->x), free(s->y), free(s);
+}
+static double api_bytes_sum(const ns_params *p) {
+    return 8.0 * (double)p->n;
+}
+static double api_bytes_dot(const ns_params *p) {
+    return 16.0 * (double)p->n;
+}
+static const ns_kernel api_kernels[2] = {
+    {.name = "dsum (API)", .family = "reduce", .isa = "api", .run_model = NS_RUN_TEAM,
+     .bytes = api_bytes_sum, .working_set = api_bytes_sum, .create = api_create_sum,
+     .run = api_run, .check = api_check, .destroy = api_destroy},
+    {.name = "ddot (API)", .family = "reduce", .isa = "api", .run_model = NS_RUN_TEAM,
+     .bytes = api_bytes_dot, .working_set = api_bytes_dot, .create = api_create_dot,
+     .run = api_run, .check = api_check, .destroy = api_destroy},
+};
 
 /* likwid-bench's rate in GB/s at a fixed iteration count, or NAN with a one-line reason in err */
 static double likwid_gbs(const char *test, double ws, int threads, double iters, char *err,
@@ -82,7 +155,9 @@ static void run_case(const bench_case *c, const char *isa, int rounds) {
     int n = 0;
     char err[512] = "";
     for (int i = 0; i < NK; i++) {
-        k[i] = names[c->op][i] ? ns_registry_find(names[c->op][i], isa) : NULL;
+        k[i] = !names[c->op][i] ? NULL
+               : i == 5         ? (c->threads == 1 ? &api_kernels[c->op] : NULL)
+                                : ns_registry_find(names[c->op][i], isa);
         st[i] = NULL;
         if (!k[i]) continue;
         ns_params unit = {.n = 1, .threads = 1};
@@ -123,7 +198,7 @@ static void run_case(const bench_case *c, const char *isa, int rounds) {
     for (int r = 0; r < n; r++) {
         if (lk[r] > 0 && rate[0][r] > 0) vs_l[nl++] = rate[0][r] / lk[r];
         if (rate[4][r] > 0 && rate[0][r] > 0) vs_c[ncl++] = rate[0][r] / rate[4][r];
-        for (int i = 1; i < 4; i++)
+        for (int i = 1; i < NK; i++)
             rel[i][r] = rate[i][r] / rate[0][r];
     }
     double med[NK], lo, hi, lmed, rl, rlo, rhi, rc, clo, chi;
@@ -136,7 +211,8 @@ static void run_case(const bench_case *c, const char *isa, int rounds) {
     printf("%-4s %3d %9.0f %-4s %8.1f %8.1f  %5.3f [%5.3f..%5.3f] %8.1f  %5.3f [%5.3f..%5.3f]",
            c->level, c->threads, c->ws / 1024, op_names[c->op], med[0], lmed, rl, rlo, rhi, med[4],
            rc, clo, chi);
-    for (int i = 1; i < 4; i++) {
+    for (int i = 1; i < NK; i++) {
+        if (i == 4) continue; /* the ceiling has its own columns */
         double m, a, b;
         summary(rel[i], isnan(rate[i][0]) ? 0 : n, &m, &a, &b);
         if (isnan(m))
@@ -200,13 +276,15 @@ int main(int argc, char **argv) {
         }
     }
     printf("reduce kernels (isa %s) vs likwid-bench %s/%s%s and the read ceiling stream_load; "
-           "%d interleaved rounds; CPU %s; machine shared, clock not fixed\n",
+           "%d interleaved rounds; CPU %s; machine shared, clock not fixed\n"
+           "api/kernel: the plain kernel called through nodescale_dsum/ddot, one call per "
+           "repetition (1 thread; the API picks its own thread count)\n",
            isa, likwid_names[0][strcmp(isa, "avx512") ? 1 : 0],
            likwid_names[1][strcmp(isa, "avx512") ? 1 : 0], sp ? " (and _sp)" : "", rounds,
            ns_cpu_model());
-    printf("%-4s %3s %9s %-4s %8s %8s  %-19s %8s  %-19s  %-19s  %-19s  %-19s  target\n", "lvl",
-           "thr", "ws KiB", "op", "GB/s", "likwid", "ours/likwid", "ceiling", "ours/ceiling",
-           "kahan/plain", "pairwise/plain", "det/fast");
+    printf("%-4s %3s %9s %-4s %8s %8s  %-19s %8s  %-19s  %-19s  %-19s  %-19s  %-19s  target\n",
+           "lvl", "thr", "ws KiB", "op", "GB/s", "likwid", "ours/likwid", "ceiling",
+           "ours/ceiling", "kahan/plain", "pairwise/plain", "det/fast", "api/kernel");
     for (int i = 0; i < nc; i++)
         run_case(&cases[i], isa, rounds);
     printf("GB/s: medians over rounds (1 GB = 1e9 B, bytes read, no write-allocate: likwid-bench's "
