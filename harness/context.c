@@ -108,13 +108,9 @@ static int64_t cgroup_limit_use(const char *dir, const char *limit, const char *
     return file_int(p);
 }
 
-/* The cgroup's memory headroom (limit less usage, least over the v2 cgroup and its ancestors,
- * or the v1 memory controller's), -1 when unlimited or unknown; *v2 tells which. Usage counts
- * the page cache, which the kernel reclaims on demand: its inactive file pages are subtracted,
- * as MemAvailable does for the whole machine (after a build, usage reads near the limit while
- * most of it is reclaimable). */
-static int64_t cgroup_headroom(int *v2) {
-    FILE *f = fopen("/proc/self/cgroup", "r");
+int64_t ns_cgroup_headroom(const char *proc_cgroup, const char *root, int64_t mem_total,
+                           int *v2) {
+    FILE *f = fopen(proc_cgroup, "r");
     if (!f) return -1;
     char line[1024], v2path[1024] = "", v1path[1024] = "";
     int have_v2 = 0, have_v1 = 0;
@@ -135,31 +131,33 @@ static int64_t cgroup_headroom(int *v2) {
         }
     }
     fclose(f);
-    int64_t best = -1;
-    char p[1200];
+    int64_t best = 0;
+    int limited = 0;
+    char p[2400];
     if (have_v1) {
-        snprintf(p, sizeof p, "/sys/fs/cgroup/memory%s", v1path);
+        snprintf(p, sizeof p, "%s/memory%s", root, v1path);
         int64_t use, lim = cgroup_limit_use(p, "memory.limit_in_bytes", "memory.usage_in_bytes",
                                             "total_inactive_file", &use);
         /* "Unlimited" reads as a page-rounded 2^63: anything above the RAM is no limit. */
-        if (lim > 0 && lim < meminfo_bytes("MemTotal")) {
+        if (lim > 0 && (mem_total <= 0 || lim < mem_total)) {
             best = lim - (use > 0 ? use : 0);
-            *v2 = 0;
+            limited = 1, *v2 = 0;
         }
     }
     for (char *end = v2path + strlen(v2path); have_v2;) {
         *end = 0;
-        snprintf(p, sizeof p, "/sys/fs/cgroup%s", v2path);
+        snprintf(p, sizeof p, "%s%s", root, v2path);
         int64_t use, lim =
             cgroup_limit_use(p, "memory.max", "memory.current", "inactive_file", &use);
         if (lim >= 0) {
             int64_t room = lim - (use > 0 ? use : 0);
-            if (best < 0 || room < best) best = room, *v2 = 1;
+            if (!limited || room < best) best = room, limited = 1, *v2 = 1;
         }
         end = strrchr(v2path, '/');
         if (!end || end == v2path) break; /* the root cgroup has no memory.max */
     }
-    return best < 0 ? -1 : best;
+    /* usage can exceed the limit for a moment (the kernel reclaims after the fact): no room */
+    return !limited ? -1 : best < 0 ? 0 : best;
 }
 
 int64_t ns_memory_available(const char **source) {
@@ -180,9 +178,10 @@ int64_t ns_memory_available(const char **source) {
             avail = room, src = "RLIMIT_AS (ulimit -v) less the address space in use";
     }
     int v2 = 0;
-    int64_t cg = cgroup_headroom(&v2);
+    int64_t cg =
+        ns_cgroup_headroom("/proc/self/cgroup", "/sys/fs/cgroup", meminfo_bytes("MemTotal"), &v2);
     if (cg >= 0 && (avail <= 0 || cg < avail))
-        avail = cg, src = v2 ? "cgroup memory.max less memory.current"
+        avail = cg > 0 ? cg : 1 /* no room, which 0 ("unknown") would not say */, src = v2 ? "cgroup memory.max less memory.current"
                              : "cgroup memory.limit_in_bytes less memory.usage_in_bytes";
     if (source) *source = src;
     return avail;

@@ -36,6 +36,18 @@ typedef struct ns_topology {
  * source is not NULL, names the limit that decided it. 0 when unknown. */
 int64_t ns_memory_available(const char **source);
 
+/* The memory cgroup's headroom in bytes: limit less usage, the least over the v2 cgroup and its
+ * ancestors, or the v1 memory controller's; -1 when unlimited or unknown. *v2 is set to 1 or 0 by
+ * the cgroup version that decided it. Usage counts the page cache, which the kernel reclaims on
+ * demand: its inactive file pages (memory.stat "inactive_file", v1 "total_inactive_file") are
+ * subtracted, as MemAvailable does for the whole machine (after a build, usage reads near the
+ * limit while most of it is reclaimable). A v1 limit of mem_total bytes or more (v1 writes
+ * "unlimited" as a page-rounded 2^63) is no limit; mem_total <= 0: unknown RAM, any v1 limit
+ * counts. proc_cgroup: the /proc/self/cgroup file; root: where cgroupfs is mounted
+ * (/sys/fs/cgroup; v1 controllers below it in memory/). Both are parameters for tests. */
+int64_t ns_cgroup_headroom(const char *proc_cgroup, const char *root, int64_t mem_total,
+                           int *v2);
+
 /* Reads the topology once (hwloc) and caches it. Never NULL: missing parts are 0. */
 const ns_topology *ns_topology_get(void);
 
