@@ -37,17 +37,14 @@ static void usage(FILE *f) {
             "of 1024 (the B does not mean bytes: --n 32KiB is 32768 elements). Sizes are >= 1, and\n"
             "one repetition may do at most 1e13 FLOPs and move at most 1e13 bytes.\n"
             "Ctrl-C stops at the next sample, writes what was measured (\"interrupted\": true) and\n"
-            "exits 130 (SIGTERM: 143). `nodescale list` shows the kernels.\n",
+            "exits 130 (SIGTERM: 143); a second one exits at once. `nodescale list` shows the\n"
+            "kernels.\n",
             NS_MIN_SAMPLES);
 }
 
 /* The most FLOPs, and the most bytes, one repetition may do: about 3 minutes at 50 GFLOP/s, and
  * about 15 minutes at 10 GB/s, so a typo in --n cannot start an hour-long measurement. */
 #define NS_BENCH_MAX_WORK 1e13
-
-static void on_sigint(int sig) {
-    ns_interrupted = sig;
-}
 
 /* The larger of one repetition's analytic FLOPs and bytes. */
 static double work_of(const ns_kernel *k, const ns_params *p) {
@@ -222,10 +219,7 @@ int ns_cmd_bench(int argc, char **argv) {
     o.min_sample_s = min_time;
     if (ns_counters_init(events, err, sizeof err) < 0) return ns_usage_error(cmd, "%s", err);
     /* Like `nodescale run`: Ctrl-C stops at the next sample and keeps what was measured. */
-    struct sigaction sa = {0};
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    ns_install_stop_handler();
     double ghz = ns_clockprobe_ghz();
     ns_measurement meas = {0};
     json_t *r = ns_measure_kernel(k, &p, &o, 1, 1, &meas);
@@ -237,9 +231,13 @@ int ns_cmd_bench(int argc, char **argv) {
     const char *status = json_string_value(json_object_get(r, "status"));
     double gf = ns_json_get_num(r, "gflops"), gb = ns_json_get_num(r, "gbytes_per_s");
     fprintf(human, "%s  ", json_string_value(json_object_get(r, "id")));
-    if (json_is_array(json_object_get(r, "samples_s")))
-        fprintf(human, "median %.4g s/rep  min %.4g  cv %.2f%%  ", meas.stats.median,
-                meas.stats.min, 100 * meas.stats.cv);
+    if (json_is_array(json_object_get(r, "samples_s"))) {
+        fprintf(human, "median %.4g s/rep  min %.4g  ", meas.stats.median, meas.stats.min);
+        if (isfinite(meas.stats.cv)) /* one sample has no spread */
+            fprintf(human, "cv %.2f%%  ", 100 * meas.stats.cv);
+        else
+            fprintf(human, "cv -  ");
+    }
     if (isfinite(gf)) fprintf(human, "%.2f GFLOP/s  ", gf);
     if (isfinite(gb)) fprintf(human, "%.2f GB/s  ", gb);
     if (!isfinite(gf) && !isfinite(gb)) fprintf(human, "no rate  ");

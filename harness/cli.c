@@ -3,10 +3,14 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "harness/measure.h"
 
 const char *ns_program = "nodescale";
 
@@ -22,6 +26,19 @@ int ns_usage_error(const char *cmd, const char *fmt, ...) {
 
 int ns_exit_signal(int sig) {
     return sig > 1 && sig < 64 ? 128 + sig : NS_EXIT_INTERRUPTED;
+}
+
+static void on_stop_signal(int sig) {
+    if (ns_interrupted) _exit(ns_exit_signal(sig)); /* the second one: at once */
+    ns_interrupted = sig;
+}
+
+void ns_install_stop_handler(void) {
+    struct sigaction sa = {0};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 static int suffix_multiplier(const char *s, int64_t *mul) {

@@ -12,6 +12,14 @@ enum { NS_EXIT_OK = 0, NS_EXIT_FAIL = 1, NS_EXIT_USAGE = 2, NS_EXIT_INTERRUPTED 
  * as a shell reports it; NS_EXIT_INTERRUPTED (130, SIGINT's) when sig is not a signal number. */
 int ns_exit_signal(int sig);
 
+/* Installs the SIGINT/SIGTERM handler of the measuring commands (bench, run): the first signal
+ * sets ns_interrupted, and the command stops at the next sample, writes what it measured and
+ * exits 130/143; a second one exits at once with that status (_exit: nothing more is written; a
+ * file being replaced keeps its old content, its temporary copy may remain). The second signal
+ * is the way out of a wait that never reaches a sample boundary (a peer library's start-up,
+ * a hung device). */
+void ns_install_stop_handler(void);
+
 /* The program as the user invoked it (main's argv[0]), for the command line run.log records;
  * "nodescale" until main sets it. */
 extern const char *ns_program;

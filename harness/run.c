@@ -462,10 +462,6 @@ json_t *ns_run_node(const ns_run_opts *o) {
 /* run.log of the current run; everything the run prints goes to stderr and here. */
 static FILE *log_file;
 
-static void on_sigint(int sig) {
-    ns_interrupted = sig;
-}
-
 static void usage(FILE *f) {
     fprintf(f, "usage: nodescale run [--quick] [--out DIR] [--threads N] [--kernels a,b,...]\n"
                "                     [--events LIST] [--format json|gbench]\n"
@@ -661,10 +657,7 @@ int ns_cmd_run(int argc, char **argv) {
             !strncmp(*e, "NODESCALE_", 10) || !strncmp(*e, "GOMP_", 5) || !strncmp(*e, "MKL_", 4))
             fprintf(log_file, "env: %s%s\n", *e, set_by_nodescale(*e));
 
-    struct sigaction sa = {0};
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    ns_install_stop_handler();
 
     ns_run_opts o = {.quick = quick, .threads = (int)threads, .kernels = kernels, .events = events,
                      .log = tee};

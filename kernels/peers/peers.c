@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "kernels/gemm/gemm_kernels.h"
 
@@ -87,10 +89,39 @@ static void load_blis(peer *p) {
     snprintf(p->info.status, sizeof p->info.status, "ok");
 }
 
+/* OpenBLAS reserves a BUFFER_SIZE (128 MiB on x86_64, OpenBLAS common_x86_64.h) buffer per
+ * thread in its constructor (blas_thread_init), and 0.3.21 retries a failed mmap forever: under
+ * an address-space limit (ulimit -v) without that much room left, dlopen never returns (a
+ * `bench dgemm --n 3000` under ulimit -v 300000 spun 9 minutes in it). The threads it counts:
+ * up to the CPUs online, or OPENBLAS_NUM_THREADS / OMP_NUM_THREADS when smaller; the most is
+ * assumed. Returns 0 when loading is safe, else -1 with the reason in why. */
+#define OPENBLAS_BUFFER ((int64_t)128 << 20)
+static int openblas_fits(char *why, size_t len) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 0;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t need = ((cpus > 0 ? cpus : 1) + 1) * OPENBLAS_BUFFER;
+    int64_t used = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long long kb;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmSize: %lld", &kb) == 1) used = (int64_t)kb << 10;
+    if (f) fclose(f);
+    int64_t room = (int64_t)rl.rlim_cur - used;
+    if (room >= need) return 0;
+    snprintf(why, len,
+             "not loaded: its start-up reserves 128 MiB per thread (%lld MiB here) and the "
+             "address-space limit (ulimit -v) leaves %lld MiB; OpenBLAS would retry forever",
+             (long long)(need >> 20), (long long)(room > 0 ? room >> 20 : 0));
+    return -1;
+}
+
 static void load_openblas(peer *p) {
     static const char omp_path[] = "/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0";
     static const char pth_path[] = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0";
     p->info.name = "openblas";
+    if (openblas_fits(p->info.status, sizeof p->info.status) != 0) return;
     const char *path = omp_path;
     int forced = 0;
     if (!getenv("OPENBLAS_CORETYPE") && ns_cpu_has_avx512()) {
