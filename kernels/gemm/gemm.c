@@ -184,7 +184,37 @@ static void blocks_for(int isa, ns_precision prec, blocks *bk) {
 static pthread_once_t blocks_once = PTHREAD_ONCE_INIT;
 static blocks blocks_table[NS_GEMM_NISA][2];
 
+/* env_ways's view of NODESCALE_GEMM_JC_NT, _IC_NT, _JR_NT. */
+static int env_w[3], env_w_set;
+
+/* Reads NODESCALE_GEMM_JC_NT, _IC_NT, _JR_NT into env_w (unset: 1) and env_w_set (one is set
+ * and none is bad). A bad value (not an integer in [1, 1024]) sets nothing, with a warning: this
+ * runs once per process (blocks_init), so once per variable, as env_block's. */
+static void read_env_ways(void) {
+    static const char *const names[3] = {"NODESCALE_GEMM_JC_NT", "NODESCALE_GEMM_IC_NT",
+                                         "NODESCALE_GEMM_JR_NT"};
+    int w[3], any = 0, bad = 0;
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(names[i]);
+        w[i] = 1;
+        if (!v || !*v) continue;
+        char *end;
+        errno = 0;
+        long x = strtol(v, &end, 10);
+        if (errno || *end || x < 1 || x > 1024) {
+            fprintf(stderr, "nodescale: warning: ignoring %s=%s (want an integer in [1, 1024])\n",
+                    names[i], v);
+            bad = 1;
+            continue;
+        }
+        w[i] = (int)x, any = 1;
+    }
+    memcpy(env_w, w, sizeof w);
+    env_w_set = any && !bad;
+}
+
 static void blocks_init(void) {
+    read_env_ways();
     for (int i = 0; i < NS_GEMM_NISA; i++)
         for (int p = 0; p < 2; p++) blocks_for(i, (ns_precision)p, &blocks_table[i][p]);
 }
@@ -517,22 +547,18 @@ static void choose_ways(int64_t m, int64_t n, int64_t mr, int64_t nr, int64_t mc
     }
 }
 
+void ns_gemm_reread_env_ways(void) {
+    read_env_ways();
+}
+
 /* NODESCALE_GEMM_JC_NT, _IC_NT, _JR_NT (BLIS's BLIS_JC_NT, BLIS_IC_NT, BLIS_JR_NT): the ways
  * of each loop, used when all three are integers >= 1 whose product is the call's thread count
- * (unset ones count as 1); otherwise choose_ways decides. */
+ * (unset ones count as 1); otherwise choose_ways decides. Read once, with the block sizes
+ * (blocks_init, at the first GEMM call). */
 static void env_ways(int nt, int *jc, int *ic, int *jr) {
-    static const char *const names[3] = {"NODESCALE_GEMM_JC_NT", "NODESCALE_GEMM_IC_NT",
-                                          "NODESCALE_GEMM_JR_NT"};
-    int w[3], any = 0;
-    for (int i = 0; i < 3; i++) {
-        const char *v = getenv(names[i]);
-        char *end;
-        long x = v && *v ? strtol(v, &end, 10) : 1;
-        if (v && *v && (*end || x < 1 || x > 1024)) return;
-        any |= v && *v;
-        w[i] = (int)x;
-    }
-    if (any && w[0] * w[1] * w[2] == nt) *jc = w[0], *ic = w[1], *jr = w[2];
+    pthread_once(&blocks_once, blocks_init);
+    if (env_w_set && env_w[0] * env_w[1] * env_w[2] == nt)
+        *jc = env_w[0], *ic = env_w[1], *jr = env_w[2];
 }
 
 /* 1 if NR columns `stride` bytes apart fall into fewer than NR/2 distinct L1 sets (64 sets of

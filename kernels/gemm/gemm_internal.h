@@ -81,6 +81,10 @@ int ns_gemm_isa_index(const char *isa);
 int ns_gemm_ways(int isa, ns_precision prec, int64_t m, int64_t n, int64_t k, int nthreads,
                  int ways[3]);
 
+/* Tests only: reads NODESCALE_GEMM_JC_NT/_IC_NT/_JR_NT again (the library reads them once, at
+ * the first GEMM call, as the block sizes). Not safe while another thread runs a GEMM. */
+void ns_gemm_reread_env_ways(void);
+
 /* Column-major GEMM with the ISA given by index (the caller checked it is runnable) and nthreads
  * OpenMP threads (<= 0: omp_get_max_threads()). transa/transb: 0 = no transpose, 1 = transpose.
  * Arguments are assumed valid (nodescale_?gemm checks them). Returns 0, or NODESCALE_ERR_NOMEM

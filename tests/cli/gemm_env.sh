@@ -22,26 +22,38 @@ done
 NODESCALE_GEMM_KC=128 NODESCALE_GEMM_JC_NT=1 "$NS" bench dgemm --n 64 --samples 3 >"$T/out" 2>"$T/err" \
     && echo "ok: valid values accepted" || { echo "FAIL: valid values refused: $(cat "$T/err")"; fails=$((fails + 1)); }
 
-# The library: one DGEMM and one SGEMM call read the block sizes of every ISA and precision.
+# The library: one DGEMM and one SGEMM call read the block sizes of every ISA and precision;
+# three 2-thread DGEMMs follow (bad _JC_NT/_JR_NT values went unreported: trial 12a, defect 4).
 CC=${CC:-cc}
 if [ -f lib/libnodescale.a ] && command -v "$CC" >/dev/null; then
     cat >"$T/prog.c" <<'C'
 #include <nodescale.h>
+#include <stdlib.h>
 int main(void) {
     double a[64] = {0}, b[64] = {0}, c[64];
     float as[64] = {0}, bs[64] = {0}, cs[64];
-    return nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, 8, 8, 8, 1, a, 8,
-                           b, 8, 0, c, 8) != 0 ||
-           nodescale_sgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, 8, 8, 8, 1, as, 8,
-                           bs, 8, 0, cs, 8) != 0;
+    int bad = nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, 8, 8, 8, 1, a,
+                              8, b, 8, 0, c, 8) != 0 ||
+              nodescale_sgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, 8, 8, 8, 1, as,
+                              8, bs, 8, 0, cs, 8) != 0;
+    double *big = calloc(3 * 200 * 200, sizeof *big);
+    for (int i = 0; i < 3 && big; i++)
+        bad |= nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, 200, 200, 200,
+                               1, big, 200, big + 40000, 200, 0, big + 80000, 200) != 0;
+    free(big);
+    return bad || !big;
 }
 C
     if "$CC" -std=c11 -Iinclude "$T/prog.c" lib/libnodescale.a -fopenmp -lhwloc -lm -ldl -lpthread -o "$T/prog" 2>"$T/cc.err"; then
-        NODESCALE_GEMM_KC=0 NODESCALE_GEMM_MC=abc "$T/prog" 2>"$T/err"
+        OMP_NUM_THREADS=2 NODESCALE_GEMM_KC=0 NODESCALE_GEMM_MC=abc NODESCALE_GEMM_JC_NT=banana \
+            NODESCALE_GEMM_JR_NT=0 "$T/prog" 2>"$T/err"
         rc=$?
         nkc=$(grep -c 'warning: ignoring NODESCALE_GEMM_KC=0' "$T/err")
         nmc=$(grep -c 'warning: ignoring NODESCALE_GEMM_MC=abc' "$T/err")
-        if [ $rc -ne 0 ] || [ "$nkc" -ne 1 ] || [ "$nmc" -ne 1 ] || [ "$(wc -l <"$T/err")" -ne 2 ]; then
+        njc=$(grep -c 'warning: ignoring NODESCALE_GEMM_JC_NT=banana' "$T/err")
+        njr=$(grep -c 'warning: ignoring NODESCALE_GEMM_JR_NT=0' "$T/err")
+        if [ $rc -ne 0 ] || [ "$nkc" -ne 1 ] || [ "$nmc" -ne 1 ] || [ "$njc" -ne 1 ] || [ "$njr" -ne 1 ] \
+           || [ "$(wc -l <"$T/err")" -ne 4 ]; then
             echo "FAIL: library: exit $rc, want each warning once, got:"; cat "$T/err"; fails=$((fails + 1))
         else echo "ok: library warns once per variable"; fi
     else

@@ -3,7 +3,10 @@
 # prefix, `pkg-config --static --libs nodescale` names only libraries the library needs (it pulled
 # hwloc's private -ludev, which fails to link where libudev-dev is absent, as on Debian 12
 # without it), a program links with it, and every `cc prog.c ...` line of the README's library
-# section builds a program that runs.
+# section builds a program that runs; one that names libnodescale.a links it (no libnodescale.so
+# among the program's needed libraries) and runs without LD_LIBRARY_PATH (the README called
+# `pkg-config --static --libs nodescale` what libnodescale.a needs, but its -lnodescale takes the
+# shared library: trial 12a, defect 7).
 set -u
 cd "$(dirname "$0")/../.."
 [ -x bin/nodescale ] && [ -f lib/libnodescale.so ] && [ -f lib/libnodescale.a ] || { echo "skip: not built"; exit 77; }
@@ -40,7 +43,7 @@ if [ -n "$extra" ]; then
 else echo "ok: pkg-config --static --libs nodescale: $static"; fi
 if (cd "$T" && "$CC" prog.c $(pkg-config --cflags --static --libs nodescale) -o prog_pc) 2>"$T/cc.err" &&
    [ "$(LD_LIBRARY_PATH="$PREFIX/lib" "$T/prog_pc")" = ok ]; then
-    echo "ok: a program links with pkg-config --static --libs nodescale"
+    echo "ok: a program links with pkg-config --static --libs nodescale (its -lnodescale: the .so)"
 else echo "FAIL: link with pkg-config --static --libs nodescale:"; head -5 "$T/cc.err"; fails=$((fails + 1)); fi
 
 # The README's recipes, as written (comments dropped), in the library section.
@@ -55,7 +58,13 @@ while IFS= read -r line; do
     rm -f "$dir/a.out"
     if (cd "$dir" && eval "$cmd") 2>"$T/cc.err" && [ "$(LD_LIBRARY_PATH="$PREFIX/lib" "$dir/a.out")" = ok ]; then
         echo "ok: README recipe: $cmd"
-    else echo "FAIL: README recipe: $cmd"; head -5 "$T/cc.err"; fails=$((fails + 1)); fi
+    else echo "FAIL: README recipe: $cmd"; head -5 "$T/cc.err"; fails=$((fails + 1)); continue; fi
+    case $line in *libnodescale.a* | *static*) ;; *) continue ;; esac
+    if LC_ALL=C readelf -d "$dir/a.out" | grep -q 'NEEDED.*libnodescale'; then
+        echo "FAIL: README static recipe needs libnodescale.so: $cmd"; fails=$((fails + 1))
+    elif [ "$(env -u LD_LIBRARY_PATH "$dir/a.out")" != ok ]; then
+        echo "FAIL: README static recipe: the program does not run alone: $cmd"; fails=$((fails + 1))
+    else echo "ok: README static recipe links libnodescale.a"; fi
 done < <(sed -n '/<!-- section: library -->/,/<!-- section: /p' README.md | grep -E '^    cc ')
 [ $n -ge 2 ] || { echo "FAIL: found $n README recipes"; fails=$((fails + 1)); }
 [ $fails -eq 0 ] && echo "pkgconfig: ok"

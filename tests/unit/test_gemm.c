@@ -229,6 +229,7 @@ static void test_forced_ways(void **st) {
         setenv("NODESCALE_GEMM_JC_NT", v[0], 1);
         setenv("NODESCALE_GEMM_IC_NT", v[1], 1);
         setenv("NODESCALE_GEMM_JR_NT", v[2], 1);
+        ns_gemm_reread_env_ways();
         int prod = ways[w][0] * ways[w][1] * ways[w][2], th = prod == 3 ? 2 : prod, got[3];
         assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_DP, 257, 131, 203, th, got), th);
         if (prod == th) { /* forced */
@@ -251,6 +252,33 @@ static void test_forced_ways(void **st) {
     unsetenv("NODESCALE_GEMM_JC_NT");
     unsetenv("NODESCALE_GEMM_IC_NT");
     unsetenv("NODESCALE_GEMM_JR_NT");
+    ns_gemm_reread_env_ways();
+}
+
+/* NODESCALE_GEMM_{JC,IC,JR}_NT are read once, at the first GEMM call, like the block sizes and
+ * NODESCALE_ISA (trial 12a, defect 5: getenv ran on every threaded call): a value set after
+ * that is not picked up by later calls; only a fresh read (the test hook) takes it. */
+static void test_env_ways_read_once(void **st) {
+    (void)st;
+    int isas[3], got[3], first[3];
+    runnable_isas(isas);
+    call g = {.prec = NS_PREC_DP, .isa = isas[0], .threads = 2, .m = 40, .n = 50, .k = 2000,
+              .lda = 40, .ldb = 2000, .ldc = 40, .alpha = 1.0, .beta = 1.0};
+    check_call(&g, 7); /* a threaded call: whatever was read has been read */
+    assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_DP, 40, 50, 2000, 2, first), 2);
+    int force = first[0] == 2 ? 2 : 0; /* a split the shape's own choice is not */
+    setenv(force == 0 ? "NODESCALE_GEMM_JC_NT" : "NODESCALE_GEMM_JR_NT", "2", 1);
+    check_call(&g, 8);
+    assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_DP, 40, 50, 2000, 2, got), 2);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(got[i], first[i]);
+    ns_gemm_reread_env_ways();
+    assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_DP, 40, 50, 2000, 2, got), 2);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(got[i], i == force ? 2 : 1);
+    unsetenv("NODESCALE_GEMM_JC_NT");
+    unsetenv("NODESCALE_GEMM_JR_NT");
+    ns_gemm_reread_env_ways();
 }
 
 /* More than 128 groups (65 jc ways: 65 jc + 65 ic groups) puts the group barriers on the heap.
@@ -270,6 +298,7 @@ static void test_heap_barriers(void **st) {
     setenv("NODESCALE_GEMM_JC_NT", "65", 1);
     unsetenv("NODESCALE_GEMM_IC_NT");
     unsetenv("NODESCALE_GEMM_JR_NT");
+    ns_gemm_reread_env_ways();
     int got[3];
     assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_DP, 64, 1024, 1024, 65, got), 65);
     assert_int_equal(got[0], 65);
@@ -280,6 +309,7 @@ static void test_heap_barriers(void **st) {
     check_call(&g, 65);
     ns_gemm_set_buffer_alloc(NULL);
     unsetenv("NODESCALE_GEMM_JC_NT");
+    ns_gemm_reread_env_ways();
     assert_int_equal(bar_align_seen, 64);
 }
 
@@ -747,6 +777,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_edge_residues),    cmocka_unit_test(test_shape_classes),
         cmocka_unit_test(test_forced_ways),      cmocka_unit_test(test_heap_barriers),
+        cmocka_unit_test(test_env_ways_read_once),
         cmocka_unit_test(test_transposes_layouts_ld), cmocka_unit_test(test_unaligned),
         cmocka_unit_test(test_guard_pages),      cmocka_unit_test(test_beta_zero_nan),
         cmocka_unit_test(test_degenerate),       cmocka_unit_test(test_bad_arguments),

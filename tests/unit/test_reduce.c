@@ -406,6 +406,57 @@ static void test_amax(void **state) {
     free(x), free(xs);
 }
 
+/* One i?amax case on every ISA: index and value (NaN or not) equal plain C's. */
+static void amax_same(int64_t n, const double *x, const float *xs, const char *what, int64_t p) {
+    double a2;
+    float f2;
+    int64_t want = ns_red_c_idamax(n, x, &a2), wants = ns_red_c_isamax(n, xs, &f2);
+    for (int ii = 0; ii < nisas; ii++) {
+        double a1 = 0;
+        float f1 = 0;
+        int64_t got = isas[ii]->idamax(n, x, &a1), gots = isas[ii]->isamax(n, xs, &f1);
+        if (got != want || (isnan(a1) ? !isnan(a2) : a1 != a2) || gots != wants ||
+            (isnan(f1) ? !isnan(f2) : f1 != f2))
+            fail_msg("i?amax isa=%s n=%lld %s at %lld: idamax %lld (%g) want %lld (%g), isamax "
+                     "%lld (%g) want %lld (%g)",
+                     isas[ii]->isa, (long long)n, what, (long long)p, (long long)got, a1,
+                     (long long)want, a2, (long long)gots, (double)f1, (long long)wants,
+                     (double)f2);
+    }
+}
+
+/* Every n in 0..200 (below, at and past each ISA's vector block and its tail), on every ISA:
+ * random values full of ties; all equal; the maximum at each position with a tie of the other
+ * sign after it (and one before it that is smaller); a NaN at each position with an Inf before
+ * it and a second NaN after it. The result must be plain C's: first maximum, first NaN. */
+static void test_amax_small_n(void **state) {
+    (void)state;
+    enum { NMAX = 200 };
+    double x[NMAX + 1];
+    float xs[NMAX + 1];
+    for (int64_t n = 0; n <= NMAX; n++) {
+        for (int64_t i = 0; i < n; i++)
+            x[i] = (double)(rnd() % 5) - 2, xs[i] = (float)(rnd() % 5) - 2;
+        amax_same(n, x, xs, "random ties", -1);
+        for (int64_t i = 0; i < n; i++)
+            x[i] = i & 1 ? -1.5 : 1.5, xs[i] = i & 1 ? 1.5f : -1.5f;
+        amax_same(n, x, xs, "all equal", -1);
+        for (int64_t p = 0; p < n; p++) {
+            for (int64_t i = 0; i < n; i++)
+                x[i] = (double)(rnd() % 5) - 2, xs[i] = (float)(rnd() % 5) - 2;
+            int64_t q = p + 1 + (int64_t)(rnd() % (uint64_t)(n - p));
+            x[p] = -7.0, xs[p] = 7.0f;
+            if (q < n) x[q] = 7.0, xs[q] = -7.0f;
+            if (p > 0) x[p - 1] = 6.5, xs[p - 1] = -6.5f;
+            amax_same(n, x, xs, "tie", p);
+            x[p] = NAN, xs[p] = -NAN;
+            if (p > 0) x[p - 1] = -INFINITY, xs[p - 1] = INFINITY;
+            if (q < n) x[q] = -NAN, xs[q] = NAN;
+            amax_same(n, x, xs, "NaN", p);
+        }
+    }
+}
+
 /* n = 0, strides, bad arguments (xerbla-style positions), results untouched on error. */
 static void test_edges_and_errors(void **state) {
     (void)state;
@@ -947,6 +998,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_sp_past_2_24),
         cmocka_unit_test(test_nrm2_extremes),
         cmocka_unit_test(test_amax),
+        cmocka_unit_test(test_amax_small_n),
         cmocka_unit_test(test_edges_and_errors),
         cmocka_unit_test(test_isa_env),
         cmocka_unit_test(test_isa_forced),

@@ -283,10 +283,17 @@ static ns_ff y_sdot_comp(int64_t n, const float *x, const float *y) {
     return ns_tree_ff(slot, 8 * RC);
 }
 
-/* ---- max |x| with its index: as the AVX-512 kernels, with compare masks and blends -------- */
+/* ---- max |x| with its index: as the AVX-512 kernels, with compare masks and blends -------- *
+ * (short ranges in plain C, a vector merge: the largest lane value, then its smallest index). */
 enum { RM = 4 };
+_Static_assert(RM == 4, "y_idamax merges its four registers in a tree");
+
+static inline __m256i min_epi64(__m256i a, __m256i b) {
+    return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
+}
 
 static int64_t y_idamax(int64_t n, const double *x, double *amax) {
+    if (n < 4 * RM) return ns_red_c_idamax(n, x, amax);
     const __m256d sign = _mm256_set1_pd(-0.0);
     __m256d m[RM], nan = _mm256_setzero_pd();
     __m256i ix[RM], cur = _mm256_set_epi64x(3, 2, 1, 0);
@@ -307,14 +314,24 @@ static int64_t y_idamax(int64_t n, const double *x, double *amax) {
             cur = _mm256_add_epi64(cur, step);
         }
     if (_mm256_movemask_pd(nan)) return ns_red_c_idamax(n, x, amax);
-    double best = -1.0, lm[4];
-    int64_t bi = 0, li[4];
-    for (int k = 0; k < RM; k++) {
-        _mm256_storeu_pd(lm, m[k]);
-        _mm256_storeu_si256((__m256i *)li, ix[k]);
-        for (int j = 0; j < 4; j++)
-            if (lm[j] > best || (lm[j] == best && li[j] < bi)) best = lm[j], bi = li[j];
-    }
+    __m256d mx = m[0];
+#pragma GCC unroll 8
+    for (int k = 1; k < RM; k++)
+        mx = _mm256_max_pd(mx, m[k]);
+    __m128d h = _mm_max_pd(_mm256_castpd256_pd128(mx), _mm256_extractf128_pd(mx, 1));
+    double best = _mm_cvtsd_f64(_mm_max_sd(h, _mm_unpackhi_pd(h, h)));
+    const __m256d b = _mm256_set1_pd(best);
+    const __m256i none = _mm256_set1_epi64x(INT64_MAX);
+    __m256i c[RM];
+#pragma GCC unroll 8
+    for (int k = 0; k < RM; k++) /* the lane's index where it holds best, else none */
+        c[k] = _mm256_blendv_epi8(none, ix[k],
+                                  _mm256_castpd_si256(_mm256_cmp_pd(m[k], b, _CMP_EQ_OQ)));
+    __m256i lo = min_epi64(min_epi64(c[0], c[1]), min_epi64(c[2], c[3]));
+    __m128i l = _mm256_castsi256_si128(lo), u = _mm256_extracti128_si256(lo, 1);
+    l = _mm_blendv_epi8(l, u, _mm_cmpgt_epi64(l, u));
+    u = _mm_unpackhi_epi64(l, l);
+    int64_t bi = _mm_cvtsi128_si64(_mm_blendv_epi8(l, u, _mm_cmpgt_epi64(l, u)));
     double tm;
     int64_t ti = i < n ? i + ns_red_c_idamax(n - i, x + i, &tm) : -1;
     if (ti >= 0 && (isnan(tm) || tm > best)) best = tm, bi = ti;
@@ -324,6 +341,7 @@ static int64_t y_idamax(int64_t n, const double *x, double *amax) {
 
 /* Lane indices are 32-bit, counted from the start of chunks of at most 2^30 elements. */
 static int64_t y_isamax_chunk(int64_t n, const float *x, float *amax) {
+    if (n < 8 * RM) return ns_red_c_isamax(n, x, amax);
     const __m256 sign = _mm256_set1_ps(-0.0f);
     __m256 m[RM], nan = _mm256_setzero_ps();
     __m256i ix[RM], cur = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
@@ -344,15 +362,24 @@ static int64_t y_isamax_chunk(int64_t n, const float *x, float *amax) {
             cur = _mm256_add_epi32(cur, step);
         }
     if (_mm256_movemask_ps(nan)) return ns_red_c_isamax(n, x, amax);
-    float best = -1.0f, lm[8];
-    int64_t bi = 0;
-    int32_t li[8];
+    __m256 mx = m[0];
+#pragma GCC unroll 8
+    for (int k = 1; k < RM; k++)
+        mx = _mm256_max_ps(mx, m[k]);
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    float best = _mm_cvtss_f32(_mm_max_ss(h, _mm_shuffle_ps(h, h, 1)));
+    const __m256 b = _mm256_set1_ps(best);
+    const __m256i none = _mm256_set1_epi32(INT32_MAX);
+    __m256i lo = none;
+#pragma GCC unroll 8
     for (int k = 0; k < RM; k++) {
-        _mm256_storeu_ps(lm, m[k]);
-        _mm256_storeu_si256((__m256i *)li, ix[k]);
-        for (int j = 0; j < 8; j++)
-            if (lm[j] > best || (lm[j] == best && li[j] < bi)) best = lm[j], bi = li[j];
+        __m256i eq = _mm256_castps_si256(_mm256_cmp_ps(m[k], b, _CMP_EQ_OQ));
+        lo = _mm256_min_epi32(lo, _mm256_blendv_epi8(none, ix[k], eq));
     }
+    __m128i l = _mm_min_epi32(_mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1));
+    l = _mm_min_epi32(l, _mm_unpackhi_epi64(l, l));
+    int64_t bi = _mm_cvtsi128_si32(_mm_min_epi32(l, _mm_shuffle_epi32(l, 1)));
     float tm;
     int64_t ti = i < n ? i + ns_red_c_isamax(n - i, x + i, &tm) : -1;
     if (ti >= 0 && (isnan(tm) || tm > best)) best = tm, bi = ti;
@@ -361,6 +388,7 @@ static int64_t y_isamax_chunk(int64_t n, const float *x, float *amax) {
 }
 
 static int64_t y_isamax(int64_t n, const float *x, float *amax) {
+    if (n < 8 * RM) return ns_red_c_isamax(n, x, amax);
     return ns_red_isamax_chunked(n, x, amax, y_isamax_chunk);
 }
 

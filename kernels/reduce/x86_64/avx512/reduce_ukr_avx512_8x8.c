@@ -405,10 +405,14 @@ static double z_ssumsq_wide(int64_t n, const float *x) {
  * Four (max, index) register pairs; a lane takes a new element only when strictly greater, so
  * each lane holds its first maximum, and the lane merge prefers the smaller index on ties: the
  * result is the first maximum of the range. An unordered compare flags NaNs; a range holding one
- * is rescanned by the plain-C kernel, which returns the first NaN. */
+ * is rescanned by the plain-C kernel, which returns the first NaN. The merge is vector work: the
+ * largest lane value, then the smallest index among the lanes holding it (every lane holds a
+ * real element once one block ran). A range shorter than one block (8 * RM elements) takes the
+ * plain-C loop: storing and merging the lanes cost more than the whole short scan. */
 enum { RM = 4 };
 
 static int64_t z_idamax(int64_t n, const double *x, double *amax) {
+    if (n < 8 * RM) return ns_red_c_idamax(n, x, amax);
     __m512d m[RM];
     __m512i ix[RM];
     __m512i cur = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
@@ -429,17 +433,17 @@ static int64_t z_idamax(int64_t n, const double *x, double *amax) {
             cur = _mm512_add_epi64(cur, step);
         }
     if (nan) return ns_red_c_idamax(n, x, amax);
-    double best = -1.0;
-    int64_t bi = 0;
-    double lm[8];
-    int64_t li[8];
+    __m512d mx = m[0];
 #pragma GCC unroll 8
-    for (int k = 0; k < RM; k++) {
-        _mm512_storeu_pd(lm, m[k]);
-        _mm512_storeu_si512(li, ix[k]);
-        for (int j = 0; j < 8; j++)
-            if (lm[j] > best || (lm[j] == best && li[j] < bi)) best = lm[j], bi = li[j];
-    }
+    for (int k = 1; k < RM; k++)
+        mx = _mm512_max_pd(mx, m[k]);
+    double best = _mm512_reduce_max_pd(mx);
+    const __m512d b = _mm512_set1_pd(best);
+    __m512i lo = _mm512_set1_epi64(INT64_MAX);
+#pragma GCC unroll 8
+    for (int k = 0; k < RM; k++)
+        lo = _mm512_mask_min_epi64(lo, _mm512_cmp_pd_mask(m[k], b, _CMP_EQ_OQ), lo, ix[k]);
+    int64_t bi = _mm512_reduce_min_epi64(lo);
     for (; i < n; i++) {
         double v = x[i] < 0 ? -x[i] : x[i];
         if (v != v) return ns_red_c_idamax(n, x, amax);
@@ -451,6 +455,7 @@ static int64_t z_idamax(int64_t n, const double *x, double *amax) {
 
 /* Lane indices are 32-bit, counted from the start of chunks of at most 2^30 elements. */
 static int64_t z_isamax_chunk(int64_t n, const float *x, float *amax) {
+    if (n < 16 * RM) return ns_red_c_isamax(n, x, amax);
     __m512 m[RM];
     __m512i ix[RM];
     __m512i cur = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
@@ -471,17 +476,17 @@ static int64_t z_isamax_chunk(int64_t n, const float *x, float *amax) {
             cur = _mm512_add_epi32(cur, step);
         }
     if (nan) return ns_red_c_isamax(n, x, amax);
-    float best = -1.0f;
-    int64_t bi = 0;
-    float lm[16];
-    int32_t li[16];
+    __m512 mx = m[0];
 #pragma GCC unroll 8
-    for (int k = 0; k < RM; k++) {
-        _mm512_storeu_ps(lm, m[k]);
-        _mm512_storeu_si512(li, ix[k]);
-        for (int j = 0; j < 16; j++)
-            if (lm[j] > best || (lm[j] == best && li[j] < bi)) best = lm[j], bi = li[j];
-    }
+    for (int k = 1; k < RM; k++)
+        mx = _mm512_max_ps(mx, m[k]);
+    float best = _mm512_reduce_max_ps(mx);
+    const __m512 b = _mm512_set1_ps(best);
+    __m512i lo = _mm512_set1_epi32(INT32_MAX);
+#pragma GCC unroll 8
+    for (int k = 0; k < RM; k++)
+        lo = _mm512_mask_min_epi32(lo, _mm512_cmp_ps_mask(m[k], b, _CMP_EQ_OQ), lo, ix[k]);
+    int64_t bi = _mm512_reduce_min_epi32(lo);
     for (; i < n; i++) {
         float v = x[i] < 0 ? -x[i] : x[i];
         if (v != v) return ns_red_c_isamax(n, x, amax);
@@ -492,6 +497,7 @@ static int64_t z_isamax_chunk(int64_t n, const float *x, float *amax) {
 }
 
 static int64_t z_isamax(int64_t n, const float *x, float *amax) {
+    if (n < 16 * RM) return ns_red_c_isamax(n, x, amax);
     return ns_red_isamax_chunked(n, x, amax, z_isamax_chunk);
 }
 
