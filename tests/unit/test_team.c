@@ -1,7 +1,8 @@
 /* The library's own OpenMP teams (kernels/team_claim.h): one team at a time across callers
  * (trial 12a #2), one thread inside a parallel region, and one thread in a forked child, where
  * libgomp cannot open a team (trial 12a #6: the child hung). Correctness only: thread counts
- * as the library reports them, results against single-thread or long double references. */
+ * as the library reports them, results against single-thread or long double references, and
+ * the claim free after every call, a failed one included. */
 #include <errno.h>
 #include <omp.h>
 #include <pthread.h>
@@ -125,6 +126,36 @@ static void test_claim_gemm(void **st) {
     for (int i = 0; i < GM * GN; i++)
         assert_true(fabs(c[i] - gref[i]) <= tol);
     free(c);
+    assert_claim_free();
+}
+
+static int fail_alloc(void **p, size_t align, size_t bytes) {
+    (void)p, (void)align, (void)bytes;
+    return ENOMEM;
+}
+
+static void *nomem_call(void *rc) {
+    double *c = calloc(GM * GN, sizeof *c);
+    *(int *)rc = c ? nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleNoTrans, GM, GN,
+                                     GK, 1.0, ga, GM, gb, GK, 0.0, c, GM)
+                   : 0;
+    free(c);
+    return NULL;
+}
+
+/* A threaded GEMM that cannot allocate its buffers gives the claim back (a new thread: no
+ * buffers kept from earlier calls). */
+static void test_nomem_releases(void **st) {
+    (void)st;
+    NEED_TWO();
+    int rc = 0;
+    pthread_t t;
+    ns_gemm_set_buffer_alloc(fail_alloc);
+    int made = pthread_create(&t, NULL, nomem_call, &rc);
+    if (made == 0) pthread_join(t, NULL);
+    ns_gemm_set_buffer_alloc(NULL);
+    assert_int_equal(made, 0);
+    assert_int_equal(rc, NODESCALE_ERR_NOMEM);
     assert_claim_free();
 }
 
@@ -328,6 +359,7 @@ int main(void) {
         cmocka_unit_test(test_claim_gemm),         cmocka_unit_test(test_nested_gemm),
         cmocka_unit_test(test_claim_descriptor),   cmocka_unit_test(test_claim_reductions),
         cmocka_unit_test(test_concurrent_callers), cmocka_unit_test(test_fork_child),
+        cmocka_unit_test(test_nomem_releases),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
