@@ -7,6 +7,20 @@
  * OpenMP with omp_get_max_threads() threads unless stated otherwise. Pointers need only element
  * alignment.
  *
+ * Threads: one library team at a time per process. A call that would open a team while another
+ * call's team runs (callers on several threads) runs on its calling thread alone, so concurrent
+ * callers never stack teams; a fast-mode reduction then gives its 1-thread result (see Mode
+ * below). In a child of fork() (before any exec) every call runs on one thread: libgomp cannot
+ * open a team there. The teams are libgomp's, whose default wait policy (OMP_WAIT_POLICY unset)
+ * spins before it sleeps: when another process keeps a CPU busy, a team thread that has to wait
+ * for that CPU costs about one scheduler period (8-12 ms) per call. Measured on a 2-CPU VM with
+ * one CPU busy (trial 12a): nodescale_ddot n = 65536 took 13.2 us on 1 thread and 11588 us on 2;
+ * dgemm 256^3 0.58-0.74 ms on 1 thread and 7.5-7.6 ms on 2; 100 iterations of cblas_dgemm
+ * (10000x10x100) and nodescale_dsum (n = 1e5) 1.66-1.70 s, and 0.40-0.46 s with
+ * OMP_WAIT_POLICY=passive. A library cannot change the policy once libgomp has started: on a
+ * shared machine set OMP_WAIT_POLICY=passive (there: ddot 19.7 us, dgemm 1.14x its 1-thread time)
+ * or OMP_NUM_THREADS=1 (ddot 22 us) in the environment before the program starts.
+ *
  * ISA (GEMM and reductions alike): the widest cpuid reports, or NODESCALE_ISA (avx512 | avx2 |
  * scalar), read once, at the first call of any function here. An unknown value, or an ISA this
  * CPU cannot run, prints one warning line on stderr (once) and takes the widest cpuid reports. */
@@ -43,11 +57,11 @@ typedef enum {
  * Returns 0, or a positive BLAS xerbla-style parameter number (1-based position of the first
  * invalid argument) without touching C, or NODESCALE_ERR_NOMEM (negative) when the packing
  * buffers cannot be allocated: C untouched, nothing printed, the call may be retried.
- * Threads: omp_get_max_threads() (one inside a parallel region, and for problems under
- * ~4 MFLOP). ISA: as above. Block sizes from hwloc's cache sizes,
- * overridden by NODESCALE_GEMM_MC / _KC / _NC. Algorithm: Goto/BLIS five loops with packing;
- * van Zee & van de Geijn, "BLIS: A Framework for Rapidly Instantiating BLAS Functionality",
- * ACM TOMS 41(3), 2015, section 3. */
+ * Threads: omp_get_max_threads() (one inside a parallel region, for problems under ~4 MFLOP, while
+ * another call's team runs, and in a forked child: see Threads above). ISA: as above. Block sizes
+ * from hwloc's cache sizes, overridden by NODESCALE_GEMM_MC / _KC / _NC. Algorithm: Goto/BLIS five
+ * loops with packing; van Zee & van de Geijn, "BLIS: A Framework for Rapidly Instantiating BLAS
+ * Functionality", ACM TOMS 41(3), 2015, section 3. */
 /* GEMM return value: the packing buffers could not be allocated (C untouched). Parameter
  * errors are positive, so every nonzero return is a failure and C was not written. */
 #define NODESCALE_ERR_NOMEM (-1)
@@ -69,7 +83,8 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
  * arithmetic. Inputs are read only; results depend on the ISA chosen at run time (above).
  *
  * Threads: min(n / 32768, omp_get_max_threads(), 256), at least 1 (i?amax and nrm2 too), and
- * one inside a parallel region; the runtime may give fewer.
+ * one inside a parallel region, while another call's team runs, and in a forked child (Threads
+ * above); the runtime may give fewer.
  *
  * Error bounds (the ones the tests check, ns_red_bound in kernels/reduce/reduce.c), with u the
  * unit roundoff of the accumulation (2^-53 DP, 2^-24 SP), gamma_h = h u / (1 - h u) (infinite
@@ -103,10 +118,11 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
  *                scales by a power of two, which is exact (the split into an unscaled and a
  *                scaled pass is discussed in Anderson, "Algorithm 978: Safe Scaling in the
  *                Level 1 BLAS", ACM TOMS 44(1), 2017).
- * Mode: NodescaleFast partitions the work by thread; the result is reproducible for a fixed
- * thread count but may differ in the last bits between thread counts. NodescaleDeterministic
- * fixes the blocks and the combine tree by n alone: bitwise the same result for any number of
- * threads and any run (on the same ISA); it costs one micro-kernel call per block. */
+ * Mode: NodescaleFast partitions the work by thread; the result is reproducible for a fixed thread
+ * count but may differ in the last bits between thread counts (a call that ran on one thread
+ * because another call's team was running gives the 1-thread result). NodescaleDeterministic fixes
+ * the blocks and the combine tree by n alone: bitwise the same result for any number of threads
+ * and any run (on the same ISA); it costs one micro-kernel call per block. */
 typedef enum {
     NodescaleSumPlain = 0,       /* independent accumulators, fixed pairwise combine */
     NodescaleSumPairwise = 1,    /* cascade (pairwise) summation over 2048-element leaves */

@@ -34,6 +34,7 @@
 #include "include/nodescale.h"
 #include "kernels/gemm/gemm_internal.h"
 #include "kernels/gemm/gemm_kernels.h"
+#include "kernels/team_claim.h"
 
 /* ---- Micro-kernel table: one row per ISA and precision ------------------------------------- */
 
@@ -675,6 +676,17 @@ static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int6
 
     int ways[3];
     int nt = ns_gemm_ways(isa, prec, m, n, k, nthreads, ways);
+    /* One library team at a time (team_claim.h). A call that chooses its threads (nthreads <= 0:
+     * the public API) runs on one without the claim. A call told its count (the registry's,
+     * which measures that count) keeps it, and takes the claim only to keep public calls beside
+     * it from stacking their teams on it. In a forked child every call runs on one thread: the
+     * registry's team hook then reports got (ncpus) 1 of the asked count, not a silent 1. */
+    int held = 0;
+    if (nt > 1) {
+        held = ns_team_claim();
+        if (ns_team_forked() || (!held && nthreads <= 0))
+            nt = ns_gemm_ways(isa, prec, m, n, k, 1, ways);
+    }
     J.jc_ways = ways[0], J.ic_ways = ways[1], J.jr_ways = ways[2];
 
     /* Packing A costs about one load and store per element and saves strided, TLB-hungry
@@ -701,7 +713,10 @@ static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int6
     J.asz = (J.asz + 4095) & ~(size_t)4095;
     int ngroups_jc = J.jc_ways, ngroups_ic = J.jc_ways * J.ic_ways;
     char *buf = get_buffer(J.bsz * (size_t)ngroups_jc + J.asz * (size_t)ngroups_ic);
-    if (!buf) return NODESCALE_ERR_NOMEM; /* nothing written yet: C untouched, nothing printed */
+    if (!buf) { /* nothing written yet: C untouched, nothing printed */
+        if (held) ns_team_release();
+        return NODESCALE_ERR_NOMEM;
+    }
     J.bufb = buf;
     J.bufa = buf + J.bsz * (size_t)ngroups_jc;
     group_barrier bars[2 * 64];
@@ -710,7 +725,10 @@ static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int6
         /* calloc guarantees only 16-byte alignment; the barriers need their _Alignas(64). */
         size_t bar_bytes = (size_t)(ngroups_jc + ngroups_ic) * sizeof *heap_bars;
         void *mem = NULL;
-        if (buf_alloc(&mem, _Alignof(group_barrier), bar_bytes) != 0) return NODESCALE_ERR_NOMEM;
+        if (buf_alloc(&mem, _Alignof(group_barrier), bar_bytes) != 0) {
+            if (held) ns_team_release();
+            return NODESCALE_ERR_NOMEM;
+        }
         heap_bars = memset(mem, 0, bar_bytes);
         J.bar_jc = heap_bars;
     } else {
@@ -751,6 +769,7 @@ static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int6
             }
         }
     }
+    if (held) ns_team_release();
     free(heap_bars);
     return 0;
 }

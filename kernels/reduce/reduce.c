@@ -24,8 +24,14 @@
 #include "include/nodescale.h"
 #include "kernels/reduce/reduce_internal.h"
 #include "kernels/registry.h"
+#include "kernels/team_claim.h"
 
-#define MIN_PER_THREAD 32768 /* elements below which another thread costs more than it saves */
+/* Elements below which another thread costs more than it saves. Kept at 32768 after trial 12a
+ * asked whether ~15 us calls gain from a second thread: ddot, 1 and 2 threads interleaved in one
+ * process on the 2-CPU VM (21 and 31 rounds, medians of 15 batches of 20 calls), n = 65536 took
+ * 15.6-15.7 us on 1 thread and 0.66x that on 2 (median ratio; range 0.61-0.98 but one round at
+ * 777x, when the other CPU was busy: see nodescale.h on OMP_WAIT_POLICY); n = 131072 0.42-0.44x. */
+#define MIN_PER_THREAD 32768
 
 static const ns_reduce_ukrs *by_name(const char *isa) {
     if (!strcmp(isa, "avx512")) return ns_cpu_has_avx512() ? &ns_reduce_ukrs_avx512 : NULL;
@@ -70,7 +76,7 @@ void ns_red_split(int64_t n, int mode, int tid, int nthreads, int64_t *lo, int64
 }
 
 int ns_red_threads(int64_t n) {
-    if (omp_in_parallel()) return 1;
+    if (omp_in_parallel() || ns_team_forked()) return 1;
     int64_t t = n / MIN_PER_THREAD;
     int max = omp_get_max_threads();
     if (t > max) t = max;
@@ -226,6 +232,9 @@ double ns_red_team_finish(const ns_red_job *j, int nthreads, const ns_dd *parts)
 double ns_red_run(const ns_red_job *j) {
     if (j->n == 0) return 0.0;
     int t = ns_red_threads(j->n);
+    /* One library team at a time (team_claim.h): without the claim, the calling thread alone;
+     * with it, it is dropped once the team has joined. */
+    if (t > 1 && !ns_team_claim()) t = 1;
     /* One thread, fast mode: its share is the whole range and the tree over one partial is that
      * partial, so this is ns_red_team_part + ns_red_team_finish without the partition's
      * divisions and copies (the same result bitwise). */
@@ -242,6 +251,7 @@ double ns_red_run(const ns_red_job *j) {
             t = nt;
             ns_red_team_part(j, omp_get_thread_num(), nt, parts);
         }
+        ns_team_release();
     }
     return ns_red_team_finish(j, t, parts);
 }
@@ -419,6 +429,7 @@ ns_amax_part ns_amax_team_finish(int nthreads, const ns_amax_part *parts) {
 static int64_t amax_run(int sp, int64_t n, const void *x, int64_t incx, double *value) {
     const ns_reduce_ukrs *u = ns_reduce_ukrs_for(NULL);
     int t = ns_red_threads(n);
+    if (t > 1 && !ns_team_claim()) t = 1; /* one library team at a time (team_claim.h) */
     ns_amax_part parts[NS_RED_MAX_THREADS * NS_RED_PAD];
     if (t == 1) {
         ns_amax_team_part(u, sp, n, x, incx, 0, 1, parts);
@@ -430,6 +441,7 @@ static int64_t amax_run(int sp, int64_t n, const void *x, int64_t incx, double *
             t = nt;
             ns_amax_team_part(u, sp, n, x, incx, omp_get_thread_num(), nt, parts);
         }
+        ns_team_release();
     }
     ns_amax_part r = ns_amax_team_finish(t, parts);
     if (value) *value = r.value;
