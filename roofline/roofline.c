@@ -574,8 +574,8 @@ static void kernel_phase_spread(const json_t *r, char *buf, size_t len) {
  * that did not fail count; a DRAM measurement only at >= 4x the aggregate LLC. A disturbed
  * measurement (kernel_phase_disturbed) counts only when its median is at least the sweep's
  * ceiling sweep_bw (a NAN sweep_bw: no sweep ceiling, then it counts); the fastest one left
- * out for that is returned in *rejected (may be NULL). Returns the rate in GB/s and the entry
- * in *res, or NAN. */
+ * out for that, if faster than sweep_bw, is returned in *rejected (may be NULL). Returns the
+ * rate in GB/s and the entry in *res, or NAN. */
 static double kernel_phase_best(const build_ctx *b, const curve *cv, const char *level,
                                 double sweep_bw, const json_t **res, const json_t **rejected) {
     double best = NAN, rbest = NAN, llc = llc_capacity(&b->cs, cv->threads);
@@ -599,7 +599,7 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
         if (!(by > 0 && tmin > 0 && isfinite(rate))) continue;
         double med = by / ns_json_get_num(json_object_get(r, "time_s"), "median") / 1e9;
         if (isfinite(sweep_bw) && kernel_phase_disturbed(r) && !(med >= sweep_bw)) {
-            if (rejected && !(rate <= rbest)) {
+            if (rejected && rate > sweep_bw && !(rate <= rbest)) {
                 rbest = rate;
                 *rejected = r;
             }

@@ -1340,6 +1340,15 @@ static void test_kernel_phase_disturbed_not_used(void **st) {
     root = load_doc_built(4 * KiB, phase_result("stream_load", "avx512", 1 * MiB, 200, 100));
     kernel_phase_ceiling(root, "L2", 200);
     json_decref(root);
+
+    /* Defect trial12b-4: a disturbed result slower than the plateau (fastest 80, median 40) is
+     * not called "faster than the sweep's L2 ceiling". */
+    root = load_doc_built(4 * KiB, phase_result("stream_load", "avx512", 1 * MiB, 80, 40));
+    l2 = ceiling(root, "L2", 1);
+    assert_string_equal(json_string_value(json_object_get(l2, "source")), "plateau");
+    assert_null(json_object_get(l2, "kernel_phase"));
+    assert_false(notes_contain(root, "is faster than the sweep's"));
+    json_decref(root);
 }
 
 /* Appends to results[] a zero-FLOP copy named id at 1 MiB (L2) streaming gbps GB/s. */
