@@ -969,14 +969,19 @@ static json_t *phase_result(const char *name, const char *isa, double ws, double
     return r;
 }
 
-/* The spr caches and a clean one-thread stream_load curve of the spr machine from lo to 2 GiB
- * (not built). */
-static json_t *load_doc(double lo) {
+/* The spr caches, reporting an LLC of llc bytes, and a clean one-thread stream_load curve of
+ * the spr machine (whose L3 holds 300 MiB) from lo to 2 GiB (not built). */
+static json_t *load_doc_llc(double lo, double llc) {
     double ws[256], bw[256];
     size_t n = make_curve(&spr, lo, 2 * GiB, 0, 0, ws, bw, 256);
-    json_t *root = doc_new(spr_caches(300 * MiB));
+    json_t *root = doc_new(spr_caches(llc));
     doc_add_curve(root, "stream_load", 1, ws, bw, n);
     return root;
+}
+
+/* load_doc_llc(lo) with the true LLC (300 MiB). */
+static json_t *load_doc(double lo) {
+    return load_doc_llc(lo, 300 * MiB);
 }
 
 /* load_doc(lo) with the kernel-phase result r (its reference is taken), built. */
@@ -1351,6 +1356,44 @@ static void test_kernel_phase_disturbed_not_used(void **st) {
     json_decref(root);
 }
 
+/* Defect trial12b-7: hwloc reports an 8 MiB LLC, the real one holds 300 MiB. The kernel phase
+ * measured stream_load at 64 MiB (">= 4x the LLC": DRAM by the report) at 30 GB/s, the L3's
+ * rate, below the sweep's DRAM plateau's smallest point and 2.7x its 11 GB/s. It must not
+ * replace the plateau: the DRAM ceiling stays the plateau's, suspect, saying why (cache
+ * contamination, the LLC may be too small), in ceilings_used and the notes. At 1.3x the plateau
+ * the kernel-phase result still raises the ceiling (as before). */
+static void test_kernel_phase_dram_cache_contaminated(void **st) {
+    (void)st;
+    json_t *root = load_doc_llc(4 * KiB, 8 * MiB);
+    json_t *load = phase_result("stream_load", "avx512", 64 * MiB, 30, 29);
+    json_array_append_new(json_object_get(root, "results"), load);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *d = ceiling(root, "DRAM", 1);
+    assert_string_equal(json_string_value(json_object_get(d, "source")), "plateau");
+    assert_close(json_number_value(json_object_get(d, "gbytes_per_s")), 11, 0.05);
+    assert_true(json_is_true(json_object_get(d, "suspect")));
+    assert_true(has(d, "status", "suspect: the kernel phase measured stream_load at 64 MiB"));
+    assert_true(has(d, "status", "cache contamination, not used"));
+    assert_true(has(d, "status", "the last-level cache hwloc reports (8 MiB for 1 threads) may"));
+    assert_true(json_is_true(json_object_get(used_bandwidth(root, "DRAM"), "suspect")));
+    assert_true(has(used_bandwidth(root, "DRAM"), "suspect_reason", "cache contamination"));
+    assert_true(notes_contain(root, "stream_load/avx512 1 threads, DRAM ceiling: the kernel phase "
+                                    "measured"));
+    assert_close(json_number_value(json_object_get(load, "roof_gbytes_per_s")), 11, 0.05);
+    assert_serialises(root);
+    json_decref(root);
+
+    root = load_doc_llc(4 * KiB, 8 * MiB);
+    json_array_append_new(json_object_get(root, "results"),
+                          phase_result("stream_load", "avx512", 64 * MiB, 14.3, 14));
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    d = ceiling(root, "DRAM", 1);
+    assert_string_equal(json_string_value(json_object_get(d, "source")), "kernel phase");
+    assert_false(json_is_true(json_object_get(d, "suspect")));
+    json_decref(root);
+}
+
 /* Appends to results[] a zero-FLOP copy named id at 1 MiB (L2) streaming gbps GB/s. */
 static json_t *add_copy(json_t *root, const char *id, double gbps) {
     json_t *copy = result(id, "stream", 1 * MiB, NAN, 0);
@@ -1552,6 +1595,7 @@ int main(void) {
         cmocka_unit_test(test_kernel_phase_only_ceiling),
         cmocka_unit_test(test_kernel_phase_disturbed_not_used),
         cmocka_unit_test(test_compute_ceilings_suspect),
+        cmocka_unit_test(test_kernel_phase_dram_cache_contaminated),
         cmocka_unit_test(test_bandwidth_scaling_suspect),
         cmocka_unit_test(test_fastest_sample_above_roof),
         cmocka_unit_test(test_nt_stores_judged_at_dram),
