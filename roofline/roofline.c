@@ -49,10 +49,15 @@
 #define DRAM_CONTAMINATION 1.5
 /* A compute ceiling whose result's CV exceeds this, or whose fastest sample is more than this
  * factor above its median, is suspect; so is a T-thread ceiling (compute or bandwidth) more than
- * SCALING_SLACK x T times the 1-thread one (the 1-thread one is then too low). */
+ * SCALING_SLACK x T times the 1-thread one (the 1-thread one is then too low), and a T-thread
+ * compute ceiling more than SCALING_SLACK times below the 1-thread one (measurement noise is
+ * less: it is too low). */
 #define COMPUTE_MAX_CV 0.10
 #define COMPUTE_MAX_SPREAD 1.20
 #define SCALING_SLACK 1.1
+/* An SP compute ceiling more than this factor above the DP one of the same mix and threads:
+ * a vector holds twice as many SP elements, so SP can do at most 2x (plus noise). */
+#define SP_DP_MAX 2.2
 /* Half-width, in doublings of the working set, of the window of the local slope. */
 #define SLOPE_WINDOW 0.7
 
@@ -1208,9 +1213,13 @@ static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...) {
  * not); returns 1 when it is. The evidence: its result's samples spread (CV above
  * COMPUTE_MAX_CV, or a fastest sample more than COMPUTE_MAX_SPREAD times its median); an SP
  * ceiling below the DP one of the same mix and threads (SP does twice the FLOPs per
- * instruction); a T-thread ceiling more than SCALING_SLACK x T times the 1-thread one of the
- * same precision and mix (T threads cannot give more than T times one): the 1-thread one is
- * then suspect (too low), and the T-thread one's reason names the comparison too. */
+ * instruction); an SP ceiling more than SP_DP_MAX times the DP one of the same mix and threads
+ * (a vector holds only twice the elements): both are then suspect (DP too low or SP too high);
+ * a T-thread ceiling more than SCALING_SLACK x T times the 1-thread one of the same precision
+ * and mix (T threads cannot give more than T times one): the 1-thread one is then suspect (too
+ * low), and the T-thread one's reason names the comparison too; a T-thread ceiling more than
+ * SCALING_SLACK times below the 1-thread one (T threads cannot do less than one): the T-thread
+ * one is suspect (too low). */
 static int compute_suspect(const build_ctx *b, const json_t *compute, const json_t *c, char *buf,
                            size_t len) {
     const char *prec = str_or(c, "precision", ""), *mix = str_or(c, "mix", "");
@@ -1234,6 +1243,19 @@ static int compute_suspect(const build_ctx *b, const json_t *compute, const json
         ADD("%sit is below the DP %s ceiling (%.4g GFLOP/s), although SP does twice the FLOPs "
             "per instruction",
             SEP, mix_words(mix), gd);
+    /* More than twice DP: the DP ceiling is too low (disturbed) or this one too high. */
+    const json_t *other = !strcasecmp(prec, "sp")   ? compute_roof(compute, "dp", t, mix)
+                          : !strcasecmp(prec, "dp") ? compute_roof(compute, "sp", t, mix)
+                                                    : NULL;
+    double go = other ? ns_json_get_num(other, "gflops") : NAN;
+    if (!strcasecmp(prec, "sp") && g > SP_DP_MAX * go)
+        ADD("%sit is %.3gx the DP %s ceiling (%.4g GFLOP/s), more than the 2x of a vector "
+            "holding twice the SP elements: the DP ceiling is too low or this one too high",
+            SEP, g / go, mix_words(mix), go);
+    if (!strcasecmp(prec, "dp") && go > SP_DP_MAX * g)
+        ADD("%sthe SP %s ceiling (%.4g GFLOP/s) is %.3gx this one, more than the 2x of a "
+            "vector holding twice the SP elements: this one is probably too low (disturbed)",
+            SEP, mix_words(mix), go, go / g);
     if (t > 1) {
         const json_t *one = compute_roof(compute, prec, 1, mix);
         double g1 = one ? ns_json_get_num(one, "gflops") : NAN;
@@ -1241,6 +1263,10 @@ static int compute_suspect(const build_ctx *b, const json_t *compute, const json
             ADD("%sit is %.2gx the 1-thread ceiling (%.4g GFLOP/s) on %d threads, more than %d "
                 "threads can give: the 1-thread ceiling is too low or this one too high",
                 SEP, g / g1, g1, t, t);
+        if (g1 > SCALING_SLACK * g)
+            ADD("%sit is below the 1-thread ceiling (%.4g GFLOP/s) by %.0f%%, though %d threads "
+                "cannot do less than one: this one is probably too low (disturbed)",
+                SEP, g1, 100 * (1 - g / g1), t);
     } else if (t == 1) {
         size_t i;
         json_t *e;
@@ -1415,7 +1441,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     double cg = cr ? ns_json_get_num(cr, "gflops") : NAN;
     double bw = br ? br->gbytes_per_s : NAN;
 
-    char status[640] = "ok";
+    char status[1400] = "ok";
     if (in_registers && cr) {
         ai = NAN;
         level = NULL;
@@ -1502,7 +1528,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
                     mix ? "no such ceiling measured" : "no ceiling measures its arithmetic");
         }
         if (bwb && br->suspect) ADD("; the %s ceiling is suspect (see ceilings.bandwidth)", level);
-        char csus[600];
+        char csus[900];
         if (!bwb && cr && compute_suspect(b, compute, cr, csus, sizeof csus)) {
             ADD("; its roof, the %s compute ceiling (%.4g GFLOP/s), is suspect: %s",
                 mix_words(mix), cg, csus);
@@ -1759,7 +1785,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
         ns_json_set_num(o, "gflops", ns_json_get_num(c, "gflops"), NULL);
         ns_json_set_num(o, "freq_ghz", ns_json_get_num(c, "freq_ghz"), NULL);
         json_object_set_new(o, "roof", json_boolean(!strcasecmp(mix, "fma")));
-        char why[600];
+        char why[900];
         int sus = compute_suspect(&b, compute, c, why, sizeof why);
         json_object_set_new(o, "suspect", json_boolean(sus));
         ns_json_set_str(o, "suspect_reason", sus ? why : NULL);
@@ -1798,7 +1824,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
             ns_json_set_num(o, "gbytes_per_s", b.roofs[r].gbytes_per_s, NULL);
             ns_json_set_num(o, "ridge_flop_per_byte", ns_ridge_point(g, b.roofs[r].gbytes_per_s),
                             "invalid: no finite ridge point");
-            char why[600];
+            char why[900];
             json_object_set_new(o, "suspect", json_boolean(b.roofs[r].suspect ||
                                                            compute_suspect(&b, compute, cr, why,
                                                                            sizeof why)));

@@ -1282,6 +1282,74 @@ static void test_compute_ceilings_suspect(void **st) {
     json_decref(root);
 }
 
+/* Defect trial12b-3: impossible compute ceilings pass as ok. A 2-thread ceiling 16% below the
+ * 1-thread one (2 threads cannot do less than one) is suspect, 5% below is noise; an SP
+ * ceiling 3.58x the DP one of the same mix and threads (a vector holds only twice the SP
+ * elements) makes both suspect, 2x does not. A GEMM judged by the suspect DP roof says so, and
+ * the ridge points of that roof are suspect. */
+static void test_compute_ceilings_impossible(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 2);
+    doc_add_compute(root, "dp", "fma+add", 1, 41.2);
+    doc_add_compute(root, "dp", "fma+add", 2, 34.5); /* 16% below 1 thread */
+    doc_add_compute(root, "sp", "fma+add", 1, 82.0);
+    doc_add_compute(root, "sp", "fma+add", 2, 70.0); /* 15% below 1 thread, 2.03x DP */
+    doc_add_compute(root, "dp", "add", 1, 10.0);
+    doc_add_compute(root, "dp", "add", 2, 9.5); /* 5% below: noise */
+    doc_add_compute(root, "dp", "fma", 1, 37.7);
+    doc_add_compute(root, "dp", "fma", 2, 43.7);
+    doc_add_compute(root, "sp", "fma", 1, 75.4);  /* 2.0x DP: possible */
+    doc_add_compute(root, "sp", "fma", 2, 156.5); /* 3.58x DP */
+    json_t *dgemm = result("dgemm", "gemm", 1 * MiB, 40, 43.2);
+    json_object_set_new(dgemm, "threads", json_integer(2));
+    json_array_append_new(json_object_get(root, "results"), dgemm);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+
+    json_t *c = used_compute(root, "dp", "fma+add", 2);
+    assert_true(json_is_true(json_object_get(c, "suspect")));
+    assert_true(has(c, "suspect_reason", "it is below the 1-thread ceiling (41.2 GFLOP/s) by 16%"));
+    assert_false(json_is_true(json_object_get(used_compute(root, "dp", "fma+add", 1), "suspect")));
+    c = used_compute(root, "sp", "fma+add", 2);
+    assert_true(has(c, "suspect_reason", "below the 1-thread ceiling (82 GFLOP/s) by 15%"));
+    assert_null(strstr(json_string_value(json_object_get(c, "suspect_reason")), "DP"));
+    assert_false(json_is_true(json_object_get(used_compute(root, "dp", "add", 2), "suspect")));
+    c = used_compute(root, "sp", "fma", 2);
+    assert_true(json_is_true(json_object_get(c, "suspect")));
+    assert_true(has(c, "suspect_reason", "it is 3.58x the DP FMA-only ceiling (43.7 GFLOP/s)"));
+    c = used_compute(root, "dp", "fma", 2);
+    assert_true(json_is_true(json_object_get(c, "suspect")));
+    assert_true(has(c, "suspect_reason", "the SP FMA-only ceiling (156.5 GFLOP/s) is 3.58x"));
+    assert_false(json_is_true(json_object_get(used_compute(root, "sp", "fma", 1), "suspect")));
+    assert_false(json_is_true(json_object_get(used_compute(root, "dp", "fma", 1), "suspect")));
+    assert_true(notes_contain(root, "dp fma 2 threads: the compute ceiling (43.7 GFLOP/s, avx512) "
+                                    "is suspect"));
+    json_t *sec = json_object_get(root, "roofline");
+    assert_true(has(sec, "status", "ok; 4 of the ceilings used are suspect"));
+
+    /* Propagated: the GEMM judged by the DP FMA 2-thread roof, and the ridge points. */
+    assert_true(has(dgemm, "roof_status",
+                    "its roof, the FMA-only compute ceiling (43.7 GFLOP/s), is suspect: the SP "
+                    "FMA-only ceiling"));
+    size_t i;
+    json_t *pt;
+    int seen = 0;
+    json_array_foreach(json_object_get(sec, "points"), i, pt) {
+        if (strcmp(json_string_value(json_object_get(pt, "id")), "dgemm")) continue;
+        assert_true(json_is_true(json_object_get(pt, "roof_suspect")));
+        seen++;
+    }
+    assert_int_equal(seen, 1);
+    json_array_foreach(json_object_get(sec, "ridge_points"), i, pt) {
+        if (json_integer_value(json_object_get(pt, "threads")) != 2) continue;
+        assert_true(json_is_true(json_object_get(pt, "suspect")));
+        seen++;
+    }
+    assert_true(seen > 1);
+    assert_serialises(root);
+    json_decref(root);
+}
+
 /* Defect trial10-3 for bandwidth: a 2-thread roof more than 2.2x the 1-thread one of the same
  * level makes the 1-thread one suspect (ceilings_used, ceilings.bandwidth, notes). */
 static void test_bandwidth_scaling_suspect(void **st) {
@@ -1595,6 +1663,7 @@ int main(void) {
         cmocka_unit_test(test_kernel_phase_only_ceiling),
         cmocka_unit_test(test_kernel_phase_disturbed_not_used),
         cmocka_unit_test(test_compute_ceilings_suspect),
+        cmocka_unit_test(test_compute_ceilings_impossible),
         cmocka_unit_test(test_kernel_phase_dram_cache_contaminated),
         cmocka_unit_test(test_bandwidth_scaling_suspect),
         cmocka_unit_test(test_fastest_sample_above_roof),
