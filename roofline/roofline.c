@@ -43,12 +43,21 @@
  * is more than this factor faster than its median, raises a ceiling only when its median does. */
 #define KERNEL_PHASE_MAX_CV 0.10
 #define KERNEL_PHASE_MAX_SPREAD 1.20
+/* A DRAM kernel-phase measurement more than this factor faster than the sweep's DRAM ceiling, at
+ * a working set below the sweep's points, ran in a cache hwloc does not report (or reports too
+ * small): it does not raise the ceiling, and makes it suspect. */
+#define DRAM_CONTAMINATION 1.5
 /* A compute ceiling whose result's CV exceeds this, or whose fastest sample is more than this
  * factor above its median, is suspect; so is a T-thread ceiling (compute or bandwidth) more than
- * SCALING_SLACK x T times the 1-thread one (the 1-thread one is then too low). */
+ * SCALING_SLACK x T times the 1-thread one (the 1-thread one is then too low), and a T-thread
+ * compute ceiling more than SCALING_SLACK times below the 1-thread one (measurement noise is
+ * less: it is too low). */
 #define COMPUTE_MAX_CV 0.10
 #define COMPUTE_MAX_SPREAD 1.20
 #define SCALING_SLACK 1.1
+/* An SP compute ceiling more than this factor above the DP one of the same mix and threads:
+ * a vector holds twice as many SP elements, so SP can do at most 2x (plus noise). */
+#define SP_DP_MAX 2.2
 /* Half-width, in doublings of the working set, of the window of the local slope. */
 #define SLOPE_WINDOW 0.7
 
@@ -364,7 +373,7 @@ typedef struct { /* one bandwidth roof: the best trusted ceiling of a level at a
     int threads, suspect;
     double gbytes_per_s;
     const char *result_id; /* the results[] entry it was taken from (kernel phase), or NULL */
-    char reason[800];      /* why it is suspect ("" when it is not) */
+    char reason[1200];     /* why it is suspect ("" when it is not) */
 } bw_roof;
 
 typedef struct {
@@ -379,7 +388,7 @@ typedef struct {
 
 static void note(build_ctx *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(build_ctx *b, const char *fmt, ...) {
-    char buf[320];
+    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
@@ -574,15 +583,20 @@ static void kernel_phase_spread(const json_t *r, char *buf, size_t len) {
  * that did not fail count; a DRAM measurement only at >= 4x the aggregate LLC. A disturbed
  * measurement (kernel_phase_disturbed) counts only when its median is at least the sweep's
  * ceiling sweep_bw (a NAN sweep_bw: no sweep ceiling, then it counts); the fastest one left
- * out for that is returned in *rejected (may be NULL). Returns the rate in GB/s and the entry
- * in *res, or NAN. */
+ * out for that, if faster than sweep_bw, is returned in *rejected (may be NULL). A DRAM
+ * measurement at a working set below sweep_lo (the smallest of the sweep's points the ceiling
+ * was taken from) and more than DRAM_CONTAMINATION times faster than sweep_bw is a cache, not
+ * DRAM: it does not count, and the fastest such one is returned in *contaminated (may be
+ * NULL). Returns the rate in GB/s and the entry in *res, or NAN. */
 static double kernel_phase_best(const build_ctx *b, const curve *cv, const char *level,
-                                double sweep_bw, const json_t **res, const json_t **rejected) {
-    double best = NAN, rbest = NAN, llc = llc_capacity(&b->cs, cv->threads);
+                                double sweep_bw, double sweep_lo, const json_t **res,
+                                const json_t **rejected, const json_t **contaminated) {
+    double best = NAN, rbest = NAN, cbest = NAN, llc = llc_capacity(&b->cs, cv->threads);
     size_t i;
     json_t *r;
     *res = NULL;
     if (rejected) *rejected = NULL;
+    if (contaminated) *contaminated = NULL;
     json_array_foreach(json_object_get(b->root, "results"), i, r) {
         const char *name = str_or(r, "name", ""), *pol = str_or(r, "bytes_policy", NULL);
         double ws = ns_json_get_num(r, "working_set_bytes"), by = ns_json_get_num(r, "bytes");
@@ -597,9 +611,16 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
         if (!strcmp(level, "DRAM") && !(ws >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc)) continue;
         double rate = by / tmin / 1e9;
         if (!(by > 0 && tmin > 0 && isfinite(rate))) continue;
+        if (!strcmp(level, "DRAM") && ws < sweep_lo && rate > DRAM_CONTAMINATION * sweep_bw) {
+            if (contaminated && !(rate <= cbest)) {
+                cbest = rate;
+                *contaminated = r;
+            }
+            continue;
+        }
         double med = by / ns_json_get_num(json_object_get(r, "time_s"), "median") / 1e9;
         if (isfinite(sweep_bw) && kernel_phase_disturbed(r) && !(med >= sweep_bw)) {
-            if (rejected && !(rate <= rbest)) {
+            if (rejected && rate > sweep_bw && !(rate <= rbest)) {
                 rbest = rate;
                 *rejected = r;
             }
@@ -621,11 +642,35 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
 static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *level, double bw,
                         double ws_mid, double ws_lo, double ws_hi, int npoints, const char *source,
                         const char *suspect) {
-    const json_t *kr, *rej;
-    double kbw = kernel_phase_best(b, cv, level, bw, &kr, &rej);
+    const json_t *kr, *rej, *cont;
+    double kbw = kernel_phase_best(b, cv, level, bw, ws_lo, &kr, &rej, &cont);
     int from_kernel = kr && !(kbw <= bw); /* faster, or no sweep ceiling at all */
     if (!from_kernel && !isfinite(bw) && !strcmp(source, "kernel phase")) return;
     json_t *o = json_object();
+    char cwhy[900];
+    if (cont) {
+        /* A "DRAM" measurement at a smaller working set than the sweep's DRAM points and far
+         * faster: a cache held it, so the LLC hwloc reports is smaller than the real one. */
+        double cws = ns_json_get_num(cont, "working_set_bytes"),
+               llc = llc_capacity(&b->cs, cv->threads);
+        double crate = ns_json_get_num(cont, "bytes") /
+                       ns_json_get_num(json_object_get(cont, "time_s"), "min") / 1e9;
+        char w[32], lo[32], l[32], ctext[600];
+        fmt_bytes(cws, w, sizeof w);
+        fmt_bytes(ws_lo, lo, sizeof lo);
+        fmt_bytes(llc, l, sizeof l);
+        snprintf(ctext, sizeof ctext,
+                 "the kernel phase measured %s at %s (%s, fastest sample %.4g GB/s), %.2gx this "
+                 "ceiling at a working set below the sweep's smallest here (%s): cache "
+                 "contamination, not used; the last-level cache hwloc reports (%s for %d "
+                 "threads) may be too small",
+                 cv->kernel, w, str_or(cont, "id", "?"), crate, crate / bw, lo, l, cv->threads);
+        snprintf(cwhy, sizeof cwhy, "%s%s", suspect ? suspect : "suspect: ", suspect ? "; " : "");
+        size_t cl = strlen(cwhy);
+        snprintf(cwhy + cl, sizeof cwhy - cl, "%s", ctext);
+        suspect = cwhy;
+        note(b, "%s/%s %d threads, %s ceiling: %s", cv->kernel, cv->isa, cv->threads, level, ctext);
+    }
     if (rej && !from_kernel) {
         /* A faster but disturbed kernel-phase measurement: the sweep's ceiling stays. */
         const json_t *ts = json_object_get(rej, "time_s");
@@ -645,7 +690,7 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
     ns_json_set_str(o, "kernel", cv->kernel);
     ns_json_set_str(o, "isa", cv->isa);
     ns_json_set_str(o, "precision", cv->precision);
-    char why[640];
+    char why[1100];
     if (from_kernel) {
         double kws = ns_json_get_num(kr, "working_set_bytes");
         char w[32];
@@ -1168,9 +1213,13 @@ static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...) {
  * not); returns 1 when it is. The evidence: its result's samples spread (CV above
  * COMPUTE_MAX_CV, or a fastest sample more than COMPUTE_MAX_SPREAD times its median); an SP
  * ceiling below the DP one of the same mix and threads (SP does twice the FLOPs per
- * instruction); a T-thread ceiling more than SCALING_SLACK x T times the 1-thread one of the
- * same precision and mix (T threads cannot give more than T times one): the 1-thread one is
- * then suspect (too low), and the T-thread one's reason names the comparison too. */
+ * instruction); an SP ceiling more than SP_DP_MAX times the DP one of the same mix and threads
+ * (a vector holds only twice the elements): both are then suspect (DP too low or SP too high);
+ * a T-thread ceiling more than SCALING_SLACK x T times the 1-thread one of the same precision
+ * and mix (T threads cannot give more than T times one): the 1-thread one is then suspect (too
+ * low), and the T-thread one's reason names the comparison too; a T-thread ceiling more than
+ * SCALING_SLACK times below the 1-thread one (T threads cannot do less than one): the T-thread
+ * one is suspect (too low). */
 static int compute_suspect(const build_ctx *b, const json_t *compute, const json_t *c, char *buf,
                            size_t len) {
     const char *prec = str_or(c, "precision", ""), *mix = str_or(c, "mix", "");
@@ -1194,6 +1243,19 @@ static int compute_suspect(const build_ctx *b, const json_t *compute, const json
         ADD("%sit is below the DP %s ceiling (%.4g GFLOP/s), although SP does twice the FLOPs "
             "per instruction",
             SEP, mix_words(mix), gd);
+    /* More than twice DP: the DP ceiling is too low (disturbed) or this one too high. */
+    const json_t *other = !strcasecmp(prec, "sp")   ? compute_roof(compute, "dp", t, mix)
+                          : !strcasecmp(prec, "dp") ? compute_roof(compute, "sp", t, mix)
+                                                    : NULL;
+    double go = other ? ns_json_get_num(other, "gflops") : NAN;
+    if (!strcasecmp(prec, "sp") && g > SP_DP_MAX * go)
+        ADD("%sit is %.3gx the DP %s ceiling (%.4g GFLOP/s), more than the 2x of a vector "
+            "holding twice the SP elements: the DP ceiling is too low or this one too high",
+            SEP, g / go, mix_words(mix), go);
+    if (!strcasecmp(prec, "dp") && go > SP_DP_MAX * g)
+        ADD("%sthe SP %s ceiling (%.4g GFLOP/s) is %.3gx this one, more than the 2x of a "
+            "vector holding twice the SP elements: this one is probably too low (disturbed)",
+            SEP, mix_words(mix), go, go / g);
     if (t > 1) {
         const json_t *one = compute_roof(compute, prec, 1, mix);
         double g1 = one ? ns_json_get_num(one, "gflops") : NAN;
@@ -1201,6 +1263,10 @@ static int compute_suspect(const build_ctx *b, const json_t *compute, const json
             ADD("%sit is %.2gx the 1-thread ceiling (%.4g GFLOP/s) on %d threads, more than %d "
                 "threads can give: the 1-thread ceiling is too low or this one too high",
                 SEP, g / g1, g1, t, t);
+        if (g1 > SCALING_SLACK * g)
+            ADD("%sit is below the 1-thread ceiling (%.4g GFLOP/s) by %.0f%%, though %d threads "
+                "cannot do less than one: this one is probably too low (disturbed)",
+                SEP, g1, 100 * (1 - g / g1), t);
     } else if (t == 1) {
         size_t i;
         json_t *e;
@@ -1375,7 +1441,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     double cg = cr ? ns_json_get_num(cr, "gflops") : NAN;
     double bw = br ? br->gbytes_per_s : NAN;
 
-    char status[640] = "ok";
+    char status[1400] = "ok";
     if (in_registers && cr) {
         ai = NAN;
         level = NULL;
@@ -1462,7 +1528,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
                     mix ? "no such ceiling measured" : "no ceiling measures its arithmetic");
         }
         if (bwb && br->suspect) ADD("; the %s ceiling is suspect (see ceilings.bandwidth)", level);
-        char csus[600];
+        char csus[900];
         if (!bwb && cr && compute_suspect(b, compute, cr, csus, sizeof csus)) {
             ADD("; its roof, the %s compute ceiling (%.4g GFLOP/s), is suspect: %s",
                 mix_words(mix), cg, csus);
@@ -1664,7 +1730,8 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
                     "results[] (fastest sample) with its working set in a level gives that "
                     "level's ceiling instead (source \"kernel phase\"), unless its samples "
                     "spread (CV > 10% or fastest > 1.2x median) and its median is below the "
-                    "sweep's; bandwidth roof = best "
+                    "sweep's, or (DRAM) it is > 1.5x the sweep's at a smaller working set "
+                    "(cache contamination: the ceiling is suspect); bandwidth roof = best "
                     "ceiling per level and thread count; compute roof = FMA-only ceiling of the "
                     "fastest ISA unless the kernel states another mix; reductions and STREAM "
                     "kernels are memory bound: judged by the bandwidth roof, with the ADD-only "
@@ -1718,7 +1785,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
         ns_json_set_num(o, "gflops", ns_json_get_num(c, "gflops"), NULL);
         ns_json_set_num(o, "freq_ghz", ns_json_get_num(c, "freq_ghz"), NULL);
         json_object_set_new(o, "roof", json_boolean(!strcasecmp(mix, "fma")));
-        char why[600];
+        char why[900];
         int sus = compute_suspect(&b, compute, c, why, sizeof why);
         json_object_set_new(o, "suspect", json_boolean(sus));
         ns_json_set_str(o, "suspect_reason", sus ? why : NULL);
@@ -1757,7 +1824,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
             ns_json_set_num(o, "gbytes_per_s", b.roofs[r].gbytes_per_s, NULL);
             ns_json_set_num(o, "ridge_flop_per_byte", ns_ridge_point(g, b.roofs[r].gbytes_per_s),
                             "invalid: no finite ridge point");
-            char why[600];
+            char why[900];
             json_object_set_new(o, "suspect", json_boolean(b.roofs[r].suspect ||
                                                            compute_suspect(&b, compute, cr, why,
                                                                            sizeof why)));

@@ -969,14 +969,19 @@ static json_t *phase_result(const char *name, const char *isa, double ws, double
     return r;
 }
 
-/* The spr caches and a clean one-thread stream_load curve of the spr machine from lo to 2 GiB
- * (not built). */
-static json_t *load_doc(double lo) {
+/* The spr caches, reporting an LLC of llc bytes, and a clean one-thread stream_load curve of
+ * the spr machine (whose L3 holds 300 MiB) from lo to 2 GiB (not built). */
+static json_t *load_doc_llc(double lo, double llc) {
     double ws[256], bw[256];
     size_t n = make_curve(&spr, lo, 2 * GiB, 0, 0, ws, bw, 256);
-    json_t *root = doc_new(spr_caches(300 * MiB));
+    json_t *root = doc_new(spr_caches(llc));
     doc_add_curve(root, "stream_load", 1, ws, bw, n);
     return root;
+}
+
+/* load_doc_llc(lo) with the true LLC (300 MiB). */
+static json_t *load_doc(double lo) {
+    return load_doc_llc(lo, 300 * MiB);
 }
 
 /* load_doc(lo) with the kernel-phase result r (its reference is taken), built. */
@@ -1277,6 +1282,74 @@ static void test_compute_ceilings_suspect(void **st) {
     json_decref(root);
 }
 
+/* Defect trial12b-3: impossible compute ceilings pass as ok. A 2-thread ceiling 16% below the
+ * 1-thread one (2 threads cannot do less than one) is suspect, 5% below is noise; an SP
+ * ceiling 3.58x the DP one of the same mix and threads (a vector holds only twice the SP
+ * elements) makes both suspect, 2x does not. A GEMM judged by the suspect DP roof says so, and
+ * the ridge points of that roof are suspect. */
+static void test_compute_ceilings_impossible(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 2);
+    doc_add_compute(root, "dp", "fma+add", 1, 41.2);
+    doc_add_compute(root, "dp", "fma+add", 2, 34.5); /* 16% below 1 thread */
+    doc_add_compute(root, "sp", "fma+add", 1, 82.0);
+    doc_add_compute(root, "sp", "fma+add", 2, 70.0); /* 15% below 1 thread, 2.03x DP */
+    doc_add_compute(root, "dp", "add", 1, 10.0);
+    doc_add_compute(root, "dp", "add", 2, 9.5); /* 5% below: noise */
+    doc_add_compute(root, "dp", "fma", 1, 37.7);
+    doc_add_compute(root, "dp", "fma", 2, 43.7);
+    doc_add_compute(root, "sp", "fma", 1, 75.4);  /* 2.0x DP: possible */
+    doc_add_compute(root, "sp", "fma", 2, 156.5); /* 3.58x DP */
+    json_t *dgemm = result("dgemm", "gemm", 1 * MiB, 40, 43.2);
+    json_object_set_new(dgemm, "threads", json_integer(2));
+    json_array_append_new(json_object_get(root, "results"), dgemm);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+
+    json_t *c = used_compute(root, "dp", "fma+add", 2);
+    assert_true(json_is_true(json_object_get(c, "suspect")));
+    assert_true(has(c, "suspect_reason", "it is below the 1-thread ceiling (41.2 GFLOP/s) by 16%"));
+    assert_false(json_is_true(json_object_get(used_compute(root, "dp", "fma+add", 1), "suspect")));
+    c = used_compute(root, "sp", "fma+add", 2);
+    assert_true(has(c, "suspect_reason", "below the 1-thread ceiling (82 GFLOP/s) by 15%"));
+    assert_null(strstr(json_string_value(json_object_get(c, "suspect_reason")), "DP"));
+    assert_false(json_is_true(json_object_get(used_compute(root, "dp", "add", 2), "suspect")));
+    c = used_compute(root, "sp", "fma", 2);
+    assert_true(json_is_true(json_object_get(c, "suspect")));
+    assert_true(has(c, "suspect_reason", "it is 3.58x the DP FMA-only ceiling (43.7 GFLOP/s)"));
+    c = used_compute(root, "dp", "fma", 2);
+    assert_true(json_is_true(json_object_get(c, "suspect")));
+    assert_true(has(c, "suspect_reason", "the SP FMA-only ceiling (156.5 GFLOP/s) is 3.58x"));
+    assert_false(json_is_true(json_object_get(used_compute(root, "sp", "fma", 1), "suspect")));
+    assert_false(json_is_true(json_object_get(used_compute(root, "dp", "fma", 1), "suspect")));
+    assert_true(notes_contain(root, "dp fma 2 threads: the compute ceiling (43.7 GFLOP/s, avx512) "
+                                    "is suspect"));
+    json_t *sec = json_object_get(root, "roofline");
+    assert_true(has(sec, "status", "ok; 4 of the ceilings used are suspect"));
+
+    /* Propagated: the GEMM judged by the DP FMA 2-thread roof, and the ridge points. */
+    assert_true(has(dgemm, "roof_status",
+                    "its roof, the FMA-only compute ceiling (43.7 GFLOP/s), is suspect: the SP "
+                    "FMA-only ceiling"));
+    size_t i;
+    json_t *pt;
+    int seen = 0;
+    json_array_foreach(json_object_get(sec, "points"), i, pt) {
+        if (strcmp(json_string_value(json_object_get(pt, "id")), "dgemm")) continue;
+        assert_true(json_is_true(json_object_get(pt, "roof_suspect")));
+        seen++;
+    }
+    assert_int_equal(seen, 1);
+    json_array_foreach(json_object_get(sec, "ridge_points"), i, pt) {
+        if (json_integer_value(json_object_get(pt, "threads")) != 2) continue;
+        assert_true(json_is_true(json_object_get(pt, "suspect")));
+        seen++;
+    }
+    assert_true(seen > 1);
+    assert_serialises(root);
+    json_decref(root);
+}
+
 /* Defect trial10-3 for bandwidth: a 2-thread roof more than 2.2x the 1-thread one of the same
  * level makes the 1-thread one suspect (ceilings_used, ceilings.bandwidth, notes). */
 static void test_bandwidth_scaling_suspect(void **st) {
@@ -1339,6 +1412,53 @@ static void test_kernel_phase_disturbed_not_used(void **st) {
 
     root = load_doc_built(4 * KiB, phase_result("stream_load", "avx512", 1 * MiB, 200, 100));
     kernel_phase_ceiling(root, "L2", 200);
+    json_decref(root);
+
+    /* Defect trial12b-4: a disturbed result slower than the plateau (fastest 80, median 40) is
+     * not called "faster than the sweep's L2 ceiling". */
+    root = load_doc_built(4 * KiB, phase_result("stream_load", "avx512", 1 * MiB, 80, 40));
+    l2 = ceiling(root, "L2", 1);
+    assert_string_equal(json_string_value(json_object_get(l2, "source")), "plateau");
+    assert_null(json_object_get(l2, "kernel_phase"));
+    assert_false(notes_contain(root, "is faster than the sweep's"));
+    json_decref(root);
+}
+
+/* Defect trial12b-7: hwloc reports an 8 MiB LLC, the real one holds 300 MiB. The kernel phase
+ * measured stream_load at 64 MiB (">= 4x the LLC": DRAM by the report) at 30 GB/s, the L3's
+ * rate, below the sweep's DRAM plateau's smallest point and 2.7x its 11 GB/s. It must not
+ * replace the plateau: the DRAM ceiling stays the plateau's, suspect, saying why (cache
+ * contamination, the LLC may be too small), in ceilings_used and the notes. At 1.3x the plateau
+ * the kernel-phase result still raises the ceiling (as before). */
+static void test_kernel_phase_dram_cache_contaminated(void **st) {
+    (void)st;
+    json_t *root = load_doc_llc(4 * KiB, 8 * MiB);
+    json_t *load = phase_result("stream_load", "avx512", 64 * MiB, 30, 29);
+    json_array_append_new(json_object_get(root, "results"), load);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *d = ceiling(root, "DRAM", 1);
+    assert_string_equal(json_string_value(json_object_get(d, "source")), "plateau");
+    assert_close(json_number_value(json_object_get(d, "gbytes_per_s")), 11, 0.05);
+    assert_true(json_is_true(json_object_get(d, "suspect")));
+    assert_true(has(d, "status", "suspect: the kernel phase measured stream_load at 64 MiB"));
+    assert_true(has(d, "status", "cache contamination, not used"));
+    assert_true(has(d, "status", "the last-level cache hwloc reports (8 MiB for 1 threads) may"));
+    assert_true(json_is_true(json_object_get(used_bandwidth(root, "DRAM"), "suspect")));
+    assert_true(has(used_bandwidth(root, "DRAM"), "suspect_reason", "cache contamination"));
+    assert_true(notes_contain(root, "stream_load/avx512 1 threads, DRAM ceiling: the kernel phase "
+                                    "measured"));
+    assert_close(json_number_value(json_object_get(load, "roof_gbytes_per_s")), 11, 0.05);
+    assert_serialises(root);
+    json_decref(root);
+
+    root = load_doc_llc(4 * KiB, 8 * MiB);
+    json_array_append_new(json_object_get(root, "results"),
+                          phase_result("stream_load", "avx512", 64 * MiB, 14.3, 14));
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    d = ceiling(root, "DRAM", 1);
+    assert_string_equal(json_string_value(json_object_get(d, "source")), "kernel phase");
+    assert_false(json_is_true(json_object_get(d, "suspect")));
     json_decref(root);
 }
 
@@ -1543,6 +1663,8 @@ int main(void) {
         cmocka_unit_test(test_kernel_phase_only_ceiling),
         cmocka_unit_test(test_kernel_phase_disturbed_not_used),
         cmocka_unit_test(test_compute_ceilings_suspect),
+        cmocka_unit_test(test_compute_ceilings_impossible),
+        cmocka_unit_test(test_kernel_phase_dram_cache_contaminated),
         cmocka_unit_test(test_bandwidth_scaling_suspect),
         cmocka_unit_test(test_fastest_sample_above_roof),
         cmocka_unit_test(test_nt_stores_judged_at_dram),
