@@ -19,9 +19,11 @@ static json_t *config_json(const char *isa, ns_precision prec) {
     ns_json_set_int(o, "kc", c.kc);
     ns_json_set_int(o, "nc", c.nc);
     ns_json_set_str(o, "block_sizes_from", c.source);
-    ns_json_set_int(o, "l1d_bytes", c.l1d_bytes);
-    ns_json_set_int(o, "l2_bytes", c.l2_bytes);
-    ns_json_set_int(o, "l3_bytes", c.l3_bytes);
+    /* A level hwloc did not report is null: block_sizes_from names the default used. */
+    const char *keys[3] = {"l1d_bytes", "l2_bytes", "l3_bytes"};
+    int64_t sizes[3] = {c.l1d_bytes, c.l2_bytes, c.l3_bytes};
+    for (int i = 0; i < 3; i++)
+        json_object_set_new(o, keys[i], sizes[i] > 0 ? json_integer(sizes[i]) : json_null());
     return o;
 }
 
