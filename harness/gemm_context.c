@@ -41,6 +41,7 @@ json_t *ns_gemm_context_json(const char *isa) {
         ns_json_set_str(p, "path", pi.path[0] ? pi.path : NULL);
         ns_json_set_str(p, "version", pi.version[0] ? pi.version : NULL);
         ns_json_set_str(p, "threading", pi.threading[0] ? pi.threading : NULL);
+        ns_json_set_str(p, "isa", pi.isa[0] ? pi.isa : NULL);
         ns_json_set_int(p, "threads", pi.threads);
         ns_json_set_str(p, "status", pi.status);
         if (pi.note[0]) ns_json_set_str(p, "note", pi.note);

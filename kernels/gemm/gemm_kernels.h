@@ -55,6 +55,9 @@ typedef struct ns_gemm_peer_info {
     int threads;            /* thread count last set on it (what the last run used) */
     char status[200];       /* "ok" or why it is unavailable */
     char note[200];         /* what was done to give it its best kernels here, or "" */
+    /* The widest ISA its GEMM kernels use here: "avx512", "avx2", "avx", "sse" or "scalar"
+     * (from OpenBLAS's core name, BLIS's configuration); "" when unknown. */
+    char isa[16];
 } ns_gemm_peer_info;
 
 /* Loads the peers on first use (thread-safe) and describes them. which: 0 = BLIS, 1 = OpenBLAS.
