@@ -19,9 +19,11 @@ static json_t *config_json(const char *isa, ns_precision prec) {
     ns_json_set_int(o, "kc", c.kc);
     ns_json_set_int(o, "nc", c.nc);
     ns_json_set_str(o, "block_sizes_from", c.source);
-    ns_json_set_int(o, "l1d_bytes", c.l1d_bytes);
-    ns_json_set_int(o, "l2_bytes", c.l2_bytes);
-    ns_json_set_int(o, "l3_bytes", c.l3_bytes);
+    /* A level hwloc did not report is null: block_sizes_from names the default used. */
+    const char *keys[3] = {"l1d_bytes", "l2_bytes", "l3_bytes"};
+    int64_t sizes[3] = {c.l1d_bytes, c.l2_bytes, c.l3_bytes};
+    for (int i = 0; i < 3; i++)
+        json_object_set_new(o, keys[i], sizes[i] > 0 ? json_integer(sizes[i]) : json_null());
     return o;
 }
 
@@ -39,6 +41,7 @@ json_t *ns_gemm_context_json(const char *isa) {
         ns_json_set_str(p, "path", pi.path[0] ? pi.path : NULL);
         ns_json_set_str(p, "version", pi.version[0] ? pi.version : NULL);
         ns_json_set_str(p, "threading", pi.threading[0] ? pi.threading : NULL);
+        ns_json_set_str(p, "isa", pi.isa[0] ? pi.isa : NULL);
         ns_json_set_int(p, "threads", pi.threads);
         ns_json_set_str(p, "status", pi.status);
         if (pi.note[0]) ns_json_set_str(p, "note", pi.note);

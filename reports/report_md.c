@@ -269,14 +269,29 @@ static void gemm_peers(FILE *f, const json_t *root) {
     size_t i, j;
     json_t *r, *q;
     int any = 0, marked = 0;
+    /* The ISA each peer's kernels use (context.gemm.peers[].isa), "" when not recorded. */
+    const char *pisa[2] = {"", ""};
+    json_array_foreach(
+        json_object_get(json_object_get(json_object_get(root, "context"), "gemm"), "peers"), i, q) {
+        const char *is = json_is_string(json_object_get(q, "isa")) ? str(q, "isa") : "";
+        if (!strcmp(str(q, "name"), "blis")) pisa[0] = is;
+        if (!strcmp(str(q, "name"), "openblas")) pisa[1] = is;
+    }
+    const char *other = NULL; /* an own ISA that differs from a peer's */
     for (int pi = 0; pi < 2; pi++) {
         json_array_foreach(json_object_get(root, "results"), i, r) {
             if (strcmp(str(r, "family"), "gemm") || strcmp(str(r, "name"), prec[pi])) continue;
             const char *isa = str(r, "isa");
             if (strcmp(isa, "avx512") && strcmp(isa, "avx2") && strcmp(isa, "scalar")) continue;
             if (!any++)
-                fprintf(f, "## GEMM beside its peers\n\n| GEMM | m=n=k | threads | own GFLOP/s | "
-                           "BLIS | OpenBLAS | own / best peer |\n|---|---:|---:|---:|---:|---:|---:|\n");
+                fprintf(f,
+                        "## GEMM beside its peers\n\n| GEMM | m=n=k | threads | own GFLOP/s | "
+                        "BLIS%s%s%s | OpenBLAS%s%s%s | own / best peer |\n"
+                        "|---|---:|---:|---:|---:|---:|---:|\n",
+                        *pisa[0] ? " (" : "", pisa[0], *pisa[0] ? ")" : "", *pisa[1] ? " (" : "",
+                        pisa[1], *pisa[1] ? ")" : "");
+            for (int w = 0; w < 2; w++)
+                if (*pisa[w] && strcmp(pisa[w], isa)) other = isa;
             json_int_t n = json_integer_value(json_object_get(json_object_get(r, "params"), "n"));
             json_int_t t = json_integer_value(json_object_get(r, "threads"));
             const json_t *blis = NULL, *oblas = NULL;
@@ -310,6 +325,12 @@ static void gemm_peers(FILE *f, const json_t *root) {
         fprintf(f, "\n⚠ a number marked varied by more than 5%% (cv) between samples (the machine "
                    "was disturbed while it ran), and so a marked ratio is not a fair comparison: "
                    "rerun on a quiet machine before trusting it.\n");
+    if (other)
+        fprintf(f,
+                "\nThe peers' kernels use the instruction sets in their column heads "
+                "(`context.gemm.peers`), not always the own kernel's (%s): where they differ, "
+                "own / best peer compares different instruction sets.\n",
+                other);
     if (any) fprintf(f, "\n");
 }
 

@@ -1388,6 +1388,32 @@ static void above_bandwidth_reason(const bw_roof *br, double frac, double gbps, 
              100 * (frac - 1), stat, br->level, br->kernel, br->gbytes_per_s, gbps, at);
 }
 
+/* Width order of the ISAs a kernel or a ceiling records; -1 for one not known. "scalar" is
+ * baseline x86-64 code, SSE2 (its peak ceilings run 2 DP lanes): as wide as a peer's "sse". */
+static int isa_rank(const char *isa) {
+    static const char *const order[] = {"scalar", "sse", "avx", "avx2", "avx512"};
+    for (int i = 0; isa && i < 5; i++)
+        if (!strcasecmp(isa, order[i])) return i < 1 ? 0 : i - 1;
+    return -1;
+}
+
+/* The ISA a result's instructions use: its own isa, or for a GEMM peer ("blis", "openblas")
+ * the one context.gemm.peers[] records (the core OpenBLAS loaded, BLIS's configuration);
+ * NULL when unknown. *peer is set to 1 for a peer. */
+static const char *kernel_isa(const build_ctx *b, const json_t *r, int *peer) {
+    const char *isa = str_or(r, "isa", NULL);
+    *peer = 0;
+    if (!isa || isa_rank(isa) >= 0) return isa;
+    const json_t *peers =
+        json_object_get(json_object_get(json_object_get(b->root, "context"), "gemm"), "peers");
+    size_t i;
+    json_t *e;
+    json_array_foreach(peers, i, e) {
+        if (!strcmp(str_or(e, "name", ""), isa)) return *peer = 1, str_or(e, "isa", NULL);
+    }
+    return NULL;
+}
+
 /* Roof fields of one results[] entry; appends its point to points[]. */
 static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_t *points) {
     const char *prec = str_or(r, "precision", NULL);
@@ -1438,6 +1464,15 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         cr = prec && mix ? compute_roof(compute, prec, threads, mix) : NULL;
         br = level && !nt_cache ? find_bw_roof(b, level, threads) : NULL;
     }
+    /* A compute ceiling of a narrower ISA than the kernel's does not bound it: a peer that runs
+     * AVX-512 kernels where only AVX2 ceilings were measured (NODESCALE_ISA=avx2) has no roof. */
+    int peer = 0;
+    const char *kisa = kernel_isa(b, r, &peer);
+    const char *narrower = cr && isa_rank(str_or(cr, "isa", NULL)) >= 0 &&
+                                   isa_rank(kisa) > isa_rank(str_or(cr, "isa", NULL))
+                               ? str_or(cr, "isa", NULL)
+                               : NULL;
+    if (narrower) cr = NULL;
     double cg = cr ? ns_json_get_num(cr, "gflops") : NAN;
     double bw = br ? br->gbytes_per_s : NAN;
 
@@ -1457,6 +1492,12 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
                  "its loads come from %s: neither the %s nor the DRAM ceiling describes it (it is "
                  "judged at DRAM working sets)",
                  level, level);
+    else if (narrower && !membound)
+        snprintf(status, sizeof status,
+                 "no roof: it runs %s kernels%s, wider than the widest %s compute ceiling for %s "
+                 "at %d threads (%s): no %s ceiling was measured",
+                 kisa, peer ? " (context.gemm.peers)" : "", mix_words(mix), prec, threads, narrower,
+                 kisa);
     else if (!cr && !membound)
         snprintf(status, sizeof status, "no roof: no %s compute ceiling for %s at %d threads", mix,
                  prec, threads);
@@ -1559,6 +1600,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     set_or_null(r, "fraction_of_roof_fastest", frac_fast);
     ns_json_set_str(r, "roof_limit", *limit ? limit : NULL);
     ns_json_set_str(r, "roof_mix", cr || !membound ? mix : NULL);
+    if (peer && kisa) ns_json_set_str(r, "peer_isa", kisa);
     set_or_null(r, "roof_compute_gflops", cg);
     set_or_null(r, "roof_gbytes_per_s", bw);
     if (*limit && !isfinite(frac))
@@ -1592,6 +1634,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     ns_json_set_str(p, "name", name);
     ns_json_set_str(p, "family", str_or(r, "family", NULL));
     ns_json_set_str(p, "isa", str_or(r, "isa", NULL));
+    if (peer && kisa) ns_json_set_str(p, "peer_isa", kisa);
     ns_json_set_str(p, "precision", prec);
     ns_json_set_int(p, "threads", threads);
     ns_json_set_str(p, "level", level);

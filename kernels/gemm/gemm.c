@@ -90,23 +90,27 @@ const char *ns_gemm_isa(void) {
  *   MC: the MC x KC block of A, reused by every B micro-panel of the jr loop, takes mc_l2_pct %
  *       of the per-core L2 (B micro-panels stream through the rest); a multiple of MR;
  *   NC: the KC x NC panel of B takes at most a quarter of L3 and at most NC_CAP columns (a VM
- *       may report the host's whole L3, as this one does); a multiple of NR.
+ *       may report the host's whole L3, as this one does), and at least NC_MIN (the 256
+ *       columns choose_ways gives each jc way) however small the L3; a multiple of NR.
+ * Every level hwloc reports is used; a missing one is defaulted on its own and block_sizes_from
+ * names it (L1d 32 KiB, L2 1 MiB; without an L3, NC is sized as if it were 4x L2). The cache
+ * sizes recorded are those hwloc reported, 0 (JSON null) for a missing level.
  * The AVX-512 fractions were chosen on this Emerald Rapids VM (L1d 48 KiB, L2 2 MiB) by
  * interleaved runs against OpenBLAS at n = 1024 and 2048 (DGEMM 384/256, SGEMM 768/384 for
  * MC/KC); the others use halves. NODESCALE_GEMM_MC / _KC / _NC override them (rounded down to
  * multiples of MR, 1, NR). */
 
 #define NC_CAP 4200
+#define NC_MIN 256
 
 typedef struct blocks {
     int64_t mc, kc, nc;
-    char source[96];
+    char source[192];
     int64_t l1, l2, l3;
 } blocks;
 
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
-static int64_t cache_l1 = 0, cache_l2 = 0, cache_l3 = 0;
-static int cache_found = 0;
+static int64_t cache_l1 = 0, cache_l2 = 0, cache_l3 = 0; /* as hwloc reports them, 0: none */
 
 static void cache_init(void) {
     hwloc_topology_t topo;
@@ -118,7 +122,6 @@ static void cache_init(void) {
             hwloc_obj_t o = hwloc_get_obj_by_type(topo, types[i], 0);
             if (o && o->attr) *dst[i] = (int64_t)o->attr->cache.size;
         }
-        cache_found = cache_l1 > 0 && cache_l2 > 0;
     }
     hwloc_topology_destroy(topo);
 }
@@ -161,14 +164,19 @@ static void blocks_for(int isa, ns_precision prec, blocks *bk) {
     const ukr_entry *u = &ukr_table[isa][prec];
     int64_t es = (int64_t)ns_prec_size(prec);
     int64_t l1 = cache_l1, l2 = cache_l2, l3 = cache_l3;
-    if (cache_found) {
-        snprintf(bk->source, sizeof bk->source, "hwloc caches");
+    bk->l1 = l1, bk->l2 = l2, bk->l3 = l3; /* as reported: a defaulted level is not recorded */
+    char *src = bk->source;
+    size_t n = sizeof bk->source;
+    if (l1 <= 0 && l2 <= 0 && l3 <= 0) {
+        snprintf(src, n, "defaults (hwloc reported no cache sizes): L1d 32 KiB, L2 1 MiB, NC "
+                         "from 4x L2");
     } else {
-        snprintf(bk->source, sizeof bk->source, "defaults (hwloc reported no cache sizes)");
-        l1 = 32 << 10, l2 = 1 << 20, l3 = 8 << 20;
+        snprintf(src, n, "hwloc caches%s%s%s", l1 > 0 ? "" : "; L1d missing: default 32 KiB",
+                 l2 > 0 ? "" : "; L2 missing: default 1 MiB", l3 > 0 ? "" : "; no L3: NC from 4x L2");
     }
+    if (l1 <= 0) l1 = 32 << 10;
+    if (l2 <= 0) l2 = 1 << 20;
     if (l3 <= 0) l3 = 4 * l2;
-    bk->l1 = l1, bk->l2 = l2, bk->l3 = l3;
     int64_t kc = clamp_down(l1 * u->kc_l1_pct / 100 / (u->nr * es), 32, 64);
     if (kc > 1024) kc = 1024;
     kc = env_block("NODESCALE_GEMM_KC", kc, 1, bk->source, sizeof bk->source);
@@ -177,6 +185,11 @@ static void blocks_for(int isa, ns_precision prec, blocks *bk) {
     int64_t nc = l3 / 4 / (kc * es);
     if (nc > NC_CAP) nc = NC_CAP;
     nc = clamp_down(nc, u->nr, u->nr);
+    if (nc < NC_MIN) {
+        nc = (NC_MIN + u->nr - 1) / u->nr * u->nr;
+        size_t used = strlen(src);
+        snprintf(src + used, n - used, "; NC raised to the %d-column floor", NC_MIN);
+    }
     nc = env_block("NODESCALE_GEMM_NC", nc, u->nr, bk->source, sizeof bk->source);
     bk->mc = mc, bk->kc = kc, bk->nc = nc;
 }

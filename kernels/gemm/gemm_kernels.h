@@ -29,10 +29,13 @@ typedef struct ns_gemm_config {
     int mr, nr;             /* register tile of the micro-kernel (C rows x columns) */
     int64_t mc, kc, nc;     /* cache block sizes in elements (multiples of mr / 1 / nr) */
     /* Where mc/kc/nc came from: "hwloc caches" (L1d, L2, L3 sizes and the table in gemm.c),
-     * with "; env KC" (or MC, NC) appended per NODESCALE_GEMM_* override, or "defaults (hwloc
-     * reported no cache sizes)". */
-    char source[96];
-    int64_t l1d_bytes, l2_bytes, l3_bytes; /* cache sizes the block sizes were derived from */
+     * with "; L2 missing: default 1 MiB" (or L1d; "no L3: NC from 4x L2") per level hwloc did
+     * not report, "; NC raised to the 256-column floor", "; env KC" (or MC, NC) per
+     * NODESCALE_GEMM_* override; or "defaults (hwloc reported no cache sizes): ...". */
+    char source[192];
+    /* The cache sizes hwloc reported, from which the block sizes were derived; 0 for a level
+     * it did not report (the default used instead is named in source). */
+    int64_t l1d_bytes, l2_bytes, l3_bytes;
 } ns_gemm_config;
 
 /* The configuration for isa ("avx512", "avx2", "scalar"; NULL: the one nodescale_?gemm
@@ -52,6 +55,9 @@ typedef struct ns_gemm_peer_info {
     int threads;            /* thread count last set on it (what the last run used) */
     char status[200];       /* "ok" or why it is unavailable */
     char note[200];         /* what was done to give it its best kernels here, or "" */
+    /* The widest ISA its GEMM kernels use here: "avx512", "avx2", "avx", "sse" or "scalar"
+     * (from OpenBLAS's core name, BLIS's configuration); "" when unknown. */
+    char isa[16];
 } ns_gemm_peer_info;
 
 /* Loads the peers on first use (thread-safe) and describes them. which: 0 = BLIS, 1 = OpenBLAS.

@@ -7,18 +7,24 @@
  * call, and `threading` says so. Versions come from bli_info_get_version_str / bli_arch_string
  * and openblas_get_config. Sizes are passed as the peers' 32-bit int (LP64 builds).
  *
- * Each peer gets its best kernels for this CPU, or the comparison is unfair: OpenBLAS 0.3.21's
- * DYNAMIC_ARCH does not know Sapphire/Emerald Rapids and falls back to its SSE3 "Prescott"
- * kernels, so when OPENBLAS_CORETYPE is unset and the CPU has AVX-512 it is set to "SkylakeX"
- * for the dlopen (OpenBLAS reads it in its constructor) and removed again; `note` records it.
+ * Each peer gets its best kernels for the ISA the own kernels run (ns_isa_dispatch(), which
+ * NODESCALE_ISA may narrow), or the comparison is unfair: OpenBLAS 0.3.21's DYNAMIC_ARCH does
+ * not know Sapphire/Emerald Rapids and falls back to its SSE3 "Prescott" kernels, so when
+ * OPENBLAS_CORETYPE is unset it is set for the dlopen (OpenBLAS reads it in its constructor) and
+ * removed again: "SkylakeX" for avx512; when NODESCALE_ISA selects a narrower ISA than the CPU's
+ * widest, "Haswell" for avx2 and "Prescott" (SSE3, the narrowest OpenBLAS has) for scalar. A
+ * user's OPENBLAS_CORETYPE is kept. `note` records what was set and by whom.
  * Debian's BLIS 0.9.0 is built without its skx configuration and runs its haswell (AVX2)
- * kernels on this CPU; nothing can change that at run time, and `version` shows the config. */
+ * kernels on this CPU; nothing can change that at run time, and `version` shows the config.
+ * `isa` records the ISA each peer's kernels use (from OpenBLAS's core name and BLIS's
+ * configuration), so that a peer wider than the run's ceilings is not judged against them. */
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -59,6 +65,45 @@ static void *open_lib(const char *path, peer *p) {
     return h;
 }
 
+/* The widest ISA the kernels of a BLIS configuration or an OpenBLAS core use; "" unknown. */
+static const char *isa_of_core(const char *core) {
+    /* clang-format off */
+    static const struct {
+        const char *core, *isa;
+    } map[] = {
+        /* BLIS configurations (bli_arch_string) */
+        {"skx", "avx512"}, {"knl", "avx512"}, {"zen4", "avx512"}, {"haswell", "avx2"},
+        {"zen", "avx2"}, {"zen2", "avx2"}, {"zen3", "avx2"}, {"sandybridge", "avx"},
+        {"bulldozer", "avx"}, {"piledriver", "avx"}, {"steamroller", "avx"}, {"excavator", "avx"},
+        {"penryn", "sse"}, {"generic", "scalar"},
+        /* OpenBLAS DYNAMIC_ARCH cores (openblas_get_corename), x86_64 */
+        {"SkylakeX", "avx512"}, {"Cooperlake", "avx512"}, {"SapphireRapids", "avx512"},
+        {"Haswell", "avx2"}, {"Zen", "avx2"}, {"Sandybridge", "avx"}, {"Bulldozer", "avx"},
+        {"Piledriver", "avx"}, {"Steamroller", "avx"}, {"Excavator", "avx"}, {"Prescott", "sse"},
+        {"Core2", "sse"}, {"Penryn", "sse"}, {"Dunnington", "sse"}, {"Nehalem", "sse"},
+        {"Atom", "sse"}, {"Opteron", "sse"}, {"Opteron(SSE3)", "sse"}, {"Barcelona", "sse"},
+        {"Nano", "sse"}, {"Athlon", "sse"}, {"Katmai", "sse"}, {"Coppermine", "sse"},
+        {"Northwood", "sse"}, {"Banias", "sse"}};
+    /* clang-format on */
+    for (size_t i = 0; core && i < sizeof map / sizeof *map; i++)
+        if (!strcasecmp(core, map[i].core)) return map[i].isa;
+    return "";
+}
+
+/* 1 when NODESCALE_ISA narrows the own kernels below the widest ISA cpuid reports. */
+static int isa_narrowed(void) {
+    const char *widest = ns_cpu_has_avx512() ? "avx512" : ns_cpu_has_avx2_fma() ? "avx2" : "scalar";
+    return strcmp(ns_isa_dispatch(), widest) != 0;
+}
+
+/* The OPENBLAS_CORETYPE nodescale sets for the own kernels' ISA (see the top), or NULL. */
+static const char *openblas_coretype(void) {
+    const char *isa = ns_isa_dispatch();
+    if (!strcmp(isa, "avx512")) return "SkylakeX";
+    if (!isa_narrowed()) return NULL; /* OpenBLAS's own choice */
+    return !strcmp(isa, "avx2") ? "Haswell" : "Prescott";
+}
+
 static void load_blis(peer *p) {
     static const char path[] = "/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4";
     p->info.name = "blis";
@@ -81,10 +126,19 @@ static void load_blis(peer *p) {
              ver ? ver() : "?", arch_id && arch_str ? arch_str(arch_id()) : "?");
     snprintf(p->info.threading, sizeof p->info.threading, "%s",
              omp && omp() ? "openmp" : "not openmp (as built)");
+    snprintf(p->info.isa, sizeof p->info.isa, "%s",
+             arch_id && arch_str ? isa_of_core(arch_str(arch_id())) : "");
     if (arch_id && arch_str && strcmp(arch_str(arch_id()), "skx") && ns_cpu_has_avx512())
         snprintf(p->info.note, sizeof p->info.note,
                  "this BLIS build has no skx configuration; it runs its %s kernels on this "
                  "AVX-512 CPU", arch_str(arch_id()));
+    const char *own = ns_isa_dispatch();
+    if (*p->info.isa && strcmp(p->info.isa, own) && isa_narrowed()) {
+        size_t used = strlen(p->info.note);
+        snprintf(p->info.note + used, sizeof p->info.note - used,
+                 "%sit stays %s under NODESCALE_ISA=%s (its configuration is fixed when built)",
+                 used ? "; " : "", p->info.isa, own);
+    }
     p->info.available = 1;
     snprintf(p->info.status, sizeof p->info.status, "ok");
 }
@@ -123,22 +177,30 @@ static void load_openblas(peer *p) {
     p->info.name = "openblas";
     if (openblas_fits(p->info.status, sizeof p->info.status) != 0) return;
     const char *path = omp_path;
-    int forced = 0;
-    if (!getenv("OPENBLAS_CORETYPE") && ns_cpu_has_avx512()) {
-        setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
-        forced = 1;
-    }
+    const char *user = getenv("OPENBLAS_CORETYPE");
+    const char *core = user && *user ? NULL : openblas_coretype();
+    if (core) setenv("OPENBLAS_CORETYPE", core, 1);
     p->handle = open_lib(omp_path, p);
     if (!p->handle) {
         path = pth_path;
         p->handle = open_lib(pth_path, p);
     }
-    if (forced) {
-        unsetenv("OPENBLAS_CORETYPE");
+    if (core) unsetenv("OPENBLAS_CORETYPE");
+    const char *isa = ns_isa_dispatch();
+    if (user && *user)
+        snprintf(p->info.note, sizeof p->info.note,
+                 "OPENBLAS_CORETYPE=%.40s set by the user (kept)", user);
+    else if (core && !strcmp(core, "SkylakeX"))
         snprintf(p->info.note, sizeof p->info.note,
                  "OPENBLAS_CORETYPE=SkylakeX set for loading (DYNAMIC_ARCH falls back to "
                  "Prescott on CPUs newer than it knows)");
-    }
+    else if (core)
+        snprintf(p->info.note, sizeof p->info.note,
+                 "OPENBLAS_CORETYPE=%s set for loading: the own kernels run %s (NODESCALE_ISA)%s",
+                 core, isa,
+                 strcmp(core, "Prescott") ? ""
+                                          : "; Prescott (SSE3) is OpenBLAS's narrowest, as wide "
+                                            "as the own SSE2 baseline");
     if (!p->handle) return;
     snprintf(p->info.path, sizeof p->info.path, "%s", path);
     p->dgemm = (cblas_dgemm_fn)dlsym(p->handle, "cblas_dgemm");
@@ -151,7 +213,9 @@ static void load_openblas(peer *p) {
                  "openblas_set_num_threads", path);
         return;
     }
+    char *(*corename)(void) = (char *(*)(void))dlsym(p->handle, "openblas_get_corename");
     snprintf(p->info.version, sizeof p->info.version, "%s", cfg ? cfg() : "?");
+    snprintf(p->info.isa, sizeof p->info.isa, "%s", corename ? isa_of_core(corename()) : "");
     /* openblas_get_parallel: 0 sequential, 1 pthreads, 2 OpenMP. */
     int kind = par ? par() : -1;
     snprintf(p->info.threading, sizeof p->info.threading, "%s",

@@ -91,6 +91,28 @@ static void test_gemm_noise_marked(void **state) {
     json_decref(root);
 }
 
+/* Trial 12b #2: the GEMM table's peer columns name the ISA each peer's kernels use
+ * (context.gemm.peers[].isa), and a line says when it differs from the own kernel's. */
+static void test_gemm_peer_isa_labelled(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    char *md = markdown(root);
+    assert_has(md, "| BLIS | OpenBLAS | own / best peer |"); /* no isa recorded: no label */
+    assert_lacks(md, "compares different instruction sets");
+    free(md);
+    json_t *ctx = json_object_get(root, "context"), *gemm = json_object();
+    json_t *peers = json_pack("[{s:s, s:s}, {s:s, s:s}]", "name", "blis", "isa", "avx2", "name",
+                              "openblas", "isa", "avx512");
+    json_object_set_new(gemm, "peers", peers);
+    json_object_set_new(ctx, "gemm", gemm);
+    md = markdown(root);
+    assert_has(md, "| BLIS (avx2) | OpenBLAS (avx512) | own / best peer |");
+    assert_has(md, "not always the own kernel's (avx512): where they differ, own / best peer "
+                   "compares different instruction sets.");
+    free(md);
+    json_decref(root);
+}
+
 /* Defect 13: a ceiling's working set is the measured range (the sweep points it came from),
  * not working_set_bytes, their geometric middle (783.8 MiB for the DRAM ceiling, never run). */
 static void test_ceiling_working_set_measured(void **state) {
@@ -167,6 +189,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cluster_variability),
         cmocka_unit_test(test_gemm_noise_marked),
+        cmocka_unit_test(test_gemm_peer_isa_labelled),
         cmocka_unit_test(test_ceiling_working_set_measured),
         cmocka_unit_test(test_files_line_complete),
         cmocka_unit_test(test_cache_aware_pictures_embedded),
