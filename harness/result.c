@@ -33,12 +33,12 @@ static json_t *stats_json(const ns_stats *s) {
     return o;
 }
 
-/* Into why (empty when none): two of the nt threads on one CPU, and a CPU of the mask left idle
- * when there are at least as many threads as CPUs in it. */
+/* Into why (empty when none): two of the nt threads on one CPU, and a CPU of the starting mask
+ * (OMP_PLACES may cover fewer) left idle when there are at least as many threads as its CPUs. */
 static void placement_check(const int *cpu, int nt, char *why, size_t len) {
     why[0] = 0;
     cpu_set_t mask, used;
-    int ncpus = ns_usable_cpus(&mask);
+    int ncpus = ns_start_cpus(&mask);
     CPU_ZERO(&used);
     size_t n = 0;
     for (int i = 0; i < nt; i++) {
