@@ -372,11 +372,12 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
     } else {
         /* --threads absent (0): the CPUs the launcher bound this rank to, as `run` does. */
         int64_t threads = o->threads;
-        int cpus = ns_topology_get()->cpus_in_mask;
+        int cpus = ns_topology_get()->cpus_in_start_mask; /* as run: the mask, not the places */
         if (threads < 1 && ns_default_threads(&threads, err, sizeof err) != 0) {
             *reason = strdup(err);
         } else if (cpus > 0 && threads > cpus) {
-            snprintf(err, sizeof err, "--threads %lld is more than the %d CPUs this rank may use",
+            snprintf(err, sizeof err,
+                     "--threads %lld is more than the %d CPUs of this rank's affinity mask",
                      (long long)threads, cpus);
             *reason = strdup(err);
         } else {

@@ -164,9 +164,14 @@ int ns_cmd_bench(int argc, char **argv) {
     char terr[256];
     if (threads < 0 && ns_default_threads(&threads, terr, sizeof terr) != 0)
         return ns_usage_error(cmd, "%s", terr);
-    if (threads > ns_topology_get()->cpus_in_mask && ns_topology_get()->cpus_in_mask > 0)
-        return ns_usage_error(cmd, "--threads %lld is more than the %d CPUs this process may use",
-                              (long long)threads, ns_topology_get()->cpus_in_mask);
+    /* The start mask, not the OpenMP places: places covering fewer CPUs are the user's placement
+     * (threads sharing them get a placement_warning, as with OMP_PROC_BIND=master). */
+    int mask_cpus = ns_topology_get()->cpus_in_start_mask;
+    if (mask_cpus > 0 && threads > mask_cpus)
+        return ns_usage_error(cmd,
+                              "--threads %lld is more than the %d CPUs of this process's "
+                              "affinity mask",
+                              (long long)threads, mask_cpus);
     const ns_kernel *k = ns_registry_find(kname, isa);
     if (!k) {
         size_t nk;

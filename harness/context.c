@@ -216,6 +216,9 @@ static void read_topology(void) {
     hwloc_topology_destroy(t);
 
     topo.cpus_in_mask = count_usable_cpus();
+    cpu_set_t start;
+    topo.cpus_in_start_mask = ns_start_cpus(&start);
+    if (topo.cpus_in_start_mask < topo.cpus_in_mask) topo.cpus_in_start_mask = topo.cpus_in_mask;
     if (topo.cores <= 0) topo.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     topo.mem_total_bytes = meminfo_bytes("MemTotal");
     topo.mem_meminfo_available_bytes = meminfo_bytes("MemAvailable");
@@ -343,9 +346,13 @@ int ns_default_threads(int64_t *threads, char *err, size_t errlen) {
                  getenv("OMP_NUM_THREADS"));
         return -1;
     }
-    if (t > cpus) {
-        snprintf(err, errlen, "OMP_NUM_THREADS=%lld is more than the %d CPUs this process may use",
-                 t, cpus);
+    int limit = ns_topology_get()->cpus_in_start_mask;
+    if (limit < cpus) limit = cpus;
+    if (t > limit) {
+        snprintf(err, errlen,
+                 "OMP_NUM_THREADS=%lld is more than the %d CPUs of this process's "
+                 "affinity mask",
+                 t, limit);
         return -1;
     }
     *threads = t;
@@ -471,6 +478,11 @@ static json_t *env_json(void) {
 
 int ns_usable_cpus(cpu_set_t *mask) {
     usable_cpu_set(mask);
+    return CPU_COUNT(mask);
+}
+
+int ns_start_cpus(cpu_set_t *mask) {
+    start_cpu_set(mask);
     return CPU_COUNT(mask);
 }
 

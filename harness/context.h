@@ -21,7 +21,10 @@ typedef struct ns_topology {
     int cores, pus, sockets, numa_nodes;
     int ncaches;
     ns_cache_info caches[8];
-    int cpus_in_mask;      /* CPUs in this process's affinity mask (sched_getaffinity) */
+    int cpus_in_mask;       /* CPUs its threads may use (ns_usable_cpus: the OpenMP places' union
+                               when the runtime binds threads, else the affinity mask) */
+    int cpus_in_start_mask; /* CPUs in the affinity mask this process started with (ns_start_cpus):
+                               more threads than these would share CPUs whatever the placement */
     int64_t mem_total_bytes;
     /* What this process may allocate: the least of MemAvailable, RLIMIT_AS less the address
      * space in use (ulimit -v), and the cgroup's limit less its usage (v2 memory.max of this
@@ -81,6 +84,11 @@ int ns_affinity_release(cpu_set_t *saved);
  * threads, else the affinity mask) into *mask; returns their count. */
 int ns_usable_cpus(cpu_set_t *mask);
 
+/* The affinity mask this process started with (before the OpenMP runtime bound the initial
+ * thread to its first place; see ns_affinity_release) into *mask; returns its count. OMP_PLACES
+ * may cover fewer of its CPUs (a placement the user chose), never more. */
+int ns_start_cpus(cpu_set_t *mask);
+
 /* 1 if the OpenMP runtime binds threads to places (omp_get_proc_bind() is not false: the
  * OMP_PROC_BIND it accepted, or nodescale's defaults), else 0. */
 int ns_threads_bound(void);
@@ -88,8 +96,9 @@ int ns_threads_bound(void);
 /* Default thread count of the measuring commands: OMP_NUM_THREADS (its first value, as the
  * OpenMP runtime reads it) when set, else the CPUs in the affinity mask (as the OpenMP places
  * see them). Returns 0, or -1 with a one-line reason in err when OMP_NUM_THREADS is not a
- * positive integer or asks for more threads than those CPUs (oversubscribed threads measure the
- * scheduler, not the node). */
+ * positive integer or asks for more threads than the CPUs of the affinity mask nodescale started
+ * with (oversubscribed threads measure the scheduler, not the node; OMP_PLACES covering fewer
+ * CPUs is a placement the user chose, and shared CPUs get a placement_warning). */
 int ns_default_threads(int64_t *threads, char *err, size_t errlen);
 
 /* The context object of results.json. threads = the all-thread count of this run. */

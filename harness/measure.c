@@ -179,19 +179,41 @@ static void note_team(const ns_params *p, const ns_team *t, ns_measurement *m) {
     }
 }
 
+/* Thread t's evidence after a timed sample in which it was read on CPU `now` (ns_cpu_held):
+ * NS_CPU_READ while every reading so far (prev and held are the last sample's, none when first)
+ * showed that CPU. */
+static unsigned char held_after(int first, unsigned char held, int prev, int now) {
+    return first || (held == NS_CPU_READ && prev == now) ? NS_CPU_READ : NS_CPU_MAY_MOVE;
+}
+
+/* 1 when the calling thread is bound to an OpenMP place of one CPU (it cannot run elsewhere). */
+static int bound_to_one_cpu(void) {
+    int place = omp_get_place_num();
+    return place >= 0 && omp_get_place_num_procs(place) == 1;
+}
+
 /* One sample of reps repetitions; returns the slowest thread's elapsed seconds (whole sample),
  * and records each thread's CPU in m (an NS_RUN_SELF kernel's own threads through k->cpus, after
- * the clock has stopped) and the team it ran on (note_team). */
+ * the clock has stopped) and the team it ran on (note_team). With track (a timed sample), also
+ * what kept each thread on its CPU (m->cpu_held): a team thread's CPU is read at the start and
+ * end of its timed part, outside the clock. */
 static double time_sample(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
-                          ns_measurement *m) {
+                          ns_measurement *m, int track) {
     int *cpu_of_thread = m->cpu_of_thread;
+    int first = m->cpu_readings == 0;
     if (k->run_model == NS_RUN_SELF) {
         double t0 = ns_now();
         for (int64_t r = 0; r < reps; r++) k->run(state, 0, p->threads);
         double t = ns_now() - t0;
-        int n = k->cpus ? k->cpus(state, cpu_of_thread, NS_MAX_THREADS) : 0;
-        if (n < 1) cpu_of_thread[0] = sched_getcpu(), n = 1;
+        int now[NS_MAX_THREADS];
+        int n = k->cpus ? k->cpus(state, now, NS_MAX_THREADS) : 0;
+        if (n < 1) now[0] = sched_getcpu(), n = 1;
+        for (int i = 0; track && i < n; i++)
+            m->cpu_held[i] = held_after(first, i < m->cpu_threads ? m->cpu_held[i] : 0,
+                                        cpu_of_thread[i], now[i]);
+        memcpy(cpu_of_thread, now, (size_t)n * sizeof *now);
         m->cpu_threads = n;
+        m->cpu_readings += track;
         ns_team team = self_team(k, state, p);
         note_team(p, &team, m);
         return t;
@@ -203,14 +225,24 @@ static double time_sample(const ns_kernel *k, void *state, const ns_params *p, i
     {
         int tid = omp_get_thread_num(), nth = omp_get_num_threads();
 #pragma omp barrier
+        int cpu0 = sched_getcpu();
         double t0 = ns_now();
         for (int64_t r = 0; r < reps; r++) k->run(state, tid, nth);
         double t1 = ns_now();
+        int cpu1 = sched_getcpu();
 #pragma omp barrier
         slowest = t1 - t0;
         got = nth;
-        if (tid < NS_MAX_THREADS) cpu_of_thread[tid] = sched_getcpu();
+        if (tid < NS_MAX_THREADS) {
+            if (track)
+                m->cpu_held[tid] =
+                    bound_to_one_cpu() ? NS_CPU_BOUND
+                    : cpu0 == cpu1 ? held_after(first, m->cpu_held[tid], cpu_of_thread[tid], cpu0)
+                                   : NS_CPU_MAY_MOVE;
+            cpu_of_thread[tid] = cpu1;
+        }
     }
+    m->cpu_readings += 2 * track;
     if (got < m->cpu_threads) m->cpu_threads = got;
     ns_team team = {.asked = p->threads, .got = got};
     note_team(p, &team, m);
@@ -231,14 +263,14 @@ int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_mea
     int max_samples = o->max_samples < NS_MAX_SAMPLES ? o->max_samples : NS_MAX_SAMPLES;
 
     for (int w = 0; w < o->warmup_reps; w++)
-        time_sample(k, state, p, 1, m);
+        time_sample(k, state, p, 1, m, 0);
     if (team_short(m)) return -1;
 
     /* Grow reps until one sample is long enough; the sizing samples double as warm-up. */
     int64_t reps = 1;
     double last_t = 0;
     for (;;) {
-        double t = last_t = time_sample(k, state, p, reps, m);
+        double t = last_t = time_sample(k, state, p, reps, m, 0);
         if (team_short(m)) return -1;
         if (ns_interrupted) break;
         if (t >= min_s) break;
@@ -261,7 +293,7 @@ int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_mea
 
     double start = ns_now();
     while (m->nsamples < max_samples && !ns_interrupted) {
-        double t = time_sample(k, state, p, run_reps, m);
+        double t = time_sample(k, state, p, run_reps, m, 1);
         m->samples_s[m->nsamples++] = t / (double)reps;
         if (team_short(m)) return -1;
         if (m->nsamples >= o->min_samples && ns_now() - start > o->budget_s) break;
@@ -271,6 +303,9 @@ int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_mea
         snprintf(m->status, sizeof m->status, "interrupted before the first sample");
         return -1;
     }
+    /* One reading proves nothing: an NS_RUN_SELF kernel measured in one sample has no evidence. */
+    for (int t = 0; t < m->cpu_threads && m->cpu_readings < 2; t++)
+        if (m->cpu_held[t] == NS_CPU_READ) m->cpu_held[t] = NS_CPU_MAY_MOVE;
     ns_stats_compute(m->samples_s, (size_t)m->nsamples, &m->stats);
     if (m->nsamples < o->min_samples)
         snprintf(m->status, sizeof m->status, "interrupted after %d of %d samples", m->nsamples,

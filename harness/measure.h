@@ -23,6 +23,14 @@ typedef struct ns_measure_opts {
     int warmup_reps;     /* untimed repetitions first (default 1) */
 } ns_measure_opts;
 
+/* ns_measurement.cpu_held[t]: what keeps thread t on cpu_of_thread[t]. */
+typedef enum ns_cpu_held {
+    NS_CPU_MAY_MOVE = 0, /* nothing known: it may have run elsewhere */
+    NS_CPU_READ,         /* every reading showed it: the start and end of each timed sample (an
+                            NS_RUN_SELF kernel's threads: one per sample, at least 2 readings) */
+    NS_CPU_BOUND,        /* bound to an OpenMP place of that one CPU (omp_get_place_num_procs 1) */
+} ns_cpu_held;
+
 typedef struct ns_measurement {
     int64_t reps;                      /* repetitions per sample */
     int nsamples;
@@ -32,6 +40,11 @@ typedef struct ns_measurement {
     int cpu_of_thread[NS_MAX_THREADS]; /* sched_getcpu() of each thread, last sample */
     int cpu_threads;                   /* entries of cpu_of_thread filled: the team's threads,
                                           or an NS_RUN_SELF kernel's own (k->cpus; else 1) */
+    /* Whether thread t stayed on cpu_of_thread[t] through the timed samples (ns_cpu_held): one
+     * sched_getcpu() reading proves nothing for a thread that may migrate (unbound, or bound to
+     * a place of several CPUs), so a shared CPU is only reported with such evidence. */
+    unsigned char cpu_held[NS_MAX_THREADS];
+    int cpu_readings; /* sched_getcpu() readings per thread over the timed samples */
     int threads_used;                  /* threads the kernel ran on (the fewest of any
                                           sample): threads, or fewer by the kernel's choice */
     char threads_note[160];            /* why threads_used < threads (ns_team.why, or the

@@ -33,22 +33,34 @@ static json_t *stats_json(const ns_stats *s) {
     return o;
 }
 
-/* Into why (empty when none): two of the nt threads on one CPU, and a CPU of the mask left idle
- * when there are at least as many threads as CPUs in it. */
-static void placement_check(const int *cpu, int nt, char *why, size_t len) {
+/* Into why (empty when none): two of the nt threads that shared one CPU through the timed
+ * samples (m->cpu_held: bound to a place of that CPU alone, or seen on it at every reading; a
+ * thread that may migrate, unbound or in a place of several CPUs, met on one CPU in a single
+ * reading proves nothing), and a CPU of the starting mask left idle when there are at least as
+ * many threads as CPUs in it. */
+static void placement_check(const ns_measurement *m, int nt, char *why, size_t len) {
+    const int *cpu = m->cpu_of_thread;
     why[0] = 0;
     cpu_set_t mask, used;
-    int ncpus = ns_usable_cpus(&mask);
+    int ncpus = ns_start_cpus(&mask);
     CPU_ZERO(&used);
     size_t n = 0;
     for (int i = 0; i < nt; i++) {
         if (cpu[i] < 0 || cpu[i] >= CPU_SETSIZE) continue;
-        for (int j = 0; j < i && !n; j++)
-            if (cpu[j] == cpu[i])
-                n = (size_t)snprintf(why, len, "threads %d and %d both ran on CPU %d", j, i,
-                                     cpu[i]);
+        for (int j = 0; j < i && !n && m->cpu_held[i]; j++) {
+            if (cpu[j] != cpu[i] || !m->cpu_held[j]) continue;
+            int bound = m->cpu_held[i] == NS_CPU_BOUND && m->cpu_held[j] == NS_CPU_BOUND;
+            char how[64];
+            if (bound)
+                snprintf(how, sizeof how, "bound to places of that CPU alone");
+            else
+                snprintf(how, sizeof how, "at every one of %d readings", m->cpu_readings);
+            n = (size_t)snprintf(why, len, "threads %d and %d both ran on CPU %d (%s)", j, i,
+                                 cpu[i], how);
+        }
         CPU_SET(cpu[i], &used);
     }
+    if (n >= len) n = strlen(why);
     if (!n || nt < ncpus) return; /* fewer threads than CPUs: some CPUs idle by design */
     for (int c = 0; c < CPU_SETSIZE && n < len; c++)
         if (CPU_ISSET(c, &mask) && !CPU_ISSET(c, &used)) {
@@ -69,8 +81,7 @@ static void team_json(json_t *r, const ns_kernel *k, const ns_params *p, const n
         json_array_append_new(cpus, json_integer(m->cpu_of_thread[i]));
     json_object_set_new(r, "cpu_of_thread", cpus);
     char placement[256];
-    placement_check(m->cpu_of_thread, nt < NS_MAX_THREADS ? nt : NS_MAX_THREADS, placement,
-                    sizeof placement);
+    placement_check(m, nt < NS_MAX_THREADS ? nt : NS_MAX_THREADS, placement, sizeof placement);
     if (placement[0]) ns_json_set_str(r, "placement_warning", placement);
 }
 
@@ -144,8 +155,7 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
         json_object_set_new(r, "validated", json_null());
     }
     /* A shared CPU is a warning (placement_warning), not a failed status: the measurement is
-     * valid for the placement the user asked for, and one sched_getcpu() reading per thread
-     * cannot tell a placement from two threads that met on one CPU for a moment. */
+     * valid for the placement the user asked for. */
     json_object_set_new(r, "counters", json_object());
     ns_json_set_str(r, "status", status);
     return r;

@@ -587,9 +587,11 @@ int ns_cmd_run(int argc, char **argv) {
             return ns_usage_error(cmd, "unknown argument '%s' (see nodescale run --help)", argv[i]);
         }
     }
-    int cpus = ns_topology_get()->cpus_in_mask;
+    int cpus = ns_topology_get()->cpus_in_start_mask; /* as bench: the mask, not the places */
     if (cpus > 0 && threads > cpus)
-        return ns_usage_error(cmd, "--threads %lld is more than the %d CPUs this process may use",
+        return ns_usage_error(cmd,
+                              "--threads %lld is more than the %d CPUs of this process's "
+                              "affinity mask",
                               (long long)threads, cpus);
     char kerr[512];
     if (kernels && ns_run_check_kernels(kernels, kerr, sizeof kerr))

@@ -4,6 +4,10 @@
 # status stays "ok" (a valid measurement of the placement asked for; gate, compare and the
 # roofline keep it), and context.affinity records what the OpenMP runtime made of OMP_PROC_BIND/OMP_PLACES:
 # a value it rejected ("Invalid value") is named, not recorded as in force.
+# Trial 12b #8: OMP_PLACES covering fewer CPUs than the affinity mask is a placement, not a limit:
+# --threads (or OMP_NUM_THREADS) up to the mask's CPUs runs, with the warning; more is refused,
+# naming the mask. #9: threads that may migrate (unbound, or in a place of several CPUs) are not
+# warned about from one sched_getcpu() reading: only with every reading agreeing.
 set -u
 cd "$(dirname "$0")/../.."
 need_jq=1
@@ -11,13 +15,15 @@ need_jq=1
 [ "$(nproc)" -ge 2 ] || { echo "skip: needs 2 CPUs"; exit 77; }
 b() { "$ns" bench stream_triad --n 4096 --samples 3 --threads 2 --json "$tmp/r.json" "$@"; }
 
-OMP_PROC_BIND=master OMP_PLACES=cores b >"$tmp/out" 2>"$tmp/err"
+# Places of one CPU each (cores may hold several on an SMT host, where threads sharing one
+# would not be warned about unless every reading saw them on one CPU).
+OMP_PROC_BIND=master OMP_PLACES=threads b >"$tmp/out" 2>"$tmp/err"
 rc=$?
 st=$(jq -r '.results[0].status' "$tmp/r.json")
 [ "$st" = ok ] || fail "OMP_PROC_BIND=master: status '$st', want ok"
 pw=$(jq -r '.results[0].placement_warning' "$tmp/r.json")
-case $pw in "threads 0 and 1 both ran on CPU "*", CPU "*" idle") ;;
-    *) fail "OMP_PROC_BIND=master: placement_warning '$pw', want 'threads 0 and 1 both ran on CPU ..., ... idle'" ;; esac
+case $pw in "threads 0 and 1 both ran on CPU "*" (bound to places of that CPU alone), CPU "*" idle") ;;
+    *) fail "OMP_PROC_BIND=master: placement_warning '$pw', want 'threads 0 and 1 both ran on CPU ... (bound to places of that CPU alone), ... idle'" ;; esac
 [ $rc -eq 0 ] || fail "OMP_PROC_BIND=master: exit $rc, want 0"
 grep -q "warning: thread placement: threads 0 and 1 both ran on CPU" "$tmp/err" ||
     fail "OMP_PROC_BIND=master: no warning on stderr: $(cat "$tmp/err")"
@@ -38,5 +44,48 @@ OMP_PROC_BIND=close OMP_PLACES=cores b >/dev/null 2>"$tmp/err" || fail "OMP_PROC
 [ "$(jq -r '.context.affinity.placement' "$tmp/r.json")" = "from the user's environment" ] ||
     fail "OMP_PROC_BIND=close: placement '$(jq -r '.context.affinity.placement' "$tmp/r.json")'"
 ! grep -q "warning: thread placement" "$tmp/err" || fail "OMP_PROC_BIND=close: a placement warning"
+# #8: one CPU of the mask as the only place: 2 threads run there (ok, warned), as with master.
+mask=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')
+c=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
+for e in "OMP_PLACES={$c}" "OMP_PLACES={$c},{$c} OMP_PROC_BIND=close"; do
+    env $e "$ns" bench stream_triad --n 4096 --samples 3 --threads 2 --json "$tmp/r.json" \
+        >/dev/null 2>"$tmp/err" || fail "$e --threads 2: exit $?: $(cat "$tmp/err")"
+    [ "$(jq -r '.results[0].status' "$tmp/r.json")" = ok ] || fail "$e: status not ok"
+    pw=$(jq -r '.results[0].placement_warning' "$tmp/r.json")
+    case $pw in "threads 0 and 1 both ran on CPU $c (bound to places of that CPU alone), CPU "*" of the $mask in the mask idle") ;;
+        *) fail "$e: placement_warning '$pw'" ;; esac
+    grep -q "warning: thread placement: threads 0 and 1 both ran on CPU $c" "$tmp/err" ||
+        fail "$e: no warning on stderr: $(cat "$tmp/err")"
+done
+OMP_PLACES="{$c}" OMP_NUM_THREADS=2 "$ns" bench stream_triad --n 4096 --samples 3 \
+    --json "$tmp/r.json" >/dev/null 2>&1 || fail "OMP_PLACES={$c} OMP_NUM_THREADS=2 refused"
+[ "$(jq -r '.results[0].threads' "$tmp/r.json")" = 2 ] || fail "OMP_NUM_THREADS=2 did not run 2 threads"
+# More threads than the mask's CPUs: still refused, whatever the places, naming the mask.
+want="--threads $((mask + 1)) is more than the $mask CPUs of this process's affinity mask"
+for e in "OMP_PLACES={$c}" "OMP_PROC_BIND=close"; do
+    env $e "$ns" bench stream_triad --n 4096 --threads $((mask + 1)) --json "$tmp/no.json" \
+        >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -qF -- "$want" "$tmp/err" && [ ! -e "$tmp/no.json" ] ||
+        fail "$e --threads $((mask + 1)): exit $rc: $(cat "$tmp/err")"
+done
+
+# #9: both threads in one place of every CPU (unbound with OMP_PROC_BIND=false): they may
+# migrate, so a warning needs every reading (start and end of each sample) on the shared CPU.
+all=$(python3 -c 'import os; print(",".join(map(str, sorted(os.sched_getaffinity(0)))))')
+for e in "OMP_PLACES={$all} OMP_PROC_BIND=close" "OMP_PROC_BIND=false"; do
+    env $e "$ns" bench stream_triad --n 65536 --samples 9 --threads 2 --json "$tmp/r.json" \
+        >/dev/null 2>&1 || fail "$e: bench failed"
+    python3 - "$tmp/r.json" <<'PY' || fail "$e: placement_warning without the evidence"
+import json, re, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+assert r["status"] == "ok", r["status"]
+pw = r.get("placement_warning")
+if pw is not None:  # every one of 2 readings per timed sample, never a one-CPU place
+    m = re.match(r"threads 0 and 1 both ran on CPU (\d+) \(at every one of (\d+) readings\)", pw)
+    assert m and int(m.group(2)) == 2 * len(r["samples_s"]), pw
+    assert r["cpu_of_thread"] == [int(m.group(1))] * 2, (pw, r["cpu_of_thread"])
+PY
+done
 [ $fails -eq 0 ] && echo "ok: shared CPUs recorded and warned; rejected OMP values named"
 exit $((fails > 0))

@@ -208,6 +208,62 @@ static void failed_check_gives_null_rates(void **state) {
     json_decref(r);
 }
 
+/* Trial 12b #9: two threads seen on one CPU in a single sched_getcpu() reading (unbound, or in a
+ * place of several CPUs: they migrate) got a placement_warning. It is given only when both stayed
+ * there: bound to a place of that CPU alone, or seen on it at every reading; never a failed status.
+ */
+static void placement_warning_needs_evidence(void **state) {
+    ns_kernel k = {.name = "fake",
+                   .family = "stream",
+                   .isa = "scalar",
+                   .bytes_policy = "minimal",
+                   .flops = one,
+                   .bytes = one,
+                   .working_set = one};
+    ns_params p = {.n = 10, .threads = 2};
+    static ns_measurement m; /* large: not on the stack */
+    memset(&m, 0, sizeof m);
+    m.reps = 1, m.nsamples = 1, m.threads = 2, m.cpu_threads = 2, m.threads_used = 2;
+    m.samples_s[0] = 1e-6;
+    ns_stats_compute(m.samples_s, 1, &m.stats);
+    snprintf(m.status, sizeof m.status, "ok");
+    m.cpu_of_thread[0] = m.cpu_of_thread[1] = 1;
+    struct {
+        unsigned char held0, held1;
+        int readings;
+        const char *want; /* NULL: no warning */
+    } cases[] = {
+        {NS_CPU_MAY_MOVE, NS_CPU_MAY_MOVE, 1, NULL}, /* one snapshot of threads that migrate */
+        {NS_CPU_MAY_MOVE, NS_CPU_MAY_MOVE, 18, NULL},
+        {NS_CPU_READ, NS_CPU_MAY_MOVE, 18, NULL}, /* thread 1 moved between readings */
+        {NS_CPU_BOUND, NS_CPU_MAY_MOVE, 18, NULL},
+        {NS_CPU_READ, NS_CPU_READ, 18,
+         "threads 0 and 1 both ran on CPU 1 (at every one of 18 "
+         "readings)"},
+        {NS_CPU_BOUND, NS_CPU_BOUND, 18,
+         "threads 0 and 1 both ran on CPU 1 (bound to places of "
+         "that CPU alone)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        m.cpu_held[0] = cases[i].held0, m.cpu_held[1] = cases[i].held1;
+        m.cpu_readings = cases[i].readings;
+        json_t *r = ns_result_json(&k, &p, &m, NULL);
+        const char *pw = json_string_value(json_object_get(r, "placement_warning"));
+        if (!cases[i].want && pw) fail_msg("case %zu: placement_warning '%s'", i, pw);
+        if (cases[i].want && (!pw || strncmp(pw, cases[i].want, strlen(cases[i].want))))
+            fail_msg("case %zu: placement_warning '%s', want '%s...'", i, pw ? pw : "(none)",
+                     cases[i].want);
+        assert_string_equal(json_string_value(json_object_get(r, "status")), "ok");
+        json_decref(r);
+    }
+    /* Both bound, to different CPUs: nothing shared. */
+    m.cpu_held[0] = m.cpu_held[1] = NS_CPU_BOUND;
+    m.cpu_of_thread[0] = 0;
+    json_t *r = ns_result_json(&k, &p, &m, NULL);
+    assert_null(json_object_get(r, "placement_warning"));
+    json_decref(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(non_finite_becomes_null_with_status),
@@ -219,6 +275,7 @@ int main(void) {
         cmocka_unit_test(zero_time_gives_null_rates),
         cmocka_unit_test(sweep_point_rate_recomputes),
         cmocka_unit_test(failed_check_gives_null_rates),
+        cmocka_unit_test(placement_warning_needs_evidence),
     };
     return cmocka_run_group_tests(tests, make_dir, NULL);
 }

@@ -185,7 +185,64 @@ static void timing_loop_invariants(void **state) {
     for (int i = 0; i < m.nsamples; i++) assert_true(m.samples_s[i] > 0);
     assert_true(m.stats.min <= m.stats.median && m.stats.median <= m.stats.max);
     assert_true(m.cpu_of_thread[0] >= 0 && m.cpu_of_thread[1] >= 0);
+    /* Trial 12b #9: each thread read at the start and end of every timed sample; bound to a
+     * one-CPU place only where the OpenMP runtime binds threads. */
+    assert_int_equal(m.cpu_readings, 2 * m.nsamples);
+    for (int t = 0; t < 2; t++) {
+        assert_true(m.cpu_held[t] <= NS_CPU_BOUND);
+        if (omp_get_proc_bind() == omp_proc_bind_false) assert_true(m.cpu_held[t] != NS_CPU_BOUND);
+    }
     k->destroy(st);
+}
+
+/* A kernel of its own threads whose CPUs are scripted: thread 0 stays on CPU 3; thread 1 too,
+ * or (fake_moves) alternates between CPUs 3 and 2 from one sample to the next. */
+static int fake_moves, fake_calls;
+static double fake_one(const ns_params *p) {
+    return 1;
+}
+static void *fake_create(const ns_params *p) {
+    return &fake_calls;
+}
+static void fake_run(void *st, int tid, int nth) {
+    for (volatile int i = 0; i < 100; i++) {
+    }
+}
+static int fake_cpus(void *st, int *cpu, int max) {
+    fake_calls++;
+    cpu[0] = 3, cpu[1] = fake_moves && fake_calls % 2 ? 2 : 3;
+    return 2;
+}
+
+/* Trial 12b #9: a thread's CPU counts as held only when every reading over the timed samples
+ * agreed (one reading, or one that moved, proves nothing). */
+static void cpu_held_needs_agreeing_readings(void **state) {
+    ns_kernel k = {.name = "fake_self",
+                   .family = "gemm",
+                   .isa = "scalar",
+                   .run_model = NS_RUN_SELF,
+                   .flops = fake_one,
+                   .bytes = fake_one,
+                   .create = fake_create,
+                   .run = fake_run,
+                   .cpus = fake_cpus};
+    ns_params p = {.n = 1, .m = 1, .k = 1, .threads = 2};
+    ns_measure_opts o = ns_measure_defaults(1);
+    o.min_sample_s = 0.0005, o.min_samples = 4, o.max_samples = 4;
+    static ns_measurement m; /* large: not on the stack */
+    for (fake_moves = 0; fake_moves < 2; fake_moves++) {
+        assert_int_equal(ns_measure(&k, &fake_calls, &p, &o, &m), 0);
+        assert_int_equal(m.cpu_threads, 2);
+        assert_int_equal(m.cpu_readings, 4);
+        assert_int_equal(m.cpu_held[0], NS_CPU_READ);
+        assert_int_equal(m.cpu_held[1], fake_moves ? NS_CPU_MAY_MOVE : NS_CPU_READ);
+    }
+    /* One timed sample: one reading each, no evidence. */
+    fake_moves = 0, o.min_samples = 1, o.max_samples = 1;
+    assert_int_equal(ns_measure(&k, &fake_calls, &p, &o, &m), 0);
+    assert_int_equal(m.cpu_readings, 1);
+    assert_int_equal(m.cpu_held[0], NS_CPU_MAY_MOVE);
+    assert_int_equal(m.cpu_held[1], NS_CPU_MAY_MOVE);
 }
 
 /* GEMM opens its own parallel region: the CPU of each of its threads is recorded, not only the
@@ -239,6 +296,7 @@ int main(void) {
         cmocka_unit_test(peak_check_replays_in_kernel_precision),
         cmocka_unit_test(isa_selection_honours_environment),
         cmocka_unit_test(timing_loop_invariants),
+        cmocka_unit_test(cpu_held_needs_agreeing_readings),
         cmocka_unit_test(gemm_records_each_thread_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
