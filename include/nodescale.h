@@ -57,8 +57,9 @@ typedef enum {
  * Returns 0, or a positive BLAS xerbla-style parameter number (1-based position of the first
  * invalid argument) without touching C, or NODESCALE_ERR_NOMEM (negative) when the packing
  * buffers cannot be allocated: C untouched, nothing printed, the call may be retried.
- * Threads: omp_get_max_threads() (one inside a parallel region, for problems under ~4 MFLOP, while
- * another call's team runs, and in a forked child: see Threads above). ISA: as above. Block sizes
+ * Threads: omp_get_max_threads(); one inside any parallel region (even a 1-thread one), for
+ * problems under ~4 MFLOP, while another call's team runs, and in a forked child (see Threads
+ * above). ISA: as above. Block sizes
  * from hwloc's cache sizes, overridden by NODESCALE_GEMM_MC / _KC / _NC. Algorithm: Goto/BLIS five
  * loops with packing; van Zee & van de Geijn, "BLIS: A Framework for Rapidly Instantiating BLAS
  * Functionality", ACM TOMS 41(3), 2015, section 3. */
@@ -83,8 +84,8 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
  * arithmetic. Inputs are read only; results depend on the ISA chosen at run time (above).
  *
  * Threads: min(n / 32768, omp_get_max_threads(), 256), at least 1 (i?amax and nrm2 too), and
- * one inside a parallel region, while another call's team runs, and in a forked child (Threads
- * above); the runtime may give fewer.
+ * one inside any parallel region (even a 1-thread one), while another call's team runs, and in a
+ * forked child (Threads above); the runtime may give fewer.
  *
  * Error bounds (the ones the tests check, ns_red_bound in kernels/reduce/reduce.c), with u the
  * unit roundoff of the accumulation (2^-53 DP, 2^-24 SP), gamma_h = h u / (1 - h u) (infinite

@@ -640,7 +640,7 @@ int ns_gemm_ways(int isa, ns_precision prec, int64_t m, int64_t n, int64_t k, in
                  int ways[3]) {
     /* Threads: at least ~2 MFLOP per thread, or the fork/join costs more than it saves. */
     int nt = nthreads > 0 ? nthreads : omp_get_max_threads();
-    if (omp_in_parallel()) nt = 1;
+    if (omp_get_level() > 0) nt = 1; /* any enclosing region, even a 1-thread (inactive) one */
     double flops = 2.0 * (double)m * (double)n * (double)k;
     if (flops / 2e6 < nt) nt = flops < 4e6 ? 1 : (int)(flops / 2e6);
     if (nt < 1) nt = 1;

@@ -76,7 +76,9 @@ void ns_red_split(int64_t n, int mode, int tid, int nthreads, int64_t *lo, int64
 }
 
 int ns_red_threads(int64_t n) {
-    if (omp_in_parallel() || ns_team_forked()) return 1;
+    /* Inside any parallel region, even a 1-thread one (inactive, so omp_in_parallel() is 0):
+     * the caller chose its team; a nested one would oversubscribe or surprise. */
+    if (omp_get_level() > 0 || ns_team_forked()) return 1;
     int64_t t = n / MIN_PER_THREAD;
     int max = omp_get_max_threads();
     if (t > max) t = max;

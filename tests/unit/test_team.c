@@ -174,6 +174,29 @@ static void test_nested_gemm(void **st) {
     assert_claim_free();
 }
 
+/* Inside a 1-thread region (inactive: omp_in_parallel() is 0, as in the harness's team of one)
+ * every call still runs on one thread: the caller chose its team. */
+static void test_one_thread_region(void **st) {
+    (void)st;
+    NEED_TWO();
+    omp_set_num_threads(1);
+    double r1 = fast_dsum();
+    omp_set_num_threads(2);
+    double r2 = fast_dsum(), r = NAN;
+    assert_true(r1 != r2); /* the data tells 1 thread from 2 (see setup) */
+    int got = -1;
+    double e = INFINITY;
+#pragma omp parallel num_threads(1)
+    {
+        r = fast_dsum();
+        e = gemm_err(0, &got);
+    }
+    assert_true(r == r1);
+    assert_true(e <= 1e-9);
+    assert_int_equal(got, 1);
+    assert_claim_free();
+}
+
 /* The registry's descriptor measures the thread count it is given even while another call
  * holds the claim: the claim never shortens a measured team. */
 static void test_claim_descriptor(void **st) {
@@ -359,7 +382,7 @@ int main(void) {
         cmocka_unit_test(test_claim_gemm),         cmocka_unit_test(test_nested_gemm),
         cmocka_unit_test(test_claim_descriptor),   cmocka_unit_test(test_claim_reductions),
         cmocka_unit_test(test_concurrent_callers), cmocka_unit_test(test_fork_child),
-        cmocka_unit_test(test_nomem_releases),
+        cmocka_unit_test(test_nomem_releases),     cmocka_unit_test(test_one_thread_region),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
