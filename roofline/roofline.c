@@ -586,17 +586,36 @@ static void kernel_phase_spread(const json_t *r, char *buf, size_t len) {
  * out for that, if faster than sweep_bw, is returned in *rejected (may be NULL). A DRAM
  * measurement at a working set below sweep_lo (the smallest of the sweep's points the ceiling
  * was taken from) and more than DRAM_CONTAMINATION times faster than sweep_bw is a cache, not
- * DRAM: it does not count, and the fastest such one is returned in *contaminated (may be
- * NULL). Returns the rate in GB/s and the entry in *res, or NAN. */
+ * DRAM, when the sweep itself saw a cache there (its rate at the nearest working set at or below
+ * the measurement's is within DRAM_CONTAMINATION of it): it does not count, and the fastest
+ * such one is returned in *contaminated (may be NULL). Without that evidence (the sweep was
+ * slow there too: one of the two was disturbed) it counts as any other, and the fastest such one
+ * is returned in *disagree (may be NULL). Returns the rate in GB/s and the entry in *res, or
+ * NAN. */
+/* The sweep's rate at the largest of its working sets <= ws (its smallest when none is), or NAN
+ * for an empty curve. */
+static double sweep_rate_at(const curve *cv, double ws) {
+    double r = NAN, at = -1;
+    for (size_t i = 0; i < cv->n; i++)
+        if (cv->ws[i] <= ws && cv->ws[i] > at) at = cv->ws[i], r = cv->bw[i];
+    if (isnan(r))
+        for (size_t i = 0; i < cv->n; i++)
+            if (at < 0 || cv->ws[i] < at) at = cv->ws[i], r = cv->bw[i];
+    return r;
+}
+
 static double kernel_phase_best(const build_ctx *b, const curve *cv, const char *level,
                                 double sweep_bw, double sweep_lo, const json_t **res,
-                                const json_t **rejected, const json_t **contaminated) {
-    double best = NAN, rbest = NAN, cbest = NAN, llc = llc_capacity(&b->cs, cv->threads);
+                                const json_t **rejected, const json_t **contaminated,
+                                const json_t **disagree) {
+    double best = NAN, rbest = NAN, cbest = NAN, dbest = NAN;
+    double llc = llc_capacity(&b->cs, cv->threads);
     size_t i;
     json_t *r;
     *res = NULL;
     if (rejected) *rejected = NULL;
     if (contaminated) *contaminated = NULL;
+    if (disagree) *disagree = NULL;
     json_array_foreach(json_object_get(b->root, "results"), i, r) {
         const char *name = str_or(r, "name", ""), *pol = str_or(r, "bytes_policy", NULL);
         double ws = ns_json_get_num(r, "working_set_bytes"), by = ns_json_get_num(r, "bytes");
@@ -612,11 +631,17 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
         double rate = by / tmin / 1e9;
         if (!(by > 0 && tmin > 0 && isfinite(rate))) continue;
         if (!strcmp(level, "DRAM") && ws < sweep_lo && rate > DRAM_CONTAMINATION * sweep_bw) {
-            if (contaminated && !(rate <= cbest)) {
-                cbest = rate;
-                *contaminated = r;
+            if (sweep_rate_at(cv, ws) * DRAM_CONTAMINATION >= rate) { /* the sweep saw it too */
+                if (contaminated && !(rate <= cbest)) {
+                    cbest = rate;
+                    *contaminated = r;
+                }
+                continue;
             }
-            continue;
+            if (disagree && !(rate <= dbest)) {
+                dbest = rate;
+                *disagree = r;
+            }
         }
         double med = by / ns_json_get_num(json_object_get(r, "time_s"), "median") / 1e9;
         if (isfinite(sweep_bw) && kernel_phase_disturbed(r) && !(med >= sweep_bw)) {
@@ -642,8 +667,8 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
 static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *level, double bw,
                         double ws_mid, double ws_lo, double ws_hi, int npoints, const char *source,
                         const char *suspect) {
-    const json_t *kr, *rej, *cont;
-    double kbw = kernel_phase_best(b, cv, level, bw, ws_lo, &kr, &rej, &cont);
+    const json_t *kr, *rej, *cont, *dis;
+    double kbw = kernel_phase_best(b, cv, level, bw, ws_lo, &kr, &rej, &cont, &dis);
     int from_kernel = kr && !(kbw <= bw); /* faster, or no sweep ceiling at all */
     if (!from_kernel && !isfinite(bw) && !strcmp(source, "kernel phase")) return;
     json_t *o = json_object();
@@ -661,15 +686,36 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
         fmt_bytes(llc, l, sizeof l);
         snprintf(ctext, sizeof ctext,
                  "the kernel phase measured %s at %s (%s, fastest sample %.4g GB/s), %.2gx this "
-                 "ceiling at a working set below the sweep's smallest here (%s): cache "
-                 "contamination, not used; the last-level cache hwloc reports (%s for %d "
-                 "threads) may be too small",
-                 cv->kernel, w, str_or(cont, "id", "?"), crate, crate / bw, lo, l, cv->threads);
+                 "ceiling at a working set below the sweep's smallest here (%s), where the "
+                 "sweep too ran at %.4g GB/s: cache contamination, not used; the last-level "
+                 "cache hwloc reports (%s for %d threads) may be too small",
+                 cv->kernel, w, str_or(cont, "id", "?"), crate, crate / bw, lo,
+                 sweep_rate_at(cv, cws), l, cv->threads);
         snprintf(cwhy, sizeof cwhy, "%s%s", suspect ? suspect : "suspect: ", suspect ? "; " : "");
         size_t cl = strlen(cwhy);
         snprintf(cwhy + cl, sizeof cwhy - cl, "%s", ctext);
         suspect = cwhy;
         note(b, "%s/%s %d threads, %s ceiling: %s", cv->kernel, cv->isa, cv->threads, level, ctext);
+    }
+    char dwhy[900];
+    if (dis && !cont) {
+        /* Far faster than the sweep's DRAM ceiling at a smaller working set, where the sweep
+         * was slow too: no sign of a cache, so one of the two measurements was disturbed. */
+        double dws = ns_json_get_num(dis, "working_set_bytes");
+        double drate = ns_json_get_num(dis, "bytes") /
+                       ns_json_get_num(json_object_get(dis, "time_s"), "min") / 1e9;
+        char w[32], dtext[600];
+        fmt_bytes(dws, w, sizeof w);
+        snprintf(dtext, sizeof dtext,
+                 "the kernel phase measured %s at %s (%s, fastest sample %.4g GB/s), %.2gx the "
+                 "sweep's ceiling (%.4g GB/s) at a smaller working set, where the sweep ran at "
+                 "only %.4g GB/s: sweep and kernel phase disagree (one of them was disturbed)",
+                 cv->kernel, w, str_or(dis, "id", "?"), drate, drate / bw, bw,
+                 sweep_rate_at(cv, dws));
+        snprintf(dwhy, sizeof dwhy, "%s%s%s", suspect ? suspect : "suspect: ",
+                 suspect ? "; " : "", dtext);
+        suspect = dwhy;
+        note(b, "%s/%s %d threads, %s ceiling: %s", cv->kernel, cv->isa, cv->threads, level, dtext);
     }
     if (rej && !from_kernel) {
         /* A faster but disturbed kernel-phase measurement: the sweep's ceiling stays. */
@@ -1216,10 +1262,9 @@ static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...) {
  * instruction); an SP ceiling more than SP_DP_MAX times the DP one of the same mix and threads
  * (a vector holds only twice the elements): both are then suspect (DP too low or SP too high);
  * a T-thread ceiling more than SCALING_SLACK x T times the 1-thread one of the same precision
- * and mix (T threads cannot give more than T times one): the 1-thread one is then suspect (too
- * low), and the T-thread one's reason names the comparison too; a T-thread ceiling more than
- * SCALING_SLACK times below the 1-thread one (T threads cannot do less than one): the T-thread
- * one is suspect (too low). */
+ * and mix (T threads cannot give more than T times one): both are then suspect; a T-thread ceiling more than
+ * SCALING_SLACK times below the 1-thread one (T threads cannot do less than one): both are then
+ * suspect. Which one is wrong the ceilings alone cannot tell, and the reasons say so. */
 static int compute_suspect(const build_ctx *b, const json_t *compute, const json_t *c, char *buf,
                            size_t len) {
     const char *prec = str_or(c, "precision", ""), *mix = str_or(c, "mix", "");
@@ -1254,7 +1299,7 @@ static int compute_suspect(const build_ctx *b, const json_t *compute, const json
             SEP, g / go, mix_words(mix), go);
     if (!strcasecmp(prec, "dp") && go > SP_DP_MAX * g)
         ADD("%sthe SP %s ceiling (%.4g GFLOP/s) is %.3gx this one, more than the 2x of a "
-            "vector holding twice the SP elements: this one is probably too low (disturbed)",
+            "vector holding twice the SP elements: this one is too low or the SP one too high",
             SEP, mix_words(mix), go, go / g);
     if (t > 1) {
         const json_t *one = compute_roof(compute, prec, 1, mix);
@@ -1265,7 +1310,7 @@ static int compute_suspect(const build_ctx *b, const json_t *compute, const json
                 SEP, g / g1, g1, t, t);
         if (g1 > SCALING_SLACK * g)
             ADD("%sit is below the 1-thread ceiling (%.4g GFLOP/s) by %.0f%%, though %d threads "
-                "cannot do less than one: this one is probably too low (disturbed)",
+                "cannot do less than one: this one is too low or the 1-thread one too high",
                 SEP, g1, 100 * (1 - g / g1), t);
     } else if (t == 1) {
         size_t i;
@@ -1276,8 +1321,12 @@ static int compute_suspect(const build_ctx *b, const json_t *compute, const json
             double gt = ns_json_get_num(e, "gflops");
             if (gt > SCALING_SLACK * tt * g)
                 ADD("%sthe %d-thread ceiling (%.4g GFLOP/s) is %.2gx this one, more than %d "
-                    "threads can give: this one is probably too low (disturbed)",
+                    "threads can give: this one is too low or that one too high",
                     SEP, tt, gt, gt / g, tt);
+            if (g > SCALING_SLACK * gt)
+                ADD("%sthe %d-thread ceiling (%.4g GFLOP/s) is %.0f%% below this one, though %d "
+                    "threads cannot do less than one: this one is too high or that one too low",
+                    SEP, tt, gt, 100 * (1 - gt / g), tt);
         }
     }
 #undef SEP

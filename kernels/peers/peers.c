@@ -146,15 +146,22 @@ static void load_blis(peer *p) {
 /* OpenBLAS reserves a BUFFER_SIZE (128 MiB on x86_64, OpenBLAS common_x86_64.h) buffer per
  * thread in its constructor (blas_thread_init), and 0.3.21 retries a failed mmap forever: under
  * an address-space limit (ulimit -v) without that much room left, dlopen never returns (a
- * `bench dgemm --n 3000` under ulimit -v 300000 spun 9 minutes in it). The threads it counts:
- * up to the CPUs online, or OPENBLAS_NUM_THREADS / OMP_NUM_THREADS when smaller; the most is
- * assumed. Returns 0 when loading is safe, else -1 with the reason in why. */
+ * `bench dgemm --n 3000` under ulimit -v 300000 spun 9 minutes in it). The threads it counts
+ * (OpenBLAS's blas_cpu_number): OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS (its first value),
+ * else the CPUs online; at most its MAX_THREADS (64 in Debian 12's build, openblas_get_config).
+ * Returns 0 when loading is safe, else -1 with the reason in why. */
 #define OPENBLAS_BUFFER ((int64_t)128 << 20)
+#define OPENBLAS_MAX_THREADS 64
 static int openblas_fits(char *why, size_t len) {
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 0;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int64_t need = ((cpus > 0 ? cpus : 1) + 1) * OPENBLAS_BUFFER;
+    long threads = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *env = getenv("OPENBLAS_NUM_THREADS");
+    if (!env || atol(env) < 1) env = getenv("OMP_NUM_THREADS");
+    if (env && atol(env) >= 1) threads = atol(env); /* atol stops at OMP's ',' */
+    if (threads < 1) threads = 1;
+    if (threads > OPENBLAS_MAX_THREADS) threads = OPENBLAS_MAX_THREADS;
+    int64_t need = (threads + 1) * OPENBLAS_BUFFER;
     int64_t used = 0;
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];

@@ -18,6 +18,14 @@ if [ -f "$tmp/b.json" ]; then
     case $st in "not loaded: its start-up reserves 128 MiB per thread"*) ;;
         *) fail "openblas status under ulimit -v 300000: '$st'" ;; esac
 fi
+# OpenBLAS reserves one buffer per thread it will use: with OPENBLAS_NUM_THREADS=1 two buffers'
+# worth of room (256 MiB) is enough, whatever the number of CPUs.
+(ulimit -v 450000; OPENBLAS_NUM_THREADS=1 timeout -k 5 120 "$ns" bench dgemm --n 300 \
+    --threads 1 --samples 3 --json "$tmp/one.json") >"$tmp/one.out" 2>&1 ||
+    fail "bench dgemm under ulimit -v 450000, OPENBLAS_NUM_THREADS=1: $(tail -2 "$tmp/one.out")"
+[ -f "$tmp/one.json" ] && st=$(jq -r '.context.gemm.peers[] | select(.name == "openblas") |
+    .status' "$tmp/one.json") && [ "$st" = ok ] ||
+    fail "OPENBLAS_NUM_THREADS=1 under ulimit -v 450000: openblas status '${st:-}'"
 grep -q "cv nan" "$tmp/out" && fail "one sample printed 'cv nan': $(cat "$tmp/out")"
 
 # Two signals: the first asks for a stop at the next sample (a 5000^3 DGEMM sample lasts
