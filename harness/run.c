@@ -646,6 +646,8 @@ int ns_cmd_run(int argc, char **argv) {
                                   dir);
         return ns_usage_error(cmd, "cannot write %s: %s", path, strerror(e));
     }
+    /* Line by line: a crash, a kill or a second Ctrl-C must not lose what was logged. */
+    setvbuf(log_file, NULL, _IOLBF, 0);
 
     FILE *tee = tee_stream();
     fprintf(tee, "command:");

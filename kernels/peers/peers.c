@@ -20,6 +20,7 @@
  * configuration), so that a peer wider than the run's ceilings is not judged against them. */
 #include <dlfcn.h>
 #include <limits.h>
+#include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,9 +149,15 @@ static void load_blis(peer *p) {
  * an address-space limit (ulimit -v) without that much room left, dlopen never returns (a
  * `bench dgemm --n 3000` under ulimit -v 300000 spun 9 minutes in it). The threads it counts
  * (OpenBLAS's blas_cpu_number): OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS (its first value),
- * else the CPUs online; at most its MAX_THREADS (64 in Debian 12's build, openblas_get_config).
- * Returns 0 when loading is safe, else -1 with the reason in why. */
+ * else the CPUs online; the OpenMP build also follows this process's omp_get_max_threads(), so
+ * the larger is taken; at most its MAX_THREADS (64 in Debian 12's build, openblas_get_config).
+ * The load itself maps ~40 MiB more (the library, libgfortran: measured 167 MiB of address space
+ * for 1 thread, 295 MiB for 2), hence OPENBLAS_MARGIN, and the first call reserves one more
+ * buffer for the calling thread (a 1-thread cblas_dgemm hung in blas_memory_alloc with 258 MiB
+ * left), hence threads + 1. Returns 0 when loading is safe, else -1
+ * with the reason in why. */
 #define OPENBLAS_BUFFER ((int64_t)128 << 20)
+#define OPENBLAS_MARGIN ((int64_t)64 << 20)
 #define OPENBLAS_MAX_THREADS 64
 static int openblas_fits(char *why, size_t len) {
     struct rlimit rl;
@@ -159,9 +166,10 @@ static int openblas_fits(char *why, size_t len) {
     const char *env = getenv("OPENBLAS_NUM_THREADS");
     if (!env || atol(env) < 1) env = getenv("OMP_NUM_THREADS");
     if (env && atol(env) >= 1) threads = atol(env); /* atol stops at OMP's ',' */
+    if (omp_get_max_threads() > threads) threads = omp_get_max_threads();
     if (threads < 1) threads = 1;
     if (threads > OPENBLAS_MAX_THREADS) threads = OPENBLAS_MAX_THREADS;
-    int64_t need = (threads + 1) * OPENBLAS_BUFFER;
+    int64_t need = (threads + 1) * OPENBLAS_BUFFER + OPENBLAS_MARGIN;
     int64_t used = 0;
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
@@ -172,8 +180,9 @@ static int openblas_fits(char *why, size_t len) {
     int64_t room = (int64_t)rl.rlim_cur - used;
     if (room >= need) return 0;
     snprintf(why, len,
-             "not loaded: its start-up reserves 128 MiB per thread (%lld MiB here) and the "
-             "address-space limit (ulimit -v) leaves %lld MiB; OpenBLAS would retry forever",
+             "not loaded: its start-up reserves 128 MiB per thread (%lld MiB with its code "
+             "here) and the address-space limit (ulimit -v) leaves %lld MiB; OpenBLAS would "
+             "retry forever",
              (long long)(need >> 20), (long long)(room > 0 ? room >> 20 : 0));
     return -1;
 }

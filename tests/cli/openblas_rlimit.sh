@@ -18,14 +18,20 @@ if [ -f "$tmp/b.json" ]; then
     case $st in "not loaded: its start-up reserves 128 MiB per thread"*) ;;
         *) fail "openblas status under ulimit -v 300000: '$st'" ;; esac
 fi
-# OpenBLAS reserves one buffer per thread it will use: with OPENBLAS_NUM_THREADS=1 two buffers'
-# worth of room (256 MiB) is enough, whatever the number of CPUs.
-(ulimit -v 450000; OPENBLAS_NUM_THREADS=1 timeout -k 5 120 "$ns" bench dgemm --n 300 \
-    --threads 1 --samples 3 --json "$tmp/one.json") >"$tmp/one.out" 2>&1 ||
-    fail "bench dgemm under ulimit -v 450000, OPENBLAS_NUM_THREADS=1: $(tail -2 "$tmp/one.out")"
+# OpenBLAS reserves a buffer per thread it will use and one more at the first call (a 1-thread
+# cblas_dgemm under ulimit -v 300000 hung in blas_memory_alloc): with one thread everywhere,
+# 600000 KiB is room enough and it is loaded; 300000 KiB is not, and the command ends.
+(ulimit -v 600000; OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 timeout -k 5 120 "$ns" bench dgemm \
+    --n 300 --threads 1 --samples 3 --json "$tmp/one.json") >"$tmp/one.out" 2>&1 ||
+    fail "bench dgemm under ulimit -v 600000, one thread: $(tail -2 "$tmp/one.out")"
 [ -f "$tmp/one.json" ] && st=$(jq -r '.context.gemm.peers[] | select(.name == "openblas") |
     .status' "$tmp/one.json") && [ "$st" = ok ] ||
-    fail "OPENBLAS_NUM_THREADS=1 under ulimit -v 450000: openblas status '${st:-}'"
+    fail "one thread under ulimit -v 600000: openblas status '${st:-}'"
+(ulimit -v 300000; OMP_NUM_THREADS=1 timeout -k 5 60 "$ns" bench dgemm --isa openblas --n 256 \
+    --samples 3 --min-time 0.001) >"$tmp/ob.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 2 ] ||
+    fail "bench dgemm --isa openblas under ulimit -v 300000: exit $rc (hung?): $(tail -1 "$tmp/ob.out")"
 grep -q "cv nan" "$tmp/out" && fail "one sample printed 'cv nan': $(cat "$tmp/out")"
 
 # Two signals: the first asks for a stop at the next sample (a 5000^3 DGEMM sample lasts
