@@ -57,13 +57,6 @@ static const char *mix_color(const char *mix) {
     return "#7f7f7f"; /* scalar_fma and any other */
 }
 
-/* The dash pattern of a mixed compute ceiling, one per mix. */
-static const char *mix_dash(const char *mix) {
-    if (!strcmp(mix, "fma+add")) return "(10,4,2,4)";
-    if (!strcmp(mix, "add")) return "(4,3)";
-    return "(1,3)";
-}
-
 static const char *str_of(const json_t *o, const char *k, const char *dflt) {
     const char *s = json_string_value(json_object_get(o, k));
     return s ? s : dflt;
@@ -380,13 +373,22 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
             ymax * 3);
     fprintf(f, "set xlabel 'arithmetic intensity (FLOP/byte)'\nset ylabel 'GFLOP/s'\n"
                "set grid xtics ytics lc rgb '#e0e0e0'\nset rmargin at screen 0.64\n"
-               "set key at screen 0.99, screen 0.04 bottom right box font ',9' spacing 0.9\n"
+               "set key outside right bottom Right nobox font ',9' spacing 0.9\n"
                "set format x '%%g'\nset format y '%%g'\nmin(a,b) = a < b ? a : b\n"
                "set datafile missing '?'\n");
+    /* The line style says the thread count, whatever the mix: solid at the highest, dashed at
+     * fewer (drawn in the plain picture only), which the title names. */
+    char styles[96] = "";
+    if (!cache_aware && nt > 1) {
+        int n = snprintf(styles, sizeof styles, " (solid: %d threads, dashed: ", tmax);
+        for (int t = 0; t < nt - 1 && n > 0 && (size_t)n < sizeof styles; t++)
+            n += snprintf(styles + n, sizeof styles - n, "%s%d", t ? ", " : "", tc[t]);
+        if (n > 0 && (size_t)n < sizeof styles)
+            snprintf(styles + n, sizeof styles - n, " thread%s)", nt > 2 || tc[0] != 1 ? "s" : "");
+    }
     fprintf(f, "set title '%s roofline, %s precision, %s bytes%s'\n",
             cache_aware ? "Cache-aware" : "Empirical", !strcmp(prec, "dp") ? "double" : "single",
-            str_of(sec, "bytes_policy", "?"),
-            cache_aware ? "" : " (solid: all threads, dashed: 1 thread)");
+            str_of(sec, "bytes_policy", "?"), styles);
     /* The points' legend: number, kernel, fraction of its roof; top left, above the roofs.
      * Then the kernels without FLOPs (copy, load: no point on a FLOP/s axis), by name with
      * their fraction of the bandwidth roof, so that no kernel leaves the picture unsaid. */
@@ -399,8 +401,9 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
             zero[nz++] = e;
     }
     /* Every kernel is listed: one line of LINE_PX each from the top, above the key (about
-     * KEY_PX at the bottom right); the picture grows taller when the list needs it. */
-    const double TOP_PX = 46.8, LINE_PX = 18.72, KEY_PX = 230;
+     * KEY_PX at the bottom right, outside the plot frame, its bottom level with the frame's);
+     * the picture grows taller when the list needs it. */
+    const double TOP_PX = 46.8, LINE_PX = 18.72, KEY_PX = 250;
     int ndrawable = 0; /* points of this precision, drawn or beyond MAX_POINTS */
     json_array_foreach(json_object_get(sec, "points"), i, e) {
         ndrawable += !strcmp(str_of(e, "precision", ""), prec) &&
@@ -571,8 +574,9 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
                      suspect ? " (suspect)" : "");
             gp_str(f, title);
         }
-        /* Compute ceilings: the FMA-only roof (black), and each other mix in its own colour
-         * and dash, so that no mixed ceiling is mistaken for the roof or for another mix. */
+        /* Compute ceilings: the FMA-only roof (black, thicker), and each other mix in its own
+         * colour, so that no mixed ceiling is mistaken for the roof or for another mix; the
+         * dash is the thread count's (solid: the highest, dashed: fewer), as the title says. */
         for (int k = 0; k < nce; k++) {
             e = (json_t *)ce[k];
             if (int_of(e, "threads") != tc[t]) continue;
@@ -585,7 +589,7 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
                      str_of(e, "isa", ""), g, fqs, tc[t],
                      json_is_true(json_object_get(e, "suspect")) ? " (suspect)" : "");
             fprintf(f, "%s%.9g w l lw %g dt %s lc rgb '%s' title ", SEP(), g, roof ? 2 : 1.5,
-                    roof ? (tc[t] == tmax ? "1" : "2") : mix_dash(mix), mix_color(mix));
+                    tc[t] == tmax ? "1" : "2", mix_color(mix));
             gp_str(f, title);
         }
     }

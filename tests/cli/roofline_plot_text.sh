@@ -7,8 +7,9 @@
 # the kernels without FLOPs (#14). Trial 10, also on the committed 2-thread example run
 # (examples/providers/vm-2core-run1): each point's own compute roof is drawn in both pictures
 # (a sum's ADD-only ceiling, #1); every compute ceiling drawn is labelled with its mix and
-# GFLOP/s, one colour and dash per mix (#5); the key names the kernel of each bandwidth roof
-# (#7); "kernel, fewer thr" only where such a point is drawn (#12).
+# GFLOP/s, one colour per mix (#5); the key names the kernel of each bandwidth roof
+# (#7); "kernel, fewer thr" only where such a point is drawn (#12). Trial 13 #15: the key
+# outside the frame, one dash per thread count.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/cli/lib/roofline.sh
@@ -203,6 +204,34 @@ for name in ("roofline_dp", "roofline_sp", "roofline_cache_aware_dp", "roofline_
     if fewer != ("title 'kernel, fewer thr'" in body):
         bad.append(f"t10#12: {name}: 'kernel, fewer thr' in the key: "
                    f"{not fewer}, points with fewer threads: {fewer}")
+
+# Trial 13 #15: the key lies outside the plot frame (not placed on the canvas over the frame's
+# right part); the dash of every ceiling says its thread count whatever its mix (solid: the
+# highest, dashed: fewer), as the plain picture's title says, and the mixes keep apart by colour.
+counts = sorted({c["threads"] for c in used["compute"] + used["bandwidth"]})
+for name in ("roofline_dp", "roofline_sp", "roofline_cache_aware_dp", "roofline_cache_aware_sp"):
+    body = pics.get(name, "")
+    if not body:
+        continue
+    keys = re.findall(r"^set key .*$", body, re.M)
+    if len(keys) != 1 or not keys[0].startswith("set key outside") or " at " in keys[0]:
+        bad.append(f"t13#15: {name}: the key is not outside the frame: {keys}")
+    for v, slant, dt, lc, t in line.findall(body):
+        m = re.search(r", (\d+) thr(?: \(suspect\))?$", t)
+        if not m:
+            bad.append(f"t13#15: {name}: the key '{t}' names no thread count")
+        elif dt != ("1" if int(m.group(1)) == tmax else "2"):
+            bad.append(f"t13#15: {name}: '{t}' drawn with dash {dt}, not the "
+                       f"{'solid' if int(m.group(1)) == tmax else 'dashed'} of its thread count")
+    title = re.search(r"^set title '([^']*)'", body, re.M).group(1)
+    fewer = [n for n in counts if n != tmax]
+    if "cache_aware" in name or not fewer:
+        want = None
+    else:
+        want = "(solid: %d threads, dashed: %s thread%s)" % (
+            tmax, ", ".join(map(str, fewer)), "" if fewer == [1] else "s")
+    if (want and want not in title) or (not want and "dashed" in title):
+        bad.append(f"t13#15: {name}: the title '{title}' does not say the styles drawn ({want})")
 
 # Every point is named in the list beside the picture (none cut off as "... and N more").
 for name in ("roofline_dp", "roofline_sp"):
