@@ -17,6 +17,7 @@
 #include "harness/measure.h"
 #include "harness/outdir.h"
 #include "harness/result.h"
+#include "kernels/gemm/gemm_kernels.h"
 #include "kernels/registry.h"
 
 static void usage(FILE *f) {
@@ -179,6 +180,19 @@ int ns_cmd_bench(int argc, char **argv) {
         int exists = 0;
         for (size_t i = 0; i < nk; i++) exists |= !strcmp(all[i]->name, kname);
         if (!exists) return ns_usage_error(cmd, "unknown kernel '%s' (nodescale list shows them)", kname);
+        /* A peer's variant is missing when the peer did not load: its status says why (under a
+         * tight ulimit -v OpenBLAS is not loaded at all), not "this CPU". */
+        int peer = !isa ? -1 : !strcmp(isa, "blis") ? 0 : !strcmp(isa, "openblas") ? 1 : -1;
+        int has_variant = 0;
+        for (size_t i = 0; i < nk && peer >= 0; i++)
+            has_variant |= !strcmp(all[i]->name, kname) && !strcmp(all[i]->isa, isa);
+        ns_gemm_peer_info pi;
+        if (has_variant && ns_gemm_peer_info_get(peer, &pi) == 0 && !pi.available) {
+            const char *why = pi.status;
+            if (!strncmp(why, "not loaded: ", 12)) why += 12;
+            return ns_usage_error(cmd, "%s --isa %s: %s not loaded: %s", kname, isa,
+                                  peer ? "OpenBLAS" : "BLIS", why);
+        }
         return ns_usage_error(cmd, "kernel '%s' has no variant for ISA '%s' that this CPU can run "
                                    "(nodescale list shows its variants)",
                               kname, isa ? isa : ns_isa_selected());

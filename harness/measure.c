@@ -163,6 +163,8 @@ static int team_short(const ns_measurement *m) {
  * the runtime gave fewer threads than asked, the invalid status (the first such sample's). */
 static void note_team(const ns_params *p, const ns_team *t, ns_measurement *m) {
     int short_now = t->got < t->asked;
+    memcpy(m->gemm_ways, t->ways, sizeof m->gemm_ways);
+    snprintf(m->gemm_ways_note, sizeof m->gemm_ways_note, "%s", t->ways_note);
     if (short_now && !team_short(m))
         snprintf(m->status, sizeof m->status,
                  "%s %d of %d threads (OMP_THREAD_LIMIT, OMP_DYNAMIC or a nested region?)",

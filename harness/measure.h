@@ -49,6 +49,9 @@ typedef struct ns_measurement {
                                           sample): threads, or fewer by the kernel's choice */
     char threads_note[160];            /* why threads_used < threads (ns_team.why, or the
                                           runtime's shortfall, as in status); else "" */
+    int gemm_ways[3];                  /* the own GEMM's jc, ic, jr ways, last sample (ns_team);
+                                          0s for other kernels */
+    char gemm_ways_note[320];          /* ns_team.ways_note, last sample */
     int interrupted;                   /* SIGINT arrived: samples so far kept */
     char status[160];                  /* "ok" or why not */
 } ns_measurement;

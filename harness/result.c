@@ -75,6 +75,14 @@ static void team_json(json_t *r, const ns_kernel *k, const ns_params *p, const n
     /* The threads it ran on: GEMM runs small calls on fewer than "threads" (the id's). */
     ns_json_set_int(r, "threads_used", m->threads_used > 0 ? m->threads_used : p->threads);
     if (m->threads_note[0]) ns_json_set_str(r, "threads_note", m->threads_note);
+    if (m->gemm_ways[0] > 0) { /* the own GEMM's thread split, and the variables' fate */
+        json_t *w = json_object();
+        ns_json_set_int(w, "jc", m->gemm_ways[0]);
+        ns_json_set_int(w, "ic", m->gemm_ways[1]);
+        ns_json_set_int(w, "jr", m->gemm_ways[2]);
+        ns_json_set_str(w, "env", m->gemm_ways_note[0] ? m->gemm_ways_note : "none set");
+        json_object_set_new(r, "gemm_ways", w);
+    }
     json_t *cpus = json_array();
     int nt = m->cpu_threads > 0 ? m->cpu_threads : k->run_model == NS_RUN_SELF ? 1 : m->threads;
     for (int i = 0; i < nt && i < NS_MAX_THREADS; i++)

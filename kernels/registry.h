@@ -40,6 +40,9 @@ typedef struct ns_team {
                       its own choice (why) */
     int got;       /* threads the runtime gave; fewer than asked invalidates the measurement */
     char why[160]; /* when asked < p->threads: one line saying why, else "" */
+    int ways[3];   /* the own GEMM: its threads over the jc, ic and jr loops; else 0s */
+    char ways_note[320]; /* the own GEMM: what became of NODESCALE_GEMM_{JC,IC,JR}_NT ("" if
+                            none is set) */
 } ns_team;
 
 typedef struct ns_kernel {

@@ -198,33 +198,43 @@ static void blocks_for(int isa, ns_precision prec, blocks *bk) {
 static pthread_once_t blocks_once = PTHREAD_ONCE_INIT;
 static blocks blocks_table[NS_GEMM_NISA][2];
 
-/* env_ways's view of NODESCALE_GEMM_JC_NT, _IC_NT, _JR_NT. */
-static int env_w[3], env_w_set;
+/* env_ways's view of NODESCALE_GEMM_JC_NT, _IC_NT, _JR_NT: the valid values (unset or bad: 1),
+ * env_w_set (a valid one is set) and env_w_bad (the names and values of bad ones, "" if none). */
+static const char *const env_w_names[3] = {"NODESCALE_GEMM_JC_NT", "NODESCALE_GEMM_IC_NT",
+                                           "NODESCALE_GEMM_JR_NT"};
+static int env_w[3], env_w_set, env_w_given[3]; /* given: set to a valid value */
+static char env_w_bad[200];
+static atomic_int env_w_warned; /* the product-mismatch warning was printed */
 
-/* Reads NODESCALE_GEMM_JC_NT, _IC_NT, _JR_NT into env_w (unset: 1) and env_w_set (one is set
- * and none is bad). A bad value (not an integer in [1, 1024]) sets nothing, with a warning: this
- * runs once per process (blocks_init), so once per variable, as env_block's. */
+/* Reads NODESCALE_GEMM_JC_NT, _IC_NT, _JR_NT into env_w, env_w_set and env_w_bad. A bad value
+ * (not an integer in [1, 1024]) counts as unset, with a warning; the valid ones are kept. This
+ * runs once per process (blocks_init), so each warning is printed once, as env_block's. */
 static void read_env_ways(void) {
-    static const char *const names[3] = {"NODESCALE_GEMM_JC_NT", "NODESCALE_GEMM_IC_NT",
-                                         "NODESCALE_GEMM_JR_NT"};
-    int w[3], any = 0, bad = 0;
+    int w[3], any = 0;
+    size_t used = 0;
+    env_w_bad[0] = 0;
     for (int i = 0; i < 3; i++) {
-        const char *v = getenv(names[i]);
-        w[i] = 1;
+        const char *v = getenv(env_w_names[i]);
+        w[i] = 1, env_w_given[i] = 0;
         if (!v || !*v) continue;
         char *end;
         errno = 0;
         long x = strtol(v, &end, 10);
         if (errno || *end || x < 1 || x > 1024) {
-            fprintf(stderr, "nodescale: warning: ignoring %s=%s (want an integer in [1, 1024])\n",
-                    names[i], v);
-            bad = 1;
+            fprintf(stderr,
+                    "nodescale: warning: ignoring %s=%s (want an integer in [1, 1024]); it "
+                    "counts as unset (1)\n",
+                    env_w_names[i], v);
+            if (used < sizeof env_w_bad)
+                used += (size_t)snprintf(env_w_bad + used, sizeof env_w_bad - used, "%s%s=%.20s",
+                                         used ? ", " : "", env_w_names[i], v);
             continue;
         }
-        w[i] = (int)x, any = 1;
+        w[i] = (int)x, any = 1, env_w_given[i] = 1;
     }
     memcpy(env_w, w, sizeof w);
-    env_w_set = any && !bad;
+    env_w_set = any;
+    atomic_store(&env_w_warned, 0);
 }
 
 static void blocks_init(void) {
@@ -565,14 +575,59 @@ void ns_gemm_reread_env_ways(void) {
     read_env_ways();
 }
 
+/* The valid NODESCALE_GEMM_*_NT variables set, as "NODESCALE_GEMM_JC_NT=2 NODESCALE_GEMM_IC_NT=1"
+ * (unset and bad ones left out). */
+static void env_ways_set(char *buf, size_t len) {
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < 3 && used < len; i++) {
+        if (!env_w_given[i]) continue;
+        used += (size_t)snprintf(buf + used, len - used, "%s%s=%d", used ? " " : "",
+                                 env_w_names[i], env_w[i]);
+    }
+}
+
 /* NODESCALE_GEMM_JC_NT, _IC_NT, _JR_NT (BLIS's BLIS_JC_NT, BLIS_IC_NT, BLIS_JR_NT): the ways
- * of each loop, used when all three are integers >= 1 whose product is the call's thread count
- * (unset ones count as 1); otherwise choose_ways decides. Read once, with the block sizes
- * (blocks_init, at the first GEMM call). */
+ * of each loop, used when the valid ones (unset or bad ones count as 1) have the call's thread
+ * count as product; otherwise choose_ways decides, and the first such call warns (once per
+ * process). Read once, with the block sizes (blocks_init, at the first GEMM call). */
 static void env_ways(int nt, int *jc, int *ic, int *jr) {
     pthread_once(&blocks_once, blocks_init);
-    if (env_w_set && env_w[0] * env_w[1] * env_w[2] == nt)
+    if (!env_w_set) return;
+    if (env_w[0] * env_w[1] * env_w[2] == nt) {
         *jc = env_w[0], *ic = env_w[1], *jr = env_w[2];
+        return;
+    }
+    if (atomic_exchange(&env_w_warned, 1)) return;
+    char set[128];
+    env_ways_set(set, sizeof set);
+    fprintf(stderr,
+            "nodescale: warning: ignoring %s (product %d) for a GEMM on %d "
+            "threads: the product must be the thread count; GEMM chose its own split\n",
+            set, env_w[0] * env_w[1] * env_w[2], nt);
+}
+
+void ns_gemm_env_ways_note(int nt, const int ways[3], char *buf, size_t len) {
+    pthread_once(&blocks_once, blocks_init);
+    buf[0] = 0;
+    if (!env_w_set && !env_w_bad[0]) return;
+    char set[128];
+    env_ways_set(set, sizeof set);
+    int prod = env_w[0] * env_w[1] * env_w[2];
+    size_t used = 0;
+    if (env_w_bad[0])
+        used = (size_t)snprintf(buf, len, "ignored %s (want an integer in [1, 1024]); ",
+                                env_w_bad);
+    if (used >= len) return;
+    if (!env_w_set)
+        snprintf(buf + used, len - used, "no valid one set: GEMM chose its own split");
+    else if (prod == nt && ways[0] == env_w[0] && ways[1] == env_w[1] && ways[2] == env_w[2])
+        snprintf(buf + used, len - used, "used %s", set);
+    else
+        snprintf(buf + used, len - used,
+                 "ignored %s: product %d is not the %d thread%s this call ran on; GEMM chose "
+                 "its own split",
+                 set, prod, nt, nt == 1 ? "" : "s");
 }
 
 /* 1 if NR columns `stride` bytes apart fall into fewer than NR/2 distinct L1 sets (64 sets of

@@ -260,6 +260,11 @@ static void gemm_team(void *state, ns_team *out) {
     int ways[3];
     out->asked = ns_gemm_ways(s->isa, s->prec, s->m, s->n, s->k, s->threads, ways);
     out->got = s->ncpus > 0 ? s->ncpus : 1;
+    /* A call that ran on one thread (a forked child, a held team claim) had no split. */
+    if (out->got == 1) ways[0] = ways[1] = ways[2] = 1;
+    memcpy(out->ways, ways, sizeof out->ways);
+    ns_gemm_env_ways_note(out->got == 1 ? 1 : out->asked, ways, out->ways_note,
+                          sizeof out->ways_note);
     if (out->asked < s->threads)
         snprintf(out->why, sizeof out->why,
                  "GEMM runs this call (%.3g MFLOP) on %d of the %d threads: it gives each "

@@ -81,6 +81,11 @@ int ns_gemm_isa_index(const char *isa);
 int ns_gemm_ways(int isa, ns_precision prec, int64_t m, int64_t n, int64_t k, int nthreads,
                  int ways[3]);
 
+/* What became of NODESCALE_GEMM_JC_NT/_IC_NT/_JR_NT in a call that ran on nt threads split
+ * as ways (ns_gemm_ways's): "used JC_NT=2", "ignored JC_NT=3: product 3 is not the 2 threads
+ * ...", bad values named; "" when none is set. Into buf (len bytes). */
+void ns_gemm_env_ways_note(int nt, const int ways[3], char *buf, size_t len);
+
 /* Tests only: reads NODESCALE_GEMM_JC_NT/_IC_NT/_JR_NT again (the library reads them once, at
  * the first GEMM call, as the block sizes). Not safe while another thread runs a GEMM. */
 void ns_gemm_reread_env_ways(void);

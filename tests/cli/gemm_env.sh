@@ -22,6 +22,31 @@ done
 NODESCALE_GEMM_KC=128 NODESCALE_GEMM_JC_NT=1 "$NS" bench dgemm --n 64 --samples 3 >"$T/out" 2>"$T/err" \
     && echo "ok: valid values accepted" || { echo "FAIL: valid values refused: $(cat "$T/err")"; fails=$((fails + 1)); }
 
+# Each GEMM result records its thread split and what became of the _NT variables; a product that
+# is not the thread count is ignored with one warning (trial 13, defect 6: no trace at all).
+if command -v jq >/dev/null; then
+    for setting in NODESCALE_GEMM_JC_NT=3 NODESCALE_GEMM_JC_NT=2 NODESCALE_GEMM_KC=128; do
+        rm -f "$T/w.json"
+        env "$setting" "$NS" bench dgemm --n 256 --threads 2 --samples 3 --min-time 0.001 \
+            --json "$T/w.json" >"$T/out" 2>"$T/err"
+        rc=$?
+        w=$(jq -r '.results[0].gemm_ways | "\(.jc) \(.ic) \(.jr) \(.env)"' "$T/w.json" 2>/dev/null)
+        nwarn=$(grep -c "warning: ignoring NODESCALE_GEMM_JC_NT=3 (product 3) for a GEMM on 2 threads" "$T/err")
+        case $setting in
+            *JC_NT=3) want="ignored NODESCALE_GEMM_JC_NT=3: product 3 is not the 2 threads"; wantw=1 ;;
+            *JC_NT=2) want="2 1 1 used NODESCALE_GEMM_JC_NT=2"; wantw=0 ;;
+            *) want="none set"; wantw=0 ;;
+        esac
+        if [ $rc -ne 0 ] || [ "$nwarn" -ne $wantw ] || [ "${w#*"$want"}" = "$w" ] ||
+           [ "$(echo "$w" | awk '{print $1 * $2 * $3}')" != 2 ]; then
+            echo "FAIL: $setting --threads 2: exit $rc, gemm_ways '$w', $nwarn warnings: $(cat "$T/err")"
+            fails=$((fails + 1))
+        else echo "ok: $setting: gemm_ways '$w'"; fi
+    done
+else
+    echo "note: jq missing: gemm_ways check not run"
+fi
+
 # The library: one DGEMM and one SGEMM call read the block sizes of every ISA and precision;
 # three 2-thread DGEMMs follow (bad _JC_NT/_JR_NT values went unreported: trial 12a, defect 4).
 CC=${CC:-cc}
@@ -56,6 +81,16 @@ C
            || [ "$(wc -l <"$T/err")" -ne 4 ]; then
             echo "FAIL: library: exit $rc, want each warning once, got:"; cat "$T/err"; fails=$((fails + 1))
         else echo "ok: library warns once per variable"; fi
+        # A valid JC_NT beside a bad IC_NT is kept; a product that is not the threads (3 for 2)
+        # is ignored with one warning however many calls.
+        OMP_NUM_THREADS=2 NODESCALE_GEMM_JC_NT=3 NODESCALE_GEMM_IC_NT=x "$T/prog" 2>"$T/err"
+        rc=$?
+        if [ $rc -ne 0 ] || [ "$(wc -l <"$T/err")" -ne 2 ] ||
+           [ "$(grep -c 'warning: ignoring NODESCALE_GEMM_IC_NT=x' "$T/err")" -ne 1 ] ||
+           [ "$(grep -c 'warning: ignoring NODESCALE_GEMM_JC_NT=3 (product 3) for a GEMM on 2 threads' "$T/err")" -ne 1 ]; then
+            echo "FAIL: library JC_NT=3 IC_NT=x: exit $rc, want two warnings once, got:"; cat "$T/err"
+            fails=$((fails + 1))
+        else echo "ok: library warns once about a product that is not the thread count"; fi
     else
         echo "FAIL: cannot build a program against lib/libnodescale.a:"; head -5 "$T/cc.err"; fails=$((fails + 1))
     fi

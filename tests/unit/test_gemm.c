@@ -281,6 +281,49 @@ static void test_env_ways_read_once(void **st) {
     ns_gemm_reread_env_ways();
 }
 
+/* A bad NODESCALE_GEMM_*_NT no longer drops the valid ones beside it (trial 13, defect 6:
+ * JC_NT=2 IC_NT=x ran on the shape's own split, and only IC_NT was named): the bad one counts as
+ * unset. The fate of the variables is told (ns_gemm_env_ways_note): used, or ignored with the
+ * product that did not match the call's threads. */
+static void test_env_ways_bad_beside_valid(void **st) {
+    (void)st;
+    int isas[3], got[3], own[3];
+    runnable_isas(isas);
+    unsetenv("NODESCALE_GEMM_JC_NT");
+    unsetenv("NODESCALE_GEMM_IC_NT");
+    unsetenv("NODESCALE_GEMM_JR_NT");
+    ns_gemm_reread_env_ways();
+    assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_DP, 40, 50, 2000, 2, own), 2);
+    const char *force = own[0] == 2 ? "NODESCALE_GEMM_JR_NT" : "NODESCALE_GEMM_JC_NT";
+    int fi = own[0] == 2 ? 2 : 0;
+    setenv(force, "2", 1);
+    setenv("NODESCALE_GEMM_IC_NT", "x", 1);
+    ns_gemm_reread_env_ways();
+    assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_DP, 40, 50, 2000, 2, got), 2);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(got[i], i == fi ? 2 : 1);
+    char note[320];
+    ns_gemm_env_ways_note(2, got, note, sizeof note);
+    assert_non_null(strstr(note, "ignored NODESCALE_GEMM_IC_NT=x"));
+    assert_non_null(strstr(note, "used "));
+    assert_non_null(strstr(note, force));
+    /* 3 ways for a 2-thread call: ignored, the shape's own split, and the note says why. */
+    setenv(force, "3", 1);
+    unsetenv("NODESCALE_GEMM_IC_NT");
+    ns_gemm_reread_env_ways();
+    assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_DP, 40, 50, 2000, 2, got), 2);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(got[i], own[i]);
+    ns_gemm_env_ways_note(2, got, note, sizeof note);
+    assert_non_null(strstr(note, "ignored "));
+    assert_non_null(strstr(note, "product 3 is not the 2 threads"));
+    /* None set: no note. */
+    unsetenv(force);
+    ns_gemm_reread_env_ways();
+    ns_gemm_env_ways_note(2, got, note, sizeof note);
+    assert_string_equal(note, "");
+}
+
 /* More than 128 groups (65 jc ways: 65 jc + 65 ic groups) puts the group barriers on the heap.
  * Their type is _Alignas(64), which calloc does not guarantee (trial 8, defect 6): the barriers
  * must come from the aligned allocator, asking for 64-byte alignment, and the product must be
@@ -778,6 +821,7 @@ int main(void) {
         cmocka_unit_test(test_edge_residues),    cmocka_unit_test(test_shape_classes),
         cmocka_unit_test(test_forced_ways),      cmocka_unit_test(test_heap_barriers),
         cmocka_unit_test(test_env_ways_read_once),
+        cmocka_unit_test(test_env_ways_bad_beside_valid),
         cmocka_unit_test(test_transposes_layouts_ld), cmocka_unit_test(test_unaligned),
         cmocka_unit_test(test_guard_pages),      cmocka_unit_test(test_beta_zero_nan),
         cmocka_unit_test(test_degenerate),       cmocka_unit_test(test_bad_arguments),
