@@ -3,8 +3,9 @@
  * and all threads; and the cost of the compensated, pairwise and deterministic variants against
  * the plain fast kernel; and, on one thread, the plain kernel called through the public API
  * (nodescale_dsum/ddot, one call per repetition: argument checks, dispatch and the final combine
- * included), which is what a program calling the library in a loop gets. Everything of one case is measured in the same process, interleaved
- * round by round (every kernel of ours through the harness's timing loop, then likwid-bench as a
+ * included), which is what a 1-thread program calling the library in a loop gets (the calls run
+ * inside the harness's 1-thread team, where the library uses one thread). Everything of one
+ * case is measured in the same process, interleaved round by round (every kernel of ours through the harness's timing loop, then likwid-bench as a
  * subprocess), so drift of this shared machine's clock hits all alike. Prints per case the
  * medians over rounds and the median and range of each per-round ratio.
  *
@@ -278,7 +279,7 @@ int main(int argc, char **argv) {
     printf("reduce kernels (isa %s) vs likwid-bench %s/%s%s and the read ceiling stream_load; "
            "%d interleaved rounds; CPU %s; machine shared, clock not fixed\n"
            "api/kernel: the plain kernel called through nodescale_dsum/ddot, one call per "
-           "repetition (1 thread; the API picks its own thread count)\n",
+           "repetition, on 1 thread (inside the harness's 1-thread team the library uses one)\n",
            isa, likwid_names[0][strcmp(isa, "avx512") ? 1 : 0],
            likwid_names[1][strcmp(isa, "avx512") ? 1 : 0], sp ? " (and _sp)" : "", rounds,
            ns_cpu_model());
