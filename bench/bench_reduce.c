@@ -6,8 +6,9 @@
  * included), which is what a 1-thread program calling the library in a loop gets (the calls run
  * inside the harness's 1-thread team, where the library uses one thread). Everything of one
  * case is measured in the same process, interleaved round by round (every kernel of ours
- * through the harness's timing loop, then likwid-bench as a subprocess), so drift of this shared machine's clock hits all alike. Prints per case the
- * medians over rounds and the median and range of each per-round ratio.
+ * through the harness's timing loop, then likwid-bench as a subprocess), so drift of this shared
+ * machine's clock hits all alike. Prints per case the medians over rounds and the median and
+ * range of each per-round ratio.
  *
  * Targets, on the ISA the CPU selects: plain sum and dot >= 1.00x likwid-bench and
  * >= 0.95x the read ceiling at every level; compensated within 10% and deterministic within 5%
