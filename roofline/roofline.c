@@ -374,6 +374,7 @@ typedef struct { /* one bandwidth roof: the best trusted ceiling of a level at a
     double gbytes_per_s;
     const char *result_id; /* the results[] entry it was taken from (kernel phase), or NULL */
     char reason[1200];     /* why it is suspect ("" when it is not) */
+    int used;              /* the limiting roof of some kernel other than its own measurement */
 } bw_roof;
 
 typedef struct {
@@ -384,6 +385,10 @@ typedef struct {
     bw_roof roofs[64];
     size_t nroofs;
     char policy[32];
+    /* Compute ceilings that are the limiting roof of some kernel other than their own
+     * measurement (roof_of_result). */
+    const json_t *used_compute[64];
+    size_t nused_compute;
 } build_ctx;
 
 static void note(build_ctx *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -659,18 +664,40 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
     return best;
 }
 
+static const bw_roof *find_bw_roof(const build_ctx *b, const char *level, int threads);
+
 /* Appends one ceiling; source: "plateau", or "interior" / "largest working sets" where the
  * curve had no plateau at this level (then a status says so), or "kernel phase" where the same
  * kernel measured faster in results[] at a working set in this level (kernel_phase_best): a
  * roof never sits below a measurement of its own ceiling kernel. bw may be NAN (no ceiling from
- * the sweep): then only a kernel-phase measurement gives one, and without it nothing is added. */
+ * the sweep): then only a kernel-phase measurement gives one, and without it nothing is added.
+ * A curve without points is a ceiling kernel the sweep did not measure at this thread count
+ * (unswept_ceilings): its kernel-phase measurement must beat the level's roof (if any), as a
+ * swept curve's must beat the sweep's ceiling, or nothing is added. */
 static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *level, double bw,
                         double ws_mid, double ws_lo, double ws_hi, int npoints, const char *source,
                         const char *suspect) {
     const json_t *kr, *rej, *cont, *dis;
-    double kbw = kernel_phase_best(b, cv, level, bw, ws_lo, &kr, &rej, &cont, &dis);
-    int from_kernel = kr && !(kbw <= bw); /* faster, or no sweep ceiling at all */
-    if (!from_kernel && !isfinite(bw) && !strcmp(source, "kernel phase")) return;
+    /* Not swept: the level's roof (if any) is what its measurement must beat. */
+    const bw_roof *lroof = cv->n ? NULL : find_bw_roof(b, level, cv->threads);
+    double ref = lroof ? lroof->gbytes_per_s : bw;
+    double kbw = kernel_phase_best(b, cv, level, ref, ws_lo, &kr, &rej, &cont, &dis);
+    int from_kernel = kr && !(kbw <= ref); /* faster, or no ceiling to beat at all */
+    if (!from_kernel && !isfinite(bw) && !strcmp(source, "kernel phase")) {
+        if (rej && lroof) {
+            char sp[64];
+            kernel_phase_spread(rej, sp, sizeof sp);
+            note(b,
+                 "%s/%s %d threads, %s ceiling: the kernel phase's %s (fastest sample %.4g GB/s) "
+                 "is faster than the %s ceiling of %s (%.4g GB/s) but not used: its samples "
+                 "spread (%s)",
+                 cv->kernel, cv->isa, cv->threads, level, str_or(rej, "id", "?"),
+                 ns_json_get_num(rej, "bytes") /
+                     ns_json_get_num(json_object_get(rej, "time_s"), "min") / 1e9,
+                 level, lroof->kernel, ref, sp);
+        }
+        return;
+    }
     json_t *o = json_object();
     char cwhy[900];
     if (cont) {
@@ -748,12 +775,18 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
                      "ceiling",
                      suspect ? suspect : "ok", cv->kernel, w, str_or(kr, "id", "?"), kbw, source,
                      bw);
+        else if (!cv->n && lroof)
+            snprintf(why, sizeof why,
+                     "ok; not in the sweep at %d thread%s: the kernel phase's %s at %s (%s, "
+                     "fastest sample), faster than the %s ceiling of %s (%.4g GB/s%s)",
+                     cv->threads, cv->threads == 1 ? "" : "s", cv->kernel, w, str_or(kr, "id", "?"),
+                     level, lroof->kernel, ref, lroof->suspect ? ", suspect" : "");
         else
             snprintf(why, sizeof why,
                      "ok; no ceiling from the sweep at this level: the kernel phase's %s at %s "
                      "(%s, fastest sample)",
                      cv->kernel, w, str_or(kr, "id", "?"));
-        if (!isfinite(bw) && kernel_phase_disturbed(kr)) {
+        if (!isfinite(ref) && kernel_phase_disturbed(kr)) {
             char sp[64];
             kernel_phase_spread(kr, sp, sizeof sp);
             snprintf(why, sizeof why,
@@ -804,7 +837,7 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
                      ((ro->suspect == (suspect != NULL)) && bw > ro->gbytes_per_s);
         if (!better) return;
     }
-    *ro = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw, rid, ""};
+    *ro = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw, rid, "", 0};
     snprintf(ro->reason, sizeof ro->reason, "%s", suspect ? suspect : "");
 }
 
@@ -1203,6 +1236,50 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
     return 0;
 }
 
+/* 1 when name is a ceiling kernel: one that `nodescale run` sweeps (harness/run.c,
+ * sweep_kernels_full), or that has a sweep curve in this file. */
+static int ceiling_kernel(const build_ctx *b, const char *name) {
+    static const char *const swept[] = {"stream_load", "stream_copy", "stream_triad",
+                                        "stream_triad_nt"};
+    for (size_t k = 0; k < sizeof swept / sizeof swept[0]; k++)
+        if (!strcmp(name, swept[k])) return 1;
+    for (size_t c = 0; c < b->ncurves; c++)
+        if (!strcmp(b->curves[c].kernel, name)) return 1;
+    return 0;
+}
+
+/* A roof never sits below a measurement of one of its ceiling kernels, swept or not: a ceiling
+ * kernel that the kernel phase measured at a thread count where the sweep has no curve of it
+ * (`run --quick` sweeps no stream_copy or stream_triad_nt) gives each level where it ran
+ * faster than the level's roof a ceiling (source "kernel phase"; add_ceiling with a
+ * curve of no points), by the rules a swept curve's kernel-phase measurement follows. Kernels
+ * with non-temporal stores: DRAM only. Runs after all swept curves gave their ceilings. */
+static void unswept_ceilings(build_ctx *b, json_t *ceil) {
+    size_t i, j;
+    json_t *r, *q;
+    const json_t *results = json_object_get(b->root, "results");
+    json_array_foreach(results, i, r) {
+        const char *name = str_or(r, "name", NULL), *isa = str_or(r, "isa", ""),
+                   *prec = str_or(r, "precision", "");
+        int t = json_int(r, "threads", 0), seen = 0;
+        if (!name || t < 1 || !ceiling_kernel(b, name)) continue;
+        for (size_t c = 0; c < b->ncurves && !seen; c++)
+            seen = !strcmp(b->curves[c].kernel, name) && b->curves[c].threads == t;
+        json_array_foreach(results, j, q) { /* one pass per (kernel, ISA, precision, threads) */
+            if (j >= i || seen) break;
+            seen = !strcmp(str_or(q, "name", ""), name) && !strcmp(str_or(q, "isa", ""), isa) &&
+                   !strcmp(str_or(q, "precision", ""), prec) && json_int(q, "threads", 0) == t;
+        }
+        if (seen) continue;
+        const char *pol = strcmp(b->policy, "unknown") ? b->policy : NULL;
+        curve cv = {.kernel = name, .isa = isa, .precision = prec, .policy = pol, .threads = t};
+        for (int li = ns_roofline_nt_stores(name) ? b->cs.n : 0; b->cs.n && li <= b->cs.n; li++) {
+            const char *lv = li < b->cs.n ? level_name(b->cs.level[li]) : "DRAM";
+            add_ceiling(b, ceil, &cv, lv, NAN, NAN, NAN, NAN, 0, "kernel phase", NULL);
+        }
+    }
+}
+
 /* The compute roof for (precision, threads, mix): the fastest ISA's ceiling of exactly that
  * mix. Mixed ceilings never stand in for FMA-only ones. */
 static const json_t *compute_roof(const json_t *compute, const char *prec, int threads,
@@ -1258,9 +1335,12 @@ static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...) {
 /* Why the compute ceiling c (one of ceilings.compute[]) is suspect, into buf ("" when it is
  * not); returns 1 when it is. The evidence: its result's samples spread (CV above
  * COMPUTE_MAX_CV, or a fastest sample more than COMPUTE_MAX_SPREAD times its median); an SP
- * ceiling below the DP one of the same mix and threads (SP does twice the FLOPs per
- * instruction); an SP ceiling more than SP_DP_MAX times the DP one of the same mix and threads
- * (a vector holds only twice the elements): both are then suspect (DP too low or SP too high);
+ * vector ceiling below the DP one of the same mix and threads (SP does twice the FLOPs per
+ * instruction): both are then suspect; an SP ceiling more than SP_DP_MAX times the DP one of the
+ * same mix and threads (a vector holds only twice the elements): both are then suspect (DP too
+ * low or SP too high); an ADD-only ceiling above the FMA-only one of the same precision and
+ * threads (an add does half the FLOPs of an FMA on the same or fewer ports): both are then
+ * suspect (not so FMA+ADD, whose adds may issue on ports of their own);
  * a T-thread ceiling more than SCALING_SLACK x T times the 1-thread one of the same precision
  * and mix (T threads cannot give more than T times one): both are then suspect; a T-thread ceiling more than
  * SCALING_SLACK times below the 1-thread one (T threads cannot do less than one): both are then
@@ -1286,8 +1366,27 @@ static int compute_suspect(const build_ctx *b, const json_t *compute, const json
     double gd = dp ? ns_json_get_num(dp, "gflops") : NAN;
     if (gd > g)
         ADD("%sit is below the DP %s ceiling (%.4g GFLOP/s), although SP does twice the FLOPs "
-            "per instruction",
+            "per instruction: the SP ceiling is too low or the DP one too high",
             SEP, mix_words(mix), gd);
+    const json_t *sp = !strcasecmp(prec, "dp") && strncasecmp(mix, "scalar", 6)
+                           ? compute_roof(compute, "sp", t, mix)
+                           : NULL;
+    double gs = sp ? ns_json_get_num(sp, "gflops") : NAN;
+    if (gs < g)
+        ADD("%sthe SP %s ceiling (%.4g GFLOP/s) is below this one, although SP does twice the "
+            "FLOPs per instruction: the SP ceiling is too low or the DP one too high",
+            SEP, mix_words(mix), gs);
+    /* ADD-only above FMA-only: an add does half the FLOPs of an FMA, on the same or fewer
+     * ports. (FMA+ADD may pass FMA-only: on some cores adds issue on ports of their own.) */
+    int is_add = !strcasecmp(mix, "add"), is_fma = !strcasecmp(mix, "fma");
+    const json_t *pair =
+        is_add || is_fma ? compute_roof(compute, prec, t, is_add ? "fma" : "add") : NULL;
+    double gp = pair ? ns_json_get_num(pair, "gflops") : NAN;
+    if (is_add ? g > gp : gp > g)
+        ADD("%s%s (%.4g GFLOP/s)%s, though an add does half the FLOPs of an FMA on the same or "
+            "fewer ports: the ADD-only ceiling is too high or the FMA-only one too low",
+            SEP, is_add ? "it is above the FMA-only ceiling" : "the ADD-only ceiling", gp,
+            is_add ? "" : " is above this one");
     /* More than twice DP: the DP ceiling is too low (disturbed) or this one too high. */
     const json_t *other = !strcasecmp(prec, "sp")   ? compute_roof(compute, "dp", t, mix)
                           : !strcasecmp(prec, "dp") ? compute_roof(compute, "sp", t, mix)
@@ -1643,6 +1742,21 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
 #undef ADD
     }
 
+    /* The roof this kernel is judged against (its limit) is a roof in use, unless the kernel is
+     * that roof's own measurement. */
+    if (*limit && isfinite(frac)) {
+        if (strncmp(limit, "bandwidth", 9)) {
+            size_t k = 0;
+            while (k < b->nused_compute && b->used_compute[k] != cr)
+                k++;
+            if (cr && !own_c && k == b->nused_compute &&
+                k < sizeof b->used_compute / sizeof b->used_compute[0])
+                b->used_compute[b->nused_compute++] = cr;
+        } else if (br && !own_b) {
+            b->roofs[br - b->roofs].used = 1;
+        }
+    }
+
     ns_json_set_str(r, "level", level);
     set_or_null(r, "roof_gflops", roof);
     set_or_null(r, "fraction_of_roof", frac);
@@ -1808,6 +1922,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
 
     for (size_t c = 0; c < b.ncurves; c++)
         if (ceilings_of_curve(&b, &b.curves[c], plateaus, bw_ceil) != 0) goto oom;
+    unswept_ceilings(&b, bw_ceil);
 
     int tc[32];
     int ntc = thread_counts(&b, compute, res, tc, 32);
@@ -1820,7 +1935,8 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
                     "touched) holds the geometric middle of the plateau; DRAM ceilings from "
                     "points at >= 4x the aggregate LLC; a sweep kernel measured faster in "
                     "results[] (fastest sample) with its working set in a level gives that "
-                    "level's ceiling instead (source \"kernel phase\"), unless its samples "
+                    "level's ceiling instead (source \"kernel phase\"; one not swept at that "
+                    "thread count when faster than the level's roof), unless its samples "
                     "spread (CV > 10% or fastest > 1.2x median) and its median is below the "
                     "sweep's, or (DRAM) it is > 1.5x the sweep's at a smaller working set "
                     "(cache contamination: the ceiling is suspect); bandwidth roof = best "
@@ -1848,7 +1964,6 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     /* Ceilings used: the bandwidth roofs and the compute roofs (FMA-only, and every other mix
      * measured, labelled, for the pictures). */
     bandwidth_scaling(&b, bw_ceil);
-    int nsuspect = 0;
     json_t *used = json_object(), *ubw = json_array(), *ucomp = json_array();
     for (size_t r = 0; r < b.nroofs; r++) {
         json_t *o = json_object();
@@ -1858,7 +1973,6 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
         ns_json_set_num(o, "gbytes_per_s", b.roofs[r].gbytes_per_s, NULL);
         json_object_set_new(o, "suspect", json_boolean(b.roofs[r].suspect));
         ns_json_set_str(o, "suspect_reason", b.roofs[r].suspect ? b.roofs[r].reason : NULL);
-        nsuspect += b.roofs[r].suspect;
         json_array_append_new(ubw, o);
     }
     size_t i;
@@ -1885,11 +1999,10 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
             note(&b, "%s %s %d thread%s: the compute ceiling (%.4g GFLOP/s, %s) is suspect: %s",
                  prec, mix, t, t == 1 ? "" : "s", ns_json_get_num(c, "gflops"),
                  str_or(c, "isa", "?"), why);
-        nsuspect += sus;
         json_array_append_new(ucomp, o);
         const json_t *fma = compute_roof(compute, prec, t, "fma");
         double g = ns_json_get_num(c, "gflops"), gf = fma ? ns_json_get_num(fma, "gflops") : NAN;
-        if (strcasecmp(mix, "fma") && g > gf)
+        if (strcasecmp(mix, "fma") && strcasecmp(mix, "add") && g > gf) /* add: suspect */
             note(&b,
                  "%s %d threads: the %s mix reaches %.1f%% more than FMA-only; GEMM and other "
                  "FMA kernels are judged against the FMA-only ceiling",
@@ -1950,15 +2063,49 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
 
     json_object_set_new(sec, "notes", b.notes);
     b.notes = NULL;
-    char st[160];
-    snprintf(st, sizeof st,
-             "ok; %d of the ceilings used %s suspect (ceilings_used[].suspect_reason, "
-             "roofline.notes)",
-             nsuspect, nsuspect == 1 ? "is" : "are");
+    /* The verdict counts suspect roofs (the limiting roof of some kernel other than the
+     * roof's own measurement) apart from suspect reference ceilings (measured and drawn, but no
+     * kernel's roof): only the former make a kernel's fraction doubtful. */
+    int nroof_sus = 0, nref_sus = 0;
+    for (size_t k = 0; k < b.nroofs; k++)
+        nroof_sus += b.roofs[k].suspect && b.roofs[k].used;
+    json_array_foreach(bw_ceil, i, c) {
+        if (!json_is_true(json_object_get(c, "suspect"))) continue;
+        const bw_roof *ro = find_bw_roof(&b, str_or(c, "level", ""), json_int(c, "threads", 0));
+        nref_sus += !(ro && ro->used && !strcmp(ro->kernel, str_or(c, "kernel", "")) &&
+                      ns_json_get_num(c, "gbytes_per_s") == ro->gbytes_per_s);
+    }
+    json_array_foreach(compute, i, c) {
+        const char *prec = str_or(c, "precision", NULL), *mix = str_or(c, "mix", NULL);
+        int t = json_int(c, "threads", 0);
+        char why[900];
+        if (!prec || !mix || t < 1 || compute_roof(compute, prec, t, mix) != c ||
+            !compute_suspect(&b, compute, c, why, sizeof why))
+            continue;
+        size_t k = 0;
+        while (k < b.nused_compute && b.used_compute[k] != c)
+            k++;
+        if (k < b.nused_compute)
+            nroof_sus++;
+        else
+            nref_sus++;
+    }
+    char st[300];
+    size_t sl = 0;
+    if (nroof_sus)
+        appendf(st, sizeof st, &sl, "ok; %d roof%s used %s suspect", nroof_sus,
+                nroof_sus == 1 ? "" : "s", nroof_sus == 1 ? "is" : "are");
+    else
+        appendf(st, sizeof st, &sl, "ok; no roof used is suspect");
+    if (nref_sus)
+        appendf(st, sizeof st, &sl, "; %d reference ceiling%s %s suspect", nref_sus,
+                nref_sus == 1 ? "" : "s", nref_sus == 1 ? "is" : "are");
+    appendf(st, sizeof st, &sl,
+            " (ceilings_used[].suspect_reason, ceilings.bandwidth[].status, roofline.notes)");
     ns_json_set_str(sec, "status",
                     b.nroofs == 0                 ? "partial: no bandwidth ceiling"
                     : json_array_size(ucomp) == 0 ? "partial: no compute ceiling"
-                    : nsuspect                    ? st
+                    : nroof_sus || nref_sus       ? st
                                                   : "ok");
     rc = 0;
     goto out;

@@ -39,14 +39,21 @@
  * >= 4x the LLC), faster by the sweep's statistic (bytes / time_s.min), that measurement is the
  * curve's ceiling of the level (source "kernel phase", result_id, and the sweep's own value),
  * unless its samples spread (CV > 10%, or fastest > 1.2x median) and its median is below the
- * sweep's ceiling: then the sweep's stays, and its "kernel_phase" string and a note say why.
+ * sweep's ceiling: then the sweep's stays, and its "kernel_phase" string and a note say why. A
+ * ceiling kernel (stream_load, stream_copy, stream_triad, stream_triad_nt, or any swept one)
+ * that the sweep did not measure at a thread count (`run --quick`: copy, triad_nt) gives a
+ * level a ceiling the same way when its measurement there beats the level's roof.
  *
  * Suspect ceilings: ceilings_used.compute[] and .bandwidth[] carry suspect and suspect_reason
- * (null when not suspect), and roofline.status counts them ("ok; N of the ceilings used are
- * suspect ..."). A compute ceiling is suspect when its result's CV exceeds 10% or its fastest
- * sample is more than 1.2x its median (gflops_median, else its result's time_s min / median);
- * when an SP vector ceiling is below the DP one of the same mix and threads; and when a
- * T-thread ceiling is more than 1.1 x T times the 1-thread one (both are then suspect). A
+ * (null when not suspect), and roofline.status counts them, roofs (the limiting roof of some
+ * kernel other than the roof's own measurement) apart from reference ceilings (the rest, with
+ * the suspect entries of ceilings.bandwidth): "ok; 1 roof used is suspect; 3 reference
+ * ceilings are suspect (...)". A compute ceiling is suspect when its result's CV exceeds 10%
+ * or its fastest sample is more than 1.2x its median (gflops_median, else its result's time_s
+ * min / median); and, both of the pair then, when an SP vector ceiling is below the DP one or
+ * above 2.2x it (same mix and threads), when an ADD-only ceiling is above the FMA-only one
+ * (same precision and threads), and when a T-thread ceiling is more than 1.1 x T times the
+ * 1-thread one or more than 10% below it. A
  * 1-thread bandwidth roof is suspect when the T-thread one of its level is more than 1.1 x T
  * times it. ridge_points[] say suspect when built from a suspect ceiling; a
  * kernel judged against a suspect compute roof says so in roof_status; points[].above_roof marks
