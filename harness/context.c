@@ -305,6 +305,19 @@ static int omp_num_threads(long long *t) {
     return 1;
 }
 
+/* NODESCALE_AFFINITY_SET when it describes the placement in effect, else NULL. "defaults" holds
+ * only with OMP_PROC_BIND=close and OMP_PLACES=cores, as nodescale sets them; another value (the
+ * exec failed) only with neither set. A marker inherited from a parent nodescale, or replayed
+ * from run.log's env lines, without those variables describes nothing here (trial 13 #8). */
+static const char *affinity_marker(void) {
+    const char *how = getenv("NODESCALE_AFFINITY_SET");
+    const char *bind = getenv("OMP_PROC_BIND"), *places = getenv("OMP_PLACES");
+    if (!how) return NULL;
+    if (!strcmp(how, "defaults"))
+        return bind && places && !strcmp(bind, "close") && !strcmp(places, "cores") ? how : NULL;
+    return bind || places ? NULL : how;
+}
+
 void ns_affinity_defaults(char **argv) {
     /* Recorded whoever sets the placement, for ns_affinity_release in this process and its
      * re-exec, and for the context. */
@@ -319,7 +332,13 @@ void ns_affinity_defaults(char **argv) {
                 len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", len ? "," : "", c);
         setenv("NODESCALE_START_CPUS", list, 1);
     }
-    if (getenv("OMP_PROC_BIND") || getenv("OMP_PLACES") || getenv("NODESCALE_AFFINITY_SET")) return;
+    /* A marker this process did not set: trusted only for the placement nodescale set (a
+     * parent's, in effect here too); any other is dropped and this start is a fresh one (an
+     * inherited "exec failed" is retried). */
+    const char *how = affinity_marker();
+    if (how && strcmp(how, "defaults")) how = NULL;
+    if (!how) unsetenv("NODESCALE_AFFINITY_SET");
+    if (getenv("OMP_PROC_BIND") || getenv("OMP_PLACES") || how) return;
     /* A bad OMP_NUM_THREADS is refused by every command that runs threads: no re-exec, which
      * would only make libgomp print its "Invalid value" line once more (trial 7 #17). */
     long long t;
@@ -520,7 +539,7 @@ static json_t *affinity_json(void) {
     json_object_set_new(o, "mask_cpus", cpu_list_json(&mask));
     start_cpu_set(&mask);
     json_object_set_new(o, "start_cpus", cpu_list_json(&mask));
-    const char *how = getenv("NODESCALE_AFFINITY_SET");
+    const char *how = affinity_marker();
     const char *bind = getenv("OMP_PROC_BIND"), *places = getenv("OMP_PLACES");
     ns_json_set_str(o, "omp_proc_bind", bind);
     ns_json_set_str(o, "omp_places", places);

@@ -65,7 +65,8 @@ int64_t ns_cache_aggregate(int level, int threads);
 int ns_llc_level(void);
 
 /* Records the starting CPU mask in NODESCALE_START_CPUS. If neither OMP_PROC_BIND nor
- * OMP_PLACES is set, sets OMP_PROC_BIND=close, OMP_PLACES=cores
+ * OMP_PLACES is set, sets OMP_PROC_BIND=close, OMP_PLACES=cores (marked by
+ * NODESCALE_AFFINITY_SET=defaults; an inherited marker counts only beside those two values)
  * and re-executes this program (the OpenMP runtime reads them only when it loads). Call first
  * in main; returns only when nothing had to be done or re-exec failed. */
 void ns_affinity_defaults(char **argv);

@@ -2,8 +2,9 @@
  *
  * Shape of one sample, as likwid-bench and STREAM do it: all threads meet at a barrier, each
  * reads the clock, runs its share of `reps` repetitions, reads the clock again, and meets the
- * others at a second barrier; the sample is the slowest thread's time divided by reps. The
- * repetition count starts at 1 and grows until a sample lasts at least min_s = max(min_sample_s,
+ * others at a second barrier; the sample is the team's span (earliest start to latest end:
+ * threads that share a CPU run one after the other) divided by reps. The repetition count
+ * starts at 1 and grows until a sample lasts at least min_s = max(min_sample_s,
  * 1000 x the measured timer resolution): after a sample of t seconds it is multiplied by
  * 1.2 * min_s / t (aiming 20% past the target in one step), clamped to [2, 1000], or by 2 while
  * t is still under 100 x the resolution. So a coarse clock can never yield a zero or
@@ -194,7 +195,8 @@ static int bound_to_one_cpu(void) {
     return place >= 0 && omp_get_place_num_procs(place) == 1;
 }
 
-/* One sample of reps repetitions; returns the slowest thread's elapsed seconds (whole sample),
+/* One sample of reps repetitions; returns its elapsed seconds (whole sample): a team's from its
+ * earliest thread's start to its last thread's end, an NS_RUN_SELF kernel's around its calls,
  * and records each thread's CPU in m (an NS_RUN_SELF kernel's own threads through k->cpus, after
  * the clock has stopped) and the team it ran on (note_team). With track (a timed sample), also
  * what kept each thread on its CPU (m->cpu_held): a team thread's CPU is read at the start and
@@ -221,9 +223,12 @@ static double time_sample(const ns_kernel *k, void *state, const ns_params *p, i
         return t;
     }
     m->cpu_threads = p->threads < NS_MAX_THREADS ? p->threads : NS_MAX_THREADS;
-    double slowest = 0;
+    /* The team's span: from the first thread's start to the last one's end. Each thread's own
+     * t1 - t0 would miss the time a thread waits for its CPU before it starts (threads sharing a
+     * CPU would be timed one after the other yet counted as parallel). */
+    double start = INFINITY, end = -INFINITY;
     int got = p->threads;
-#pragma omp parallel num_threads(p->threads) reduction(max : slowest) reduction(min : got)
+#pragma omp parallel num_threads(p->threads) reduction(min : start, got) reduction(max : end)
     {
         int tid = omp_get_thread_num(), nth = omp_get_num_threads();
 #pragma omp barrier
@@ -233,7 +238,7 @@ static double time_sample(const ns_kernel *k, void *state, const ns_params *p, i
         double t1 = ns_now();
         int cpu1 = sched_getcpu();
 #pragma omp barrier
-        slowest = t1 - t0;
+        start = t0, end = t1;
         got = nth;
         if (tid < NS_MAX_THREADS) {
             if (track)
@@ -248,7 +253,7 @@ static double time_sample(const ns_kernel *k, void *state, const ns_params *p, i
     if (got < m->cpu_threads) m->cpu_threads = got;
     ns_team team = {.asked = p->threads, .got = got};
     note_team(p, &team, m);
-    return slowest;
+    return end - start;
 }
 
 int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_measure_opts *o,

@@ -1,7 +1,7 @@
 /* The timing loop. For one kernel instance: warm-up, repetitions per sample grown until a sample
  * lasts at least min_sample_s (and 1000x the timer resolution), then at least min_samples
- * samples. Every sample is bracketed by barriers; with NS_RUN_TEAM kernels each thread times
- * itself and the sample is the slowest thread's time. Threads are pinned by the OpenMP runtime
+ * samples. Every sample is bracketed by barriers; with NS_RUN_TEAM kernels each thread reads the
+ * clock around its share and the sample spans the earliest start to the latest end. Threads are pinned by the OpenMP runtime
  * (OMP_PROC_BIND/OMP_PLACES, defaulted by ns_affinity_defaults) and the CPU each ran on is
  * recorded. Overheads outside the kernel (counters, checks) are kept out of the timed region. */
 #ifndef NS_MEASURE_H

@@ -10,8 +10,10 @@
  * Threads: one library team at a time per process. A call that would open a team while another
  * call's team runs (callers on several threads) runs on its calling thread alone, so concurrent
  * callers never stack teams; a fast-mode reduction then gives its 1-thread result (see Mode
- * below). In a child of fork() (before any exec) every call runs on one thread: libgomp cannot
- * open a team there. The teams are libgomp's, whose default wait policy (OMP_WAIT_POLICY unset)
+ * below). In a child of fork() (before any exec) every call runs on one thread when the parent
+ * had more than one thread then: libgomp cannot open a team in a child of a process that ran a
+ * parallel region, the caller's own included, and a second thread is the sign this library
+ * takes (conservative). A child of a single-threaded parent keeps its teams. The teams are libgomp's, whose default wait policy (OMP_WAIT_POLICY unset)
  * spins before it sleeps: when another process keeps a CPU busy, a team thread that has to wait
  * for that CPU costs about one scheduler period (8-12 ms) per call. Measured on a 2-CPU VM with
  * one CPU busy (trial 12a): nodescale_ddot n = 65536 took 13.2 us on 1 thread and 11588 us on 2;

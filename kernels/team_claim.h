@@ -6,7 +6,8 @@
  * call takes a process-wide claim before it opens a team and drops it after; a call that finds
  * the claim taken runs on its calling thread alone. libgomp cannot run a team in a child forked
  * from a process that ran one (the child waits forever for pool threads that do not exist), so
- * in a child of fork() every later call runs on one thread (trial 12a #6). */
+ * in a child of fork() every later call runs on one thread (trial 12a #6), unless the parent had
+ * one thread when it forked: then it had no pool, whoever's regions ran (trial 13 #14). */
 #ifndef NS_TEAM_CLAIM_H
 #define NS_TEAM_CLAIM_H
 
@@ -19,7 +20,8 @@ int ns_team_claim(void);
 void ns_team_release(void);
 
 /* 1 in a child forked (fork(), not followed by exec) from a process that had loaded the
- * library: no OpenMP team may be opened there. */
+ * library and had more than one thread then (or an unknown count), or from such a child: no
+ * OpenMP team may be opened there. */
 int ns_team_forked(void);
 
 #endif

@@ -8,6 +8,8 @@
 # --threads (or OMP_NUM_THREADS) up to the mask's CPUs runs, with the warning; more is refused,
 # naming the mask. #9: threads that may migrate (unbound, or in a place of several CPUs) are not
 # warned about from one sched_getcpu() reading: only with every reading agreeing.
+# Trial 13 #1: threads sharing a CPU measure at most that CPU's rate. #8: an inherited placement
+# marker counts only beside the variables it stands for.
 set -u
 cd "$(dirname "$0")/../.."
 need_jq=1
@@ -87,5 +89,34 @@ if pw is not None:  # every one of 2 readings per timed sample, never a one-CPU 
     assert r["cpu_of_thread"] == [int(m.group(1))] * 2, (pw, r["cpu_of_thread"])
 PY
 done
+# Trial 13 #8: an inherited NODESCALE_AFFINITY_SET=defaults (from a parent nodescale, or replayed
+# from run.log's env lines) without the variables it stands for is no placement: nodescale pins
+# as on a fresh start, and records only what is in effect.
+for e in "NODESCALE_AFFINITY_SET=defaults" "NODESCALE_AFFINITY_SET=exec_failed"; do
+    env $e "$ns" bench dsum --n 4096 --samples 3 --threads 2 --json "$tmp/as.json" >/dev/null 2>&1 ||
+        fail "$e: bench failed"
+    a=$(jq -c '.context.affinity | [.placement, .omp_proc_bind, .omp_places, .proc_bind_in_effect]' "$tmp/as.json")
+    [ "$a" = '["nodescale defaults (OMP_PROC_BIND=close, OMP_PLACES=cores)","close","cores","close"]' ] ||
+        fail "$e: context.affinity $a, want nodescale's defaults in effect"
+done
+NODESCALE_AFFINITY_SET=defaults OMP_PLACES=cores "$ns" bench dsum --n 4096 --samples 3 --threads 2 \
+    --json "$tmp/as.json" >/dev/null 2>&1 || fail "NODESCALE_AFFINITY_SET=defaults OMP_PLACES=cores: bench failed"
+a=$(jq -c '.context.affinity | [.placement, .omp_proc_bind, .omp_places]' "$tmp/as.json")
+[ "$a" = '["from the user'"'"'s environment",null,"cores"]' ] ||
+    fail "NODESCALE_AFFINITY_SET=defaults OMP_PLACES=cores: context.affinity $a, want the user's placement"
+
+# Trial 13 #1: a sample spans the team (first start to last end), so two threads on one CPU
+# cannot report more than that CPU alone (per-thread clocks timed them one after the other yet
+# counted them as parallel: 2x). Fastest samples (the least disturbed on a shared machine), the
+# 1-thread one the best of two runs around the 2-thread one; a wide margin, not a speed target.
+best() { # threads -> GFLOP/s of the fastest sample
+    OMP_PLACES="{$c}" "$ns" bench peak_dp_fma --threads "$1" --samples 15 --min-time 0.002 \
+        --json "$tmp/p$1.json" >/dev/null 2>&1 || fail "peak_dp_fma --threads $1 on CPU $c failed"
+    jq -r '.results[0] | .flops / .time_s.min' "$tmp/p$1.json"
+}
+r1a=$(best 1) r2=$(best 2) r1b=$(best 1)
+python3 -c "import sys; a, b, r2 = map(float, sys.argv[1:]); sys.exit(r2 > 1.3 * max(a, b))" \
+    "$r1a" "$r1b" "$r2" 2>/dev/null ||
+    fail "OMP_PLACES={$c}: 2 threads ran at $r2 FLOP/s, one CPU alone at $r1a and $r1b"
 [ $fails -eq 0 ] && echo "ok: shared CPUs recorded and warned; rejected OMP values named"
 exit $((fails > 0))

@@ -3,9 +3,11 @@
  * per-thread chunk), one element, and 1, 2 and 3 threads. Also the registry's ISA selection and
  * the timing loop's invariants (>= 9 samples, none zero, repetitions grown to the minimum time). */
 #include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/unit/nstest.h"
@@ -245,6 +247,63 @@ static void cpu_held_needs_agreeing_readings(void **state) {
     assert_int_equal(m.cpu_held[1], NS_CPU_MAY_MOVE);
 }
 
+/* A team kernel whose every call costs each thread SHARED_WORK_S of its own CPU time, on the
+ * CPU shared_cpu (each thread pins itself there at its first call). */
+#define SHARED_WORK_S 200e-6
+static int shared_cpu;
+static double thread_cpu_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static void pin_self(const cpu_set_t *set) { /* on team threads too: no cmocka assert */
+    if (sched_setaffinity(0, sizeof *set, set) != 0) abort();
+}
+static void shared_run(void *st, int tid, int nth) {
+    static _Thread_local int pinned;
+    if (!pinned) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(shared_cpu, &one);
+        pin_self(&one);
+        pinned = 1;
+    }
+    double t0 = thread_cpu_s();
+    while (thread_cpu_s() - t0 < SHARED_WORK_S) {
+    }
+}
+
+/* Trial 13 #1: two threads on one CPU run one after the other, so a sample (from the first
+ * thread's start to the last one's end) lasts at least both threads' CPU time. Timing each
+ * thread from its own start counted the one that waited for the CPU as running in parallel. */
+static void team_sample_spans_threads_sharing_a_cpu(void **state) {
+    cpu_set_t all;
+    assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
+    shared_cpu = sched_getcpu();
+    ns_kernel k = {.name = "fake_shared",
+                   .family = "peak",
+                   .isa = "scalar",
+                   .run_model = NS_RUN_TEAM,
+                   .flops = fake_one,
+                   .bytes = fake_one,
+                   .create = fake_create,
+                   .run = shared_run};
+    ns_params p = {.n = 1, .threads = 2};
+    ns_measure_opts o = ns_measure_defaults(1);
+    o.min_sample_s = 0.0005, o.min_samples = 9, o.max_samples = 9;
+    static ns_measurement m;
+    assert_int_equal(ns_measure(&k, &fake_calls, &p, &o, &m), 0);
+    assert_int_equal(m.cpu_of_thread[0], shared_cpu);
+    assert_int_equal(m.cpu_of_thread[1], shared_cpu);
+    for (int i = 0; i < m.nsamples; i++)
+        if (m.samples_s[i] < 2 * SHARED_WORK_S)
+            fail_msg("sample %d: %.1f us per repetition, below the %.0f us both threads ran on "
+                     "CPU %d",
+                     i, 1e6 * m.samples_s[i], 2e6 * SHARED_WORK_S, shared_cpu);
+#pragma omp parallel num_threads(2)
+    pin_self(&all); /* the pool's threads back on every CPU */
+}
+
 /* GEMM opens its own parallel region: the CPU of each of its threads is recorded, not only the
  * caller's (one entry per thread the call ran on, each a CPU of this machine). */
 static void gemm_records_each_thread_cpu(void **state) {
@@ -297,6 +356,7 @@ int main(void) {
         cmocka_unit_test(isa_selection_honours_environment),
         cmocka_unit_test(timing_loop_invariants),
         cmocka_unit_test(cpu_held_needs_agreeing_readings),
+        cmocka_unit_test(team_sample_spans_threads_sharing_a_cpu),
         cmocka_unit_test(gemm_records_each_thread_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

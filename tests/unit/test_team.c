@@ -1,6 +1,7 @@
 /* The library's own OpenMP teams (kernels/team_claim.h): one team at a time across callers
  * (trial 12a #2), one thread inside a parallel region, and one thread in a forked child, where
- * libgomp cannot open a team (trial 12a #6: the child hung). Correctness only: thread counts
+ * libgomp cannot open a team (trial 12a #6: the child hung), unless the parent had a single
+ * thread (no libgomp pool: trial 13 #14). Correctness only: thread counts
  * as the library reports them, results against single-thread or long double references, and
  * the claim free after every call, a failed one included. */
 #include <errno.h>
@@ -337,6 +338,84 @@ static int child_calls(double want_dot, void *desc) {
     return 0;
 }
 
+/* Waits at most secs seconds for child pid, then kills it. Returns its exit code, or -1 when it
+ * was killed, by us or by a signal. A waiting child waits less than its parent, so that no hung
+ * process is left behind. */
+static int wait_child(pid_t pid, int secs) {
+    int status = 0;
+    pid_t w = 0;
+    for (int i = 0; i < 100 * secs && w == 0; i++) {
+        w = waitpid(pid, &status, WNOHANG);
+        if (w == 0) nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    if (w == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        return -1;
+    }
+    return w == pid && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Ran on 2 threads (2) or 1 (1) as the public GEMM and a fast-mode reduction agree, else 0. */
+static int child_threads(void) {
+    int got = -1;
+    if (!(gemm_err(0, &got) <= 1e-9)) return 0;
+    double r = fast_dsum();
+    return got == 2 && r == 0x1p53 + RN / 2 ? 2 : got == 1 && r != 0x1p53 + RN / 2 ? 1 : 0;
+}
+
+/* Forks; the child exits with child_threads() (a grandchild first when nested). Returns the
+ * child's exit code (-1: it hung or died). Waits 40 s for a child, 20 s for a grandchild. */
+static int fork_and_count(int nested) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int n = child_threads();
+        if (nested && n == 1 && fork_and_count(0) != 1) n = 9; /* a child of a marked child */
+        _exit(n);
+    }
+    return wait_child(pid, nested ? 40 : 20);
+}
+
+/* The body of test_fork_unteamed_parent, in a fresh process (argv[1] "--fork-fresh"), so it
+ * starts with one thread and no libgomp pool. Returns an exit code: 0 when all held. */
+static int fork_fresh_process(void) {
+    if (setup(NULL)) return 1;
+    /* One thread, no team yet: the child opens teams (a pre-fork server, a Python worker). */
+    int n = fork_and_count(0);
+    if (n != 2) return 10 + (n < 0 ? 9 : n);
+    /* The user's own region leaves libgomp's pool: the child runs on one thread, as does its
+     * own child. */
+    int in_region = 0;
+#pragma omp parallel num_threads(2) reduction(+ : in_region)
+    in_region += 1;
+    if (in_region != 2) return 20;
+    n = fork_and_count(1);
+    if (n != 1) return 30 + (n < 0 ? 8 : n);
+    return 0;
+}
+
+/* Trial 13 #14: a child of a process that never had a second thread (no libgomp pool) keeps its
+ * teams; a child of one that ran only its own parallel region runs on one thread, and so does
+ * that child's child. In a fresh copy of this program, which the parent waits 120 s for. */
+static void test_fork_unteamed_parent(void **st) {
+    (void)st;
+    NEED_TWO();
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/proc/self/exe", "test_team", "--fork-fresh", (char *)NULL);
+        _exit(127);
+    }
+    int rc = wait_child(pid, 120);
+    if (rc != 0)
+        fail_msg("fresh process: exit %d (1x: unteamed parent's child ran x threads, 19 hung; "
+                 "3x: after the user's region, 38 hung, 39 grandchild not on 1 thread)",
+                 rc);
+}
+
 /* After fork() in a process that ran threaded calls, the child's calls return, right, on one
  * thread (libgomp would wait forever for pool threads the child does not have). The parent
  * waits at most 60 s, then kills the child and fails. */
@@ -357,32 +436,23 @@ static void test_fork_child(void **st) {
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) _exit(child_calls(want, desc));
-    int status = 0;
-    pid_t w = 0;
-    for (int i = 0; i < 6000 && w == 0; i++) {
-        w = waitpid(pid, &status, WNOHANG);
-        if (w == 0) nanosleep(&(struct timespec){0, 10000000}, NULL);
-    }
-    if (w == 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        fail_msg("the forked child's calls did not return within 60 s");
-    }
-    assert_int_equal(w, pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    int rc = wait_child(pid, 60);
+    if (rc < 0) fail_msg("the forked child's calls did not return within 60 s");
+    assert_int_equal(rc, 0);
     ns_k_dgemm_scalar.destroy(desc);
     /* The parent keeps its teams. */
     assert_true(gemm_err(0, &got) <= 1e-9);
     assert_int_equal(got, 2);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "--fork-fresh")) return fork_fresh_process();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_claim_gemm),         cmocka_unit_test(test_nested_gemm),
         cmocka_unit_test(test_claim_descriptor),   cmocka_unit_test(test_claim_reductions),
         cmocka_unit_test(test_concurrent_callers), cmocka_unit_test(test_fork_child),
         cmocka_unit_test(test_nomem_releases),     cmocka_unit_test(test_one_thread_region),
+        cmocka_unit_test(test_fork_unteamed_parent),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
