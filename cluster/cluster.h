@@ -330,7 +330,7 @@ json_t *ns_cluster_from_results(const json_t *results, const char *preset, const
 int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, int n,
                            const char *dir, char *err, size_t errlen);
 
-/* Removes the six files ns_cluster_write_plots writes in dir (those there). */
+/* Removes the eight files ns_cluster_write_plots writes in dir (those there). */
 void ns_cluster_remove_plots(const char *dir);
 
 /* Whether the gnuplot ns_cluster_write_plots runs ($NODESCALE_GNUPLOT, else gnuplot on PATH)

@@ -6,7 +6,7 @@
  * writes a report folder:
  *   results.json  report.md  run.log  roofline.svg  roofline_{dp,sp}.{svg,png}
  *   roofline_cache_aware_{dp,sp}.{svg,png}  bandwidth_vs_working_set.{svg,png}
- *   cluster_{breakdown,scaling}.{dat,gp,svg}  gbench.json (--format gbench)
+ *   cluster_{breakdown,scaling}.{dat,gp,svg,png}  gbench.json (--format gbench)
  * Progress goes to stderr (and run.log); the folder's path is the one line on stdout.
  * Ctrl-C stops at the next sample and still writes a valid results.json of what finished. */
 #include "harness/run.h"
