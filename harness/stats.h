@@ -2,7 +2,7 @@
  * coefficient of variation, quartiles and the median absolute deviation. All functions take
  * plain arrays of doubles and never divide by zero: a statistic that is undefined for the input
  * (CV of a zero mean, stddev of one sample) is reported as NAN in the struct, and writers turn
- * NAN into JSON null with a status (see harness/results.h). */
+ * NAN into JSON null with a status (see harness/result.h). */
 #ifndef NS_STATS_H
 #define NS_STATS_H
 
