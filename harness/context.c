@@ -495,11 +495,6 @@ static json_t *env_json(void) {
     return o;
 }
 
-int ns_usable_cpus(cpu_set_t *mask) {
-    usable_cpu_set(mask);
-    return CPU_COUNT(mask);
-}
-
 int ns_start_cpus(cpu_set_t *mask) {
     start_cpu_set(mask);
     return CPU_COUNT(mask);
@@ -519,10 +514,6 @@ static const char *proc_bind_name(omp_proc_bind_t b) {
         return "spread";
     }
     return "unknown";
-}
-
-int ns_threads_bound(void) {
-    return omp_get_proc_bind() != omp_proc_bind_false;
 }
 
 static json_t *cpu_list_json(const cpu_set_t *mask) {

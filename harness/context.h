@@ -21,7 +21,7 @@ typedef struct ns_topology {
     int cores, pus, sockets, numa_nodes;
     int ncaches;
     ns_cache_info caches[8];
-    int cpus_in_mask;       /* CPUs its threads may use (ns_usable_cpus: the OpenMP places' union
+    int cpus_in_mask;       /* CPUs its threads may use (usable_cpu_set: the OpenMP places' union
                                when the runtime binds threads, else the affinity mask) */
     int cpus_in_start_mask; /* CPUs in the affinity mask this process started with (ns_start_cpus):
                                more threads than these would share CPUs whatever the placement */
@@ -81,18 +81,10 @@ void ns_affinity_defaults(char **argv);
  * otherwise place all its threads on that CPU. Returns 0, or -1 with errno set. */
 int ns_affinity_release(cpu_set_t *saved);
 
-/* The CPUs this process's threads may use (the union of the OpenMP places when the runtime binds
- * threads, else the affinity mask) into *mask; returns their count. */
-int ns_usable_cpus(cpu_set_t *mask);
-
 /* The affinity mask this process started with (before the OpenMP runtime bound the initial
  * thread to its first place; see ns_affinity_release) into *mask; returns its count. OMP_PLACES
  * may cover fewer of its CPUs (a placement the user chose), never more. */
 int ns_start_cpus(cpu_set_t *mask);
-
-/* 1 if the OpenMP runtime binds threads to places (omp_get_proc_bind() is not false: the
- * OMP_PROC_BIND it accepted, or nodescale's defaults), else 0. */
-int ns_threads_bound(void);
 
 /* Default thread count of the measuring commands: OMP_NUM_THREADS (its first value, as the
  * OpenMP runtime reads it) when set, else the CPUs in the affinity mask (as the OpenMP places
