@@ -319,8 +319,9 @@ static int build_input(const options *o, ns_cluster_input *in) {
         const json_t *ar = json_object_get(j, "allreduce");
         const json_t *fit = json_object_get(json_is_object(ar) ? ar : j, "fit");
         if (!fit) fit = j; /* a bare fit */
-        /* One poor-fit rule with the writers (harness/allreduce.h): above it the file itself
-         * says the fit is not a measurement, so it is refused unless accepted. */
+        /* Two thresholds (harness/allreduce.h): above NS_ALLREDUCE_POOR_FIT, the writers' one
+         * poor-fit rule, the file itself says the fit is not a measurement, so it is refused
+         * unless accepted; above NS_ALLREDUCE_ROUGH_FIT it is used with a warning. */
         double resid = ns_allreduce_fit_residual(fit);
         int poor = ns_allreduce_fit_is_poor(fit);
         char why[300];
@@ -343,11 +344,12 @@ static int build_input(const options *o, ns_cluster_input *in) {
                         "--allreduce-accept-poor-fit asks: a straight line does not describe "
                         "this all-reduce, and the %s times built on it are rough",
                         o->allreduce, why, up ? "scale-up" : "scale-out");
-        else if (!rc && resid > 0.25)
+        else if (!rc && resid > NS_ALLREDUCE_ROUGH_FIT)
             add_warning("--allreduce %s: the alpha-beta fit's worst relative residual is %.0f%% "
-                        "(> 25%%): a straight line describes this all-reduce poorly, and the "
+                        "(> %.0f%%): a straight line describes this all-reduce poorly, and the "
                         "%s times built on it are rough",
-                        o->allreduce, 100 * resid, up ? "scale-up" : "scale-out");
+                        o->allreduce, 100 * resid, 100 * NS_ALLREDUCE_ROUGH_FIT,
+                        up ? "scale-up" : "scale-out");
         json_decref(j);
         if (rc) return ns_usage_error(CMD, "--allreduce %s %s", o->allreduce, err);
     }

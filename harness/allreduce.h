@@ -41,6 +41,11 @@
 /* Largest relative residual of a fit still taken as a measurement of alpha and beta. */
 #define NS_ALLREDUCE_POOR_FIT 0.5
 
+/* Largest relative residual of a fit used without a warning: above it (and up to
+ * NS_ALLREDUCE_POOR_FIT) the fit is used, but one size is a quarter off the straight line, so
+ * `cluster --allreduce` warns that the times built on it are rough. */
+#define NS_ALLREDUCE_ROUGH_FIT 0.25
+
 /* The "poor fit: ..." status for a fit's max_rel_residual, written into buf; NULL when the fit
  * is within NS_ALLREDUCE_POOR_FIT. The one poor-fit rule of results.json's thread fits and
  * fleet.json's MPI fit. */
