@@ -113,7 +113,7 @@ double ns_allreduce_bus_factor(int n) {
     return n < 2 ? 0.0 : 2.0 * (n - 1) / n;
 }
 
-double ns_gather_bus_factor(int n) {
+double ns_rs_ag_bus_factor(int n) {
     return n < 2 ? 0.0 : (double)(n - 1) / n;
 }
 

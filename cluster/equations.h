@@ -94,10 +94,10 @@ double ns_reduce_scatter_best_s(double bytes, int n, double alpha_s, double bw_b
 double ns_algbw(double bytes, double time_s);
 double ns_allreduce_busbw(double bytes, double time_s, int n);
 
-/* busbw / algbw on n ranks: 2(n−1)/n (all-reduce), (n−1)/n (reduce-scatter, all-gather); 0 for
- * n < 2. */
+/* busbw / algbw on n ranks, 0 for n < 2: 2(n−1)/n for an all-reduce; (n−1)/n for a
+ * reduce-scatter or an all-gather (nccl-tests gives both that one factor, hence "rs_ag"). */
 double ns_allreduce_bus_factor(int n);
-double ns_gather_bus_factor(int n);
+double ns_rs_ag_bus_factor(int n);
 
 /* ---- pipeline bubble ---------------------------------------------------------------------- */
 

@@ -19,7 +19,7 @@ ns_coll_opts ns_coll_defaults(int quick) {
 }
 
 double ns_coll_bus_factor(ns_coll_op op, int n) {
-    return op == NS_COLL_ALLREDUCE ? ns_allreduce_bus_factor(n) : ns_gather_bus_factor(n);
+    return op == NS_COLL_ALLREDUCE ? ns_allreduce_bus_factor(n) : ns_rs_ag_bus_factor(n);
 }
 
 const char *ns_coll_name(ns_coll_op op) {

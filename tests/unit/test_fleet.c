@@ -384,8 +384,8 @@ static void test_bus_factors(void **st) {
      * busbw agree exactly for every rank count. */
     for (int n = 0; n <= 64; n++) {
         assert_true(ns_coll_bus_factor(NS_COLL_ALLREDUCE, n) == ns_allreduce_bus_factor(n));
-        assert_true(ns_coll_bus_factor(NS_COLL_ALLGATHER, n) == ns_gather_bus_factor(n));
-        assert_true(ns_coll_bus_factor(NS_COLL_REDUCE_SCATTER, n) == ns_gather_bus_factor(n));
+        assert_true(ns_coll_bus_factor(NS_COLL_ALLGATHER, n) == ns_rs_ag_bus_factor(n));
+        assert_true(ns_coll_bus_factor(NS_COLL_REDUCE_SCATTER, n) == ns_rs_ag_bus_factor(n));
         if (n > 0)
             assert_true(ns_allreduce_busbw(1e9, 0.01, n) ==
                         ns_algbw(1e9, 0.01) * ns_coll_bus_factor(NS_COLL_ALLREDUCE, n));
