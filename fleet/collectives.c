@@ -135,47 +135,6 @@ int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_r
     return nrows;
 }
 
-int ns_alpha_beta_fit_wls_nonneg(const double *S, const double *t, int n, double *alpha,
-                                 double *beta, double *max_rel_resid) {
-    /* Weighted normal equations with w_i = 1 / t_i^2. */
-    double sw = 0, sws = 0, swss = 0, swt = 0, swst = 0;
-    int used = 0;
-    for (int i = 0; i < n; i++) {
-        if (!(isfinite(S[i]) && isfinite(t[i]) && t[i] > 0)) continue;
-        double w = 1.0 / (t[i] * t[i]);
-        sw += w;
-        sws += w * S[i];
-        swss += w * S[i] * S[i];
-        swt += w * t[i];
-        swst += w * S[i] * t[i];
-        used++;
-    }
-    if (used < 2) return -1;
-    double det = sw * swss - sws * sws, a = NAN, b = NAN;
-    if (det > 0) {
-        a = (swss * swt - sws * swst) / det;
-        b = (sw * swst - sws * swt) / det;
-    }
-    if (!(det > 0) || a < 0) { /* pin alpha = 0: pure bandwidth */
-        a = 0;
-        b = swss > 0 ? swst / swss : 0;
-    }
-    if (b < 0) { /* pin beta = 0: pure latency */
-        b = 0;
-        a = swt / sw;
-    }
-    double worst = 0;
-    for (int i = 0; i < n; i++) {
-        if (!(isfinite(S[i]) && isfinite(t[i]) && t[i] > 0)) continue;
-        double r = fabs(t[i] - a - b * S[i]) / t[i];
-        if (r > worst) worst = r;
-    }
-    *alpha = a;
-    *beta = b;
-    *max_rel_resid = worst;
-    return 0;
-}
-
 static json_t *rows_json(const ns_coll_row *rows, int nrows) {
     json_t *arr = json_array();
     for (int i = 0; i < nrows; i++) {
@@ -225,7 +184,7 @@ json_t *ns_coll_allreduce_fit_json(int ranks, const ns_coll_row *rows, int nrows
                     "t(bytes) = alpha_s + beta_s_per_byte * bytes: one MPI_Allreduce of a "
                     "`bytes` buffer on `ranks` ranks, slowest rank; least squares on relative "
                     "residuals, alpha and beta >= 0");
-    if (ns_alpha_beta_fit_wls_nonneg(S, t, n, &alpha, &beta, &resid) == 0) {
+    if (ns_alpha_beta_fit(S, t, n, 1, &alpha, &beta, &resid) == 0) {
         ns_json_set_num(fit, "alpha_s", alpha, NULL);
         ns_json_set_num(fit, "beta_s_per_byte", beta, NULL);
         ns_json_set_int(fit, "ranks", ranks); /* the cluster model derives per-link α, β from it */

@@ -1,6 +1,8 @@
 /* MPI collectives across the fleet: all-reduce, reduce-scatter and all-gather over a message-size
  * sweep, reported the nccl-tests way, and the α–β fit of the all-reduce time that the cluster
- * model reads (`nodescale cluster --allreduce fleet.json` reads "allreduce.fit").
+ * model reads (`nodescale cluster --allreduce fleet.json` reads "allreduce.fit"): Hockney's model
+ * t = α + β·S (Parallel Computing 20(3), 1994), α in s, β in s/byte, S in bytes, fitted by
+ * harness/stats.h ns_alpha_beta_fit with α, β >= 0.
  *
  * Conventions (nccl-tests, doc/PERFORMANCE.md): the size S of a row is the whole buffer in bytes
  * (count floats of 4 B, MPI_FLOAT, MPI_SUM): the all-reduce input and output, the reduce-scatter
@@ -61,15 +63,6 @@ const char *ns_coll_name(ns_coll_op op); /* "allreduce", "reduce_scatter", "allg
  * cannot be allocated on some rank (all ranks return -1 together). */
 int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_row *rows,
                   int maxrows);
-
-/* Least-squares fit t = alpha + beta * S over points (S_i, t_i), minimising the relative
- * residuals sum((t_i - alpha - beta S_i) / t_i)^2 (weights 1/t_i^2) so that 8 B and 256 MiB weigh
- * alike; alpha and beta are constrained to >= 0 (a negative one is pinned to 0 and the other
- * refitted), and points with a non-finite S_i or t_i or t_i <= 0 are skipped. (harness/allreduce.h
- * ns_alpha_beta_fit_wls is the same fit unconstrained.) Returns 0 with *max_rel_resid =
- * max |t_i - fit_i| / t_i, or -1 when fewer than 2 usable points. */
-int ns_alpha_beta_fit_wls_nonneg(const double *bytes, const double *t, int n, double *alpha,
-                                 double *beta, double *max_rel_resid);
 
 /* {ranks, busbw_convention, allreduce[rows], reduce_scatter[rows], allgather[rows]}. */
 json_t *ns_coll_json(int ranks, const ns_coll_row *const rows[3], const int nrows[3]);

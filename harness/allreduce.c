@@ -36,27 +36,6 @@ typedef struct point {
     int validated;
 } point;
 
-int ns_alpha_beta_fit_wls(const double *size, const double *t, int n, double *alpha,
-                          double *beta, double *max_rel) {
-    double sw = 0, sws = 0, swss = 0, swt = 0, swst = 0;
-    for (int i = 0; i < n; i++) {
-        double w = 1.0 / (t[i] * t[i]);
-        sw += w, sws += w * size[i], swss += w * size[i] * size[i];
-        swt += w * t[i], swst += w * size[i] * t[i];
-    }
-    double det = sw * swss - sws * sws;
-    if (n < 2 || !(fabs(det) > 0)) return -1;
-    *alpha = (swt * swss - sws * swst) / det;
-    *beta = (sw * swst - sws * swt) / det;
-    double m = 0;
-    for (int i = 0; i < n; i++) {
-        double r = fabs(*alpha + *beta * size[i] - t[i]) / t[i];
-        if (r > m) m = r;
-    }
-    *max_rel = m;
-    return 0;
-}
-
 /* The measured timer resolution, probed once. */
 static double timer_resolution(void) {
     static double resolution = 0;
@@ -249,7 +228,7 @@ static int two_end_fit(const point *pts, int npts, int p, double *a, double *b, 
     *all = nb == 0 || ns == 0;
     if (*all) {
         *used = npts;
-        return ns_alpha_beta_fit_wls(s, t, npts, a, b, mr);
+        return ns_alpha_beta_fit(s, t, npts, 0, a, b, mr);
     }
     *a = ns_median(small, (size_t)ns);
     nb = 0;

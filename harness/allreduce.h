@@ -24,8 +24,10 @@
  * The fit: alpha = median time of the smallest sizes (<= 64 B), beta = median (t - alpha) / S over
  * the sizes whose buffers exceed twice the last-level cache (the alpha-beta model's two ends;
  * cache-resident sizes between are listed, not fitted); with no such size, a 1/t^2-weighted
- * least-squares line over all. alpha_s, beta_s_per_byte: the whole all-reduce; per_step_alpha_s
- * and link_beta_s_per_byte: the same divided into the schedule's steps and per-step volume.
+ * least-squares line over all (harness/stats.h ns_alpha_beta_fit, unconstrained). alpha in s,
+ * beta in s/byte, S in bytes: Hockney's model (Parallel Computing 20(3), 1994). alpha_s,
+ * beta_s_per_byte: the whole all-reduce; per_step_alpha_s and link_beta_s_per_byte: the same
+ * divided into the schedule's steps and per-step volume.
  * A fit whose max_rel_residual exceeds NS_ALLREDUCE_POOR_FIT gets "status": "poor fit: ...".
  * Fewer than 2 threads (after threads <= 0 is resolved): nothing is measured; "ring" and "tree"
  * are empty, "fit" and "fit_tree" hold null alpha_s and beta_s_per_byte, and they and the section
@@ -67,16 +69,6 @@ double ns_allreduce_min_sample_s(int quick);
 
 /* The same sweep ending at max_bytes (a power of two, >= 8) instead of 256 MiB; for tests. */
 json_t *ns_allreduce_measure_upto(int threads, int quick, int64_t max_bytes, FILE *log);
-
-/* Weighted least-squares fit of t = alpha + beta * S to n points, weights 1/t^2 (each point's
- * relative residual counts equally, so the small sizes fix alpha and the large ones beta),
- * unconstrained: alpha or beta may come out negative (fleet/collectives.h
- * ns_alpha_beta_fit_wls_nonneg is the same fit with both pinned >= 0). The all-reduce sweep's
- * fallback when it lacks an end for its two-ends fit (no size <= 64 B, or none beyond the
- * cache). Returns 0, or -1 when fewer than 2 points or the system is singular. *max_rel
- * receives the largest |t_fit - t| / t. */
-int ns_alpha_beta_fit_wls(const double *size, const double *t, int n, double *alpha,
-                          double *beta, double *max_rel);
 
 /* [{ "thread", "mxcsr", "ftz", "daz" }] for a team of threads (the timed loops' team): the
  * flush-to-zero and denormals-are-zero state each thread ran with. */

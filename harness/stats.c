@@ -71,3 +71,42 @@ int ns_stats_compute(const double *x, size_t n, ns_stats *out) {
     free(s);
     return 0;
 }
+
+int ns_alpha_beta_fit(const double *S, const double *t, int n, int nonneg, double *alpha,
+                      double *beta, double *max_rel) {
+    /* Weighted normal equations with w_i = 1 / t_i^2. */
+    double sw = 0, sws = 0, swss = 0, swt = 0, swst = 0;
+    int used = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(isfinite(S[i]) && isfinite(t[i]) && t[i] > 0)) continue;
+        double w = 1.0 / (t[i] * t[i]);
+        sw += w, sws += w * S[i], swss += w * S[i] * S[i];
+        swt += w * t[i], swst += w * S[i] * t[i];
+        used++;
+    }
+    if (used < 2) return -1;
+    double det = sw * swss - sws * sws, a = NAN, b = NAN;
+    if (!nonneg && !(fabs(det) > 0)) return -1;
+    if (!nonneg || det > 0) {
+        a = (swss * swt - sws * swst) / det;
+        b = (sw * swst - sws * swt) / det;
+    }
+    if (nonneg && (!(det > 0) || a < 0)) { /* pin alpha = 0: pure bandwidth */
+        a = 0;
+        b = swss > 0 ? swst / swss : 0;
+    }
+    if (nonneg && b < 0) { /* pin beta = 0: pure latency */
+        b = 0;
+        a = swt / sw;
+    }
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(isfinite(S[i]) && isfinite(t[i]) && t[i] > 0)) continue;
+        double r = fabs(a + b * S[i] - t[i]) / t[i];
+        if (r > worst) worst = r;
+    }
+    *alpha = a;
+    *beta = b;
+    *max_rel = worst;
+    return 0;
+}

@@ -36,4 +36,16 @@ double ns_median(const double *x, size_t n);
 /* Sorts x[0..n) ascending in place. */
 void ns_sort_doubles(double *x, size_t n);
 
+/* Fits Hockney's alpha-beta model (R. W. Hockney, Parallel Computing 20(3), 1994),
+ * t = alpha + beta * S: alpha in s, beta in s/byte, S in bytes, t in s. Weighted least squares
+ * with weights 1/t_i^2, i.e. on the relative residuals (t_i - alpha - beta S_i) / t_i, so that each
+ * point counts equally: the small sizes fix alpha and the large ones beta. Points with a
+ * non-finite S_i or t_i, or t_i <= 0, are skipped. nonneg = 0: unconstrained (alpha or beta may
+ * come out negative; -1 when the system is singular); nonneg = 1: both >= 0 (a negative alpha,
+ * or a singular system, is pinned to 0 and beta refitted; then a negative beta is pinned to 0
+ * and alpha refitted). Returns 0 with *max_rel = max |t_i - fit_i| / t_i over the points used,
+ * or -1 when fewer than 2 points are usable. */
+int ns_alpha_beta_fit(const double *S, const double *t, int n, int nonneg, double *alpha,
+                      double *beta, double *max_rel);
+
 #endif

@@ -275,15 +275,15 @@ static void test_alpha_beta_fit(void **st) {
         S[i] = 8.0 * (1 << i);
         t[i] = 5e-6 + S[i] * 5e-10;
     }
-    assert_int_equal(ns_alpha_beta_fit_wls_nonneg(S, t, 20, &a, &b, &res), 0);
+    assert_int_equal(ns_alpha_beta_fit(S, t, 20, 1, &a, &b, &res), 0);
     assert_float_equal(a, 5e-6, 5e-6 * 1e-9);
     assert_float_equal(b, 5e-10, 5e-10 * 1e-9);
     assert_true(res < 1e-9);
     for (int i = 0; i < 20; i++)
         t[i] = S[i] * 1e-9 * (i % 2 ? 1.1 : 0.9);
-    assert_int_equal(ns_alpha_beta_fit_wls_nonneg(S, t, 20, &a, &b, &res), 0);
+    assert_int_equal(ns_alpha_beta_fit(S, t, 20, 1, &a, &b, &res), 0);
     assert_true(a >= 0 && b > 0);
-    assert_int_equal(ns_alpha_beta_fit_wls_nonneg(S, t, 1, &a, &b, &res), -1);
+    assert_int_equal(ns_alpha_beta_fit(S, t, 1, 1, &a, &b, &res), -1);
     json_t *j = ns_coll_allreduce_fit_json(1, NULL, 0);
     assert_true(json_is_null(json_object_get(json_object_get(j, "fit"), "alpha_s")));
     json_decref(j);

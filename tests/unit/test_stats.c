@@ -62,6 +62,34 @@ static void variance_is_two_pass(void **state) {
     assert_double_equal(s.stddev, 1.0, 1e-9);
 }
 
+/* The one alpha-beta fit: an exact line comes back the same from both modes; a line whose
+ * intercept is negative is kept by the unconstrained fit and pinned to 0 by the non-negative
+ * one (beta refitted); non-finite points and t <= 0 are skipped, not fitted. */
+static void alpha_beta_fit_modes(void **state) {
+    double S[6] = {8, 64, 1024, 65536, 1 << 20, 1 << 24}, t[6], a0, b0, m0, a1, b1, m1;
+    for (int i = 0; i < 6; i++)
+        t[i] = 3e-6 + 2e-10 * S[i];
+    assert_int_equal(ns_alpha_beta_fit(S, t, 6, 0, &a0, &b0, &m0), 0);
+    assert_int_equal(ns_alpha_beta_fit(S, t, 6, 1, &a1, &b1, &m1), 0);
+    assert_double_equal(a0, 3e-6, 1e-15);
+    assert_double_equal(b0, 2e-10, 1e-19);
+    assert_true(a0 == a1 && b0 == b1 && m0 == m1 && m0 < 1e-9);
+
+    double X[3] = {10000, 200000, 2100000}, T[3]; /* t = -1 us + 1 ns/B * S */
+    for (int i = 0; i < 3; i++)
+        T[i] = -1e-6 + 1e-9 * X[i];
+    assert_int_equal(ns_alpha_beta_fit(X, T, 3, 0, &a0, &b0, &m0), 0);
+    assert_double_equal(a0, -1e-6, 1e-15);
+    assert_int_equal(ns_alpha_beta_fit(X, T, 3, 1, &a1, &b1, &m1), 0);
+    assert_true(a1 == 0 && b1 > 0 && m1 > 0);
+
+    double Sb[4] = {8, NAN, 1024, 4096}, tb[4] = {3e-6 + 2e-10 * 8, 1e-5, 0, 3e-6 + 2e-10 * 4096};
+    assert_int_equal(ns_alpha_beta_fit(Sb, tb, 4, 0, &a0, &b0, &m0), 0);
+    assert_double_equal(a0, 3e-6, 1e-15);
+    assert_double_equal(b0, 2e-10, 1e-17);
+    assert_int_equal(ns_alpha_beta_fit(Sb, tb, 3, 1, &a0, &b0, &m0), -1); /* one usable point */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(known_values),
@@ -70,6 +98,7 @@ int main(void) {
         cmocka_unit_test(zero_spread_and_zero_mean),
         cmocka_unit_test(rejects_empty_and_non_finite),
         cmocka_unit_test(variance_is_two_pass),
+        cmocka_unit_test(alpha_beta_fit_modes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
