@@ -22,6 +22,15 @@ double ns_megatron_flops_per_iter(double batch, double seq, double layers, doubl
     return 72.0 * bslh2 * (1.0 + seq / (6.0 * hidden)) + 6.0 * batch * seq * hidden * vocab;
 }
 
+double ns_korthikanti_act_bytes(double s, double b, double h, double heads, double t,
+                                int sequence_parallel, int keep_scores, int full_recompute) {
+    double sbh = s * b * h;
+    if (full_recompute) return 2.0 * sbh / (sequence_parallel ? t : 1.0);
+    double scores = keep_scores ? 5.0 * heads * s / (h * t) : 0.0;
+    double base = sequence_parallel ? 34.0 / t : 10.0 + 24.0 / t;
+    return sbh * (base + scores);
+}
+
 /* ---- one chip: the roofline ---------------------------------------------------------------- */
 
 double ns_ridge_point(double peak_flops, double bw_bytes_per_s) {
@@ -182,6 +191,10 @@ double ns_goodput_fraction(double interval_s, double ckpt_s, double restart_s, d
     /* T_w = T_s (1 + delta/tau) + (T_w / M) (R + (tau + delta)/2), solved for T_s / T_w. */
     double lost = isfinite(mtbf_s) ? (restart_s + 0.5 * (interval_s + ckpt_s)) / mtbf_s : 0.0;
     return fmin(1.0, fmax(0.0, (1.0 - lost) / (1.0 + ckpt_s / interval_s)));
+}
+
+double ns_goodput_no_checkpoint(double restart_s, double mtbf_s) {
+    return fmax(0.0, 1.0 - (isfinite(mtbf_s) ? restart_s / mtbf_s : 0));
 }
 
 /* ---- utilisation, scaling, power, cost ---------------------------------------------------- */

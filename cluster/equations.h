@@ -31,6 +31,16 @@ double ns_palm_flops_per_token(double params, double layers, double heads, doubl
 double ns_megatron_flops_per_iter(double batch, double seq, double layers, double hidden,
                                   double vocab, int recompute);
 
+/* Activation bytes one transformer layer keeps for one micro-batch, Korthikanti et al. 2022
+ * (arXiv 2205.05198) section 4 (16-bit activations): s·b·h·(34/t + 5·a·s/(h·t)) with tensor (t)
+ * and sequence parallelism, s·b·h·(10 + 24/t + 5·a·s/(h·t)) with tensor parallelism alone;
+ * keep_scores = 0 drops the 5·a·s/(h·t) term (attention scores, not stored with flash attention
+ * or selective recomputation). full_recompute: only the layer input, 2·s·b·h (÷ t with sequence
+ * parallelism). s sequence length, b micro-batch, h hidden size, a heads. Derived for FFN = 4h
+ * and multi-head attention. */
+double ns_korthikanti_act_bytes(double s, double b, double h, double heads, double t,
+                                int sequence_parallel, int keep_scores, int full_recompute);
+
 /* ---- one chip: the roofline ---------------------------------------------------------------- */
 
 /* Ridge point, FLOP/byte: peak / bandwidth. Williams, Waterman, Patterson 2009 (CACM 52(4)). */
@@ -142,6 +152,10 @@ double ns_daly_interval_s(double ckpt_s, double mtbf_s);
  * failure (T_w/M of them) a restart R plus half a segment τ+δ of rework. M = INFINITY gives
  * τ/(τ+δ). */
 double ns_goodput_fraction(double interval_s, double ckpt_s, double restart_s, double mtbf_s);
+
+/* Goodput fraction with no checkpoint cost: ns_goodput_fraction's limit δ = 0, τ → 0, where a
+ * failure costs only its restart R: 1 − R/M, at least 0; 1 when M is INFINITY. */
+double ns_goodput_no_checkpoint(double restart_s, double mtbf_s);
 
 /* ---- utilisation, scaling, power, cost ---------------------------------------------------- */
 

@@ -2,9 +2,10 @@
  * efficiency table and the roofline, exposed TP/CP/PP/DP communication under the α–β model
  * (hierarchical where a group spans scale-up domains), the pipeline bubble, the straggler wait,
  * the optimizer step, memory per chip, and what follows (MFU, HFU, goodput, time to train,
- * power, cost). Every formula is a function of equations.c; this file only wires them to the
- * shapes of one layer. Nothing here allocates: ns_cluster_search() calls ns_cluster_eval() in
- * its inner loop.
+ * power, cost). Every formula from a paper is a function of equations.c, with its source; this
+ * file wires them to the shapes of one layer and counts those shapes itself: the parameters
+ * (ns_model_params) and a layer's attention FLOPs and element-wise bytes (layer_fwd). Nothing
+ * here allocates: ns_cluster_search() calls ns_cluster_eval() in its inner loop.
  *
  * What the model leaves out, and so where it can miss a published figure:
  *  - Sustained clocks. The GEMM table is per-call efficiency; a chip held at its power limit for
@@ -262,21 +263,14 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     return lt;
 }
 
-/* Activation bytes one layer keeps for one micro-batch, Korthikanti et al. 2022 (arXiv
- * 2205.05198) section 4: s·b·h·(34/t + 5·a·s/(h·t)) with TP and sequence parallelism,
- * s·b·h·(10 + 24/t + 5·a·s/(h·t)) without; the 5as/h term (attention scores) is not stored with
- * flash attention or selective recomputation; full recomputation keeps only the layer input
- * (2·s·b·h/t bytes). Derived for FFN = 4h and multi-head attention; with CP, s is s/cp. */
+/* Activation bytes one layer keeps for one micro-batch (ns_korthikanti_act_bytes): the scores
+ * are not stored with flash attention or selective recomputation; with CP, s is s/cp. */
 static double act_bytes_per_layer(const ns_cluster_input *in, const ns_par *par, ns_recompute rc) {
     const ns_model *m = &in->model;
-    double t = par->tp, s = (double)m->seq_tokens / par->cp, b = par->micro_batch;
-    double sbh = s * b * m->hidden;
-    if (rc == NS_RECOMP_FULL) return 2.0 * sbh / (in->run.sequence_parallel ? t : 1.0);
-    double scores = (in->run.flash_attention || rc == NS_RECOMP_SELECTIVE)
-                        ? 0.0
-                        : 5.0 * m->heads * s / (m->hidden * t);
-    double base = in->run.sequence_parallel ? 34.0 / t : 10.0 + 24.0 / t;
-    return sbh * (base + scores);
+    double s = (double)m->seq_tokens / par->cp;
+    int keep_scores = !(in->run.flash_attention || rc == NS_RECOMP_SELECTIVE);
+    return ns_korthikanti_act_bytes(s, par->micro_batch, m->hidden, m->heads, par->tp,
+                                    in->run.sequence_parallel, keep_scores, rc == NS_RECOMP_FULL);
 }
 
 /* ---- prepare and evaluate ------------------------------------------------------------------- */
@@ -424,11 +418,10 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
     o->job_mtbf_s = s->chip_mtbf_h > 0 ? ns_job_mtbf_s(s->chip_mtbf_h * 3600.0, G) : INFINITY;
     o->ckpt_interval_s =
         s->checkpoint_write_s > 0 ? ns_daly_interval_s(s->checkpoint_write_s, o->job_mtbf_s) : 0.0;
-    o->goodput =
-        s->checkpoint_write_s > 0
-            ? ns_goodput_fraction(o->ckpt_interval_s, s->checkpoint_write_s, s->restart_s,
-                                  o->job_mtbf_s)
-            : fmax(0.0, 1.0 - (isfinite(o->job_mtbf_s) ? s->restart_s / o->job_mtbf_s : 0));
+    o->goodput = s->checkpoint_write_s > 0
+                     ? ns_goodput_fraction(o->ckpt_interval_s, s->checkpoint_write_s, s->restart_s,
+                                           o->job_mtbf_s)
+                     : ns_goodput_no_checkpoint(s->restart_s, o->job_mtbf_s);
 
     /* Totals for the run. */
     o->time_to_train_s = m->train_tokens > 0 && o->goodput > 0

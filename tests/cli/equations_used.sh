@@ -7,7 +7,8 @@ set -u
 cd "$(dirname "$0")/../.."
 fails=0
 for f in ns_ridge_point ns_gemm_ai ns_realized_flops ns_speedup ns_job_mtbf_s ns_daly_interval_s \
-         ns_goodput_fraction ns_mfu ns_roofline_time_s; do
+         ns_goodput_fraction ns_goodput_no_checkpoint ns_korthikanti_act_bytes ns_mfu \
+         ns_roofline_time_s; do
   grep -lw "$f" roofline/*.c cluster/*.c | grep -qv '^cluster/equations\.c$' ||
     { echo "FAIL: $f is defined in cluster/equations.c but no product code calls it"; fails=$((fails + 1)); }
 done

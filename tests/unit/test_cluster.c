@@ -299,6 +299,24 @@ static void r4_young_daly(void **state) {
     assert_rel(ns_goodput_fraction(tau, 60, 600, 11135.08),
                (1 - (600 + (tau + 60) / 2) / 11135.08) / (1 + 60 / tau), 1e-12);
     assert_rel(ns_goodput_fraction(tau, 60, 600, 11135.08), 0.848, 5e-4);
+    /* no checkpoint cost: each failure costs only its restart */
+    assert_rel(ns_goodput_no_checkpoint(600, 6000), 0.9, 1e-12);
+    assert_true(ns_goodput_no_checkpoint(600, INFINITY) == 1);
+    assert_true(ns_goodput_no_checkpoint(600, 300) == 0);
+}
+
+/* Korthikanti et al. 2022, Table 2, on GPT-3 175B's layer (s 2048, h 12288, a 96: 5as/h = 80,
+ * the paper's figure) with t = 8: no parallelism 34 + 80, TP 10 + 24/t + 80/t, TP + SP
+ * 34/t + 80/t, selective (scores not kept) 34/t, full recomputation 2 (÷ t with SP). */
+static void r4_korthikanti_act_bytes(void **state) {
+    (void)state;
+    double sbh = 2048.0 * 12288;
+    assert_rel(ns_korthikanti_act_bytes(2048, 1, 12288, 96, 1, 0, 1, 0), sbh * 114, 1e-12);
+    assert_rel(ns_korthikanti_act_bytes(2048, 1, 12288, 96, 8, 0, 1, 0), sbh * 23, 1e-12);
+    assert_rel(ns_korthikanti_act_bytes(2048, 1, 12288, 96, 8, 1, 1, 0), sbh * 14.25, 1e-12);
+    assert_rel(ns_korthikanti_act_bytes(2048, 1, 12288, 96, 8, 1, 0, 0), sbh * 4.25, 1e-12);
+    assert_rel(ns_korthikanti_act_bytes(2048, 1, 12288, 96, 8, 0, 1, 1), sbh * 2, 1e-12);
+    assert_rel(ns_korthikanti_act_bytes(2048, 2, 12288, 96, 8, 1, 1, 1), sbh * 2 * 2 / 8, 1e-12);
 }
 
 static void r5_expected_max(void **state) {
@@ -818,6 +836,7 @@ int main(void) {
         cmocka_unit_test(r1_interruptions),
         cmocka_unit_test(r2_tail_at_scale),
         cmocka_unit_test(r4_young_daly),
+        cmocka_unit_test(r4_korthikanti_act_bytes),
         cmocka_unit_test(r5_expected_max),
         cmocka_unit_test(model_params),
         cmocka_unit_test(model_one_chip),
