@@ -1070,31 +1070,23 @@ static double outside_cpu_s(const tasks *a, const tasks *b, const pass *ps) {
     return sum;
 }
 
-json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
-                            double analytic_flops_per_rep, double analytic_bytes_per_rep) {
-    if (!g.inited) { /* the caller skipped ns_counters_init: defaults, so nothing is blank */
-        char err[256];
-        ns_counters_init(NULL, err, sizeof err);
-    }
-    json_t *o = json_object();
-    int threads = p->threads < 1 ? 1 : p->threads;
-    int pool = k->run_model == NS_RUN_SELF && threads > 1;
-    int nslots = k->run_model == NS_RUN_SELF && !pool ? 1 : threads;
-    ns_json_set_str(o, "backend", g.hw_available ? "papi" : "none");
-    json_object_set_new(o, "available", json_boolean(g.hw_available));
-    ns_json_set_str(o, "status", g.inited ? g.status : "not initialised");
-    json_object_set_new(o, "reps", json_integer(reps));
+/* What the counted pass measured, totals over its counted threads. */
+typedef struct pass_totals {
+    double elapsed_s, cpu_s; /* wall time; this process's CPU time */
+    double outside_s; /* CPU time of threads outside the counted team; NAN: /proc not readable */
+    int counted;      /* threads counted */
+    int hw_ok;        /* hw[] holds valid totals */
+    int ic;           /* the cycles event's index in the counted set, or -1 */
+    double hw[NS_COUNTERS_MAX_EVENTS]; /* per counted event; NAN where not counted */
+    double sw[NSW];                    /* per software event; NAN where not measured */
+    double busy_s; /* the counted threads' time: the task clock, else wall time x threads */
+} pass_totals;
 
-    pass ps = {0};
-    snprintf(ps.region, sizeof ps.region, "%s_%s", k->name, k->isa);
-    ps.nslots = nslots;
-    ps.slots = calloc((size_t)nslots, sizeof(slot));
-    if (!ps.slots || reps < 1) {
-        ns_json_set_str(o, "status",
-                        !ps.slots ? "not measured: out of memory" : "not measured: reps < 1");
-        free(ps.slots);
-        return o;
-    }
+/* The counted pass: reps repetitions of k with the counters started and stopped on each thread
+ * of ps. Fills tot's elapsed_s, cpu_s, outside_s and counted; returns ns_run_reps' value (the
+ * short team's size when the runtime gave the pass fewer threads than asked, else 0). */
+static int counted_pass(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
+                        int threads, int pool, pass *ps, pass_totals *tot) {
     tasks *snap = malloc(2 * sizeof(tasks));
     if (snap) tasks_snapshot(&snap[0]);
     double cpu0 = process_cpu_s(), t0 = ns_now();
@@ -1103,37 +1095,34 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
         /* The kernel opens its own parallel region: start the sets on the OpenMP pool threads
          * it will reuse, run it from this thread, stop them on the same threads. */
 #pragma omp parallel num_threads(threads)
-        begin_hook(&ps, omp_get_thread_num(), omp_get_num_threads());
+        begin_hook(ps, omp_get_thread_num(), omp_get_num_threads());
         short_team = ns_run_reps(k, state, p, reps, NULL, NULL, NULL);
 #pragma omp parallel num_threads(threads)
-        end_hook(&ps, omp_get_thread_num(), omp_get_num_threads());
+        end_hook(ps, omp_get_thread_num(), omp_get_num_threads());
     } else {
-        short_team = ns_run_reps(k, state, p, reps, begin_hook, end_hook, &ps);
+        short_team = ns_run_reps(k, state, p, reps, begin_hook, end_hook, ps);
     }
-    stop_stragglers(&ps);
-    double elapsed = ns_now() - t0, cpu = process_cpu_s() - cpu0;
-    double outside = NAN;
+    stop_stragglers(ps);
+    tot->elapsed_s = ns_now() - t0, tot->cpu_s = process_cpu_s() - cpu0;
+    tot->outside_s = NAN;
     if (snap) {
         tasks_snapshot(&snap[1]);
-        outside = outside_cpu_s(&snap[0], &snap[1], &ps);
+        tot->outside_s = outside_cpu_s(&snap[0], &snap[1], ps);
         free(snap);
     }
+    tot->counted = 0;
+    for (int i = 0; i < ps->nslots; i++)
+        tot->counted += ps->slots[i].tid != 0;
+    return short_team;
+}
 
-    int counted = 0;
-    for (int i = 0; i < nslots; i++)
-        counted += ps.slots[i].tid != 0;
-    json_object_set_new(o, "threads_counted", json_integer(counted));
-    ns_json_set_str(o, "scope",
-                    pool ? "OpenMP pool threads (the kernel opens its own parallel region)"
-                    : k->run_model == NS_RUN_SELF ? "calling thread"
-                                                  : "every team thread");
-    ns_json_set_num(o, "elapsed_s", elapsed, NULL);
-
-    int ic = find_event(cyc_names);
-
-    /* Hardware events: totals over threads. PAPI scales multiplexed counts itself and does not
-     * expose time_enabled/time_running, so the ratio is null with that reason. */
-    double hw[NS_COUNTERS_MAX_EVENTS];
+/* Hardware events: totals over threads into tot->hw (NAN where not counted) and tot->hw_ok, and
+ * the "events" array (one entry per requested event) as the result. PAPI scales multiplexed
+ * counts itself and does not expose time_enabled/time_running, so the ratio is null with that
+ * reason. */
+static json_t *hw_events_json(const pass *ps, pass_totals *tot) {
+    int nslots = ps->nslots;
+    double *hw = tot->hw;
     char hw_status[STATUS_LEN] = "ok";
     int hw_ok = 0;
     if (g.hw_available && g.nev > 0) {
@@ -1142,15 +1131,15 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
         if (vals && tw) {
             int used = 0;
             for (int i = 0; i < nslots; i++) {
-                slot *s = &ps.slots[i];
+                const slot *s = &ps->slots[i];
                 if (!s->tid) continue;
                 tw[used] = s->hw_rc == PAPI_OK ? NULL : s->hw_why;
                 memcpy(vals + (size_t)used * (size_t)g.nev, s->hw,
                        (size_t)g.nev * sizeof(long long));
                 used++;
             }
-            hw_ok =
-                ns_counters_sum_threads(vals, tw, used, g.nev, ic, hw, hw_status, sizeof hw_status);
+            hw_ok = ns_counters_sum_threads(vals, tw, used, g.nev, tot->ic, hw, hw_status,
+                                            sizeof hw_status);
         } else {
             snprintf(hw_status, sizeof hw_status, "not counted: out of memory");
         }
@@ -1186,24 +1175,26 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
         }
         json_array_append_new(evs, e);
     }
-    json_object_set_new(o, "events", evs);
     if (!hw_ok)
         for (int e = 0; e < g.nev; e++)
             hw[e] = NAN;
+    tot->hw_ok = hw_ok;
+    return evs;
+}
 
-    /* Software events: totals over threads; the ratio is the smallest over threads. */
-    ns_json_set_str(o, "software_source", sw_source_name());
+/* Software events: totals over threads into swv[0..NSW) (NAN where not measured), and the
+ * "software_events" array as the result; the ratio is the smallest over threads. */
+static json_t *sw_events_json(const pass *ps, double *swv) {
     json_t *sws = json_array();
-    double swv[NSW];
     for (int i = 0; i < NSW; i++) {
         double sum = 0, minr = INFINITY;
         const char *st = "ok";
         int n = 0;
-        for (int t = 0; t < nslots; t++) {
-            if (!ps.slots[t].tid) continue;
+        for (int t = 0; t < ps->nslots; t++) {
+            if (!ps->slots[t].tid) continue;
             double r;
             const char *s1;
-            double v = sw_value(&ps.slots[t].sw, i, &r, &s1);
+            double v = sw_value(&ps->slots[t].sw, i, &r, &s1);
             if (isnan(v)) {
                 st = s1;
                 sum = NAN;
@@ -1242,30 +1233,36 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
         ns_json_set_str(e, "status", st);
         json_array_append_new(sws, e);
     }
-    json_object_set_new(o, "software_events", sws);
+    return sws;
+}
 
-    /* Coverage: CPU time spent by threads outside the counted team (a BLAS pool, a helper
-     * thread) means the totals miss work. Slack: 10 % of the counted time + 20 ms, because idle
-     * threads of an earlier, larger OpenMP team spin-wait after their region (libgomp's default
-     * GOMP_SPINCOUNT of 300000 pause instructions is ~15 ms); a short pass therefore cannot see
-     * a small outside pool. */
+/* Coverage: CPU time spent by threads outside the counted team (a BLAS pool, a helper
+ * thread) means the totals miss work. Slack: 10 % of the counted time + 20 ms, because idle
+ * threads of an earlier, larger OpenMP team spin-wait after their region (libgomp's default
+ * GOMP_SPINCOUNT of 300000 pause instructions is ~15 ms); a short pass therefore cannot see
+ * a small outside pool. */
+static json_t *coverage_json(const pass_totals *tot) {
     json_t *cov = json_object();
-    ns_json_set_num(cov, "process_cpu_s", cpu, NULL);
-    ns_json_set_num(cov, "counted_task_clock_s", swv[SW_TASK_CLOCK], NULL);
-    ns_json_set_num(cov, "outside_team_cpu_s", outside, NULL);
-    double base = isfinite(swv[SW_TASK_CLOCK]) ? swv[SW_TASK_CLOCK] : elapsed * counted;
-    if (isnan(outside))
+    ns_json_set_num(cov, "process_cpu_s", tot->cpu_s, NULL);
+    ns_json_set_num(cov, "counted_task_clock_s", tot->sw[SW_TASK_CLOCK], NULL);
+    ns_json_set_num(cov, "outside_team_cpu_s", tot->outside_s, NULL);
+    if (isnan(tot->outside_s))
         ns_json_set_str(cov, "status", "not checked: /proc/self/task not readable");
-    else if (outside > 0.10 * base + 0.020)
+    else if (tot->outside_s > 0.10 * tot->busy_s + 0.020)
         ns_json_set_str(cov, "status",
                         "partial: threads outside the counted team used CPU time during the pass "
                         "(a thread pool not managed by OpenMP, or idle OpenMP threads spinning "
                         "under OMP_WAIT_POLICY=active); totals cover the counted threads only");
     else
         ns_json_set_str(cov, "status", "ok");
-    json_object_set_new(o, "coverage", cov);
+    return cov;
+}
 
-    /* Derived metrics, each validated. */
+/* Derived metrics, each validated: IPC, effective clock, counted/analytic FLOPs and bytes, and
+ * the measured arithmetic intensity. af, ab: the analytic FLOPs and bytes of the whole pass. */
+static json_t *derived_json(const ns_kernel *k, double af, double ab, const pass_totals *tot) {
+    const double *hw = tot->hw;
+    int hw_ok = tot->hw_ok, ic = tot->ic;
     int ii = find_event(ins_names);
     int ifl = find_event(k->precision == NS_PREC_DP ? dp_names : sp_names);
     double cyc = ic >= 0 ? hw[ic] : NAN, ins = ii >= 0 ? hw[ii] : NAN;
@@ -1287,24 +1284,23 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
     json_object_set_new(d, "ipc", metric(why ? NAN : ipc, why));
 
     double ghz = NAN;
-    double busy_s = isfinite(swv[SW_TASK_CLOCK]) ? swv[SW_TASK_CLOCK] : elapsed * counted;
     if (!hw_ok)
         why = HW_MISSING;
     else if (ic < 0)
         why = "not measured: needs a cycles event";
     else if (!(why = ns_counters_check(cyc, 1, INFINITY))) {
-        ghz = cyc / busy_s * 1e-9;
+        ghz = cyc / tot->busy_s * 1e-9;
         why = ns_counters_check(ghz, 1, NS_COUNTERS_MAX_CLOCK_GHZ);
         if (!why && ghz < NS_COUNTERS_MIN_CLOCK_GHZ) why = "invalid: below physical bound";
     }
     json_t *clk = metric(why ? NAN : ghz, why);
     ns_json_set_str(clk, "method",
-                    isfinite(swv[SW_TASK_CLOCK]) ? "cycles / task clock"
-                                                 : "cycles / (wall time x threads)");
+                    isfinite(tot->sw[SW_TASK_CLOCK]) ? "cycles / task clock"
+                                                     : "cycles / (wall time x threads)");
     json_object_set_new(d, "effective_clock_ghz", clk);
 
     int suspect = 0;
-    double af = analytic_flops_per_rep * (double)reps, ratio = NAN;
+    double ratio = NAN;
     if (!hw_ok)
         why = HW_MISSING;
     else if (ifl < 0)
@@ -1327,14 +1323,14 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
             cb += hw[e] * g.req_bytes[g.ev_index[e]];
             nb++;
         }
-    double ab = analytic_bytes_per_rep * (double)reps, bratio = NAN, ai = NAN;
+    double bratio = NAN, ai = NAN;
     if (!hw_ok)
         why = HW_MISSING;
     else if (nb == 0)
         why = "not measured: no memory-traffic event in the set (name one as NAME*BYTES, e.g. "
               "L2_LINES_IN:ALL*64; DRAM traffic needs uncore events)";
     else
-        bratio = ns_counters_bytes_ratio(cb, ab, elapsed, &why);
+        bratio = ns_counters_bytes_ratio(cb, ab, tot->elapsed_s, &why);
     if (isnan(bratio) && !why) why = "not measured";
     json_t *br = metric(bratio, why);
     ns_json_set_str(br, "bytes_policy", k->bytes_policy);
@@ -1345,7 +1341,54 @@ json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p,
                                            : "ok");
     ns_json_set_str(mai, "flops", "analytic");
     json_object_set_new(d, "measured_ai_flop_per_byte", mai);
-    json_object_set_new(o, "derived", d);
+#undef HW_MISSING
+    return d;
+}
+
+json_t *ns_counters_measure(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
+                            double analytic_flops_per_rep, double analytic_bytes_per_rep) {
+    if (!g.inited) { /* the caller skipped ns_counters_init: defaults, so nothing is blank */
+        char err[256];
+        ns_counters_init(NULL, err, sizeof err);
+    }
+    json_t *o = json_object();
+    int threads = p->threads < 1 ? 1 : p->threads;
+    int pool = k->run_model == NS_RUN_SELF && threads > 1;
+    int nslots = k->run_model == NS_RUN_SELF && !pool ? 1 : threads;
+    ns_json_set_str(o, "backend", g.hw_available ? "papi" : "none");
+    json_object_set_new(o, "available", json_boolean(g.hw_available));
+    ns_json_set_str(o, "status", g.inited ? g.status : "not initialised");
+    json_object_set_new(o, "reps", json_integer(reps));
+
+    pass ps = {0};
+    snprintf(ps.region, sizeof ps.region, "%s_%s", k->name, k->isa);
+    ps.nslots = nslots;
+    ps.slots = calloc((size_t)nslots, sizeof(slot));
+    if (!ps.slots || reps < 1) {
+        ns_json_set_str(o, "status",
+                        !ps.slots ? "not measured: out of memory" : "not measured: reps < 1");
+        free(ps.slots);
+        return o;
+    }
+    pass_totals tot;
+    int short_team = counted_pass(k, state, p, reps, threads, pool, &ps, &tot);
+    json_object_set_new(o, "threads_counted", json_integer(tot.counted));
+    ns_json_set_str(o, "scope",
+                    pool ? "OpenMP pool threads (the kernel opens its own parallel region)"
+                    : k->run_model == NS_RUN_SELF ? "calling thread"
+                                                  : "every team thread");
+    ns_json_set_num(o, "elapsed_s", tot.elapsed_s, NULL);
+
+    tot.ic = find_event(cyc_names);
+    json_object_set_new(o, "events", hw_events_json(&ps, &tot));
+    ns_json_set_str(o, "software_source", sw_source_name());
+    json_object_set_new(o, "software_events", sw_events_json(&ps, tot.sw));
+    tot.busy_s =
+        isfinite(tot.sw[SW_TASK_CLOCK]) ? tot.sw[SW_TASK_CLOCK] : tot.elapsed_s * tot.counted;
+    json_object_set_new(o, "coverage", coverage_json(&tot));
+    json_object_set_new(o, "derived",
+                        derived_json(k, analytic_flops_per_rep * (double)reps,
+                                     analytic_bytes_per_rep * (double)reps, &tot));
 #ifdef LIKWID_PERFMON
     ns_json_set_str(o, "likwid_region", ps.region);
 #else
