@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every repository file a comment, message or the README names (harness/result.h,
-# cluster/plot.c, tests/cli/x.sh, ...) exists: a renamed or mistyped path fails here.
+# cluster/plot.c, tests/cli/<x>.sh, ...) exists: a renamed or mistyped path fails here.
 # Placeholders (cluster/presets/NAME.json) and the tail of a glob (results/*-fleet/fleet.json)
 # are not paths.
 set -u
