@@ -691,13 +691,21 @@ void ns_gemm_set_buffer_alloc(int (*alloc)(void **, size_t, size_t)) {
     buf_alloc = alloc ? alloc : posix_memalign;
 }
 
+/* Threads: a call runs on at most 2mnk / GEMM_MIN_FLOPS_PER_THREAD threads (one per ~2 MFLOP,
+ * so one thread below ~4 MFLOP: a 10 MFLOP call asked for 8 runs on 5), or the fork/join and the
+ * group barriers cost more than the extra threads save. The value dates from the first GEMM
+ * (73d784d); no measurement of the cut-off itself is on record. The one timing near it (README,
+ * ML shapes, 2026-11-29): 64x64x64 (0.5 MFLOP) on one thread ran at 0.87 (DGEMM) and 0.88
+ * (SGEMM) of OpenBLAS's rate on two. */
+#define GEMM_MIN_FLOPS_PER_THREAD 2e6
+
 int ns_gemm_ways(int isa, ns_precision prec, int64_t m, int64_t n, int64_t k, int nthreads,
                  int ways[3]) {
-    /* Threads: at least ~2 MFLOP per thread, or the fork/join costs more than it saves. */
     int nt = nthreads > 0 ? nthreads : omp_get_max_threads();
     if (omp_get_level() > 0) nt = 1; /* any enclosing region, even a 1-thread (inactive) one */
     double flops = 2.0 * (double)m * (double)n * (double)k;
-    if (flops / 2e6 < nt) nt = flops < 4e6 ? 1 : (int)(flops / 2e6);
+    if (flops / GEMM_MIN_FLOPS_PER_THREAD < nt)
+        nt = flops < 2 * GEMM_MIN_FLOPS_PER_THREAD ? 1 : (int)(flops / GEMM_MIN_FLOPS_PER_THREAD);
     if (nt < 1) nt = 1;
     ways[0] = ways[1] = ways[2] = 1;
     if (nt == 1) return 1; /* small calls: no getenv, no factoring */
