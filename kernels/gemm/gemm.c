@@ -408,7 +408,7 @@ typedef struct gemm_job {
     char *c;
     int64_t lda, ldb, ldc;
     /* 1: the micro-kernel reads A in place (cs_a = lda; only a partial edge panel is copied).
-     * Set only when all three hold (see gemm_generic): transa == 0, as the micro-kernel wants
+     * Set only when all three hold (see gemm_plan): transa == 0, as the micro-kernel wants
      * each micro-panel's MR rows contiguous, which only an untransposed A has; each ic way's rows
      * fit one MC block (ceil(m / ic_ways) <= MC), the small-shape path that has no packing to
      * amortise; and n <= SUP_N_MAX (256), as packing (about one load and store per element)
@@ -746,6 +746,73 @@ static void scale_c(size_t es, int64_t m, int64_t n, double beta, char *c, int64
     }
 }
 
+/* The plan of a call whose J holds its shape, operands and block sizes: sets its ways over jc,
+ * ic and jr (ns_gemm_ways's), its paths (A read in place or packed; B packed ahead, read in place
+ * or copied per panel) and the bytes of one B and one A pack buffer. Allocates nothing. */
+static void gemm_plan(gemm_job *J, const int ways[3]) {
+    const int64_t MR = J->u->mr, NR = J->u->nr, m = J->m, n = J->n, k = J->k;
+    const size_t es = J->es;
+    J->jc_ways = ways[0], J->ic_ways = ways[1], J->jr_ways = ways[2];
+
+    /* Packing A costs about one load and store per element and saves strided, TLB-hungry
+     * reads in every jr iteration; it pays off once each element feeds 2n >= 512 flops. Below
+     * that, with one MC block of rows and A not transposed, A is read in place. */
+    int64_t m_ic = (m + J->ic_ways - 1) / J->ic_ways;
+    J->unpacked_a = !J->transa && m_ic <= J->mc && n <= SUP_N_MAX;
+
+    /* A single thread per jc group and a single block of rows: B is not packed. */
+    J->b_direct = J->ic_ways * J->jr_ways == 1 && m <= J->mc;
+    J->b_inplace = J->transb || !l1_set_conflict((size_t)J->ldb * es, (int)NR);
+
+    int64_t kc = k < J->kc ? k : J->kc;
+    int64_t nc_max = n < J->nc ? n : J->nc;
+    J->bsz = (size_t)(((nc_max + NR - 1) / NR) * NR * kc) * es;
+    if (J->b_direct) J->bsz = (size_t)(NR * kc) * es;
+    /* An ic group has at most ceil(ceil(m / MR) / ic_ways) panels of rows (split_range): A's
+     * buffer holds no more, whatever MC (NODESCALE_GEMM_MC may be up to 2^30). */
+    int64_t rows_max = (((m + MR - 1) / MR + J->ic_ways - 1) / J->ic_ways) * MR;
+    int64_t mc_max = rows_max < J->mc ? rows_max : J->mc;
+    J->asz = (size_t)(((mc_max + MR - 1) / MR) * MR * kc) * es;
+    if (J->unpacked_a) J->asz = (size_t)(MR * kc * J->jr_ways) * es; /* edge panels only */
+    J->bsz = (J->bsz + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
+    J->asz = (J->asz + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
+}
+
+/* Group barriers (jc_ways + jc_ways * ic_ways of them) that a call keeps on its stack; a call
+ * with more allocates them. */
+#define STACK_GROUPS 128
+
+/* The workspace of a planned call: its pack buffers (the calling thread's cached buffer: a B
+ * pack per jc group, then an A pack per (jc, ic) group) and its initialised group barriers, in
+ * bars (STACK_GROUPS of them) or, for more groups, in *heap_bars (to free after the call; NULL
+ * otherwise). Returns 0, or NODESCALE_ERR_NOMEM when an allocation failed. */
+static int gemm_workspace(gemm_job *J, group_barrier *bars, group_barrier **heap_bars) {
+    int ngroups_jc = J->jc_ways, ngroups_ic = J->jc_ways * J->ic_ways;
+    *heap_bars = NULL;
+    char *buf = get_buffer(J->bsz * (size_t)ngroups_jc + J->asz * (size_t)ngroups_ic);
+    if (!buf) return NODESCALE_ERR_NOMEM;
+    J->bufb = buf;
+    J->bufa = buf + J->bsz * (size_t)ngroups_jc;
+    if (ngroups_jc + ngroups_ic > STACK_GROUPS) {
+        /* calloc guarantees only 16-byte alignment; the barriers need their
+         * _Alignas(CACHE_LINE_BYTES). */
+        size_t bar_bytes = (size_t)(ngroups_jc + ngroups_ic) * sizeof **heap_bars;
+        void *mem = NULL;
+        if (buf_alloc(&mem, _Alignof(group_barrier), bar_bytes) != 0) return NODESCALE_ERR_NOMEM;
+        *heap_bars = memset(mem, 0, bar_bytes);
+        J->bar_jc = *heap_bars;
+    } else {
+        J->bar_jc = bars;
+    }
+    J->bar_ic = J->bar_jc + ngroups_jc;
+    for (int g = 0; g < ngroups_jc + ngroups_ic; g++) {
+        atomic_init(&J->bar_jc[g].count, 0);
+        atomic_init(&J->bar_jc[g].sense, 0);
+        J->bar_jc[g].n = g < ngroups_jc ? J->ic_ways * J->jr_ways : J->jr_ways;
+    }
+    return 0;
+}
+
 /* cpus (may be NULL): see ns_gemm_d_isa_cpus. The caller's CPU first, for the paths that stay
  * on the calling thread; the parallel region overwrites it with every thread's. */
 static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int64_t m, int64_t n,
@@ -765,7 +832,6 @@ static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int6
                   .nc = bk->nc, .transa = transa, .transb = transb, .m = m, .n = n, .k = k,
                   .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c, .lda = lda, .ldb = ldb,
                   .ldc = ldc};
-    const int64_t MR = J.u->mr, NR = J.u->nr;
 
     int ways[3];
     int nt = ns_gemm_ways(isa, prec, m, n, k, nthreads, ways);
@@ -780,58 +846,12 @@ static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int6
         if (ns_team_forked() || (!held && nthreads <= 0))
             nt = ns_gemm_ways(isa, prec, m, n, k, 1, ways);
     }
-    J.jc_ways = ways[0], J.ic_ways = ways[1], J.jr_ways = ways[2];
-
-    /* Packing A costs about one load and store per element and saves strided, TLB-hungry
-     * reads in every jr iteration; it pays off once each element feeds 2n >= 512 flops. Below
-     * that, with one MC block of rows and A not transposed, A is read in place. */
-    int64_t m_ic = (m + J.ic_ways - 1) / J.ic_ways;
-    J.unpacked_a = !transa && m_ic <= J.mc && n <= SUP_N_MAX;
-
-    /* A single thread per jc group and a single block of rows: B is not packed. */
-    J.b_direct = J.ic_ways * J.jr_ways == 1 && m <= J.mc;
-    J.b_inplace = transb || !l1_set_conflict((size_t)ldb * es, (int)NR);
-
-    int64_t kc = k < J.kc ? k : J.kc;
-    int64_t nc_max = n < J.nc ? n : J.nc;
-    J.bsz = (size_t)(((nc_max + NR - 1) / NR) * NR * kc) * es;
-    if (J.b_direct) J.bsz = (size_t)(NR * kc) * es;
-    /* An ic group has at most ceil(ceil(m / MR) / ic_ways) panels of rows (split_range): A's
-     * buffer holds no more, whatever MC (NODESCALE_GEMM_MC may be up to 2^30). */
-    int64_t rows_max = (((m + MR - 1) / MR + J.ic_ways - 1) / J.ic_ways) * MR;
-    int64_t mc_max = rows_max < J.mc ? rows_max : J.mc;
-    J.asz = (size_t)(((mc_max + MR - 1) / MR) * MR * kc) * es;
-    if (J.unpacked_a) J.asz = (size_t)(MR * kc * J.jr_ways) * es; /* edge panels only */
-    J.bsz = (J.bsz + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
-    J.asz = (J.asz + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
-    int ngroups_jc = J.jc_ways, ngroups_ic = J.jc_ways * J.ic_ways;
-    char *buf = get_buffer(J.bsz * (size_t)ngroups_jc + J.asz * (size_t)ngroups_ic);
-    if (!buf) { /* nothing written yet: C untouched, nothing printed */
+    gemm_plan(&J, ways);
+    group_barrier bars[STACK_GROUPS], *heap_bars;
+    if (gemm_workspace(&J, bars, &heap_bars) != 0) {
+        /* nothing written yet: C untouched, nothing printed */
         if (held) ns_team_release();
         return NODESCALE_ERR_NOMEM;
-    }
-    J.bufb = buf;
-    J.bufa = buf + J.bsz * (size_t)ngroups_jc;
-    group_barrier bars[2 * 64];
-    group_barrier *heap_bars = NULL;
-    if (ngroups_jc + ngroups_ic > 2 * 64) {
-        /* calloc guarantees only 16-byte alignment; the barriers need their _Alignas(64). */
-        size_t bar_bytes = (size_t)(ngroups_jc + ngroups_ic) * sizeof *heap_bars;
-        void *mem = NULL;
-        if (buf_alloc(&mem, _Alignof(group_barrier), bar_bytes) != 0) {
-            if (held) ns_team_release();
-            return NODESCALE_ERR_NOMEM;
-        }
-        heap_bars = memset(mem, 0, bar_bytes);
-        J.bar_jc = heap_bars;
-    } else {
-        J.bar_jc = bars;
-    }
-    J.bar_ic = J.bar_jc + ngroups_jc;
-    for (int g = 0; g < ngroups_jc + ngroups_ic; g++) {
-        atomic_init(&J.bar_jc[g].count, 0);
-        atomic_init(&J.bar_jc[g].sense, 0);
-        J.bar_jc[g].n = g < ngroups_jc ? J.ic_ways * J.jr_ways : J.jr_ways;
     }
 
     if (nt == 1) {
