@@ -59,9 +59,9 @@ typedef enum {
  * Returns 0, or a positive BLAS xerbla-style parameter number (1-based position of the first
  * invalid argument) without touching C, or NODESCALE_ERR_NOMEM (negative) when the packing
  * buffers cannot be allocated: C untouched, nothing printed, the call may be retried.
- * Threads: omp_get_max_threads(); one inside any parallel region (even a 1-thread one), for
- * problems under ~4 MFLOP, while another call's team runs, and in a forked child (see Threads
- * above). ISA: as above. Block sizes
+ * Threads: omp_get_max_threads(), at most 2*m*n*k / 2e6 (one per ~2 MFLOP, so one for problems
+ * under ~4 MFLOP); one inside any parallel region (even a 1-thread one), while another call's
+ * team runs, and in a forked child (see Threads above). ISA: as above. Block sizes
  * from hwloc's cache sizes, overridden by NODESCALE_GEMM_MC / _KC / _NC. Algorithm: Goto/BLIS five
  * loops with packing; van Zee & van de Geijn, "BLIS: A Framework for Rapidly Instantiating BLAS
  * Functionality", ACM TOMS 41(3), 2015, section 3. */

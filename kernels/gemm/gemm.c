@@ -17,10 +17,9 @@
  * Threads split jc, ic and jr (BLIS's choice; Smith et al., "Anatomy of High-Performance
  * Many-Threaded Matrix Multiplication", IPDPS 2014). Small and skinny shapes do not pay for
  * packing they cannot amortise (BLIS calls this path "sup"): with a single MC block of rows and
- * n <= 256, A not transposed is read in place (cs_a = lda), and when one thread owns its columns
- * and there is a single block of rows, B is read
- * in place too (rs_b/cs_b strides); only partial edge micro-panels are copied, zero-padded, so
- * nothing outside A or B is read. */
+ * n <= SUP_N_MAX (256), A not transposed is read in place (cs_a = lda), and when one thread owns
+ * its columns and there is a single block of rows, B is read in place too (rs_b/cs_b strides);
+ * only partial edge micro-panels are copied, zero-padded, so nothing outside A or B is read. */
 #include <errno.h>
 #include <hwloc.h>
 #include <omp.h>
@@ -35,6 +34,11 @@
 #include "kernels/gemm/gemm_internal.h"
 #include "kernels/gemm/gemm_kernels.h"
 #include "kernels/team_claim.h"
+
+/* x86's page and cache-line sizes: the packing buffers are page-aligned and padded to whole
+ * pages, B prefetches step by lines, and each group barrier has a line of its own. */
+#define PAGE_BYTES 4096
+#define CACHE_LINE_BYTES 64
 
 /* ---- Micro-kernel table: one row per ISA and precision ------------------------------------- */
 
@@ -86,12 +90,12 @@ const char *ns_gemm_isa(void) {
  * cache level it must live in, one pair of fractions per micro-kernel (the table above):
  *   KC: the KC x NR micro-panel of B, reused by every A micro-panel of the ir loop, takes
  *       kc_l1_pct % of L1d (the rest holds the A micro-panel streaming through and the C tile);
- *       rounded down to a multiple of 32;
+ *       rounded down to a multiple of 32, and kept in [KC_MIN, KC_MAX] = [64, 1024];
  *   MC: the MC x KC block of A, reused by every B micro-panel of the jr loop, takes mc_l2_pct %
  *       of the per-core L2 (B micro-panels stream through the rest); a multiple of MR;
  *   NC: the KC x NC panel of B takes at most a quarter of L3 and at most NC_CAP columns (a VM
- *       may report the host's whole L3, as this one does), and at least NC_MIN (the 256
- *       columns choose_ways gives each jc way) however small the L3; a multiple of NR.
+ *       may report the host's whole L3, as this one does), and at least NC_MIN (JC_MIN_COLS,
+ *       the columns choose_ways keeps in each jc way) however small the L3; a multiple of NR.
  * Every level hwloc reports is used; a missing one is defaulted on its own and block_sizes_from
  * names it (L1d 32 KiB, L2 1 MiB; without an L3, NC is sized as if it were 4x L2). The cache
  * sizes recorded are those hwloc reported, 0 (JSON null) for a missing level.
@@ -100,8 +104,20 @@ const char *ns_gemm_isa(void) {
  * MC/KC); the others use halves. NODESCALE_GEMM_MC / _KC / _NC override them (rounded down to
  * multiples of MR, 1, NR). */
 
+/* Packing A (about one load and store per element) pays off once each element feeds 2n >= 512
+ * flops: with n <= SUP_N_MAX (and one MC block of rows) A is read in place (gemm_job's
+ * unpacked_a). Each jc group packs its own A, so for the same reason choose_ways splits the
+ * columns only while every jc way keeps JC_MIN_COLS of them, and NC is never below that. */
+#define SUP_N_MAX 256
+#define JC_MIN_COLS 256
 #define NC_CAP 4200
-#define NC_MIN 256
+#define NC_MIN JC_MIN_COLS
+/* KC's floor and cap, for a tiny or an implausibly large reported L1d (not measured): the
+ * micro-kernel loads and stores its C tile once per KC block, 2 vector accesses per KC FMAs of
+ * each accumulator (3% at KC = 64, 0.2% at 1024), so below KC_MIN C traffic shows, and past
+ * KC_MAX there is little left to gain while MC (the L2 share over KC) loses rows. */
+#define KC_MIN 64
+#define KC_MAX 1024
 
 typedef struct blocks {
     int64_t mc, kc, nc;
@@ -177,8 +193,8 @@ static void blocks_for(int isa, ns_precision prec, blocks *bk) {
     if (l1 <= 0) l1 = 32 << 10;
     if (l2 <= 0) l2 = 1 << 20;
     if (l3 <= 0) l3 = 4 * l2;
-    int64_t kc = clamp_down(l1 * u->kc_l1_pct / 100 / (u->nr * es), 32, 64);
-    if (kc > 1024) kc = 1024;
+    int64_t kc = clamp_down(l1 * u->kc_l1_pct / 100 / (u->nr * es), 32, KC_MIN);
+    if (kc > KC_MAX) kc = KC_MAX;
     kc = env_block("NODESCALE_GEMM_KC", kc, 1, bk->source, sizeof bk->source);
     int64_t mc = clamp_down(l2 * u->mc_l2_pct / 100 / (kc * es), u->mr, u->mr);
     mc = env_block("NODESCALE_GEMM_MC", mc, u->mr, bk->source, sizeof bk->source);
@@ -359,7 +375,7 @@ static void pack_panels(size_t es, char *dst, const char *x, int trans, int64_t 
 /* ---- Group barrier for threads that share a packed block ---------------------------------- */
 
 typedef struct group_barrier {
-    _Alignas(64) atomic_int count;
+    _Alignas(CACHE_LINE_BYTES) atomic_int count;
     atomic_int sense;
     int n;
 } group_barrier;
@@ -392,11 +408,11 @@ typedef struct gemm_job {
     char *c;
     int64_t lda, ldb, ldc;
     /* 1: the micro-kernel reads A in place (cs_a = lda; only a partial edge panel is copied).
-     * Set only when all three hold (see gemm_generic): transa == 0, as the micro-kernel wants
+     * Set only when all three hold (see gemm_plan): transa == 0, as the micro-kernel wants
      * each micro-panel's MR rows contiguous, which only an untransposed A has; each ic way's rows
      * fit one MC block (ceil(m / ic_ways) <= MC), the small-shape path that has no packing to
-     * amortise; and n <= 256, as packing (about one load and store per element) pays off once
-     * each element of A feeds 2n >= 512 flops. */
+     * amortise; and n <= SUP_N_MAX (256), as packing (about one load and store per element)
+     * pays off once each element of A feeds 2n >= 512 flops. */
     int unpacked_a;
     int b_direct;            /* 1: B micro-panels are not packed ahead (single block of rows) */
     int b_inplace;           /* with b_direct: 1 = read in place, 0 = copied just before use */
@@ -518,12 +534,12 @@ static void gemm_thread(const gemm_job *J, int tid) {
                     /* Lines of the next packed B micro-panel to prefetch into L2 per ir step,
                      * spread over the ir loop so it is there when jr advances. */
                     const char *bnext = bpan + (size_t)(NR * kb) * es;
-                    int64_t blines = (int64_t)((size_t)(NR * kb) * es / 64);
+                    int64_t blines = (int64_t)((size_t)(NR * kb) * es / CACHE_LINE_BYTES);
                     int64_t bstep = !J->b_direct && jr + 1 < j1 ? (blines + mpan - 1) / mpan : 0;
                     for (int64_t ir = 0; ir < mpan; ir++) {
                         int64_t mr = mb - ir * MR < MR ? mb - ir * MR : MR;
                         for (int64_t l = ir * bstep; l < (ir + 1) * bstep && l < blines; l++)
-                            __builtin_prefetch(bnext + l * 64, 0, 2);
+                            __builtin_prefetch(bnext + l * CACHE_LINE_BYTES, 0, 2);
                         char *cij = J->c + (size_t)((ic + ir * MR) + (jc + jr * NR) * J->ldc) * es;
                         const char *apan;
                         int64_t cs_a;
@@ -544,7 +560,7 @@ static void gemm_thread(const gemm_job *J, int tid) {
     }
 }
 
-/* Factor nthreads into jc x ic x jr ways. Columns first while each part keeps >= 256 columns:
+/* Factor nthreads into jc x ic x jr ways. Columns first while each part keeps >= JC_MIN_COLS:
  * each jc group then runs an independent GEMM on its columns (own packed B, no barrier at all),
  * which on a 2-core VM shared with other work beat sharing B across an ic split (measured with
  * bench-gemm: own/OpenBLAS 0.98 vs 0.80 at n = 1024, 2 threads); A is packed once per group,
@@ -560,7 +576,7 @@ static void choose_ways(int64_t m, int64_t n, int64_t mr, int64_t nr, int64_t mc
             continue;
         }
         rest /= f;
-        if (n / (*jc * f) >= 256)
+        if (n / (*jc * f) >= JC_MIN_COLS)
             *jc *= f;
         else if (m / (*ic * f) >= mc / 2 && m / (*ic * f) >= mr)
             *ic *= f;
@@ -630,14 +646,15 @@ void ns_gemm_env_ways_note(int nt, const int ways[3], char *buf, size_t len) {
                  set, prod, nt, nt == 1 ? "" : "s");
 }
 
-/* 1 if NR columns `stride` bytes apart fall into fewer than NR/2 distinct L1 sets (64 sets of
- * 64-byte lines, as on every x86 core with a 32 or 48 KiB L1d): read in place, a B micro-panel
+/* 1 if NR columns `stride` bytes apart fall into fewer than NR/2 distinct L1 sets (L1D_SETS sets
+ * of 64-byte lines, as on every x86 core with a 32 or 48 KiB L1d): read in place, a B micro-panel
  * of a power-of-two leading dimension would keep evicting itself (4 KiB aliasing). */
+#define L1D_SETS 64 /* at most 64: `seen` is a 64-bit mask */
 static int l1_set_conflict(size_t stride, int nr) {
     uint64_t seen = 0;
     int distinct = 0;
     for (int j = 0; j < nr; j++) {
-        unsigned set = (unsigned)((stride * (size_t)j / 64) % 64);
+        unsigned set = (unsigned)((stride * (size_t)j / CACHE_LINE_BYTES) % L1D_SETS);
         if (!(seen >> set & 1)) seen |= 1ull << set, distinct++;
     }
     return distinct < nr / 2;
@@ -674,7 +691,7 @@ static char *get_buffer(size_t bytes) {
         buf_free(tls_buf);
     }
     void *p = NULL;
-    if (buf_alloc(&p, 4096, bytes) != 0) return NULL;
+    if (buf_alloc(&p, PAGE_BYTES, bytes) != 0) return NULL;
     atomic_fetch_add(&buffers_live, 1);
     tls_buf = p, tls_size = bytes;
     /* Without a key (or if registering fails) the buffer is still freed by the next resize, as
@@ -691,13 +708,21 @@ void ns_gemm_set_buffer_alloc(int (*alloc)(void **, size_t, size_t)) {
     buf_alloc = alloc ? alloc : posix_memalign;
 }
 
+/* Threads: a call runs on at most 2mnk / GEMM_MIN_FLOPS_PER_THREAD threads (one per ~2 MFLOP,
+ * so one thread below ~4 MFLOP: a 10 MFLOP call asked for 8 runs on 5), or the fork/join and the
+ * group barriers cost more than the extra threads save. The value dates from the first GEMM
+ * (73d784d); no measurement of the cut-off itself is on record. The one timing near it (README,
+ * ML shapes, 2026-11-29): 64x64x64 (0.5 MFLOP) on one thread ran at 0.87 (DGEMM) and 0.88
+ * (SGEMM) of OpenBLAS's rate on two. */
+#define GEMM_MIN_FLOPS_PER_THREAD 2e6
+
 int ns_gemm_ways(int isa, ns_precision prec, int64_t m, int64_t n, int64_t k, int nthreads,
                  int ways[3]) {
-    /* Threads: at least ~2 MFLOP per thread, or the fork/join costs more than it saves. */
     int nt = nthreads > 0 ? nthreads : omp_get_max_threads();
     if (omp_get_level() > 0) nt = 1; /* any enclosing region, even a 1-thread (inactive) one */
     double flops = 2.0 * (double)m * (double)n * (double)k;
-    if (flops / 2e6 < nt) nt = flops < 4e6 ? 1 : (int)(flops / 2e6);
+    if (flops / GEMM_MIN_FLOPS_PER_THREAD < nt)
+        nt = flops < 2 * GEMM_MIN_FLOPS_PER_THREAD ? 1 : (int)(flops / GEMM_MIN_FLOPS_PER_THREAD);
     if (nt < 1) nt = 1;
     ways[0] = ways[1] = ways[2] = 1;
     if (nt == 1) return 1; /* small calls: no getenv, no factoring */
@@ -721,6 +746,73 @@ static void scale_c(size_t es, int64_t m, int64_t n, double beta, char *c, int64
     }
 }
 
+/* The plan of a call whose J holds its shape, operands and block sizes: sets its ways over jc,
+ * ic and jr (ns_gemm_ways's), its paths (A read in place or packed; B packed ahead, read in place
+ * or copied per panel) and the bytes of one B and one A pack buffer. Allocates nothing. */
+static void gemm_plan(gemm_job *J, const int ways[3]) {
+    const int64_t MR = J->u->mr, NR = J->u->nr, m = J->m, n = J->n, k = J->k;
+    const size_t es = J->es;
+    J->jc_ways = ways[0], J->ic_ways = ways[1], J->jr_ways = ways[2];
+
+    /* Packing A costs about one load and store per element and saves strided, TLB-hungry
+     * reads in every jr iteration; it pays off once each element feeds 2n >= 512 flops. Below
+     * that, with one MC block of rows and A not transposed, A is read in place. */
+    int64_t m_ic = (m + J->ic_ways - 1) / J->ic_ways;
+    J->unpacked_a = !J->transa && m_ic <= J->mc && n <= SUP_N_MAX;
+
+    /* A single thread per jc group and a single block of rows: B is not packed. */
+    J->b_direct = J->ic_ways * J->jr_ways == 1 && m <= J->mc;
+    J->b_inplace = J->transb || !l1_set_conflict((size_t)J->ldb * es, (int)NR);
+
+    int64_t kc = k < J->kc ? k : J->kc;
+    int64_t nc_max = n < J->nc ? n : J->nc;
+    J->bsz = (size_t)(((nc_max + NR - 1) / NR) * NR * kc) * es;
+    if (J->b_direct) J->bsz = (size_t)(NR * kc) * es;
+    /* An ic group has at most ceil(ceil(m / MR) / ic_ways) panels of rows (split_range): A's
+     * buffer holds no more, whatever MC (NODESCALE_GEMM_MC may be up to 2^30). */
+    int64_t rows_max = (((m + MR - 1) / MR + J->ic_ways - 1) / J->ic_ways) * MR;
+    int64_t mc_max = rows_max < J->mc ? rows_max : J->mc;
+    J->asz = (size_t)(((mc_max + MR - 1) / MR) * MR * kc) * es;
+    if (J->unpacked_a) J->asz = (size_t)(MR * kc * J->jr_ways) * es; /* edge panels only */
+    J->bsz = (J->bsz + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
+    J->asz = (J->asz + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
+}
+
+/* Group barriers (jc_ways + jc_ways * ic_ways of them) that a call keeps on its stack; a call
+ * with more allocates them. */
+#define STACK_GROUPS 128
+
+/* The workspace of a planned call: its pack buffers (the calling thread's cached buffer: a B
+ * pack per jc group, then an A pack per (jc, ic) group) and its initialised group barriers, in
+ * bars (STACK_GROUPS of them) or, for more groups, in *heap_bars (to free after the call; NULL
+ * otherwise). Returns 0, or NODESCALE_ERR_NOMEM when an allocation failed. */
+static int gemm_workspace(gemm_job *J, group_barrier *bars, group_barrier **heap_bars) {
+    int ngroups_jc = J->jc_ways, ngroups_ic = J->jc_ways * J->ic_ways;
+    *heap_bars = NULL;
+    char *buf = get_buffer(J->bsz * (size_t)ngroups_jc + J->asz * (size_t)ngroups_ic);
+    if (!buf) return NODESCALE_ERR_NOMEM;
+    J->bufb = buf;
+    J->bufa = buf + J->bsz * (size_t)ngroups_jc;
+    if (ngroups_jc + ngroups_ic > STACK_GROUPS) {
+        /* calloc guarantees only 16-byte alignment; the barriers need their
+         * _Alignas(CACHE_LINE_BYTES). */
+        size_t bar_bytes = (size_t)(ngroups_jc + ngroups_ic) * sizeof **heap_bars;
+        void *mem = NULL;
+        if (buf_alloc(&mem, _Alignof(group_barrier), bar_bytes) != 0) return NODESCALE_ERR_NOMEM;
+        *heap_bars = memset(mem, 0, bar_bytes);
+        J->bar_jc = *heap_bars;
+    } else {
+        J->bar_jc = bars;
+    }
+    J->bar_ic = J->bar_jc + ngroups_jc;
+    for (int g = 0; g < ngroups_jc + ngroups_ic; g++) {
+        atomic_init(&J->bar_jc[g].count, 0);
+        atomic_init(&J->bar_jc[g].sense, 0);
+        J->bar_jc[g].n = g < ngroups_jc ? J->ic_ways * J->jr_ways : J->jr_ways;
+    }
+    return 0;
+}
+
 /* cpus (may be NULL): see ns_gemm_d_isa_cpus. The caller's CPU first, for the paths that stay
  * on the calling thread; the parallel region overwrites it with every thread's. */
 static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int64_t m, int64_t n,
@@ -740,7 +832,6 @@ static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int6
                   .nc = bk->nc, .transa = transa, .transb = transb, .m = m, .n = n, .k = k,
                   .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c, .lda = lda, .ldb = ldb,
                   .ldc = ldc};
-    const int64_t MR = J.u->mr, NR = J.u->nr;
 
     int ways[3];
     int nt = ns_gemm_ways(isa, prec, m, n, k, nthreads, ways);
@@ -755,58 +846,12 @@ static int gemm_generic(int isa, ns_precision prec, int transa, int transb, int6
         if (ns_team_forked() || (!held && nthreads <= 0))
             nt = ns_gemm_ways(isa, prec, m, n, k, 1, ways);
     }
-    J.jc_ways = ways[0], J.ic_ways = ways[1], J.jr_ways = ways[2];
-
-    /* Packing A costs about one load and store per element and saves strided, TLB-hungry
-     * reads in every jr iteration; it pays off once each element feeds 2n >= 512 flops. Below
-     * that, with one MC block of rows and A not transposed, A is read in place. */
-    int64_t m_ic = (m + J.ic_ways - 1) / J.ic_ways;
-    J.unpacked_a = !transa && m_ic <= J.mc && n <= 256;
-
-    /* A single thread per jc group and a single block of rows: B is not packed. */
-    J.b_direct = J.ic_ways * J.jr_ways == 1 && m <= J.mc;
-    J.b_inplace = transb || !l1_set_conflict((size_t)ldb * es, (int)NR);
-
-    int64_t kc = k < J.kc ? k : J.kc;
-    int64_t nc_max = n < J.nc ? n : J.nc;
-    J.bsz = (size_t)(((nc_max + NR - 1) / NR) * NR * kc) * es;
-    if (J.b_direct) J.bsz = (size_t)(NR * kc) * es;
-    /* An ic group has at most ceil(ceil(m / MR) / ic_ways) panels of rows (split_range): A's
-     * buffer holds no more, whatever MC (NODESCALE_GEMM_MC may be up to 2^30). */
-    int64_t rows_max = (((m + MR - 1) / MR + J.ic_ways - 1) / J.ic_ways) * MR;
-    int64_t mc_max = rows_max < J.mc ? rows_max : J.mc;
-    J.asz = (size_t)(((mc_max + MR - 1) / MR) * MR * kc) * es;
-    if (J.unpacked_a) J.asz = (size_t)(MR * kc * J.jr_ways) * es; /* edge panels only */
-    J.bsz = (J.bsz + 4095) & ~(size_t)4095;
-    J.asz = (J.asz + 4095) & ~(size_t)4095;
-    int ngroups_jc = J.jc_ways, ngroups_ic = J.jc_ways * J.ic_ways;
-    char *buf = get_buffer(J.bsz * (size_t)ngroups_jc + J.asz * (size_t)ngroups_ic);
-    if (!buf) { /* nothing written yet: C untouched, nothing printed */
+    gemm_plan(&J, ways);
+    group_barrier bars[STACK_GROUPS], *heap_bars;
+    if (gemm_workspace(&J, bars, &heap_bars) != 0) {
+        /* nothing written yet: C untouched, nothing printed */
         if (held) ns_team_release();
         return NODESCALE_ERR_NOMEM;
-    }
-    J.bufb = buf;
-    J.bufa = buf + J.bsz * (size_t)ngroups_jc;
-    group_barrier bars[2 * 64];
-    group_barrier *heap_bars = NULL;
-    if (ngroups_jc + ngroups_ic > 2 * 64) {
-        /* calloc guarantees only 16-byte alignment; the barriers need their _Alignas(64). */
-        size_t bar_bytes = (size_t)(ngroups_jc + ngroups_ic) * sizeof *heap_bars;
-        void *mem = NULL;
-        if (buf_alloc(&mem, _Alignof(group_barrier), bar_bytes) != 0) {
-            if (held) ns_team_release();
-            return NODESCALE_ERR_NOMEM;
-        }
-        heap_bars = memset(mem, 0, bar_bytes);
-        J.bar_jc = heap_bars;
-    } else {
-        J.bar_jc = bars;
-    }
-    J.bar_ic = J.bar_jc + ngroups_jc;
-    for (int g = 0; g < ngroups_jc + ngroups_ic; g++) {
-        atomic_init(&J.bar_jc[g].count, 0);
-        atomic_init(&J.bar_jc[g].sense, 0);
-        J.bar_jc[g].n = g < ngroups_jc ? J.ic_ways * J.jr_ways : J.jr_ways;
     }
 
     if (nt == 1) {

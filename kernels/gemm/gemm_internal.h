@@ -76,8 +76,9 @@ int ns_gemm_isa_index(const char *isa);
 
 /* The thread count a call with these sizes and nthreads (<= 0: omp_get_max_threads()) runs on,
  * returned, and its ways over the jc, ic and jr loops in ways[0..2] (their product is the
- * count): one thread below ~4 MFLOP or inside a parallel region; ways from the shape (columns,
- * then rows, then jr; see gemm.c) unless NODESCALE_GEMM_JC_NT/_IC_NT/_JR_NT force them. */
+ * count): at most 2mnk / 2e6 threads (one per ~2 MFLOP, so one below ~4 MFLOP; gemm.c's
+ * GEMM_MIN_FLOPS_PER_THREAD), one inside a parallel region; ways from the shape (columns, then
+ * rows, then jr; see gemm.c) unless NODESCALE_GEMM_JC_NT/_IC_NT/_JR_NT force them. */
 int ns_gemm_ways(int isa, ns_precision prec, int64_t m, int64_t n, int64_t k, int nthreads,
                  int ways[3]);
 

@@ -255,6 +255,22 @@ static void test_forced_ways(void **st) {
     ns_gemm_reread_env_ways();
 }
 
+/* The thread cap nodescale.h and gemm_internal.h state (review 14, item 4): at most
+ * 2mnk / 2e6 threads, one per ~2 MFLOP, so one below 4 MFLOP; a 10 MFLOP call asked for 8
+ * threads runs on 5, not only the 1-thread cutoff. */
+static void test_thread_cap(void **st) {
+    (void)st;
+    int isas[3], w[3];
+    runnable_isas(isas);
+    assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_DP, 100, 100, 500, 8, w), 5); /* 10 MFLOP */
+    assert_int_equal(w[0] * w[1] * w[2], 5);
+    assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_DP, 100, 100, 200, 8, w), 2); /* 4 MFLOP */
+    assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_DP, 100, 100, 199, 8, w), 1); /* 3.98 */
+    assert_int_equal(w[0] * w[1] * w[2], 1);
+    assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_SP, 100, 100, 500, 3, w), 3); /* under cap */
+    assert_int_equal(ns_gemm_ways(isas[0], NS_PREC_DP, 1000, 1000, 1000, 64, w), 64);
+}
+
 /* NODESCALE_GEMM_{JC,IC,JR}_NT are read once, at the first GEMM call, like the block sizes and
  * NODESCALE_ISA (trial 12a, defect 5: getenv ran on every threaded call): a value set after
  * that is not picked up by later calls; only a fresh read (the test hook) takes it. */
@@ -820,6 +836,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_edge_residues),    cmocka_unit_test(test_shape_classes),
         cmocka_unit_test(test_forced_ways),      cmocka_unit_test(test_heap_barriers),
+        cmocka_unit_test(test_thread_cap),
         cmocka_unit_test(test_env_ways_read_once),
         cmocka_unit_test(test_env_ways_bad_beside_valid),
         cmocka_unit_test(test_transposes_layouts_ld), cmocka_unit_test(test_unaligned),
