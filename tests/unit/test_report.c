@@ -136,6 +136,25 @@ static void test_ceiling_working_set_measured(void **state) {
     json_decref(root);
 }
 
+/* Trial 14a #12: a compute ceiling's note says what its kernel executes (its result's
+ * `executes`), so that the scalar ISA's fma ceiling reads as SSE2 multiply then add. */
+static void test_ceiling_executes(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    json_t *c = json_array_get(json_object_get(json_object_get(root, "ceilings"), "compute"), 0);
+    json_object_set_new(c, "isa", json_string("scalar"));
+    json_object_set_new(c, "result_id", json_string("peak_dp_fma/scalar/dp/t2/n=4096"));
+    json_array_append_new(json_object_get(root, "results"),
+                          json_pack("{s:s, s:s, s:s}", "id", "peak_dp_fma/scalar/dp/t2/n=4096",
+                                    "name", "peak_dp_fma", "executes",
+                                    "no FMA: mulpd then addpd on xmm (packed SSE2)"));
+    char *md = markdown(root);
+    assert_has(md, "| peak_dp_fma | dp | scalar | fma | 2 | 158.9 | executes `no FMA: mulpd "
+                   "then addpd on xmm (packed SSE2)` |");
+    free(md);
+    json_decref(root);
+}
+
 /* Trial 5 #8: the "Files:" line names every file a run writes (tests/cli/run_files.sh checks
  * this list against the files the writers produce). */
 static void test_files_line_complete(void **state) {
@@ -193,6 +212,7 @@ int main(void) {
         cmocka_unit_test(test_ceiling_working_set_measured),
         cmocka_unit_test(test_files_line_complete),
         cmocka_unit_test(test_cache_aware_pictures_embedded),
+        cmocka_unit_test(test_ceiling_executes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
