@@ -9,7 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/allreduce.h"
 #include "harness/json.h"
+
+/* Largest worst relative residual of an all-reduce fit reported without a warning (the rule of
+ * `cluster --allreduce`), unless harness/allreduce.h defines it. */
+#ifndef NS_ALLREDUCE_ROUGH_FIT
+#define NS_ALLREDUCE_ROUGH_FIT 0.25
+#endif
 
 static const char *str(const json_t *o, const char *key) {
     const char *s = json_string_value(json_object_get(o, key));
@@ -363,8 +370,26 @@ static void allreduce(FILE *f, const json_t *root) {
     num(f, fit, "alpha_s", "%.3g s");
     fprintf(f, ", β = ");
     num(f, fit, "beta_s_per_byte", "%.3g s/B");
-    fprintf(f, " (%s). Every point is in `results.json` → `allreduce`.\n\n",
+    fprintf(f, " (%s",
             json_is_string(json_object_get(fit, "status")) ? str(fit, "status") : "fitted");
+    /* The fit's quality, by the rule `cluster --allreduce` applies: above
+     * NS_ALLREDUCE_ROUGH_FIT a warning, above NS_ALLREDUCE_POOR_FIT the status says "poor fit". */
+    double resid = ns_allreduce_fit_residual(fit);
+    const char *fst = json_string_value(json_object_get(fit, "status"));
+    if (isfinite(resid) && !(fst && strstr(fst, "max_rel_residual"))) /* else the status says it */
+        fprintf(f, "; worst relative residual %.0f%%", 100 * resid);
+    fprintf(f, "). Every point is in `results.json` → `allreduce`.\n\n");
+    if (resid > NS_ALLREDUCE_ROUGH_FIT && !ns_allreduce_fit_is_poor(fit))
+        fprintf(f,
+                "**Warning: the fit's worst relative residual is %.0f%% (> %.0f%%): a straight "
+                "line describes this all-reduce poorly, and the times `cluster --allreduce` "
+                "builds on it are rough.**\n\n",
+                100 * resid, 100 * NS_ALLREDUCE_ROUGH_FIT);
+    else if (ns_allreduce_fit_is_poor(fit))
+        fprintf(f,
+                "**Warning: a poor fit (above %.0f%% it is not a measurement of α and β): "
+                "`cluster --allreduce` refuses it unless `--allreduce-accept-poor-fit`.**\n\n",
+                100 * NS_ALLREDUCE_POOR_FIT);
 }
 
 /* The measured node carried to a cluster (cluster/): one line per chip count. */
