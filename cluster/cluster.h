@@ -275,7 +275,9 @@ int ns_cluster_apply_json(ns_cluster_input *in, const json_t *root, const char *
  * noisy run); in->node counts them and says where the CV came from (ns_node_info_json). With
  * as_chip set it also takes the chip itself: peak per precision from ceilings.compute (dp → fp64,
  * sp → fp32; the highest "fma" mix entry, a GEMM's roof) and memory bandwidth from the highest DRAM
- * entry of ceilings.bandwidth not flagged suspect. Returns 0, or -1 with a one-line reason. */
+ * entry of ceilings.bandwidth, each from entries not flagged suspect (a compute ceiling by
+ * roofline.ceilings_used.compute[]) when there are any; a suspect peak taken or passed over is
+ * said on stderr. Returns 0, or -1 with a one-line reason. */
 int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_chip, char *err,
                           size_t errlen);
 

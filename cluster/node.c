@@ -75,6 +75,71 @@ static int gemm_table(ns_chip *c, const json_t *results, ns_cprec want, double *
     return info->gemm_points = c->n_gemm;
 }
 
+/* Whether the compute ceiling e (one of ceilings.compute[]) is flagged suspect: by itself
+ * ("suspect": true) or, as `nodescale run` and `roofline` write it, by its entry in
+ * roofline.ceilings_used.compute[] (same name, ISA, precision, mix and threads); the reason into
+ * buf ("" when not suspect). Returns 1 when suspect. */
+static int compute_suspect(const json_t *results, const json_t *e, char *buf, size_t len) {
+    static const char *const keys[] = {"name", "isa", "precision", "mix"};
+    const json_t *src = NULL;
+    buf[0] = '\0';
+    if (json_is_true(json_object_get(e, "suspect"))) src = e;
+    size_t i;
+    json_t *u;
+    const json_t *used = json_object_get(json_object_get(results, "roofline"), "ceilings_used");
+    json_array_foreach(json_object_get(used, "compute"), i, u) {
+        if (src || !json_is_true(json_object_get(u, "suspect")) ||
+            !json_equal(json_object_get(u, "threads"), json_object_get(e, "threads")))
+            continue;
+        int same = 1;
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            const char *a = json_string_value(json_object_get(u, keys[k]));
+            const char *b = json_string_value(json_object_get(e, keys[k]));
+            if (a && b && strcmp(a, b)) same = 0;
+        }
+        if (same) src = u;
+    }
+    if (!src) return 0;
+    const char *why = json_string_value(json_object_get(src, "suspect_reason"));
+    if (!why) why = json_string_value(json_object_get(src, "status"));
+    snprintf(buf, len, "%s", why && why[0] ? why : "no reason given");
+    return 1;
+}
+
+/* A compute ceiling as "peak_sp_fma (avx512, 2 threads, 238.1 GFLOP/s)" into buf. */
+static const char *ceiling_words(const json_t *e, char *buf, size_t len) {
+    const char *name = json_string_value(json_object_get(e, "name"));
+    const char *isa = json_string_value(json_object_get(e, "isa"));
+    double t = ns_json_get_num(e, "threads");
+    snprintf(buf, len, "%s (%s, %.0f thread%s, %.4g GFLOP/s)", name ? name : "?", isa ? isa : "?",
+             t > 0 ? t : 0, t == 1 ? "" : "s", ns_json_get_num(e, "gflops"));
+    return buf;
+}
+
+/* Says on stderr that precision p's peak comes from, or passed over, a suspect compute ceiling:
+ * `taken` is the ceiling used, `sus` the highest suspect one (the same when no trusted one
+ * exists), `why` the roofline's reason. */
+static void peak_warning(int p, const json_t *taken, const json_t *sus, const char *why) {
+    char a[160], b[160];
+    if (taken == sus) {
+        fprintf(stderr,
+                "nodescale cluster: warning: the chip's %s peak is the compute ceiling %s, which "
+                "the roofline flags suspect (%s): the model scales with it; measure again on a "
+                "quiet node, or give --peak-tflop-per-s\n",
+                ns_cprec_name((ns_cprec)p), ceiling_words(taken, a, sizeof a), why);
+        return;
+    }
+    double tt = ns_json_get_num(taken, "threads"), ts = ns_json_get_num(sus, "threads");
+    fprintf(stderr,
+            "nodescale cluster: warning: the chip's %s peak is the compute ceiling %s, not the "
+            "higher %s, which the roofline flags suspect (%s)%s\n",
+            ns_cprec_name((ns_cprec)p), ceiling_words(taken, a, sizeof a),
+            ceiling_words(sus, b, sizeof b), why,
+            tt < ts ? "; it ran on fewer threads, so the chip may be underrated: measure again on "
+                      "a quiet node, or give --peak-tflop-per-s"
+                    : "");
+}
+
 int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_chip, char *err,
                           size_t errlen) {
     ns_chip *c = &in->sys.chip;
@@ -138,18 +203,32 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
     const json_t *ceil = json_object_get(results, "ceilings");
     size_t i;
     json_t *e;
-    /* Per precision the highest FMA ceiling (a GEMM's roof); other mixes only where a precision
-     * has no FMA entry. */
-    double other[NS_CP_COUNT] = {0};
+    /* Per precision the highest FMA ceiling (a GEMM's roof) not flagged suspect, as for the DRAM
+     * bandwidth below; other mixes only where a precision has no FMA entry. A suspect ceiling is
+     * taken only where no trusted one exists, and either way the suspicion is said. */
+    const json_t *pick[NS_CP_COUNT][2][2] = {{{0}}}; /* [precision][fma?][suspect?] */
+    char why[NS_CP_COUNT][2][2][400];
     json_array_foreach(json_object_get(ceil, "compute"), i, e) {
-        double g = ns_json_get_num(e, "gflops") * 1e9;
         const char *mix = json_string_value(json_object_get(e, "mix"));
-        double *best =
-            mix && !strcmp(mix, "fma") ? &c->peak_flops[entry_prec(e)] : &other[entry_prec(e)];
-        if (g > *best) *best = g;
+        int fma = mix && !strcmp(mix, "fma");
+        char w[400];
+        int sus = compute_suspect(results, e, w, sizeof w);
+        const json_t **best = &pick[entry_prec(e)][fma][sus];
+        if (!(ns_json_get_num(e, "gflops") > 0)) continue;
+        if (!*best || ns_json_get_num(e, "gflops") > ns_json_get_num(*best, "gflops")) {
+            *best = e;
+            snprintf(why[entry_prec(e)][fma][sus], sizeof why[0][0][0], "%s", w);
+        }
     }
-    for (int p = 0; p < NS_CP_COUNT; p++)
-        if (!(c->peak_flops[p] > 0)) c->peak_flops[p] = other[p];
+    for (int p = 0; p < NS_CP_COUNT; p++) {
+        int fma = pick[p][1][0] || pick[p][1][1];
+        const json_t *ok = pick[p][fma][0], *sus = pick[p][fma][1];
+        const json_t *e1 = ok ? ok : sus;
+        if (!e1) continue;
+        c->peak_flops[p] = ns_json_get_num(e1, "gflops") * 1e9;
+        if (sus && (!ok || ns_json_get_num(sus, "gflops") > ns_json_get_num(ok, "gflops")))
+            peak_warning(p, e1, sus, why[p][fma][1]);
+    }
     /* The highest DRAM ceiling, from entries not flagged suspect (a "DRAM" plateau that
      * may still be cache) when there are any. */
     double bw = 0, bw_suspect = 0;

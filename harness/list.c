@@ -1,6 +1,6 @@
 /* `nodescale list`: the kernels of the registry (name, family, ISA variants and which this CPU
- * runs, precision, mix, byte-counting policy), the ISA selection and why, and the counter
- * backends with their status. */
+ * runs, precision, mix, byte-counting policy), what each peak variant executes, the ISA
+ * selection and why, and the counter backends with their status. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +52,16 @@ int ns_cmd_list(int argc, char **argv) {
                 printf(" %s%s%s", all[j] == chosen ? ">" : "", all[j]->isa, ok ? "*" : "");
             }
         printf("\n");
+    }
+    /* What each peak variant executes: isa and mix alone do not say it (the scalar ISA's fma
+     * mix is packed SSE2 multiply then add). */
+    printf("\npeak kernels, what each variant executes (ISA `scalar` is baseline x86-64, not "
+           "scalar instructions; mix is the recurrence's operation):\n");
+    for (size_t i = 0; i < n; i++) {
+        char id[64];
+        if (!all[i]->executes) continue;
+        snprintf(id, sizeof id, "%s/%s", all[i]->name, all[i]->isa);
+        printf("  %-26s %-10s %s\n", id, all[i]->mix ? all[i]->mix : "-", all[i]->executes);
     }
     printf("\n");
     ns_counters_print_status(stdout);

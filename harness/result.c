@@ -104,6 +104,7 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
     ns_json_set_str(r, "isa", k->isa);
     ns_json_set_str(r, "precision", ns_prec_name(k->precision));
     if (k->mix) ns_json_set_str(r, "mix", k->mix);
+    if (k->executes) ns_json_set_str(r, "executes", k->executes);
     ns_json_set_int(r, "threads", p->threads);
     json_t *params = json_object();
     if (!strcmp(k->family, "gemm")) {

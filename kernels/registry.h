@@ -50,8 +50,10 @@ typedef struct ns_kernel {
     const char *family;    /* "peak" | "stream" | "reduce" | "gemm" */
     const char *isa;       /* "avx512" | "avx2" | "scalar" | "blis" | "openblas" */
     ns_precision precision;
-    const char *mix;       /* instruction mix for peak kernels ("fma", "fma+add", "add", "mul");
-                              NULL for others */
+    const char *mix;       /* peak kernels: the operation mix of the recurrence ("fma": x = x a + b,
+                              2 FLOPs per lane; "fma+add"; "add"; "scalar_fma": fma on one lane
+                              per chain), the key a roof is looked up by; NULL for others.
+                              `executes` says which instructions carry it out */
     const char *bytes_policy; /* how bytes() counts: "minimal" (useful bytes, no write-allocate)
                                  or "with_write_allocate" */
     ns_run_model run_model;
@@ -80,6 +82,10 @@ typedef struct ns_kernel {
     /* NS_RUN_SELF kernels (may be NULL: taken to run on p->threads): the team of the last
      * run(), filled into *out. GEMM runs small calls on fewer threads. */
     void (*team)(void *state, ns_team *out);
+    /* Peak kernels (may be NULL): what one repetition executes, in instruction terms
+     * ("packed SSE2 mulpd then addpd, no FMA: ..."), since isa and mix alone do not say it (the
+     * `scalar` ISA is baseline x86-64, and its fma mix is a multiply then an add). */
+    const char *executes;
 } ns_kernel;
 
 /* All descriptors, in registration order; *count receives the number. */

@@ -9,7 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/allreduce.h"
 #include "harness/json.h"
+
+/* Largest worst relative residual of an all-reduce fit reported without a warning (the rule of
+ * `cluster --allreduce`), unless harness/allreduce.h defines it. */
+#ifndef NS_ALLREDUCE_ROUGH_FIT
+#define NS_ALLREDUCE_ROUGH_FIT 0.25
+#endif
 
 static const char *str(const json_t *o, const char *key) {
     const char *s = json_string_value(json_object_get(o, key));
@@ -125,6 +132,18 @@ static const json_t *used_compute(const json_t *root, const json_t *c) {
     return NULL;
 }
 
+/* The entry of results[] whose id is id, or NULL. */
+static const json_t *result_by_id(const json_t *root, const char *id) {
+    size_t i;
+    json_t *r;
+    if (!id) return NULL;
+    json_array_foreach(json_object_get(root, "results"), i, r) {
+        const char *rid = json_string_value(json_object_get(r, "id"));
+        if (rid && !strcmp(rid, id)) return r;
+    }
+    return NULL;
+}
+
 static void ceilings(FILE *f, const json_t *root) {
     const json_t *ceil = json_object_get(root, "ceilings");
     size_t i;
@@ -143,10 +162,16 @@ static void ceilings(FILE *f, const json_t *root) {
         num(f, c, "gflops", "%.1f");
         /* A suspect ceiling says so, and why, as the pictures' "(suspect)" labels do. */
         const json_t *u = used_compute(root, c);
-        if (u && json_is_true(json_object_get(u, "suspect")))
-            fprintf(f, " (suspect) | suspect: %s |\n", str(u, "suspect_reason"));
-        else
-            fprintf(f, " | |\n");
+        int sus = u && json_is_true(json_object_get(u, "suspect"));
+        fprintf(f, "%s | ", sus ? " (suspect)" : "");
+        if (sus) fprintf(f, "suspect: %s", str(u, "suspect_reason"));
+        /* What the kernel executes (its result's `executes`): the scalar ISA's fma ceiling is
+         * a multiply then an add. A code span, since the text holds '*'. */
+        const char *ex = json_string_value(json_object_get(
+            result_by_id(root, json_string_value(json_object_get(c, "result_id"))), "executes"));
+        if (ex && !strchr(ex, '`') && !strchr(ex, '|'))
+            fprintf(f, "%sexecutes `%s`", sus ? "; " : "", ex);
+        fprintf(f, " |\n");
     }
     fprintf(f, "\nGEMM is judged against the FMA-only ceiling of its precision and thread count; "
                "mixed-instruction ceilings are shown for reference.\n\n");
@@ -345,8 +370,26 @@ static void allreduce(FILE *f, const json_t *root) {
     num(f, fit, "alpha_s", "%.3g s");
     fprintf(f, ", β = ");
     num(f, fit, "beta_s_per_byte", "%.3g s/B");
-    fprintf(f, " (%s). Every point is in `results.json` → `allreduce`.\n\n",
+    fprintf(f, " (%s",
             json_is_string(json_object_get(fit, "status")) ? str(fit, "status") : "fitted");
+    /* The fit's quality, by the rule `cluster --allreduce` applies: above
+     * NS_ALLREDUCE_ROUGH_FIT a warning, above NS_ALLREDUCE_POOR_FIT the status says "poor fit". */
+    double resid = ns_allreduce_fit_residual(fit);
+    const char *fst = json_string_value(json_object_get(fit, "status"));
+    if (isfinite(resid) && !(fst && strstr(fst, "max_rel_residual"))) /* else the status says it */
+        fprintf(f, "; worst relative residual %.0f%%", 100 * resid);
+    fprintf(f, "). Every point is in `results.json` → `allreduce`.\n\n");
+    if (resid > NS_ALLREDUCE_ROUGH_FIT && !ns_allreduce_fit_is_poor(fit))
+        fprintf(f,
+                "**Warning: the fit's worst relative residual is %.0f%% (> %.0f%%): a straight "
+                "line describes this all-reduce poorly, and the times `cluster --allreduce` "
+                "builds on it are rough.**\n\n",
+                100 * resid, 100 * NS_ALLREDUCE_ROUGH_FIT);
+    else if (ns_allreduce_fit_is_poor(fit))
+        fprintf(f,
+                "**Warning: a poor fit (above %.0f%% it is not a measurement of α and β): "
+                "`cluster --allreduce` refuses it unless `--allreduce-accept-poor-fit`.**\n\n",
+                100 * NS_ALLREDUCE_POOR_FIT);
 }
 
 /* The measured node carried to a cluster (cluster/): one line per chip count. */

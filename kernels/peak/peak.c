@@ -164,7 +164,7 @@ static int any_cpu(void) {
 #define CHAINS_ZMM NS_PEAK_CHAINS_ZMM
 #define CHAINS_YMM NS_PEAK_CHAINS_YMM
 
-#define PEAK_KERNEL(ID, NAME, PREC, MIX, ISA, LANES, CHAINS, SUPPORTED)                            \
+#define PEAK_KERNEL(ID, NAME, PREC, MIX, ISA, LANES, CHAINS, SUPPORTED, EXECUTES)                 \
     static double flops_##ID(const ns_params *p) {                                                 \
         return (double)p->threads * (double)p->n * (CHAINS) * (LANES) *                            \
                flops_per_lane(mix_of(MIX));                                                        \
@@ -186,24 +186,42 @@ static int any_cpu(void) {
                                  .create = create_##ID,                                            \
                                  .run = peak_run,                                                  \
                                  .check = peak_check,                                              \
-                                 .destroy = peak_destroy}
+                                 .destroy = peak_destroy,                                          \
+                                 .executes = EXECUTES}
 
 /* clang-format off */
-/*          id                       name                   precision   mix           isa       lanes chains */
-PEAK_KERNEL(peak_dp_fma_avx512,         "peak_dp_fma",          NS_PREC_DP, "fma",        "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512);
-PEAK_KERNEL(peak_dp_fma_avx2,           "peak_dp_fma",          NS_PREC_DP, "fma",        "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma);
-PEAK_KERNEL(peak_dp_fma_scalar,         "peak_dp_fma",          NS_PREC_DP, "fma",        "scalar",  2, CHAINS_YMM, any_cpu);
-PEAK_KERNEL(peak_dp_fma_add_avx512,     "peak_dp_fma_add",      NS_PREC_DP, "fma+add",    "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512);
-PEAK_KERNEL(peak_dp_fma_add_avx2,       "peak_dp_fma_add",      NS_PREC_DP, "fma+add",    "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma);
-PEAK_KERNEL(peak_dp_add_avx512,         "peak_dp_add",          NS_PREC_DP, "add",        "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512);
-PEAK_KERNEL(peak_dp_add_avx2,           "peak_dp_add",          NS_PREC_DP, "add",        "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma);
-PEAK_KERNEL(peak_dp_scalar_fma_avx2,    "peak_dp_scalar_fma",   NS_PREC_DP, "scalar_fma", "avx2",    1, CHAINS_YMM, ns_cpu_has_avx2_fma);
-PEAK_KERNEL(peak_sp_fma_avx512,         "peak_sp_fma",          NS_PREC_SP, "fma",        "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512);
-PEAK_KERNEL(peak_sp_fma_avx2,           "peak_sp_fma",          NS_PREC_SP, "fma",        "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma);
-PEAK_KERNEL(peak_sp_fma_scalar,         "peak_sp_fma",          NS_PREC_SP, "fma",        "scalar",  4, CHAINS_YMM, any_cpu);
-PEAK_KERNEL(peak_sp_fma_add_avx512,     "peak_sp_fma_add",      NS_PREC_SP, "fma+add",    "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512);
-PEAK_KERNEL(peak_sp_fma_add_avx2,       "peak_sp_fma_add",      NS_PREC_SP, "fma+add",    "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma);
-PEAK_KERNEL(peak_sp_add_avx512,         "peak_sp_add",          NS_PREC_SP, "add",        "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512);
-PEAK_KERNEL(peak_sp_add_avx2,           "peak_sp_add",          NS_PREC_SP, "add",        "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma);
-PEAK_KERNEL(peak_sp_scalar_fma_avx2,    "peak_sp_scalar_fma",   NS_PREC_SP, "scalar_fma", "avx2",    1, CHAINS_YMM, ns_cpu_has_avx2_fma);
+/*          id                       name                   precision   mix           isa       lanes chains
+ *          supported, executes (what one step runs, in instruction terms) */
+PEAK_KERNEL(peak_dp_fma_avx512,         "peak_dp_fma",          NS_PREC_DP, "fma",        "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512,
+            "FMA: vfmadd*pd on zmm (AVX-512F), 16 chains x 8 DP lanes");
+PEAK_KERNEL(peak_dp_fma_avx2,           "peak_dp_fma",          NS_PREC_DP, "fma",        "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma,
+            "FMA: vfmadd*pd on ymm (FMA3), 12 chains x 4 DP lanes");
+PEAK_KERNEL(peak_dp_fma_scalar,         "peak_dp_fma",          NS_PREC_DP, "fma",        "scalar",  2, CHAINS_YMM, any_cpu,
+            "no FMA: mulpd then addpd on xmm (packed SSE2, baseline x86-64), 12 chains x 2 DP lanes");
+PEAK_KERNEL(peak_dp_fma_add_avx512,     "peak_dp_fma_add",      NS_PREC_DP, "fma+add",    "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512,
+            "vfmadd*pd and vaddpd 1:1 on zmm (AVX-512F), 16 chains x 8 DP lanes");
+PEAK_KERNEL(peak_dp_fma_add_avx2,       "peak_dp_fma_add",      NS_PREC_DP, "fma+add",    "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma,
+            "vfmadd*pd and vaddpd 1:1 on ymm (FMA3, AVX), 12 chains x 4 DP lanes");
+PEAK_KERNEL(peak_dp_add_avx512,         "peak_dp_add",          NS_PREC_DP, "add",        "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512,
+            "vaddpd on zmm (AVX-512F), 16 chains x 8 DP lanes");
+PEAK_KERNEL(peak_dp_add_avx2,           "peak_dp_add",          NS_PREC_DP, "add",        "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma,
+            "vaddpd on ymm (AVX), 12 chains x 4 DP lanes");
+PEAK_KERNEL(peak_dp_scalar_fma_avx2,    "peak_dp_scalar_fma",   NS_PREC_DP, "scalar_fma", "avx2",    1, CHAINS_YMM, ns_cpu_has_avx2_fma,
+            "scalar FMA: vfmadd*sd on one DP lane per chain (FMA3), 12 chains");
+PEAK_KERNEL(peak_sp_fma_avx512,         "peak_sp_fma",          NS_PREC_SP, "fma",        "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512,
+            "FMA: vfmadd*ps on zmm (AVX-512F), 16 chains x 16 SP lanes");
+PEAK_KERNEL(peak_sp_fma_avx2,           "peak_sp_fma",          NS_PREC_SP, "fma",        "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma,
+            "FMA: vfmadd*ps on ymm (FMA3), 12 chains x 8 SP lanes");
+PEAK_KERNEL(peak_sp_fma_scalar,         "peak_sp_fma",          NS_PREC_SP, "fma",        "scalar",  4, CHAINS_YMM, any_cpu,
+            "no FMA: mulps then addps on xmm (packed SSE2, baseline x86-64), 12 chains x 4 SP lanes");
+PEAK_KERNEL(peak_sp_fma_add_avx512,     "peak_sp_fma_add",      NS_PREC_SP, "fma+add",    "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512,
+            "vfmadd*ps and vaddps 1:1 on zmm (AVX-512F), 16 chains x 16 SP lanes");
+PEAK_KERNEL(peak_sp_fma_add_avx2,       "peak_sp_fma_add",      NS_PREC_SP, "fma+add",    "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma,
+            "vfmadd*ps and vaddps 1:1 on ymm (FMA3, AVX), 12 chains x 8 SP lanes");
+PEAK_KERNEL(peak_sp_add_avx512,         "peak_sp_add",          NS_PREC_SP, "add",        "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512,
+            "vaddps on zmm (AVX-512F), 16 chains x 16 SP lanes");
+PEAK_KERNEL(peak_sp_add_avx2,           "peak_sp_add",          NS_PREC_SP, "add",        "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma,
+            "vaddps on ymm (AVX), 12 chains x 8 SP lanes");
+PEAK_KERNEL(peak_sp_scalar_fma_avx2,    "peak_sp_scalar_fma",   NS_PREC_SP, "scalar_fma", "avx2",    1, CHAINS_YMM, ns_cpu_has_avx2_fma,
+            "scalar FMA: vfmadd*ss on one SP lane per chain (FMA3), 12 chains");
 /* clang-format on */

@@ -217,7 +217,7 @@ static void rk_check(void *sv, ns_check *out) {
     const ns_kernel ns_k_##ID = {NAME,      "reduce",    #ISA,       PREC,       NULL,             \
                                  "minimal", NS_RUN_TEAM, flops_##ID, bytes_##ID, bytes_##ID,       \
                                  sup_##ISA, create_##ID, rk_run,     rk_check,   rk_destroy,       \
-                                 NULL,       NULL,        NULL};
+                                 NULL,       NULL,        NULL,       NULL};
 
 /* The three ISAs of one (operation, variant, mode). */
 #define RK3(ID, PREC, OP, VAR, MODE, AMAX)                                                         \

@@ -118,6 +118,50 @@ static void peak_scalar_is_packed_sse2(void **state) {
     assert_true(ns_registry_find("peak_sp_fma", "scalar")->flops(&p) == 1000.0 * 12 * 4 * 2);
 }
 
+/* Trial 14a #12: every peak descriptor says what it executes, in instruction terms, and the
+ * chains x lanes it names are the ones its flops() counts; the scalar ISA's fma mix says it is
+ * packed SSE2 multiply then add, no FMA, and the scalar_fma mix says scalar FMA instructions. */
+static void peak_executes_says_instructions(void **state) {
+    size_t n;
+    const ns_kernel *const *all = ns_registry(&n);
+    ns_params p = {.n = 1, .threads = 1};
+    int peaks = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ns_kernel *k = all[i];
+        if (strcmp(k->family, "peak")) {
+            assert_null(k->executes);
+            continue;
+        }
+        peaks++;
+        assert_non_null(k->executes);
+        int chains = 0, lanes = 1;
+        const char *c = strstr(k->executes, " chains");
+        assert_non_null(c);
+        while (c > k->executes && c[-1] >= '0' && c[-1] <= '9')
+            c--;
+        assert_int_equal(sscanf(c, "%d chains x %d", &chains, &lanes) >= 1, 1);
+        double per_lane = !strcmp(k->mix, "add") ? 1 : !strcmp(k->mix, "fma+add") ? 1.5 : 2;
+        if (k->flops(&p) != chains * lanes * per_lane)
+            fail_msg("%s/%s: executes \"%s\", but flops() counts %g per iteration", k->name,
+                     k->isa, k->executes, k->flops(&p));
+        const char *pd = k->precision == NS_PREC_DP ? "pd" : "ps";
+        if (!strcmp(k->isa, "scalar")) {
+            assert_non_null(strstr(k->executes, "no FMA"));
+            assert_non_null(strstr(k->executes, "SSE2"));
+            assert_non_null(strstr(k->executes, pd));
+        } else if (!strcmp(k->mix, "scalar_fma")) {
+            assert_int_equal(lanes, 1);
+            assert_non_null(strstr(k->executes, "scalar FMA"));
+            assert_non_null(strstr(k->executes, k->precision == NS_PREC_DP ? "sd" : "ss"));
+        } else {
+            assert_null(strstr(k->executes, "no FMA"));
+            assert_non_null(strstr(k->executes, !strcmp(k->isa, "avx512") ? "zmm" : "ymm"));
+            assert_non_null(strstr(k->executes, pd));
+        }
+    }
+    assert_int_equal(peaks, 16);
+}
+
 static double rel(double got, double want) {
     return fabs(got - want) / fabs(want);
 }
@@ -352,6 +396,7 @@ int main(void) {
         cmocka_unit_test(stream_flops_and_bytes),
         cmocka_unit_test(peak_flops),
         cmocka_unit_test(peak_scalar_is_packed_sse2),
+        cmocka_unit_test(peak_executes_says_instructions),
         cmocka_unit_test(peak_check_replays_in_kernel_precision),
         cmocka_unit_test(isa_selection_honours_environment),
         cmocka_unit_test(timing_loop_invariants),

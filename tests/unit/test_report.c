@@ -136,6 +136,70 @@ static void test_ceiling_working_set_measured(void **state) {
     json_decref(root);
 }
 
+/* Trial 14a #16: the all-reduce line shows the fit's worst relative residual, with a warning
+ * above 25% (the rule `cluster --allreduce` applies) and another for a poor fit (above 50%). */
+static void test_allreduce_fit_quality(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    json_t *fit = json_pack("{s:f, s:f, s:f}", "alpha_s", 9.66e-7, "beta_s_per_byte", 1.11e-10,
+                            "max_rel_residual", 0.456);
+    json_object_set_new(
+        root, "allreduce",
+        json_pack("{s:i, s:s, s:o}", "threads", 2, "convention", "in place", "fit", fit));
+    char *md = markdown(root);
+    assert_has(md, "α = 9.66e-07 s, β = 1.11e-10 s/B (fitted; worst relative residual 46%).");
+    assert_has(md, "**Warning: the fit's worst relative residual is 46% (> 25%): a straight line "
+                   "describes this all-reduce poorly");
+    free(md);
+
+    json_object_set_new(fit, "max_rel_residual", json_real(0.1));
+    md = markdown(root);
+    assert_has(md, "(fitted; worst relative residual 10%).");
+    assert_lacks(md, "Warning: the fit");
+    assert_lacks(md, "a poor fit");
+    free(md);
+
+    json_object_set_new(fit, "max_rel_residual", json_real(0.852));
+    json_object_set_new(fit, "status",
+                        json_string("poor fit: max_rel_residual 0.85 > 0.5, the "
+                                    "alpha-beta line does not describe these times; "
+                                    "not a measurement of alpha and beta"));
+    md = markdown(root);
+    assert_has(md, "(poor fit: max_rel_residual 0.85 > 0.5, the alpha-beta line does not describe "
+                   "these times; not a measurement of alpha and beta). Every point");
+    assert_has(md, "**Warning: a poor fit (above 50%");
+    assert_lacks(md, "Warning: the fit");
+    free(md);
+
+    /* No residual recorded: nothing claimed. */
+    json_object_del(fit, "max_rel_residual");
+    json_object_del(fit, "status");
+    md = markdown(root);
+    assert_has(md, " s/B (fitted). Every point");
+    assert_lacks(md, "Warning: ");
+    free(md);
+    json_decref(root);
+}
+
+/* Trial 14a #12: a compute ceiling's note says what its kernel executes (its result's
+ * `executes`), so that the scalar ISA's fma ceiling reads as SSE2 multiply then add. */
+static void test_ceiling_executes(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    json_t *c = json_array_get(json_object_get(json_object_get(root, "ceilings"), "compute"), 0);
+    json_object_set_new(c, "isa", json_string("scalar"));
+    json_object_set_new(c, "result_id", json_string("peak_dp_fma/scalar/dp/t2/n=4096"));
+    json_array_append_new(json_object_get(root, "results"),
+                          json_pack("{s:s, s:s, s:s}", "id", "peak_dp_fma/scalar/dp/t2/n=4096",
+                                    "name", "peak_dp_fma", "executes",
+                                    "no FMA: mulpd then addpd on xmm (packed SSE2)"));
+    char *md = markdown(root);
+    assert_has(md, "| peak_dp_fma | dp | scalar | fma | 2 | 158.9 | executes `no FMA: mulpd "
+                   "then addpd on xmm (packed SSE2)` |");
+    free(md);
+    json_decref(root);
+}
+
 /* Trial 5 #8: the "Files:" line names every file a run writes (tests/cli/run_files.sh checks
  * this list against the files the writers produce). */
 static void test_files_line_complete(void **state) {
@@ -193,6 +257,8 @@ int main(void) {
         cmocka_unit_test(test_ceiling_working_set_measured),
         cmocka_unit_test(test_files_line_complete),
         cmocka_unit_test(test_cache_aware_pictures_embedded),
+        cmocka_unit_test(test_allreduce_fit_quality),
+        cmocka_unit_test(test_ceiling_executes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

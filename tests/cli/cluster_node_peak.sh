@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# nodescale cluster --node as the chip takes the compute peak as it takes the DRAM bandwidth: the
+# highest FMA ceiling the roofline does not flag suspect (roofline.ceilings_used.compute[]),
+# else the suspect one, and either way a warning names the suspect ceiling and why (trial 14a #9).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ns=bin/nodescale
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fx=tests/fixtures/results_synthetic.json
+why="its measurement was disturbed (CV 46%)"
+
+# No ceiling flagged: the highest FMA ceiling, and no warning.
+$ns cluster --node $fx --chips 8 --precision fp32 >"$tmp/plain.txt" 2>"$tmp/plain.err"
+grep -q "fp32 dense peak 400 GFLOP/s per chip" "$tmp/plain.txt"
+if grep -q "suspect" "$tmp/plain.err" "$tmp/plain.txt"; then
+  echo "a warning without a suspect ceiling"; exit 1; fi
+
+# The 2-thread SP FMA ceiling flagged suspect, a trusted 1-thread one beside it: the trusted
+# one is the peak, and the warning names the one passed over and why.
+jq --arg why "$why" '.ceilings.compute += [{"name": "peak_fma", "precision": "sp", "isa": "avx512",
+      "mix": "fma", "threads": 1, "gflops": 250.0}]
+    | .roofline = {"ceilings_used": {"compute": [{"name": "peak_fma", "precision": "sp",
+      "isa": "avx512", "mix": "fma", "threads": 2, "gflops": 400.0, "suspect": true,
+      "suspect_reason": $why}]}}' $fx >"$tmp/one.json"
+$ns cluster --node "$tmp/one.json" --chips 8 --precision fp32 >"$tmp/one.txt" 2>"$tmp/one.err"
+grep -q "fp32 dense peak 250 GFLOP/s per chip" "$tmp/one.txt" ||
+  { echo "a suspect compute ceiling was taken over a trusted one"; cat "$tmp/one.txt"; exit 1; }
+grep -qF "warning: the chip's fp32 peak is the compute ceiling peak_fma (avx512, 1 thread, 250 GFLOP/s), not the higher peak_fma (avx512, 2 threads, 400 GFLOP/s), which the roofline flags suspect ($why); it ran on fewer threads" "$tmp/one.err" ||
+  { echo "no warning for the suspect ceiling passed over"; cat "$tmp/one.err"; exit 1; }
+if grep -q "fp64" "$tmp/one.err"; then echo "a warning for an unflagged precision"; exit 1; fi
+
+# Only suspect SP FMA ceilings (flagged in ceilings.compute[] itself): the highest is taken, with
+# a warning naming it and why.
+jq '(.ceilings.compute[] | select(.precision == "sp" and .mix == "fma"))
+      |= . + {"suspect": true, "suspect_reason": "its fastest sample is 2x its median"}' \
+  $fx >"$tmp/all.json"
+$ns cluster --node "$tmp/all.json" --chips 8 --precision fp32 --json "$tmp/all.out.json" >/dev/null 2>"$tmp/all.err"
+jq -e '.points[0]' "$tmp/all.out.json" >/dev/null
+grep -qF "warning: the chip's fp32 peak is the compute ceiling peak_fma (avx512, 2 threads, 400 GFLOP/s), which the roofline flags suspect (its fastest sample is 2x its median)" "$tmp/all.err" ||
+  { echo "no warning for a suspect peak taken"; cat "$tmp/all.err"; exit 1; }
+$ns cluster --node "$tmp/all.json" --chips 8 --precision fp32 2>/dev/null | grep -q "fp32 dense peak 400 GFLOP/s per chip"
+
+echo "cluster --node peak ok"
