@@ -2,6 +2,7 @@
  * reference through its own check(): odd sizes (not multiples of the vector width or of the
  * per-thread chunk), one element, and 1, 2 and 3 threads. Also the registry's ISA selection and
  * the timing loop's invariants (>= 9 samples, none zero, repetitions grown to the minimum time). */
+#include <math.h>
 #include <omp.h>
 #include <sched.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "tests/unit/nstest.h"
 #include "harness/measure.h"
+#include "harness/timer.h"
 #include "kernels/gemm/gemm_kernels.h"
 #include "kernels/peak/peak_kernels.h"
 #include "kernels/registry.h"
@@ -216,18 +218,23 @@ static int fake_cpus(void *st, int *cpu, int max) {
     return 2;
 }
 
+/* A fake kernel of one FLOP and one byte whose repetition is run. */
+static ns_kernel fake_peak(const char *name, ns_run_model model, void (*run)(void *, int, int)) {
+    return (ns_kernel){.name = name,
+                       .family = "peak",
+                       .isa = "scalar",
+                       .run_model = model,
+                       .flops = fake_one,
+                       .bytes = fake_one,
+                       .create = fake_create,
+                       .run = run};
+}
+
 /* Trial 12b #9: a thread's CPU counts as held only when every reading over the timed samples
  * agreed (one reading, or one that moved, proves nothing). */
 static void cpu_held_needs_agreeing_readings(void **state) {
-    ns_kernel k = {.name = "fake_self",
-                   .family = "gemm",
-                   .isa = "scalar",
-                   .run_model = NS_RUN_SELF,
-                   .flops = fake_one,
-                   .bytes = fake_one,
-                   .create = fake_create,
-                   .run = fake_run,
-                   .cpus = fake_cpus};
+    ns_kernel k = fake_peak("fake_self", NS_RUN_SELF, fake_run);
+    k.family = "gemm", k.cpus = fake_cpus;
     ns_params p = {.n = 1, .m = 1, .k = 1, .threads = 2};
     ns_measure_opts o = ns_measure_defaults(1);
     o.min_sample_s = 0.0005, o.min_samples = 4, o.max_samples = 4;
@@ -280,19 +287,16 @@ static void team_sample_spans_threads_sharing_a_cpu(void **state) {
     cpu_set_t all;
     assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
     shared_cpu = sched_getcpu();
-    ns_kernel k = {.name = "fake_shared",
-                   .family = "peak",
-                   .isa = "scalar",
-                   .run_model = NS_RUN_TEAM,
-                   .flops = fake_one,
-                   .bytes = fake_one,
-                   .create = fake_create,
-                   .run = shared_run};
+    ns_kernel k = fake_peak("fake_shared", NS_RUN_TEAM, shared_run);
     ns_params p = {.n = 1, .threads = 2};
     ns_measure_opts o = ns_measure_defaults(1);
-    o.min_sample_s = 0.0005, o.min_samples = 9, o.max_samples = 9;
+    /* Samples of 20 ms of work per thread: far longer than libgomp's default spin holds the
+     * shared CPU, so the team works more than it waits (trial 14a #1: shorter ones may not). */
+    o.min_sample_s = 0.02, o.min_samples = 9, o.max_samples = 9;
     static ns_measurement m;
     assert_int_equal(ns_measure(&k, &fake_calls, &p, &o, &m), 0);
+    assert_string_equal(m.status, "ok");
+    assert_true(m.wait_ratio <= NS_TEAM_WAIT_MAX);
     assert_int_equal(m.cpu_of_thread[0], shared_cpu);
     assert_int_equal(m.cpu_of_thread[1], shared_cpu);
     for (int i = 0; i < m.nsamples; i++)
@@ -302,6 +306,71 @@ static void team_sample_spans_threads_sharing_a_cpu(void **state) {
                      i, 1e6 * m.samples_s[i], 2e6 * SHARED_WORK_S, shared_cpu);
 #pragma omp parallel num_threads(2)
     pin_self(&all); /* the pool's threads back on every CPU */
+}
+
+/* Trial 14a #1: a team whose threads share a CPU with a spinning wait measured the scheduler
+ * (0.17 GFLOP/s for 30 GFLOP/s of work, reported ok). Synthetic per-thread readings: side by
+ * side, taking turns (passive waiting), and the trial's sample (15 us of work each, the second
+ * thread starting 12.3 ms late); the median over the samples decides, not one disturbed one. */
+static void team_wait_from_thread_times(void **state) {
+    double span, work;
+    const double side_t0[] = {0, 1e-6}, side_t1[] = {10e-3, 10e-3 + 1e-6};
+    assert_float_equal(ns_team_sample(side_t0, side_t1, 2, &span, &work), 0.5, 1e-3);
+    assert_float_equal(span, 10.001e-3, 1e-12);
+    assert_float_equal(work, 10e-3, 1e-12);
+    const double turn_t0[] = {0, 10e-3}, turn_t1[] = {10e-3, 20e-3};
+    assert_float_equal(ns_team_sample(turn_t0, turn_t1, 2, &span, &work), 1.0, 1e-12);
+    assert_float_equal(work, 10e-3, 1e-12);
+    const double wait_t0[] = {0, 12.3e-3}, wait_t1[] = {15e-6, 12.315e-3};
+    double ratio = ns_team_sample(wait_t0, wait_t1, 2, &span, &work);
+    assert_float_equal(ratio, 12.315e-3 / 30e-6, 1e-6);
+    assert_float_equal(work, 15e-6, 1e-12); /* reps are sized on this, not on the 12 ms span */
+    assert_true(ns_reps_grow(1, work, 2e-3, 1e-9) >= 160);
+    /* A thread that did not run (NAN readings) is skipped; none at all: no ratio. */
+    const double part_t0[] = {0, NAN}, part_t1[] = {10e-3, NAN};
+    assert_float_equal(ns_team_sample(part_t0, part_t1, 2, &span, &work), 1.0, 1e-12);
+    assert_true(isnan(ns_team_sample(part_t0 + 1, part_t1 + 1, 1, &span, &work)));
+
+    double r[9], med;
+    for (int i = 0; i < 9; i++) r[i] = i < 4 ? 410 : 0.6; /* 4 disturbed samples of 9 */
+    assert_int_equal(ns_team_waited(r, 9, &med), 0);
+    assert_float_equal(med, 0.6, 1e-12);
+    r[4] = 410; /* the median sample waited */
+    assert_int_equal(ns_team_waited(r, 9, &med), 1);
+    assert_float_equal(med, 410, 1e-12);
+    for (int i = 0; i < 9; i++) r[i] = NS_TEAM_WAIT_MAX; /* at the bound: not "far longer" */
+    assert_int_equal(ns_team_waited(r, 9, NULL), 0);
+    for (int i = 0; i < 9; i++) r[i] = NAN; /* NS_RUN_SELF kernels: nothing known */
+    assert_int_equal(ns_team_waited(r, 9, &med), 0);
+    assert_true(isnan(med));
+}
+
+/* Trial 14a #10: reps sized on a disturbed (slow) sizing sample left every timed sample short of
+ * min_time. A kernel whose first call takes 5 ms (the disturbance) and every later one 50 us of
+ * the clock: the timed samples must still last min_sample_s each. Each call waits for the
+ * clock, so a loaded machine only makes it longer. */
+static int disturbed_calls;
+static void disturbed_run(void *st, int tid, int nth) {
+    double d = disturbed_calls++ == 0 ? 5e-3 : 50e-6, t0 = ns_now();
+    while (ns_now() - t0 < d) {
+    }
+}
+static void short_samples_resize(void **state) {
+    ns_kernel k = fake_peak("fake_disturbed", NS_RUN_SELF, disturbed_run);
+    ns_params p = {.n = 1, .threads = 1};
+    ns_measure_opts o = ns_measure_defaults(1);
+    o.warmup_reps = 0, o.min_sample_s = 4e-3, o.min_samples = 9, o.max_samples = 9;
+    static ns_measurement m;
+    disturbed_calls = 0;
+    assert_int_equal(ns_measure(&k, &fake_calls, &p, &o, &m), 0);
+    assert_string_equal(m.status, "ok");
+    assert_int_equal(m.nsamples, 9);
+    assert_true(m.resized >= 1);
+    for (int i = 0; i < m.nsamples; i++)
+        if (m.samples_s[i] * (double)m.reps < o.min_sample_s)
+            fail_msg("sample %d: %lld reps of %.1f us, %.2f ms < %.0f ms", i, (long long)m.reps,
+                     1e6 * m.samples_s[i], 1e3 * m.samples_s[i] * (double)m.reps,
+                     1e3 * o.min_sample_s);
 }
 
 /* GEMM opens its own parallel region: the CPU of each of its threads is recorded, not only the
@@ -357,6 +426,8 @@ int main(void) {
         cmocka_unit_test(timing_loop_invariants),
         cmocka_unit_test(cpu_held_needs_agreeing_readings),
         cmocka_unit_test(team_sample_spans_threads_sharing_a_cpu),
+        cmocka_unit_test(team_wait_from_thread_times),
+        cmocka_unit_test(short_samples_resize),
         cmocka_unit_test(gemm_records_each_thread_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
