@@ -87,7 +87,9 @@ static double mem_cap_bytes;
 static const char *mem_cap_source;
 
 /* Largest working set of the sweep: 4x the aggregate LLC of all threads, at least 64 MiB, at
- * most half the memory this process may allocate now (MemAvailable, ulimit -v, cgroup limit). */
+ * most half the memory this process may allocate now (MemAvailable, ulimit -v, cgroup limit).
+ * A STREAM kernel allocates exactly its working set (only the arrays its operation uses), so
+ * the cap bounds every byte a sweep point or DRAM kernel allocates (trial 14a #3). */
 static double sweep_max_bytes(int threads) {
     int llc = ns_llc_level();
     double ws = llc ? 4.0 * (double)ns_cache_aggregate(llc, threads) : 0;
