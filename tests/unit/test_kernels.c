@@ -14,6 +14,7 @@
 
 #include "tests/unit/nstest.h"
 #include "harness/measure.h"
+#include "harness/run.h"
 #include "harness/timer.h"
 #include "kernels/gemm/gemm_kernels.h"
 #include "kernels/peak/peak_kernels.h"
@@ -129,6 +130,44 @@ static void stream_allocates_its_working_set(void **state) {
         if (!c.ok) fail_msg("%s: %s", k->name, c.why);
         k->destroy(st);
     }
+}
+
+/* Trial 14a #11: the sweep rounds each 1.25x step down to 64 elements per thread; at 64 threads
+ * stream_triad's first 18 steps were all n = 4096 and at 128 threads 21 steps n = 8192, each
+ * measured again. The sizes of 64- and 128-thread sweeps (triad 24 B, load 8 B per element, up
+ * to 4x a 300 MiB LLC) are distinct, ascending, whole chunks per thread, and cover every step. */
+static void sweep_sizes_are_distinct(void **state) {
+    double ws[128];
+    int64_t n[128];
+    int nws = ns_sweep_points(1.25, 4 * 300.0 * (1 << 20), ws, 128);
+    assert_true(nws > 50);
+    const int threads[] = {64, 128, 2, 1};
+    const double per_el[] = {24, 8, 16};
+    for (int t = 0; t < 4; t++)
+        for (int e = 0; e < 3; e++) {
+            int64_t chunk = 64 * (int64_t)threads[t];
+            int count = ns_sweep_sizes(ws, nws, per_el[e], threads[t], n);
+            assert_true(count >= 1 && count <= nws);
+            if (threads[t] >= 64) assert_true(n[0] == chunk); /* 4 KiB: under one per thread */
+            for (int i = 0; i < count; i++) {
+                assert_true(n[i] % chunk == 0);
+                if (i > 0 && n[i] <= n[i - 1])
+                    fail_msg("%d threads, %.0f B/element: size %d (%lld) repeats or falls below "
+                             "size %d (%lld)",
+                             threads[t], per_el[e], i, (long long)n[i], i - 1,
+                             (long long)n[i - 1]);
+            }
+            for (int w = 0; w < nws; w++) { /* every step's rounded size is measured */
+                int64_t want = (int64_t)(ws[w] / per_el[e]) / chunk * chunk, found = 0;
+                for (int i = 0; i < count; i++) found |= n[i] == (want < chunk ? chunk : want);
+                assert_true(found);
+            }
+            if (threads[t] >= 64) assert_true(count < nws); /* the repeats were dropped */
+        }
+    /* The trial's count: 64 threads of triad, 18 steps at n = 4096, now one. */
+    int count = ns_sweep_sizes(ws, nws, 24, 64, n);
+    assert_true(n[0] == 4096 && n[1] > 4096);
+    assert_true(nws - count >= 17);
 }
 
 static void peak_flops(void **state) {
@@ -448,6 +487,7 @@ int main(void) {
         cmocka_unit_test(every_kernel_matches_its_reference),
         cmocka_unit_test(stream_flops_and_bytes),
         cmocka_unit_test(stream_allocates_its_working_set),
+        cmocka_unit_test(sweep_sizes_are_distinct),
         cmocka_unit_test(peak_flops),
         cmocka_unit_test(peak_scalar_is_packed_sse2),
         cmocka_unit_test(peak_check_replays_in_kernel_precision),
