@@ -202,6 +202,8 @@ int ns_cmd_bench(int argc, char **argv) {
     p.k = kk >= 0 ? kk : p.n;
     if (strcmp(k->family, "gemm") && (m >= 0 || kk >= 0))
         return ns_usage_error(cmd, "--m and --k apply to GEMM kernels only");
+    /* The working set is what the inputs allocate (a STREAM kernel only the arrays its
+     * operation uses: trial 14a #3), so a size that passes here is not refused by malloc. */
     double ws = k->working_set ? k->working_set(&p) : 0;
     const ns_topology *t = ns_topology_get();
     if (t->mem_available_bytes > 0 && ws > 0.8 * (double)t->mem_available_bytes)

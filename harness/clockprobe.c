@@ -145,6 +145,10 @@ void ns_clockprobe_annotate(json_t *result, double before_ghz, double after_ghz)
     const char *fam = json_string_value(json_object_get(result, "family"));
     const json_t *par = json_object_get(result, "params");
     double n = par ? ns_json_get_num(par, "n") : NAN;
+    /* A repetition streams a small working set several times (its passes): every pass's
+     * elements count, as likwid-bench's cycles per update do (trial 14a #4). */
+    double passes = ns_json_get_num(result, "passes");
+    if (!(passes >= 1)) passes = 1;
     if (!(threads >= 1)) threads = 1;
     ns_json_set_num(o, "clock_ghz", valid(ghz) ? ghz : NAN, NULL);
     ns_json_set_str(o, "clock_status", st);
@@ -152,7 +156,7 @@ void ns_clockprobe_annotate(json_t *result, double before_ghz, double after_ghz)
     double cyc = valid(ghz) && isfinite(t) && t > 0 ? t * ghz * 1e9 : NAN;
     ns_json_set_num(o, "cycles_per_rep", cyc, "not measured: no time or no clock probe");
     int per_elem = fam && (!strcmp(fam, "stream") || !strcmp(fam, "reduce"));
-    double cpe = per_elem ? ns_clockprobe_cycles_per_element(t, n / threads, ghz) : NAN;
+    double cpe = per_elem ? ns_clockprobe_cycles_per_element(t, n * passes / threads, ghz) : NAN;
     if (ns_json_set_num(o, "cycles_per_element", cpe, NULL))
         ns_json_set_str(o, "cycles_per_element_status",
                         per_elem ? "not measured: no time, size or clock probe"

@@ -48,10 +48,11 @@ json_t *ns_clockprobe_json(double before_ghz, double after_ghz, double threshold
  *    differ by more than NS_CLOCKPROBE_THRESHOLD; which probe when only one), source,
  *    cycles_per_rep (core cycles of one repetition on each thread),
  *    cycles_per_element (stream/reduce: core cycles per array element a thread processes,
- *    = median_s * ghz * 1e9 * threads / params.n, likwid-bench's "cycles per update"),
+ *    every pass of a repetition counted, = median_s * ghz * 1e9 * threads / (params.n *
+ *    passes), likwid-bench's "cycles per update"),
  *    flops_per_cycle_per_core, bytes_per_cycle_per_core}
  * each null + status when missing. Reads time_s.median, flops, bytes, family, threads, params.n
- * from the entry. A probe that is NAN or <= 0 counts as missing. */
+ * and passes (1 when absent) from the entry. A probe that is NAN or <= 0 counts as missing. */
 void ns_clockprobe_annotate(json_t *result, double before_ghz, double after_ghz);
 
 #endif

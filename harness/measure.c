@@ -4,11 +4,13 @@
  * reads the clock, runs its share of `reps` repetitions, reads the clock again, and meets the
  * others at a second barrier; the sample is the team's span (earliest start to latest end:
  * threads that share a CPU run one after the other) divided by reps. The repetition count
- * starts at 1 and grows until a sample lasts at least min_s = max(min_sample_s,
+ * starts at 1 and grows until a sample's work (its longest thread's own share: a thread
+ * waiting for a CPU does no work) lasts at least min_s = max(min_sample_s,
  * 1000 x the measured timer resolution): after a sample of t seconds it is multiplied by
  * 1.2 * min_s / t (aiming 20% past the target in one step), clamped to [2, 1000], or by 2 while
- * t is still under 100 x the resolution. So a coarse clock can never yield a zero or
- * sub-resolution time. */
+ * t is still under 100 x the resolution (ns_reps_grow). So a coarse clock can never yield a
+ * zero or sub-resolution time. A timed sample still shorter than min_s (the sizing sample was
+ * slowed by a disturbance) grows the count the same way and starts the samples again. */
 #include "harness/measure.h"
 
 #include <math.h>
@@ -195,20 +197,73 @@ static int bound_to_one_cpu(void) {
     return place >= 0 && omp_get_place_num_procs(place) == 1;
 }
 
+double ns_team_sample(const double *t0, const double *t1, int n, double *span, double *work) {
+    double start = INFINITY, end = -INFINITY, busy = 0, longest = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(isfinite(t0[i]) && isfinite(t1[i]))) continue; /* not in this team */
+        double own = t1[i] - t0[i];
+        start = fmin(start, t0[i]), end = fmax(end, t1[i]);
+        busy += own, longest = fmax(longest, own);
+    }
+    int any = end >= start;
+    *span = any ? end - start : NAN;
+    *work = any ? longest : NAN;
+    return any && busy > 0 ? (end - start) / busy : NAN;
+}
+
+int ns_team_waited(const double *ratio, int n, double *median) {
+    double known[NS_MAX_SAMPLES] = {0};
+    size_t k = 0;
+    for (int i = 0; i < n && k < NS_MAX_SAMPLES; i++)
+        if (isfinite(ratio[i])) known[k++] = ratio[i];
+    double med = ns_median(known, k);
+    if (median) *median = med;
+    return k > 0 && med > NS_TEAM_WAIT_MAX;
+}
+
+int64_t ns_reps_grow(int64_t reps, double t, double min_s, double resolution) {
+    double grow = t > 100 * resolution ? 1.2 * min_s / t : 2.0;
+    return (int64_t)ceil((double)reps * fmin(fmax(grow, 2.0), 1000.0));
+}
+
+/* The status of a team that waited for a CPU far longer than it worked (ratio: the median wait
+ * ratio of its samples), naming the CPU two threads were seen sharing at every reading. */
+static void waited_status(ns_measurement *m, double ratio) {
+    int shared = -1;
+    for (int i = 0; i < m->cpu_threads && i < NS_MAX_THREADS && shared < 0; i++)
+        for (int j = 0; j < i && shared < 0; j++)
+            if (m->cpu_held[i] && m->cpu_held[j] && m->cpu_of_thread[i] >= 0 &&
+                m->cpu_of_thread[i] == m->cpu_of_thread[j])
+                shared = m->cpu_of_thread[i];
+    if (shared >= 0)
+        snprintf(m->status, sizeof m->status,
+                 "invalid: samples lasted %.0fx the threads' work: threads on CPU %d waited for "
+                 "it while a spinning OpenMP wait held it; set OMP_WAIT_POLICY=passive",
+                 ratio, shared);
+    else
+        snprintf(m->status, sizeof m->status,
+                 "invalid: samples lasted %.0fx the threads' work: they waited for a CPU "
+                 "(shared, held by a spinning OpenMP wait?); set OMP_WAIT_POLICY=passive",
+                 ratio);
+}
+
 /* One sample of reps repetitions; returns its elapsed seconds (whole sample): a team's from its
  * earliest thread's start to its last thread's end, an NS_RUN_SELF kernel's around its calls,
  * and records each thread's CPU in m (an NS_RUN_SELF kernel's own threads through k->cpus, after
  * the clock has stopped) and the team it ran on (note_team). With track (a timed sample), also
  * what kept each thread on its CPU (m->cpu_held): a team thread's CPU is read at the start and
- * end of its timed part, outside the clock. */
+ * end of its timed part, outside the clock. Sets *work and *ratio as ns_team_sample does from
+ * the threads' own readings (into tt: 2 x p->threads entries); an NS_RUN_SELF kernel's work is
+ * its whole sample, its ratio NAN. */
 static double time_sample(const ns_kernel *k, void *state, const ns_params *p, int64_t reps,
-                          ns_measurement *m, int track) {
+                          ns_measurement *m, int track, double *tt, double *work, double *ratio) {
     int *cpu_of_thread = m->cpu_of_thread;
     int first = m->cpu_readings == 0;
     if (k->run_model == NS_RUN_SELF) {
         double t0 = ns_now();
         for (int64_t r = 0; r < reps; r++) k->run(state, 0, p->threads);
         double t = ns_now() - t0;
+        *work = t, *ratio = NAN;
         int now[NS_MAX_THREADS];
         int n = k->cpus ? k->cpus(state, now, NS_MAX_THREADS) : 0;
         if (n < 1) now[0] = sched_getcpu(), n = 1;
@@ -226,9 +281,10 @@ static double time_sample(const ns_kernel *k, void *state, const ns_params *p, i
     /* The team's span: from the first thread's start to the last one's end. Each thread's own
      * t1 - t0 would miss the time a thread waits for its CPU before it starts (threads sharing a
      * CPU would be timed one after the other yet counted as parallel). */
-    double start = INFINITY, end = -INFINITY;
+    double *t0s = tt, *t1s = tt + p->threads;
+    for (int i = 0; i < 2 * p->threads; i++) tt[i] = NAN;
     int got = p->threads;
-#pragma omp parallel num_threads(p->threads) reduction(min : start, got) reduction(max : end)
+#pragma omp parallel num_threads(p->threads) reduction(min : got)
     {
         int tid = omp_get_thread_num(), nth = omp_get_num_threads();
 #pragma omp barrier
@@ -238,7 +294,7 @@ static double time_sample(const ns_kernel *k, void *state, const ns_params *p, i
         double t1 = ns_now();
         int cpu1 = sched_getcpu();
 #pragma omp barrier
-        start = t0, end = t1;
+        t0s[tid] = t0, t1s[tid] = t1;
         got = nth;
         if (tid < NS_MAX_THREADS) {
             if (track)
@@ -253,69 +309,122 @@ static double time_sample(const ns_kernel *k, void *state, const ns_params *p, i
     if (got < m->cpu_threads) m->cpu_threads = got;
     ns_team team = {.asked = p->threads, .got = got};
     note_team(p, &team, m);
-    return end - start;
+    double span;
+    *ratio = ns_team_sample(t0s, t1s, p->threads, &span, work);
+    return span;
+}
+
+/* The samples of ns_measure from reps repetitions on: warm-up done, reps sized. Fills m's
+ * samples (restarting them, up to NS_MAX_RESIZES times, with more repetitions after a sample
+ * whose work was shorter than min_s) and m->wait_ratio. 0; 1 when the team waited for a CPU
+ * far longer than it worked (ns_team_waited); or -1 with m->status set. */
+static int timed_samples(const ns_kernel *k, void *state, const ns_params *p,
+                         const ns_measure_opts *o, ns_measurement *m, int64_t reps, double last_t,
+                         double min_s, double resolution, double *tt) {
+    double extra = injected_extra_work(k);
+    int max_samples = o->max_samples < NS_MAX_SAMPLES ? o->max_samples : NS_MAX_SAMPLES;
+    double ratio[NS_MAX_SAMPLES];
+    for (;;) {
+        int64_t extra_reps = 0;
+        if (extra > 0 && !ns_interrupted &&
+            inject_reps(extra, last_t, &reps, &extra_reps, m->status, sizeof m->status) != 0)
+            return -1;
+        m->reps = reps;
+        m->nsamples = 0;
+        int64_t run_reps = reps + extra_reps;
+        double start = ns_now(), short_work = NAN;
+        while (m->nsamples < max_samples && !ns_interrupted) {
+            double work;
+            double t = time_sample(k, state, p, run_reps, m, 1, tt, &work, &ratio[m->nsamples]);
+            m->samples_s[m->nsamples++] = t / (double)reps;
+            if (team_short(m)) return -1;
+            if (work < min_s && !ns_interrupted) { /* sized on a disturbed (slow) sample */
+                short_work = work;
+                break;
+            }
+            if (m->nsamples >= o->min_samples && ns_now() - start > o->budget_s) break;
+        }
+        if (!(short_work < min_s)) break;
+        if (m->resized == NS_MAX_RESIZES) {
+            snprintf(m->status, sizeof m->status,
+                     "invalid: samples still shorter than %.3g s after %d re-sizings (the "
+                     "kernel keeps getting faster)",
+                     min_s, m->resized);
+            return -1;
+        }
+        m->resized++;
+        m->cpu_readings = 0; /* the evidence of the kept samples only (2 readings each) */
+        int64_t more = ns_reps_grow(run_reps, short_work, min_s, resolution);
+        last_t = short_work * (double)more / (double)run_reps; /* for inject_reps */
+        reps = more;
+    }
+    return ns_team_waited(ratio, m->nsamples, &m->wait_ratio);
 }
 
 int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_measure_opts *o,
                ns_measurement *m) {
     memset(m, 0, sizeof *m);
     m->threads = p->threads;
+    m->wait_ratio = NAN;
     for (int t = 0; t < NS_MAX_THREADS; t++) m->cpu_of_thread[t] = -1;
     snprintf(m->status, sizeof m->status, "ok");
 
     static double resolution = 0;
     if (resolution == 0) resolution = ns_timer_resolution_measured();
     double min_s = fmax(o->min_sample_s, 1000 * resolution);
-    double extra = injected_extra_work(k);
-    int max_samples = o->max_samples < NS_MAX_SAMPLES ? o->max_samples : NS_MAX_SAMPLES;
+    /* Each team thread's own start and end of a sample (time_sample). */
+    double *tt = malloc(2 * (size_t)(p->threads > 0 ? p->threads : 1) * sizeof *tt);
+    if (!tt) {
+        snprintf(m->status, sizeof m->status, "not measured: out of memory");
+        return -1;
+    }
+    int rc = -1;
+    double work, ratio;
 
     for (int w = 0; w < o->warmup_reps; w++)
-        time_sample(k, state, p, 1, m, 0);
-    if (team_short(m)) return -1;
+        time_sample(k, state, p, 1, m, 0, tt, &work, &ratio);
+    if (team_short(m)) goto out;
 
-    /* Grow reps until one sample is long enough; the sizing samples double as warm-up. */
+    /* Grow reps until one sample's work is long enough; the sizing samples double as warm-up.
+     * On the work, not the span: threads taking turns on a shared CPU with a spinning wait
+     * would otherwise stop at one repetition whose sample is mostly waiting (trial 14a #1). */
     int64_t reps = 1;
     double last_t = 0;
     for (;;) {
-        double t = last_t = time_sample(k, state, p, reps, m, 0);
-        if (team_short(m)) return -1;
+        double t = time_sample(k, state, p, reps, m, 0, tt, &work, &ratio);
+        if (team_short(m)) goto out;
+        last_t = t;
         if (ns_interrupted) break;
-        if (t >= min_s) break;
+        if (work >= min_s) break;
         if (reps > (INT64_C(1) << 40)) {
             snprintf(m->status, sizeof m->status,
                      "invalid: %lld repetitions still shorter than the timer can resolve",
                      (long long)reps);
-            return -1;
+            goto out;
         }
         /* Jump close to the target in one step once the time is measurable, else double. */
-        double grow = t > 100 * resolution ? 1.2 * min_s / t : 2.0;
-        reps = (int64_t)ceil((double)reps * fmin(fmax(grow, 2.0), 1000.0));
+        reps = ns_reps_grow(reps, work, min_s, resolution);
     }
-    int64_t extra_reps = 0;
-    if (extra > 0 && !ns_interrupted &&
-        inject_reps(extra, last_t, &reps, &extra_reps, m->status, sizeof m->status) != 0)
-        return -1;
-    m->reps = reps;
-    int64_t run_reps = reps + extra_reps;
-
-    double start = ns_now();
-    while (m->nsamples < max_samples && !ns_interrupted) {
-        double t = time_sample(k, state, p, run_reps, m, 1);
-        m->samples_s[m->nsamples++] = t / (double)reps;
-        if (team_short(m)) return -1;
-        if (m->nsamples >= o->min_samples && ns_now() - start > o->budget_s) break;
-    }
+    int waited = timed_samples(k, state, p, o, m, reps, last_t, min_s, resolution, tt);
+    if (waited < 0) goto out;
     if (ns_interrupted) m->interrupted = 1;
     if (m->nsamples == 0) {
         snprintf(m->status, sizeof m->status, "interrupted before the first sample");
-        return -1;
+        goto out;
     }
     /* One reading proves nothing: an NS_RUN_SELF kernel measured in one sample has no evidence. */
     for (int t = 0; t < m->cpu_threads && m->cpu_readings < 2; t++)
         if (m->cpu_held[t] == NS_CPU_READ) m->cpu_held[t] = NS_CPU_MAY_MOVE;
     ns_stats_compute(m->samples_s, (size_t)m->nsamples, &m->stats);
+    if (waited) { /* no rate, and so no ceiling, from such samples */
+        waited_status(m, m->wait_ratio);
+        goto out;
+    }
     if (m->nsamples < o->min_samples)
         snprintf(m->status, sizeof m->status, "interrupted after %d of %d samples", m->nsamples,
                  o->min_samples);
-    return 0;
+    rc = 0;
+out:
+    free(tt);
+    return rc;
 }

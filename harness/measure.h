@@ -1,7 +1,10 @@
 /* The timing loop. For one kernel instance: warm-up, repetitions per sample grown until a sample
  * lasts at least min_sample_s (and 1000x the timer resolution), then at least min_samples
- * samples. Every sample is bracketed by barriers; with NS_RUN_TEAM kernels each thread reads the
- * clock around its share and the sample spans the earliest start to the latest end. Threads are pinned by the OpenMP runtime
+ * samples; a timed sample shorter than that (the sizing sample was disturbed) grows the
+ * repetitions and starts the samples again. Every sample is bracketed by barriers; with
+ * NS_RUN_TEAM kernels each thread reads the clock around its share, the sample spans the
+ * earliest start to the latest end, and the repetitions are sized on the longest thread's own
+ * share (threads waiting for a CPU do not count as work). Threads are pinned by the OpenMP runtime
  * (OMP_PROC_BIND/OMP_PLACES, defaulted by ns_affinity_defaults) and the CPU each ran on is
  * recorded. Overheads outside the kernel (counters, checks) are kept out of the timed region. */
 #ifndef NS_MEASURE_H
@@ -52,6 +55,9 @@ typedef struct ns_measurement {
     int gemm_ways[3];                  /* the own GEMM's jc, ic, jr ways, last sample (ns_team);
                                           0s for other kernels */
     char gemm_ways_note[320];          /* ns_team.ways_note, last sample */
+    double wait_ratio;                 /* NS_RUN_TEAM: median over the timed samples of
+                                          ns_team_sample's ratio; NAN for NS_RUN_SELF */
+    int resized;                       /* times a short timed sample restarted the samples */
     int interrupted;                   /* SIGINT arrived: samples so far kept */
     char status[160];                  /* "ok" or why not */
 } ns_measurement;
@@ -72,12 +78,43 @@ int ns_run_reps(const ns_kernel *k, void *state, const ns_params *p, int64_t rep
 
 /* Measures k (already created with p) into *m. Returns 0, or -1 with m->status set (timer
  * could not resolve the kernel, interrupted before any sample, NODESCALE_INJECT_SLOWDOWN
- * would need samples over 30 s to add its fraction as whole repetitions within 2%, or the
+ * would need samples over 30 s to add its fraction as whole repetitions within 2%, the
  * OpenMP runtime gave some sample fewer threads than the kernel asked for: "invalid: the OpenMP
- * runtime gave 1 of 2 threads ..."). Every sample's team is checked: omp_get_num_threads()
- * against p->threads, or k->team for NS_RUN_SELF kernels. */
+ * runtime gave 1 of 2 threads ...", the team waited for a CPU far longer than it worked
+ * (ns_team_waited: "invalid: ... set OMP_WAIT_POLICY=passive ..."), or samples stayed shorter
+ * than min_s after NS_MAX_RESIZES restarts). Every sample's team is checked:
+ * omp_get_num_threads() against p->threads, or k->team for NS_RUN_SELF kernels. */
 int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_measure_opts *o,
                ns_measurement *m);
+
+/* A team sample whose span is more than this many times its threads' own times added up is one
+ * in which the threads waited for a CPU far longer (3x) than they worked (ns_team_waited). */
+#define NS_TEAM_WAIT_MAX 4.0
+
+/* At most this many restarts of the timed samples for a sample shorter than min_s; one more
+ * makes the measurement invalid. Each restart at least doubles the repetitions. */
+#define NS_MAX_RESIZES 4
+
+/* One team sample from its n threads' own clock readings: thread i started its share at t0[i]
+ * and ended it at t1[i] (a thread with a NAN reading did not run: skipped). Sets *span (the
+ * earliest start to the latest end: the sample) and *work (the longest thread's own time,
+ * t1 - t0, on which repetitions are sized) and returns the wait ratio, span over the sum of
+ * the threads' own times: at most about 1 when the threads run side by side or take turns on a
+ * shared CPU, far above 1 when the team waited for a CPU longer than it worked (threads on one
+ * CPU whose OpenMP barrier spins, OMP_WAIT_POLICY=active or libgomp's default spin, hold it
+ * while the other waits). NAN when no thread ran or their times add up to 0. */
+double ns_team_sample(const double *t0, const double *t1, int n, double *span, double *work);
+
+/* Whether a team's timed samples waited for a CPU far longer than they worked: 1 when the median
+ * of their n wait ratios (ns_team_sample; NAN ones skipped) exceeds NS_TEAM_WAIT_MAX, 0 when
+ * not or when none is known. *median (may be NULL) gets that median (NAN when none). */
+int ns_team_waited(const double *ratio, int n, double *median);
+
+/* Repetitions for the next sample after one of reps repetitions whose work (ns_team_sample's
+ * work; a whole sample for NS_RUN_SELF kernels) lasted t seconds, while t < min_s: times
+ * 1.2 * min_s / t (aiming 20% past the target) once t is over 100 timer resolutions, else 2,
+ * the factor clamped to [2, 1000]. */
+int64_t ns_reps_grow(int64_t reps, double t, double min_s, double resolution);
 
 /* Checks NODESCALE_INJECT_SLOWDOWN (unset or empty: nothing injected): KERNEL:FRACTION with a
  * registered kernel name and 0 < FRACTION < 100. Returns 0, or -1 with a one-line reason in err.

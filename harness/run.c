@@ -87,7 +87,9 @@ static double mem_cap_bytes;
 static const char *mem_cap_source;
 
 /* Largest working set of the sweep: 4x the aggregate LLC of all threads, at least 64 MiB, at
- * most half the memory this process may allocate now (MemAvailable, ulimit -v, cgroup limit). */
+ * most half the memory this process may allocate now (MemAvailable, ulimit -v, cgroup limit).
+ * A STREAM kernel allocates exactly its working set (only the arrays its operation uses), so
+ * the cap bounds every byte a sweep point or DRAM kernel allocates (trial 14a #3). */
 static double sweep_max_bytes(int threads) {
     int llc = ns_llc_level();
     double ws = llc ? 4.0 * (double)ns_cache_aggregate(llc, threads) : 0;
@@ -101,13 +103,23 @@ static double sweep_max_bytes(int threads) {
     return ws;
 }
 
-/* Working sets from 4 KiB up by factors of step, ending exactly at max_ws (so the largest
- * point meets the 4x-LLC rule the roofline builder checks). */
-static int sweep_points(double step, double max_ws, double *ws, int cap) {
+int ns_sweep_points(double step, double max_ws, double *ws, int cap) {
     int n = 0;
     for (double w = 4096; w < max_ws / 1.05 && n < cap - 1; w *= step) ws[n++] = w;
     ws[n++] = max_ws;
     return n;
+}
+
+int ns_sweep_sizes(const double *ws, int nws, double per_el, int threads, int64_t *n) {
+    int64_t chunk = 64 * (int64_t)threads; /* a multiple of 64 per thread: vector-aligned */
+    int count = 0;
+    for (int w = 0; w < nws; w++) {
+        int64_t e = (int64_t)(ws[w] / per_el) / chunk * chunk;
+        if (e < chunk) e = chunk;
+        if (count > 0 && e <= n[count - 1]) continue; /* rounds to a size already measured */
+        n[count++] = e;
+    }
+    return count;
 }
 
 static int thread_counts(int T, int *out) {
@@ -191,18 +203,16 @@ static void measure_sweep(run_state *s, json_t *root) {
     size_t nnames = s->o->quick ? 2 : 4;
     int tc[2], ntc = thread_counts(s->o->threads, tc);
     double ws[128];
+    int64_t sizes[128];
     for (int t = 0; t < ntc && !interrupted(); t++) {
-        int nws = sweep_points(s->o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128);
+        int nws = ns_sweep_points(s->o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128);
         for (size_t j = 0; j < nnames && !interrupted(); j++) {
             const ns_kernel *k = ns_registry_find(names[j], NULL);
             if (!k) continue;
             ns_params unit = {.n = 1, .threads = tc[t]};
-            double per_el = k->working_set(&unit);
-            for (int w = 0; w < nws && !interrupted(); w++) {
-                /* Elements: a multiple of 64 per thread, so every chunk is vector-aligned. */
-                int64_t n = (int64_t)(ws[w] / per_el) / (64 * tc[t]) * (64 * tc[t]);
-                if (n < 64 * tc[t]) n = 64 * tc[t];
-                ns_params p = {.n = n, .threads = tc[t]};
+            int nsz = ns_sweep_sizes(ws, nws, k->working_set(&unit), tc[t], sizes);
+            for (int w = 0; w < nsz && !interrupted(); w++) {
+                ns_params p = {.n = sizes[w], .threads = tc[t]};
                 ns_measurement m;
                 json_t *r = ns_measure_kernel(k, &p, &s->sweep, 0, 0, &m);
                 json_t *pt = ns_sweep_point_json(k, &p, &m, r);
@@ -342,11 +352,19 @@ static void plan(run_state *s) {
     s->total_w = npeak * step_weight(0);
 
     double ws[128];
-    int nsweep_kernels = o->quick ? 2 : 4;
+    int64_t sizes[128];
+    const char *const *names = o->quick ? sweep_kernels_quick : sweep_kernels_full;
     for (int t = 0; t < ntc; t++) {
-        int npts = sweep_points(o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128);
-        s->total += npts * nsweep_kernels;
-        for (int w = 0; w < npts; w++) s->total_w += nsweep_kernels * step_weight(ws[w]);
+        int npts = ns_sweep_points(o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128);
+        for (int j = 0; j < (o->quick ? 2 : 4); j++) { /* the sizes measure_sweep measures */
+            const ns_kernel *k = ns_registry_find(names[j], NULL);
+            if (!k) continue;
+            ns_params unit = {.n = 1, .threads = tc[t]};
+            double per_el = k->working_set(&unit);
+            int nsz = ns_sweep_sizes(ws, npts, per_el, tc[t], sizes);
+            s->total += nsz;
+            for (int w = 0; w < nsz; w++) s->total_w += step_weight((double)sizes[w] * per_el);
+        }
     }
 
     int nl2 = count_family(o, "stream", 0) + count_family(o, "reduce", 0);

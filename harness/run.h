@@ -4,6 +4,7 @@
 #define NS_RUN_H
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef struct ns_run_opts {
@@ -19,6 +20,18 @@ typedef struct ns_run_opts {
  * roofline and cluster sections. Initialises the counter backends (ns_counters_init); the
  * caller calls ns_counters_finish() when done with them. NULL only on allocation failure. */
 json_t *ns_run_node(const ns_run_opts *o);
+
+/* Working sets of the bandwidth sweep into ws (at most cap): from 4 KiB up by factors of step,
+ * ending exactly at max_ws (so the largest point meets the 4x-LLC rule the roofline builder
+ * checks). Returns how many. */
+int ns_sweep_points(double step, double max_ws, double *ws, int cap);
+
+/* The element counts the sweep measures a kernel at, into n (at most nws): each of the nws
+ * ascending working sets ws[] over per_el (the kernel's working-set bytes per element), rounded
+ * down to whole 64-element chunks per thread (at least one each), and a count no larger than
+ * the one before dropped, so no working set is measured twice (on 64 threads the small steps
+ * all rounded to 4096 elements: trial 14a #11). Returns how many. */
+int ns_sweep_sizes(const double *ws, int nws, double per_el, int threads, int64_t *n);
 
 /* Checks a --kernels list as run and fleet take it: every name a STREAM or reduction kernel.
  * 0, or -1 with a one-line reason in err. */

@@ -1,7 +1,9 @@
 /* Registry descriptors of the STREAM-style bandwidth kernels (see stream.h): one per operation
  * and ISA. The index range is split into one contiguous chunk per thread, a multiple of 64
  * elements (512 B), and create() first-touches every chunk from the thread that will stream it,
- * with the same split. */
+ * with the same split. create() allocates only the arrays the operation uses, so a kernel's
+ * working set is every byte it allocates (bench's memory check and run's sweep cap rely on
+ * that), besides one cache line per thread for the sums. */
 #include "kernels/stream/stream.h"
 
 #include <float.h>
@@ -30,7 +32,8 @@ typedef struct {
     sink_t *sum; /* per-thread partial sums (NS_STREAM_SUM, NS_STREAM_LOAD) */
 } stream_state;
 
-/* Arrays in the working set and minimal bytes per element, by operation. */
+/* Arrays in the working set (a; a, b; or a, b, c: the ones create() allocates) and minimal
+ * bytes per element, by operation. */
 static const struct {
     int arrays;
     double bytes_per_el;
@@ -79,16 +82,21 @@ static void chunk(int64_t n, int tid, int nthreads, int64_t *lo, int64_t *hi) {
     *hi = per * (tid + 1) < n && tid + 1 < nthreads ? per * (tid + 1) : n;
 }
 
+/* x + i, or NULL for an array the operation does not use (not allocated). */
+static double *at(double *x, int64_t i) {
+    return x ? x + i : NULL;
+}
+
 static void stream_run(void *st, int tid, int nthreads) {
     stream_state *s = st;
     int64_t lo, hi;
     chunk(s->n, tid, nthreads, &lo, &hi);
     int64_t vec = (hi - lo) / 64 * 64; /* the vector kernels take multiples of 64 */
     int64_t np = passes(s->n, nthreads);
-    double r = s->fn(s->op, vec, np, s->a + lo, s->b + lo, s->c + lo);
+    double r = s->fn(s->op, vec, np, s->a + lo, at(s->b, lo), at(s->c, lo));
     if (vec < hi - lo) {
-        double t = ns_stream_plain(s->op, hi - lo - vec, np, s->a + lo + vec, s->b + lo + vec,
-                                   s->c + lo + vec);
+        double t = ns_stream_plain(s->op, hi - lo - vec, np, s->a + lo + vec, at(s->b, lo + vec),
+                                   at(s->c, lo + vec));
         r += t;
     }
     if (s->op == NS_STREAM_SUM || s->op == NS_STREAM_LOAD) s->sum[tid].v = r;
@@ -109,11 +117,12 @@ static void *stream_create(const ns_params *p, ns_stream_op op, stream_fn fn) {
     s->n = p->n;
     s->threads = p->threads;
     size_t bytes = (size_t)p->n * sizeof(double);
+    int arrays = op_info[op].arrays; /* only those: a stream_load holds 1x its n, not 3x */
     s->a = ns_alloc_array(bytes);
-    s->b = ns_alloc_array(bytes);
-    s->c = ns_alloc_array(bytes);
+    s->b = arrays >= 2 ? ns_alloc_array(bytes) : NULL;
+    s->c = arrays >= 3 ? ns_alloc_array(bytes) : NULL;
     s->sum = aligned_alloc(64, sizeof(sink_t) * (size_t)p->threads);
-    if (!s->a || !s->b || !s->c || !s->sum) {
+    if (!s->a || (arrays >= 2 && !s->b) || (arrays >= 3 && !s->c) || !s->sum) {
         free(s->a), free(s->b), free(s->c), free(s->sum), free(s);
         return NULL;
     }
@@ -123,8 +132,8 @@ static void *stream_create(const ns_params *p, ns_stream_op op, stream_fn fn) {
         chunk(s->n, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
         for (int64_t i = lo; i < hi; i++) {
             s->a[i] = init_a(i);
-            s->b[i] = init_b(i);
-            s->c[i] = 0;
+            if (s->b) s->b[i] = init_b(i);
+            if (s->c) s->c[i] = 0;
         }
         s->sum[omp_get_thread_num()].v = 0;
     }

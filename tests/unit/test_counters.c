@@ -637,6 +637,19 @@ static void test_clockprobe_annotate(void **unused) {
     assert_near(json_real_value(json_object_get(pc, "flops_per_cycle_per_core")), 0.4, 1e-12);
     assert_near(json_real_value(json_object_get(pc, "bytes_per_cycle_per_core")), 4.8, 1e-12);
     json_decref(r);
+    /* Trial 14a #4: stream_triad n=1000 on 1 thread streams its arrays 33 times a repetition
+     * (passes 33): 27830 cycles a repetition are 27830 / 33000 = 0.843 cycles per element (24 B
+     * per element at 28.46 B per cycle), not 27.83. */
+    r = json_pack("{s:s, s:i, s:{s:i}, s:i, s:f, s:f, s:{s:f}}", "family", "stream", "threads", 1,
+                  "params", "n", 1000, "passes", 33, "flops", 66000.0, "bytes", 792000.0,
+                  "time_s", "median", 27830 / 2.5e9);
+    ns_clockprobe_annotate(r, 2.5, 2.5);
+    pc = json_object_get(r, "per_cycle");
+    assert_near(json_real_value(json_object_get(pc, "cycles_per_rep")), 27830, 1e-6);
+    assert_near(json_real_value(json_object_get(pc, "cycles_per_element")), 27830 / 33000.0, 1e-12);
+    assert_near(24 / json_real_value(json_object_get(pc, "cycles_per_element")),
+                json_real_value(json_object_get(pc, "bytes_per_cycle_per_core")), 1e-9);
+    json_decref(r);
     /* No probe: nulls with reasons, never 0. */
     r = json_pack("{s:s, s:i, s:f, s:{s:f}}", "family", "gemm", "threads", 1, "flops", 2e9,
                   "time_s", "median", 0.1);

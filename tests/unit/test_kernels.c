@@ -2,6 +2,8 @@
  * reference through its own check(): odd sizes (not multiples of the vector width or of the
  * per-thread chunk), one element, and 1, 2 and 3 threads. Also the registry's ISA selection and
  * the timing loop's invariants (>= 9 samples, none zero, repetitions grown to the minimum time). */
+#include <malloc.h>
+#include <math.h>
 #include <omp.h>
 #include <sched.h>
 #include <stdio.h>
@@ -12,6 +14,8 @@
 
 #include "tests/unit/nstest.h"
 #include "harness/measure.h"
+#include "harness/run.h"
+#include "harness/timer.h"
 #include "kernels/gemm/gemm_kernels.h"
 #include "kernels/peak/peak_kernels.h"
 #include "kernels/registry.h"
@@ -99,6 +103,74 @@ static void stream_flops_and_bytes(void **state) {
     const ns_kernel *load = ns_registry_find("stream_load", "scalar");
     assert_true(load->flops(&p) == 0 && load->bytes(&p) == 8e6);
     assert_string_equal(triad->bytes_policy, "minimal");
+}
+
+/* Trial 14a #3: every STREAM kernel allocated and first-touched a, b and c, 3x the working set of
+ * stream_load (the figure bench's memory check and run's sweep cap use). Arrays of 64 MiB are
+ * mmap'ed by glibc whatever its threshold, so mallinfo2's hblkhd counts them: a kernel's
+ * allocation must be its working set (within the 2 MiB alignment of each array), and its
+ * checked output still right. */
+static void stream_allocates_its_working_set(void **state) {
+#ifdef __SANITIZE_ADDRESS__
+    skip(); /* its allocator is not glibc's: mallinfo2 does not see it */
+#endif
+    const char *names[] = {"stream_load", "stream_sum",   "stream_copy",    "stream_scale",
+                           "stream_add",  "stream_triad", "stream_triad_nt"};
+    ns_params p = {.n = 8 << 20, .threads = 2};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const ns_kernel *k = ns_registry_find(names[i], NULL);
+        if (!k) continue; /* triad_nt: no scalar variant */
+        size_t before = mallinfo2().hblkhd;
+        void *st = k->create(&p);
+        assert_non_null(st);
+        double got = (double)(mallinfo2().hblkhd - before), ws = k->working_set(&p);
+        if (!(got >= ws && got <= ws + 3 * (4 << 20)))
+            fail_msg("%s/%s: allocated %.0f MiB for a working set of %.0f MiB", k->name, k->isa,
+                     got / (1 << 20), ws / (1 << 20));
+        k->run(st, 0, 1);
+        ns_check c;
+        k->check(st, &c);
+        if (!c.ok) fail_msg("%s: %s", k->name, c.why);
+        k->destroy(st);
+    }
+}
+
+/* Trial 14a #11: the sweep rounds each 1.25x step down to 64 elements per thread; at 64 threads
+ * stream_triad's first 18 steps were all n = 4096 and at 128 threads 21 steps n = 8192, each
+ * measured again. The sizes of 64- and 128-thread sweeps (triad 24 B, load 8 B per element, up
+ * to 4x a 300 MiB LLC) are distinct, ascending, whole chunks per thread, and cover every step. */
+static void sweep_sizes_are_distinct(void **state) {
+    double ws[128];
+    int64_t n[128];
+    int nws = ns_sweep_points(1.25, 4 * 300.0 * (1 << 20), ws, 128);
+    assert_true(nws > 50);
+    const int threads[] = {64, 128, 2, 1};
+    const double per_el[] = {24, 8, 16};
+    for (int t = 0; t < 4; t++)
+        for (int e = 0; e < 3; e++) {
+            int64_t chunk = 64 * (int64_t)threads[t];
+            int count = ns_sweep_sizes(ws, nws, per_el[e], threads[t], n);
+            assert_true(count >= 1 && count <= nws);
+            if (threads[t] >= 64) assert_true(n[0] == chunk); /* 4 KiB: under one per thread */
+            for (int i = 0; i < count; i++) {
+                assert_true(n[i] % chunk == 0);
+                if (i > 0 && n[i] <= n[i - 1])
+                    fail_msg("%d threads, %.0f B/element: size %d (%lld) repeats or falls below "
+                             "size %d (%lld)",
+                             threads[t], per_el[e], i, (long long)n[i], i - 1,
+                             (long long)n[i - 1]);
+            }
+            for (int w = 0; w < nws; w++) { /* every step's rounded size is measured */
+                int64_t want = (int64_t)(ws[w] / per_el[e]) / chunk * chunk, found = 0;
+                for (int i = 0; i < count; i++) found |= n[i] == (want < chunk ? chunk : want);
+                assert_true(found);
+            }
+            if (threads[t] >= 64) assert_true(count < nws); /* the repeats were dropped */
+        }
+    /* The trial's count: 64 threads of triad, 18 steps at n = 4096, now one. */
+    int count = ns_sweep_sizes(ws, nws, 24, 64, n);
+    assert_true(n[0] == 4096 && n[1] > 4096);
+    assert_true(nws - count >= 17);
 }
 
 static void peak_flops(void **state) {
@@ -260,18 +332,23 @@ static int fake_cpus(void *st, int *cpu, int max) {
     return 2;
 }
 
+/* A fake kernel of one FLOP and one byte whose repetition is run. */
+static ns_kernel fake_peak(const char *name, ns_run_model model, void (*run)(void *, int, int)) {
+    return (ns_kernel){.name = name,
+                       .family = "peak",
+                       .isa = "scalar",
+                       .run_model = model,
+                       .flops = fake_one,
+                       .bytes = fake_one,
+                       .create = fake_create,
+                       .run = run};
+}
+
 /* Trial 12b #9: a thread's CPU counts as held only when every reading over the timed samples
  * agreed (one reading, or one that moved, proves nothing). */
 static void cpu_held_needs_agreeing_readings(void **state) {
-    ns_kernel k = {.name = "fake_self",
-                   .family = "gemm",
-                   .isa = "scalar",
-                   .run_model = NS_RUN_SELF,
-                   .flops = fake_one,
-                   .bytes = fake_one,
-                   .create = fake_create,
-                   .run = fake_run,
-                   .cpus = fake_cpus};
+    ns_kernel k = fake_peak("fake_self", NS_RUN_SELF, fake_run);
+    k.family = "gemm", k.cpus = fake_cpus;
     ns_params p = {.n = 1, .m = 1, .k = 1, .threads = 2};
     ns_measure_opts o = ns_measure_defaults(1);
     o.min_sample_s = 0.0005, o.min_samples = 4, o.max_samples = 4;
@@ -324,19 +401,16 @@ static void team_sample_spans_threads_sharing_a_cpu(void **state) {
     cpu_set_t all;
     assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
     shared_cpu = sched_getcpu();
-    ns_kernel k = {.name = "fake_shared",
-                   .family = "peak",
-                   .isa = "scalar",
-                   .run_model = NS_RUN_TEAM,
-                   .flops = fake_one,
-                   .bytes = fake_one,
-                   .create = fake_create,
-                   .run = shared_run};
+    ns_kernel k = fake_peak("fake_shared", NS_RUN_TEAM, shared_run);
     ns_params p = {.n = 1, .threads = 2};
     ns_measure_opts o = ns_measure_defaults(1);
-    o.min_sample_s = 0.0005, o.min_samples = 9, o.max_samples = 9;
+    /* Samples of 20 ms of work per thread: far longer than libgomp's default spin holds the
+     * shared CPU, so the team works more than it waits (trial 14a #1: shorter ones may not). */
+    o.min_sample_s = 0.02, o.min_samples = 9, o.max_samples = 9;
     static ns_measurement m;
     assert_int_equal(ns_measure(&k, &fake_calls, &p, &o, &m), 0);
+    assert_string_equal(m.status, "ok");
+    assert_true(m.wait_ratio <= NS_TEAM_WAIT_MAX);
     assert_int_equal(m.cpu_of_thread[0], shared_cpu);
     assert_int_equal(m.cpu_of_thread[1], shared_cpu);
     for (int i = 0; i < m.nsamples; i++)
@@ -346,6 +420,71 @@ static void team_sample_spans_threads_sharing_a_cpu(void **state) {
                      i, 1e6 * m.samples_s[i], 2e6 * SHARED_WORK_S, shared_cpu);
 #pragma omp parallel num_threads(2)
     pin_self(&all); /* the pool's threads back on every CPU */
+}
+
+/* Trial 14a #1: a team whose threads share a CPU with a spinning wait measured the scheduler
+ * (0.17 GFLOP/s for 30 GFLOP/s of work, reported ok). Synthetic per-thread readings: side by
+ * side, taking turns (passive waiting), and the trial's sample (15 us of work each, the second
+ * thread starting 12.3 ms late); the median over the samples decides, not one disturbed one. */
+static void team_wait_from_thread_times(void **state) {
+    double span, work;
+    const double side_t0[] = {0, 1e-6}, side_t1[] = {10e-3, 10e-3 + 1e-6};
+    assert_float_equal(ns_team_sample(side_t0, side_t1, 2, &span, &work), 0.5, 1e-3);
+    assert_float_equal(span, 10.001e-3, 1e-12);
+    assert_float_equal(work, 10e-3, 1e-12);
+    const double turn_t0[] = {0, 10e-3}, turn_t1[] = {10e-3, 20e-3};
+    assert_float_equal(ns_team_sample(turn_t0, turn_t1, 2, &span, &work), 1.0, 1e-12);
+    assert_float_equal(work, 10e-3, 1e-12);
+    const double wait_t0[] = {0, 12.3e-3}, wait_t1[] = {15e-6, 12.315e-3};
+    double ratio = ns_team_sample(wait_t0, wait_t1, 2, &span, &work);
+    assert_float_equal(ratio, 12.315e-3 / 30e-6, 1e-6);
+    assert_float_equal(work, 15e-6, 1e-12); /* reps are sized on this, not on the 12 ms span */
+    assert_true(ns_reps_grow(1, work, 2e-3, 1e-9) >= 160);
+    /* A thread that did not run (NAN readings) is skipped; none at all: no ratio. */
+    const double part_t0[] = {0, NAN}, part_t1[] = {10e-3, NAN};
+    assert_float_equal(ns_team_sample(part_t0, part_t1, 2, &span, &work), 1.0, 1e-12);
+    assert_true(isnan(ns_team_sample(part_t0 + 1, part_t1 + 1, 1, &span, &work)));
+
+    double r[9], med;
+    for (int i = 0; i < 9; i++) r[i] = i < 4 ? 410 : 0.6; /* 4 disturbed samples of 9 */
+    assert_int_equal(ns_team_waited(r, 9, &med), 0);
+    assert_float_equal(med, 0.6, 1e-12);
+    r[4] = 410; /* the median sample waited */
+    assert_int_equal(ns_team_waited(r, 9, &med), 1);
+    assert_float_equal(med, 410, 1e-12);
+    for (int i = 0; i < 9; i++) r[i] = NS_TEAM_WAIT_MAX; /* at the bound: not "far longer" */
+    assert_int_equal(ns_team_waited(r, 9, NULL), 0);
+    for (int i = 0; i < 9; i++) r[i] = NAN; /* NS_RUN_SELF kernels: nothing known */
+    assert_int_equal(ns_team_waited(r, 9, &med), 0);
+    assert_true(isnan(med));
+}
+
+/* Trial 14a #10: reps sized on a disturbed (slow) sizing sample left every timed sample short of
+ * min_time. A kernel whose first call takes 5 ms (the disturbance) and every later one 50 us of
+ * the clock: the timed samples must still last min_sample_s each. Each call waits for the
+ * clock, so a loaded machine only makes it longer. */
+static int disturbed_calls;
+static void disturbed_run(void *st, int tid, int nth) {
+    double d = disturbed_calls++ == 0 ? 5e-3 : 50e-6, t0 = ns_now();
+    while (ns_now() - t0 < d) {
+    }
+}
+static void short_samples_resize(void **state) {
+    ns_kernel k = fake_peak("fake_disturbed", NS_RUN_SELF, disturbed_run);
+    ns_params p = {.n = 1, .threads = 1};
+    ns_measure_opts o = ns_measure_defaults(1);
+    o.warmup_reps = 0, o.min_sample_s = 4e-3, o.min_samples = 9, o.max_samples = 9;
+    static ns_measurement m;
+    disturbed_calls = 0;
+    assert_int_equal(ns_measure(&k, &fake_calls, &p, &o, &m), 0);
+    assert_string_equal(m.status, "ok");
+    assert_int_equal(m.nsamples, 9);
+    assert_true(m.resized >= 1);
+    for (int i = 0; i < m.nsamples; i++)
+        if (m.samples_s[i] * (double)m.reps < o.min_sample_s)
+            fail_msg("sample %d: %lld reps of %.1f us, %.2f ms < %.0f ms", i, (long long)m.reps,
+                     1e6 * m.samples_s[i], 1e3 * m.samples_s[i] * (double)m.reps,
+                     1e3 * o.min_sample_s);
 }
 
 /* GEMM opens its own parallel region: the CPU of each of its threads is recorded, not only the
@@ -394,6 +533,8 @@ int main(void) {
         cmocka_unit_test(descriptors_are_complete),
         cmocka_unit_test(every_kernel_matches_its_reference),
         cmocka_unit_test(stream_flops_and_bytes),
+        cmocka_unit_test(stream_allocates_its_working_set),
+        cmocka_unit_test(sweep_sizes_are_distinct),
         cmocka_unit_test(peak_flops),
         cmocka_unit_test(peak_scalar_is_packed_sse2),
         cmocka_unit_test(peak_executes_says_instructions),
@@ -402,6 +543,8 @@ int main(void) {
         cmocka_unit_test(timing_loop_invariants),
         cmocka_unit_test(cpu_held_needs_agreeing_readings),
         cmocka_unit_test(team_sample_spans_threads_sharing_a_cpu),
+        cmocka_unit_test(team_wait_from_thread_times),
+        cmocka_unit_test(short_samples_resize),
         cmocka_unit_test(gemm_records_each_thread_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
