@@ -48,6 +48,10 @@ typedef struct run_state {
     ns_measure_opts mo;    /* kernels */
     ns_measure_opts sweep; /* sweep points: fewer samples, they are not gated on */
     double ghz;            /* clock probe before the run (context.clock_probe) */
+    /* Sweep steps (and their weight) plan() counted per thread count and kernel: the memory
+     * cap is read again when the sweep runs, and may be lower then. */
+    int sweep_planned[2][4];
+    double sweep_planned_w[2][4];
 } run_state;
 
 static void logf_(const run_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -211,6 +215,10 @@ static void measure_sweep(run_state *s, json_t *root) {
             if (!k) continue;
             ns_params unit = {.n = 1, .threads = tc[t]};
             int nsz = ns_sweep_sizes(ws, nws, k->working_set(&unit), tc[t], sizes);
+            s->total += nsz - s->sweep_planned[t][j]; /* the progress count stays exact */
+            s->total_w -= s->sweep_planned_w[t][j];
+            for (int w = 0; w < nsz; w++)
+                s->total_w += step_weight(k->working_set(&unit) * (double)sizes[w]);
             for (int w = 0; w < nsz && !interrupted(); w++) {
                 ns_params p = {.n = sizes[w], .threads = tc[t]};
                 ns_measurement m;
@@ -362,8 +370,12 @@ static void plan(run_state *s) {
             ns_params unit = {.n = 1, .threads = tc[t]};
             double per_el = k->working_set(&unit);
             int nsz = ns_sweep_sizes(ws, npts, per_el, tc[t], sizes);
+            s->sweep_planned[t][j] = nsz;
+            s->sweep_planned_w[t][j] = 0;
+            for (int w = 0; w < nsz; w++)
+                s->sweep_planned_w[t][j] += step_weight((double)sizes[w] * per_el);
             s->total += nsz;
-            for (int w = 0; w < nsz; w++) s->total_w += step_weight((double)sizes[w] * per_el);
+            s->total_w += s->sweep_planned_w[t][j];
         }
     }
 
