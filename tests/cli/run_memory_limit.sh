@@ -40,6 +40,11 @@ if [ -f "$j" ]; then
                 fail "$k t$t: the console does not say there is no DRAM ceiling"
         fi
     done
+    # The progress count ends where it said it would: the sweep's memory cap, read again when the
+    # sweep runs, cut steps the plan had counted, and the run ended at [55/59].
+    last=$(grep -o '^\[ *[0-9]*/ *[0-9]*' "$tmp/r/run.log" | tail -1 | tr -d '[ ')
+    [ -n "$last" ] && [ "${last%/*}" = "${last#*/}" ] ||
+        fail "the last progress line of run.log counts $last steps"
 else
     fail "run under ulimit -v $lim wrote no results.json"
 fi
