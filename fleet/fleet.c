@@ -509,7 +509,7 @@ static void accept_results(fleet *f, node *n, const char *text, const char *log)
     }
     node_dir(f, n, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/results.json", dir);
-    if (ns_mkdir_p(dir) || ns_json_write_atomic(root, path, err, sizeof err)) {
+    if (ns_outdir_mkdir_p(dir) || ns_json_write_atomic(root, path, err, sizeof err)) {
         snprintf(n->status, sizeof n->status, "failed");
         snprintf(n->reason, sizeof n->reason, "rank 0 could not write %.400s", path);
         json_decref(root);
@@ -550,7 +550,7 @@ static void report_node(const fleet *f, const node *n, const char *log) {
     memcpy(text, log ? log : "", llen);
     strcpy(text + llen, line);
     snprintf(path, sizeof path, "%s/run.log", dir);
-    if (ns_mkdir_p(dir) || ns_write_text_atomic(path, text, err, sizeof err))
+    if (ns_outdir_mkdir_p(dir) || ns_write_text_atomic(path, text, err, sizeof err))
         fprintf(stderr, "nodescale fleet: warning: cannot write %s\n", path);
     free(text);
 }
@@ -783,7 +783,7 @@ static int make_dir(fleet *f) {
     }
     char nodes[4200];
     snprintf(nodes, sizeof nodes, "%s/nodes", f->dir);
-    if (ns_mkdir_p(f->dir) || ns_mkdir_p(nodes)) {
+    if (ns_outdir_mkdir_p(f->dir) || ns_outdir_mkdir_p(nodes)) {
         ns_usage_error("fleet", "cannot create %s: %s", f->dir, strerror(errno));
         return -1;
     }

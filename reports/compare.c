@@ -473,22 +473,6 @@ static const char *compare_help =
     "                    a percent (5%); a bare number >= 1 is refused as ambiguous\n"
     "                    (default 5%)\n";
 
-int ns_write_text_atomic(const char *path, const char *text, char *err, size_t errlen) {
-    return ns_write_file(path, text, strlen(text), err, errlen);
-}
-
-int ns_mkdir_p(const char *dir) {
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(buf, 0777) && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
-}
-
 /* v as "%.4g" (percent: 100 v as "%.1f%"), or an em dash when there is no value. */
 static void fmt_num(char *buf, size_t len, double v, int percent) {
     if (!isfinite(v))
@@ -962,7 +946,7 @@ int ns_cmd_compare(int argc, char **argv) {
         snprintf(dir, sizeof dir, "results/compare-%s", stamp);
     }
     size_t created = ns_outdir_first_missing(dir);
-    if (ns_mkdir_p(dir)) {
+    if (ns_outdir_mkdir_p(dir)) {
         ns_usage_error(cmd, "cannot create %s: %s", dir, strerror(errno));
         remove_outputs(dir, created);
         ns_compare_free(&c);
