@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -783,9 +782,7 @@ int ns_cmd_compare(int argc, char **argv) {
     /* The same file twice would compare it with itself and report every benchmark as equal. */
     for (size_t p = 0; p < npaths; p++)
         for (size_t q = p + 1; q < npaths; q++) {
-            struct stat sp, sq;
-            if (stat(paths[p], &sp) == 0 && stat(paths[q], &sq) == 0 && sp.st_dev == sq.st_dev &&
-                sp.st_ino == sq.st_ino) {
+            if (ns_same_file(paths[p], paths[q]) == 1) {
                 const char *a = paths[p], *b = paths[q];
                 free(paths);
                 return ns_usage_error(cmd, "%s and %s are the same file: give different inputs",

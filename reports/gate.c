@@ -867,9 +867,8 @@ static void resolved_path(const char *p, char *out, size_t len) {
 /* 1 when two output paths name the same file: the same device and inode when both exist,
  * else the same text once each folder is resolved ("g.json", "./g.json", "/abs/g.json"). */
 static int same_output(const char *a, const char *b) {
-    struct stat sa, sb;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    int same = ns_same_file(a, b);
+    if (same >= 0) return same;
     char ra[2 * PATH_MAX], rb[2 * PATH_MAX];
     resolved_path(a, ra, sizeof ra);
     resolved_path(b, rb, sizeof rb);
@@ -1104,17 +1103,13 @@ int ns_cmd_gate(int argc, char **argv) {
     const char *dropped[64], *dropped_as[64];
     int ndropped = 0;
     for (int h = 0; h < nhist;) {
-        struct stat sh, so;
         const char *as = NULL;
-        if (stat(hist[h], &sh) == 0) {
-            if (stat(pos[0], &so) == 0 && so.st_dev == sh.st_dev && so.st_ino == sh.st_ino)
-                as = "the BASELINE";
-            if (!as && stat(pos[1], &so) == 0 && so.st_dev == sh.st_dev && so.st_ino == sh.st_ino)
-                as = "the CURRENT";
-            for (int g = 0; !as && g < h; g++)
-                if (stat(hist[g], &so) == 0 && so.st_dev == sh.st_dev && so.st_ino == sh.st_ino)
-                    as = hist[g];
-        }
+        if (ns_same_file(hist[h], pos[0]) == 1)
+            as = "the BASELINE";
+        else if (ns_same_file(hist[h], pos[1]) == 1)
+            as = "the CURRENT";
+        for (int g = 0; !as && g < h; g++)
+            if (ns_same_file(hist[h], hist[g]) == 1) as = hist[g];
         if (!as) {
             h++;
             continue;
