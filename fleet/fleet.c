@@ -59,6 +59,23 @@
 enum { TAG_HEADER = 11, TAG_RESULTS = 12, TAG_LOG = 13, TAG_GO = 14, TAG_PROGRESS = 15 };
 enum { ROLE_MEASURE = 0, ROLE_IDLE = 1, ROLE_REFUSED = 2, ROLE_ABORT = 3 };
 
+/* The watchdog's graces, in seconds past --timeout-s (alarm(2)). A measuring rank other than 0
+ * exits GATHER_GRACE_S after --timeout-s: rank 0 stops waiting at --timeout-s, so it has
+ * written the rank as missing before that exit can make the launcher end the job. */
+#define GATHER_GRACE_S 60
+/* In the collectives the other ranks fire NONZERO_RANK_GRACE_S after rank 0: their exiting
+ * first would get rank 0 killed before it rewrites fleet.json. */
+#define NONZERO_RANK_GRACE_S 10
+/* Once its watchdog fired in the collectives, rank 0 has REWRITE_GRACE_S to write fleet.json and
+ * report.md with what finished; past that the prepared fleet.json is renamed in. */
+#define REWRITE_GRACE_S 30
+#define STRINGIFY(x) #x
+#define STRINGIFY_VALUE(x) STRINGIFY(x)
+
+/* A watchdog exit with no prepared fleet.json to rename in: timeout(1)'s status for a command
+ * that ran out of time. */
+enum { EXIT_TIMED_OUT = 124 };
+
 typedef struct hello {
     char version[32], build[224], settings[480], host[256];
     int local_rank, local_size;
@@ -277,8 +294,9 @@ static void maybe_hang_in_collectives(int rank, int stage) {
  * rank 0 during the collectives it first renames a fleet.json prepared in advance (status
  * "incomplete: collectives did not finish") over the current one: rename() is
  * async-signal-safe, and the gathered results stay. */
-static const char *alarm_msg = "nodescale fleet: no result within --timeout-s (+60 s grace); "
-                               "this rank exits so the job can end\n";
+static const char *alarm_msg =
+    "nodescale fleet: no result within --timeout-s (+" STRINGIFY_VALUE(GATHER_GRACE_S)
+    " s grace); this rank exits so the job can end\n";
 static char alarm_from[4400], alarm_to[4400];
 
 /* Rank 0 in the collectives: the watchdog jumps back to collectives_over() instead, so that rank
@@ -336,7 +354,7 @@ static void on_alarm(int sig) {
     int renamed = alarm_from[0] && rename(alarm_from, alarm_to) == 0;
     ssize_t unused = write(2, alarm_msg, strlen(alarm_msg));
     (void)unused;
-    _exit(renamed ? NS_EXIT_FAIL : 124);
+    _exit(renamed ? NS_EXIT_FAIL : EXIT_TIMED_OUT);
 }
 
 /* fopencookie write function: to the memory log (cookie) and to stderr. */
@@ -723,7 +741,8 @@ static int collectives_over(const int *live, int nlive, const fleet_opts *o, fle
                     "nodescale fleet: the MPI collectives did not finish within "
                     "--timeout-s %g s; writing what finished\n",
                     o->timeout_s);
-            alarm(30); /* should this hang too, the prepared fleet.json is renamed in */
+            /* should this hang too, the prepared fleet.json is renamed in */
+            alarm(REWRITE_GRACE_S);
             collectives_timed_out(live, nlive, f);
             return 1;
         }
@@ -731,7 +750,7 @@ static int collectives_over(const int *live, int nlive, const fleet_opts *o, fle
     signal(SIGALRM, on_alarm);
     coll_jmp_armed = rank == 0 && f;
     /* Rank 0 fires first: the others exiting first would get it killed before it rewrites. */
-    alarm((unsigned)ceil(o->timeout_s) + (rank == 0 ? 0 : 10));
+    alarm((unsigned)ceil(o->timeout_s) + (rank == 0 ? 0 : NONZERO_RANK_GRACE_S));
     maybe_hang_in_collectives(rank, 0);
     send_progress();
     MPI_Group world, g;
@@ -1117,7 +1136,7 @@ int ns_cmd_fleet(int argc, char **argv) {
     double start = MPI_Wtime();
     if (rank != 0) {
         signal(SIGALRM, on_alarm);
-        alarm((unsigned)ceil(o.timeout_s) + 60);
+        alarm((unsigned)ceil(o.timeout_s) + GATHER_GRACE_S);
     }
     maybe_inject_fault(rank);
     char *json, *reason, *log;
