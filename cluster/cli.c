@@ -12,7 +12,6 @@
 #include "harness/json.h"
 #include "harness/outdir.h"
 
-#include "reports/compare.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -682,7 +681,7 @@ static int check_outputs(const options *o, char made_dir[4096]) {
                 if (stat(p, &st) == 0) break;
             }
         }
-        if (ns_mkdir_p(o->plot_dir))
+        if (ns_outdir_mkdir_p(o->plot_dir))
             return ns_usage_error(CMD, "--plot-dir %s: cannot create it: %s", o->plot_dir,
                                   strerror(errno));
     }
@@ -899,7 +898,7 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
     /* Files first, plots before the JSON (written atomically), the table last: a failure
      * leaves one error line, not a table followed by an error. */
     if (o.plot_dir) {
-        int bad = ns_mkdir_p(o.plot_dir);
+        int bad = ns_outdir_mkdir_p(o.plot_dir);
         if (bad)
             snprintf(err, sizeof err, "cannot create %s: %s", o.plot_dir, strerror(errno));
         else

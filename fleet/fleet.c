@@ -59,6 +59,23 @@
 enum { TAG_HEADER = 11, TAG_RESULTS = 12, TAG_LOG = 13, TAG_GO = 14, TAG_PROGRESS = 15 };
 enum { ROLE_MEASURE = 0, ROLE_IDLE = 1, ROLE_REFUSED = 2, ROLE_ABORT = 3 };
 
+/* The watchdog's graces, in seconds past --timeout-s (alarm(2)). A measuring rank other than 0
+ * exits GATHER_GRACE_S after --timeout-s: rank 0 stops waiting at --timeout-s, so it has
+ * written the rank as missing before that exit can make the launcher end the job. */
+#define GATHER_GRACE_S 60
+/* In the collectives the other ranks fire NONZERO_RANK_GRACE_S after rank 0: their exiting
+ * first would get rank 0 killed before it rewrites fleet.json. */
+#define NONZERO_RANK_GRACE_S 10
+/* Once its watchdog fired in the collectives, rank 0 has REWRITE_GRACE_S to write fleet.json and
+ * report.md with what finished; past that the prepared fleet.json is renamed in. */
+#define REWRITE_GRACE_S 30
+#define STRINGIFY(x) #x
+#define STRINGIFY_VALUE(x) STRINGIFY(x)
+
+/* A watchdog exit with no prepared fleet.json to rename in: timeout(1)'s status for a command
+ * that ran out of time. */
+enum { EXIT_TIMED_OUT = 124 };
+
 typedef struct hello {
     char version[32], build[224], settings[480], host[256];
     int local_rank, local_size;
@@ -277,8 +294,9 @@ static void maybe_hang_in_collectives(int rank, int stage) {
  * rank 0 during the collectives it first renames a fleet.json prepared in advance (status
  * "incomplete: collectives did not finish") over the current one: rename() is
  * async-signal-safe, and the gathered results stay. */
-static const char *alarm_msg = "nodescale fleet: no result within --timeout-s (+60 s grace); "
-                               "this rank exits so the job can end\n";
+static const char *alarm_msg =
+    "nodescale fleet: no result within --timeout-s (+" STRINGIFY_VALUE(GATHER_GRACE_S)
+    " s grace); this rank exits so the job can end\n";
 static char alarm_from[4400], alarm_to[4400];
 
 /* Rank 0 in the collectives: the watchdog jumps back to collectives_over() instead, so that rank
@@ -336,7 +354,7 @@ static void on_alarm(int sig) {
     int renamed = alarm_from[0] && rename(alarm_from, alarm_to) == 0;
     ssize_t unused = write(2, alarm_msg, strlen(alarm_msg));
     (void)unused;
-    _exit(renamed ? NS_EXIT_FAIL : 124);
+    _exit(renamed ? NS_EXIT_FAIL : EXIT_TIMED_OUT);
 }
 
 /* fopencookie write function: to the memory log (cookie) and to stderr. */
@@ -509,7 +527,7 @@ static void accept_results(fleet *f, node *n, const char *text, const char *log)
     }
     node_dir(f, n, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/results.json", dir);
-    if (ns_mkdir_p(dir) || ns_json_write_atomic(root, path, err, sizeof err)) {
+    if (ns_outdir_mkdir_p(dir) || ns_json_write_atomic(root, path, err, sizeof err)) {
         snprintf(n->status, sizeof n->status, "failed");
         snprintf(n->reason, sizeof n->reason, "rank 0 could not write %.400s", path);
         json_decref(root);
@@ -550,7 +568,7 @@ static void report_node(const fleet *f, const node *n, const char *log) {
     memcpy(text, log ? log : "", llen);
     strcpy(text + llen, line);
     snprintf(path, sizeof path, "%s/run.log", dir);
-    if (ns_mkdir_p(dir) || ns_write_text_atomic(path, text, err, sizeof err))
+    if (ns_outdir_mkdir_p(dir) || ns_write_text_atomic(path, text, err, sizeof err))
         fprintf(stderr, "nodescale fleet: warning: cannot write %s\n", path);
     free(text);
 }
@@ -723,7 +741,8 @@ static int collectives_over(const int *live, int nlive, const fleet_opts *o, fle
                     "nodescale fleet: the MPI collectives did not finish within "
                     "--timeout-s %g s; writing what finished\n",
                     o->timeout_s);
-            alarm(30); /* should this hang too, the prepared fleet.json is renamed in */
+            /* should this hang too, the prepared fleet.json is renamed in */
+            alarm(REWRITE_GRACE_S);
             collectives_timed_out(live, nlive, f);
             return 1;
         }
@@ -731,7 +750,7 @@ static int collectives_over(const int *live, int nlive, const fleet_opts *o, fle
     signal(SIGALRM, on_alarm);
     coll_jmp_armed = rank == 0 && f;
     /* Rank 0 fires first: the others exiting first would get it killed before it rewrites. */
-    alarm((unsigned)ceil(o->timeout_s) + (rank == 0 ? 0 : 10));
+    alarm((unsigned)ceil(o->timeout_s) + (rank == 0 ? 0 : NONZERO_RANK_GRACE_S));
     maybe_hang_in_collectives(rank, 0);
     send_progress();
     MPI_Group world, g;
@@ -783,7 +802,7 @@ static int make_dir(fleet *f) {
     }
     char nodes[4200];
     snprintf(nodes, sizeof nodes, "%s/nodes", f->dir);
-    if (ns_mkdir_p(f->dir) || ns_mkdir_p(nodes)) {
+    if (ns_outdir_mkdir_p(f->dir) || ns_outdir_mkdir_p(nodes)) {
         ns_usage_error("fleet", "cannot create %s: %s", f->dir, strerror(errno));
         return -1;
     }
@@ -880,6 +899,199 @@ static void write_report(const fleet *f) {
     json_decref(root);
 }
 
+/* 1. The handshake: every rank sends rank 0 its hello (version, build, settings, host, CPUs);
+ * rank 0 assigns the roles, refusing an impossible --ranks-per-node, claims the folder and
+ * writes the first fleet.json; then every rank learns its role (roles[r]). me receives this
+ * rank's hello. Returns this rank's role. */
+static int handshake(fleet *f, int rank, hello *me, int *roles) {
+    const fleet_opts *o = &f->o;
+    int size = f->size;
+    memset(me, 0, sizeof *me);
+    snprintf(me->version, sizeof me->version, "%s", NODESCALE_VERSION);
+    snprintf(me->build, sizeof me->build, "%s %s", NODESCALE_CC, NODESCALE_CFLAGS);
+    settings_string(o, me->settings, sizeof me->settings);
+    gethostname(me->host, sizeof me->host - 1);
+    MPI_Comm node_comm;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
+    MPI_Comm_rank(node_comm, &me->local_rank);
+    MPI_Comm_size(node_comm, &me->local_size);
+    /* The CPUs `run` will use (the OpenMP places, i.e. the launcher's mask) and the node's. */
+    const ns_topology *topo = ns_topology_get();
+    me->cpus_allowed = topo->cpus_in_mask;
+    me->cpus_online = topo->pus > 0 ? topo->pus : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    MPI_Comm_free(&node_comm);
+    hello *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
+    MPI_Gather(me, (int)sizeof *me, MPI_BYTE, all, (int)sizeof *me, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        f->nodes = calloc((size_t)size, sizeof *f->nodes);
+        snprintf(f->settings, sizeof f->settings, "%s", me->settings);
+        int vlen;
+        MPI_Get_library_version(f->mpi_version, &vlen);
+        f->mpi_version[strcspn(f->mpi_version, "\n")] = '\0';
+        time_t now = time(NULL);
+        strftime(f->date, sizeof f->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        f->status = "gathering";
+        assign_roles(f, all, roles);
+        /* More ranks per node than any node runs: the option cannot mean what it says (trial 7
+         * #17: --ranks-per-node 2 with -np 1 was accepted). */
+        int most = 0;
+        for (int r = 0; r < size; r++)
+            if (all[r].local_size > most) most = all[r].local_size;
+        if (o->ranks_per_node > most) {
+            ns_usage_error("fleet",
+                           "--ranks-per-node %d, but no node runs more than %d rank%s (mpirun -np "
+                           "%d): give at most %d",
+                           o->ranks_per_node, most, most == 1 ? "" : "s", size, most);
+            for (int r = 0; r < size; r++)
+                roles[r] = ROLE_ABORT;
+        } else if (make_dir(f))
+            for (int r = 0; r < size; r++)
+                roles[r] = ROLE_ABORT;
+        else
+            save_fleet(f);
+        for (int r = 0; r < size; r++)
+            if (*f->nodes[r].warning)
+                fprintf(stderr, "nodescale fleet: warning: rank %d (%s): %s\n", r, f->nodes[r].host,
+                        f->nodes[r].warning);
+        for (int r = 1; r < size; r++)
+            if (roles[r] == ROLE_REFUSED)
+                fprintf(stderr, "nodescale fleet: rank %d (%s) refused: %s\n", r, f->nodes[r].host,
+                        f->nodes[r].reason);
+    }
+    free(all);
+    MPI_Bcast(roles, size, MPI_INT, 0, MPI_COMM_WORLD);
+    return roles[rank];
+}
+
+/* 2. (rank 0) Files its own results (json, else the failure reason), then gathers the other
+ * measuring ranks' until every one answered or --timeout-s since start passed; the rest are
+ * missing. Analyses the nodes, and counts the missing, refused and failed ones. */
+static void gather_results(fleet *f, const int *roles, double start, const char *json,
+                           const char *reason, const char *log, int *missing, int *refused,
+                           int *failed) {
+    int size = f->size;
+    if (json)
+        accept_results(f, &f->nodes[0], json, log);
+    else {
+        snprintf(f->nodes[0].status, sizeof f->nodes[0].status, "failed");
+        snprintf(f->nodes[0].reason, sizeof f->nodes[0].reason, "%s", reason);
+    }
+    report_node(f, &f->nodes[0], log);
+    save_fleet(f);
+    int pending = 0;
+    for (int r = 1; r < size; r++)
+        pending += roles[r] == ROLE_MEASURE;
+    for (;;) {
+        int flag;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_HEADER, MPI_COMM_WORLD, &flag, &st);
+        if (flag) {
+            receive_one(f, st.MPI_SOURCE);
+            save_fleet(f);
+            pending--;
+            continue;
+        }
+        if (pending == 0 || MPI_Wtime() - start > f->o.timeout_s) break;
+        usleep(2000);
+    }
+    *missing = *refused = *failed = 0;
+    for (int r = 0; r < size; r++) {
+        node *n = &f->nodes[r];
+        if (!strcmp(n->status, "pending")) {
+            snprintf(n->status, sizeof n->status, "missing");
+            snprintf(n->reason, sizeof n->reason,
+                     "no results within --timeout-s %g s (the rank died, hung or is slow)",
+                     f->o.timeout_s);
+            report_node(f, n, NULL);
+            (*missing)++;
+        }
+        *refused += !strcmp(n->status, "refused");
+        *failed += !strcmp(n->status, "failed");
+    }
+    analyse(f);
+    f->status = *missing ? "incomplete: collectives running" : "collectives running";
+    save_fleet(f);
+}
+
+/* 3. (rank 0) The collectives over the measuring ranks that answered and the idle ranks (an
+ * all-reduce between ranks of one host measures its shared-memory transport), with a fleet.json
+ * prepared for the watchdog. Returns 1 when they did not finish within --timeout-s, else 0. */
+static int lead_collectives(fleet *f, const int *roles) {
+    int size = f->size, nlive = 0, *live = malloc((size_t)size * sizeof *live);
+    for (int r = 0; r < size; r++)
+        if ((roles[r] == ROLE_MEASURE && strcmp(f->nodes[r].status, "missing") != 0) ||
+            roles[r] == ROLE_IDLE)
+            live[nlive++] = r;
+    for (int i = 1; i < nlive; i++) {
+        MPI_Send(&nlive, 1, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);
+        MPI_Send(live, nlive, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);
+    }
+    int coll_hung = 0;
+    if (nlive >= 2 && f->o.collectives) {
+        const char *st = f->status;
+        char err[1024];
+        f->status = "incomplete: the MPI collectives did not finish within --timeout-s";
+        json_t *timed_out = fleet_json(f);
+        f->status = st;
+        snprintf(alarm_to, sizeof alarm_to, "%s/fleet.json", f->dir);
+        snprintf(alarm_from, sizeof alarm_from, "%s/.fleet.json.collectives-timeout", f->dir);
+        if (ns_json_write_atomic(timed_out, alarm_from, err, sizeof err)) alarm_from[0] = '\0';
+        json_decref(timed_out);
+        coll_hung = collectives_over(live, nlive, &f->o, f);
+        if (!coll_hung) {
+            if (alarm_from[0]) unlink(alarm_from);
+            alarm_from[0] = '\0';
+        }
+    } else {
+        f->allreduce = ns_coll_allreduce_fit_json(nlive, NULL, 0);
+        if (!f->o.collectives)
+            json_object_set_new(f->allreduce, "status", json_string("--no-collectives"));
+    }
+    free(live);
+    return coll_hung;
+}
+
+/* 4. (rank 0) The final status, fleet.json, report.md and the summary line. Returns the exit
+ * status: NS_EXIT_FAIL when a node is missing, refused or failed, the collectives hung, or
+ * (--fail-on-straggler) a straggler was flagged. */
+static int final_files(fleet *f, int missing, int refused, int failed, int coll_hung) {
+    int ok = 0, interrupted = 0;
+    for (int r = 0; r < f->size; r++) {
+        ok += !strcmp(f->nodes[r].status, "ok");
+        interrupted += f->nodes[r].interrupted;
+    }
+    f->status = ok == 0       ? "failed: no rank characterised its node"
+                : coll_hung   ? "incomplete: the MPI collectives did not finish within --timeout-s"
+                : missing     ? "incomplete"
+                : interrupted ? "incomplete: a node's run was interrupted"
+                              : "complete";
+    save_fleet(f);
+    write_report(f);
+    if (coll_hung) { /* fleet.json and report.md now hold what finished: drop the fallback */
+        alarm(0);
+        if (alarm_from[0]) unlink(alarm_from);
+        alarm_from[0] = '\0';
+    }
+    print_summary(f);
+    int straggled = f->o.fail_on_straggler && f->flagged_nodes;
+    if (straggled)
+        fprintf(stderr, "nodescale fleet: %d straggler node(s) flagged (--fail-on-straggler)\n",
+                f->flagged_nodes);
+    return ok == 0 || missing || coll_hung || refused || failed || straggled ? NS_EXIT_FAIL
+                                                                             : NS_EXIT_OK;
+}
+
+/* Frees what rank 0 gathered in f. */
+static void fleet_free(fleet *f) {
+    for (int r = 0; r < f->size; r++)
+        json_decref(f->nodes[r].results);
+    free(f->nodes);
+    json_decref(f->collectives);
+    json_decref(f->allreduce);
+    json_decref(f->benchmarks);
+    json_decref(f->stragglers);
+}
+
 int ns_cmd_fleet(int argc, char **argv) {
     fleet_opts o;
     int help, rc = parse_opts(argc, argv, &o, &help);
@@ -896,65 +1108,12 @@ int ns_cmd_fleet(int argc, char **argv) {
 
     /* 1. handshake */
     hello me;
-    memset(&me, 0, sizeof me);
-    snprintf(me.version, sizeof me.version, "%s", NODESCALE_VERSION);
-    snprintf(me.build, sizeof me.build, "%s %s", NODESCALE_CC, NODESCALE_CFLAGS);
-    settings_string(&o, me.settings, sizeof me.settings);
-    gethostname(me.host, sizeof me.host - 1);
-    MPI_Comm node_comm;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
-    MPI_Comm_rank(node_comm, &me.local_rank);
-    MPI_Comm_size(node_comm, &me.local_size);
-    /* The CPUs `run` will use (the OpenMP places, i.e. the launcher's mask) and the node's. */
-    const ns_topology *topo = ns_topology_get();
-    me.cpus_allowed = topo->cpus_in_mask;
-    me.cpus_online = topo->pus > 0 ? topo->pus : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    MPI_Comm_free(&node_comm);
-    hello *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
     int *roles = calloc((size_t)size, sizeof *roles);
     fleet f;
     memset(&f, 0, sizeof f);
     f.o = o;
     f.size = size;
-    MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        f.nodes = calloc((size_t)size, sizeof *f.nodes);
-        snprintf(f.settings, sizeof f.settings, "%s", me.settings);
-        int vlen;
-        MPI_Get_library_version(f.mpi_version, &vlen);
-        f.mpi_version[strcspn(f.mpi_version, "\n")] = '\0';
-        time_t now = time(NULL);
-        strftime(f.date, sizeof f.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-        f.status = "gathering";
-        assign_roles(&f, all, roles);
-        /* More ranks per node than any node runs: the option cannot mean what it says (trial 7
-         * #17: --ranks-per-node 2 with -np 1 was accepted). */
-        int most = 0;
-        for (int r = 0; r < size; r++)
-            if (all[r].local_size > most) most = all[r].local_size;
-        if (o.ranks_per_node > most) {
-            ns_usage_error("fleet",
-                           "--ranks-per-node %d, but no node runs more than %d rank%s (mpirun -np "
-                           "%d): give at most %d",
-                           o.ranks_per_node, most, most == 1 ? "" : "s", size, most);
-            for (int r = 0; r < size; r++)
-                roles[r] = ROLE_ABORT;
-        } else if (make_dir(&f))
-            for (int r = 0; r < size; r++)
-                roles[r] = ROLE_ABORT;
-        else
-            save_fleet(&f);
-        for (int r = 0; r < size; r++)
-            if (*f.nodes[r].warning)
-                fprintf(stderr, "nodescale fleet: warning: rank %d (%s): %s\n", r, f.nodes[r].host,
-                        f.nodes[r].warning);
-        for (int r = 1; r < size; r++)
-            if (roles[r] == ROLE_REFUSED)
-                fprintf(stderr, "nodescale fleet: rank %d (%s) refused: %s\n", r, f.nodes[r].host,
-                        f.nodes[r].reason);
-    }
-    MPI_Bcast(roles, size, MPI_INT, 0, MPI_COMM_WORLD);
-    int role = roles[rank];
+    int role = handshake(&f, rank, &me, roles);
     if (role == ROLE_ABORT) {
         MPI_Finalize();
         return NS_EXIT_USAGE;
@@ -977,7 +1136,7 @@ int ns_cmd_fleet(int argc, char **argv) {
     double start = MPI_Wtime();
     if (rank != 0) {
         signal(SIGALRM, on_alarm);
-        alarm((unsigned)ceil(o.timeout_s) + 60);
+        alarm((unsigned)ceil(o.timeout_s) + GATHER_GRACE_S);
     }
     maybe_inject_fault(rank);
     char *json, *reason, *log;
@@ -994,121 +1153,18 @@ int ns_cmd_fleet(int argc, char **argv) {
         MPI_Finalize();
         return NS_EXIT_OK;
     }
-
-    /* rank 0 */
-    free(all);
-    if (json)
-        accept_results(&f, &f.nodes[0], json, log);
-    else {
-        snprintf(f.nodes[0].status, sizeof f.nodes[0].status, "failed");
-        snprintf(f.nodes[0].reason, sizeof f.nodes[0].reason, "%s", reason);
-    }
-    report_node(&f, &f.nodes[0], log);
+    int missing, refused, failed;
+    gather_results(&f, roles, start, json, reason, log, &missing, &refused, &failed);
     free(json);
     free(reason);
     free(log);
-    save_fleet(&f);
-    int pending = 0;
-    for (int r = 1; r < size; r++)
-        pending += roles[r] == ROLE_MEASURE;
-    for (;;) {
-        int flag;
-        MPI_Status st;
-        MPI_Iprobe(MPI_ANY_SOURCE, TAG_HEADER, MPI_COMM_WORLD, &flag, &st);
-        if (flag) {
-            receive_one(&f, st.MPI_SOURCE);
-            save_fleet(&f);
-            pending--;
-            continue;
-        }
-        if (pending == 0 || MPI_Wtime() - start > o.timeout_s) break;
-        usleep(2000);
-    }
-    int missing = 0, refused = 0, failed = 0;
-    for (int r = 0; r < size; r++) {
-        node *n = &f.nodes[r];
-        if (!strcmp(n->status, "pending")) {
-            snprintf(n->status, sizeof n->status, "missing");
-            snprintf(n->reason, sizeof n->reason,
-                     "no results within --timeout-s %g s (the rank died, hung or is slow)",
-                     o.timeout_s);
-            report_node(&f, n, NULL);
-            missing++;
-        }
-        refused += !strcmp(n->status, "refused");
-        failed += !strcmp(n->status, "failed");
-    }
-    analyse(&f);
-    f.status = missing ? "incomplete: collectives running" : "collectives running";
-    save_fleet(&f);
 
-    /* 3. collectives over the measuring ranks that answered and the idle ranks (an all-reduce
-     *    between ranks of one host measures its shared-memory transport) */
-    int nlive = 0, *live = malloc((size_t)size * sizeof *live);
-    for (int r = 0; r < size; r++)
-        if ((roles[r] == ROLE_MEASURE && strcmp(f.nodes[r].status, "missing") != 0) ||
-            roles[r] == ROLE_IDLE)
-            live[nlive++] = r;
-    for (int i = 1; i < nlive; i++) {
-        MPI_Send(&nlive, 1, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);
-        MPI_Send(live, nlive, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);
-    }
-    int coll_hung = 0;
-    if (nlive >= 2 && o.collectives) {
-        const char *st = f.status;
-        char err[1024];
-        f.status = "incomplete: the MPI collectives did not finish within --timeout-s";
-        json_t *timed_out = fleet_json(&f);
-        f.status = st;
-        snprintf(alarm_to, sizeof alarm_to, "%s/fleet.json", f.dir);
-        snprintf(alarm_from, sizeof alarm_from, "%s/.fleet.json.collectives-timeout", f.dir);
-        if (ns_json_write_atomic(timed_out, alarm_from, err, sizeof err)) alarm_from[0] = '\0';
-        json_decref(timed_out);
-        coll_hung = collectives_over(live, nlive, &o, &f);
-        if (!coll_hung) {
-            if (alarm_from[0]) unlink(alarm_from);
-            alarm_from[0] = '\0';
-        }
-    } else {
-        f.allreduce = ns_coll_allreduce_fit_json(nlive, NULL, 0);
-        if (!o.collectives)
-            json_object_set_new(f.allreduce, "status", json_string("--no-collectives"));
-    }
-    free(live);
+    /* 3. collectives */
+    int coll_hung = lead_collectives(&f, roles);
 
     /* 4. final files */
-    int ok = 0, interrupted = 0;
-    for (int r = 0; r < size; r++) {
-        ok += !strcmp(f.nodes[r].status, "ok");
-        interrupted += f.nodes[r].interrupted;
-    }
-    f.status = ok == 0     ? "failed: no rank characterised its node"
-               : coll_hung ? "incomplete: the MPI collectives did not finish within --timeout-s"
-               : missing   ? "incomplete"
-               : interrupted ? "incomplete: a node's run was interrupted"
-                           : "complete";
-    save_fleet(&f);
-    write_report(&f);
-    if (coll_hung) { /* fleet.json and report.md now hold what finished: drop the fallback */
-        alarm(0);
-        if (alarm_from[0]) unlink(alarm_from);
-        alarm_from[0] = '\0';
-    }
-    print_summary(&f);
-    rc = (ok == 0 || missing || coll_hung || refused || failed ||
-          (o.fail_on_straggler && f.flagged_nodes))
-             ? NS_EXIT_FAIL
-             : NS_EXIT_OK;
-    if (o.fail_on_straggler && f.flagged_nodes)
-        fprintf(stderr, "nodescale fleet: %d straggler node(s) flagged (--fail-on-straggler)\n",
-                f.flagged_nodes);
-    for (int r = 0; r < size; r++)
-        json_decref(f.nodes[r].results);
-    free(f.nodes);
-    json_decref(f.collectives);
-    json_decref(f.allreduce);
-    json_decref(f.benchmarks);
-    json_decref(f.stragglers);
+    rc = final_files(&f, missing, refused, failed, coll_hung);
+    fleet_free(&f);
     free(roles);
     if (missing || coll_hung) {
         fprintf(stderr,

@@ -115,6 +115,10 @@ int ns_write_file(const char *path, const char *buf, size_t len, char *err, size
     return rc;
 }
 
+int ns_write_text_atomic(const char *path, const char *text, char *err, size_t errlen) {
+    return ns_write_file(path, text, strlen(text), err, errlen);
+}
+
 int ns_json_write_atomic(const json_t *root, const char *path, char *err, size_t errlen) {
     char *text = json_dumps(root, NS_JSON_DUMP_FLAGS);
     size_t n = text ? strlen(text) : 0;

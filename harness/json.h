@@ -30,6 +30,10 @@ int ns_path_write_in_place(const char *path);
  * write checked. Returns 0, or -1 with a one-line reason in err (empty path, a folder, ENOSPC...). */
 int ns_write_file(const char *path, const char *buf, size_t len, char *err, size_t errlen);
 
+/* ns_write_file of the NUL-terminated text (its strlen bytes). Returns 0, or -1 with a one-line
+ * reason in err. */
+int ns_write_text_atomic(const char *path, const char *text, char *err, size_t errlen);
+
 /* How results files are dumped: indented, keys in insertion order, and every double with 17
  * significant digits, so that it reads back bit for bit (`nodescale roofline` on a written
  * results.json reproduces the run's numbers exactly). */

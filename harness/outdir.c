@@ -91,6 +91,12 @@ int ns_outdir_mkdir_p(const char *dir) {
     return 0;
 }
 
+int ns_same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return -1;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int ns_outdir_make_new(char *dir, size_t len, size_t *created) {
     char base[4096], parent[4096];
     if (snprintf(base, sizeof base, "%s", dir) >= (int)sizeof base) {

@@ -50,6 +50,10 @@ void ns_outdir_remove(const char *dir, size_t created);
  * (ns_outdir_first_missing() before the mkdir; 0: none was made), each only when empty. */
 void ns_outdir_remove_dirs(const char *dir, size_t created);
 
+/* Whether paths a and b name the same file (the same device and inode, whatever the path):
+ * 1 yes, 0 no, -1 when either cannot be stat'ed (does not exist). */
+int ns_same_file(const char *a, const char *b);
+
 /* The report files a command writes to a path the user names. */
 typedef enum {
     NS_REPORT_BENCH,         /* bench --json: a nodescale/1 file of one result */

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -473,22 +472,6 @@ static const char *compare_help =
     "                    a percent (5%); a bare number >= 1 is refused as ambiguous\n"
     "                    (default 5%)\n";
 
-int ns_write_text_atomic(const char *path, const char *text, char *err, size_t errlen) {
-    return ns_write_file(path, text, strlen(text), err, errlen);
-}
-
-int ns_mkdir_p(const char *dir) {
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(buf, 0777) && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
-}
-
 /* v as "%.4g" (percent: 100 v as "%.1f%"), or an em dash when there is no value. */
 static void fmt_num(char *buf, size_t len, double v, int percent) {
     if (!isfinite(v))
@@ -718,13 +701,23 @@ static int note_hosts(const json_t *root, int fleet, char **first, int *differ) 
     return 0;
 }
 
-int ns_cmd_compare(int argc, char **argv) {
-    const char *cmd = "compare", *out = NULL, *labels = NULL, *val;
-    double min_spread = 0.05;
-    int per_node = 0, rc = NS_EXIT_USAGE;
+/* What compare's command line asks for (compare_parse_args). */
+typedef struct {
+    const char *out, *labels;
+    double min_spread;
+    int per_node;
+    const char **paths; /* the inputs (allocated) */
+    size_t npaths;
+} compare_cli;
+
+/* Parses compare's options into cli (cli->paths allocated: the caller frees it). Returns -1 to
+ * go on, else the exit status: NS_EXIT_OK after --help, NS_EXIT_USAGE after a one-line error
+ * (cli->paths then freed). */
+static int compare_parse_args(int argc, char **argv, compare_cli *cli) {
+    const char *cmd = "compare", *val;
+    *cli = (compare_cli){.min_spread = 0.05};
     if (ns_refuse_repeated(cmd, argc, argv, NULL, 0)) return NS_EXIT_USAGE;
-    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
-    size_t npaths = 0;
+    const char **paths = cli->paths = calloc((size_t)argc + 1, sizeof *paths);
     if (!paths) return ns_usage_error(cmd, "out of memory");
     for (int i = 1; i < argc; i++) {
         int m;
@@ -734,15 +727,15 @@ int ns_cmd_compare(int argc, char **argv) {
             return NS_EXIT_OK;
         } else if ((m = ns_opt_value(argc, argv, &i, "--out", &val))) {
             if (m < 0) goto missing_value;
-            out = val;
+            cli->out = val;
         } else if ((m = ns_opt_value(argc, argv, &i, "--labels", &val))) {
             if (m < 0) goto missing_value;
-            labels = val;
+            cli->labels = val;
         } else if ((m = ns_opt_value(argc, argv, &i, "--min-spread", &val))) {
             if (m < 0) goto missing_value;
             /* The gate's threshold syntax: 0.05 or 5%; a bare 5 could mean 5% or 500%. */
             double bare;
-            if (ns_gate_parse_fraction(val, &min_spread)) {
+            if (ns_gate_parse_fraction(val, &cli->min_spread)) {
                 free(paths);
                 if (ns_parse_double(val, 1.0, 1e300, &bare) == 0)
                     return ns_usage_error(cmd,
@@ -755,59 +748,56 @@ int ns_cmd_compare(int argc, char **argv) {
                                       val);
             }
         } else if (!strcmp(argv[i], "--nodes")) {
-            per_node = 1;
+            cli->per_node = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             free(paths);
             return ns_usage_error(cmd, "unknown option '%s' (see --help)", argv[i]);
         } else {
-            paths[npaths++] = argv[i];
+            paths[cli->npaths++] = argv[i];
         }
     }
-    if (npaths < 1) {
+    if (cli->npaths < 1) {
         free(paths);
         return ns_usage_error(cmd, "give at least two results or fleet files (see --help)");
     }
+    return -1;
+missing_value:
+    free(paths);
+    return ns_usage_error(cmd, "%s needs a value", argv[argc - 1]); /* only the last can lack one */
+}
 
+/* Refuses --labels that do not name each input once, an input given twice and an --out folder
+ * holding a report or another command's files. Returns 0, or NS_EXIT_USAGE after the error. */
+static int compare_check_args(const compare_cli *cli) {
+    const char *cmd = "compare", *labels = cli->labels, *out = cli->out;
+    size_t npaths = cli->npaths;
     /* --labels names each input (not each node of --nodes): as many labels as inputs. */
-    if (labels && !per_node) {
+    if (labels && !cli->per_node) {
         size_t nlabels = 1;
         for (const char *c = labels; *c; c++) nlabels += *c == ',';
         size_t len = strlen(labels);
-        if (!len || labels[0] == ',' || labels[len - 1] == ',' || strstr(labels, ",,")) {
-            free(paths);
+        if (!len || labels[0] == ',' || labels[len - 1] == ',' || strstr(labels, ",,"))
             return ns_usage_error(cmd, "--labels has an empty name");
-        }
-        if (nlabels != npaths) {
-            free(paths);
+        if (nlabels != npaths)
             return ns_usage_error(cmd, "--labels has %zu names for %zu inputs", nlabels, npaths);
-        }
         /* Two columns with one name would be told apart only by position. */
         for (const char *a = labels; a; a = strchr(a, ',') ? strchr(a, ',') + 1 : NULL) {
             size_t la = strcspn(a, ",");
-            for (const char *b = strchr(a, ','); b; b = strchr(b + 1, ',')) {
-                if (strcspn(b + 1, ",") == la && !strncmp(a, b + 1, la)) {
-                    free(paths);
+            for (const char *b = strchr(a, ','); b; b = strchr(b + 1, ','))
+                if (strcspn(b + 1, ",") == la && !strncmp(a, b + 1, la))
                     return ns_usage_error(cmd,
                                           "--labels names '%.*s' twice: give each input "
                                           "its own name",
                                           (int)la, a);
-                }
-            }
         }
     }
 
     /* The same file twice would compare it with itself and report every benchmark as equal. */
     for (size_t p = 0; p < npaths; p++)
-        for (size_t q = p + 1; q < npaths; q++) {
-            struct stat sp, sq;
-            if (stat(paths[p], &sp) == 0 && stat(paths[q], &sq) == 0 && sp.st_dev == sq.st_dev &&
-                sp.st_ino == sq.st_ino) {
-                const char *a = paths[p], *b = paths[q];
-                free(paths);
+        for (size_t q = p + 1; q < npaths; q++)
+            if (ns_same_file(cli->paths[p], cli->paths[q]) == 1)
                 return ns_usage_error(cmd, "%s and %s are the same file: give different inputs",
-                                      a, b);
-            }
-        }
+                                      cli->paths[p], cli->paths[q]);
 
     /* Like run --out: a folder that already holds a report, or any file of a run, roofline or
      * fleet (the shared list, ns_outdir_names), is not written into (trial 9 #13). */
@@ -816,7 +806,6 @@ int ns_cmd_compare(int argc, char **argv) {
         int own = 0;
         for (size_t k = 0; ns_outdir_compare[k]; k++)
             own |= !strcmp(old, ns_outdir_compare[k]);
-        free(paths);
         if (own)
             return ns_usage_error(cmd,
                                   "--out %s already holds %s: give a new folder or remove the "
@@ -827,24 +816,38 @@ int ns_cmd_compare(int argc, char **argv) {
                               "folder (compare never writes beside another command's files)",
                               out, old);
     }
+    return 0;
+}
 
-    /* Load every input before writing anything. */
+/* The inputs, loaded (compare_load). */
+typedef struct {
+    ns_bench_set *sets;
+    size_t nsets;
+    char *host1; /* the first input's host */
+    int hosts_differ;
+    char cut_list[640]; /* the interrupted inputs */
+} compare_inputs;
+
+/* Loads every input into in (one set per input, or per node with --nodes), warning about
+ * interrupted runs and unreadable node files. Returns 0, or NS_EXIT_USAGE after the error (in
+ * holds what was loaded: compare_inputs_free). */
+static int compare_load(const compare_cli *cli, compare_inputs *in) {
+    const char *cmd = "compare";
     char err[1024];
-    ns_bench_set *sets = NULL;
-    size_t nsets = 0, cap = 0;
-    char *lab = labels ? strdup(labels) : NULL, *save = NULL, *host1 = NULL;
-    int hosts_differ = 0;
-    char cut_list[640] = ""; /* the interrupted inputs */
+    size_t cap = 0;
+    char *lab = cli->labels ? strdup(cli->labels) : NULL, *save = NULL;
     char *next_label = lab ? strtok_r(lab, ",", &save) : NULL;
-    for (size_t p = 0; p < npaths; p++) {
-        json_t *root = ns_json_load_results(paths[p], err, sizeof err);
+    int rc = NS_EXIT_USAGE;
+    for (size_t p = 0; p < cli->npaths; p++) {
+        const char *path = cli->paths[p];
+        json_t *root = ns_json_load_results(path, err, sizeof err);
         if (!root) {
             ns_usage_error(cmd, "%s", err);
             goto done;
         }
         const char *kind = json_string_value(json_object_get(root, "kind"));
         if (kind && !strcmp(kind, "compare")) {
-            ns_usage_error(cmd, "%s: is a compare report, not a results or fleet file", paths[p]);
+            ns_usage_error(cmd, "%s: is a compare report, not a results or fleet file", path);
             json_decref(root);
             goto done;
         }
@@ -860,19 +863,19 @@ int ns_cmd_compare(int argc, char **argv) {
             fprintf(stderr,
                     "nodescale compare: warning: %s: %s was interrupted: it holds only the "
                     "benchmarks that finished\n",
-                    paths[p], fleet ? "a node's run" : "the run");
-            size_t len = strlen(cut_list);
-            snprintf(cut_list + len, sizeof cut_list - len, "%s%.200s", len ? ", " : "",
-                     paths[p]);
+                    path, fleet ? "a node's run" : "the run");
+            size_t len = strlen(in->cut_list);
+            snprintf(in->cut_list + len, sizeof in->cut_list - len, "%s%.200s", len ? ", " : "",
+                     path);
         }
-        if (note_hosts(root, fleet, &host1, &hosts_differ)) {
+        if (note_hosts(root, fleet, &in->host1, &in->hosts_differ)) {
             ns_usage_error(cmd, "out of memory");
             json_decref(root);
             goto done;
         }
         ns_bench_set *add = NULL;
         int nadd = 1;
-        if (fleet && per_node) {
+        if (fleet && cli->per_node) {
             nadd = ns_bench_sets_per_node(root, &add, err, sizeof err);
         } else {
             add = calloc(1, sizeof *add);
@@ -880,41 +883,56 @@ int ns_cmd_compare(int argc, char **argv) {
             if (next_label) next_label = strtok_r(NULL, ",", &save);
         }
         if (nadd > 0 && fleet) {
-            int unread = ns_bench_set_fleet_within(add, (size_t)nadd, per_node, root, paths[p]);
+            int unread = ns_bench_set_fleet_within(add, (size_t)nadd, cli->per_node, root, path);
             if (unread)
                 fprintf(stderr,
                         "nodescale compare: warning: %s: %d node results file(s) not readable "
                         "(nodes/<node>/results.json): their within-node noise is unknown\n",
-                        paths[p], unread);
+                        path, unread);
         }
         json_decref(root);
         if (nadd < 0) {
             free(add);
-            ns_usage_error(cmd, "%s: %s", paths[p], err);
+            ns_usage_error(cmd, "%s: %s", path, err);
             goto done;
         }
-        if (nsets + (size_t)nadd > cap) {
-            cap = 2 * (nsets + (size_t)nadd);
-            ns_bench_set *ns = realloc(sets, cap * sizeof *ns);
+        if (in->nsets + (size_t)nadd > cap) {
+            cap = 2 * (in->nsets + (size_t)nadd);
+            ns_bench_set *ns = realloc(in->sets, cap * sizeof *ns);
             if (!ns) {
                 free(add);
                 ns_usage_error(cmd, "out of memory");
                 goto done;
             }
-            sets = ns;
+            in->sets = ns;
         }
-        memcpy(&sets[nsets], add, (size_t)nadd * sizeof *add);
-        nsets += (size_t)nadd;
+        memcpy(&in->sets[in->nsets], add, (size_t)nadd * sizeof *add);
+        in->nsets += (size_t)nadd;
         free(add);
     }
-    if (nsets < 2) {
+    if (in->nsets < 2) {
         ns_usage_error(cmd,
                        "only %zu input to compare; give at least two (or --nodes with a "
                        "fleet of two or more)",
-                       nsets);
+                       in->nsets);
         goto done;
     }
-    /* Duplicate labels make columns ambiguous: suffix them with their position. */
+    rc = 0;
+done:
+    free(lab);
+    return rc;
+}
+
+/* Frees what compare_load loaded into in. */
+static void compare_inputs_free(compare_inputs *in) {
+    for (size_t s = 0; s < in->nsets; s++)
+        ns_bench_set_free(&in->sets[s]);
+    free(in->sets);
+    free(in->host1);
+}
+
+/* Duplicate labels make columns ambiguous: suffixes them with their position ("a#2"). */
+static void unique_labels(ns_bench_set *sets, size_t nsets) {
     for (size_t s = 1; s < nsets; s++)
         for (size_t t = 0; t < s; t++)
             if (!strcmp(sets[s].label, sets[t].label)) {
@@ -924,37 +942,35 @@ int ns_cmd_compare(int argc, char **argv) {
                 sets[s].label = strdup(buf);
                 break;
             }
+}
 
-    ns_compare c;
-    if (ns_compare_build(sets, nsets, min_spread, &c)) {
-        ns_usage_error(cmd, "out of memory");
-        goto done;
-    }
-    if (c.nrows == 0) {
-        ns_usage_error(cmd, "the inputs have no benchmark id in common; nothing to compare");
-        ns_compare_free(&c);
-        goto done;
-    }
+/* Writes the report of c into --out (or results/compare-<UTC time>): compare.json and
+ * compare.md, then the plot, then compare.md on stdout; on a failure removes what it wrote.
+ * Returns NS_EXIT_OK, or NS_EXIT_USAGE after the error. */
+static int compare_write(const compare_cli *cli, const compare_inputs *in, const ns_compare *c) {
+    const char *cmd = "compare";
+    char err[1024];
+    int rc = NS_EXIT_USAGE;
     char verdict[1536], rule[512], warning[1400] = "";
-    ns_compare_verdict(&c, verdict, sizeof verdict);
-    rule_line(rule, sizeof rule, min_spread);
-    int one_host = host1 && !hosts_differ;
+    ns_compare_verdict(c, verdict, sizeof verdict);
+    rule_line(rule, sizeof rule, cli->min_spread);
+    int one_host = in->host1 && !in->hosts_differ;
     if (one_host)
         snprintf(warning, sizeof warning,
                  "Warning: all %zu inputs were measured on one host (%.200s): their differences "
                  "are run to run (time, load, placement), not between machines or providers.",
-                 nsets, host1);
-    if (cut_list[0]) {
+                 in->nsets, in->host1);
+    if (in->cut_list[0]) {
         size_t len = strlen(warning);
         snprintf(warning + len, sizeof warning - len,
                  "%sWarning: interrupted input(s) %s: they hold only the benchmarks that "
                  "finished.",
-                 len ? " " : "", cut_list);
+                 len ? " " : "", in->cut_list);
     }
 
     char dir[4096];
-    if (out) {
-        snprintf(dir, sizeof dir, "%s", out);
+    if (cli->out) {
+        snprintf(dir, sizeof dir, "%s", cli->out);
     } else {
         char stamp[32];
         time_t now = time(NULL);
@@ -962,14 +978,14 @@ int ns_cmd_compare(int argc, char **argv) {
         snprintf(dir, sizeof dir, "results/compare-%s", stamp);
     }
     size_t created = ns_outdir_first_missing(dir);
-    if (ns_mkdir_p(dir)) {
+    if (ns_outdir_mkdir_p(dir)) {
         ns_usage_error(cmd, "cannot create %s: %s", dir, strerror(errno));
         remove_outputs(dir, created);
-        ns_compare_free(&c);
-        goto done;
+        return NS_EXIT_USAGE;
     }
-    char *md = render_markdown(sets, &c, verdict, rule, warning[0] ? warning : NULL);
-    json_t *js = render_json(sets, &c, verdict, min_spread, rule, warning[0] ? warning : NULL);
+    char *md = render_markdown(in->sets, c, verdict, rule, warning[0] ? warning : NULL);
+    json_t *js =
+        render_json(in->sets, c, verdict, cli->min_spread, rule, warning[0] ? warning : NULL);
     char path[4200];
     int bad = 0;
     snprintf(path, sizeof path, "%s/compare.json", dir);
@@ -981,7 +997,7 @@ int ns_cmd_compare(int argc, char **argv) {
         ns_usage_error(cmd, "%s", md ? err : "out of memory");
         remove_outputs(dir, created);
     } else {
-        write_plot(dir, &c, stderr);
+        write_plot(dir, c, stderr);
         fputs(md, stdout);
         if (ns_report_check_stdout(err, sizeof err) != 0) {
             ns_usage_error(cmd, "%s", err);
@@ -992,16 +1008,35 @@ int ns_cmd_compare(int argc, char **argv) {
         }
     }
     free(md);
+    return rc;
+}
+
+int ns_cmd_compare(int argc, char **argv) {
+    const char *cmd = "compare";
+    compare_cli cli;
+    int rc = compare_parse_args(argc, argv, &cli);
+    if (rc >= 0) return rc;
+    if ((rc = compare_check_args(&cli))) {
+        free(cli.paths);
+        return rc;
+    }
+    /* Load every input before writing anything. */
+    compare_inputs in = {0};
+    ns_compare c;
+    rc = NS_EXIT_USAGE;
+    if (compare_load(&cli, &in) != 0) goto done;
+    unique_labels(in.sets, in.nsets);
+    if (ns_compare_build(in.sets, in.nsets, cli.min_spread, &c)) {
+        ns_usage_error(cmd, "out of memory");
+        goto done;
+    }
+    if (c.nrows == 0)
+        ns_usage_error(cmd, "the inputs have no benchmark id in common; nothing to compare");
+    else
+        rc = compare_write(&cli, &in, &c);
     ns_compare_free(&c);
 done:
-    for (size_t s = 0; s < nsets; s++)
-        ns_bench_set_free(&sets[s]);
-    free(sets);
-    free(lab);
-    free(host1);
-    free(paths);
+    compare_inputs_free(&in);
+    free(cli.paths);
     return rc;
-missing_value:
-    free(paths);
-    return ns_usage_error(cmd, "%s needs a value", argv[argc - 1]); /* only the last can lack one */
 }

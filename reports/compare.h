@@ -104,11 +104,4 @@ void ns_compare_verdict(const ns_compare *c, char *line, size_t len);
 
 void ns_compare_free(ns_compare *c);
 
-/* Writes text to path atomically (temporary file in the same folder, fsync, rename). Returns 0,
- * or -1 with a one-line reason in err. */
-int ns_write_text_atomic(const char *path, const char *text, char *err, size_t errlen);
-
-/* mkdir -p. Returns 0, or -1 with errno set. */
-int ns_mkdir_p(const char *dir);
-
 #endif

@@ -867,9 +867,8 @@ static void resolved_path(const char *p, char *out, size_t len) {
 /* 1 when two output paths name the same file: the same device and inode when both exist,
  * else the same text once each folder is resolved ("g.json", "./g.json", "/abs/g.json"). */
 static int same_output(const char *a, const char *b) {
-    struct stat sa, sb;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    int same = ns_same_file(a, b);
+    if (same >= 0) return same;
     char ra[2 * PATH_MAX], rb[2 * PATH_MAX];
     resolved_path(a, ra, sizeof ra);
     resolved_path(b, rb, sizeof rb);
@@ -933,17 +932,25 @@ static void usage(FILE *f) {
         "BENCH_ARGS must not hold --json (gate --ab sets it).\n");
 }
 
-int ns_cmd_gate(int argc, char **argv) {
+/* What gate's command line asks for (gate_parse_args). */
+typedef struct {
+    ns_gate_opts o;
+    const char *json_out, *junit_out, *md_out, *thr_file;
+    int quiet, ab, rounds, min_rounds, rounds_set, min_rounds_set;
+    char *pos[256]; /* BASELINE CURRENT, or OLD_BINARY NEW_BINARY KERNEL... */
+    int npos;
+    const char *hist[64]; /* --history files */
+    int nhist;
+    char **bench_args; /* after "--" (--ab) */
+    int nbench;
+} gate_cli;
+
+/* Parses gate's options into cli, one option at a time. Returns -1 to go on, else the exit
+ * status: NS_EXIT_OK after --help, NS_EXIT_USAGE after a one-line error. */
+static int gate_parse_args(int argc, char **argv, gate_cli *cli) {
     const char *cmd = "gate";
-    ns_gate_opts o = ns_gate_defaults();
-    const char *json_out = NULL, *junit_out = NULL, *md_out = NULL, *thr_file = NULL;
-    int quiet = 0, ab = 0, rounds = 30, min_rounds = 8, nbench = 0;
-    int rounds_set = 0, min_rounds_set = 0;
-    char *pos[256];
-    const char *hist[64];
-    json_t *hist_docs[64] = {0};
-    int npos = 0, nhist = 0;
-    char **bench_args = NULL;
+    *cli = (gate_cli){.o = ns_gate_defaults(), .rounds = 30, .min_rounds = 8};
+    ns_gate_opts *o = &cli->o;
     static const char *const repeatable[] = {"--history", NULL};
     if (ns_refuse_repeated(cmd, argc, argv, repeatable, 0)) return NS_EXIT_USAGE;
     for (int i = 1; i < argc; i++) {
@@ -953,115 +960,129 @@ int ns_cmd_gate(int argc, char **argv) {
             usage(stdout);
             return NS_EXIT_OK;
         } else if (!strcmp(argv[i], "--")) {
-            bench_args = argv + i + 1;
-            nbench = argc - i - 1;
+            cli->bench_args = argv + i + 1;
+            cli->nbench = argc - i - 1;
             break;
         } else if ((m = ns_opt_value(argc, argv, &i, "--threshold", &v))) {
-            if (m < 0 || parse_fraction(v, &o.threshold) != 0)
+            if (m < 0 || parse_fraction(v, &o->threshold) != 0)
                 return ns_usage_error(cmd, "--threshold wants a fraction (0.05) or percent (5%%)");
         } else if ((m = ns_opt_value(argc, argv, &i, "--suite-threshold", &v))) {
-            if (m < 0 || parse_fraction(v, &o.suite_threshold) != 0)
+            if (m < 0 || parse_fraction(v, &o->suite_threshold) != 0)
                 return ns_usage_error(cmd, "--suite-threshold wants 0.05 or 5%%");
         } else if ((m = ns_opt_value(argc, argv, &i, "--thresholds", &v))) {
             if (m < 0) return ns_usage_error(cmd, "--thresholds wants a file");
-            thr_file = v;
+            cli->thr_file = v;
         } else if ((m = ns_opt_value(argc, argv, &i, "--history", &v))) {
             if (m < 0) return ns_usage_error(cmd, "--history wants a results file");
-            if (nhist >= (int)(sizeof hist / sizeof *hist))
+            if (cli->nhist >= (int)(sizeof cli->hist / sizeof *cli->hist))
                 return ns_usage_error(cmd, "at most %d --history files",
-                                      (int)(sizeof hist / sizeof *hist));
-            hist[nhist++] = v;
+                                      (int)(sizeof cli->hist / sizeof *cli->hist));
+            cli->hist[cli->nhist++] = v;
         } else if ((m = ns_opt_value(argc, argv, &i, "--alpha", &v))) {
-            if (m < 0 || ns_parse_double(v, 1e-6, 0.5, &o.alpha) != 0)
+            if (m < 0 || ns_parse_double(v, 1e-6, 0.5, &o->alpha) != 0)
                 return ns_usage_error(cmd, "--alpha wants a number in [1e-6, 0.5]");
         } else if ((m = ns_opt_value(argc, argv, &i, "--min-samples", &v))) {
             int64_t x;
             if (m < 0 || ns_parse_int64(v, 2, 100000, &x) != 0)
                 return ns_usage_error(cmd, "--min-samples wants an integer >= 2");
-            o.min_samples = (int)x;
+            o->min_samples = (int)x;
         } else if ((m = ns_opt_value(argc, argv, &i, "--noise-floor", &v))) {
-            if (m < 0 || ns_parse_double(v, 0, 1e6, &o.noise_floor_s) != 0)
+            if (m < 0 || ns_parse_double(v, 0, 1e6, &o->noise_floor_s) != 0)
                 return ns_usage_error(cmd, "--noise-floor wants seconds >= 0");
         } else if ((m = ns_opt_value(argc, argv, &i, "--rounds", &v))) {
             int64_t x;
             if (m < 0 || ns_parse_int64(v, 1, 10000, &x) != 0)
                 return ns_usage_error(cmd, "--rounds wants an integer in [1, 10000]");
-            rounds = (int)x;
-            rounds_set = 1;
+            cli->rounds = (int)x;
+            cli->rounds_set = 1;
         } else if ((m = ns_opt_value(argc, argv, &i, "--min-rounds", &v))) {
             int64_t x;
             if (m < 0 || ns_parse_int64(v, 1, 10000, &x) != 0)
                 return ns_usage_error(cmd, "--min-rounds wants an integer in [1, 10000]");
-            min_rounds = (int)x;
-            min_rounds_set = 1;
+            cli->min_rounds = (int)x;
+            cli->min_rounds_set = 1;
         } else if ((m = ns_opt_value(argc, argv, &i, "--json", &v))) {
             if (m < 0) return ns_usage_error(cmd, "--json wants a file");
-            json_out = v;
+            cli->json_out = v;
         } else if ((m = ns_opt_value(argc, argv, &i, "--junit", &v))) {
             if (m < 0) return ns_usage_error(cmd, "--junit wants a file");
-            junit_out = v;
+            cli->junit_out = v;
         } else if ((m = ns_opt_value(argc, argv, &i, "--markdown", &v))) {
             if (m < 0) return ns_usage_error(cmd, "--markdown wants a file");
-            md_out = v;
+            cli->md_out = v;
         } else if (!strcmp(argv[i], "--allow-context-mismatch")) {
-            o.allow_context_mismatch = 1;
+            o->allow_context_mismatch = 1;
         } else if (!strcmp(argv[i], "--allow-build-change")) {
-            o.allow_build_change = 1;
+            o->allow_build_change = 1;
         } else if (!strcmp(argv[i], "--fail-on-missing")) {
-            o.fail_on_missing = 1;
+            o->fail_on_missing = 1;
         } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
-            quiet = 1;
+            cli->quiet = 1;
         } else if (!strcmp(argv[i], "--ab")) {
-            ab = 1;
+            cli->ab = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return ns_usage_error(cmd, "unknown option '%s' (try: nodescale gate --help)", argv[i]);
         } else {
-            if (npos >= (int)(sizeof pos / sizeof *pos))
+            if (cli->npos >= (int)(sizeof cli->pos / sizeof *cli->pos))
                 return ns_usage_error(cmd, "too many arguments");
-            pos[npos++] = argv[i];
+            cli->pos[cli->npos++] = argv[i];
         }
     }
+    return -1;
+}
+
+/* Refuses options that do not go together, and --ab round settings that can give no verdict
+ * (lowering the default --min-rounds to --rounds). Returns 0, or NS_EXIT_USAGE after the error. */
+static int gate_check_args(gate_cli *cli) {
+    const char *cmd = "gate";
+    int ab = cli->ab, npos = cli->npos;
     if (!ab && npos != 2)
         return ns_usage_error(cmd, "want BASELINE.json CURRENT.json (got %d file%s)", npos,
                               npos == 1 ? "" : "s");
     if (ab && npos < 2) return ns_usage_error(cmd, "--ab wants OLD_BINARY NEW_BINARY [KERNEL...]");
-    if (!ab && bench_args) return ns_usage_error(cmd, "'--' bench arguments need --ab");
-    if (ab && nhist) return ns_usage_error(cmd, "--history applies to files, not --ab");
-    if (ab && o.allow_build_change)
+    if (!ab && cli->bench_args) return ns_usage_error(cmd, "'--' bench arguments need --ab");
+    if (ab && cli->nhist) return ns_usage_error(cmd, "--history applies to files, not --ab");
+    if (ab && cli->o.allow_build_change)
         return ns_usage_error(cmd, "--allow-build-change applies to files (--ab always allows "
                                    "build differences)");
-    if (!ab && (rounds_set || min_rounds_set))
+    if (!ab && (cli->rounds_set || cli->min_rounds_set))
         return ns_usage_error(cmd, "%s applies to --ab only",
-                              rounds_set ? "--rounds" : "--min-rounds");
+                              cli->rounds_set ? "--rounds" : "--min-rounds");
     if (ab) {
         /* Round settings that cannot be honoured are refused, not adjusted: an explicit
          * --min-rounds above --rounds, or so few rounds that no verdict is possible. Without
          * --min-rounds, a --rounds below its default lowers it. */
-        if (min_rounds_set && min_rounds > rounds)
-            return ns_usage_error(cmd, "--min-rounds %d exceeds --rounds %d%s", min_rounds, rounds,
-                                  rounds_set ? "" : " (the default)");
-        if (min_rounds > rounds) min_rounds = rounds;
-        int need = ab_rounds_needed(&o);
-        if (rounds < need)
+        if (cli->min_rounds_set && cli->min_rounds > cli->rounds)
+            return ns_usage_error(cmd, "--min-rounds %d exceeds --rounds %d%s", cli->min_rounds,
+                                  cli->rounds, cli->rounds_set ? "" : " (the default)");
+        if (cli->min_rounds > cli->rounds) cli->min_rounds = cli->rounds;
+        int need = ab_rounds_needed(&cli->o);
+        if (cli->rounds < need)
             return ns_usage_error(cmd,
                                   "--rounds %d can never give a verdict: want at least %d (the "
                                   "--min-samples and a %g%% interval need that many)",
-                                  rounds, need, 100 * (1 - o.alpha));
+                                  cli->rounds, need, 100 * (1 - cli->o.alpha));
         /* gate --ab passes --json FILE to every run itself; a second one would be ignored or
          * would take the results away from the gate. */
-        for (int i = 0; i < nbench; i++)
-            if (!strcmp(bench_args[i], "--json") || !strncmp(bench_args[i], "--json=", 7))
+        for (int i = 0; i < cli->nbench; i++)
+            if (!strcmp(cli->bench_args[i], "--json") || !strncmp(cli->bench_args[i], "--json=", 7))
                 return ns_usage_error(cmd,
                                       "bench argument '%s' is set by gate --ab itself (it passes "
                                       "--json FILE to every run); drop it",
-                                      bench_args[i]);
+                                      cli->bench_args[i]);
     }
+    return 0;
+}
 
+/* Checks every report path before any work: not two to one file, none over an input, none over
+ * another command's file, each writable. Returns 0, or NS_EXIT_USAGE after the error. */
+static int gate_check_outputs(const gate_cli *cli) {
+    const char *cmd = "gate";
     char err[1024];
     /* All or nothing: every output path is checked before any work, so a bad third path cannot
      * leave the first two written (ns_json_check_writable suits the text writers too: they
      * write the same way, temporary file beside the target + rename). */
-    const char *outs[] = {json_out, junit_out, md_out};
+    const char *outs[] = {cli->json_out, cli->junit_out, cli->md_out};
     static const char *const out_opts[] = {"--json", "--junit", "--markdown"};
     /* Two reports to one file would leave only the last one written. */
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
@@ -1073,18 +1094,19 @@ int ns_cmd_gate(int argc, char **argv) {
     /* A report over one of gate's own inputs would destroy the record it gated (trial 9 #1):
      * the same device and inode, or the same resolved path for a report not written yet. */
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
-        for (int p = 0; outs[i] && p < npos && p < 2; p++)
-            if (same_output(outs[i], pos[p]))
+        for (int p = 0; outs[i] && p < cli->npos && p < 2; p++)
+            if (same_output(outs[i], cli->pos[p]))
                 return ns_usage_error(
                     cmd, "%s %s is an input (%s %s): give the report its own file", out_opts[i],
-                    outs[i], ab ? (p ? "NEW_BINARY" : "OLD_BINARY") : (p ? "CURRENT" : "BASELINE"),
-                    pos[p]);
-        for (int h = 0; outs[i] && h < nhist; h++)
-            if (same_output(outs[i], hist[h]))
+                    outs[i],
+                    cli->ab ? (p ? "NEW_BINARY" : "OLD_BINARY") : (p ? "CURRENT" : "BASELINE"),
+                    cli->pos[p]);
+        for (int h = 0; outs[i] && h < cli->nhist; h++)
+            if (same_output(outs[i], cli->hist[h]))
                 return ns_usage_error(cmd,
                                       "%s %s is an input (--history %s): give the report its "
                                       "own file",
-                                      out_opts[i], outs[i], hist[h]);
+                                      out_opts[i], outs[i], cli->hist[h]);
     }
     /* Nor over any other file that is not an earlier report of its own kind: a run's
      * results.json or report.md, a fleet's, compare's or another command's (trial 11 #2). */
@@ -1096,131 +1118,123 @@ int ns_cmd_gate(int argc, char **argv) {
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
         if (outs[i] && ns_json_check_writable(outs[i], err, sizeof err) != 0)
             return ns_usage_error(cmd, "%s", err);
+    return 0;
+}
+
+/* Drops from cli->hist each --history file that is BASELINE, CURRENT or an earlier --history
+ * file, with a warning in rep. */
+static void gate_dedup_history(gate_cli *cli, ns_gate_report *rep) {
     /* A run counts once in the drift (trial 9 #17: the baseline given again as --history, or one
      * --history file twice, made 3 files read as 4 runs): such a --history file is dropped, with
      * a warning. So is CURRENT given as --history: the current build's run is no baseline run,
      * and its distance would widen the threshold that is to catch it (trial 11 #6). The same
      * device and inode is the same file, whatever its path. */
-    const char *dropped[64], *dropped_as[64];
-    int ndropped = 0;
-    for (int h = 0; h < nhist;) {
-        struct stat sh, so;
+    const char **hist = cli->hist;
+    for (int h = 0; h < cli->nhist;) {
         const char *as = NULL;
-        if (stat(hist[h], &sh) == 0) {
-            if (stat(pos[0], &so) == 0 && so.st_dev == sh.st_dev && so.st_ino == sh.st_ino)
-                as = "the BASELINE";
-            if (!as && stat(pos[1], &so) == 0 && so.st_dev == sh.st_dev && so.st_ino == sh.st_ino)
-                as = "the CURRENT";
-            for (int g = 0; !as && g < h; g++)
-                if (stat(hist[g], &so) == 0 && so.st_dev == sh.st_dev && so.st_ino == sh.st_ino)
-                    as = hist[g];
-        }
+        if (ns_same_file(hist[h], cli->pos[0]) == 1)
+            as = "the BASELINE";
+        else if (ns_same_file(hist[h], cli->pos[1]) == 1)
+            as = "the CURRENT";
+        for (int g = 0; !as && g < h; g++)
+            if (ns_same_file(hist[h], hist[g]) == 1) as = hist[g];
         if (!as) {
             h++;
             continue;
         }
-        dropped[ndropped] = hist[h];
-        dropped_as[ndropped++] = as;
-        memmove(hist + h, hist + h + 1, (size_t)(nhist - h - 1) * sizeof *hist);
-        nhist--;
-    }
-    if (thr_file && ns_gate_load_thresholds(&o, thr_file, err, sizeof err) != 0) {
-        ns_gate_free_rules(&o);
-        return ns_usage_error(cmd, "%s", err);
-    }
-    ns_gate_report rep = {
-        .mode = ab ? "ab" : "files", .baseline = pos[0], .current = pos[1], .opts = o};
-    for (int d = 0; d < ndropped; d++)
-        if (!strcmp(dropped_as[d], "the CURRENT"))
-            add_warning(&rep,
+        if (!strcmp(as, "the CURRENT"))
+            add_warning(rep,
                         "--history %s is the same file as the CURRENT: not counted (a run of the "
                         "current build is no baseline history)",
-                        dropped[d]);
+                        hist[h]);
         else
-            add_warning(&rep, "--history %s is the same file as %s%s: counted once", dropped[d],
-                        strcmp(dropped_as[d], "the BASELINE") ? "--history " : "", dropped_as[d]);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = NS_EXIT_USAGE, build_only = 0;
-    if (ab) {
-        static char *default_kernels[] = {"stream_triad"};
-        char **k = npos > 2 ? pos + 2 : default_kernels;
-        int nk = npos > 2 ? npos - 2 : 1;
-        if (ns_gate_run_ab(pos[0], pos[1], k, nk, bench_args, nbench, min_rounds, rounds, &rep, err,
-                           sizeof err) != 0) {
-            rc = ns_usage_error(cmd, "%s", err);
-            goto out;
-        }
-    } else {
-        json_t *b = ns_json_load_results(pos[0], err, sizeof err), *c = NULL;
-        if (!b || !(c = ns_json_load_results(pos[1], err, sizeof err))) {
-            json_decref(b);
-            rc = ns_usage_error(cmd, "%s", err);
-            goto out;
-        }
-        /* --allow-build-change: the machine must match, build differences are only listed (the
-         * machine's differences come first in a full diff). */
-        rep.mismatches = json_array();
-        size_t nmachine = ns_gate_context_diff(b, c, 1, rep.mismatches);
-        json_t *all = json_array();
-        ns_gate_context_diff(b, c, 0, all);
-        if (o.allow_build_change) {
-            rep.build_diffs = all;
-        } else {
-            json_decref(rep.mismatches);
-            rep.mismatches = all;
-        }
-        for (size_t j = 0; j < nmachine && o.allow_build_change; j++)
-            json_array_remove(rep.build_diffs, 0);
-        build_only = nmachine == 0 && json_array_size(rep.mismatches) > 0;
-        ns_gate_input_warnings(&rep, b, "baseline", pos[0]);
-        ns_gate_input_warnings(&rep, c, "current", pos[1]);
-        for (int h = 0; h < nhist; h++) {
-            if (!(hist_docs[h] = ns_json_load_results(hist[h], err, sizeof err)) ||
-                !results_array(hist_docs[h], hist[h], err, sizeof err)) {
-                json_decref(b);
-                json_decref(c);
-                rc = ns_usage_error(cmd, "%s", err);
-                goto out;
-            }
-            /* History must be of the baseline's machine and build, or its drift means nothing. */
-            json_t *hm = json_array();
-            ns_gate_context_diff(b, hist_docs[h], 0, hm);
-            size_t j;
-            json_t *m;
-            json_array_foreach(hm, j, m) {
-                char key[300];
-                snprintf(key, sizeof key, "history %s: %s", hist[h],
-                         json_string_value(json_object_get(m, "key")));
-                json_object_set_new(m, "key", json_string(key));
-                json_array_append(rep.mismatches, m);
-            }
-            json_decref(hm);
-        }
-        rep.opts.history = hist_docs;
-        rep.opts.nhistory = (size_t)nhist;
-        int cmp = ns_gate_compare_docs(b, c, &rep, err, sizeof err);
-        json_decref(b);
-        json_decref(c);
-        if (cmp != 0) {
-            /* The warnings first: an interrupted input is often why nothing is in common
-             * (trial 9 #11: the warning was collected, then lost with the error). */
-            char wb[1200];
-            for (size_t i = 0; i < json_array_size(rep.warnings); i++)
-                fprintf(stderr, "nodescale gate: warning: %s\n",
-                        ns_text_safe(json_string_value(json_array_get(rep.warnings, i)), wb,
-                                     sizeof wb));
-            rc = ns_usage_error(cmd, "%s", err);
-            goto out;
-        }
+            add_warning(rep, "--history %s is the same file as %s%s: counted once", hist[h],
+                        strcmp(as, "the BASELINE") ? "--history " : "", as);
+        memmove(hist + h, hist + h + 1, (size_t)(cli->nhist - h - 1) * sizeof *hist);
+        cli->nhist--;
     }
-    size_t nmis = json_array_size(rep.mismatches);
-    if (nmis && !o.allow_context_mismatch) {
+}
+
+/* Files mode: loads BASELINE, CURRENT and the --history files (into hist_docs) and compares
+ * them into rep, listing the context differences in rep->mismatches (*build_only: only the build
+ * differs). Returns 0, or NS_EXIT_USAGE after the warnings and the error. */
+static int gate_compare_files(const gate_cli *cli, ns_gate_report *rep, json_t **hist_docs,
+                              int *build_only) {
+    const char *cmd = "gate";
+    char err[1024];
+    json_t *b = ns_json_load_results(cli->pos[0], err, sizeof err), *c = NULL;
+    if (!b || !(c = ns_json_load_results(cli->pos[1], err, sizeof err))) {
+        json_decref(b);
+        return ns_usage_error(cmd, "%s", err);
+    }
+    /* --allow-build-change: the machine must match, build differences are only listed (the
+     * machine's differences come first in a full diff). */
+    rep->mismatches = json_array();
+    size_t nmachine = ns_gate_context_diff(b, c, 1, rep->mismatches);
+    json_t *all = json_array();
+    ns_gate_context_diff(b, c, 0, all);
+    if (cli->o.allow_build_change) {
+        rep->build_diffs = all;
+    } else {
+        json_decref(rep->mismatches);
+        rep->mismatches = all;
+    }
+    for (size_t j = 0; j < nmachine && cli->o.allow_build_change; j++)
+        json_array_remove(rep->build_diffs, 0);
+    *build_only = nmachine == 0 && json_array_size(rep->mismatches) > 0;
+    ns_gate_input_warnings(rep, b, "baseline", cli->pos[0]);
+    ns_gate_input_warnings(rep, c, "current", cli->pos[1]);
+    for (int h = 0; h < cli->nhist; h++) {
+        const char *hist = cli->hist[h];
+        if (!(hist_docs[h] = ns_json_load_results(hist, err, sizeof err)) ||
+            !results_array(hist_docs[h], hist, err, sizeof err)) {
+            json_decref(b);
+            json_decref(c);
+            return ns_usage_error(cmd, "%s", err);
+        }
+        /* History must be of the baseline's machine and build, or its drift means nothing. */
+        json_t *hm = json_array();
+        ns_gate_context_diff(b, hist_docs[h], 0, hm);
+        size_t j;
+        json_t *m;
+        json_array_foreach(hm, j, m) {
+            char key[300];
+            snprintf(key, sizeof key, "history %s: %s", hist,
+                     json_string_value(json_object_get(m, "key")));
+            json_object_set_new(m, "key", json_string(key));
+            json_array_append(rep->mismatches, m);
+        }
+        json_decref(hm);
+    }
+    rep->opts.history = hist_docs;
+    rep->opts.nhistory = (size_t)cli->nhist;
+    int cmp = ns_gate_compare_docs(b, c, rep, err, sizeof err);
+    json_decref(b);
+    json_decref(c);
+    if (cmp != 0) {
+        /* The warnings first: an interrupted input is often why nothing is in common
+         * (trial 9 #11: the warning was collected, then lost with the error). */
+        char wb[1200];
+        for (size_t i = 0; i < json_array_size(rep->warnings); i++)
+            fprintf(
+                stderr, "nodescale gate: warning: %s\n",
+                ns_text_safe(json_string_value(json_array_get(rep->warnings, i)), wb, sizeof wb));
+        return ns_usage_error(cmd, "%s", err);
+    }
+    return 0;
+}
+
+/* The runs' contexts differ (rep->mismatches): refuses with one line naming every differing
+ * key, or under --allow-context-mismatch prints the warning banner. Returns 0 to go on, or
+ * NS_EXIT_USAGE after the refusal. */
+static int gate_context_verdict(const ns_gate_report *rep, int build_only) {
+    size_t nmis = json_array_size(rep->mismatches);
+    if (nmis && !rep->opts.allow_context_mismatch) {
         /* One line: every differing key, values shortened. */
         char line[1024] = "";
         size_t len = 0;
         for (size_t i = 0; i < nmis && len < sizeof line - 1; i++) {
-            json_t *m = json_array_get(rep.mismatches, i);
+            json_t *m = json_array_get(rep->mismatches, i);
             char *bv = json_dumps(json_object_get(m, "baseline"), JSON_ENCODE_ANY | JSON_COMPACT);
             char *cv = json_dumps(json_object_get(m, "current"), JSON_ENCODE_ANY | JSON_COMPACT);
             len += (size_t)snprintf(line + len, sizeof line - len,
@@ -1230,13 +1244,12 @@ int ns_cmd_gate(int argc, char **argv) {
             free(bv);
             free(cv);
         }
-        rc = ns_usage_error(cmd,
-                            "context mismatch, refusing to compare: %s (rerun both on the same "
-                            "machine and build, or pass %s)",
-                            line,
-                            build_only ? "--allow-build-change: only the build differs"
-                                       : "--allow-context-mismatch");
-        goto out;
+        return ns_usage_error("gate",
+                              "context mismatch, refusing to compare: %s (rerun both on the same "
+                              "machine and build, or pass %s)",
+                              line,
+                              build_only ? "--allow-build-change: only the build differs"
+                                         : "--allow-context-mismatch");
     }
     if (nmis) {
         fprintf(stderr,
@@ -1246,18 +1259,54 @@ int ns_cmd_gate(int argc, char **argv) {
         fprintf(stderr,
                 "nodescale gate: WARNING: verdicts below may reflect the machine or build,\n");
         fprintf(stderr, "nodescale gate: WARNING: not the change under test:\n");
-        ns_gate_print_mismatches(stderr, rep.mismatches,
+        ns_gate_print_mismatches(stderr, rep->mismatches,
                                  "nodescale gate: WARNING:   %s: baseline %s, current %s\n");
         fprintf(stderr,
                 "nodescale gate: WARNING: ==================================================\n");
     }
+    return 0;
+}
+
+int ns_cmd_gate(int argc, char **argv) {
+    const char *cmd = "gate";
+    gate_cli cli;
+    json_t *hist_docs[64] = {0};
+    char err[1024];
+    int rc = gate_parse_args(argc, argv, &cli);
+    if (rc >= 0) return rc;
+    if ((rc = gate_check_args(&cli)) || (rc = gate_check_outputs(&cli))) return rc;
+    ns_gate_opts *o = &cli.o;
+    if (cli.thr_file && ns_gate_load_thresholds(o, cli.thr_file, err, sizeof err) != 0) {
+        ns_gate_free_rules(o);
+        return ns_usage_error(cmd, "%s", err);
+    }
+    ns_gate_report rep = {
+        .mode = cli.ab ? "ab" : "files", .baseline = cli.pos[0], .current = cli.pos[1], .opts = *o};
+    gate_dedup_history(&cli, &rep);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int build_only = 0;
+    rc = NS_EXIT_USAGE;
+    if (cli.ab) {
+        static char *default_kernels[] = {"stream_triad"};
+        char **k = cli.npos > 2 ? cli.pos + 2 : default_kernels;
+        int nk = cli.npos > 2 ? cli.npos - 2 : 1;
+        if (ns_gate_run_ab(cli.pos[0], cli.pos[1], k, nk, cli.bench_args, cli.nbench,
+                           cli.min_rounds, cli.rounds, &rep, err, sizeof err) != 0) {
+            rc = ns_usage_error(cmd, "%s", err);
+            goto out;
+        }
+    } else if (gate_compare_files(&cli, &rep, hist_docs, &build_only) != 0) {
+        goto out;
+    }
+    if (gate_context_verdict(&rep, build_only) != 0) goto out;
     ns_gate_rule_warnings(&rep);
     ns_gate_finish(&rep);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     rep.elapsed_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    if (!quiet) ns_gate_write_text(&rep, stdout);
+    if (!cli.quiet) ns_gate_write_text(&rep, stdout);
     char wbuf[1200];
-    for (size_t i = 0; quiet && i < json_array_size(rep.warnings); i++)
+    for (size_t i = 0; cli.quiet && i < json_array_size(rep.warnings); i++)
         fprintf(
             stderr, "nodescale gate: warning: %s\n",
             ns_text_safe(json_string_value(json_array_get(rep.warnings, i)), wbuf, sizeof wbuf));
@@ -1266,17 +1315,17 @@ int ns_cmd_gate(int argc, char **argv) {
         rc = ns_usage_error(cmd, "%s", err);
         goto out;
     }
-    if ((json_out && ns_gate_write_json(&rep, json_out, err, sizeof err) != 0) ||
-        (junit_out && ns_gate_write_junit(&rep, junit_out, err, sizeof err) != 0) ||
-        (md_out && ns_gate_write_markdown(&rep, md_out, err, sizeof err) != 0)) {
+    if ((cli.json_out && ns_gate_write_json(&rep, cli.json_out, err, sizeof err) != 0) ||
+        (cli.junit_out && ns_gate_write_junit(&rep, cli.junit_out, err, sizeof err) != 0) ||
+        (cli.md_out && ns_gate_write_markdown(&rep, cli.md_out, err, sizeof err) != 0)) {
         rc = ns_usage_error(cmd, "%s", err);
         goto out;
     }
     rc = rep.exit_code;
 out:
     ns_gate_report_free(&rep);
-    ns_gate_free_rules(&o);
-    for (int h = 0; h < nhist; h++)
+    ns_gate_free_rules(o);
+    for (int h = 0; h < cli.nhist; h++)
         json_decref(hist_docs[h]);
     return rc;
 }

@@ -173,10 +173,6 @@ static long lower_critical(const double *cnt, long maxs, long offset, double tai
     return k;
 }
 
-static double median_sorted(const double *s, size_t n) {
-    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
-
 int ns_shift_ci(const double *x, size_t nx, const double *y, size_t ny, double conf, double *est,
                 double *lo, double *hi) {
     *est = *lo = *hi = NAN;
@@ -189,7 +185,7 @@ int ns_shift_ci(const double *x, size_t nx, const double *y, size_t ny, double c
         for (size_t j = 0; j < ny; j++)
             dd[i * ny + j] = y[j] - x[i];
     ns_sort_doubles(dd, m);
-    *est = median_sorted(dd, m);
+    *est = ns_quantile_sorted(dd, m, 0.5);
 
     double tail = (1 - conf) / 2;
     long k = 0;
@@ -291,7 +287,7 @@ int ns_walsh_ci(const double *d, size_t n, double conf, double *est, double *lo,
         for (size_t j = i; j < n; j++)
             w[c++] = 0.5 * (d[i] + d[j]);
     ns_sort_doubles(w, m);
-    *est = median_sorted(w, m);
+    *est = ns_quantile_sorted(w, m, 0.5);
 
     double tail = (1 - conf) / 2;
     long k = 0;
@@ -361,14 +357,15 @@ static double select_kth(double *v, size_t n, size_t k) {
     return v[k];
 }
 
-/* Median of v[0..n) (reordered), the same value median_sorted gives after a sort. */
+/* Median of v[0..n) (reordered), the same value ns_quantile_sorted(v, n, 0.5) gives after a
+ * sort (its interpolation: lower + 0.5 (upper - lower)). */
 static double select_median(double *v, size_t n) {
     double upper = select_kth(v, n, n / 2);
     if (n % 2) return upper;
     double lower = v[0]; /* after the selection v[0..n/2) holds the n/2 smallest */
     for (size_t i = 1; i < n / 2; i++)
         if (v[i] > lower) lower = v[i];
-    return 0.5 * (lower + upper);
+    return lower + 0.5 * (upper - lower);
 }
 
 /* The scratch space of one item's estimate: x and y (one value per sample or round) and w (one

@@ -57,6 +57,13 @@ for f in compare.md compare.svg compare.dat; do
   [ "$(ls "$tmp/o13")" = "$f" ] || { echo "FAIL: --out holding $f: written into"; fail=1; }
 done
 
+# --out naming a regular file: refused by the one mkdir -p (review14 #1: compare's own mkdir -p
+# took the file for a folder, and failed later writing compare.json into it), the file as it was.
+echo keep >"$tmp/afile"
+refused "--out a regular file" "error: cannot create $tmp/afile: Not a directory" \
+  $bin compare $fx/provider_x.json $fx/provider_y.json --out "$tmp/afile"
+[ "$(cat "$tmp/afile")" = keep ] || { echo "FAIL: --out a regular file: file changed"; fail=1; }
+
 refused "compare report as input" 'error: .*is a compare report, not a results or fleet file' \
   $bin compare $fx/provider_x.json "$tmp/c/compare.json" --out "$tmp/r"
 
