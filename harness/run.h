@@ -20,7 +20,8 @@ typedef struct ns_run_opts {
  * caller calls ns_counters_finish() when done with them. NULL only on allocation failure. */
 json_t *ns_run_node(const ns_run_opts *o);
 
-/* Checks a --kernels list as run and fleet take it: every name a STREAM or reduction kernel.
+/* Checks a --kernels list as run and fleet take it: every name a STREAM or reduction kernel,
+ * none empty, none named twice.
  * 0, or -1 with a one-line reason in err. */
 int ns_run_check_kernels(const char *kernels, char *err, size_t errlen);
 

@@ -135,6 +135,23 @@ NODESCALE_PRESETS="$tmp/presets" $ns cluster --list-presets >"$tmp/out" 2>/dev/n
 [ "$(grep -c '^  ' "$tmp/out")" -eq 1 ] && grep -q '^  h100-sxm$' "$tmp/out" ||
   { echo "FAIL: --list-presets lists non-presets:"; cat "$tmp/out"; fails=$((fails + 1)); }
 
+# Trial 14b #12: --kernels with empty fields (strtok_r skipped them: ",," ran every kernel) or a
+# name given twice. #13: a model preset (or cpu-node) as the run's cluster chip.
+for k in ",," "stream_triad," ",stream_triad" "stream_triad,,stream_copy" \
+  "stream_triad,stream_triad" "stream_triad,stream_copy,stream_triad"; do
+  expect2 "run --kernels '$k'" $ns run --kernels "$k" --out "$tmp/k4"
+done
+expect2 "fleet --kernels ','" $ns fleet --kernels , --out "$tmp/k4"
+for p in llama3-405b megatron-1t cpu-node; do
+  expect2 "run --cluster-preset $p (not a chip)" $ns run --cluster-preset $p --out "$tmp/k4"
+done
+grep -q "names no chip" "$tmp/err" || { echo "FAIL: cpu-node: no reason"; fails=$((fails + 1)); }
+[ -e "$tmp/k4" ] && { echo "FAIL: a refused --kernels/--cluster-preset made a folder"; fails=$((fails + 1)); }
+# A valid list and chip preset pass these checks (the unwritable --out is what is refused).
+$ns run --kernels stream_triad,sdot --cluster-preset seed002 --out /proc/nodescale-cannot 2>"$tmp/err"
+grep -q "cannot write to folder" "$tmp/err" ||
+  { echo "FAIL: valid --kernels/--cluster-preset refused:"; cat "$tmp/err"; fails=$((fails + 1)); }
+
 # Trial 14b #16: numbers are decimal, with no blanks around them (strtod read hex and strtoll
 # skipped leading blanks while a trailing blank was refused).
 expect2 "cluster --chip-w 0x10" $ns cluster --preset h100-sxm --chip-w 0x10
