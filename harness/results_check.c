@@ -16,20 +16,25 @@
 #define NS_CHECK_MAX 1e18
 #define NS_CHECK_MIN_TIME_S 1e-12
 #define NS_CHECK_MAX_TIME_S 1e6
+/* A thread count: 1 to 4096, the range run, bench and fleet --threads accept (trial 14b #20). */
+#define NS_CHECK_MAX_THREADS 4096
+/* The most sweep points one curve (kernel, ISA, precision, threads) may hold: a run writes at
+ * most 128 working sets per curve; more is not a file this tool wrote, and the roofline's
+ * plateau search is quadratic in a curve's points (trial 14b #17). */
+#define NS_CHECK_MAX_CURVE_POINTS 1024
 
 /* Quantities checked where present (null allowed: an unmeasurable value). */
 static const char *const result_nums[] = {
     "working_set_bytes", "flops",        "bytes",         "reps",
-    "threads",           "passes",       "gflops",        "gbytes_per_s",
+    "passes",            "gflops",       "gbytes_per_s",
     "roof_gflops",       "ai_flop_per_byte", "fraction_of_roof", "fraction_of_roof_fastest",
     "roof_compute_gflops", "roof_gbytes_per_s", NULL};
 static const char *const sweep_nums[] = {"n",           "working_set_bytes", "bytes",
-                                         "passes",      "threads",           "gbytes_per_s",
-                                         "gbytes_per_s_median", NULL};
-static const char *const compute_nums[] = {"threads", "gflops", "gflops_median", "freq_ghz",
-                                           NULL};
+                                         "passes",      "gbytes_per_s",      "gbytes_per_s_median",
+                                         NULL};
+static const char *const compute_nums[] = {"gflops", "gflops_median", "freq_ghz", NULL};
 static const char *const bandwidth_nums[] = {
-    "threads", "working_set_bytes", "working_set_min_bytes", "working_set_max_bytes",
+    "working_set_bytes", "working_set_min_bytes", "working_set_max_bytes",
     "gbytes_per_s", "points", NULL};
 static const char *const time_nums[] = {"min", "median", "mean", "stddev", "max", NULL};
 
@@ -52,6 +57,19 @@ static int check_nums(const json_t *obj, const char *const *names, double lo, do
             FAIL("%s: %s.%s = %g is not plausible (want 0 or %g to %g)", path, where, names[k], x,
                  lo, hi);
     }
+    return 0;
+}
+
+/* obj.threads: absent, null, or a whole number in 1..NS_CHECK_MAX_THREADS. */
+static int check_threads(const json_t *obj, const char *path, const char *where, char *err,
+                         size_t errlen) {
+    const json_t *v = json_object_get(obj, "threads");
+    if (!v || json_is_null(v)) return 0;
+    if (!json_is_number(v)) FAIL("%s: %s.threads is not a number", path, where);
+    double x = json_number_value(v);
+    if (!(x >= 1 && x <= NS_CHECK_MAX_THREADS && x == (double)(long long)x))
+        FAIL("%s: %s.threads = %g is not a thread count (want a whole number in 1..%d)", path,
+             where, x, NS_CHECK_MAX_THREADS);
     return 0;
 }
 
@@ -108,6 +126,7 @@ static int check_results(const json_t *a, const char *path, char *err, size_t er
             goto out;
         }
         if (check_nums(r, result_nums, NS_CHECK_MIN, NS_CHECK_MAX, path, where, err, errlen) ||
+            check_threads(r, path, where, err, errlen) ||
             check_time(json_object_get(r, "time_s"), path, where, err, errlen))
             goto out;
         const json_t *ss = json_object_get(r, "samples_s");
@@ -150,22 +169,86 @@ out:
     return rc;
 }
 
+/* Appends the JSON text of obj[key] (or "-" when absent) and a separator to key[*len]. */
+static void key_part(char *key, size_t size, size_t *len, const json_t *obj, const char *name) {
+    const json_t *v = json_object_get(obj, name);
+    int n;
+    if (json_is_string(v))
+        n = snprintf(key + *len, size - *len, "%.100s\x1f", json_string_value(v));
+    else if (json_is_number(v))
+        n = snprintf(key + *len, size - *len, "%.17g\x1f", json_number_value(v));
+    else
+        n = snprintf(key + *len, size - *len, "-\x1f");
+    if (n > 0) *len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
+}
+
+/* sweep[]: each point checked, no two at the same working set of one curve (kernel, ISA,
+ * precision, threads: a duplicate became a plateau of its own, trial 14b #17), and no curve
+ * longer than NS_CHECK_MAX_CURVE_POINTS. Hashed, so linear in the points. */
+static int check_sweep(const json_t *sw, const char *path, char *err, size_t errlen) {
+    if (object_array(sw, path, "sweep", err, errlen)) return -1;
+    json_t *points = json_object(), *curves = json_object();
+    int rc = -1;
+    if (!points || !curves) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < json_array_size(sw); i++) {
+        char where[40];
+        snprintf(where, sizeof where, "sweep[%zu]", i);
+        const json_t *p = json_array_get(sw, i);
+        if (check_nums(p, sweep_nums, NS_CHECK_MIN, NS_CHECK_MAX, path, where, err, errlen) ||
+            check_threads(p, path, where, err, errlen) ||
+            check_time(json_object_get(p, "time_s"), path, where, err, errlen))
+            goto out;
+        char key[512];
+        size_t len = 0;
+        key_part(key, sizeof key, &len, p, "kernel");
+        key_part(key, sizeof key, &len, p, "isa");
+        key_part(key, sizeof key, &len, p, "precision");
+        key_part(key, sizeof key, &len, p, "threads");
+        json_t *count = json_object_get(curves, key);
+        json_int_t n = json_integer_value(count) + 1;
+        if (n > NS_CHECK_MAX_CURVE_POINTS) {
+            const char *kernel = json_string_value(json_object_get(p, "kernel"));
+            snprintf(err, errlen,
+                     "%s: sweep[%zu]: its curve (%.100s, t%g) holds more than %d points (a run "
+                     "writes at most 128 per curve): not a results file this tool wrote",
+                     path, i, kernel ? kernel : "no kernel", ns_json_get_num(p, "threads"),
+                     NS_CHECK_MAX_CURVE_POINTS);
+            goto out;
+        }
+        json_object_set_new(curves, key, json_integer(n));
+        /* The working set (n where a point has none): a point with neither is not keyed. */
+        const char *ws = json_is_number(json_object_get(p, "working_set_bytes"))
+                             ? "working_set_bytes"
+                             : "n";
+        if (!json_is_number(json_object_get(p, ws))) continue;
+        key_part(key, sizeof key, &len, p, ws);
+        const json_t *first = json_object_get(points, key);
+        if (first) {
+            snprintf(err, errlen,
+                     "%s: sweep[%zu] repeats sweep[%lld] (the same kernel, ISA, precision, "
+                     "threads and %s): a curve has one point per working set",
+                     path, i, (long long)json_integer_value(first), ws);
+            goto out;
+        }
+        json_object_set_new(points, key, json_integer((json_int_t)i));
+    }
+    rc = 0;
+out:
+    json_decref(points);
+    json_decref(curves);
+    return rc;
+}
+
 int ns_results_check(const json_t *root, const char *path, char *err, size_t errlen) {
     const char *kind = json_string_value(json_object_get(root, "kind"));
     if (kind) return 0; /* a fleet or compare report: its own readers check it */
     const json_t *it = json_object_get(root, "interrupted");
     if (it && !json_is_boolean(it)) FAIL("%s: \"interrupted\" is not true or false", path);
     if (check_results(json_object_get(root, "results"), path, err, errlen)) return -1;
-    const json_t *sw = json_object_get(root, "sweep");
-    if (object_array(sw, path, "sweep", err, errlen)) return -1;
-    for (size_t i = 0; i < json_array_size(sw); i++) {
-        char where[40];
-        snprintf(where, sizeof where, "sweep[%zu]", i);
-        const json_t *p = json_array_get(sw, i);
-        if (check_nums(p, sweep_nums, NS_CHECK_MIN, NS_CHECK_MAX, path, where, err, errlen) ||
-            check_time(json_object_get(p, "time_s"), path, where, err, errlen))
-            return -1;
-    }
+    if (check_sweep(json_object_get(root, "sweep"), path, err, errlen)) return -1;
     const json_t *ce = json_object_get(root, "ceilings");
     if (ce && !json_is_null(ce) && !json_is_object(ce)) FAIL("%s: ceilings is not an object", path);
     static const char *const kinds[] = {"compute", "bandwidth"};
@@ -178,7 +261,8 @@ int ns_results_check(const json_t *root, const char *path, char *err, size_t err
             char where[80];
             snprintf(where, sizeof where, "%s[%zu]", name, i);
             if (check_nums(json_array_get(a, i), k ? bandwidth_nums : compute_nums, NS_CHECK_MIN,
-                           NS_CHECK_MAX, path, where, err, errlen))
+                           NS_CHECK_MAX, path, where, err, errlen) ||
+                check_threads(json_array_get(a, i), path, where, err, errlen))
                 return -1;
         }
     }

@@ -16,8 +16,23 @@ jq '.results[0].gflops = 1e308' $src >"$tmp/huge.json"
 jq '(.results[0].time_s.median) = 1e-308' $src >"$tmp/tiny.json"
 jq '.results[0].status = 5' $src >"$tmp/status.json"
 jq '.results[0].samples_s = [range(1025) | 0.001]' $src >"$tmp/many.json" # trial 7 #13
+# Trial 14b #20: a thread count outside 1..4096 (2^40, 0, 1.5); #17: a sweep point twice (it
+# became a plateau of its own), a curve of more points than a run writes.
+sw=tests/fixtures/roofline/synthetic_results.json
+jq '.results[].threads = 1099511627776' $src >"$tmp/threadsbig.json"
+jq '.results[0].threads = 0' $src >"$tmp/threadszero.json"
+jq '.results[0].threads = 1.5' $src >"$tmp/threadsfrac.json"
+jq '.sweep[3].threads = 0' $sw >"$tmp/sweepthreads.json"
+jq '.ceilings.bandwidth[0].threads = 5000' $sw >"$tmp/ceilthreads.json"
+jq '.sweep += [.sweep[7]]' $sw >"$tmp/sweepdup.json"
+jq '.sweep += [range(1100) as $i | .sweep[0] | .working_set_bytes = 1e6 + $i]' $sw \
+  >"$tmp/sweeplong.json"
 for case in dupid:duplicate time:time_s samples:samples_s ceiling:'gflops = -5 is negative' \
-  huge:'not plausible' tiny:'not plausible' status:status many:'1025 samples, more than 1024'; do
+  huge:'not plausible' tiny:'not plausible' status:status many:'1025 samples, more than 1024' \
+  threadsbig:'threads = 1.09951e+12 is not a thread count' threadszero:'threads = 0 is not' \
+  threadsfrac:'threads = 1.5 is not' sweepthreads:'sweep.3..threads = 0' \
+  ceilthreads:'bandwidth.0..threads = 5000' sweepdup:'sweep.472. repeats sweep.7.' \
+  sweeplong:'more than 1024 points'; do
   name=${case%%:*} want=${case#*:}
   for cmd in "roofline $tmp/$name.json --out $tmp/o-$name-r" \
     "compare $tmp/$name.json $src --out $tmp/o-$name-c" "gate $src $tmp/$name.json" \
@@ -32,5 +47,6 @@ for case in dupid:duplicate time:time_s samples:samples_s ceiling:'gflops = -5 i
 done
 # The unchanged file still passes every consumer.
 $ns roofline $src --no-plot --out "$tmp/good" >/dev/null 2>&1 || fail "good file refused by roofline"
+$ns roofline $sw --no-plot --out "$tmp/good2" >/dev/null 2>&1 || fail "$sw refused by roofline"
 [ $fails -eq 0 ] && echo "results_check: ok"
 exit $((fails > 0))
