@@ -6,8 +6,12 @@
  * the bounds below every product and ratio the reports form stays finite. */
 #include "harness/json.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "harness/stats.h"
 
 /* A measured quantity (a count of bytes or flops, a rate, a fraction) is 0 or lies in
  * [NS_CHECK_MIN, NS_CHECK_MAX]: 1e18 is more than an exaflop in GFLOP/s or an exabyte, and 1e-15
@@ -37,6 +41,12 @@ static const char *const bandwidth_nums[] = {
     "working_set_bytes", "working_set_min_bytes", "working_set_max_bytes",
     "gbytes_per_s", "points", NULL};
 static const char *const time_nums[] = {"min", "median", "mean", "stddev", "max", NULL};
+static const char *const fleet_bench_nums[] = {"median", "mad", "scale", "noise", NULL};
+static const char *const fleet_allreduce_nums[] = {"bytes", "algbw_gbytes_per_s",
+                                                   "busbw_gbytes_per_s", NULL};
+/* A fleet's benchmarks[].median is the median of its values{} as fleet writes both (10
+ * significant digits each): within this relative distance of the one computed here. */
+#define NS_CHECK_MEDIAN_REL 1e-6
 
 #define FAIL(...)                                                                                  \
     do {                                                                                           \
@@ -70,6 +80,18 @@ static int check_threads(const json_t *obj, const char *path, const char *where,
     if (!(x >= 1 && x <= NS_CHECK_MAX_THREADS && x == (double)(long long)x))
         FAIL("%s: %s.threads = %g is not a thread count (want a whole number in 1..%d)", path,
              where, x, NS_CHECK_MAX_THREADS);
+    return 0;
+}
+
+/* Checks every member of obj (where) as check_nums checks the named ones. */
+static int check_nums_all(const json_t *obj, double lo, double hi, const char *path,
+                          const char *where, char *err, size_t errlen) {
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        const char *names[] = {key, NULL};
+        if (check_nums(obj, names, lo, hi, path, where, err, errlen)) return -1;
+    }
     return 0;
 }
 
@@ -242,9 +264,78 @@ out:
     return rc;
 }
 
+/* benchmarks[i].values{}: numbers (or null) within the bounds, and the median of the numbers
+ * equal to median (what compare takes as the fleet's rate). *vals: scratch, grown here. */
+static int check_fleet_values(const json_t *b, const char *path, const char *where, double **vals,
+                              size_t *cap, char *err, size_t errlen) {
+    const json_t *values = json_object_get(b, "values"), *v;
+    if (!values || json_is_null(values)) return 0;
+    if (!json_is_object(values)) FAIL("%s: %s.values is not an object", path, where);
+    if (json_object_size(values) > *cap) {
+        double *nv = realloc(*vals, json_object_size(values) * sizeof *nv);
+        if (!nv) FAIL("out of memory");
+        *vals = nv;
+        *cap = json_object_size(values);
+    }
+    char w[320];
+    snprintf(w, sizeof w, "%s.values", where);
+    if (check_nums_all(values, NS_CHECK_MIN, NS_CHECK_MAX, path, w, err, errlen)) return -1;
+    size_t n = 0;
+    const char *node;
+    json_object_foreach((json_t *)values, node, v) {
+        if (json_is_number(v)) (*vals)[n++] = json_number_value(v);
+    }
+    const json_t *mv = json_object_get(b, "median");
+    if (!n || !json_is_number(mv)) return 0;
+    double med = json_number_value(mv), want = ns_median(*vals, n);
+    if (!(fabs(med - want) <= NS_CHECK_MEDIAN_REL * fabs(want)))
+        FAIL("%s: %s.median = %g is not the median of its values{} (%g): not a fleet report "
+             "this tool wrote",
+             path, where, med, want);
+    return 0;
+}
+
+/* A fleet report (kind "fleet"): benchmarks[] (median, spread and per-node values: compare's
+ * input) and the all-reduce rows checked as results[] are (trial 14b #10: a median of 1e308
+ * with values of 71.7 gave inf in compare.dat). */
+static int check_fleet(const json_t *root, const char *path, char *err, size_t errlen) {
+    const json_t *bs = json_object_get(root, "benchmarks");
+    if (object_array(bs, path, "benchmarks", err, errlen)) return -1;
+    double *vals = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; i < json_array_size(bs); i++) {
+        const json_t *b = json_array_get(bs, i);
+        const char *id = json_string_value(json_object_get(b, "id"));
+        char where[300];
+        if (id)
+            snprintf(where, sizeof where, "benchmarks[id=%.200s]", id);
+        else
+            snprintf(where, sizeof where, "benchmarks[%zu]", i);
+        if (check_nums(b, fleet_bench_nums, NS_CHECK_MIN, NS_CHECK_MAX, path, where, err,
+                       errlen) ||
+            check_fleet_values(b, path, where, &vals, &cap, err, errlen)) {
+            free(vals);
+            return -1;
+        }
+    }
+    free(vals);
+    const json_t *rows = json_object_get(json_object_get(root, "collectives"), "allreduce");
+    if (!json_is_array(rows)) return 0;
+    if (object_array(rows, path, "collectives.allreduce", err, errlen)) return -1;
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        char where[60];
+        snprintf(where, sizeof where, "collectives.allreduce[%zu]", i);
+        if (check_nums(json_array_get(rows, i), fleet_allreduce_nums, NS_CHECK_MIN, NS_CHECK_MAX,
+                       path, where, err, errlen))
+            return -1;
+    }
+    return 0;
+}
+
 int ns_results_check(const json_t *root, const char *path, char *err, size_t errlen) {
     const char *kind = json_string_value(json_object_get(root, "kind"));
-    if (kind) return 0; /* a fleet or compare report: its own readers check it */
+    if (kind && !strcmp(kind, "fleet")) return check_fleet(root, path, err, errlen);
+    if (kind) return 0; /* a compare report: its readers refuse it */
     const json_t *it = json_object_get(root, "interrupted");
     if (it && !json_is_boolean(it)) FAIL("%s: \"interrupted\" is not true or false", path);
     if (check_results(json_object_get(root, "results"), path, err, errlen)) return -1;

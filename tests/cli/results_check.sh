@@ -45,6 +45,24 @@ for case in dupid:duplicate time:time_s samples:samples_s ceiling:'gflops = -5 i
   done
   ls "$tmp" | grep -q "^o-$name" && fail "$name: an output was written"
 done
+# Trial 14b #10: a fleet's benchmarks[].median of 1e308 (its values{} 71.7) gave inf in
+# compare.dat; a median that is not the median of its values{}; a node's value out of bounds.
+fl=examples/providers/fleet-localhost/fleet.json
+jq '.benchmarks[].median = 1e308' $fl >"$tmp/flbig.json"
+jq '.benchmarks[0].median = 1000' $fl >"$tmp/flmed.json"
+jq '.benchmarks[0].values["vm-r1"] = -3' $fl >"$tmp/flval.json"
+jq '.collectives.allreduce[0].busbw_gbytes_per_s = 1e300' $fl >"$tmp/flbus.json"
+for case in flbig:'median = 1e.308 is not plausible' flmed:'median = 1000 is not the median' \
+  flval:'values.vm-r1 = -3 is negative' flbus:'busbw_gbytes_per_s = 1e.300 is not plausible'; do
+  name=${case%%:*} want=${case#*:}
+  $ns compare $tmp/$name.json $src --out $tmp/o-$name-c >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "error: .*$name.json.*$want" "$tmp/err" ||
+    fail "$name: compare: exit $rc: $(head -c 300 "$tmp/err")"
+  [ -e "$tmp/o-$name-c" ] && fail "$name: compare wrote"
+done
+$ns compare $fl examples/providers/vm-2core-run1/results.json --out "$tmp/good3" >/dev/null 2>&1 ||
+  fail "$fl refused by compare"
 # The unchanged file still passes every consumer.
 $ns roofline $src --no-plot --out "$tmp/good" >/dev/null 2>&1 || fail "good file refused by roofline"
 $ns roofline $sw --no-plot --out "$tmp/good2" >/dev/null 2>&1 || fail "$sw refused by roofline"
