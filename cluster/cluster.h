@@ -314,13 +314,19 @@ const char *ns_breakdown_train_status(const ns_cluster_input *in, const ns_break
  * with a *_status or "status" that says why). */
 json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b);
 
+/* Whether `preset` loads and names a chip (sets a chip peak on its own), as `run
+ * --cluster-preset` and ns_cluster_from_results need; a model preset (llama3-405b) or cpu-node
+ * does not. 0, or -1 with a one-line reason in err. */
+int ns_cluster_check_chip_preset(const char *preset, char *err, size_t errlen);
+
 /* The `cluster` section of results.json for `nodescale run`: the measured node's GEMM
  * efficiency and variability (from `results`) applied to the chip of `preset` (NULL:
  * "h100-sxm"), training the llama3-405b preset; for each chip count in {domain, 1024, 8192,
  * 16384} the fastest configuration found by the search, with its breakdown. With plot_dir
  * (an existing folder) it also writes the two plots there (ns_cluster_write_plots) and says in
  * "plots_status" whether that worked; a plot failure does not fail the call. Returns a new
- * reference, or NULL with a one-line reason in err (no GEMM in results, unknown preset). */
+ * reference, or NULL with a one-line reason in err (no GEMM in results, unknown preset, a preset
+ * that names no chip). */
 json_t *ns_cluster_from_results(const json_t *results, const char *preset, const char *plot_dir,
                                 char *err, size_t errlen);
 

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *ns_breakdown_train_status(const ns_cluster_input *in, const ns_breakdown *b) {
@@ -74,12 +75,37 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
     return o;
 }
 
+int ns_cluster_check_chip_preset(const char *preset, char *err, size_t errlen) {
+    ns_cluster_input *probe = malloc(sizeof *probe);
+    if (!probe) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    ns_cluster_defaults(probe);
+    int rc = ns_cluster_apply_preset(probe, preset, err, errlen);
+    if (rc == 0) {
+        rc = -1;
+        for (int p = 0; p < NS_CP_COUNT; p++)
+            if (probe->sys.chip.peak_flops[p] > 0) rc = 0;
+        if (rc)
+            snprintf(err, errlen,
+                     "preset '%.200s' names no chip (no chip.peak_tflop_per_s): give a chip "
+                     "preset such as h100-sxm (nodescale cluster --list-presets)",
+                     preset);
+    }
+    free(probe);
+    return rc;
+}
+
 json_t *ns_cluster_from_results(const json_t *results, const char *preset, const char *plot_dir,
                                 char *err, size_t errlen) {
     ns_cluster_input in;
     ns_cluster_defaults(&in);
     if (!preset) preset = "h100-sxm";
-    if (ns_cluster_apply_preset(&in, "llama3-405b", err, errlen) ||
+    /* A model preset here would leave the chip unset and the node would stand in for it while
+     * "preset" still names the model (trial 14b #13). */
+    if (ns_cluster_check_chip_preset(preset, err, errlen) ||
+        ns_cluster_apply_preset(&in, "llama3-405b", err, errlen) ||
         ns_cluster_apply_preset(&in, preset, err, errlen) ||
         ns_cluster_apply_node(&in, results, 0, err, errlen))
         return NULL;

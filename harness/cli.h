@@ -28,11 +28,12 @@ extern const char *ns_program;
 int ns_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parses a decimal integer in [min, max]. Accepts an optional size suffix: k/M/G/T (x1000^i),
- * KiB/MiB/GiB/TiB (x1024^i), kB/MB/GB/TB (x1000^i). Rejects empty strings, trailing junk,
- * signs where min >= 0, and overflow. Returns 0 on success, -1 otherwise (*out untouched). */
+ * KiB/MiB/GiB/TiB (x1024^i), kB/MB/GB/TB (x1000^i). Rejects empty strings, leading blanks,
+ * trailing junk, signs where min >= 0, and overflow. Returns 0 on success, -1 otherwise (*out untouched). */
 int ns_parse_int64(const char *s, int64_t min, int64_t max, int64_t *out);
 
-/* Parses a finite decimal floating-point number in [min, max]; no suffixes. 0 or -1. */
+/* Parses a finite decimal floating-point number in [min, max]; no suffixes, no hex ("0x10"),
+ * no "inf"/"nan", no blanks before or after. 0 or -1. */
 int ns_parse_double(const char *s, double min, double max, double *out);
 
 /* Matches "--name=value" or "--name value" at argv[*i]. On a match sets *value (advancing *i

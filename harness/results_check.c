@@ -6,8 +6,12 @@
  * the bounds below every product and ratio the reports form stays finite. */
 #include "harness/json.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "harness/stats.h"
 
 /* A measured quantity (a count of bytes or flops, a rate, a fraction) is 0 or lies in
  * [NS_CHECK_MIN, NS_CHECK_MAX]: 1e18 is more than an exaflop in GFLOP/s or an exabyte, and 1e-15
@@ -16,22 +20,33 @@
 #define NS_CHECK_MAX 1e18
 #define NS_CHECK_MIN_TIME_S 1e-12
 #define NS_CHECK_MAX_TIME_S 1e6
+/* A thread count: 1 to 4096, the range run, bench and fleet --threads accept (trial 14b #20). */
+#define NS_CHECK_MAX_THREADS 4096
+/* The most sweep points one curve (kernel, ISA, precision, threads) may hold: a run writes at
+ * most 128 working sets per curve; more is not a file this tool wrote, and the roofline's
+ * plateau search is quadratic in a curve's points (trial 14b #17). */
+#define NS_CHECK_MAX_CURVE_POINTS 1024
 
 /* Quantities checked where present (null allowed: an unmeasurable value). */
 static const char *const result_nums[] = {
     "working_set_bytes", "flops",        "bytes",         "reps",
-    "threads",           "passes",       "gflops",        "gbytes_per_s",
+    "passes",            "gflops",       "gbytes_per_s",
     "roof_gflops",       "ai_flop_per_byte", "fraction_of_roof", "fraction_of_roof_fastest",
     "roof_compute_gflops", "roof_gbytes_per_s", NULL};
 static const char *const sweep_nums[] = {"n",           "working_set_bytes", "bytes",
-                                         "passes",      "threads",           "gbytes_per_s",
-                                         "gbytes_per_s_median", NULL};
-static const char *const compute_nums[] = {"threads", "gflops", "gflops_median", "freq_ghz",
-                                           NULL};
+                                         "passes",      "gbytes_per_s",      "gbytes_per_s_median",
+                                         NULL};
+static const char *const compute_nums[] = {"gflops", "gflops_median", "freq_ghz", NULL};
 static const char *const bandwidth_nums[] = {
-    "threads", "working_set_bytes", "working_set_min_bytes", "working_set_max_bytes",
+    "working_set_bytes", "working_set_min_bytes", "working_set_max_bytes",
     "gbytes_per_s", "points", NULL};
 static const char *const time_nums[] = {"min", "median", "mean", "stddev", "max", NULL};
+static const char *const fleet_bench_nums[] = {"median", "mad", "scale", "noise", NULL};
+static const char *const fleet_allreduce_nums[] = {"bytes", "algbw_gbytes_per_s",
+                                                   "busbw_gbytes_per_s", NULL};
+/* A fleet's benchmarks[].median is the median of its values{} as fleet writes both (10
+ * significant digits each): within this relative distance of the one computed here. */
+#define NS_CHECK_MEDIAN_REL 1e-6
 
 #define FAIL(...)                                                                                  \
     do {                                                                                           \
@@ -51,6 +66,31 @@ static int check_nums(const json_t *obj, const char *const *names, double lo, do
         if (x != 0 && (x < lo || x > hi))
             FAIL("%s: %s.%s = %g is not plausible (want 0 or %g to %g)", path, where, names[k], x,
                  lo, hi);
+    }
+    return 0;
+}
+
+/* obj.threads: absent, null, or a whole number in 1..NS_CHECK_MAX_THREADS. */
+static int check_threads(const json_t *obj, const char *path, const char *where, char *err,
+                         size_t errlen) {
+    const json_t *v = json_object_get(obj, "threads");
+    if (!v || json_is_null(v)) return 0;
+    if (!json_is_number(v)) FAIL("%s: %s.threads is not a number", path, where);
+    double x = json_number_value(v);
+    if (!(x >= 1 && x <= NS_CHECK_MAX_THREADS && x == (double)(long long)x))
+        FAIL("%s: %s.threads = %g is not a thread count (want a whole number in 1..%d)", path,
+             where, x, NS_CHECK_MAX_THREADS);
+    return 0;
+}
+
+/* Checks every member of obj (where) as check_nums checks the named ones. */
+static int check_nums_all(const json_t *obj, double lo, double hi, const char *path,
+                          const char *where, char *err, size_t errlen) {
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        const char *names[] = {key, NULL};
+        if (check_nums(obj, names, lo, hi, path, where, err, errlen)) return -1;
     }
     return 0;
 }
@@ -108,6 +148,7 @@ static int check_results(const json_t *a, const char *path, char *err, size_t er
             goto out;
         }
         if (check_nums(r, result_nums, NS_CHECK_MIN, NS_CHECK_MAX, path, where, err, errlen) ||
+            check_threads(r, path, where, err, errlen) ||
             check_time(json_object_get(r, "time_s"), path, where, err, errlen))
             goto out;
         const json_t *ss = json_object_get(r, "samples_s");
@@ -150,22 +191,155 @@ out:
     return rc;
 }
 
-int ns_results_check(const json_t *root, const char *path, char *err, size_t errlen) {
-    const char *kind = json_string_value(json_object_get(root, "kind"));
-    if (kind) return 0; /* a fleet or compare report: its own readers check it */
-    const json_t *it = json_object_get(root, "interrupted");
-    if (it && !json_is_boolean(it)) FAIL("%s: \"interrupted\" is not true or false", path);
-    if (check_results(json_object_get(root, "results"), path, err, errlen)) return -1;
-    const json_t *sw = json_object_get(root, "sweep");
+/* Appends the JSON text of obj[key] (or "-" when absent) and a separator to key[*len]. */
+static void key_part(char *key, size_t size, size_t *len, const json_t *obj, const char *name) {
+    const json_t *v = json_object_get(obj, name);
+    int n;
+    if (json_is_string(v))
+        n = snprintf(key + *len, size - *len, "%.100s\x1f", json_string_value(v));
+    else if (json_is_number(v))
+        n = snprintf(key + *len, size - *len, "%.17g\x1f", json_number_value(v));
+    else
+        n = snprintf(key + *len, size - *len, "-\x1f");
+    if (n > 0) *len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
+}
+
+/* sweep[]: each point checked, no two at the same working set of one curve (kernel, ISA,
+ * precision, threads: a duplicate became a plateau of its own, trial 14b #17), and no curve
+ * longer than NS_CHECK_MAX_CURVE_POINTS. Hashed, so linear in the points. */
+static int check_sweep(const json_t *sw, const char *path, char *err, size_t errlen) {
     if (object_array(sw, path, "sweep", err, errlen)) return -1;
+    json_t *points = json_object(), *curves = json_object();
+    int rc = -1;
+    if (!points || !curves) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
     for (size_t i = 0; i < json_array_size(sw); i++) {
         char where[40];
         snprintf(where, sizeof where, "sweep[%zu]", i);
         const json_t *p = json_array_get(sw, i);
         if (check_nums(p, sweep_nums, NS_CHECK_MIN, NS_CHECK_MAX, path, where, err, errlen) ||
+            check_threads(p, path, where, err, errlen) ||
             check_time(json_object_get(p, "time_s"), path, where, err, errlen))
+            goto out;
+        char key[512];
+        size_t len = 0;
+        key_part(key, sizeof key, &len, p, "kernel");
+        key_part(key, sizeof key, &len, p, "isa");
+        key_part(key, sizeof key, &len, p, "precision");
+        key_part(key, sizeof key, &len, p, "threads");
+        json_t *count = json_object_get(curves, key);
+        json_int_t n = json_integer_value(count) + 1;
+        if (n > NS_CHECK_MAX_CURVE_POINTS) {
+            const char *kernel = json_string_value(json_object_get(p, "kernel"));
+            snprintf(err, errlen,
+                     "%s: sweep[%zu]: its curve (%.100s, t%g) holds more than %d points (a run "
+                     "writes at most 128 per curve): not a results file this tool wrote",
+                     path, i, kernel ? kernel : "no kernel", ns_json_get_num(p, "threads"),
+                     NS_CHECK_MAX_CURVE_POINTS);
+            goto out;
+        }
+        json_object_set_new(curves, key, json_integer(n));
+        /* The working set (n where a point has none): a point with neither is not keyed. */
+        const char *ws = json_is_number(json_object_get(p, "working_set_bytes"))
+                             ? "working_set_bytes"
+                             : "n";
+        if (!json_is_number(json_object_get(p, ws))) continue;
+        key_part(key, sizeof key, &len, p, ws);
+        const json_t *first = json_object_get(points, key);
+        if (first) {
+            snprintf(err, errlen,
+                     "%s: sweep[%zu] repeats sweep[%lld] (the same kernel, ISA, precision, "
+                     "threads and %s): a curve has one point per working set",
+                     path, i, (long long)json_integer_value(first), ws);
+            goto out;
+        }
+        json_object_set_new(points, key, json_integer((json_int_t)i));
+    }
+    rc = 0;
+out:
+    json_decref(points);
+    json_decref(curves);
+    return rc;
+}
+
+/* benchmarks[i].values{}: numbers (or null) within the bounds, and the median of the numbers
+ * equal to median (what compare takes as the fleet's rate). *vals: scratch, grown here. */
+static int check_fleet_values(const json_t *b, const char *path, const char *where, double **vals,
+                              size_t *cap, char *err, size_t errlen) {
+    const json_t *values = json_object_get(b, "values"), *v;
+    if (!values || json_is_null(values)) return 0;
+    if (!json_is_object(values)) FAIL("%s: %s.values is not an object", path, where);
+    if (json_object_size(values) > *cap) {
+        double *nv = realloc(*vals, json_object_size(values) * sizeof *nv);
+        if (!nv) FAIL("out of memory");
+        *vals = nv;
+        *cap = json_object_size(values);
+    }
+    char w[320];
+    snprintf(w, sizeof w, "%s.values", where);
+    if (check_nums_all(values, NS_CHECK_MIN, NS_CHECK_MAX, path, w, err, errlen)) return -1;
+    size_t n = 0;
+    const char *node;
+    json_object_foreach((json_t *)values, node, v) {
+        if (json_is_number(v)) (*vals)[n++] = json_number_value(v);
+    }
+    const json_t *mv = json_object_get(b, "median");
+    if (!n || !json_is_number(mv)) return 0;
+    double med = json_number_value(mv), want = ns_median(*vals, n);
+    if (!(fabs(med - want) <= NS_CHECK_MEDIAN_REL * fabs(want)))
+        FAIL("%s: %s.median = %g is not the median of its values{} (%g): not a fleet report "
+             "this tool wrote",
+             path, where, med, want);
+    return 0;
+}
+
+/* A fleet report (kind "fleet"): benchmarks[] (median, spread and per-node values: compare's
+ * input) and the all-reduce rows checked as results[] are (trial 14b #10: a median of 1e308
+ * with values of 71.7 gave inf in compare.dat). */
+static int check_fleet(const json_t *root, const char *path, char *err, size_t errlen) {
+    const json_t *bs = json_object_get(root, "benchmarks");
+    if (object_array(bs, path, "benchmarks", err, errlen)) return -1;
+    double *vals = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; i < json_array_size(bs); i++) {
+        const json_t *b = json_array_get(bs, i);
+        const char *id = json_string_value(json_object_get(b, "id"));
+        char where[300];
+        if (id)
+            snprintf(where, sizeof where, "benchmarks[id=%.200s]", id);
+        else
+            snprintf(where, sizeof where, "benchmarks[%zu]", i);
+        if (check_nums(b, fleet_bench_nums, NS_CHECK_MIN, NS_CHECK_MAX, path, where, err,
+                       errlen) ||
+            check_fleet_values(b, path, where, &vals, &cap, err, errlen)) {
+            free(vals);
+            return -1;
+        }
+    }
+    free(vals);
+    const json_t *rows = json_object_get(json_object_get(root, "collectives"), "allreduce");
+    if (!json_is_array(rows)) return 0;
+    if (object_array(rows, path, "collectives.allreduce", err, errlen)) return -1;
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        char where[60];
+        snprintf(where, sizeof where, "collectives.allreduce[%zu]", i);
+        if (check_nums(json_array_get(rows, i), fleet_allreduce_nums, NS_CHECK_MIN, NS_CHECK_MAX,
+                       path, where, err, errlen))
             return -1;
     }
+    return 0;
+}
+
+int ns_results_check(const json_t *root, const char *path, char *err, size_t errlen) {
+    const char *kind = json_string_value(json_object_get(root, "kind"));
+    if (kind && !strcmp(kind, "fleet")) return check_fleet(root, path, err, errlen);
+    if (kind) return 0; /* a compare report: its readers refuse it */
+    const json_t *it = json_object_get(root, "interrupted");
+    if (it && !json_is_boolean(it)) FAIL("%s: \"interrupted\" is not true or false", path);
+    if (check_results(json_object_get(root, "results"), path, err, errlen)) return -1;
+    if (check_sweep(json_object_get(root, "sweep"), path, err, errlen)) return -1;
     const json_t *ce = json_object_get(root, "ceilings");
     if (ce && !json_is_null(ce) && !json_is_object(ce)) FAIL("%s: ceilings is not an object", path);
     static const char *const kinds[] = {"compute", "bandwidth"};
@@ -178,7 +352,8 @@ int ns_results_check(const json_t *root, const char *path, char *err, size_t err
             char where[80];
             snprintf(where, sizeof where, "%s[%zu]", name, i);
             if (check_nums(json_array_get(a, i), k ? bandwidth_nums : compute_nums, NS_CHECK_MIN,
-                           NS_CHECK_MAX, path, where, err, errlen))
+                           NS_CHECK_MAX, path, where, err, errlen) ||
+                check_threads(json_array_get(a, i), path, where, err, errlen))
                 return -1;
         }
     }

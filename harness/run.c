@@ -549,25 +549,38 @@ static const char *set_by_nodescale(const char *var) {
 }
 
 int ns_run_check_kernels(const char *kernels, char *err, size_t errlen) {
-    char *copy = strdup(kernels), *save = NULL;
-    if (!copy) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
+    /* Field by field, not strtok_r: that skips empty fields, so ",," passed as "all kernels"
+     * (trial 14b #12). */
+    for (const char *t = kernels;; t++) {
+        size_t len = strcspn(t, ",");
+        char name[128];
+        if (len == 0) {
+            snprintf(err, errlen, "--kernels: empty kernel name in '%.100s'", kernels);
+            return -1;
+        }
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), t);
+        const ns_kernel *k = len < sizeof name ? ns_registry_find(name, NULL) : NULL;
+        if (!k) {
+            snprintf(err, errlen, "--kernels: unknown kernel '%.100s'", name);
+            return -1;
+        }
+        if (strcmp(k->family, "stream") && strcmp(k->family, "reduce")) {
+            snprintf(err, errlen,
+                     "--kernels: '%.100s' is a %s kernel; --kernels selects STREAM and "
+                     "reduction kernels (ceilings, sweep and GEMM always run; "
+                     "`nodescale bench %.100s` measures one)",
+                     name, k->family, name);
+            return -1;
+        }
+        for (const char *p = kernels; p < t; p += strcspn(p, ",") + 1)
+            if (strcspn(p, ",") == len && !strncmp(p, t, len)) {
+                snprintf(err, errlen, "--kernels: '%.100s' is named twice: name each kernel once",
+                         name);
+                return -1;
+            }
+        t += len;
+        if (!*t) return 0;
     }
-    int rc = 0;
-    for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
-        const ns_kernel *k = ns_registry_find(t, NULL);
-        if (!k)
-            rc = -1, snprintf(err, errlen, "--kernels: unknown kernel '%.100s'", t);
-        else if (strcmp(k->family, "stream") && strcmp(k->family, "reduce"))
-            rc = -1, snprintf(err, errlen,
-                              "--kernels: '%.100s' is a %s kernel; --kernels selects STREAM and "
-                              "reduction kernels (ceilings, sweep and GEMM always run; "
-                              "`nodescale bench %.100s` measures one)",
-                              t, k->family, t);
-    }
-    free(copy);
-    return rc;
 }
 
 int ns_cmd_run(int argc, char **argv) {
@@ -599,11 +612,9 @@ int ns_cmd_run(int argc, char **argv) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--kernels needs a comma-separated list");
             kernels = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--cluster-preset", &v)) != 0) {
-            char perr[256];
-            ns_cluster_input probe;
-            memset(&probe, 0, sizeof probe);
+            char perr[512];
             if (r < 0 || !*v) return ns_usage_error(cmd, "--cluster-preset needs a preset name");
-            if (ns_cluster_apply_preset(&probe, v, perr, sizeof perr) != 0)
+            if (ns_cluster_check_chip_preset(v, perr, sizeof perr) != 0)
                 return ns_usage_error(cmd, "--cluster-preset: %s", perr);
             cluster_preset = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--events", &v)) != 0) {

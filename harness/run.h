@@ -33,7 +33,8 @@ int ns_sweep_points(double step, double max_ws, double *ws, int cap);
  * all rounded to 4096 elements: trial 14a #11). Returns how many. */
 int ns_sweep_sizes(const double *ws, int nws, double per_el, int threads, int64_t *n);
 
-/* Checks a --kernels list as run and fleet take it: every name a STREAM or reduction kernel.
+/* Checks a --kernels list as run and fleet take it: every name a STREAM or reduction kernel,
+ * none empty, none named twice.
  * 0, or -1 with a one-line reason in err. */
 int ns_run_check_kernels(const char *kernels, char *err, size_t errlen);
 

@@ -135,6 +135,39 @@ NODESCALE_PRESETS="$tmp/presets" $ns cluster --list-presets >"$tmp/out" 2>/dev/n
 [ "$(grep -c '^  ' "$tmp/out")" -eq 1 ] && grep -q '^  h100-sxm$' "$tmp/out" ||
   { echo "FAIL: --list-presets lists non-presets:"; cat "$tmp/out"; fails=$((fails + 1)); }
 
+# Trial 14b #12: --kernels with empty fields (strtok_r skipped them: ",," ran every kernel) or a
+# name given twice. #13: a model preset (or cpu-node) as the run's cluster chip.
+for k in ",," "stream_triad," ",stream_triad" "stream_triad,,stream_copy" \
+  "stream_triad,stream_triad" "stream_triad,stream_copy,stream_triad"; do
+  expect2 "run --kernels '$k'" $ns run --kernels "$k" --out "$tmp/k4"
+done
+expect2 "fleet --kernels ','" $ns fleet --kernels , --out "$tmp/k4"
+for p in llama3-405b megatron-1t cpu-node; do
+  expect2 "run --cluster-preset $p (not a chip)" $ns run --cluster-preset $p --out "$tmp/k4"
+done
+grep -q "names no chip" "$tmp/err" || { echo "FAIL: cpu-node: no reason"; fails=$((fails + 1)); }
+[ -e "$tmp/k4" ] && { echo "FAIL: a refused --kernels/--cluster-preset made a folder"; fails=$((fails + 1)); }
+# A valid list and chip preset pass these checks (the unwritable --out is what is refused).
+$ns run --kernels stream_triad,sdot --cluster-preset seed002 --out /proc/nodescale-cannot 2>"$tmp/err"
+grep -q "cannot write to folder" "$tmp/err" ||
+  { echo "FAIL: valid --kernels/--cluster-preset refused:"; cat "$tmp/err"; fails=$((fails + 1)); }
+
+# Trial 14b #16: numbers are decimal, with no blanks around them (strtod read hex and strtoll
+# skipped leading blanks while a trailing blank was refused).
+expect2 "cluster --chip-w 0x10" $ns cluster --preset h100-sxm --chip-w 0x10
+expect2 "cluster --chip-w ' 700'" $ns cluster --preset h100-sxm --chip-w " 700"
+expect2 "cluster --chip-w '700 '" $ns cluster --preset h100-sxm --chip-w "700 "
+expect2 "cluster --chips ' 8'" $ns cluster --preset h100-sxm --chips " 8"
+expect2 "gate --threshold 0x0.1" $ns gate --threshold 0x0.1 $r $r
+expect2 "gate --noise-floor ' 0.001'" $ns gate --noise-floor " 0.001" $r $r
+expect2 "fleet --timeout-s 0x10" $ns fleet --timeout-s 0x10 --out "$tmp/k5"
+expect2 "bench --min-time 0x10" $ns bench stream_triad --n 1000 --min-time 0x10 --json "$tmp/k5.json"
+expect2 "bench --samples ' 5'" $ns bench stream_triad --n 1000 --samples " 5" --json "$tmp/k5.json"
+expect2 "bench --n ' 1000'" $ns bench stream_triad --n " 1000" --json "$tmp/k5.json"
+[ -e "$tmp/k5" ] || [ -e "$tmp/k5.json" ] && { echo "FAIL: a refused number wrote output"; fails=$((fails + 1)); }
+$ns cluster --preset h100-sxm --chips 8 --chip-w .7e3 >/dev/null 2>"$tmp/err" ||
+  { echo "FAIL: --chip-w .7e3 refused:"; cat "$tmp/err"; fails=$((fails + 1)); }
+
 for c in run list bench roofline gate compare cluster fleet; do
   if ! $ns $c --help >/dev/null 2>&1; then echo "FAIL: $c --help"; fails=$((fails + 1)); fi
 done

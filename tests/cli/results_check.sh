@@ -16,8 +16,23 @@ jq '.results[0].gflops = 1e308' $src >"$tmp/huge.json"
 jq '(.results[0].time_s.median) = 1e-308' $src >"$tmp/tiny.json"
 jq '.results[0].status = 5' $src >"$tmp/status.json"
 jq '.results[0].samples_s = [range(1025) | 0.001]' $src >"$tmp/many.json" # trial 7 #13
+# Trial 14b #20: a thread count outside 1..4096 (2^40, 0, 1.5); #17: a sweep point twice (it
+# became a plateau of its own), a curve of more points than a run writes.
+sw=tests/fixtures/roofline/synthetic_results.json
+jq '.results[].threads = 1099511627776' $src >"$tmp/threadsbig.json"
+jq '.results[0].threads = 0' $src >"$tmp/threadszero.json"
+jq '.results[0].threads = 1.5' $src >"$tmp/threadsfrac.json"
+jq '.sweep[3].threads = 0' $sw >"$tmp/sweepthreads.json"
+jq '.ceilings.bandwidth[0].threads = 5000' $sw >"$tmp/ceilthreads.json"
+jq '.sweep += [.sweep[7]]' $sw >"$tmp/sweepdup.json"
+jq '.sweep += [range(1100) as $i | .sweep[0] | .working_set_bytes = 1e6 + $i]' $sw \
+  >"$tmp/sweeplong.json"
 for case in dupid:duplicate time:time_s samples:samples_s ceiling:'gflops = -5 is negative' \
-  huge:'not plausible' tiny:'not plausible' status:status many:'1025 samples, more than 1024'; do
+  huge:'not plausible' tiny:'not plausible' status:status many:'1025 samples, more than 1024' \
+  threadsbig:'threads = 1.09951e+12 is not a thread count' threadszero:'threads = 0 is not' \
+  threadsfrac:'threads = 1.5 is not' sweepthreads:'sweep.3..threads = 0' \
+  ceilthreads:'bandwidth.0..threads = 5000' sweepdup:'sweep.472. repeats sweep.7.' \
+  sweeplong:'more than 1024 points'; do
   name=${case%%:*} want=${case#*:}
   for cmd in "roofline $tmp/$name.json --out $tmp/o-$name-r" \
     "compare $tmp/$name.json $src --out $tmp/o-$name-c" "gate $src $tmp/$name.json" \
@@ -30,7 +45,26 @@ for case in dupid:duplicate time:time_s samples:samples_s ceiling:'gflops = -5 i
   done
   ls "$tmp" | grep -q "^o-$name" && fail "$name: an output was written"
 done
+# Trial 14b #10: a fleet's benchmarks[].median of 1e308 (its values{} 71.7) gave inf in
+# compare.dat; a median that is not the median of its values{}; a node's value out of bounds.
+fl=examples/providers/fleet-localhost/fleet.json
+jq '.benchmarks[].median = 1e308' $fl >"$tmp/flbig.json"
+jq '.benchmarks[0].median = 1000' $fl >"$tmp/flmed.json"
+jq '.benchmarks[0].values["vm-r1"] = -3' $fl >"$tmp/flval.json"
+jq '.collectives.allreduce[0].busbw_gbytes_per_s = 1e300' $fl >"$tmp/flbus.json"
+for case in flbig:'median = 1e.308 is not plausible' flmed:'median = 1000 is not the median' \
+  flval:'values.vm-r1 = -3 is negative' flbus:'busbw_gbytes_per_s = 1e.300 is not plausible'; do
+  name=${case%%:*} want=${case#*:}
+  $ns compare $tmp/$name.json $src --out $tmp/o-$name-c >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "error: .*$name.json.*$want" "$tmp/err" ||
+    fail "$name: compare: exit $rc: $(head -c 300 "$tmp/err")"
+  [ -e "$tmp/o-$name-c" ] && fail "$name: compare wrote"
+done
+$ns compare $fl examples/providers/vm-2core-run1/results.json --out "$tmp/good3" >/dev/null 2>&1 ||
+  fail "$fl refused by compare"
 # The unchanged file still passes every consumer.
 $ns roofline $src --no-plot --out "$tmp/good" >/dev/null 2>&1 || fail "good file refused by roofline"
+$ns roofline $sw --no-plot --out "$tmp/good2" >/dev/null 2>&1 || fail "$sw refused by roofline"
 [ $fails -eq 0 ] && echo "results_check: ok"
 exit $((fails > 0))

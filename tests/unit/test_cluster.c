@@ -671,6 +671,11 @@ static void node_bridge(void **state) {
     snprintf(path, sizeof path, "%s/cluster_breakdown.dat", dir);
     assert_int_equal(access(path, R_OK), 0);
     assert_null(ns_cluster_from_results(r, "no-such", NULL, err, sizeof err));
+    /* trial 14b #13: a model preset (or cpu-node) is not a chip: refused, not the node as chip */
+    assert_null(ns_cluster_from_results(r, "llama3-405b", NULL, err, sizeof err));
+    assert_non_null(strstr(err, "names no chip"));
+    assert_int_equal(ns_cluster_check_chip_preset("cpu-node", err, sizeof err), -1);
+    assert_int_equal(ns_cluster_check_chip_preset("seed002", err, sizeof err), 0);
     static const char *const files[] = {"cluster_breakdown", "cluster_scaling"};
     static const char *const exts[] = {"dat", "gp", "svg", "png"};
     for (int i = 0; i < 2; i++)
