@@ -163,14 +163,14 @@ static void ceilings(FILE *f, const json_t *root) {
         /* A suspect ceiling says so, and why, as the pictures' "(suspect)" labels do. */
         const json_t *u = used_compute(root, c);
         int sus = u && json_is_true(json_object_get(u, "suspect"));
-        fprintf(f, "%s | ", sus ? " (suspect)" : "");
-        if (sus) fprintf(f, "suspect: %s", str(u, "suspect_reason"));
+        fprintf(f, "%s |", sus ? " (suspect)" : "");
+        if (sus) fprintf(f, " suspect: %s", str(u, "suspect_reason"));
         /* What the kernel executes (its result's `executes`): the scalar ISA's fma ceiling is
          * a multiply then an add. A code span, since the text holds '*'. */
         const char *ex = json_string_value(json_object_get(
             result_by_id(root, json_string_value(json_object_get(c, "result_id"))), "executes"));
         if (ex && !strchr(ex, '`') && !strchr(ex, '|'))
-            fprintf(f, "%sexecutes `%s`", sus ? "; " : "", ex);
+            fprintf(f, "%sexecutes `%s`", sus ? "; " : " ", ex);
         fprintf(f, " |\n");
     }
     fprintf(f, "\nGEMM is judged against the FMA-only ceiling of its precision and thread count; "
