@@ -22,10 +22,11 @@
 /* The sweep ends at 4x the LLC, but rounds its element count down to whole vectors per thread:
  * a largest working set within 2% of 4x the LLC counts as reaching it. */
 #define DRAM_LLC_SLACK 0.98
-/* Without a DRAM plateau: how many of the largest points (at >= 1.5x the LLC) are compared;
- * how much they may fall in a row (first / last - 1), and scatter (max / min - 1), for their
- * median to be a trusted DRAM ceiling. */
+/* Without a DRAM plateau: how many of the largest points (at >= DRAM_TAIL_FROM times the LLC)
+ * are compared; how much they may fall in a row (first / last - 1), and scatter (max / min - 1),
+ * for their median to be a trusted DRAM ceiling. */
 #define DRAM_TAIL_POINTS 3
+#define DRAM_TAIL_FROM 1.5
 #define DRAM_TAIL_FALL 0.15
 #define DRAM_TAIL_SCATTER 0.25
 /* A run of flat points whose level still changes by more than this factor is split in two. */
@@ -1139,9 +1140,9 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
 
     /* No DRAM plateau that reaches 4x the LLC: a sweep with coarse steps (--quick: 2x) has too
      * few points beyond the LLC for a plateau of three, and a disturbed one loses it to noise.
-     * When the sweep reaches 4x the LLC, its last DRAM_TAIL_POINTS points at >= 1.5x the LLC
-     * decide: their median is the DRAM ceiling unless they still fall (each lower than the
-     * one before, by more than DRAM_TAIL_FALL in all: the curve has not reached DRAM) or
+     * When the sweep reaches 4x the LLC, its last DRAM_TAIL_POINTS points at >= DRAM_TAIL_FROM
+     * times the LLC decide: their median is the DRAM ceiling unless they still fall (each lower
+     * than the one before, by more than DRAM_TAIL_FALL in all: the curve has not reached DRAM) or
      * scatter by more than DRAM_TAIL_SCATTER (a disturbed sweep). Scatter without a downward
      * trend is noise, not a missing plateau. */
     if (!have_dram && b->cs.n) {
@@ -1150,7 +1151,7 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
         fmt_bytes(maxws, w, sizeof w);
         if (reaches_4x) {
             double tlo, thi, tbw, spread, fall;
-            int cnt = dram_tail(cv, 1.5 * llc, &tlo, &thi, &tbw, &spread, &fall);
+            int cnt = dram_tail(cv, DRAM_TAIL_FROM * llc, &tlo, &thi, &tbw, &spread, &fall);
             char why[240];
             const char *suspect = NULL;
             if (cnt < 2 || fall > DRAM_TAIL_FALL) {
@@ -1888,6 +1889,36 @@ static void bandwidth_scaling(build_ctx *b, json_t *ceil) {
     }
 }
 
+/* The roofline.method text: how the builder works, its thresholds formatted from the macros
+ * that apply them (so a changed #define cannot leave results.json describing the old value). */
+static void method_text(char *buf, size_t len) {
+    snprintf(buf, len,
+             "plateaus: runs of >= %d sweep points whose local log-log slope is within "
+             "%.0f%% per doubling of the working set; labelled by the level whose aggregate "
+             "capacity (per-core caches x threads, shared caches once per instance "
+             "touched) holds the geometric middle of the plateau; DRAM ceilings from "
+             "points at >= %gx the aggregate LLC; a sweep kernel measured faster in "
+             "results[] (fastest sample) with its working set in a level gives that "
+             "level's ceiling instead (source \"kernel phase\"; one not swept at that "
+             "thread count when faster than the level's roof), unless its samples "
+             "spread (CV > %g%% or fastest > %gx median) and its median is below the "
+             "sweep's, or (DRAM) it is > %gx the sweep's at a smaller working set "
+             "(cache contamination: the ceiling is suspect); bandwidth roof = best "
+             "ceiling per level and thread count; compute roof = FMA-only ceiling of the "
+             "fastest ISA unless the kernel states another mix; reductions and STREAM "
+             "kernels are memory bound: judged by the bandwidth roof, with the ADD-only "
+             "ceiling as compute roof for sums, FMA-only for dot products, norms and "
+             "triads, none for copy, scale, load and max-abs; without a DRAM plateau, the DRAM "
+             "ceiling is the median of the last <= %d points at >= %gx the aggregate LLC when "
+             "the sweep reaches %gx and they neither fall in a row by > %g%% nor scatter by > "
+             "%g%%, else suspect; kernels with non-temporal stores (name ending in _nt): DRAM "
+             "ceilings only, and no roof at a cache working set",
+             NS_PLATEAU_MIN_POINTS, 100 * expm1(NS_PLATEAU_MAX_SLOPE), DRAM_LLC_MARGIN,
+             100 * KERNEL_PHASE_MAX_CV, KERNEL_PHASE_MAX_SPREAD, DRAM_CONTAMINATION,
+             DRAM_TAIL_POINTS, DRAM_TAIL_FROM, DRAM_LLC_MARGIN, 100 * DRAM_TAIL_FALL,
+             100 * DRAM_TAIL_SCATTER);
+}
+
 int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     if (!json_is_object(root)) {
         snprintf(err, errlen, "results is not a JSON object");
@@ -1928,27 +1959,9 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     int ntc = thread_counts(&b, compute, res, tc, 32);
 
     ns_json_set_str(sec, "bytes_policy", b.policy);
-    ns_json_set_str(sec, "method",
-                    "plateaus: runs of >= 3 sweep points whose local log-log slope is within "
-                    "16% per doubling of the working set; labelled by the level whose aggregate "
-                    "capacity (per-core caches x threads, shared caches once per instance "
-                    "touched) holds the geometric middle of the plateau; DRAM ceilings from "
-                    "points at >= 4x the aggregate LLC; a sweep kernel measured faster in "
-                    "results[] (fastest sample) with its working set in a level gives that "
-                    "level's ceiling instead (source \"kernel phase\"; one not swept at that "
-                    "thread count when faster than the level's roof), unless its samples "
-                    "spread (CV > 10% or fastest > 1.2x median) and its median is below the "
-                    "sweep's, or (DRAM) it is > 1.5x the sweep's at a smaller working set "
-                    "(cache contamination: the ceiling is suspect); bandwidth roof = best "
-                    "ceiling per level and thread count; compute roof = FMA-only ceiling of the "
-                    "fastest ISA unless the kernel states another mix; reductions and STREAM "
-                    "kernels are memory bound: judged by the bandwidth roof, with the ADD-only "
-                    "ceiling as compute roof for sums, FMA-only for dot products, norms and "
-                    "triads, none for copy, scale, load and max-abs; without a DRAM plateau, the DRAM ceiling is the "
-                    "median of the last <= 3 points at >= 1.5x the aggregate LLC when the sweep "
-                    "reaches 4x and they neither fall in a row by > 15% nor scatter by > 25%, "
-                    "else suspect; kernels with non-temporal stores (name ending in _nt): DRAM "
-                    "ceilings only, and no roof at a cache working set");
+    char method[2400];
+    method_text(method, sizeof method);
+    ns_json_set_str(sec, "method", method);
     json_t *cap = json_array();
     for (int t = 0; t < ntc; t++)
         for (int li = 0; li < b.cs.n; li++) {

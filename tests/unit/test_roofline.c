@@ -300,6 +300,18 @@ static void test_plateau_slope_is_16_percent(void **st) {
     const char *m = json_string_value(
         json_object_get(json_object_get(root, "roofline"), "method"));
     assert_non_null(strstr(m, "within 16% per doubling"));
+    /* review14 #9: the method text is formatted from the thresholds the builder applies. */
+    char want[64];
+    snprintf(want, sizeof want, "runs of >= %d sweep points", NS_PLATEAU_MIN_POINTS);
+    assert_non_null(strstr(m, want));
+    snprintf(want, sizeof want, "within %.0f%% per doubling", 100 * expm1(NS_PLATEAU_MAX_SLOPE));
+    assert_non_null(strstr(m, want));
+    const char *same[] = {
+        "points at >= 4x the aggregate LLC", "(CV > 10% or fastest > 1.2x median)",
+        "it is > 1.5x the sweep's", "the last <= 3 points at >= 1.5x the",
+        "reaches 4x and they neither fall in a row by > 15% nor scatter by > 25%"};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+        assert_non_null(strstr(m, same[i]));
     json_decref(root);
 }
 
