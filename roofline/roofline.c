@@ -56,6 +56,18 @@
 #define COMPUTE_MAX_CV 0.10
 #define COMPUTE_MAX_SPREAD 1.20
 #define SCALING_SLACK 1.1
+/* Causes of a kernel above its compute roof (above_compute_reason). Boost: the clock probe ran
+ * more than CLOCK_BOOST_MIN times the ceiling's recorded clock (a smaller difference is within
+ * the probe's and the recorded clock's own scatter). The clock explains the excess alone when its
+ * gain is within CLOCK_EXCESS_SLACK of it (the two are measured apart, so they never match
+ * exactly). A disturbed ceiling: median below ABOVE_ROOF_MEDIAN_FRAC times its fastest sample,
+ * or CV above ABOVE_ROOF_CV. These are laxer than COMPUTE_MAX_SPREAD and COMPUTE_MAX_CV on
+ * purpose: a spread too small to make a ceiling suspect still explains a kernel a few percent
+ * above it, rather than claiming the kernel beat the ceiling kernel. */
+#define CLOCK_BOOST_MIN 1.03
+#define CLOCK_EXCESS_SLACK 0.02
+#define ABOVE_ROOF_MEDIAN_FRAC 0.95
+#define ABOVE_ROOF_CV 0.05
 /* An SP compute ceiling more than this factor above the DP one of the same mix and threads:
  * a vector holds twice as many SP elements, so SP can do at most 2x (plus noise). */
 #define SP_DP_MAX 2.2
@@ -1501,14 +1513,15 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
         ADD("the clock changed during the run (clock probe %.2f -> %.2f GHz): the ceiling and "
             "this kernel may have run at different clocks (boost), which explains up to %.0f%%",
             before, after, 100 * clock_gain);
-    } else if (fq > 0 && fmax(before, after) > 1.03 * fq) {
+    } else if (fq > 0 && fmax(before, after) > CLOCK_BOOST_MIN * fq) {
         clock_gain = fmax(before, after) / fq - 1;
         ADD("the ceiling was measured at %.2f GHz, the clock probe saw %.2f GHz (boost), which "
             "explains up to %.0f%%",
             fq, fmax(before, after), 100 * clock_gain);
     }
-    int clock_enough = clock_gain >= excess - 0.02;
-    int spread = med > 0 && med<0.95 * cg, noisy = cvv> 0.05;
+    int clock_enough = clock_gain >= excess - CLOCK_EXCESS_SLACK;
+    int spread = med > 0 && med < ABOVE_ROOF_MEDIAN_FRAC * cg;
+    int noisy = cvv > ABOVE_ROOF_CV;
     if ((spread || noisy) && !clock_enough) {
         ADD("%sthe ceiling's measurement was disturbed (", n ? "; beyond that, " : "");
         if (spread) ADD("fastest sample %.4g, median %.4g GFLOP/s", cg, med);

@@ -829,6 +829,13 @@ static void test_above_compute_roof_reason(void **st) {
         {1, 2.59, 2.44, NAN, 60.0, "explains up to 6%; beyond that, the ceiling's measurement",
          "beat"},
         {0, 2.59, 2.59, NAN, 60.0, "median 60 GFLOP/s", "boost"},
+        /* review14 #3, the named thresholds: a probe up to CLOCK_BOOST_MIN (3%) above the
+         * ceiling's clock is not boost; a median below ABOVE_ROOF_MEDIAN_FRAC (95%) of the
+         * fastest sample explains the excess although the ceiling is not suspect (1.06x). */
+        {0, 2.66, 2.66, 2.59, 87.5, "beat the FMA-only ceiling kernel", "boost"},
+        {0, 2.68, 2.68, 2.59, 87.5, "measured at 2.59 GHz, the clock probe saw 2.68", "disturbed"},
+        {0, 2.59, 2.59, NAN, 84.0, "beat the FMA-only ceiling kernel", "disturbed"},
+        {0, 2.59, 2.59, NAN, 83.0, "disturbed (fastest sample 88, median 83 GFLOP/s)", "beat"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
@@ -853,6 +860,11 @@ static void test_above_compute_roof_reason(void **st) {
         assert_non_null(strstr(s, cases[k].want));
         assert_null(strstr(s, cases[k].unwanted));
         assert_close(json_number_value(json_object_get(g, "fraction_of_roof")), 1.5, 1e-12);
+        const json_t *u = json_array_get(
+            json_object_get(
+                json_object_get(json_object_get(root, "roofline"), "ceilings_used"), "compute"),
+            0);
+        assert_int_equal(json_is_true(json_object_get(u, "suspect")), 88 > 1.2 * cases[k].median);
         json_decref(root);
     }
 }
