@@ -49,10 +49,11 @@
  * small): it does not raise the ceiling, and makes it suspect. */
 #define DRAM_CONTAMINATION 1.5
 /* A compute ceiling whose result's CV exceeds this, or whose fastest sample is more than this
- * factor above its median, is suspect; so is a T-thread ceiling (compute or bandwidth) more than
- * SCALING_SLACK x T times the 1-thread one (the 1-thread one is then too low), and a T-thread
- * compute ceiling more than SCALING_SLACK times below the 1-thread one (measurement noise is
- * less: it is too low). */
+ * factor above its median, is suspect. Scaling: a T-thread compute ceiling more than
+ * SCALING_SLACK x T times the 1-thread one, or one that the 1-thread one exceeds by more than
+ * SCALING_SLACK times, makes both suspect (the ceilings alone cannot tell which is wrong:
+ * compute_suspect); a T-thread bandwidth roof more than SCALING_SLACK x T times the 1-thread
+ * one marks the 1-thread roof suspect (bandwidth_scaling). */
 #define COMPUTE_MAX_CV 0.10
 #define COMPUTE_MAX_SPREAD 1.20
 #define SCALING_SLACK 1.1
@@ -1355,9 +1356,10 @@ static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...) {
  * threads (an add does half the FLOPs of an FMA on the same or fewer ports): both are then
  * suspect (not so FMA+ADD, whose adds may issue on ports of their own);
  * a T-thread ceiling more than SCALING_SLACK x T times the 1-thread one of the same precision
- * and mix (T threads cannot give more than T times one): both are then suspect; a T-thread ceiling more than
- * SCALING_SLACK times below the 1-thread one (T threads cannot do less than one): both are then
- * suspect. Which one is wrong the ceilings alone cannot tell, and the reasons say so. */
+ * and mix (T threads cannot give more than T times one): both are then suspect; a T-thread
+ * ceiling that the 1-thread one exceeds by more than SCALING_SLACK times (T threads cannot do
+ * less than one): both are then suspect. Which one is wrong the ceilings alone cannot tell, and
+ * the reasons say so. */
 static int compute_suspect(const build_ctx *b, const json_t *compute, const json_t *c, char *buf,
                            size_t len) {
     const char *prec = str_or(c, "precision", ""), *mix = str_or(c, "mix", "");
