@@ -53,9 +53,9 @@
  * min / median); and, both of the pair then, when an SP vector ceiling is below the DP one or
  * above 2.2x it (same mix and threads), when an ADD-only ceiling is above the FMA-only one
  * (same precision and threads), and when a T-thread ceiling is more than 1.1 x T times the
- * 1-thread one or more than 10% below it. A
- * 1-thread bandwidth roof is suspect when the T-thread one of its level is more than 1.1 x T
- * times it. ridge_points[] say suspect when built from a suspect ceiling; a
+ * 1-thread one or the 1-thread one is more than 1.1x it. A 1-thread bandwidth roof is suspect
+ * when the T-thread one of its level is more than 1.1 x T times it. ridge_points[] say suspect
+ * when built from a suspect ceiling; a
  * kernel judged against a suspect compute roof says so in roof_status; points[].above_roof marks
  * a point above its roof (fraction_of_roof > 1), and a note lists them; points[].roof_suspect
  * one whose limiting roof is suspect. The pictures' kernel list says both.

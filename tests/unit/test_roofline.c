@@ -1400,6 +1400,27 @@ static void test_compute_ceilings_impossible(void **st) {
     json_decref(root);
 }
 
+/* review14 #23: "below the 1-thread one" means the 1-thread ceiling is more than SCALING_SLACK
+ * (1.1x) the T-thread one, i.e. the T-thread one is more than 9.1% (not 10%) below it: 9.5%
+ * below is suspect, 8% below is not. */
+static void test_scaling_below_one_thread_boundary(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 2);
+    doc_add_compute(root, "dp", "add", 1, 10.0);
+    doc_add_compute(root, "dp", "add", 2, 9.05); /* 1-thread is 1.105x it */
+    doc_add_compute(root, "sp", "add", 1, 20.0);
+    doc_add_compute(root, "sp", "add", 2, 18.4); /* 1-thread is 1.087x it */
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *c = used_compute(root, "dp", "add", 2);
+    assert_true(json_is_true(json_object_get(c, "suspect")));
+    assert_true(has(c, "suspect_reason", "below the 1-thread ceiling (10 GFLOP/s) by 9%"));
+    assert_true(json_is_true(json_object_get(used_compute(root, "dp", "add", 1), "suspect")));
+    assert_false(json_is_true(json_object_get(used_compute(root, "sp", "add", 2), "suspect")));
+    assert_false(json_is_true(json_object_get(used_compute(root, "sp", "add", 1), "suspect")));
+    json_decref(root);
+}
+
 /* Both 1-thread compute ceilings (prec, mix) a and b are suspect, a's reason holding why_a and
  * b's why_b, and both the neutral wording. */
 static void assert_pair_suspect(json_t *root, const char *prec_a, const char *mix_a,
@@ -1933,6 +1954,7 @@ int main(void) {
         cmocka_unit_test(test_kernel_phase_disturbed_not_used),
         cmocka_unit_test(test_compute_ceilings_suspect),
         cmocka_unit_test(test_compute_ceilings_impossible),
+        cmocka_unit_test(test_scaling_below_one_thread_boundary),
         cmocka_unit_test(test_sp_below_dp_both_suspect),
         cmocka_unit_test(test_add_above_fma_both_suspect),
         cmocka_unit_test(test_status_counts_roofs_apart),
