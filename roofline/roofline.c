@@ -595,6 +595,18 @@ static void kernel_phase_spread(const json_t *r, char *buf, size_t len) {
     if (n >= 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, "median %.4g GB/s", med);
 }
 
+/* The sweep's rate at the largest of its working sets <= ws (its smallest when none is), or NAN
+ * for an empty curve. */
+static double sweep_rate_at(const curve *cv, double ws) {
+    double r = NAN, at = -1;
+    for (size_t i = 0; i < cv->n; i++)
+        if (cv->ws[i] <= ws && cv->ws[i] > at) at = cv->ws[i], r = cv->bw[i];
+    if (isnan(r))
+        for (size_t i = 0; i < cv->n; i++)
+            if (at < 0 || cv->ws[i] < at) at = cv->ws[i], r = cv->bw[i];
+    return r;
+}
+
 /* The fastest measurement in results[] (the kernel phase) of the curve's own kernel (same
  * name, ISA, precision, thread count and bytes policy) with its working set in `level` by the
  * rule results are placed with (ns_roofline_level_of), by the sweep's statistic: the bytes of a
@@ -611,18 +623,6 @@ static void kernel_phase_spread(const json_t *r, char *buf, size_t len) {
  * slow there too: one of the two was disturbed) it counts as any other, and the fastest such one
  * is returned in *disagree (may be NULL). Returns the rate in GB/s and the entry in *res, or
  * NAN. */
-/* The sweep's rate at the largest of its working sets <= ws (its smallest when none is), or NAN
- * for an empty curve. */
-static double sweep_rate_at(const curve *cv, double ws) {
-    double r = NAN, at = -1;
-    for (size_t i = 0; i < cv->n; i++)
-        if (cv->ws[i] <= ws && cv->ws[i] > at) at = cv->ws[i], r = cv->bw[i];
-    if (isnan(r))
-        for (size_t i = 0; i < cv->n; i++)
-            if (at < 0 || cv->ws[i] < at) at = cv->ws[i], r = cv->bw[i];
-    return r;
-}
-
 static double kernel_phase_best(const build_ctx *b, const curve *cv, const char *level,
                                 double sweep_bw, double sweep_lo, const json_t **res,
                                 const json_t **rejected, const json_t **contaminated,

@@ -118,6 +118,12 @@ typedef struct ns_plateau {
     int npoints;
 } ns_plateau;
 
+/* The slope is d ln(bw) / d log2(ws): 0.15 = ln 1.16, a 16% bandwidth change per doubling of the
+ * working set. ln 1.10 (10%) loses real plateaus of --quick sweeps (2x steps, so the 3-point
+ * window spans two doublings and takes in the edge of the next level). */
+#define NS_PLATEAU_MAX_SLOPE 0.15
+#define NS_PLATEAU_MIN_POINTS 3
+
 /* Finds the plateaus of one curve. ws[i] and bw[i] need not be sorted; points with a
  * non-finite or non-positive value are ignored. A point is flat when the least-squares slope of
  * ln(bw) against log2(ws) over it and its neighbours within 0.7 doublings of the working set
@@ -132,11 +138,6 @@ typedef struct ns_plateau {
  * wrong one. Writes at most
  * max_out plateaus in increasing working-set order and returns how many were found (which may
  * exceed max_out), or -1 on allocation failure. */
-/* The slope is d ln(bw) / d log2(ws): 0.15 = ln 1.16, a 16% bandwidth change per doubling of the
- * working set. ln 1.10 (10%) loses real plateaus of --quick sweeps (2x steps, so the 3-point
- * window spans two doublings and takes in the edge of the next level). */
-#define NS_PLATEAU_MAX_SLOPE 0.15
-#define NS_PLATEAU_MIN_POINTS 3
 int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_plateau *out,
                               size_t max_out);
 
