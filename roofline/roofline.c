@@ -15,6 +15,7 @@
 #include "cluster/equations.h"
 #include "harness/json.h"
 #include "harness/stats.h"
+#include "kernels/registry.h"
 
 /* A DRAM ceiling is trusted only when measured with a working set of at least this many times
  * the aggregate LLC of the participating threads. */
@@ -1459,17 +1460,20 @@ static void set_or_null(json_t *o, const char *key, double v) {
     json_object_set_new(o, key, isfinite(v) ? json_real(v) : json_null());
 }
 
-/* The compute roof's mix for a kernel that states none. Reductions and STREAM kernels are
- * memory bound: they are judged by the bandwidth roof, and their compute roof (kept in the
- * min() so an L1-resident sum that outruns the adders is still called compute bound) is the
- * ceiling of the instructions they issue: ADD-only for sums (and STREAM add), FMA-only for dot
- * products, norms and triads; none (bandwidth roof only) for copy, scale, load and max-abs,
- * whose arithmetic no ceiling of ours measures. Everything else (GEMM) gets FMA-only. */
-static const char *default_mix(const char *family, const char *name, int *memory_bound) {
-    *memory_bound = family && (!strcmp(family, "reduce") || !strcmp(family, "stream"));
-    if (!*memory_bound) return "fma";
-    if (strstr(name, "sum") || !strcmp(name, "stream_add")) return "add";
-    if (strstr(name, "dot") || strstr(name, "nrm2") || strstr(name, "triad")) return "fma";
+/* The compute roof's mix for a kernel whose result states none (files written before stream and
+ * reduce results recorded it). Reductions and STREAM kernels are memory bound
+ * (ns_family_memory_bound): they are judged by the bandwidth roof, and their compute roof (kept
+ * in the min() so an L1-resident sum that outruns the adders is still called compute bound) is
+ * the ceiling of the instructions they issue, their descriptor's mix (kernels/registry.h):
+ * ADD-only for sums (and STREAM add), FMA-only for dot products, norms and triads; none
+ * (bandwidth roof only) for copy, scale, load and max-abs, whose arithmetic no ceiling of ours
+ * measures, and for a name no descriptor has. Everything else (GEMM) gets FMA-only. */
+static const char *default_mix(const char *family, const char *name) {
+    if (!ns_family_memory_bound(family)) return "fma";
+    size_t n;
+    const ns_kernel *const *all = ns_registry(&n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(all[i]->name, name)) return all[i]->mix;
     return NULL;
 }
 
@@ -1605,8 +1609,9 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     json_array_foreach(compute, ci, ce) {
         if (!mix && id && !strcmp(str_or(ce, "result_id", ""), id)) mix = str_or(ce, "mix", NULL);
     }
-    int membound = 0;
-    if (!mix) mix = default_mix(str_or(r, "family", NULL), name, &membound);
+    const char *family = str_or(r, "family", NULL);
+    int membound = ns_family_memory_bound(family);
+    if (!mix) mix = default_mix(family, name);
     /* Register-resident (peak kernels): no memory traffic, only the compute roof applies. */
     double nbytes = ns_json_get_num(r, "bytes");
     double nflops = ns_json_get_num(r, "flops");

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "harness/json.h"
+#include "kernels/registry.h"
 #include "reports/report.h"
 #include "roofline/roofline.h"
 
@@ -990,6 +991,56 @@ static void test_reduce_kernels_bandwidth_roof(void **st) {
     json_decref(root);
 }
 
+/* review14 #7: the mix of a memory-bound kernel is its descriptor's (kernels/registry.h), not a
+ * guess from its name. A result that records it (as `run` now writes) is still memory bound; one
+ * without it (older files) gets its descriptor's by name; a name no descriptor has gets none. */
+static void test_memory_bound_mix_from_descriptor(void **st) {
+    (void)st;
+    assert_true(ns_family_memory_bound("reduce") && ns_family_memory_bound("stream"));
+    assert_false(ns_family_memory_bound("gemm") || ns_family_memory_bound("peak") ||
+                 ns_family_memory_bound(NULL));
+    const struct {
+        const char *name, *mix;
+    } want[] = {{"dsum", "add"},         {"ssum_kahan", "add"}, {"ddot", "fma"},
+                {"sdot_dpacc", "fma"},   {"dnrm2", "fma"},      {"idamax", NULL},
+                {"stream_sum", "add"},   {"stream_add", "add"}, {"stream_triad", "fma"},
+                {"stream_triad_nt", "fma"}, {"stream_copy", NULL}, {"stream_scale", NULL},
+                {"stream_load", NULL}};
+    size_t n, seen = 0;
+    const ns_kernel *const *all = ns_registry(&n);
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+            if (strcmp(all[i]->name, want[k].name)) continue;
+            seen++;
+            if (want[k].mix) assert_string_equal(all[i]->mix, want[k].mix);
+            else assert_null(all[i]->mix);
+        }
+    assert_true(seen >= sizeof want / sizeof want[0]);
+
+    json_t *root = spr_doc_fma_add(20);
+    json_t *res = json_object_get(root, "results");
+    json_t *own = result("dsum_own", "reduce", 1 * MiB, 1.0 / 8, 10);
+    json_object_set_new(own, "name", json_string("dsum"));
+    json_object_set_new(own, "mix", json_string("add"));
+    json_t *old = result("dnrm2_old", "reduce", 1 * MiB, 1.0 / 8, 10);
+    json_object_set_new(old, "name", json_string("dnrm2"));
+    json_t *guess = result("my_sum", "reduce", 1 * MiB, 1.0 / 8, 10);
+    json_array_append_new(res, own);
+    json_array_append_new(res, old);
+    json_array_append_new(res, guess);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_string_equal(json_string_value(json_object_get(own, "roof_limit")), "bandwidth:L2");
+    assert_string_equal(json_string_value(json_object_get(own, "roof_mix")), "add");
+    assert_non_null(strstr(roof_status(own), "memory bound"));
+    assert_string_equal(json_string_value(json_object_get(old, "roof_mix")), "fma");
+    assert_non_null(strstr(roof_status(old), "memory bound"));
+    assert_true(json_is_null(json_object_get(guess, "roof_mix")));
+    assert_string_equal(json_string_value(json_object_get(guess, "roof_limit")), "bandwidth:L2");
+    assert_serialises(root);
+    json_decref(root);
+}
+
 /* A kernel-phase entry of results[]: kernel name at ws bytes on one thread, ISA isa, bytes
  * moved per repetition by = ws, fastest sample at fast GB/s, median (gbytes_per_s) at med. */
 static json_t *phase_result(const char *name, const char *isa, double ws, double fast, double med) {
@@ -1949,6 +2000,7 @@ int main(void) {
         cmocka_unit_test(test_above_compute_roof_reason),
         cmocka_unit_test(test_dram_tail_at_4x_llc),
         cmocka_unit_test(test_reduce_kernels_bandwidth_roof),
+        cmocka_unit_test(test_memory_bound_mix_from_descriptor),
         cmocka_unit_test(test_kernel_phase_raises_ceiling),
         cmocka_unit_test(test_kernel_phase_only_ceiling),
         cmocka_unit_test(test_kernel_phase_disturbed_not_used),
