@@ -1251,13 +1251,14 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
     return 0;
 }
 
-/* 1 when name is a ceiling kernel: one that `nodescale run` sweeps (harness/run.c,
- * sweep_kernels_full), or that has a sweep curve in this file. */
+const char *const ns_sweep_kernels[NS_SWEEP_KERNEL_COUNT] = {"stream_load", "stream_copy",
+                                                             "stream_triad", "stream_triad_nt"};
+
+/* 1 when name is a ceiling kernel: one that `nodescale run` sweeps (ns_sweep_kernels), or that
+ * has a sweep curve in this file. */
 static int ceiling_kernel(const build_ctx *b, const char *name) {
-    static const char *const swept[] = {"stream_load", "stream_copy", "stream_triad",
-                                        "stream_triad_nt"};
-    for (size_t k = 0; k < sizeof swept / sizeof swept[0]; k++)
-        if (!strcmp(name, swept[k])) return 1;
+    for (size_t k = 0; k < NS_SWEEP_KERNEL_COUNT; k++)
+        if (!strcmp(name, ns_sweep_kernels[k])) return 1;
     for (size_t c = 0; c < b->ncurves; c++)
         if (!strcmp(b->curves[c].kernel, name)) return 1;
     return 0;

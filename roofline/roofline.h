@@ -141,6 +141,13 @@ typedef struct ns_plateau {
 int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_plateau *out,
                               size_t max_out);
 
+/* The ceiling kernels `nodescale run` sweeps over working sets (harness/run.c; --quick sweeps
+ * only stream_load and stream_triad): their curves give the bandwidth ceilings, and a measurement
+ * of one of them in results[] can give or raise a level's ceiling even where the sweep has no
+ * curve of it. */
+#define NS_SWEEP_KERNEL_COUNT 4
+extern const char *const ns_sweep_kernels[NS_SWEEP_KERNEL_COUNT];
+
 /* 1 when a kernel's stores are non-temporal (its name ends in "_nt", as stream_triad_nt): they
  * go to memory whatever the working set, so no cache level's ceiling describes it. Its sweep
  * curve gives a DRAM ceiling only; at a cache working set it gets no roof (a status says why),

@@ -1041,6 +1041,23 @@ static void test_memory_bound_mix_from_descriptor(void **st) {
     json_decref(root);
 }
 
+/* review14 #8: the one list of swept ceiling kernels (run.c sweeps it, the roofline trusts a
+ * kernel-phase measurement of each) names registered STREAM kernels, once each. */
+static void test_sweep_kernels_registered(void **st) {
+    (void)st;
+    size_t n;
+    const ns_kernel *const *all = ns_registry(&n);
+    for (size_t k = 0; k < NS_SWEEP_KERNEL_COUNT; k++) {
+        int found = 0;
+        for (size_t i = 0; i < n; i++)
+            found |= !strcmp(all[i]->name, ns_sweep_kernels[k]) &&
+                     !strcmp(all[i]->family, "stream");
+        assert_true(found);
+        for (size_t j = 0; j < k; j++)
+            assert_string_not_equal(ns_sweep_kernels[j], ns_sweep_kernels[k]);
+    }
+}
+
 /* A kernel-phase entry of results[]: kernel name at ws bytes on one thread, ISA isa, bytes
  * moved per repetition by = ws, fastest sample at fast GB/s, median (gbytes_per_s) at med. */
 static json_t *phase_result(const char *name, const char *isa, double ws, double fast, double med) {
@@ -2001,6 +2018,7 @@ int main(void) {
         cmocka_unit_test(test_dram_tail_at_4x_llc),
         cmocka_unit_test(test_reduce_kernels_bandwidth_roof),
         cmocka_unit_test(test_memory_bound_mix_from_descriptor),
+        cmocka_unit_test(test_sweep_kernels_registered),
         cmocka_unit_test(test_kernel_phase_raises_ceiling),
         cmocka_unit_test(test_kernel_phase_only_ceiling),
         cmocka_unit_test(test_kernel_phase_disturbed_not_used),
