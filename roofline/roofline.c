@@ -577,6 +577,12 @@ static double cv_min_ws(const curve *cv) {
     return m;
 }
 
+/* A results[] entry's rate in GB/s at the time_s statistic stat ("min": its fastest sample, the
+ * statistic of the ceilings; "median"): bytes / time / 1e9; NAN when either is missing. */
+static double result_gbps(const json_t *r, const char *stat) {
+    return ns_json_get_num(r, "bytes") / ns_json_get_num(json_object_get(r, "time_s"), stat) / 1e9;
+}
+
 /* 1 when the samples of a kernel-phase result spread: a CV above KERNEL_PHASE_MAX_CV, or a
  * fastest sample more than KERNEL_PHASE_MAX_SPREAD times faster than the median. Its fastest
  * sample is then one outlier of a bimodal run, not the level's rate. */
@@ -591,7 +597,7 @@ static int kernel_phase_disturbed(const json_t *r) {
 static void kernel_phase_spread(const json_t *r, char *buf, size_t len) {
     const json_t *ts = json_object_get(r, "time_s");
     double cvv = ns_json_get_num(ts, "cv");
-    double med = ns_json_get_num(r, "bytes") / ns_json_get_num(ts, "median") / 1e9;
+    double med = result_gbps(r, "median");
     int n = isfinite(cvv) ? snprintf(buf, len, "CV %.0f%%, ", 100 * cvv) : 0;
     if (n >= 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, "median %.4g GB/s", med);
 }
@@ -648,7 +654,7 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
             (pol && cv->policy && strcmp(pol, cv->policy)))
             continue;
         if (!strcmp(level, "DRAM") && !(ws >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc)) continue;
-        double rate = by / tmin / 1e9;
+        double rate = result_gbps(r, "min");
         if (!(by > 0 && tmin > 0 && isfinite(rate))) continue;
         if (!strcmp(level, "DRAM") && ws < sweep_lo && rate > DRAM_CONTAMINATION * sweep_bw) {
             if (sweep_rate_at(cv, ws) * DRAM_CONTAMINATION >= rate) { /* the sweep saw it too */
@@ -663,7 +669,7 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
                 *disagree = r;
             }
         }
-        double med = by / ns_json_get_num(json_object_get(r, "time_s"), "median") / 1e9;
+        double med = result_gbps(r, "median");
         if (isfinite(sweep_bw) && kernel_phase_disturbed(r) && !(med >= sweep_bw)) {
             if (rejected && rate > sweep_bw && !(rate <= rbest)) {
                 rbest = rate;
@@ -707,9 +713,7 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
                  "is faster than the %s ceiling of %s (%.4g GB/s) but not used: its samples "
                  "spread (%s)",
                  cv->kernel, cv->isa, cv->threads, level, str_or(rej, "id", "?"),
-                 ns_json_get_num(rej, "bytes") /
-                     ns_json_get_num(json_object_get(rej, "time_s"), "min") / 1e9,
-                 level, lroof->kernel, ref, sp);
+                 result_gbps(rej, "min"), level, lroof->kernel, ref, sp);
         }
         return;
     }
@@ -720,8 +724,7 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
          * faster: a cache held it, so the LLC hwloc reports is smaller than the real one. */
         double cws = ns_json_get_num(cont, "working_set_bytes"),
                llc = llc_capacity(&b->cs, cv->threads);
-        double crate = ns_json_get_num(cont, "bytes") /
-                       ns_json_get_num(json_object_get(cont, "time_s"), "min") / 1e9;
+        double crate = result_gbps(cont, "min");
         char w[32], lo[32], l[32], ctext[600];
         fmt_bytes(cws, w, sizeof w);
         fmt_bytes(ws_lo, lo, sizeof lo);
@@ -744,8 +747,7 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
         /* Far faster than the sweep's DRAM ceiling at a smaller working set, where the sweep
          * was slow too: no sign of a cache, so one of the two measurements was disturbed. */
         double dws = ns_json_get_num(dis, "working_set_bytes");
-        double drate = ns_json_get_num(dis, "bytes") /
-                       ns_json_get_num(json_object_get(dis, "time_s"), "min") / 1e9;
+        double drate = result_gbps(dis, "min");
         char w[32], dtext[600];
         fmt_bytes(dws, w, sizeof w);
         snprintf(dtext, sizeof dtext,
@@ -761,14 +763,12 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
     }
     if (rej && !from_kernel) {
         /* A faster but disturbed kernel-phase measurement: the sweep's ceiling stays. */
-        const json_t *ts = json_object_get(rej, "time_s");
-        double by = ns_json_get_num(rej, "bytes");
         char rw[300], sp[64];
         kernel_phase_spread(rej, sp, sizeof sp);
         snprintf(rw, sizeof rw,
                  "%s (fastest sample %.4g GB/s) is faster than the sweep's %s ceiling (%.4g "
                  "GB/s) but not used: its samples spread (%s)",
-                 str_or(rej, "id", "?"), by / ns_json_get_num(ts, "min") / 1e9, level, bw, sp);
+                 str_or(rej, "id", "?"), result_gbps(rej, "min"), level, bw, sp);
         ns_json_set_str(o, "kernel_phase", rw);
         note(b, "%s/%s %d threads, %s ceiling: the kernel phase's %s", cv->kernel, cv->isa,
              cv->threads, level, rw);
