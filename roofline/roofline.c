@@ -15,6 +15,7 @@
 #include "cluster/equations.h"
 #include "harness/json.h"
 #include "harness/stats.h"
+#include "harness/strbuf.h"
 #include "kernels/registry.h"
 
 /* A DRAM ceiling is trusted only when measured with a working set of at least this many times
@@ -598,8 +599,10 @@ static void kernel_phase_spread(const json_t *r, char *buf, size_t len) {
     const json_t *ts = json_object_get(r, "time_s");
     double cvv = ns_json_get_num(ts, "cv");
     double med = result_gbps(r, "median");
-    int n = isfinite(cvv) ? snprintf(buf, len, "CV %.0f%%, ", 100 * cvv) : 0;
-    if (n >= 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, "median %.4g GB/s", med);
+    size_t n = 0;
+    buf[0] = 0;
+    if (isfinite(cvv)) ns_appendf(buf, len, &n, "CV %.0f%%, ", 100 * cvv);
+    ns_appendf(buf, len, &n, "median %.4g GB/s", med);
 }
 
 /* The sweep's rate at the largest of its working sets <= ws (its smallest when none is), or NAN
@@ -1336,18 +1339,6 @@ static double ceiling_median(const build_ctx *b, const json_t *c) {
     return tmin > 0 && tmed > 0 && isfinite(med) ? med : NAN;
 }
 
-/* Appends printf-style text at buf + *n (buf holds len bytes); *n stops at len on truncation. */
-static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(buf + *n, *n < len ? len - *n : 0, fmt, ap);
-    va_end(ap);
-    *n += k > 0 ? (size_t)k : 0;
-    if (*n > len) *n = len;
-}
-
 /* Why the compute ceiling c (one of ceilings.compute[]) is suspect, into buf ("" when it is
  * not); returns 1 when it is. The evidence: its result's samples spread (CV above
  * COMPUTE_MAX_CV, or a fastest sample more than COMPUTE_MAX_SPREAD times its median); an SP
@@ -1370,7 +1361,7 @@ static int compute_suspect(const build_ctx *b, const json_t *compute, const json
     double cvv = ceiling_cv(b, c);
     size_t n = 0;
     buf[0] = 0;
-#define ADD(...) appendf(buf, len, &n, __VA_ARGS__)
+#define ADD(...) ns_appendf(buf, len, &n, __VA_ARGS__)
 #define SEP (n ? "; " : "")
     if (cvv > COMPUTE_MAX_CV)
         ADD("%sits measurement was disturbed (CV %.0f%%)", SEP, 100 * cvv);
@@ -1511,8 +1502,7 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
     double cvv = ceiling_cv(b, cr);
     size_t n = 0;
     buf[0] = 0;
-#define ADD(...)                                                                                   \
-    (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__), n = n < len ? n : len)
+#define ADD(...) ns_appendf(buf, len, &n, __VA_ARGS__)
     /* A clock difference explains at most the ratio of the clocks; beyond that, other causes. */
     double excess = gflops / cg - 1, clock_gain = NAN;
     if (json_is_true(json_object_get(probe, "changed")) && before > 0 && after > 0) {
@@ -1723,10 +1713,7 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
     } else if (isfinite(roof)) {
         snprintf(limit, sizeof limit, bwb ? "bandwidth:%s" : "compute", level);
         size_t len = strlen(status);
-#define ADD(...)                                                                                   \
-    (len +=                                                                                        \
-     (size_t)snprintf(status + len, len < sizeof status ? sizeof status - len : 0, __VA_ARGS__),   \
-     len = len < sizeof status ? len : sizeof status)
+#define ADD(...) ns_appendf(status, sizeof status, &len, __VA_ARGS__)
         const char *pol = str_or(r, "bytes_policy", NULL);
         if (membound) {
             ADD("; memory bound (%s): judged by the %s bandwidth ceiling (%.4g GB/s, %s)",
@@ -2127,14 +2114,14 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     char st[300];
     size_t sl = 0;
     if (nroof_sus)
-        appendf(st, sizeof st, &sl, "ok; %d roof%s used %s suspect", nroof_sus,
+        ns_appendf(st, sizeof st, &sl, "ok; %d roof%s used %s suspect", nroof_sus,
                 nroof_sus == 1 ? "" : "s", nroof_sus == 1 ? "is" : "are");
     else
-        appendf(st, sizeof st, &sl, "ok; no roof used is suspect");
+        ns_appendf(st, sizeof st, &sl, "ok; no roof used is suspect");
     if (nref_sus)
-        appendf(st, sizeof st, &sl, "; %d reference ceiling%s %s suspect", nref_sus,
+        ns_appendf(st, sizeof st, &sl, "; %d reference ceiling%s %s suspect", nref_sus,
                 nref_sus == 1 ? "" : "s", nref_sus == 1 ? "is" : "are");
-    appendf(st, sizeof st, &sl,
+    ns_appendf(st, sizeof st, &sl,
             " (ceilings_used[].suspect_reason, ceilings.bandwidth[].status, roofline.notes)");
     ns_json_set_str(sec, "status",
                     b.nroofs == 0                 ? "partial: no bandwidth ceiling"

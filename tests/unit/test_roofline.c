@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "harness/json.h"
+#include "harness/strbuf.h"
 #include "kernels/registry.h"
 #include "reports/report.h"
 #include "roofline/roofline.h"
@@ -1058,6 +1059,33 @@ static void test_sweep_kernels_registered(void **st) {
     }
 }
 
+/* review14 #16: ns_appendf (harness/strbuf.h), the one printf-append helper: at *n, which grows
+ * by the full length and stops at len on truncation; or, n NULL, at the end of the string. */
+static void test_appendf(void **st) {
+    (void)st;
+    char b[8];
+    size_t n = 0;
+    ns_appendf(b, sizeof b, &n, "%d-", 12);
+    assert_string_equal(b, "12-");
+    assert_int_equal(n, 3);
+    ns_appendf(b, sizeof b, &n, "%s", "abcdef");
+    assert_string_equal(b, "12-abcd");
+    assert_int_equal(n, sizeof b);
+    ns_appendf(b, sizeof b, &n, "more");
+    assert_string_equal(b, "12-abcd");
+    assert_int_equal(n, sizeof b);
+    strcpy(b, "ab");
+    ns_appendf(b, sizeof b, NULL, "%s", "cd");
+    assert_string_equal(b, "abcd");
+    ns_appendf(b, sizeof b, NULL, "%s", "efgh");
+    assert_string_equal(b, "abcdefg");
+    ns_appendf(b, sizeof b, NULL, "x");
+    assert_string_equal(b, "abcdefg");
+    n = 0;
+    ns_appendf(b, sizeof b, &n, "%s", "new"); /* at offset 0: replaces (counters.c put) */
+    assert_string_equal(b, "new");
+}
+
 /* A kernel-phase entry of results[]: kernel name at ws bytes on one thread, ISA isa, bytes
  * moved per repetition by = ws, fastest sample at fast GB/s, median (gbytes_per_s) at med. */
 static json_t *phase_result(const char *name, const char *isa, double ws, double fast, double med) {
@@ -2019,6 +2047,7 @@ int main(void) {
         cmocka_unit_test(test_reduce_kernels_bandwidth_roof),
         cmocka_unit_test(test_memory_bound_mix_from_descriptor),
         cmocka_unit_test(test_sweep_kernels_registered),
+        cmocka_unit_test(test_appendf),
         cmocka_unit_test(test_kernel_phase_raises_ceiling),
         cmocka_unit_test(test_kernel_phase_only_ceiling),
         cmocka_unit_test(test_kernel_phase_disturbed_not_used),
