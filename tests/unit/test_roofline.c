@@ -436,7 +436,7 @@ static void test_dram_missing_for_memory(void **st) {
     }
 }
 
-/* Labels come from working sets, not from plateau order: a sweep starting at 256 KiB has no L1
+/* Labels come from working sets, not from plateau order: a sweep starting at 192 KiB has no L1
  * plateau, and its first plateau is L2. */
 static void test_labels_not_counted(void **st) {
     (void)st;
