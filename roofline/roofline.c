@@ -955,20 +955,49 @@ static int dram_memory_reason(const build_ctx *b, const curve *cv, double maxws,
     return 0;
 }
 
-/* Plateaus of one curve -> labelled entries in plateaus[], chosen ones in ceilings. A curve of
- * non-temporal stores (ns_roofline_nt_stores) gives a DRAM ceiling only. */
-static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, json_t *ceil) {
+/* The plateaus of one curve, and what the phases of ceilings_of_curve share. */
+typedef struct {
     ns_plateau pl[MAX_PLATEAUS];
+    const char *label[MAX_PLATEAUS]; /* each plateau's level; NULL: none */
+    int chosen[MAX_PLATEAUS];        /* 1: the plateau that gives its level's ceiling */
+    int np;
+    double llc, maxws; /* the aggregate LLC of the curve's threads; its largest working set */
+    double llc_bw;     /* the ceiling of the last cache level, to compare DRAM with; NAN: none */
+    int reaches_4x;    /* the sweep reaches DRAM_LLC_MARGIN times the LLC */
+    int have_dram;     /* a DRAM plateau gave the DRAM ceiling */
+    int nt;            /* non-temporal stores: DRAM ceilings only */
+} curve_plateaus;
+
+/* DRAM bandwidth at least this fraction of the last cache level's plateau is no DRAM rate. */
+#define DRAM_NEAR_LLC 0.9
+
+/* The reason, into why, that a DRAM ceiling bw is suspect for being as fast as the LLC plateau
+ * p->llc_bw (a cache hwloc does not report); returns why, or NULL when it is not. */
+static const char *dram_near_llc(const build_ctx *b, const curve_plateaus *p, double bw, char *why,
+                                 size_t len) {
+    if (!(isfinite(p->llc_bw) && bw >= DRAM_NEAR_LLC * p->llc_bw)) return NULL;
+    snprintf(why, len, "suspect: as fast as the %s plateau (%.3g GB/s); a cache hwloc does not "
+                       "report?",
+             level_name(b->cs.level[b->cs.n - 1]), p->llc_bw);
+    return why;
+}
+
+/* Finds and labels the curve's plateaus and chooses one per level: for a cache the longest
+ * (then the faster), for DRAM the one at the largest working set, since DRAM is the curve's
+ * asymptote; non-temporal stores choose none of a cache. Returns -1 on allocation failure. */
+static int choose_plateaus(const build_ctx *b, const curve *cv, curve_plateaus *p) {
+    ns_plateau *pl = p->pl;
+    const char **label = p->label;
+    int *chosen = p->chosen;
     int np = ns_roofline_find_plateaus(cv->ws, cv->bw, cv->n, pl, MAX_PLATEAUS);
     if (np < 0) return -1;
     if (np > MAX_PLATEAUS) np = MAX_PLATEAUS;
-    const char *label[MAX_PLATEAUS];
-    int chosen[MAX_PLATEAUS] = {0};
-    for (int i = 0; i < np; i++)
+    p->np = np;
+    for (int i = 0; i < np; i++) {
         label[i] = ns_roofline_plateau_level(&b->cs, &pl[i], cv->threads);
+        chosen[i] = 0;
+    }
 
-    /* One plateau per level: for a cache the longest (then the faster), for DRAM the one at
-     * the largest working set, since DRAM is the curve's asymptote. */
     for (int i = 0; i < np; i++) {
         if (!label[i]) continue;
         int best = -1;
@@ -987,23 +1016,34 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
         chosen[best] = 1;
     }
 
-    double llc = llc_capacity(&b->cs, cv->threads), maxws = 0;
+    p->llc = llc_capacity(&b->cs, cv->threads), p->maxws = 0;
     for (size_t i = 0; i < cv->n; i++)
-        maxws = fmax(maxws, cv->ws[i]);
-    int reaches_4x = maxws >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc;
-    int ndram = 0, have_dram = 0;
-    double llc_bw = NAN; /* the ceiling of the last cache level, to compare DRAM with */
-    for (int i = 0; i < np; i++) {
-        if (label[i] && !strcmp(label[i], "DRAM")) ndram++;
+        p->maxws = fmax(p->maxws, cv->ws[i]);
+    p->reaches_4x = p->maxws >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * p->llc;
+    p->have_dram = 0;
+    p->llc_bw = NAN;
+    for (int i = 0; i < np; i++)
         if (chosen[i] && label[i] && b->cs.n &&
             !strcmp(label[i], level_name(b->cs.level[b->cs.n - 1])))
-            llc_bw = pl[i].gbytes_per_s;
-    }
-    int nt = ns_roofline_nt_stores(cv->kernel);
-    for (int i = 0; nt && i < np; i++)
+            p->llc_bw = pl[i].gbytes_per_s;
+    p->nt = ns_roofline_nt_stores(cv->kernel);
+    for (int i = 0; p->nt && i < np; i++)
         if (label[i] && strcmp(label[i], "DRAM")) chosen[i] = 0;
+    return 0;
+}
 
-    for (int i = 0; i < np; i++) {
+/* Every plateau into plateaus[] (labelled, used or not); a ceiling from each chosen one. A DRAM
+ * plateau counts only from DRAM_LLC_MARGIN times the LLC on (p->have_dram), or is suspect when it
+ * ends below; one that ends short of a sweep reaching that far is left to dram_tail_ceiling. */
+static void ceilings_from_plateaus(build_ctx *b, const curve *cv, curve_plateaus *p,
+                                   json_t *plateaus, json_t *ceil) {
+    const ns_plateau *pl = p->pl;
+    const char *const *label = p->label;
+    double llc = p->llc;
+    int ndram = 0;
+    for (int i = 0; i < p->np; i++)
+        if (label[i] && !strcmp(label[i], "DRAM")) ndram++;
+    for (int i = 0; i < p->np; i++) {
         json_t *o = json_object();
         ns_json_set_str(o, "kernel", cv->kernel);
         ns_json_set_str(o, "isa", cv->isa);
@@ -1015,21 +1055,21 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
         ns_json_set_num(o, "slope_per_doubling", pl[i].slope, NULL);
         ns_json_set_int(o, "points", pl[i].npoints);
         ns_json_set_str(o, "level", label[i]);
-        json_object_set_new(o, "used", json_boolean(chosen[i]));
+        json_object_set_new(o, "used", json_boolean(p->chosen[i]));
         json_array_append_new(plateaus, o);
-        if (!chosen[i]) continue;
+        if (!p->chosen[i]) continue;
 
         const char *suspect = NULL;
         char why[200];
         double lo = pl[i].ws_lo_bytes, hi = pl[i].ws_hi_bytes;
         if (!strcmp(label[i], "DRAM")) {
             /* A DRAM plateau that ends short of a sweep reaching 4x the LLC: the largest
-             * points decide, as without a plateau (below). */
-            if (hi < DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc && reaches_4x) {
+             * points decide, as without a plateau (dram_tail_ceiling). */
+            if (hi < DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc && p->reaches_4x) {
                 json_object_set_new(o, "used", json_false());
                 continue;
             }
-            have_dram = 1;
+            p->have_dram = 1;
             /* Only the part of the plateau at >= 4x the aggregate LLC counts. */
             if (hi >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc) {
                 lo = fmax(lo, fmin(hi, DRAM_LLC_MARGIN * llc));
@@ -1042,13 +1082,7 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
                          hi / llc, l, cv->threads);
                 suspect = why;
             }
-            if (!suspect && isfinite(llc_bw) && pl[i].gbytes_per_s >= 0.9 * llc_bw) {
-                snprintf(why, sizeof why,
-                         "suspect: as fast as the %s plateau (%.3g GB/s); a cache hwloc does "
-                         "not report?",
-                         level_name(b->cs.level[b->cs.n - 1]), llc_bw);
-                suspect = why;
-            }
+            if (!suspect) suspect = dram_near_llc(b, p, pl[i].gbytes_per_s, why, sizeof why);
             if (ndram > 1)
                 note(b,
                      "%s/%s %d threads: %d plateaus beyond the last reported cache; the one at "
@@ -1060,197 +1094,214 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
         double mid, bw = median_in(cv, lo, hi, &cnt, &mid);
         add_ceiling(b, ceil, cv, label[i], bw, mid, lo, hi, cnt, "plateau", suspect);
     }
+}
 
-    /* A cache level without a plateau on this curve (a disturbed or coarse sweep): the median
-     * of the points well inside the level's range, from 2x the previous level's aggregate
-     * capacity to half its own, if there are at least NS_PLATEAU_MIN_POINTS of them. The range
-     * ends where every point from there on is as slow as the next level (within
-     * INTERIOR_NEXT_MARGIN of the median of the points well inside it; DRAM: all from 2x this
-     * level's capacity): a cache smaller than hwloc says (a VM shown its host's L3) does not
-     * hold those points. Too few points before them: all of them, suspect. */
-    for (int li = 0; !nt && li < b->cs.n; li++) {
-        const char *lv = level_name(b->cs.level[li]);
-        int found = 0;
-        for (int i = 0; i < np; i++)
-            found |= chosen[i] && label[i] && !strcmp(label[i], lv);
-        double lo = li ? 2 * ns_roofline_capacity(&b->cs, li - 1, cv->threads) : 0;
-        double hi = 0.5 * ns_roofline_capacity(&b->cs, li, cv->threads);
-        if (found || !(hi > lo)) continue;
-        int cnt, ncnt;
-        double mid, bw = median_in(cv, lo, hi, &cnt, &mid);
-        if (cnt < NS_PLATEAU_MIN_POINTS) continue;
-        double nmid, next = median_in(cv, 2 * ns_roofline_capacity(&b->cs, li, cv->threads),
-                                      li + 1 < b->cs.n
-                                          ? 0.5 * ns_roofline_capacity(&b->cs, li + 1, cv->threads)
-                                          : INFINITY,
-                                      &ncnt, &nmid);
-        /* The last point in range faster than the next level; the first one after it. */
-        double fast_ws = 0, slow_ws = INFINITY, slow_bw = NAN, end = 0;
-        for (size_t i = 0; i < cv->n; i++)
-            if (cv->ws[i] >= lo && cv->ws[i] <= hi && !(cv->bw[i] <= INTERIOR_NEXT_MARGIN * next))
-                fast_ws = fmax(fast_ws, cv->ws[i]);
-        for (size_t i = 0; ncnt > 0 && i < cv->n; i++)
-            if (cv->ws[i] > fast_ws && cv->ws[i] >= lo && cv->ws[i] <= hi && cv->ws[i] < slow_ws)
-                slow_ws = cv->ws[i], slow_bw = cv->bw[i];
-        for (size_t i = 0; i < cv->n; i++)
-            if (cv->ws[i] >= lo && cv->ws[i] < slow_ws) end = fmax(end, cv->ws[i]);
-        char why[400], s1[32], s2[32];
-        const char *next_name = li + 1 < b->cs.n ? level_name(b->cs.level[li + 1]) : "DRAM";
-        const char *suspect = NULL;
-        int kept = cnt;
-        double kbw = bw, kmid = mid;
-        if (isfinite(slow_ws)) {
-            kbw = median_in(cv, lo, end, &kept, &kmid);
-            fmt_bytes(slow_ws, s1, sizeof s1);
-            fmt_bytes(end, s2, sizeof s2);
-            if (kept >= NS_PLATEAU_MIN_POINTS) {
-                snprintf(why, sizeof why,
-                         "ok; no plateau found: median of the points well inside the level's "
-                         "working-set range, up to %s: from %s on the rate (%.4g GB/s) falls to "
-                         "the %s level's (%.4g GB/s, median of its points), so the level does "
-                         "not hold those",
-                         s2, s1, slow_bw, next_name, next);
-                bw = kbw, mid = kmid, hi = end, cnt = kept;
-            } else {
-                snprintf(why, sizeof why,
-                         "suspect: no plateau found, and from %s on the points fall to the %s "
-                         "level's rate (%.4g against %.4g GB/s): the level holds less than its "
-                         "reported size, or the sweep was disturbed",
-                         s1, next_name, slow_bw, next);
-                suspect = why;
-            }
-        }
-        /* Points that scatter more than a plateau's may: their median is no level's rate. */
-        double noise, spread;
-        char swhy[600], r1[32], r2[32];
-        if (!suspect && scatter_in(cv, lo, hi, &noise, &spread)) {
-            fmt_bytes(fmax(lo, cv_min_ws(cv)), r1, sizeof r1);
-            fmt_bytes(hi, r2, sizeof r2);
-            int len = snprintf(swhy, sizeof swhy,
-                               "suspect: no plateau found, and the %d points well inside the "
-                               "level's working-set range (%s to %s) scatter: ",
-                               cnt, r1, r2);
-            if (cnt <= 4 && spread > PLATEAU_SPLIT_RATIO)
-                snprintf(swhy + len, sizeof swhy - (size_t)len,
-                         "the fastest is %.2gx the slowest, more than the %.3gx a level of <= 4 "
-                         "points may spread: their median is no level's rate",
-                         spread, PLATEAU_SPLIT_RATIO);
-            else
-                snprintf(swhy + len, sizeof swhy - (size_t)len,
-                         "by %.0f%% (robust sigma around their trend), more than the %.0f%% of a "
-                         "plateau: their median is no level's rate",
-                         100 * noise, 100 * PLATEAU_MAX_NOISE);
-            /* The range was cut where the rate falls to the next level's: said too. */
-            len = (int)strlen(swhy);
-            if (isfinite(slow_ws) && kept >= NS_PLATEAU_MIN_POINTS)
-                snprintf(swhy + len, sizeof swhy - (size_t)len,
-                         " (the range ends at %s: from %s on the rate falls to the %s level's)", s2,
-                         s1, next_name);
-            suspect = swhy;
-        }
-        add_ceiling(b, ceil, cv, lv, bw, mid, fmax(lo, cv_min_ws(cv)), hi, cnt, "interior",
-                    suspect);
-        json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
-        if (!suspect && isfinite(slow_ws) && !strcmp(str_or(o, "source", ""), "interior"))
-            ns_json_set_str(o, "status", why);
-    }
-
-    /* No DRAM plateau that reaches 4x the LLC: a sweep with coarse steps (--quick: 2x) has too
-     * few points beyond the LLC for a plateau of three, and a disturbed one loses it to noise.
-     * When the sweep reaches 4x the LLC, its last DRAM_TAIL_POINTS points at >= DRAM_TAIL_FROM
-     * times the LLC decide: their median is the DRAM ceiling unless they still fall (each lower
-     * than the one before, by more than DRAM_TAIL_FALL in all: the curve has not reached DRAM) or
-     * scatter by more than DRAM_TAIL_SCATTER (a disturbed sweep). Scatter without a downward
-     * trend is noise, not a missing plateau. */
-    if (!have_dram && b->cs.n) {
-        char l[32], w[32];
-        fmt_bytes(llc, l, sizeof l);
-        fmt_bytes(maxws, w, sizeof w);
-        if (reaches_4x) {
-            double tlo, thi, tbw, spread, fall;
-            int cnt = dram_tail(cv, DRAM_TAIL_FROM * llc, &tlo, &thi, &tbw, &spread, &fall);
-            char why[240];
-            const char *suspect = NULL;
-            if (cnt < 2 || fall > DRAM_TAIL_FALL) {
-                snprintf(why, sizeof why,
-                         "suspect: no DRAM plateau, and the last %d point(s) (%.1fx to %.1fx "
-                         "the aggregate LLC, %s) still fall, by %.0f%%: the curve has not "
-                         "settled",
-                         cnt, tlo / llc, thi / llc, l, 100 * fall);
-                suspect = why;
-            } else if (spread > DRAM_TAIL_SCATTER) {
-                snprintf(why, sizeof why,
-                         "suspect: no DRAM plateau, and the last %d points (%.1fx to %.1fx the "
-                         "aggregate LLC, %s) scatter by %.0f%%: a disturbed sweep",
-                         cnt, tlo / llc, thi / llc, l, 100 * spread);
-                suspect = why;
-            } else if (isfinite(llc_bw) && tbw >= 0.9 * llc_bw) {
-                snprintf(why, sizeof why,
-                         "suspect: as fast as the %s plateau (%.3g GB/s); a cache hwloc does "
-                         "not report?",
-                         level_name(b->cs.level[b->cs.n - 1]), llc_bw);
-                suspect = why;
-            }
-            add_ceiling(b, ceil, cv, "DRAM", tbw, sqrt(tlo * thi), tlo, thi, cnt,
-                        "largest working sets", suspect);
-            json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
-            if (!suspect && !strcmp(str_or(o, "source", ""), "largest working sets")) {
-                snprintf(why, sizeof why,
-                         "ok; no DRAM plateau reaching 4x the LLC, but the last %d points (%.1fx "
-                         "to %.1fx the aggregate LLC, %s) do not fall and agree within %.0f%%: "
-                         "their median",
-                         cnt, tlo / llc, thi / llc, l, 100 * spread);
-                ns_json_set_str(o, "status", why);
-            }
-        } else if (maxws > 2 * llc) {
-            /* Short of 4x LLC: the points beyond 2x LLC at the largest working sets give a
-             * ceiling, flagged as suspect: a labelled doubt rather than no roof. */
-            int cnt;
-            double lo = fmax(2 * llc, maxws / 2.1), mid,
-                   bw = median_in(cv, lo, INFINITY, &cnt, &mid);
-            char why[200];
+/* Cache level li when this curve has no plateau there (a disturbed or coarse sweep): the median
+ * of the points well inside the level's range, from 2x the previous level's aggregate capacity
+ * to half its own, if there are at least NS_PLATEAU_MIN_POINTS of them. The range ends where
+ * every point from there on is as slow as the next level (within INTERIOR_NEXT_MARGIN of the
+ * median of the points well inside it; DRAM: all from 2x this level's capacity): a cache smaller
+ * than hwloc says (a VM shown its host's L3) does not hold those points. Too few points before
+ * them: all of them, suspect. */
+static void interior_ceiling(build_ctx *b, const curve *cv, const curve_plateaus *p, int li,
+                             json_t *ceil) {
+    const char *lv = level_name(b->cs.level[li]);
+    int found = 0;
+    for (int i = 0; i < p->np; i++)
+        found |= p->chosen[i] && p->label[i] && !strcmp(p->label[i], lv);
+    double lo = li ? 2 * ns_roofline_capacity(&b->cs, li - 1, cv->threads) : 0;
+    double hi = 0.5 * ns_roofline_capacity(&b->cs, li, cv->threads);
+    if (found || !(hi > lo)) return;
+    int cnt, ncnt;
+    double mid, bw = median_in(cv, lo, hi, &cnt, &mid);
+    if (cnt < NS_PLATEAU_MIN_POINTS) return;
+    double nmid, next = median_in(cv, 2 * ns_roofline_capacity(&b->cs, li, cv->threads),
+                                  li + 1 < b->cs.n
+                                      ? 0.5 * ns_roofline_capacity(&b->cs, li + 1, cv->threads)
+                                      : INFINITY,
+                                  &ncnt, &nmid);
+    /* The last point in range faster than the next level; the first one after it. */
+    double fast_ws = 0, slow_ws = INFINITY, slow_bw = NAN, end = 0;
+    for (size_t i = 0; i < cv->n; i++)
+        if (cv->ws[i] >= lo && cv->ws[i] <= hi && !(cv->bw[i] <= INTERIOR_NEXT_MARGIN * next))
+            fast_ws = fmax(fast_ws, cv->ws[i]);
+    for (size_t i = 0; ncnt > 0 && i < cv->n; i++)
+        if (cv->ws[i] > fast_ws && cv->ws[i] >= lo && cv->ws[i] <= hi && cv->ws[i] < slow_ws)
+            slow_ws = cv->ws[i], slow_bw = cv->bw[i];
+    for (size_t i = 0; i < cv->n; i++)
+        if (cv->ws[i] >= lo && cv->ws[i] < slow_ws) end = fmax(end, cv->ws[i]);
+    char why[400], s1[32], s2[32];
+    const char *next_name = li + 1 < b->cs.n ? level_name(b->cs.level[li + 1]) : "DRAM";
+    const char *suspect = NULL;
+    int kept = cnt;
+    double kbw = bw, kmid = mid;
+    if (isfinite(slow_ws)) {
+        kbw = median_in(cv, lo, end, &kept, &kmid);
+        fmt_bytes(slow_ws, s1, sizeof s1);
+        fmt_bytes(end, s2, sizeof s2);
+        if (kept >= NS_PLATEAU_MIN_POINTS) {
             snprintf(why, sizeof why,
-                     "suspect: no DRAM plateau, and the sweep stops at %s, below 4x the "
-                     "aggregate LLC (%s): may hold cache bandwidth",
-                     w, l);
-            add_ceiling(b, ceil, cv, "DRAM", bw, mid, lo, maxws, cnt, "largest working sets", why);
+                     "ok; no plateau found: median of the points well inside the level's "
+                     "working-set range, up to %s: from %s on the rate (%.4g GB/s) falls to "
+                     "the %s level's (%.4g GB/s, median of its points), so the level does "
+                     "not hold those",
+                     s2, s1, slow_bw, next_name, next);
+            bw = kbw, mid = kmid, hi = end, cnt = kept;
         } else {
-            note(b,
-                 "%s/%s %d threads: no DRAM ceiling; the sweep stops at %s, below 2x the "
-                 "aggregate LLC (%s)",
-                 cv->kernel, cv->isa, cv->threads, w, l);
+            snprintf(why, sizeof why,
+                     "suspect: no plateau found, and from %s on the points fall to the %s "
+                     "level's rate (%.4g against %.4g GB/s): the level holds less than its "
+                     "reported size, or the sweep was disturbed",
+                     s1, next_name, slow_bw, next);
+            suspect = why;
         }
     }
+    /* Points that scatter more than a plateau's may: their median is no level's rate. */
+    double noise, spread;
+    char swhy[600], r1[32], r2[32];
+    if (!suspect && scatter_in(cv, lo, hi, &noise, &spread)) {
+        fmt_bytes(fmax(lo, cv_min_ws(cv)), r1, sizeof r1);
+        fmt_bytes(hi, r2, sizeof r2);
+        int len = snprintf(swhy, sizeof swhy,
+                           "suspect: no plateau found, and the %d points well inside the "
+                           "level's working-set range (%s to %s) scatter: ",
+                           cnt, r1, r2);
+        if (cnt <= 4 && spread > PLATEAU_SPLIT_RATIO)
+            snprintf(swhy + len, sizeof swhy - (size_t)len,
+                     "the fastest is %.2gx the slowest, more than the %.3gx a level of <= 4 "
+                     "points may spread: their median is no level's rate",
+                     spread, PLATEAU_SPLIT_RATIO);
+        else
+            snprintf(swhy + len, sizeof swhy - (size_t)len,
+                     "by %.0f%% (robust sigma around their trend), more than the %.0f%% of a "
+                     "plateau: their median is no level's rate",
+                     100 * noise, 100 * PLATEAU_MAX_NOISE);
+        /* The range was cut where the rate falls to the next level's: said too. */
+        len = (int)strlen(swhy);
+        if (isfinite(slow_ws) && kept >= NS_PLATEAU_MIN_POINTS)
+            snprintf(swhy + len, sizeof swhy - (size_t)len,
+                     " (the range ends at %s: from %s on the rate falls to the %s level's)", s2,
+                     s1, next_name);
+        suspect = swhy;
+    }
+    add_ceiling(b, ceil, cv, lv, bw, mid, fmax(lo, cv_min_ws(cv)), hi, cnt, "interior", suspect);
+    json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
+    if (!suspect && isfinite(slow_ws) && !strcmp(str_or(o, "source", ""), "interior"))
+        ns_json_set_str(o, "status", why);
+}
 
-    /* A level at which the sweep gave this curve no ceiling, but the kernel phase measured the
-     * same kernel with its working set there: that measurement is the curve's ceiling. */
+/* No DRAM plateau that reaches 4x the LLC: a sweep with coarse steps (--quick: 2x) has too
+ * few points beyond the LLC for a plateau of three, and a disturbed one loses it to noise.
+ * When the sweep reaches 4x the LLC, its last DRAM_TAIL_POINTS points at >= DRAM_TAIL_FROM
+ * times the LLC decide: their median is the DRAM ceiling unless they still fall (each lower
+ * than the one before, by more than DRAM_TAIL_FALL in all: the curve has not reached DRAM) or
+ * scatter by more than DRAM_TAIL_SCATTER (a disturbed sweep). Scatter without a downward
+ * trend is noise, not a missing plateau. Short of 4x but beyond 2x: a suspect ceiling; else a
+ * note. */
+static void dram_tail_ceiling(build_ctx *b, const curve *cv, const curve_plateaus *p,
+                              json_t *ceil) {
+    double llc = p->llc, maxws = p->maxws;
+    char l[32], w[32];
+    fmt_bytes(llc, l, sizeof l);
+    fmt_bytes(maxws, w, sizeof w);
+    if (p->reaches_4x) {
+        double tlo, thi, tbw, spread, fall;
+        int cnt = dram_tail(cv, DRAM_TAIL_FROM * llc, &tlo, &thi, &tbw, &spread, &fall);
+        char why[240];
+        const char *suspect = NULL;
+        if (cnt < 2 || fall > DRAM_TAIL_FALL) {
+            snprintf(why, sizeof why,
+                     "suspect: no DRAM plateau, and the last %d point(s) (%.1fx to %.1fx "
+                     "the aggregate LLC, %s) still fall, by %.0f%%: the curve has not "
+                     "settled",
+                     cnt, tlo / llc, thi / llc, l, 100 * fall);
+            suspect = why;
+        } else if (spread > DRAM_TAIL_SCATTER) {
+            snprintf(why, sizeof why,
+                     "suspect: no DRAM plateau, and the last %d points (%.1fx to %.1fx the "
+                     "aggregate LLC, %s) scatter by %.0f%%: a disturbed sweep",
+                     cnt, tlo / llc, thi / llc, l, 100 * spread);
+            suspect = why;
+        } else {
+            suspect = dram_near_llc(b, p, tbw, why, sizeof why);
+        }
+        add_ceiling(b, ceil, cv, "DRAM", tbw, sqrt(tlo * thi), tlo, thi, cnt,
+                    "largest working sets", suspect);
+        json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
+        if (!suspect && !strcmp(str_or(o, "source", ""), "largest working sets")) {
+            snprintf(why, sizeof why,
+                     "ok; no DRAM plateau reaching 4x the LLC, but the last %d points (%.1fx "
+                     "to %.1fx the aggregate LLC, %s) do not fall and agree within %.0f%%: "
+                     "their median",
+                     cnt, tlo / llc, thi / llc, l, 100 * spread);
+            ns_json_set_str(o, "status", why);
+        }
+    } else if (maxws > 2 * llc) {
+        /* Short of 4x LLC: the points beyond 2x LLC at the largest working sets give a
+         * ceiling, flagged as suspect: a labelled doubt rather than no roof. */
+        int cnt;
+        double lo = fmax(2 * llc, maxws / 2.1), mid, bw = median_in(cv, lo, INFINITY, &cnt, &mid);
+        char why[200];
+        snprintf(why, sizeof why,
+                 "suspect: no DRAM plateau, and the sweep stops at %s, below 4x the "
+                 "aggregate LLC (%s): may hold cache bandwidth",
+                 w, l);
+        add_ceiling(b, ceil, cv, "DRAM", bw, mid, lo, maxws, cnt, "largest working sets", why);
+    } else {
+        note(b,
+             "%s/%s %d threads: no DRAM ceiling; the sweep stops at %s, below 2x the "
+             "aggregate LLC (%s)",
+             cv->kernel, cv->isa, cv->threads, w, l);
+    }
+}
+
+/* A level at which the sweep gave this curve no ceiling, but the kernel phase measured the
+ * same kernel with its working set there: that measurement is the curve's ceiling (nt: DRAM
+ * only). */
+static void kernel_phase_only_levels(build_ctx *b, const curve *cv, int nt, json_t *ceil) {
     for (int li = nt ? b->cs.n : 0; b->cs.n && li <= b->cs.n; li++) {
         const char *lv = li < b->cs.n ? level_name(b->cs.level[li]) : "DRAM";
         if (!has_ceiling(ceil, cv, lv))
             add_ceiling(b, ceil, cv, lv, NAN, NAN, NAN, NAN, 0, "kernel phase", NULL);
     }
+}
 
-    /* Still no DRAM ceiling for lack of memory: an entry without a rate that says so, so the
-     * report and the console do not just stop at the last cache level. */
+/* Still no DRAM ceiling for lack of memory: an entry without a rate that says so, so the
+ * report and the console do not just stop at the last cache level. */
+static void dram_not_measured_entry(build_ctx *b, const curve *cv, double maxws, json_t *ceil) {
     char why[400];
-    if (b->cs.n && !has_ceiling(ceil, cv, "DRAM") &&
-        dram_memory_reason(b, cv, maxws, why, sizeof why)) {
-        json_t *o = json_object();
-        ns_json_set_str(o, "level", "DRAM");
-        ns_json_set_int(o, "threads", cv->threads);
-        ns_json_set_str(o, "kernel", cv->kernel);
-        ns_json_set_str(o, "isa", cv->isa);
-        ns_json_set_str(o, "precision", cv->precision);
-        json_object_set_new(o, "gbytes_per_s", json_null());
-        ns_json_set_int(o, "points", 0);
-        ns_json_set_str(o, "source", "sweep");
-        json_object_set_new(o, "suspect", json_false());
-        char st[480];
-        snprintf(st, sizeof st, "not measured: no DRAM ceiling: %s", why);
-        ns_json_set_str(o, "status", st);
-        json_array_append_new(ceil, o);
-        note(b, "%s/%s %d threads: no DRAM ceiling: %s", cv->kernel, cv->isa, cv->threads, why);
-    }
+    if (!b->cs.n || has_ceiling(ceil, cv, "DRAM") ||
+        !dram_memory_reason(b, cv, maxws, why, sizeof why))
+        return;
+    json_t *o = json_object();
+    ns_json_set_str(o, "level", "DRAM");
+    ns_json_set_int(o, "threads", cv->threads);
+    ns_json_set_str(o, "kernel", cv->kernel);
+    ns_json_set_str(o, "isa", cv->isa);
+    ns_json_set_str(o, "precision", cv->precision);
+    json_object_set_new(o, "gbytes_per_s", json_null());
+    ns_json_set_int(o, "points", 0);
+    ns_json_set_str(o, "source", "sweep");
+    json_object_set_new(o, "suspect", json_false());
+    char st[480];
+    snprintf(st, sizeof st, "not measured: no DRAM ceiling: %s", why);
+    ns_json_set_str(o, "status", st);
+    json_array_append_new(ceil, o);
+    note(b, "%s/%s %d threads: no DRAM ceiling: %s", cv->kernel, cv->isa, cv->threads, why);
+}
+
+/* Plateaus of one curve -> labelled entries in plateaus[], chosen ones in ceilings; then the
+ * levels without a plateau. A curve of non-temporal stores (ns_roofline_nt_stores) gives a
+ * DRAM ceiling only. Returns -1 on allocation failure. */
+static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, json_t *ceil) {
+    curve_plateaus p;
+    if (choose_plateaus(b, cv, &p) != 0) return -1;
+    ceilings_from_plateaus(b, cv, &p, plateaus, ceil);
+    for (int li = 0; !p.nt && li < b->cs.n; li++)
+        interior_ceiling(b, cv, &p, li, ceil);
+    if (!p.have_dram && b->cs.n) dram_tail_ceiling(b, cv, &p, ceil);
+    kernel_phase_only_levels(b, cv, p.nt, ceil);
+    dram_not_measured_entry(b, cv, p.maxws, ceil);
     return 0;
 }
 

@@ -944,6 +944,9 @@ static void test_dram_tail_at_4x_llc(void **st) {
     root = build_points(ws, bw, n);
     d = ceiling(root, "DRAM", 1);
     assert_true(json_is_true(json_object_get(d, "suspect")));
+    /* review14 #11: one test and text for plateau and tail (dram_near_llc, DRAM_NEAR_LLC). */
+    assert_non_null(strstr(json_string_value(json_object_get(d, "status")),
+                           "suspect: as fast as the L3 plateau"));
     json_decref(root);
 }
 
