@@ -1624,152 +1624,195 @@ static const char *kernel_isa(const build_ctx *b, const json_t *r, int *peer) {
     return NULL;
 }
 
-/* Roof fields of one results[] entry; appends its point to points[]. */
-static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_t *points) {
-    const char *prec = str_or(r, "precision", NULL);
-    const char *name = str_or(r, "name", "?");
+/* One results[] entry being judged (roof_of_result): what it states, its roofs, the verdict. */
+typedef struct {
+    const char *prec, *name, *id, *mix, *level;
+    int threads, asked, used; /* judged at, asked for, ran on (threads_used) */
+    int membound;             /* a memory-bound family (ns_family_memory_bound) */
+    int in_registers;         /* no bytes, some FLOPs (peak kernels): compute roof only */
+    int no_flops;             /* bytes, no FLOPs (copy-like): judged by the bandwidth ceiling */
+    int nt_cache;             /* non-temporal stores at a cache working set: no roof */
+    int fell_back;            /* judged at the threads it asked for: none measured at its own */
+    int peer;                 /* a GEMM peer; kisa is the ISA its library runs */
+    const char *kisa, *narrower; /* the kernel's ISA; the narrower ISA of its compute ceiling */
+    double ws, gflops, ai;
+    const json_t *cr;  /* compute roof; NULL: none */
+    const bw_roof *br; /* bandwidth roof; NULL: none */
+    double cg, bw;     /* their rates (NAN: none) */
+    double roof, frac, frac_fast, speed; /* attainable, fraction of it (median, fastest sample) */
+    int bwb;           /* the bandwidth roof is the lower one */
+    int roof_suspect;  /* the limiting roof is suspect */
+    int own_c, own_b;  /* it is its compute / bandwidth roof's own measurement */
+    int fast_above;    /* above the roof only in its fastest sample */
+    char limit[24];    /* roof_limit: "compute", "bandwidth:LEVEL", "" */
+    char status[1400]; /* roof_status */
+    double mai, mroof; /* counter-measured AI, and the roof there */
+} judged;
+
+/* The kernel's mix, level, compute and bandwidth roofs, at the threads it ran on or (when no
+ * ceiling was measured there) the threads it asked for. */
+static void pick_roofs(build_ctx *b, json_t *r, const json_t *compute, judged *k) {
+    k->prec = str_or(r, "precision", NULL);
+    k->name = str_or(r, "name", "?");
     /* Judged at the threads it ran on: GEMM runs small calls on fewer (threads_used). */
-    int threads = json_int(r, "threads", 0), asked = threads;
-    int used = json_int(r, "threads_used", threads);
-    if (used > 0 && used < threads) threads = used;
-    double ws = ns_json_get_num(r, "working_set_bytes");
-    double gflops = ns_json_get_num(r, "gflops");
-    double ai = ns_json_get_num(r, "ai_flop_per_byte");
-    if (!isfinite(ai)) {
+    k->threads = json_int(r, "threads", 0), k->asked = k->threads;
+    k->used = json_int(r, "threads_used", k->threads);
+    if (k->used > 0 && k->used < k->threads) k->threads = k->used;
+    k->ws = ns_json_get_num(r, "working_set_bytes");
+    k->gflops = ns_json_get_num(r, "gflops");
+    k->ai = ns_json_get_num(r, "ai_flop_per_byte");
+    if (!isfinite(k->ai)) {
         double f = ns_json_get_num(r, "flops"), by = ns_json_get_num(r, "bytes");
         if (isfinite(f) && isfinite(by) && f > 0 && by > 0) {
-            ai = f / by;
-            json_object_set_new(r, "ai_flop_per_byte", json_real(ai));
+            k->ai = f / by;
+            json_object_set_new(r, "ai_flop_per_byte", json_real(k->ai));
         }
     }
     /* The kernel's instruction mix: its own, that of the compute ceiling it measured, or the
      * default of its family (default_mix). */
     const char *mix = str_or(r, "mix", NULL);
-    const char *id = str_or(r, "id", NULL);
+    k->id = str_or(r, "id", NULL);
     size_t ci;
     json_t *ce;
     json_array_foreach(compute, ci, ce) {
-        if (!mix && id && !strcmp(str_or(ce, "result_id", ""), id)) mix = str_or(ce, "mix", NULL);
+        if (!mix && k->id && !strcmp(str_or(ce, "result_id", ""), k->id))
+            mix = str_or(ce, "mix", NULL);
     }
     const char *family = str_or(r, "family", NULL);
-    int membound = ns_family_memory_bound(family);
-    if (!mix) mix = default_mix(family, name);
+    k->membound = ns_family_memory_bound(family);
+    if (!mix) mix = default_mix(family, k->name);
+    k->mix = mix;
     /* Register-resident (peak kernels): no memory traffic, only the compute roof applies. */
     double nbytes = ns_json_get_num(r, "bytes");
     double nflops = ns_json_get_num(r, "flops");
-    int in_registers = nbytes == 0 && nflops > 0;
-    int no_flops = nflops == 0 && nbytes > 0;
-    const char *level = ns_roofline_level_of(&b->cs, ws, threads);
-    const json_t *cr =
-        prec && threads > 0 && mix ? compute_roof(compute, prec, threads, mix) : NULL;
+    k->in_registers = nbytes == 0 && nflops > 0;
+    k->no_flops = nflops == 0 && nbytes > 0;
+    const char *prec = k->prec;
+    k->level = ns_roofline_level_of(&b->cs, k->ws, k->threads);
+    k->cr = prec && k->threads > 0 && mix ? compute_roof(compute, prec, k->threads, mix) : NULL;
     /* Non-temporal stores go to memory while the loads come from the level: no one ceiling. */
-    int nt_cache = level && strcmp(level, "DRAM") && ns_roofline_nt_stores(name);
-    const bw_roof *br = level && !nt_cache ? find_bw_roof(b, level, threads) : NULL;
+    k->nt_cache = k->level && strcmp(k->level, "DRAM") && ns_roofline_nt_stores(k->name);
+    k->br = k->level && !k->nt_cache ? find_bw_roof(b, k->level, k->threads) : NULL;
     /* Ceilings are measured at 1 and all threads only: a result that ran on a count in between
      * is judged, as its id says, at the threads it asked for (its fraction then reads low, and
      * roof_status says why). */
-    int fell_back = 0;
-    if (threads < asked && ((!cr && !membound) || (level && !nt_cache && !br))) {
-        fell_back = 1, threads = asked;
-        level = ns_roofline_level_of(&b->cs, ws, threads);
-        cr = prec && mix ? compute_roof(compute, prec, threads, mix) : NULL;
-        br = level && !nt_cache ? find_bw_roof(b, level, threads) : NULL;
+    k->fell_back = 0;
+    if (k->threads < k->asked &&
+        ((!k->cr && !k->membound) || (k->level && !k->nt_cache && !k->br))) {
+        k->fell_back = 1, k->threads = k->asked;
+        k->level = ns_roofline_level_of(&b->cs, k->ws, k->threads);
+        k->cr = prec && mix ? compute_roof(compute, prec, k->threads, mix) : NULL;
+        k->br = k->level && !k->nt_cache ? find_bw_roof(b, k->level, k->threads) : NULL;
     }
     /* A compute ceiling of a narrower ISA than the kernel's does not bound it: a peer that runs
      * AVX-512 kernels where only AVX2 ceilings were measured (NODESCALE_ISA=avx2) has no roof. */
-    int peer = 0;
-    const char *kisa = kernel_isa(b, r, &peer);
-    const char *narrower = cr && isa_rank(str_or(cr, "isa", NULL)) >= 0 &&
-                                   isa_rank(kisa) > isa_rank(str_or(cr, "isa", NULL))
-                               ? str_or(cr, "isa", NULL)
-                               : NULL;
-    if (narrower) cr = NULL;
-    double cg = cr ? ns_json_get_num(cr, "gflops") : NAN;
-    double bw = br ? br->gbytes_per_s : NAN;
+    k->peer = 0;
+    k->kisa = kernel_isa(b, r, &k->peer);
+    const char *cisa = k->cr ? str_or(k->cr, "isa", NULL) : NULL;
+    k->narrower =
+        k->cr && isa_rank(cisa) >= 0 && isa_rank(k->kisa) > isa_rank(cisa) ? cisa : NULL;
+    if (k->narrower) k->cr = NULL;
+    k->cg = k->cr ? ns_json_get_num(k->cr, "gflops") : NAN;
+    k->bw = k->br ? k->br->gbytes_per_s : NAN;
+}
 
-    char status[1400] = "ok";
-    if (in_registers && cr) {
-        ai = NAN;
-        level = NULL;
-        snprintf(status, sizeof status, "ok; register-resident: compute roof only");
+/* The attainable roof, and the fraction of it the kernel reached at its median and at its
+ * fastest sample (the statistic the ceilings themselves are taken with). */
+static void judge_roof(const json_t *r, judged *k) {
+    k->bwb = 0, k->roof_suspect = 0;
+    if (k->in_registers && k->cr)
+        k->roof = k->cg;
+    else if (k->membound && !k->cr) { /* bandwidth roof only */
+        k->roof = k->prec && k->threads > 0 && isfinite(k->ai) && k->ai > 0 && k->bw > 0
+                      ? k->ai * k->bw
+                      : NAN;
+        k->bwb = 1;
+    } else
+        k->roof = ns_roofline_attainable(k->ai, k->cg, k->bw, &k->bwb);
+    k->frac = isfinite(k->roof) && isfinite(k->gflops) && k->gflops >= 0 ? k->gflops / k->roof
+                                                                          : NAN;
+    const json_t *ts = json_object_get(r, "time_s");
+    double tmin = ns_json_get_num(ts, "min"), tmed = ns_json_get_num(ts, "median");
+    k->speed = tmin > 0 && tmed > 0 ? tmed / tmin : NAN; /* fastest over median rate */
+    k->frac_fast = isfinite(k->frac) ? k->frac * k->speed : NAN;
+    /* Above the roof only in the fastest sample: flagged like a median above it (the same
+     * causes), except where this entry is the roof's own measurement (a compute ceiling, or a
+     * kernel-phase bandwidth ceiling), which cannot beat itself (1e-9: rounding). */
+    k->own_c = k->cr && k->id && !strcmp(str_or(k->cr, "result_id", ""), k->id);
+    k->own_b = k->br && k->id && k->br->result_id && !strcmp(k->br->result_id, k->id);
+    k->fast_above = !(k->frac > 1.0) && k->frac_fast > 1.0 + 1e-9;
+    k->limit[0] = 0;
+}
+
+/* roof_status and roof_limit: why there is no roof; else which roof judges the kernel, whether
+ * it is suspect, and the cause of a point above it. A copy-like kernel (no FLOPs) is judged by
+ * its bandwidth against the level's ceiling (frac becomes that). */
+static void roof_status_text(build_ctx *b, const json_t *r, const json_t *compute, judged *k) {
+    char *status = k->status;
+    const size_t cap = sizeof k->status;
+    const char *prec = k->prec, *mix = k->mix, *level = k->level;
+    int threads = k->threads;
+    snprintf(status, cap, "ok");
+    if (k->in_registers && k->cr) {
+        k->ai = NAN;
+        k->level = level = NULL;
+        snprintf(status, cap, "ok; register-resident: compute roof only");
     } else if (!prec || threads < 1)
-        snprintf(status, sizeof status, "no roof: precision or threads missing");
+        snprintf(status, cap, "no roof: precision or threads missing");
     else if (!level)
-        snprintf(status, sizeof status, "no roof: %s",
+        snprintf(status, cap, "no roof: %s",
                  b->cs.n ? "working_set_bytes missing or not positive" : "no cache sizes");
-    else if (nt_cache)
-        snprintf(status, sizeof status,
+    else if (k->nt_cache)
+        snprintf(status, cap,
                  "no roof: its non-temporal stores go to memory whatever the working set, while "
                  "its loads come from %s: neither the %s nor the DRAM ceiling describes it (it is "
                  "judged at DRAM working sets)",
                  level, level);
-    else if (narrower && !membound)
-        snprintf(status, sizeof status,
+    else if (k->narrower && !k->membound)
+        snprintf(status, cap,
                  "no roof: it runs %s kernels%s, wider than the widest %s compute ceiling for %s "
                  "at %d threads (%s): no %s ceiling was measured",
-                 kisa, peer ? " (context.gemm.peers)" : "", mix_words(mix), prec, threads, narrower,
-                 kisa);
-    else if (!cr && !membound)
-        snprintf(status, sizeof status, "no roof: no %s compute ceiling for %s at %d threads", mix,
-                 prec, threads);
-    else if (!br)
-        snprintf(status, sizeof status, "no roof: no %s bandwidth ceiling at %d threads", level,
+                 k->kisa, k->peer ? " (context.gemm.peers)" : "", mix_words(mix), prec, threads,
+                 k->narrower, k->kisa);
+    else if (!k->cr && !k->membound)
+        snprintf(status, cap, "no roof: no %s compute ceiling for %s at %d threads", mix, prec,
                  threads);
-    else if (!(isfinite(ai) && ai > 0) && !no_flops)
-        snprintf(status, sizeof status, "no roof: arithmetic intensity unknown");
+    else if (!k->br)
+        snprintf(status, cap, "no roof: no %s bandwidth ceiling at %d threads", level, threads);
+    else if (!(isfinite(k->ai) && k->ai > 0) && !k->no_flops)
+        snprintf(status, cap, "no roof: arithmetic intensity unknown");
 
-    int bwb = 0, roof_suspect = 0;
-    double roof;
-    if (in_registers && cr)
-        roof = cg;
-    else if (membound && !cr) /* bandwidth roof only */
-        roof = prec && threads > 0 && isfinite(ai) && ai > 0 && bw > 0 ? ai * bw : NAN, bwb = 1;
-    else
-        roof = ns_roofline_attainable(ai, cg, bw, &bwb);
-    double frac = isfinite(roof) && isfinite(gflops) && gflops >= 0 ? gflops / roof : NAN;
-    /* The same roof against the kernel's fastest sample (its rate at time_s.min rather than
-     * time_s.median): the statistic the ceilings themselves are taken with. */
-    const json_t *ts = json_object_get(r, "time_s");
-    double tmin = ns_json_get_num(ts, "min"), tmed = ns_json_get_num(ts, "median");
-    double speed = tmin > 0 && tmed > 0 ? tmed / tmin : NAN; /* fastest over median rate */
-    double frac_fast = isfinite(frac) ? frac * speed : NAN;
-    /* Above the roof only in the fastest sample: flagged like a median above it (the same
-     * causes), except where this entry is the roof's own measurement (a compute ceiling, or a
-     * kernel-phase bandwidth ceiling), which cannot beat itself (1e-9: rounding). */
-    int own_c = cr && id && !strcmp(str_or(cr, "result_id", ""), id);
-    int own_b = br && id && br->result_id && !strcmp(br->result_id, id);
-    int fast_above = !(frac > 1.0) && frac_fast > 1.0 + 1e-9;
-    char limit[24] = "";
-    if (no_flops && br) {
+    const bw_roof *br = k->br;
+    double bw = k->bw, cg = k->cg;
+    size_t len = strlen(status);
+#define ADD(...) ns_appendf(status, cap, &len, __VA_ARGS__)
+    if (k->no_flops && br) {
         /* Copy-like kernels do no arithmetic: judge their bandwidth against the level's. */
         double gbps = ns_json_get_num(r, "gbytes_per_s");
-        frac = gbps >= 0 ? gbps / bw : NAN;
-        frac_fast = isfinite(frac) ? frac * speed : NAN;
-        roof_suspect = br->suspect;
-        fast_above = !(frac > 1.0) && frac_fast > 1.0 + 1e-9;
-        snprintf(limit, sizeof limit, "bandwidth:%s", level);
-        int len = snprintf(status, sizeof status,
-                           "ok; no flops: roof_gflops is null and fraction_of_roof is of the %s "
-                           "bandwidth ceiling (%.4g GB/s, %s)%s",
-                           level, bw, br->kernel,
-                           br->suspect ? " (suspect, see ceilings.bandwidth)" : "");
-        if (len >= 0 && (size_t)len < sizeof status) {
-            if (frac > 1.0)
-                above_bandwidth_reason(br, frac, gbps, "", "", status + len,
-                                       sizeof status - (size_t)len);
-            else if (fast_above && !own_b)
-                above_bandwidth_reason(br, frac_fast, gbps * speed, "", FASTEST, status + len,
-                                       sizeof status - (size_t)len);
+        k->frac = gbps >= 0 ? gbps / bw : NAN;
+        k->frac_fast = isfinite(k->frac) ? k->frac * k->speed : NAN;
+        k->roof_suspect = br->suspect;
+        k->fast_above = !(k->frac > 1.0) && k->frac_fast > 1.0 + 1e-9;
+        snprintf(k->limit, sizeof k->limit, "bandwidth:%s", level);
+        len = 0;
+        ADD("ok; no flops: roof_gflops is null and fraction_of_roof is of the %s bandwidth "
+            "ceiling (%.4g GB/s, %s)%s",
+            level, bw, br->kernel, br->suspect ? " (suspect, see ceilings.bandwidth)" : "");
+        if (len < cap) {
+            if (k->frac > 1.0)
+                above_bandwidth_reason(br, k->frac, gbps, "", "", status + len, cap - len);
+            else if (k->fast_above && !k->own_b)
+                above_bandwidth_reason(br, k->frac_fast, gbps * k->speed, "", FASTEST,
+                                       status + len, cap - len);
         }
-    } else if (isfinite(roof)) {
-        snprintf(limit, sizeof limit, bwb ? "bandwidth:%s" : "compute", level);
-        size_t len = strlen(status);
-#define ADD(...) ns_appendf(status, sizeof status, &len, __VA_ARGS__)
+    } else if (isfinite(k->roof)) {
+        int bwb = k->bwb;
+        snprintf(k->limit, sizeof k->limit, bwb ? "bandwidth:%s" : "compute", level);
         const char *pol = str_or(r, "bytes_policy", NULL);
-        if (membound) {
+        if (k->membound) {
             ADD("; memory bound (%s): judged by the %s bandwidth ceiling (%.4g GB/s, %s)",
                 str_or(r, "family", "?"), level, bw, br->kernel);
-            if (cr)
+            if (k->cr)
                 ADD("; compute roof: the %s ceiling (%.4g GFLOP/s)%s", mix_words(mix), cg,
                     bwb ? "" : ", the lower roof here");
             else
@@ -1778,103 +1821,124 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         }
         if (bwb && br->suspect) ADD("; the %s ceiling is suspect (see ceilings.bandwidth)", level);
         char csus[900];
-        if (!bwb && cr && compute_suspect(b, compute, cr, csus, sizeof csus)) {
+        if (!bwb && k->cr && compute_suspect(b, compute, k->cr, csus, sizeof csus)) {
             ADD("; its roof, the %s compute ceiling (%.4g GFLOP/s), is suspect: %s",
                 mix_words(mix), cg, csus);
-            roof_suspect = 1;
+            k->roof_suspect = 1;
         }
-        if (bwb && br->suspect) roof_suspect = 1;
+        if (bwb && br->suspect) k->roof_suspect = 1;
         if (bwb && pol && strcmp(pol, b->policy))
             ADD("; bytes_policy %s differs from the ceilings' %s", pol, b->policy);
-        int above = frac > 1.0, fast = fast_above && !(bwb ? own_b : own_c);
-        double fr = above ? frac : frac_fast, g = above ? gflops : gflops * speed;
+        int above = k->frac > 1.0, fast = k->fast_above && !(bwb ? k->own_b : k->own_c);
+        double fr = above ? k->frac : k->frac_fast, g = above ? k->gflops : k->gflops * k->speed;
         if (above || fast) {
             if (bwb) {
-                if (len < sizeof status)
-                    above_bandwidth_reason(br, fr, g / ai, " at its AI", above ? "" : FASTEST,
-                                           status + len, sizeof status - len);
+                if (len < cap)
+                    above_bandwidth_reason(br, fr, g / k->ai, " at its AI", above ? "" : FASTEST,
+                                           status + len, cap - len);
             } else {
                 char why[400];
-                above_compute_reason(b, cr, mix, g, cg, why, sizeof why);
+                above_compute_reason(b, k->cr, mix, g, cg, why, sizeof why);
                 ADD("; above the roof by %.1f%%%s: %s", 100 * (fr - 1), above ? "" : FASTEST, why);
             }
         }
+    }
 #undef ADD
-    }
+}
 
-    /* The roof this kernel is judged against (its limit) is a roof in use, unless the kernel is
-     * that roof's own measurement. */
-    if (*limit && isfinite(frac)) {
-        if (strncmp(limit, "bandwidth", 9)) {
-            size_t k = 0;
-            while (k < b->nused_compute && b->used_compute[k] != cr)
-                k++;
-            if (cr && !own_c && k == b->nused_compute &&
-                k < sizeof b->used_compute / sizeof b->used_compute[0])
-                b->used_compute[b->nused_compute++] = cr;
-        } else if (br && !own_b) {
-            b->roofs[br - b->roofs].used = 1;
-        }
+/* The roof this kernel is judged against (its limit) is a roof in use, unless the kernel is
+ * that roof's own measurement. */
+static void mark_roof_used(build_ctx *b, const judged *k) {
+    if (!*k->limit || !isfinite(k->frac)) return;
+    if (strncmp(k->limit, "bandwidth", 9)) {
+        size_t i = 0;
+        while (i < b->nused_compute && b->used_compute[i] != k->cr)
+            i++;
+        if (k->cr && !k->own_c && i == b->nused_compute &&
+            i < sizeof b->used_compute / sizeof b->used_compute[0])
+            b->used_compute[b->nused_compute++] = k->cr;
+    } else if (k->br && !k->own_b) {
+        b->roofs[k->br - b->roofs].used = 1;
     }
+}
 
-    ns_json_set_str(r, "level", level);
-    set_or_null(r, "roof_gflops", roof);
-    set_or_null(r, "fraction_of_roof", frac);
-    set_or_null(r, "fraction_of_roof_fastest", frac_fast);
-    ns_json_set_str(r, "roof_limit", *limit ? limit : NULL);
-    ns_json_set_str(r, "roof_mix", cr || !membound ? mix : NULL);
-    if (peer && kisa) ns_json_set_str(r, "peer_isa", kisa);
-    set_or_null(r, "roof_compute_gflops", cg);
-    set_or_null(r, "roof_gbytes_per_s", bw);
-    if (*limit && !isfinite(frac))
-        snprintf(status, sizeof status, "ok; fraction_of_roof unknown: not measured");
-    if (threads < asked || fell_back) {
-        size_t len = strlen(status);
-        if (fell_back)
-            snprintf(status + len, sizeof status - len,
-                     "; judged at its %d threads though it ran on %d (threads_note): no ceiling "
-                     "was measured at %d%s",
-                     asked, used, used, isfinite(frac) ? ", so its fraction reads low" : "");
+/* The roof fields of results[] entry r (level, roof_*, fraction_of_roof*, peer_isa), its
+ * roof_status with the thread note, and the bound at the counter-measured AI (k->mroof). */
+static void write_roof_fields(json_t *r, judged *k) {
+    ns_json_set_str(r, "level", k->level);
+    set_or_null(r, "roof_gflops", k->roof);
+    set_or_null(r, "fraction_of_roof", k->frac);
+    set_or_null(r, "fraction_of_roof_fastest", k->frac_fast);
+    ns_json_set_str(r, "roof_limit", *k->limit ? k->limit : NULL);
+    ns_json_set_str(r, "roof_mix", k->cr || !k->membound ? k->mix : NULL);
+    if (k->peer && k->kisa) ns_json_set_str(r, "peer_isa", k->kisa);
+    set_or_null(r, "roof_compute_gflops", k->cg);
+    set_or_null(r, "roof_gbytes_per_s", k->bw);
+    if (*k->limit && !isfinite(k->frac))
+        snprintf(k->status, sizeof k->status, "ok; fraction_of_roof unknown: not measured");
+    if (k->threads < k->asked || k->fell_back) {
+        size_t len = strlen(k->status);
+        if (k->fell_back)
+            ns_appendf(k->status, sizeof k->status, &len,
+                       "; judged at its %d threads though it ran on %d (threads_note): no ceiling "
+                       "was measured at %d%s",
+                       k->asked, k->used, k->used,
+                       isfinite(k->frac) ? ", so its fraction reads low" : "");
         else
-            snprintf(status + len, sizeof status - len,
-                     "; judged at %d thread%s: it ran on %d of its %d (threads_note)", threads,
-                     threads == 1 ? "" : "s", threads, asked);
+            ns_appendf(k->status, sizeof k->status, &len,
+                       "; judged at %d thread%s: it ran on %d of its %d (threads_note)",
+                       k->threads, k->threads == 1 ? "" : "s", k->threads, k->asked);
     }
-    ns_json_set_str(r, "roof_status", status);
+    ns_json_set_str(r, "roof_status", k->status);
 
     /* The same bound at the arithmetic intensity measured with counters (analytic FLOPs over
      * counted bytes), where the counters pass produced one. */
     const json_t *mj = json_object_get(json_object_get(json_object_get(r, "counters"), "derived"),
                                        "measured_ai_flop_per_byte");
-    double mai = ns_json_get_num(mj, "value");
-    double mroof = in_registers                 ? NAN
-                   : membound && !cr && mai > 0 ? mai * bw
-                                                : ns_roofline_attainable(mai, cg, bw, NULL);
-    if (isfinite(mai)) set_or_null(r, "roof_gflops_at_measured_ai", mroof);
+    k->mai = ns_json_get_num(mj, "value");
+    k->mroof = k->in_registers                       ? NAN
+               : k->membound && !k->cr && k->mai > 0 ? k->mai * k->bw
+                                                     : ns_roofline_attainable(k->mai, k->cg,
+                                                                              k->bw, NULL);
+    if (isfinite(k->mai)) set_or_null(r, "roof_gflops_at_measured_ai", k->mroof);
+}
 
+/* Appends the kernel's point (roofline.points[]) to points. */
+static void append_point(const json_t *r, const judged *k, json_t *points) {
     json_t *p = json_object();
-    ns_json_set_str(p, "id", str_or(r, "id", name));
-    ns_json_set_str(p, "name", name);
+    ns_json_set_str(p, "id", str_or(r, "id", k->name));
+    ns_json_set_str(p, "name", k->name);
     ns_json_set_str(p, "family", str_or(r, "family", NULL));
     ns_json_set_str(p, "isa", str_or(r, "isa", NULL));
-    if (peer && kisa) ns_json_set_str(p, "peer_isa", kisa);
-    ns_json_set_str(p, "precision", prec);
-    ns_json_set_int(p, "threads", threads);
-    ns_json_set_str(p, "level", level);
+    if (k->peer && k->kisa) ns_json_set_str(p, "peer_isa", k->kisa);
+    ns_json_set_str(p, "precision", k->prec);
+    ns_json_set_int(p, "threads", k->threads);
+    ns_json_set_str(p, "level", k->level);
     if (json_is_object(json_object_get(r, "params")))
         json_object_set(p, "params", json_object_get(r, "params"));
-    set_or_null(p, "working_set_bytes", ws);
-    set_or_null(p, "ai_flop_per_byte", ai);
-    set_or_null(p, "measured_ai_flop_per_byte", mai);
-    set_or_null(p, "roof_gflops_at_measured_ai", mroof);
-    set_or_null(p, "gflops", gflops);
-    set_or_null(p, "roof_gflops", roof);
-    set_or_null(p, "fraction_of_roof", frac);
-    json_object_set_new(p, "above_roof", json_boolean(frac > 1.0));
-    json_object_set_new(p, "roof_suspect", json_boolean(roof_suspect));
-    ns_json_set_str(p, "roof_limit", *limit ? limit : NULL);
-    ns_json_set_str(p, "status", status);
+    set_or_null(p, "working_set_bytes", k->ws);
+    set_or_null(p, "ai_flop_per_byte", k->ai);
+    set_or_null(p, "measured_ai_flop_per_byte", k->mai);
+    set_or_null(p, "roof_gflops_at_measured_ai", k->mroof);
+    set_or_null(p, "gflops", k->gflops);
+    set_or_null(p, "roof_gflops", k->roof);
+    set_or_null(p, "fraction_of_roof", k->frac);
+    json_object_set_new(p, "above_roof", json_boolean(k->frac > 1.0));
+    json_object_set_new(p, "roof_suspect", json_boolean(k->roof_suspect));
+    ns_json_set_str(p, "roof_limit", *k->limit ? k->limit : NULL);
+    ns_json_set_str(p, "status", k->status);
     json_array_append_new(points, p);
+}
+
+/* Roof fields of one results[] entry; appends its point to points[]. */
+static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_t *points) {
+    judged k;
+    pick_roofs(b, r, compute, &k);
+    judge_roof(r, &k);
+    roof_status_text(b, r, compute, &k);
+    mark_roof_used(b, &k);
+    write_roof_fields(r, &k);
+    append_point(r, &k, points);
 }
 
 void ns_roofline_percent(double frac, char *buf, size_t len) {
