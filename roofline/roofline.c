@@ -2012,6 +2012,170 @@ static void bandwidth_scaling(build_ctx *b, json_t *ceil) {
     }
 }
 
+/* roofline.cache_capacity: each level's aggregate capacity at each thread count tc[0..ntc). */
+static json_t *cache_capacity(const build_ctx *b, const int *tc, int ntc) {
+    json_t *cap = json_array();
+    for (int t = 0; t < ntc; t++)
+        for (int li = 0; li < b->cs.n; li++) {
+            json_t *o = json_object();
+            ns_json_set_int(o, "threads", tc[t]);
+            ns_json_set_str(o, "level", level_name(b->cs.level[li]));
+            ns_json_set_num(o, "aggregate_bytes", ns_roofline_capacity(&b->cs, li, tc[t]), NULL);
+            json_array_append_new(cap, o);
+        }
+    return cap;
+}
+
+/* roofline.ceilings_used: the bandwidth roofs, and the compute roofs (FMA-only, and every other
+ * mix measured, labelled, for the pictures), each with suspect and suspect_reason; a note for a
+ * suspect one, and for a mix other than ADD-only faster than FMA-only. */
+static json_t *ceilings_used(build_ctx *b, const json_t *compute) {
+    json_t *used = json_object(), *ubw = json_array(), *ucomp = json_array();
+    for (size_t r = 0; r < b->nroofs; r++) {
+        json_t *o = json_object();
+        ns_json_set_str(o, "level", b->roofs[r].level);
+        ns_json_set_int(o, "threads", b->roofs[r].threads);
+        ns_json_set_str(o, "kernel", b->roofs[r].kernel);
+        ns_json_set_num(o, "gbytes_per_s", b->roofs[r].gbytes_per_s, NULL);
+        json_object_set_new(o, "suspect", json_boolean(b->roofs[r].suspect));
+        ns_json_set_str(o, "suspect_reason", b->roofs[r].suspect ? b->roofs[r].reason : NULL);
+        json_array_append_new(ubw, o);
+    }
+    size_t i;
+    json_t *c;
+    json_array_foreach(compute, i, c) {
+        const char *prec = str_or(c, "precision", NULL), *mix = str_or(c, "mix", NULL);
+        int t = json_int(c, "threads", 0);
+        if (!prec || !mix || t < 1) continue;
+        if (compute_roof(compute, prec, t, mix) != c) continue; /* not the fastest ISA */
+        json_t *o = json_object();
+        ns_json_set_str(o, "name", str_or(c, "name", NULL));
+        ns_json_set_str(o, "precision", prec);
+        ns_json_set_str(o, "isa", str_or(c, "isa", NULL));
+        ns_json_set_str(o, "mix", mix);
+        ns_json_set_int(o, "threads", t);
+        ns_json_set_num(o, "gflops", ns_json_get_num(c, "gflops"), NULL);
+        ns_json_set_num(o, "freq_ghz", ns_json_get_num(c, "freq_ghz"), NULL);
+        json_object_set_new(o, "roof", json_boolean(!strcasecmp(mix, "fma")));
+        char why[900];
+        int sus = compute_suspect(b, compute, c, why, sizeof why);
+        json_object_set_new(o, "suspect", json_boolean(sus));
+        ns_json_set_str(o, "suspect_reason", sus ? why : NULL);
+        if (sus)
+            note(b, "%s %s %d thread%s: the compute ceiling (%.4g GFLOP/s, %s) is suspect: %s",
+                 prec, mix, t, t == 1 ? "" : "s", ns_json_get_num(c, "gflops"),
+                 str_or(c, "isa", "?"), why);
+        json_array_append_new(ucomp, o);
+        const json_t *fma = compute_roof(compute, prec, t, "fma");
+        double g = ns_json_get_num(c, "gflops"), gf = fma ? ns_json_get_num(fma, "gflops") : NAN;
+        if (strcasecmp(mix, "fma") && strcasecmp(mix, "add") && g > gf) /* add: suspect */
+            note(b,
+                 "%s %d threads: the %s mix reaches %.1f%% more than FMA-only; GEMM and other "
+                 "FMA kernels are judged against the FMA-only ceiling",
+                 prec, t, mix, 100 * (g / gf - 1));
+    }
+    json_object_set_new(used, "compute", ucomp);
+    json_object_set_new(used, "bandwidth", ubw);
+    return used;
+}
+
+/* roofline.ridge_points: the arithmetic intensity where a level's bandwidth roof meets the
+ * FMA-only compute roof, per precision and thread count. */
+static json_t *ridge_points(build_ctx *b, const json_t *compute) {
+    json_t *ridges = json_array();
+    const char *precs[2] = {"dp", "sp"};
+    for (size_t r = 0; r < b->nroofs; r++)
+        for (int pi = 0; pi < 2; pi++) {
+            const json_t *cr = compute_roof(compute, precs[pi], b->roofs[r].threads, "fma");
+            if (!cr) continue;
+            double g = ns_json_get_num(cr, "gflops");
+            json_t *o = json_object();
+            ns_json_set_str(o, "level", b->roofs[r].level);
+            ns_json_set_str(o, "precision", precs[pi]);
+            ns_json_set_int(o, "threads", b->roofs[r].threads);
+            ns_json_set_num(o, "compute_gflops", g, NULL);
+            ns_json_set_num(o, "gbytes_per_s", b->roofs[r].gbytes_per_s, NULL);
+            ns_json_set_num(o, "ridge_flop_per_byte", ns_ridge_point(g, b->roofs[r].gbytes_per_s),
+                            "invalid: no finite ridge point");
+            char why[900];
+            json_object_set_new(o, "suspect", json_boolean(b->roofs[r].suspect ||
+                                                           compute_suspect(b, compute, cr, why,
+                                                                           sizeof why)));
+            json_array_append_new(ridges, o);
+        }
+    return ridges;
+}
+
+/* Points above their roof: named in the notes, each with its cause in roof_status. */
+static void note_above_roof(build_ctx *b, const json_t *points) {
+    int nabove = 0;
+    char above[300] = "";
+    size_t i;
+    json_t *po;
+    json_array_foreach(points, i, po) {
+        if (!json_is_true(json_object_get(po, "above_roof"))) continue;
+        char pc[16];
+        ns_roofline_percent(ns_json_get_num(po, "fraction_of_roof"), pc, sizeof pc);
+        ns_appendf(above, sizeof above, NULL, "%s%s (%s)", nabove ? ", " : "",
+                   str_or(po, "id", "?"), pc);
+        nabove++;
+    }
+    if (nabove)
+        note(b, "%d kernel(s) above their roof (roof_status gives each one's cause): %s", nabove,
+             above);
+}
+
+/* roofline.status: "ok"; "partial: ..." without a bandwidth or a compute ceiling; else the
+ * count of suspect roofs (the limiting roof of some kernel other than the roof's own
+ * measurement) apart from suspect reference ceilings (measured and drawn, but no kernel's roof):
+ * only the former make a kernel's fraction doubtful. ucomp: ceilings_used.compute. */
+static void build_status(build_ctx *b, const json_t *compute, const json_t *bw_ceil,
+                         const json_t *ucomp, json_t *sec) {
+    int nroof_sus = 0, nref_sus = 0;
+    size_t i;
+    json_t *c;
+    for (size_t k = 0; k < b->nroofs; k++)
+        nroof_sus += b->roofs[k].suspect && b->roofs[k].used;
+    json_array_foreach(bw_ceil, i, c) {
+        if (!json_is_true(json_object_get(c, "suspect"))) continue;
+        const bw_roof *ro = find_bw_roof(b, str_or(c, "level", ""), json_int(c, "threads", 0));
+        nref_sus += !(ro && ro->used && !strcmp(ro->kernel, str_or(c, "kernel", "")) &&
+                      ns_json_get_num(c, "gbytes_per_s") == ro->gbytes_per_s);
+    }
+    json_array_foreach(compute, i, c) {
+        const char *prec = str_or(c, "precision", NULL), *mix = str_or(c, "mix", NULL);
+        int t = json_int(c, "threads", 0);
+        char why[900];
+        if (!prec || !mix || t < 1 || compute_roof(compute, prec, t, mix) != c ||
+            !compute_suspect(b, compute, c, why, sizeof why))
+            continue;
+        size_t k = 0;
+        while (k < b->nused_compute && b->used_compute[k] != c)
+            k++;
+        if (k < b->nused_compute)
+            nroof_sus++;
+        else
+            nref_sus++;
+    }
+    char st[300];
+    size_t sl = 0;
+    if (nroof_sus)
+        ns_appendf(st, sizeof st, &sl, "ok; %d roof%s used %s suspect", nroof_sus,
+                   nroof_sus == 1 ? "" : "s", nroof_sus == 1 ? "is" : "are");
+    else
+        ns_appendf(st, sizeof st, &sl, "ok; no roof used is suspect");
+    if (nref_sus)
+        ns_appendf(st, sizeof st, &sl, "; %d reference ceiling%s %s suspect", nref_sus,
+                   nref_sus == 1 ? "" : "s", nref_sus == 1 ? "is" : "are");
+    ns_appendf(st, sizeof st, &sl,
+               " (ceilings_used[].suspect_reason, ceilings.bandwidth[].status, roofline.notes)");
+    ns_json_set_str(sec, "status",
+                    b->nroofs == 0                ? "partial: no bandwidth ceiling"
+                    : json_array_size(ucomp) == 0 ? "partial: no compute ceiling"
+                    : nroof_sus || nref_sus       ? st
+                                                  : "ok");
+}
+
 /* The roofline.method text: how the builder works, its thresholds formatted from the macros
  * that apply them (so a changed #define cannot leave results.json describing the old value). */
 static void method_text(char *buf, size_t len) {
@@ -2085,164 +2249,25 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     char method[2400];
     method_text(method, sizeof method);
     ns_json_set_str(sec, "method", method);
-    json_t *cap = json_array();
-    for (int t = 0; t < ntc; t++)
-        for (int li = 0; li < b.cs.n; li++) {
-            json_t *o = json_object();
-            ns_json_set_int(o, "threads", tc[t]);
-            ns_json_set_str(o, "level", level_name(b.cs.level[li]));
-            ns_json_set_num(o, "aggregate_bytes", ns_roofline_capacity(&b.cs, li, tc[t]), NULL);
-            json_array_append_new(cap, o);
-        }
-    json_object_set_new(sec, "cache_capacity", cap);
+    json_object_set_new(sec, "cache_capacity", cache_capacity(&b, tc, ntc));
     json_object_set_new(sec, "plateaus", plateaus);
 
-    /* Ceilings used: the bandwidth roofs and the compute roofs (FMA-only, and every other mix
-     * measured, labelled, for the pictures). */
     bandwidth_scaling(&b, bw_ceil);
-    json_t *used = json_object(), *ubw = json_array(), *ucomp = json_array();
-    for (size_t r = 0; r < b.nroofs; r++) {
-        json_t *o = json_object();
-        ns_json_set_str(o, "level", b.roofs[r].level);
-        ns_json_set_int(o, "threads", b.roofs[r].threads);
-        ns_json_set_str(o, "kernel", b.roofs[r].kernel);
-        ns_json_set_num(o, "gbytes_per_s", b.roofs[r].gbytes_per_s, NULL);
-        json_object_set_new(o, "suspect", json_boolean(b.roofs[r].suspect));
-        ns_json_set_str(o, "suspect_reason", b.roofs[r].suspect ? b.roofs[r].reason : NULL);
-        json_array_append_new(ubw, o);
-    }
-    size_t i;
-    json_t *c;
-    json_array_foreach(compute, i, c) {
-        const char *prec = str_or(c, "precision", NULL), *mix = str_or(c, "mix", NULL);
-        int t = json_int(c, "threads", 0);
-        if (!prec || !mix || t < 1) continue;
-        if (compute_roof(compute, prec, t, mix) != c) continue; /* not the fastest ISA */
-        json_t *o = json_object();
-        ns_json_set_str(o, "name", str_or(c, "name", NULL));
-        ns_json_set_str(o, "precision", prec);
-        ns_json_set_str(o, "isa", str_or(c, "isa", NULL));
-        ns_json_set_str(o, "mix", mix);
-        ns_json_set_int(o, "threads", t);
-        ns_json_set_num(o, "gflops", ns_json_get_num(c, "gflops"), NULL);
-        ns_json_set_num(o, "freq_ghz", ns_json_get_num(c, "freq_ghz"), NULL);
-        json_object_set_new(o, "roof", json_boolean(!strcasecmp(mix, "fma")));
-        char why[900];
-        int sus = compute_suspect(&b, compute, c, why, sizeof why);
-        json_object_set_new(o, "suspect", json_boolean(sus));
-        ns_json_set_str(o, "suspect_reason", sus ? why : NULL);
-        if (sus)
-            note(&b, "%s %s %d thread%s: the compute ceiling (%.4g GFLOP/s, %s) is suspect: %s",
-                 prec, mix, t, t == 1 ? "" : "s", ns_json_get_num(c, "gflops"),
-                 str_or(c, "isa", "?"), why);
-        json_array_append_new(ucomp, o);
-        const json_t *fma = compute_roof(compute, prec, t, "fma");
-        double g = ns_json_get_num(c, "gflops"), gf = fma ? ns_json_get_num(fma, "gflops") : NAN;
-        if (strcasecmp(mix, "fma") && strcasecmp(mix, "add") && g > gf) /* add: suspect */
-            note(&b,
-                 "%s %d threads: the %s mix reaches %.1f%% more than FMA-only; GEMM and other "
-                 "FMA kernels are judged against the FMA-only ceiling",
-                 prec, t, mix, 100 * (g / gf - 1));
-    }
-    json_object_set_new(used, "compute", ucomp);
-    json_object_set_new(used, "bandwidth", ubw);
+    json_t *used = ceilings_used(&b, compute);
     json_object_set_new(sec, "ceilings_used", used);
+    json_object_set_new(sec, "ridge_points", ridge_points(&b, compute));
 
-    /* Ridge points: the arithmetic intensity where a level's bandwidth roof meets the FMA-only
-     * compute roof, per precision and thread count. */
-    json_t *ridges = json_array();
-    const char *precs[2] = {"dp", "sp"};
-    for (size_t r = 0; r < b.nroofs; r++)
-        for (int pi = 0; pi < 2; pi++) {
-            const json_t *cr = compute_roof(compute, precs[pi], b.roofs[r].threads, "fma");
-            if (!cr) continue;
-            double g = ns_json_get_num(cr, "gflops");
-            json_t *o = json_object();
-            ns_json_set_str(o, "level", b.roofs[r].level);
-            ns_json_set_str(o, "precision", precs[pi]);
-            ns_json_set_int(o, "threads", b.roofs[r].threads);
-            ns_json_set_num(o, "compute_gflops", g, NULL);
-            ns_json_set_num(o, "gbytes_per_s", b.roofs[r].gbytes_per_s, NULL);
-            ns_json_set_num(o, "ridge_flop_per_byte", ns_ridge_point(g, b.roofs[r].gbytes_per_s),
-                            "invalid: no finite ridge point");
-            char why[900];
-            json_object_set_new(o, "suspect", json_boolean(b.roofs[r].suspect ||
-                                                           compute_suspect(&b, compute, cr, why,
-                                                                           sizeof why)));
-            json_array_append_new(ridges, o);
-        }
-    json_object_set_new(sec, "ridge_points", ridges);
-
+    size_t i;
     json_t *r;
     json_array_foreach(res, i, r) {
         if (json_is_object(r)) roof_of_result(&b, r, compute, points);
     }
     json_object_set_new(sec, "points", points);
-
-    /* Points above their roof: named in the notes, each with its cause in roof_status. */
-    int nabove = 0;
-    char above[300] = "";
-    json_t *po;
-    json_array_foreach(points, i, po) {
-        if (!json_is_true(json_object_get(po, "above_roof"))) continue;
-        size_t len = strlen(above);
-        char pc[16];
-        ns_roofline_percent(ns_json_get_num(po, "fraction_of_roof"), pc, sizeof pc);
-        if (len < sizeof above)
-            snprintf(above + len, sizeof above - len, "%s%s (%s)", nabove ? ", " : "",
-                     str_or(po, "id", "?"), pc);
-        nabove++;
-    }
-    if (nabove)
-        note(&b, "%d kernel(s) above their roof (roof_status gives each one's cause): %s", nabove,
-             above);
+    note_above_roof(&b, points);
 
     json_object_set_new(sec, "notes", b.notes);
     b.notes = NULL;
-    /* The verdict counts suspect roofs (the limiting roof of some kernel other than the
-     * roof's own measurement) apart from suspect reference ceilings (measured and drawn, but no
-     * kernel's roof): only the former make a kernel's fraction doubtful. */
-    int nroof_sus = 0, nref_sus = 0;
-    for (size_t k = 0; k < b.nroofs; k++)
-        nroof_sus += b.roofs[k].suspect && b.roofs[k].used;
-    json_array_foreach(bw_ceil, i, c) {
-        if (!json_is_true(json_object_get(c, "suspect"))) continue;
-        const bw_roof *ro = find_bw_roof(&b, str_or(c, "level", ""), json_int(c, "threads", 0));
-        nref_sus += !(ro && ro->used && !strcmp(ro->kernel, str_or(c, "kernel", "")) &&
-                      ns_json_get_num(c, "gbytes_per_s") == ro->gbytes_per_s);
-    }
-    json_array_foreach(compute, i, c) {
-        const char *prec = str_or(c, "precision", NULL), *mix = str_or(c, "mix", NULL);
-        int t = json_int(c, "threads", 0);
-        char why[900];
-        if (!prec || !mix || t < 1 || compute_roof(compute, prec, t, mix) != c ||
-            !compute_suspect(&b, compute, c, why, sizeof why))
-            continue;
-        size_t k = 0;
-        while (k < b.nused_compute && b.used_compute[k] != c)
-            k++;
-        if (k < b.nused_compute)
-            nroof_sus++;
-        else
-            nref_sus++;
-    }
-    char st[300];
-    size_t sl = 0;
-    if (nroof_sus)
-        ns_appendf(st, sizeof st, &sl, "ok; %d roof%s used %s suspect", nroof_sus,
-                nroof_sus == 1 ? "" : "s", nroof_sus == 1 ? "is" : "are");
-    else
-        ns_appendf(st, sizeof st, &sl, "ok; no roof used is suspect");
-    if (nref_sus)
-        ns_appendf(st, sizeof st, &sl, "; %d reference ceiling%s %s suspect", nref_sus,
-                nref_sus == 1 ? "" : "s", nref_sus == 1 ? "is" : "are");
-    ns_appendf(st, sizeof st, &sl,
-            " (ceilings_used[].suspect_reason, ceilings.bandwidth[].status, roofline.notes)");
-    ns_json_set_str(sec, "status",
-                    b.nroofs == 0                 ? "partial: no bandwidth ceiling"
-                    : json_array_size(ucomp) == 0 ? "partial: no compute ceiling"
-                    : nroof_sus || nref_sus       ? st
-                                                  : "ok");
+    build_status(&b, compute, bw_ceil, json_object_get(used, "compute"), sec);
     rc = 0;
     goto out;
 oom:
