@@ -88,7 +88,8 @@ static void fmt_gbps(double v, char *buf, size_t len) {
     snprintf(buf, len, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.2f", v);
 }
 
-/* Adds the thread count of every entry of arr to the set t[0..*n) (at most max), kept sorted. */
+/* Adds the thread count of every entry of arr to the set t[0..*n), kept sorted: the highest
+ * max counts (the all-thread one is the headline; roofline.notes names those left out). */
 static void add_threads(const json_t *arr, int *t, int *n, int max) {
     size_t i;
     json_t *e;
@@ -96,7 +97,13 @@ static void add_threads(const json_t *arr, int *t, int *n, int max) {
         int v = int_of(e, "threads"), j;
         for (j = 0; j < *n && t[j] != v; j++) {
         }
-        if (j < *n || v <= 0 || *n >= max) continue;
+        if (j < *n || v <= 0) continue;
+        if (*n >= max) { /* full: v replaces the lowest when it is higher */
+            if (v < t[0]) continue;
+            for (j = 1; j < *n; j++)
+                t[j - 1] = t[j];
+            (*n)--;
+        }
         for (j = (*n)++; j > 0 && t[j - 1] > v; j--)
             t[j] = t[j - 1];
         t[j] = v;
@@ -325,7 +332,8 @@ typedef struct {
     const json_t *sec, *used;
     const char *prec;
     int cache_aware;
-    int tc[8], nt, tmax; /* the roofs' thread counts, ascending; the highest */
+    int tc[NS_ROOFLINE_DRAWN_THREAD_COUNTS]; /* the roofs' thread counts drawn, ascending */
+    int nt, tmax;                            /* how many; the highest */
     const json_t *kept[MAX_POINTS]; /* the points drawn */
     int np, nmeasured;   /* how many; how many at a counter-measured AI too */
     char pts[4200];      /* their data file */
@@ -701,7 +709,7 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
     if (!p) return -1;
     p->c = c, p->sec = sec, p->prec = prec, p->cache_aware = cache_aware, p->first = 1;
     const json_t *used = p->used = json_object_get(sec, "ceilings_used");
-    p->nt = roof_threads(used, p->tc, 8);
+    p->nt = roof_threads(used, p->tc, NS_ROOFLINE_DRAWN_THREAD_COUNTS);
     p->nmeasured = 0;
     p->np = write_points(c, json_object_get(sec, "points"), prec, p->pts, sizeof p->pts, p->kept,
                          MAX_POINTS, &p->nmeasured);
@@ -963,7 +971,7 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
 
 static int sweep_picture(plot_ctx *c, const json_t *root) {
     const json_t *sweep = json_object_get(root, "sweep");
-    int tc[4], nt = 0;
+    int tc[NS_ROOFLINE_SWEEP_PANELS], nt = 0;
     /* Panels only for thread counts with a drawable point: gnuplot fails on a panel whose
      * data are all invalid, and the builder ignored those points too. */
     json_t *valid = json_array();
@@ -972,7 +980,7 @@ static int sweep_picture(plot_ctx *c, const json_t *root) {
     json_array_foreach(sweep, i, e) {
         if (sweep_point_ok(e)) json_array_append(valid, e);
     }
-    add_threads(valid, tc, &nt, 4);
+    add_threads(valid, tc, &nt, NS_ROOFLINE_SWEEP_PANELS);
     json_decref(valid);
     if (nt == 0) {
         skip(c, "bandwidth_vs_working_set",

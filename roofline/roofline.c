@@ -2176,6 +2176,35 @@ static void build_status(build_ctx *b, const json_t *compute, const json_t *bw_c
                                                   : "ok");
 }
 
+/* When the n distinct thread counts t[] are more than the max a picture draws: a note that
+ * `what` draws the highest max, naming the others. */
+static void note_dropped(build_ctx *b, int *t, int n, int max, const char *what) {
+    if (n <= max) return;
+    qsort(t, (size_t)n, sizeof *t, cmp_int);
+    char left[200] = "";
+    for (int k = 0; k < n - max; k++)
+        ns_appendf(left, sizeof left, NULL, "%s%d", k ? ", " : "", t[k]);
+    note(b, "%s of the highest %d of %d thread counts (%d to %d); left out: %s", what, max, n,
+         t[n - max], t[n - 1], left);
+}
+
+/* Notes for the thread counts the pictures leave out (roofline.h): roofs beyond
+ * NS_ROOFLINE_DRAWN_THREAD_COUNTS, sweep panels beyond NS_ROOFLINE_SWEEP_PANELS. */
+static void note_threads_not_drawn(build_ctx *b, const json_t *used) {
+    int t[NS_ROOFLINE_MAX_THREAD_COUNTS], n = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(used, "compute"), i, e)
+        add_count(t, &n, NS_ROOFLINE_MAX_THREAD_COUNTS, json_int(e, "threads", 0));
+    json_array_foreach(json_object_get(used, "bandwidth"), i, e)
+        add_count(t, &n, NS_ROOFLINE_MAX_THREAD_COUNTS, json_int(e, "threads", 0));
+    note_dropped(b, t, n, NS_ROOFLINE_DRAWN_THREAD_COUNTS, "the roofline pictures draw the roofs");
+    n = 0;
+    for (size_t c = 0; c < b->ncurves; c++)
+        if (b->curves[c].n) add_count(t, &n, NS_ROOFLINE_MAX_THREAD_COUNTS, b->curves[c].threads);
+    note_dropped(b, t, n, NS_ROOFLINE_SWEEP_PANELS, "bandwidth_vs_working_set draws the sweep");
+}
+
 /* The roofline.method text: how the builder works, its thresholds formatted from the macros
  * that apply them (so a changed #define cannot leave results.json describing the old value). */
 static void method_text(char *buf, size_t len) {
@@ -2242,8 +2271,8 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
         if (ceilings_of_curve(&b, &b.curves[c], plateaus, bw_ceil) != 0) goto oom;
     unswept_ceilings(&b, bw_ceil);
 
-    int tc[32];
-    int ntc = thread_counts(&b, compute, res, tc, 32);
+    int tc[NS_ROOFLINE_MAX_THREAD_COUNTS];
+    int ntc = thread_counts(&b, compute, res, tc, NS_ROOFLINE_MAX_THREAD_COUNTS);
 
     ns_json_set_str(sec, "bytes_policy", b.policy);
     char method[2400];
@@ -2256,6 +2285,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     json_t *used = ceilings_used(&b, compute);
     json_object_set_new(sec, "ceilings_used", used);
     json_object_set_new(sec, "ridge_points", ridge_points(&b, compute));
+    note_threads_not_drawn(&b, used);
 
     size_t i;
     json_t *r;

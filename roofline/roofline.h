@@ -141,6 +141,17 @@ typedef struct ns_plateau {
 int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_plateau *out,
                               size_t max_out);
 
+/* Thread counts: `run` measures at 1 and all threads, but a file merged from several runs or
+ * bench --json files may hold more. The builder keeps up to NS_ROOFLINE_MAX_THREAD_COUNTS distinct
+ * ones (roofline.cache_capacity). The roofline pictures draw the roofs of the highest
+ * NS_ROOFLINE_DRAWN_THREAD_COUNTS (solid and dashed line styles the title names one by one);
+ * bandwidth_vs_working_set draws the highest NS_ROOFLINE_SWEEP_PANELS (one panel each, side by
+ * side in 1300 px: about 215 px of plot each at 4). A note in roofline.notes names what is left
+ * out. */
+#define NS_ROOFLINE_MAX_THREAD_COUNTS 32
+#define NS_ROOFLINE_DRAWN_THREAD_COUNTS 8
+#define NS_ROOFLINE_SWEEP_PANELS 4
+
 /* The ceiling kernels `nodescale run` sweeps over working sets (harness/run.c; --quick sweeps
  * only stream_load and stream_triad): their curves give the bandwidth ceilings, and a measurement
  * of one of them in results[] can give or raise a level's ceiling even where the sweep has no
