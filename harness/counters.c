@@ -34,6 +34,7 @@
 #include "harness/marker.h"
 #include "harness/measure.h"
 #include "harness/stats.h"
+#include "harness/strbuf.h"
 #include "harness/timer.h"
 
 #define NAME_LEN 128
@@ -80,14 +81,9 @@ static struct {
     char summary[1024];
 } g;
 
-/* snprintf that truncates on purpose: status strings are bounded and may be cut short. */
-static void put(char *dst, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void put(char *dst, size_t len, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(dst, len, fmt, ap);
-    va_end(ap);
-}
+/* snprintf that truncates on purpose: status strings are bounded and may be cut short. It
+ * writes from the start of dst (offset 0), replacing what was there. */
+#define put(dst, len, ...) ns_appendf(dst, len, &(size_t){0}, __VA_ARGS__)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Pure helpers                                                                                */

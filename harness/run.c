@@ -50,8 +50,8 @@ typedef struct run_state {
     double ghz;            /* clock probe before the run (context.clock_probe) */
     /* Sweep steps (and their weight) plan() counted per thread count and kernel: the memory
      * cap is read again when the sweep runs, and may be lower then. */
-    int sweep_planned[2][4];
-    double sweep_planned_w[2][4];
+    int sweep_planned[2][NS_SWEEP_KERNEL_COUNT];
+    double sweep_planned_w[2][NS_SWEEP_KERNEL_COUNT];
 } run_state;
 
 static void logf_(const run_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -81,9 +81,9 @@ static void progress(run_state *s, const char *what, double weight) {
 static const char *const peak_names[] = {"peak_dp_fma",     "peak_dp_fma_add", "peak_dp_add",
                                          "peak_dp_scalar_fma", "peak_sp_fma",  "peak_sp_fma_add",
                                          "peak_sp_add",     "peak_sp_scalar_fma"};
-static const char *const sweep_kernels_full[] = {"stream_load", "stream_copy", "stream_triad",
-                                                 "stream_triad_nt"};
+/* The full sweep's kernels are ns_sweep_kernels (roofline.h: the roofline knows them too). */
 static const char *const sweep_kernels_quick[] = {"stream_load", "stream_triad"};
+#define NQUICK_SWEEP_KERNELS (sizeof sweep_kernels_quick / sizeof sweep_kernels_quick[0])
 
 /* The smallest cap the memory put on a working set of this run, and the limit that decided it
  * (context.memory.sweep_capped_at_bytes / sweep_capped_by); 0 / NULL when none did. */
@@ -203,8 +203,8 @@ static void measure_ceilings(run_state *s, json_t *root) {
 
 static void measure_sweep(run_state *s, json_t *root) {
     json_t *sweep = json_object_get(root, "sweep");
-    const char *const *names = s->o->quick ? sweep_kernels_quick : sweep_kernels_full;
-    size_t nnames = s->o->quick ? 2 : 4;
+    const char *const *names = s->o->quick ? sweep_kernels_quick : ns_sweep_kernels;
+    size_t nnames = s->o->quick ? NQUICK_SWEEP_KERNELS : NS_SWEEP_KERNEL_COUNT;
     int tc[2], ntc = thread_counts(s->o->threads, tc);
     double ws[128];
     int64_t sizes[128];
@@ -361,10 +361,11 @@ static void plan(run_state *s) {
 
     double ws[128];
     int64_t sizes[128];
-    const char *const *names = o->quick ? sweep_kernels_quick : sweep_kernels_full;
+    const char *const *names = o->quick ? sweep_kernels_quick : ns_sweep_kernels;
+    int nsweep_kernels = (int)(o->quick ? NQUICK_SWEEP_KERNELS : NS_SWEEP_KERNEL_COUNT);
     for (int t = 0; t < ntc; t++) {
         int npts = ns_sweep_points(o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128);
-        for (int j = 0; j < (o->quick ? 2 : 4); j++) { /* the sizes measure_sweep measures */
+        for (int j = 0; j < nsweep_kernels; j++) { /* the sizes measure_sweep measures */
             const ns_kernel *k = ns_registry_find(names[j], NULL);
             if (!k) continue;
             ns_params unit = {.n = 1, .threads = tc[t]};

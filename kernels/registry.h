@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef enum { NS_PREC_DP = 0, NS_PREC_SP = 1 } ns_precision;
 
@@ -50,10 +51,13 @@ typedef struct ns_kernel {
     const char *family;    /* "peak" | "stream" | "reduce" | "gemm" */
     const char *isa;       /* "avx512" | "avx2" | "scalar" | "blis" | "openblas" */
     ns_precision precision;
-    const char *mix;       /* peak kernels: the operation mix of the recurrence ("fma": x = x a + b,
-                              2 FLOPs per lane; "fma+add"; "add"; "scalar_fma": fma on one lane
-                              per chain), the key a roof is looked up by; NULL for others.
-                              `executes` says which instructions carry it out */
+    const char *mix;       /* instruction mix: of a peak kernel, the ceiling it measures
+                              ("fma", "fma+add", "add", "scalar_fma"); of a memory-bound one
+                              (ns_family_memory_bound), the compute ceiling its arithmetic is
+                              judged against ("add": sums; "fma": dot products, norms, triads);
+                              NULL when no ceiling measures its arithmetic (copy, scale, load,
+                              max-abs) and for GEMM. `executes` says which instructions carry
+                              out a peak kernel's mix */
     const char *bytes_policy; /* how bytes() counts: "minimal" (useful bytes, no write-allocate)
                                  or "with_write_allocate" */
     ns_run_model run_model;
@@ -112,6 +116,12 @@ int ns_cpu_has_avx2_fma(void);
 int ns_cpu_has_avx512(void);
 /* How many times the probes have read cpuid in this process (0 or 1; for tests). */
 unsigned ns_cpu_probe_count(void);
+
+/* 1 for the families whose kernels are memory bound ("stream", "reduce"): judged by the
+ * bandwidth roof and compared by GB/s; 0 for the others and for NULL. */
+static inline int ns_family_memory_bound(const char *family) {
+    return family && (!strcmp(family, "stream") || !strcmp(family, "reduce"));
+}
 
 static inline size_t ns_prec_size(ns_precision p) {
     return p == NS_PREC_DP ? sizeof(double) : sizeof(float);

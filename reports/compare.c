@@ -23,6 +23,7 @@
 #include "harness/json.h"
 #include "harness/outdir.h"
 #include "harness/stats.h"
+#include "kernels/registry.h"
 #include "reports/gate.h"
 #include "reports/report.h"
 
@@ -60,7 +61,7 @@ double ns_result_rate(const json_t *r, const char **unit) {
     if (status && strcmp(status, "ok") != 0) return NAN;
     if (json_is_false(json_object_get(r, "validated"))) return NAN;
     const char *family = json_string_value(json_object_get(r, "family"));
-    int bw_first = family && (!strcmp(family, "stream") || !strcmp(family, "reduce"));
+    int bw_first = ns_family_memory_bound(family);
     double gb = ns_json_get_num(r, "gbytes_per_s"), gf = ns_json_get_num(r, "gflops");
     double first = bw_first ? gb : gf, second = bw_first ? gf : gb;
     int use_first = isfinite(first) && first > 0;

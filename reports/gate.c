@@ -21,6 +21,7 @@
 #include "harness/json.h"
 #include "harness/outdir.h"
 #include "harness/stats.h"
+#include "harness/strbuf.h"
 #include "reports/gate_stats.h"
 #include "reports/report.h"
 
@@ -381,18 +382,6 @@ static void row_drift(ns_gate_row *r, const ns_gate_opts *o) {
 
 /* ---- warnings and why ids do not match ------------------------------------------------ */
 
-/* Appends printf output to the string in buf (size len), truncating. */
-static void appendf(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void appendf(char *buf, size_t len, const char *fmt, ...) {
-    size_t used = strlen(buf);
-    if (used + 1 >= len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, len - used, fmt, ap);
-    va_end(ap);
-}
-
 /* Adds one warning line to rep->warnings. */
 static void add_warning(ns_gate_report *rep, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -426,11 +415,11 @@ static void list_unmatched(const json_t *a, const json_t *other, char *out, size
         const char *id = json_string_value(json_object_get(json_array_get(a, i), "id"));
         if (find_id(other, id)) continue;
         if (shown < 3)
-            appendf(out, len, "%s%s", shown++ ? ", " : "", id);
+            ns_appendf(out, len, NULL, "%s%s", shown++ ? ", " : "", id);
         else
             more++;
     }
-    if (more) appendf(out, len, " (+%zu more)", more);
+    if (more) ns_appendf(out, len, NULL, " (+%zu more)", more);
 }
 
 /* The likely reason why ids of ba and ca have no partner: for an unmatched pair of the same kernel
@@ -470,14 +459,14 @@ static void unmatched_cause(const json_t *base, const json_t *cur, const json_t 
     out[0] = 0;
     for (size_t k = 0; k < 3; k++)
         if (seen[k][0][0])
-            appendf(out, len, "%s%s differs (baseline %s, current %s)", out[0] ? ", " : "",
-                    kinds[k].what, seen[k][0], seen[k][1]);
+            ns_appendf(out, len, NULL, "%s%s differs (baseline %s, current %s)", out[0] ? ", " : "",
+                       kinds[k].what, seen[k][0], seen[k][1]);
     json_t *m = json_array();
     if (ns_gate_context_diff(base, cur, 1, m)) {
-        appendf(out, len, "%scontext differs in", out[0] ? "; " : "");
+        ns_appendf(out, len, NULL, "%scontext differs in", out[0] ? "; " : "");
         for (size_t i = 0; i < json_array_size(m); i++)
-            appendf(out, len, "%s %s", i ? "," : "",
-                    json_string_value(json_object_get(json_array_get(m, i), "key")));
+            ns_appendf(out, len, NULL, "%s %s", i ? "," : "",
+                       json_string_value(json_object_get(json_array_get(m, i), "key")));
     }
     json_decref(m);
     if (!out[0] && !same_kernel) snprintf(out, len, "the two files ran different kernels");

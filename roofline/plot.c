@@ -88,7 +88,8 @@ static void fmt_gbps(double v, char *buf, size_t len) {
     snprintf(buf, len, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.2f", v);
 }
 
-/* Adds the thread count of every entry of arr to the set t[0..*n) (at most max), kept sorted. */
+/* Adds the thread count of every entry of arr to the set t[0..*n), kept sorted: the highest
+ * max counts (the all-thread one is the headline; roofline.notes names those left out). */
 static void add_threads(const json_t *arr, int *t, int *n, int max) {
     size_t i;
     json_t *e;
@@ -96,7 +97,13 @@ static void add_threads(const json_t *arr, int *t, int *n, int max) {
         int v = int_of(e, "threads"), j;
         for (j = 0; j < *n && t[j] != v; j++) {
         }
-        if (j < *n || v <= 0 || *n >= max) continue;
+        if (j < *n || v <= 0) continue;
+        if (*n >= max) { /* full: v replaces the lowest when it is higher */
+            if (v < t[0]) continue;
+            for (j = 1; j < *n; j++)
+                t[j - 1] = t[j];
+            (*n)--;
+        }
         for (j = (*n)++; j > 0 && t[j - 1] > v; j--)
             t[j] = t[j - 1];
         t[j] = v;
@@ -318,30 +325,44 @@ static void point_labels(FILE *f, const json_t **kept, int np, int tmax, double 
     }
 }
 
-/* One roofline picture of precision prec. cache_aware: one slanted roof per level at the
- * highest thread count; else the DRAM roof at every thread count and every compute mix. */
-static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, int cache_aware) {
-    const json_t *used = json_object_get(sec, "ceilings_used");
-    int tc[8];
-    int nt = roof_threads(used, tc, 8);
-    const json_t *kept[MAX_POINTS];
-    int nmeasured = 0;
-    char pts[4200];
-    int np = write_points(c, json_object_get(sec, "points"), prec, pts, sizeof pts, kept,
-                          MAX_POINTS, &nmeasured);
-    if (np < 0) return -1;
-    int tmax = nt ? tc[nt - 1] : 1;
-    double cmax = 0;
-    for (int t = 0; t < nt; t++)
-        cmax = fmax(cmax, fma_roof(used, prec, tc[t]));
-    if (np == 0 && !(cmax > 0)) { /* nothing of this precision */
-        char name[64];
-        snprintf(name, sizeof name, "roofline%s_%s", cache_aware ? "_cache_aware" : "", prec);
-        skip(c, name, "no compute ceiling and no kernel with a positive AI and GFLOP/s");
-        return 0;
-    }
+/* One roofline picture being drawn (roofline_picture): its roofs, its points, its axes and its
+ * gnuplot script. */
+typedef struct {
+    plot_ctx *c;
+    const json_t *sec, *used;
+    const char *prec;
+    int cache_aware;
+    int tc[NS_ROOFLINE_DRAWN_THREAD_COUNTS]; /* the roofs' thread counts drawn, ascending */
+    int nt, tmax;                            /* how many; the highest */
+    const json_t *kept[MAX_POINTS]; /* the points drawn */
+    int np, nmeasured;   /* how many; how many at a counter-measured AI too */
+    char pts[4200];      /* their data file */
+    double cmax;         /* the highest FMA-only roof */
+    double xmin, xmax, ymin, ymax;
+    body b;
+    const json_t *ce[32]; /* the compute ceilings drawn */
+    int nce;
+    box avoid[32]; /* their labels, which the point numbers keep clear of */
+    int nce_boxes;
+    int first; /* nothing plotted yet */
+} picture;
 
-    /* Axis ranges: a decade around the points and every ridge point. */
+/* The separator before the next element of the plot command. */
+static const char *plot_sep(picture *p) {
+    if (p->first) {
+        p->first = 0;
+        return "";
+    }
+    return ", \\\n     ";
+}
+
+/* Axis ranges: a decade around the points and every ridge point. */
+static void picture_axes(picture *p) {
+    const json_t *sec = p->sec, *used = p->used;
+    const char *prec = p->prec;
+    const json_t *const *kept = p->kept;
+    int np = p->np;
+    double cmax = p->cmax;
     double xmin = 1.0 / 64, xmax = 64, ymin = INFINITY, ymax = cmax > 0 ? cmax : 0;
     for (int i = 0; i < np; i++) {
         double ai = ns_json_get_num(kept[i], "ai_flop_per_byte");
@@ -365,10 +386,17 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
     if (!(ymax > 0)) ymax = 1;
     if (ymax * 3 < 100 * ymin) ymin = ymax * 3 / 100; /* two decades at least: log tics show */
 
-    body b;
-    body_begin(&b);
-    FILE *f = b.f;
-    if (!f) return -1;
+    p->xmin = xmin, p->xmax = xmax, p->ymin = ymin, p->ymax = ymax;
+}
+
+/* The axes' settings, and the title with the thread count of each line style. */
+static void picture_header(picture *p) {
+    FILE *f = p->b.f;
+    const json_t *sec = p->sec;
+    const char *prec = p->prec;
+    const int *tc = p->tc;
+    int nt = p->nt, tmax = p->tmax, cache_aware = p->cache_aware;
+    double xmin = p->xmin, xmax = p->xmax, ymin = p->ymin, ymax = p->ymax;
     fprintf(f, "set logscale xy 10\nset xrange [%g:%g]\nset yrange [%g:%g]\n", xmin, xmax, ymin,
             ymax * 3);
     fprintf(f, "set xlabel 'arithmetic intensity (FLOP/byte)'\nset ylabel 'GFLOP/s'\n"
@@ -389,6 +417,18 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
     fprintf(f, "set title '%s roofline, %s precision, %s bytes%s'\n",
             cache_aware ? "Cache-aware" : "Empirical", !strcmp(prec, "dp") ? "double" : "single",
             str_of(sec, "bytes_policy", "?"), styles);
+}
+
+/* The kernel list right of the plot (every kernel of this precision, those without FLOPs
+ * too); sets the picture's height to hold it. */
+static void picture_legend(picture *p) {
+    FILE *f = p->b.f;
+    const json_t *sec = p->sec;
+    const char *prec = p->prec;
+    const json_t *const *kept = p->kept;
+    int np = p->np;
+    size_t i;
+    json_t *e;
     /* The points' legend: number, kernel, fraction of its roof; top left, above the roofs.
      * Then the kernels without FLOPs (copy, load: no point on a FLOP/s axis), by name with
      * their fraction of the bandwidth roof, so that no kernel leaves the picture unsaid. */
@@ -411,8 +451,8 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
     }
     int nlist = np, nzlist = nz, lines = nlist + (nzlist ? nzlist + 1 : 0) + (ndrawable > np);
     double need = TOP_PX + LINE_PX * (lines + 1) + KEY_PX;
-    b.height = need > 780 ? (int)ceil(need) : 780;
-    const double H = b.height;
+    p->b.height = need > 780 ? (int)ceil(need) : 780;
+    const double H = p->b.height;
 #define LIST_Y(k) (1 - (TOP_PX + LINE_PX * (k)) / H) /* screen y of list line k */
     if (ndrawable > np)
         fprintf(f,
@@ -420,7 +460,7 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
                 "results.json' at screen 0.655, screen %.4f font ',9'\n",
                 ndrawable - np, LIST_Y(lines - 1));
     for (int k = 0; k < nlist; k++) {
-        char l[160], line[220];
+        char l[160], line[240]; /* holds the longest: 11 + 159 + 15 + 37 bytes and the NUL */
         point_label(kept[k], l, sizeof l);
         double fr = ns_json_get_num(kept[k], "fraction_of_roof");
         /* Above the roof, or measured against a suspect one: said on the line. */
@@ -471,13 +511,25 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
                 "screen %.4f font ',10'\n",
                 1 - 27.3 / H);
 #undef LIST_Y
-    /* The compute ceilings drawn: the FMA-only roof at every thread count of the plain picture
-     * (the highest only in the cache-aware one), and every other mix at the highest thread
-     * count in both: a point's own roof may be one of them (the ADD-only roof of a sum). Each
-     * is labelled at the right end of its line with its mix and GFLOP/s, the labels pushed
-     * apart where lines lie close. */
-    const json_t *ce[32];
-    box avoid[32]; /* their labels, which the point numbers keep clear of */
+}
+
+/* The compute ceilings drawn: the FMA-only roof at every thread count of the plain picture
+ * (the highest only in the cache-aware one), and every other mix at the highest thread
+ * count in both: a point's own roof may be one of them (the ADD-only roof of a sum). Each
+ * is labelled at the right end of its line with its mix and GFLOP/s, the labels pushed
+ * apart where lines lie close. */
+static void compute_roof_labels(picture *p) {
+    FILE *f = p->b.f;
+    const json_t *used = p->used;
+    const char *prec = p->prec;
+    const json_t *const *kept = p->kept;
+    const int *tc = p->tc;
+    int np = p->np, nt = p->nt, tmax = p->tmax, cache_aware = p->cache_aware;
+    double xmin = p->xmin, xmax = p->xmax, ymin = p->ymin, ymax = p->ymax;
+    size_t i;
+    json_t *e;
+    const json_t **ce = p->ce;
+    box *avoid = p->avoid; /* their labels, which the point numbers keep clear of */
     int nce = 0, nce_boxes = 0;
     for (int t = nt - 1; t >= 0; t--) {
         if (cache_aware && tc[t] != tmax) continue;
@@ -489,7 +541,7 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
         }
     }
     {
-        const double PA_H = b.height - PA_YGAP, ly = log(ymax * 3 / ymin);
+        const double PA_H = p->b.height - PA_YGAP, ly = log(ymax * 3 / ymin);
         double line[32], ypx[32];
         for (int k = 0; k < nce; k++)
             line[k] = PA_Y0 + PA_H * log(ns_json_get_num(ce[k], "gflops") / ymin) / ly;
@@ -547,14 +599,24 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
             fprintf(f, "set label %d ", 900 + k);
             gp_str(f, l);
             fprintf(f, " at graph %.4f, screen %.4f right font ',9' tc rgb '%s' front\n",
-                    (lb.x1 - PA_X0) / PA_W, ypx[k] / b.height, mix_color(str_of(ce[k], "mix", "")));
+                    (lb.x1 - PA_X0) / PA_W, ypx[k] / p->b.height,
+                    mix_color(str_of(ce[k], "mix", "")));
         }
     }
+    p->nce = nce, p->nce_boxes = nce_boxes;
+}
 
-    point_labels(f, kept, np, tmax, xmin, xmax, ymin, ymax * 3, b.height, avoid, nce_boxes);
-    fprintf(f, "plot ");
-    int first = 1;
-#define SEP() (first ? (first = 0, "") : ", \\\n     ")
+/* The roofs in the plot command: the DRAM roof at each thread count (cache-aware: every
+ * level's at the highest), and the compute ceilings drawn. */
+static void plot_roof_lines(picture *p) {
+    FILE *f = p->b.f;
+    const json_t *used = p->used;
+    const char *prec = p->prec;
+    const int *tc = p->tc;
+    int nt = p->nt, tmax = p->tmax, cache_aware = p->cache_aware, nce = p->nce;
+    const json_t *const *ce = p->ce;
+    double ymax = p->ymax;
+    const json_t *e;
     for (int t = nt - 1; t >= 0; t--) {
         if (cache_aware && tc[t] != tmax) continue;
         double cg = fma_roof(used, prec, tc[t]);
@@ -566,7 +628,7 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
             if (!(bw > 0)) continue;
             char g[32];
             fmt_gbps(bw, g, sizeof g);
-            fprintf(f, "%smin(%.9g, %.9g*x) w l lw %d dt %d lc rgb '%s' title ", SEP(),
+            fprintf(f, "%smin(%.9g, %.9g*x) w l lw %d dt %d lc rgb '%s' title ", plot_sep(p),
                     cg > 0 ? cg : ymax * 3, bw, tc[t] == tmax ? 2 : 1, tc[t] == tmax ? 1 : 2,
                     level_color(levels[l]));
             char title[160];
@@ -578,7 +640,7 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
          * colour, so that no mixed ceiling is mistaken for the roof or for another mix; the
          * dash is the thread count's (solid: the highest, dashed: fewer), as the title says. */
         for (int k = 0; k < nce; k++) {
-            e = (json_t *)ce[k];
+            e = ce[k];
             if (int_of(e, "threads") != tc[t]) continue;
             int roof = json_is_true(json_object_get(e, "roof"));
             const char *mix = str_of(e, "mix", "?");
@@ -588,57 +650,100 @@ static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, in
             snprintf(title, sizeof title, "%s %s: %.4g GFLOP/s%s, %d thr%s", mix,
                      str_of(e, "isa", ""), g, fqs, tc[t],
                      json_is_true(json_object_get(e, "suspect")) ? " (suspect)" : "");
-            fprintf(f, "%s%.9g w l lw %g dt %s lc rgb '%s' title ", SEP(), g, roof ? 2 : 1.5,
+            fprintf(f, "%s%.9g w l lw %g dt %s lc rgb '%s' title ", plot_sep(p), g, roof ? 2 : 1.5,
                     tc[t] == tmax ? "1" : "2", mix_color(mix));
             gp_str(f, title);
         }
     }
-    /* Points at the highest thread count and at fewer; their numbers are set labels
-     * (point_labels), placed apart. */
-    if (np > 0) {
-        /* Filled: the highest thread count; open: fewer threads (compared with their own
-         * roofs, listed in results.json). Colour: the level the working set lives in. */
-        for (int l = 0; l <= NLEVELS; l++)
-            for (int filled = 1; filled >= 0; filled--) {
-                fprintf(f, "%s", SEP());
-                gp_str(f, pts);
-                fprintf(f,
-                        " u 1:(($3%s%d && $5==%d) ? $2 : 1/0) w p pt %d ps 1.4 lw 2 "
-                        "lc rgb '%s' notitle",
-                        filled ? "==" : "!=", tmax, l, filled ? 7 : 6,
-                        level_color(l < NLEVELS ? levels[l] : NULL));
-            }
-        if (nmeasured) { /* the same kernels at their counter-measured AI */
-            fprintf(f, "%s", SEP());
-            gp_str(f, pts);
-            fprintf(f, " u 6:2 w p pt 2 ps 1.2 lw 1.5 lc rgb '#444444' "
-                       "title 'at measured AI (counters)'");
+}
+
+/* Points at the highest thread count and at fewer; their numbers are set labels
+ * (point_labels), placed apart. */
+static void plot_points(picture *p) {
+    FILE *f = p->b.f;
+    const json_t *const *kept = p->kept;
+    int np = p->np, tmax = p->tmax;
+    if (np <= 0) return;
+    /* Filled: the highest thread count; open: fewer threads (compared with their own
+     * roofs, listed in results.json). Colour: the level the working set lives in. */
+    for (int l = 0; l <= NLEVELS; l++)
+        for (int filled = 1; filled >= 0; filled--) {
+            fprintf(f, "%s", plot_sep(p));
+            gp_str(f, p->pts);
+            fprintf(f,
+                    " u 1:(($3%s%d && $5==%d) ? $2 : 1/0) w p pt %d ps 1.4 lw 2 "
+                    "lc rgb '%s' notitle",
+                    filled ? "==" : "!=", tmax, l, filled ? 7 : 6,
+                    level_color(l < NLEVELS ? levels[l] : NULL));
         }
-        fprintf(f, "%sNaN w p pt 7 ps 1.4 lc rgb '#444444' title 'kernel, %d thr'", SEP(), tmax);
-        int fewer = 0;
-        for (int k = 0; k < np; k++)
-            fewer |= int_of(kept[k], "threads") != tmax;
-        if (fewer)
-            fprintf(f, "%sNaN w p pt 6 ps 1.4 lw 2 lc rgb '#444444' title 'kernel, fewer thr'",
-                    SEP());
-        /* The key of the colours: one entry per level a point's working set lives in. */
-        for (int l = 0; l <= NLEVELS; l++) {
-            int any = 0;
-            for (int k = 0; k < np && !any; k++)
-                any = level_index(str_of(kept[k], "level", NULL)) == l;
-            if (any)
-                fprintf(f, "%sNaN w p pt 7 ps 1.4 lc rgb '%s' title '%s%s'", SEP(),
-                        level_color(l < NLEVELS ? levels[l] : NULL),
-                        l < NLEVELS ? "working set in " : "level unknown",
-                        l < NLEVELS ? levels[l] : "");
-        }
+    if (p->nmeasured) { /* the same kernels at their counter-measured AI */
+        fprintf(f, "%s", plot_sep(p));
+        gp_str(f, p->pts);
+        fprintf(f, " u 6:2 w p pt 2 ps 1.2 lw 1.5 lc rgb '#444444' "
+                   "title 'at measured AI (counters)'");
     }
-    if (first) fprintf(f, "1/0 notitle");
-    fprintf(f, "\n");
-#undef SEP
+    fprintf(f, "%sNaN w p pt 7 ps 1.4 lc rgb '#444444' title 'kernel, %d thr'", plot_sep(p), tmax);
+    int fewer = 0;
+    for (int k = 0; k < np; k++)
+        fewer |= int_of(kept[k], "threads") != tmax;
+    if (fewer)
+        fprintf(f, "%sNaN w p pt 6 ps 1.4 lw 2 lc rgb '#444444' title 'kernel, fewer thr'",
+                plot_sep(p));
+    /* The key of the colours: one entry per level a point's working set lives in. */
+    for (int l = 0; l <= NLEVELS; l++) {
+        int any = 0;
+        for (int k = 0; k < np && !any; k++)
+            any = level_index(str_of(kept[k], "level", NULL)) == l;
+        if (any)
+            fprintf(f, "%sNaN w p pt 7 ps 1.4 lc rgb '%s' title '%s%s'", plot_sep(p),
+                    level_color(l < NLEVELS ? levels[l] : NULL),
+                    l < NLEVELS ? "working set in " : "level unknown",
+                    l < NLEVELS ? levels[l] : "");
+    }
+}
+
+/* One roofline picture of precision prec. cache_aware: one slanted roof per level at the
+ * highest thread count; else the DRAM roof at every thread count and every compute mix. */
+static int roofline_picture(plot_ctx *c, const json_t *sec, const char *prec, int cache_aware) {
+    picture *p = calloc(1, sizeof *p);
+    if (!p) return -1;
+    p->c = c, p->sec = sec, p->prec = prec, p->cache_aware = cache_aware, p->first = 1;
+    const json_t *used = p->used = json_object_get(sec, "ceilings_used");
+    p->nt = roof_threads(used, p->tc, NS_ROOFLINE_DRAWN_THREAD_COUNTS);
+    p->nmeasured = 0;
+    p->np = write_points(c, json_object_get(sec, "points"), prec, p->pts, sizeof p->pts, p->kept,
+                         MAX_POINTS, &p->nmeasured);
+    int rc = -1;
     char name[64];
     snprintf(name, sizeof name, "roofline%s_%s", cache_aware ? "_cache_aware" : "", prec);
-    return body_end(c, &b, name);
+    if (p->np < 0) goto out;
+    p->tmax = p->nt ? p->tc[p->nt - 1] : 1;
+    p->cmax = 0;
+    for (int t = 0; t < p->nt; t++)
+        p->cmax = fmax(p->cmax, fma_roof(used, prec, p->tc[t]));
+    if (p->np == 0 && !(p->cmax > 0)) { /* nothing of this precision */
+        skip(c, name, "no compute ceiling and no kernel with a positive AI and GFLOP/s");
+        rc = 0;
+        goto out;
+    }
+    picture_axes(p);
+    body_begin(&p->b);
+    FILE *f = p->b.f;
+    if (!f) goto out;
+    picture_header(p);
+    picture_legend(p);
+    compute_roof_labels(p);
+    point_labels(f, p->kept, p->np, p->tmax, p->xmin, p->xmax, p->ymin, p->ymax * 3, p->b.height,
+                 p->avoid, p->nce_boxes);
+    fprintf(f, "plot ");
+    plot_roof_lines(p);
+    plot_points(p);
+    if (p->first) fprintf(f, "1/0 notitle");
+    fprintf(f, "\n");
+    rc = body_end(c, &p->b, name);
+out:
+    free(p);
+    return rc;
 }
 
 /* A byte count as people write it: "48 KiB", "1.17 GiB", "1008 KiB" (three significant
@@ -866,7 +971,7 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
 
 static int sweep_picture(plot_ctx *c, const json_t *root) {
     const json_t *sweep = json_object_get(root, "sweep");
-    int tc[4], nt = 0;
+    int tc[NS_ROOFLINE_SWEEP_PANELS], nt = 0;
     /* Panels only for thread counts with a drawable point: gnuplot fails on a panel whose
      * data are all invalid, and the builder ignored those points too. */
     json_t *valid = json_array();
@@ -875,7 +980,7 @@ static int sweep_picture(plot_ctx *c, const json_t *root) {
     json_array_foreach(sweep, i, e) {
         if (sweep_point_ok(e)) json_array_append(valid, e);
     }
-    add_threads(valid, tc, &nt, 4);
+    add_threads(valid, tc, &nt, NS_ROOFLINE_SWEEP_PANELS);
     json_decref(valid);
     if (nt == 0) {
         skip(c, "bandwidth_vs_working_set",

@@ -15,6 +15,8 @@
 #include "cluster/equations.h"
 #include "harness/json.h"
 #include "harness/stats.h"
+#include "harness/strbuf.h"
+#include "kernels/registry.h"
 
 /* A DRAM ceiling is trusted only when measured with a working set of at least this many times
  * the aggregate LLC of the participating threads. */
@@ -22,10 +24,11 @@
 /* The sweep ends at 4x the LLC, but rounds its element count down to whole vectors per thread:
  * a largest working set within 2% of 4x the LLC counts as reaching it. */
 #define DRAM_LLC_SLACK 0.98
-/* Without a DRAM plateau: how many of the largest points (at >= 1.5x the LLC) are compared;
- * how much they may fall in a row (first / last - 1), and scatter (max / min - 1), for their
- * median to be a trusted DRAM ceiling. */
+/* Without a DRAM plateau: how many of the largest points (at >= DRAM_TAIL_FROM times the LLC)
+ * are compared; how much they may fall in a row (first / last - 1), and scatter (max / min - 1),
+ * for their median to be a trusted DRAM ceiling. */
 #define DRAM_TAIL_POINTS 3
+#define DRAM_TAIL_FROM 1.5
 #define DRAM_TAIL_FALL 0.15
 #define DRAM_TAIL_SCATTER 0.25
 /* A run of flat points whose level still changes by more than this factor is split in two. */
@@ -48,13 +51,26 @@
  * small): it does not raise the ceiling, and makes it suspect. */
 #define DRAM_CONTAMINATION 1.5
 /* A compute ceiling whose result's CV exceeds this, or whose fastest sample is more than this
- * factor above its median, is suspect; so is a T-thread ceiling (compute or bandwidth) more than
- * SCALING_SLACK x T times the 1-thread one (the 1-thread one is then too low), and a T-thread
- * compute ceiling more than SCALING_SLACK times below the 1-thread one (measurement noise is
- * less: it is too low). */
+ * factor above its median, is suspect. Scaling: a T-thread compute ceiling more than
+ * SCALING_SLACK x T times the 1-thread one, or one that the 1-thread one exceeds by more than
+ * SCALING_SLACK times, makes both suspect (the ceilings alone cannot tell which is wrong:
+ * compute_suspect); a T-thread bandwidth roof more than SCALING_SLACK x T times the 1-thread
+ * one marks the 1-thread roof suspect (bandwidth_scaling). */
 #define COMPUTE_MAX_CV 0.10
 #define COMPUTE_MAX_SPREAD 1.20
 #define SCALING_SLACK 1.1
+/* Causes of a kernel above its compute roof (above_compute_reason). Boost: the clock probe ran
+ * more than CLOCK_BOOST_MIN times the ceiling's recorded clock (a smaller difference is within
+ * the probe's and the recorded clock's own scatter). The clock explains the excess alone when its
+ * gain is within CLOCK_EXCESS_SLACK of it (the two are measured apart, so they never match
+ * exactly). A disturbed ceiling: median below ABOVE_ROOF_MEDIAN_FRAC times its fastest sample,
+ * or CV above ABOVE_ROOF_CV. These are laxer than COMPUTE_MAX_SPREAD and COMPUTE_MAX_CV on
+ * purpose: a spread too small to make a ceiling suspect still explains a kernel a few percent
+ * above it, rather than claiming the kernel beat the ceiling kernel. */
+#define CLOCK_BOOST_MIN 1.03
+#define CLOCK_EXCESS_SLACK 0.02
+#define ABOVE_ROOF_MEDIAN_FRAC 0.95
+#define ABOVE_ROOF_CV 0.05
 /* An SP compute ceiling more than this factor above the DP one of the same mix and threads:
  * a vector holds twice as many SP elements, so SP can do at most 2x (plus noise). */
 #define SP_DP_MAX 2.2
@@ -562,6 +578,12 @@ static double cv_min_ws(const curve *cv) {
     return m;
 }
 
+/* A results[] entry's rate in GB/s at the time_s statistic stat ("min": its fastest sample, the
+ * statistic of the ceilings; "median"): bytes / time / 1e9; NAN when either is missing. */
+static double result_gbps(const json_t *r, const char *stat) {
+    return ns_json_get_num(r, "bytes") / ns_json_get_num(json_object_get(r, "time_s"), stat) / 1e9;
+}
+
 /* 1 when the samples of a kernel-phase result spread: a CV above KERNEL_PHASE_MAX_CV, or a
  * fastest sample more than KERNEL_PHASE_MAX_SPREAD times faster than the median. Its fastest
  * sample is then one outlier of a bimodal run, not the level's rate. */
@@ -576,9 +598,23 @@ static int kernel_phase_disturbed(const json_t *r) {
 static void kernel_phase_spread(const json_t *r, char *buf, size_t len) {
     const json_t *ts = json_object_get(r, "time_s");
     double cvv = ns_json_get_num(ts, "cv");
-    double med = ns_json_get_num(r, "bytes") / ns_json_get_num(ts, "median") / 1e9;
-    int n = isfinite(cvv) ? snprintf(buf, len, "CV %.0f%%, ", 100 * cvv) : 0;
-    if (n >= 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, "median %.4g GB/s", med);
+    double med = result_gbps(r, "median");
+    size_t n = 0;
+    buf[0] = 0;
+    if (isfinite(cvv)) ns_appendf(buf, len, &n, "CV %.0f%%, ", 100 * cvv);
+    ns_appendf(buf, len, &n, "median %.4g GB/s", med);
+}
+
+/* The sweep's rate at the largest of its working sets <= ws (its smallest when none is), or NAN
+ * for an empty curve. */
+static double sweep_rate_at(const curve *cv, double ws) {
+    double r = NAN, at = -1;
+    for (size_t i = 0; i < cv->n; i++)
+        if (cv->ws[i] <= ws && cv->ws[i] > at) at = cv->ws[i], r = cv->bw[i];
+    if (isnan(r))
+        for (size_t i = 0; i < cv->n; i++)
+            if (at < 0 || cv->ws[i] < at) at = cv->ws[i], r = cv->bw[i];
+    return r;
 }
 
 /* The fastest measurement in results[] (the kernel phase) of the curve's own kernel (same
@@ -597,18 +633,6 @@ static void kernel_phase_spread(const json_t *r, char *buf, size_t len) {
  * slow there too: one of the two was disturbed) it counts as any other, and the fastest such one
  * is returned in *disagree (may be NULL). Returns the rate in GB/s and the entry in *res, or
  * NAN. */
-/* The sweep's rate at the largest of its working sets <= ws (its smallest when none is), or NAN
- * for an empty curve. */
-static double sweep_rate_at(const curve *cv, double ws) {
-    double r = NAN, at = -1;
-    for (size_t i = 0; i < cv->n; i++)
-        if (cv->ws[i] <= ws && cv->ws[i] > at) at = cv->ws[i], r = cv->bw[i];
-    if (isnan(r))
-        for (size_t i = 0; i < cv->n; i++)
-            if (at < 0 || cv->ws[i] < at) at = cv->ws[i], r = cv->bw[i];
-    return r;
-}
-
 static double kernel_phase_best(const build_ctx *b, const curve *cv, const char *level,
                                 double sweep_bw, double sweep_lo, const json_t **res,
                                 const json_t **rejected, const json_t **contaminated,
@@ -633,7 +657,7 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
             (pol && cv->policy && strcmp(pol, cv->policy)))
             continue;
         if (!strcmp(level, "DRAM") && !(ws >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc)) continue;
-        double rate = by / tmin / 1e9;
+        double rate = result_gbps(r, "min");
         if (!(by > 0 && tmin > 0 && isfinite(rate))) continue;
         if (!strcmp(level, "DRAM") && ws < sweep_lo && rate > DRAM_CONTAMINATION * sweep_bw) {
             if (sweep_rate_at(cv, ws) * DRAM_CONTAMINATION >= rate) { /* the sweep saw it too */
@@ -648,7 +672,7 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
                 *disagree = r;
             }
         }
-        double med = by / ns_json_get_num(json_object_get(r, "time_s"), "median") / 1e9;
+        double med = result_gbps(r, "median");
         if (isfinite(sweep_bw) && kernel_phase_disturbed(r) && !(med >= sweep_bw)) {
             if (rejected && rate > sweep_bw && !(rate <= rbest)) {
                 rbest = rate;
@@ -692,9 +716,7 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
                  "is faster than the %s ceiling of %s (%.4g GB/s) but not used: its samples "
                  "spread (%s)",
                  cv->kernel, cv->isa, cv->threads, level, str_or(rej, "id", "?"),
-                 ns_json_get_num(rej, "bytes") /
-                     ns_json_get_num(json_object_get(rej, "time_s"), "min") / 1e9,
-                 level, lroof->kernel, ref, sp);
+                 result_gbps(rej, "min"), level, lroof->kernel, ref, sp);
         }
         return;
     }
@@ -705,8 +727,7 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
          * faster: a cache held it, so the LLC hwloc reports is smaller than the real one. */
         double cws = ns_json_get_num(cont, "working_set_bytes"),
                llc = llc_capacity(&b->cs, cv->threads);
-        double crate = ns_json_get_num(cont, "bytes") /
-                       ns_json_get_num(json_object_get(cont, "time_s"), "min") / 1e9;
+        double crate = result_gbps(cont, "min");
         char w[32], lo[32], l[32], ctext[600];
         fmt_bytes(cws, w, sizeof w);
         fmt_bytes(ws_lo, lo, sizeof lo);
@@ -729,8 +750,7 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
         /* Far faster than the sweep's DRAM ceiling at a smaller working set, where the sweep
          * was slow too: no sign of a cache, so one of the two measurements was disturbed. */
         double dws = ns_json_get_num(dis, "working_set_bytes");
-        double drate = ns_json_get_num(dis, "bytes") /
-                       ns_json_get_num(json_object_get(dis, "time_s"), "min") / 1e9;
+        double drate = result_gbps(dis, "min");
         char w[32], dtext[600];
         fmt_bytes(dws, w, sizeof w);
         snprintf(dtext, sizeof dtext,
@@ -746,14 +766,12 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
     }
     if (rej && !from_kernel) {
         /* A faster but disturbed kernel-phase measurement: the sweep's ceiling stays. */
-        const json_t *ts = json_object_get(rej, "time_s");
-        double by = ns_json_get_num(rej, "bytes");
         char rw[300], sp[64];
         kernel_phase_spread(rej, sp, sizeof sp);
         snprintf(rw, sizeof rw,
                  "%s (fastest sample %.4g GB/s) is faster than the sweep's %s ceiling (%.4g "
                  "GB/s) but not used: its samples spread (%s)",
-                 str_or(rej, "id", "?"), by / ns_json_get_num(ts, "min") / 1e9, level, bw, sp);
+                 str_or(rej, "id", "?"), result_gbps(rej, "min"), level, bw, sp);
         ns_json_set_str(o, "kernel_phase", rw);
         note(b, "%s/%s %d threads, %s ceiling: the kernel phase's %s", cv->kernel, cv->isa,
              cv->threads, level, rw);
@@ -937,20 +955,49 @@ static int dram_memory_reason(const build_ctx *b, const curve *cv, double maxws,
     return 0;
 }
 
-/* Plateaus of one curve -> labelled entries in plateaus[], chosen ones in ceilings. A curve of
- * non-temporal stores (ns_roofline_nt_stores) gives a DRAM ceiling only. */
-static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, json_t *ceil) {
+/* The plateaus of one curve, and what the phases of ceilings_of_curve share. */
+typedef struct {
     ns_plateau pl[MAX_PLATEAUS];
+    const char *label[MAX_PLATEAUS]; /* each plateau's level; NULL: none */
+    int chosen[MAX_PLATEAUS];        /* 1: the plateau that gives its level's ceiling */
+    int np;
+    double llc, maxws; /* the aggregate LLC of the curve's threads; its largest working set */
+    double llc_bw;     /* the ceiling of the last cache level, to compare DRAM with; NAN: none */
+    int reaches_4x;    /* the sweep reaches DRAM_LLC_MARGIN times the LLC */
+    int have_dram;     /* a DRAM plateau gave the DRAM ceiling */
+    int nt;            /* non-temporal stores: DRAM ceilings only */
+} curve_plateaus;
+
+/* DRAM bandwidth at least this fraction of the last cache level's plateau is no DRAM rate. */
+#define DRAM_NEAR_LLC 0.9
+
+/* The reason, into why, that a DRAM ceiling bw is suspect for being as fast as the LLC plateau
+ * p->llc_bw (a cache hwloc does not report); returns why, or NULL when it is not. */
+static const char *dram_near_llc(const build_ctx *b, const curve_plateaus *p, double bw, char *why,
+                                 size_t len) {
+    if (!(isfinite(p->llc_bw) && bw >= DRAM_NEAR_LLC * p->llc_bw)) return NULL;
+    snprintf(why, len, "suspect: as fast as the %s plateau (%.3g GB/s); a cache hwloc does not "
+                       "report?",
+             level_name(b->cs.level[b->cs.n - 1]), p->llc_bw);
+    return why;
+}
+
+/* Finds and labels the curve's plateaus and chooses one per level: for a cache the longest
+ * (then the faster), for DRAM the one at the largest working set, since DRAM is the curve's
+ * asymptote; non-temporal stores choose none of a cache. Returns -1 on allocation failure. */
+static int choose_plateaus(const build_ctx *b, const curve *cv, curve_plateaus *p) {
+    ns_plateau *pl = p->pl;
+    const char **label = p->label;
+    int *chosen = p->chosen;
     int np = ns_roofline_find_plateaus(cv->ws, cv->bw, cv->n, pl, MAX_PLATEAUS);
     if (np < 0) return -1;
     if (np > MAX_PLATEAUS) np = MAX_PLATEAUS;
-    const char *label[MAX_PLATEAUS];
-    int chosen[MAX_PLATEAUS] = {0};
-    for (int i = 0; i < np; i++)
+    p->np = np;
+    for (int i = 0; i < np; i++) {
         label[i] = ns_roofline_plateau_level(&b->cs, &pl[i], cv->threads);
+        chosen[i] = 0;
+    }
 
-    /* One plateau per level: for a cache the longest (then the faster), for DRAM the one at
-     * the largest working set, since DRAM is the curve's asymptote. */
     for (int i = 0; i < np; i++) {
         if (!label[i]) continue;
         int best = -1;
@@ -969,23 +1016,34 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
         chosen[best] = 1;
     }
 
-    double llc = llc_capacity(&b->cs, cv->threads), maxws = 0;
+    p->llc = llc_capacity(&b->cs, cv->threads), p->maxws = 0;
     for (size_t i = 0; i < cv->n; i++)
-        maxws = fmax(maxws, cv->ws[i]);
-    int reaches_4x = maxws >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc;
-    int ndram = 0, have_dram = 0;
-    double llc_bw = NAN; /* the ceiling of the last cache level, to compare DRAM with */
-    for (int i = 0; i < np; i++) {
-        if (label[i] && !strcmp(label[i], "DRAM")) ndram++;
+        p->maxws = fmax(p->maxws, cv->ws[i]);
+    p->reaches_4x = p->maxws >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * p->llc;
+    p->have_dram = 0;
+    p->llc_bw = NAN;
+    for (int i = 0; i < np; i++)
         if (chosen[i] && label[i] && b->cs.n &&
             !strcmp(label[i], level_name(b->cs.level[b->cs.n - 1])))
-            llc_bw = pl[i].gbytes_per_s;
-    }
-    int nt = ns_roofline_nt_stores(cv->kernel);
-    for (int i = 0; nt && i < np; i++)
+            p->llc_bw = pl[i].gbytes_per_s;
+    p->nt = ns_roofline_nt_stores(cv->kernel);
+    for (int i = 0; p->nt && i < np; i++)
         if (label[i] && strcmp(label[i], "DRAM")) chosen[i] = 0;
+    return 0;
+}
 
-    for (int i = 0; i < np; i++) {
+/* Every plateau into plateaus[] (labelled, used or not); a ceiling from each chosen one. A DRAM
+ * plateau counts only from DRAM_LLC_MARGIN times the LLC on (p->have_dram), or is suspect when it
+ * ends below; one that ends short of a sweep reaching that far is left to dram_tail_ceiling. */
+static void ceilings_from_plateaus(build_ctx *b, const curve *cv, curve_plateaus *p,
+                                   json_t *plateaus, json_t *ceil) {
+    const ns_plateau *pl = p->pl;
+    const char *const *label = p->label;
+    double llc = p->llc;
+    int ndram = 0;
+    for (int i = 0; i < p->np; i++)
+        if (label[i] && !strcmp(label[i], "DRAM")) ndram++;
+    for (int i = 0; i < p->np; i++) {
         json_t *o = json_object();
         ns_json_set_str(o, "kernel", cv->kernel);
         ns_json_set_str(o, "isa", cv->isa);
@@ -997,21 +1055,21 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
         ns_json_set_num(o, "slope_per_doubling", pl[i].slope, NULL);
         ns_json_set_int(o, "points", pl[i].npoints);
         ns_json_set_str(o, "level", label[i]);
-        json_object_set_new(o, "used", json_boolean(chosen[i]));
+        json_object_set_new(o, "used", json_boolean(p->chosen[i]));
         json_array_append_new(plateaus, o);
-        if (!chosen[i]) continue;
+        if (!p->chosen[i]) continue;
 
         const char *suspect = NULL;
         char why[200];
         double lo = pl[i].ws_lo_bytes, hi = pl[i].ws_hi_bytes;
         if (!strcmp(label[i], "DRAM")) {
             /* A DRAM plateau that ends short of a sweep reaching 4x the LLC: the largest
-             * points decide, as without a plateau (below). */
-            if (hi < DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc && reaches_4x) {
+             * points decide, as without a plateau (dram_tail_ceiling). */
+            if (hi < DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc && p->reaches_4x) {
                 json_object_set_new(o, "used", json_false());
                 continue;
             }
-            have_dram = 1;
+            p->have_dram = 1;
             /* Only the part of the plateau at >= 4x the aggregate LLC counts. */
             if (hi >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc) {
                 lo = fmax(lo, fmin(hi, DRAM_LLC_MARGIN * llc));
@@ -1024,13 +1082,7 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
                          hi / llc, l, cv->threads);
                 suspect = why;
             }
-            if (!suspect && isfinite(llc_bw) && pl[i].gbytes_per_s >= 0.9 * llc_bw) {
-                snprintf(why, sizeof why,
-                         "suspect: as fast as the %s plateau (%.3g GB/s); a cache hwloc does "
-                         "not report?",
-                         level_name(b->cs.level[b->cs.n - 1]), llc_bw);
-                suspect = why;
-            }
+            if (!suspect) suspect = dram_near_llc(b, p, pl[i].gbytes_per_s, why, sizeof why);
             if (ndram > 1)
                 note(b,
                      "%s/%s %d threads: %d plateaus beyond the last reported cache; the one at "
@@ -1042,207 +1094,225 @@ static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, js
         double mid, bw = median_in(cv, lo, hi, &cnt, &mid);
         add_ceiling(b, ceil, cv, label[i], bw, mid, lo, hi, cnt, "plateau", suspect);
     }
+}
 
-    /* A cache level without a plateau on this curve (a disturbed or coarse sweep): the median
-     * of the points well inside the level's range, from 2x the previous level's aggregate
-     * capacity to half its own, if there are at least NS_PLATEAU_MIN_POINTS of them. The range
-     * ends where every point from there on is as slow as the next level (within
-     * INTERIOR_NEXT_MARGIN of the median of the points well inside it; DRAM: all from 2x this
-     * level's capacity): a cache smaller than hwloc says (a VM shown its host's L3) does not
-     * hold those points. Too few points before them: all of them, suspect. */
-    for (int li = 0; !nt && li < b->cs.n; li++) {
-        const char *lv = level_name(b->cs.level[li]);
-        int found = 0;
-        for (int i = 0; i < np; i++)
-            found |= chosen[i] && label[i] && !strcmp(label[i], lv);
-        double lo = li ? 2 * ns_roofline_capacity(&b->cs, li - 1, cv->threads) : 0;
-        double hi = 0.5 * ns_roofline_capacity(&b->cs, li, cv->threads);
-        if (found || !(hi > lo)) continue;
-        int cnt, ncnt;
-        double mid, bw = median_in(cv, lo, hi, &cnt, &mid);
-        if (cnt < NS_PLATEAU_MIN_POINTS) continue;
-        double nmid, next = median_in(cv, 2 * ns_roofline_capacity(&b->cs, li, cv->threads),
-                                      li + 1 < b->cs.n
-                                          ? 0.5 * ns_roofline_capacity(&b->cs, li + 1, cv->threads)
-                                          : INFINITY,
-                                      &ncnt, &nmid);
-        /* The last point in range faster than the next level; the first one after it. */
-        double fast_ws = 0, slow_ws = INFINITY, slow_bw = NAN, end = 0;
-        for (size_t i = 0; i < cv->n; i++)
-            if (cv->ws[i] >= lo && cv->ws[i] <= hi && !(cv->bw[i] <= INTERIOR_NEXT_MARGIN * next))
-                fast_ws = fmax(fast_ws, cv->ws[i]);
-        for (size_t i = 0; ncnt > 0 && i < cv->n; i++)
-            if (cv->ws[i] > fast_ws && cv->ws[i] >= lo && cv->ws[i] <= hi && cv->ws[i] < slow_ws)
-                slow_ws = cv->ws[i], slow_bw = cv->bw[i];
-        for (size_t i = 0; i < cv->n; i++)
-            if (cv->ws[i] >= lo && cv->ws[i] < slow_ws) end = fmax(end, cv->ws[i]);
-        char why[400], s1[32], s2[32];
-        const char *next_name = li + 1 < b->cs.n ? level_name(b->cs.level[li + 1]) : "DRAM";
-        const char *suspect = NULL;
-        int kept = cnt;
-        double kbw = bw, kmid = mid;
-        if (isfinite(slow_ws)) {
-            kbw = median_in(cv, lo, end, &kept, &kmid);
-            fmt_bytes(slow_ws, s1, sizeof s1);
-            fmt_bytes(end, s2, sizeof s2);
-            if (kept >= NS_PLATEAU_MIN_POINTS) {
-                snprintf(why, sizeof why,
-                         "ok; no plateau found: median of the points well inside the level's "
-                         "working-set range, up to %s: from %s on the rate (%.4g GB/s) falls to "
-                         "the %s level's (%.4g GB/s, median of its points), so the level does "
-                         "not hold those",
-                         s2, s1, slow_bw, next_name, next);
-                bw = kbw, mid = kmid, hi = end, cnt = kept;
-            } else {
-                snprintf(why, sizeof why,
-                         "suspect: no plateau found, and from %s on the points fall to the %s "
-                         "level's rate (%.4g against %.4g GB/s): the level holds less than its "
-                         "reported size, or the sweep was disturbed",
-                         s1, next_name, slow_bw, next);
-                suspect = why;
-            }
-        }
-        /* Points that scatter more than a plateau's may: their median is no level's rate. */
-        double noise, spread;
-        char swhy[600], r1[32], r2[32];
-        if (!suspect && scatter_in(cv, lo, hi, &noise, &spread)) {
-            fmt_bytes(fmax(lo, cv_min_ws(cv)), r1, sizeof r1);
-            fmt_bytes(hi, r2, sizeof r2);
-            int len = snprintf(swhy, sizeof swhy,
-                               "suspect: no plateau found, and the %d points well inside the "
-                               "level's working-set range (%s to %s) scatter: ",
-                               cnt, r1, r2);
-            if (cnt <= 4 && spread > PLATEAU_SPLIT_RATIO)
-                snprintf(swhy + len, sizeof swhy - (size_t)len,
-                         "the fastest is %.2gx the slowest, more than the %.3gx a level of <= 4 "
-                         "points may spread: their median is no level's rate",
-                         spread, PLATEAU_SPLIT_RATIO);
-            else
-                snprintf(swhy + len, sizeof swhy - (size_t)len,
-                         "by %.0f%% (robust sigma around their trend), more than the %.0f%% of a "
-                         "plateau: their median is no level's rate",
-                         100 * noise, 100 * PLATEAU_MAX_NOISE);
-            /* The range was cut where the rate falls to the next level's: said too. */
-            len = (int)strlen(swhy);
-            if (isfinite(slow_ws) && kept >= NS_PLATEAU_MIN_POINTS)
-                snprintf(swhy + len, sizeof swhy - (size_t)len,
-                         " (the range ends at %s: from %s on the rate falls to the %s level's)", s2,
-                         s1, next_name);
-            suspect = swhy;
-        }
-        add_ceiling(b, ceil, cv, lv, bw, mid, fmax(lo, cv_min_ws(cv)), hi, cnt, "interior",
-                    suspect);
-        json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
-        if (!suspect && isfinite(slow_ws) && !strcmp(str_or(o, "source", ""), "interior"))
-            ns_json_set_str(o, "status", why);
-    }
-
-    /* No DRAM plateau that reaches 4x the LLC: a sweep with coarse steps (--quick: 2x) has too
-     * few points beyond the LLC for a plateau of three, and a disturbed one loses it to noise.
-     * When the sweep reaches 4x the LLC, its last DRAM_TAIL_POINTS points at >= 1.5x the LLC
-     * decide: their median is the DRAM ceiling unless they still fall (each lower than the
-     * one before, by more than DRAM_TAIL_FALL in all: the curve has not reached DRAM) or
-     * scatter by more than DRAM_TAIL_SCATTER (a disturbed sweep). Scatter without a downward
-     * trend is noise, not a missing plateau. */
-    if (!have_dram && b->cs.n) {
-        char l[32], w[32];
-        fmt_bytes(llc, l, sizeof l);
-        fmt_bytes(maxws, w, sizeof w);
-        if (reaches_4x) {
-            double tlo, thi, tbw, spread, fall;
-            int cnt = dram_tail(cv, 1.5 * llc, &tlo, &thi, &tbw, &spread, &fall);
-            char why[240];
-            const char *suspect = NULL;
-            if (cnt < 2 || fall > DRAM_TAIL_FALL) {
-                snprintf(why, sizeof why,
-                         "suspect: no DRAM plateau, and the last %d point(s) (%.1fx to %.1fx "
-                         "the aggregate LLC, %s) still fall, by %.0f%%: the curve has not "
-                         "settled",
-                         cnt, tlo / llc, thi / llc, l, 100 * fall);
-                suspect = why;
-            } else if (spread > DRAM_TAIL_SCATTER) {
-                snprintf(why, sizeof why,
-                         "suspect: no DRAM plateau, and the last %d points (%.1fx to %.1fx the "
-                         "aggregate LLC, %s) scatter by %.0f%%: a disturbed sweep",
-                         cnt, tlo / llc, thi / llc, l, 100 * spread);
-                suspect = why;
-            } else if (isfinite(llc_bw) && tbw >= 0.9 * llc_bw) {
-                snprintf(why, sizeof why,
-                         "suspect: as fast as the %s plateau (%.3g GB/s); a cache hwloc does "
-                         "not report?",
-                         level_name(b->cs.level[b->cs.n - 1]), llc_bw);
-                suspect = why;
-            }
-            add_ceiling(b, ceil, cv, "DRAM", tbw, sqrt(tlo * thi), tlo, thi, cnt,
-                        "largest working sets", suspect);
-            json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
-            if (!suspect && !strcmp(str_or(o, "source", ""), "largest working sets")) {
-                snprintf(why, sizeof why,
-                         "ok; no DRAM plateau reaching 4x the LLC, but the last %d points (%.1fx "
-                         "to %.1fx the aggregate LLC, %s) do not fall and agree within %.0f%%: "
-                         "their median",
-                         cnt, tlo / llc, thi / llc, l, 100 * spread);
-                ns_json_set_str(o, "status", why);
-            }
-        } else if (maxws > 2 * llc) {
-            /* Short of 4x LLC: the points beyond 2x LLC at the largest working sets give a
-             * ceiling, flagged as suspect: a labelled doubt rather than no roof. */
-            int cnt;
-            double lo = fmax(2 * llc, maxws / 2.1), mid,
-                   bw = median_in(cv, lo, INFINITY, &cnt, &mid);
-            char why[200];
+/* Cache level li when this curve has no plateau there (a disturbed or coarse sweep): the median
+ * of the points well inside the level's range, from 2x the previous level's aggregate capacity
+ * to half its own, if there are at least NS_PLATEAU_MIN_POINTS of them. The range ends where
+ * every point from there on is as slow as the next level (within INTERIOR_NEXT_MARGIN of the
+ * median of the points well inside it; DRAM: all from 2x this level's capacity): a cache smaller
+ * than hwloc says (a VM shown its host's L3) does not hold those points. Too few points before
+ * them: all of them, suspect. */
+static void interior_ceiling(build_ctx *b, const curve *cv, const curve_plateaus *p, int li,
+                             json_t *ceil) {
+    const char *lv = level_name(b->cs.level[li]);
+    int found = 0;
+    for (int i = 0; i < p->np; i++)
+        found |= p->chosen[i] && p->label[i] && !strcmp(p->label[i], lv);
+    double lo = li ? 2 * ns_roofline_capacity(&b->cs, li - 1, cv->threads) : 0;
+    double hi = 0.5 * ns_roofline_capacity(&b->cs, li, cv->threads);
+    if (found || !(hi > lo)) return;
+    int cnt, ncnt;
+    double mid, bw = median_in(cv, lo, hi, &cnt, &mid);
+    if (cnt < NS_PLATEAU_MIN_POINTS) return;
+    double nmid, next = median_in(cv, 2 * ns_roofline_capacity(&b->cs, li, cv->threads),
+                                  li + 1 < b->cs.n
+                                      ? 0.5 * ns_roofline_capacity(&b->cs, li + 1, cv->threads)
+                                      : INFINITY,
+                                  &ncnt, &nmid);
+    /* The last point in range faster than the next level; the first one after it. */
+    double fast_ws = 0, slow_ws = INFINITY, slow_bw = NAN, end = 0;
+    for (size_t i = 0; i < cv->n; i++)
+        if (cv->ws[i] >= lo && cv->ws[i] <= hi && !(cv->bw[i] <= INTERIOR_NEXT_MARGIN * next))
+            fast_ws = fmax(fast_ws, cv->ws[i]);
+    for (size_t i = 0; ncnt > 0 && i < cv->n; i++)
+        if (cv->ws[i] > fast_ws && cv->ws[i] >= lo && cv->ws[i] <= hi && cv->ws[i] < slow_ws)
+            slow_ws = cv->ws[i], slow_bw = cv->bw[i];
+    for (size_t i = 0; i < cv->n; i++)
+        if (cv->ws[i] >= lo && cv->ws[i] < slow_ws) end = fmax(end, cv->ws[i]);
+    char why[400], s1[32], s2[32];
+    const char *next_name = li + 1 < b->cs.n ? level_name(b->cs.level[li + 1]) : "DRAM";
+    const char *suspect = NULL;
+    int kept = cnt;
+    double kbw = bw, kmid = mid;
+    if (isfinite(slow_ws)) {
+        kbw = median_in(cv, lo, end, &kept, &kmid);
+        fmt_bytes(slow_ws, s1, sizeof s1);
+        fmt_bytes(end, s2, sizeof s2);
+        if (kept >= NS_PLATEAU_MIN_POINTS) {
             snprintf(why, sizeof why,
-                     "suspect: no DRAM plateau, and the sweep stops at %s, below 4x the "
-                     "aggregate LLC (%s): may hold cache bandwidth",
-                     w, l);
-            add_ceiling(b, ceil, cv, "DRAM", bw, mid, lo, maxws, cnt, "largest working sets", why);
+                     "ok; no plateau found: median of the points well inside the level's "
+                     "working-set range, up to %s: from %s on the rate (%.4g GB/s) falls to "
+                     "the %s level's (%.4g GB/s, median of its points), so the level does "
+                     "not hold those",
+                     s2, s1, slow_bw, next_name, next);
+            bw = kbw, mid = kmid, hi = end, cnt = kept;
         } else {
-            note(b,
-                 "%s/%s %d threads: no DRAM ceiling; the sweep stops at %s, below 2x the "
-                 "aggregate LLC (%s)",
-                 cv->kernel, cv->isa, cv->threads, w, l);
+            snprintf(why, sizeof why,
+                     "suspect: no plateau found, and from %s on the points fall to the %s "
+                     "level's rate (%.4g against %.4g GB/s): the level holds less than its "
+                     "reported size, or the sweep was disturbed",
+                     s1, next_name, slow_bw, next);
+            suspect = why;
         }
     }
+    /* Points that scatter more than a plateau's may: their median is no level's rate. */
+    double noise, spread;
+    char swhy[600], r1[32], r2[32];
+    if (!suspect && scatter_in(cv, lo, hi, &noise, &spread)) {
+        fmt_bytes(fmax(lo, cv_min_ws(cv)), r1, sizeof r1);
+        fmt_bytes(hi, r2, sizeof r2);
+        int len = snprintf(swhy, sizeof swhy,
+                           "suspect: no plateau found, and the %d points well inside the "
+                           "level's working-set range (%s to %s) scatter: ",
+                           cnt, r1, r2);
+        if (cnt <= 4 && spread > PLATEAU_SPLIT_RATIO)
+            snprintf(swhy + len, sizeof swhy - (size_t)len,
+                     "the fastest is %.2gx the slowest, more than the %.3gx a level of <= 4 "
+                     "points may spread: their median is no level's rate",
+                     spread, PLATEAU_SPLIT_RATIO);
+        else
+            snprintf(swhy + len, sizeof swhy - (size_t)len,
+                     "by %.0f%% (robust sigma around their trend), more than the %.0f%% of a "
+                     "plateau: their median is no level's rate",
+                     100 * noise, 100 * PLATEAU_MAX_NOISE);
+        /* The range was cut where the rate falls to the next level's: said too. */
+        len = (int)strlen(swhy);
+        if (isfinite(slow_ws) && kept >= NS_PLATEAU_MIN_POINTS)
+            snprintf(swhy + len, sizeof swhy - (size_t)len,
+                     " (the range ends at %s: from %s on the rate falls to the %s level's)", s2,
+                     s1, next_name);
+        suspect = swhy;
+    }
+    add_ceiling(b, ceil, cv, lv, bw, mid, fmax(lo, cv_min_ws(cv)), hi, cnt, "interior", suspect);
+    json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
+    if (!suspect && isfinite(slow_ws) && !strcmp(str_or(o, "source", ""), "interior"))
+        ns_json_set_str(o, "status", why);
+}
 
-    /* A level at which the sweep gave this curve no ceiling, but the kernel phase measured the
-     * same kernel with its working set there: that measurement is the curve's ceiling. */
+/* No DRAM plateau that reaches 4x the LLC: a sweep with coarse steps (--quick: 2x) has too
+ * few points beyond the LLC for a plateau of three, and a disturbed one loses it to noise.
+ * When the sweep reaches 4x the LLC, its last DRAM_TAIL_POINTS points at >= DRAM_TAIL_FROM
+ * times the LLC decide: their median is the DRAM ceiling unless they still fall (each lower
+ * than the one before, by more than DRAM_TAIL_FALL in all: the curve has not reached DRAM) or
+ * scatter by more than DRAM_TAIL_SCATTER (a disturbed sweep). Scatter without a downward
+ * trend is noise, not a missing plateau. Short of 4x but beyond 2x: a suspect ceiling; else a
+ * note. */
+static void dram_tail_ceiling(build_ctx *b, const curve *cv, const curve_plateaus *p,
+                              json_t *ceil) {
+    double llc = p->llc, maxws = p->maxws;
+    char l[32], w[32];
+    fmt_bytes(llc, l, sizeof l);
+    fmt_bytes(maxws, w, sizeof w);
+    if (p->reaches_4x) {
+        double tlo, thi, tbw, spread, fall;
+        int cnt = dram_tail(cv, DRAM_TAIL_FROM * llc, &tlo, &thi, &tbw, &spread, &fall);
+        char why[240];
+        const char *suspect = NULL;
+        if (cnt < 2 || fall > DRAM_TAIL_FALL) {
+            snprintf(why, sizeof why,
+                     "suspect: no DRAM plateau, and the last %d point(s) (%.1fx to %.1fx "
+                     "the aggregate LLC, %s) still fall, by %.0f%%: the curve has not "
+                     "settled",
+                     cnt, tlo / llc, thi / llc, l, 100 * fall);
+            suspect = why;
+        } else if (spread > DRAM_TAIL_SCATTER) {
+            snprintf(why, sizeof why,
+                     "suspect: no DRAM plateau, and the last %d points (%.1fx to %.1fx the "
+                     "aggregate LLC, %s) scatter by %.0f%%: a disturbed sweep",
+                     cnt, tlo / llc, thi / llc, l, 100 * spread);
+            suspect = why;
+        } else {
+            suspect = dram_near_llc(b, p, tbw, why, sizeof why);
+        }
+        add_ceiling(b, ceil, cv, "DRAM", tbw, sqrt(tlo * thi), tlo, thi, cnt,
+                    "largest working sets", suspect);
+        json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
+        if (!suspect && !strcmp(str_or(o, "source", ""), "largest working sets")) {
+            snprintf(why, sizeof why,
+                     "ok; no DRAM plateau reaching 4x the LLC, but the last %d points (%.1fx "
+                     "to %.1fx the aggregate LLC, %s) do not fall and agree within %.0f%%: "
+                     "their median",
+                     cnt, tlo / llc, thi / llc, l, 100 * spread);
+            ns_json_set_str(o, "status", why);
+        }
+    } else if (maxws > 2 * llc) {
+        /* Short of 4x LLC: the points beyond 2x LLC at the largest working sets give a
+         * ceiling, flagged as suspect: a labelled doubt rather than no roof. */
+        int cnt;
+        double lo = fmax(2 * llc, maxws / 2.1), mid, bw = median_in(cv, lo, INFINITY, &cnt, &mid);
+        char why[200];
+        snprintf(why, sizeof why,
+                 "suspect: no DRAM plateau, and the sweep stops at %s, below 4x the "
+                 "aggregate LLC (%s): may hold cache bandwidth",
+                 w, l);
+        add_ceiling(b, ceil, cv, "DRAM", bw, mid, lo, maxws, cnt, "largest working sets", why);
+    } else {
+        note(b,
+             "%s/%s %d threads: no DRAM ceiling; the sweep stops at %s, below 2x the "
+             "aggregate LLC (%s)",
+             cv->kernel, cv->isa, cv->threads, w, l);
+    }
+}
+
+/* A level at which the sweep gave this curve no ceiling, but the kernel phase measured the
+ * same kernel with its working set there: that measurement is the curve's ceiling (nt: DRAM
+ * only). */
+static void kernel_phase_only_levels(build_ctx *b, const curve *cv, int nt, json_t *ceil) {
     for (int li = nt ? b->cs.n : 0; b->cs.n && li <= b->cs.n; li++) {
         const char *lv = li < b->cs.n ? level_name(b->cs.level[li]) : "DRAM";
         if (!has_ceiling(ceil, cv, lv))
             add_ceiling(b, ceil, cv, lv, NAN, NAN, NAN, NAN, 0, "kernel phase", NULL);
     }
+}
 
-    /* Still no DRAM ceiling for lack of memory: an entry without a rate that says so, so the
-     * report and the console do not just stop at the last cache level. */
+/* Still no DRAM ceiling for lack of memory: an entry without a rate that says so, so the
+ * report and the console do not just stop at the last cache level. */
+static void dram_not_measured_entry(build_ctx *b, const curve *cv, double maxws, json_t *ceil) {
     char why[400];
-    if (b->cs.n && !has_ceiling(ceil, cv, "DRAM") &&
-        dram_memory_reason(b, cv, maxws, why, sizeof why)) {
-        json_t *o = json_object();
-        ns_json_set_str(o, "level", "DRAM");
-        ns_json_set_int(o, "threads", cv->threads);
-        ns_json_set_str(o, "kernel", cv->kernel);
-        ns_json_set_str(o, "isa", cv->isa);
-        ns_json_set_str(o, "precision", cv->precision);
-        json_object_set_new(o, "gbytes_per_s", json_null());
-        ns_json_set_int(o, "points", 0);
-        ns_json_set_str(o, "source", "sweep");
-        json_object_set_new(o, "suspect", json_false());
-        char st[480];
-        snprintf(st, sizeof st, "not measured: no DRAM ceiling: %s", why);
-        ns_json_set_str(o, "status", st);
-        json_array_append_new(ceil, o);
-        note(b, "%s/%s %d threads: no DRAM ceiling: %s", cv->kernel, cv->isa, cv->threads, why);
-    }
+    if (!b->cs.n || has_ceiling(ceil, cv, "DRAM") ||
+        !dram_memory_reason(b, cv, maxws, why, sizeof why))
+        return;
+    json_t *o = json_object();
+    ns_json_set_str(o, "level", "DRAM");
+    ns_json_set_int(o, "threads", cv->threads);
+    ns_json_set_str(o, "kernel", cv->kernel);
+    ns_json_set_str(o, "isa", cv->isa);
+    ns_json_set_str(o, "precision", cv->precision);
+    json_object_set_new(o, "gbytes_per_s", json_null());
+    ns_json_set_int(o, "points", 0);
+    ns_json_set_str(o, "source", "sweep");
+    json_object_set_new(o, "suspect", json_false());
+    char st[480];
+    snprintf(st, sizeof st, "not measured: no DRAM ceiling: %s", why);
+    ns_json_set_str(o, "status", st);
+    json_array_append_new(ceil, o);
+    note(b, "%s/%s %d threads: no DRAM ceiling: %s", cv->kernel, cv->isa, cv->threads, why);
+}
+
+/* Plateaus of one curve -> labelled entries in plateaus[], chosen ones in ceilings; then the
+ * levels without a plateau. A curve of non-temporal stores (ns_roofline_nt_stores) gives a
+ * DRAM ceiling only. Returns -1 on allocation failure. */
+static int ceilings_of_curve(build_ctx *b, const curve *cv, json_t *plateaus, json_t *ceil) {
+    curve_plateaus p;
+    if (choose_plateaus(b, cv, &p) != 0) return -1;
+    ceilings_from_plateaus(b, cv, &p, plateaus, ceil);
+    for (int li = 0; !p.nt && li < b->cs.n; li++)
+        interior_ceiling(b, cv, &p, li, ceil);
+    if (!p.have_dram && b->cs.n) dram_tail_ceiling(b, cv, &p, ceil);
+    kernel_phase_only_levels(b, cv, p.nt, ceil);
+    dram_not_measured_entry(b, cv, p.maxws, ceil);
     return 0;
 }
 
-/* 1 when name is a ceiling kernel: one that `nodescale run` sweeps (harness/run.c,
- * sweep_kernels_full), or that has a sweep curve in this file. */
+const char *const ns_sweep_kernels[NS_SWEEP_KERNEL_COUNT] = {"stream_load", "stream_copy",
+                                                             "stream_triad", "stream_triad_nt"};
+
+/* 1 when name is a ceiling kernel: one that `nodescale run` sweeps (ns_sweep_kernels), or that
+ * has a sweep curve in this file. */
 static int ceiling_kernel(const build_ctx *b, const char *name) {
-    static const char *const swept[] = {"stream_load", "stream_copy", "stream_triad",
-                                        "stream_triad_nt"};
-    for (size_t k = 0; k < sizeof swept / sizeof swept[0]; k++)
-        if (!strcmp(name, swept[k])) return 1;
+    for (size_t k = 0; k < NS_SWEEP_KERNEL_COUNT; k++)
+        if (!strcmp(name, ns_sweep_kernels[k])) return 1;
     for (size_t c = 0; c < b->ncurves; c++)
         if (!strcmp(b->curves[c].kernel, name)) return 1;
     return 0;
@@ -1320,18 +1390,6 @@ static double ceiling_median(const build_ctx *b, const json_t *c) {
     return tmin > 0 && tmed > 0 && isfinite(med) ? med : NAN;
 }
 
-/* Appends printf-style text at buf + *n (buf holds len bytes); *n stops at len on truncation. */
-static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(buf + *n, *n < len ? len - *n : 0, fmt, ap);
-    va_end(ap);
-    *n += k > 0 ? (size_t)k : 0;
-    if (*n > len) *n = len;
-}
-
 /* Why the compute ceiling c (one of ceilings.compute[]) is suspect, into buf ("" when it is
  * not); returns 1 when it is. The evidence: its result's samples spread (CV above
  * COMPUTE_MAX_CV, or a fastest sample more than COMPUTE_MAX_SPREAD times its median); an SP
@@ -1342,9 +1400,10 @@ static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...) {
  * threads (an add does half the FLOPs of an FMA on the same or fewer ports): both are then
  * suspect (not so FMA+ADD, whose adds may issue on ports of their own);
  * a T-thread ceiling more than SCALING_SLACK x T times the 1-thread one of the same precision
- * and mix (T threads cannot give more than T times one): both are then suspect; a T-thread ceiling more than
- * SCALING_SLACK times below the 1-thread one (T threads cannot do less than one): both are then
- * suspect. Which one is wrong the ceilings alone cannot tell, and the reasons say so. */
+ * and mix (T threads cannot give more than T times one): both are then suspect; a T-thread
+ * ceiling that the 1-thread one exceeds by more than SCALING_SLACK times (T threads cannot do
+ * less than one): both are then suspect. Which one is wrong the ceilings alone cannot tell, and
+ * the reasons say so. */
 static int compute_suspect(const build_ctx *b, const json_t *compute, const json_t *c, char *buf,
                            size_t len) {
     const char *prec = str_or(c, "precision", ""), *mix = str_or(c, "mix", "");
@@ -1353,7 +1412,7 @@ static int compute_suspect(const build_ctx *b, const json_t *compute, const json
     double cvv = ceiling_cv(b, c);
     size_t n = 0;
     buf[0] = 0;
-#define ADD(...) appendf(buf, len, &n, __VA_ARGS__)
+#define ADD(...) ns_appendf(buf, len, &n, __VA_ARGS__)
 #define SEP (n ? "; " : "")
     if (cvv > COMPUTE_MAX_CV)
         ADD("%sits measurement was disturbed (CV %.0f%%)", SEP, 100 * cvv);
@@ -1444,17 +1503,20 @@ static void set_or_null(json_t *o, const char *key, double v) {
     json_object_set_new(o, key, isfinite(v) ? json_real(v) : json_null());
 }
 
-/* The compute roof's mix for a kernel that states none. Reductions and STREAM kernels are
- * memory bound: they are judged by the bandwidth roof, and their compute roof (kept in the
- * min() so an L1-resident sum that outruns the adders is still called compute bound) is the
- * ceiling of the instructions they issue: ADD-only for sums (and STREAM add), FMA-only for dot
- * products, norms and triads; none (bandwidth roof only) for copy, scale, load and max-abs,
- * whose arithmetic no ceiling of ours measures. Everything else (GEMM) gets FMA-only. */
-static const char *default_mix(const char *family, const char *name, int *memory_bound) {
-    *memory_bound = family && (!strcmp(family, "reduce") || !strcmp(family, "stream"));
-    if (!*memory_bound) return "fma";
-    if (strstr(name, "sum") || !strcmp(name, "stream_add")) return "add";
-    if (strstr(name, "dot") || strstr(name, "nrm2") || strstr(name, "triad")) return "fma";
+/* The compute roof's mix for a kernel whose result states none (files written before stream and
+ * reduce results recorded it). Reductions and STREAM kernels are memory bound
+ * (ns_family_memory_bound): they are judged by the bandwidth roof, and their compute roof (kept
+ * in the min() so an L1-resident sum that outruns the adders is still called compute bound) is
+ * the ceiling of the instructions they issue, their descriptor's mix (kernels/registry.h):
+ * ADD-only for sums (and STREAM add), FMA-only for dot products, norms and triads; none
+ * (bandwidth roof only) for copy, scale, load and max-abs, whose arithmetic no ceiling of ours
+ * measures, and for a name no descriptor has. Everything else (GEMM) gets FMA-only. */
+static const char *default_mix(const char *family, const char *name) {
+    if (!ns_family_memory_bound(family)) return "fma";
+    size_t n;
+    const ns_kernel *const *all = ns_registry(&n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(all[i]->name, name)) return all[i]->mix;
     return NULL;
 }
 
@@ -1491,8 +1553,7 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
     double cvv = ceiling_cv(b, cr);
     size_t n = 0;
     buf[0] = 0;
-#define ADD(...)                                                                                   \
-    (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__), n = n < len ? n : len)
+#define ADD(...) ns_appendf(buf, len, &n, __VA_ARGS__)
     /* A clock difference explains at most the ratio of the clocks; beyond that, other causes. */
     double excess = gflops / cg - 1, clock_gain = NAN;
     if (json_is_true(json_object_get(probe, "changed")) && before > 0 && after > 0) {
@@ -1500,14 +1561,15 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
         ADD("the clock changed during the run (clock probe %.2f -> %.2f GHz): the ceiling and "
             "this kernel may have run at different clocks (boost), which explains up to %.0f%%",
             before, after, 100 * clock_gain);
-    } else if (fq > 0 && fmax(before, after) > 1.03 * fq) {
+    } else if (fq > 0 && fmax(before, after) > CLOCK_BOOST_MIN * fq) {
         clock_gain = fmax(before, after) / fq - 1;
         ADD("the ceiling was measured at %.2f GHz, the clock probe saw %.2f GHz (boost), which "
             "explains up to %.0f%%",
             fq, fmax(before, after), 100 * clock_gain);
     }
-    int clock_enough = clock_gain >= excess - 0.02;
-    int spread = med > 0 && med<0.95 * cg, noisy = cvv> 0.05;
+    int clock_enough = clock_gain >= excess - CLOCK_EXCESS_SLACK;
+    int spread = med > 0 && med < ABOVE_ROOF_MEDIAN_FRAC * cg;
+    int noisy = cvv > ABOVE_ROOF_CV;
     if ((spread || noisy) && !clock_enough) {
         ADD("%sthe ceiling's measurement was disturbed (", n ? "; beyond that, " : "");
         if (spread) ADD("fastest sample %.4g, median %.4g GFLOP/s", cg, med);
@@ -1562,154 +1624,195 @@ static const char *kernel_isa(const build_ctx *b, const json_t *r, int *peer) {
     return NULL;
 }
 
-/* Roof fields of one results[] entry; appends its point to points[]. */
-static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_t *points) {
-    const char *prec = str_or(r, "precision", NULL);
-    const char *name = str_or(r, "name", "?");
+/* One results[] entry being judged (roof_of_result): what it states, its roofs, the verdict. */
+typedef struct {
+    const char *prec, *name, *id, *mix, *level;
+    int threads, asked, used; /* judged at, asked for, ran on (threads_used) */
+    int membound;             /* a memory-bound family (ns_family_memory_bound) */
+    int in_registers;         /* no bytes, some FLOPs (peak kernels): compute roof only */
+    int no_flops;             /* bytes, no FLOPs (copy-like): judged by the bandwidth ceiling */
+    int nt_cache;             /* non-temporal stores at a cache working set: no roof */
+    int fell_back;            /* judged at the threads it asked for: none measured at its own */
+    int peer;                 /* a GEMM peer; kisa is the ISA its library runs */
+    const char *kisa, *narrower; /* the kernel's ISA; the narrower ISA of its compute ceiling */
+    double ws, gflops, ai;
+    const json_t *cr;  /* compute roof; NULL: none */
+    const bw_roof *br; /* bandwidth roof; NULL: none */
+    double cg, bw;     /* their rates (NAN: none) */
+    double roof, frac, frac_fast, speed; /* attainable, fraction of it (median, fastest sample) */
+    int bwb;           /* the bandwidth roof is the lower one */
+    int roof_suspect;  /* the limiting roof is suspect */
+    int own_c, own_b;  /* it is its compute / bandwidth roof's own measurement */
+    int fast_above;    /* above the roof only in its fastest sample */
+    char limit[24];    /* roof_limit: "compute", "bandwidth:LEVEL", "" */
+    char status[1400]; /* roof_status */
+    double mai, mroof; /* counter-measured AI, and the roof there */
+} judged;
+
+/* The kernel's mix, level, compute and bandwidth roofs, at the threads it ran on or (when no
+ * ceiling was measured there) the threads it asked for. */
+static void pick_roofs(build_ctx *b, json_t *r, const json_t *compute, judged *k) {
+    k->prec = str_or(r, "precision", NULL);
+    k->name = str_or(r, "name", "?");
     /* Judged at the threads it ran on: GEMM runs small calls on fewer (threads_used). */
-    int threads = json_int(r, "threads", 0), asked = threads;
-    int used = json_int(r, "threads_used", threads);
-    if (used > 0 && used < threads) threads = used;
-    double ws = ns_json_get_num(r, "working_set_bytes");
-    double gflops = ns_json_get_num(r, "gflops");
-    double ai = ns_json_get_num(r, "ai_flop_per_byte");
-    if (!isfinite(ai)) {
+    k->threads = json_int(r, "threads", 0), k->asked = k->threads;
+    k->used = json_int(r, "threads_used", k->threads);
+    if (k->used > 0 && k->used < k->threads) k->threads = k->used;
+    k->ws = ns_json_get_num(r, "working_set_bytes");
+    k->gflops = ns_json_get_num(r, "gflops");
+    k->ai = ns_json_get_num(r, "ai_flop_per_byte");
+    if (!isfinite(k->ai)) {
         double f = ns_json_get_num(r, "flops"), by = ns_json_get_num(r, "bytes");
         if (isfinite(f) && isfinite(by) && f > 0 && by > 0) {
-            ai = f / by;
-            json_object_set_new(r, "ai_flop_per_byte", json_real(ai));
+            k->ai = f / by;
+            json_object_set_new(r, "ai_flop_per_byte", json_real(k->ai));
         }
     }
     /* The kernel's instruction mix: its own, that of the compute ceiling it measured, or the
      * default of its family (default_mix). */
     const char *mix = str_or(r, "mix", NULL);
-    const char *id = str_or(r, "id", NULL);
+    k->id = str_or(r, "id", NULL);
     size_t ci;
     json_t *ce;
     json_array_foreach(compute, ci, ce) {
-        if (!mix && id && !strcmp(str_or(ce, "result_id", ""), id)) mix = str_or(ce, "mix", NULL);
+        if (!mix && k->id && !strcmp(str_or(ce, "result_id", ""), k->id))
+            mix = str_or(ce, "mix", NULL);
     }
-    int membound = 0;
-    if (!mix) mix = default_mix(str_or(r, "family", NULL), name, &membound);
+    const char *family = str_or(r, "family", NULL);
+    k->membound = ns_family_memory_bound(family);
+    if (!mix) mix = default_mix(family, k->name);
+    k->mix = mix;
     /* Register-resident (peak kernels): no memory traffic, only the compute roof applies. */
     double nbytes = ns_json_get_num(r, "bytes");
     double nflops = ns_json_get_num(r, "flops");
-    int in_registers = nbytes == 0 && nflops > 0;
-    int no_flops = nflops == 0 && nbytes > 0;
-    const char *level = ns_roofline_level_of(&b->cs, ws, threads);
-    const json_t *cr =
-        prec && threads > 0 && mix ? compute_roof(compute, prec, threads, mix) : NULL;
+    k->in_registers = nbytes == 0 && nflops > 0;
+    k->no_flops = nflops == 0 && nbytes > 0;
+    const char *prec = k->prec;
+    k->level = ns_roofline_level_of(&b->cs, k->ws, k->threads);
+    k->cr = prec && k->threads > 0 && mix ? compute_roof(compute, prec, k->threads, mix) : NULL;
     /* Non-temporal stores go to memory while the loads come from the level: no one ceiling. */
-    int nt_cache = level && strcmp(level, "DRAM") && ns_roofline_nt_stores(name);
-    const bw_roof *br = level && !nt_cache ? find_bw_roof(b, level, threads) : NULL;
+    k->nt_cache = k->level && strcmp(k->level, "DRAM") && ns_roofline_nt_stores(k->name);
+    k->br = k->level && !k->nt_cache ? find_bw_roof(b, k->level, k->threads) : NULL;
     /* Ceilings are measured at 1 and all threads only: a result that ran on a count in between
      * is judged, as its id says, at the threads it asked for (its fraction then reads low, and
      * roof_status says why). */
-    int fell_back = 0;
-    if (threads < asked && ((!cr && !membound) || (level && !nt_cache && !br))) {
-        fell_back = 1, threads = asked;
-        level = ns_roofline_level_of(&b->cs, ws, threads);
-        cr = prec && mix ? compute_roof(compute, prec, threads, mix) : NULL;
-        br = level && !nt_cache ? find_bw_roof(b, level, threads) : NULL;
+    k->fell_back = 0;
+    if (k->threads < k->asked &&
+        ((!k->cr && !k->membound) || (k->level && !k->nt_cache && !k->br))) {
+        k->fell_back = 1, k->threads = k->asked;
+        k->level = ns_roofline_level_of(&b->cs, k->ws, k->threads);
+        k->cr = prec && mix ? compute_roof(compute, prec, k->threads, mix) : NULL;
+        k->br = k->level && !k->nt_cache ? find_bw_roof(b, k->level, k->threads) : NULL;
     }
     /* A compute ceiling of a narrower ISA than the kernel's does not bound it: a peer that runs
      * AVX-512 kernels where only AVX2 ceilings were measured (NODESCALE_ISA=avx2) has no roof. */
-    int peer = 0;
-    const char *kisa = kernel_isa(b, r, &peer);
-    const char *narrower = cr && isa_rank(str_or(cr, "isa", NULL)) >= 0 &&
-                                   isa_rank(kisa) > isa_rank(str_or(cr, "isa", NULL))
-                               ? str_or(cr, "isa", NULL)
-                               : NULL;
-    if (narrower) cr = NULL;
-    double cg = cr ? ns_json_get_num(cr, "gflops") : NAN;
-    double bw = br ? br->gbytes_per_s : NAN;
+    k->peer = 0;
+    k->kisa = kernel_isa(b, r, &k->peer);
+    const char *cisa = k->cr ? str_or(k->cr, "isa", NULL) : NULL;
+    k->narrower =
+        k->cr && isa_rank(cisa) >= 0 && isa_rank(k->kisa) > isa_rank(cisa) ? cisa : NULL;
+    if (k->narrower) k->cr = NULL;
+    k->cg = k->cr ? ns_json_get_num(k->cr, "gflops") : NAN;
+    k->bw = k->br ? k->br->gbytes_per_s : NAN;
+}
 
-    char status[1400] = "ok";
-    if (in_registers && cr) {
-        ai = NAN;
-        level = NULL;
-        snprintf(status, sizeof status, "ok; register-resident: compute roof only");
+/* The attainable roof, and the fraction of it the kernel reached at its median and at its
+ * fastest sample (the statistic the ceilings themselves are taken with). */
+static void judge_roof(const json_t *r, judged *k) {
+    k->bwb = 0, k->roof_suspect = 0;
+    if (k->in_registers && k->cr)
+        k->roof = k->cg;
+    else if (k->membound && !k->cr) { /* bandwidth roof only */
+        k->roof = k->prec && k->threads > 0 && isfinite(k->ai) && k->ai > 0 && k->bw > 0
+                      ? k->ai * k->bw
+                      : NAN;
+        k->bwb = 1;
+    } else
+        k->roof = ns_roofline_attainable(k->ai, k->cg, k->bw, &k->bwb);
+    k->frac = isfinite(k->roof) && isfinite(k->gflops) && k->gflops >= 0 ? k->gflops / k->roof
+                                                                          : NAN;
+    const json_t *ts = json_object_get(r, "time_s");
+    double tmin = ns_json_get_num(ts, "min"), tmed = ns_json_get_num(ts, "median");
+    k->speed = tmin > 0 && tmed > 0 ? tmed / tmin : NAN; /* fastest over median rate */
+    k->frac_fast = isfinite(k->frac) ? k->frac * k->speed : NAN;
+    /* Above the roof only in the fastest sample: flagged like a median above it (the same
+     * causes), except where this entry is the roof's own measurement (a compute ceiling, or a
+     * kernel-phase bandwidth ceiling), which cannot beat itself (1e-9: rounding). */
+    k->own_c = k->cr && k->id && !strcmp(str_or(k->cr, "result_id", ""), k->id);
+    k->own_b = k->br && k->id && k->br->result_id && !strcmp(k->br->result_id, k->id);
+    k->fast_above = !(k->frac > 1.0) && k->frac_fast > 1.0 + 1e-9;
+    k->limit[0] = 0;
+}
+
+/* roof_status and roof_limit: why there is no roof; else which roof judges the kernel, whether
+ * it is suspect, and the cause of a point above it. A copy-like kernel (no FLOPs) is judged by
+ * its bandwidth against the level's ceiling (frac becomes that). */
+static void roof_status_text(build_ctx *b, const json_t *r, const json_t *compute, judged *k) {
+    char *status = k->status;
+    const size_t cap = sizeof k->status;
+    const char *prec = k->prec, *mix = k->mix, *level = k->level;
+    int threads = k->threads;
+    snprintf(status, cap, "ok");
+    if (k->in_registers && k->cr) {
+        k->ai = NAN;
+        k->level = level = NULL;
+        snprintf(status, cap, "ok; register-resident: compute roof only");
     } else if (!prec || threads < 1)
-        snprintf(status, sizeof status, "no roof: precision or threads missing");
+        snprintf(status, cap, "no roof: precision or threads missing");
     else if (!level)
-        snprintf(status, sizeof status, "no roof: %s",
+        snprintf(status, cap, "no roof: %s",
                  b->cs.n ? "working_set_bytes missing or not positive" : "no cache sizes");
-    else if (nt_cache)
-        snprintf(status, sizeof status,
+    else if (k->nt_cache)
+        snprintf(status, cap,
                  "no roof: its non-temporal stores go to memory whatever the working set, while "
                  "its loads come from %s: neither the %s nor the DRAM ceiling describes it (it is "
                  "judged at DRAM working sets)",
                  level, level);
-    else if (narrower && !membound)
-        snprintf(status, sizeof status,
+    else if (k->narrower && !k->membound)
+        snprintf(status, cap,
                  "no roof: it runs %s kernels%s, wider than the widest %s compute ceiling for %s "
                  "at %d threads (%s): no %s ceiling was measured",
-                 kisa, peer ? " (context.gemm.peers)" : "", mix_words(mix), prec, threads, narrower,
-                 kisa);
-    else if (!cr && !membound)
-        snprintf(status, sizeof status, "no roof: no %s compute ceiling for %s at %d threads", mix,
-                 prec, threads);
-    else if (!br)
-        snprintf(status, sizeof status, "no roof: no %s bandwidth ceiling at %d threads", level,
+                 k->kisa, k->peer ? " (context.gemm.peers)" : "", mix_words(mix), prec, threads,
+                 k->narrower, k->kisa);
+    else if (!k->cr && !k->membound)
+        snprintf(status, cap, "no roof: no %s compute ceiling for %s at %d threads", mix, prec,
                  threads);
-    else if (!(isfinite(ai) && ai > 0) && !no_flops)
-        snprintf(status, sizeof status, "no roof: arithmetic intensity unknown");
+    else if (!k->br)
+        snprintf(status, cap, "no roof: no %s bandwidth ceiling at %d threads", level, threads);
+    else if (!(isfinite(k->ai) && k->ai > 0) && !k->no_flops)
+        snprintf(status, cap, "no roof: arithmetic intensity unknown");
 
-    int bwb = 0, roof_suspect = 0;
-    double roof;
-    if (in_registers && cr)
-        roof = cg;
-    else if (membound && !cr) /* bandwidth roof only */
-        roof = prec && threads > 0 && isfinite(ai) && ai > 0 && bw > 0 ? ai * bw : NAN, bwb = 1;
-    else
-        roof = ns_roofline_attainable(ai, cg, bw, &bwb);
-    double frac = isfinite(roof) && isfinite(gflops) && gflops >= 0 ? gflops / roof : NAN;
-    /* The same roof against the kernel's fastest sample (its rate at time_s.min rather than
-     * time_s.median): the statistic the ceilings themselves are taken with. */
-    const json_t *ts = json_object_get(r, "time_s");
-    double tmin = ns_json_get_num(ts, "min"), tmed = ns_json_get_num(ts, "median");
-    double speed = tmin > 0 && tmed > 0 ? tmed / tmin : NAN; /* fastest over median rate */
-    double frac_fast = isfinite(frac) ? frac * speed : NAN;
-    /* Above the roof only in the fastest sample: flagged like a median above it (the same
-     * causes), except where this entry is the roof's own measurement (a compute ceiling, or a
-     * kernel-phase bandwidth ceiling), which cannot beat itself (1e-9: rounding). */
-    int own_c = cr && id && !strcmp(str_or(cr, "result_id", ""), id);
-    int own_b = br && id && br->result_id && !strcmp(br->result_id, id);
-    int fast_above = !(frac > 1.0) && frac_fast > 1.0 + 1e-9;
-    char limit[24] = "";
-    if (no_flops && br) {
+    const bw_roof *br = k->br;
+    double bw = k->bw, cg = k->cg;
+    size_t len = strlen(status);
+#define ADD(...) ns_appendf(status, cap, &len, __VA_ARGS__)
+    if (k->no_flops && br) {
         /* Copy-like kernels do no arithmetic: judge their bandwidth against the level's. */
         double gbps = ns_json_get_num(r, "gbytes_per_s");
-        frac = gbps >= 0 ? gbps / bw : NAN;
-        frac_fast = isfinite(frac) ? frac * speed : NAN;
-        roof_suspect = br->suspect;
-        fast_above = !(frac > 1.0) && frac_fast > 1.0 + 1e-9;
-        snprintf(limit, sizeof limit, "bandwidth:%s", level);
-        int len = snprintf(status, sizeof status,
-                           "ok; no flops: roof_gflops is null and fraction_of_roof is of the %s "
-                           "bandwidth ceiling (%.4g GB/s, %s)%s",
-                           level, bw, br->kernel,
-                           br->suspect ? " (suspect, see ceilings.bandwidth)" : "");
-        if (len >= 0 && (size_t)len < sizeof status) {
-            if (frac > 1.0)
-                above_bandwidth_reason(br, frac, gbps, "", "", status + len,
-                                       sizeof status - (size_t)len);
-            else if (fast_above && !own_b)
-                above_bandwidth_reason(br, frac_fast, gbps * speed, "", FASTEST, status + len,
-                                       sizeof status - (size_t)len);
+        k->frac = gbps >= 0 ? gbps / bw : NAN;
+        k->frac_fast = isfinite(k->frac) ? k->frac * k->speed : NAN;
+        k->roof_suspect = br->suspect;
+        k->fast_above = !(k->frac > 1.0) && k->frac_fast > 1.0 + 1e-9;
+        snprintf(k->limit, sizeof k->limit, "bandwidth:%s", level);
+        len = 0;
+        ADD("ok; no flops: roof_gflops is null and fraction_of_roof is of the %s bandwidth "
+            "ceiling (%.4g GB/s, %s)%s",
+            level, bw, br->kernel, br->suspect ? " (suspect, see ceilings.bandwidth)" : "");
+        if (len < cap) {
+            if (k->frac > 1.0)
+                above_bandwidth_reason(br, k->frac, gbps, "", "", status + len, cap - len);
+            else if (k->fast_above && !k->own_b)
+                above_bandwidth_reason(br, k->frac_fast, gbps * k->speed, "", FASTEST,
+                                       status + len, cap - len);
         }
-    } else if (isfinite(roof)) {
-        snprintf(limit, sizeof limit, bwb ? "bandwidth:%s" : "compute", level);
-        size_t len = strlen(status);
-#define ADD(...)                                                                                   \
-    (len +=                                                                                        \
-     (size_t)snprintf(status + len, len < sizeof status ? sizeof status - len : 0, __VA_ARGS__),   \
-     len = len < sizeof status ? len : sizeof status)
+    } else if (isfinite(k->roof)) {
+        int bwb = k->bwb;
+        snprintf(k->limit, sizeof k->limit, bwb ? "bandwidth:%s" : "compute", level);
         const char *pol = str_or(r, "bytes_policy", NULL);
-        if (membound) {
+        if (k->membound) {
             ADD("; memory bound (%s): judged by the %s bandwidth ceiling (%.4g GB/s, %s)",
                 str_or(r, "family", "?"), level, bw, br->kernel);
-            if (cr)
+            if (k->cr)
                 ADD("; compute roof: the %s ceiling (%.4g GFLOP/s)%s", mix_words(mix), cg,
                     bwb ? "" : ", the lower roof here");
             else
@@ -1718,103 +1821,124 @@ static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_
         }
         if (bwb && br->suspect) ADD("; the %s ceiling is suspect (see ceilings.bandwidth)", level);
         char csus[900];
-        if (!bwb && cr && compute_suspect(b, compute, cr, csus, sizeof csus)) {
+        if (!bwb && k->cr && compute_suspect(b, compute, k->cr, csus, sizeof csus)) {
             ADD("; its roof, the %s compute ceiling (%.4g GFLOP/s), is suspect: %s",
                 mix_words(mix), cg, csus);
-            roof_suspect = 1;
+            k->roof_suspect = 1;
         }
-        if (bwb && br->suspect) roof_suspect = 1;
+        if (bwb && br->suspect) k->roof_suspect = 1;
         if (bwb && pol && strcmp(pol, b->policy))
             ADD("; bytes_policy %s differs from the ceilings' %s", pol, b->policy);
-        int above = frac > 1.0, fast = fast_above && !(bwb ? own_b : own_c);
-        double fr = above ? frac : frac_fast, g = above ? gflops : gflops * speed;
+        int above = k->frac > 1.0, fast = k->fast_above && !(bwb ? k->own_b : k->own_c);
+        double fr = above ? k->frac : k->frac_fast, g = above ? k->gflops : k->gflops * k->speed;
         if (above || fast) {
             if (bwb) {
-                if (len < sizeof status)
-                    above_bandwidth_reason(br, fr, g / ai, " at its AI", above ? "" : FASTEST,
-                                           status + len, sizeof status - len);
+                if (len < cap)
+                    above_bandwidth_reason(br, fr, g / k->ai, " at its AI", above ? "" : FASTEST,
+                                           status + len, cap - len);
             } else {
                 char why[400];
-                above_compute_reason(b, cr, mix, g, cg, why, sizeof why);
+                above_compute_reason(b, k->cr, mix, g, cg, why, sizeof why);
                 ADD("; above the roof by %.1f%%%s: %s", 100 * (fr - 1), above ? "" : FASTEST, why);
             }
         }
+    }
 #undef ADD
-    }
+}
 
-    /* The roof this kernel is judged against (its limit) is a roof in use, unless the kernel is
-     * that roof's own measurement. */
-    if (*limit && isfinite(frac)) {
-        if (strncmp(limit, "bandwidth", 9)) {
-            size_t k = 0;
-            while (k < b->nused_compute && b->used_compute[k] != cr)
-                k++;
-            if (cr && !own_c && k == b->nused_compute &&
-                k < sizeof b->used_compute / sizeof b->used_compute[0])
-                b->used_compute[b->nused_compute++] = cr;
-        } else if (br && !own_b) {
-            b->roofs[br - b->roofs].used = 1;
-        }
+/* The roof this kernel is judged against (its limit) is a roof in use, unless the kernel is
+ * that roof's own measurement. */
+static void mark_roof_used(build_ctx *b, const judged *k) {
+    if (!*k->limit || !isfinite(k->frac)) return;
+    if (strncmp(k->limit, "bandwidth", 9)) {
+        size_t i = 0;
+        while (i < b->nused_compute && b->used_compute[i] != k->cr)
+            i++;
+        if (k->cr && !k->own_c && i == b->nused_compute &&
+            i < sizeof b->used_compute / sizeof b->used_compute[0])
+            b->used_compute[b->nused_compute++] = k->cr;
+    } else if (k->br && !k->own_b) {
+        b->roofs[k->br - b->roofs].used = 1;
     }
+}
 
-    ns_json_set_str(r, "level", level);
-    set_or_null(r, "roof_gflops", roof);
-    set_or_null(r, "fraction_of_roof", frac);
-    set_or_null(r, "fraction_of_roof_fastest", frac_fast);
-    ns_json_set_str(r, "roof_limit", *limit ? limit : NULL);
-    ns_json_set_str(r, "roof_mix", cr || !membound ? mix : NULL);
-    if (peer && kisa) ns_json_set_str(r, "peer_isa", kisa);
-    set_or_null(r, "roof_compute_gflops", cg);
-    set_or_null(r, "roof_gbytes_per_s", bw);
-    if (*limit && !isfinite(frac))
-        snprintf(status, sizeof status, "ok; fraction_of_roof unknown: not measured");
-    if (threads < asked || fell_back) {
-        size_t len = strlen(status);
-        if (fell_back)
-            snprintf(status + len, sizeof status - len,
-                     "; judged at its %d threads though it ran on %d (threads_note): no ceiling "
-                     "was measured at %d%s",
-                     asked, used, used, isfinite(frac) ? ", so its fraction reads low" : "");
+/* The roof fields of results[] entry r (level, roof_*, fraction_of_roof*, peer_isa), its
+ * roof_status with the thread note, and the bound at the counter-measured AI (k->mroof). */
+static void write_roof_fields(json_t *r, judged *k) {
+    ns_json_set_str(r, "level", k->level);
+    set_or_null(r, "roof_gflops", k->roof);
+    set_or_null(r, "fraction_of_roof", k->frac);
+    set_or_null(r, "fraction_of_roof_fastest", k->frac_fast);
+    ns_json_set_str(r, "roof_limit", *k->limit ? k->limit : NULL);
+    ns_json_set_str(r, "roof_mix", k->cr || !k->membound ? k->mix : NULL);
+    if (k->peer && k->kisa) ns_json_set_str(r, "peer_isa", k->kisa);
+    set_or_null(r, "roof_compute_gflops", k->cg);
+    set_or_null(r, "roof_gbytes_per_s", k->bw);
+    if (*k->limit && !isfinite(k->frac))
+        snprintf(k->status, sizeof k->status, "ok; fraction_of_roof unknown: not measured");
+    if (k->threads < k->asked || k->fell_back) {
+        size_t len = strlen(k->status);
+        if (k->fell_back)
+            ns_appendf(k->status, sizeof k->status, &len,
+                       "; judged at its %d threads though it ran on %d (threads_note): no ceiling "
+                       "was measured at %d%s",
+                       k->asked, k->used, k->used,
+                       isfinite(k->frac) ? ", so its fraction reads low" : "");
         else
-            snprintf(status + len, sizeof status - len,
-                     "; judged at %d thread%s: it ran on %d of its %d (threads_note)", threads,
-                     threads == 1 ? "" : "s", threads, asked);
+            ns_appendf(k->status, sizeof k->status, &len,
+                       "; judged at %d thread%s: it ran on %d of its %d (threads_note)",
+                       k->threads, k->threads == 1 ? "" : "s", k->threads, k->asked);
     }
-    ns_json_set_str(r, "roof_status", status);
+    ns_json_set_str(r, "roof_status", k->status);
 
     /* The same bound at the arithmetic intensity measured with counters (analytic FLOPs over
      * counted bytes), where the counters pass produced one. */
     const json_t *mj = json_object_get(json_object_get(json_object_get(r, "counters"), "derived"),
                                        "measured_ai_flop_per_byte");
-    double mai = ns_json_get_num(mj, "value");
-    double mroof = in_registers                 ? NAN
-                   : membound && !cr && mai > 0 ? mai * bw
-                                                : ns_roofline_attainable(mai, cg, bw, NULL);
-    if (isfinite(mai)) set_or_null(r, "roof_gflops_at_measured_ai", mroof);
+    k->mai = ns_json_get_num(mj, "value");
+    k->mroof = k->in_registers                       ? NAN
+               : k->membound && !k->cr && k->mai > 0 ? k->mai * k->bw
+                                                     : ns_roofline_attainable(k->mai, k->cg,
+                                                                              k->bw, NULL);
+    if (isfinite(k->mai)) set_or_null(r, "roof_gflops_at_measured_ai", k->mroof);
+}
 
+/* Appends the kernel's point (roofline.points[]) to points. */
+static void append_point(const json_t *r, const judged *k, json_t *points) {
     json_t *p = json_object();
-    ns_json_set_str(p, "id", str_or(r, "id", name));
-    ns_json_set_str(p, "name", name);
+    ns_json_set_str(p, "id", str_or(r, "id", k->name));
+    ns_json_set_str(p, "name", k->name);
     ns_json_set_str(p, "family", str_or(r, "family", NULL));
     ns_json_set_str(p, "isa", str_or(r, "isa", NULL));
-    if (peer && kisa) ns_json_set_str(p, "peer_isa", kisa);
-    ns_json_set_str(p, "precision", prec);
-    ns_json_set_int(p, "threads", threads);
-    ns_json_set_str(p, "level", level);
+    if (k->peer && k->kisa) ns_json_set_str(p, "peer_isa", k->kisa);
+    ns_json_set_str(p, "precision", k->prec);
+    ns_json_set_int(p, "threads", k->threads);
+    ns_json_set_str(p, "level", k->level);
     if (json_is_object(json_object_get(r, "params")))
         json_object_set(p, "params", json_object_get(r, "params"));
-    set_or_null(p, "working_set_bytes", ws);
-    set_or_null(p, "ai_flop_per_byte", ai);
-    set_or_null(p, "measured_ai_flop_per_byte", mai);
-    set_or_null(p, "roof_gflops_at_measured_ai", mroof);
-    set_or_null(p, "gflops", gflops);
-    set_or_null(p, "roof_gflops", roof);
-    set_or_null(p, "fraction_of_roof", frac);
-    json_object_set_new(p, "above_roof", json_boolean(frac > 1.0));
-    json_object_set_new(p, "roof_suspect", json_boolean(roof_suspect));
-    ns_json_set_str(p, "roof_limit", *limit ? limit : NULL);
-    ns_json_set_str(p, "status", status);
+    set_or_null(p, "working_set_bytes", k->ws);
+    set_or_null(p, "ai_flop_per_byte", k->ai);
+    set_or_null(p, "measured_ai_flop_per_byte", k->mai);
+    set_or_null(p, "roof_gflops_at_measured_ai", k->mroof);
+    set_or_null(p, "gflops", k->gflops);
+    set_or_null(p, "roof_gflops", k->roof);
+    set_or_null(p, "fraction_of_roof", k->frac);
+    json_object_set_new(p, "above_roof", json_boolean(k->frac > 1.0));
+    json_object_set_new(p, "roof_suspect", json_boolean(k->roof_suspect));
+    ns_json_set_str(p, "roof_limit", *k->limit ? k->limit : NULL);
+    ns_json_set_str(p, "status", k->status);
     json_array_append_new(points, p);
+}
+
+/* Roof fields of one results[] entry; appends its point to points[]. */
+static void roof_of_result(build_ctx *b, json_t *r, const json_t *compute, json_t *points) {
+    judged k;
+    pick_roofs(b, r, compute, &k);
+    judge_roof(r, &k);
+    roof_status_text(b, r, compute, &k);
+    mark_roof_used(b, &k);
+    write_roof_fields(r, &k);
+    append_point(r, &k, points);
 }
 
 void ns_roofline_percent(double frac, char *buf, size_t len) {
@@ -1888,6 +2012,229 @@ static void bandwidth_scaling(build_ctx *b, json_t *ceil) {
     }
 }
 
+/* roofline.cache_capacity: each level's aggregate capacity at each thread count tc[0..ntc). */
+static json_t *cache_capacity(const build_ctx *b, const int *tc, int ntc) {
+    json_t *cap = json_array();
+    for (int t = 0; t < ntc; t++)
+        for (int li = 0; li < b->cs.n; li++) {
+            json_t *o = json_object();
+            ns_json_set_int(o, "threads", tc[t]);
+            ns_json_set_str(o, "level", level_name(b->cs.level[li]));
+            ns_json_set_num(o, "aggregate_bytes", ns_roofline_capacity(&b->cs, li, tc[t]), NULL);
+            json_array_append_new(cap, o);
+        }
+    return cap;
+}
+
+/* roofline.ceilings_used: the bandwidth roofs, and the compute roofs (FMA-only, and every other
+ * mix measured, labelled, for the pictures), each with suspect and suspect_reason; a note for a
+ * suspect one, and for a mix other than ADD-only faster than FMA-only. */
+static json_t *ceilings_used(build_ctx *b, const json_t *compute) {
+    json_t *used = json_object(), *ubw = json_array(), *ucomp = json_array();
+    for (size_t r = 0; r < b->nroofs; r++) {
+        json_t *o = json_object();
+        ns_json_set_str(o, "level", b->roofs[r].level);
+        ns_json_set_int(o, "threads", b->roofs[r].threads);
+        ns_json_set_str(o, "kernel", b->roofs[r].kernel);
+        ns_json_set_num(o, "gbytes_per_s", b->roofs[r].gbytes_per_s, NULL);
+        json_object_set_new(o, "suspect", json_boolean(b->roofs[r].suspect));
+        ns_json_set_str(o, "suspect_reason", b->roofs[r].suspect ? b->roofs[r].reason : NULL);
+        json_array_append_new(ubw, o);
+    }
+    size_t i;
+    json_t *c;
+    json_array_foreach(compute, i, c) {
+        const char *prec = str_or(c, "precision", NULL), *mix = str_or(c, "mix", NULL);
+        int t = json_int(c, "threads", 0);
+        if (!prec || !mix || t < 1) continue;
+        if (compute_roof(compute, prec, t, mix) != c) continue; /* not the fastest ISA */
+        json_t *o = json_object();
+        ns_json_set_str(o, "name", str_or(c, "name", NULL));
+        ns_json_set_str(o, "precision", prec);
+        ns_json_set_str(o, "isa", str_or(c, "isa", NULL));
+        ns_json_set_str(o, "mix", mix);
+        ns_json_set_int(o, "threads", t);
+        ns_json_set_num(o, "gflops", ns_json_get_num(c, "gflops"), NULL);
+        ns_json_set_num(o, "freq_ghz", ns_json_get_num(c, "freq_ghz"), NULL);
+        json_object_set_new(o, "roof", json_boolean(!strcasecmp(mix, "fma")));
+        char why[900];
+        int sus = compute_suspect(b, compute, c, why, sizeof why);
+        json_object_set_new(o, "suspect", json_boolean(sus));
+        ns_json_set_str(o, "suspect_reason", sus ? why : NULL);
+        if (sus)
+            note(b, "%s %s %d thread%s: the compute ceiling (%.4g GFLOP/s, %s) is suspect: %s",
+                 prec, mix, t, t == 1 ? "" : "s", ns_json_get_num(c, "gflops"),
+                 str_or(c, "isa", "?"), why);
+        json_array_append_new(ucomp, o);
+        const json_t *fma = compute_roof(compute, prec, t, "fma");
+        double g = ns_json_get_num(c, "gflops"), gf = fma ? ns_json_get_num(fma, "gflops") : NAN;
+        if (strcasecmp(mix, "fma") && strcasecmp(mix, "add") && g > gf) /* add: suspect */
+            note(b,
+                 "%s %d threads: the %s mix reaches %.1f%% more than FMA-only; GEMM and other "
+                 "FMA kernels are judged against the FMA-only ceiling",
+                 prec, t, mix, 100 * (g / gf - 1));
+    }
+    json_object_set_new(used, "compute", ucomp);
+    json_object_set_new(used, "bandwidth", ubw);
+    return used;
+}
+
+/* roofline.ridge_points: the arithmetic intensity where a level's bandwidth roof meets the
+ * FMA-only compute roof, per precision and thread count. */
+static json_t *ridge_points(build_ctx *b, const json_t *compute) {
+    json_t *ridges = json_array();
+    const char *precs[2] = {"dp", "sp"};
+    for (size_t r = 0; r < b->nroofs; r++)
+        for (int pi = 0; pi < 2; pi++) {
+            const json_t *cr = compute_roof(compute, precs[pi], b->roofs[r].threads, "fma");
+            if (!cr) continue;
+            double g = ns_json_get_num(cr, "gflops");
+            json_t *o = json_object();
+            ns_json_set_str(o, "level", b->roofs[r].level);
+            ns_json_set_str(o, "precision", precs[pi]);
+            ns_json_set_int(o, "threads", b->roofs[r].threads);
+            ns_json_set_num(o, "compute_gflops", g, NULL);
+            ns_json_set_num(o, "gbytes_per_s", b->roofs[r].gbytes_per_s, NULL);
+            ns_json_set_num(o, "ridge_flop_per_byte", ns_ridge_point(g, b->roofs[r].gbytes_per_s),
+                            "invalid: no finite ridge point");
+            char why[900];
+            json_object_set_new(o, "suspect", json_boolean(b->roofs[r].suspect ||
+                                                           compute_suspect(b, compute, cr, why,
+                                                                           sizeof why)));
+            json_array_append_new(ridges, o);
+        }
+    return ridges;
+}
+
+/* Points above their roof: named in the notes, each with its cause in roof_status. */
+static void note_above_roof(build_ctx *b, const json_t *points) {
+    int nabove = 0;
+    char above[300] = "";
+    size_t i;
+    json_t *po;
+    json_array_foreach(points, i, po) {
+        if (!json_is_true(json_object_get(po, "above_roof"))) continue;
+        char pc[16];
+        ns_roofline_percent(ns_json_get_num(po, "fraction_of_roof"), pc, sizeof pc);
+        ns_appendf(above, sizeof above, NULL, "%s%s (%s)", nabove ? ", " : "",
+                   str_or(po, "id", "?"), pc);
+        nabove++;
+    }
+    if (nabove)
+        note(b, "%d kernel(s) above their roof (roof_status gives each one's cause): %s", nabove,
+             above);
+}
+
+/* roofline.status: "ok"; "partial: ..." without a bandwidth or a compute ceiling; else the
+ * count of suspect roofs (the limiting roof of some kernel other than the roof's own
+ * measurement) apart from suspect reference ceilings (measured and drawn, but no kernel's roof):
+ * only the former make a kernel's fraction doubtful. ucomp: ceilings_used.compute. */
+static void build_status(build_ctx *b, const json_t *compute, const json_t *bw_ceil,
+                         const json_t *ucomp, json_t *sec) {
+    int nroof_sus = 0, nref_sus = 0;
+    size_t i;
+    json_t *c;
+    for (size_t k = 0; k < b->nroofs; k++)
+        nroof_sus += b->roofs[k].suspect && b->roofs[k].used;
+    json_array_foreach(bw_ceil, i, c) {
+        if (!json_is_true(json_object_get(c, "suspect"))) continue;
+        const bw_roof *ro = find_bw_roof(b, str_or(c, "level", ""), json_int(c, "threads", 0));
+        nref_sus += !(ro && ro->used && !strcmp(ro->kernel, str_or(c, "kernel", "")) &&
+                      ns_json_get_num(c, "gbytes_per_s") == ro->gbytes_per_s);
+    }
+    json_array_foreach(compute, i, c) {
+        const char *prec = str_or(c, "precision", NULL), *mix = str_or(c, "mix", NULL);
+        int t = json_int(c, "threads", 0);
+        char why[900];
+        if (!prec || !mix || t < 1 || compute_roof(compute, prec, t, mix) != c ||
+            !compute_suspect(b, compute, c, why, sizeof why))
+            continue;
+        size_t k = 0;
+        while (k < b->nused_compute && b->used_compute[k] != c)
+            k++;
+        if (k < b->nused_compute)
+            nroof_sus++;
+        else
+            nref_sus++;
+    }
+    char st[300];
+    size_t sl = 0;
+    if (nroof_sus)
+        ns_appendf(st, sizeof st, &sl, "ok; %d roof%s used %s suspect", nroof_sus,
+                   nroof_sus == 1 ? "" : "s", nroof_sus == 1 ? "is" : "are");
+    else
+        ns_appendf(st, sizeof st, &sl, "ok; no roof used is suspect");
+    if (nref_sus)
+        ns_appendf(st, sizeof st, &sl, "; %d reference ceiling%s %s suspect", nref_sus,
+                   nref_sus == 1 ? "" : "s", nref_sus == 1 ? "is" : "are");
+    ns_appendf(st, sizeof st, &sl,
+               " (ceilings_used[].suspect_reason, ceilings.bandwidth[].status, roofline.notes)");
+    ns_json_set_str(sec, "status",
+                    b->nroofs == 0                ? "partial: no bandwidth ceiling"
+                    : json_array_size(ucomp) == 0 ? "partial: no compute ceiling"
+                    : nroof_sus || nref_sus       ? st
+                                                  : "ok");
+}
+
+/* When the n distinct thread counts t[] are more than the max a picture draws: a note that
+ * `what` draws the highest max, naming the others. */
+static void note_dropped(build_ctx *b, int *t, int n, int max, const char *what) {
+    if (n <= max) return;
+    qsort(t, (size_t)n, sizeof *t, cmp_int);
+    char left[200] = "";
+    for (int k = 0; k < n - max; k++)
+        ns_appendf(left, sizeof left, NULL, "%s%d", k ? ", " : "", t[k]);
+    note(b, "%s of the highest %d of %d thread counts (%d to %d); left out: %s", what, max, n,
+         t[n - max], t[n - 1], left);
+}
+
+/* Notes for the thread counts the pictures leave out (roofline.h): roofs beyond
+ * NS_ROOFLINE_DRAWN_THREAD_COUNTS, sweep panels beyond NS_ROOFLINE_SWEEP_PANELS. */
+static void note_threads_not_drawn(build_ctx *b, const json_t *used) {
+    int t[NS_ROOFLINE_MAX_THREAD_COUNTS], n = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(used, "compute"), i, e)
+        add_count(t, &n, NS_ROOFLINE_MAX_THREAD_COUNTS, json_int(e, "threads", 0));
+    json_array_foreach(json_object_get(used, "bandwidth"), i, e)
+        add_count(t, &n, NS_ROOFLINE_MAX_THREAD_COUNTS, json_int(e, "threads", 0));
+    note_dropped(b, t, n, NS_ROOFLINE_DRAWN_THREAD_COUNTS, "the roofline pictures draw the roofs");
+    n = 0;
+    for (size_t c = 0; c < b->ncurves; c++)
+        if (b->curves[c].n) add_count(t, &n, NS_ROOFLINE_MAX_THREAD_COUNTS, b->curves[c].threads);
+    note_dropped(b, t, n, NS_ROOFLINE_SWEEP_PANELS, "bandwidth_vs_working_set draws the sweep");
+}
+
+/* The roofline.method text: how the builder works, its thresholds formatted from the macros
+ * that apply them (so a changed #define cannot leave results.json describing the old value). */
+static void method_text(char *buf, size_t len) {
+    snprintf(buf, len,
+             "plateaus: runs of >= %d sweep points whose local log-log slope is within "
+             "%.0f%% per doubling of the working set; labelled by the level whose aggregate "
+             "capacity (per-core caches x threads, shared caches once per instance "
+             "touched) holds the geometric middle of the plateau; DRAM ceilings from "
+             "points at >= %gx the aggregate LLC; a sweep kernel measured faster in "
+             "results[] (fastest sample) with its working set in a level gives that "
+             "level's ceiling instead (source \"kernel phase\"; one not swept at that "
+             "thread count when faster than the level's roof), unless its samples "
+             "spread (CV > %g%% or fastest > %gx median) and its median is below the "
+             "sweep's, or (DRAM) it is > %gx the sweep's at a smaller working set "
+             "(cache contamination: the ceiling is suspect); bandwidth roof = best "
+             "ceiling per level and thread count; compute roof = FMA-only ceiling of the "
+             "fastest ISA unless the kernel states another mix; reductions and STREAM "
+             "kernels are memory bound: judged by the bandwidth roof, with the ADD-only "
+             "ceiling as compute roof for sums, FMA-only for dot products, norms and "
+             "triads, none for copy, scale, load and max-abs; without a DRAM plateau, the DRAM "
+             "ceiling is the median of the last <= %d points at >= %gx the aggregate LLC when "
+             "the sweep reaches %gx and they neither fall in a row by > %g%% nor scatter by > "
+             "%g%%, else suspect; kernels with non-temporal stores (name ending in _nt): DRAM "
+             "ceilings only, and no roof at a cache working set",
+             NS_PLATEAU_MIN_POINTS, 100 * expm1(NS_PLATEAU_MAX_SLOPE), DRAM_LLC_MARGIN,
+             100 * KERNEL_PHASE_MAX_CV, KERNEL_PHASE_MAX_SPREAD, DRAM_CONTAMINATION,
+             DRAM_TAIL_POINTS, DRAM_TAIL_FROM, DRAM_LLC_MARGIN, 100 * DRAM_TAIL_FALL,
+             100 * DRAM_TAIL_SCATTER);
+}
+
 int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     if (!json_is_object(root)) {
         snprintf(err, errlen, "results is not a JSON object");
@@ -1924,189 +2271,33 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
         if (ceilings_of_curve(&b, &b.curves[c], plateaus, bw_ceil) != 0) goto oom;
     unswept_ceilings(&b, bw_ceil);
 
-    int tc[32];
-    int ntc = thread_counts(&b, compute, res, tc, 32);
+    int tc[NS_ROOFLINE_MAX_THREAD_COUNTS];
+    int ntc = thread_counts(&b, compute, res, tc, NS_ROOFLINE_MAX_THREAD_COUNTS);
 
     ns_json_set_str(sec, "bytes_policy", b.policy);
-    ns_json_set_str(sec, "method",
-                    "plateaus: runs of >= 3 sweep points whose local log-log slope is within "
-                    "16% per doubling of the working set; labelled by the level whose aggregate "
-                    "capacity (per-core caches x threads, shared caches once per instance "
-                    "touched) holds the geometric middle of the plateau; DRAM ceilings from "
-                    "points at >= 4x the aggregate LLC; a sweep kernel measured faster in "
-                    "results[] (fastest sample) with its working set in a level gives that "
-                    "level's ceiling instead (source \"kernel phase\"; one not swept at that "
-                    "thread count when faster than the level's roof), unless its samples "
-                    "spread (CV > 10% or fastest > 1.2x median) and its median is below the "
-                    "sweep's, or (DRAM) it is > 1.5x the sweep's at a smaller working set "
-                    "(cache contamination: the ceiling is suspect); bandwidth roof = best "
-                    "ceiling per level and thread count; compute roof = FMA-only ceiling of the "
-                    "fastest ISA unless the kernel states another mix; reductions and STREAM "
-                    "kernels are memory bound: judged by the bandwidth roof, with the ADD-only "
-                    "ceiling as compute roof for sums, FMA-only for dot products, norms and "
-                    "triads, none for copy, scale, load and max-abs; without a DRAM plateau, the DRAM ceiling is the "
-                    "median of the last <= 3 points at >= 1.5x the aggregate LLC when the sweep "
-                    "reaches 4x and they neither fall in a row by > 15% nor scatter by > 25%, "
-                    "else suspect; kernels with non-temporal stores (name ending in _nt): DRAM "
-                    "ceilings only, and no roof at a cache working set");
-    json_t *cap = json_array();
-    for (int t = 0; t < ntc; t++)
-        for (int li = 0; li < b.cs.n; li++) {
-            json_t *o = json_object();
-            ns_json_set_int(o, "threads", tc[t]);
-            ns_json_set_str(o, "level", level_name(b.cs.level[li]));
-            ns_json_set_num(o, "aggregate_bytes", ns_roofline_capacity(&b.cs, li, tc[t]), NULL);
-            json_array_append_new(cap, o);
-        }
-    json_object_set_new(sec, "cache_capacity", cap);
+    char method[2400];
+    method_text(method, sizeof method);
+    ns_json_set_str(sec, "method", method);
+    json_object_set_new(sec, "cache_capacity", cache_capacity(&b, tc, ntc));
     json_object_set_new(sec, "plateaus", plateaus);
 
-    /* Ceilings used: the bandwidth roofs and the compute roofs (FMA-only, and every other mix
-     * measured, labelled, for the pictures). */
     bandwidth_scaling(&b, bw_ceil);
-    json_t *used = json_object(), *ubw = json_array(), *ucomp = json_array();
-    for (size_t r = 0; r < b.nroofs; r++) {
-        json_t *o = json_object();
-        ns_json_set_str(o, "level", b.roofs[r].level);
-        ns_json_set_int(o, "threads", b.roofs[r].threads);
-        ns_json_set_str(o, "kernel", b.roofs[r].kernel);
-        ns_json_set_num(o, "gbytes_per_s", b.roofs[r].gbytes_per_s, NULL);
-        json_object_set_new(o, "suspect", json_boolean(b.roofs[r].suspect));
-        ns_json_set_str(o, "suspect_reason", b.roofs[r].suspect ? b.roofs[r].reason : NULL);
-        json_array_append_new(ubw, o);
-    }
-    size_t i;
-    json_t *c;
-    json_array_foreach(compute, i, c) {
-        const char *prec = str_or(c, "precision", NULL), *mix = str_or(c, "mix", NULL);
-        int t = json_int(c, "threads", 0);
-        if (!prec || !mix || t < 1) continue;
-        if (compute_roof(compute, prec, t, mix) != c) continue; /* not the fastest ISA */
-        json_t *o = json_object();
-        ns_json_set_str(o, "name", str_or(c, "name", NULL));
-        ns_json_set_str(o, "precision", prec);
-        ns_json_set_str(o, "isa", str_or(c, "isa", NULL));
-        ns_json_set_str(o, "mix", mix);
-        ns_json_set_int(o, "threads", t);
-        ns_json_set_num(o, "gflops", ns_json_get_num(c, "gflops"), NULL);
-        ns_json_set_num(o, "freq_ghz", ns_json_get_num(c, "freq_ghz"), NULL);
-        json_object_set_new(o, "roof", json_boolean(!strcasecmp(mix, "fma")));
-        char why[900];
-        int sus = compute_suspect(&b, compute, c, why, sizeof why);
-        json_object_set_new(o, "suspect", json_boolean(sus));
-        ns_json_set_str(o, "suspect_reason", sus ? why : NULL);
-        if (sus)
-            note(&b, "%s %s %d thread%s: the compute ceiling (%.4g GFLOP/s, %s) is suspect: %s",
-                 prec, mix, t, t == 1 ? "" : "s", ns_json_get_num(c, "gflops"),
-                 str_or(c, "isa", "?"), why);
-        json_array_append_new(ucomp, o);
-        const json_t *fma = compute_roof(compute, prec, t, "fma");
-        double g = ns_json_get_num(c, "gflops"), gf = fma ? ns_json_get_num(fma, "gflops") : NAN;
-        if (strcasecmp(mix, "fma") && strcasecmp(mix, "add") && g > gf) /* add: suspect */
-            note(&b,
-                 "%s %d threads: the %s mix reaches %.1f%% more than FMA-only; GEMM and other "
-                 "FMA kernels are judged against the FMA-only ceiling",
-                 prec, t, mix, 100 * (g / gf - 1));
-    }
-    json_object_set_new(used, "compute", ucomp);
-    json_object_set_new(used, "bandwidth", ubw);
+    json_t *used = ceilings_used(&b, compute);
     json_object_set_new(sec, "ceilings_used", used);
+    json_object_set_new(sec, "ridge_points", ridge_points(&b, compute));
+    note_threads_not_drawn(&b, used);
 
-    /* Ridge points: the arithmetic intensity where a level's bandwidth roof meets the FMA-only
-     * compute roof, per precision and thread count. */
-    json_t *ridges = json_array();
-    const char *precs[2] = {"dp", "sp"};
-    for (size_t r = 0; r < b.nroofs; r++)
-        for (int pi = 0; pi < 2; pi++) {
-            const json_t *cr = compute_roof(compute, precs[pi], b.roofs[r].threads, "fma");
-            if (!cr) continue;
-            double g = ns_json_get_num(cr, "gflops");
-            json_t *o = json_object();
-            ns_json_set_str(o, "level", b.roofs[r].level);
-            ns_json_set_str(o, "precision", precs[pi]);
-            ns_json_set_int(o, "threads", b.roofs[r].threads);
-            ns_json_set_num(o, "compute_gflops", g, NULL);
-            ns_json_set_num(o, "gbytes_per_s", b.roofs[r].gbytes_per_s, NULL);
-            ns_json_set_num(o, "ridge_flop_per_byte", ns_ridge_point(g, b.roofs[r].gbytes_per_s),
-                            "invalid: no finite ridge point");
-            char why[900];
-            json_object_set_new(o, "suspect", json_boolean(b.roofs[r].suspect ||
-                                                           compute_suspect(&b, compute, cr, why,
-                                                                           sizeof why)));
-            json_array_append_new(ridges, o);
-        }
-    json_object_set_new(sec, "ridge_points", ridges);
-
+    size_t i;
     json_t *r;
     json_array_foreach(res, i, r) {
         if (json_is_object(r)) roof_of_result(&b, r, compute, points);
     }
     json_object_set_new(sec, "points", points);
-
-    /* Points above their roof: named in the notes, each with its cause in roof_status. */
-    int nabove = 0;
-    char above[300] = "";
-    json_t *po;
-    json_array_foreach(points, i, po) {
-        if (!json_is_true(json_object_get(po, "above_roof"))) continue;
-        size_t len = strlen(above);
-        char pc[16];
-        ns_roofline_percent(ns_json_get_num(po, "fraction_of_roof"), pc, sizeof pc);
-        if (len < sizeof above)
-            snprintf(above + len, sizeof above - len, "%s%s (%s)", nabove ? ", " : "",
-                     str_or(po, "id", "?"), pc);
-        nabove++;
-    }
-    if (nabove)
-        note(&b, "%d kernel(s) above their roof (roof_status gives each one's cause): %s", nabove,
-             above);
+    note_above_roof(&b, points);
 
     json_object_set_new(sec, "notes", b.notes);
     b.notes = NULL;
-    /* The verdict counts suspect roofs (the limiting roof of some kernel other than the
-     * roof's own measurement) apart from suspect reference ceilings (measured and drawn, but no
-     * kernel's roof): only the former make a kernel's fraction doubtful. */
-    int nroof_sus = 0, nref_sus = 0;
-    for (size_t k = 0; k < b.nroofs; k++)
-        nroof_sus += b.roofs[k].suspect && b.roofs[k].used;
-    json_array_foreach(bw_ceil, i, c) {
-        if (!json_is_true(json_object_get(c, "suspect"))) continue;
-        const bw_roof *ro = find_bw_roof(&b, str_or(c, "level", ""), json_int(c, "threads", 0));
-        nref_sus += !(ro && ro->used && !strcmp(ro->kernel, str_or(c, "kernel", "")) &&
-                      ns_json_get_num(c, "gbytes_per_s") == ro->gbytes_per_s);
-    }
-    json_array_foreach(compute, i, c) {
-        const char *prec = str_or(c, "precision", NULL), *mix = str_or(c, "mix", NULL);
-        int t = json_int(c, "threads", 0);
-        char why[900];
-        if (!prec || !mix || t < 1 || compute_roof(compute, prec, t, mix) != c ||
-            !compute_suspect(&b, compute, c, why, sizeof why))
-            continue;
-        size_t k = 0;
-        while (k < b.nused_compute && b.used_compute[k] != c)
-            k++;
-        if (k < b.nused_compute)
-            nroof_sus++;
-        else
-            nref_sus++;
-    }
-    char st[300];
-    size_t sl = 0;
-    if (nroof_sus)
-        appendf(st, sizeof st, &sl, "ok; %d roof%s used %s suspect", nroof_sus,
-                nroof_sus == 1 ? "" : "s", nroof_sus == 1 ? "is" : "are");
-    else
-        appendf(st, sizeof st, &sl, "ok; no roof used is suspect");
-    if (nref_sus)
-        appendf(st, sizeof st, &sl, "; %d reference ceiling%s %s suspect", nref_sus,
-                nref_sus == 1 ? "" : "s", nref_sus == 1 ? "is" : "are");
-    appendf(st, sizeof st, &sl,
-            " (ceilings_used[].suspect_reason, ceilings.bandwidth[].status, roofline.notes)");
-    ns_json_set_str(sec, "status",
-                    b.nroofs == 0                 ? "partial: no bandwidth ceiling"
-                    : json_array_size(ucomp) == 0 ? "partial: no compute ceiling"
-                    : nroof_sus || nref_sus       ? st
-                                                  : "ok");
+    build_status(&b, compute, bw_ceil, json_object_get(used, "compute"), sec);
     rc = 0;
     goto out;
 oom:

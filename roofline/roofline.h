@@ -53,9 +53,9 @@
  * min / median); and, both of the pair then, when an SP vector ceiling is below the DP one or
  * above 2.2x it (same mix and threads), when an ADD-only ceiling is above the FMA-only one
  * (same precision and threads), and when a T-thread ceiling is more than 1.1 x T times the
- * 1-thread one or more than 10% below it. A
- * 1-thread bandwidth roof is suspect when the T-thread one of its level is more than 1.1 x T
- * times it. ridge_points[] say suspect when built from a suspect ceiling; a
+ * 1-thread one or the 1-thread one is more than 1.1x it. A 1-thread bandwidth roof is suspect
+ * when the T-thread one of its level is more than 1.1 x T times it. ridge_points[] say suspect
+ * when built from a suspect ceiling; a
  * kernel judged against a suspect compute roof says so in roof_status; points[].above_roof marks
  * a point above its roof (fraction_of_roof > 1), and a note lists them; points[].roof_suspect
  * one whose limiting roof is suspect. The pictures' kernel list says both.
@@ -118,6 +118,12 @@ typedef struct ns_plateau {
     int npoints;
 } ns_plateau;
 
+/* The slope is d ln(bw) / d log2(ws): 0.15 = ln 1.16, a 16% bandwidth change per doubling of the
+ * working set. ln 1.10 (10%) loses real plateaus of --quick sweeps (2x steps, so the 3-point
+ * window spans two doublings and takes in the edge of the next level). */
+#define NS_PLATEAU_MAX_SLOPE 0.15
+#define NS_PLATEAU_MIN_POINTS 3
+
 /* Finds the plateaus of one curve. ws[i] and bw[i] need not be sorted; points with a
  * non-finite or non-positive value are ignored. A point is flat when the least-squares slope of
  * ln(bw) against log2(ws) over it and its neighbours within 0.7 doublings of the working set
@@ -132,13 +138,26 @@ typedef struct ns_plateau {
  * wrong one. Writes at most
  * max_out plateaus in increasing working-set order and returns how many were found (which may
  * exceed max_out), or -1 on allocation failure. */
-/* The slope is d ln(bw) / d log2(ws): 0.15 = ln 1.16, a 16% bandwidth change per doubling of the
- * working set. ln 1.10 (10%) loses real plateaus of --quick sweeps (2x steps, so the 3-point
- * window spans two doublings and takes in the edge of the next level). */
-#define NS_PLATEAU_MAX_SLOPE 0.15
-#define NS_PLATEAU_MIN_POINTS 3
 int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_plateau *out,
                               size_t max_out);
+
+/* Thread counts: `run` measures at 1 and all threads, but a file merged from several runs or
+ * bench --json files may hold more. The builder keeps up to NS_ROOFLINE_MAX_THREAD_COUNTS distinct
+ * ones (roofline.cache_capacity). The roofline pictures draw the roofs of the highest
+ * NS_ROOFLINE_DRAWN_THREAD_COUNTS (solid and dashed line styles the title names one by one);
+ * bandwidth_vs_working_set draws the highest NS_ROOFLINE_SWEEP_PANELS (one panel each, side by
+ * side in 1300 px: about 215 px of plot each at 4). A note in roofline.notes names what is left
+ * out. */
+#define NS_ROOFLINE_MAX_THREAD_COUNTS 32
+#define NS_ROOFLINE_DRAWN_THREAD_COUNTS 8
+#define NS_ROOFLINE_SWEEP_PANELS 4
+
+/* The ceiling kernels `nodescale run` sweeps over working sets (harness/run.c; --quick sweeps
+ * only stream_load and stream_triad): their curves give the bandwidth ceilings, and a measurement
+ * of one of them in results[] can give or raise a level's ceiling even where the sweep has no
+ * curve of it. */
+#define NS_SWEEP_KERNEL_COUNT 4
+extern const char *const ns_sweep_kernels[NS_SWEEP_KERNEL_COUNT];
 
 /* 1 when a kernel's stores are non-temporal (its name ends in "_nt", as stream_triad_nt): they
  * go to memory whatever the working set, so no cache level's ceiling describes it. Its sweep

@@ -203,7 +203,7 @@ static void rk_check(void *sv, ns_check *out) {
 
 /* One descriptor: its configuration and the per-descriptor entry points (the registry's
  * create/flops/bytes take only the parameters, so each descriptor needs its own). */
-#define RK(ID, NAME, ISA, PREC, OP, VAR, MODE, AMAX)                                               \
+#define RK(ID, NAME, ISA, PREC, OP, VAR, MODE, AMAX, MIX)                                          \
     static const rk_cfg cfg_##ID = {OP, VAR, MODE, AMAX, #ISA};                                    \
     static double flops_##ID(const ns_params *p) {                                                 \
         return rk_flops(&cfg_##ID, p);                                                             \
@@ -214,36 +214,38 @@ static void rk_check(void *sv, ns_check *out) {
     static void *create_##ID(const ns_params *p) {                                                 \
         return rk_create(&cfg_##ID, p);                                                            \
     }                                                                                              \
-    const ns_kernel ns_k_##ID = {NAME,      "reduce",    #ISA,       PREC,       NULL,             \
+    const ns_kernel ns_k_##ID = {NAME,      "reduce",    #ISA,       PREC,       MIX,              \
                                  "minimal", NS_RUN_TEAM, flops_##ID, bytes_##ID, bytes_##ID,       \
                                  sup_##ISA, create_##ID, rk_run,     rk_check,   rk_destroy,       \
                                  NULL,       NULL,        NULL,       NULL};
 
-/* The three ISAs of one (operation, variant, mode). */
-#define RK3(ID, PREC, OP, VAR, MODE, AMAX)                                                         \
-    RK(ID##_avx512, #ID, avx512, PREC, OP, VAR, MODE, AMAX)                                        \
-    RK(ID##_avx2, #ID, avx2, PREC, OP, VAR, MODE, AMAX)                                            \
-    RK(ID##_scalar, #ID, scalar, PREC, OP, VAR, MODE, AMAX)
+/* The three ISAs of one (operation, variant, mode). MIX: the compute ceiling the arithmetic is
+ * judged against (ns_kernel.mix): "add" for sums, "fma" for dot products and norms, NULL for
+ * max-abs (compares, which no ceiling measures). */
+#define RK3(ID, PREC, OP, VAR, MODE, AMAX, MIX)                                                    \
+    RK(ID##_avx512, #ID, avx512, PREC, OP, VAR, MODE, AMAX, MIX)                                   \
+    RK(ID##_avx2, #ID, avx2, PREC, OP, VAR, MODE, AMAX, MIX)                                       \
+    RK(ID##_scalar, #ID, scalar, PREC, OP, VAR, MODE, AMAX, MIX)
 
 enum { FAST = NS_RED_FAST, DET = NS_RED_DET };
 
-RK3(dsum, NS_PREC_DP, NS_OP_DSUM, NS_VAR_PLAIN, FAST, 0)
-RK3(dsum_pairwise, NS_PREC_DP, NS_OP_DSUM, NS_VAR_PAIRWISE, FAST, 0)
-RK3(dsum_kahan, NS_PREC_DP, NS_OP_DSUM, NS_VAR_COMP, FAST, 0)
-RK3(dsum_det, NS_PREC_DP, NS_OP_DSUM, NS_VAR_PLAIN, DET, 0)
-RK3(ddot, NS_PREC_DP, NS_OP_DDOT, NS_VAR_PLAIN, FAST, 0)
-RK3(ddot_kahan, NS_PREC_DP, NS_OP_DDOT, NS_VAR_COMP, FAST, 0)
-RK3(ddot_det, NS_PREC_DP, NS_OP_DDOT, NS_VAR_PLAIN, DET, 0)
-RK3(dnrm2, NS_PREC_DP, NS_OP_DSUMSQ, NS_VAR_PLAIN, FAST, 0)
-RK3(idamax, NS_PREC_DP, NS_OP_DSUM, NS_VAR_PLAIN, FAST, 1)
-RK3(ssum, NS_PREC_SP, NS_OP_SSUM, NS_VAR_PLAIN, FAST, 0)
-RK3(ssum_pairwise, NS_PREC_SP, NS_OP_SSUM, NS_VAR_PAIRWISE, FAST, 0)
-RK3(ssum_kahan, NS_PREC_SP, NS_OP_SSUM, NS_VAR_COMP, FAST, 0)
-RK3(ssum_dpacc, NS_PREC_SP, NS_OP_SSUM, NS_VAR_WIDE, FAST, 0)
-RK3(ssum_det, NS_PREC_SP, NS_OP_SSUM, NS_VAR_PLAIN, DET, 0)
-RK3(sdot, NS_PREC_SP, NS_OP_SDOT, NS_VAR_PLAIN, FAST, 0)
-RK3(sdot_kahan, NS_PREC_SP, NS_OP_SDOT, NS_VAR_COMP, FAST, 0)
-RK3(sdot_dpacc, NS_PREC_SP, NS_OP_SDOT, NS_VAR_WIDE, FAST, 0)
-RK3(sdot_det, NS_PREC_SP, NS_OP_SDOT, NS_VAR_PLAIN, DET, 0)
-RK3(snrm2, NS_PREC_SP, NS_OP_SSUMSQ, NS_VAR_PLAIN, FAST, 0)
-RK3(isamax, NS_PREC_SP, NS_OP_SSUM, NS_VAR_PLAIN, FAST, 1)
+RK3(dsum, NS_PREC_DP, NS_OP_DSUM, NS_VAR_PLAIN, FAST, 0, "add")
+RK3(dsum_pairwise, NS_PREC_DP, NS_OP_DSUM, NS_VAR_PAIRWISE, FAST, 0, "add")
+RK3(dsum_kahan, NS_PREC_DP, NS_OP_DSUM, NS_VAR_COMP, FAST, 0, "add")
+RK3(dsum_det, NS_PREC_DP, NS_OP_DSUM, NS_VAR_PLAIN, DET, 0, "add")
+RK3(ddot, NS_PREC_DP, NS_OP_DDOT, NS_VAR_PLAIN, FAST, 0, "fma")
+RK3(ddot_kahan, NS_PREC_DP, NS_OP_DDOT, NS_VAR_COMP, FAST, 0, "fma")
+RK3(ddot_det, NS_PREC_DP, NS_OP_DDOT, NS_VAR_PLAIN, DET, 0, "fma")
+RK3(dnrm2, NS_PREC_DP, NS_OP_DSUMSQ, NS_VAR_PLAIN, FAST, 0, "fma")
+RK3(idamax, NS_PREC_DP, NS_OP_DSUM, NS_VAR_PLAIN, FAST, 1, NULL)
+RK3(ssum, NS_PREC_SP, NS_OP_SSUM, NS_VAR_PLAIN, FAST, 0, "add")
+RK3(ssum_pairwise, NS_PREC_SP, NS_OP_SSUM, NS_VAR_PAIRWISE, FAST, 0, "add")
+RK3(ssum_kahan, NS_PREC_SP, NS_OP_SSUM, NS_VAR_COMP, FAST, 0, "add")
+RK3(ssum_dpacc, NS_PREC_SP, NS_OP_SSUM, NS_VAR_WIDE, FAST, 0, "add")
+RK3(ssum_det, NS_PREC_SP, NS_OP_SSUM, NS_VAR_PLAIN, DET, 0, "add")
+RK3(sdot, NS_PREC_SP, NS_OP_SDOT, NS_VAR_PLAIN, FAST, 0, "fma")
+RK3(sdot_kahan, NS_PREC_SP, NS_OP_SDOT, NS_VAR_COMP, FAST, 0, "fma")
+RK3(sdot_dpacc, NS_PREC_SP, NS_OP_SDOT, NS_VAR_WIDE, FAST, 0, "fma")
+RK3(sdot_det, NS_PREC_SP, NS_OP_SDOT, NS_VAR_PLAIN, DET, 0, "fma")
+RK3(snrm2, NS_PREC_SP, NS_OP_SSUMSQ, NS_VAR_PLAIN, FAST, 0, "fma")
+RK3(isamax, NS_PREC_SP, NS_OP_SSUM, NS_VAR_PLAIN, FAST, 1, NULL)

@@ -220,6 +220,14 @@ static int any_cpu(void) {
 #define NAME_NS_STREAM_ADD "stream_add"
 #define NAME_NS_STREAM_TRIAD "stream_triad"
 #define NAME_NS_STREAM_TRIAD_NT "stream_triad_nt"
+/* The compute ceiling each one's arithmetic is judged against (ns_kernel.mix). */
+#define MIX_NS_STREAM_LOAD NULL
+#define MIX_NS_STREAM_SUM "add"
+#define MIX_NS_STREAM_COPY NULL
+#define MIX_NS_STREAM_SCALE NULL
+#define MIX_NS_STREAM_ADD "add"
+#define MIX_NS_STREAM_TRIAD "fma"
+#define MIX_NS_STREAM_TRIAD_NT "fma"
 
 #define STREAM_KERNEL(ID, OP, ISA, FN, SUPPORTED)                                                  \
     static double flops_##ID(const ns_params *p) {                                                 \
@@ -241,6 +249,7 @@ static int any_cpu(void) {
                                  .family = "stream",                                               \
                                  .isa = ISA,                                                       \
                                  .precision = NS_PREC_DP,                                          \
+                                 .mix = MIX_##OP,                                                  \
                                  .bytes_policy = "minimal",                                        \
                                  .run_model = NS_RUN_TEAM,                                         \
                                  .flops = flops_##ID,                                              \

@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "harness/json.h"
+#include "harness/strbuf.h"
+#include "kernels/registry.h"
 #include "reports/report.h"
 #include "roofline/roofline.h"
 
@@ -300,6 +302,18 @@ static void test_plateau_slope_is_16_percent(void **st) {
     const char *m = json_string_value(
         json_object_get(json_object_get(root, "roofline"), "method"));
     assert_non_null(strstr(m, "within 16% per doubling"));
+    /* review14 #9: the method text is formatted from the thresholds the builder applies. */
+    char want[64];
+    snprintf(want, sizeof want, "runs of >= %d sweep points", NS_PLATEAU_MIN_POINTS);
+    assert_non_null(strstr(m, want));
+    snprintf(want, sizeof want, "within %.0f%% per doubling", 100 * expm1(NS_PLATEAU_MAX_SLOPE));
+    assert_non_null(strstr(m, want));
+    const char *same[] = {
+        "points at >= 4x the aggregate LLC", "(CV > 10% or fastest > 1.2x median)",
+        "it is > 1.5x the sweep's", "the last <= 3 points at >= 1.5x the",
+        "reaches 4x and they neither fall in a row by > 15% nor scatter by > 25%"};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+        assert_non_null(strstr(m, same[i]));
     json_decref(root);
 }
 
@@ -422,7 +436,7 @@ static void test_dram_missing_for_memory(void **st) {
     }
 }
 
-/* Labels come from working sets, not from plateau order: a sweep starting at 256 KiB has no L1
+/* Labels come from working sets, not from plateau order: a sweep starting at 192 KiB has no L1
  * plateau, and its first plateau is L2. */
 static void test_labels_not_counted(void **st) {
     (void)st;
@@ -817,6 +831,13 @@ static void test_above_compute_roof_reason(void **st) {
         {1, 2.59, 2.44, NAN, 60.0, "explains up to 6%; beyond that, the ceiling's measurement",
          "beat"},
         {0, 2.59, 2.59, NAN, 60.0, "median 60 GFLOP/s", "boost"},
+        /* review14 #3, the named thresholds: a probe up to CLOCK_BOOST_MIN (3%) above the
+         * ceiling's clock is not boost; a median below ABOVE_ROOF_MEDIAN_FRAC (95%) of the
+         * fastest sample explains the excess although the ceiling is not suspect (1.06x). */
+        {0, 2.66, 2.66, 2.59, 87.5, "beat the FMA-only ceiling kernel", "boost"},
+        {0, 2.68, 2.68, 2.59, 87.5, "measured at 2.59 GHz, the clock probe saw 2.68", "disturbed"},
+        {0, 2.59, 2.59, NAN, 84.0, "beat the FMA-only ceiling kernel", "disturbed"},
+        {0, 2.59, 2.59, NAN, 83.0, "disturbed (fastest sample 88, median 83 GFLOP/s)", "beat"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
@@ -841,6 +862,11 @@ static void test_above_compute_roof_reason(void **st) {
         assert_non_null(strstr(s, cases[k].want));
         assert_null(strstr(s, cases[k].unwanted));
         assert_close(json_number_value(json_object_get(g, "fraction_of_roof")), 1.5, 1e-12);
+        const json_t *u = json_array_get(
+            json_object_get(
+                json_object_get(json_object_get(root, "roofline"), "ceilings_used"), "compute"),
+            0);
+        assert_int_equal(json_is_true(json_object_get(u, "suspect")), 88 > 1.2 * cases[k].median);
         json_decref(root);
     }
 }
@@ -918,6 +944,9 @@ static void test_dram_tail_at_4x_llc(void **st) {
     root = build_points(ws, bw, n);
     d = ceiling(root, "DRAM", 1);
     assert_true(json_is_true(json_object_get(d, "suspect")));
+    /* review14 #11: one test and text for plateau and tail (dram_near_llc, DRAM_NEAR_LLC). */
+    assert_non_null(strstr(json_string_value(json_object_get(d, "status")),
+                           "suspect: as fast as the L3 plateau"));
     json_decref(root);
 }
 
@@ -964,6 +993,100 @@ static void test_reduce_kernels_bandwidth_roof(void **st) {
     assert_non_null(strstr(roof_status(scale), "no compute roof"));
     assert_serialises(root);
     json_decref(root);
+}
+
+/* review14 #7: the mix of a memory-bound kernel is its descriptor's (kernels/registry.h), not a
+ * guess from its name. A result that records it (as `run` now writes) is still memory bound; one
+ * without it (older files) gets its descriptor's by name; a name no descriptor has gets none. */
+static void test_memory_bound_mix_from_descriptor(void **st) {
+    (void)st;
+    assert_true(ns_family_memory_bound("reduce") && ns_family_memory_bound("stream"));
+    assert_false(ns_family_memory_bound("gemm") || ns_family_memory_bound("peak") ||
+                 ns_family_memory_bound(NULL));
+    const struct {
+        const char *name, *mix;
+    } want[] = {{"dsum", "add"},         {"ssum_kahan", "add"}, {"ddot", "fma"},
+                {"sdot_dpacc", "fma"},   {"dnrm2", "fma"},      {"idamax", NULL},
+                {"stream_sum", "add"},   {"stream_add", "add"}, {"stream_triad", "fma"},
+                {"stream_triad_nt", "fma"}, {"stream_copy", NULL}, {"stream_scale", NULL},
+                {"stream_load", NULL}};
+    size_t n, seen = 0;
+    const ns_kernel *const *all = ns_registry(&n);
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+            if (strcmp(all[i]->name, want[k].name)) continue;
+            seen++;
+            if (want[k].mix) assert_string_equal(all[i]->mix, want[k].mix);
+            else assert_null(all[i]->mix);
+        }
+    assert_true(seen >= sizeof want / sizeof want[0]);
+
+    json_t *root = spr_doc_fma_add(20);
+    json_t *res = json_object_get(root, "results");
+    json_t *own = result("dsum_own", "reduce", 1 * MiB, 1.0 / 8, 10);
+    json_object_set_new(own, "name", json_string("dsum"));
+    json_object_set_new(own, "mix", json_string("add"));
+    json_t *old = result("dnrm2_old", "reduce", 1 * MiB, 1.0 / 8, 10);
+    json_object_set_new(old, "name", json_string("dnrm2"));
+    json_t *guess = result("my_sum", "reduce", 1 * MiB, 1.0 / 8, 10);
+    json_array_append_new(res, own);
+    json_array_append_new(res, old);
+    json_array_append_new(res, guess);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_string_equal(json_string_value(json_object_get(own, "roof_limit")), "bandwidth:L2");
+    assert_string_equal(json_string_value(json_object_get(own, "roof_mix")), "add");
+    assert_non_null(strstr(roof_status(own), "memory bound"));
+    assert_string_equal(json_string_value(json_object_get(old, "roof_mix")), "fma");
+    assert_non_null(strstr(roof_status(old), "memory bound"));
+    assert_true(json_is_null(json_object_get(guess, "roof_mix")));
+    assert_string_equal(json_string_value(json_object_get(guess, "roof_limit")), "bandwidth:L2");
+    assert_serialises(root);
+    json_decref(root);
+}
+
+/* review14 #8: the one list of swept ceiling kernels (run.c sweeps it, the roofline trusts a
+ * kernel-phase measurement of each) names registered STREAM kernels, once each. */
+static void test_sweep_kernels_registered(void **st) {
+    (void)st;
+    size_t n;
+    const ns_kernel *const *all = ns_registry(&n);
+    for (size_t k = 0; k < NS_SWEEP_KERNEL_COUNT; k++) {
+        int found = 0;
+        for (size_t i = 0; i < n; i++)
+            found |= !strcmp(all[i]->name, ns_sweep_kernels[k]) &&
+                     !strcmp(all[i]->family, "stream");
+        assert_true(found);
+        for (size_t j = 0; j < k; j++)
+            assert_string_not_equal(ns_sweep_kernels[j], ns_sweep_kernels[k]);
+    }
+}
+
+/* review14 #16: ns_appendf (harness/strbuf.h), the one printf-append helper: at *n, which grows
+ * by the full length and stops at len on truncation; or, n NULL, at the end of the string. */
+static void test_appendf(void **st) {
+    (void)st;
+    char b[8];
+    size_t n = 0;
+    ns_appendf(b, sizeof b, &n, "%d-", 12);
+    assert_string_equal(b, "12-");
+    assert_int_equal(n, 3);
+    ns_appendf(b, sizeof b, &n, "%s", "abcdef");
+    assert_string_equal(b, "12-abcd");
+    assert_int_equal(n, sizeof b);
+    ns_appendf(b, sizeof b, &n, "more");
+    assert_string_equal(b, "12-abcd");
+    assert_int_equal(n, sizeof b);
+    strcpy(b, "ab");
+    ns_appendf(b, sizeof b, NULL, "%s", "cd");
+    assert_string_equal(b, "abcd");
+    ns_appendf(b, sizeof b, NULL, "%s", "efgh");
+    assert_string_equal(b, "abcdefg");
+    ns_appendf(b, sizeof b, NULL, "x");
+    assert_string_equal(b, "abcdefg");
+    n = 0;
+    ns_appendf(b, sizeof b, &n, "%s", "new"); /* at offset 0: replaces (counters.c put) */
+    assert_string_equal(b, "new");
 }
 
 /* A kernel-phase entry of results[]: kernel name at ws bytes on one thread, ISA isa, bytes
@@ -1373,6 +1496,27 @@ static void test_compute_ceilings_impossible(void **st) {
     }
     assert_true(seen > 1);
     assert_serialises(root);
+    json_decref(root);
+}
+
+/* review14 #23: "below the 1-thread one" means the 1-thread ceiling is more than SCALING_SLACK
+ * (1.1x) the T-thread one, i.e. the T-thread one is more than 9.1% (not 10%) below it: 9.5%
+ * below is suspect, 8% below is not. */
+static void test_scaling_below_one_thread_boundary(void **st) {
+    (void)st;
+    json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 2);
+    doc_add_compute(root, "dp", "add", 1, 10.0);
+    doc_add_compute(root, "dp", "add", 2, 9.05); /* 1-thread is 1.105x it */
+    doc_add_compute(root, "sp", "add", 1, 20.0);
+    doc_add_compute(root, "sp", "add", 2, 18.4); /* 1-thread is 1.087x it */
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *c = used_compute(root, "dp", "add", 2);
+    assert_true(json_is_true(json_object_get(c, "suspect")));
+    assert_true(has(c, "suspect_reason", "below the 1-thread ceiling (10 GFLOP/s) by 9%"));
+    assert_true(json_is_true(json_object_get(used_compute(root, "dp", "add", 1), "suspect")));
+    assert_false(json_is_true(json_object_get(used_compute(root, "sp", "add", 2), "suspect")));
+    assert_false(json_is_true(json_object_get(used_compute(root, "sp", "add", 1), "suspect")));
     json_decref(root);
 }
 
@@ -1904,11 +2048,15 @@ int main(void) {
         cmocka_unit_test(test_above_compute_roof_reason),
         cmocka_unit_test(test_dram_tail_at_4x_llc),
         cmocka_unit_test(test_reduce_kernels_bandwidth_roof),
+        cmocka_unit_test(test_memory_bound_mix_from_descriptor),
+        cmocka_unit_test(test_sweep_kernels_registered),
+        cmocka_unit_test(test_appendf),
         cmocka_unit_test(test_kernel_phase_raises_ceiling),
         cmocka_unit_test(test_kernel_phase_only_ceiling),
         cmocka_unit_test(test_kernel_phase_disturbed_not_used),
         cmocka_unit_test(test_compute_ceilings_suspect),
         cmocka_unit_test(test_compute_ceilings_impossible),
+        cmocka_unit_test(test_scaling_below_one_thread_boundary),
         cmocka_unit_test(test_sp_below_dp_both_suspect),
         cmocka_unit_test(test_add_above_fma_both_suspect),
         cmocka_unit_test(test_status_counts_roofs_apart),
