@@ -9,6 +9,7 @@
 #include "harness/allreduce.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/gnuplot.h"
 #include "harness/json.h"
 #include "harness/outdir.h"
 
@@ -662,7 +663,7 @@ static int check_outputs(const options *o, char made_dir[4096]) {
                                   "--plot-dir %s already holds %s of a run, roofline, fleet or "
                                   "compare; choose a new folder or remove that one",
                                   o->plot_dir, old);
-        if (ns_cluster_gnuplot_found(err, sizeof err))
+        if (ns_gnuplot_found(err, sizeof err))
             return ns_usage_error(CMD, "--plot-dir: %s", err);
         /* Made now (access() cannot tell that /proc refuses a folder), removed again when
          * nothing comes to be written there. */
