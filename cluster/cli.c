@@ -376,15 +376,15 @@ static int build_input(const options *o, ns_cluster_input *in) {
                         : "");
     double x;
     if (o->peak) {
-        if (ns_parse_double(o->peak, 1e-9, 1e9, &x))
-            return ns_usage_error(
-                CMD, "--peak-tflop-per-s wants a number in 1e-09..1e+09, got '%s'", o->peak);
+        if (ns_parse_double(o->peak, NS_PEAK_TFLOP_MIN, NS_PEAK_TFLOP_MAX, &x))
+            return ns_usage_error(CMD, "--peak-tflop-per-s wants a number in %g..%g, got '%s'",
+                                  NS_PEAK_TFLOP_MIN, NS_PEAK_TFLOP_MAX, o->peak);
         in->sys.chip.peak_flops[in->run.precision] = x * 1e12;
     }
     if (o->gemm_eff) {
-        if (ns_parse_double(o->gemm_eff, 1e-6, 1, &x))
-            return ns_usage_error(CMD, "--gemm-efficiency wants a number in (0, 1], got '%s'",
-                                  o->gemm_eff);
+        if (ns_parse_double(o->gemm_eff, NS_GEMM_EFF_MIN, 1, &x))
+            return ns_usage_error(CMD, "--gemm-efficiency wants a number in %g..1, got '%s'",
+                                  NS_GEMM_EFF_MIN, o->gemm_eff);
         in->sys.chip.gemm_eff_default = x;
         in->sys.chip.n_gemm = 0;
         in->node.eff_overridden = in->node.applied; /* one source only: trial 7 #10 */
@@ -677,7 +677,8 @@ static int check_outputs(const options *o, char made_dir[4096]) {
         if (ns_report_may_write("--json", o->json, NS_REPORT_CLUSTER, err, sizeof err))
             return ns_usage_error(CMD, "%s", err);
         /* A file can be made there: catches a name too long for the system (trial 14b #18). */
-        if (ns_json_check_writable(o->json, err, 1024)) return ns_usage_error(CMD, "--json: %s", err);
+        if (ns_json_check_writable(o->json, err, 1024))
+            return ns_usage_error(CMD, "--json: %s", err);
         if (o->plot_dir && is_plot_file(o->json, o->plot_dir)) /* trial 14b #5 */
             return ns_usage_error(CMD,
                                   "--json %s is one of the plot files --plot-dir %s writes: two "
@@ -699,8 +700,7 @@ static int check_outputs(const options *o, char made_dir[4096]) {
                                   "--plot-dir %s already holds %s of a run, roofline, fleet or "
                                   "compare; choose a new folder or remove that one",
                                   o->plot_dir, old);
-        if (ns_gnuplot_found(err, sizeof err))
-            return ns_usage_error(CMD, "--plot-dir: %s", err);
+        if (ns_gnuplot_found(err, sizeof err)) return ns_usage_error(CMD, "--plot-dir: %s", err);
         /* Made now (access() cannot tell that /proc refuses a folder), removed again when
          * nothing comes to be written there. */
         made_dir[0] = '\0';
