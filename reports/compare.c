@@ -988,8 +988,7 @@ int ns_cmd_compare(int argc, char **argv) {
     bad |= ns_json_write_atomic(js, path, err, sizeof err);
     /* The plot before compare.md, which says whether compare.svg was drawn (trial 14b #14). */
     int plotted = bad ? 0 : write_plot(dir, &c, stderr);
-    char *md = render_markdown(sets, &c, verdict, rule, warning[0] ? warning : NULL,
-                               plotted == 2);
+    char *md = render_markdown(sets, &c, verdict, rule, warning[0] ? warning : NULL, plotted == 2);
     snprintf(path, sizeof path, "%s/compare.md", dir);
     bad |= !md || (!bad && ns_write_text_atomic(path, md, err, sizeof err));
     json_decref(js);
@@ -1003,7 +1002,9 @@ int ns_cmd_compare(int argc, char **argv) {
             remove_outputs(dir, created);
         } else {
             fprintf(stderr, "nodescale compare: wrote %s/compare.{md,json%s}\n", dir,
-                    plotted == 2 ? ",dat,gp,svg" : plotted ? ",dat,gp" : "");
+                    plotted == 2 ? ",dat,gp,svg"
+                    : plotted    ? ",dat,gp"
+                                 : "");
             rc = NS_EXIT_OK;
         }
     }
