@@ -9,12 +9,14 @@
 #include "harness/allreduce.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/gnuplot.h"
 #include "harness/json.h"
 #include "harness/outdir.h"
 
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -373,15 +375,15 @@ static int build_input(const options *o, ns_cluster_input *in) {
                         : "");
     double x;
     if (o->peak) {
-        if (ns_parse_double(o->peak, 1e-9, 1e9, &x))
-            return ns_usage_error(
-                CMD, "--peak-tflop-per-s wants a number in 1e-09..1e+09, got '%s'", o->peak);
+        if (ns_parse_double(o->peak, NS_PEAK_TFLOP_MIN, NS_PEAK_TFLOP_MAX, &x))
+            return ns_usage_error(CMD, "--peak-tflop-per-s wants a number in %g..%g, got '%s'",
+                                  NS_PEAK_TFLOP_MIN, NS_PEAK_TFLOP_MAX, o->peak);
         in->sys.chip.peak_flops[in->run.precision] = x * 1e12;
     }
     if (o->gemm_eff) {
-        if (ns_parse_double(o->gemm_eff, 1e-6, 1, &x))
-            return ns_usage_error(CMD, "--gemm-efficiency wants a number in (0, 1], got '%s'",
-                                  o->gemm_eff);
+        if (ns_parse_double(o->gemm_eff, NS_GEMM_EFF_MIN, 1, &x))
+            return ns_usage_error(CMD, "--gemm-efficiency wants a number in %g..1, got '%s'",
+                                  NS_GEMM_EFF_MIN, o->gemm_eff);
         in->sys.chip.gemm_eff_default = x;
         in->sys.chip.n_gemm = 0;
         in->node.eff_overridden = in->node.applied; /* one source only: trial 7 #10 */
@@ -623,15 +625,39 @@ static int dir_writable(const char *path, char *err, size_t errlen) {
     return 0;
 }
 
+/* Whether --json names one of the eight plot files that --plot-dir dir will hold: the same file
+ * (a link to it too), or the same name in the same folder (dir may not exist yet: then not). */
+static int is_plot_file(const char *json, const char *dir) {
+    struct stat js, ps;
+    int have = stat(json, &js) == 0;
+    const char *slash = strrchr(json, '/'), *base = slash ? slash + 1 : json;
+    char jdir[4096], a[PATH_MAX], b[PATH_MAX], path[4400];
+    snprintf(jdir, sizeof jdir, "%.*s", slash ? (int)(slash - json) + (slash == json) : 1,
+             slash ? json : ".");
+    int same_dir = realpath(jdir, a) && realpath(dir, b) && !strcmp(a, b);
+    for (int i = 0; ns_outdir_cluster[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, ns_outdir_cluster[i]);
+        if (have && stat(path, &ps) == 0 && ps.st_dev == js.st_dev && ps.st_ino == js.st_ino)
+            return 1;
+        if (same_dir && !strcmp(base, ns_outdir_cluster[i])) return 1;
+    }
+    return 0;
+}
+
 /* Checks every output before anything is computed, so that a bad path costs nothing and leaves
- * nothing: --json FILE needs an existing writable folder and must not be a folder itself;
- * --plot-dir must be a writable folder or one that can be made (it is made; made_dir gets the
- * topmost folder made, "" if none), and gnuplot must be there. */
+ * nothing: --json FILE needs an existing writable folder, must not be a folder itself nor one
+ * of the plot files, and must be a name the system takes (not too long); --plot-dir must be a
+ * writable folder or one that can be made (it is made; made_dir gets the topmost folder made,
+ * "" if none), and gnuplot must be there. */
 static int check_outputs(const options *o, char made_dir[4096]) {
     char err[4400];
     struct stat st;
     if (o->json && strcmp(o->json, "-")) {
         char dir[4096];
+        if (strlen(o->json) >= sizeof dir) { /* trial 14b #18: passed, cut, then failed late */
+            ns_path_error(err, 1024, "--json", o->json, strerror(ENAMETOOLONG));
+            return ns_usage_error(CMD, "%s", err);
+        }
         snprintf(dir, sizeof dir, "%s", o->json);
         char *slash = strrchr(dir, '/');
         if (!slash)
@@ -649,8 +675,20 @@ static int check_outputs(const options *o, char made_dir[4096]) {
          * file: only a new file or an earlier cluster report (trial 11 #1). */
         if (ns_report_may_write("--json", o->json, NS_REPORT_CLUSTER, err, sizeof err))
             return ns_usage_error(CMD, "%s", err);
+        /* A file can be made there: catches a name too long for the system (trial 14b #18). */
+        if (ns_json_check_writable(o->json, err, 1024))
+            return ns_usage_error(CMD, "--json: %s", err);
+        if (o->plot_dir && is_plot_file(o->json, o->plot_dir)) /* trial 14b #5 */
+            return ns_usage_error(CMD,
+                                  "--json %s is one of the plot files --plot-dir %s writes: two "
+                                  "outputs to one file; give another name",
+                                  o->json, o->plot_dir);
     }
     if (o->plot_dir) {
+        if (strlen(o->plot_dir) + 32 >= 4096) { /* its files' paths would be cut */
+            ns_path_error(err, 1024, "--plot-dir", o->plot_dir, strerror(ENAMETOOLONG));
+            return ns_usage_error(CMD, "%s", err);
+        }
         if (dir_writable(o->plot_dir, err, sizeof err))
             return ns_usage_error(CMD, "--plot-dir %s", err);
         /* Like run, roofline, fleet and compare: never beside another writer's files (trial 11
@@ -661,8 +699,7 @@ static int check_outputs(const options *o, char made_dir[4096]) {
                                   "--plot-dir %s already holds %s of a run, roofline, fleet or "
                                   "compare; choose a new folder or remove that one",
                                   o->plot_dir, old);
-        if (ns_cluster_gnuplot_found(err, sizeof err))
-            return ns_usage_error(CMD, "--plot-dir: %s", err);
+        if (ns_gnuplot_found(err, sizeof err)) return ns_usage_error(CMD, "--plot-dir: %s", err);
         /* Made now (access() cannot tell that /proc refuses a folder), removed again when
          * nothing comes to be written there. */
         made_dir[0] = '\0';
@@ -896,7 +933,7 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
         return ns_usage_error(CMD, "no chip count has a valid configuration (%s)", notes[0]);
 
     /* Files first, plots before the JSON (written atomically), the table last: a failure
-     * leaves one error line, not a table followed by an error. */
+     * leaves one error line, not a table followed by an error, and no plot files. */
     if (o.plot_dir) {
         int bad = ns_outdir_mkdir_p(o.plot_dir);
         if (bad)
@@ -943,6 +980,7 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
         if (strcmp(o.json, "-") && ns_json_write_atomic(root, o.json, err, sizeof err)) {
             fprintf(stderr, "nodescale cluster: error: %s\n", err);
             json_decref(root);
+            if (o.plot_dir) ns_cluster_remove_plots(o.plot_dir); /* trial 14b #6 */
             return NS_EXIT_FAIL;
         }
     }
@@ -950,6 +988,7 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
         print_node(stderr, &in, o.node, 1);
         print_warnings(stderr, "nodescale cluster: warning: ");
         rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || puts("") < 0;
+        if (rc && o.plot_dir) ns_cluster_remove_plots(o.plot_dir);
     } else {
         print_header(&in);
         print_node(stdout, &in, o.node, 0);

@@ -341,8 +341,4 @@ int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, 
 /* Removes the eight files ns_cluster_write_plots writes in dir (those there). */
 void ns_cluster_remove_plots(const char *dir);
 
-/* Whether the gnuplot ns_cluster_write_plots runs ($NODESCALE_GNUPLOT, else gnuplot on PATH)
- * is there to run. 0, or -1 with a one-line reason. */
-int ns_cluster_gnuplot_found(char *err, size_t errlen);
-
 #endif

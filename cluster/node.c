@@ -265,6 +265,13 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
     return 0;
 }
 
+/* The plausible range of an all-reduce fit (ns_cluster_apply_allreduce). */
+#define NS_FIT_ALPHA_MIN 1e-12  /* s: a latency of 1 ps (0 is allowed too) */
+#define NS_FIT_ALPHA_MAX 1.0    /* s */
+#define NS_FIT_BETA_MIN 1e-15   /* s/B: 1 PB/s */
+#define NS_FIT_BETA_MAX 1e-3    /* s/B: 1 kB/s */
+#define NS_FIT_RESIDUAL_MAX 1e3 /* max_rel_residual, a share (100000%) */
+
 int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int scaleup, char *err,
                                size_t errlen) {
     const json_t *ar = json_object_get(root, "allreduce");
@@ -290,9 +297,28 @@ int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int sca
                  a, b, st ? " (" : "", st ? st : "", st ? ")" : "");
         FAIL("has no measured all-reduce fit (%s)", st ? st : "no alpha_s and beta_s_per_byte");
     }
+    /* A measurement, not any positive number (trial 14b #9: alpha 1e308 gave inf step times):
+     * latency 0 or 1 ps to 1 s, 1 kB/s to 1 PB/s, a residual that is a share. */
+    if (!(a == 0 || (a >= NS_FIT_ALPHA_MIN && a <= NS_FIT_ALPHA_MAX)))
+        FAIL("has an implausible all-reduce fit: alpha_s %g is not 0 nor in %g..%g s", a,
+             NS_FIT_ALPHA_MIN, NS_FIT_ALPHA_MAX);
+    if (!(b >= NS_FIT_BETA_MIN && b <= NS_FIT_BETA_MAX))
+        FAIL("has an implausible all-reduce fit: beta_s_per_byte %g is not in %g..%g s/B (1 PB/s "
+             "to 1 kB/s)",
+             b, NS_FIT_BETA_MIN, NS_FIT_BETA_MAX);
+    const json_t *mr = json_object_get(fit, "max_rel_residual");
+    if (!json_is_number(mr)) mr = json_object_get(fit, "max_rel_resid");
+    if (mr && !json_is_null(mr) &&
+        !(json_is_number(mr) && json_number_value(mr) >= 0 &&
+          json_number_value(mr) <= NS_FIT_RESIDUAL_MAX))
+        FAIL("has an implausible all-reduce fit: max_rel_residual must be a number in 0..%g "
+             "(a share of the time, not a percentage)",
+             NS_FIT_RESIDUAL_MAX);
     const json_t *rk = json_object_get(fit, "ranks");
-    if (rk && !json_is_null(rk) && !(json_is_number(rk) && n >= 2 && n == floor(n) && n <= 1e9))
-        FAIL("has an unusable all-reduce fit: ranks must be an integer >= 2 when given");
+    if (rk && !json_is_null(rk) &&
+        !(json_is_number(rk) && n >= 2 && n == floor(n) && n <= NS_CLUSTER_MAX_CHIPS))
+        FAIL("has an unusable all-reduce fit: ranks must be an integer in 2..%d when given",
+             NS_CLUSTER_MAX_CHIPS);
     if (n >= 2) { /* all-reduce fit → per-link α, β under the ring model */
         a /= 2.0 * (n - 1);
         b /= 2.0 * (n - 1) / n;

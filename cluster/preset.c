@@ -210,8 +210,11 @@ static int read_peaks(ns_chip *c, const json_t *obj, const char *what, char *err
     json_object_foreach((json_t *)obj, key, v) {
         ns_cprec p;
         if (ns_cprec_parse(key, &p) != 0) continue; /* a precision we do not model */
-        if (!json_is_number(v) || json_number_value(v) <= 0)
-            FAIL("%s: chip.peak_tflop_per_s.%s must be a positive number", what, key);
+        if (!json_is_number(v) || !(json_number_value(v) >= NS_PEAK_TFLOP_MIN &&
+                                    json_number_value(v) <= NS_PEAK_TFLOP_MAX))
+            FAIL("%s: chip.peak_tflop_per_s.%s must be a number in %g..%g (as "
+                 "--peak-tflop-per-s)",
+                 what, key, NS_PEAK_TFLOP_MIN, NS_PEAK_TFLOP_MAX);
         c->peak_flops[p] = json_number_value(v) * 1e12;
     }
     return 0;
@@ -222,7 +225,9 @@ static int read_gemm_table(ns_chip *c, const json_t *v, const char *what, char *
                            size_t errlen) {
     if (json_is_number(v)) {
         double e = json_number_value(v);
-        if (!(e > 0 && e <= 1)) FAIL("%s: chip.gemm_efficiency must be in (0, 1]", what);
+        if (!(e >= NS_GEMM_EFF_MIN && e <= 1))
+            FAIL("%s: chip.gemm_efficiency must be a number in %g..1 (as --gemm-efficiency)", what,
+                 NS_GEMM_EFF_MIN);
         c->gemm_eff_default = e;
         c->n_gemm = 0;
         return 0;
@@ -237,8 +242,15 @@ static int read_gemm_table(ns_chip *c, const json_t *v, const char *what, char *
     json_array_foreach(v, i, pt) {
         ns_gemm_point g = {ns_json_get_num(pt, "m"), ns_json_get_num(pt, "n"),
                            ns_json_get_num(pt, "k"), ns_json_get_num(pt, "eff"), 0};
-        if (!(g.m >= 1 && g.n >= 1 && g.k >= 1 && g.eff > 0 && g.eff <= 1))
-            FAIL("%s: chip.gemm_efficiency[%zu] needs m, n, k >= 1 and eff in (0, 1]", what, i);
+        int dims_ok = 1;
+        for (int d = 0; d < 3; d++) {
+            double x = d == 0 ? g.m : d == 1 ? g.n : g.k;
+            dims_ok &= x >= 1 && x <= NS_GEMM_DIM_MAX && x == floor(x);
+        }
+        if (!dims_ok || !(g.eff >= NS_GEMM_EFF_MIN && g.eff <= 1))
+            FAIL("%s: chip.gemm_efficiency[%zu] needs m, n, k integers in 1..%.0f and eff in "
+                 "%g..1",
+                 what, i, NS_GEMM_DIM_MAX, NS_GEMM_EFF_MIN);
         c->gemm[c->n_gemm++] = g;
     }
     ns_chip_finish(c);

@@ -29,6 +29,28 @@ void ns_json_set_str(json_t *obj, const char *key, const char *s) {
     json_object_set_new(obj, key, s ? json_string(s) : json_null());
 }
 
+void ns_path_error(char *err, size_t errlen, const char *what, const char *path,
+                   const char *reason) {
+    if (!errlen) return;
+    size_t plen = strlen(path);
+    if ((size_t)snprintf(err, errlen, "%s %s: %s", what, path, reason) < errlen) return;
+    char mark[64];
+    /* Room for the path's two ends: what is left after the words, the mark and the reason. */
+    size_t fixed = strlen(what) + strlen(reason) + 3 + sizeof mark, keep;
+    if (errlen <= fixed + 16) {
+        snprintf(err, errlen, "%s (a path of %zu characters): %s", what, plen, reason);
+        return;
+    }
+    keep = errlen - 1 - fixed;
+    size_t head = keep / 2, tail = plen - (keep - head);
+    while (head > 0 && ((unsigned char)path[head] & 0xC0) == 0x80) /* never half a character */
+        head--;
+    while (tail < plen && ((unsigned char)path[tail] & 0xC0) == 0x80)
+        tail++;
+    snprintf(mark, sizeof mark, "…[%zu characters cut]…", tail - head);
+    snprintf(err, errlen, "%s %.*s%s%s: %s", what, (int)head, path, mark, path + tail, reason);
+}
+
 /* Creates a unique temporary file beside path. Returns its descriptor and *tmp_out (free it),
  * or -1 with a one-line reason in err. */
 static int temp_beside(const char *path, char **tmp_out, char *err, size_t errlen) {
@@ -41,7 +63,7 @@ static int temp_beside(const char *path, char **tmp_out, char *err, size_t errle
     snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        ns_path_error(err, errlen, "cannot write", path, strerror(errno));
         free(tmp);
         return -1;
     }
@@ -85,12 +107,12 @@ int ns_write_file(const char *path, const char *buf, size_t len, char *err, size
          * checked. Never renamed over: a rename replaces the link, as root the device node. */
         int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd < 0 || write_all(fd, buf, len) != 0) {
-            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            ns_path_error(err, errlen, "cannot write", path, strerror(errno));
             if (fd >= 0) close(fd);
             return -1;
         }
         if (close(fd) != 0) {
-            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            ns_path_error(err, errlen, "cannot write", path, strerror(errno));
             return -1;
         }
         return 0;
@@ -101,12 +123,12 @@ int ns_write_file(const char *path, const char *buf, size_t len, char *err, size
     fchmod(fd, 0644);
     errno = 0;
     if (write_all(fd, buf, len) != 0 || fsync(fd) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+        ns_path_error(err, errlen, "cannot write", path, strerror(errno ? errno : EIO));
         close(fd);
     } else if (close(fd) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        ns_path_error(err, errlen, "cannot write", path, strerror(errno));
     } else if (rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot rename to %s: %s", path, strerror(errno));
+        ns_path_error(err, errlen, "cannot rename to", path, strerror(errno));
     } else {
         rc = 0;
     }
@@ -146,7 +168,7 @@ int ns_json_check_writable(const char *path, char *err, size_t errlen) {
     }
     if (ns_path_write_in_place(path)) { /* written in place: no temporary file beside it */
         if (stat(path, &st) == 0 && access(path, W_OK) != 0) {
-            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            ns_path_error(err, errlen, "cannot write", path, strerror(errno));
             return -1;
         }
         if (stat(path, &st) == 0) return 0; /* a dangling link is checked below, as a new file */

@@ -25,6 +25,12 @@ void ns_json_set_str(json_t *obj, const char *key, const char *s);
  * /proc/self/fd/1: a rename would replace the link with a file, and as root a device node). */
 int ns_path_write_in_place(const char *path);
 
+/* Writes "WHAT PATH: REASON" to err (size errlen) whole when it fits. When it does not (a path
+ * of thousands of characters), the middle of PATH gives way to "…[N characters cut]…", so the
+ * message keeps the path's start and end and always its reason ("File name too long"). */
+void ns_path_error(char *err, size_t errlen, const char *what, const char *path,
+                   const char *reason);
+
 /* Writes len bytes of buf to path: a regular or new file atomically (a temporary file in the
  * same folder, fsync, rename), a device, pipe or link in place (ns_path_write_in_place), every
  * write checked. Returns 0, or -1 with a one-line reason in err (empty path, a folder, ENOSPC...). */

@@ -20,6 +20,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/gnuplot.h"
 #include "harness/json.h"
 #include "harness/outdir.h"
 #include "harness/stats.h"
@@ -492,8 +493,9 @@ static void rule_line(char *buf, size_t len, double min_spread) {
              100.0 * min_spread);
 }
 
+/* compare.md; plotted: whether compare.svg was drawn (else the plot line says it was not). */
 static char *render_markdown(const ns_bench_set *sets, const ns_compare *c, const char *verdict,
-                             const char *rule, const char *warning) {
+                             const char *rule, const char *warning, int plotted) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -546,7 +548,11 @@ static char *render_markdown(const ns_bench_set *sets, const ns_compare *c, cons
         if (!isfinite(r->noise)) snprintf(d, sizeof d, "n/a");
         fprintf(f, " %s | %s | %s | %s |\n", a, b, d, r->distinguishes ? "yes" : "no");
     }
-    fprintf(f, "\nPlot: compare.svg (max/min - 1 per benchmark, by class).\n");
+    if (plotted)
+        fprintf(f, "\nPlot: compare.svg (max/min - 1 per benchmark, by class).\n");
+    else
+        fprintf(f, "\nPlot: none drawn (gnuplot missing or failed); `gnuplot compare.gp` draws "
+                   "compare.svg from compare.dat.\n");
     fclose(f);
     return buf;
 }
@@ -610,13 +616,15 @@ static json_t *render_json(const ns_bench_set *sets, const ns_compare *c, const 
     return root;
 }
 
-/* compare.dat (index, spread %, class index, id) and compare.gp; runs gnuplot if present. */
-static void write_plot(const char *dir, const ns_compare *c, FILE *msg) {
+/* compare.dat (index, spread %, class index, id) and compare.gp; runs gnuplot if present (no
+ * shell: harness/gnuplot.h). Returns 2 when compare.svg was drawn, 1 when only compare.dat and
+ * compare.gp were written (no compare.svg is left), 0 when not even those. */
+static int write_plot(const char *dir, const ns_compare *c, FILE *msg) {
     char path[8192], err[512];
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    if (!f) return;
+    if (!f) return 0;
     fprintf(f, "# index  spread_percent(max/min-1)  class_index  threshold_percent  id\n");
     for (size_t i = 0; i < c->nrows; i++)
         fprintf(f, "%zu %.6g %d %.6g %s\n", i, 100.0 * (c->rows[i].max_over_min - 1.0),
@@ -627,7 +635,7 @@ static void write_plot(const char *dir, const ns_compare *c, FILE *msg) {
     free(buf);
     if (bad) {
         fprintf(msg, "nodescale compare: warning: %s\n", err);
-        return;
+        return 0;
     }
     const char *gp =
         "# nodescale compare: spread across inputs per benchmark (gnuplot compare.gp)\n"
@@ -645,13 +653,18 @@ static void write_plot(const char *dir, const ns_compare *c, FILE *msg) {
     snprintf(path, sizeof path, "%s/compare.gp", dir);
     if (ns_write_text_atomic(path, gp, err, sizeof err)) {
         fprintf(msg, "nodescale compare: warning: %s\n", err);
-        return;
+        unlink(path);
+        snprintf(path, sizeof path, "%s/compare.dat", dir);
+        unlink(path);
+        return 0;
     }
-    char cmd[8300];
-    snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot compare.gp 2>/dev/null", dir);
-    if (c->nrows == 0 || system(cmd) != 0)
-        fprintf(msg, "nodescale compare: note: no plot (gnuplot missing or nothing to plot); "
-                     "compare.gp and compare.dat are written\n");
+    /* Run in dir, without a shell (trial 14b #2: a quote in --out ran a command). */
+    if (c->nrows > 0 && ns_gnuplot_run(dir, "compare.gp", err, sizeof err) == 0) return 2;
+    snprintf(path, sizeof path, "%s/compare.svg", dir);
+    unlink(path); /* a half-drawn one, or an earlier run's (trial 14b #14) */
+    fprintf(msg, "nodescale compare: note: no plot (%s); compare.gp and compare.dat are written\n",
+            c->nrows == 0 ? "nothing to plot" : err);
+    return 1;
 }
 
 /* After a failed write: removes the report files compare writes into dir, then the folders it
@@ -984,27 +997,32 @@ static int compare_write(const compare_cli *cli, const compare_inputs *in, const
         remove_outputs(dir, created);
         return NS_EXIT_USAGE;
     }
-    char *md = render_markdown(in->sets, c, verdict, rule, warning[0] ? warning : NULL);
     json_t *js =
         render_json(in->sets, c, verdict, cli->min_spread, rule, warning[0] ? warning : NULL);
     char path[4200];
     int bad = 0;
     snprintf(path, sizeof path, "%s/compare.json", dir);
     bad |= ns_json_write_atomic(js, path, err, sizeof err);
+    /* The plot before compare.md, which says whether compare.svg was drawn (trial 14b #14). */
+    int plotted = bad ? 0 : write_plot(dir, c, stderr);
+    char *md =
+        render_markdown(in->sets, c, verdict, rule, warning[0] ? warning : NULL, plotted == 2);
     snprintf(path, sizeof path, "%s/compare.md", dir);
-    bad |= !md || ns_write_text_atomic(path, md, err, sizeof err);
+    bad |= !md || (!bad && ns_write_text_atomic(path, md, err, sizeof err));
     json_decref(js);
     if (bad) {
         ns_usage_error(cmd, "%s", md ? err : "out of memory");
         remove_outputs(dir, created);
     } else {
-        write_plot(dir, c, stderr);
         fputs(md, stdout);
         if (ns_report_check_stdout(err, sizeof err) != 0) {
             ns_usage_error(cmd, "%s", err);
             remove_outputs(dir, created);
         } else {
-            fprintf(stderr, "nodescale compare: wrote %s/compare.{md,json,dat,gp,svg}\n", dir);
+            fprintf(stderr, "nodescale compare: wrote %s/compare.{md,json%s}\n", dir,
+                    plotted == 2 ? ",dat,gp,svg"
+                    : plotted    ? ",dat,gp"
+                                 : "");
             rc = NS_EXIT_OK;
         }
     }

@@ -1,24 +1,20 @@
 /* Roofline pictures with gnuplot (see roofline.h: ns_roofline_plot). The program writes the
  * data as small whitespace-separated files and one gnuplot script into a temporary folder, runs
- * gnuplot on it as a child process, and renames the finished pictures into place. Every
- * picture is drawn twice from one body: SVG (svg terminal) and PNG (pngcairo, or the libgd png
- * terminal where gnuplot was built without cairo). */
+ * gnuplot on it as a child process (harness/gnuplot.h: no shell), and renames the finished
+ * pictures into place. Every picture is drawn twice from one body: SVG (svg terminal) and PNG
+ * (pngcairo, or the libgd png terminal where gnuplot was built without cairo). */
 #include "roofline/roofline.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness/gnuplot.h"
 #include "harness/json.h"
-
-extern char **environ;
 
 #define MAX_PICS 16
 #define MAX_DATA 256
@@ -67,14 +63,9 @@ static int int_of(const json_t *o, const char *k) {
     return isfinite(v) ? (int)v : 0;
 }
 
-/* Writes s as a gnuplot single-quoted string (a quote inside is doubled). */
+/* Writes s as a gnuplot single-quoted string (the shared quoting of harness/gnuplot.h). */
 static void gp_str(FILE *f, const char *s) {
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'') fputc('\'', f);
-        if (*s != '\n') fputc(*s, f);
-    }
-    fputc('\'', f);
+    ns_gnuplot_str(f, s);
 }
 
 /* Opens a new data file; its path is written to path. */
@@ -1038,52 +1029,6 @@ static int sweep_picture(plot_ctx *c, const json_t *root) {
     return body_end(c, &b, "bandwidth_vs_working_set");
 }
 
-/* Runs gnuplot on script; output to log. 0 on exit status 0. */
-static int run_gnuplot(const char *script, const char *log, char *err, size_t errlen) {
-    const char *gp = getenv("NODESCALE_GNUPLOT");
-    if (!gp || !*gp) gp = "gnuplot";
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    char *argv[] = {(char *)gp, (char *)script, NULL};
-    pid_t pid;
-    int rc = posix_spawnp(&pid, gp, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-        snprintf(err, errlen, "cannot run %s: %s (install gnuplot-nox, or set NODESCALE_GNUPLOT)",
-                 gp, strerror(rc));
-        return -1;
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) {
-            snprintf(err, errlen, "waiting for %s: %s", gp, strerror(errno));
-            return -1;
-        }
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
-    /* The first line of gnuplot's complaint is the useful one. */
-    char line[256] = "", msg[256] = "";
-    FILE *f = fopen(log, "r");
-    while (f && fgets(line, sizeof line, f))
-        if (line[strspn(line, " \t^")] != '\n' && strstr(line, "line ")) {
-            snprintf(msg, sizeof msg, "%s", line + strspn(line, " \t"));
-            break;
-        }
-    if (f) fclose(f);
-    msg[strcspn(msg, "\n")] = 0;
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-        snprintf(err, errlen, "cannot run %s (install gnuplot-nox, or set NODESCALE_GNUPLOT)", gp);
-    else if (WIFSIGNALED(st))
-        snprintf(err, errlen, "%s crashed (signal %d: %s)%s%s", gp, WTERMSIG(st),
-                 strsignal(WTERMSIG(st)), *msg ? ": " : "", msg);
-    else
-        snprintf(err, errlen, "%s failed (exit %d)%s%s", gp, WIFEXITED(st) ? WEXITSTATUS(st) : -1,
-                 *msg ? ": " : "", msg);
-    return -1;
-}
-
 /* Copies the file from to the new file to (replaced if present); 0, or -1 with errno set. */
 static int copy_file(const char *from, const char *to) {
     FILE *in = fopen(from, "rb");
@@ -1155,9 +1100,8 @@ int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *stage
         snprintf(err, errlen, "cannot create a temporary folder: %s", strerror(errno));
         return -1;
     }
-    char script[4200], log[4200];
+    char script[4200];
     snprintf(script, sizeof script, "%s/roofline.gp", c.tmpdir);
-    snprintf(log, sizeof log, "%s/gnuplot.log", c.tmpdir);
     int rc = -1;
     c.script = fopen(script, "w");
     if (!c.script) {
@@ -1176,7 +1120,7 @@ int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *stage
         goto out;
     }
     /* Nothing to draw: no gnuplot run, nothing staged, not an error (skipped says why). */
-    if (c.npics > 0 && run_gnuplot(script, log, err, errlen) != 0) goto out;
+    if (c.npics > 0 && ns_gnuplot_run(NULL, script, err, errlen) != 0) goto out;
     /* roofline.svg, the headline picture report.md embeds: a copy of roofline_dp.svg (not a
      * link, which a later redraw's rename of roofline_dp.svg would leave on the old picture). */
     char head[4200] = "";
@@ -1227,7 +1171,6 @@ out:
             unlink(p);
         }
         unlink(script);
-        unlink(log);
         rmdir(c.tmpdir);
     }
     return rc;

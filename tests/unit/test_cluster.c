@@ -767,7 +767,7 @@ static void allreduce_fits(void **state) {
 }
 
 /* A bare fit at the top level is taken as --help documents; ranks, when given, must be an
- * integer >= 2. */
+ * integer in 2..NS_CLUSTER_MAX_CHIPS. */
 static void allreduce_bare_fit(void **state) {
     (void)state;
     ns_cluster_input in;
@@ -783,8 +783,35 @@ static void allreduce_bare_fit(void **state) {
         json_t *r = json_pack("{s:{s:f, s:f, s:i}}", "fit", "alpha_s", 1e-6, "beta_s_per_byte",
                               1e-10, "ranks", bad_ranks[i]);
         assert_int_equal(ns_cluster_apply_allreduce(&in, r, 0, err, sizeof err), -1);
-        assert_non_null(strstr(err, "ranks must be an integer >= 2"));
+        assert_non_null(strstr(err, "ranks must be an integer in 2.."));
         json_decref(r);
+    }
+}
+
+/* Trial 14b #9: a fit must be a plausible measurement: alpha 0 or 1 ps..1 s, beta 1e-15..1e-3
+ * s/B, max_rel_residual 0..1000; anything else would give inf step times or an inf% text. */
+static void allreduce_fit_ranges(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    char err[256];
+    ns_cluster_defaults(&in);
+    const double bad[][3] = {{1e308, 1e-10, 0.1}, {1e-300, 1e-10, 0.1}, {2, 1e-10, 0.1},
+                             {1e-6, 1e308, 0.1},  {1e-6, 1e-300, 0.1},  {1e-6, 1e-10, 1e308},
+                             {1e-6, 1e-10, -1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *f = json_pack("{s:f, s:f, s:f}", "alpha_s", bad[i][0], "beta_s_per_byte", bad[i][1],
+                              "max_rel_residual", bad[i][2]);
+        assert_int_equal(ns_cluster_apply_allreduce(&in, f, 0, err, sizeof err), -1);
+        assert_non_null(strstr(err, "implausible all-reduce fit"));
+        json_decref(f);
+    }
+    const double good[][3] = {{0, 1e-15, 0}, {1, 1e-3, 1000}, {1e-12, 1e-10, 0.3}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        json_t *f = json_pack("{s:f, s:f, s:f}", "alpha_s", good[i][0], "beta_s_per_byte",
+                              good[i][1], "max_rel_residual", good[i][2]);
+        assert_int_equal(ns_cluster_apply_allreduce(&in, f, 0, err, sizeof err), 0);
+        assert_true(isfinite(in.sys.scaleout.bw_bytes_per_s));
+        json_decref(f);
     }
 }
 
@@ -858,6 +885,7 @@ int main(void) {
         cmocka_unit_test(node_bridge_noisy),
         cmocka_unit_test(allreduce_fits),
         cmocka_unit_test(allreduce_bare_fit),
+        cmocka_unit_test(allreduce_fit_ranges),
         cmocka_unit_test(presets_refuse_unknown),
         cmocka_unit_test(model_goodput_zero),
     };

@@ -102,6 +102,30 @@ static void empty_path_is_refused(void **state) {
     json_decref(root);
 }
 
+/* Trial 14b #18: a message too long for its buffer keeps the reason and the path's two ends,
+ * says how much of the path it cut, and never cuts a UTF-8 character in two. */
+static void path_error_keeps_the_reason(void **state) {
+    (void)state;
+    char err[128], path[4300];
+    ns_path_error(err, sizeof err, "cannot write", "/tmp/a.json", "No space left on device");
+    assert_string_equal(err, "cannot write /tmp/a.json: No space left on device");
+    size_t n = 0;
+    n += (size_t)snprintf(path + n, sizeof path - n, "/tmp/lp");
+    while (n < 4200)
+        n += (size_t)snprintf(path + n, sizeof path - n, "/\xc3\xa9"); /* "/é" */
+    snprintf(path + n, sizeof path - n, "/o.json");
+    ns_path_error(err, sizeof err, "cannot write", path, "File name too long");
+    assert_true(strlen(err) < sizeof err);
+    assert_non_null(strstr(err, "characters cut]"));
+    assert_true(!strncmp(err, "cannot write /tmp/lp/", 21));
+    const char *end = "/o.json: File name too long";
+    assert_string_equal(err + strlen(err) - strlen(end), end);
+    for (const char *p = err; *p; p++) /* every é whole: a 0xc3 lead byte before each 0xa9 */
+        if ((unsigned char)*p == 0xa9) assert_int_equal((unsigned char)p[-1], 0xc3);
+    ns_path_error(err, 24, "cannot write", path, "File name too long");
+    assert_true(strlen(err) < 24);
+}
+
 static void write_file(const char *path, const char *text) {
     FILE *f = fopen(path, "w");
     fputs(text, f);
@@ -267,6 +291,7 @@ static void placement_warning_needs_evidence(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(non_finite_becomes_null_with_status),
+        cmocka_unit_test(path_error_keeps_the_reason),
         cmocka_unit_test(atomic_write_then_strict_load),
         cmocka_unit_test(doubles_round_trip_exactly),
         cmocka_unit_test(write_to_missing_folder_fails_cleanly),

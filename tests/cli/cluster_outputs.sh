@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Outputs checked up front and cleaned up after a failure (trial 14b #5, #6, #18): cluster --json
+# onto one of its own --plot-dir files is refused; a JSON write that fails after the plots
+# removes them and the folder cluster made; a path too long for the system is refused before
+# computing, and every writer's message keeps the reason and says where it cut the path.
+set -u
+cd "$(dirname "$0")/../.."
+ns=bin/nodescale
+[ -x "$ns" ] || { echo "skip: $ns not built"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+R1=examples/providers/vm-2core-run1/results.json
+R2=examples/providers/vm-2core-run2/results.json
+gp=""
+command -v gnuplot >/dev/null || gp=/bin/true # the plot files are written either way
+
+# 1. --json onto a plot file: refused with exit 2, one line, nothing written (a new folder, an
+# existing one, a path through "..", and a link to a plot file of an earlier run).
+mkdir "$tmp/p"
+for f in cluster_scaling.dat cluster_breakdown.svg cluster_scaling.gp cluster_breakdown.png; do
+  NODESCALE_GNUPLOT=$gp $ns cluster --preset h100-sxm --chips 8 --plot-dir "$tmp/p" \
+    --json "$tmp/p/../p/$f" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  { [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "one of the plot files" "$tmp/err"; } ||
+    fail "--json on $f -> rc $rc: $(cat "$tmp/err")"
+done
+[ -z "$(ls "$tmp/p")" ] || fail "a refused run wrote $(ls "$tmp/p")"
+NODESCALE_GNUPLOT=$gp $ns cluster --preset h100-sxm --chips 8 --plot-dir "$tmp/q" >/dev/null 2>&1
+ln -s "$tmp/q/cluster_scaling.dat" "$tmp/link.json"
+NODESCALE_GNUPLOT=$gp $ns cluster --preset h100-sxm --chips 8 --plot-dir "$tmp/q" \
+  --json "$tmp/link.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "--json through a link onto a plot file: $(cat "$tmp/err")"
+grep -q '^# chips mfu' "$tmp/q/cluster_scaling.dat" || fail "cluster_scaling.dat was replaced"
+
+# 2. The JSON write fails after the plots: no plot and no folder of this run is left.
+if [ -c /dev/full ]; then
+  mkdir "$tmp/mine"
+  NODESCALE_GNUPLOT=$gp $ns cluster --preset h100-sxm --chips 8 --plot-dir "$tmp/mine/a/b" \
+    --json /dev/full >/dev/null 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 1 ] || fail "--json /dev/full -> rc $rc: $(cat "$tmp/err")"
+  [ -z "$(ls "$tmp/mine")" ] || fail "a failed JSON write left $(find "$tmp/mine")"
+  mkdir "$tmp/keep" && touch "$tmp/keep/x"
+  NODESCALE_GNUPLOT=$gp $ns cluster --preset h100-sxm --chips 8 --plot-dir "$tmp/keep" \
+    --json /dev/full >/dev/null 2>&1
+  [ "$(ls "$tmp/keep")" = x ] || fail "a failed JSON write left plots: $(ls "$tmp/keep")"
+fi
+
+# 3. Over-long paths: cluster refuses before computing (exit 2); every writer names the
+# reason, and a cut path says so.
+mkdir "$tmp/lp"
+long="$tmp/lp/$(printf './%.0s' $(seq 2100))o.json"
+name="$tmp/lp/$(printf 'x%.0s' $(seq 300)).json"
+check() { # $1 = wanted rc; the rest = command
+  local want=$1; shift
+  "$@" >/dev/null 2>"$tmp/err"
+  local rc=$?
+  { [ $rc -eq "$want" ] && grep -q "File name too long" "$tmp/err"; } ||
+    fail "$* -> rc $rc (want $want): $(head -c 300 "$tmp/err")"
+  if grep -q '\./\./\./' "$tmp/err" && ! grep -q "characters cut" "$tmp/err"; then
+    fail "$1 ${2:-}: the path is cut without saying so"
+  fi
+}
+check 2 $ns cluster --preset h100-sxm --chips 8 --json "$long"
+check 2 $ns cluster --preset h100-sxm --chips 8 --json "$name"
+check 2 $ns cluster --preset h100-sxm --chips 8 --plot-dir "${long%o.json}"
+check 2 $ns gate "$R1" "$R2" --json "$long"
+check 2 $ns compare "$R1" "$R2" --out "${long%o.json}"
+check 2 $ns bench dsum --n 1000 --samples 2 --json "$long"
+
+[ $fails -eq 0 ] && echo "cluster_outputs: ok"
+exit $((fails > 0))
