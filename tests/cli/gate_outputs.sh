@@ -69,7 +69,7 @@ rc=$?
 [ $rc -eq 1 ] && jq -e '.schema == "nodescale-gate/1"' "$T/out" >/dev/null && [ -s "$T/cwd/g.xml" ] ||
     fail "--json - --junit FILE on a regression: exit $rc"
 [ -e "$T/cwd/-" ] && fail "--json - with --junit FILE wrote a file named '-'"
-"$NS" gate $F/b24_base.json $F/b24_cand.json --json - --markdown - >"$T/out" 2>"$T/err"
+(cd "$T/cwd" && "$NS" gate $F/b24_base.json $F/b24_cand.json --json - --markdown - >"$T/out" 2>"$T/err")
 rc=$?
 [ $rc -eq 2 ] && grep -q 'both name standard output' "$T/err" && [ ! -s "$T/out" ] ||
     fail "two reports to '-': exit $rc"
@@ -84,7 +84,7 @@ if [ -c /dev/full ]; then
         [ $rc -eq 1 ] && grep -q 'cannot write to stdout' "$T/err" || fail "gate $pair >/dev/full: exit $rc, want 1"
         one_error "gate $pair >/dev/full" "$T/err"
     done
-    "$NS" gate $F/b24_base.json $F/b24_cand.json --quiet --json - >/dev/full 2>"$T/err"
+    (cd "$T/cwd" && "$NS" gate $F/b24_base.json $F/b24_cand.json --quiet --json - >/dev/full 2>"$T/err")
     rc=$?
     [ $rc -eq 1 ] || fail "gate --json - >/dev/full: exit $rc, want 1"
     one_error "gate --json - >/dev/full" "$T/err"
