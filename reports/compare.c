@@ -1016,7 +1016,8 @@ static int compare_write(const compare_cli *cli, const compare_inputs *in, const
     } else {
         fputs(md, stdout);
         if (ns_report_check_stdout(err, sizeof err) != 0) {
-            ns_usage_error(cmd, "%s", err);
+            fprintf(stderr, "nodescale %s: error: %s\n", cmd, err); /* a write failed: 1 */
+            rc = NS_EXIT_FAIL;
             remove_outputs(dir, created);
         } else {
             fprintf(stderr, "nodescale compare: wrote %s/compare.{md,json%s}\n", dir,

@@ -853,14 +853,40 @@ static void resolved_path(const char *p, char *out, size_t len) {
         snprintf(out, len, "%s", p);
 }
 
+/* The file a write to p lands in, into out: p with its symbolic links followed, a dangling
+ * link's target included (a report written through a link to a missing file creates that file:
+ * trial 14b #4), then its folder resolved as resolved_path does. */
+static void output_target(const char *p, char *out, size_t len) {
+    char cur[PATH_MAX], link[PATH_MAX];
+    if (strlen(p) >= sizeof cur) { /* too long to be opened: its text as it is */
+        resolved_path(p, out, len);
+        return;
+    }
+    memcpy(cur, p, strlen(p) + 1);
+    struct stat st;
+    for (int hops = 0; hops < 40 && lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n <= 0) break;
+        link[n] = 0;
+        /* A relative target is relative to the link's folder. */
+        char *slash = strrchr(cur, '/');
+        size_t keep = link[0] == '/' || !slash ? 0 : (size_t)(slash + 1 - cur);
+        if (keep + (size_t)n >= sizeof cur) break;
+        memcpy(cur + keep, link, (size_t)n + 1);
+    }
+    resolved_path(cur, out, len);
+}
+
 /* 1 when two output paths name the same file: the same device and inode when both exist,
- * else the same text once each folder is resolved ("g.json", "./g.json", "/abs/g.json"). */
+ * else the same text once links are followed and each folder is resolved ("g.json",
+ * "./g.json", "/abs/g.json", a dangling link to g.json). "-" (stdout) is no file. */
 static int same_output(const char *a, const char *b) {
+    if (!strcmp(a, "-") || !strcmp(b, "-")) return 0;
     int same = ns_same_file(a, b);
     if (same >= 0) return same;
     char ra[2 * PATH_MAX], rb[2 * PATH_MAX];
-    resolved_path(a, ra, sizeof ra);
-    resolved_path(b, rb, sizeof rb);
+    output_target(a, ra, sizeof ra);
+    output_target(b, rb, sizeof rb);
     return strcmp(ra, rb) == 0;
 }
 
@@ -884,8 +910,9 @@ static void usage(FILE *f) {
         "BENCH_ARGS...]\n"
         "\n"
         "Compares timing samples per benchmark (matched by results[].id) and exits 0 (pass),\n"
-        "1 (regression, a current result that failed validation: INVALID, or nothing\n"
-        "compared: every shared benchmark has too few samples) or 2\n"
+        "1 (regression, a current result that failed validation: INVALID, nothing\n"
+        "compared: every shared benchmark has too few samples, or standard output could not\n"
+        "be written: never a pass, whatever the verdict) or 2\n"
         "(usage or input error, including no benchmark with data in common and a sample\n"
         "outside 1e-12..1e6 s). A benchmark regresses when the rank test is significant\n"
         "(p < alpha) AND the whole confidence interval of current/baseline time lies above\n"
@@ -913,7 +940,8 @@ static void usage(FILE *f) {
         "                           is refused); from M on, stop once every verdict is settled\n"
         "  --json FILE  --junit FILE  --markdown FILE   also write these reports (every path\n"
         "                           is checked first: all are written or none; two reports to\n"
-        "                           one file, or a report over an input, are refused)\n"
+        "                           one file, or a report over an input, are refused); FILE -\n"
+        "                           is stdout (for one of them; the table then goes to stderr)\n"
         "  --quiet                  no table on stdout\n"
         "\n"
         "--ab runs 'OLD bench KERNEL BENCH_ARGS --json F' and the same with NEW, alternating, and\n"
@@ -1073,6 +1101,15 @@ static int gate_check_outputs(const gate_cli *cli) {
      * write the same way, temporary file beside the target + rename). */
     const char *outs[] = {cli->json_out, cli->junit_out, cli->md_out};
     static const char *const out_opts[] = {"--json", "--junit", "--markdown"};
+    /* "-" is standard output, as for bench and cluster --json (trial 14b #11: it wrote a file
+     * named "-"); two reports there would run together. */
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+        for (size_t j = i + 1; j < sizeof outs / sizeof *outs; j++)
+            if (outs[i] && outs[j] && !strcmp(outs[i], "-") && !strcmp(outs[j], "-"))
+                return ns_usage_error(cmd,
+                                      "%s - and %s - both name standard output: at most one "
+                                      "report goes there",
+                                      out_opts[i], out_opts[j]);
     /* Two reports to one file would leave only the last one written. */
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
         for (size_t j = i + 1; j < sizeof outs / sizeof *outs; j++)
@@ -1102,10 +1139,12 @@ static int gate_check_outputs(const gate_cli *cli) {
     static const ns_report_kind out_kinds[] = {NS_REPORT_GATE_JSON, NS_REPORT_GATE_JUNIT,
                                                NS_REPORT_GATE_MARKDOWN};
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
-        if (outs[i] && ns_report_may_write(out_opts[i], outs[i], out_kinds[i], err, sizeof err))
+        if (outs[i] && strcmp(outs[i], "-") &&
+            ns_report_may_write(out_opts[i], outs[i], out_kinds[i], err, sizeof err))
             return ns_usage_error(cmd, "%s", err);
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
-        if (outs[i] && ns_json_check_writable(outs[i], err, sizeof err) != 0)
+        if (outs[i] && strcmp(outs[i], "-") &&
+            ns_json_check_writable(outs[i], err, sizeof err) != 0)
             return ns_usage_error(cmd, "%s", err);
     return 0;
 }
@@ -1293,21 +1332,38 @@ int ns_cmd_gate(int argc, char **argv) {
     ns_gate_finish(&rep);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     rep.elapsed_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    if (!cli.quiet) ns_gate_write_text(&rep, stdout);
+    /* With a report on stdout ("-"), stdout carries only that report; the table goes to stderr,
+     * as bench --json - does with its summary. */
+    int report_stdout = (cli.json_out && !strcmp(cli.json_out, "-")) ||
+                        (cli.junit_out && !strcmp(cli.junit_out, "-")) ||
+                        (cli.md_out && !strcmp(cli.md_out, "-"));
+    if (!cli.quiet) ns_gate_write_text(&rep, report_stdout ? stderr : stdout);
     char wbuf[1200];
     for (size_t i = 0; cli.quiet && i < json_array_size(rep.warnings); i++)
         fprintf(
             stderr, "nodescale gate: warning: %s\n",
             ns_text_safe(json_string_value(json_array_get(rep.warnings, i)), wbuf, sizeof wbuf));
-    /* A table lost on a full disk or closed pipe must not pass as a green run. */
-    if (ns_report_check_stdout(err, sizeof err) != 0) {
-        rc = ns_usage_error(cmd, "%s", err);
+    /* A table lost on a full disk or closed pipe must not pass as a green run: exit 1, as every
+     * command whose stdout cannot be written (trial 14b #15: 2 hid a regression's 1). */
+    if (!report_stdout && ns_report_check_stdout(err, sizeof err) != 0) {
+        fprintf(stderr, "nodescale %s: error: %s\n", cmd, err);
+        rc = NS_EXIT_FAIL;
         goto out;
     }
-    if ((cli.json_out && ns_gate_write_json(&rep, cli.json_out, err, sizeof err) != 0) ||
-        (cli.junit_out && ns_gate_write_junit(&rep, cli.junit_out, err, sizeof err) != 0) ||
-        (cli.md_out && ns_gate_write_markdown(&rep, cli.md_out, err, sizeof err) != 0)) {
-        rc = ns_usage_error(cmd, "%s", err);
+    const char *failed = NULL;
+    if (cli.json_out && ns_gate_write_json(&rep, cli.json_out, err, sizeof err) != 0)
+        failed = cli.json_out;
+    else if (cli.junit_out && ns_gate_write_junit(&rep, cli.junit_out, err, sizeof err) != 0)
+        failed = cli.junit_out;
+    else if (cli.md_out && ns_gate_write_markdown(&rep, cli.md_out, err, sizeof err) != 0)
+        failed = cli.md_out;
+    if (failed) {
+        if (strcmp(failed, "-")) {
+            rc = ns_usage_error(cmd, "%s", err);
+        } else {
+            fprintf(stderr, "nodescale %s: error: %s\n", cmd, err);
+            rc = NS_EXIT_FAIL;
+        }
         goto out;
     }
     rc = rep.exit_code;

@@ -151,8 +151,9 @@ void ns_gate_finish(ns_gate_report *rep);
 
 void ns_gate_report_free(ns_gate_report *rep);
 
-/* Writers. The text table goes to f; the others write files atomically (tmp + rename) and
- * return 0, or -1 with a one-line reason in err. */
+/* Writers. The text table goes to f; the others write files atomically (tmp + rename), or to
+ * standard output when path is "-" (flushed and checked), and return 0, or -1 with a one-line
+ * reason in err. */
 void ns_gate_write_text(const ns_gate_report *rep, FILE *f);
 json_t *ns_gate_report_json(const ns_gate_report *rep);
 int ns_gate_write_json(const ns_gate_report *rep, const char *path, char *err, size_t errlen);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -193,15 +194,50 @@ static int settled(const ab_kernel *ks, int nkernels, int n, double *scratch,
     return 1;
 }
 
+/* 0 when bin (a path, or a name looked up in PATH as execvp does) is a regular file this user
+ * may execute; else -1 with a one-line reason in err. access(X_OK) alone is true for a folder,
+ * which then failed only in round 1 (trial 14b #19). */
+static int check_binary(const char *bin, const char *role, char *err, size_t errlen) {
+    struct stat st;
+    if (strchr(bin, '/')) {
+        if (stat(bin, &st) != 0) {
+            snprintf(err, errlen, "%s %s: %s", role, bin, strerror(errno));
+            return -1;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            snprintf(err, errlen, "%s %s is %s: want an executable file", role, bin,
+                     S_ISDIR(st.st_mode) ? "a folder" : "not a regular file");
+            return -1;
+        }
+        if (access(bin, X_OK) != 0) {
+            snprintf(err, errlen, "%s %s is not executable: %s", role, bin, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/bin:/usr/bin";
+    for (const char *p = path;; p++) {
+        const char *end = strchr(p, ':');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char file[4096];
+        if (snprintf(file, sizeof file, "%.*s/%s", n ? (int)n : 1, n ? p : ".", bin) <
+                (int)sizeof file &&
+            stat(file, &st) == 0 && S_ISREG(st.st_mode) && access(file, X_OK) == 0)
+            return 0;
+        if (!end) break;
+        p = end;
+    }
+    snprintf(err, errlen, "%s %s: no executable file of that name in PATH", role, bin);
+    return -1;
+}
+
 int ns_gate_run_ab(const char *old_bin, const char *new_bin, char **kernels, int nkernels,
                    char **bench_args, int nargs, int min_rounds, int rounds, ns_gate_report *rep,
                    char *err, size_t errlen) {
     const char *bins[2] = {old_bin, new_bin};
     for (int i = 0; i < 2; i++)
-        if (strchr(bins[i], '/') && access(bins[i], X_OK) != 0) {
-            snprintf(err, errlen, "%s: %s", bins[i], strerror(errno));
-            return -1;
-        }
+        if (check_binary(bins[i], i ? "NEW_BINARY" : "OLD_BINARY", err, errlen) != 0) return -1;
     /* No SA_RESTART: a stop interrupts the wait for the bench child. A signal the caller
      * ignores (nohup, a background job's SIGINT) stays ignored. */
     static const int stop_sigs[2] = {SIGINT, SIGTERM};

@@ -417,21 +417,44 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
     return root;
 }
 
+/* Writes len bytes of buf to path atomically, or to standard output when path is "-" (flushed
+ * and checked). 0, or -1 with the reason in err. */
+static int write_out(const char *path, const char *buf, size_t len, char *err, size_t errlen) {
+    if (strcmp(path, "-")) return ns_write_file(path, buf, len, err, errlen);
+    errno = 0;
+    if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0 || ferror(stdout)) {
+        snprintf(err, errlen, "cannot write to stdout: %s", strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}
+
 int ns_gate_write_json(const ns_gate_report *rep, const char *path, char *err, size_t errlen) {
     json_t *root = ns_gate_report_json(rep);
-    int rc = ns_json_write_atomic(root, path, err, errlen);
+    int rc = -1;
+    if (strcmp(path, "-")) {
+        rc = ns_json_write_atomic(root, path, err, errlen);
+    } else {
+        char *text = json_dumps(root, NS_JSON_DUMP_FLAGS);
+        if (!text)
+            snprintf(err, errlen, "out of memory");
+        else if ((rc = write_out(path, text, strlen(text), err, errlen)) == 0)
+            rc = write_out(path, "\n", 1, err, errlen);
+        free(text);
+    }
     json_decref(root);
     return rc;
 }
 
-/* Closes the memory stream f (whose buffer is *buf, *len) and writes it to path atomically. */
+/* Closes the memory stream f (whose buffer is *buf, *len) and writes it to path atomically
+ * (stdout for "-"). */
 static int close_and_write(FILE *f, char **buf, size_t *len, const char *path, char *err,
                            size_t errlen) {
     int rc = -1;
     if (fclose(f) != 0)
         snprintf(err, errlen, "out of memory");
     else
-        rc = ns_write_file(path, *buf, *len, err, errlen);
+        rc = write_out(path, *buf, *len, err, errlen);
     free(*buf);
     *buf = NULL;
     return rc;

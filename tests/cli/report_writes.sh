@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# A report that cannot be written is an error: gate --json/--junit/--markdown to /dev/full, the
-# gate table and the compare report on a full stdout exit 2 with a one-line reason (they exited 0
-# with an empty report, and as root the atomic rename replaced /dev/full by a regular file).
+# A report that cannot be written is an error: gate --json/--junit/--markdown to /dev/full exit 2,
+# the gate table and the compare report on a full stdout exit 1 (a write failed, trial 14b #15),
+# with a one-line reason (they exited 0 with an empty report, and as root the atomic rename
+# replaced /dev/full by a regular file).
 # A compare that fails to write removes the --out folder it created (and its files), never a
 # folder that was there before (trial 4, defect 11: an empty folder was left behind).
 # Writing to a device (/dev/stdout) still works.
@@ -20,8 +21,8 @@ fail=0
 # never /dev/full itself (tests may run as root).
 ln -s /dev/full "$tmp/full"
 
-expect_2() { # name, stderr file, exit code
-  [ "$3" -eq 2 ] || { echo "FAIL: $1: exit $3, want 2"; fail=1; }
+expect_2() { # name, stderr file, exit code[, wanted code: 2]
+  [ "$3" -eq "${4:-2}" ] || { echo "FAIL: $1: exit $3, want ${4:-2}"; fail=1; }
   [ "$(wc -l <"$2")" -eq 1 ] && grep -q 'error: .*No space left on device' "$2" ||
     { echo "FAIL: $1: no one-line reason"; cat "$2"; fail=1; }
 }
@@ -32,11 +33,11 @@ for o in --json --junit --markdown; do
   rm -f "$tmp/full" && ln -s /dev/full "$tmp/full"
 done
 $bin gate $g/b24_base.json $g/b24_cand.json >/dev/full 2>"$tmp/e"
-expect_2 "gate >/dev/full" "$tmp/e" $?
+expect_2 "gate >/dev/full" "$tmp/e" $? 1
 $bin compare $fx/provider_x.json $fx/provider_y.json --out "$tmp/c" >/dev/full 2>"$tmp/e"
 rc=$?
 grep -v '^nodescale compare: note:' "$tmp/e" >"$tmp/e2"
-expect_2 "compare >/dev/full" "$tmp/e2" $rc
+expect_2 "compare >/dev/full" "$tmp/e2" $rc 1
 [ -e "$tmp/c" ] && { echo "FAIL: compare >/dev/full left its --out folder"; fail=1; }
 
 # A full disk, as a file size limit of 0 (SIGXFSZ ignored, so write() fails with EFBIG): the
