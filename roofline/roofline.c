@@ -1809,7 +1809,12 @@ static void roof_status_text(build_ctx *b, const json_t *r, const json_t *comput
         int bwb = k->bwb;
         snprintf(k->limit, sizeof k->limit, bwb ? "bandwidth:%s" : "compute", level);
         const char *pol = str_or(r, "bytes_policy", NULL);
-        if (k->membound) {
+        if (k->membound && !br) {
+            /* A compute roof alone (a non-temporal kernel at a cache level, or bytes 0). */
+            ADD("; memory bound (%s), but no bandwidth ceiling applies (%s%s): judged by the "
+                "compute roof alone",
+                str_or(r, "family", "?"), level ? "level " : "level unknown", level ? level : "");
+        } else if (k->membound) {
             ADD("; memory bound (%s): judged by the %s bandwidth ceiling (%.4g GB/s, %s)",
                 str_or(r, "family", "?"), level, bw, br->kernel);
             if (k->cr)
