@@ -1682,10 +1682,11 @@ static void pick_roofs(build_ctx *b, json_t *r, const json_t *compute, judged *k
     k->membound = ns_family_memory_bound(family);
     if (!mix) mix = default_mix(family, k->name);
     k->mix = mix;
-    /* Register-resident (peak kernels): no memory traffic, only the compute roof applies. */
+    /* Register-resident (peak kernels): no memory traffic, only the compute roof applies. A
+     * memory-bound family is never register-resident, whatever its bytes say. */
     double nbytes = ns_json_get_num(r, "bytes");
     double nflops = ns_json_get_num(r, "flops");
-    k->in_registers = nbytes == 0 && nflops > 0;
+    k->in_registers = nbytes == 0 && nflops > 0 && !k->membound;
     k->no_flops = nflops == 0 && nbytes > 0;
     const char *prec = k->prec;
     k->level = ns_roofline_level_of(&b->cs, k->ws, k->threads);
