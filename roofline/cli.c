@@ -197,6 +197,19 @@ int ns_cmd_roofline(int argc, char **argv) {
         rc = NS_EXIT_FAIL;
         goto done;
     }
+    /* The summary first: when standard output cannot take it, the command fails with nothing
+     * written (the staged pictures are dropped; a run's folder keeps its results.json). */
+    print_summary(root);
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        char ignore[8];
+        ns_roofline_plot_commit(staged, 0, ignore, sizeof ignore);
+        fprintf(stderr,
+                "nodescale %s: error: cannot write to standard output: %s; nothing written\n", cmd,
+                errno ? strerror(errno) : "write error");
+        rc = NS_EXIT_FAIL;
+        goto done;
+    }
     char path[4200];
     if (out) {
         snprintf(path, sizeof path, "%s/results.json", out);
@@ -223,7 +236,6 @@ int ns_cmd_roofline(int argc, char **argv) {
         json_array_foreach(staged, j, s) drawn |= !strcmp(json_string_value(s), pic);
         if (!drawn) unlink(pic);
     }
-    print_summary(root);
     /* The files actually written, and the pictures not drawn, with the reason. */
     if (out) fprintf(stderr, "nodescale %s: wrote %s\n", cmd, path);
     size_t i;

@@ -66,6 +66,13 @@ NODESCALE_GNUPLOT=/nonexistent/gnuplot $bin roofline "$fixture" --out "$tmp/x/y/
   { echo "FAIL: roofline with a missing gnuplot succeeded"; fail=1; }
 [ -e "$tmp/x" ] && { echo "FAIL: a failed --out left $(find "$tmp/x")"; fail=1; }
 
+# Standard output that cannot be written: exit 1, no "wrote" line, no folder left, and a run's
+# folder redrawn in place keeps its results.json (it said "wrote", then removed it: trial 14b #14).
+$bin roofline "$fixture" --out "$tmp/full" >/dev/full 2>"$tmp/e"
+rc=$?
+[ $rc -eq 1 ] && ! grep -q wrote "$tmp/e" && [ ! -e "$tmp/full" ] ||
+  { echo "FAIL: roofline >/dev/full: exit $rc, $(cat "$tmp/e"), left $(ls "$tmp/full" 2>&1)"; fail=1; }
+
 # TMPDIR that does not exist: the pictures are staged in /tmp instead.
 TMPDIR=/nonexistent-fx $bin roofline "$fixture" --out "$tmp/t" >/dev/null 2>"$tmp/e" ||
   { echo "FAIL: TMPDIR=/nonexistent: $(cat "$tmp/e")"; fail=1; }
