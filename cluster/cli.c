@@ -448,7 +448,7 @@ static const char *rc_label(const ns_breakdown *b, char *buf, size_t len) {
 /* What --node took, and its warnings (refused GEMM results, a disturbed CV), to `f`. */
 static void print_node(FILE *f, const ns_cluster_input *in, const char *path, int warnings_only) {
     const ns_node_info *ni = &in->node;
-    char w[512];
+    char w[1024];
     if (!ni->applied) return;
     if (!warnings_only) {
         if (ni->eff_overridden)
@@ -473,6 +473,7 @@ static void print_node(FILE *f, const ns_cluster_input *in, const char *path, in
     if (ns_node_gemm_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
     if (ns_node_cv_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
     if (ns_node_interrupted_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
+    if (ns_node_peak_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
     if (!warnings_only && ni->as_chip && ni->mem_bytes > 0 &&
         in->sys.chip.mem_capacity_bytes == ni->mem_bytes)
         fprintf(f,

@@ -146,6 +146,10 @@ typedef struct ns_node_info {
     int eff_overridden; /* --gemm-efficiency replaced its GEMM table */
     double mem_bytes;  /* as the chip: the node's RAM (context.memory.total_bytes) taken as the
                           memory capacity, 0 when results.json does not say */
+    /* As the chip, per precision: the peak taken from the compute ceilings (FLOP/s), and why it
+     * is doubtful when a suspect ceiling was taken or passed over ("" otherwise). */
+    double peak_taken[NS_CP_COUNT];
+    char peak_warning[NS_CP_COUNT][640];
 } ns_node_info;
 
 /* The most chips the command line and presets accept (--chips, a preset's "chips"): 2^30, the
@@ -297,7 +301,8 @@ int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int sca
  * gemm_points_refused [ids], gemm_status ("ok" or why results were refused),
  * gemm_efficiency_statistic (NS_NODE_GEMM_STATISTIC), step_cv,
  * step_cv_source (which CV from which results in `source`), variability_status ("ok",
- * "disturbed: ..." above NS_NODE_CV_DISTURBED, or "overridden by --step-cv"). */
+ * "disturbed: ..." above NS_NODE_CV_DISTURBED, or "overridden by --step-cv"), and where they
+ * apply interrupted_warning and peak_warning (ns_node_peak_warning). */
 void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *source);
 
 /* The one-line warnings the node bridge raises (refused GEMM results, a disturbed CV, an
@@ -305,6 +310,9 @@ void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *sour
 const char *ns_node_gemm_warning(const ns_cluster_input *in, char *buf, size_t len);
 const char *ns_node_cv_warning(const ns_cluster_input *in, char *buf, size_t len);
 const char *ns_node_interrupted_warning(const ns_cluster_input *in, char *buf, size_t len);
+/* The doubt about the chip's peak at the run precision (a suspect compute ceiling taken or passed
+ * over) when the node is the chip and no --peak-tflop-per-s replaced that peak; "" otherwise. */
+const char *ns_node_peak_warning(const ns_cluster_input *in, char *buf, size_t len);
 
 /* Why b has no time to train (and so no energy or cost): NULL when it has one; "never: ..."
  * when failures leave no goodput; "no token budget (train_tokens)" when the model has none. */

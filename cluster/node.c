@@ -116,28 +116,27 @@ static const char *ceiling_words(const json_t *e, char *buf, size_t len) {
     return buf;
 }
 
-/* Says on stderr that precision p's peak comes from, or passed over, a suspect compute ceiling:
- * `taken` is the ceiling used, `sus` the highest suspect one (the same when no trusted one
- * exists), `why` the roofline's reason. */
-static void peak_warning(int p, const json_t *taken, const json_t *sus, const char *why) {
+/* Why precision p's peak is doubtful, into buf: `taken` is the ceiling used, `sus` the highest
+ * suspect one (the same when no trusted one exists), `why` the roofline's reason. */
+static void peak_warning(char *buf, size_t len, int p, const json_t *taken, const json_t *sus,
+                         const char *why) {
     char a[160], b[160];
     if (taken == sus) {
-        fprintf(stderr,
-                "nodescale cluster: warning: the chip's %s peak is the compute ceiling %s, which "
-                "the roofline flags suspect (%s): the model scales with it; measure again on a "
-                "quiet node, or give --peak-tflop-per-s\n",
-                ns_cprec_name((ns_cprec)p), ceiling_words(taken, a, sizeof a), why);
+        snprintf(buf, len,
+                 "the chip's %s peak is the compute ceiling %s, which the roofline flags suspect "
+                 "(%s): the model scales with it; measure again on a quiet node, or give "
+                 "--peak-tflop-per-s",
+                 ns_cprec_name((ns_cprec)p), ceiling_words(taken, a, sizeof a), why);
         return;
     }
     double tt = ns_json_get_num(taken, "threads"), ts = ns_json_get_num(sus, "threads");
-    fprintf(stderr,
-            "nodescale cluster: warning: the chip's %s peak is the compute ceiling %s, not the "
-            "higher %s, which the roofline flags suspect (%s)%s\n",
-            ns_cprec_name((ns_cprec)p), ceiling_words(taken, a, sizeof a),
-            ceiling_words(sus, b, sizeof b), why,
-            tt < ts ? "; it ran on fewer threads, so the chip may be underrated: measure again on "
-                      "a quiet node, or give --peak-tflop-per-s"
-                    : "");
+    snprintf(buf, len,
+             "the chip's %s peak is the compute ceiling %s, not the higher %s, which the "
+             "roofline flags suspect (%s)%s",
+             ns_cprec_name((ns_cprec)p), ceiling_words(taken, a, sizeof a), ceiling_words(sus, b, sizeof b), why,
+             tt < ts ? "; it ran on fewer threads, so the chip may be underrated: measure again "
+                       "on a quiet node, or give --peak-tflop-per-s"
+                     : "");
 }
 
 int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_chip, char *err,
@@ -226,8 +225,10 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
         const json_t *e1 = ok ? ok : sus;
         if (!e1) continue;
         c->peak_flops[p] = ns_json_get_num(e1, "gflops") * 1e9;
+        in->node.peak_taken[p] = c->peak_flops[p];
         if (sus && (!ok || ns_json_get_num(sus, "gflops") > ns_json_get_num(ok, "gflops")))
-            peak_warning(p, e1, sus, why[p][fma][1]);
+            peak_warning(in->node.peak_warning[p], sizeof in->node.peak_warning[p], p, e1, sus,
+                         why[p][fma][1]);
     }
     /* The highest DRAM ceiling, from entries not flagged suspect (a "DRAM" plateau that
      * may still be cache) when there are any. */
@@ -356,6 +357,16 @@ const char *ns_node_cv_warning(const ns_cluster_input *in, char *buf, size_t len
     return buf;
 }
 
+const char *ns_node_peak_warning(const ns_cluster_input *in, char *buf, size_t len) {
+    const ns_node_info *ni = &in->node;
+    int p = in->run.precision;
+    buf[0] = '\0';
+    if (ni->applied && ni->as_chip && ni->peak_warning[p][0] &&
+        in->sys.chip.peak_flops[p] == ni->peak_taken[p])
+        snprintf(buf, len, "%s", ni->peak_warning[p]);
+    return buf;
+}
+
 const char *ns_node_interrupted_warning(const ns_cluster_input *in, char *buf, size_t len) {
     buf[0] = '\0';
     if (in->node.applied && in->node.interrupted)
@@ -367,7 +378,7 @@ const char *ns_node_interrupted_warning(const ns_cluster_input *in, char *buf, s
 
 void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *source) {
     const ns_node_info *ni = &in->node;
-    char buf[512];
+    char buf[1024];
     ns_json_set_str(obj, "source", source);
     ns_json_set_str(obj, "gemm_precision", ns_cprec_name(ni->precision));
     ns_json_set_int(obj, "gemm_points", ni->gemm_points);
@@ -384,6 +395,7 @@ void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *sour
     json_object_set_new(obj, "interrupted", json_boolean(ni->interrupted));
     if (ns_node_interrupted_warning(in, buf, sizeof buf)[0])
         ns_json_set_str(obj, "interrupted_warning", buf);
+    if (ns_node_peak_warning(in, buf, sizeof buf)[0]) ns_json_set_str(obj, "peak_warning", buf);
     ns_json_set_num(obj, "step_cv", in->sys.step_cv, NULL);
     if (ni->cv_overridden)
         snprintf(buf, sizeof buf, "--step-cv (the measured %.3g replaced)", ni->step_cv);

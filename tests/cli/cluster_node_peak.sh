@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # nodescale cluster --node as the chip takes the compute peak as it takes the DRAM bandwidth: the
 # highest FMA ceiling the roofline does not flag suspect (roofline.ceilings_used.compute[]),
-# else the suspect one, and either way a warning names the suspect ceiling and why (trial 14a #9).
+# else the suspect one, and either way a warning names the suspect ceiling and why (trial 14a #9):
+# with the other node warnings (stdout, or stderr and results under --json -), for the run
+# precision only, and not when --peak-tflop-per-s replaced that peak.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ns=bin/nodescale
@@ -25,19 +27,29 @@ jq --arg why "$why" '.ceilings.compute += [{"name": "peak_fma", "precision": "sp
 $ns cluster --node "$tmp/one.json" --chips 8 --precision fp32 >"$tmp/one.txt" 2>"$tmp/one.err"
 grep -q "fp32 dense peak 250 GFLOP/s per chip" "$tmp/one.txt" ||
   { echo "a suspect compute ceiling was taken over a trusted one"; cat "$tmp/one.txt"; exit 1; }
-grep -qF "warning: the chip's fp32 peak is the compute ceiling peak_fma (avx512, 1 thread, 250 GFLOP/s), not the higher peak_fma (avx512, 2 threads, 400 GFLOP/s), which the roofline flags suspect ($why); it ran on fewer threads" "$tmp/one.err" ||
-  { echo "no warning for the suspect ceiling passed over"; cat "$tmp/one.err"; exit 1; }
-if grep -q "fp64" "$tmp/one.err"; then echo "a warning for an unflagged precision"; exit 1; fi
+grep -qF "warning: the chip's fp32 peak is the compute ceiling peak_fma (avx512, 1 thread, 250 GFLOP/s), not the higher peak_fma (avx512, 2 threads, 400 GFLOP/s), which the roofline flags suspect ($why); it ran on fewer threads" "$tmp/one.txt" ||
+  { echo "no warning for the suspect ceiling passed over"; cat "$tmp/one.txt"; exit 1; }
+if grep -q "fp64 peak" "$tmp/one.txt" "$tmp/one.err"; then echo "a warning for an unflagged precision"; exit 1; fi
+# Not the run precision: no warning.
+$ns cluster --node "$tmp/one.json" --chips 8 --precision fp64 >"$tmp/p64.txt" 2>&1
+if grep -q "peak is the compute ceiling" "$tmp/p64.txt"; then
+  echo "a warning about the fp32 peak in an fp64 model"; exit 1; fi
 
 # Only suspect SP FMA ceilings (flagged in ceilings.compute[] itself): the highest is taken, with
 # a warning naming it and why.
 jq '(.ceilings.compute[] | select(.precision == "sp" and .mix == "fma"))
       |= . + {"suspect": true, "suspect_reason": "its fastest sample is 2x its median"}' \
   $fx >"$tmp/all.json"
-$ns cluster --node "$tmp/all.json" --chips 8 --precision fp32 --json "$tmp/all.out.json" >/dev/null 2>"$tmp/all.err"
+$ns cluster --node "$tmp/all.json" --chips 8 --precision fp32 --json - >"$tmp/all.out.json" 2>"$tmp/all.err"
 jq -e '.points[0]' "$tmp/all.out.json" >/dev/null
+jq -e '.. | .peak_warning? // empty | test("flags suspect")' "$tmp/all.out.json" >/dev/null ||
+  { echo "the JSON report does not carry the peak warning"; exit 1; }
 grep -qF "warning: the chip's fp32 peak is the compute ceiling peak_fma (avx512, 2 threads, 400 GFLOP/s), which the roofline flags suspect (its fastest sample is 2x its median)" "$tmp/all.err" ||
   { echo "no warning for a suspect peak taken"; cat "$tmp/all.err"; exit 1; }
 $ns cluster --node "$tmp/all.json" --chips 8 --precision fp32 2>/dev/null | grep -q "fp32 dense peak 400 GFLOP/s per chip"
+# --peak-tflop-per-s replaced the suspect peak: nothing to warn about.
+if $ns cluster --node "$tmp/all.json" --chips 8 --precision fp32 --peak-tflop-per-s 0.3 2>&1 |
+    grep -q "peak is the compute ceiling"; then
+  echo "a peak warning though --peak-tflop-per-s replaced the peak"; exit 1; fi
 
 echo "cluster --node peak ok"
