@@ -42,7 +42,7 @@ static FILE *open_script(const char *dir, const char *stem, const char *what,
              in->model.name[0] ? in->model.name : "model",
              in->sys.chip.name[0] ? in->sys.chip.name : "chip");
     fprintf(f,
-            "set terminal svg size 900,520 dynamic background rgb 'white'\n"
+            "set terminal svg size 900,520 dynamic noenhanced background rgb 'white'\n"
             "set output '%s.svg'\nset title ",
             stem);
     ns_gnuplot_str(f, title);
@@ -56,8 +56,9 @@ static void png_too(FILE *f, const char *stem) {
     fprintf(f,
             "set output\n"
             "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-            "  set terminal pngcairo size 900,520 font 'sans,10' background rgb 'white'\n"
-            "} else {\n  set terminal png size 900,520\n}\n"
+            "  set terminal pngcairo size 900,520 noenhanced font 'sans,10' background rgb "
+            "'white'\n"
+            "} else {\n  set terminal png size 900,520 noenhanced\n}\n"
             "set output '%s.png'\nreplot\nset output\n",
             stem);
 }

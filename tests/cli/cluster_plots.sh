@@ -73,5 +73,25 @@ if command -v gnuplot >/dev/null || [ -n "${NODESCALE_GNUPLOT:-}" ]; then
       { echo "FAIL: t10#11: no $f.svg and .png"; rc=1; }
   done
 fi
+# Trial 15 #10: names are drawn as written, not as gnuplot enhanced text (_ ^ @ { } were
+# subscripts, superscripts and dropped braces): every terminal is noenhanced.
+python3 - tests/fixtures/results_synthetic.json "$tmp/inj.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d.setdefault("context", {}).setdefault("cpu", {})["model"] = "Xeon_Gold^2 @GPVAL {x}"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+$ns cluster --node "$tmp/inj.json" --chips 1,2 --plot-dir "$tmp/pn" >"$tmp/out2" 2>"$tmp/err2" ||
+  { echo "FAIL: t15#10: cluster --node with an odd CPU name"; cat "$tmp/err2"; rc=1; }
+for f in cluster_breakdown cluster_scaling; do
+  n=$(grep -c "set terminal" "$tmp/pn/$f.gp" 2>/dev/null)
+  e=$(grep "set terminal" "$tmp/pn/$f.gp" 2>/dev/null | grep -c noenhanced)
+  [ "${n:-0}" -ge 3 ] && [ "$n" = "$e" ] ||
+    { echo "FAIL: t15#10: $f.gp has $e noenhanced of ${n:-0} terminals"; rc=1; }
+  if command -v gnuplot >/dev/null && [ -z "${NODESCALE_GNUPLOT:-}" ]; then
+    grep -q "Xeon_Gold^2 @GPVAL {x}" "$tmp/pn/$f.svg" ||
+      { echo "FAIL: t15#10: $f.svg does not draw the name as written"; rc=1; }
+  fi
+done
 [ $rc -eq 0 ] && echo "cluster_plots: ok"
 exit $rc
