@@ -78,11 +78,12 @@ static int gemm_table(ns_chip *c, const json_t *results, ns_cprec want, double *
 /* Whether the compute ceiling e (one of ceilings.compute[]) is flagged suspect: by itself
  * ("suspect": true) or, as `nodescale run` and `roofline` write it, by its entry in
  * roofline.ceilings_used.compute[] (same name, ISA, precision, mix and threads); the reason into
- * buf ("" when not suspect). Returns 1 when suspect. */
-static int compute_suspect(const json_t *results, const json_t *e, char *buf, size_t len) {
+ * *why (a string of results, or "no reason given"; NULL when not suspect). Returns 1 when
+ * suspect. */
+static int compute_suspect(const json_t *results, const json_t *e, const char **why) {
     static const char *const keys[] = {"name", "isa", "precision", "mix"};
     const json_t *src = NULL;
-    buf[0] = '\0';
+    *why = NULL;
     if (json_is_true(json_object_get(e, "suspect"))) src = e;
     size_t i;
     json_t *u;
@@ -100,9 +101,9 @@ static int compute_suspect(const json_t *results, const json_t *e, char *buf, si
         if (same) src = u;
     }
     if (!src) return 0;
-    const char *why = json_string_value(json_object_get(src, "suspect_reason"));
-    if (!why) why = json_string_value(json_object_get(src, "status"));
-    snprintf(buf, len, "%s", why && why[0] ? why : "no reason given");
+    const char *w = json_string_value(json_object_get(src, "suspect_reason"));
+    if (!w) w = json_string_value(json_object_get(src, "status"));
+    *why = w && w[0] ? w : "no reason given";
     return 1;
 }
 
@@ -116,27 +117,44 @@ static const char *ceiling_words(const json_t *e, char *buf, size_t len) {
     return buf;
 }
 
+/* Why precision p's peak is doubtful, into buf; the length snprintf gives (peak_warning). */
+static int peak_text(char *buf, size_t len, int p, const json_t *taken, const json_t *sus,
+                     const char *why) {
+    char a[160], b[160];
+    if (taken == sus)
+        return snprintf(buf, len,
+                        "the chip's %s peak is the compute ceiling %s, which the roofline flags "
+                        "suspect (%s): the model scales with it; measure again on a quiet node, "
+                        "or give --peak-tflop-per-s",
+                        ns_cprec_name((ns_cprec)p), ceiling_words(taken, a, sizeof a), why);
+    double tt = ns_json_get_num(taken, "threads"), ts = ns_json_get_num(sus, "threads");
+    return snprintf(buf, len,
+                    "the chip's %s peak is the compute ceiling %s, not the higher %s, which the "
+                    "roofline flags suspect (%s)%s",
+                    ns_cprec_name((ns_cprec)p), ceiling_words(taken, a, sizeof a),
+                    ceiling_words(sus, b, sizeof b), why,
+                    tt < ts ? "; it ran on fewer threads, so the chip may be underrated: measure "
+                              "again on a quiet node, or give --peak-tflop-per-s"
+                            : "");
+}
+
+#define NS_CUT_MARK " [...]" /* ends a reason cut to fit */
+
 /* Why precision p's peak is doubtful, into buf: `taken` is the ceiling used, `sus` the highest
- * suspect one (the same when no trusted one exists), `why` the roofline's reason. */
+ * suspect one (the same when no trusted one exists), `why` the roofline's reason. Where the
+ * whole text does not fit, only the reason is cut, at a space, and marked NS_CUT_MARK: the
+ * ceilings and the advice are always whole (trial 15 #18). */
 static void peak_warning(char *buf, size_t len, int p, const json_t *taken, const json_t *sus,
                          const char *why) {
-    char a[160], b[160];
-    if (taken == sus) {
-        snprintf(buf, len,
-                 "the chip's %s peak is the compute ceiling %s, which the roofline flags suspect "
-                 "(%s): the model scales with it; measure again on a quiet node, or give "
-                 "--peak-tflop-per-s",
-                 ns_cprec_name((ns_cprec)p), ceiling_words(taken, a, sizeof a), why);
-        return;
-    }
-    double tt = ns_json_get_num(taken, "threads"), ts = ns_json_get_num(sus, "threads");
-    snprintf(buf, len,
-             "the chip's %s peak is the compute ceiling %s, not the higher %s, which the "
-             "roofline flags suspect (%s)%s",
-             ns_cprec_name((ns_cprec)p), ceiling_words(taken, a, sizeof a), ceiling_words(sus, b, sizeof b), why,
-             tt < ts ? "; it ran on fewer threads, so the chip may be underrated: measure again "
-                       "on a quiet node, or give --peak-tflop-per-s"
-                     : "");
+    int n = peak_text(buf, len, p, taken, sus, why);
+    if (n < 0 || (size_t)n < len) return;
+    size_t over = (size_t)n - (len - 1) + strlen(NS_CUT_MARK), wl = strlen(why);
+    size_t keep = wl > over ? wl - over : 0;
+    while (keep > 0 && why[keep] != ' ') /* a whole word (and never half a UTF-8 character) */
+        keep--;
+    char cut[1024];
+    snprintf(cut, sizeof cut, "%.*s%s", (int)(keep < 900 ? keep : 900), why, NS_CUT_MARK);
+    peak_text(buf, len, p, taken, sus, cut);
 }
 
 int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_chip, char *err,
@@ -206,17 +224,17 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
      * bandwidth below; other mixes only where a precision has no FMA entry. A suspect ceiling is
      * taken only where no trusted one exists, and either way the suspicion is said. */
     const json_t *pick[NS_CP_COUNT][2][2] = {{{0}}}; /* [precision][fma?][suspect?] */
-    char why[NS_CP_COUNT][2][2][400];
+    const char *why[NS_CP_COUNT][2][2] = {{{0}}}; /* strings of results */
     json_array_foreach(json_object_get(ceil, "compute"), i, e) {
         const char *mix = json_string_value(json_object_get(e, "mix"));
         int fma = mix && !strcmp(mix, "fma");
-        char w[400];
-        int sus = compute_suspect(results, e, w, sizeof w);
+        const char *w;
+        int sus = compute_suspect(results, e, &w);
         const json_t **best = &pick[entry_prec(e)][fma][sus];
         if (!(ns_json_get_num(e, "gflops") > 0)) continue;
         if (!*best || ns_json_get_num(e, "gflops") > ns_json_get_num(*best, "gflops")) {
             *best = e;
-            snprintf(why[entry_prec(e)][fma][sus], sizeof why[0][0][0], "%s", w);
+            why[entry_prec(e)][fma][sus] = w;
         }
     }
     for (int p = 0; p < NS_CP_COUNT; p++) {

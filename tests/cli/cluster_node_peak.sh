@@ -30,6 +30,13 @@ grep -q "fp32 dense peak 250 GFLOP/s per chip" "$tmp/one.txt" ||
 grep -qF "warning: the chip's fp32 peak is the compute ceiling peak_fma (avx512, 1 thread, 250 GFLOP/s), not the higher peak_fma (avx512, 2 threads, 400 GFLOP/s), which the roofline flags suspect ($why); it ran on fewer threads" "$tmp/one.txt" ||
   { echo "no warning for the suspect ceiling passed over"; cat "$tmp/one.txt"; exit 1; }
 if grep -q "fp64 peak" "$tmp/one.txt" "$tmp/one.err"; then echo "a warning for an unflagged precision"; exit 1; fi
+# Trial 15 #18: a long reason is cut, at a space and marked, never the advice after it.
+long=$(printf '%s; ' "$why" "$why" "$why" "$why" "$why" "$why" "$why" "$why" "$why" "$why" "$why" "$why" "$why" "$why")
+jq --arg why "$long" '.roofline.ceilings_used.compute[0].suspect_reason = $why' "$tmp/one.json" >"$tmp/long.json"
+$ns cluster --node "$tmp/long.json" --chips 8 --precision fp32 --json - 2>/dev/null |
+  jq -r .node.peak_warning >"$tmp/long.txt"
+grep -q " \[\.\.\.\]); it ran on fewer threads, so the chip may be underrated: measure again on a quiet node, or give --peak-tflop-per-s$" "$tmp/long.txt" ||
+  { echo "t15#18: the long peak warning lost its advice or its cut mark"; cat "$tmp/long.txt"; exit 1; }
 # Not the run precision: no warning.
 $ns cluster --node "$tmp/one.json" --chips 8 --precision fp64 >"$tmp/p64.txt" 2>&1
 if grep -q "peak is the compute ceiling" "$tmp/p64.txt"; then
