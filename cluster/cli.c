@@ -288,15 +288,33 @@ static int build_input(const options *o, ns_cluster_input *in) {
                 return ns_usage_error(CMD, "%s", err);
         if (in->eta.enabled || in->model.layers > 0 || in->model.params > 0) break;
     }
+    /* Before --node, which reads the GEMM table of the run precision (trial 15 #2: fp32's
+     * efficiencies were applied to the fp64 peak). */
+    ns_cprec want = NS_CP_COUNT;
+    if (o->precision && ns_cprec_parse(o->precision, &want))
+        return ns_usage_error(CMD, "--precision must be fp64 fp32 tf32 bf16 fp16 fp8, got '%s'",
+                              o->precision);
+    if (o->precision) in->run.precision = want;
     if (o->node) {
         int as_chip = !has_chip(in);
         if (as_chip && ns_cluster_apply_preset(in, "cpu-node", err, sizeof err))
             return ns_usage_error(CMD, "%s", err);
+        if (o->precision) in->run.precision = want; /* over cpu-node's */
         json_t *r = ns_json_load_results(o->node, err, sizeof err);
         if (!r) return ns_usage_error(CMD, "--node %s", err);
         int rc = ns_cluster_apply_node(in, r, as_chip, err, sizeof err);
         json_decref(r);
         if (rc) return ns_usage_error(CMD, "--node %s: %s", o->node, err);
+        /* The node as the chip trains in its GEMM table's precision: one the node did not
+         * measure is refused rather than filled with another precision's efficiencies. */
+        if (o->precision && as_chip && (in->node.precision != want || in->run.precision != want))
+            return ns_usage_error(CMD,
+                                  "--precision %s: --node %s has no %s %s (its GEMM table is "
+                                  "%s); give --precision %s, or a chip preset",
+                                  o->precision, o->node, ns_cprec_name(want),
+                                  in->node.precision == want ? "compute ceiling" : "GEMM on a roof",
+                                  ns_cprec_name(in->node.precision),
+                                  ns_cprec_name(in->node.precision));
     }
     if (o->allreduce) {
         json_t *j = load_json(o->allreduce, err, sizeof err);
@@ -358,9 +376,6 @@ static int build_input(const options *o, ns_cluster_input *in) {
         if (apply_override(in, &o->ov[i])) return NS_EXIT_USAGE;
         if (!strcmp(o->ov[i].key->key, "step_cv")) in->node.cv_overridden = 1;
     }
-    if (o->precision && ns_cprec_parse(o->precision, &in->run.precision))
-        return ns_usage_error(CMD, "--precision must be fp64 fp32 tf32 bf16 fp16 fp8, got '%s'",
-                              o->precision);
     if (o->recompute && ns_recompute_parse(o->recompute, &in->run.recompute))
         return ns_usage_error(CMD, "--recompute must be none, selective, full or auto, got '%s'",
                               o->recompute);

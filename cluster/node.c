@@ -399,6 +399,17 @@ void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *sour
     char buf[1024];
     ns_json_set_str(obj, "source", source);
     ns_json_set_str(obj, "gemm_precision", ns_cprec_name(ni->precision));
+    if (ni->precision != in->run.precision) { /* why the table is another precision's */
+        snprintf(buf, sizeof buf,
+                 "%s: the node has no %s GEMM on a roof%s, so its %s GEMM efficiencies stand in "
+                 "for %s",
+                 ni->as_chip ? "the node's run precision has no compute ceiling"
+                             : "a transfer to the chip preset",
+                 ns_cprec_name(in->run.precision),
+                 ni->as_chip ? " that the chip can use" : "", ns_cprec_name(ni->precision),
+                 ns_cprec_name(in->run.precision));
+        ns_json_set_str(obj, "gemm_precision_status", buf);
+    }
     ns_json_set_int(obj, "gemm_points", ni->gemm_points);
     json_t *ids = json_array();
     for (int i = 0; i < ni->gemm_refused && i < NS_NODE_REFUSED_IDS; i++)

@@ -8,7 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ns=bin/nodescale
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fx=tests/fixtures/results_synthetic.json
+# The synthetic node with its GEMMs measured in fp32 as well (--precision fp32 needs an fp32
+# GEMM table: trial 15 #2).
+fx=$tmp/fx.json
+jq '.results += [.results[] | select(.family == "gemm") | .name = "sgemm" | .precision = "sp"
+      | .id |= sub("^dgemm/(?<a>[^/]*)/dp/"; "sgemm/\(.a)/sp/")]' \
+  tests/fixtures/results_synthetic.json >"$fx"
 why="its measurement was disturbed (CV 46%)"
 
 # No ceiling flagged: the highest FMA ceiling, and no warning.
@@ -58,5 +63,22 @@ $ns cluster --node "$tmp/all.json" --chips 8 --precision fp32 2>/dev/null | grep
 if $ns cluster --node "$tmp/all.json" --chips 8 --precision fp32 --peak-tflop-per-s 0.3 2>&1 |
     grep -q "peak is the compute ceiling"; then
   echo "a peak warning though --peak-tflop-per-s replaced the peak"; exit 1; fi
+
+# Trial 15 #2: --precision is applied before --node reads the GEMM table, so the table is the
+# run precision's, whatever the flags' order; a precision the node has no GEMM of is refused.
+for order in "--precision fp64 --node $tmp/one.json" "--node $tmp/one.json --precision fp64"; do
+  # shellcheck disable=SC2086
+  $ns cluster $order --chips 8 --json - 2>/dev/null >"$tmp/prec.json"
+  jq -e '.precision == "fp64" and .node.gemm_precision == "fp64"' "$tmp/prec.json" >/dev/null ||
+    { echo "t15#2: $order: the GEMM table is not the run precision's"; jq -c '[.precision, .node.gemm_precision]' "$tmp/prec.json"; exit 1; }
+done
+set +e
+$ns cluster --node tests/fixtures/results_synthetic.json --chips 8 --precision fp32 \
+  --json "$tmp/no.json" >"$tmp/no.out" 2>"$tmp/no.err"
+rc=$?
+set -e
+[ $rc -eq 2 ] && [ ! -e "$tmp/no.json" ] && [ "$(wc -l <"$tmp/no.err")" -eq 1 ] &&
+  grep -q "error: --precision fp32: --node .* has no fp32 GEMM on a roof (its GEMM table is fp64)" "$tmp/no.err" ||
+  { echo "t15#2: --precision fp32 on a node with fp64 GEMMs only: rc $rc"; cat "$tmp/no.err"; exit 1; }
 
 echo "cluster --node peak ok"
