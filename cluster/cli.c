@@ -472,7 +472,7 @@ static void print_node(FILE *f, const ns_cluster_input *in, const char *path, in
         else
             fprintf(f, "node %s: %d GEMM shape%s (%s), efficiency = %s; ", path, ni->gemm_points,
                     ni->gemm_points == 1 ? "" : "s", ns_cprec_name(ni->precision),
-                    NS_NODE_GEMM_STATISTIC);
+                    ns_node_eff_statistic(in, w, sizeof w));
         if (ni->cv_overridden)
             fprintf(f, "step CV from --step-cv (measured %.3g not used)\n", ni->step_cv);
         else if (ni->cv_results)

@@ -149,7 +149,11 @@ typedef struct ns_node_info {
     /* As the chip, per precision: the peak taken from the compute ceilings (FLOP/s), and why it
      * is doubtful when a suspect ceiling was taken or passed over ("" otherwise). */
     double peak_taken[NS_CP_COUNT];
+    double peak_threads[NS_CP_COUNT]; /* the thread count of the ceiling taken */
     char peak_warning[NS_CP_COUNT][640];
+    /* As the chip: the peak (FLOP/s) the GEMM efficiencies were re-based on (GEMM rate / peak,
+     * ns_node_eff_statistic); 0 when they are fraction_of_roof (a chip preset). */
+    double eff_peak;
 } ns_node_info;
 
 /* The most chips the command line and presets accept (--chips, a preset's "chips"): 2^30, the
@@ -313,6 +317,10 @@ const char *ns_node_interrupted_warning(const ns_cluster_input *in, char *buf, s
 /* The doubt about the chip's peak at the run precision (a suspect compute ceiling taken or passed
  * over) when the node is the chip and no --peak-tflop-per-s replaced that peak; "" otherwise. */
 const char *ns_node_peak_warning(const ns_cluster_input *in, char *buf, size_t len);
+/* Which statistic the node's GEMM efficiencies are, into buf: NS_NODE_GEMM_STATISTIC
+ * (fraction_of_roof, with a chip preset), or as the chip the GEMM's rate / the peak taken
+ * (eff_peak). Returns buf. */
+const char *ns_node_eff_statistic(const ns_cluster_input *in, char *buf, size_t len);
 
 /* Why b has no time to train (and so no energy or cost): NULL when it has one; "never: ..."
  * when failures leave no goodput; "no token budget (train_tokens)" when the model has none. */

@@ -687,6 +687,37 @@ static void node_bridge(void **state) {
     json_decref(r);
 }
 
+/* Trial 15 #1: the peak taken passes over a suspect ceiling (the 2-thread DP one, against
+ * which fraction_of_roof was measured) for a trusted 1-thread one: the GEMM efficiencies are
+ * re-based on that peak (GEMM rate / peak), so the chip runs each GEMM at its measured rate. */
+static void node_bridge_rebased(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    char err[256];
+    json_t *r = fixture("results_synthetic.json");
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(json_object_get(r, "ceilings"), "compute"), i, e) {
+        if (!strcmp(json_string_value(json_object_get(e, "precision")), "dp") &&
+            ns_json_get_num(e, "threads") == 2)
+            json_object_set_new(e, "suspect", json_true());
+    }
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    assert_int_equal(in.run.precision, NS_CP_FP64);
+    assert_rel(in.sys.chip.peak_flops[NS_CP_FP64], 100e9, 1e-12); /* the trusted 1-thread one */
+    /* 170 GFLOP/s measured (fraction_of_roof 0.85 of the 200 passed over) stays 170 */
+    assert_abs(ns_gemm_efficiency(&in.sys.chip, 1024, 1024, 1024), 1.7, 1e-12);
+    assert_rel(in.sys.chip.peak_flops[NS_CP_FP64] * ns_gemm_efficiency(&in.sys.chip, 256, 256, 256),
+               130e9, 1e-12);
+    json_t *o = json_object();
+    ns_node_info_json(o, &in, "x");
+    const char *st = json_string_value(json_object_get(o, "gemm_efficiency_statistic"));
+    assert_true(st && strstr(st, "rate") && strstr(st, "100 GFLOP/s, a ceiling on 1 thread"));
+    json_decref(o);
+    json_decref(r);
+}
+
 /* A disturbed node: a GEMM above its roof is refused (not capped to 1), the noisy CV is taken
  * as measured but flagged, and both are said in the JSON. */
 static void node_bridge_noisy(void **state) {
@@ -883,6 +914,7 @@ int main(void) {
         cmocka_unit_test(presets_chip_counts_valid),
         cmocka_unit_test(node_bridge),
         cmocka_unit_test(node_bridge_noisy),
+        cmocka_unit_test(node_bridge_rebased),
         cmocka_unit_test(allreduce_fits),
         cmocka_unit_test(allreduce_bare_fit),
         cmocka_unit_test(allreduce_fit_ranges),
