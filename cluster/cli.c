@@ -642,20 +642,16 @@ static int dir_writable(const char *path, char *err, size_t errlen) {
 }
 
 /* Whether --json names one of the eight plot files that --plot-dir dir will hold: the same file
- * (a link to it too), or the same name in the same folder (dir may not exist yet: then not). */
+ * (a link to it too), or the same file once links are followed and folders resolved, a
+ * dangling link's target included (trial 15 #3: a link to a plot not yet written). */
 static int is_plot_file(const char *json, const char *dir) {
-    struct stat js, ps;
-    int have = stat(json, &js) == 0;
-    const char *slash = strrchr(json, '/'), *base = slash ? slash + 1 : json;
-    char jdir[4096], a[PATH_MAX], b[PATH_MAX], path[4400];
-    snprintf(jdir, sizeof jdir, "%.*s", slash ? (int)(slash - json) + (slash == json) : 1,
-             slash ? json : ".");
-    int same_dir = realpath(jdir, a) && realpath(dir, b) && !strcmp(a, b);
+    char jt[2 * PATH_MAX], pt[2 * PATH_MAX], path[4400];
+    ns_output_target(json, jt, sizeof jt);
     for (int i = 0; ns_outdir_cluster[i]; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, ns_outdir_cluster[i]);
-        if (have && stat(path, &ps) == 0 && ps.st_dev == js.st_dev && ps.st_ino == js.st_ino)
-            return 1;
-        if (same_dir && !strcmp(base, ns_outdir_cluster[i])) return 1;
+        if (ns_same_file(json, path) == 1) return 1;
+        ns_output_target(path, pt, sizeof pt);
+        if (!strcmp(jt, pt)) return 1;
     }
     return 0;
 }

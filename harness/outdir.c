@@ -3,7 +3,9 @@
 #include "harness/outdir.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -246,4 +248,40 @@ int ns_report_may_write(const char *opt, const char *path, ns_report_kind kind, 
     snprintf(err, errlen, "%s %s holds %s, not %s: give a new file", opt, path, what,
              report_own[kind]);
     return -1;
+}
+
+/* Path p with its folder resolved by realpath (the text itself when the folder does not exist),
+ * into out. */
+static void resolved_path(const char *p, char *out, size_t len) {
+    const char *slash = strrchr(p, '/');
+    char dir[PATH_MAX], real[PATH_MAX];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == p ? 1 : (int)(slash - p), p);
+    if (realpath(dir, real))
+        snprintf(out, len, "%s/%s", real, slash ? slash + 1 : p);
+    else
+        snprintf(out, len, "%s", p);
+}
+
+void ns_output_target(const char *p, char *out, size_t len) {
+    char cur[PATH_MAX], link[PATH_MAX];
+    if (strlen(p) >= sizeof cur) { /* too long to be opened: its text as it is */
+        resolved_path(p, out, len);
+        return;
+    }
+    memcpy(cur, p, strlen(p) + 1);
+    struct stat st;
+    for (int hops = 0; hops < 40 && lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n <= 0) break;
+        link[n] = 0;
+        /* A relative target is relative to the link's folder. */
+        char *slash = strrchr(cur, '/');
+        size_t keep = link[0] == '/' || !slash ? 0 : (size_t)(slash + 1 - cur);
+        if (keep + (size_t)n >= sizeof cur) break;
+        memcpy(cur + keep, link, (size_t)n + 1);
+    }
+    resolved_path(cur, out, len);
 }

@@ -838,45 +838,6 @@ void ns_gate_report_free(ns_gate_report *rep) {
 
 /* ---- command line -------------------------------------------------------------------------- */
 
-/* Path p with its folder resolved by realpath (the text itself when the folder does not exist),
- * into out. */
-static void resolved_path(const char *p, char *out, size_t len) {
-    const char *slash = strrchr(p, '/');
-    char dir[PATH_MAX], real[PATH_MAX];
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", slash == p ? 1 : (int)(slash - p), p);
-    if (realpath(dir, real))
-        snprintf(out, len, "%s/%s", real, slash ? slash + 1 : p);
-    else
-        snprintf(out, len, "%s", p);
-}
-
-/* The file a write to p lands in, into out: p with its symbolic links followed, a dangling
- * link's target included (a report written through a link to a missing file creates that file:
- * trial 14b #4), then its folder resolved as resolved_path does. */
-static void output_target(const char *p, char *out, size_t len) {
-    char cur[PATH_MAX], link[PATH_MAX];
-    if (strlen(p) >= sizeof cur) { /* too long to be opened: its text as it is */
-        resolved_path(p, out, len);
-        return;
-    }
-    memcpy(cur, p, strlen(p) + 1);
-    struct stat st;
-    for (int hops = 0; hops < 40 && lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
-        ssize_t n = readlink(cur, link, sizeof link - 1);
-        if (n <= 0) break;
-        link[n] = 0;
-        /* A relative target is relative to the link's folder. */
-        char *slash = strrchr(cur, '/');
-        size_t keep = link[0] == '/' || !slash ? 0 : (size_t)(slash + 1 - cur);
-        if (keep + (size_t)n >= sizeof cur) break;
-        memcpy(cur + keep, link, (size_t)n + 1);
-    }
-    resolved_path(cur, out, len);
-}
-
 /* 1 when two output paths name the same file: the same device and inode when both exist,
  * else the same text once links are followed and each folder is resolved ("g.json",
  * "./g.json", "/abs/g.json", a dangling link to g.json). "-" (stdout) is no file. */
@@ -885,8 +846,8 @@ static int same_output(const char *a, const char *b) {
     int same = ns_same_file(a, b);
     if (same >= 0) return same;
     char ra[2 * PATH_MAX], rb[2 * PATH_MAX];
-    output_target(a, ra, sizeof ra);
-    output_target(b, rb, sizeof rb);
+    ns_output_target(a, ra, sizeof ra);
+    ns_output_target(b, rb, sizeof rb);
     return strcmp(ra, rb) == 0;
 }
 

@@ -33,6 +33,20 @@ NODESCALE_GNUPLOT=$gp $ns cluster --preset h100-sxm --chips 8 --plot-dir "$tmp/q
   --json "$tmp/link.json" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || fail "--json through a link onto a plot file: $(cat "$tmp/err")"
 grep -q '^# chips mfu' "$tmp/q/cluster_scaling.dat" || fail "cluster_scaling.dat was replaced"
+# Trial 15 #3: a dangling link onto a plot file not yet written (relative, into a new folder
+# or an existing one) is the same file: refused, and the picture is not replaced by JSON.
+mkdir "$tmp/dl" "$tmp/dl/pd4"
+ln -s pd3/cluster_scaling.png "$tmp/dl/dangl"
+ln -s pd4/cluster_scaling.svg "$tmp/dl/d2"
+for pair in "pd3 dangl" "pd4 d2"; do
+  set -- $pair
+  (cd "$tmp/dl" && NODESCALE_GNUPLOT=$gp "$OLDPWD/$ns" cluster --preset h100-sxm --chips 8 \
+    --plot-dir "$1" --json "$2" >/dev/null 2>"$tmp/err")
+  rc=$?
+  { [ $rc -eq 2 ] && grep -q "one of the plot files" "$tmp/err"; } ||
+    fail "t15#3: --json $2, a dangling link into --plot-dir $1 -> rc $rc: $(cat "$tmp/err")"
+done
+[ ! -e "$tmp/dl/pd3" ] && [ -z "$(ls "$tmp/dl/pd4")" ] || fail "t15#3: a refused run wrote $(find "$tmp/dl")"
 
 # 2. The JSON write fails after the plots: no plot and no folder of this run is left.
 if [ -c /dev/full ]; then
