@@ -827,6 +827,34 @@ static void print_scaling(const ns_cluster_input *in, const ns_breakdown *b, int
     }
 }
 
+/* Removes the plot files staged in `stage` and the folder itself. */
+static void discard_plots(const char *stage) {
+    ns_cluster_remove_plots(stage);
+    rmdir(stage);
+}
+
+/* Moves the plots staged in `stage` into dir over the earlier run's (one made without gnuplot
+ * has no .svg or .png: an earlier one is removed, never left beside new data), then removes
+ * `stage`. 0, or -1 with the reason in err. */
+static int commit_plots(const char *stage, const char *dir, char *err, size_t errlen) {
+    char from[4400], to[4400];
+    for (int i = 0; ns_outdir_cluster[i]; i++) {
+        snprintf(from, sizeof from, "%s/%s", stage, ns_outdir_cluster[i]);
+        snprintf(to, sizeof to, "%s/%s", dir, ns_outdir_cluster[i]);
+        if (rename(from, to) == 0) continue;
+        if (errno == ENOENT && (unlink(to) == 0 || errno == ENOENT)) continue;
+        int e = errno;
+        snprintf(err, errlen, "cannot move %s into %.300s: %s", ns_outdir_cluster[i], dir,
+                 strerror(e));
+        discard_plots(stage);
+        return -1;
+    }
+    rmdir(stage);
+    return 0;
+}
+
+static int stdout_reported; /* compute_and_write said that the standard output failed */
+
 static int run_cluster(int argc, char **argv);
 static int compute_and_write(const options *o, const ns_cluster_input *in, const int *chips,
                              int n_chips);
@@ -834,9 +862,10 @@ static int compute_and_write(const options *o, const ns_cluster_input *in, const
 /* `nodescale cluster`: runs, then checks that everything printed reached the standard output
  * (a full disk, a closed pipe): a write that failed is exit 1 with a reason, never exit 0. */
 int ns_cmd_cluster(int argc, char **argv) {
+    stdout_reported = 0;
     int rc = run_cluster(argc, argv);
     errno = 0;
-    if ((fflush(stdout) != 0 || ferror(stdout)) && rc != NS_EXIT_USAGE) {
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc != NS_EXIT_USAGE && !stdout_reported) {
         fprintf(stderr, "nodescale cluster: error: cannot write the standard output: %s\n",
                 strerror(errno ? errno : EIO));
         return NS_EXIT_FAIL;
@@ -945,15 +974,22 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
         return ns_usage_error(CMD, "no chip count has a valid configuration (%s)", notes[0]);
 
     /* Files first, plots before the JSON (written atomically), the table last: a failure
-     * leaves one error line, not a table followed by an error, and no plot files. */
+     * leaves one error line, not a table followed by an error. The plots are made in a new
+     * folder inside --plot-dir and moved over the earlier ones only once the JSON and the
+     * standard output are written (trial 15 #8, #9: a failure removed or kept them): a run
+     * that fails leaves --plot-dir as it found it ("nothing written", as roofline). */
+    char stage[4200] = "";
     if (o.plot_dir) {
         int bad = ns_outdir_mkdir_p(o.plot_dir);
-        if (bad)
-            snprintf(err, sizeof err, "cannot create %s: %s", o.plot_dir, strerror(errno));
-        else
-            bad = ns_cluster_write_plots(&in, firsts, n_firsts, o.plot_dir, err, sizeof err);
-        if (bad) {
-            ns_cluster_remove_plots(o.plot_dir);
+        snprintf(stage, sizeof stage, "%s/.cluster-new-XXXXXX", o.plot_dir);
+        if (bad || !mkdtemp(stage)) {
+            snprintf(err, sizeof err, "cannot create %s: %s", bad ? o.plot_dir : stage,
+                     strerror(errno));
+            fprintf(stderr, "nodescale cluster: error: %s\n", err);
+            return NS_EXIT_FAIL;
+        }
+        if (ns_cluster_write_plots(&in, firsts, n_firsts, stage, err, sizeof err)) {
+            discard_plots(stage);
             fprintf(stderr, "nodescale cluster: error: %s\n", err);
             return NS_EXIT_FAIL;
         }
@@ -992,15 +1028,17 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
         if (strcmp(o.json, "-") && ns_json_write_atomic(root, o.json, err, sizeof err)) {
             fprintf(stderr, "nodescale cluster: error: %s\n", err);
             json_decref(root);
-            if (o.plot_dir) ns_cluster_remove_plots(o.plot_dir); /* trial 14b #6 */
+            if (o.plot_dir) discard_plots(stage); /* trial 14b #6 */
             return NS_EXIT_FAIL;
         }
     }
+    errno = 0; /* the first error writing the standard output, kept for its message */
+    int out_errno = 0;
     if (o.json && !strcmp(o.json, "-")) {
         print_node(stderr, &in, o.node, 1);
         print_warnings(stderr, "nodescale cluster: warning: ");
         rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || puts("") < 0;
-        if (rc && o.plot_dir) ns_cluster_remove_plots(o.plot_dir);
+        if (rc) out_errno = errno;
     } else {
         print_header(&in);
         print_node(stdout, &in, o.node, 0);
@@ -1013,5 +1051,18 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
         if (o.search) printf("\n%ld configurations evaluated\n", evaluated);
     }
     json_decref(root);
-    return rc ? NS_EXIT_FAIL : NS_EXIT_OK;
+    if (ferror(stdout) && !out_errno) out_errno = errno;
+    if (fflush(stdout) != 0 || ferror(stdout) || rc) {
+        if (!out_errno) out_errno = errno ? errno : EIO;
+        fprintf(stderr, "nodescale cluster: error: cannot write the standard output: %s\n",
+                strerror(out_errno));
+        stdout_reported = 1;
+        if (o.plot_dir) discard_plots(stage);
+        return NS_EXIT_FAIL;
+    }
+    if (o.plot_dir && commit_plots(stage, o.plot_dir, err, sizeof err)) {
+        fprintf(stderr, "nodescale cluster: error: %s\n", err);
+        return NS_EXIT_FAIL;
+    }
+    return NS_EXIT_OK;
 }

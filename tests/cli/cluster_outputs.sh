@@ -61,6 +61,36 @@ if [ -c /dev/full ]; then
     --json /dev/full >/dev/null 2>&1
   [ "$(ls "$tmp/keep")" = x ] || fail "a failed JSON write left plots: $(ls "$tmp/keep")"
 fi
+# Trial 15 #8, #9: a failed JSON write or standard output leaves an earlier run's plots as they
+# were and removes a folder it made; the message keeps the first write error's reason.
+if [ -c /dev/full ]; then
+  mkdir "$tmp/pre" && echo keep >"$tmp/pre/notes.txt"
+  NODESCALE_GNUPLOT=$gp $ns cluster --preset h100-sxm --chips 8 --plot-dir "$tmp/pre" >/dev/null 2>&1
+  (cd "$tmp/pre" && ls -A && cat cluster_*) >"$tmp/pre.before"
+  NODESCALE_GNUPLOT=$gp $ns cluster --preset h100-sxm --chips 8,16 --plot-dir "$tmp/pre" \
+    --json /dev/full >/dev/null 2>"$tmp/err"
+  rc=$?
+  (cd "$tmp/pre" && ls -A && cat cluster_*) >"$tmp/pre.after"
+  [ $rc -eq 1 ] && cmp -s "$tmp/pre.before" "$tmp/pre.after" ||
+    fail "t15#8: --json /dev/full -> rc $rc changed the earlier plots: $(ls -A "$tmp/pre")"
+  for j in "" "--json -"; do
+    # shellcheck disable=SC2086
+    NODESCALE_GNUPLOT=$gp $ns cluster --preset h100-sxm --chips 8,16 --plot-dir "$tmp/pre" $j \
+      >/dev/full 2>"$tmp/err"
+    rc=$?
+    (cd "$tmp/pre" && ls -A && cat cluster_*) >"$tmp/pre.after"
+    [ $rc -eq 1 ] && cmp -s "$tmp/pre.before" "$tmp/pre.after" ||
+      fail "t15#9: stdout /dev/full ($j) -> rc $rc changed the earlier plots: $(ls -A "$tmp/pre")"
+    # shellcheck disable=SC2086
+    NODESCALE_GNUPLOT=$gp $ns cluster --preset h100-sxm --chips 8 --plot-dir "$tmp/new9/p" $j \
+      >/dev/full 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] && [ ! -e "$tmp/new9" ] ||
+      fail "t15#9: stdout /dev/full ($j) -> rc $rc left $(find "$tmp/new9" 2>/dev/null)"
+    [ "$(cat "$tmp/err")" = "nodescale cluster: error: cannot write the standard output: No space left on device" ] ||
+      fail "t15#9: stdout /dev/full ($j): $(cat "$tmp/err")"
+  done
+fi
 
 # 3. Over-long paths: cluster refuses before computing (exit 2); every writer names the
 # reason, and a cut path says so.
