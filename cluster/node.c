@@ -1,6 +1,6 @@
 /* The node bridge: what a nodescale run measured on this node (results.json), turned into the
  * cluster model's chip: the GEMM efficiency table (fraction of the measured compute roof per
- * shape), the within-run sample jitter (median time_s.cv of GEMM times, used as the step-time CV
+ * shape; as the chip, the GEMM rate over the peak taken), the within-run sample jitter (median time_s.cv of GEMM times, used as the step-time CV
  * unless --step-cv is given), and when the node is the chip, its
  * compute ceilings and DRAM bandwidth. Also measured collective α–β from an all-reduce fit. */
 #include "cluster/cluster.h"
@@ -157,7 +157,8 @@ static void peak_warning(char *buf, size_t len, int p, const json_t *taken, cons
     while (keep > 0 && why[keep] != ' ') /* a whole word (and never half a UTF-8 character) */
         keep--;
     char cut[1024];
-    snprintf(cut, sizeof cut, "%.*s%s", (int)(keep < 900 ? keep : 900), why, NS_CUT_MARK);
+    snprintf(cut, sizeof cut, "%.*s%s", (int)(keep < 900 ? keep : 900), why,
+             NS_CUT_MARK + (keep == 0)); /* no space before the mark of an empty reason */
     peak_text(buf, len, p, taken, sus, cut);
 }
 
