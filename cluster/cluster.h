@@ -149,7 +149,7 @@ typedef struct ns_node_info {
     /* As the chip, per precision: the peak taken from the compute ceilings (FLOP/s), and why it
      * is doubtful when a suspect ceiling was taken or passed over ("" otherwise). */
     double peak_taken[NS_CP_COUNT];
-    double peak_threads[NS_CP_COUNT]; /* the thread count of the ceiling taken */
+    double peak_threads[NS_CP_COUNT];     /* the thread count of the ceiling taken */
     char peak_warning[NS_CP_COUNT][1024]; /* the text without its reason always fits */
     /* As the chip: the peak (FLOP/s) the GEMM efficiencies were re-based on (GEMM rate / peak,
      * ns_node_eff_statistic); 0 when they are fraction_of_roof (a chip preset). */

@@ -1,8 +1,9 @@
 /* The node bridge: what a nodescale run measured on this node (results.json), turned into the
  * cluster model's chip: the GEMM efficiency table (fraction of the measured compute roof per
- * shape; as the chip, the GEMM rate over the peak taken), the within-run sample jitter (median time_s.cv of GEMM times, used as the step-time CV
- * unless --step-cv is given), and when the node is the chip, its
- * compute ceilings and DRAM bandwidth. Also measured collective α–β from an all-reduce fit. */
+ * shape; as the chip, the GEMM rate over the peak taken), the within-run sample jitter (median
+ * time_s.cv of GEMM times, used as the step-time CV unless --step-cv is given), and when the node
+ * is the chip, its compute ceilings and DRAM bandwidth. Also measured collective α–β from an
+ * all-reduce fit. */
 #include "cluster/cluster.h"
 #include "harness/json.h"
 #include "harness/stats.h"
@@ -229,7 +230,7 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
      * bandwidth below; other mixes only where a precision has no FMA entry. A suspect ceiling is
      * taken only where no trusted one exists, and either way the suspicion is said. */
     const json_t *pick[NS_CP_COUNT][2][2] = {{{0}}}; /* [precision][fma?][suspect?] */
-    const char *why[NS_CP_COUNT][2][2] = {{{0}}}; /* strings of results */
+    const char *why[NS_CP_COUNT][2][2] = {{{0}}};    /* strings of results */
     json_array_foreach(json_object_get(ceil, "compute"), i, e) {
         const char *mix = json_string_value(json_object_get(e, "mix"));
         int fma = mix && !strcmp(mix, "fma");
@@ -434,9 +435,8 @@ void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *sour
                  "for %s",
                  ni->as_chip ? "the node's run precision has no compute ceiling"
                              : "a transfer to the chip preset",
-                 ns_cprec_name(in->run.precision),
-                 ni->as_chip ? " that the chip can use" : "", ns_cprec_name(ni->precision),
-                 ns_cprec_name(in->run.precision));
+                 ns_cprec_name(in->run.precision), ni->as_chip ? " that the chip can use" : "",
+                 ns_cprec_name(ni->precision), ns_cprec_name(in->run.precision));
         ns_json_set_str(obj, "gemm_precision_status", buf);
     }
     ns_json_set_int(obj, "gemm_points", ni->gemm_points);
