@@ -690,31 +690,62 @@ static void node_bridge(void **state) {
 /* Trial 15 #1: the peak taken passes over a suspect ceiling (the 2-thread DP one, against
  * which fraction_of_roof was measured) for a trusted 1-thread one: the GEMM efficiencies are
  * re-based on that peak (GEMM rate / peak), so the chip runs each GEMM at its measured rate. */
+static json_t *dp_ceiling(const char *isa, int threads, double gflops, int suspect) {
+    json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:i, s:f}", "name", "peak_fma", "precision", "dp",
+                          "isa", isa, "mix", "fma", "threads", threads, "gflops", gflops);
+    if (suspect) json_object_set_new(e, "suspect", json_true());
+    return e;
+}
+
 static void node_bridge_rebased(void **state) {
     (void)state;
     ns_cluster_input in;
     char err[256];
     json_t *r = fixture("results_synthetic.json");
+    json_t *compute = json_object_get(json_object_get(r, "ceilings"), "compute");
     size_t i;
     json_t *e;
-    json_array_foreach(json_object_get(json_object_get(r, "ceilings"), "compute"), i, e) {
+    json_array_foreach(compute, i, e) {
         if (!strcmp(json_string_value(json_object_get(e, "precision")), "dp") &&
             ns_json_get_num(e, "threads") == 2)
             json_object_set_new(e, "suspect", json_true());
     }
+    /* The 2-thread DP ceiling suspect, a trusted 1-thread one: the node is the chip with all its
+     * threads, as its GEMMs ran, so the 2-thread one is the peak (a 1-thread peak of 100 gave the
+     * 170 GFLOP/s GEMM an efficiency of 1.7, HFU over 100%: trial 15 #1). */
     ns_cluster_defaults(&in);
     assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
     assert_int_equal(in.run.precision, NS_CP_FP64);
-    assert_rel(in.sys.chip.peak_flops[NS_CP_FP64], 100e9, 1e-12); /* the trusted 1-thread one */
-    /* 170 GFLOP/s measured (fraction_of_roof 0.85 of the 200 passed over) stays 170 */
-    assert_abs(ns_gemm_efficiency(&in.sys.chip, 1024, 1024, 1024), 1.7, 1e-12);
+    assert_rel(in.sys.chip.peak_flops[NS_CP_FP64], 200e9, 1e-12);
+    assert_abs(ns_gemm_efficiency(&in.sys.chip, 1024, 1024, 1024), 0.85, 1e-12);
+    assert_true(in.node.peak_warning[NS_CP_FP64][0] != '\0'); /* the suspicion is said */
+
+    /* A trusted 2-thread ceiling (AVX2, 190) beside the suspect one: it is the peak, and each
+     * GEMM runs at its measured rate: efficiency = rate / 190, not fraction_of_roof. */
+    json_array_append_new(compute, dp_ceiling("avx2", 2, 190.0, 0));
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    assert_rel(in.sys.chip.peak_flops[NS_CP_FP64], 190e9, 1e-12);
+    assert_rel(in.sys.chip.peak_flops[NS_CP_FP64] * ns_gemm_efficiency(&in.sys.chip, 1024, 1024, 1024),
+               170e9, 1e-12);
     assert_rel(in.sys.chip.peak_flops[NS_CP_FP64] * ns_gemm_efficiency(&in.sys.chip, 256, 256, 256),
                130e9, 1e-12);
     json_t *o = json_object();
     ns_node_info_json(o, &in, "x");
     const char *st = json_string_value(json_object_get(o, "gemm_efficiency_statistic"));
-    assert_true(st && strstr(st, "rate") && strstr(st, "100 GFLOP/s, a ceiling on 1 thread"));
+    assert_true(st && strstr(st, "rate") && strstr(st, "190 GFLOP/s, a ceiling on 2 threads"));
     json_decref(o);
+
+    /* A trusted one below the fastest GEMM (180 GFLOP/s at m = 2048) is no peak: the suspect
+     * one, the GEMMs' roof, is taken. */
+    json_array_foreach(compute, i, e) {
+        if (!strcmp(json_string_value(json_object_get(e, "isa")), "avx2"))
+            json_object_set_new(e, "gflops", json_real(150.0));
+    }
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    assert_rel(in.sys.chip.peak_flops[NS_CP_FP64], 200e9, 1e-12);
+    for (int g = 0; g < in.sys.chip.n_gemm; g++) assert_true(in.sys.chip.gemm[g].eff <= 1.0);
     json_decref(r);
 }
 
