@@ -392,10 +392,25 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
             json_decref(root);
             root = NULL;
         }
+        /* One result and no sweep, ceilings or roofline: what `nodescale bench` writes (the
+         * rule of harness/outdir.c), not a characterised node; `cluster --node` refuses it too
+         * (trial 15 #14: it ran as "rank 0: ok", its settings line claiming kernels=all). */
+        if (root && json_array_size(json_object_get(root, "results")) <= 1 &&
+            !json_object_get(root, "sweep") && !json_object_get(root, "ceilings") &&
+            !json_object_get(root, "roofline")) {
+            snprintf(err, sizeof err,
+                     "%.900s: a `nodescale bench` result (one result, no sweep, ceilings or "
+                     "roofline), not a node's results.json: pass what `nodescale run` writes",
+                     path);
+            json_decref(root);
+            root = NULL;
+        }
         if (!root) *reason = strdup(err);
-        if (lf)
-            fprintf(lf, "nodescale fleet --from-results: rank %d read %s%s%s\n", rank, path,
-                    root ? "" : ": ", root ? "" : err);
+        /* err starts with the path: named once (trial 15 #15). */
+        if (lf && root)
+            fprintf(lf, "nodescale fleet --from-results: rank %d read %s\n", rank, path);
+        else if (lf)
+            fprintf(lf, "nodescale fleet --from-results: rank %d: %s\n", rank, err);
     } else {
         /* --threads absent (0): the CPUs the launcher bound this rank to, as `run` does. */
         int64_t threads = o->threads;

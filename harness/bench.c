@@ -129,12 +129,13 @@ int ns_cmd_bench(int argc, char **argv) {
             int is_threads = !strncmp(name, "--threads", 9), is_samples = !strncmp(name, "--samples", 9);
             int64_t lo = 1;
             int64_t hi = is_threads ? 4096 : is_samples ? NS_MAX_SAMPLES : (INT64_C(1) << 40);
-            if (ns_parse_int64(v, 0, hi, &x) != 0)
-                return ns_usage_error(cmd, "%.*s: '%s' is not an integer in [%lld, %lld]",
-                                      (int)strcspn(name, "="), name, v, (long long)lo, (long long)hi);
-            if (x < lo)
-                return ns_usage_error(cmd, "%.*s wants an integer >= %lld, not '%s'",
-                                      (int)strcspn(name, "="), name, (long long)lo, v);
+            /* What was given and what is wanted, as cluster's messages say (trial 15 #13). */
+            if (ns_parse_int64(v, 0, hi, &x) != 0 || x < lo)
+                return ns_usage_error(cmd,
+                                      "%.*s wants a decimal integer (a K, M, G, KiB... suffix "
+                                      "allowed) in [%lld, %lld], got '%s'",
+                                      (int)strcspn(name, "="), name, (long long)lo,
+                                      (long long)hi, v);
             if (!strncmp(name, "--n", 3) && (name[3] == 0 || name[3] == '=')) n = x;
             else if (!strncmp(name, "--m", 3)) m = x;
             else if (!strncmp(name, "--k", 3)) kk = x;
@@ -150,8 +151,12 @@ int ns_cmd_bench(int argc, char **argv) {
             if (r < 0) return ns_usage_error(cmd, "--json needs a file name");
             json_path = v;
         } else if (OPT("--min-time")) {
-            if (r < 0 || ns_parse_double(v, 1e-6, 60, &min_time) != 0)
-                return ns_usage_error(cmd, "--min-time: want seconds in [1e-6, 60]");
+            if (r < 0) return ns_usage_error(cmd, "--min-time needs a value");
+            if (ns_parse_double(v, 1e-6, 60, &min_time) != 0)
+                return ns_usage_error(cmd,
+                                      "--min-time wants a decimal number of seconds in [1e-6, "
+                                      "60], got '%s'",
+                                      v);
         } else if (argv[i][0] == '-') {
             return ns_usage_error(cmd, "unknown option '%s' (see nodescale bench --help)", argv[i]);
         } else if (!kname) {

@@ -131,10 +131,14 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
     if (!m) {
         status = "not measured";
         json_object_set_new(r, "reps", json_null());
+        json_object_set_new(r, "resized", json_null());
         json_object_set_new(r, "samples_s", json_null());
         json_object_set_new(r, "time_s", json_null());
     } else {
         ns_json_set_int(r, "reps", m->reps);
+        /* Restarts of the samples after a short one (trial 15 #12): a result measured after
+         * them followed a disturbed sizing sample. */
+        ns_json_set_int(r, "resized", m->resized);
         team_json(r, k, p, m);
         json_t *samples = json_array();
         for (int i = 0; i < m->nsamples; i++) json_array_append_new(samples, json_real(m->samples_s[i]));
@@ -216,7 +220,10 @@ json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measu
     double ghz_after = with_clock && rc == 0 ? ns_clockprobe_ghz() : NAN;
     k->check(st, &c);
     r = ns_result_json(k, p, rc == 0 ? m : NULL, &c);
-    if (rc != 0) ns_json_set_str(r, "status", m->status);
+    if (rc != 0) {
+        ns_json_set_str(r, "status", m->status);
+        ns_json_set_int(r, "resized", m->resized); /* NS_MAX_RESIZES: why it is invalid */
+    }
     /* Not measured, yet samples ran (a thread shortfall, an interruption): their team. */
     if (rc != 0 && m->threads_used > 0) team_json(r, k, p, m);
     if (rc == 0 && with_counters && !ns_interrupted)

@@ -204,7 +204,7 @@ static void key_part(char *key, size_t size, size_t *len, const json_t *obj, con
     if (n > 0) *len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
 }
 
-/* sweep[]: each point checked, no two at the same working set of one curve (kernel, ISA,
+/* sweep[]: each point checked, no two at the same working set (n) of one curve (kernel, ISA,
  * precision, threads: a duplicate became a plateau of its own, trial 14b #17), and no curve
  * longer than NS_CHECK_MAX_CURVE_POINTS. Hashed, so linear in the points. */
 static int check_sweep(const json_t *sw, const char *path, char *err, size_t errlen) {
@@ -241,10 +241,20 @@ static int check_sweep(const json_t *sw, const char *path, char *err, size_t err
             goto out;
         }
         json_object_set_new(curves, key, json_integer(n));
-        /* The working set (n where a point has none): a point with neither is not keyed. */
-        const char *ws = json_is_number(json_object_get(p, "working_set_bytes"))
-                             ? "working_set_bytes"
-                             : "n";
+        /* Both are whole numbers (a fraction of a byte or an element is not a working set);
+         * a point is keyed on its element count n, or on working_set_bytes where it has no n
+         * (an exact-text key on the bytes let a point 1e-6 bytes away through, trial 15 #6).
+         * A point with neither is not keyed. */
+        static const char *const whole[] = {"n", "working_set_bytes"};
+        for (int k = 0; k < 2; k++) {
+            const json_t *v = json_object_get(p, whole[k]);
+            if (json_is_number(v) && json_number_value(v) != floor(json_number_value(v))) {
+                snprintf(err, errlen, "%s: sweep[%zu].%s = %.17g is not a whole number", path, i,
+                         whole[k], json_number_value(v));
+                goto out;
+            }
+        }
+        const char *ws = json_is_number(json_object_get(p, "n")) ? "n" : "working_set_bytes";
         if (!json_is_number(json_object_get(p, ws))) continue;
         key_part(key, sizeof key, &len, p, ws);
         const json_t *first = json_object_get(points, key);
@@ -269,7 +279,16 @@ out:
 static int check_fleet_values(const json_t *b, const char *path, const char *where, double **vals,
                               size_t *cap, char *err, size_t errlen) {
     const json_t *values = json_object_get(b, "values"), *v;
-    if (!values || json_is_null(values)) return 0;
+    const json_t *mv = json_object_get(b, "median");
+    /* The fleet writer (fleet/straggler.c) gives every median the values{} it is the median of:
+     * a median with nothing to check it against is refused (trial 15 #5). */
+    if (!values || json_is_null(values)) {
+        if (json_is_number(mv))
+            FAIL("%s: %s.median has no values{} to be the median of: not a fleet report this "
+                 "tool wrote",
+                 path, where);
+        return 0;
+    }
     if (!json_is_object(values)) FAIL("%s: %s.values is not an object", path, where);
     if (json_object_size(values) > *cap) {
         double *nv = realloc(*vals, json_object_size(values) * sizeof *nv);
@@ -285,8 +304,11 @@ static int check_fleet_values(const json_t *b, const char *path, const char *whe
     json_object_foreach((json_t *)values, node, v) {
         if (json_is_number(v)) (*vals)[n++] = json_number_value(v);
     }
-    const json_t *mv = json_object_get(b, "median");
-    if (!n || !json_is_number(mv)) return 0;
+    if (!json_is_number(mv)) return 0;
+    if (!n)
+        FAIL("%s: %s.median has no numeric values{} to be the median of: not a fleet report "
+             "this tool wrote",
+             path, where);
     double med = json_number_value(mv), want = ns_median(*vals, n);
     if (!(fabs(med - want) <= NS_CHECK_MEDIAN_REL * fabs(want)))
         FAIL("%s: %s.median = %g is not the median of its values{} (%g): not a fleet report "

@@ -359,14 +359,12 @@ static void gemm_peers(FILE *f, const json_t *root) {
     if (any) fprintf(f, "\n");
 }
 
-/* The thread all-reduce: its alpha-beta fit (the figures the cluster model reads). */
-static void allreduce(FILE *f, const json_t *root) {
-    const json_t *ar = json_object_get(root, "allreduce");
-    if (!ar) return;
-    const json_t *fit = json_object_get(ar, "fit");
-    fprintf(f, "## Thread all-reduce (shared memory)\n\n%lld threads; %s. α–β fit "
-               "t(S) = α + β·S: α = ",
-            json_integer_value(json_object_get(ar, "threads")), str(ar, "convention"));
+/* One schedule's alpha-beta fit of the thread all-reduce: a list item naming the schedule
+ * (its "schedule", else name), the fit, its worst relative residual and its warnings; for_cluster:
+ * the fit `cluster --allreduce` reads (the ring's), whose warnings say what that does with it. */
+static void allreduce_fit(FILE *f, const json_t *fit, const char *name, int for_cluster) {
+    const char *sched = json_string_value(json_object_get(fit, "schedule"));
+    fprintf(f, "- %s: α = ", sched ? sched : name);
     num(f, fit, "alpha_s", "%.3g s");
     fprintf(f, ", β = ");
     num(f, fit, "beta_s_per_byte", "%.3g s/B");
@@ -378,18 +376,35 @@ static void allreduce(FILE *f, const json_t *root) {
     const char *fst = json_string_value(json_object_get(fit, "status"));
     if (isfinite(resid) && !(fst && strstr(fst, "max_rel_residual"))) /* else the status says it */
         fprintf(f, "; worst relative residual %.0f%%", 100 * resid);
-    fprintf(f, "). Every point is in `results.json` → `allreduce`.\n\n");
+    fprintf(f, ").\n");
     if (resid > NS_ALLREDUCE_ROUGH_FIT && !ns_allreduce_fit_is_poor(fit))
         fprintf(f,
-                "**Warning: the fit's worst relative residual is %.0f%% (> %.0f%%): a straight "
-                "line describes this all-reduce poorly, and the times `cluster --allreduce` "
-                "builds on it are rough.**\n\n",
-                100 * resid, 100 * NS_ALLREDUCE_ROUGH_FIT);
+                "\n  **Warning: the %s fit's worst relative residual is %.0f%% (> %.0f%%): a "
+                "straight line describes this all-reduce poorly%s.**\n",
+                sched ? sched : name, 100 * resid, 100 * NS_ALLREDUCE_ROUGH_FIT,
+                for_cluster ? ", and the times `cluster --allreduce` builds on it are rough" : "");
     else if (ns_allreduce_fit_is_poor(fit))
         fprintf(f,
-                "**Warning: a poor fit (above %.0f%% it is not a measurement of α and β): "
-                "`cluster --allreduce` refuses it unless `--allreduce-accept-poor-fit`.**\n\n",
-                100 * NS_ALLREDUCE_POOR_FIT);
+                "\n  **Warning: the %s fit is a poor fit (above %.0f%% it is not a measurement of "
+                "α and β)%s.**\n",
+                sched ? sched : name, 100 * NS_ALLREDUCE_POOR_FIT,
+                for_cluster ? ": `cluster --allreduce` refuses it unless "
+                              "`--allreduce-accept-poor-fit`"
+                            : "");
+}
+
+/* The thread all-reduce: the alpha-beta fit of each schedule (ring: the figures the cluster
+ * model reads; tree), each named, with its residual and warnings (trial 15 #7). */
+static void allreduce(FILE *f, const json_t *root) {
+    const json_t *ar = json_object_get(root, "allreduce");
+    if (!ar) return;
+    fprintf(f, "## Thread all-reduce (shared memory)\n\n%lld threads; %s. α–β fit "
+               "t(S) = α + β·S of each schedule (`cluster --allreduce` reads the ring's):\n\n",
+            json_integer_value(json_object_get(ar, "threads")), str(ar, "convention"));
+    allreduce_fit(f, json_object_get(ar, "fit"), "ring", 1);
+    const json_t *tree = json_object_get(ar, "fit_tree");
+    if (tree) allreduce_fit(f, tree, "tree", 0);
+    fprintf(f, "\nEvery point is in `results.json` → `allreduce`.\n\n");
 }
 
 /* The measured node carried to a cluster (cluster/): one line per chip count. */

@@ -1102,7 +1102,8 @@ int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *stage
     }
     char script[4200];
     snprintf(script, sizeof script, "%s/roofline.gp", c.tmpdir);
-    int rc = -1;
+    int rc = -1, keep = 0;
+    char head[4200] = ""; /* here, not below: a goto out before it read it uninitialised */
     c.script = fopen(script, "w");
     if (!c.script) {
         snprintf(err, errlen, "cannot write %s: %s", script, strerror(errno));
@@ -1120,10 +1121,16 @@ int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *stage
         goto out;
     }
     /* Nothing to draw: no gnuplot run, nothing staged, not an error (skipped says why). */
-    if (c.npics > 0 && ns_gnuplot_run(NULL, script, err, errlen) != 0) goto out;
+    /* A message that names the script keeps it, with its data, for the user to open and rerun
+     * (trial 15 #17: it named a script already deleted). */
+    if (c.npics > 0 && ns_gnuplot_run(NULL, script, err, errlen) != 0) {
+        keep = strstr(err, script) != NULL;
+        if (keep)
+            snprintf(err + strlen(err), errlen - strlen(err), "; the script and its data are kept");
+        goto out;
+    }
     /* roofline.svg, the headline picture report.md embeds: a copy of roofline_dp.svg (not a
      * link, which a later redraw's rename of roofline_dp.svg would leave on the old picture). */
-    char head[4200] = "";
     for (int i = 0; i < c.npics; i++) {
         size_t len = strlen(c.pics[i]), sl = strlen("/roofline_dp");
         if (len < sl || strcmp(c.pics[i] + len - sl, "/roofline_dp")) continue;
@@ -1162,7 +1169,9 @@ out:
         free(c.pics[i]);
     }
     /* NODESCALE_KEEP_PLOT_TMP=1 keeps the script and data, to rerun gnuplot by hand. */
-    if (getenv("NODESCALE_KEEP_PLOT_TMP")) {
+    if (keep) {
+        /* the failed script and its data stay where the error message names them */
+    } else if (getenv("NODESCALE_KEEP_PLOT_TMP")) {
         fprintf(stderr, "nodescale roofline: gnuplot script kept in %s\n", script);
     } else {
         for (int i = 0; i < c.ndata; i++) {

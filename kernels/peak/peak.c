@@ -164,7 +164,23 @@ static int any_cpu(void) {
 #define CHAINS_ZMM NS_PEAK_CHAINS_ZMM
 #define CHAINS_YMM NS_PEAK_CHAINS_YMM
 
-#define PEAK_KERNEL(ID, NAME, PREC, MIX, ISA, LANES, CHAINS, SUPPORTED, EXECUTES)                 \
+/* The tile in words, from the CHAINS and LANES a kernel is built with, so that `nodescale list`,
+ * results[].executes and report.md follow a change of NS_PEAK_CHAINS_* (trial 15 #16): DP or SP
+ * lanes of a vector, or one lane per chain (scalar instructions: lanes 1, checked). */
+#define PEAK_STR_(x) #x
+#define PEAK_STR(x) PEAK_STR_(x)
+#define TILE_DP(CHAINS, LANES) ", " PEAK_STR(CHAINS) " chains x " PEAK_STR(LANES) " DP lanes"
+#define TILE_SP(CHAINS, LANES) ", " PEAK_STR(CHAINS) " chains x " PEAK_STR(LANES) " SP lanes"
+#define TILE_ONE(CHAINS, LANES) ", " PEAK_STR(CHAINS) " chains"
+#define TILE_OK_TILE_DP(PREC, LANES) ((PREC) == NS_PREC_DP && (LANES) > 1)
+#define TILE_OK_TILE_SP(PREC, LANES) ((PREC) == NS_PREC_SP && (LANES) > 1)
+#define TILE_OK_TILE_ONE(PREC, LANES) ((LANES) == 1)
+
+/* EXECUTES: what one step runs, in instruction terms; TILE (TILE_DP, TILE_SP or TILE_ONE)
+ * appends its chains and lanes. */
+#define PEAK_KERNEL(ID, NAME, PREC, MIX, ISA, LANES, CHAINS, SUPPORTED, EXECUTES, TILE)           \
+    _Static_assert(TILE_OK_##TILE(PREC, LANES),                                                    \
+                   NAME "/" ISA ": its tile words do not fit its precision or lanes");            \
     static double flops_##ID(const ns_params *p) {                                                 \
         return (double)p->threads * (double)p->n * (CHAINS) * (LANES) *                            \
                flops_per_lane(mix_of(MIX));                                                        \
@@ -187,41 +203,41 @@ static int any_cpu(void) {
                                  .run = peak_run,                                                  \
                                  .check = peak_check,                                              \
                                  .destroy = peak_destroy,                                          \
-                                 .executes = EXECUTES}
+                                 .executes = EXECUTES TILE(CHAINS, LANES)}
 
 /* clang-format off */
 /*          id                       name                   precision   mix           isa       lanes chains
- *          supported, executes (what one step runs, in instruction terms) */
+ *          supported, executes (what one step runs, in instruction terms), its tile's words */
 PEAK_KERNEL(peak_dp_fma_avx512,         "peak_dp_fma",          NS_PREC_DP, "fma",        "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512,
-            "FMA: vfmadd*pd on zmm (AVX-512F), 16 chains x 8 DP lanes");
+            "FMA: vfmadd*pd on zmm (AVX-512F)", TILE_DP);
 PEAK_KERNEL(peak_dp_fma_avx2,           "peak_dp_fma",          NS_PREC_DP, "fma",        "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma,
-            "FMA: vfmadd*pd on ymm (FMA3), 12 chains x 4 DP lanes");
+            "FMA: vfmadd*pd on ymm (FMA3)", TILE_DP);
 PEAK_KERNEL(peak_dp_fma_scalar,         "peak_dp_fma",          NS_PREC_DP, "fma",        "scalar",  2, CHAINS_YMM, any_cpu,
-            "no FMA: mulpd then addpd on xmm (packed SSE2, baseline x86-64), 12 chains x 2 DP lanes");
+            "no FMA: mulpd then addpd on xmm (packed SSE2, baseline x86-64)", TILE_DP);
 PEAK_KERNEL(peak_dp_fma_add_avx512,     "peak_dp_fma_add",      NS_PREC_DP, "fma+add",    "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512,
-            "vfmadd*pd and vaddpd 1:1 on zmm (AVX-512F), 16 chains x 8 DP lanes");
+            "vfmadd*pd and vaddpd 1:1 on zmm (AVX-512F)", TILE_DP);
 PEAK_KERNEL(peak_dp_fma_add_avx2,       "peak_dp_fma_add",      NS_PREC_DP, "fma+add",    "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma,
-            "vfmadd*pd and vaddpd 1:1 on ymm (FMA3, AVX), 12 chains x 4 DP lanes");
+            "vfmadd*pd and vaddpd 1:1 on ymm (FMA3, AVX)", TILE_DP);
 PEAK_KERNEL(peak_dp_add_avx512,         "peak_dp_add",          NS_PREC_DP, "add",        "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512,
-            "vaddpd on zmm (AVX-512F), 16 chains x 8 DP lanes");
+            "vaddpd on zmm (AVX-512F)", TILE_DP);
 PEAK_KERNEL(peak_dp_add_avx2,           "peak_dp_add",          NS_PREC_DP, "add",        "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma,
-            "vaddpd on ymm (AVX), 12 chains x 4 DP lanes");
+            "vaddpd on ymm (AVX)", TILE_DP);
 PEAK_KERNEL(peak_dp_scalar_fma_avx2,    "peak_dp_scalar_fma",   NS_PREC_DP, "scalar_fma", "avx2",    1, CHAINS_YMM, ns_cpu_has_avx2_fma,
-            "scalar FMA: vfmadd*sd on one DP lane per chain (FMA3), 12 chains");
+            "scalar FMA: vfmadd*sd on one DP lane per chain (FMA3)", TILE_ONE);
 PEAK_KERNEL(peak_sp_fma_avx512,         "peak_sp_fma",          NS_PREC_SP, "fma",        "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512,
-            "FMA: vfmadd*ps on zmm (AVX-512F), 16 chains x 16 SP lanes");
+            "FMA: vfmadd*ps on zmm (AVX-512F)", TILE_SP);
 PEAK_KERNEL(peak_sp_fma_avx2,           "peak_sp_fma",          NS_PREC_SP, "fma",        "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma,
-            "FMA: vfmadd*ps on ymm (FMA3), 12 chains x 8 SP lanes");
+            "FMA: vfmadd*ps on ymm (FMA3)", TILE_SP);
 PEAK_KERNEL(peak_sp_fma_scalar,         "peak_sp_fma",          NS_PREC_SP, "fma",        "scalar",  4, CHAINS_YMM, any_cpu,
-            "no FMA: mulps then addps on xmm (packed SSE2, baseline x86-64), 12 chains x 4 SP lanes");
+            "no FMA: mulps then addps on xmm (packed SSE2, baseline x86-64)", TILE_SP);
 PEAK_KERNEL(peak_sp_fma_add_avx512,     "peak_sp_fma_add",      NS_PREC_SP, "fma+add",    "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512,
-            "vfmadd*ps and vaddps 1:1 on zmm (AVX-512F), 16 chains x 16 SP lanes");
+            "vfmadd*ps and vaddps 1:1 on zmm (AVX-512F)", TILE_SP);
 PEAK_KERNEL(peak_sp_fma_add_avx2,       "peak_sp_fma_add",      NS_PREC_SP, "fma+add",    "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma,
-            "vfmadd*ps and vaddps 1:1 on ymm (FMA3, AVX), 12 chains x 8 SP lanes");
+            "vfmadd*ps and vaddps 1:1 on ymm (FMA3, AVX)", TILE_SP);
 PEAK_KERNEL(peak_sp_add_avx512,         "peak_sp_add",          NS_PREC_SP, "add",        "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512,
-            "vaddps on zmm (AVX-512F), 16 chains x 16 SP lanes");
+            "vaddps on zmm (AVX-512F)", TILE_SP);
 PEAK_KERNEL(peak_sp_add_avx2,           "peak_sp_add",          NS_PREC_SP, "add",        "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma,
-            "vaddps on ymm (AVX), 12 chains x 8 SP lanes");
+            "vaddps on ymm (AVX)", TILE_SP);
 PEAK_KERNEL(peak_sp_scalar_fma_avx2,    "peak_sp_scalar_fma",   NS_PREC_SP, "scalar_fma", "avx2",    1, CHAINS_YMM, ns_cpu_has_avx2_fma,
-            "scalar FMA: vfmadd*ss on one SP lane per chain (FMA3), 12 chains");
+            "scalar FMA: vfmadd*ss on one SP lane per chain (FMA3)", TILE_ONE);
 /* clang-format on */

@@ -28,7 +28,15 @@ expect2() {
 for a in "stream_triad --n 0" "ddot --n 0" "idamax --n 0" "dnrm2 --n=0" "peak_dp_fma --n 0" \
          "dgemm --n 0" "dgemm --m 0" "dgemm --k=0"; do
   # shellcheck disable=SC2086
-  expect2 "bench $a" "--[nmk] wants an integer >= 1" $ns bench $a --threads 1 --json "$tmp/r.json"
+  expect2 "bench $a" "--[nmk] wants a decimal integer .* in \[1, 1099511627776\], got '0'" \
+    $ns bench $a --threads 1 --json "$tmp/r.json"
+done
+# Trial 15 #13: the message says what was given and that a decimal number is wanted.
+for v in " 5" "5 " "0x10"; do
+  expect2 "--min-time '$v'" "--min-time wants a decimal number of seconds in \[1e-6, 60\], got '$v'" \
+    $ns bench stream_triad --n 4096 --threads 1 --samples 3 --min-time "$v" --json "$tmp/r.json"
+  expect2 "--threads '$v'" "--threads wants a decimal integer .* in \[1, 4096\], got '$v'" \
+    $ns bench stream_triad --n 4096 --threads "$v" --json "$tmp/r.json"
 done
 
 # 2. one repetition over 1e13 FLOPs or bytes

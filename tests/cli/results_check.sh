@@ -25,6 +25,10 @@ jq '.results[0].threads = 1.5' $src >"$tmp/threadsfrac.json"
 jq '.sweep[3].threads = 0' $sw >"$tmp/sweepthreads.json"
 jq '.ceilings.bandwidth[0].threads = 5000' $sw >"$tmp/ceilthreads.json"
 jq '.sweep += [.sweep[7]]' $sw >"$tmp/sweepdup.json"
+# Trial 15 #6: a copy 1e-6 bytes away passed the exact-text key; a point is keyed on n.
+jq '.sweep += [.sweep[3] | .working_set_bytes += 1e-6]' $sw >"$tmp/sweepfrac.json"
+jq '.sweep[3].n = 1000 | .sweep += [.sweep[3] | .working_set_bytes = 8001]' $sw >"$tmp/sweepn.json"
+jq '.sweep[3].n = 1000.5' $sw >"$tmp/sweepnfrac.json"
 jq '.sweep += [range(1100) as $i | .sweep[0] | .working_set_bytes = 1e6 + $i]' $sw \
   >"$tmp/sweeplong.json"
 for case in dupid:duplicate time:time_s samples:samples_s ceiling:'gflops = -5 is negative' \
@@ -32,7 +36,8 @@ for case in dupid:duplicate time:time_s samples:samples_s ceiling:'gflops = -5 i
   threadsbig:'threads = 1.09951e+12 is not a thread count' threadszero:'threads = 0 is not' \
   threadsfrac:'threads = 1.5 is not' sweepthreads:'sweep.3..threads = 0' \
   ceilthreads:'bandwidth.0..threads = 5000' sweepdup:'sweep.472. repeats sweep.7.' \
-  sweeplong:'more than 1024 points'; do
+  sweeplong:'more than 1024 points' sweepfrac:'sweep.472..working_set_bytes = 8000.* is not a whole' \
+  sweepn:'sweep.472. repeats sweep.3. .*threads and n' sweepnfrac:'sweep.3..n = 1000.5 is not a whole'; do
   name=${case%%:*} want=${case#*:}
   for cmd in "roofline $tmp/$name.json --out $tmp/o-$name-r" \
     "compare $tmp/$name.json $src --out $tmp/o-$name-c" "gate $src $tmp/$name.json" \
@@ -52,8 +57,12 @@ jq '.benchmarks[].median = 1e308' $fl >"$tmp/flbig.json"
 jq '.benchmarks[0].median = 1000' $fl >"$tmp/flmed.json"
 jq '.benchmarks[0].values["vm-r1"] = -3' $fl >"$tmp/flval.json"
 jq '.collectives.allreduce[0].busbw_gbytes_per_s = 1e300' $fl >"$tmp/flbus.json"
+# Trial 15 #5: a median without values{} (or with none numeric) was taken unchecked.
+jq '.benchmarks |= map(.median = 1e17 | del(.values))' $fl >"$tmp/flnovals.json"
+jq '.benchmarks[0].values = {}' $fl >"$tmp/flnonum.json"
 for case in flbig:'median = 1e.308 is not plausible' flmed:'median = 1000 is not the median' \
-  flval:'values.vm-r1 = -3 is negative' flbus:'busbw_gbytes_per_s = 1e.300 is not plausible'; do
+  flval:'values.vm-r1 = -3 is negative' flbus:'busbw_gbytes_per_s = 1e.300 is not plausible' \
+  flnovals:'median has no values{}' flnonum:'median has no numeric values{}'; do
   name=${case%%:*} want=${case#*:}
   $ns compare $tmp/$name.json $src --out $tmp/o-$name-c >"$tmp/out" 2>"$tmp/err"
   rc=$?

@@ -57,14 +57,15 @@ cmp -s "$tmp/roofline.svg" "$tmp/roofline_dp.svg" && ! grep -q old "$tmp/rooflin
   { echo "FAIL: redraw in place left roofline.svg stale"; fail=1; }
 
 # gnuplot missing or failing: exit 1 with a reason, and nothing written (all or nothing):
-# no results.json, no picture, and no --out folder it created.
+# no results.json, no picture, and no --out folder it created. (TMPDIR: a failed gnuplot's
+# script is kept there, roofline_gnuplot_failed.sh.)
 for gp in /nonexistent/gnuplot /bin/false; do
-  NODESCALE_GNUPLOT=$gp $bin roofline "$fixture" --out "$tmp/nogp" >/dev/null 2>"$tmp/err"
+  TMPDIR=$tmp NODESCALE_GNUPLOT=$gp $bin roofline "$fixture" --out "$tmp/nogp" >/dev/null 2>"$tmp/err"
   rc=$?
   [ $rc -eq 1 ] && grep -q 'nothing written' "$tmp/err" && [ ! -e "$tmp/nogp" ] ||
     { echo "FAIL: gnuplot $gp: exit $rc"; cat "$tmp/err"; ls -R "$tmp/nogp" 2>/dev/null; fail=1; }
   mkdir -p "$tmp/existing"
-  NODESCALE_GNUPLOT=$gp $bin roofline "$fixture" --out "$tmp/existing" >/dev/null 2>&1
+  TMPDIR=$tmp NODESCALE_GNUPLOT=$gp $bin roofline "$fixture" --out "$tmp/existing" >/dev/null 2>&1
   [ -z "$(ls -A "$tmp/existing")" ] || { echo "FAIL: gnuplot $gp: files left"; ls "$tmp/existing"; fail=1; }
 done
 [ $fail -eq 0 ] && echo "roofline redraw: ok"

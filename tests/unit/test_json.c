@@ -157,11 +157,13 @@ static void zero_time_gives_null_rates(void **state) {
     ns_kernel k = {.name = "fake", .family = "stream", .isa = "scalar", .bytes_policy = "minimal",
                    .flops = one, .bytes = one, .working_set = zero};
     ns_params p = {.n = 10, .threads = 1};
-    ns_measurement m = {.reps = 1, .nsamples = 1, .threads = 1};
+    ns_measurement m = {.reps = 1, .nsamples = 1, .threads = 1, .resized = 3};
     m.samples_s[0] = 0;
     ns_stats_compute(m.samples_s, 1, &m.stats);
     snprintf(m.status, sizeof m.status, "ok");
     json_t *r = ns_result_json(&k, &p, &m, NULL);
+    /* Trial 15 #12: the restarts of the samples are written beside reps. */
+    assert_int_equal(json_integer_value(json_object_get(r, "resized")), 3);
     assert_true(json_is_null(json_object_get(r, "gflops")));
     assert_true(json_is_null(json_object_get(r, "gbytes_per_s")));
     assert_non_null(strstr(json_string_value(json_object_get(r, "status")), "invalid"));
@@ -172,6 +174,7 @@ static void zero_time_gives_null_rates(void **state) {
     r = ns_result_json(&k, &p, NULL, NULL);
     assert_true(json_is_null(json_object_get(r, "ai_flop_per_byte")));
     assert_string_equal(json_string_value(json_object_get(r, "status")), "not measured");
+    assert_true(json_is_null(json_object_get(r, "resized")));
     json_decref(r);
 }
 

@@ -38,6 +38,37 @@ static void run_and_check(const ns_kernel *k, ns_params p) {
     k->destroy(st);
 }
 
+/* Trial 15 #16: a peak kernel's executes text names the tile it is built with (formatted from
+ * its CHAINS and LANES): chains x lanes x FLOPs per lane of its mix is its flops per step. */
+static void peak_executes_names_its_tile(void **state) {
+    size_t n;
+    const ns_kernel *const *all = ns_registry(&n);
+    int seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ns_kernel *k = all[i];
+        if (strcmp(k->family, "peak")) continue;
+        const char *t = strrchr(k->executes, ',');
+        assert_non_null(t);
+        int chains = 0, lanes = 1, used = 0;
+        char prec[3] = "";
+        if (sscanf(t, ", %d chains x %d %2s lanes%n", &chains, &lanes, prec, &used) != 3) {
+            lanes = 1;
+            assert_int_equal(sscanf(t, ", %d chains%n", &chains, &used), 1);
+        } else {
+            assert_string_equal(prec, k->precision == NS_PREC_DP ? "DP" : "SP");
+        }
+        if (t[used]) fail_msg("%s/%s: '%s' does not end with its tile", k->name, k->isa, t);
+        assert_true(chains == NS_PEAK_CHAINS_ZMM || chains == NS_PEAK_CHAINS_YMM);
+        double per_lane = !strcmp(k->mix, "add") ? 1 : !strcmp(k->mix, "fma+add") ? 1.5 : 2;
+        ns_params p = {.n = 1, .threads = 1};
+        if (k->flops(&p) != chains * lanes * per_lane)
+            fail_msg("%s/%s: executes says %d chains x %d lanes, its flops per step are %g",
+                     k->name, k->isa, chains, lanes, k->flops(&p));
+        seen++;
+    }
+    assert_true(seen >= 16);
+}
+
 static void every_kernel_matches_its_reference(void **state) {
     size_t n;
     const ns_kernel *const *all = ns_registry(&n);
@@ -532,6 +563,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(descriptors_are_complete),
         cmocka_unit_test(every_kernel_matches_its_reference),
+        cmocka_unit_test(peak_executes_names_its_tile),
         cmocka_unit_test(stream_flops_and_bytes),
         cmocka_unit_test(stream_allocates_its_working_set),
         cmocka_unit_test(sweep_sizes_are_distinct),

@@ -148,8 +148,9 @@ static void test_allreduce_fit_quality(void **state) {
         json_pack("{s:i, s:s, s:o}", "threads", 2, "convention", "in place", "fit", fit));
     char *md = markdown(root);
     assert_has(md, "α = 9.66e-07 s, β = 1.11e-10 s/B (fitted; worst relative residual 46%).");
-    assert_has(md, "**Warning: the fit's worst relative residual is 46% (> 25%): a straight line "
-                   "describes this all-reduce poorly");
+    assert_has(md, "- ring: α = 9.66e-07");
+    assert_has(md, "**Warning: the ring fit's worst relative residual is 46% (> 25%): a straight "
+                   "line describes this all-reduce poorly, and the times `cluster --allreduce`");
     free(md);
 
     json_object_set_new(fit, "max_rel_residual", json_real(0.1));
@@ -166,8 +167,8 @@ static void test_allreduce_fit_quality(void **state) {
                                     "not a measurement of alpha and beta"));
     md = markdown(root);
     assert_has(md, "(poor fit: max_rel_residual 0.85 > 0.5, the alpha-beta line does not describe "
-                   "these times; not a measurement of alpha and beta). Every point");
-    assert_has(md, "**Warning: a poor fit (above 50%");
+                   "these times; not a measurement of alpha and beta).\n");
+    assert_has(md, "**Warning: the ring fit is a poor fit (above 50%");
     assert_lacks(md, "Warning: the fit");
     free(md);
 
@@ -175,8 +176,33 @@ static void test_allreduce_fit_quality(void **state) {
     json_object_del(fit, "max_rel_residual");
     json_object_del(fit, "status");
     md = markdown(root);
-    assert_has(md, " s/B (fitted). Every point");
+    assert_has(md, " s/B (fitted).\n");
     assert_lacks(md, "Warning: ");
+    free(md);
+    json_decref(root);
+}
+
+/* Trial 15 #7: the all-reduce section named no schedule and showed the ring's fit only: the
+ * tree's poor fit was hidden. Each fit is named, with its residual and its own warning. */
+static void test_allreduce_both_fits(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    json_t *ring = json_pack("{s:s, s:f, s:f, s:f}", "schedule", "ring", "alpha_s", 9.21e-7,
+                             "beta_s_per_byte", 1.12e-10, "max_rel_residual", 0.48);
+    json_t *tree = json_pack("{s:s, s:f, s:f, s:f, s:s}", "schedule", "tree", "alpha_s", 7.6e-7,
+                             "beta_s_per_byte", 2.27e-10, "max_rel_residual", 0.516, "status",
+                             "poor fit: max_rel_residual 0.52 > 0.5, the alpha-beta line does "
+                             "not describe these times; not a measurement of alpha and beta");
+    json_object_set_new(root, "allreduce",
+                        json_pack("{s:i, s:s, s:o, s:o}", "threads", 2, "convention", "in place",
+                                  "fit", ring, "fit_tree", tree));
+    char *md = markdown(root);
+    assert_has(md, "- ring: α = 9.21e-07 s, β = 1.12e-10 s/B (fitted; worst relative residual "
+                   "48%).");
+    assert_has(md, "**Warning: the ring fit's worst relative residual is 48% (> 25%)");
+    assert_has(md, "- tree: α = 7.6e-07 s, β = 2.27e-10 s/B (poor fit: max_rel_residual 0.52");
+    assert_has(md, "**Warning: the tree fit is a poor fit (above 50% it is not a measurement of "
+                   "α and β).**");
     free(md);
     json_decref(root);
 }
@@ -258,6 +284,7 @@ int main(void) {
         cmocka_unit_test(test_files_line_complete),
         cmocka_unit_test(test_cache_aware_pictures_embedded),
         cmocka_unit_test(test_allreduce_fit_quality),
+        cmocka_unit_test(test_allreduce_both_fits),
         cmocka_unit_test(test_ceiling_executes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
