@@ -399,7 +399,7 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
             !json_object_get(root, "sweep") && !json_object_get(root, "ceilings") &&
             !json_object_get(root, "roofline")) {
             snprintf(err, sizeof err,
-                     "%.900s: a `nodescale bench` result (one result, no sweep, ceilings or "
+                     "%.800s: a `nodescale bench` result (one result, no sweep, ceilings or "
                      "roofline), not a node's results.json: pass what `nodescale run` writes",
                      path);
             json_decref(root);
