@@ -118,12 +118,18 @@ static int roof_threads(const json_t *used, int *t, int max) {
     return n;
 }
 
+/* 1 when compute ceiling e (of ceilings_used) is the FMA-only roof, drawn as the roof: its
+ * "roof" flag also marks other mixes that are some kernel's roof (a sum's ADD-only one). */
+static int fma_roof_entry(const json_t *e) {
+    return json_is_true(json_object_get(e, "roof")) && !strcmp(str_of(e, "mix", ""), "fma");
+}
+
 static double fma_roof(const json_t *used, const char *prec, int threads) {
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(used, "compute"), i, e) {
         if (!strcmp(str_of(e, "precision", ""), prec) && int_of(e, "threads") == threads &&
-            json_is_true(json_object_get(e, "roof")))
+            fma_roof_entry(e))
             return ns_json_get_num(e, "gflops");
     }
     return NAN;
@@ -535,7 +541,7 @@ static void compute_roof_labels(picture *p) {
         if (cache_aware && tc[t] != tmax) continue;
         json_array_foreach(json_object_get(used, "compute"), i, e) {
             if (strcmp(str_of(e, "precision", ""), prec) || int_of(e, "threads") != tc[t]) continue;
-            int roof = json_is_true(json_object_get(e, "roof"));
+            int roof = fma_roof_entry(e);
             if ((roof || tc[t] == tmax) && ns_json_get_num(e, "gflops") > 0 && nce < 32)
                 ce[nce++] = e;
         }
@@ -642,7 +648,7 @@ static void plot_roof_lines(picture *p) {
         for (int k = 0; k < nce; k++) {
             e = ce[k];
             if (int_of(e, "threads") != tc[t]) continue;
-            int roof = json_is_true(json_object_get(e, "roof"));
+            int roof = fma_roof_entry(e);
             const char *mix = str_of(e, "mix", "?");
             double g = ns_json_get_num(e, "gflops"), fq = ns_json_get_num(e, "freq_ghz");
             char fqs[32] = "", title[160];
