@@ -1226,6 +1226,44 @@ static void test_roof_of_own_class(void **st) {
     json_decref(root);
 }
 
+/* Defect trial14a-5: a plateau's ceiling is the median of its points' fastest samples, so a
+ * kernel as fast as the plateau's fastest point is above it: roof_status says so (the median,
+ * its point count and fastest point), not "a faster level or a slower ceiling kernel". */
+static void test_above_plateau_median(void **st) {
+    (void)st;
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    double ws[256], bw[256];
+    rng_state = 11;
+    size_t n = harness_curve(&spr, 300 * MiB, 1.25, 0.04, ws, bw);
+    doc_add_curve(root, "stream_load", 1, ws, bw, n);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *c = ceiling_of(root, "stream_load", "L2", 1);
+    assert_non_null(c);
+    assert_string_equal(json_string_value(json_object_get(c, "source")), "plateau");
+    double lo = json_number_value(json_object_get(c, "working_set_min_bytes"));
+    double hi = json_number_value(json_object_get(c, "working_set_max_bytes"));
+    double roof = json_number_value(json_object_get(c, "gbytes_per_s")), top = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ws[i] >= lo && ws[i] <= hi) top = fmax(top, bw[i]);
+    assert_true(top > roof * 1.005);
+    long long npts = (long long)json_integer_value(json_object_get(c, "points"));
+    /* A read-only kernel at 1 MiB whose median rate is the plateau's fastest point. */
+    json_t *sum = phase_result("stream_sum", "avx512", 1 * MiB, top * 1.01, top);
+    json_array_append_new(json_object_get(root, "results"), sum);
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    print_message("%s\n", roof_status(sum));
+    assert_true(json_number_value(json_object_get(sum, "fraction_of_roof")) > 1);
+    char want[200];
+    snprintf(want, sizeof want, "the L2 ceiling (stream_load) is the median of the fastest "
+                                "samples of its %lld sweep points, the fastest of which ran at "
+                                "%.4g GB/s, and this kernel's rate",
+             npts, top);
+    assert_non_null(strstr(roof_status(sum), want));
+    assert_null(strstr(roof_status(sum), "faster level"));
+    json_decref(root);
+}
+
 /* A kernel-phase entry of results[]: kernel name at ws bytes on one thread, ISA isa, bytes
  * moved per repetition by = ws, fastest sample at fast GB/s, median (gbytes_per_s) at med. */
 static json_t *phase_result(const char *name, const char *isa, double ws, double fast, double med) {
@@ -2075,7 +2113,8 @@ static void test_report_tables_name_statistic(void **st) {
     assert_true(report_line(root, "| kernel | precision | ISA | mix |", line, sizeof line));
     assert_non_null(strstr(line, "| GFLOP/s (fastest sample) |"));
     assert_true(report_line(root, "| threads | level | kernel |", line, sizeof line));
-    assert_non_null(strstr(line, "| GB/s (fastest sample) |"));
+    /* Defect trial14a-5: a bandwidth ceiling is the median of its points' fastest samples. */
+    assert_non_null(strstr(line, "| GB/s (median of the points' fastest samples) |"));
     assert_true(report_line(root, "| id | GFLOP/s", line, sizeof line));
     assert_non_null(strstr(line, "| GFLOP/s (median) | GB/s (median) |"));
     assert_true(report_line(root, "Rates are each kernel's median sample", line, sizeof line));
@@ -2186,6 +2225,7 @@ int main(void) {
         cmocka_unit_test(test_dram_tail_at_4x_llc),
         cmocka_unit_test(test_dram_one_point_plateau),
         cmocka_unit_test(test_roof_of_own_class),
+        cmocka_unit_test(test_above_plateau_median),
         cmocka_unit_test(test_reduce_kernels_bandwidth_roof),
         cmocka_unit_test(test_memory_bound_mix_from_descriptor),
         cmocka_unit_test(test_sweep_kernels_registered),
