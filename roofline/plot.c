@@ -273,6 +273,8 @@ static int level_index(const char *level) {
 #define LBL_CW 7.0
 #define LBL_H 12.0
 #define MARK_R 7.0
+/* Rows of label places tried around a point (0: its corners; more where labels collide). */
+#define LABEL_RINGS 8
 
 typedef struct {
     double x0, x1, y0, y1;
@@ -305,29 +307,34 @@ static void point_labels(FILE *f, const json_t **kept, int np, int tmax, double 
         /* Corners (x side, y side) in order of preference. */
         static const int corner[2][4][2] = {{{1, 1}, {1, -1}, {-1, 1}, {-1, -1}},
                                             {{-1, 1}, {-1, -1}, {1, 1}, {1, -1}}};
-        int best = 0, best_hits = 1 << 30;
+        int best = 0, best_ring = 0, best_hits = 1 << 30;
         box bb = {0, 0, 0, 0};
-        for (int c = 0; c < 4; c++) {
-            int sx = corner[open][c][0], sy = corner[open][c][1];
-            double x0 = sx > 0 ? px[k] + 0.8 * LBL_CW : px[k] - 0.8 * LBL_CW - w * LBL_CW;
-            double yc = py[k] + sy * 0.5 * LBL_H;
-            box b = {x0, x0 + w * LBL_CW, yc - LBL_H / 2, yc + LBL_H / 2};
-            int hits = 0;
-            for (int j = 0; j < k; j++)
-                hits += 4 * boxes_meet(b, placed[j]); /* a label on a label is the worst */
-            for (int j = 0; j < navoid; j++)
-                hits += 4 * boxes_meet(b, avoid[j]);
-            for (int j = 0; j < np; j++)
-                hits += j != k && boxes_meet(b, mark[j]);
-            if (hits < best_hits) best = c, best_hits = hits, bb = b;
-            if (!hits) break;
-        }
+        /* Ring 0: the corners next to the point. Where each of them lies on a label (points at
+         * one spot: a kernel and its peer at the same AI and rate), the label moves out, a line
+         * further up or down per ring, until it is clear. */
+        for (int ring = 0; ring < LABEL_RINGS && best_hits >= 4; ring++)
+            for (int c = 0; c < 4; c++) {
+                int sx = corner[open][c][0], sy = corner[open][c][1];
+                double x0 = sx > 0 ? px[k] + 0.8 * LBL_CW : px[k] - 0.8 * LBL_CW - w * LBL_CW;
+                double yc = py[k] + sy * (0.5 + ring) * LBL_H;
+                box b = {x0, x0 + w * LBL_CW, yc - LBL_H / 2, yc + LBL_H / 2};
+                int hits = 0;
+                for (int j = 0; j < k; j++)
+                    hits += 4 * boxes_meet(b, placed[j]); /* a label on a label is the worst */
+                for (int j = 0; j < navoid; j++)
+                    hits += 4 * boxes_meet(b, avoid[j]);
+                for (int j = 0; j < np; j++)
+                    hits += j != k && boxes_meet(b, mark[j]);
+                if (hits < best_hits) best = c, best_ring = ring, best_hits = hits, bb = b;
+                if (!hits) break;
+            }
         placed[k] = bb;
         int sx = corner[open][best][0], sy = corner[open][best][1];
         fprintf(f,
                 "set label %d '%s' at first %.9g, first %.9g %s offset %.1f,%.1f font ',9' front\n",
                 1000 + k, num, ns_json_get_num(kept[k], "ai_flop_per_byte"),
-                ns_json_get_num(kept[k], "gflops"), sx > 0 ? "left" : "right", 0.8 * sx, 0.5 * sy);
+                ns_json_get_num(kept[k], "gflops"), sx > 0 ? "left" : "right", 0.8 * sx,
+                (0.5 + best_ring) * sy);
     }
 }
 
