@@ -43,7 +43,8 @@
  * sweep's ceiling: then the sweep's stays, and its "kernel_phase" string and a note say why. A
  * ceiling kernel (stream_load, stream_copy, stream_triad, stream_triad_nt, or any swept one)
  * that the sweep did not measure at a thread count (`run --quick`: copy, triad_nt) gives a
- * level a ceiling the same way when its measurement there beats the level's roof.
+ * level a ceiling the same way when its measurement there beats the roof of its load/store
+ * class (the level's roof where its class has none).
  *
  * Suspect ceilings: ceilings_used.compute[] and .bandwidth[] carry suspect and suspect_reason
  * (null when not suspect), and roofline.status counts them, roofs (the limiting roof of some
