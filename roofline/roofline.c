@@ -2444,14 +2444,15 @@ static void method_text(char *buf, size_t len) {
              "kernels are memory bound: judged by the bandwidth roof, with the ADD-only "
              "ceiling as compute roof for sums, FMA-only for dot products, norms and "
              "triads, none for copy, scale, load and max-abs; without a DRAM plateau of >= %d "
-             "points at >= %gx the LLC, the DRAM ceiling is the median of the last <= %d points at >= %gx the aggregate LLC when "
-             "the sweep reaches %gx and they neither fall in a row by > %g%% nor scatter by > "
-             "%g%%, else suspect; kernels with non-temporal stores (name ending in _nt): DRAM "
-             "ceilings only, and no roof at a cache working set",
+             "points at >= %gx the LLC, the DRAM ceiling is the median of the last <= %d "
+             "points at >= %gx the aggregate LLC when the sweep reaches %gx and they neither "
+             "fall in a row by > %g%% nor scatter by > %g%%, else suspect; kernels with "
+             "non-temporal stores (name ending in _nt): DRAM ceilings only, and no roof at a "
+             "cache working set",
              NS_PLATEAU_MIN_POINTS, 100 * expm1(NS_PLATEAU_MAX_SLOPE), NS_PLATEAU_MIN_POINTS,
              DRAM_LLC_MARGIN, 100 * KERNEL_PHASE_MAX_CV, KERNEL_PHASE_MAX_SPREAD,
-             DRAM_CONTAMINATION, NS_PLATEAU_MIN_POINTS, DRAM_LLC_MARGIN, DRAM_TAIL_POINTS, DRAM_TAIL_FROM, DRAM_LLC_MARGIN, 100 * DRAM_TAIL_FALL,
-             100 * DRAM_TAIL_SCATTER);
+             DRAM_CONTAMINATION, NS_PLATEAU_MIN_POINTS, DRAM_LLC_MARGIN, DRAM_TAIL_POINTS,
+             DRAM_TAIL_FROM, DRAM_LLC_MARGIN, 100 * DRAM_TAIL_FALL, 100 * DRAM_TAIL_SCATTER);
 }
 
 int ns_roofline_build(json_t *root, char *err, size_t errlen) {

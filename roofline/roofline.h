@@ -23,8 +23,9 @@
  * where counters measured the AI. fraction_of_roof is the kernel's median-sample rate (gflops,
  * or gbytes_per_s without FLOPs) over the roof, built from fastest samples (a compute ceiling's
  * fastest sample; a bandwidth ceiling the median of its sweep points' fastest samples, or one
- * kernel-phase measurement's fastest sample); fraction_of_roof_fastest is its fastest-sample rate over the same roof (fraction_of_roof x
- * time_s.median / time_s.min; null without time_s).
+ * kernel-phase measurement's fastest sample); fraction_of_roof_fastest is its fastest-sample
+ * rate over the same roof (fraction_of_roof x time_s.median / time_s.min; null without
+ * time_s).
  * Anything that cannot be derived is null with a status string, never NaN, Inf or 0.
  *
  * Plateaus are found from the curve alone (flat runs in log-log), then labelled L1/L2/L3/DRAM
@@ -33,8 +34,8 @@
  * plateau in a cache level contributes the median of its points well inside that level
  * (source "interior"; suspect when those points scatter more than a plateau's may); a DRAM
  * ceiling needs points at >= 4x the aggregate LLC or is suspect.
- * Without a DRAM plateau of >= 3 points at >= 4x the LLC, the last <= 3 points at >= 1.5x the LLC give it
- * (their median) unless they still fall in a row or scatter widely (then suspect). A roof never
+ * Without a DRAM plateau of >= 3 points at >= 4x the LLC, the last <= 3 points at >= 1.5x the
+ * LLC give it (their median) unless they still fall in a row or scatter widely (then suspect). A roof never
  * sits below a measurement of its own ceiling kernel: where results[] (the kernel phase) holds
  * the curve's kernel (same ISA, precision, threads) with its working set in a level (DRAM: at
  * >= 4x the LLC), faster by the sweep's statistic (bytes / time_s.min), that measurement is the
