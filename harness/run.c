@@ -229,8 +229,15 @@ static void measure_sweep(run_state *s, json_t *root) {
                 step_rate(rate, sizeof rate, ns_json_get_num(pt, "gbytes_per_s"), k->bytes(&p), r,
                           "%8.1f", "GB/s", 1);
                 json_decref(r);
-                snprintf(what, sizeof what, "sweep %-16s t%d  %10.0f KiB  %s", k->name, tc[t],
-                         k->working_set(&p) / 1024, rate);
+                /* The working set as report.md prints it: 7.5 KiB, 1.17 GiB. */
+                static const char *const wsu[] = {"KiB", "MiB", "GiB", "TiB"};
+                char wsz[32];
+                double v = k->working_set(&p) / 1024;
+                int u = 0;
+                for (; v >= 1023.5 && u < 3; u++)
+                    v /= 1024;
+                snprintf(wsz, sizeof wsz, v >= 100 ? "%.0f %s" : "%.3g %s", v, wsu[u]);
+                snprintf(what, sizeof what, "sweep %-16s t%d  %10s  %s", k->name, tc[t], wsz, rate);
                 progress(s, what, step_weight(k->working_set(&p)));
             }
         }

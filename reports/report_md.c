@@ -175,8 +175,10 @@ static void ceilings(FILE *f, const json_t *root) {
     }
     fprintf(f, "\nGEMM is judged against the FMA-only ceiling of its precision and thread count; "
                "mixed-instruction ceilings are shown for reference.\n\n");
+    /* A sweep point's rate is its fastest sample, as STREAM and likwid-bench report; a level's
+     * ceiling is the median of its points' (one point for source "kernel phase"). */
     fprintf(f, "## Bandwidth ceilings\n\n| threads | level | kernel | working sets measured | GB/s "
-               "(fastest sample) | note |\n"
+               "(median of the points' fastest samples) | note |\n"
                "|---:|---|---|---:|---:|---|\n");
     static const char *const levels[] = {"L1", "L2", "L3", "L4", "DRAM"};
     for (json_int_t t = 1; t <= 4096; t++) {
@@ -202,8 +204,14 @@ static void ceilings(FILE *f, const json_t *root) {
     }
     if (json_array_size(json_object_get(ceil, "bandwidth")) == 0)
         fprintf(f, "| — | | | | %s |\n", str(json_object_get(root, "roofline"), "status"));
-    fprintf(f, "\nBytes are counted without write-allocate (\"minimal\", as STREAM and "
-               "likwid-bench count them), for ceilings and kernels alike.\n\n");
+    fprintf(f, "\nA ceiling is the median, over the sweep points of its level, of each point's "
+               "fastest sample (a kernel-phase ceiling: its one fastest sample). Bytes are counted "
+               "without write-allocate (\"minimal\", as STREAM and likwid-bench count them), for "
+               "ceilings and kernels alike; the same count hides different real traffic (a "
+               "triad's normal stores write-allocate: 32 B move per 24 counted), so each kernel "
+               "is judged against the ceiling of its own load/store class (read-only, "
+               "write-allocating or non-temporal stores), or its `roof_status` says which "
+               "kernel's roof it got and by how much that one's real bytes differ.\n\n");
 }
 
 /* Whether result r's limiting roof is suspect: its roofline.points[] entry's roof_suspect. */
@@ -220,10 +228,10 @@ static int roof_suspect(const json_t *root, const json_t *r) {
 static void kernels(FILE *f, const json_t *root) {
     size_t i;
     json_t *r;
-    fprintf(f, "## Kernels\n\nRates are each kernel's median sample; the roofs, like the ceilings "
-               "above, are fastest samples, so a ceiling kernel's own row reads below 100%% of its "
-               "roof by its spread (`fraction_of_roof_fastest` in results.json: by the fastest "
-               "sample).\n\n| id | GFLOP/s (median) | GB/s (median) | AI (FLOP/B) | roof GFLOP/s "
+    fprintf(f, "## Kernels\n\nRates are each kernel's median sample; the roofs are built from "
+               "fastest samples (the ceilings above), so a ceiling kernel's own row reads below "
+               "100%% of its roof by its spread (`fraction_of_roof_fastest` in results.json: by "
+               "the fastest sample).\n\n| id | GFLOP/s (median) | GB/s (median) | AI (FLOP/B) | roof GFLOP/s "
                "| fraction of roof | limit | cv | check | status |\n|---|---:|---:|---:|---:|---:|---|---:|---|---|\n");
     int disturbed = 0, above = 0, suspect_roofs = 0;
     json_array_foreach(json_object_get(root, "results"), i, r) {
@@ -270,12 +278,14 @@ static void kernels(FILE *f, const json_t *root) {
                 suspect_roofs, suspect_roofs == 1 ? "kernel is" : "kernels are",
                 suspect_roofs == 1 ? "its" : "their");
     if (above)
-        fprintf(f, "%d %s above %s roof (by the median, or by the fastest sample). A roof is "
-                   "the fastest sample of a ceiling kernel at "
-                   "the level of the kernel's working set; a kernel can beat it when part of its "
-                   "working set lives in a faster level, when it streams faster than the ceiling "
-                   "kernel, or when the ceiling run was disturbed. Each entry's `roof_status` in "
-                   "results.json gives its own reason.\n\n",
+        fprintf(f, "%d %s above %s roof (by the median, or by the fastest sample). A bandwidth "
+                   "roof is the median of a ceiling kernel's fastest samples over the sweep "
+                   "points at the level of the kernel's working set, a compute roof the fastest "
+                   "sample of a peak kernel; a kernel can beat it when its rate lies within the "
+                   "points that median is taken over, when part of its working set lives in a "
+                   "faster level, when it streams faster than the ceiling kernel, or when the "
+                   "ceiling run was disturbed. Each entry's `roof_status` in results.json gives "
+                   "its own reason.\n\n",
                 above, above == 1 ? "kernel ran" : "kernels ran", above == 1 ? "its" : "their");
 }
 

@@ -109,12 +109,18 @@ static int roof_threads(const json_t *used, int *t, int max) {
     return n;
 }
 
+/* 1 when compute ceiling e (of ceilings_used) is the FMA-only roof, drawn as the roof: its
+ * "roof" flag also marks other mixes that are some kernel's roof (a sum's ADD-only one). */
+static int fma_roof_entry(const json_t *e) {
+    return json_is_true(json_object_get(e, "roof")) && !strcmp(str_of(e, "mix", ""), "fma");
+}
+
 static double fma_roof(const json_t *used, const char *prec, int threads) {
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(used, "compute"), i, e) {
         if (!strcmp(str_of(e, "precision", ""), prec) && int_of(e, "threads") == threads &&
-            json_is_true(json_object_get(e, "roof")))
+            fma_roof_entry(e))
             return ns_json_get_num(e, "gflops");
     }
     return NAN;
@@ -258,6 +264,8 @@ static int level_index(const char *level) {
 #define LBL_CW 7.0
 #define LBL_H 12.0
 #define MARK_R 7.0
+/* Rows of label places tried around a point (0: its corners; more where labels collide). */
+#define LABEL_RINGS 8
 
 typedef struct {
     double x0, x1, y0, y1;
@@ -290,29 +298,34 @@ static void point_labels(FILE *f, const json_t **kept, int np, int tmax, double 
         /* Corners (x side, y side) in order of preference. */
         static const int corner[2][4][2] = {{{1, 1}, {1, -1}, {-1, 1}, {-1, -1}},
                                             {{-1, 1}, {-1, -1}, {1, 1}, {1, -1}}};
-        int best = 0, best_hits = 1 << 30;
+        int best = 0, best_ring = 0, best_hits = 1 << 30;
         box bb = {0, 0, 0, 0};
-        for (int c = 0; c < 4; c++) {
-            int sx = corner[open][c][0], sy = corner[open][c][1];
-            double x0 = sx > 0 ? px[k] + 0.8 * LBL_CW : px[k] - 0.8 * LBL_CW - w * LBL_CW;
-            double yc = py[k] + sy * 0.5 * LBL_H;
-            box b = {x0, x0 + w * LBL_CW, yc - LBL_H / 2, yc + LBL_H / 2};
-            int hits = 0;
-            for (int j = 0; j < k; j++)
-                hits += 4 * boxes_meet(b, placed[j]); /* a label on a label is the worst */
-            for (int j = 0; j < navoid; j++)
-                hits += 4 * boxes_meet(b, avoid[j]);
-            for (int j = 0; j < np; j++)
-                hits += j != k && boxes_meet(b, mark[j]);
-            if (hits < best_hits) best = c, best_hits = hits, bb = b;
-            if (!hits) break;
-        }
+        /* Ring 0: the corners next to the point. Where each of them lies on a label (points at
+         * one spot: a kernel and its peer at the same AI and rate), the label moves out, a line
+         * further up or down per ring, until it is clear. */
+        for (int ring = 0; ring < LABEL_RINGS && best_hits >= 4; ring++)
+            for (int c = 0; c < 4; c++) {
+                int sx = corner[open][c][0], sy = corner[open][c][1];
+                double x0 = sx > 0 ? px[k] + 0.8 * LBL_CW : px[k] - 0.8 * LBL_CW - w * LBL_CW;
+                double yc = py[k] + sy * (0.5 + ring) * LBL_H;
+                box b = {x0, x0 + w * LBL_CW, yc - LBL_H / 2, yc + LBL_H / 2};
+                int hits = 0;
+                for (int j = 0; j < k; j++)
+                    hits += 4 * boxes_meet(b, placed[j]); /* a label on a label is the worst */
+                for (int j = 0; j < navoid; j++)
+                    hits += 4 * boxes_meet(b, avoid[j]);
+                for (int j = 0; j < np; j++)
+                    hits += j != k && boxes_meet(b, mark[j]);
+                if (hits < best_hits) best = c, best_ring = ring, best_hits = hits, bb = b;
+                if (!hits) break;
+            }
         placed[k] = bb;
         int sx = corner[open][best][0], sy = corner[open][best][1];
         fprintf(f,
                 "set label %d '%s' at first %.9g, first %.9g %s offset %.1f,%.1f font ',9' front\n",
                 1000 + k, num, ns_json_get_num(kept[k], "ai_flop_per_byte"),
-                ns_json_get_num(kept[k], "gflops"), sx > 0 ? "left" : "right", 0.8 * sx, 0.5 * sy);
+                ns_json_get_num(kept[k], "gflops"), sx > 0 ? "left" : "right", 0.8 * sx,
+                (0.5 + best_ring) * sy);
     }
 }
 
@@ -526,7 +539,7 @@ static void compute_roof_labels(picture *p) {
         if (cache_aware && tc[t] != tmax) continue;
         json_array_foreach(json_object_get(used, "compute"), i, e) {
             if (strcmp(str_of(e, "precision", ""), prec) || int_of(e, "threads") != tc[t]) continue;
-            int roof = json_is_true(json_object_get(e, "roof"));
+            int roof = fma_roof_entry(e);
             if ((roof || tc[t] == tmax) && ns_json_get_num(e, "gflops") > 0 && nce < 32)
                 ce[nce++] = e;
         }
@@ -633,7 +646,7 @@ static void plot_roof_lines(picture *p) {
         for (int k = 0; k < nce; k++) {
             e = ce[k];
             if (int_of(e, "threads") != tc[t]) continue;
-            int roof = json_is_true(json_object_get(e, "roof"));
+            int roof = fma_roof_entry(e);
             const char *mix = str_of(e, "mix", "?");
             double g = ns_json_get_num(e, "gflops"), fq = ns_json_get_num(e, "freq_ghz");
             char fqs[32] = "", title[160];

@@ -76,6 +76,8 @@
 #define SP_DP_MAX 2.2
 /* Half-width, in doublings of the working set, of the window of the local slope. */
 #define SLOPE_WINDOW 0.7
+/* "s" after a count of threads other than 1: "1 thread", "2 threads". */
+#define PLURAL(n) ((n) == 1 ? "" : "s")
 
 /* ------------------------------------------------------------------------------------------ */
 /* Plateau detection                                                                           */
@@ -384,13 +386,60 @@ typedef struct {
     double *ws, *bw;
 } curve;
 
-typedef struct { /* one bandwidth roof: the best trusted ceiling of a level at a thread count */
+/* Load/store classes: how a kernel's stores reach memory. The same byte count ("minimal": no
+ * write-allocate) hides different real traffic: a triad's normal stores write-allocate (the line
+ * is read before it is written: 32 B move per 24 counted), non-temporal ones do not, and a
+ * read-only kernel uses no store port. So each kernel is judged against the bandwidth roof of
+ * its own class; kernels of none (GEMM) against the level's fastest roof. */
+enum { CLS_NONE = -1, CLS_READ, CLS_WA, CLS_NT, NCLS };
+static const char *const class_names[NCLS] = {"read-only", "write-allocating", "non-temporal"};
+
+/* Arrays read and written per element by the STREAM kernels. */
+static const struct {
+    const char *name;
+    int loads, stores;
+} stream_arrays[] = {{"stream_load", 1, 0},  {"stream_sum", 1, 0},   {"stream_copy", 1, 1},
+                     {"stream_scale", 1, 1}, {"stream_add", 2, 1},   {"stream_triad", 2, 1},
+                     {"stream_triad_nt", 2, 1}};
+
+/* The load/store class of a kernel (name, family: NULL for a sweep curve): non-temporal stores
+ * (ns_roofline_nt_stores), read-only (stream_load, stream_sum, the reductions), write-allocating
+ * (the other STREAM kernels); CLS_NONE for the rest. */
+static int kernel_class(const char *name, const char *family) {
+    if (!name) return CLS_NONE;
+    if (ns_roofline_nt_stores(name)) return CLS_NT;
+    if (family && !strcmp(family, "reduce")) return CLS_READ;
+    for (size_t k = 0; k < sizeof stream_arrays / sizeof stream_arrays[0]; k++)
+        if (!strcmp(name, stream_arrays[k].name))
+            return stream_arrays[k].stores ? CLS_WA : CLS_READ;
+    return CLS_NONE;
+}
+
+/* Bytes that really move per byte counted without write-allocate (policy "minimal"): 1 for
+ * read-only and non-temporal kernels, (loads + 2 stores) / (loads + stores) for a STREAM kernel
+ * whose stores write-allocate (copy 1.5, triad 1.33); NAN when not known (another policy, or a
+ * kernel of no known arrays). */
+static double real_bytes_factor(const char *name, int cls, const char *policy) {
+    if (!policy || strcmp(policy, "minimal")) return NAN;
+    if (cls == CLS_READ || cls == CLS_NT) return 1;
+    for (size_t k = 0; cls == CLS_WA && k < sizeof stream_arrays / sizeof stream_arrays[0]; k++)
+        if (!strcmp(name, stream_arrays[k].name))
+            return (double)(stream_arrays[k].loads + 2 * stream_arrays[k].stores) /
+                   (stream_arrays[k].loads + stream_arrays[k].stores);
+    return NAN;
+}
+
+typedef struct { /* one bandwidth roof: the best trusted ceiling of a level at a thread count,
+                  * per load/store class */
     const char *level, *kernel;
     int threads, suspect;
     double gbytes_per_s;
     const char *result_id; /* the results[] entry it was taken from (kernel phase), or NULL */
     char reason[1200];     /* why it is suspect ("" when it is not) */
     int used;              /* the limiting roof of some kernel other than its own measurement */
+    int cls;               /* its kernel's load/store class (CLS_READ ...; CLS_NONE: another) */
+    int npoints;           /* the sweep points it is the median of (1: one measurement) */
+    double pt_max;         /* the fastest of those points (GB/s) */
 } bw_roof;
 
 typedef struct {
@@ -398,13 +447,17 @@ typedef struct {
     curve *curves;
     size_t ncurves;
     ns_cache_set cs;
-    bw_roof roofs[64];
+    bw_roof roofs[128];
     size_t nroofs;
     char policy[32];
     /* Compute ceilings that are the limiting roof of some kernel other than their own
      * measurement (roof_of_result). */
     const json_t *used_compute[64];
     size_t nused_compute;
+    /* Compute ceilings that are the compute roof (roof_compute_gflops) of some kernel other
+     * than their own measurement, whatever its limit. */
+    const json_t *roof_compute[64];
+    size_t nroof_compute;
 } build_ctx;
 
 static void note(build_ctx *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -689,6 +742,15 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
 }
 
 static const bw_roof *find_bw_roof(const build_ctx *b, const char *level, int threads);
+static const bw_roof *find_class_roof(const build_ctx *b, const char *level, int threads, int cls);
+
+/* The fastest of the curve's points with ws in [lo, hi] (GB/s), or NAN. */
+static double max_in(const curve *cv, double lo, double hi) {
+    double m = NAN;
+    for (size_t i = 0; i < cv->n; i++)
+        if (cv->ws[i] >= lo && cv->ws[i] <= hi && !(cv->bw[i] <= m)) m = cv->bw[i];
+    return m;
+}
 
 /* Appends one ceiling; source: "plateau", or "interior" / "largest working sets" where the
  * curve had no plateau at this level (then a status says so), or "kernel phase" where the same
@@ -696,14 +758,18 @@ static const bw_roof *find_bw_roof(const build_ctx *b, const char *level, int th
  * roof never sits below a measurement of its own ceiling kernel. bw may be NAN (no ceiling from
  * the sweep): then only a kernel-phase measurement gives one, and without it nothing is added.
  * A curve without points is a ceiling kernel the sweep did not measure at this thread count
- * (unswept_ceilings): its kernel-phase measurement must beat the level's roof (if any), as a
- * swept curve's must beat the sweep's ceiling, or nothing is added. */
+ * (unswept_ceilings): its kernel-phase measurement must beat the roof of its load/store class
+ * at the level, else the level's roof (if any), as a swept curve's must beat the sweep's
+ * ceiling, or nothing is added. */
 static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *level, double bw,
                         double ws_mid, double ws_lo, double ws_hi, int npoints, const char *source,
                         const char *suspect) {
     const json_t *kr, *rej, *cont, *dis;
-    /* Not swept: the level's roof (if any) is what its measurement must beat. */
-    const bw_roof *lroof = cv->n ? NULL : find_bw_roof(b, level, cv->threads);
+    /* Not swept: the roof of its load/store class at the level, else the level's roof (if
+     * any), is what its measurement must beat. */
+    int cls = kernel_class(cv->kernel, NULL);
+    const bw_roof *lroof = cv->n ? NULL : find_class_roof(b, level, cv->threads, cls);
+    if (!cv->n && !lroof) lroof = find_bw_roof(b, level, cv->threads);
     double ref = lroof ? lroof->gbytes_per_s : bw;
     double kbw = kernel_phase_best(b, cv, level, ref, ws_lo, &kr, &rej, &cont, &dis);
     int from_kernel = kr && !(kbw <= ref); /* faster, or no ceiling to beat at all */
@@ -712,10 +778,11 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
             char sp[64];
             kernel_phase_spread(rej, sp, sizeof sp);
             note(b,
-                 "%s/%s %d threads, %s ceiling: the kernel phase's %s (fastest sample %.4g GB/s) "
-                 "is faster than the %s ceiling of %s (%.4g GB/s) but not used: its samples "
-                 "spread (%s)",
-                 cv->kernel, cv->isa, cv->threads, level, str_or(rej, "id", "?"),
+                 "%s/%s %d thread%s, %s ceiling: the kernel phase's %s (fastest sample %.4g "
+                 "GB/s) is faster than the %s ceiling of %s (%.4g GB/s) but not used: its "
+                 "samples spread (%s)",
+                 cv->kernel, cv->isa, cv->threads, PLURAL(cv->threads), level,
+                 str_or(rej, "id", "?"),
                  result_gbps(rej, "min"), level, lroof->kernel, ref, sp);
         }
         return;
@@ -736,14 +803,15 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
                  "the kernel phase measured %s at %s (%s, fastest sample %.4g GB/s), %.2gx this "
                  "ceiling at a working set below the sweep's smallest here (%s), where the "
                  "sweep too ran at %.4g GB/s: cache contamination, not used; the last-level "
-                 "cache hwloc reports (%s for %d threads) may be too small",
+                 "cache hwloc reports (%s for %d thread%s) may be too small",
                  cv->kernel, w, str_or(cont, "id", "?"), crate, crate / bw, lo,
-                 sweep_rate_at(cv, cws), l, cv->threads);
+                 sweep_rate_at(cv, cws), l, cv->threads, PLURAL(cv->threads));
         snprintf(cwhy, sizeof cwhy, "%s%s", suspect ? suspect : "suspect: ", suspect ? "; " : "");
         size_t cl = strlen(cwhy);
         snprintf(cwhy + cl, sizeof cwhy - cl, "%s", ctext);
         suspect = cwhy;
-        note(b, "%s/%s %d threads, %s ceiling: %s", cv->kernel, cv->isa, cv->threads, level, ctext);
+        note(b, "%s/%s %d thread%s, %s ceiling: %s", cv->kernel, cv->isa, cv->threads,
+             PLURAL(cv->threads), level, ctext);
     }
     char dwhy[900];
     if (dis && !cont) {
@@ -762,7 +830,8 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
         snprintf(dwhy, sizeof dwhy, "%s%s%s", suspect ? suspect : "suspect: ",
                  suspect ? "; " : "", dtext);
         suspect = dwhy;
-        note(b, "%s/%s %d threads, %s ceiling: %s", cv->kernel, cv->isa, cv->threads, level, dtext);
+        note(b, "%s/%s %d thread%s, %s ceiling: %s", cv->kernel, cv->isa, cv->threads,
+             PLURAL(cv->threads), level, dtext);
     }
     if (rej && !from_kernel) {
         /* A faster but disturbed kernel-phase measurement: the sweep's ceiling stays. */
@@ -773,8 +842,8 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
                  "GB/s) but not used: its samples spread (%s)",
                  str_or(rej, "id", "?"), result_gbps(rej, "min"), level, bw, sp);
         ns_json_set_str(o, "kernel_phase", rw);
-        note(b, "%s/%s %d threads, %s ceiling: the kernel phase's %s", cv->kernel, cv->isa,
-             cv->threads, level, rw);
+        note(b, "%s/%s %d thread%s, %s ceiling: the kernel phase's %s", cv->kernel, cv->isa,
+             cv->threads, PLURAL(cv->threads), level, rw);
     }
     ns_json_set_str(o, "level", level);
     ns_json_set_int(o, "threads", cv->threads);
@@ -841,11 +910,15 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
     json_array_append_new(arr, o);
     if (!isfinite(bw)) return;
     const char *rid = from_kernel ? str_or(kr, "id", NULL) : NULL;
+    double pmax = from_kernel ? bw : max_in(cv, ws_lo, ws_hi);
 
-    /* Keep the best ceiling per (level, threads); a trusted one beats any suspect one. */
+    /* Keep the best ceiling per (level, threads, load/store class); a trusted one beats any
+     * suspect one. */
     size_t r;
     for (r = 0; r < b->nroofs; r++)
-        if (!strcmp(b->roofs[r].level, level) && b->roofs[r].threads == cv->threads) break;
+        if (!strcmp(b->roofs[r].level, level) && b->roofs[r].threads == cv->threads &&
+            b->roofs[r].cls == cls)
+            break;
     bw_roof *ro = &b->roofs[r];
     if (r == b->nroofs) {
         if (b->nroofs == sizeof b->roofs / sizeof b->roofs[0]) return;
@@ -855,7 +928,15 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
                      ((ro->suspect == (suspect != NULL)) && bw > ro->gbytes_per_s);
         if (!better) return;
     }
-    *ro = (bw_roof){level, cv->kernel, cv->threads, suspect != NULL, bw, rid, "", 0};
+    *ro = (bw_roof){.level = level,
+                    .kernel = cv->kernel,
+                    .threads = cv->threads,
+                    .suspect = suspect != NULL,
+                    .gbytes_per_s = bw,
+                    .result_id = rid,
+                    .cls = cls,
+                    .npoints = npoints,
+                    .pt_max = isfinite(pmax) ? pmax : bw};
     snprintf(ro->reason, sizeof ro->reason, "%s", suspect ? suspect : "");
 }
 
@@ -1069,26 +1150,37 @@ static void ceilings_from_plateaus(build_ctx *b, const curve *cv, curve_plateaus
                 json_object_set_new(o, "used", json_false());
                 continue;
             }
-            p->have_dram = 1;
-            /* Only the part of the plateau at >= 4x the aggregate LLC counts. */
+            /* Only the part of the plateau at >= 4x the aggregate LLC counts; with fewer than
+             * NS_PLATEAU_MIN_POINTS points there (a --quick sweep's 2x steps leave one), it is
+             * no plateau: the largest points decide, with their scatter check
+             * (dram_tail_ceiling). */
             if (hi >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc) {
+                int n4;
+                double m4;
                 lo = fmax(lo, fmin(hi, DRAM_LLC_MARGIN * llc));
-            } else {
+                median_in(cv, lo, hi, &n4, &m4);
+                if (n4 < NS_PLATEAU_MIN_POINTS) {
+                    json_object_set_new(o, "used", json_false());
+                    continue;
+                }
+            }
+            p->have_dram = 1;
+            if (!(hi >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc)) {
                 char l[32];
                 fmt_bytes(llc, l, sizeof l);
                 snprintf(why, sizeof why,
-                         "suspect: measured at <= %.2gx the aggregate LLC (%s for %d threads), "
+                         "suspect: measured at <= %.2gx the aggregate LLC (%s for %d thread%s), "
                          "may be cache bandwidth",
-                         hi / llc, l, cv->threads);
+                         hi / llc, l, cv->threads, PLURAL(cv->threads));
                 suspect = why;
             }
             if (!suspect) suspect = dram_near_llc(b, p, pl[i].gbytes_per_s, why, sizeof why);
             if (ndram > 1)
                 note(b,
-                     "%s/%s %d threads: %d plateaus beyond the last reported cache; the one at "
-                     "the largest working set is DRAM, the others may be a cache hwloc does "
+                     "%s/%s %d thread%s: %d plateaus beyond the last reported cache; the one "
+                     "at the largest working set is DRAM, the others may be a cache hwloc does "
                      "not report",
-                     cv->kernel, cv->isa, cv->threads, ndram);
+                     cv->kernel, cv->isa, cv->threads, PLURAL(cv->threads), ndram);
         }
         int cnt;
         double mid, bw = median_in(cv, lo, hi, &cnt, &mid);
@@ -1230,10 +1322,10 @@ static void dram_tail_ceiling(build_ctx *b, const curve *cv, const curve_plateau
         json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
         if (!suspect && !strcmp(str_or(o, "source", ""), "largest working sets")) {
             snprintf(why, sizeof why,
-                     "ok; no DRAM plateau reaching 4x the LLC, but the last %d points (%.1fx "
-                     "to %.1fx the aggregate LLC, %s) do not fall and agree within %.0f%%: "
-                     "their median",
-                     cnt, tlo / llc, thi / llc, l, 100 * spread);
+                     "ok; no DRAM plateau with %d points at >= 4x the LLC, but the last %d "
+                     "points (%.1fx to %.1fx the aggregate LLC, %s) do not fall and agree "
+                     "within %.0f%%: their median",
+                     NS_PLATEAU_MIN_POINTS, cnt, tlo / llc, thi / llc, l, 100 * spread);
             ns_json_set_str(o, "status", why);
         }
     } else if (maxws > 2 * llc) {
@@ -1249,9 +1341,9 @@ static void dram_tail_ceiling(build_ctx *b, const curve *cv, const curve_plateau
         add_ceiling(b, ceil, cv, "DRAM", bw, mid, lo, maxws, cnt, "largest working sets", why);
     } else {
         note(b,
-             "%s/%s %d threads: no DRAM ceiling; the sweep stops at %s, below 2x the "
+             "%s/%s %d thread%s: no DRAM ceiling; the sweep stops at %s, below 2x the "
              "aggregate LLC (%s)",
-             cv->kernel, cv->isa, cv->threads, w, l);
+             cv->kernel, cv->isa, cv->threads, PLURAL(cv->threads), w, l);
     }
 }
 
@@ -1287,7 +1379,8 @@ static void dram_not_measured_entry(build_ctx *b, const curve *cv, double maxws,
     snprintf(st, sizeof st, "not measured: no DRAM ceiling: %s", why);
     ns_json_set_str(o, "status", st);
     json_array_append_new(ceil, o);
-    note(b, "%s/%s %d threads: no DRAM ceiling: %s", cv->kernel, cv->isa, cv->threads, why);
+    note(b, "%s/%s %d thread%s: no DRAM ceiling: %s", cv->kernel, cv->isa, cv->threads,
+         PLURAL(cv->threads), why);
 }
 
 /* Plateaus of one curve -> labelled entries in plateaus[], chosen ones in ceilings; then the
@@ -1492,11 +1585,28 @@ static int compute_suspect(const build_ctx *b, const json_t *compute, const json
     return n > 0;
 }
 
-static const bw_roof *find_bw_roof(const build_ctx *b, const char *level, int threads) {
+/* The roof of level at threads of load/store class cls, or NULL. */
+static const bw_roof *find_class_roof(const build_ctx *b, const char *level, int threads,
+                                      int cls) {
     for (size_t r = 0; r < b->nroofs; r++)
-        if (!strcmp(b->roofs[r].level, level) && b->roofs[r].threads == threads)
+        if (!strcmp(b->roofs[r].level, level) && b->roofs[r].threads == threads &&
+            b->roofs[r].cls == cls)
             return &b->roofs[r];
     return NULL;
+}
+
+/* The roof of level at threads whatever the class (the level's roof, drawn in the pictures): a
+ * trusted one before a suspect one, then the fastest; NULL when none. */
+static const bw_roof *find_bw_roof(const build_ctx *b, const char *level, int threads) {
+    const bw_roof *best = NULL;
+    for (size_t r = 0; r < b->nroofs; r++) {
+        const bw_roof *ro = &b->roofs[r];
+        if (strcmp(ro->level, level) || ro->threads != threads) continue;
+        if (!best || (best->suspect && !ro->suspect) ||
+            (best->suspect == ro->suspect && ro->gbytes_per_s > best->gbytes_per_s))
+            best = ro;
+    }
+    return best;
 }
 
 static void set_or_null(json_t *o, const char *key, double v) {
@@ -1537,17 +1647,22 @@ static const json_t *result_by_id(const build_ctx *b, const char *id) {
     return NULL;
 }
 
-/* Why a kernel is above its compute roof cr (gflops against cg), from the evidence the run
- * recorded, never a guess: boost only when context.clock_probe saw the clock change or run
- * faster than the ceiling's own recorded clock; a disturbed ceiling when its samples spread
- * (fastest against median, or the CV of its result); otherwise the kernel beat the ceiling
- * kernel. A clock difference explains at most the ratio of the clocks; the other causes are
+/* Why kernel r is above its compute roof cr (gflops against cg), from the evidence the run
+ * recorded, never a guess: boost only when the kernel's own clock probe (per_cycle.clock_ghz,
+ * taken right around its samples) ran more than CLOCK_BOOST_MIN times the ceiling's recorded
+ * clock (freq_ghz, the same probe around the ceiling's samples); a disturbed ceiling when its
+ * samples spread (fastest against median, or the CV of its result); otherwise the kernel beat
+ * the ceiling kernel. The run-level probe (context.clock_probe) says nothing of the clock either
+ * ran at. A clock difference explains at most the ratio of the clocks; the other causes are
  * added when the excess is larger. */
-static void above_compute_reason(const build_ctx *b, const json_t *cr, const char *mix,
-                                 double gflops, double cg, char *buf, size_t len) {
-    const json_t *probe = json_object_get(json_object_get(b->root, "context"), "clock_probe");
-    double before = ns_json_get_num(probe, "before_ghz"),
-           after = ns_json_get_num(probe, "after_ghz");
+static void above_compute_reason(const build_ctx *b, const json_t *r, const json_t *cr,
+                                 const char *mix, double gflops, double cg, char *buf,
+                                 size_t len) {
+    const json_t *pc = json_object_get(r, "per_cycle");
+    double kclk = ns_json_get_num(pc, "clock_ghz");
+    if (!(kclk > 0))
+        kclk = fmax(ns_json_get_num(pc, "clock_before_ghz"),
+                    ns_json_get_num(pc, "clock_after_ghz"));
     double fq = ns_json_get_num(cr, "freq_ghz");
     double med = ceiling_median(b, cr);
     double cvv = ceiling_cv(b, cr);
@@ -1556,16 +1671,12 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
 #define ADD(...) ns_appendf(buf, len, &n, __VA_ARGS__)
     /* A clock difference explains at most the ratio of the clocks; beyond that, other causes. */
     double excess = gflops / cg - 1, clock_gain = NAN;
-    if (json_is_true(json_object_get(probe, "changed")) && before > 0 && after > 0) {
-        clock_gain = fmax(before, after) / fmin(before, after) - 1;
-        ADD("the clock changed during the run (clock probe %.2f -> %.2f GHz): the ceiling and "
-            "this kernel may have run at different clocks (boost), which explains up to %.0f%%",
-            before, after, 100 * clock_gain);
-    } else if (fq > 0 && fmax(before, after) > CLOCK_BOOST_MIN * fq) {
-        clock_gain = fmax(before, after) / fq - 1;
-        ADD("the ceiling was measured at %.2f GHz, the clock probe saw %.2f GHz (boost), which "
-            "explains up to %.0f%%",
-            fq, fmax(before, after), 100 * clock_gain);
+    int clocks = fq > 0 && kclk > 0;
+    if (clocks && kclk > CLOCK_BOOST_MIN * fq) {
+        clock_gain = kclk / fq - 1;
+        ADD("the ceiling was measured at %.2f GHz, this kernel's own clock probe saw %.2f GHz "
+            "(boost), which explains up to %.0f%%",
+            fq, kclk, 100 * clock_gain);
     }
     int clock_enough = clock_gain >= excess - CLOCK_EXCESS_SLACK;
     int spread = med > 0 && med < ABOVE_ROOF_MEDIAN_FRAC * cg;
@@ -1580,8 +1691,9 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
         ADD("%sthis kernel beat the %s ceiling kernel: %.4g against %.4g GFLOP/s",
             n ? "; beyond that, " : "", mix_words(mix), gflops, cg);
         if (med > 0) ADD(" (ceiling: fastest sample, median %.4g)", med);
-        if (before > 0 && after > 0 && !isfinite(clock_gain))
-            ADD("; the clock probe saw a steady clock (%.2f -> %.2f GHz)", before, after);
+        if (clocks && !isfinite(clock_gain))
+            ADD("; no boost: this kernel's own clock probe saw %.2f GHz, the ceiling's %.2f GHz",
+                kclk, fq);
     }
 #undef ADD
 }
@@ -1589,13 +1701,63 @@ static void above_compute_reason(const build_ctx *b, const json_t *cr, const cha
 /* "; above the roof by X%[ in its fastest sample]: cause" for a kernel at fraction frac of the
  * bandwidth roof br, streaming gbps GB/s (`at` qualifies it: "" or " at its AI"; `stat` is ""
  * for the median or FASTEST), into buf. */
-#define FASTEST " in its fastest sample (the statistic of the ceilings)"
+#define FASTEST " in its fastest sample (the statistic the ceilings are measured with)"
 static void above_bandwidth_reason(const bw_roof *br, double frac, double gbps, const char *at,
                                    const char *stat, char *buf, size_t len) {
-    snprintf(buf, len,
-             "; above the roof by %.1f%%%s: part of the working set lives in a faster level, or "
-             "the %s ceiling kernel (%s, %.4g GB/s) is slower than this one (%.4g GB/s%s)",
-             100 * (frac - 1), stat, br->level, br->kernel, br->gbytes_per_s, gbps, at);
+    /* A roof that is the median of several sweep points' fastest samples lies below the
+     * fastest of them: a rate within those points is the level's own rate, not a faster one. */
+    if (br->npoints > 1 && gbps <= br->pt_max * (1 + 1e-9))
+        snprintf(buf, len,
+                 "; above the roof by %.1f%%%s: the %s ceiling (%s) is the median of the "
+                 "fastest samples of its %d sweep points, the fastest of which ran at %.4g "
+                 "GB/s, and this kernel's rate (%.4g GB/s%s) lies within them",
+                 100 * (frac - 1), stat, br->level, br->kernel, br->npoints, br->pt_max, gbps, at);
+    else
+        snprintf(buf, len,
+                 "; above the roof by %.1f%%%s: part of the working set lives in a faster level, "
+                 "or the %s ceiling kernel (%s, %.4g GB/s) is slower than this one (%.4g GB/s%s)",
+                 100 * (frac - 1), stat, br->level, br->kernel, br->gbytes_per_s, gbps, at);
+}
+
+/* The roof of a kernel of load/store class cls at level and threads: its class's, else (no
+ * ceiling of its class there, or a kernel of no class) the level's. */
+static const bw_roof *roof_for(const build_ctx *b, const char *level, int threads, int cls) {
+    const bw_roof *br = cls != CLS_NONE ? find_class_roof(b, level, threads, cls) : NULL;
+    return br ? br : find_bw_roof(b, level, threads);
+}
+
+/* "; no CLASS ceiling at LEVEL for T threads: its roof is KERNEL's (CLASS), which moves
+ * different real bytes: ..." for a kernel (name, class kcls) whose roof br is of another
+ * load/store class, with how much, by the bytes policy's count, and its fraction frac by real
+ * bytes; "" when the classes agree or the kernel has none. */
+static void other_class_text(const build_ctx *b, const bw_roof *br, const char *name, int kcls,
+                             double frac, char *buf, size_t len) {
+    buf[0] = 0;
+    if (!br || kcls == CLS_NONE || br->cls == kcls) return;
+    double fk = real_bytes_factor(name, kcls, b->policy);
+    double fr = real_bytes_factor(br->kernel, br->cls, b->policy);
+    size_t n = 0;
+    ns_appendf(buf, len, &n,
+               "; no %s ceiling at %s for %d thread%s: its roof is %s's (%s), which moves "
+               "different real bytes",
+               class_names[kcls], br->level, br->threads, PLURAL(br->threads), br->kernel,
+               br->cls >= 0 ? class_names[br->cls] : "another load/store class");
+    if (isfinite(fk) && isfinite(fr) && fk != fr) {
+        ns_appendf(buf, len, &n,
+                   ": per byte counted, %s really moves %.3g B and this kernel %.3g B (write-"
+                   "allocating stores read each line before writing it)",
+                   br->kernel, fr, fk);
+        if (isfinite(frac))
+            ns_appendf(buf, len, &n, ", so by real bytes its fraction of the roof is %.1f%%",
+                       100 * frac * fk / fr);
+    } else if (isfinite(fk) && isfinite(fr)) {
+        ns_appendf(buf, len, &n, ": both move the bytes they count, but %s",
+                   kcls == CLS_READ || br->cls == CLS_READ
+                       ? "one of them stores nothing (no store port, no store stream)"
+                       : "their stores differ (non-temporal ones bypass the caches)");
+    } else {
+        ns_appendf(buf, len, &n, ": by how much, bytes_policy %s does not tell", b->policy);
+    }
 }
 
 /* Width order of the ISAs a kernel or a ceiling records; -1 for one not known. "scalar" is
@@ -1632,6 +1794,7 @@ typedef struct {
     int in_registers;         /* no bytes, some FLOPs (peak kernels): compute roof only */
     int no_flops;             /* bytes, no FLOPs (copy-like): judged by the bandwidth ceiling */
     int nt_cache;             /* non-temporal stores at a cache working set: no roof */
+    int kcls;                 /* its load/store class (kernel_class) */
     int fell_back;            /* judged at the threads it asked for: none measured at its own */
     int peer;                 /* a GEMM peer; kisa is the ISA its library runs */
     const char *kisa, *narrower; /* the kernel's ISA; the narrower ISA of its compute ceiling */
@@ -1693,7 +1856,8 @@ static void pick_roofs(build_ctx *b, json_t *r, const json_t *compute, judged *k
     k->cr = prec && k->threads > 0 && mix ? compute_roof(compute, prec, k->threads, mix) : NULL;
     /* Non-temporal stores go to memory while the loads come from the level: no one ceiling. */
     k->nt_cache = k->level && strcmp(k->level, "DRAM") && ns_roofline_nt_stores(k->name);
-    k->br = k->level && !k->nt_cache ? find_bw_roof(b, k->level, k->threads) : NULL;
+    k->kcls = kernel_class(k->name, family);
+    k->br = k->level && !k->nt_cache ? roof_for(b, k->level, k->threads, k->kcls) : NULL;
     /* Ceilings are measured at 1 and all threads only: a result that ran on a count in between
      * is judged, as its id says, at the threads it asked for (its fraction then reads low, and
      * roof_status says why). */
@@ -1703,7 +1867,7 @@ static void pick_roofs(build_ctx *b, json_t *r, const json_t *compute, judged *k
         k->fell_back = 1, k->threads = k->asked;
         k->level = ns_roofline_level_of(&b->cs, k->ws, k->threads);
         k->cr = prec && mix ? compute_roof(compute, prec, k->threads, mix) : NULL;
-        k->br = k->level && !k->nt_cache ? find_bw_roof(b, k->level, k->threads) : NULL;
+        k->br = k->level && !k->nt_cache ? roof_for(b, k->level, k->threads, k->kcls) : NULL;
     }
     /* A compute ceiling of a narrower ISA than the kernel's does not bound it: a peer that runs
      * AVX-512 kernels where only AVX2 ceilings were measured (NODESCALE_ISA=avx2) has no roof. */
@@ -1772,14 +1936,15 @@ static void roof_status_text(build_ctx *b, const json_t *r, const json_t *comput
     else if (k->narrower && !k->membound)
         snprintf(status, cap,
                  "no roof: it runs %s kernels%s, wider than the widest %s compute ceiling for %s "
-                 "at %d threads (%s): no %s ceiling was measured",
+                 "at %d thread%s (%s): no %s ceiling was measured",
                  k->kisa, k->peer ? " (context.gemm.peers)" : "", mix_words(mix), prec, threads,
-                 k->narrower, k->kisa);
+                 PLURAL(threads), k->narrower, k->kisa);
     else if (!k->cr && !k->membound)
-        snprintf(status, cap, "no roof: no %s compute ceiling for %s at %d threads", mix, prec,
-                 threads);
+        snprintf(status, cap, "no roof: no %s compute ceiling for %s at %d thread%s", mix, prec,
+                 threads, PLURAL(threads));
     else if (!k->br)
-        snprintf(status, cap, "no roof: no %s bandwidth ceiling at %d threads", level, threads);
+        snprintf(status, cap, "no roof: no %s bandwidth ceiling at %d thread%s", level, threads,
+                 PLURAL(threads));
     else if (!(isfinite(k->ai) && k->ai > 0) && !k->no_flops)
         snprintf(status, cap, "no roof: arithmetic intensity unknown");
 
@@ -1815,15 +1980,21 @@ static void roof_status_text(build_ctx *b, const json_t *r, const json_t *comput
             ADD("; memory bound (%s), but no bandwidth ceiling applies (%s%s): judged by the "
                 "compute roof alone",
                 str_or(r, "family", "?"), level ? "level " : "level unknown", level ? level : "");
-        } else if (k->membound) {
+        } else if (k->membound && bwb) {
+            /* Worded by the limit applied: a memory-bound kind of kernel whose compute roof is
+             * the lower one here (an L1-resident sum) is judged by that compute roof. */
             ADD("; memory bound (%s): judged by the %s bandwidth ceiling (%.4g GB/s, %s)",
                 str_or(r, "family", "?"), level, bw, br->kernel);
             if (k->cr)
-                ADD("; compute roof: the %s ceiling (%.4g GFLOP/s)%s", mix_words(mix), cg,
-                    bwb ? "" : ", the lower roof here");
+                ADD("; compute roof: the %s ceiling (%.4g GFLOP/s)", mix_words(mix), cg);
             else
                 ADD("; no compute roof (%s)",
                     mix ? "no such ceiling measured" : "no ceiling measures its arithmetic");
+        } else if (k->membound) {
+            ADD("; a memory-bound kind of kernel (%s), compute bound here: judged by the %s "
+                "compute ceiling (%.4g GFLOP/s), below its AI x the %s bandwidth ceiling (%.4g "
+                "GB/s, %s) = %.4g GFLOP/s",
+                str_or(r, "family", "?"), mix_words(mix), cg, level, bw, br->kernel, k->ai * bw);
         }
         if (bwb && br->suspect) ADD("; the %s ceiling is suspect (see ceilings.bandwidth)", level);
         char csus[900];
@@ -1844,17 +2015,31 @@ static void roof_status_text(build_ctx *b, const json_t *r, const json_t *comput
                                            status + len, cap - len);
             } else {
                 char why[400];
-                above_compute_reason(b, k->cr, mix, g, cg, why, sizeof why);
+                above_compute_reason(b, r, k->cr, mix, g, cg, why, sizeof why);
                 ADD("; above the roof by %.1f%%%s: %s", 100 * (fr - 1), above ? "" : FASTEST, why);
             }
         }
     }
 #undef ADD
+    /* Judged by the bandwidth roof of another load/store class: says so, and by how much. */
+    if (!strncmp(k->limit, "bandwidth", 9)) {
+        len = strlen(status);
+        if (len < cap) other_class_text(b, br, k->name, k->kcls, k->frac, status + len, cap - len);
+    }
 }
 
 /* The roof this kernel is judged against (its limit) is a roof in use, unless the kernel is
  * that roof's own measurement. */
 static void mark_roof_used(build_ctx *b, const judged *k) {
+    /* The compute roof of a kernel other than its own measurement is a roof (ceilings_used),
+     * whatever its limit. */
+    if (k->cr && !k->own_c && isfinite(k->roof)) {
+        size_t i = 0;
+        while (i < b->nroof_compute && b->roof_compute[i] != k->cr)
+            i++;
+        if (i == b->nroof_compute && i < sizeof b->roof_compute / sizeof b->roof_compute[0])
+            b->roof_compute[b->nroof_compute++] = k->cr;
+    }
     if (!*k->limit || !isfinite(k->frac)) return;
     if (strncmp(k->limit, "bandwidth", 9)) {
         size_t i = 0;
@@ -1987,7 +2172,7 @@ static int thread_counts(const build_ctx *b, const json_t *compute, const json_t
 static void bandwidth_scaling(build_ctx *b, json_t *ceil) {
     for (size_t r = 0; r < b->nroofs; r++) {
         const bw_roof *rt = &b->roofs[r];
-        bw_roof *r1 = (bw_roof *)find_bw_roof(b, rt->level, 1);
+        bw_roof *r1 = (bw_roof *)find_class_roof(b, rt->level, 1, rt->cls);
         if (rt->threads < 2 || !r1 || !(rt->gbytes_per_s > SCALING_SLACK * rt->threads *
                                                                r1->gbytes_per_s))
             continue;
@@ -2037,15 +2222,23 @@ static json_t *cache_capacity(const build_ctx *b, const int *tc, int ntc) {
  * suspect one, and for a mix other than ADD-only faster than FMA-only. */
 static json_t *ceilings_used(build_ctx *b, const json_t *compute) {
     json_t *used = json_object(), *ubw = json_array(), *ucomp = json_array();
+    json_t *ucls = json_array();
     for (size_t r = 0; r < b->nroofs; r++) {
-        json_t *o = json_object();
-        ns_json_set_str(o, "level", b->roofs[r].level);
-        ns_json_set_int(o, "threads", b->roofs[r].threads);
-        ns_json_set_str(o, "kernel", b->roofs[r].kernel);
-        ns_json_set_num(o, "gbytes_per_s", b->roofs[r].gbytes_per_s, NULL);
-        json_object_set_new(o, "suspect", json_boolean(b->roofs[r].suspect));
-        ns_json_set_str(o, "suspect_reason", b->roofs[r].suspect ? b->roofs[r].reason : NULL);
-        json_array_append_new(ubw, o);
+        /* bandwidth[]: the level's roof (its fastest class); bandwidth_by_class[]: the roof of
+         * each load/store class, which kernels of that class are judged against. */
+        const bw_roof *ro = &b->roofs[r];
+        int level_roof = find_bw_roof(b, ro->level, ro->threads) == ro;
+        for (int k = 0; k < 1 + level_roof; k++) {
+            json_t *o = json_object();
+            ns_json_set_str(o, "level", ro->level);
+            ns_json_set_int(o, "threads", ro->threads);
+            ns_json_set_str(o, "kernel", ro->kernel);
+            if (!k) ns_json_set_str(o, "class", ro->cls >= 0 ? class_names[ro->cls] : NULL);
+            ns_json_set_num(o, "gbytes_per_s", ro->gbytes_per_s, NULL);
+            json_object_set_new(o, "suspect", json_boolean(ro->suspect));
+            ns_json_set_str(o, "suspect_reason", ro->suspect ? ro->reason : NULL);
+            json_array_append_new(k ? ubw : ucls, o);
+        }
     }
     size_t i;
     json_t *c;
@@ -2062,6 +2255,7 @@ static json_t *ceilings_used(build_ctx *b, const json_t *compute) {
         ns_json_set_int(o, "threads", t);
         ns_json_set_num(o, "gflops", ns_json_get_num(c, "gflops"), NULL);
         ns_json_set_num(o, "freq_ghz", ns_json_get_num(c, "freq_ghz"), NULL);
+        /* FMA-only: GEMM's roof; mark_compute_roofs adds every other kernel's compute roof. */
         json_object_set_new(o, "roof", json_boolean(!strcasecmp(mix, "fma")));
         char why[900];
         int sus = compute_suspect(b, compute, c, why, sizeof why);
@@ -2076,13 +2270,31 @@ static json_t *ceilings_used(build_ctx *b, const json_t *compute) {
         double g = ns_json_get_num(c, "gflops"), gf = fma ? ns_json_get_num(fma, "gflops") : NAN;
         if (strcasecmp(mix, "fma") && strcasecmp(mix, "add") && g > gf) /* add: suspect */
             note(b,
-                 "%s %d threads: the %s mix reaches %.1f%% more than FMA-only; GEMM and other "
-                 "FMA kernels are judged against the FMA-only ceiling",
-                 prec, t, mix, 100 * (g / gf - 1));
+                 "%s %d thread%s: the %s mix reaches %.1f%% more than FMA-only; GEMM and "
+                 "other FMA kernels are judged against the FMA-only ceiling",
+                 prec, t, PLURAL(t), mix, 100 * (g / gf - 1));
     }
     json_object_set_new(used, "compute", ucomp);
     json_object_set_new(used, "bandwidth", ubw);
+    json_object_set_new(used, "bandwidth_by_class", ucls);
     return used;
+}
+
+/* ceilings_used.compute[].roof: also true for every ceiling that is some kernel's compute roof
+ * (roof_compute: a sum's ADD-only one), once the kernels are judged. */
+static void mark_compute_roofs(const build_ctx *b, json_t *ucomp) {
+    static const char *const keys[] = {"name", "precision", "isa", "mix"};
+    size_t i;
+    json_t *u;
+    json_array_foreach(ucomp, i, u) {
+        for (size_t m = 0; m < b->nroof_compute; m++) {
+            const json_t *c = b->roof_compute[m];
+            int same = json_int(c, "threads", 0) == json_int(u, "threads", -1);
+            for (size_t k = 0; same && k < sizeof keys / sizeof keys[0]; k++)
+                same = !strcmp(str_or(c, keys[k], ""), str_or(u, keys[k], ""));
+            if (same) json_object_set_new(u, "roof", json_true());
+        }
+    }
 }
 
 /* roofline.ridge_points: the arithmetic intensity where a level's bandwidth roof meets the
@@ -2093,7 +2305,8 @@ static json_t *ridge_points(build_ctx *b, const json_t *compute) {
     for (size_t r = 0; r < b->nroofs; r++)
         for (int pi = 0; pi < 2; pi++) {
             const json_t *cr = compute_roof(compute, precs[pi], b->roofs[r].threads, "fma");
-            if (!cr) continue;
+            if (!cr || find_bw_roof(b, b->roofs[r].level, b->roofs[r].threads) != &b->roofs[r])
+                continue; /* the level's roof only */
             double g = ns_json_get_num(cr, "gflops");
             json_t *o = json_object();
             ns_json_set_str(o, "level", b->roofs[r].level);
@@ -2144,8 +2357,10 @@ static void build_status(build_ctx *b, const json_t *compute, const json_t *bw_c
         nroof_sus += b->roofs[k].suspect && b->roofs[k].used;
     json_array_foreach(bw_ceil, i, c) {
         if (!json_is_true(json_object_get(c, "suspect"))) continue;
-        const bw_roof *ro = find_bw_roof(b, str_or(c, "level", ""), json_int(c, "threads", 0));
-        nref_sus += !(ro && ro->used && !strcmp(ro->kernel, str_or(c, "kernel", "")) &&
+        const char *ck = str_or(c, "kernel", "");
+        const bw_roof *ro = find_class_roof(b, str_or(c, "level", ""), json_int(c, "threads", 0),
+                                            kernel_class(ck, NULL));
+        nref_sus += !(ro && ro->used && !strcmp(ro->kernel, ck) &&
                       ns_json_get_num(c, "gbytes_per_s") == ro->gbytes_per_s);
     }
     json_array_foreach(compute, i, c) {
@@ -2218,27 +2433,32 @@ static void method_text(char *buf, size_t len) {
              "plateaus: runs of >= %d sweep points whose local log-log slope is within "
              "%.0f%% per doubling of the working set; labelled by the level whose aggregate "
              "capacity (per-core caches x threads, shared caches once per instance "
-             "touched) holds the geometric middle of the plateau; DRAM ceilings from "
+             "touched) holds the geometric middle of the plateau; a ceiling is the median "
+             "of its points' rates, each a point's fastest sample; DRAM ceilings from >= %d "
              "points at >= %gx the aggregate LLC; a sweep kernel measured faster in "
              "results[] (fastest sample) with its working set in a level gives that "
              "level's ceiling instead (source \"kernel phase\"; one not swept at that "
-             "thread count when faster than the level's roof), unless its samples "
-             "spread (CV > %g%% or fastest > %gx median) and its median is below the "
+             "thread count when faster than its class's roof, else the level's), unless its "
+             "samples spread (CV > %g%% or fastest > %gx median) and its median is below the "
              "sweep's, or (DRAM) it is > %gx the sweep's at a smaller working set "
              "(cache contamination: the ceiling is suspect); bandwidth roof = best "
-             "ceiling per level and thread count; compute roof = FMA-only ceiling of the "
+             "ceiling per level, thread count and load/store class (read-only, "
+             "write-allocating, non-temporal stores): a kernel is judged by its own class's, "
+             "else by the level's best, and its roof_status says how the real bytes differ; "
+             "compute roof = FMA-only ceiling of the "
              "fastest ISA unless the kernel states another mix; reductions and STREAM "
              "kernels are memory bound: judged by the bandwidth roof, with the ADD-only "
              "ceiling as compute roof for sums, FMA-only for dot products, norms and "
-             "triads, none for copy, scale, load and max-abs; without a DRAM plateau, the DRAM "
-             "ceiling is the median of the last <= %d points at >= %gx the aggregate LLC when "
-             "the sweep reaches %gx and they neither fall in a row by > %g%% nor scatter by > "
-             "%g%%, else suspect; kernels with non-temporal stores (name ending in _nt): DRAM "
-             "ceilings only, and no roof at a cache working set",
-             NS_PLATEAU_MIN_POINTS, 100 * expm1(NS_PLATEAU_MAX_SLOPE), DRAM_LLC_MARGIN,
-             100 * KERNEL_PHASE_MAX_CV, KERNEL_PHASE_MAX_SPREAD, DRAM_CONTAMINATION,
-             DRAM_TAIL_POINTS, DRAM_TAIL_FROM, DRAM_LLC_MARGIN, 100 * DRAM_TAIL_FALL,
-             100 * DRAM_TAIL_SCATTER);
+             "triads, none for copy, scale, load and max-abs; without a DRAM plateau of >= %d "
+             "points at >= %gx the LLC, the DRAM ceiling is the median of the last <= %d "
+             "points at >= %gx the aggregate LLC when the sweep reaches %gx and they neither "
+             "fall in a row by > %g%% nor scatter by > %g%%, else suspect; kernels with "
+             "non-temporal stores (name ending in _nt): DRAM ceilings only, and no roof at a "
+             "cache working set",
+             NS_PLATEAU_MIN_POINTS, 100 * expm1(NS_PLATEAU_MAX_SLOPE), NS_PLATEAU_MIN_POINTS,
+             DRAM_LLC_MARGIN, 100 * KERNEL_PHASE_MAX_CV, KERNEL_PHASE_MAX_SPREAD,
+             DRAM_CONTAMINATION, NS_PLATEAU_MIN_POINTS, DRAM_LLC_MARGIN, DRAM_TAIL_POINTS,
+             DRAM_TAIL_FROM, DRAM_LLC_MARGIN, 100 * DRAM_TAIL_FALL, 100 * DRAM_TAIL_SCATTER);
 }
 
 int ns_roofline_build(json_t *root, char *err, size_t errlen) {
@@ -2281,7 +2501,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     int ntc = thread_counts(&b, compute, res, tc, NS_ROOFLINE_MAX_THREAD_COUNTS);
 
     ns_json_set_str(sec, "bytes_policy", b.policy);
-    char method[2400];
+    char method[3200];
     method_text(method, sizeof method);
     ns_json_set_str(sec, "method", method);
     json_object_set_new(sec, "cache_capacity", cache_capacity(&b, tc, ntc));
@@ -2299,6 +2519,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
         if (json_is_object(r)) roof_of_result(&b, r, compute, points);
     }
     json_object_set_new(sec, "points", points);
+    mark_compute_roofs(&b, json_object_get(used, "compute"));
     note_above_roof(&b, points);
 
     json_object_set_new(sec, "notes", b.notes);

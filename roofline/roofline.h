@@ -21,9 +21,11 @@
  * fraction_of_roof, fraction_of_roof_fastest, roof_limit ("compute" | "bandwidth:L2" ...),
  * roof_mix, roof_compute_gflops, roof_gbytes_per_s, roof_status, and roof_gflops_at_measured_ai
  * where counters measured the AI. fraction_of_roof is the kernel's median-sample rate (gflops,
- * or gbytes_per_s without FLOPs) over the roof, whose ceilings are their fastest samples;
- * fraction_of_roof_fastest is its fastest-sample rate over the same roof (fraction_of_roof x
- * time_s.median / time_s.min; null without time_s).
+ * or gbytes_per_s without FLOPs) over the roof, built from fastest samples (a compute ceiling's
+ * fastest sample; a bandwidth ceiling the median of its sweep points' fastest samples, or one
+ * kernel-phase measurement's fastest sample); fraction_of_roof_fastest is its fastest-sample
+ * rate over the same roof (fraction_of_roof x time_s.median / time_s.min; null without
+ * time_s).
  * Anything that cannot be derived is null with a status string, never NaN, Inf or 0.
  *
  * Plateaus are found from the curve alone (flat runs in log-log), then labelled L1/L2/L3/DRAM
@@ -32,8 +34,8 @@
  * plateau in a cache level contributes the median of its points well inside that level
  * (source "interior"; suspect when those points scatter more than a plateau's may); a DRAM
  * ceiling needs points at >= 4x the aggregate LLC or is suspect.
- * Without a DRAM plateau reaching 4x the LLC, the last <= 3 points at >= 1.5x the LLC give it
- * (their median) unless they still fall in a row or scatter widely (then suspect). A roof never
+ * Without a DRAM plateau of >= 3 points at >= 4x the LLC, the last <= 3 points at >= 1.5x the
+ * LLC give it (their median) unless they still fall in a row or scatter widely (then suspect). A roof never
  * sits below a measurement of its own ceiling kernel: where results[] (the kernel phase) holds
  * the curve's kernel (same ISA, precision, threads) with its working set in a level (DRAM: at
  * >= 4x the LLC), faster by the sweep's statistic (bytes / time_s.min), that measurement is the
@@ -42,7 +44,8 @@
  * sweep's ceiling: then the sweep's stays, and its "kernel_phase" string and a note say why. A
  * ceiling kernel (stream_load, stream_copy, stream_triad, stream_triad_nt, or any swept one)
  * that the sweep did not measure at a thread count (`run --quick`: copy, triad_nt) gives a
- * level a ceiling the same way when its measurement there beats the level's roof.
+ * level a ceiling the same way when its measurement there beats the roof of its load/store
+ * class (the level's roof where its class has none).
  *
  * Suspect ceilings: ceilings_used.compute[] and .bandwidth[] carry suspect and suspect_reason
  * (null when not suspect), and roofline.status counts them, roofs (the limiting roof of some
@@ -60,11 +63,21 @@
  * a point above its roof (fraction_of_roof > 1), and a note lists them; points[].roof_suspect
  * one whose limiting roof is suspect. The pictures' kernel list says both.
  *
+ * Bandwidth roof of a kernel: the ceiling of its level and thread count of its own load/store
+ * class (read-only: stream_load, stream_sum, reductions; write-allocating: stream_copy, _scale,
+ * _add, _triad; non-temporal: stream_triad_nt), since one byte count hides different real
+ * traffic; without one (and for kernels of no class, GEMM), the level's roof (its fastest class:
+ * ceilings_used.bandwidth[]; each class's in ceilings_used.bandwidth_by_class[]), and
+ * roof_status names the roof's kernel, its class and the real bytes each moves per byte counted.
+ * ceilings_used.compute[].roof is true for the FMA-only ceilings and every ceiling that is some
+ * kernel's compute roof (a sum's ADD-only one); roof_status is worded by the limit applied.
+ *
  * Compute roof of a kernel: its own mix, else FMA-only; reductions and STREAM kernels
  * are memory bound and judged by the bandwidth roof, with ADD-only as compute roof for sums,
  * FMA-only for dot products, norms and triads, and none (roof_mix null) for copy, scale, load
  * and max-abs. Above a compute roof, roof_status names the cause the run's evidence supports:
- * boost only when context.clock_probe changed (or exceeds the ceiling's freq_ghz), a disturbed
+ * boost only when the kernel's own clock probe (per_cycle.clock_ghz) exceeds the ceiling's
+ * freq_ghz by more than 3% (context.clock_probe, taken once per run, is no evidence), a disturbed
  * ceiling when its fastest and median samples or its CV spread, else that the kernel beat the
  * ceiling kernel, with numbers. fraction_of_roof is never clamped. */
 #ifndef NS_ROOFLINE_H

@@ -49,7 +49,7 @@ if "$ns" roofline "$tmp/q.json" --out "$tmp/rl" --no-plot >"$tmp/out" 2>"$tmp/er
   r="$tmp/rl/results.json"
   ok=$(jq -r '[.results[] | select(.id == "dgemm/openblas/dp/t1/m=256,n=256,k=256")][0]
     | .fraction_of_roof == null and .peer_isa == "avx512"
-      and (.roof_status | startswith("no roof: it runs avx512 kernels (context.gemm.peers), wider than the widest FMA-only compute ceiling for dp at 1 threads (avx2)"))' "$r")
+      and (.roof_status | startswith("no roof: it runs avx512 kernels (context.gemm.peers), wider than the widest FMA-only compute ceiling for dp at 1 thread (avx2)"))' "$r")
   [ "$ok" = true ] && echo "ok: roofline: OpenBLAS at avx512 not judged against the avx2 roof" \
     || fail "roofline openblas: $(jq -c '.results[] | select(.id == "dgemm/openblas/dp/t1/m=256,n=256,k=256") | {fraction_of_roof, peer_isa, roof_status}' "$r")"
   ok=$(jq -r '[.results[] | select(.id == "dgemm/blis/dp/t1/m=256,n=256,k=256")][0]

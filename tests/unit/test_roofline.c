@@ -460,6 +460,8 @@ static void test_attainable(void **st) {
 }
 
 static json_t *add_copy(json_t *root, const char *id, double gbps);
+static json_t *used_compute(json_t *root, const char *prec, const char *mix, int threads);
+static json_t *phase_result(const char *name, const char *isa, double ws, double fast, double med);
 
 static json_t *result(const char *id, const char *family, double ws, double ai, double gflops) {
     json_t *r =
@@ -812,32 +814,43 @@ static const char *roof_status(const json_t *r) {
     return json_string_value(json_object_get(r, "roof_status"));
 }
 
-/* A GEMM above its compute roof (FMA-only, 88 GFLOP/s) blames boost only when the clock
- * probe or the ceiling's own clock shows a change; a disturbed ceiling when its samples
- * spread; otherwise the kernel beat the ceiling kernel, with the numbers. Never clamped. */
+/* A GEMM above its compute roof (FMA-only, 88 GFLOP/s) blames boost only when its own clock
+ * probe (per_cycle.clock_ghz) ran faster than the ceiling's (freq_ghz); a disturbed ceiling when
+ * its samples spread; otherwise the kernel beat the ceiling kernel, with the numbers. Never
+ * clamped. Defect trial14a-6: the run-level probe (context.clock_probe, 2.49 GHz at the start of
+ * the run) is no evidence of boost when the kernel's own probe (2.394) matches the ceiling's
+ * (2.393). */
 static void test_above_compute_roof_reason(void **st) {
     (void)st;
     struct {
         int changed;
-        double before, after, ceiling_ghz, median;
+        double before, after, kernel_ghz, ceiling_ghz, median;
         const char *want, *unwanted;
     } cases[] = {
-        {0, 2.59, 2.59, NAN, 87.5, "beat the FMA-only ceiling kernel", "boost"},
-        {0, 2.59, 2.59, 2.59, 87.5, "steady clock (2.59 -> 2.59 GHz)", "disturbed"},
-        {1, 2.00, 3.00, NAN, 87.5, "(boost), which explains up to 50%", "beat"},
-        {0, 2.59, 2.58, 1.70, 87.5, "measured at 1.70 GHz", "beat"},
-        /* The clock fell by 6% during the run: it cannot explain a 50% excess. */
-        {1, 2.59, 2.44, NAN, 87.5, "explains up to 6%; beyond that, this kernel beat", "disturbed"},
-        {1, 2.59, 2.44, NAN, 60.0, "explains up to 6%; beyond that, the ceiling's measurement",
-         "beat"},
-        {0, 2.59, 2.59, NAN, 60.0, "median 60 GFLOP/s", "boost"},
+        {0, 2.59, 2.59, NAN, NAN, 87.5, "beat the FMA-only ceiling kernel", "boost"},
+        {0, 2.59, 2.59, 2.59, 2.59, 87.5,
+         "no boost: this kernel's own clock probe saw 2.59 GHz, the ceiling's 2.59 GHz",
+         "disturbed"},
+        /* The run-level probe changed, but nothing says at which clock either ran. */
+        {1, 2.00, 3.00, NAN, 2.00, 87.5, "beat the FMA-only ceiling kernel", "boost"},
+        {0, 2.59, 2.58, 2.59, 1.70, 87.5,
+         "measured at 1.70 GHz, this kernel's own clock probe saw 2.59 GHz (boost)", "beat"},
+        /* 6% faster clock: it cannot explain a 50% excess. */
+        {0, 2.59, 2.59, 2.59, 2.44, 87.5, "explains up to 6%; beyond that, this kernel beat",
+         "disturbed"},
+        {0, 2.59, 2.59, 2.59, 2.44, 60.0,
+         "explains up to 6%; beyond that, the ceiling's measurement", "beat"},
+        {0, 2.59, 2.59, NAN, NAN, 60.0, "median 60 GFLOP/s", "boost"},
+        {0, 2.49, 2.49, 2.394, 2.393, 87.5, "no boost: this kernel's own clock probe saw 2.39",
+         "(boost)"},
         /* review14 #3, the named thresholds: a probe up to CLOCK_BOOST_MIN (3%) above the
          * ceiling's clock is not boost; a median below ABOVE_ROOF_MEDIAN_FRAC (95%) of the
          * fastest sample explains the excess although the ceiling is not suspect (1.06x). */
-        {0, 2.66, 2.66, 2.59, 87.5, "beat the FMA-only ceiling kernel", "boost"},
-        {0, 2.68, 2.68, 2.59, 87.5, "measured at 2.59 GHz, the clock probe saw 2.68", "disturbed"},
-        {0, 2.59, 2.59, NAN, 84.0, "beat the FMA-only ceiling kernel", "disturbed"},
-        {0, 2.59, 2.59, NAN, 83.0, "disturbed (fastest sample 88, median 83 GFLOP/s)", "beat"},
+        {0, 2.59, 2.59, 2.66, 2.59, 87.5, "beat the FMA-only ceiling kernel", "(boost)"},
+        {0, 2.59, 2.59, 2.68, 2.59, 87.5,
+         "measured at 2.59 GHz, this kernel's own clock probe saw 2.68", "disturbed"},
+        {0, 2.59, 2.59, NAN, NAN, 84.0, "beat the FMA-only ceiling kernel", "disturbed"},
+        {0, 2.59, 2.59, NAN, NAN, 83.0, "disturbed (fastest sample 88, median 83 GFLOP/s)", "beat"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
@@ -853,6 +866,11 @@ static void test_above_compute_roof_reason(void **st) {
                             json_pack("{s:f, s:f, s:b}", "before_ghz", cases[k].before, "after_ghz",
                                       cases[k].after, "changed", cases[k].changed));
         json_t *g = result("gemm", "gemm", 1 * MiB, 40, 132);
+        if (isfinite(cases[k].kernel_ghz))
+            json_object_set_new(g, "per_cycle",
+                                json_pack("{s:f, s:f, s:f}", "clock_before_ghz",
+                                          cases[k].kernel_ghz, "clock_after_ghz",
+                                          cases[k].kernel_ghz, "clock_ghz", cases[k].kernel_ghz));
         json_array_append_new(json_object_get(root, "results"), g);
         char err[200];
         assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
@@ -950,6 +968,36 @@ static void test_dram_tail_at_4x_llc(void **st) {
     json_decref(root);
 }
 
+/* Defect trial14a-7: a --quick sweep (2x steps) on a VM whose DRAM rate starts well inside the
+ * LLC hwloc reports (300 MiB): a DRAM plateau of 128 MiB-1.17 GiB, of which only the last point
+ * is at >= 4x the LLC. One point is no plateau: the last points' rule decides (their median,
+ * with its scatter check), not that one point (here 9% fast). */
+static void test_dram_one_point_plateau(void **st) {
+    (void)st;
+    machine vm = {3, {48 * KiB, 2 * MiB, 64 * MiB}, {200, 90, 30, 15}};
+    double ws[256], bw[256];
+    size_t n = harness_curve(&vm, 300 * MiB, 2.0, 0, ws, bw);
+    bw[n - 1] *= 1.09;
+    json_t *root = build_points(ws, bw, n);
+    json_t *d = ceiling(root, "DRAM", 1);
+    assert_non_null(d);
+    print_message("%s\n", json_string_value(json_object_get(d, "status")));
+    assert_string_not_equal(json_string_value(json_object_get(d, "source")), "plateau");
+    assert_true(json_integer_value(json_object_get(d, "points")) >= 3);
+    assert_close(json_number_value(json_object_get(d, "gbytes_per_s")), 15, 0.01);
+    /* The plateau itself is listed, not used. */
+    size_t i;
+    json_t *p;
+    int listed = 0;
+    json_array_foreach(json_object_get(json_object_get(root, "roofline"), "plateaus"), i, p) {
+        if (strcmp(json_string_value(json_object_get(p, "level")), "DRAM")) continue;
+        listed = 1;
+        assert_false(json_is_true(json_object_get(p, "used")));
+    }
+    assert_true(listed);
+    json_decref(root);
+}
+
 /* Reductions and STREAM kernels without a mix are memory bound: judged by the bandwidth roof;
  * a sum's compute roof is the ADD-only ceiling (the lower roof where L1 outruns the adders), a
  * dot's the FMA-only one, a scale has none. The status names the ceiling. */
@@ -983,6 +1031,14 @@ static void test_reduce_kernels_bandwidth_roof(void **st) {
     assert_string_equal(json_string_value(json_object_get(sum_l1, "roof_limit")), "compute");
     assert_close(json_number_value(json_object_get(sum_l1, "roof_gflops")), 20, 1e-12);
     assert_non_null(strstr(roof_status(sum_l1), "ADD-only"));
+    /* Defect trial14a-8: worded by the limit applied (compute), not "judged by the L1
+     * bandwidth ceiling"; and the ADD-only ceiling, the compute roof of the sums, is marked a
+     * roof in ceilings_used. */
+    assert_non_null(strstr(roof_status(sum_l1),
+                           "compute bound here: judged by the ADD-only compute ceiling (20"));
+    assert_null(strstr(roof_status(sum_l1), "judged by the L1 bandwidth ceiling"));
+    assert_true(json_is_true(json_object_get(used_compute(root, "dp", "add", 1), "roof")));
+    assert_true(json_is_true(json_object_get(used_compute(root, "dp", "fma", 1), "roof")));
 
     assert_string_equal(json_string_value(json_object_get(dot, "roof_mix")), "fma");
     assert_string_equal(json_string_value(json_object_get(dot, "roof_limit")), "bandwidth:L2");
@@ -1087,6 +1143,125 @@ static void test_appendf(void **st) {
     n = 0;
     ns_appendf(b, sizeof b, &n, "%s", "new"); /* at offset 0: replaces (counters.c put) */
     assert_string_equal(b, "new");
+}
+
+/* Defect trial14a-2: each kernel is judged against the bandwidth ceiling of its own load/store
+ * class. Sweep: stream_load (read-only: L1 226, DRAM 15 GB/s), stream_triad (write-allocating:
+ * L1 283, DRAM 13.5) and stream_triad_nt (non-temporal: DRAM 18.8). A DRAM stream_triad at 12.43
+ * GB/s is at 92% of the triad's DRAM ceiling, not at 66% of the non-temporal one; an L1 sum is
+ * judged against stream_load's L1 ceiling, not the triad's. Without a write-allocating ceiling
+ * (only stream_load swept), a triad is judged against stream_load's and roof_status says that
+ * this roof moves other real bytes, by how much, and the fraction by real bytes. */
+static void test_roof_of_own_class(void **st) {
+    (void)st;
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    const struct {
+        const char *kernel;
+        machine m;
+    } curves[] = {
+        {"stream_load", {3, {48 * KiB, 2 * MiB, 300 * MiB}, {226, 90, 30, 15}}},
+        {"stream_triad", {3, {48 * KiB, 2 * MiB, 300 * MiB}, {283, 100, 35, 13.5}}},
+        {"stream_triad_nt", {3, {48 * KiB, 2 * MiB, 300 * MiB}, {283, 100, 35, 18.8}}},
+    };
+    for (size_t k = 0; k < 3; k++) {
+        double ws[256], bw[256];
+        size_t n = harness_curve(&curves[k].m, 300 * MiB, 1.25, 0, ws, bw);
+        doc_add_curve(root, curves[k].kernel, 1, ws, bw, n);
+    }
+    doc_add_compute(root, "dp", "fma", 1, 400);
+    doc_add_compute(root, "dp", "add", 1, 200);
+    json_t *res = json_object_get(root, "results");
+    json_t *triad = phase_result("stream_triad", "avx512", 2 * GiB, 13.0, 12.43);
+    json_t *nt = phase_result("stream_triad_nt", "avx512", 2 * GiB, 18.0, 17.5);
+    json_t *sum = result("dsum_l1", "reduce", 16 * KiB, 1.0 / 8, 25);
+    json_object_set_new(sum, "name", json_string("dsum"));
+    json_array_append_new(res, triad);
+    json_array_append_new(res, nt);
+    json_array_append_new(res, sum);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    /* The level's roof (drawn) is still the fastest: DRAM stream_triad_nt, L1 stream_triad. */
+    assert_string_equal(json_string_value(json_object_get(used_bandwidth(root, "DRAM"), "kernel")),
+                        "stream_triad_nt");
+    assert_string_equal(json_string_value(json_object_get(used_bandwidth(root, "L1"), "kernel")),
+                        "stream_triad");
+    assert_close(json_number_value(json_object_get(triad, "roof_gbytes_per_s")), 13.5, 0.02);
+    assert_close(json_number_value(json_object_get(triad, "fraction_of_roof")), 12.43 / 13.5,
+                 0.02);
+    assert_close(json_number_value(json_object_get(nt, "roof_gbytes_per_s")), 18.8, 0.02);
+    assert_close(json_number_value(json_object_get(sum, "roof_gbytes_per_s")), 226, 0.03);
+    assert_close(json_number_value(json_object_get(sum, "roof_gflops")), 226.0 / 8, 0.03);
+    assert_null(strstr(roof_status(triad), "moves different real bytes"));
+    assert_null(strstr(roof_status(sum), "moves different real bytes"));
+    /* Each class's roof is listed. */
+    json_t *by = json_object_get(
+        json_object_get(json_object_get(root, "roofline"), "ceilings_used"), "bandwidth_by_class");
+    int dram = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(by, i, e) dram += !strcmp(json_string_value(json_object_get(e, "level")),
+                                                 "DRAM");
+    assert_int_equal(dram, 3);
+    assert_serialises(root);
+    json_decref(root);
+
+    /* Only stream_load swept: a triad at L2 (55 GB/s median) against its 90 GB/s. */
+    root = doc_new(spr_caches(300 * MiB));
+    double ws[256], bw[256];
+    size_t n = harness_curve(&curves[0].m, 300 * MiB, 1.25, 0, ws, bw);
+    doc_add_curve(root, "stream_load", 1, ws, bw, n);
+    triad = phase_result("stream_triad", "avx512", 1 * MiB, 60, 55);
+    json_array_append_new(json_object_get(root, "results"), triad);
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    print_message("%s\n", roof_status(triad));
+    assert_close(json_number_value(json_object_get(triad, "roof_gbytes_per_s")), 90, 0.03);
+    assert_non_null(strstr(roof_status(triad),
+                           "no write-allocating ceiling at L2 for 1 thread: its roof is "
+                           "stream_load's (read-only), which moves different real bytes: per "
+                           "byte counted, stream_load really moves 1 B and this kernel 1.33 B"));
+    char want[80];
+    snprintf(want, sizeof want, "by real bytes its fraction of the roof is %.1f%%",
+             100 * json_number_value(json_object_get(triad, "fraction_of_roof")) * 4 / 3);
+    assert_non_null(strstr(roof_status(triad), want));
+    json_decref(root);
+}
+
+/* Defect trial14a-5: a plateau's ceiling is the median of its points' fastest samples, so a
+ * kernel as fast as the plateau's fastest point is above it: roof_status says so (the median,
+ * its point count and fastest point), not "a faster level or a slower ceiling kernel". */
+static void test_above_plateau_median(void **st) {
+    (void)st;
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    double ws[256], bw[256];
+    rng_state = 11;
+    size_t n = harness_curve(&spr, 300 * MiB, 1.25, 0.04, ws, bw);
+    doc_add_curve(root, "stream_load", 1, ws, bw, n);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *c = ceiling_of(root, "stream_load", "L2", 1);
+    assert_non_null(c);
+    assert_string_equal(json_string_value(json_object_get(c, "source")), "plateau");
+    double lo = json_number_value(json_object_get(c, "working_set_min_bytes"));
+    double hi = json_number_value(json_object_get(c, "working_set_max_bytes"));
+    double roof = json_number_value(json_object_get(c, "gbytes_per_s")), top = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ws[i] >= lo && ws[i] <= hi) top = fmax(top, bw[i]);
+    assert_true(top > roof * 1.005);
+    long long npts = (long long)json_integer_value(json_object_get(c, "points"));
+    /* A read-only kernel at 1 MiB whose median rate is the plateau's fastest point. */
+    json_t *sum = phase_result("stream_sum", "avx512", 1 * MiB, top * 1.01, top);
+    json_array_append_new(json_object_get(root, "results"), sum);
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    print_message("%s\n", roof_status(sum));
+    assert_true(json_number_value(json_object_get(sum, "fraction_of_roof")) > 1);
+    char want[200];
+    snprintf(want, sizeof want, "the L2 ceiling (stream_load) is the median of the fastest "
+                                "samples of its %lld sweep points, the fastest of which ran at "
+                                "%.4g GB/s, and this kernel's rate",
+             npts, top);
+    assert_non_null(strstr(roof_status(sum), want));
+    assert_null(strstr(roof_status(sum), "faster level"));
+    json_decref(root);
 }
 
 /* A kernel-phase entry of results[]: kernel name at ws bytes on one thread, ISA isa, bytes
@@ -1590,7 +1765,7 @@ static void test_add_above_fma_both_suspect(void **st) {
     assert_false(json_is_true(json_object_get(used_compute(root, "dp", "add", 2), "suspect")));
     assert_false(json_is_true(json_object_get(used_compute(root, "dp", "fma", 2), "suspect")));
     assert_false(notes_contain(root, "the add mix reaches"));
-    assert_true(notes_contain(root, "dp 1 threads: the fma+add mix reaches 4.3% more than "
+    assert_true(notes_contain(root, "dp 1 thread: the fma+add mix reaches 4.3% more than "
                                     "FMA-only"));
     json_decref(root);
 }
@@ -1705,7 +1880,7 @@ static void test_kernel_phase_disturbed_not_used(void **st) {
     assert_string_equal(json_string_value(json_object_get(l2, "source")), "plateau");
     assert_close(json_number_value(json_object_get(l2, "gbytes_per_s")), 90, 0.03);
     assert_true(has(l2, "kernel_phase", "but not used: its samples spread (median 85 GB/s)"));
-    assert_true(notes_contain(root, "stream_load/avx512 1 threads, L2 ceiling: the kernel phase's"));
+    assert_true(notes_contain(root, "stream_load/avx512 1 thread, L2 ceiling: the kernel phase's"));
     assert_close(json_number_value(json_object_get(load, "roof_gbytes_per_s")), 90, 0.03);
     json_decref(root);
 
@@ -1742,10 +1917,10 @@ static void test_kernel_phase_dram_cache_contaminated(void **st) {
     assert_true(json_is_true(json_object_get(d, "suspect")));
     assert_true(has(d, "status", "suspect: the kernel phase measured stream_load at 64 MiB"));
     assert_true(has(d, "status", "cache contamination, not used"));
-    assert_true(has(d, "status", "the last-level cache hwloc reports (8 MiB for 1 threads) may"));
+    assert_true(has(d, "status", "the last-level cache hwloc reports (8 MiB for 1 thread) may"));
     assert_true(json_is_true(json_object_get(used_bandwidth(root, "DRAM"), "suspect")));
     assert_true(has(used_bandwidth(root, "DRAM"), "suspect_reason", "cache contamination"));
-    assert_true(notes_contain(root, "stream_load/avx512 1 threads, DRAM ceiling: the kernel phase "
+    assert_true(notes_contain(root, "stream_load/avx512 1 thread, DRAM ceiling: the kernel phase "
                                     "measured"));
     assert_close(json_number_value(json_object_get(load, "roof_gbytes_per_s")), 11, 0.05);
     assert_serialises(root);
@@ -1833,7 +2008,7 @@ static void test_unswept_ceiling_kernel(void **st) {
     assert_null(ceiling_of(root, "stream_triad_nt", "L2", 1));
     assert_null(ceiling_of(root, "stream_copy", "DRAM", 1));
     assert_null(ceiling_of(root, "stream_copy", "L2", 1));
-    assert_true(notes_contain(root, "stream_copy/avx512 1 threads, DRAM ceiling: the kernel "
+    assert_true(notes_contain(root, "stream_copy/avx512 1 thread, DRAM ceiling: the kernel "
                                     "phase's stream_copy/avx512/dp/t1/ws=1610612736 (fastest "
                                     "sample 20 GB/s) is faster than the DRAM ceiling of "
                                     "stream_triad_nt (14 GB/s) but not used: its samples spread"));
@@ -1938,7 +2113,8 @@ static void test_report_tables_name_statistic(void **st) {
     assert_true(report_line(root, "| kernel | precision | ISA | mix |", line, sizeof line));
     assert_non_null(strstr(line, "| GFLOP/s (fastest sample) |"));
     assert_true(report_line(root, "| threads | level | kernel |", line, sizeof line));
-    assert_non_null(strstr(line, "| GB/s (fastest sample) |"));
+    /* Defect trial14a-5: a bandwidth ceiling is the median of its points' fastest samples. */
+    assert_non_null(strstr(line, "| GB/s (median of the points' fastest samples) |"));
     assert_true(report_line(root, "| id | GFLOP/s", line, sizeof line));
     assert_non_null(strstr(line, "| GFLOP/s (median) | GB/s (median) |"));
     assert_true(report_line(root, "Rates are each kernel's median sample", line, sizeof line));
@@ -2047,6 +2223,9 @@ int main(void) {
         cmocka_unit_test(test_interior_ends_at_next_level),
         cmocka_unit_test(test_above_compute_roof_reason),
         cmocka_unit_test(test_dram_tail_at_4x_llc),
+        cmocka_unit_test(test_dram_one_point_plateau),
+        cmocka_unit_test(test_roof_of_own_class),
+        cmocka_unit_test(test_above_plateau_median),
         cmocka_unit_test(test_reduce_kernels_bandwidth_roof),
         cmocka_unit_test(test_memory_bound_mix_from_descriptor),
         cmocka_unit_test(test_sweep_kernels_registered),
