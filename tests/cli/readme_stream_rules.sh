@@ -22,8 +22,9 @@ grep -q "256 KiB per thread" "$tmp/readme" && fail "README: 256 KiB per thread (
   fail "README does not say 256 KiB per array per thread for passes"
 
 # #13: the sweep's read-only kernel is the one README names among the roof candidates.
-grep -q '"stream_load", "stream_copy", "stream_triad"' harness/run.c ||
-  fail "harness/run.c sweeps other kernels: update this test and README"
+tr '\n' ' ' <roofline/roofline.c | tr -s ' ' |
+  grep -q 'ns_sweep_kernels\[NS_SWEEP_KERNEL_COUNT\] = {"stream_load", "stream_copy", "stream_triad"' ||
+  fail "ns_sweep_kernels (roofline/roofline.c) sweeps other kernels: update this test and README"
 grep -q 'fastest trusted ceiling among the sweep kernels (`stream_load`' "$tmp/readme" ||
   fail "README: the roof candidates do not name stream_load"
 grep -q "read-only sum, copy, triad" "$tmp/readme" && fail "README: stale 'read-only sum'"
