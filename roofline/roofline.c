@@ -2192,8 +2192,12 @@ static void bandwidth_scaling(build_ctx *b, json_t *ceil) {
                 strcmp(str_or(c, "kernel", ""), r1->kernel) ||
                 ns_json_get_num(c, "gbytes_per_s") != r1->gbytes_per_s)
                 continue;
+            /* The reason replaces an "ok" (a status read "suspect: ...; ok": trial 15 #11). */
+            const char *was = str_or(c, "status", "ok");
+            if (!strncmp(was, "ok", 2) && (was[2] == '\0' || was[2] == ';'))
+                was += 2 + (was[2] == ';') + (was[2] == ';' && was[3] == ' ');
             char st[1200];
-            snprintf(st, sizeof st, "%s; %s", why, str_or(c, "status", "ok"));
+            snprintf(st, sizeof st, "%s%s%s", why, *was ? "; " : "", was);
             ns_json_set_str(c, "status", st);
             json_object_set_new(c, "suspect", json_true());
         }
