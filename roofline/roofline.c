@@ -442,13 +442,19 @@ typedef struct { /* one bandwidth roof: the best trusted ceiling of a level at a
     double pt_max;         /* the fastest of those points (GB/s) */
 } bw_roof;
 
+/* Bandwidth roofs the builder can hold: one per level (L1..L4, DRAM), load/store class and kept
+ * thread count (a file with 40 thread counts gave roofs to 16 of them: trial 15 #4). */
+#define ROOFS_MAX (5 * 4 * NS_ROOFLINE_MAX_THREAD_COUNTS)
+
 typedef struct {
     json_t *root, *notes;
     curve *curves;
     size_t ncurves;
     ns_cache_set cs;
-    bw_roof roofs[128];
+    bw_roof *roofs; /* ROOFS_MAX of them: every level, class and kept thread count */
     size_t nroofs;
+    int tc[NS_ROOFLINE_MAX_THREAD_COUNTS]; /* the thread counts kept (thread_counts), ascending */
+    int ntc;
     char policy[32];
     /* Compute ceilings that are the limiting roof of some kernel other than their own
      * measurement (roof_of_result). */
@@ -921,7 +927,9 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
             break;
     bw_roof *ro = &b->roofs[r];
     if (r == b->nroofs) {
-        if (b->nroofs == sizeof b->roofs / sizeof b->roofs[0]) return;
+        int kept = 0; /* only the thread counts the builder keeps get roofs */
+        for (int t = 0; t < b->ntc; t++) kept |= b->tc[t] == cv->threads;
+        if (!kept || b->nroofs == ROOFS_MAX) return;
         b->nroofs++;
     } else {
         int better = (ro->suspect && !suspect) ||
@@ -2145,24 +2153,40 @@ static int cmp_int(const void *a, const void *b) {
     return *(const int *)a - *(const int *)b;
 }
 
+/* Adds v > 0 to the distinct counts t[0..*n) (at most max of them); when full, v replaces the
+ * smallest if it is larger: the highest counts are kept. */
 static void add_count(int *t, int *n, int max, int v) {
-    for (int k = 0; k < *n; k++)
+    if (v <= 0) return;
+    int lo = 0;
+    for (int k = 0; k < *n; k++) {
         if (t[k] == v) return;
-    if (*n < max && v > 0) t[(*n)++] = v;
+        if (t[k] < t[lo]) lo = k;
+    }
+    if (*n < max)
+        t[(*n)++] = v;
+    else if (*n > 0 && v > t[lo])
+        t[lo] = v;
 }
 
-/* Distinct thread counts that appear in the sweep, the compute ceilings and the results. */
-static int thread_counts(const build_ctx *b, const json_t *compute, const json_t *res, int *t,
+static void note_dropped(build_ctx *b, int *t, int n, int max, const char *what);
+
+/* The highest `max` distinct thread counts that appear in the sweep, the compute ceilings and
+ * the results, ascending into t; a note names any left out. */
+static int thread_counts(build_ctx *b, const json_t *compute, const json_t *res, int *t,
                          int max) {
+    int all[4096]; /* every distinct count (the results check allows 1..4096) */
     int n = 0;
     for (size_t c = 0; c < b->ncurves; c++)
-        add_count(t, &n, max, b->curves[c].threads);
+        add_count(all, &n, 4096, b->curves[c].threads);
     size_t i;
     json_t *e;
-    json_array_foreach(compute, i, e) add_count(t, &n, max, json_int(e, "threads", 0));
-    json_array_foreach(res, i, e) add_count(t, &n, max, json_int(e, "threads", 0));
-    qsort(t, (size_t)n, sizeof *t, cmp_int);
-    return n;
+    json_array_foreach(compute, i, e) add_count(all, &n, 4096, json_int(e, "threads", 0));
+    json_array_foreach(res, i, e) add_count(all, &n, 4096, json_int(e, "threads", 0));
+    note_dropped(b, all, n, max, "the builder keeps the ceilings and roofs");
+    int k = n > max ? max : n;
+    memcpy(t, all + (n - k), (size_t)k * sizeof *t); /* note_dropped sorted all when n > max */
+    qsort(t, (size_t)k, sizeof *t, cmp_int);
+    return k;
 }
 
 /* A T-thread bandwidth roof more than SCALING_SLACK x T times the 1-thread roof of the same
@@ -2424,10 +2448,11 @@ static void note_threads_not_drawn(build_ctx *b, const json_t *used) {
     json_array_foreach(json_object_get(used, "bandwidth"), i, e)
         add_count(t, &n, NS_ROOFLINE_MAX_THREAD_COUNTS, json_int(e, "threads", 0));
     note_dropped(b, t, n, NS_ROOFLINE_DRAWN_THREAD_COUNTS, "the roofline pictures draw the roofs");
+    int all[4096]; /* the sweep picture draws from every curve, kept by the builder or not */
     n = 0;
     for (size_t c = 0; c < b->ncurves; c++)
-        if (b->curves[c].n) add_count(t, &n, NS_ROOFLINE_MAX_THREAD_COUNTS, b->curves[c].threads);
-    note_dropped(b, t, n, NS_ROOFLINE_SWEEP_PANELS, "bandwidth_vs_working_set draws the sweep");
+        if (b->curves[c].n) add_count(all, &n, 4096, b->curves[c].threads);
+    note_dropped(b, all, n, NS_ROOFLINE_SWEEP_PANELS, "bandwidth_vs_working_set draws the sweep");
 }
 
 /* The roofline.method text: how the builder works, its thresholds formatted from the macros
@@ -2497,12 +2522,13 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     if (collect_curves(&b, sweep) != 0) goto oom;
     choose_policy(&b);
 
+    b.roofs = calloc(ROOFS_MAX, sizeof *b.roofs);
+    if (!b.roofs) goto oom;
+    b.ntc = thread_counts(&b, compute, res, b.tc, NS_ROOFLINE_MAX_THREAD_COUNTS);
+    int *tc = b.tc, ntc = b.ntc;
     for (size_t c = 0; c < b.ncurves; c++)
         if (ceilings_of_curve(&b, &b.curves[c], plateaus, bw_ceil) != 0) goto oom;
     unswept_ceilings(&b, bw_ceil);
-
-    int tc[NS_ROOFLINE_MAX_THREAD_COUNTS];
-    int ntc = thread_counts(&b, compute, res, tc, NS_ROOFLINE_MAX_THREAD_COUNTS);
 
     ns_json_set_str(sec, "bytes_policy", b.policy);
     char method[3200];
@@ -2539,6 +2565,7 @@ out:
         free(b.curves[k].bw);
     }
     free(b.curves);
+    free(b.roofs);
     json_decref(b.notes);
     return rc;
 }

@@ -155,8 +155,8 @@ int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_p
                               size_t max_out);
 
 /* Thread counts: `run` measures at 1 and all threads, but a file merged from several runs or
- * bench --json files may hold more. The builder keeps up to NS_ROOFLINE_MAX_THREAD_COUNTS distinct
- * ones (roofline.cache_capacity). The roofline pictures draw the roofs of the highest
+ * bench --json files may hold more. The builder keeps the highest NS_ROOFLINE_MAX_THREAD_COUNTS
+ * distinct ones (roofline.cache_capacity; only they get bandwidth roofs). The roofline pictures draw the roofs of the highest
  * NS_ROOFLINE_DRAWN_THREAD_COUNTS (solid and dashed line styles the title names one by one);
  * bandwidth_vs_working_set draws the highest NS_ROOFLINE_SWEEP_PANELS (one panel each, side by
  * side in 1300 px: about 215 px of plot each at 4). A note in roofline.notes names what is left

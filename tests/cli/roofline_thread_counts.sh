@@ -33,4 +33,27 @@ note='bandwidth_vs_working_set draws the sweep of the highest 4 of 5 thread coun
 note+='left out: 1'
 jq -e --arg n "$note" '.roofline.notes | index($n)' "$tmp/out/results.json" >/dev/null ||
   { echo "FAIL: no note on the left-out thread count"; fail=1; }
+
+# Trial 15 #4: more thread counts than the builder keeps (32): the highest get roofs, all of them
+# (roofs were capped at 16 counts, the first seen), and a note names the ones left out.
+python3 - "$fixture" "$tmp/many.json" <<'PY'
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+extra = []
+for t in range(3, 41):
+    for e in d["sweep"]:
+        if e.get("threads") == 2:
+            x = copy.deepcopy(e)
+            x["threads"] = t
+            extra.append(x)
+d["sweep"] += extra
+json.dump(d, open(sys.argv[2], "w"))
+PY
+$bin roofline "$tmp/many.json" --no-plot --out "$tmp/many" >/dev/null 2>"$tmp/err" ||
+  { echo "FAIL: 40 thread counts: exit $?: $(tail -1 "$tmp/err")"; exit 1; }
+got=$(jq -c '[.roofline.ceilings_used.bandwidth[].threads] | unique | [min, max, length]' \
+  "$tmp/many/results.json")
+[ "$got" = "[9,40,32]" ] || { echo "FAIL: roofs for thread counts (min, max, count) $got"; fail=1; }
+jq -e '.roofline.notes | map(select(test("keeps the ceilings and roofs of the highest 32 of 40 thread counts"))) | length == 1' \
+  "$tmp/many/results.json" >/dev/null || { echo "FAIL: no note on the counts the builder left out"; fail=1; }
 exit $fail
