@@ -7,11 +7,13 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/cli/lib/roofline.sh
 
-python3 - "$fixture" "$tmp/in.json" <<'PY'
+# The fixture with its 2-thread sweep copied to each thread count given: copies OUT T...
+copies() {
+  python3 - "$fixture" "$@" <<'PY'
 import copy, json, sys
 d = json.load(open(sys.argv[1]))
 extra = []
-for t in (3, 4, 8):
+for t in map(int, sys.argv[3:]):
     for e in d["sweep"]:
         if e.get("threads") == 2:
             x = copy.deepcopy(e)
@@ -20,6 +22,8 @@ for t in (3, 4, 8):
 d["sweep"] += extra
 json.dump(d, open(sys.argv[2], "w"))
 PY
+}
+copies "$tmp/in.json" 3 4 8
 mkdir -p "$tmp/t"
 TMPDIR="$tmp/t" NODESCALE_KEEP_PLOT_TMP=1 $bin roofline "$tmp/in.json" --out "$tmp/out" \
   >/dev/null 2>"$tmp/err" || { echo "FAIL: exit $?: $(tail -1 "$tmp/err")"; exit 1; }
@@ -36,19 +40,7 @@ jq -e --arg n "$note" '.roofline.notes | index($n)' "$tmp/out/results.json" >/de
 
 # Trial 15 #4: more thread counts than the builder keeps (32): the highest get roofs, all of them
 # (roofs were capped at 16 counts, the first seen), and a note names the ones left out.
-python3 - "$fixture" "$tmp/many.json" <<'PY'
-import copy, json, sys
-d = json.load(open(sys.argv[1]))
-extra = []
-for t in range(3, 41):
-    for e in d["sweep"]:
-        if e.get("threads") == 2:
-            x = copy.deepcopy(e)
-            x["threads"] = t
-            extra.append(x)
-d["sweep"] += extra
-json.dump(d, open(sys.argv[2], "w"))
-PY
+copies "$tmp/many.json" $(seq 3 40)
 $bin roofline "$tmp/many.json" --no-plot --out "$tmp/many" >/dev/null 2>"$tmp/err" ||
   { echo "FAIL: 40 thread counts: exit $?: $(tail -1 "$tmp/err")"; exit 1; }
 got=$(jq -c '[.roofline.ceilings_used.bandwidth[].threads] | unique | [min, max, length]' \
