@@ -128,7 +128,7 @@ typedef struct {
     const double *ys, *raw_y;
     double *scratch;
     ns_plateau *out;
-    size_t max_out, found, noisy;
+    size_t max_out, found;
 } plateau_ctx;
 
 /* Robust noise of the n points p (sorted by working set; scratch holds n doubles): 1.4826 x
@@ -174,10 +174,7 @@ static void emit(plateau_ctx *c, size_t a, size_t b) {
     /* A run whose points scatter (pts_scatter) is noise, not a level; in a run of 3 or 4 points
      * the running median has also smoothed one disturbed point away. */
     double noise, spread;
-    if (pts_scatter(c->p + a, b - a + 1, c->scratch, &noise, &spread)) {
-        c->noisy++;
-        return;
-    }
+    if (pts_scatter(c->p + a, b - a + 1, c->scratch, &noise, &spread)) return;
     if (c->found < c->max_out) {
         size_t n = b - a + 1;
         for (size_t i = 0; i < n; i++)
