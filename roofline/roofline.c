@@ -250,7 +250,7 @@ int ns_roofline_find_plateaus(const double *ws, const double *bw, size_t n, ns_p
         double s = b - a + 1 >= 3 ? ls_slope(p, ys, a, b) : NAN;
         flat[i] = isfinite(s) && fabs(s) <= NS_PLATEAU_MAX_SLOPE;
     }
-    plateau_ctx c = {p, ys, raw_y, scratch, out, max_out, 0, 0};
+    plateau_ctx c = {p, ys, raw_y, scratch, out, max_out, 0};
     for (size_t i = 0, done = 0; i < m;) {
         if (!flat[i]) {
             i++;
