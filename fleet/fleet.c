@@ -392,12 +392,11 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
             json_decref(root);
             root = NULL;
         }
-        /* One result and no sweep, ceilings or roofline: what `nodescale bench` writes (the
-         * rule of harness/outdir.c), not a characterised node; `cluster --node` refuses it too
+        /* What `nodescale bench` writes (one result, no sweep, ceilings or roofline:
+         * ns_json_report_kind) is not a characterised node; `cluster --node` refuses it too
          * (trial 15 #14: it ran as "rank 0: ok", its settings line claiming kernels=all). */
-        if (root && json_array_size(json_object_get(root, "results")) <= 1 &&
-            !json_object_get(root, "sweep") && !json_object_get(root, "ceilings") &&
-            !json_object_get(root, "roofline")) {
+        char what[200];
+        if (root && ns_json_report_kind(root, what, sizeof what) == NS_REPORT_BENCH) {
             snprintf(err, sizeof err,
                      "%.800s: a `nodescale bench` result (one result, no sweep, ceilings or "
                      "roofline), not a node's results.json: pass what `nodescale run` writes",

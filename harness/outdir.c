@@ -158,8 +158,7 @@ static const char *const report_own[] = {
     [NS_REPORT_CLUSTER] = "an earlier cluster report",
 };
 
-/* The kind of report a JSON document is (-1: none), with what it holds in what otherwise. */
-static int json_report_kind(const json_t *root, char *what, size_t len) {
+int ns_json_report_kind(const json_t *root, char *what, size_t len) {
     if (!json_is_object(root)) {
         snprintf(what, len, "JSON that is not a nodescale file");
         return -1;
@@ -225,7 +224,7 @@ int ns_report_may_write(const char *opt, const char *path, ns_report_kind kind, 
         json_error_t je;
         json_t *root = json_loadf(f, 0, &je);
         if (root)
-            is = json_report_kind(root, what, sizeof what);
+            is = ns_json_report_kind(root, what, sizeof what);
         else
             snprintf(what, sizeof what, "text that is not valid JSON");
         json_decref(root);

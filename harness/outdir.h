@@ -6,6 +6,7 @@
 #define NS_OUTDIR_H
 
 #include <stddef.h>
+#include <jansson.h>
 
 /* The names run, roofline, fleet, compare and cluster write into a report folder (files, and
  * fleet's nodes/ folder), NULL-terminated: the one list all five check, so none of them writes
@@ -68,6 +69,12 @@ typedef enum {
     NS_REPORT_GATE_MARKDOWN, /* gate --markdown: "### nodescale gate: ..." */
     NS_REPORT_CLUSTER,       /* cluster --json: "schema": "nodescale-cluster/1" */
 } ns_report_kind;
+
+/* The kind of report a parsed JSON document is (NS_REPORT_BENCH: a nodescale/1 file of at most
+ * one result and no sweep, ceilings or roofline, what `bench --json` writes; a gate or cluster
+ * report), or -1 for any other (a run's results, a fleet or compare report, foreign JSON); what
+ * (len bytes) says what it holds either way ("a run's results (its sweep and 48 results)"). */
+int ns_json_report_kind(const json_t *root, char *what, size_t len);
 
 /* Whether a command may write its report of the given kind to path (the one check every such
  * writer shares, so that no report replaces a run's, fleet's or another command's file): yes
