@@ -51,6 +51,9 @@ isaflags = $(if $(findstring /avx512/,$(1)),$(ISA_AVX512),$(if $(findstring /avx
 
 BDIR     := build/$(OUT)
 BIN      := $(if $(filter asan,$(OUT)),bin/asan,bin)
+# The library beside its build: an ASan build must not replace the release lib/ that `make
+# install` and the tests linking lib/ use.
+LIBDIR   := $(if $(filter asan,$(OUT)),lib/asan,lib)
 
 # The C library (kernels only: GEMM, reductions, stream, peak, registry).
 LIB_SRC  := $(shell find kernels -name '*.c' | sort)
@@ -67,7 +70,8 @@ TESTS    := $(TEST_SRC:tests/unit/%.c=$(BIN)/tests/%)
 BENCHES  := $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
 
 .PHONY: all deps run test unit-tests san-tests bench install uninstall clean format
-all: $(BIN)/nodescale lib/libnodescale.a lib/libnodescale.so lib/libnodescale.so.0 $(TESTS) $(BENCHES)
+all: $(BIN)/nodescale $(LIBDIR)/libnodescale.a $(LIBDIR)/libnodescale.so $(LIBDIR)/libnodescale.so.0 \
+     $(TESTS) $(BENCHES)
 
 deps:
 	@bash scripts/install-deps.sh
@@ -89,19 +93,19 @@ $(BIN)/nodescale: $(MAIN_OBJ) $(APP_OBJ) $(LIB_OBJ)
 # must stay mapped until every thread has exited, even after a dlclose.
 $(LIB_OBJ): CFLAGS += -fvisibility=hidden
 
-lib/libnodescale.a: $(LIB_OBJ)
-	@mkdir -p lib
+$(LIBDIR)/libnodescale.a: $(LIB_OBJ)
+	@mkdir -p $(LIBDIR)
 	$(CC) -r -nostdlib -o $(BDIR)/libnodescale.o $^
 	objcopy --localize-hidden $(BDIR)/libnodescale.o
 	rm -f $@ && ar rcs $@ $(BDIR)/libnodescale.o
 
-lib/libnodescale.so: $(LIB_OBJ) scripts/libnodescale.map
-	@mkdir -p lib
+$(LIBDIR)/libnodescale.so: $(LIB_OBJ) scripts/libnodescale.map
+	@mkdir -p $(LIBDIR)
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnodescale.so.0 -Wl,-z,nodelete \
 	    -Wl,--version-script=scripts/libnodescale.map -o $@ $(LIB_OBJ) -lhwloc -ldl -lm
 
 # The soname link, so a program linked with -Llib -Wl,-rpath,lib finds the library in the tree.
-lib/libnodescale.so.0: lib/libnodescale.so
+$(LIBDIR)/libnodescale.so.0: $(LIBDIR)/libnodescale.so
 	ln -sfn libnodescale.so $@
 
 $(BIN)/tests/%: tests/unit/%.c $(APP_OBJ) $(LIB_OBJ)
