@@ -38,8 +38,8 @@ static void usage(FILE *f) {
             "of 1024 (the B does not mean bytes: --n 32KiB is 32768 elements). Sizes are >= 1, and\n"
             "one repetition may do at most 1e13 FLOPs and move at most 1e13 bytes.\n"
             "Ctrl-C stops at the next sample, writes what was measured (\"interrupted\": true) and\n"
-            "exits 130 (SIGTERM: 143); a second one exits at once. `nodescale list` shows the\n"
-            "kernels.\n",
+            "exits 130 (SIGTERM: 143); a second one, 0.5 s or more later, exits at once.\n"
+            "`nodescale list` shows the kernels.\n",
             NS_MIN_SAMPLES);
 }
 

@@ -14,10 +14,11 @@ int ns_exit_signal(int sig);
 
 /* Installs the SIGINT/SIGTERM handler of the measuring commands (bench, run): the first signal
  * sets ns_interrupted, and the command stops at the next sample, writes what it measured and
- * exits 130/143; a second one exits at once with that status (_exit: nothing more is written; a
- * file being replaced keeps its old content, its temporary copy may remain). The second signal
- * is the way out of a wait that never reaches a sample boundary (a peer library's start-up,
- * a hung device). */
+ * exits 130/143; a second one, 0.5 s or more after the first, exits at once with that status
+ * (_exit: nothing more is written; a file being replaced keeps its old content, its temporary copy
+ * may remain). The second signal is the way out of a wait that never reaches a sample boundary (a
+ * peer library's start-up, a hung device). One closer to the first is the same request delivered
+ * twice (GNU timeout signals the command, then its process group) and is ignored. */
 void ns_install_stop_handler(void);
 
 /* The program as the user invoked it (main's argv[0]), for the command line run.log records;

@@ -39,7 +39,7 @@ grep -q "cv nan" "$tmp/out" && fail "one sample printed 'cv nan': $(cat "$tmp/ou
 "$ns" bench dgemm --n 5000 --threads 1 --samples 3 >"$tmp/sig.out" 2>&1 &
 pid=$!
 sleep 1.5
-kill -TERM $pid; sleep 0.2; kill -TERM $pid
+kill -TERM $pid; sleep 0.7; kill -TERM $pid
 t0=$(date +%s%N)
 wait $pid
 rc=$?

@@ -14,7 +14,7 @@ for _ in $(seq 100); do # up to 20 s for the first progress lines
 done
 sleep 0.5
 [ -s "$tmp/r/run.log" ] || fail "run.log is empty while the console shows $(grep -c . "$tmp/err") lines"
-kill -INT $pid; sleep 0.05; kill -INT $pid
+kill -INT $pid; sleep 0.7; kill -INT $pid 2>/dev/null # the run may have ended
 wait $pid
 rc=$?
 [ $rc -eq 130 ] || fail "two SIGINTs: exit $rc (want 130)"
