@@ -806,12 +806,53 @@ static const char *curve_color(int k) {
     return k < 0 ? "#777777" : curve_colors[k % NCURVE_COLORS];
 }
 
+/* A ceiling's label in a sweep panel: its text, where gnuplot anchors it, and its box in px
+ * from the plot area's bottom left (sized as point_labels sizes its labels, font 10). */
+typedef struct {
+    char text[160];
+    char at[128];
+    box b;
+    const char *color;
+} sweep_label;
+
+#define SWEEP_LABELS 32
+#define SWEEP_LBL_CW 7.0  /* px per character, font 10 */
+#define SWEEP_LBL_H 14.0  /* px per line, font 10 */
+#define SWEEP_LBL_LIFT 6  /* lines a label may move up to clear the ones below it */
+
+/* Writes the ceilings' labels, lowest rate first, each moved up a line at a time (at most
+ * SWEEP_LBL_LIFT) until it meets no label written before it: a DRAM label centred over a wide
+ * "last points" bar was drawn across the L3 label beside it. */
+static void sweep_labels_write(FILE *f, sweep_label *lb, int n, int *nl) {
+    for (int i = 1; i < n; i++) /* insertion sort by height: a handful of labels */
+        for (int j = i; j > 0 && lb[j].b.y0 < lb[j - 1].b.y0; j--) {
+            sweep_label t = lb[j];
+            lb[j] = lb[j - 1], lb[j - 1] = t;
+        }
+    for (int i = 0; i < n; i++) {
+        int lift = 0;
+        for (; lift < SWEEP_LBL_LIFT; lift++) {
+            box b = lb[i].b;
+            b.y0 += lift * SWEEP_LBL_H, b.y1 += lift * SWEEP_LBL_H;
+            int meets = 0;
+            for (int j = 0; j < i && !meets; j++)
+                meets = boxes_meet(b, lb[j].b);
+            if (!meets) break;
+        }
+        lb[i].b.y0 += lift * SWEEP_LBL_H, lb[i].b.y1 += lift * SWEEP_LBL_H;
+        fprintf(f, "set label %d ", ++*nl);
+        gp_str(f, lb[i].text);
+        fprintf(f, " %s offset 0,%.1f font ',10' tc rgb '%s' front\n", lb[i].at, 0.9 + lift,
+                lb[i].color);
+    }
+}
+
 /* One panel of the sweep picture: every curve at `threads`, the bandwidth ceilings as thick
  * segments over their working-set range in their curve's colour, and the aggregate cache
- * capacities as vertical lines. x0..x1: the x range every panel shares; width: a panel's plot
- * area across (px), to keep the labels inside it. */
+ * capacities as vertical lines. x0..x1, y0..y1: the ranges every panel shares; width, height:
+ * a panel's plot area across and up (px), to keep the labels inside it and apart. */
 static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, double x0, double x1,
-                       double width) {
+                       double y0, double y1, double width, double height) {
     const json_t *sec = json_object_get(root, "roofline");
     const json_t *sweep = json_object_get(root, "sweep");
     fprintf(f, "unset label\nunset arrow\nset title '%d thread%s'\n", threads,
@@ -862,6 +903,8 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
                 return -1;
             }
     const json_t *used = json_object_get(json_object_get(sec, "ceilings_used"), "bandwidth");
+    sweep_label lb[SWEEP_LABELS];
+    int nlb = 0;
     json_array_foreach(json_object_get(json_object_get(root, "ceilings"), "bandwidth"), i, e) {
         double lo = ns_json_get_num(e, "working_set_min_bytes");
         double hi = ns_json_get_num(e, "working_set_max_bytes");
@@ -879,36 +922,44 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
         size_t j;
         json_t *u;
         json_array_foreach(used, j, u) {
-            if (int_of(u, "threads") == threads && !strcmp(str_of(u, "level", ""), lv) &&
+            if (nlb < SWEEP_LABELS && int_of(u, "threads") == threads &&
+                !strcmp(str_of(u, "level", ""), lv) &&
                 !strcmp(str_of(u, "kernel", ""), str_of(e, "kernel", "")) &&
                 fabs(ns_json_get_num(u, "gbytes_per_s") - bw) <= 1e-9 * bw) {
-                char g[32], l[160];
+                sweep_label *l = &lb[nlb++];
+                char g[32];
                 fmt_gbps(bw, g, sizeof g);
-                snprintf(l, sizeof l, "%s %s GB/s, %s%s%s", lv, g, str_of(e, "kernel", "?"),
+                snprintf(l->text, sizeof l->text, "%s %s GB/s, %s%s%s", lv, g,
+                         str_of(e, "kernel", "?"),
                          !kind                          ? ""
                          : !strcmp(src, "interior")     ? " (no plateau: median)"
                          : !strcmp(src, "kernel phase") ? " (from the kernel phase)"
                                                         : " (no plateau: last points)",
                          suspect ? " (suspect)" : "");
-                fprintf(f, "set label %d ", ++nl);
-                gp_str(f, l);
-                /* Centred over its bar, but kept inside the plot area: a label (font 10, about
-                 * 7 px a character) that would cross an edge is anchored at that edge. */
-                double half = 3.5 * (double)strlen(l) / width;
-                double mid = log(sqrt(lo * hi) / x0) / log(x1 / x0);
-                if (mid - half < 0.01)
-                    fprintf(f, " at graph 0.01, first %.9g left offset 0,0.9", bw);
-                else if (mid + half > 0.99)
-                    fprintf(f, " at graph 0.99, first %.9g right offset 0,0.9", bw);
-                else
-                    fprintf(f, " at %.9g, %.9g center offset 0,0.9", sqrt(lo * hi), bw);
-                fprintf(f, " font ',10' tc rgb '%s' front\n", curve_color(cv));
+                /* Centred over its bar, but kept inside the plot area: a label that would
+                 * cross an edge is anchored at that edge. */
+                double len = SWEEP_LBL_CW * (double)strlen(l->text);
+                double mid = width * log(sqrt(lo * hi) / x0) / log(x1 / x0);
+                double left = mid - len / 2;
+                if (left < 0.01 * width) {
+                    left = 0.01 * width;
+                    snprintf(l->at, sizeof l->at, "at graph 0.01, first %.9g left", bw);
+                } else if (left + len > 0.99 * width) {
+                    left = 0.99 * width - len;
+                    snprintf(l->at, sizeof l->at, "at graph 0.99, first %.9g right", bw);
+                } else {
+                    snprintf(l->at, sizeof l->at, "at %.9g, %.9g center", sqrt(lo * hi), bw);
+                }
+                double base = height * log(bw / y0) / log(y1 / y0) + 0.4 * SWEEP_LBL_H;
+                l->b = (box){left, left + len, base, base + SWEEP_LBL_H};
+                l->color = curve_color(cv);
             }
         }
     }
     for (int l = 0; l <= NCURVE_COLORS; l++)
         for (int k = 0; k < 2; k++)
             fclose(sf[l][k]);
+    sweep_labels_write(f, lb, nlb, &nl);
 
     fprintf(f, "plot ");
     int first = 1;
@@ -1015,7 +1066,8 @@ static int sweep_picture(plot_ctx *c, const json_t *root) {
         if (cap > 0 && isfinite(cap)) x1 = fmax(x1, 4 * cap);
     }
     x0 /= 1.5, x1 *= 1.5, y0 /= 2, y1 *= 3.5;
-    const double width = 1300.0 / nt - 110; /* a panel's plot area across, px */
+    const double width = 1300.0 / nt - 110;  /* a panel's plot area across, px */
+    const double height = 780 - PA_YGAP - 30; /* and up, below the multiplot title */
     body b;
     body_begin(&b);
     if (!b.f) return -1;
@@ -1033,7 +1085,7 @@ static int sweep_picture(plot_ctx *c, const json_t *root) {
             "font ',11'\n",
             x0, x1, y0, y1, str_of(sec, "bytes_policy", "?"), nt);
     for (int t = 0; t < nt; t++)
-        if (sweep_panel(c, f, root, tc[t], x0, x1, width) != 0) {
+        if (sweep_panel(c, f, root, tc[t], x0, x1, y0, y1, width, height) != 0) {
             fclose(b.f);
             free(b.buf);
             return -1;
