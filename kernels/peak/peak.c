@@ -159,11 +159,6 @@ static int any_cpu(void) {
     return 1;
 }
 
-/* One descriptor: flops depend on lanes and mix, fixed per descriptor, so each gets its own
- * tiny flops() and create() through this macro (the only one in this file). */
-#define CHAINS_ZMM NS_PEAK_CHAINS_ZMM
-#define CHAINS_YMM NS_PEAK_CHAINS_YMM
-
 /* The tile in words, from the CHAINS and LANES a kernel is built with, so that `nodescale list`,
  * results[].executes and report.md follow a change of NS_PEAK_CHAINS_* (trial 15 #16): DP or SP
  * lanes of a vector, or one lane per chain (scalar instructions: lanes 1, checked). */
@@ -176,8 +171,9 @@ static int any_cpu(void) {
 #define TILE_OK_TILE_SP(PREC, LANES) ((PREC) == NS_PREC_SP && (LANES) > 1)
 #define TILE_OK_TILE_ONE(PREC, LANES) ((LANES) == 1)
 
-/* EXECUTES: what one step runs, in instruction terms; TILE (TILE_DP, TILE_SP or TILE_ONE)
- * appends its chains and lanes. */
+/* One descriptor: flops depend on lanes and mix, fixed per descriptor, so each gets its own
+ * tiny flops() and create() through this macro. EXECUTES: what one step runs, in instruction
+ * terms; TILE (TILE_DP, TILE_SP or TILE_ONE) appends its chains and lanes. */
 #define PEAK_KERNEL(ID, NAME, PREC, MIX, ISA, LANES, CHAINS, SUPPORTED, EXECUTES, TILE)           \
     _Static_assert(TILE_OK_##TILE(PREC, LANES),                                                    \
                    NAME "/" ISA ": its tile words do not fit its precision or lanes");            \
@@ -208,36 +204,36 @@ static int any_cpu(void) {
 /* clang-format off */
 /*          id                       name                   precision   mix           isa       lanes chains
  *          supported, executes (what one step runs, in instruction terms), its tile's words */
-PEAK_KERNEL(peak_dp_fma_avx512,         "peak_dp_fma",          NS_PREC_DP, "fma",        "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512,
+PEAK_KERNEL(peak_dp_fma_avx512,         "peak_dp_fma",          NS_PREC_DP, "fma",        "avx512",  8, NS_PEAK_CHAINS_ZMM, ns_cpu_has_avx512,
             "FMA: vfmadd*pd on zmm (AVX-512F)", TILE_DP);
-PEAK_KERNEL(peak_dp_fma_avx2,           "peak_dp_fma",          NS_PREC_DP, "fma",        "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma,
+PEAK_KERNEL(peak_dp_fma_avx2,           "peak_dp_fma",          NS_PREC_DP, "fma",        "avx2",    4, NS_PEAK_CHAINS_YMM, ns_cpu_has_avx2_fma,
             "FMA: vfmadd*pd on ymm (FMA3)", TILE_DP);
-PEAK_KERNEL(peak_dp_fma_scalar,         "peak_dp_fma",          NS_PREC_DP, "fma",        "scalar",  2, CHAINS_YMM, any_cpu,
+PEAK_KERNEL(peak_dp_fma_scalar,         "peak_dp_fma",          NS_PREC_DP, "fma",        "scalar",  2, NS_PEAK_CHAINS_YMM, any_cpu,
             "no FMA: mulpd then addpd on xmm (packed SSE2, baseline x86-64)", TILE_DP);
-PEAK_KERNEL(peak_dp_fma_add_avx512,     "peak_dp_fma_add",      NS_PREC_DP, "fma+add",    "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512,
+PEAK_KERNEL(peak_dp_fma_add_avx512,     "peak_dp_fma_add",      NS_PREC_DP, "fma+add",    "avx512",  8, NS_PEAK_CHAINS_ZMM, ns_cpu_has_avx512,
             "vfmadd*pd and vaddpd 1:1 on zmm (AVX-512F)", TILE_DP);
-PEAK_KERNEL(peak_dp_fma_add_avx2,       "peak_dp_fma_add",      NS_PREC_DP, "fma+add",    "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma,
+PEAK_KERNEL(peak_dp_fma_add_avx2,       "peak_dp_fma_add",      NS_PREC_DP, "fma+add",    "avx2",    4, NS_PEAK_CHAINS_YMM, ns_cpu_has_avx2_fma,
             "vfmadd*pd and vaddpd 1:1 on ymm (FMA3, AVX)", TILE_DP);
-PEAK_KERNEL(peak_dp_add_avx512,         "peak_dp_add",          NS_PREC_DP, "add",        "avx512",  8, CHAINS_ZMM, ns_cpu_has_avx512,
+PEAK_KERNEL(peak_dp_add_avx512,         "peak_dp_add",          NS_PREC_DP, "add",        "avx512",  8, NS_PEAK_CHAINS_ZMM, ns_cpu_has_avx512,
             "vaddpd on zmm (AVX-512F)", TILE_DP);
-PEAK_KERNEL(peak_dp_add_avx2,           "peak_dp_add",          NS_PREC_DP, "add",        "avx2",    4, CHAINS_YMM, ns_cpu_has_avx2_fma,
+PEAK_KERNEL(peak_dp_add_avx2,           "peak_dp_add",          NS_PREC_DP, "add",        "avx2",    4, NS_PEAK_CHAINS_YMM, ns_cpu_has_avx2_fma,
             "vaddpd on ymm (AVX)", TILE_DP);
-PEAK_KERNEL(peak_dp_scalar_fma_avx2,    "peak_dp_scalar_fma",   NS_PREC_DP, "scalar_fma", "avx2",    1, CHAINS_YMM, ns_cpu_has_avx2_fma,
+PEAK_KERNEL(peak_dp_scalar_fma_avx2,    "peak_dp_scalar_fma",   NS_PREC_DP, "scalar_fma", "avx2",    1, NS_PEAK_CHAINS_YMM, ns_cpu_has_avx2_fma,
             "scalar FMA: vfmadd*sd on one DP lane per chain (FMA3)", TILE_ONE);
-PEAK_KERNEL(peak_sp_fma_avx512,         "peak_sp_fma",          NS_PREC_SP, "fma",        "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512,
+PEAK_KERNEL(peak_sp_fma_avx512,         "peak_sp_fma",          NS_PREC_SP, "fma",        "avx512", 16, NS_PEAK_CHAINS_ZMM, ns_cpu_has_avx512,
             "FMA: vfmadd*ps on zmm (AVX-512F)", TILE_SP);
-PEAK_KERNEL(peak_sp_fma_avx2,           "peak_sp_fma",          NS_PREC_SP, "fma",        "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma,
+PEAK_KERNEL(peak_sp_fma_avx2,           "peak_sp_fma",          NS_PREC_SP, "fma",        "avx2",    8, NS_PEAK_CHAINS_YMM, ns_cpu_has_avx2_fma,
             "FMA: vfmadd*ps on ymm (FMA3)", TILE_SP);
-PEAK_KERNEL(peak_sp_fma_scalar,         "peak_sp_fma",          NS_PREC_SP, "fma",        "scalar",  4, CHAINS_YMM, any_cpu,
+PEAK_KERNEL(peak_sp_fma_scalar,         "peak_sp_fma",          NS_PREC_SP, "fma",        "scalar",  4, NS_PEAK_CHAINS_YMM, any_cpu,
             "no FMA: mulps then addps on xmm (packed SSE2, baseline x86-64)", TILE_SP);
-PEAK_KERNEL(peak_sp_fma_add_avx512,     "peak_sp_fma_add",      NS_PREC_SP, "fma+add",    "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512,
+PEAK_KERNEL(peak_sp_fma_add_avx512,     "peak_sp_fma_add",      NS_PREC_SP, "fma+add",    "avx512", 16, NS_PEAK_CHAINS_ZMM, ns_cpu_has_avx512,
             "vfmadd*ps and vaddps 1:1 on zmm (AVX-512F)", TILE_SP);
-PEAK_KERNEL(peak_sp_fma_add_avx2,       "peak_sp_fma_add",      NS_PREC_SP, "fma+add",    "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma,
+PEAK_KERNEL(peak_sp_fma_add_avx2,       "peak_sp_fma_add",      NS_PREC_SP, "fma+add",    "avx2",    8, NS_PEAK_CHAINS_YMM, ns_cpu_has_avx2_fma,
             "vfmadd*ps and vaddps 1:1 on ymm (FMA3, AVX)", TILE_SP);
-PEAK_KERNEL(peak_sp_add_avx512,         "peak_sp_add",          NS_PREC_SP, "add",        "avx512", 16, CHAINS_ZMM, ns_cpu_has_avx512,
+PEAK_KERNEL(peak_sp_add_avx512,         "peak_sp_add",          NS_PREC_SP, "add",        "avx512", 16, NS_PEAK_CHAINS_ZMM, ns_cpu_has_avx512,
             "vaddps on zmm (AVX-512F)", TILE_SP);
-PEAK_KERNEL(peak_sp_add_avx2,           "peak_sp_add",          NS_PREC_SP, "add",        "avx2",    8, CHAINS_YMM, ns_cpu_has_avx2_fma,
+PEAK_KERNEL(peak_sp_add_avx2,           "peak_sp_add",          NS_PREC_SP, "add",        "avx2",    8, NS_PEAK_CHAINS_YMM, ns_cpu_has_avx2_fma,
             "vaddps on ymm (AVX)", TILE_SP);
-PEAK_KERNEL(peak_sp_scalar_fma_avx2,    "peak_sp_scalar_fma",   NS_PREC_SP, "scalar_fma", "avx2",    1, CHAINS_YMM, ns_cpu_has_avx2_fma,
+PEAK_KERNEL(peak_sp_scalar_fma_avx2,    "peak_sp_scalar_fma",   NS_PREC_SP, "scalar_fma", "avx2",    1, NS_PEAK_CHAINS_YMM, ns_cpu_has_avx2_fma,
             "scalar FMA: vfmadd*ss on one SP lane per chain (FMA3)", TILE_ONE);
 /* clang-format on */
