@@ -710,8 +710,9 @@ static void test_nonfinite(void **state) {
     free(x), free(y), free(xs), free(ys);
 }
 
-/* Every reduce descriptor: create, run on a team of 1 and 2, check within bound, analytic counts.
- */
+/* Every reduce descriptor: create, run on a team of 1 and 2, check within bound, and its counts
+ * from its name alone: FLOPs n (sum, i?amax: compares) or 2n (dot, nrm2), in every variant;
+ * bytes and working set n x arrays (2 for dot) x element size (4 for s and is names, else 8). */
 static void test_registry(void **state) {
     (void)state;
     size_t count, seen = 0;
@@ -724,7 +725,14 @@ static void test_registry(void **state) {
             ns_params p = {0, 20011, 0, th};
             void *s = k->create(&p);
             assert_non_null(s);
-            assert_true(k->flops(&p) > 0 && k->bytes(&p) > 0 && k->working_set(&p) > 0);
+            int dot = strstr(k->name, "dot") != NULL, nrm2 = strstr(k->name, "nrm2") != NULL;
+            int sp = k->name[0] == 's' || !strncmp(k->name, "isamax", 6);
+            double flops = (dot || nrm2 ? 2.0 : 1.0) * 20011;
+            double bytes = 20011.0 * (dot ? 2 : 1) * (sp ? 4 : 8);
+            if (k->flops(&p) != flops || k->bytes(&p) != bytes || k->working_set(&p) != bytes)
+                fail_msg("%s/%s: flops %g bytes %g working set %g, want %g, %g, %g", k->name,
+                         k->isa, k->flops(&p), k->bytes(&p), k->working_set(&p), flops, bytes,
+                         bytes);
 #pragma omp parallel num_threads(th)
             k->run(s, omp_get_thread_num(), th);
             ns_check c;
@@ -920,12 +928,17 @@ static void test_allreduce_poor_fit(void **state) {
     assert_non_null(strstr(st, "0.93"));
 }
 
-/* MXCSR per thread: one entry per thread, FTZ/DAZ as the runtime left them (off by default). */
+/* MXCSR per thread: one entry per thread, FTZ/DAZ as the runtime left them (off by default).
+ * Every entry starts with all bits set, so one the probe left unwritten shows FTZ and DAZ. */
 static void test_fpstate(void **state) {
     (void)state;
     uint32_t m[4];
+    memset(m, 0xff, sizeof m);
     assert_int_equal(ns_fpstate_per_thread(2, m), 2);
-    assert_int_equal(m[0] & (NS_MXCSR_FTZ | NS_MXCSR_DAZ), 0);
+    for (int t = 0; t < 2; t++)
+        if (m[t] & (NS_MXCSR_FTZ | NS_MXCSR_DAZ))
+            fail_msg("thread %d: MXCSR 0x%x, FTZ/DAZ set or entry not written", t, m[t]);
+    assert_int_equal(m[2], 0xffffffffu); /* nothing past the team */
     json_t *j = ns_fpstate_json(2);
     assert_non_null(j);
     assert_int_equal(json_array_size(j), 2);
