@@ -89,9 +89,6 @@ int ns_red_threads(int64_t n) {
 /* ---- one share --------------------------------------------------------------------------------
  */
 
-static int input_sp(ns_red_op op) {
-    return op == NS_OP_SSUM || op == NS_OP_SDOT || op == NS_OP_SSUMSQ;
-}
 /* 1 when the job accumulates in SP arithmetic (its partials are float values). */
 static int acc_sp(const ns_red_job *j) {
     return (j->op == NS_OP_SSUM || j->op == NS_OP_SDOT) && j->variant != NS_VAR_WIDE;
@@ -147,8 +144,8 @@ static const char *elem(const void *x, int64_t n, int64_t inc, int64_t i, size_t
 /* Strided input: gathered into a stack buffer (leaves are at most NS_RED_PAIRWISE_LEAF elements
  * on this path). Kept out of line so the unit-stride path carries no 32 KiB stack frame. */
 static __attribute__((noinline)) ns_dd leaf_gather(const ns_red_job *j, int64_t lo, int64_t hi) {
-    size_t size = input_sp(j->op) ? sizeof(float) : sizeof(double);
-    int dot = j->op == NS_OP_DDOT || j->op == NS_OP_SDOT;
+    size_t size = ns_red_op_sp(j->op) ? sizeof(float) : sizeof(double);
+    int dot = ns_red_op_dot(j->op);
     double bx[NS_RED_PAIRWISE_LEAF], by[NS_RED_PAIRWISE_LEAF];
     for (int64_t i = lo; i < hi; i++) {
         memcpy((char *)bx + (i - lo) * (int64_t)size, elem(j->x, j->n, j->incx, i, size), size);
@@ -159,8 +156,8 @@ static __attribute__((noinline)) ns_dd leaf_gather(const ns_red_job *j, int64_t 
 }
 
 static ns_dd leaf(const ns_red_job *j, int64_t lo, int64_t hi) {
-    size_t size = input_sp(j->op) ? sizeof(float) : sizeof(double);
-    int dot = j->op == NS_OP_DDOT || j->op == NS_OP_SDOT;
+    size_t size = ns_red_op_sp(j->op) ? sizeof(float) : sizeof(double);
+    int dot = ns_red_op_dot(j->op);
     if (j->incx == 1 && (!dot || j->incy == 1))
         return leaf_unit(j, hi - lo, (const char *)j->x + lo * (int64_t)size,
                          dot ? (const char *)j->y + lo * (int64_t)size : NULL);
@@ -168,7 +165,7 @@ static ns_dd leaf(const ns_red_job *j, int64_t lo, int64_t hi) {
 }
 
 static int pairwise_shape(const ns_red_job *j) {
-    int dot = j->op == NS_OP_DDOT || j->op == NS_OP_SDOT;
+    int dot = ns_red_op_dot(j->op);
     return j->variant == NS_VAR_PAIRWISE || j->incx != 1 || (dot && j->incy != 1);
 }
 
@@ -300,11 +297,11 @@ static double gamma_n(double h, double u) {
 double ns_red_bound(const ns_red_job *j, int nthreads, double sum_abs, double exact) {
     double h = depth(j, nthreads);
     double u = acc_sp(j) ? 0x1p-24 : 0x1p-53;
-    double final_round = input_sp(j->op) && !acc_sp(j) ? 0x1p-24 * fabs(exact) : 0.0;
-    if (j->op == NS_OP_DSUMSQ || j->op == NS_OP_SSUMSQ) {
+    double final_round = ns_red_op_sp(j->op) && !acc_sp(j) ? 0x1p-24 * fabs(exact) : 0.0;
+    if (ns_red_op_sumsq(j->op)) {
         /* nrm2: sumsq has relative error <= gamma_h (positive terms); sqrt halves it and adds
          * one rounding. exact is the norm, sum_abs the sum of squares. */
-        double rel = gamma_n(h, u) / 2 + u + (input_sp(j->op) ? 0x1p-24 : 0.0);
+        double rel = gamma_n(h, u) / 2 + u + (ns_red_op_sp(j->op) ? 0x1p-24 : 0.0);
         return rel * fabs(exact) * 1.0000001 + 0x1p-1074 * (double)j->n;
     }
     if (j->variant == NS_VAR_COMP) {
@@ -319,10 +316,10 @@ double ns_red_bound(const ns_red_job *j, int nthreads, double sum_abs, double ex
 int ns_red_bound_text(const ns_red_job *j, int nthreads, char *buf, size_t len) {
     double h = depth(j, nthreads);
     const char *u = acc_sp(j) ? "2^-24" : "2^-53";
-    if (j->op == NS_OP_DSUMSQ || j->op == NS_OP_SSUMSQ)
+    if (ns_red_op_sumsq(j->op))
         return snprintf(buf, len, "(gamma_h/2 + u%s)|s| + n 2^-1074, h = %.0f, u = 2^-53",
-                        input_sp(j->op) ? " + 2^-24" : "", h);
-    const char *wide = input_sp(j->op) && !acc_sp(j) ? "2^-24|s| + " : "";
+                        ns_red_op_sp(j->op) ? " + 2^-24" : "", h);
+    const char *wide = ns_red_op_sp(j->op) && !acc_sp(j) ? "2^-24|s| + " : "";
     if (j->variant == NS_VAR_COMP)
         return snprintf(buf, len, "%su|s| + gamma_{h+1}^2 S, h = %.0f, u = %s", wide, h, u);
     return snprintf(buf, len, "%sgamma_h S, h = %.0f, u = %s", wide, h, u);
@@ -338,9 +335,9 @@ static void dd_add(double *hi, double *lo, double v) {
 
 /* One thread's share of the reference: double-double sum of the terms and sum |terms|. */
 static void reference_range(const ns_red_job *j, int64_t lo_i, int64_t hi_i, double *out) {
-    size_t size = input_sp(j->op) ? sizeof(float) : sizeof(double);
-    int dot = j->op == NS_OP_DDOT || j->op == NS_OP_SDOT;
-    int sq = j->op == NS_OP_DSUMSQ || j->op == NS_OP_SSUMSQ;
+    size_t size = ns_red_op_sp(j->op) ? sizeof(float) : sizeof(double);
+    int dot = ns_red_op_dot(j->op);
+    int sq = ns_red_op_sumsq(j->op);
     double hi = 0, lo = 0, sa = 0;
     for (int64_t i = lo_i; i < hi_i; i++) {
         const char *px = elem(j->x, j->n, j->incx, i, size);
@@ -382,7 +379,7 @@ double ns_red_reference(const ns_red_job *j, double *sum_abs) {
         sa += part[k][2];
     }
     if (sum_abs) *sum_abs = sa;
-    if (j->op != NS_OP_DSUMSQ && j->op != NS_OP_SSUMSQ) return hi + lo;
+    if (!ns_red_op_sumsq(j->op)) return hi + lo;
     double r = sqrt(hi);
     return r > 0 ? r + lo / (2 * r) : r;
 }
@@ -462,7 +459,7 @@ static int bad_mode(int m) {
 /* Validates and fills the job; returns 0 or the xerbla-style position (pos_* of the caller). */
 static int setup(ns_red_job *j, ns_red_op op, int64_t n, const void *x, int64_t incx, const void *y,
                  int64_t incy, int variant, int mode, const void *result) {
-    int dot = op == NS_OP_DDOT || op == NS_OP_SDOT, sp = input_sp(op);
+    int dot = ns_red_op_dot(op), sp = ns_red_op_sp(op);
     int shift = dot ? 2 : 0; /* y and incy sit between incx and variant */
     if (n < 0) return 1;
     if (!x && n > 0) return 2;
@@ -470,7 +467,7 @@ static int setup(ns_red_job *j, ns_red_op op, int64_t n, const void *x, int64_t 
     if (dot && !y && n > 0) return 4;
     if (dot && incy == 0) return 5;
     if (bad_variant(variant, sp)) return 4 + shift;
-    if ((op == NS_OP_DSUMSQ || op == NS_OP_SSUMSQ) && variant == NodescaleSumCompensated)
+    if (ns_red_op_sumsq(op) && variant == NodescaleSumCompensated)
         return 4 + shift;
     if (bad_mode(mode)) return 5 + shift;
     if (!result) return 6 + shift;

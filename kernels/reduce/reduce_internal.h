@@ -138,6 +138,17 @@ typedef enum {
 
 enum { NS_VAR_PLAIN = 0, NS_VAR_PAIRWISE = 1, NS_VAR_COMP = 2, NS_VAR_WIDE = 3 };
 
+/* The operation's kind: a dot product (two arrays), a sum of squares (nrm2), SP input. */
+static inline int ns_red_op_dot(ns_red_op op) {
+    return op == NS_OP_DDOT || op == NS_OP_SDOT;
+}
+static inline int ns_red_op_sumsq(ns_red_op op) {
+    return op == NS_OP_DSUMSQ || op == NS_OP_SSUMSQ;
+}
+static inline int ns_red_op_sp(ns_red_op op) {
+    return op == NS_OP_SSUM || op == NS_OP_SDOT || op == NS_OP_SSUMSQ;
+}
+
 typedef struct ns_red_job {
     ns_red_op op;
     int variant; /* NS_VAR_*; SSUMSQ always accumulates in DP */

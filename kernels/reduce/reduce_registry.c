@@ -53,21 +53,18 @@ typedef struct rk_state {
     int64_t lo[NS_RED_MAX_THREADS], hi[NS_RED_MAX_THREADS]; /* fast mode: each thread's share */
 } rk_state;
 
-static int is_sp(const rk_cfg *c) {
-    return c->op == NS_OP_SSUM || c->op == NS_OP_SDOT || c->op == NS_OP_SSUMSQ;
-}
 static int arrays(const rk_cfg *c) {
-    return c->op == NS_OP_DDOT || c->op == NS_OP_SDOT ? 2 : 1;
+    return ns_red_op_dot(c->op) ? 2 : 1;
 }
 
 static double rk_flops(const rk_cfg *c, const ns_params *p) {
     double n = (double)p->n;
     if (c->amax) return n; /* compares, see the header */
-    int dot = arrays(c) == 2, sq = c->op == NS_OP_DSUMSQ || c->op == NS_OP_SSUMSQ;
+    int dot = ns_red_op_dot(c->op), sq = ns_red_op_sumsq(c->op);
     return dot || sq ? 2 * n : n; /* useful FLOPs, every variant alike */
 }
 static double rk_bytes(const rk_cfg *c, const ns_params *p) {
-    return (double)p->n * arrays(c) * (is_sp(c) ? 4.0 : 8.0);
+    return (double)p->n * arrays(c) * (ns_red_op_sp(c->op) ? 4.0 : 8.0);
 }
 
 static int sup_avx512(void) {
@@ -114,7 +111,7 @@ static void *rk_create(const rk_cfg *c, const ns_params *p) {
     }
     rk_state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    size_t size = is_sp(c) ? sizeof(float) : sizeof(double);
+    size_t size = ns_red_op_sp(c->op) ? sizeof(float) : sizeof(double);
     s->cfg = c;
     s->threads = p->threads;
     s->x = alloc_array(p->n, size);
@@ -153,22 +150,23 @@ static void rk_run(void *sv, int tid, int nthreads) {
     if (!s->cfg->amax && s->job.mode == NS_RED_FAST && nthreads == s->threads)
         s->parts[tid * NS_RED_PAD] = ns_red_share(&s->job, s->lo[tid], s->hi[tid]); /* as below */
     else if (s->cfg->amax)
-        ns_amax_team_part(s->job.u, is_sp(s->cfg), s->job.n, s->x, 1, tid, nthreads, s->aparts);
+        ns_amax_team_part(s->job.u, ns_red_op_sp(s->cfg->op), s->job.n, s->x, 1, tid, nthreads,
+                          s->aparts);
     else
         ns_red_team_part(&s->job, tid, nthreads, s->parts);
 }
 
 static void rk_check(void *sv, ns_check *out) {
     rk_state *s = sv;
-    const char *kind = is_sp(s->cfg) ? "sp" : "dp";
+    const char *kind = ns_red_op_sp(s->cfg->op) ? "sp" : "dp";
     if (s->cfg->amax) {
         ns_amax_part got = ns_amax_team_finish(s->threads, s->aparts);
         int64_t want = -1;
         if (s->job.n > 0) {
             double m;
             float mf;
-            want = is_sp(s->cfg) ? ns_red_c_isamax(s->job.n, s->x, &mf)
-                                 : ns_red_c_idamax(s->job.n, s->x, &m);
+            want = ns_red_op_sp(s->cfg->op) ? ns_red_c_isamax(s->job.n, s->x, &mf)
+                                            : ns_red_c_idamax(s->job.n, s->x, &m);
         }
         out->ok = got.index == want;
         out->error = out->ok ? 0.0 : 1.0; /* exact: 0 same index, 1 another */
