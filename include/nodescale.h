@@ -117,7 +117,8 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
  *                u = 2^-53 and h as plain or pairwise (both accumulate in DP): the sum of
  *                squares has nonnegative terms, so its relative error is <= gamma_h (section
  *                4.2); the correctly rounded sqrt halves it and adds u, snrm2's rounding to SP
- *                2^-24; n 2^-1074 covers squares below the normal range. dnrm2's rescaling pass
+ *                2^-24; the factor 1 + 1e-7 covers the products of those terms (second order);
+ *                n 2^-1074 covers squares below the normal range. dnrm2's rescaling pass
  *                scales by a power of two, which is exact (the split into an unscaled and a
  *                scaled pass is discussed in Anderson, "Algorithm 978: Safe Scaling in the
  *                Level 1 BLAS", ACM TOMS 44(1), 2017).

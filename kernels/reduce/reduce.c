@@ -290,6 +290,14 @@ static double depth(const ns_red_job *j, int nthreads) {
     return h + 1; /* the product of a dot (fused) and the final s + c */
 }
 
+/* The nrm2 bound adds the first-order terms (gamma_h / 2, u, 2^-24 for snrm2: their sum is rel
+ * below). This factor covers what they leave out, all second order: the products of those terms
+ * (the sqrt's rounding applied to a sum already off by delta, the SP rounding applied to that),
+ * 1 - sqrt(1 - delta) exceeding delta / 2 by up to delta^2 / 8, and the few roundings of the
+ * bound's own arithmetic. Together they stay under rel^2 relative to |s|, which 1e-7 rel covers
+ * while rel <= 1e-7 (snrm2: h up to about 7e8). */
+#define NRM2_BOUND_SLACK 1.0000001 /* 1 + 1e-7 */
+
 static double gamma_n(double h, double u) {
     return h * u < 0.5 ? h * u / (1 - h * u) : INFINITY;
 }
@@ -302,7 +310,7 @@ double ns_red_bound(const ns_red_job *j, int nthreads, double sum_abs, double ex
         /* nrm2: sumsq has relative error <= gamma_h (positive terms); sqrt halves it and adds
          * one rounding. exact is the norm, sum_abs the sum of squares. */
         double rel = gamma_n(h, u) / 2 + u + (ns_red_op_sp(j->op) ? 0x1p-24 : 0.0);
-        return rel * fabs(exact) * 1.0000001 + 0x1p-1074 * (double)j->n;
+        return rel * fabs(exact) * NRM2_BOUND_SLACK + 0x1p-1074 * (double)j->n;
     }
     if (j->variant == NS_VAR_COMP) {
         /* Ogita, Rump, Oishi, SIAM J. Sci. Comput. 26(6), 2005, Prop. 4.5 (Sum2) and Thm 5.3
@@ -511,6 +519,11 @@ int nodescale_sdot(int64_t n, const float *x, int64_t incx, const float *y, int6
     return e;
 }
 
+/* The rescaling pass's exponent limit: 2^+-1000 keeps the scale 2^-e normal (2^-e overflows
+ * for e < -1023, the subnormal max |x| = 2^-1074 has e = -1073). Clamped, max |x| scaled lies
+ * in [2^-74, 2^24): its square is normal and the sum of squares cannot overflow. */
+#define NRM2_SCALE_EXP_MAX 1000
+
 /* Squares of x * 2^k for the power of two that brings max |x| near 1 (exact scaling). */
 static double dnrm2_scaled(ns_red_job *j) {
     double amax;
@@ -518,7 +531,8 @@ static double dnrm2_scaled(ns_red_job *j) {
     if (amax == 0.0 || isinf(amax)) return amax;
     int e;
     frexp(amax, &e);
-    e = e > 1000 ? 1000 : e < -1000 ? -1000 : e;
+    if (e > NRM2_SCALE_EXP_MAX) e = NRM2_SCALE_EXP_MAX;
+    if (e < -NRM2_SCALE_EXP_MAX) e = -NRM2_SCALE_EXP_MAX;
     j->scale = ldexp(1.0, -e);
     return sqrt(ns_red_run(j)) / j->scale;
 }
