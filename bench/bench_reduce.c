@@ -40,6 +40,8 @@ typedef struct {
     int op; /* 0 dsum, 1 ddot, 2 ssum, 3 sdot */
 } bench_case;
 
+/* Column 1 is the compensated variant: _kahan is the suite's name for it (Sum2/Dot2 of
+ * Ogita-Rump-Oishi, not Kahan's algorithm; kernels/reduce/reduce_internal.h, NS_VAR_COMP). */
 static const char *names[4][NK] = {
     {"dsum", "dsum_kahan", "dsum_pairwise", "dsum_det", "stream_load", "api"},
     {"ddot", "ddot_kahan", NULL, "ddot_det", "stream_load", "api"},

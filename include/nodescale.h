@@ -93,8 +93,8 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
  * unit roundoff of the accumulation (2^-53 DP, 2^-24 SP), gamma_h = h u / (1 - h u) (infinite
  * once h u >= 1/2), S = sum |x_i| (dot: sum |x_i y_i|) and s the exact result. Source: Higham,
  * "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM 2002, section 4.2 (any
- * summation order: |err| <= gamma_h S, h the depth of its addition tree) and section 4.3
- * (compensated summation); the relative error is the bound over |s|, i.e. proportional to the
+ * summation order: |err| <= gamma_h S, h the depth of its addition tree); for compensated, Ogita,
+ * Rump, Oishi (below); the relative error is the bound over |s|, i.e. proportional to the
  * condition S / |s|:
  *   plain        |err| <= gamma_h S, h = ceil(m / L) + log2 L + ceil(log2 P) + 1, where L is
  *                the micro-kernel's independent accumulators (64 DP / 128 SP for AVX-512 and
@@ -106,13 +106,14 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
  *                the final s + c. With L slots, an SP sum of 2^25 ones is exact.
  *   pairwise     for m > 2048, as plain with m replaced by 2048 and h increased by
  *                ceil(log2(m / 2048)) + 1 (section 4.2). Strided input always takes this shape.
- *   compensated  |err| <= u |s| + gamma_{h+1}^2 S, h as plain: Neumaier's compensated summation
- *                with Knuth's TwoSum, and for dot TwoProduct by FMA (Sum2 and Dot2 of Ogita,
- *                Rump, Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput. 26(6), 2005,
- *                Prop. 4.5 and Thm. 5.3, with the tree depth h in place of n - 1): about twice
- *                the working precision, until the condition reaches 1/u.
- *   wide         (s forms only) SP input accumulated in DP, rounded once to SP:
- *                |err| <= 2^-24 |s| + gamma_h(2^-53) S.
+ *   compensated  |err| <= u |s| + gamma_{h+1}^2 S, h as plain: Sum2/Dot2 of Ogita, Rump, Oishi,
+ *                "Accurate sum and dot product", SIAM J. Sci. Comput. 26(6), 2005 (Alg. 4.4/5.3;
+ *                bound Prop. 4.5/Thm. 5.3, with the tree depth h in place of n - 1): about twice
+ *                the working precision, until the condition reaches 1/u. The suite's benchmark
+ *                names it _kahan (dsum_kahan, ...: not Kahan's algorithm); the one full statement
+ *                is kernels/reduce/reduce_internal.h, NS_VAR_COMP.
+ *   wide         (s forms only) SP input accumulated in DP, rounded once to SP (benchmark names
+ *                ssum_dpacc, sdot_dpacc): |err| <= 2^-24 |s| + gamma_h(2^-53) S.
  *   nrm2         |err| <= (gamma_h / 2 + u (+ 2^-24 for snrm2)) |s| (1 + 1e-7) + n 2^-1074,
  *                u = 2^-53 and h as plain or pairwise (both accumulate in DP): the sum of
  *                squares has nonnegative terms, so its relative error is <= gamma_h (section
@@ -130,7 +131,7 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
 typedef enum {
     NodescaleSumPlain = 0,       /* independent accumulators, fixed pairwise combine */
     NodescaleSumPairwise = 1,    /* cascade (pairwise) summation over 2048-element leaves */
-    NodescaleSumCompensated = 2, /* Sum2 (TwoSum, Neumaier's method); Dot2 for dot */
+    NodescaleSumCompensated = 2, /* Sum2; Dot2 for dot (Error bounds above) */
     NodescaleSumWide = 3         /* s forms: SP input accumulated in DP */
 } nodescale_sum_variant;
 typedef enum { NodescaleFast = 0, NodescaleDeterministic = 1 } nodescale_reduce_mode;

@@ -7,9 +7,10 @@
  *   pairwise    shares split in halves down to NS_RED_PAIRWISE_LEAF elements, leaves by the
  *               micro-kernel: Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed.,
  *               SIAM 2002, section 4.2 (cascade summation)
- *   compensated every slot carries a compensation (Neumaier's improvement of Kahan's method,
- *               with Knuth's branch-free TwoSum; Higham section 4.3), partials combine likewise
- *   wide        SP input, DP slots and tree, one rounding to SP at the end
+ *   compensated Sum2/Dot2 of Ogita-Rump-Oishi (registry names _kahan): every slot carries a
+ *               compensation, partials combine likewise; reduce_internal.h, NS_VAR_COMP
+ *   wide        SP input, DP slots and tree, one rounding to SP at the end (registry names
+ *               _dpacc; reduce_internal.h, NS_VAR_WIDE)
  *   deterministic: the shares are fixed blocks whose length depends on n only, and the tree runs
  *               over the blocks, so the result is bitwise the same for any number of threads.
  * Strided input is gathered into a stack buffer per leaf and always takes the pairwise shape. */
@@ -313,8 +314,8 @@ double ns_red_bound(const ns_red_job *j, int nthreads, double sum_abs, double ex
         return rel * fabs(exact) * NRM2_BOUND_SLACK + 0x1p-1074 * (double)j->n;
     }
     if (j->variant == NS_VAR_COMP) {
-        /* Ogita, Rump, Oishi, SIAM J. Sci. Comput. 26(6), 2005, Prop. 4.5 (Sum2) and Thm 5.3
-         * (Dot2), with the tree depth h in place of n - 1. */
+        /* Sum2/Dot2's bound, with the tree depth h in place of n - 1 (reduce_internal.h,
+         * NS_VAR_COMP). */
         double g = gamma_n(h + 1, u);
         return u * fabs(exact) + g * g * sum_abs + final_round;
     }

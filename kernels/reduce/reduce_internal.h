@@ -136,6 +136,22 @@ typedef enum {
     NS_OP_SSUMSQ
 } ns_red_op;
 
+/* The variants; each equals the public nodescale_sum_variant of the same number.
+ *
+ * NS_VAR_COMP (NodescaleSumCompensated; registry names d/s sum_kahan and d/s dot_kahan, the
+ * suite's name for this variant, kept for the baselines that refer to it: the algorithm is not
+ * Kahan's). This is the one statement of the compensated algorithm; the other files point here.
+ * Sum2/Dot2, Ogita-Rump-Oishi 2005 Alg. 4.4/5.3; bound Prop. 4.5/Thm. 5.3 (T. Ogita, S. M.
+ * Rump, S. Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput. 26(6), 2005). Every slot
+ * adds each element by an error-free transformation (Knuth's branch-free TwoSum; on AVX-512 the
+ * branch-free FastTwoSum on max-abs/min-abs, the same result) and sums the errors in a separate
+ * compensation: Neumaier's method without its branch. Dot2 first splits each product by
+ * TwoProduct (FMA). Slots, leaves and threads combine as double-double (SP: float-float) pairs
+ * (ns_dd_combine), and ns_red_bound applies the bound with the tree depth h in place of n - 1.
+ *
+ * NS_VAR_WIDE (NodescaleSumWide; registry names ssum_dpacc and sdot_dpacc, "DP accumulation",
+ * the suite's name for this variant; micro-kernels ssum_wide/sdot_wide): SP input accumulated
+ * in DP slots and trees, rounded once to SP at the end. SP sums and dots only. */
 enum { NS_VAR_PLAIN = 0, NS_VAR_PAIRWISE = 1, NS_VAR_COMP = 2, NS_VAR_WIDE = 3 };
 
 /* The operation's kind: a dot product (two arrays), a sum of squares (nrm2), SP input. */

@@ -16,11 +16,12 @@ uint32_t ns_mxcsr_read(void);
  * into mxcsr[0..nthreads). Returns the number of threads the runtime gave. */
 int ns_fpstate_per_thread(int nthreads, uint32_t *mxcsr);
 
-/* Names: d/s = DP/SP input; _pairwise, _kahan (compensated, named so for the baselines; it runs
- * Sum2 of Ogita-Rump-Oishi, TwoSum per element with the errors summed apart, and their Dot2 for
- * dot, not Kahan's algorithm: reduce_registry.c), _dpacc (SP input accumulated in DP), _det
- * (deterministic mode: bitwise the same for any thread count).
- * Plain names are the fast mode of the plain variant. Each in avx512, avx2 and scalar. */
+/* Names: d/s = DP/SP input; _pairwise; _kahan, the suite's name for the compensated variant
+ * (Sum2/Dot2 of Ogita-Rump-Oishi, Neumaier-style; not Kahan's algorithm: the names are kept for
+ * the baselines); _dpacc, SP input accumulated in DP (NodescaleSumWide); _det (deterministic
+ * mode: bitwise the same for any thread count). reduce_internal.h (NS_VAR_COMP, NS_VAR_WIDE)
+ * states both variants. Plain names are the fast mode of the plain variant. Each in avx512, avx2
+ * and scalar. */
 extern const ns_kernel ns_k_dsum_avx512, ns_k_dsum_avx2, ns_k_dsum_scalar;
 extern const ns_kernel ns_k_dsum_pairwise_avx512, ns_k_dsum_pairwise_avx2,
     ns_k_dsum_pairwise_scalar;

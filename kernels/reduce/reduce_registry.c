@@ -9,19 +9,17 @@
  * (gamma_h S plain, u |s| + gamma_{h+1}^2 S compensated, h the depth of the addition tree; never
  * an absolute tolerance) and names that formula, with h and u, in check.why.
  *
- * FLOPs count the useful work of the operation, as BLAS and the field count it, whatever the
- * variant executes: sum n, dot 2n, nrm2 2n (square and add). The compensated variants (names
- * _kahan) count the same n and 2n although they execute about 7 and 11 operations per element,
- * so their GFLOP/s and arithmetic intensity compare with the plain kernels' directly; SP-into-DP
- * the same as its plain kind (conversions not counted). i?amax counts n, one compare per
- * element, which BLAS operation counts do not call FLOPs (its roofline has no compute roof).
+ * Names: _kahan is the suite's name for the compensated variant (Sum2/Dot2 of Ogita-Rump-Oishi,
+ * Neumaier-style; not Kahan's algorithm: the names are kept for the baselines) and _dpacc for SP
+ * input accumulated in DP (NodescaleSumWide); reduce_internal.h, NS_VAR_COMP and NS_VAR_WIDE,
+ * states both.
  *
- * The _kahan names are kept for the baselines that refer to them; the algorithm is not Kahan's:
- * every slot adds each element by an error-free transformation (Knuth's TwoSum; on AVX-512 the
- * branch-free FastTwoSum on max-abs/min-abs, the same result) and sums the errors in a separate
- * compensation: Sum2 of Ogita, Rump, Oishi (SIAM J. Sci. Comput. 26(6), 2005, Alg. 4.4),
- * Neumaier's method without its branch. Dot: their Dot2 (Alg. 5.3), TwoProduct by FMA, then
- * that sum. Slots and threads combine as double-double (SP: float-float) pairs.
+ * FLOPs count the useful work of the operation, as BLAS and the field count it, whatever the
+ * variant executes: sum n, dot 2n, nrm2 2n (square and add). The compensated variants count the
+ * same n and 2n although they execute about 7 and 11 operations per element, so their GFLOP/s
+ * and arithmetic intensity compare with the plain kernels' directly; SP-into-DP the same as its
+ * plain kind (conversions not counted). i?amax counts n, one compare per element, which BLAS
+ * operation counts do not call FLOPs (its roofline has no compute roof).
  *
  * Bytes: every element read once; nothing is written, so "minimal" and "with write-allocate"
  * coincide. */
