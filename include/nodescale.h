@@ -13,15 +13,14 @@
  * below). In a child of fork() (before any exec) every call runs on one thread when the parent
  * had more than one thread then: libgomp cannot open a team in a child of a process that ran a
  * parallel region, the caller's own included, and a second thread is the sign this library
- * takes (conservative). A child of a single-threaded parent keeps its teams. The teams are libgomp's, whose default wait policy (OMP_WAIT_POLICY unset)
- * spins before it sleeps: when another process keeps a CPU busy, a team thread that has to wait
- * for that CPU costs about one scheduler period (8-12 ms) per call. Measured on a 2-CPU VM with
- * one CPU busy (trial 12a): nodescale_ddot n = 65536 took 13.2 us on 1 thread and 11588 us on 2;
- * dgemm 256^3 0.58-0.74 ms on 1 thread and 7.5-7.6 ms on 2; 100 iterations of cblas_dgemm
- * (10000x10x100) and nodescale_dsum (n = 1e5) 1.66-1.70 s, and 0.40-0.46 s with
- * OMP_WAIT_POLICY=passive. A library cannot change the policy once libgomp has started: on a
- * shared machine set OMP_WAIT_POLICY=passive (there: ddot 19.7 us, dgemm 1.14x its 1-thread time)
- * or OMP_NUM_THREADS=1 (ddot 22 us) in the environment before the program starts.
+ * takes (conservative). A child of a single-threaded parent keeps its teams.
+ *
+ * On a shared machine set OMP_WAIT_POLICY=passive (or OMP_NUM_THREADS=1) in the environment
+ * before the program starts. The teams are libgomp's, whose default wait policy (OMP_WAIT_POLICY
+ * unset) spins before it sleeps: when another process keeps a CPU busy, a team thread that has to
+ * wait for that CPU costs about one scheduler period (8-12 ms) per call, whatever its size. A
+ * library cannot change the policy once libgomp has started. Measurements: README.md, section
+ * "Library", and `make bench-wait_policy`.
  *
  * ISA (GEMM and reductions alike): the widest cpuid reports, or NODESCALE_ISA (avx512 | avx2 |
  * scalar), read once, at the first call of any function here. An unknown value, or an ISA this
