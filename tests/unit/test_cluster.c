@@ -749,6 +749,59 @@ static void node_bridge_rebased(void **state) {
     json_decref(r);
 }
 
+/* One lookup of a ceiling's roofline.ceilings_used entry for the run report and the node bridge
+ * (ns_roofline_used_compute): threads compared as numbers (2 and 2.0 are one count), a key that
+ * only one side has makes another ceiling. The node bridge once compared threads by JSON type
+ * and skipped absent keys, the report compared integers: the two read one file differently. */
+static void used_compute_one_rule(void **state) {
+    (void)state;
+    json_t *root = json_pack("{s:{s:{s:[{s:s, s:s, s:s, s:s, s:i, s:b, s:s}]}}}", "roofline",
+                             "ceilings_used", "compute", "name", "peak_fma", "precision", "dp",
+                             "isa", "avx512", "mix", "fma", "threads", 2, "suspect", 1,
+                             "suspect_reason", "noisy");
+    const json_t *u = json_array_get(
+        json_object_get(json_object_get(json_object_get(root, "roofline"), "ceilings_used"),
+                        "compute"),
+        0);
+    json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:f}", "name", "peak_fma", "precision", "dp",
+                          "isa", "avx512", "mix", "fma", "threads", 2.0);
+    assert_ptr_equal(ns_roofline_used_compute(root, c), u);
+    json_object_del(c, "isa");
+    assert_null(ns_roofline_used_compute(root, c));
+    json_object_set_new(c, "isa", json_string("avx2"));
+    assert_null(ns_roofline_used_compute(root, c));
+    json_object_set_new(c, "isa", json_string("avx512"));
+    json_object_set_new(c, "threads", json_integer(1));
+    assert_null(ns_roofline_used_compute(root, c));
+    json_decref(c);
+    json_decref(root);
+
+    /* The node bridge reads the mark the same way: a results.json whose ceiling says 2.0
+     * threads (a file rewritten by a script) still has its suspect peak said. */
+    ns_cluster_input in;
+    char err[256];
+    json_t *r = fixture("results_synthetic.json");
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(json_object_get(r, "ceilings"), "compute"), i, e) {
+        if (!strcmp(json_string_value(json_object_get(e, "precision")), "dp") &&
+            ns_json_get_num(e, "threads") == 2) {
+            json_t *m = json_deep_copy(e);
+            json_object_set_new(m, "suspect", json_true());
+            json_object_set_new(m, "suspect_reason", json_string("noisy"));
+            json_object_set_new(e, "threads", json_real(2.0));
+            json_object_set_new(r, "roofline",
+                                json_pack("{s:{s:[o]}}", "ceilings_used", "compute", m));
+            break;
+        }
+    }
+    assert_non_null(json_object_get(r, "roofline"));
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    assert_non_null(strstr(in.node.peak_warning[NS_CP_FP64], "flags suspect (noisy)"));
+    json_decref(r);
+}
+
 /* A disturbed node: a GEMM above its roof is refused (not capped to 1), the noisy CV is taken
  * as measured but flagged, and both are said in the JSON. */
 static void node_bridge_noisy(void **state) {
@@ -946,6 +999,7 @@ int main(void) {
         cmocka_unit_test(node_bridge),
         cmocka_unit_test(node_bridge_noisy),
         cmocka_unit_test(node_bridge_rebased),
+        cmocka_unit_test(used_compute_one_rule),
         cmocka_unit_test(allreduce_fits),
         cmocka_unit_test(allreduce_bare_fit),
         cmocka_unit_test(allreduce_fit_ranges),
