@@ -5,6 +5,7 @@
  * is the chip, its compute ceilings and DRAM bandwidth. Also measured collective α–β from an
  * all-reduce fit. */
 #include "cluster/cluster.h"
+#include "harness/allreduce.h"
 #include "harness/json.h"
 #include "harness/stats.h"
 #include "roofline/roofline.h"
@@ -386,8 +387,7 @@ int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int sca
         FAIL("has an implausible all-reduce fit: beta_s_per_byte %g is not in %g..%g s/B (1 PB/s "
              "to 1 kB/s)",
              b, NS_FIT_BETA_MIN, NS_FIT_BETA_MAX);
-    const json_t *mr = json_object_get(fit, "max_rel_residual");
-    if (!json_is_number(mr)) mr = json_object_get(fit, "max_rel_resid");
+    const json_t *mr = ns_allreduce_fit_residual_json(fit);
     if (mr && !json_is_null(mr) &&
         !(json_is_number(mr) && json_number_value(mr) >= 0 &&
           json_number_value(mr) <= NS_FIT_RESIDUAL_MAX))

@@ -19,6 +19,7 @@
 #include "roofline/roofline.h"
 #include "cluster/cluster.h"
 #include "cluster/equations.h"
+#include "harness/allreduce.h"
 #include "harness/json.h"
 
 /* |got − want| <= rel · |want| */
@@ -930,6 +931,33 @@ static void allreduce_fit_ranges(void **state) {
     }
 }
 
+/* The residual under either key (ns_allreduce_fit_residual_json), one rule for the cluster's
+ * check and the reports: the key of today wins when it holds a value, so a residual that is not
+ * a number is refused rather than passed over (it once was when the dated key was absent), and
+ * a null one leaves the dated key to be read. */
+static void allreduce_fit_residual_keys(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    char err[256];
+    ns_cluster_defaults(&in);
+    json_t *f = json_pack("{s:f, s:f, s:s}", "alpha_s", 1e-6, "beta_s_per_byte", 1e-10,
+                          "max_rel_residual", "0.3");
+    assert_int_equal(ns_cluster_apply_allreduce(&in, f, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "max_rel_residual must be a number in 0..1000"));
+    assert_true(isnan(ns_allreduce_fit_residual(f)));
+    json_decref(f);
+    f = json_pack("{s:f, s:f, s:f}", "alpha_s", 1e-6, "beta_s_per_byte", 1e-10, "max_rel_resid",
+                  5000.0);
+    assert_int_equal(ns_cluster_apply_allreduce(&in, f, 0, err, sizeof err), -1);
+    json_decref(f);
+    f = json_pack("{s:f, s:f, s:n, s:f}", "alpha_s", 1e-6, "beta_s_per_byte", 1e-10,
+                  "max_rel_residual", "max_rel_resid", 0.2);
+    assert_int_equal(ns_cluster_apply_allreduce(&in, f, 0, err, sizeof err), 0);
+    assert_true(ns_allreduce_fit_residual(f) == 0.2);
+    assert_ptr_equal(ns_allreduce_fit_residual_json(f), json_object_get(f, "max_rel_resid"));
+    json_decref(f);
+}
+
 /* A preset's unknown key (a misspelling) and an empty GEMM table are refused. */
 static void presets_refuse_unknown(void **state) {
     (void)state;
@@ -1003,6 +1031,7 @@ int main(void) {
         cmocka_unit_test(allreduce_fits),
         cmocka_unit_test(allreduce_bare_fit),
         cmocka_unit_test(allreduce_fit_ranges),
+        cmocka_unit_test(allreduce_fit_residual_keys),
         cmocka_unit_test(presets_refuse_unknown),
         cmocka_unit_test(model_goodput_zero),
     };
