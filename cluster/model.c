@@ -291,14 +291,6 @@ static int stage_layers_of(const ns_model *m, const ns_par *par) {
     return (m->layers + pv - 1) / pv * par->interleave;
 }
 
-/* Micro-batches whose activations the first stage holds: min(m, p) under 1F1B,
- * × (1 + (p−1)/(p·v)) when interleaved (Narayanan et al. 2021 sections 2.2.1-2.2.2). */
-static double in_flight_of(const ns_par *par, int micro_batches) {
-    int p = par->pp, v = par->interleave;
-    return (micro_batches < p ? micro_batches : p) *
-           (v > 1 ? 1.0 + (p - 1.0) / ((double)p * v) : 1.0);
-}
-
 /* The exposed communication of one step into o: TP, CP, PP and DP (o->dp_algo), each less its
  * overlapped share. T is the tokens of one micro-batch on one CP rank, params_local the
  * parameters a chip holds; o->micro_batches, stage_layers and recompute_layers are set. */
@@ -372,7 +364,8 @@ static inline void eval_memory(const ns_cluster_input *in, const ns_par *par, ns
                        (r->distributed_optimizer ? (double)par->cp * par->dp : 1.0);
     double keep = act_bytes_per_layer(in, par, rc == NS_RECOMP_SELECTIVE ? rc : NS_RECOMP_NONE);
     double input_only = act_bytes_per_layer(in, par, NS_RECOMP_FULL);
-    o->mem_activations = in_flight_of(par, o->micro_batches) * ((L - rl) * keep + rl * input_only) +
+    o->mem_activations = ns_pipeline_in_flight(par->pp, o->micro_batches, par->interleave) *
+                             ((L - rl) * keep + rl * input_only) +
                          (rl > 0 ? keep : 0.0);
     o->mem_total = o->mem_weights + o->mem_grads + o->mem_optimizer + o->mem_activations;
     double cap = s->chip.mem_capacity_bytes * s->chip.mem_usable_frac;
@@ -390,10 +383,9 @@ static inline void eval_rates(const ns_cluster_input *in, const ns_cluster_prep 
     o->tokens_per_step = (double)r->global_batch_seqs * m->seq_tokens;
     o->tokens_per_s = o->tokens_per_step / o->step_s;
     o->mfu = ns_mfu(o->tokens_per_s, prep->model_flops_per_token, G, peak);
-    double hw_per_token = prep->model_flops_per_token;
-    /* a recomputed layer: 4 passes, not 3 */
-    hw_per_token *= 1.0 + (double)o->recompute_layers / (3.0 * o->stage_layers);
-    if (rc == NS_RECOMP_SELECTIVE) hw_per_token += 4.0 * m->layers * m->hidden * m->seq_tokens;
+    double hw_per_token = ns_hardware_flops_per_token(
+        prep->model_flops_per_token, o->recompute_layers, o->stage_layers,
+        rc == NS_RECOMP_SELECTIVE, m->layers, m->hidden, m->seq_tokens);
     o->hfu = ns_mfu(o->tokens_per_s, hw_per_token, G, peak);
     o->model_flops_per_s_per_chip = o->tokens_per_s * prep->model_flops_per_token / G;
 }
@@ -484,7 +476,7 @@ void ns_cluster_eval(const ns_cluster_input *in, const ns_cluster_prep *prep, co
         if (out->fits != 0) return;
     }
     double keep = act_bytes_per_layer(in, par, NS_RECOMP_NONE);
-    double saved = in_flight_of(par, out->micro_batches) *
+    double saved = ns_pipeline_in_flight(par->pp, out->micro_batches, par->interleave) *
                    (keep - act_bytes_per_layer(in, par, NS_RECOMP_FULL));
     double excess =
         out->mem_total - in->sys.chip.mem_capacity_bytes * in->sys.chip.mem_usable_frac + keep;

@@ -268,6 +268,40 @@ static void c4_c5_bubble(void **state) {
     assert_rel(ns_bubble_gpipe_share(8, 32), r / (1 + r), 1e-12);
 }
 
+/* The first stage's micro-batches in flight: min(m, p) under 1F1B, so the L/p layers of each
+ * of p micro-batches are L layers' activations whatever p (Narayanan et al. 2021 section
+ * 2.2.1); the interleaved schedule holds 1 + (p−1)/(p·v) times as many (Korthikanti et al. 2022
+ * section 4.2.3): 11.5 for p = 8, v = 2 with enough micro-batches. */
+static void c6_pipeline_in_flight(void **state) {
+    (void)state;
+    assert_true(ns_pipeline_in_flight(8, 32, 1) == 8);
+    assert_true(ns_pipeline_in_flight(8, 3, 1) == 3); /* fewer micro-batches than stages */
+    for (int p = 1; p <= 64; p *= 2)
+        assert_rel(ns_pipeline_in_flight(p, 64, 1) * (128.0 / p), 128, 1e-15);
+    assert_rel(ns_pipeline_in_flight(8, 32, 2), 11.5, 1e-15);
+    assert_rel(ns_pipeline_in_flight(16, 32, 4) / ns_pipeline_in_flight(16, 32, 1), 1 + 15.0 / 64,
+               1e-15);
+}
+
+/* HFU's hardware FLOPs: every layer recomputed is Narayanan et al. 2021 eq. (3) with
+ * recomputation (96·B·s·l·h², no vocabulary term), 4/3 of PaLM's model FLOPs; r of L layers
+ * add r/(3L); selective recomputation adds one forward pass of PaLM's self-attention term, a
+ * third of 12·L·H·Q·T (PaLM 540B's shape). */
+static void hfu_recompute(void **state) {
+    (void)state;
+    double B = 8, s = 2048, l = 24, h = 4096, heads = 32;
+    double model = ns_palm_flops_per_token(12 * l * h * h, l, heads, h / heads, s);
+    assert_rel(ns_hardware_flops_per_token(model, l, l, 0, l, h, s) * B * s,
+               ns_megatron_flops_per_iter(B, s, l, h, 0, 1), 1e-12);
+    assert_true(ns_hardware_flops_per_token(model, 0, l, 0, l, h, s) == model);
+    assert_rel(ns_hardware_flops_per_token(model, 1, 3, 0, l, h, s), model * 10 / 9, 1e-12);
+    double palm = ns_palm_flops_per_token(540.35e9, 118, 48, 256, 2048);
+    double attn = palm - ns_palm_flops_per_token(540.35e9, 118, 48, 256, 0); /* 12·L·H·Q·T */
+    assert_rel(attn, 12.0 * 118 * 48 * 256 * 2048, 1e-12);
+    assert_rel(ns_hardware_flops_per_token(palm, 0, 118, 1, 118, 48 * 256, 2048) - palm, attn / 3,
+               1e-9);
+}
+
 /* ---- R: reliability and stragglers -------------------------------------------------------- */
 
 static void r1_interruptions(void **state) {
@@ -1008,6 +1042,8 @@ int main(void) {
         cmocka_unit_test(collective_limits),
         cmocka_unit_test(collectives_huge_groups),
         cmocka_unit_test(c4_c5_bubble),
+        cmocka_unit_test(c6_pipeline_in_flight),
+        cmocka_unit_test(hfu_recompute),
         cmocka_unit_test(r1_interruptions),
         cmocka_unit_test(r2_tail_at_scale),
         cmocka_unit_test(r4_young_daly),
