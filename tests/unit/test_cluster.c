@@ -786,16 +786,16 @@ static void node_bridge_rebased(void **state) {
  * and skipped absent keys, the report compared integers: the two read one file differently. */
 static void used_compute_one_rule(void **state) {
     (void)state;
-    json_t *root = json_pack("{s:{s:{s:[{s:s, s:s, s:s, s:s, s:i, s:b, s:s}]}}}", "roofline",
-                             "ceilings_used", "compute", "name", "peak_fma", "precision", "dp",
-                             "isa", "avx512", "mix", "fma", "threads", 2, "suspect", 1,
-                             "suspect_reason", "noisy");
+    json_t *root =
+        json_pack("{s:{s:{s:[{s:s, s:s, s:s, s:s, s:i, s:b, s:s}]}}}", "roofline", "ceilings_used",
+                  "compute", "name", "peak_fma", "precision", "dp", "isa", "avx512", "mix", "fma",
+                  "threads", 2, "suspect", 1, "suspect_reason", "noisy");
     const json_t *u = json_array_get(
         json_object_get(json_object_get(json_object_get(root, "roofline"), "ceilings_used"),
                         "compute"),
         0);
-    json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:f}", "name", "peak_fma", "precision", "dp",
-                          "isa", "avx512", "mix", "fma", "threads", 2.0);
+    json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:f}", "name", "peak_fma", "precision", "dp", "isa",
+                          "avx512", "mix", "fma", "threads", 2.0);
     assert_ptr_equal(ns_roofline_used_compute(root, c), u);
     json_object_del(c, "isa");
     assert_null(ns_roofline_used_compute(root, c));
