@@ -277,15 +277,28 @@ int ns_cluster_apply_json(ns_cluster_input *in, const json_t *root, const char *
                           size_t errlen);
 
 /* The node bridge: takes the GEMM efficiency table (results[] with family "gemm": params m,n,k
- * and fraction_of_roof, the best implementation per shape kept) and the within-run sample jitter
- * (median time_s.cv of the GEMM results taken) from a nodescale results.json. A result above
- * its roof (fraction_of_roof > 1) is refused, never capped: its ceiling was mis-measured (a
- * noisy run); in->node counts them and says where the CV came from (ns_node_info_json). With
- * as_chip set it also takes the chip itself: peak per precision from ceilings.compute (dp → fp64,
- * sp → fp32; the highest "fma" mix entry, a GEMM's roof) and memory bandwidth from the highest DRAM
- * entry of ceilings.bandwidth, each from entries not flagged suspect (a compute ceiling by
- * roofline.ceilings_used.compute[]) when there are any; a suspect peak taken or passed over is
- * said on stderr. Returns 0, or -1 with a one-line reason. */
+ * and fraction_of_roof, the best implementation per shape kept; of the run's precision if
+ * measured, else fp32, else fp64) and the within-run sample jitter (median time_s.cv of the GEMM
+ * results taken) from a nodescale results.json. A result above its roof (fraction_of_roof > 1)
+ * is refused, never capped: its ceiling was mis-measured (a noisy run); in->node counts them and
+ * says where the CV came from (ns_node_info_json). With as_chip set it also takes the chip
+ * itself:
+ *  - the peak per precision from ceilings.compute[] (dp -> fp64, sp -> fp32): the highest "fma"
+ *    mix entry (a GEMM's roof; another mix only where a precision has no FMA entry) among those
+ *    of the most threads measured, since the node is the chip with all its cores; an entry
+ *    flagged suspect (by itself or by its roofline.ceilings_used.compute[] entry,
+ *    ns_roofline_used_compute) only where no trusted one exists or the trusted one is below a
+ *    GEMM the node ran;
+ *  - the memory bandwidth from the highest DRAM entry of ceilings.bandwidth[], from entries not
+ *    flagged suspect when there are any; the memory capacity from context.memory.total_bytes
+ *    unless one is set; the chip's name from context.cpu.model.
+ * A suspect peak taken or passed over is not printed: its text goes into
+ * in->node.peak_warning[precision], which callers print or write through ns_node_peak_warning.
+ * The node trains in its GEMM table's precision when that precision has a peak, so
+ * in->run.precision may change (else, without a peak of the run precision, to fp32 or fp64), and
+ * the table is then re-based on the peak taken: efficiency = the GEMM's rate / that peak
+ * (in->node.eff_peak), so that each GEMM runs at its measured rate. Returns 0, or -1 with a
+ * one-line reason. */
 int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_chip, char *err,
                           size_t errlen);
 

@@ -136,6 +136,12 @@ double ns_bubble_megatron_ratio(int stages, int micro_batches, int interleave) {
     return (double)(stages - 1) / ((double)interleave * micro_batches);
 }
 
+double ns_pipeline_in_flight(int stages, int micro_batches, int interleave) {
+    int p = stages, v = interleave;
+    return (micro_batches < p ? micro_batches : p) *
+           (v > 1 ? 1.0 + (p - 1.0) / ((double)p * v) : 1.0);
+}
+
 /* ---- stragglers --------------------------------------------------------------------------- */
 
 /* log Φ(x) accurately in both tails: Φ(x) = erfc(−x/√2)/2. */
@@ -201,6 +207,14 @@ double ns_goodput_no_checkpoint(double restart_s, double mtbf_s) {
 
 double ns_mfu(double tokens_per_s, double flops_per_token, int chips, double peak_flops) {
     return tokens_per_s * flops_per_token / ((double)chips * peak_flops);
+}
+
+double ns_hardware_flops_per_token(double model_flops_per_token, double recomputed_layers,
+                                   double stage_layers, int selective, double layers, double hidden,
+                                   double seq) {
+    double hw = model_flops_per_token * (1.0 + recomputed_layers / (3.0 * stage_layers));
+    if (selective) hw += 4.0 * layers * hidden * seq;
+    return hw;
 }
 
 double ns_share_of_peak(double achieved, double peak) {

@@ -120,6 +120,14 @@ double ns_bubble_gpipe_share(int stages, int micro_batches);
  * (v = 1: the plain 1F1B schedule). */
 double ns_bubble_megatron_ratio(int stages, int micro_batches, int interleave);
 
+/* Micro-batches whose activations the first pipeline stage holds at its peak, for p stages, m
+ * micro-batches and v model chunks per stage (v = 1: plain 1F1B). 1F1B keeps at most p
+ * micro-batches in flight, min(m, p) (PipeDream-Flush, Narayanan et al. 2021 section 2.2.1), so
+ * with m >= p the first stage holds p·(L/p) = L layers' activations whatever p; the interleaved
+ * schedule holds 1 + (p−1)/(p·v) times as many (Korthikanti et al. 2022, arXiv 2205.05198,
+ * section 4.2.3; Narayanan et al. 2021 section 2.2.2 for the schedule). */
+double ns_pipeline_in_flight(int stages, int micro_batches, int interleave);
+
 /* ---- stragglers --------------------------------------------------------------------------- */
 
 /* Expected maximum of n independent standard normal samples, E[max Z_i], by numerical
@@ -162,6 +170,19 @@ double ns_goodput_no_checkpoint(double restart_s, double mtbf_s);
 /* MFU (PaLM appendix B): tokens/s · model FLOPs per token / (chips · peak). HFU is the same
  * with hardware FLOPs per token (recomputation included). */
 double ns_mfu(double tokens_per_s, double flops_per_token, int chips, double peak_flops);
+
+/* Hardware FLOPs per token (HFU's numerator: PaLM appendix B counts recomputation in HFU, not in
+ * MFU) from the model FLOPs per token: a layer recomputed in full runs its forward pass again,
+ * four passes instead of three, so recomputing r of a stage's L layers adds r/(3L) of the work
+ * (every layer recomputed: 4/3, the 96 instead of 72 of Narayanan et al. 2021 eq. (3)).
+ * Selective recomputation (Korthikanti et al. 2022 section 5) runs the attention core's forward
+ * again: one of the three passes of PaLM's self-attention term 12·l·H·Q·T, so 4·l·h·s more per
+ * token (l layers, h = H·Q the hidden size, s the sequence length). Megatron-LM's published HFU
+ * for selective recomputation (Korthikanti et al.: 175B at 51.4% MFU, 52.8% HFU) follows a count
+ * that adds the whole attention term again, 12·l·h·s: about 2% above this one there. */
+double ns_hardware_flops_per_token(double model_flops_per_token, double recomputed_layers,
+                                   double stage_layers, int selective, double layers, double hidden,
+                                   double seq);
 
 /* Share of peak: achieved / peak (Narayanan et al. 2021 report per-GPU FLOP/s this way). */
 double ns_share_of_peak(double achieved, double peak);

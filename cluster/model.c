@@ -291,47 +291,18 @@ static int stage_layers_of(const ns_model *m, const ns_par *par) {
     return (m->layers + pv - 1) / pv * par->interleave;
 }
 
-/* Micro-batches whose activations the first stage holds: min(m, p) under 1F1B,
- * × (1 + (p−1)/(p·v)) when interleaved (Narayanan et al. 2021 sections 2.2.1-2.2.2). */
-static double in_flight_of(const ns_par *par, int micro_batches) {
-    int p = par->pp, v = par->interleave;
-    return (micro_batches < p ? micro_batches : p) *
-           (v > 1 ? 1.0 + (p - 1.0) / ((double)p * v) : 1.0);
-}
-
-/* Evaluates with a fixed recomputation choice; `rlayers` is how many of the stage's layers are
- * recomputed in full when rc is NS_RECOMP_PARTIAL (Megatron's --recompute-num-layers). */
-static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, const ns_par *par,
-                    ns_recompute rc, int rlayers, ns_breakdown *o) {
+/* The exposed communication of one step into o: TP, CP, PP and DP (o->dp_algo), each less its
+ * overlapped share. T is the tokens of one micro-batch on one CP rank, params_local the
+ * parameters a chip holds; o->micro_batches, stage_layers and recompute_layers are set. */
+static inline void eval_comm(const ns_cluster_input *in, const ns_par *par, double T,
+                             double params_local, ns_breakdown *o) {
     const ns_model *m = &in->model;
     const ns_system *s = &in->sys;
     const ns_run *r = &in->run;
     const int D = s->domain_chips, t = par->tp, p = par->pp, c = par->cp, d = par->dp,
               v = par->interleave;
     const double e = ns_cprec_bytes(r->precision);
-    const int mb = r->global_batch_seqs / (d * par->micro_batch);
-    const double T = (double)par->micro_batch * m->seq_tokens / c;
-    const int L = stage_layers_of(m, par);
-    const int rl = rc == NS_RECOMP_FULL ? L : rc == NS_RECOMP_PARTIAL ? rlayers : 0;
-
-    memset(o, 0, sizeof *o);
-    o->par = *par;
-    o->recompute = rc;
-    o->recompute_layers = rl;
-    o->stage_layers = L;
-    o->micro_batches = mb;
-
-    /* Compute per micro-batch on the busiest stage; the output layer's work is spread over the
-     * stages as if balanced (Llama 3 gives the first and last stage one layer fewer for the
-     * same reason). Backward costs twice the forward pass; a recomputed layer runs its forward
-     * pass again, selective recomputation only the attention core. */
-    layer_times lt = layer_fwd(in, par);
-    double layer_s = 3.0 * lt.fwd_s + (rc == NS_RECOMP_SELECTIVE ? lt.attn_s : 0.0);
-    double logits_s = 3.0 * gemm_s(in, T, (double)m->vocab / t, m->hidden);
-    double mb_s = L * layer_s + rl * lt.fwd_s + logits_s / p;
-    o->compute_s = mb * mb_s;
-    o->bubble_s = ns_bubble_megatron_ratio(p, mb, v) * o->compute_s;
-
+    const int mb = o->micro_batches, L = o->stage_layers, rl = o->recompute_layers;
     /* TP: two all-reduces of the layer's activations (T·h elements) forward, two backward, two
      * more when the forward pass is recomputed (Shoeybi et al. 2019, arXiv 1909.08053, sec. 3);
      * sequence parallelism swaps each for a reduce-scatter + all-gather of equal ring cost. */
@@ -360,7 +331,6 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
     }
     /* DP (and CP, whose ranks hold the same weights): gradient all-reduce once per step, or with
      * a distributed optimizer a reduce-scatter of gradients + all-gather of weights. */
-    double params_local = prep->params / ((double)t * p);
     o->dp_algo = "none";
     if (d * c > 1) {
         /* CP members at stride t, DP members at stride t·c·p: count those in one domain. */
@@ -377,6 +347,93 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
         }
         o->dp_s = (1.0 - r->overlap_dp) * dp;
     }
+}
+
+/* Memory per chip into o (mem_*, fits): weights, gradients, optimizer state and the
+ * activations of the first stage's in-flight micro-batches, a recomputed layer keeping only its
+ * input, plus one layer's full set while it is recomputed. */
+static inline void eval_memory(const ns_cluster_input *in, const ns_par *par, ns_recompute rc,
+                               double params_local, ns_breakdown *o) {
+    const ns_system *s = &in->sys;
+    const ns_run *r = &in->run;
+    const double e = ns_cprec_bytes(r->precision);
+    const int L = o->stage_layers, rl = o->recompute_layers;
+    o->mem_weights = params_local * e;
+    o->mem_grads = params_local * r->grad_bytes_per_param;
+    o->mem_optimizer = params_local * r->optimizer_bytes_per_param /
+                       (r->distributed_optimizer ? (double)par->cp * par->dp : 1.0);
+    double keep = act_bytes_per_layer(in, par, rc == NS_RECOMP_SELECTIVE ? rc : NS_RECOMP_NONE);
+    double input_only = act_bytes_per_layer(in, par, NS_RECOMP_FULL);
+    o->mem_activations = ns_pipeline_in_flight(par->pp, o->micro_batches, par->interleave) *
+                             ((L - rl) * keep + rl * input_only) +
+                         (rl > 0 ? keep : 0.0);
+    o->mem_total = o->mem_weights + o->mem_grads + o->mem_optimizer + o->mem_activations;
+    double cap = s->chip.mem_capacity_bytes * s->chip.mem_usable_frac;
+    o->fits = cap > 0 ? o->mem_total <= cap : -1;
+}
+
+/* Throughput and utilisation into o (tokens, MFU, HFU, model FLOP/s per chip); o->step_s is
+ * set. */
+static inline void eval_rates(const ns_cluster_input *in, const ns_cluster_prep *prep,
+                              ns_recompute rc, ns_breakdown *o) {
+    const ns_model *m = &in->model;
+    const ns_run *r = &in->run;
+    int G = prep->chips;
+    double peak = in->sys.chip.peak_flops[r->precision];
+    o->tokens_per_step = (double)r->global_batch_seqs * m->seq_tokens;
+    o->tokens_per_s = o->tokens_per_step / o->step_s;
+    o->mfu = ns_mfu(o->tokens_per_s, prep->model_flops_per_token, G, peak);
+    double hw_per_token = ns_hardware_flops_per_token(
+        prep->model_flops_per_token, o->recompute_layers, o->stage_layers,
+        rc == NS_RECOMP_SELECTIVE, m->layers, m->hidden, m->seq_tokens);
+    o->hfu = ns_mfu(o->tokens_per_s, hw_per_token, G, peak);
+    o->model_flops_per_s_per_chip = o->tokens_per_s * prep->model_flops_per_token / G;
+}
+
+/* Failures into o: job MTBF = chip MTBF / G, Daly's checkpoint interval, goodput. */
+static inline void eval_reliability(const ns_system *s, int G, ns_breakdown *o) {
+    o->job_mtbf_s = s->chip_mtbf_h > 0 ? ns_job_mtbf_s(s->chip_mtbf_h * 3600.0, G) : INFINITY;
+    o->ckpt_interval_s =
+        s->checkpoint_write_s > 0 ? ns_daly_interval_s(s->checkpoint_write_s, o->job_mtbf_s) : 0.0;
+    o->goodput = s->checkpoint_write_s > 0
+                     ? ns_goodput_fraction(o->ckpt_interval_s, s->checkpoint_write_s, s->restart_s,
+                                           o->job_mtbf_s)
+                     : ns_goodput_no_checkpoint(s->restart_s, o->job_mtbf_s);
+}
+
+/* Evaluates with a fixed recomputation choice; `rlayers` is how many of the stage's layers are
+ * recomputed in full when rc is NS_RECOMP_PARTIAL (Megatron's --recompute-num-layers). */
+static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, const ns_par *par,
+                    ns_recompute rc, int rlayers, ns_breakdown *o) {
+    const ns_model *m = &in->model;
+    const ns_system *s = &in->sys;
+    const ns_run *r = &in->run;
+    const int t = par->tp, p = par->pp, c = par->cp, d = par->dp, v = par->interleave;
+    const int mb = r->global_batch_seqs / (d * par->micro_batch);
+    const double T = (double)par->micro_batch * m->seq_tokens / c;
+    const int L = stage_layers_of(m, par);
+    const int rl = rc == NS_RECOMP_FULL ? L : rc == NS_RECOMP_PARTIAL ? rlayers : 0;
+
+    memset(o, 0, sizeof *o);
+    o->par = *par;
+    o->recompute = rc;
+    o->recompute_layers = rl;
+    o->stage_layers = L;
+    o->micro_batches = mb;
+
+    /* Compute per micro-batch on the busiest stage; the output layer's work is spread over the
+     * stages as if balanced (Llama 3 gives the first and last stage one layer fewer for the
+     * same reason). Backward costs twice the forward pass; a recomputed layer runs its forward
+     * pass again, selective recomputation only the attention core. */
+    layer_times lt = layer_fwd(in, par);
+    double layer_s = 3.0 * lt.fwd_s + (rc == NS_RECOMP_SELECTIVE ? lt.attn_s : 0.0);
+    double logits_s = 3.0 * gemm_s(in, T, (double)m->vocab / t, m->hidden);
+    double mb_s = L * layer_s + rl * lt.fwd_s + logits_s / p;
+    o->compute_s = mb * mb_s;
+    o->bubble_s = ns_bubble_megatron_ratio(p, mb, v) * o->compute_s;
+
+    double params_local = prep->params / ((double)t * p);
+    eval_comm(in, par, T, params_local, o);
     /* Optimizer: Adam is memory-bound (~0.5 FLOP/byte): bytes / bandwidth over the local shard. */
     double opt_params = params_local / (r->distributed_optimizer ? (double)c * d : 1.0);
     o->optimizer_s = opt_params * r->optimizer_traffic_bytes_per_param / s->chip.mem_bw_bytes_per_s;
@@ -388,42 +445,12 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
     o->step_s = o->compute_s + o->tp_s + o->cp_s + o->pp_s + o->dp_s + o->bubble_s +
                 o->straggler_s + o->optimizer_s;
 
-    /* Memory per chip; activations of the first stage's in-flight micro-batches, a recomputed
-     * layer keeping only its input, plus one layer's full set while it is recomputed. */
-    o->mem_weights = params_local * e;
-    o->mem_grads = params_local * r->grad_bytes_per_param;
-    o->mem_optimizer = params_local * r->optimizer_bytes_per_param /
-                       (r->distributed_optimizer ? (double)c * d : 1.0);
-    double keep = act_bytes_per_layer(in, par, rc == NS_RECOMP_SELECTIVE ? rc : NS_RECOMP_NONE);
-    double input_only = act_bytes_per_layer(in, par, NS_RECOMP_FULL);
-    o->mem_activations =
-        in_flight_of(par, mb) * ((L - rl) * keep + rl * input_only) + (rl > 0 ? keep : 0.0);
-    o->mem_total = o->mem_weights + o->mem_grads + o->mem_optimizer + o->mem_activations;
-    double cap = s->chip.mem_capacity_bytes * s->chip.mem_usable_frac;
-    o->fits = cap > 0 ? o->mem_total <= cap : -1;
-
-    /* Throughput and utilisation. */
-    int G = prep->chips;
-    double peak = s->chip.peak_flops[r->precision];
-    o->tokens_per_step = (double)r->global_batch_seqs * m->seq_tokens;
-    o->tokens_per_s = o->tokens_per_step / o->step_s;
-    o->mfu = ns_mfu(o->tokens_per_s, prep->model_flops_per_token, G, peak);
-    double hw_per_token = prep->model_flops_per_token;
-    hw_per_token *= 1.0 + (double)rl / (3.0 * L); /* a recomputed layer: 4 passes, not 3 */
-    if (rc == NS_RECOMP_SELECTIVE) hw_per_token += 4.0 * m->layers * m->hidden * m->seq_tokens;
-    o->hfu = ns_mfu(o->tokens_per_s, hw_per_token, G, peak);
-    o->model_flops_per_s_per_chip = o->tokens_per_s * prep->model_flops_per_token / G;
-
-    /* Failures: job MTBF = chip MTBF / G, Daly's checkpoint interval, goodput. */
-    o->job_mtbf_s = s->chip_mtbf_h > 0 ? ns_job_mtbf_s(s->chip_mtbf_h * 3600.0, G) : INFINITY;
-    o->ckpt_interval_s =
-        s->checkpoint_write_s > 0 ? ns_daly_interval_s(s->checkpoint_write_s, o->job_mtbf_s) : 0.0;
-    o->goodput = s->checkpoint_write_s > 0
-                     ? ns_goodput_fraction(o->ckpt_interval_s, s->checkpoint_write_s, s->restart_s,
-                                           o->job_mtbf_s)
-                     : ns_goodput_no_checkpoint(s->restart_s, o->job_mtbf_s);
+    eval_memory(in, par, rc, params_local, o);
+    eval_rates(in, prep, rc, o);
+    eval_reliability(s, prep->chips, o);
 
     /* Totals for the run. */
+    int G = prep->chips;
     o->time_to_train_s = m->train_tokens > 0 && o->goodput > 0
                              ? m->train_tokens / (o->tokens_per_s * o->goodput)
                              : NAN;
@@ -449,7 +476,7 @@ void ns_cluster_eval(const ns_cluster_input *in, const ns_cluster_prep *prep, co
         if (out->fits != 0) return;
     }
     double keep = act_bytes_per_layer(in, par, NS_RECOMP_NONE);
-    double saved = in_flight_of(par, out->micro_batches) *
+    double saved = ns_pipeline_in_flight(par->pp, out->micro_batches, par->interleave) *
                    (keep - act_bytes_per_layer(in, par, NS_RECOMP_FULL));
     double excess =
         out->mem_total - in->sys.chip.mem_capacity_bytes * in->sys.chip.mem_usable_frac + keep;

@@ -5,8 +5,10 @@
  * is the chip, its compute ceilings and DRAM bandwidth. Also measured collective α–β from an
  * all-reduce fit. */
 #include "cluster/cluster.h"
+#include "harness/allreduce.h"
 #include "harness/json.h"
 #include "harness/stats.h"
+#include "roofline/roofline.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -82,28 +84,16 @@ static int gemm_table(ns_chip *c, const json_t *results, ns_cprec want, double *
 
 /* Whether the compute ceiling e (one of ceilings.compute[]) is flagged suspect: by itself
  * ("suspect": true) or, as `nodescale run` and `roofline` write it, by its entry in
- * roofline.ceilings_used.compute[] (same name, ISA, precision, mix and threads); the reason into
- * *why (a string of results, or "no reason given"; NULL when not suspect). Returns 1 when
- * suspect. */
-static int compute_suspect(const json_t *results, const json_t *e, const char **why) {
-    static const char *const keys[] = {"name", "isa", "precision", "mix"};
+ * roofline.ceilings_used.compute[] (ns_roofline_used_compute); the reason into *why (a string of
+ * results, or "no reason given"; NULL when not suspect). Returns 1 when suspect. (Not roofline.c's
+ * compute_suspect, which decides the suspicion that this reads.) */
+static int ceiling_marked_suspect(const json_t *results, const json_t *e, const char **why) {
     const json_t *src = NULL;
     *why = NULL;
     if (json_is_true(json_object_get(e, "suspect"))) src = e;
-    size_t i;
-    json_t *u;
-    const json_t *used = json_object_get(json_object_get(results, "roofline"), "ceilings_used");
-    json_array_foreach(json_object_get(used, "compute"), i, u) {
-        if (src || !json_is_true(json_object_get(u, "suspect")) ||
-            !json_equal(json_object_get(u, "threads"), json_object_get(e, "threads")))
-            continue;
-        int same = 1;
-        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-            const char *a = json_string_value(json_object_get(u, keys[k]));
-            const char *b = json_string_value(json_object_get(e, keys[k]));
-            if (a && b && strcmp(a, b)) same = 0;
-        }
-        if (same) src = u;
+    if (!src) {
+        const json_t *u = ns_roofline_used_compute(results, e);
+        if (json_is_true(json_object_get(u, "suspect"))) src = u;
     }
     if (!src) return 0;
     const char *w = json_string_value(json_object_get(src, "suspect_reason"));
@@ -175,90 +165,85 @@ static double fastest_gemm(const json_t *res, ns_cprec p) {
     return best;
 }
 
-int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_chip, char *err,
-                          size_t errlen) {
-    ns_chip *c = &in->sys.chip;
-    const json_t *res = json_object_get(results, "results");
+/* A fleet.json is not one node's results: the reason names the results.json of the first node
+ * that has one. Returns 0 when `results` is no fleet, else -1 with the reason. */
+static int node_refuse_fleet(const json_t *results, char *err, size_t errlen) {
     const char *kind = json_string_value(json_object_get(results, "kind"));
-    if (kind && !strcmp(kind, "fleet")) {
-        /* A fleet: one node's results are the input; name the first node that has some. */
-        size_t i;
-        json_t *nd;
-        const char *one = NULL;
-        json_array_foreach(json_object_get(results, "nodes"), i, nd) {
-            if (!one) one = json_string_value(json_object_get(nd, "results"));
-        }
-        FAIL("is a fleet.json, not one node's results: pass a node's results.json from its "
-             "folder (%s)",
-             one ? one : "nodes/<node>/results.json");
+    if (!kind || strcmp(kind, "fleet")) return 0;
+    size_t i;
+    json_t *nd;
+    const char *one = NULL;
+    json_array_foreach(json_object_get(results, "nodes"), i, nd) {
+        if (!one) one = json_string_value(json_object_get(nd, "results"));
     }
-    if (!json_is_array(res)) FAIL("results.json has no results[] array");
-    double cvs[NS_CV_MAX];
-    ns_node_info info;
-    /* The run's precision if measured, else single, else double precision. */
+    FAIL("is a fleet.json, not one node's results: pass a node's results.json from its "
+         "folder (%s)",
+         one ? one : "nodes/<node>/results.json");
+}
+
+/* Takes the GEMM table into in->sys.chip (gemm_table): of the run's precision if measured, else
+ * single, else double precision; *info says what was taken, cvs[] the CVs of its results.
+ * Returns 0, or -1 with the reason when no precision has a GEMM on a roof: every GEMM above its
+ * roof, GEMMs with no roofline (a `nodescale bench` file), or none at all. */
+static int node_gemm_table_or_fail(ns_cluster_input *in, const json_t *res, double *cvs,
+                                   ns_node_info *info, char *err, size_t errlen) {
     ns_cprec order[3] = {in->run.precision, NS_CP_FP32, NS_CP_FP64};
     int got = 0, refused = 0;
     double refused_max = 0;
     for (int i = 0; i < 3 && !got; i++) {
-        got = gemm_table(c, res, order[i], cvs, &info, 0);
-        refused += info.gemm_refused;
-        refused_max = fmax(refused_max, info.refused_max);
+        got = gemm_table(&in->sys.chip, res, order[i], cvs, info, 0);
+        refused += info->gemm_refused;
+        refused_max = fmax(refused_max, info->refused_max);
     }
-    if (!got && refused)
+    if (got) return 0;
+    if (refused)
         FAIL("results.json: every measured GEMM is above its roof (fraction_of_roof up to %.3g): "
              "the compute ceiling was mis-measured (a noisy run); measure again",
              refused_max);
-    if (!got) {
-        /* GEMMs measured but not placed on a roof (a `nodescale bench` result): say so. */
-        size_t i;
-        json_t *r;
-        int unroofed = 0;
-        json_array_foreach(res, i, r) {
-            const char *fam = json_string_value(json_object_get(r, "family"));
-            unroofed += fam && !strcmp(fam, "gemm") &&
-                        !(ns_json_get_num(r, "fraction_of_roof") > 0) &&
-                        ns_json_get_num(json_object_get(r, "time_s"), "median") > 0;
-        }
-        if (unroofed)
-            FAIL("results.json has %d GEMM result%s but no roofline (no fraction_of_roof: a "
-                 "`nodescale bench` file has no measured ceilings); `nodescale run` measures "
-                 "the ceilings and places its GEMMs on them",
-                 unroofed, unroofed == 1 ? "" : "s");
-        FAIL("results.json has no measured GEMM (family \"gemm\" with fraction_of_roof)");
+    /* GEMMs measured but not placed on a roof (a `nodescale bench` result): say so. */
+    size_t i;
+    json_t *r;
+    int unroofed = 0;
+    json_array_foreach(res, i, r) {
+        const char *fam = json_string_value(json_object_get(r, "family"));
+        unroofed += fam && !strcmp(fam, "gemm") && !(ns_json_get_num(r, "fraction_of_roof") > 0) &&
+                    ns_json_get_num(json_object_get(r, "time_s"), "median") > 0;
     }
-    ns_chip_finish(c);
-    if (info.cv_results > 0) in->sys.step_cv = ns_median(cvs, (size_t)info.cv_results);
-    info.step_cv = in->sys.step_cv;
-    info.applied = 1;
-    info.interrupted = json_is_true(json_object_get(results, "interrupted"));
-    in->node = info;
-    if (!as_chip) return 0;
+    if (unroofed)
+        FAIL("results.json has %d GEMM result%s but no roofline (no fraction_of_roof: a "
+             "`nodescale bench` file has no measured ceilings); `nodescale run` measures "
+             "the ceilings and places its GEMMs on them",
+             unroofed, unroofed == 1 ? "" : "s");
+    FAIL("results.json has no measured GEMM (family \"gemm\" with fraction_of_roof)");
+}
 
-    /* The node as the chip: compute ceilings per precision and the DRAM bandwidth. */
-    const json_t *ceil = json_object_get(results, "ceilings");
+/* The node as the chip: per precision the highest FMA ceiling of ceilings.compute[] (a GEMM's
+ * roof) not flagged suspect (ceiling_marked_suspect), as for the DRAM bandwidth; other mixes
+ * only where a precision has no FMA entry. Only ceilings of the most threads measured compete:
+ * the node is the chip with all its cores, as its GEMMs ran (a 1-thread peak under 2-thread
+ * GEMMs gave a hardware FLOP utilisation of 122%). A suspect ceiling is taken only where no
+ * trusted one exists or the trusted one is below a GEMM the node ran, and either way the
+ * suspicion is said: in->node.peak_warning[p]. Sets chip.peak_flops[p] and in->node.peak_taken,
+ * peak_threads; a precision without a ceiling keeps its peak. */
+static void node_pick_peaks(ns_cluster_input *in, const json_t *results, const json_t *res) {
+    const json_t *compute = json_object_get(json_object_get(results, "ceilings"), "compute");
     size_t i;
     json_t *e;
-    /* Per precision the highest FMA ceiling (a GEMM's roof) not flagged suspect, as for the DRAM
-     * bandwidth below; other mixes only where a precision has no FMA entry. Only ceilings of the
-     * most threads measured compete: the node is the chip with all its cores, as its GEMMs ran
-     * (a 1-thread peak under 2-thread GEMMs gave a hardware FLOP utilisation of 122%: trial 15
-     * #1). A suspect ceiling is taken only where no trusted one exists, and either way the
-     * suspicion is said. */
     const json_t *pick[NS_CP_COUNT][2][2] = {{{0}}}; /* [precision][fma?][suspect?] */
     const char *why[NS_CP_COUNT][2][2] = {{{0}}};    /* strings of results */
     double most[NS_CP_COUNT][2] = {{0}};             /* the most threads a ceiling ran on */
-    json_array_foreach(json_object_get(ceil, "compute"), i, e) {
+    json_array_foreach(compute, i, e) {
         const char *mix = json_string_value(json_object_get(e, "mix"));
         int fma = mix && !strcmp(mix, "fma");
         if (ns_json_get_num(e, "gflops") > 0)
             most[entry_prec(e)][fma] =
                 fmax(most[entry_prec(e)][fma], ns_json_get_num(e, "threads"));
     }
-    json_array_foreach(json_object_get(ceil, "compute"), i, e) {
+    json_array_foreach(compute, i, e) {
         const char *mix = json_string_value(json_object_get(e, "mix"));
         int fma = mix && !strcmp(mix, "fma");
         const char *w;
-        int sus = compute_suspect(results, e, &w);
+        int sus = ceiling_marked_suspect(results, e, &w);
         const json_t **best = &pick[entry_prec(e)][fma][sus];
         if (!(ns_json_get_num(e, "gflops") > 0)) continue;
         if (ns_json_get_num(e, "threads") < most[entry_prec(e)][fma]) continue;
@@ -267,6 +252,7 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
             why[entry_prec(e)][fma][sus] = w;
         }
     }
+    ns_chip *c = &in->sys.chip;
     for (int p = 0; p < NS_CP_COUNT; p++) {
         int fma = pick[p][1][0] || pick[p][1][1];
         const json_t *ok = pick[p][fma][0], *sus = pick[p][fma][1];
@@ -282,17 +268,65 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
             peak_warning(in->node.peak_warning[p], sizeof in->node.peak_warning[p], p, e1, sus,
                          why[p][fma][1]);
     }
-    /* The highest DRAM ceiling, from entries not flagged suspect (a "DRAM" plateau that
-     * may still be cache) when there are any. */
+}
+
+/* The highest DRAM ceiling of ceilings.bandwidth[] in GB/s, from entries not flagged suspect (a
+ * "DRAM" plateau that may still be cache) when there are any; 0 when none. */
+static double node_dram_bw(const json_t *results) {
+    const json_t *bandwidth = json_object_get(json_object_get(results, "ceilings"), "bandwidth");
     double bw = 0, bw_suspect = 0;
-    json_array_foreach(json_object_get(ceil, "bandwidth"), i, e) {
+    size_t i;
+    json_t *e;
+    json_array_foreach(bandwidth, i, e) {
         const char *level = json_string_value(json_object_get(e, "level"));
         double b = ns_json_get_num(e, "gbytes_per_s");
         if (!level || strcmp(level, "DRAM") || !(b > 0)) continue;
         double *best = json_is_true(json_object_get(e, "suspect")) ? &bw_suspect : &bw;
         if (b > *best) *best = b;
     }
-    if (!(bw > 0)) bw = bw_suspect;
+    return bw > 0 ? bw : bw_suspect;
+}
+
+/* The node trains in the precision its GEMM table (of precision `table`) was measured in, the
+ * run's own when it has one (a CPU has no bf16 ceiling), so that the table's efficiencies apply
+ * to that precision's peak; failing a peak of that precision, in the run's, else fp32, else fp64.
+ * With the table's precision, the efficiencies are re-based on the peak taken: fraction_of_roof
+ * is against the ceiling the roofline used, which may be a suspect one passed over here, and the
+ * model runs a GEMM at peak x efficiency; so efficiency = the GEMM's rate / this peak, and the
+ * chip runs each GEMM at its measured rate (in->node.eff_peak says which peak). */
+static void node_rebase_on_peak(ns_cluster_input *in, const json_t *res, ns_cprec table,
+                                double *cvs) {
+    ns_chip *c = &in->sys.chip;
+    if (c->peak_flops[table] > 0) {
+        in->run.precision = table;
+        ns_node_info again;
+        gemm_table(c, res, table, cvs, &again, c->peak_flops[table]);
+        ns_chip_finish(c);
+        in->node.eff_peak = c->peak_flops[table];
+    } else if (!(c->peak_flops[in->run.precision] > 0))
+        in->run.precision = c->peak_flops[NS_CP_FP32] > 0 ? NS_CP_FP32 : NS_CP_FP64;
+}
+
+int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_chip, char *err,
+                          size_t errlen) {
+    ns_chip *c = &in->sys.chip;
+    const json_t *res = json_object_get(results, "results");
+    if (node_refuse_fleet(results, err, errlen)) return -1;
+    if (!json_is_array(res)) FAIL("results.json has no results[] array");
+    double cvs[NS_CV_MAX];
+    ns_node_info info;
+    if (node_gemm_table_or_fail(in, res, cvs, &info, err, errlen)) return -1;
+    ns_chip_finish(c);
+    if (info.cv_results > 0) in->sys.step_cv = ns_median(cvs, (size_t)info.cv_results);
+    info.step_cv = in->sys.step_cv;
+    info.applied = 1;
+    info.interrupted = json_is_true(json_object_get(results, "interrupted"));
+    in->node = info;
+    if (!as_chip) return 0;
+
+    /* The node as the chip: compute ceilings per precision and the DRAM bandwidth. */
+    node_pick_peaks(in, results, res);
+    double bw = node_dram_bw(results);
     if (!(c->peak_flops[NS_CP_FP64] > 0 || c->peak_flops[NS_CP_FP32] > 0))
         FAIL("results.json has no compute ceiling (ceilings.compute[].gflops)");
     if (!(bw > 0)) FAIL("results.json has no DRAM bandwidth ceiling (ceilings.bandwidth[])");
@@ -308,21 +342,7 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
     const json_t *cpu = json_object_get(json_object_get(results, "context"), "cpu");
     const char *model = json_string_value(json_object_get(cpu, "model"));
     snprintf(c->name, sizeof c->name, "%s", model ? model : "this node");
-    /* The node trains in the precision its GEMM table was measured in (the run's own when it
-     * has one; a CPU has no bf16 ceiling), so that the table's efficiencies apply to that
-     * precision's peak. */
-    if (c->peak_flops[info.precision] > 0) {
-        in->run.precision = info.precision;
-        /* The efficiencies re-based on the peak taken (trial 15 #1): fraction_of_roof is
-         * against the ceiling the roofline used, which may be a suspect one passed over here,
-         * and the model runs a GEMM at peak x efficiency; so efficiency = the GEMM's rate /
-         * this peak, and the chip runs each GEMM at its measured rate. */
-        ns_node_info again;
-        gemm_table(c, res, info.precision, cvs, &again, c->peak_flops[info.precision]);
-        ns_chip_finish(c);
-        in->node.eff_peak = c->peak_flops[info.precision];
-    } else if (!(c->peak_flops[in->run.precision] > 0))
-        in->run.precision = c->peak_flops[NS_CP_FP32] > 0 ? NS_CP_FP32 : NS_CP_FP64;
+    node_rebase_on_peak(in, res, info.precision, cvs);
     return 0;
 }
 
@@ -367,8 +387,7 @@ int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int sca
         FAIL("has an implausible all-reduce fit: beta_s_per_byte %g is not in %g..%g s/B (1 PB/s "
              "to 1 kB/s)",
              b, NS_FIT_BETA_MIN, NS_FIT_BETA_MAX);
-    const json_t *mr = json_object_get(fit, "max_rel_residual");
-    if (!json_is_number(mr)) mr = json_object_get(fit, "max_rel_resid");
+    const json_t *mr = ns_allreduce_fit_residual_json(fit);
     if (mr && !json_is_null(mr) &&
         !(json_is_number(mr) && json_number_value(mr) >= 0 &&
           json_number_value(mr) <= NS_FIT_RESIDUAL_MAX))

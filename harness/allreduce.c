@@ -255,9 +255,13 @@ const char *ns_allreduce_poor_fit(double max_rel, char *buf, size_t len) {
     return buf;
 }
 
-double ns_allreduce_fit_residual(const json_t *fit) {
+const json_t *ns_allreduce_fit_residual_json(const json_t *fit) {
     const json_t *r = json_object_get(fit, "max_rel_residual");
-    if (!json_is_number(r)) r = json_object_get(fit, "max_rel_resid");
+    return r && !json_is_null(r) ? r : json_object_get(fit, "max_rel_resid");
+}
+
+double ns_allreduce_fit_residual(const json_t *fit) {
+    const json_t *r = ns_allreduce_fit_residual_json(fit);
     return json_is_number(r) ? json_number_value(r) : NAN;
 }
 

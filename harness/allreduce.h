@@ -53,8 +53,14 @@
  * fleet.json's MPI fit. */
 const char *ns_allreduce_poor_fit(double max_rel, char *buf, size_t len);
 
-/* A fit object's worst relative residual: "max_rel_residual" (the key results.json and fleet.json
- * write), else "max_rel_resid" (fleet.json before 2026-11-29); NAN when neither is a number. */
+/* The value of a fit object's worst relative residual, whatever its type: under
+ * "max_rel_residual" (the key results.json and fleet.json write) when that key holds a value,
+ * else under "max_rel_resid" (fleet.json before 2026-11-29); NULL when neither does. The one
+ * reading of the two keys, for the callers that check the value as well as read it. */
+const json_t *ns_allreduce_fit_residual_json(const json_t *fit);
+
+/* A fit object's worst relative residual (ns_allreduce_fit_residual_json) as a number; NAN when
+ * it is not one. */
 double ns_allreduce_fit_residual(const json_t *fit);
 
 /* Whether a fit object is a poor fit: its residual (ns_allreduce_fit_residual) above

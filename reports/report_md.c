@@ -11,6 +11,7 @@
 
 #include "harness/allreduce.h"
 #include "harness/json.h"
+#include "roofline/roofline.h"
 
 /* Largest worst relative residual of an all-reduce fit reported without a warning (the rule of
  * `cluster --allreduce`), unless harness/allreduce.h defines it. */
@@ -115,23 +116,6 @@ static void node_facts(FILE *f, const json_t *ctx) {
                                 : "");
 }
 
-/* The entry of roofline.ceilings_used.compute[] that is compute ceiling c (same name,
- * precision, ISA, mix and threads), or NULL: a ceiling of a slower ISA is not used. */
-static const json_t *used_compute(const json_t *root, const json_t *c) {
-    static const char *const keys[] = {"name", "precision", "isa", "mix"};
-    const json_t *used = json_object_get(json_object_get(root, "roofline"), "ceilings_used");
-    size_t i;
-    json_t *u;
-    json_array_foreach(json_object_get(used, "compute"), i, u) {
-        int same = json_integer_value(json_object_get(u, "threads")) ==
-                   json_integer_value(json_object_get(c, "threads"));
-        for (size_t k = 0; same && k < sizeof keys / sizeof keys[0]; k++)
-            same = !strcmp(str(u, keys[k]), str(c, keys[k]));
-        if (same) return u;
-    }
-    return NULL;
-}
-
 /* The entry of results[] whose id is id, or NULL. */
 static const json_t *result_by_id(const json_t *root, const char *id) {
     size_t i;
@@ -161,7 +145,7 @@ static void ceilings(FILE *f, const json_t *root) {
                 str(c, "isa"), str(c, "mix"), json_integer_value(json_object_get(c, "threads")));
         num(f, c, "gflops", "%.1f");
         /* A suspect ceiling says so, and why, as the pictures' "(suspect)" labels do. */
-        const json_t *u = used_compute(root, c);
+        const json_t *u = ns_roofline_used_compute(root, c);
         int sus = u && json_is_true(json_object_get(u, "suspect"));
         fprintf(f, "%s |", sus ? " (suspect)" : "");
         if (sus) fprintf(f, " suspect: %s", str(u, "suspect_reason"));

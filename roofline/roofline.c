@@ -373,6 +373,24 @@ double ns_roofline_attainable(double ai, double compute_gflops, double gbytes_pe
     return fmin(mem, compute_gflops);
 }
 
+const json_t *ns_roofline_used_compute(const json_t *root, const json_t *ceiling) {
+    static const char *const keys[] = {"name", "isa", "precision", "mix"};
+    const json_t *used = json_object_get(json_object_get(root, "roofline"), "ceilings_used");
+    double t = ns_json_get_num(ceiling, "threads");
+    size_t i;
+    json_t *u;
+    json_array_foreach(json_object_get(used, "compute"), i, u) {
+        int same = ns_json_get_num(u, "threads") == t; /* false when either is not a number */
+        for (size_t k = 0; same && k < sizeof keys / sizeof keys[0]; k++) {
+            const char *a = json_string_value(json_object_get(u, keys[k]));
+            const char *b = json_string_value(json_object_get(ceiling, keys[k]));
+            same = a && b ? !strcmp(a, b) : a == b;
+        }
+        if (same) return u;
+    }
+    return NULL;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* The build                                                                                   */
 

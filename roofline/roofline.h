@@ -213,4 +213,11 @@ const char *ns_roofline_plateau_level(const ns_cache_set *cs, const ns_plateau *
 double ns_roofline_attainable(double ai_flop_per_byte, double compute_gflops, double gbytes_per_s,
                               int *bandwidth_bound);
 
+/* The entry of root's roofline.ceilings_used.compute[] that is compute ceiling `ceiling` (one of
+ * ceilings.compute[]): the same name, ISA, precision and mix (each a string, or absent from
+ * both) and the same number of threads; NULL when none is (a ceiling of a slower ISA is not
+ * used). The one reading of that section: the run report's suspect marks and the cluster
+ * model's node peak both look a ceiling up here. */
+const json_t *ns_roofline_used_compute(const json_t *root, const json_t *ceiling);
+
 #endif

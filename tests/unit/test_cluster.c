@@ -19,6 +19,7 @@
 #include "roofline/roofline.h"
 #include "cluster/cluster.h"
 #include "cluster/equations.h"
+#include "harness/allreduce.h"
 #include "harness/json.h"
 
 /* |got − want| <= rel · |want| */
@@ -267,13 +268,46 @@ static void c4_c5_bubble(void **state) {
     assert_rel(ns_bubble_gpipe_share(8, 32), r / (1 + r), 1e-12);
 }
 
+/* The first stage's micro-batches in flight: min(m, p) under 1F1B, so the L/p layers of each
+ * of p micro-batches are L layers' activations whatever p (Narayanan et al. 2021 section
+ * 2.2.1); the interleaved schedule holds 1 + (p−1)/(p·v) times as many (Korthikanti et al. 2022
+ * section 4.2.3): 11.5 for p = 8, v = 2 with enough micro-batches. */
+static void c6_pipeline_in_flight(void **state) {
+    (void)state;
+    assert_true(ns_pipeline_in_flight(8, 32, 1) == 8);
+    assert_true(ns_pipeline_in_flight(8, 3, 1) == 3); /* fewer micro-batches than stages */
+    for (int p = 1; p <= 64; p *= 2)
+        assert_rel(ns_pipeline_in_flight(p, 64, 1) * (128.0 / p), 128, 1e-15);
+    assert_rel(ns_pipeline_in_flight(8, 32, 2), 11.5, 1e-15);
+    assert_rel(ns_pipeline_in_flight(16, 32, 4) / ns_pipeline_in_flight(16, 32, 1), 1 + 15.0 / 64,
+               1e-15);
+}
+
+/* HFU's hardware FLOPs: every layer recomputed is Narayanan et al. 2021 eq. (3) with
+ * recomputation (96·B·s·l·h², no vocabulary term), 4/3 of PaLM's model FLOPs; r of L layers
+ * add r/(3L); selective recomputation adds one forward pass of PaLM's self-attention term, a
+ * third of 12·L·H·Q·T (PaLM 540B's shape). */
+static void hfu_recompute(void **state) {
+    (void)state;
+    double B = 8, s = 2048, l = 24, h = 4096, heads = 32;
+    double model = ns_palm_flops_per_token(12 * l * h * h, l, heads, h / heads, s);
+    assert_rel(ns_hardware_flops_per_token(model, l, l, 0, l, h, s) * B * s,
+               ns_megatron_flops_per_iter(B, s, l, h, 0, 1), 1e-12);
+    assert_true(ns_hardware_flops_per_token(model, 0, l, 0, l, h, s) == model);
+    assert_rel(ns_hardware_flops_per_token(model, 1, 3, 0, l, h, s), model * 10 / 9, 1e-12);
+    double palm = ns_palm_flops_per_token(540.35e9, 118, 48, 256, 2048);
+    double attn = palm - ns_palm_flops_per_token(540.35e9, 118, 48, 256, 0); /* 12·L·H·Q·T */
+    assert_rel(attn, 12.0 * 118 * 48 * 256 * 2048, 1e-12);
+    assert_rel(ns_hardware_flops_per_token(palm, 0, 118, 1, 118, 48 * 256, 2048) - palm, attn / 3,
+               1e-9);
+}
+
 /* ---- R: reliability and stragglers -------------------------------------------------------- */
 
 static void r1_interruptions(void **state) {
     (void)state;
-    double per = 16384.0 * 54 * 24 / 419; /* chip-hours per interruption */
-    assert_abs(per, 50677, 0.5);
-    assert_abs(ns_job_mtbf_s(per * 3600, 16384) / 3600, 3.093, 0.0005);
+    double chip_mtbf_h = 16384.0 * 54 * 24 / 419; /* the input: chip-hours per interruption */
+    assert_abs(ns_job_mtbf_s(chip_mtbf_h * 3600, 16384) / 3600, 3.093, 0.0005);
 }
 
 static void r2_tail_at_scale(void **state) {
@@ -370,12 +404,6 @@ static void model_one_chip(void **state) {
     assert_true(b.tp_s == 0 && b.cp_s == 0 && b.pp_s == 0 && b.dp_s == 0 && b.bubble_s == 0);
     assert_true(b.straggler_s == 0);
     assert_rel(b.step_s, b.compute_s + b.optimizer_s, 1e-12);
-    /* MFU is its definition */
-    ns_cluster_prep prep;
-    ns_cluster_prepare(&in, 1, &prep);
-    assert_rel(b.mfu,
-               b.tokens_per_s * prep.model_flops_per_token / in.sys.chip.peak_flops[NS_CP_BF16],
-               1e-12);
 }
 
 /* Infinite bandwidth and zero latency on both roads: communication vanishes, the bubble and
@@ -393,8 +421,8 @@ static void model_free_network(void **state) {
     assert_true(b.bubble_s == 0);
 }
 
-/* Halving the scale-out bandwidth cannot make a step faster; more DP cannot lower memory of
- * weights; interleaving shrinks the bubble by v. */
+/* Halving the scale-out bandwidth cannot make a step faster; more DP leaves the weights per chip
+ * as they are (DP replicates them); interleaving shrinks the bubble by v. */
 static void model_monotone(void **state) {
     (void)state;
     ns_cluster_input in;
@@ -408,6 +436,9 @@ static void model_monotone(void **state) {
     ns_breakdown v2;
     eval_at(&in, (ns_par){8, 16, 64, 1, 1, 2}, &v2);
     assert_rel(v2.bubble_s * 2, b.bubble_s, 1e-9);
+    ns_breakdown dp128;
+    eval_at(&in, (ns_par){8, 16, 128, 1, 1, 1}, &dp128);
+    assert_true(dp128.mem_weights == b.mem_weights && b.mem_weights > 0);
 }
 
 /* auto recomputation: none when memory is plentiful, all layers when it is scarce, and in
@@ -749,6 +780,59 @@ static void node_bridge_rebased(void **state) {
     json_decref(r);
 }
 
+/* One lookup of a ceiling's roofline.ceilings_used entry for the run report and the node bridge
+ * (ns_roofline_used_compute): threads compared as numbers (2 and 2.0 are one count), a key that
+ * only one side has makes another ceiling. The node bridge once compared threads by JSON type
+ * and skipped absent keys, the report compared integers: the two read one file differently. */
+static void used_compute_one_rule(void **state) {
+    (void)state;
+    json_t *root =
+        json_pack("{s:{s:{s:[{s:s, s:s, s:s, s:s, s:i, s:b, s:s}]}}}", "roofline", "ceilings_used",
+                  "compute", "name", "peak_fma", "precision", "dp", "isa", "avx512", "mix", "fma",
+                  "threads", 2, "suspect", 1, "suspect_reason", "noisy");
+    const json_t *u = json_array_get(
+        json_object_get(json_object_get(json_object_get(root, "roofline"), "ceilings_used"),
+                        "compute"),
+        0);
+    json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:f}", "name", "peak_fma", "precision", "dp", "isa",
+                          "avx512", "mix", "fma", "threads", 2.0);
+    assert_ptr_equal(ns_roofline_used_compute(root, c), u);
+    json_object_del(c, "isa");
+    assert_null(ns_roofline_used_compute(root, c));
+    json_object_set_new(c, "isa", json_string("avx2"));
+    assert_null(ns_roofline_used_compute(root, c));
+    json_object_set_new(c, "isa", json_string("avx512"));
+    json_object_set_new(c, "threads", json_integer(1));
+    assert_null(ns_roofline_used_compute(root, c));
+    json_decref(c);
+    json_decref(root);
+
+    /* The node bridge reads the mark the same way: a results.json whose ceiling says 2.0
+     * threads (a file rewritten by a script) still has its suspect peak said. */
+    ns_cluster_input in;
+    char err[256];
+    json_t *r = fixture("results_synthetic.json");
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(json_object_get(r, "ceilings"), "compute"), i, e) {
+        if (!strcmp(json_string_value(json_object_get(e, "precision")), "dp") &&
+            ns_json_get_num(e, "threads") == 2) {
+            json_t *m = json_deep_copy(e);
+            json_object_set_new(m, "suspect", json_true());
+            json_object_set_new(m, "suspect_reason", json_string("noisy"));
+            json_object_set_new(e, "threads", json_real(2.0));
+            json_object_set_new(r, "roofline",
+                                json_pack("{s:{s:[o]}}", "ceilings_used", "compute", m));
+            break;
+        }
+    }
+    assert_non_null(json_object_get(r, "roofline"));
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    assert_non_null(strstr(in.node.peak_warning[NS_CP_FP64], "flags suspect (noisy)"));
+    json_decref(r);
+}
+
 /* A disturbed node: a GEMM above its roof is refused (not capped to 1), the noisy CV is taken
  * as measured but flagged, and both are said in the JSON. */
 static void node_bridge_noisy(void **state) {
@@ -877,6 +961,33 @@ static void allreduce_fit_ranges(void **state) {
     }
 }
 
+/* The residual under either key (ns_allreduce_fit_residual_json), one rule for the cluster's
+ * check and the reports: the key of today wins when it holds a value, so a residual that is not
+ * a number is refused rather than passed over (it once was when the dated key was absent), and
+ * a null one leaves the dated key to be read. */
+static void allreduce_fit_residual_keys(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    char err[256];
+    ns_cluster_defaults(&in);
+    json_t *f = json_pack("{s:f, s:f, s:s}", "alpha_s", 1e-6, "beta_s_per_byte", 1e-10,
+                          "max_rel_residual", "0.3");
+    assert_int_equal(ns_cluster_apply_allreduce(&in, f, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "max_rel_residual must be a number in 0..1000"));
+    assert_true(isnan(ns_allreduce_fit_residual(f)));
+    json_decref(f);
+    f = json_pack("{s:f, s:f, s:f}", "alpha_s", 1e-6, "beta_s_per_byte", 1e-10, "max_rel_resid",
+                  5000.0);
+    assert_int_equal(ns_cluster_apply_allreduce(&in, f, 0, err, sizeof err), -1);
+    json_decref(f);
+    f = json_pack("{s:f, s:f, s:n, s:f}", "alpha_s", 1e-6, "beta_s_per_byte", 1e-10,
+                  "max_rel_residual", "max_rel_resid", 0.2);
+    assert_int_equal(ns_cluster_apply_allreduce(&in, f, 0, err, sizeof err), 0);
+    assert_true(ns_allreduce_fit_residual(f) == 0.2);
+    assert_ptr_equal(ns_allreduce_fit_residual_json(f), json_object_get(f, "max_rel_resid"));
+    json_decref(f);
+}
+
 /* A preset's unknown key (a misspelling) and an empty GEMM table are refused. */
 static void presets_refuse_unknown(void **state) {
     (void)state;
@@ -927,6 +1038,8 @@ int main(void) {
         cmocka_unit_test(collective_limits),
         cmocka_unit_test(collectives_huge_groups),
         cmocka_unit_test(c4_c5_bubble),
+        cmocka_unit_test(c6_pipeline_in_flight),
+        cmocka_unit_test(hfu_recompute),
         cmocka_unit_test(r1_interruptions),
         cmocka_unit_test(r2_tail_at_scale),
         cmocka_unit_test(r4_young_daly),
@@ -946,9 +1059,11 @@ int main(void) {
         cmocka_unit_test(node_bridge),
         cmocka_unit_test(node_bridge_noisy),
         cmocka_unit_test(node_bridge_rebased),
+        cmocka_unit_test(used_compute_one_rule),
         cmocka_unit_test(allreduce_fits),
         cmocka_unit_test(allreduce_bare_fit),
         cmocka_unit_test(allreduce_fit_ranges),
+        cmocka_unit_test(allreduce_fit_residual_keys),
         cmocka_unit_test(presets_refuse_unknown),
         cmocka_unit_test(model_goodput_zero),
     };
