@@ -202,9 +202,6 @@ size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_o
     return n;
 }
 
-/* A median sample CV above this marks a run as disturbed (the run report's mark, report_md.c). */
-#define NS_GATE_DISTURBED_CV 0.05
-
 /* ---- loading and matching ------------------------------------------------------------- */
 
 /* Bounds of a plausible time per repetition: below a picosecond is less than one clock cycle,
@@ -493,10 +490,10 @@ void ns_gate_input_warnings(ns_gate_report *rep, const json_t *doc, const char *
                     role, file, d ? d : "clock_probe.changed");
         rep->disturbed = 1;
     }
-    /* Median sample CV over the results: above 5% (the run report's "disturbed" mark) or the
-     * gate's threshold when larger, the machine was busy; two such runs measured apart differ
-     * by more than their samples show. */
-    double limit = fmax(NS_GATE_DISTURBED_CV, rep->opts.threshold);
+    /* Median sample CV over the results: above NS_DISTURBED_CV (the run report's "disturbed"
+     * mark) or the gate's threshold when larger, the machine was busy; two such runs measured
+     * apart differ by more than their samples show. */
+    double limit = fmax(NS_DISTURBED_CV, rep->opts.threshold);
     const json_t *a = json_object_get(doc, "results");
     size_t n = json_array_size(a), k = 0, noisy = 0;
     double *cv = malloc((n ? n : 1) * sizeof *cv);
