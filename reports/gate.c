@@ -892,7 +892,7 @@ static void usage(FILE *f) {
         "  --allow-build-change     compare builds that differ (compiler, flags, libraries,\n"
         "                           version) but still refuse another machine\n"
         "  --fail-on-missing        no data / insufficient data / missing benchmark also exit 1\n"
-        "  --rounds R               A/B: at most R rounds (default 30; at least --min-samples\n"
+        "  --rounds R               A/B: at most R rounds (default %d; at least --min-samples\n"
         "                           and >= 6 for a 95%% interval, or it is refused)\n"
         "  --min-rounds M           A/B: at least M rounds (default 8, or R when smaller; M > R\n"
         "                           is refused); from M on, stop once every verdict is settled\n"
@@ -904,7 +904,8 @@ static void usage(FILE *f) {
         "\n"
         "--ab runs 'OLD bench KERNEL BENCH_ARGS --json F' and the same with NEW, alternating, and\n"
         "gates on the per-round pairs (Wilcoxon signed-rank). Default kernel: stream_triad.\n"
-        "BENCH_ARGS must not hold --json (gate --ab sets it).\n");
+        "BENCH_ARGS must not hold --json (gate --ab sets it).\n",
+        NS_GATE_DEFAULT_ROUNDS);
 }
 
 /* What gate's command line asks for (gate_parse_args). */
@@ -924,7 +925,7 @@ typedef struct {
  * status: NS_EXIT_OK after --help, NS_EXIT_USAGE after a one-line error. */
 static int gate_parse_args(int argc, char **argv, gate_cli *cli) {
     const char *cmd = "gate";
-    *cli = (gate_cli){.o = ns_gate_defaults(), .rounds = 30, .min_rounds = 8};
+    *cli = (gate_cli){.o = ns_gate_defaults(), .rounds = NS_GATE_DEFAULT_ROUNDS, .min_rounds = 8};
     ns_gate_opts *o = &cli->o;
     static const char *const repeatable[] = {"--history", NULL};
     if (ns_refuse_repeated(cmd, argc, argv, repeatable, 0)) return NS_EXIT_USAGE;

@@ -113,5 +113,36 @@ grep -q "is not executable" "$T/err" || fail "--ab noexec: reason not named"
 "$NS" gate --ab "$T/bindir" "$NS" k1 --rounds 6 2>&1 | grep -q "OLD_BINARY $T/bindir is a folder" ||
     fail "--ab folder: reason not named"
 
+# --- review 16 #26: the text table, the JSON report and the Markdown state one rule, and give
+# each row the same n cell ("-" for a benchmark only in current) --------------------------------
+jq 'del(.results[0])' $F/b24_base.json >"$T/base_less.json"
+same_rule_and_n() { # what, gate arguments...: gate's exit status is not the point here
+    local what=$1; shift
+    "$NS" gate "$@" --json "$T/r.json" --markdown "$T/r.md" >"$T/r.txt" 2>"$T/err"
+    python3 - "$T/r.txt" "$T/r.json" "$T/r.md" <<'PY' || fail "$what: rule or n cells differ"
+import json, re, sys
+txt = open(sys.argv[1]).read().splitlines()
+rule = json.load(open(sys.argv[2]))["settings"]["rule"]
+md = open(sys.argv[3]).read()
+text_rule = [l[len("regression = "):] for l in txt if l.startswith("regression = ")]
+assert text_rule == [rule], (text_rule, rule)
+assert f"A benchmark regresses when {rule}." in md, rule
+head = next(l for l in txt if l.startswith("benchmark "))
+end = head.index("  verdict")  # the n column is right-aligned, 7 wide, just before it
+rows = {}
+for l in md.splitlines():
+    m = re.match(r"^\| `([^`]*)` \|", l)
+    if m:
+        rows[m.group(1)] = [c.strip() for c in l.split(" | ")][6]
+assert rows
+for i, n in rows.items():
+    line = next(l for l in txt if l.startswith(i + " "))
+    assert line[end - 7:end].strip() == n, (i, line[end - 7:end], n)
+PY
+}
+same_rule_and_n "files" $F/b24_base.json $F/b24_cand_slow.json --alpha 0.01 --threshold 10%
+same_rule_and_n "files, a benchmark only in current" "$T/base_less.json" $F/b24_cand.json
+same_rule_and_n "A/B" --ab $F/fake-bench.sh $F/fake-bench.sh k1 --rounds 6
+
 [ $fails -eq 0 ] && echo "gate_outputs: ok"
 exit $((fails > 0))
