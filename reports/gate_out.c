@@ -106,9 +106,9 @@ static const ns_gate_row *first_invalid(const ns_gate_report *rep) {
     return NULL;
 }
 
-/* The verdict line's INVALID part, ", N INVALID (REASON)", into out (trial 9 #8: every INVALID
- * read "check failed", a cut thread team too): one row's own reason, else the counts by kind;
- * "" without INVALID rows. */
+/* The verdict line's INVALID part, ", N INVALID (REASON)", into out (every INVALID read
+ * "check failed", a cut thread team too: gate_hints.sh): one row's own reason, else the counts
+ * by kind; "" without INVALID rows. */
 static void invalid_label(const ns_gate_report *rep, char *out, size_t len) {
     size_t n = ninvalid(rep), c = ncheck_failed(rep);
     out[0] = 0;
@@ -173,7 +173,7 @@ static const char *test_name(const ns_gate_row *r) {
 }
 
 /* What the change column and the suite line estimate (one estimator for rows, interval and
- * suite: trial 4 showed a ratio of medians beside a Hodges-Lehmann interval). */
+ * suite: a ratio of medians was shown beside a Hodges-Lehmann interval). */
 static const char *ratio_estimator(const ns_gate_report *rep) {
     return strcmp(rep->mode, "ab")
                ? "Hodges-Lehmann estimate of the time ratio (median of all current/baseline "
@@ -218,8 +218,8 @@ static void next_steps(const ns_gate_report *rep, char *out, size_t len) {
         if (rep->rows[i].verdict == NS_GATE_REGRESSION) first = &rep->rows[i];
     char args[400];
     int ab = !strcmp(rep->mode, "ab");
-    /* NS_GATE_DEFAULT_ROUNDS samples, never fewer than --min-samples asks for (gate_hints.sh
-     * "trial 9"), nor more than bench takes. */
+    /* NS_GATE_DEFAULT_ROUNDS samples, never fewer than --min-samples asks for (gate_hints.sh),
+     * nor more than bench takes. */
     int samples = rep->opts.min_samples > NS_GATE_DEFAULT_ROUNDS ? rep->opts.min_samples
                                                                  : NS_GATE_DEFAULT_ROUNDS;
     if (samples > NS_MAX_SAMPLES) samples = NS_MAX_SAMPLES;

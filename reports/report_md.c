@@ -400,7 +400,7 @@ static void allreduce_fit(FILE *f, const json_t *fit, const char *name, int for_
 }
 
 /* The thread all-reduce: the alpha-beta fit of each schedule (ring: the figures the cluster
- * model reads; tree), each named, with its residual and warnings (trial 15 #7). */
+ * model reads; tree), each named, with its residual and warnings (test_report.c). */
 static void allreduce(FILE *f, const json_t *root) {
     const json_t *ar = json_object_get(root, "allreduce");
     if (!ar) return;
