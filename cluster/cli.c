@@ -114,7 +114,7 @@ static int parse_chips(const char *s, options *o) {
         tok[len] = '\0';
         if (ns_parse_int64(tok, 1, NS_CLUSTER_MAX_CHIPS, &v)) return -1;
         for (int k = 0; k < o->n_chips; k++)
-            if (o->chips[k] == v) return -1; /* a count twice: trial 7 #9 */
+            if (o->chips[k] == v) return -1; /* a count twice: cli_errors.sh */
         o->chips[o->n_chips++] = (int)v;
         if (!end) return 0;
         p = end;
@@ -288,8 +288,8 @@ static int build_input(const options *o, ns_cluster_input *in) {
                 return ns_usage_error(CMD, "%s", err);
         if (in->eta.enabled || in->model.layers > 0 || in->model.params > 0) break;
     }
-    /* Before --node, which reads the GEMM table of the run precision (trial 15 #2: fp32's
-     * efficiencies were applied to the fp64 peak). */
+    /* Before --node, which reads the GEMM table of the run precision (fp32's efficiencies were
+     * applied to the fp64 peak: cluster_node_peak.sh). */
     ns_cprec want = NS_CP_COUNT;
     if (o->precision && ns_cprec_parse(o->precision, &want))
         return ns_usage_error(CMD, "--precision must be fp64 fp32 tf32 bf16 fp16 fp8, got '%s'",
@@ -401,7 +401,7 @@ static int build_input(const options *o, ns_cluster_input *in) {
                                   NS_GEMM_EFF_MIN, o->gemm_eff);
         in->sys.chip.gemm_eff_default = x;
         in->sys.chip.n_gemm = 0;
-        in->node.eff_overridden = in->node.applied; /* one source only: trial 7 #10 */
+        in->node.eff_overridden = in->node.applied; /* one source only: cluster.sh */
     }
     return 0;
 }
@@ -643,7 +643,7 @@ static int dir_writable(const char *path, char *err, size_t errlen) {
 
 /* Whether --json names one of the eight plot files that --plot-dir dir will hold: the same file
  * (a link to it too), or the same file once links are followed and folders resolved, a
- * dangling link's target included (trial 15 #3: a link to a plot not yet written). */
+ * dangling link's target included (a link to a plot not yet written: cluster_outputs.sh). */
 static int is_plot_file(const char *json, const char *dir) {
     char jt[2 * PATH_MAX], pt[2 * PATH_MAX], path[4400];
     ns_output_target(json, jt, sizeof jt);
@@ -666,7 +666,7 @@ static int check_outputs(const options *o, char made_dir[4096]) {
     struct stat st;
     if (o->json && strcmp(o->json, "-")) {
         char dir[4096];
-        if (strlen(o->json) >= sizeof dir) { /* trial 14b #18: passed, cut, then failed late */
+        if (strlen(o->json) >= sizeof dir) { /* else passed, cut, then failed late */
             ns_path_error(err, 1024, "--json", o->json, strerror(ENAMETOOLONG));
             return ns_usage_error(CMD, "%s", err);
         }
@@ -684,13 +684,13 @@ static int check_outputs(const options *o, char made_dir[4096]) {
                                   "folder)",
                                   o->json, dir);
         /* Never over a run's results.json (its --node input), a fleet or another command's
-         * file: only a new file or an earlier cluster report (trial 11 #1). */
+         * file: only a new file or an earlier cluster report (cluster_errors.sh). */
         if (ns_report_may_write("--json", o->json, NS_REPORT_CLUSTER, err, sizeof err))
             return ns_usage_error(CMD, "%s", err);
-        /* A file can be made there: catches a name too long for the system (trial 14b #18). */
+        /* A file can be made there: catches a name too long for the system (cluster_outputs.sh). */
         if (ns_json_check_writable(o->json, err, 1024))
             return ns_usage_error(CMD, "--json: %s", err);
-        if (o->plot_dir && is_plot_file(o->json, o->plot_dir)) /* trial 14b #5 */
+        if (o->plot_dir && is_plot_file(o->json, o->plot_dir)) /* cluster_outputs.sh */
             return ns_usage_error(CMD,
                                   "--json %s is one of the plot files --plot-dir %s writes: two "
                                   "outputs to one file; give another name",
@@ -703,8 +703,8 @@ static int check_outputs(const options *o, char made_dir[4096]) {
         }
         if (dir_writable(o->plot_dir, err, sizeof err))
             return ns_usage_error(CMD, "--plot-dir %s", err);
-        /* Like run, roofline, fleet and compare: never beside another writer's files (trial 11
-         * #7: the plots went beside compare.* and fleet.json). */
+        /* Like run, roofline, fleet and compare: never beside another writer's files (the plots
+         * went beside compare.* and fleet.json: cluster_errors.sh). */
         const char *old = ns_outdir_foreign(o->plot_dir, ns_outdir_cluster);
         if (old)
             return ns_usage_error(CMD,
@@ -760,7 +760,7 @@ static int list_presets(void) {
     for (int i = 0; i < n; i++) {
         size_t len = strlen(ents[i]->d_name);
         if (len > 5 && !strcmp(ents[i]->d_name + len - 5, ".json")) {
-            /* Only files that read as presets (trial 7 #17: any *.json was listed). */
+            /* Only files that read as presets (any *.json was listed). */
             static ns_cluster_input probe;
             char name[300], err[512];
             snprintf(name, sizeof name, "%.*s", (int)(len - 5), ents[i]->d_name);
@@ -883,7 +883,8 @@ static int run_cluster(int argc, char **argv) {
         return NS_EXIT_OK;
     }
     if (o.list_presets) return list_presets();
-    /* --search enumerates every layout: a layout flag would be dropped silently (trial 7 #10). */
+    /* --search enumerates every layout: a layout flag would be dropped silently
+     * (cluster_errors.sh). */
     for (int i = 0; o.search && i < o.n_ov; i++)
         if (!strcmp(o.ov[i].key->section, "parallel")) {
             char flag[96];
@@ -976,7 +977,7 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
     /* Files first, plots before the JSON (written atomically), the table last: a failure
      * leaves one error line, not a table followed by an error. The plots are made in a new
      * folder inside --plot-dir and moved over the earlier ones only once the JSON and the
-     * standard output are written (trial 15 #8, #9: a failure removed or kept them): a run
+     * standard output are written (a failure removed or kept them: cluster_outputs.sh): a run
      * that fails leaves --plot-dir as it found it ("nothing written", as roofline). */
     char stage[4200] = "";
     if (o.plot_dir) {
@@ -1028,7 +1029,7 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
         if (strcmp(o.json, "-") && ns_json_write_atomic(root, o.json, err, sizeof err)) {
             fprintf(stderr, "nodescale cluster: error: %s\n", err);
             json_decref(root);
-            if (o.plot_dir) discard_plots(stage); /* trial 14b #6 */
+            if (o.plot_dir) discard_plots(stage); /* cluster_outputs.sh */
             return NS_EXIT_FAIL;
         }
     }

@@ -11,7 +11,7 @@ double ns_flops_6nd(double params, double tokens) {
 
 double ns_palm_flops_per_token(double params, double layers, double heads, double head_dim,
                                double seq) {
-    return 6.0 * params + 12.0 * layers * heads * head_dim * seq;
+    return ns_flops_6nd(params, 1.0) + 12.0 * layers * heads * head_dim * seq;
 }
 
 double ns_megatron_flops_per_iter(double batch, double seq, double layers, double hidden,
@@ -190,7 +190,7 @@ double ns_young_interval_s(double ckpt_s, double mtbf_s) {
 double ns_daly_interval_s(double ckpt_s, double mtbf_s) {
     if (ckpt_s >= 2.0 * mtbf_s) return mtbf_s;
     double r = ckpt_s / (2.0 * mtbf_s);
-    return sqrt(2.0 * ckpt_s * mtbf_s) * (1.0 + sqrt(r) / 3.0 + r / 9.0) - ckpt_s;
+    return ns_young_interval_s(ckpt_s, mtbf_s) * (1.0 + sqrt(r) / 3.0 + r / 9.0) - ckpt_s;
 }
 
 double ns_goodput_fraction(double interval_s, double ckpt_s, double restart_s, double mtbf_s) {

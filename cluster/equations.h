@@ -15,7 +15,8 @@
 /* ---- work ---------------------------------------------------------------------------------- */
 
 /* Training FLOPs of a dense transformer, 6·N·D (N parameters, D tokens): 2 FLOP per parameter
- * per token forward, 4 backward. Kaplan et al. 2020, arXiv 2001.08361, section 2.1. */
+ * per token forward, 4 backward. Kaplan et al. 2020, arXiv 2001.08361, section 2.1. The model
+ * counts 6·N per token through ns_palm_flops_per_token. */
 double ns_flops_6nd(double params, double tokens);
 
 /* Model FLOPs per token, PaLM (Chowdhery et al. 2022, arXiv 2204.02311) appendix B:
@@ -27,7 +28,9 @@ double ns_palm_flops_per_token(double params, double layers, double heads, doubl
 /* FLOPs of one iteration (batch of B sequences), Narayanan et al. 2021 (arXiv 2104.04473)
  * section 5.1, eq. (3): 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) with full activation
  * recomputation (four passes through each layer); without recomputation the layers take three
- * passes: 72·B·s·l·h²·(1 + s/(6h)) + 6·B·s·h·V. Assumes FFN = 4h and multi-head attention. */
+ * passes: 72·B·s·l·h²·(1 + s/(6h)) + 6·B·s·h·V. Assumes FFN = 4h and multi-head attention.
+ * Reference formula, checked by tests only (test_cluster.c: PaLM's per-token count, and 4/3 of
+ * it with recomputation); the model counts its own layer shapes. */
 double ns_megatron_flops_per_iter(double batch, double seq, double layers, double hidden,
                                   double vocab, int recompute);
 
@@ -62,10 +65,12 @@ double ns_roofline_time_s(double flops, double bytes, double flop_rate, double b
  *      IJHPCA 19(1), "Optimization of collective communication operations in MPICH") -------- */
 
 /* A bandwidth quoted counting both directions (NVIDIA's NVLink "1.8 TB/s per GPU"), per
- * direction: half of it. */
+ * direction: half of it. Reference formula, checked by tests only (test_cluster.c): presets
+ * and flags give bandwidths per direction already. */
 double ns_per_direction(double bidirectional_bytes_per_s);
 
-/* A link rate in Gb/s (network cards are quoted per direction) in bytes/s: ×1e9/8. */
+/* A link rate in Gb/s (network cards are quoted per direction) in bytes/s: ×1e9/8. Reference
+ * formula, checked by tests only (test_cluster.c): presets and flags take GB/s. */
 double ns_gbit_to_bytes_per_s(double gbit_per_s);
 
 /* Point-to-point: α + S·β, β = 1 / bandwidth (bytes/s, per direction). */
@@ -100,7 +105,9 @@ double ns_reduce_scatter_best_s(double bytes, int n, double alpha_s, double bw_b
 
 /* nccl-tests conventions (NVIDIA nccl-tests doc/PERFORMANCE.md): algbw = S / t;
  * busbw = algbw · bus factor, 2(n−1)/n for an all-reduce and (n−1)/n for a reduce-scatter or an
- * all-gather. The one implementation of the factor: the fleet's collectives sweep uses it too. */
+ * all-gather. The one implementation of the factor: the fleet's collectives sweep uses it too.
+ * The all-reduce busbw: reference formula, checked by tests only (test_cluster.c and
+ * test_fleet.c pin nccl-tests' numbers); the sweep multiplies algbw by ns_coll_bus_factor. */
 double ns_algbw(double bytes, double time_s);
 double ns_allreduce_busbw(double bytes, double time_s, int n);
 
@@ -112,7 +119,8 @@ double ns_rs_ag_bus_factor(int n);
 /* ---- pipeline bubble ---------------------------------------------------------------------- */
 
 /* GPipe (Huang et al. 2019, arXiv 1811.06965, section 2.3): the bubble as a share of total time,
- * (K−1)/(M+K−1) for K stages and M micro-batches. */
+ * (K−1)/(M+K−1) for K stages and M micro-batches. Reference formula, checked by tests only
+ * (test_cluster.c pins the paper's table); the model's bubble is ns_bubble_megatron_ratio. */
 double ns_bubble_gpipe_share(int stages, int micro_batches);
 
 /* Megatron (Narayanan et al. 2021 section 2.2): the bubble relative to ideal compute time,
@@ -147,7 +155,7 @@ double ns_prob_any_slow(double q, int n);
 double ns_job_mtbf_s(double chip_mtbf_s, int chips);
 
 /* Young 1974 (CACM 17(9)): optimal checkpoint interval √(2·δ·M), δ = checkpoint write time,
- * M = job MTBF. */
+ * M = job MTBF; the first-order term of ns_daly_interval_s. */
 double ns_young_interval_s(double ckpt_s, double mtbf_s);
 
 /* Daly 2006 (FGCS 22(3), eq. 37): √(2δM)·[1 + (1/3)·√(δ/(2M)) + (1/9)·(δ/(2M))] − δ for
@@ -184,7 +192,8 @@ double ns_hardware_flops_per_token(double model_flops_per_token, double recomput
                                    double stage_layers, int selective, double layers, double hidden,
                                    double seq);
 
-/* Share of peak: achieved / peak (Narayanan et al. 2021 report per-GPU FLOP/s this way). */
+/* Share of peak: achieved / peak (Narayanan et al. 2021 report per-GPU FLOP/s this way).
+ * Reference formula, checked by tests only (test_cluster.c pins the paper's 52%). */
 double ns_share_of_peak(double achieved, double peak);
 
 /* Speed-up of going from t_small to t_large (times of the same job): t_small / t_large. */
@@ -210,7 +219,8 @@ double ns_eta_log2(double a, double b, double chips);
 /* Realized FLOP/s: G · f_chip · η. */
 double ns_realized_flops(double chips, double peak_flops, double eta);
 
-/* Time of `flops` at `chips` × `flops_per_chip`. */
+/* Time of `flops` at `chips` × `flops_per_chip`. Reference formula, checked by tests only
+ * (test_cluster.c: the published training-time estimates). */
 double ns_time_for_flops_s(double flops, double chips, double flops_per_chip);
 
 /* Cost: chip-hours · price per chip-hour. */

@@ -23,7 +23,7 @@ typedef struct ns_cluster_key {
 
 /* The ranges the chip's peak and GEMM efficiency take, from a preset as from a flag
  * (--peak-tflop-per-s, --gemm-efficiency): TFLOP/s per chip, share of peak, and a GEMM shape's
- * m, n, k (integers). Outside them the model's step times overflow (trial 14b #8). */
+ * m, n, k (integers). Outside them the model's step times overflow (cluster_ranges.sh). */
 #define NS_PEAK_TFLOP_MIN 1e-9
 #define NS_PEAK_TFLOP_MAX 1e9
 #define NS_GEMM_EFF_MIN 1e-6

@@ -35,8 +35,8 @@ static FILE *open_script(const char *dir, const char *stem, const char *what,
                          const ns_cluster_input *in, char *path, size_t len) {
     FILE *f = open_in(dir, stem, "gp", path, len);
     if (!f) return NULL;
-    /* The names come from preset and results files: quoted (trial 14b #3: a quote in a CPU
-     * model ran gnuplot's system()). */
+    /* The names come from preset and results files: quoted (a quote in a CPU model ran
+     * gnuplot's system(): plot_quoting.sh). */
     char title[1024];
     snprintf(title, sizeof title, "%s: %s on %s", what,
              in->model.name[0] ? in->model.name : "model",

@@ -103,7 +103,7 @@ json_t *ns_cluster_from_results(const json_t *results, const char *preset, const
     ns_cluster_defaults(&in);
     if (!preset) preset = "h100-sxm";
     /* A model preset here would leave the chip unset and the node would stand in for it while
-     * "preset" still names the model (trial 14b #13). */
+     * "preset" still names the model (test_cluster.c). */
     if (ns_cluster_check_chip_preset(preset, err, errlen) ||
         ns_cluster_apply_preset(&in, "llama3-405b", err, errlen) ||
         ns_cluster_apply_preset(&in, preset, err, errlen) ||

@@ -394,7 +394,8 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
         }
         /* What `nodescale bench` writes (one result, no sweep, ceilings or roofline:
          * ns_json_report_kind) is not a characterised node; `cluster --node` refuses it too
-         * (trial 15 #14: it ran as "rank 0: ok", its settings line claiming kernels=all). */
+         * (it ran as "rank 0: ok", its settings line claiming kernels=all:
+         * fleet_report_input.sh). */
         char what[200];
         if (root && ns_json_report_kind(root, what, sizeof what) == NS_REPORT_BENCH) {
             snprintf(err, sizeof err,
@@ -405,7 +406,7 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
             root = NULL;
         }
         if (!root) *reason = strdup(err);
-        /* err starts with the path: named once (trial 15 #15). */
+        /* err starts with the path: named once (fleet_report_input.sh). */
         if (lf && root)
             fprintf(lf, "nodescale fleet --from-results: rank %d read %s\n", rank, path);
         else if (lf)
@@ -558,8 +559,8 @@ static void accept_results(fleet *f, node *n, const char *text, const char *log)
     }
     n->results = root;
     snprintf(n->status, sizeof n->status, "ok");
-    /* An interrupted run holds only the benchmarks that finished (trial 7 #11: it passed as a
-     * plain "ok" node of a "complete" fleet). */
+    /* An interrupted run holds only the benchmarks that finished (it passed as a plain "ok"
+     * node of a "complete" fleet: interrupted_inputs.sh). */
     if (json_is_true(json_object_get(root, "interrupted"))) {
         n->interrupted = 1;
         size_t len = strlen(n->warning);
@@ -575,7 +576,7 @@ static void accept_results(fleet *f, node *n, const char *text, const char *log)
 
 /* Prints a node's outcome ("rank R (NAME): STATUS: reason") and writes its folder's run.log:
  * the rank's log (may be NULL) and that line, whatever the status, so a node that failed or
- * went missing has its reason beside the others' (trial 9 #6). */
+ * went missing has its reason beside the others' (fleet.sh, fleet_faults.sh). */
 static void report_node(const fleet *f, const node *n, const char *log) {
     char line[1200], dir[4400], path[4500], err[1024];
     snprintf(line, sizeof line, "nodescale fleet: rank %d (%s): %s%s%s\n", n->rank, n->name,
@@ -857,7 +858,7 @@ static void assign_roles(fleet *f, const hello *all, int *roles) {
             snprintf(n->status, sizeof n->status, "pending");
             /* mpirun binds each rank to one core by default when -np <= 2 (to a socket above):
              * a rank meant to own its node would then measure one core. --from-results
-             * measures nothing on the node: no warning (trial 9 #5). */
+             * measures nothing on the node: no warning (fleet.sh). */
             if (!f->o.from_results && f->o.ranks_per_node == 1 &&
                 all[r].cpus_allowed < all[r].cpus_online)
                 snprintf(n->warning, sizeof n->warning,
@@ -955,8 +956,8 @@ static int handshake(fleet *f, int rank, hello *me, int *roles) {
         strftime(f->date, sizeof f->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
         f->status = "gathering";
         assign_roles(f, all, roles);
-        /* More ranks per node than any node runs: the option cannot mean what it says (trial 7
-         * #17: --ranks-per-node 2 with -np 1 was accepted). */
+        /* More ranks per node than any node runs: the option cannot mean what it says
+         * (--ranks-per-node 2 with -np 1 was accepted: fleet.sh). */
         int most = 0;
         for (int r = 0; r < size; r++)
             if (all[r].local_size > most) most = all[r].local_size;

@@ -23,7 +23,7 @@ char *ns_fleet_report_md(const json_t *fleet);
 /* The console line of fleet.json's `allreduce` (no newline): "all-reduce fit over N ranks:
  * alpha = A s, beta = B s/B", followed by "(STATUS)" when the fit has one (a poor fit, refused;
  * beta 0) or was made over the sizes that finished (the allreduce's status; both joined by
- * "; "), so that it never reads as a clean measurement (trial 9 #7).
+ * "; "), so that it never reads as a clean measurement (fleet_faults.sh).
  * Returns 0, or -1 (buf empty) when there is no fit to print. */
 int ns_fleet_fit_line(const json_t *allreduce, char *buf, size_t len);
 

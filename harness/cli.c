@@ -79,7 +79,7 @@ static int suffix_multiplier(const char *s, int64_t *mul) {
 }
 
 int ns_parse_int64(const char *s, int64_t min, int64_t max, int64_t *out) {
-    /* strtoll skips leading blanks; trailing ones are refused, so refuse both (trial 14b #16). */
+    /* strtoll skips leading blanks; trailing ones are refused, so refuse both (cli_errors.sh). */
     if (!s || !*s || isspace((unsigned char)*s)) return -1;
     if (min >= 0 && (*s == '-' || *s == '+')) return -1;
     char *end;
@@ -97,7 +97,7 @@ int ns_parse_int64(const char *s, int64_t min, int64_t max, int64_t *out) {
 
 int ns_parse_double(const char *s, double min, double max, double *out) {
     /* strtod also reads hex ("0x10" = 16), "inf", "nan" and leading blanks: only the characters
-     * of a decimal number may appear, first a sign, digit or point (trial 14b #16). */
+     * of a decimal number may appear, first a sign, digit or point (cli_errors.sh). */
     if (!s || !*s || !strchr("+-.0123456789", *s) || s[strspn(s, "+-.0123456789eE")]) return -1;
     char *end;
     errno = 0;

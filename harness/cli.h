@@ -42,7 +42,7 @@ int ns_parse_double(const char *s, double min, double max, double *out);
  * 0 when argv[*i] is not this option. */
 int ns_opt_value(int argc, char **argv, int *i, const char *name, const char **value);
 
-/* Trial 7 #9: an option given twice was silently last-wins. Scans argv[1..argc) up to a bare
+/* An option given twice was silently last-wins (cli_errors.sh). Scans argv[1..argc) up to a bare
  * "--" (what follows is for another program) for an option ("--name" or "--name=value") given
  * a second time; --help/-h and the names in repeatable (NULL-terminated, may be NULL) may
  * repeat. Returns the second occurrence's argv entry, or NULL when none repeats. */

@@ -146,7 +146,7 @@ void ns_clockprobe_annotate(json_t *result, double before_ghz, double after_ghz)
     const json_t *par = json_object_get(result, "params");
     double n = par ? ns_json_get_num(par, "n") : NAN;
     /* A repetition streams a small working set several times (its passes): every pass's
-     * elements count, as likwid-bench's cycles per update do (trial 14a #4). */
+     * elements count, as likwid-bench's cycles per update do (test_counters.c). */
     double passes = ns_json_get_num(result, "passes");
     if (!(passes >= 1)) passes = 1;
     if (!(threads >= 1)) threads = 1;

@@ -435,7 +435,7 @@ static int hw_try(const int *idx, int n, int multiplex, char *why, size_t len) {
 static int parse_events(const char *full, const char *src, char *err, size_t errlen) {
     g.nreq = 0;
     const char *s = full;
-    /* The value as the errors quote it: a long one cut to 60 characters (trial 7 #17). */
+    /* The value as the errors quote it: a long one cut to 60 characters (cli_errors.sh). */
     char spec[72];
     snprintf(spec, sizeof spec, "%.60s%s", full, strlen(full) > 60 ? "..." : "");
     for (;;) {
@@ -458,7 +458,7 @@ static int parse_events(const char *full, const char *src, char *err, size_t err
         memcpy(g.req[g.nreq], s, nl);
         g.req[g.nreq][nl] = 0;
         for (int k = 0; k < g.nreq; k++)
-            if (!strcmp(g.req[k], g.req[g.nreq])) { /* trial 7 #9: counted twice, last wins */
+            if (!strcmp(g.req[k], g.req[g.nreq])) { /* was counted twice (cli_errors.sh) */
                 put(err, errlen, "%s '%s': event %s is given more than once", src, spec,
                     g.req[k]);
                 goto bad;
@@ -797,7 +797,7 @@ int ns_counters_init(const char *events, char *err, size_t errlen) {
     const char *spec = events, *src = "--events";
     if (!spec || !*spec) spec = getenv("NODESCALE_EVENTS"), src = "NODESCALE_EVENTS";
     if (!spec || !*spec) spec = NS_COUNTERS_DEFAULT_EVENTS, src = "default events";
-    /* A value sw_probe does not know was silently taken as "perf" (trial 7 #17). */
+    /* A value sw_probe does not know was silently taken as "perf" (cli_errors.sh). */
     const char *sw = getenv("NODESCALE_SW_EVENTS");
     int bad = 0;
     if (sw && *sw && strcmp(sw, "perf") && strcmp(sw, "rusage") && strcmp(sw, "none")) {

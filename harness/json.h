@@ -57,7 +57,7 @@ int ns_json_check_writable(const char *path, char *err, size_t errlen);
 
 /* The most samples_s a results file may hold per result (nodescale records at most 256): more
  * is not a file this tool wrote, and would only slow every consumer down (gate's interval sorts
- * every pair of samples: 1024 x 1024 is a million; trial 7 #13). */
+ * every pair of samples: 1024 x 1024 is a million; results_check.sh). */
 #define NS_RESULTS_MAX_SAMPLES 1024
 
 /* Checks the content of a results document (harness/results_check.c): results[] ids present

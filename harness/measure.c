@@ -172,7 +172,7 @@ static void note_team(const ns_params *p, const ns_team *t, ns_measurement *m) {
         snprintf(m->status, sizeof m->status,
                  "%s %d of %d threads (OMP_THREAD_LIMIT, OMP_DYNAMIC or a nested region?)",
                  short_team, t->got, t->asked);
-    /* The short team too: its size is the finding (trial 9 #9). */
+    /* The short team too: its size is the finding (thread_team.sh). */
     if (m->threads_used == 0 || t->got < m->threads_used) {
         m->threads_used = t->got;
         if (short_now)
@@ -387,7 +387,7 @@ int ns_measure(const ns_kernel *k, void *state, const ns_params *p, const ns_mea
 
     /* Grow reps until one sample's work is long enough; the sizing samples double as warm-up.
      * On the work, not the span: threads taking turns on a shared CPU with a spinning wait
-     * would otherwise stop at one repetition whose sample is mostly waiting (trial 14a #1). */
+     * would otherwise stop at one repetition whose sample is mostly waiting (team_wait.sh). */
     int64_t reps = 1;
     double last_t = 0;
     for (;;) {

@@ -185,8 +185,9 @@ int ns_json_report_kind(const json_t *root, char *what, size_t len) {
         snprintf(what, len, "JSON that no nodescale command writes");
         return -1;
     }
-    /* A run's record: its sweep, ceilings or roofline, or more than one result (trial 9 #2: a
-     * run's results.json went from 44 results to 1). One result alone is bench's. */
+    /* A run's record: its sweep, ceilings or roofline, or more than one result (bench --json
+     * over a run's results.json replaced 44 results by 1: bench_args.sh). One result alone is
+     * bench's. */
     size_t n = json_array_size(json_object_get(root, "results"));
     static const char *const parts[] = {"sweep", "ceilings", "roofline"};
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)

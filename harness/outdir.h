@@ -57,7 +57,7 @@ int ns_same_file(const char *a, const char *b);
 
 /* The file a write to p lands in, into out (PATH_MAX or more): p with its symbolic links
  * followed, a dangling link's target included (a write through a link to a missing file
- * creates that file: trial 14b #4), then its folder resolved by realpath (the text as it is
+ * creates that file: gate_outputs.sh), then its folder resolved by realpath (the text as it is
  * where the folder does not exist). Two outputs are one file when their targets are equal. */
 void ns_output_target(const char *p, char *out, size_t len);
 

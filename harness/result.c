@@ -136,7 +136,7 @@ json_t *ns_result_json(const ns_kernel *k, const ns_params *p, const ns_measurem
         json_object_set_new(r, "time_s", json_null());
     } else {
         ns_json_set_int(r, "reps", m->reps);
-        /* Restarts of the samples after a short one (trial 15 #12): a result measured after
+        /* Restarts of the samples after a short one (test_json.c): a result measured after
          * them followed a disturbed sizing sample. */
         ns_json_set_int(r, "resized", m->resized);
         team_json(r, k, p, m);

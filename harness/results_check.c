@@ -1,6 +1,6 @@
 /* The one check of a results file's content that every consumer (gate, compare, roofline, fleet,
  * cluster --node) runs through ns_json_load_results: ids present and unique, fields of the
- * right type, measured quantities non-negative and of plausible size. Trial 7 #12: roofline,
+ * right type, measured quantities non-negative and of plausible size, so that roofline,
  * compare and fleet took files that gate refused (a duplicate id, time_s "fast", a ceiling of
  * -5 GFLOP/s), and 1e308 values gave inf in compare.dat and "above the roof by inf%". Inside
  * the bounds below every product and ratio the reports form stays finite. */
@@ -20,11 +20,11 @@
 #define NS_CHECK_MAX 1e18
 #define NS_CHECK_MIN_TIME_S 1e-12
 #define NS_CHECK_MAX_TIME_S 1e6
-/* A thread count: 1 to 4096, the range run, bench and fleet --threads accept (trial 14b #20). */
+/* A thread count: 1 to 4096, the range run, bench and fleet --threads accept (results_check.sh). */
 #define NS_CHECK_MAX_THREADS 4096
 /* The most sweep points one curve (kernel, ISA, precision, threads) may hold: a run writes at
  * most 128 working sets per curve; more is not a file this tool wrote, and the roofline's
- * plateau search is quadratic in a curve's points (trial 14b #17). */
+ * plateau search is quadratic in a curve's points (results_check.sh). */
 #define NS_CHECK_MAX_CURVE_POINTS 1024
 
 /* Quantities checked where present (null allowed: an unmeasurable value). */
@@ -205,7 +205,7 @@ static void key_part(char *key, size_t size, size_t *len, const json_t *obj, con
 }
 
 /* sweep[]: each point checked, no two at the same working set (n) of one curve (kernel, ISA,
- * precision, threads: a duplicate became a plateau of its own, trial 14b #17), and no curve
+ * precision, threads: a duplicate became a plateau of its own), and no curve
  * longer than NS_CHECK_MAX_CURVE_POINTS. Hashed, so linear in the points. */
 static int check_sweep(const json_t *sw, const char *path, char *err, size_t errlen) {
     if (object_array(sw, path, "sweep", err, errlen)) return -1;
@@ -243,7 +243,7 @@ static int check_sweep(const json_t *sw, const char *path, char *err, size_t err
         json_object_set_new(curves, key, json_integer(n));
         /* Both are whole numbers (a fraction of a byte or an element is not a working set);
          * a point is keyed on its element count n, or on working_set_bytes where it has no n
-         * (an exact-text key on the bytes let a point 1e-6 bytes away through, trial 15 #6).
+         * (an exact-text key on the bytes let a point 1e-6 bytes away through: results_check.sh).
          * A point with neither is not keyed. */
         static const char *const whole[] = {"n", "working_set_bytes"};
         for (int k = 0; k < 2; k++) {
@@ -281,7 +281,7 @@ static int check_fleet_values(const json_t *b, const char *path, const char *whe
     const json_t *values = json_object_get(b, "values"), *v;
     const json_t *mv = json_object_get(b, "median");
     /* The fleet writer (fleet/straggler.c) gives every median the values{} it is the median of:
-     * a median with nothing to check it against is refused (trial 15 #5). */
+     * a median with nothing to check it against is refused (results_check.sh). */
     if (!values || json_is_null(values)) {
         if (json_is_number(mv))
             FAIL("%s: %s.median has no values{} to be the median of: not a fleet report this "
@@ -318,8 +318,8 @@ static int check_fleet_values(const json_t *b, const char *path, const char *whe
 }
 
 /* A fleet report (kind "fleet"): benchmarks[] (median, spread and per-node values: compare's
- * input) and the all-reduce rows checked as results[] are (trial 14b #10: a median of 1e308
- * with values of 71.7 gave inf in compare.dat). */
+ * input) and the all-reduce rows checked as results[] are (a median of 1e308 with values
+ * of 71.7 gave inf in compare.dat: results_check.sh). */
 static int check_fleet(const json_t *root, const char *path, char *err, size_t errlen) {
     const json_t *bs = json_object_get(root, "benchmarks");
     if (object_array(bs, path, "benchmarks", err, errlen)) return -1;

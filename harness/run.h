@@ -30,7 +30,7 @@ int ns_sweep_points(double step, double max_ws, double *ws, int cap);
  * ascending working sets ws[] over per_el (the kernel's working-set bytes per element), rounded
  * down to whole 64-element chunks per thread (at least one each), and a count no larger than
  * the one before dropped, so no working set is measured twice (on 64 threads the small steps
- * all rounded to 4096 elements: trial 14a #11). Returns how many. */
+ * all rounded to 4096 elements; test_kernels.c). Returns how many. */
 int ns_sweep_sizes(const double *ws, int nws, double per_el, int threads, int64_t *n);
 
 /* Checks a --kernels list as run and fleet take it: every name a STREAM or reduction kernel,

@@ -14,6 +14,12 @@
  * (Google Benchmark's compare.py warns below 9 repetitions). */
 #define NS_MIN_SAMPLES 9
 
+/* The coefficient of variation (time_s.cv) above which a result's samples show a disturbed
+ * machine: report.md marks such numbers (and prints this value in its sentences), and the gate
+ * warns when an input's median result CV exceeds it (or its threshold, when larger). One value
+ * for both, so a run the report marks is one the gate calls disturbed. */
+#define NS_DISTURBED_CV 0.05
+
 typedef struct ns_stats {
     size_t n;
     double min, max, median, mean;

@@ -2,12 +2,12 @@
  *
  * The library's own parallel regions (the public reductions, GEMM) open an OpenMP team of the
  * threads they choose. Callers on several threads would each open one and oversubscribe the
- * CPUs (4 callers x 2 threads on 2 CPUs: 2-2.4x slower for the same work, trial 12a #2), so a
+ * CPUs (4 callers x 2 threads on 2 CPUs: 2-2.4x slower for the same work; test_team.c), so a
  * call takes a process-wide claim before it opens a team and drops it after; a call that finds
  * the claim taken runs on its calling thread alone. libgomp cannot run a team in a child forked
  * from a process that ran one (the child waits forever for pool threads that do not exist), so
- * in a child of fork() every later call runs on one thread (trial 12a #6), unless the parent had
- * one thread when it forked: then it had no pool, whoever's regions ran (trial 13 #14). */
+ * in a child of fork() every later call runs on one thread (test_team.c), unless the parent had
+ * one thread when it forked: then it had no pool, whoever's regions ran (test_team.c). */
 #ifndef NS_TEAM_CLAIM_H
 #define NS_TEAM_CLAIM_H
 

@@ -211,7 +211,7 @@ int ns_bench_set_from_json(const json_t *root, const char *label, ns_bench_set *
     }
     finish_set(out);
     if (out->n == 0 && (nstatus || nunchecked)) {
-        /* Say why (trial 9 #10: an interrupted result was called "empty or all null"). */
+        /* Say why (an interrupted result was called "empty or all null": interrupted_inputs.sh). */
         char st[160] = "", ck[64] = "";
         if (nstatus)
             snprintf(st, sizeof st, "%zu with a status other than \"ok\" (\"%.80s\"%s)", nstatus,
@@ -658,10 +658,10 @@ static int write_plot(const char *dir, const ns_compare *c, FILE *msg) {
         unlink(path);
         return 0;
     }
-    /* Run in dir, without a shell (trial 14b #2: a quote in --out ran a command). */
+    /* Run in dir, without a shell (a quote in --out ran a command: plot_quoting.sh). */
     if (c->nrows > 0 && ns_gnuplot_run(dir, "compare.gp", err, sizeof err) == 0) return 2;
     snprintf(path, sizeof path, "%s/compare.svg", dir);
-    unlink(path); /* a half-drawn one, or an earlier run's (trial 14b #14) */
+    unlink(path); /* a half-drawn one, or an earlier run's */
     fprintf(msg, "nodescale compare: note: no plot (%s); compare.gp and compare.dat are written\n",
             c->nrows == 0 ? "nothing to plot" : err);
     return 1;
@@ -814,7 +814,7 @@ static int compare_check_args(const compare_cli *cli) {
                                       cli->paths[p], cli->paths[q]);
 
     /* Like run --out: a folder that already holds a report, or any file of a run, roofline or
-     * fleet (the shared list, ns_outdir_names), is not written into (trial 9 #13). */
+     * fleet (the shared list, ns_outdir_names), is not written into (compare_refusals.sh). */
     const char *old = out ? ns_outdir_foreign(out, NULL) : NULL;
     if (old) {
         int own = 0;
@@ -867,7 +867,7 @@ static int compare_load(const compare_cli *cli, compare_inputs *in) {
         }
         int fleet = kind && !strcmp(kind, "fleet");
         /* An interrupted run (or a fleet with an interrupted node) holds only the benchmarks
-         * that finished (trial 7 #11: compare said nothing). */
+         * that finished (compare said nothing: interrupted_inputs.sh). */
         int cut = json_is_true(json_object_get(root, "interrupted"));
         size_t ni;
         json_t *nd;
@@ -1003,7 +1003,7 @@ static int compare_write(const compare_cli *cli, const compare_inputs *in, const
     int bad = 0;
     snprintf(path, sizeof path, "%s/compare.json", dir);
     bad |= ns_json_write_atomic(js, path, err, sizeof err);
-    /* The plot before compare.md, which says whether compare.svg was drawn (trial 14b #14). */
+    /* The plot before compare.md, which says whether compare.svg was drawn (plot_quoting.sh). */
     int plotted = bad ? 0 : write_plot(dir, c, stderr);
     char *md =
         render_markdown(in->sets, c, verdict, rule, warning[0] ? warning : NULL, plotted == 2);

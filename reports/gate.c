@@ -188,7 +188,7 @@ size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_o
         }
         if (pass == 0) {
             /* The kernel's reservations move MemTotal a little between boots of one machine;
-             * another memory size is another machine (a 1 TiB baseline passed, trial 4). */
+             * another memory size is another machine (a 1 TiB baseline passed: gate_hints.sh). */
             const json_t *b = json_path(cb, "memory.total_bytes"),
                          *c = json_path(cc, "memory.total_bytes");
             double x = json_number_value(b), y = json_number_value(c);
@@ -201,9 +201,6 @@ size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_o
     }
     return n;
 }
-
-/* A median sample CV above this marks a run as disturbed (the run report's mark, report_md.c). */
-#define NS_GATE_DISTURBED_CV 0.05
 
 /* ---- loading and matching ------------------------------------------------------------- */
 
@@ -285,7 +282,7 @@ static int result_samples(const json_t *r, const char *file, const char *id, dou
  * build under test produced a broken result: that fails the gate, unlike a benchmark absent from
  * the file. An interrupted or unmeasured result ("interrupted after 8 of 9 samples", "not
  * measured: cannot allocate inputs") is missing data, not a failure: result_samples makes it
- * "no data" (trial 7 #5: a file compared with itself failed the gate). */
+ * "no data" (a file compared with itself failed the gate: test_gate.c). */
 static int result_invalid(const json_t *r, char *why, size_t whylen) {
     const json_t *stj = json_object_get(r, "status");
     const char *st = json_string_value(stj);
@@ -493,10 +490,10 @@ void ns_gate_input_warnings(ns_gate_report *rep, const json_t *doc, const char *
                     role, file, d ? d : "clock_probe.changed");
         rep->disturbed = 1;
     }
-    /* Median sample CV over the results: above 5% (the run report's "disturbed" mark) or the
-     * gate's threshold when larger, the machine was busy; two such runs measured apart differ
-     * by more than their samples show. */
-    double limit = fmax(NS_GATE_DISTURBED_CV, rep->opts.threshold);
+    /* Median sample CV over the results: above NS_DISTURBED_CV (the run report's "disturbed"
+     * mark) or the gate's threshold when larger, the machine was busy; two such runs measured
+     * apart differ by more than their samples show. */
+    double limit = fmax(NS_DISTURBED_CV, rep->opts.threshold);
     const json_t *a = json_object_get(doc, "results");
     size_t n = json_array_size(a), k = 0, noisy = 0;
     double *cv = malloc((n ? n : 1) * sizeof *cv);
@@ -572,7 +569,7 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
                                     errlen);
             if (sb < 0) return -1;
             /* A current result that failed its check is a failure of the change, not missing
-             * data (trial 4: it showed "no data" and the gate passed). */
+             * data (it showed "no data" and the gate passed: gate.sh). */
             if (result_invalid(o, row->note, sizeof row->note)) {
                 row->verdict = NS_GATE_INVALID;
                 row->med_base = ns_median(row->base, row->nbase);
@@ -713,7 +710,7 @@ void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o) {
         free(lb);
         free(lc);
         /* The interval's own estimate, not the ratio of medians: with two-humped samples the
-         * medians can sit on different humps (+46% shown beside [-6%, +5%], trial 4). */
+         * medians can sit on different humps (+46% shown beside [-6%, +5%]: test_gate.c). */
         r->ratio = exp(est);
     }
     r->p = t.p;
@@ -895,7 +892,7 @@ static void usage(FILE *f) {
         "  --allow-build-change     compare builds that differ (compiler, flags, libraries,\n"
         "                           version) but still refuse another machine\n"
         "  --fail-on-missing        no data / insufficient data / missing benchmark also exit 1\n"
-        "  --rounds R               A/B: at most R rounds (default 30; at least --min-samples\n"
+        "  --rounds R               A/B: at most R rounds (default %d; at least --min-samples\n"
         "                           and >= 6 for a 95%% interval, or it is refused)\n"
         "  --min-rounds M           A/B: at least M rounds (default 8, or R when smaller; M > R\n"
         "                           is refused); from M on, stop once every verdict is settled\n"
@@ -907,7 +904,8 @@ static void usage(FILE *f) {
         "\n"
         "--ab runs 'OLD bench KERNEL BENCH_ARGS --json F' and the same with NEW, alternating, and\n"
         "gates on the per-round pairs (Wilcoxon signed-rank). Default kernel: stream_triad.\n"
-        "BENCH_ARGS must not hold --json (gate --ab sets it).\n");
+        "BENCH_ARGS must not hold --json (gate --ab sets it).\n",
+        NS_GATE_DEFAULT_ROUNDS);
 }
 
 /* What gate's command line asks for (gate_parse_args). */
@@ -927,7 +925,7 @@ typedef struct {
  * status: NS_EXIT_OK after --help, NS_EXIT_USAGE after a one-line error. */
 static int gate_parse_args(int argc, char **argv, gate_cli *cli) {
     const char *cmd = "gate";
-    *cli = (gate_cli){.o = ns_gate_defaults(), .rounds = 30, .min_rounds = 8};
+    *cli = (gate_cli){.o = ns_gate_defaults(), .rounds = NS_GATE_DEFAULT_ROUNDS, .min_rounds = 8};
     ns_gate_opts *o = &cli->o;
     static const char *const repeatable[] = {"--history", NULL};
     if (ns_refuse_repeated(cmd, argc, argv, repeatable, 0)) return NS_EXIT_USAGE;
@@ -1062,8 +1060,8 @@ static int gate_check_outputs(const gate_cli *cli) {
      * write the same way, temporary file beside the target + rename). */
     const char *outs[] = {cli->json_out, cli->junit_out, cli->md_out};
     static const char *const out_opts[] = {"--json", "--junit", "--markdown"};
-    /* "-" is standard output, as for bench and cluster --json (trial 14b #11: it wrote a file
-     * named "-"); two reports there would run together. */
+    /* "-" is standard output, as for bench and cluster --json (it wrote a file named "-":
+     * gate_outputs.sh); two reports there would run together. */
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
         for (size_t j = i + 1; j < sizeof outs / sizeof *outs; j++)
             if (outs[i] && outs[j] && !strcmp(outs[i], "-") && !strcmp(outs[j], "-"))
@@ -1078,7 +1076,7 @@ static int gate_check_outputs(const gate_cli *cli) {
                 return ns_usage_error(
                     cmd, "%s %s and %s %s name the same file: give each report its own",
                     out_opts[i], outs[i], out_opts[j], outs[j]);
-    /* A report over one of gate's own inputs would destroy the record it gated (trial 9 #1):
+    /* A report over one of gate's own inputs would destroy the record it gated (gate_hints.sh):
      * the same device and inode, or the same resolved path for a report not written yet. */
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
         for (int p = 0; outs[i] && p < cli->npos && p < 2; p++)
@@ -1096,7 +1094,7 @@ static int gate_check_outputs(const gate_cli *cli) {
                                       out_opts[i], outs[i], cli->hist[h]);
     }
     /* Nor over any other file that is not an earlier report of its own kind: a run's
-     * results.json or report.md, a fleet's, compare's or another command's (trial 11 #2). */
+     * results.json or report.md, a fleet's, compare's or another command's (gate_hints.sh). */
     static const ns_report_kind out_kinds[] = {NS_REPORT_GATE_JSON, NS_REPORT_GATE_JUNIT,
                                                NS_REPORT_GATE_MARKDOWN};
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
@@ -1113,10 +1111,10 @@ static int gate_check_outputs(const gate_cli *cli) {
 /* Drops from cli->hist each --history file that is BASELINE, CURRENT or an earlier --history
  * file, with a warning in rep. */
 static void gate_dedup_history(gate_cli *cli, ns_gate_report *rep) {
-    /* A run counts once in the drift (trial 9 #17: the baseline given again as --history, or one
-     * --history file twice, made 3 files read as 4 runs): such a --history file is dropped, with
-     * a warning. So is CURRENT given as --history: the current build's run is no baseline run,
-     * and its distance would widen the threshold that is to catch it (trial 11 #6). The same
+    /* A run counts once in the drift (the baseline given again as --history, or one --history
+     * file twice, made 3 files read as 4 runs): such a --history file is dropped, with a
+     * warning. So is CURRENT given as --history: the current build's run is no baseline run, and
+     * its distance would widen the threshold that is to catch it (gate_hints.sh). The same
      * device and inode is the same file, whatever its path. */
     const char **hist = cli->hist;
     for (int h = 0; h < cli->nhist;) {
@@ -1202,7 +1200,7 @@ static int gate_compare_files(const gate_cli *cli, ns_gate_report *rep, json_t *
     json_decref(c);
     if (cmp != 0) {
         /* The warnings first: an interrupted input is often why nothing is in common
-         * (trial 9 #11: the warning was collected, then lost with the error). */
+         * (the warning was collected, then lost with the error). */
         char wb[1200];
         for (size_t i = 0; i < json_array_size(rep->warnings); i++)
             fprintf(
@@ -1305,7 +1303,7 @@ int ns_cmd_gate(int argc, char **argv) {
             stderr, "nodescale gate: warning: %s\n",
             ns_text_safe(json_string_value(json_array_get(rep.warnings, i)), wbuf, sizeof wbuf));
     /* A table lost on a full disk or closed pipe must not pass as a green run: exit 1, as every
-     * command whose stdout cannot be written (trial 14b #15: 2 hid a regression's 1). */
+     * command whose stdout cannot be written (2 hid a regression's 1: report_writes.sh). */
     if (!report_stdout && ns_report_check_stdout(err, sizeof err) != 0) {
         fprintf(stderr, "nodescale %s: error: %s\n", cmd, err);
         rc = NS_EXIT_FAIL;

@@ -103,6 +103,11 @@ typedef struct ns_gate_report {
     double elapsed_s;
 } ns_gate_report;
 
+/* gate --ab's default --rounds, and the samples a side the advice after a FAIL asks a rerun of one
+ * benchmark for (at least --min-samples): a benchmark looked at alone gets as many samples as an
+ * interleaved run gives it by default. */
+#define NS_GATE_DEFAULT_ROUNDS 30
+
 /* Defaults: threshold 5%, alpha 0.05, min_samples 5, noise floor 0, 2000 resamples, seed fixed. */
 ns_gate_opts ns_gate_defaults(void);
 

@@ -154,7 +154,7 @@ static int doc_median(const json_t *doc, const char *file, ab_kernel *kern, cons
         char fields[200];
         id_fields_diff(rid, *id, fields, sizeof fields);
         if (kern->id_round == round && strcmp(kern->id_side, side))
-            /* Trial 4: this clash within one round was reported as "an earlier round's". */
+            /* This clash within one round was reported as "an earlier round's" (gate.sh). */
             snprintf(err, errlen,
                      "result id \"%s\" differs from %s's \"%s\" in the same round (round %d: %s): "
                      "the two builds name this benchmark differently, so their times cannot be "
@@ -196,7 +196,7 @@ static int settled(const ab_kernel *ks, int nkernels, int n, double *scratch,
 
 /* 0 when bin (a path, or a name looked up in PATH as execvp does) is a regular file this user
  * may execute; else -1 with a one-line reason in err. access(X_OK) alone is true for a folder,
- * which then failed only in round 1 (trial 14b #19). */
+ * which then failed only in round 1 (gate_outputs.sh). */
 static int check_binary(const char *bin, const char *role, char *err, size_t errlen) {
     struct stat st;
     if (strchr(bin, '/')) {

@@ -80,13 +80,22 @@ static size_t ninvalid(const ns_gate_report *rep) {
     return n;
 }
 
+/* The note of an INVALID row whose current result failed its output check begins so (gate.c's
+ * current_failed writes it), and every note on the current result begins with current_note. */
+static const char check_failed_note[] = "current: output check failed";
+static const char current_note[] = "current: ";
+
+/* 1 when an INVALID row's note says its output check failed. */
+static int note_check_failed(const char *note) {
+    return !strncmp(note, check_failed_note, sizeof check_failed_note - 1);
+}
+
 /* INVALID rows whose output check failed; the others have a current status other than "ok"
  * (a thread team the OpenMP runtime cut, a zero time, ...), which no rerun of the check fixes. */
 static size_t ncheck_failed(const ns_gate_report *rep) {
     size_t n = 0;
     for (size_t i = 0; i < rep->nrows; i++)
-        n += rep->rows[i].verdict == NS_GATE_INVALID &&
-             !strncmp(rep->rows[i].note, "current: output check failed", 28);
+        n += rep->rows[i].verdict == NS_GATE_INVALID && note_check_failed(rep->rows[i].note);
     return n;
 }
 
@@ -97,15 +106,15 @@ static const ns_gate_row *first_invalid(const ns_gate_report *rep) {
     return NULL;
 }
 
-/* The verdict line's INVALID part, ", N INVALID (REASON)", into out (trial 9 #8: every INVALID
- * read "check failed", a cut thread team too): one row's own reason, else the counts by kind;
- * "" without INVALID rows. */
+/* The verdict line's INVALID part, ", N INVALID (REASON)", into out (every INVALID read
+ * "check failed", a cut thread team too: gate_hints.sh): one row's own reason, else the counts
+ * by kind; "" without INVALID rows. */
 static void invalid_label(const ns_gate_report *rep, char *out, size_t len) {
     size_t n = ninvalid(rep), c = ncheck_failed(rep);
     out[0] = 0;
     if (!n) return;
     const char *note = first_invalid(rep)->note;
-    if (!strncmp(note, "current: ", 9)) note += 9;
+    if (!strncmp(note, current_note, sizeof current_note - 1)) note += sizeof current_note - 1;
     if (n == 1)
         snprintf(out, len, ", 1 INVALID (%.120s)", note);
     else if (c == n)
@@ -129,15 +138,42 @@ static size_t nfew(const ns_gate_report *rep) {
     return n;
 }
 
-static const char *test_name(const ns_gate_report *rep, const ns_gate_row *r) {
+/* The regression rule with this report's alpha and threshold, into buf (returned), as the text
+ * table, the JSON report's settings.rule and the Markdown state it. */
+static const char *gate_rule_text(const ns_gate_report *rep, char *buf, size_t len) {
+    const ns_gate_opts *o = &rep->opts;
+    if (!strcmp(rep->mode, "ab"))
+        snprintf(buf, len,
+                 "p < %g (signed-rank over rounds) and the paired estimate of the time ratio lies "
+                 "above +%.1f%%",
+                 o->alpha, 100 * o->threshold);
+    else
+        snprintf(buf, len,
+                 "p < %g and the whole %.0f%% interval of the time ratio lies above +%.1f%%",
+                 o->alpha, 100 * (1 - o->alpha), 100 * o->threshold);
+    return buf;
+}
+
+/* A row's n cell, into buf (returned): the pairs (A/B), baseline/current samples, or "-" when
+ * the benchmark has no baseline. */
+static const char *row_n_text(const ns_gate_row *r, char *buf, size_t len) {
+    if (r->d)
+        snprintf(buf, len, "%zu", r->nd);
+    else if (r->base)
+        snprintf(buf, len, "%zu/%zu", r->nbase, r->ncur);
+    else
+        snprintf(buf, len, "-");
+    return buf;
+}
+
+static const char *test_name(const ns_gate_row *r) {
     if (!isfinite(r->p)) return "-";
     if (r->d) return r->exact ? "signed-rank, exact" : "signed-rank, normal";
-    (void)rep;
     return r->exact ? "Mann-Whitney, exact" : "Mann-Whitney, normal";
 }
 
 /* What the change column and the suite line estimate (one estimator for rows, interval and
- * suite: trial 4 showed a ratio of medians beside a Hodges-Lehmann interval). */
+ * suite: a ratio of medians was shown beside a Hodges-Lehmann interval). */
 static const char *ratio_estimator(const ns_gate_report *rep) {
     return strcmp(rep->mode, "ab")
                ? "Hodges-Lehmann estimate of the time ratio (median of all current/baseline "
@@ -182,8 +218,10 @@ static void next_steps(const ns_gate_report *rep, char *out, size_t len) {
         if (rep->rows[i].verdict == NS_GATE_REGRESSION) first = &rep->rows[i];
     char args[400];
     int ab = !strcmp(rep->mode, "ab");
-    /* Never fewer samples than --min-samples asks for (trial 9 #14), nor more than bench takes. */
-    int samples = rep->opts.min_samples > 30 ? rep->opts.min_samples : 30;
+    /* NS_GATE_DEFAULT_ROUNDS samples, never fewer than --min-samples asks for (gate_hints.sh),
+     * nor more than bench takes. */
+    int samples = rep->opts.min_samples > NS_GATE_DEFAULT_ROUNDS ? rep->opts.min_samples
+                                                                 : NS_GATE_DEFAULT_ROUNDS;
     if (samples > NS_MAX_SAMPLES) samples = NS_MAX_SAMPLES;
     if (first) {
         id_bench_args(first->id, args, sizeof args);
@@ -207,7 +245,7 @@ static void next_steps(const ns_gate_report *rep, char *out, size_t len) {
         snprintf(out, len,
                  "next: no single benchmark regressed, the suite did: confirm with nodescale gate "
                  "--ab OLD_BINARY NEW_BINARY KERNEL... on the slowest kernels\n");
-    } else if (inv && !strncmp(inv->note, "current: output check failed", 28)) {
+    } else if (inv && note_check_failed(inv->note)) {
         id_bench_args(inv->id, args, sizeof args);
         snprintf(out, len,
                  "next: the current build computes %s wrongly (its output check failed): fix "
@@ -239,7 +277,6 @@ static const char *drift_note(const ns_gate_report *rep) {
 }
 
 void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
-    const ns_gate_opts *o = &rep->opts;
     int w = 9;
     char safe[256];
     for (size_t i = 0; i < rep->nrows; i++) {
@@ -252,12 +289,8 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
                 rep->baseline, rep->current);
     else
         fprintf(f, "nodescale gate: baseline %s, current %s\n", rep->baseline, rep->current);
-    if (!strcmp(rep->mode, "ab"))
-        fprintf(f, "regression = p < %g (signed-rank over rounds) and the estimate above +%.1f%%\n",
-                o->alpha, 100 * o->threshold);
-    else
-        fprintf(f, "regression = p < %g and the whole %.0f%% interval above +%.1f%%\n", o->alpha,
-                100 * (1 - o->alpha), 100 * o->threshold);
+    char rule[160];
+    fprintf(f, "regression = %s\n", gate_rule_text(rep, rule, sizeof rule));
     fprintf(f, "change = %s; suite = their geometric mean\n", ratio_estimator(rep));
     if (json_array_size(rep->mismatches))
         fprintf(f,
@@ -280,15 +313,11 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
     for (size_t i = 0; i < rep->nrows; i++) {
         const ns_gate_row *r = &rep->rows[i];
         char a[32], b[32], c[32], d[64], p[32], n[32];
-        if (r->d)
-            snprintf(n, sizeof n, "%zu", r->nd);
-        else
-            snprintf(n, sizeof n, "%zu/%zu", r->nbase, r->ncur);
         fprintf(f, "%-*.*s %11s %11s %8s %18s %7s %7s  %s%s%s%s\n", w, w,
                 ns_text_safe(r->id, safe, sizeof safe),
                 fmt_time(r->med_base, a, sizeof a), fmt_time(r->med_cur, b, sizeof b),
                 fmt_change(r->ratio, c, sizeof c), fmt_ci(r->ci_lo, r->ci_hi, d, sizeof d),
-                fmt_p(r->p, p, sizeof p), r->base || r->d ? n : "-",
+                fmt_p(r->p, p, sizeof p), row_n_text(r, n, sizeof n),
                 ns_gate_verdict_name(r->verdict), r->note[0] ? " (" : "", r->note,
                 r->note[0] ? ")" : "");
     }
@@ -360,10 +389,8 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
     char seed[24];
     snprintf(seed, sizeof seed, "0x%016llx", (unsigned long long)o->seed);
     json_object_set_new(s, "bootstrap_seed", json_string(seed));
-    json_object_set_new(s, "rule",
-                        json_string(strcmp(rep->mode, "ab")
-                                        ? "p < alpha and interval entirely above 1 + threshold"
-                                        : "p < alpha and paired estimate above 1 + threshold"));
+    char rule[160];
+    json_object_set_new(s, "rule", json_string(gate_rule_text(rep, rule, sizeof rule)));
     if (!strcmp(rep->mode, "ab")) json_object_set_new(s, "rounds", json_integer(rep->rounds));
     json_object_set_new(s, "ratio_estimator", json_string(ratio_estimator(rep)));
     json_object_set_new(root, "settings", s);
@@ -391,7 +418,7 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
         set_num(j, "ratio_ci_low", r->ci_lo);
         set_num(j, "ratio_ci_high", r->ci_hi);
         set_num(j, "p_value", r->p);
-        json_object_set_new(j, "test", json_string(test_name(rep, r)));
+        json_object_set_new(j, "test", json_string(test_name(r)));
         set_num(j, "threshold", r->threshold);
         if (isfinite(r->drift)) {
             json_object_set_new(j, "between_run_drift", json_real(r->drift));
@@ -640,11 +667,9 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
     if (rep->suite_n == 0)
         fprintf(f, "**Nothing was compared** (every benchmark missing, without data or with too "
                    "few samples): the gate fails.\n");
-    fprintf(f, "%zu regression%s. A benchmark regresses when p < %g and %s above +%.1f%%.\n\n", nr,
-            nr == 1 ? "" : "s", o->alpha,
-            strcmp(rep->mode, "ab") ? "the whole interval of the time ratio lies"
-                                    : "the paired estimate of the time ratio lies",
-            100 * o->threshold);
+    char rule[160];
+    fprintf(f, "%zu regression%s. A benchmark regresses when %s.\n\n", nr, nr == 1 ? "" : "s",
+            gate_rule_text(rep, rule, sizeof rule));
     if (ninvalid(rep))
         fprintf(f, "**%zu INVALID**: the current result %s; the gate fails.\n\n", ninvalid(rep),
                 ncheck_failed(rep) == ninvalid(rep) ? "failed its output check"
@@ -677,17 +702,12 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
     for (size_t i = 0; i < rep->nrows; i++) {
         const ns_gate_row *r = &rep->rows[i];
         char a[32], b[32], c[32], d[64], p[32], n[32];
-        if (r->d)
-            snprintf(n, sizeof n, "%zu", r->nd);
-        else if (r->base)
-            snprintf(n, sizeof n, "%zu/%zu", r->nbase, r->ncur);
-        else
-            snprintf(n, sizeof n, "-");
         fprintf(f, "| ");
         ns_md_code(f, r->id, 1);
         fprintf(f, " | %s | %s | %s | %s | %s | %s | %s", fmt_time(r->med_base, a, sizeof a),
                 fmt_time(r->med_cur, b, sizeof b), fmt_change(r->ratio, c, sizeof c),
-                fmt_ci(r->ci_lo, r->ci_hi, d, sizeof d), fmt_p(r->p, p, sizeof p), n,
+                fmt_ci(r->ci_lo, r->ci_hi, d, sizeof d), fmt_p(r->p, p, sizeof p),
+                row_n_text(r, n, sizeof n),
                 r->verdict == NS_GATE_REGRESSION ? "**REGRESSION**"
                 : r->verdict == NS_GATE_INVALID  ? "**INVALID**"
                                                  : ns_gate_verdict_name(r->verdict));

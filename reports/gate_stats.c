@@ -407,8 +407,8 @@ static double item_log_ratio(const ns_boot_item *it, boot_scratch *sc, uint64_t 
 /* Above this many pair differences in an item (256 x 256: every file nodescale writes stays at
  * or below it), a resample of the item costs O(n) instead of O(n^2): its statistic is the
  * difference of the medians of log times (the median of d, paired), shifted by a constant so
- * that on the data themselves it equals the item's Hodges-Lehmann estimate. Trial 7 #13: gate
- * resampled every pair of every sample 2000 times, and 2e6 samples had not finished in 60 s. */
+ * that on the data themselves it equals the item's Hodges-Lehmann estimate. Gate resampled
+ * every pair of every sample 2000 times, and 2e6 samples had not finished in 60 s (test_gate.c). */
 #define NS_BOOT_MAX_PAIRS 65536
 
 /* The large items' statistic (see NS_BOOT_MAX_PAIRS), resampled as item_log_ratio. */

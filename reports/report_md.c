@@ -11,13 +11,8 @@
 
 #include "harness/allreduce.h"
 #include "harness/json.h"
+#include "harness/stats.h"
 #include "roofline/roofline.h"
-
-/* Largest worst relative residual of an all-reduce fit reported without a warning (the rule of
- * `cluster --allreduce`), unless harness/allreduce.h defines it. */
-#ifndef NS_ALLREDUCE_ROUGH_FIT
-#define NS_ALLREDUCE_ROUGH_FIT 0.25
-#endif
 
 static const char *str(const json_t *o, const char *key) {
     const char *s = json_string_value(json_object_get(o, key));
@@ -55,12 +50,11 @@ static void ceiling_working_set(FILE *f, const json_t *c) {
     }
 }
 
-/* Whether a result's samples varied by more than 5% (time_s.cv): the machine was disturbed
- * while it ran. The Kernels and GEMM tables mark such numbers with a warning sign. */
-#define NOISY_CV 0.05
+/* Whether a result's samples varied by more than NS_DISTURBED_CV (time_s.cv): the machine was
+ * disturbed while it ran. The Kernels and GEMM tables mark such numbers with a warning sign. */
 static int noisy(const json_t *r) {
     double cv = ns_json_get_num(json_object_get(r, "time_s"), "cv");
-    return isfinite(cv) && cv > NOISY_CV;
+    return isfinite(cv) && cv > NS_DISTURBED_CV;
 }
 
 /* A number with printf format fmt, or an em dash when null. */
@@ -251,9 +245,9 @@ static void kernels(FILE *f, const json_t *root) {
     }
     fprintf(f, "\n");
     if (disturbed)
-        fprintf(f, "⚠ %d %s varied by more than 5%% (cv) between samples: the machine was "
+        fprintf(f, "⚠ %d %s varied by more than %g%% (cv) between samples: the machine was "
                    "disturbed while they ran; rerun on a quiet machine before trusting them.\n\n",
-                disturbed, disturbed == 1 ? "kernel" : "kernels");
+                disturbed, disturbed == 1 ? "kernel" : "kernels", 100 * NS_DISTURBED_CV);
     if (suspect_roofs)
         fprintf(f,
                 "%d %s judged against a roof marked (suspect): a ceiling the roofline doubts "
@@ -281,7 +275,7 @@ static void gflops_cell(FILE *f, const json_t *r) {
 }
 
 /* GEMM: own kernel beside each peer, size by size (GFLOP/s and own/peer ratio). A number whose
- * result varied by more than 5% (cv) is marked as in the Kernels table, and so is a ratio
+ * result varied by more than NS_DISTURBED_CV (cv) is marked as in the Kernels table, and so is a ratio
  * either side of which is marked. */
 static void gemm_peers(FILE *f, const json_t *root) {
     const char *prec[] = {"dgemm", "sgemm"};
@@ -341,9 +335,11 @@ static void gemm_peers(FILE *f, const json_t *root) {
         }
     }
     if (marked)
-        fprintf(f, "\n⚠ a number marked varied by more than 5%% (cv) between samples (the machine "
-                   "was disturbed while it ran), and so a marked ratio is not a fair comparison: "
-                   "rerun on a quiet machine before trusting it.\n");
+        fprintf(f,
+                "\n⚠ a number marked varied by more than %g%% (cv) between samples (the machine "
+                "was disturbed while it ran), and so a marked ratio is not a fair comparison: "
+                "rerun on a quiet machine before trusting it.\n",
+                100 * NS_DISTURBED_CV);
     if (other)
         fprintf(f,
                 "\nThe peers' kernels use the instruction sets in their column heads "
@@ -388,7 +384,7 @@ static void allreduce_fit(FILE *f, const json_t *fit, const char *name, int for_
 }
 
 /* The thread all-reduce: the alpha-beta fit of each schedule (ring: the figures the cluster
- * model reads; tree), each named, with its residual and warnings (trial 15 #7). */
+ * model reads; tree), each named, with its residual and warnings (test_report.c). */
 static void allreduce(FILE *f, const json_t *root) {
     const json_t *ar = json_object_get(root, "allreduce");
     if (!ar) return;

@@ -160,8 +160,8 @@ int ns_cmd_roofline(int argc, char **argv) {
                                   out, old);
         }
         if (old) {
-            /* The hint to redraw in place only where there is a run to redraw (trial 11 #8:
-             * it named DIR/results.json of a compare or fleet folder). */
+            /* The hint to redraw in place only where there is a run to redraw (it named
+             * DIR/results.json of a compare or fleet folder: roofline_out.sh). */
             char run[4200], in_place[4400] = "";
             struct stat st;
             snprintf(run, sizeof run, "%s/results.json", out);

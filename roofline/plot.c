@@ -1187,7 +1187,7 @@ int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *stage
     }
     /* Nothing to draw: no gnuplot run, nothing staged, not an error (skipped says why). */
     /* A message that names the script keeps it, with its data, for the user to open and rerun
-     * (trial 15 #17: it named a script already deleted). */
+     * (it named a script already deleted: roofline_gnuplot_failed.sh). */
     if (c.npics > 0 && ns_gnuplot_run(NULL, script, err, errlen) != 0) {
         keep = strstr(err, script) != NULL;
         if (keep)

@@ -458,7 +458,8 @@ typedef struct { /* one bandwidth roof: the best trusted ceiling of a level at a
 } bw_roof;
 
 /* Bandwidth roofs the builder can hold: one per level (L1..L4, DRAM), load/store class and kept
- * thread count (a file with 40 thread counts gave roofs to 16 of them: trial 15 #4). */
+ * thread count (a file with 40 thread counts gave roofs to 16 of them:
+ * roofline_thread_counts.sh). */
 #define ROOFS_MAX (5 * 4 * NS_ROOFLINE_MAX_THREAD_COUNTS)
 
 typedef struct {
@@ -2231,7 +2232,7 @@ static void bandwidth_scaling(build_ctx *b, json_t *ceil) {
                 strcmp(str_or(c, "kernel", ""), r1->kernel) ||
                 ns_json_get_num(c, "gbytes_per_s") != r1->gbytes_per_s)
                 continue;
-            /* The reason replaces an "ok" (a status read "suspect: ...; ok": trial 15 #11). */
+            /* The reason replaces an "ok" (a status read "suspect: ...; ok": test_roofline.c). */
             const char *was = str_or(c, "status", "ok");
             if (!strncmp(was, "ok", 2) && (was[2] == '\0' || was[2] == ';'))
                 was += 2 + (was[2] == ';') + (was[2] == ';' && was[3] == ' ');

@@ -5,12 +5,7 @@
 # computing, and every writer's message keeps the reason and says where it cut the path.
 set -u
 cd "$(dirname "$0")/../.."
-ns=bin/nodescale
-[ -x "$ns" ] || { echo "skip: $ns not built"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. tests/cli/lib/common.sh
 R1=examples/providers/vm-2core-run1/results.json
 R2=examples/providers/vm-2core-run2/results.json
 gp=""
@@ -40,7 +35,7 @@ ln -s pd3/cluster_scaling.png "$tmp/dl/dangl"
 ln -s pd4/cluster_scaling.svg "$tmp/dl/d2"
 for pair in "pd3 dangl" "pd4 d2"; do
   set -- $pair
-  (cd "$tmp/dl" && NODESCALE_GNUPLOT=$gp "$OLDPWD/$ns" cluster --preset h100-sxm --chips 8 \
+  (cd "$tmp/dl" && NODESCALE_GNUPLOT=$gp "$ns" cluster --preset h100-sxm --chips 8 \
     --plot-dir "$1" --json "$2" >/dev/null 2>"$tmp/err")
   rc=$?
   { [ $rc -eq 2 ] && grep -q "one of the plot files" "$tmp/err"; } ||

@@ -7,10 +7,7 @@
 # each .svg.
 set -u
 cd "$(dirname "$0")/../.."
-ns=bin/nodescale
-[ -x "$ns" ] || { echo "skip: $ns not built"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/cli/lib/common.sh
 
 $ns cluster --preset h100-sxm --chips 8,1024,16384 --json "$tmp/c.json" --plot-dir "$tmp/p" \
   >"$tmp/out" 2>"$tmp/err"
@@ -66,11 +63,11 @@ for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
-rc=$?
+[ $? -eq 0 ] || fails=$((fails + 1))
 if command -v gnuplot >/dev/null || [ -n "${NODESCALE_GNUPLOT:-}" ]; then
   for f in cluster_breakdown cluster_scaling; do
     [ -s "$tmp/p/$f.svg" ] && head -c 8 "$tmp/p/$f.png" 2>/dev/null | grep -q PNG ||
-      { echo "FAIL: t10#11: no $f.svg and .png"; rc=1; }
+      { echo "FAIL: t10#11: no $f.svg and .png"; fails=$((fails + 1)); }
   done
 fi
 # Trial 15 #10: names are drawn as written, not as gnuplot enhanced text (_ ^ @ { } were
@@ -82,16 +79,16 @@ d.setdefault("context", {}).setdefault("cpu", {})["model"] = "Xeon_Gold^2 @GPVAL
 json.dump(d, open(sys.argv[2], "w"))
 PY
 $ns cluster --node "$tmp/inj.json" --chips 1,2 --plot-dir "$tmp/pn" >"$tmp/out2" 2>"$tmp/err2" ||
-  { echo "FAIL: t15#10: cluster --node with an odd CPU name"; cat "$tmp/err2"; rc=1; }
+  { echo "FAIL: t15#10: cluster --node with an odd CPU name"; cat "$tmp/err2"; fails=$((fails + 1)); }
 for f in cluster_breakdown cluster_scaling; do
   n=$(grep -c "set terminal" "$tmp/pn/$f.gp" 2>/dev/null)
   e=$(grep "set terminal" "$tmp/pn/$f.gp" 2>/dev/null | grep -c noenhanced)
   [ "${n:-0}" -ge 3 ] && [ "$n" = "$e" ] ||
-    { echo "FAIL: t15#10: $f.gp has $e noenhanced of ${n:-0} terminals"; rc=1; }
+    { echo "FAIL: t15#10: $f.gp has $e noenhanced of ${n:-0} terminals"; fails=$((fails + 1)); }
   if command -v gnuplot >/dev/null && [ -z "${NODESCALE_GNUPLOT:-}" ]; then
     grep -q "Xeon_Gold^2 @GPVAL {x}" "$tmp/pn/$f.svg" ||
-      { echo "FAIL: t15#10: $f.svg does not draw the name as written"; rc=1; }
+      { echo "FAIL: t15#10: $f.svg does not draw the name as written"; fails=$((fails + 1)); }
   fi
 done
-[ $rc -eq 0 ] && echo "cluster_plots: ok"
-exit $rc
+[ $fails -eq 0 ] && echo "cluster_plots: ok"
+exit $((fails > 0))

@@ -6,11 +6,7 @@
 # print no inf or nan.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-ns=bin/nodescale
-[ -x "$ns" ] || { echo "skip: $ns not built"; exit 77; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. tests/cli/lib/common.sh
 
 # $1 = wanted exit status, $2 = what stderr must contain (2: one line, nothing on stdout; 0: no
 # inf or nan anywhere); the rest = arguments.

@@ -25,25 +25,25 @@ one_node_fleet $fx/provider_x.json "$tmp/fx" 0.4
 one_node_fleet $fx/provider_y.json "$tmp/fy" 0.4
 
 $bin compare "$tmp/fx/fleet.json" "$tmp/fy/fleet.json" --out "$tmp/c" >"$tmp/c.md" 2>"$tmp/c.err" ||
-  { echo "FAIL: compare of two fleets"; cat "$tmp/c.err"; fail=1; }
+  { echo "FAIL: compare of two fleets"; cat "$tmp/c.err"; fails=$((fails + 1)); }
 $bin compare "$tmp/fx/nodes/n/results.json" "$tmp/fy/nodes/n/results.json" --out "$tmp/n" \
-  >"$tmp/n.md" 2>"$tmp/n.err" || { echo "FAIL: compare of the node files"; cat "$tmp/n.err"; fail=1; }
+  >"$tmp/n.md" 2>"$tmp/n.err" || { echo "FAIL: compare of the node files"; cat "$tmp/n.err"; fails=$((fails + 1)); }
 jq -e 'all(.benchmarks[]; .noise == 0.4 and .noise_within == 0.4 and .noise_between == null
            and .distinguishes == false)' "$tmp/c/compare.json" >/dev/null ||
-  { echo "FAIL: one-node fleets: noise is not the nodes' own CV"; jq -c '.benchmarks[0]' "$tmp/c/compare.json"; fail=1; }
+  { echo "FAIL: one-node fleets: noise is not the nodes' own CV"; jq -c '.benchmarks[0]' "$tmp/c/compare.json"; fails=$((fails + 1)); }
 [ "$(jq -r .verdict "$tmp/c/compare.json")" = "$(jq -r .verdict "$tmp/n/compare.json")" ] ||
-  { echo "FAIL: fleets and their node files disagree"; jq -r .verdict "$tmp/c/compare.json" "$tmp/n/compare.json"; fail=1; }
-grep -q '| 40.0% | no |$' "$tmp/c.md" || { echo "FAIL: noise column"; fail=1; }
+  { echo "FAIL: fleets and their node files disagree"; jq -r .verdict "$tmp/c/compare.json" "$tmp/n/compare.json"; fails=$((fails + 1)); }
+grep -q '| 40.0% | no |$' "$tmp/c.md" || { echo "FAIL: noise column"; fails=$((fails + 1)); }
 
 # Without the node files the within-node noise is unknown: a warning, and n/a in the table.
 rm -r "$tmp/fx/nodes" "$tmp/fy/nodes"
 $bin compare "$tmp/fx/fleet.json" "$tmp/fy/fleet.json" --out "$tmp/u" >"$tmp/u.md" 2>"$tmp/u.err" ||
-  { echo "FAIL: compare without node files"; cat "$tmp/u.err"; fail=1; }
-grep -q 'warning: .*node results file(s) not readable' "$tmp/u.err" || { echo "FAIL: no warning"; fail=1; }
+  { echo "FAIL: compare without node files"; cat "$tmp/u.err"; fails=$((fails + 1)); }
+grep -q 'warning: .*node results file(s) not readable' "$tmp/u.err" || { echo "FAIL: no warning"; fails=$((fails + 1)); }
 grep -q '| n/a | ' "$tmp/u.md" && ! grep -q '| 0.0% | ' "$tmp/u.md" ||
-  { echo "FAIL: unknown noise not n/a"; grep '^| `' "$tmp/u.md" | head -2; fail=1; }
+  { echo "FAIL: unknown noise not n/a"; grep '^| `' "$tmp/u.md" | head -2; fails=$((fails + 1)); }
 jq -e 'all(.benchmarks[]; .noise == null)' "$tmp/u/compare.json" >/dev/null ||
-  { echo "FAIL: unknown noise not null"; fail=1; }
+  { echo "FAIL: unknown noise not null"; fails=$((fails + 1)); }
 
-[ $fail -eq 0 ] && echo "compare_noise: ok"
-exit $fail
+[ $fails -eq 0 ] && echo "compare_noise: ok"
+exit $((fails > 0))

@@ -14,30 +14,30 @@ refused() { # name, pattern, command...
   shift 2
   "$@" >"$tmp/o" 2>"$tmp/e"
   local rc=$?
-  [ $rc -eq 2 ] || { echo "FAIL: $name: exit $rc, want 2"; fail=1; }
+  [ $rc -eq 2 ] || { echo "FAIL: $name: exit $rc, want 2"; fails=$((fails + 1)); }
   [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q "$pat" "$tmp/e" ||
-    { echo "FAIL: $name: message"; cat "$tmp/e"; fail=1; }
-  [ -s "$tmp/o" ] && { echo "FAIL: $name: wrote to stdout"; fail=1; }
+    { echo "FAIL: $name: message"; cat "$tmp/e"; fails=$((fails + 1)); }
+  [ -s "$tmp/o" ] && { echo "FAIL: $name: wrote to stdout"; fails=$((fails + 1)); }
 }
 
 $bin compare $fx/provider_x.json $fx/provider_y.json --out "$tmp/c" >/dev/null 2>"$tmp/e" ||
-  { echo "FAIL: compare"; cat "$tmp/e"; fail=1; }
+  { echo "FAIL: compare"; cat "$tmp/e"; fails=$((fails + 1)); }
 jq -e '[.classes[] | select(.benchmarks == 0)] | length > 0 and
        all(.distinguishes == null and
            .distinguishes_status == "no benchmark of this class in the inputs")' \
-  "$tmp/c/compare.json" >/dev/null || { echo "FAIL: distinguishes_status"; fail=1; }
+  "$tmp/c/compare.json" >/dev/null || { echo "FAIL: distinguishes_status"; fails=$((fails + 1)); }
 jq -e '[.classes[] | select(.benchmarks > 0)] | all(has("distinguishes_status") | not)' \
-  "$tmp/c/compare.json" >/dev/null || { echo "FAIL: status on a measured class"; fail=1; }
+  "$tmp/c/compare.json" >/dev/null || { echo "FAIL: status on a measured class"; fails=$((fails + 1)); }
 
 ln -s "$PWD/$fx/provider_x.json" "$tmp/x_link.json"
 refused "same file twice" 'error: .*same file' $bin compare $fx/provider_x.json $fx/provider_x.json --out "$tmp/s"
 refused "same file through a link" 'error: .*same file' $bin compare $fx/provider_x.json "$tmp/x_link.json" --out "$tmp/s"
-[ -e "$tmp/s" ] && { echo "FAIL: same file: --out created"; fail=1; }
+[ -e "$tmp/s" ] && { echo "FAIL: same file: --out created"; fails=$((fails + 1)); }
 
 cp "$tmp/c/compare.json" "$tmp/before.json"
 refused "--out holding compare.json" 'error: .*already holds compare.json' \
   $bin compare $fx/provider_y.json $fx/provider_z.json --out "$tmp/c"
-cmp -s "$tmp/c/compare.json" "$tmp/before.json" || { echo "FAIL: compare.json overwritten"; fail=1; }
+cmp -s "$tmp/c/compare.json" "$tmp/before.json" || { echo "FAIL: compare.json overwritten"; fails=$((fails + 1)); }
 
 # One list of report-folder names for run, roofline, fleet and compare (trial 9 #13): compare
 # refuses a folder holding a run's or roofline's file, and run and roofline refuse compare's
@@ -46,7 +46,7 @@ for f in results.json run.log roofline_dp.svg; do
   rm -rf "$tmp/o13" && mkdir "$tmp/o13" && echo stale >"$tmp/o13/$f"
   refused "compare --out holding $f" "error: --out .* already holds $f of a run, roofline or fleet" \
     $bin compare $fx/provider_x.json $fx/provider_y.json --out "$tmp/o13"
-  [ "$(ls "$tmp/o13")" = "$f" ] || { echo "FAIL: compare --out holding $f: wrote"; fail=1; }
+  [ "$(ls "$tmp/o13")" = "$f" ] || { echo "FAIL: compare --out holding $f: wrote"; fails=$((fails + 1)); }
 done
 for f in compare.md compare.svg compare.dat; do
   rm -rf "$tmp/o13" && mkdir "$tmp/o13" && echo stale >"$tmp/o13/$f"
@@ -54,7 +54,7 @@ for f in compare.md compare.svg compare.dat; do
     timeout -s INT 20 $bin run --quick --threads 1 --out "$tmp/o13"
   refused "roofline --out holding $f" "error: --out .* holds $f" \
     $bin roofline $fx/provider_x.json --no-plot --out "$tmp/o13"
-  [ "$(ls "$tmp/o13")" = "$f" ] || { echo "FAIL: --out holding $f: written into"; fail=1; }
+  [ "$(ls "$tmp/o13")" = "$f" ] || { echo "FAIL: --out holding $f: written into"; fails=$((fails + 1)); }
 done
 
 # --out naming a regular file: refused by the one mkdir -p (review14 #1: compare's own mkdir -p
@@ -62,7 +62,7 @@ done
 echo keep >"$tmp/afile"
 refused "--out a regular file" "error: cannot create $tmp/afile: Not a directory" \
   $bin compare $fx/provider_x.json $fx/provider_y.json --out "$tmp/afile"
-[ "$(cat "$tmp/afile")" = keep ] || { echo "FAIL: --out a regular file: file changed"; fail=1; }
+[ "$(cat "$tmp/afile")" = keep ] || { echo "FAIL: --out a regular file: file changed"; fails=$((fails + 1)); }
 
 refused "compare report as input" 'error: .*is a compare report, not a results or fleet file' \
   $bin compare $fx/provider_x.json "$tmp/c/compare.json" --out "$tmp/r"
@@ -71,20 +71,20 @@ refused "duplicate --labels" "error: --labels names 'a' twice" \
   $bin compare --labels a,a $fx/provider_x.json $fx/provider_y.json --out "$tmp/l"
 refused "duplicate --labels among three" "error: --labels names 'b' twice" \
   $bin compare --labels b,a,b $fx/provider_x.json $fx/provider_y.json $fx/provider_z.json --out "$tmp/l"
-[ -e "$tmp/l" ] && { echo "FAIL: duplicate --labels: --out created"; fail=1; }
+[ -e "$tmp/l" ] && { echo "FAIL: duplicate --labels: --out created"; fails=$((fails + 1)); }
 $bin compare --labels ab,a $fx/provider_x.json $fx/provider_y.json --out "$tmp/l2" >/dev/null 2>&1 ||
-  { echo "FAIL: --labels ab,a refused"; fail=1; }
+  { echo "FAIL: --labels ab,a refused"; fails=$((fails + 1)); }
 
 refused "--min-spread 5" "error: --min-spread: '5' is ambiguous (5% or 500%?)" \
   $bin compare --min-spread 5 $fx/provider_x.json $fx/provider_y.json --out "$tmp/m"
 refused "--min-spread 5%x" "error: --min-spread: '5%x' is not a fraction" \
   $bin compare --min-spread 5%x $fx/provider_x.json $fx/provider_y.json --out "$tmp/m"
-[ -e "$tmp/m" ] && { echo "FAIL: --min-spread refused: --out created"; fail=1; }
+[ -e "$tmp/m" ] && { echo "FAIL: --min-spread refused: --out created"; fails=$((fails + 1)); }
 for v in 5% 0.05; do
   $bin compare --min-spread $v $fx/provider_x.json $fx/provider_y.json --out "$tmp/m$v" >/dev/null 2>"$tmp/e" &&
     jq -e '.min_spread == 0.05' "$tmp/m$v/compare.json" >/dev/null ||
-    { echo "FAIL: --min-spread $v"; cat "$tmp/e"; fail=1; }
+    { echo "FAIL: --min-spread $v"; cat "$tmp/e"; fails=$((fails + 1)); }
 done
 
-[ $fail -eq 0 ] && echo "compare_refusals: ok"
-exit $fail
+[ $fails -eq 0 ] && echo "compare_refusals: ok"
+exit $((fails > 0))

@@ -16,15 +16,15 @@ for d in run old; do
   timeout -k 2 60 $MPIRUN -np 1 $bin "${fleet[@]}" --out "$tmp/$d" >"$tmp/o" 2>"$tmp/e"
   rc=$?
   [ $rc -eq 2 ] && [ "$(grep -c "error:" "$tmp/e")" -eq 1 ] && grep -q "error: --out .* already holds" "$tmp/e" ||
-    { echo "FAIL: fleet --out into $d: exit $rc: $(cat "$tmp/e")"; fail=1; }
+    { echo "FAIL: fleet --out into $d: exit $rc: $(cat "$tmp/e")"; fails=$((fails + 1)); }
   (cd "$tmp/$d" && ls -lR --time-style=full-iso) | cmp -s - "$tmp/before" ||
-    { echo "FAIL: fleet --out changed $d"; fail=1; }
+    { echo "FAIL: fleet --out changed $d"; fails=$((fails + 1)); }
 done
 
 timeout -k 2 60 $MPIRUN -np 1 $bin "${fleet[@]}" --out "$tmp/new/f" >/dev/null 2>"$tmp/e" ||
-  { echo "FAIL: fleet --out a new folder: $(tail -n 3 "$tmp/e")"; fail=1; }
+  { echo "FAIL: fleet --out a new folder: $(tail -n 3 "$tmp/e")"; fails=$((fails + 1)); }
 [ -s "$tmp/new/f/fleet.json" ] && [ -s "$tmp/new/f/report.md" ] ||
-  { echo "FAIL: fleet --out new/f: $(ls -R "$tmp/new")"; fail=1; }
+  { echo "FAIL: fleet --out new/f: $(ls -R "$tmp/new")"; fails=$((fails + 1)); }
 
-[ $fail -eq 0 ] && echo "fleet out: ok"
-exit $fail
+[ $fails -eq 0 ] && echo "fleet out: ok"
+exit $((fails > 0))

@@ -12,17 +12,17 @@ for f in examples/providers/fleet-localhost/fleet.json examples/providers/compar
   timeout -k 2 60 $MPIRUN -np 1 $bin fleet --from-results "$f" --no-collectives --out "$d" \
     >"$tmp/out" 2>"$tmp/err"
   rc=$?
-  [ $rc -eq 1 ] || { echo "FAIL: --from-results $kind report: exit $rc, want 1"; fail=1; }
+  [ $rc -eq 1 ] || { echo "FAIL: --from-results $kind report: exit $rc, want 1"; fails=$((fails + 1)); }
   grep -q "rank 0 ($host): failed: .*a $kind report, not a node's results.json" "$tmp/err" ||
-    { echo "FAIL: --from-results $kind report: no reason:"; cat "$tmp/err"; fail=1; }
+    { echo "FAIL: --from-results $kind report: no reason:"; cat "$tmp/err"; fails=$((fails + 1)); }
   jq -e --arg k "$kind" '.node_counts.ok == 0 and .nodes[0].status == "failed" and
       (.nodes[0].reason | contains("a " + $k + " report"))' "$d/fleet.json" >/dev/null ||
-    { echo "FAIL: --from-results $kind report: fleet.json"; jq -c '.nodes' "$d/fleet.json"; fail=1; }
-  [ -e "$d/nodes/$host/results.json" ] && { echo "FAIL: $kind report copied as a node's results"; fail=1; }
+    { echo "FAIL: --from-results $kind report: fleet.json"; jq -c '.nodes' "$d/fleet.json"; fails=$((fails + 1)); }
+  [ -e "$d/nodes/$host/results.json" ] && { echo "FAIL: $kind report copied as a node's results"; fails=$((fails + 1)); }
   # Trial 15 #15: the refusal named the path twice ("read F: F: a fleet report").
   [ "$(grep -o -F "$f" "$tmp/err" | wc -l)" -eq "$(grep -c -F "$f" "$tmp/err")" ] &&
     ! grep -q -F "$f: $f" "$tmp/err" ||
-    { echo "FAIL: --from-results $kind report: a line names the path twice:"; cat "$tmp/err"; fail=1; }
+    { echo "FAIL: --from-results $kind report: a line names the path twice:"; cat "$tmp/err"; fails=$((fails + 1)); }
 done
 # Trial 15 #14: a `nodescale bench` file (one result, no ceilings or roofline) ran as "rank 0:
 # ok"; the rank fails with that one reason, as `cluster --node` refuses it.
@@ -30,14 +30,14 @@ jq '.results |= .[:1] | del(.sweep, .ceilings, .roofline)' "$fixtures/node0.json
 timeout -k 2 60 $MPIRUN -np 1 $bin fleet --from-results "$tmp/bench.json" --no-collectives \
   --out "$tmp/b" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-[ $rc -eq 1 ] || { echo "FAIL: --from-results bench file: exit $rc, want 1"; fail=1; }
+[ $rc -eq 1 ] || { echo "FAIL: --from-results bench file: exit $rc, want 1"; fails=$((fails + 1)); }
 grep -q "rank 0 ($host): failed: .*bench.json: a .nodescale bench. result" "$tmp/err" ||
-  { echo "FAIL: --from-results bench file: no reason:"; cat "$tmp/err"; fail=1; }
+  { echo "FAIL: --from-results bench file: no reason:"; cat "$tmp/err"; fails=$((fails + 1)); }
 jq -e '.node_counts.ok == 0 and .nodes[0].status == "failed" and
     (.nodes[0].reason | contains("nodescale bench"))' "$tmp/b/fleet.json" >/dev/null ||
-  { echo "FAIL: --from-results bench file: fleet.json"; jq -c '.nodes' "$tmp/b/fleet.json"; fail=1; }
+  { echo "FAIL: --from-results bench file: fleet.json"; jq -c '.nodes' "$tmp/b/fleet.json"; fails=$((fails + 1)); }
 # A node's results.json is still taken.
 timeout -k 2 60 $MPIRUN -np 1 $bin fleet --from-results "$fixtures/node0.json" --no-collectives \
-  --out "$tmp/ok" >/dev/null 2>&1 || { echo "FAIL: a node's results refused"; fail=1; }
-[ $fail -eq 0 ] && echo "fleet_report_input: ok"
-exit $fail
+  --out "$tmp/ok" >/dev/null 2>&1 || { echo "FAIL: a node's results refused"; fails=$((fails + 1)); }
+[ $fails -eq 0 ] && echo "fleet_report_input: ok"
+exit $((fails > 0))

@@ -5,36 +5,32 @@
 # keeps the gate busy. A TMPDIR that does not exist falls back to /tmp.
 set -u
 cd "$(dirname "$0")/../.."
-NS=${NS:-bin/nodescale}
-[ -x $NS ] || { echo "skip: $NS not built"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-cp tests/fixtures/gate/fake-bench.sh "$T/fake.sh"
-printf '#!/usr/bin/env bash\nsleep 0.2\nexec "$(dirname "$0")/fake.sh" "$@"\n' >"$T/slow.sh"
-chmod +x "$T/fake.sh" "$T/slow.sh"
+. tests/cli/lib/common.sh
+cp tests/fixtures/gate/fake-bench.sh "$tmp/fake.sh"
+printf '#!/usr/bin/env bash\nsleep 0.2\nexec "$(dirname "$0")/fake.sh" "$@"\n' >"$tmp/slow.sh"
+chmod +x "$tmp/fake.sh" "$tmp/slow.sh"
 
 # stop SIGNAL WANT_RC [LAUNCHER...]: starts an A/B gate in the background, sends SIGNAL once its
 # folder exists and a round has run, and checks the exit status and that the folder is gone.
 stop() {
     local sig=$1 want=$2
     shift 2
-    rm -rf "$T/tmp" && mkdir "$T/tmp"
-    TMPDIR="$T/tmp" "$@" "$NS" gate --ab "$T/slow.sh" "$T/slow.sh" k1 --rounds 30 --min-rounds 30 \
-        >"$T/out" 2>"$T/err" &
+    rm -rf "$tmp/tmp" && mkdir "$tmp/tmp"
+    TMPDIR="$tmp/tmp" "$@" "$ns" gate --ab "$tmp/slow.sh" "$tmp/slow.sh" k1 --rounds 30 --min-rounds 30 \
+        >"$tmp/out" 2>"$tmp/err" &
     local pid=$! i
     for i in $(seq 100); do
-        grep -q 'round 2' "$T/err" 2>/dev/null && break
+        grep -q 'round 2' "$tmp/err" 2>/dev/null && break
         sleep 0.1
     done
     kill -"$sig" $pid
     wait $pid
     local rc=$?
     if [ $rc -ne "$want" ]; then
-        echo "FAIL: SIG$sig: exit $rc, want $want"; sed 's/^/  | /' "$T/err" | tail -3; fails=$((fails + 1))
-    elif [ -n "$(ls -A "$T/tmp")" ]; then
-        echo "FAIL: SIG$sig: left $(ls -A "$T/tmp")"; fails=$((fails + 1))
-    elif ! grep -q "stopped by signal" "$T/err"; then
+        echo "FAIL: SIG$sig: exit $rc, want $want"; sed 's/^/  | /' "$tmp/err" | tail -3; fails=$((fails + 1))
+    elif [ -n "$(ls -A "$tmp/tmp")" ]; then
+        echo "FAIL: SIG$sig: left $(ls -A "$tmp/tmp")"; fails=$((fails + 1))
+    elif ! grep -q "stopped by signal" "$tmp/err"; then
         echo "FAIL: SIG$sig: no 'stopped by signal' line"; fails=$((fails + 1))
     else
         echo "ok: SIG$sig: exit $rc, temporary folder removed"
@@ -49,11 +45,11 @@ else
     echo "skip: SIGINT (env has no --default-signal)"
 fi
 # A TMPDIR that does not exist: the temporary folder goes to /tmp instead (trial 7 #17).
-if TMPDIR=/nonexistent-nodescale "$NS" gate --ab "$T/fake.sh" "$T/fake.sh" k1 --rounds 6 \
-    --min-rounds 6 >/dev/null 2>"$T/err"; then
+if TMPDIR=/nonexistent-nodescale "$ns" gate --ab "$tmp/fake.sh" "$tmp/fake.sh" k1 --rounds 6 \
+    --min-rounds 6 >/dev/null 2>"$tmp/err"; then
     echo "ok: TMPDIR missing: /tmp instead"
 else
-    echo "FAIL: TMPDIR missing: $(tail -n 1 "$T/err")"; fails=$((fails + 1))
+    echo "FAIL: TMPDIR missing: $(tail -n 1 "$tmp/err")"; fails=$((fails + 1))
 fi
 [ $fails -eq 0 ] && echo "gate_ab_signal: all passed" || echo "gate_ab_signal: $fails failed"
 [ $fails -eq 0 ]

@@ -5,42 +5,38 @@
 # \xNN in gate's terminal table and Markdown.
 set -u
 cd "$(dirname "$0")/../.."
-bin=bin/nodescale
-[ -x "$bin" ] || { echo "skip: $bin not built"; exit 77; }
-command -v jq >/dev/null || { echo "skip: jq not installed (scripts/install-deps.sh)"; exit 77; }
+need_jq=1
+. tests/cli/lib/common.sh
 g=tests/fixtures/gate
 fx=tests/fixtures/fleet
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
 
 # Cells of a table row: split at '|' not preceded by a backslash.
 cells() { sed 's/\\|/E/g' | awk -F'|' '{print NF}'; }
 
-$bin compare $fx/provider_x.json $fx/provider_y.json --labels 'a|b,<x>&"y' --out "$tmp/c" \
-  >/dev/null 2>"$tmp/e" || { echo "FAIL: compare --labels"; cat "$tmp/e"; fail=1; }
+$ns compare $fx/provider_x.json $fx/provider_y.json --labels 'a|b,<x>&"y' --out "$tmp/c" \
+  >/dev/null 2>"$tmp/e" || { echo "FAIL: compare --labels"; cat "$tmp/e"; fails=$((fails + 1)); }
 md="$tmp/c/compare.md"
-grep -q '^| a\\|b | ' "$md" || { echo "FAIL: '|' in a label not escaped"; fail=1; }
-grep -q '&lt;x&gt;&amp;"y' "$md" || { echo "FAIL: <x>& in a label not escaped"; fail=1; }
-grep -q '<x>' "$md" && { echo "FAIL: raw <x> in compare.md"; fail=1; }
+grep -q '^| a\\|b | ' "$md" || { echo "FAIL: '|' in a label not escaped"; fails=$((fails + 1)); }
+grep -q '&lt;x&gt;&amp;"y' "$md" || { echo "FAIL: <x>& in a label not escaped"; fails=$((fails + 1)); }
+grep -q '<x>' "$md" && { echo "FAIL: raw <x> in compare.md"; fails=$((fails + 1)); }
 # Every row of the benchmark table has as many cells as its header.
 hdr=$(grep '^| benchmark |' "$md" | cells)
 bad=$(grep '^| `' "$md" | cells | grep -vc "^$hdr\$")
-[ "$bad" -eq 0 ] || { echo "FAIL: $bad compare.md rows with a wrong cell count"; fail=1; }
+[ "$bad" -eq 0 ] || { echo "FAIL: $bad compare.md rows with a wrong cell count"; fails=$((fails + 1)); }
 
 # gate: ids with a backtick, a '|' and a control character.
 for f in base cand; do
   jq '.results[0].id = "red`uce|x" | .results[1].id = "ctl\u0001id"' $g/b24_$f.json >"$tmp/$f.json"
 done
-$bin gate "$tmp/base.json" "$tmp/cand.json" --markdown "$tmp/g.md" >"$tmp/g.txt" 2>"$tmp/e"
-[ $? -le 1 ] || { echo "FAIL: gate on the edited fixtures"; cat "$tmp/e"; fail=1; }
-grep -qF '| ``red`uce\|x`` |' "$tmp/g.md" || { echo "FAIL: backtick id code span"; grep red "$tmp/g.md"; fail=1; }
-grep -qF '`ctl\x01id`' "$tmp/g.md" || { echo "FAIL: control character in gate.md"; fail=1; }
-grep -qF 'ctl\x01id' "$tmp/g.txt" || { echo "FAIL: control character in the table not as \\x01"; fail=1; }
-LC_ALL=C grep -q $'\x01' "$tmp/g.txt" "$tmp/g.md" && { echo "FAIL: raw control character"; fail=1; }
+$ns gate "$tmp/base.json" "$tmp/cand.json" --markdown "$tmp/g.md" >"$tmp/g.txt" 2>"$tmp/e"
+[ $? -le 1 ] || { echo "FAIL: gate on the edited fixtures"; cat "$tmp/e"; fails=$((fails + 1)); }
+grep -qF '| ``red`uce\|x`` |' "$tmp/g.md" || { echo "FAIL: backtick id code span"; grep red "$tmp/g.md"; fails=$((fails + 1)); }
+grep -qF '`ctl\x01id`' "$tmp/g.md" || { echo "FAIL: control character in gate.md"; fails=$((fails + 1)); }
+grep -qF 'ctl\x01id' "$tmp/g.txt" || { echo "FAIL: control character in the table not as \\x01"; fails=$((fails + 1)); }
+LC_ALL=C grep -q $'\x01' "$tmp/g.txt" "$tmp/g.md" && { echo "FAIL: raw control character"; fails=$((fails + 1)); }
 hdr=$(grep '^| benchmark |' "$tmp/g.md" | cells)
 bad=$(grep '^| `' "$tmp/g.md" | cells | grep -vc "^$hdr\$")
-[ "$bad" -eq 0 ] || { echo "FAIL: $bad gate.md rows with a wrong cell count"; fail=1; }
+[ "$bad" -eq 0 ] || { echo "FAIL: $bad gate.md rows with a wrong cell count"; fails=$((fails + 1)); }
 
-[ $fail -eq 0 ] && echo "md_escape: ok"
-exit $fail
+[ $fails -eq 0 ] && echo "md_escape: ok"
+exit $((fails > 0))

@@ -5,10 +5,8 @@
 # and ids stay as they were (NODESCALE_ISA=scalar, older results files, gate ids).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-ns=bin/nodescale
-[ -x "$ns" ] || { echo "skip: $ns not built"; exit 77; }
-command -v jq >/dev/null || { echo "skip: jq not installed"; exit 77; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+need_jq=1
+. tests/cli/lib/common.sh
 
 $ns list >"$tmp/list.txt"
 grep -qE '^  peak_dp_fma/scalar +fma +no FMA: mulpd then addpd on xmm \(packed SSE2' "$tmp/list.txt" ||

@@ -6,13 +6,8 @@
 # gnuplot that fails, compare neither claims compare.svg ("wrote") nor names it in compare.md.
 set -u
 cd "$(dirname "$0")/../.."
-ns=bin/nodescale
-[ -x "$ns" ] || { echo "skip: $ns not built"; exit 77; }
+. tests/cli/lib/common.sh
 command -v gnuplot >/dev/null || { echo "skip: no gnuplot"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 R1=examples/providers/vm-2core-run1/results.json
 R2=examples/providers/vm-2core-run2/results.json
 
@@ -26,7 +21,7 @@ $ns compare "$R1" "$R2" --out "$c" >/dev/null 2>"$tmp/err" ||
   fail "compare --out with a quote: $(cat "$tmp/err")"
 [ -s "$c/compare.svg" ] || fail "no compare.svg in the quoted folder"
 # A folder starting with '-' (was "cd: Illegal option -1").
-(cd "$tmp" && "$OLDPWD/$ns" cluster --preset h100-sxm --chips 8 --plot-dir -1 >/dev/null \
+(cd "$tmp" && "$ns" cluster --preset h100-sxm --chips 8 --plot-dir -1 >/dev/null \
   2>"$tmp/err") || fail "cluster --plot-dir -1: $(cat "$tmp/err")"
 [ -s "$tmp/-1/cluster_breakdown.svg" ] || fail "no plots in -1/"
 

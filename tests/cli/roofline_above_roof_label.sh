@@ -13,7 +13,7 @@ TMPDIR="$tmp/t" NODESCALE_KEEP_PLOT_TMP=1 $bin roofline "$input" --out "$tmp/out
   >"$tmp/stdout" 2>"$tmp/stderr" || { echo "FAIL: exit $?"; cat "$tmp/stderr"; exit 1; }
 gp=$(ls "$tmp"/t/nodescale-roofline-*/roofline.gp 2>/dev/null | head -1)
 [ -s "$gp" ] || { echo "FAIL: no gnuplot script kept"; exit 1; }
-python3 - "$gp" "$tmp/out/results.json" <<'PY' || fail=1
+python3 - "$gp" "$tmp/out/results.json" <<'PY' || fails=$((fails + 1))
 import json, re, sys
 gp = open(sys.argv[1]).read()
 d = json.load(open(sys.argv[2]))
@@ -41,5 +41,5 @@ for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
-[ $fail -eq 0 ] && echo "roofline_above_roof_label: ok"
-[ $fail -eq 0 ]
+[ $fails -eq 0 ] && echo "roofline_above_roof_label: ok"
+[ $fails -eq 0 ]

@@ -7,16 +7,12 @@
 # cause, and rebuilding the rebuilt file changes no byte.
 set -u
 cd "$(dirname "$0")/../.."
-bin=bin/nodescale
+. tests/cli/lib/common.sh
 fixture=tests/fixtures/roofline/quick_1thread.json
-[ -x "$bin" ] || { echo "skip: $bin not built"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
 
-$bin roofline "$fixture" --out "$tmp/a" --no-plot >/dev/null 2>"$tmp/err" ||
+$ns roofline "$fixture" --out "$tmp/a" --no-plot >/dev/null 2>"$tmp/err" ||
   { echo "FAIL: exit $?"; cat "$tmp/err"; exit 1; }
-python3 - "$tmp/a/results.json" <<'PY' || fail=1
+python3 - "$tmp/a/results.json" <<'PY' || fails=$((fails + 1))
 import json, sys
 d = json.load(open(sys.argv[1]))
 curves = {(p["kernel"], p["isa"], p["precision"], p["threads"]) for p in d["sweep"]}
@@ -37,9 +33,9 @@ for r in d["results"]:
         bad.append("%s: %.3f of its roof, no cause: %s" % (r["id"], f, r["roof_status"]))
 assert not bad, "\n".join(bad)
 PY
-$bin roofline "$tmp/a/results.json" --out "$tmp/b" --no-plot >/dev/null 2>&1 ||
-  { echo "FAIL: rebuild exit $?"; fail=1; }
+$ns roofline "$tmp/a/results.json" --out "$tmp/b" --no-plot >/dev/null 2>&1 ||
+  { echo "FAIL: rebuild exit $?"; fails=$((fails + 1)); }
 cmp -s "$tmp/a/results.json" "$tmp/b/results.json" ||
-  { echo "FAIL: rebuilding the rebuilt file changed it"; diff "$tmp/a/results.json" "$tmp/b/results.json" | head; fail=1; }
-[ $fail -eq 0 ] && echo "roofline kernel phase: ok"
-exit $fail
+  { echo "FAIL: rebuilding the rebuilt file changed it"; diff "$tmp/a/results.json" "$tmp/b/results.json" | head; fails=$((fails + 1)); }
+[ $fails -eq 0 ] && echo "roofline kernel phase: ok"
+exit $((fails > 0))

@@ -15,13 +15,13 @@ refused() { # description, file, text the error must contain
   cp "$2" "$tmp/in/input.json"
   $bin roofline "$tmp/in/input.json" >"$tmp/out" 2>"$tmp/err"
   local rc=$?
-  [ $rc -eq 2 ] || { echo "FAIL $1: exit $rc, want 2"; fail=1; }
+  [ $rc -eq 2 ] || { echo "FAIL $1: exit $rc, want 2"; fails=$((fails + 1)); }
   [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^nodescale roofline: error: .*$3" "$tmp/err" ||
-    { echo "FAIL $1: stderr:"; cat "$tmp/err"; fail=1; }
-  grep -q 'pictures\|wrote' "$tmp/out" "$tmp/err" && { echo "FAIL $1: claims output"; fail=1; }
-  [ "$(ls "$tmp/in")" = input.json ] || { echo "FAIL $1: wrote"; ls "$tmp/in"; fail=1; }
+    { echo "FAIL $1: stderr:"; cat "$tmp/err"; fails=$((fails + 1)); }
+  grep -q 'pictures\|wrote' "$tmp/out" "$tmp/err" && { echo "FAIL $1: claims output"; fails=$((fails + 1)); }
+  [ "$(ls "$tmp/in")" = input.json ] || { echo "FAIL $1: wrote"; ls "$tmp/in"; fails=$((fails + 1)); }
   $bin roofline "$tmp/in/input.json" --out "$tmp/o1" >/dev/null 2>&1
-  [ ! -e "$tmp/o1" ] || { echo "FAIL $1: --out folder written"; fail=1; }
+  [ ! -e "$tmp/o1" ] || { echo "FAIL $1: --out folder written"; fails=$((fails + 1)); }
   rm -rf "$tmp/in"
 }
 
@@ -42,17 +42,17 @@ PY
 refused "negative sweep bandwidth" "$tmp/negsweep.json" "sweep\[0\].gbytes_per_s = -5 is negative"
 $bin roofline "$tmp/badsweep.json" --out "$tmp/bad" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-[ $rc -eq 0 ] || { echo "FAIL bad sweep: exit $rc"; cat "$tmp/err"; fail=1; }
+[ $rc -eq 0 ] || { echo "FAIL bad sweep: exit $rc"; cat "$tmp/err"; fails=$((fails + 1)); }
 grep -q 'no picture bandwidth_vs_working_set: no sweep point' "$tmp/err" ||
-  { echo "FAIL bad sweep: skipped picture not named"; cat "$tmp/err"; fail=1; }
-[ ! -e "$tmp/bad/bandwidth_vs_working_set.svg" ] || { echo "FAIL bad sweep: empty picture"; fail=1; }
+  { echo "FAIL bad sweep: skipped picture not named"; cat "$tmp/err"; fails=$((fails + 1)); }
+[ ! -e "$tmp/bad/bandwidth_vs_working_set.svg" ] || { echo "FAIL bad sweep: empty picture"; fails=$((fails + 1)); }
 for f in results.json roofline_dp.svg roofline_dp.png; do
-  [ -s "$tmp/bad/$f" ] || { echo "FAIL bad sweep: no $f"; fail=1; }
+  [ -s "$tmp/bad/$f" ] || { echo "FAIL bad sweep: no $f"; fails=$((fails + 1)); }
 done
 # The list of written files is exactly what is in the folder.
 sed -n 's|^nodescale roofline: wrote .*/||p' "$tmp/err" | sort >"$tmp/claimed"
 ls "$tmp/bad" | sort >"$tmp/present"
 diff "$tmp/claimed" "$tmp/present" >/dev/null ||
-  { echo "FAIL bad sweep: claimed files differ from written ones"; diff "$tmp/claimed" "$tmp/present"; fail=1; }
-[ $fail -eq 0 ] && echo "roofline nothing to draw: ok"
-exit $fail
+  { echo "FAIL bad sweep: claimed files differ from written ones"; diff "$tmp/claimed" "$tmp/present"; fails=$((fails + 1)); }
+[ $fails -eq 0 ] && echo "roofline nothing to draw: ok"
+exit $((fails > 0))

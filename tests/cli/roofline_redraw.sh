@@ -11,17 +11,17 @@ $bin roofline "$fixture" --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr" ||
   { echo "FAIL: exit $? with --out"; cat "$tmp/stderr"; exit 1; }
 for f in roofline_dp roofline_sp roofline_cache_aware_dp roofline_cache_aware_sp \
          bandwidth_vs_working_set; do
-  [ -s "$tmp/out/$f.svg" ] && grep -q '<svg' "$tmp/out/$f.svg" || { echo "FAIL: $f.svg"; fail=1; }
+  [ -s "$tmp/out/$f.svg" ] && grep -q '<svg' "$tmp/out/$f.svg" || { echo "FAIL: $f.svg"; fails=$((fails + 1)); }
   [ -s "$tmp/out/$f.png" ] && [ "$(head -c 4 "$tmp/out/$f.png" | tail -c 3)" = PNG ] ||
-    { echo "FAIL: $f.png"; fail=1; }
+    { echo "FAIL: $f.png"; fails=$((fails + 1)); }
 done
-if ls "$tmp/out" | grep -q '\.tmp'; then echo "FAIL: temporary files left"; fail=1; fi
+if ls "$tmp/out" | grep -q '\.tmp'; then echo "FAIL: temporary files left"; fails=$((fails + 1)); fi
 # roofline.svg (the picture report.md embeds) is the DP roofline, with --out too (trial 5 #7).
 cmp -s "$tmp/out/roofline.svg" "$tmp/out/roofline_dp.svg" ||
-  { echo "FAIL: --out roofline.svg"; fail=1; }
+  { echo "FAIL: --out roofline.svg"; fails=$((fails + 1)); }
 
 # Strict JSON (NaN/Infinity rejected) with the roofline section and a roof for every point.
-python3 - "$tmp/out/results.json" <<'PY' || fail=1
+python3 - "$tmp/out/results.json" <<'PY' || fails=$((fails + 1))
 import json, sys
 def bad(c): raise ValueError("non-finite constant " + c)
 d = json.load(open(sys.argv[1]), parse_constant=bad)
@@ -45,16 +45,16 @@ PY
 # Without --out: the input is not modified, the pictures appear in its folder.
 cp "$fixture" "$tmp/in.json"
 sum=$(md5sum <"$tmp/in.json")
-$bin roofline "$tmp/in.json" >/dev/null 2>&1 || { echo "FAIL: exit $? without --out"; fail=1; }
-[ "$(md5sum <"$tmp/in.json")" = "$sum" ] || { echo "FAIL: input modified"; fail=1; }
-[ -s "$tmp/roofline_dp.png" ] || { echo "FAIL: no picture next to the input"; fail=1; }
+$bin roofline "$tmp/in.json" >/dev/null 2>&1 || { echo "FAIL: exit $? without --out"; fails=$((fails + 1)); }
+[ "$(md5sum <"$tmp/in.json")" = "$sum" ] || { echo "FAIL: input modified"; fails=$((fails + 1)); }
+[ -s "$tmp/roofline_dp.png" ] || { echo "FAIL: no picture next to the input"; fails=$((fails + 1)); }
 # A redraw in place replaces roofline.svg too: in a run's folder it began as the old DP picture
 # (a hard link to it, as runs made it before trial 5 #7); it must equal the new one after.
 echo '<svg>old</svg>' >"$tmp/roofline_dp.svg"
 rm -f "$tmp/roofline.svg" && ln "$tmp/roofline_dp.svg" "$tmp/roofline.svg"
-$bin roofline "$tmp/in.json" >/dev/null 2>&1 || { echo "FAIL: exit $? on redraw"; fail=1; }
+$bin roofline "$tmp/in.json" >/dev/null 2>&1 || { echo "FAIL: exit $? on redraw"; fails=$((fails + 1)); }
 cmp -s "$tmp/roofline.svg" "$tmp/roofline_dp.svg" && ! grep -q old "$tmp/roofline.svg" ||
-  { echo "FAIL: redraw in place left roofline.svg stale"; fail=1; }
+  { echo "FAIL: redraw in place left roofline.svg stale"; fails=$((fails + 1)); }
 
 # gnuplot missing or failing: exit 1 with a reason, and nothing written (all or nothing):
 # no results.json, no picture, and no --out folder it created. (TMPDIR: a failed gnuplot's
@@ -63,10 +63,10 @@ for gp in /nonexistent/gnuplot /bin/false; do
   TMPDIR=$tmp NODESCALE_GNUPLOT=$gp $bin roofline "$fixture" --out "$tmp/nogp" >/dev/null 2>"$tmp/err"
   rc=$?
   [ $rc -eq 1 ] && grep -q 'nothing written' "$tmp/err" && [ ! -e "$tmp/nogp" ] ||
-    { echo "FAIL: gnuplot $gp: exit $rc"; cat "$tmp/err"; ls -R "$tmp/nogp" 2>/dev/null; fail=1; }
+    { echo "FAIL: gnuplot $gp: exit $rc"; cat "$tmp/err"; ls -R "$tmp/nogp" 2>/dev/null; fails=$((fails + 1)); }
   mkdir -p "$tmp/existing"
   TMPDIR=$tmp NODESCALE_GNUPLOT=$gp $bin roofline "$fixture" --out "$tmp/existing" >/dev/null 2>&1
-  [ -z "$(ls -A "$tmp/existing")" ] || { echo "FAIL: gnuplot $gp: files left"; ls "$tmp/existing"; fail=1; }
+  [ -z "$(ls -A "$tmp/existing")" ] || { echo "FAIL: gnuplot $gp: files left"; ls "$tmp/existing"; fails=$((fails + 1)); }
 done
-[ $fail -eq 0 ] && echo "roofline redraw: ok"
-exit $fail
+[ $fails -eq 0 ] && echo "roofline redraw: ok"
+exit $((fails > 0))

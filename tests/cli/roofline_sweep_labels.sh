@@ -21,7 +21,7 @@ mkdir "$tmp/t"
 TMPDIR="$tmp/t" NODESCALE_KEEP_PLOT_TMP=1 $bin roofline "$tmp/in.json" --out "$tmp/out" \
   >/dev/null 2>"$tmp/err" || { echo "FAIL: exit $?: $(tail -n 1 "$tmp/err")"; exit 1; }
 gp=$(ls "$tmp"/t/nodescale-roofline-*/roofline.gp | head -1)
-python3 - "$gp" <<'PY' || fail=1
+python3 - "$gp" <<'PY' || fails=$((fails + 1))
 import re, sys
 gp = open(sys.argv[1]).read()
 body = re.search(r"\n# ---- bandwidth_vs_working_set\n(.*?)(?=\n# ---- |\Z)", gp, re.S).group(1)
@@ -35,5 +35,5 @@ if len(dram) != 1 or len(l3) != 1:
 if abs(dram[0] - l3[0]) < 0.5:
     sys.exit("FAIL: the L3 and DRAM labels, 3%% apart in rate, are drawn on one line: %s" % labels)
 PY
-[ $fail -eq 0 ] && echo "roofline_sweep_labels: ok"
-exit $fail
+[ $fails -eq 0 ] && echo "roofline_sweep_labels: ok"
+exit $((fails > 0))

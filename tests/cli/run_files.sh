@@ -21,9 +21,9 @@ for f in $files; do
   stem=${f%.*} ext=${f##*.}
   for doc in help readme; do
     grep -qw -- "$stem" "$tmp/$doc" && grep -q -- "\.$ext\b" "$tmp/$doc" ||
-      { echo "FAIL: $f not named in $doc"; fail=1; }
+      { echo "FAIL: $f not named in $doc"; fails=$((fails + 1)); }
   done
-  grep -q -- "\`$stem\`\|\`$f\`" "$tmp/readme" || { echo "FAIL: README table lacks $f"; fail=1; }
+  grep -q -- "\`$stem\`\|\`$f\`" "$tmp/readme" || { echo "FAIL: README table lacks $f"; fails=$((fails + 1)); }
 done
-[ $fail -eq 0 ] && echo "run files: ok ($(echo $files | wc -w) files)"
-exit $fail
+[ $fails -eq 0 ] && echo "run files: ok ($(echo $files | wc -w) files)"
+exit $((fails > 0))

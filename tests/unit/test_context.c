@@ -1,17 +1,13 @@
 /* The memory cgroup headroom (ns_cgroup_headroom, harness/context.c) on fake cgroup trees under a
  * temporary folder: v2 with a tighter ancestor, the page cache's inactive file pages subtracted,
  * "max" as no limit, usage above the limit, v1 with a real limit and v1's "unlimited" 2^63. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-
-#include <cmocka.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "tests/unit/nstest.h"
 
 #include "harness/context.h"
 

@@ -10,6 +10,7 @@
 #include "tests/unit/nstest.h"
 
 #include "harness/json.h"
+#include "harness/stats.h"
 #include "reports/report.h"
 
 #define FIXTURE "tests/fixtures/report/results_noisy_run.json"
@@ -87,6 +88,33 @@ static void test_gemm_noise_marked(void **state) {
     /* All three under 5%: no mark. */
     assert_has(md, "| dgemm (avx512) | 256 | 2 | 94.9 | 50.0 | 81.7 | 1.16 |");
     assert_has(md, "⚠ a number marked varied by more than 5% (cv)");
+    free(md);
+    json_decref(root);
+}
+
+/* Review 16 #8: report.md's "disturbed" mark is NS_DISTURBED_CV (the gate's too), and its
+ * sentences print that value, not a second "5%" of their own. A cv just above it marks the own
+ * dgemm 256 number and its ratio; just below it marks nothing. */
+static void test_disturbed_mark_is_shared(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    json_t *own = json_array_get(json_object_get(root, "results"), 1);
+    assert_string_equal(json_string_value(json_object_get(own, "id")),
+                        "dgemm/avx512/dp/t2/m=256,n=256,k=256");
+    json_t *t = json_object_get(own, "time_s");
+    json_object_set_new(t, "cv", json_real(NS_DISTURBED_CV * 1.01));
+    char *md = markdown(root);
+    assert_has(md, "| dgemm (avx512) | 256 | 2 | 94.9 ⚠ | 50.0 | 81.7 | 1.16 ⚠ |");
+    char want[128];
+    snprintf(want, sizeof want, "⚠ a number marked varied by more than %g%% (cv)",
+             100 * NS_DISTURBED_CV);
+    assert_has(md, want);
+    snprintf(want, sizeof want, "kernels varied by more than %g%% (cv)", 100 * NS_DISTURBED_CV);
+    assert_has(md, want);
+    free(md);
+    json_object_set_new(t, "cv", json_real(NS_DISTURBED_CV * 0.99));
+    md = markdown(root);
+    assert_has(md, "| dgemm (avx512) | 256 | 2 | 94.9 | 50.0 | 81.7 | 1.16 |");
     free(md);
     json_decref(root);
 }
@@ -279,6 +307,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cluster_variability),
         cmocka_unit_test(test_gemm_noise_marked),
+        cmocka_unit_test(test_disturbed_mark_is_shared),
         cmocka_unit_test(test_gemm_peer_isa_labelled),
         cmocka_unit_test(test_ceiling_working_set_measured),
         cmocka_unit_test(test_files_line_complete),

@@ -1,10 +1,7 @@
-# Sourced by tests/cli/compare_*.sh: skips (exit 77, reason on the last line) when the binary or
-# jq is missing; sets bin (bin/nodescale, or $NS_BIN to run the checks on another build), fx (the
-# synthetic provider fixtures, not measurements), tmp (removed on exit) and fail=0.
-bin=${NS_BIN:-bin/nodescale}
-[ -x "$bin" ] || { echo "skip: $bin not built"; exit 77; }
-command -v jq >/dev/null || { echo "skip: jq not installed (scripts/install-deps.sh)"; exit 77; }
+# Sourced by tests/cli/compare_*.sh and fleet_compare.sh: common.sh with jq required (skip,
+# exit 77, otherwise), then bin (= ns) and fx (the synthetic provider fixtures, not
+# measurements).
+need_jq=1
+. tests/cli/lib/common.sh
+bin=$ns
 fx=tests/fixtures/fleet
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0

@@ -1,13 +1,14 @@
-# Sourced by tests/cli/fleet*.sh: the mpirun command line for localhost tests, or exit 77 (skip)
-# with the reason on the last line when mpirun cannot start a job here.
+# Sourced by tests/cli/fleet*.sh: common.sh with jq required, then the mpirun command line for
+# localhost tests, or exit 77 (skip) with the reason on the last line when mpirun cannot start a
+# job here.
 #   MPIRUN  mpirun --oversubscribe [--allow-run-as-root]: as many ranks as asked on this host
-#   tmp (removed on exit), fail=0, host, fixtures
+#   bin (= ns), host, fixtures
 # Open MPI needs --allow-run-as-root as root; vader's single-copy (CMA) mechanism needs ptrace
 # rights containers often lack, so it is turned off; shared memory and loopback TCP only.
-bin=bin/nodescale
-[ -x "$bin" ] || { echo "skip: $bin not built"; exit 77; }
+need_jq=1
+. tests/cli/lib/common.sh
+bin=$ns
 command -v mpirun >/dev/null || { echo "skip: mpirun not installed (scripts/install-deps.sh)"; exit 77; }
-command -v jq >/dev/null || { echo "skip: jq not installed (scripts/install-deps.sh)"; exit 77; }
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_btl=self,vader,tcp
 export OMPI_MCA_rmaps_base_oversubscribe=1
@@ -20,7 +21,4 @@ if ! probe=$(timeout -k 2 30 $MPIRUN -np 2 true 2>&1); then
   exit 77
 fi
 fixtures=tests/fixtures/fleet
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
 host=$(hostname)
