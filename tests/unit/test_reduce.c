@@ -202,11 +202,14 @@ static void test_deterministic_bitwise(void **state) {
     free(x), free(y), free(xs), free(ys);
 }
 
-/* AVX-512 and plain-C micro-kernels agree bitwise on any range (the contract). */
-static void test_simd_matches_plain_c(void **state) {
-    (void)state;
-    const ns_reduce_ukrs *z = ns_reduce_ukrs_for("avx512"), *c = &ns_reduce_ukrs_scalar;
-    if (!z) skip();
+/* SIMD micro-kernels and the plain-C ones of their slot layout (ns_reduce_ukrs_plain_c: the
+ * scalar table for AVX-512, the AVX2-layout table for AVX2) agree bitwise on any range (the
+ * contract; the registry's check() relies on it). */
+static void simd_matches_plain_c(const ns_reduce_ukrs *z) {
+    const ns_reduce_ukrs *c = ns_reduce_ukrs_plain_c(z);
+    assert_non_null(c);
+    assert_true(c->slots_d == z->slots_d && c->slots_s == z->slots_s &&
+                c->slots_comp == z->slots_comp);
     int64_t nmax = 5000;
     double *x = malloc(nmax * sizeof *x), *y = malloc(nmax * sizeof *y);
     float *xs = malloc(nmax * sizeof *xs), *ys = malloc(nmax * sizeof *ys);
@@ -240,6 +243,15 @@ static void test_simd_matches_plain_c(void **state) {
         assert_memory_equal(&a, &b, sizeof a);
     }
     free(x), free(y), free(xs), free(ys);
+}
+
+static void test_simd_matches_plain_c(void **state) {
+    (void)state;
+    const ns_reduce_ukrs *z = ns_reduce_ukrs_for("avx512"), *y = ns_reduce_ukrs_for("avx2");
+    if (!z && !y) skip();
+    if (z) simd_matches_plain_c(z);
+    if (y) simd_matches_plain_c(y);
+    assert_ptr_equal(ns_reduce_ukrs_plain_c(&ns_reduce_ukrs_scalar), &ns_reduce_ukrs_scalar);
 }
 
 /* Ill-conditioned sums: every variant within its bound, and the compensated result within its
@@ -811,6 +823,42 @@ static void test_registry_names_its_bound(void **state) {
     }
 }
 
+/* A wrong result is rejected where the a-priori bound certifies nothing (trial 16 #4: at DRAM
+ * sizes gamma_h S of an SP sum exceeds |s| 1000x, and a result of 0 passed it). At n = 2^23 on
+ * 2 threads the SP bound exceeds |s|; check() must still reject the partials of a team that
+ * never ran (result 0) and of one whose second thread never ran (half the array), because it
+ * requires the result bitwise equal to a plain-C rerun; and a correct run passes, saying that
+ * the bound certifies nothing. Every ISA this CPU runs. */
+static void test_registry_check_rejects_wrong(void **state) {
+    (void)state;
+    const char *names[] = {"ssum", "sdot"};
+    const char *isa[] = {"scalar", "avx2", "avx512"};
+    ns_params p = {0, (int64_t)1 << 23, 0, 2};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        for (size_t a = 0; a < 3; a++) {
+            const ns_kernel *k = ns_registry_find(names[i], isa[a]);
+            assert_non_null(k);
+            if (!k->supported()) continue;
+            for (int ran = 0; ran <= 2; ran++) { /* threads of the team of 2 that ran */
+                void *s = k->create(&p);
+                assert_non_null(s);
+                for (int tid = 0; tid < ran; tid++)
+                    k->run(s, tid, 2);
+                ns_check c;
+                k->check(s, &c);
+                k->destroy(s);
+                if (!(c.bound >= 1))
+                    fail_msg("%s/%s: bound %g not vacuous", k->name, k->isa, c.bound);
+                if (ran == 2 && !(c.ok && strstr(c.why, "bitwise = plain C") &&
+                                  strstr(c.why, ">= 1, certifies nothing")))
+                    fail_msg("%s/%s correct: ok %d, %s", k->name, k->isa, c.ok, c.why);
+                if (ran < 2 && (c.ok || !strstr(c.why, "not bitwise the plain-C rerun's")))
+                    fail_msg("%s/%s %d of 2 threads ran: ok %d, error %g, bound %g, %s", k->name,
+                             k->isa, ran, c.ok, c.error, c.bound, c.why);
+            }
+        }
+}
+
 /* FLOPs are the useful work, the compensated variants' like the plain ones' (trial 6 #9: they
  * counted the executed 7n and 11n); i?amax counts its n compares. */
 static void test_registry_counts_useful_flops(void **state) {
@@ -1052,6 +1100,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_nonfinite),
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_registry_names_its_bound),
+        cmocka_unit_test(test_registry_check_rejects_wrong),
         cmocka_unit_test(test_registry_counts_useful_flops),
         cmocka_unit_test(test_allreduce),
         cmocka_unit_test(test_allreduce_json),
