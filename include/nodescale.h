@@ -113,12 +113,15 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
  *                is kernels/reduce/reduce_internal.h, NS_VAR_COMP.
  *   wide         (s forms only) SP input accumulated in DP, rounded once to SP (benchmark names
  *                ssum_dpacc, sdot_dpacc): |err| <= 2^-24 |s| + gamma_h(2^-53) S.
- *   nrm2         |err| <= (gamma_h / 2 + u (+ 2^-24 for snrm2)) |s| (1 + 1e-7) + n 2^-1074,
+ *   nrm2         |err| <= (gamma_h / 2 + u (+ 2^-24 for snrm2)) |s| (1 + 1e-7) + n 2^-1074
+ *                + 2^-150 (snrm2) or 2^-1075 (dnrm2),
  *                u = 2^-53 and h as plain or pairwise (both accumulate in DP): the sum of
  *                squares has nonnegative terms, so its relative error is <= gamma_h (section
  *                4.2); the correctly rounded sqrt halves it and adds u, snrm2's rounding to SP
  *                2^-24; the factor 1 + 1e-7 covers the products of those terms (second order);
- *                n 2^-1074 covers squares below the normal range. dnrm2's rescaling pass
+ *                n 2^-1074 covers squares below the normal range; 2^-150 / 2^-1075, half the
+ *                smallest subnormal, the rounding of a result in the subnormal range (absolute,
+ *                not relative; 2^-1075 is computed as 2^-1074). dnrm2's rescaling pass
  *                scales by a power of two, which is exact (the split into an unscaled and a
  *                scaled pass is discussed in Anderson, "Algorithm 978: Safe Scaling in the
  *                Level 1 BLAS", ACM TOMS 44(1), 2017).

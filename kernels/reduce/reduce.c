@@ -309,9 +309,13 @@ double ns_red_bound(const ns_red_job *j, int nthreads, double sum_abs, double ex
     double final_round = ns_red_op_sp(j->op) && !acc_sp(j) ? 0x1p-24 * fabs(exact) : 0.0;
     if (ns_red_op_sumsq(j->op)) {
         /* nrm2: sumsq has relative error <= gamma_h (positive terms); sqrt halves it and adds
-         * one rounding. exact is the norm, sum_abs the sum of squares. */
+         * one rounding. exact is the norm, sum_abs the sum of squares. A result in the
+         * subnormal range is rounded with an absolute error of up to half the smallest
+         * subnormal (2^-150 SP, 2^-1075 DP), which no relative term covers. 2^-1075 is no
+         * double: it is added as 2^-1074, the next one up. */
         double rel = gamma_n(h, u) / 2 + u + (ns_red_op_sp(j->op) ? 0x1p-24 : 0.0);
-        return rel * fabs(exact) * NRM2_BOUND_SLACK + 0x1p-1074 * (double)j->n;
+        double sub = ns_red_op_sp(j->op) ? 0x1p-150 : 0x1p-1074;
+        return rel * fabs(exact) * NRM2_BOUND_SLACK + 0x1p-1074 * (double)j->n + sub;
     }
     if (j->variant == NS_VAR_COMP) {
         /* Sum2/Dot2's bound, with the tree depth h in place of n - 1 (reduce_internal.h,
@@ -326,8 +330,9 @@ int ns_red_bound_text(const ns_red_job *j, int nthreads, char *buf, size_t len) 
     double h = depth(j, nthreads);
     const char *u = acc_sp(j) ? "2^-24" : "2^-53";
     if (ns_red_op_sumsq(j->op))
-        return snprintf(buf, len, "(gamma_h/2 + u%s)|s| + n 2^-1074, h = %.0f, u = 2^-53",
-                        ns_red_op_sp(j->op) ? " + 2^-24" : "", h);
+        return snprintf(buf, len, "(gamma_h/2 + u%s)|s| + n 2^-1074 + %s, h = %.0f, u = 2^-53",
+                        ns_red_op_sp(j->op) ? " + 2^-24" : "",
+                        ns_red_op_sp(j->op) ? "2^-150" : "2^-1075", h);
     const char *wide = ns_red_op_sp(j->op) && !acc_sp(j) ? "2^-24|s| + " : "";
     if (j->variant == NS_VAR_COMP)
         return snprintf(buf, len, "%su|s| + gamma_{h+1}^2 S, h = %.0f, u = %s", wide, h, u);

@@ -10,7 +10,7 @@
  * therefore a function of the range's contents and of L only: not of its address, its
  * alignment or the thread that ran it. The plain-C kernels use the AVX-512 kernels' L, so the
  * two give bitwise identical results (the tests check this); AVX2 has fewer registers and a
- * smaller L. */
+ * smaller L, and plain-C kernels of its L (ns_reduce_ukrs_plain_c) equal it likewise. */
 #ifndef NS_REDUCE_INTERNAL_H
 #define NS_REDUCE_INTERNAL_H
 
@@ -52,6 +52,12 @@ typedef struct ns_reduce_ukrs {
 extern const ns_reduce_ukrs ns_reduce_ukrs_scalar;
 extern const ns_reduce_ukrs ns_reduce_ukrs_avx2;
 extern const ns_reduce_ukrs ns_reduce_ukrs_avx512;
+
+/* The plain-C kernels (reduce_ukr_c.c) with u's slot counts, so bitwise equal to u's kernels on
+ * any range: ns_reduce_ukrs_scalar for the AVX-512 and plain-C layout, a plain-C table with the
+ * AVX2 kernels' counts for AVX2. NULL for a layout neither has. The registry's check() reruns a
+ * timed reduction with them. */
+const ns_reduce_ukrs *ns_reduce_ukrs_plain_c(const ns_reduce_ukrs *u);
 
 /* The plain-C max-abs kernels (reduce_ukr_c.c), also the fallback of the SIMD ones for NaNs. */
 int64_t ns_red_c_idamax(int64_t n, const double *x, double *amax);

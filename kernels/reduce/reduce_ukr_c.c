@@ -4,137 +4,196 @@
  * same result: element i goes to slot i mod L, products are fused (fma/fmaf, one rounding, as
  * the SIMD FMA does), and the slots meet in the same halving tree. Compiled for baseline
  * x86-64: the compiler may vectorise across slots (that keeps every slot's order) but never
- * reassociates, and ISO C mode keeps a*b+c from being contracted behind our back. */
+ * reassociates, and ISO C mode keeps a*b+c from being contracted behind our back.
+ * The same kernels also come in the AVX2 kernels' slot counts (32 DP, 64 SP, 16 / 32
+ * compensated; ns_reduce_ukrs_plain_c): the registry's check() reruns a timed reduction with the
+ * plain-C kernels of its layout and requires the same bits. Each kernel body takes its slot count
+ * as a constant argument (inlined), with arrays of the largest count. */
 #include <math.h>
 #include <string.h>
 
 #include "kernels/reduce/reduce_internal.h"
 
 enum { LD = 64, LS = 128 };
+#define INL static inline __attribute__((always_inline))
 
 /* Whole tiles first (slot j takes x[i + j]: the compiler vectorises across slots), then the
  * tail: the same order as a[i % L] += x[i]. */
-static double c_dsum(int64_t n, const double *x) {
+INL double dsum_l(int64_t n, const double *x, const int L) {
     double a[LD] = {0};
     int64_t i = 0;
-    for (; i + LD <= n; i += LD)
-        for (int j = 0; j < LD; j++)
+    for (; i + L <= n; i += L)
+        for (int j = 0; j < L; j++)
             a[j] += x[i + j];
     for (int j = 0; i + j < n; j++)
         a[j] += x[i + j];
-    return ns_tree_d(a, LD);
+    return ns_tree_d(a, L);
 }
 
-static ns_dd c_dsum_comp(int64_t n, const double *x) {
+INL ns_dd dsum_comp_l(int64_t n, const double *x, const int L) {
     ns_dd a[LD];
     memset(a, 0, sizeof a);
     for (int64_t i = 0; i < n; i++)
-        a[i % LD] = ns_dd_combine(a[i % LD], (ns_dd){x[i], 0.0});
-    return ns_tree_dd(a, LD);
+        a[i % L] = ns_dd_combine(a[i % L], (ns_dd){x[i], 0.0});
+    return ns_tree_dd(a, L);
 }
 
-static double c_ddot(int64_t n, const double *x, const double *y) {
+INL double ddot_l(int64_t n, const double *x, const double *y, const int L) {
     double a[LD] = {0};
     for (int64_t i = 0; i < n; i++)
-        a[i % LD] = fma(x[i], y[i], a[i % LD]);
-    return ns_tree_d(a, LD);
+        a[i % L] = fma(x[i], y[i], a[i % L]);
+    return ns_tree_d(a, L);
 }
 
 /* Dot2 of Ogita, Rump, Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput. 26(6), 2005,
  * Alg. 5.3: TwoProduct by FMA, then TwoSum; both errors join the compensation. */
-static ns_dd c_ddot_comp(int64_t n, const double *x, const double *y) {
+INL ns_dd ddot_comp_l(int64_t n, const double *x, const double *y, const int L) {
     ns_dd a[LD];
     memset(a, 0, sizeof a);
     for (int64_t i = 0; i < n; i++) {
         double p = x[i] * y[i], ep = fma(x[i], y[i], -p);
-        ns_dd *s = &a[i % LD];
+        ns_dd *s = &a[i % L];
         double t = s->s + p, z = t - s->s;
         double e = (s->s - (t - z)) + (p - z);
         s->s = t;
         s->c = s->c + (ep + e);
     }
-    return ns_tree_dd(a, LD);
+    return ns_tree_dd(a, L);
 }
 
-static double c_dsumsq(int64_t n, const double *x, double scale) {
+INL double dsumsq_l(int64_t n, const double *x, double scale, const int L) {
     double a[LD] = {0};
     if (scale == 1.0) {
         for (int64_t i = 0; i < n; i++)
-            a[i % LD] = fma(x[i], x[i], a[i % LD]);
+            a[i % L] = fma(x[i], x[i], a[i % L]);
     } else {
         for (int64_t i = 0; i < n; i++) {
             double t = x[i] * scale;
-            a[i % LD] = fma(t, t, a[i % LD]);
+            a[i % L] = fma(t, t, a[i % L]);
         }
     }
-    return ns_tree_d(a, LD);
+    return ns_tree_d(a, L);
 }
 
-static float c_ssum(int64_t n, const float *x) {
+INL float ssum_l(int64_t n, const float *x, const int L) {
     float a[LS] = {0};
     int64_t i = 0;
-    for (; i + LS <= n; i += LS)
-        for (int j = 0; j < LS; j++)
+    for (; i + L <= n; i += L)
+        for (int j = 0; j < L; j++)
             a[j] += x[i + j];
     for (int j = 0; i + j < n; j++)
         a[j] += x[i + j];
-    return ns_tree_s(a, LS);
+    return ns_tree_s(a, L);
 }
 
-static ns_ff c_ssum_comp(int64_t n, const float *x) {
+INL ns_ff ssum_comp_l(int64_t n, const float *x, const int L) {
     ns_ff a[LS];
     memset(a, 0, sizeof a);
     for (int64_t i = 0; i < n; i++)
-        a[i % LS] = ns_ff_combine(a[i % LS], (ns_ff){x[i], 0.0f});
-    return ns_tree_ff(a, LS);
+        a[i % L] = ns_ff_combine(a[i % L], (ns_ff){x[i], 0.0f});
+    return ns_tree_ff(a, L);
 }
 
-static double c_ssum_wide(int64_t n, const float *x) {
+INL double ssum_wide_l(int64_t n, const float *x, const int L) {
     double a[LD] = {0};
     int64_t i = 0;
-    for (; i + LD <= n; i += LD)
-        for (int j = 0; j < LD; j++)
+    for (; i + L <= n; i += L)
+        for (int j = 0; j < L; j++)
             a[j] += (double)x[i + j];
     for (int j = 0; i + j < n; j++)
         a[j] += (double)x[i + j];
-    return ns_tree_d(a, LD);
+    return ns_tree_d(a, L);
 }
 
-static float c_sdot(int64_t n, const float *x, const float *y) {
+INL float sdot_l(int64_t n, const float *x, const float *y, const int L) {
     float a[LS] = {0};
     for (int64_t i = 0; i < n; i++)
-        a[i % LS] = fmaf(x[i], y[i], a[i % LS]);
-    return ns_tree_s(a, LS);
+        a[i % L] = fmaf(x[i], y[i], a[i % L]);
+    return ns_tree_s(a, L);
 }
 
-static ns_ff c_sdot_comp(int64_t n, const float *x, const float *y) {
+INL ns_ff sdot_comp_l(int64_t n, const float *x, const float *y, const int L) {
     ns_ff a[LS];
     memset(a, 0, sizeof a);
     for (int64_t i = 0; i < n; i++) {
         float p = x[i] * y[i], ep = fmaf(x[i], y[i], -p);
-        ns_ff *s = &a[i % LS];
+        ns_ff *s = &a[i % L];
         float t = s->s + p, z = t - s->s;
         float e = (s->s - (t - z)) + (p - z);
         s->s = t;
         s->c = s->c + (ep + e);
     }
-    return ns_tree_ff(a, LS);
+    return ns_tree_ff(a, L);
 }
 
 /* The product of two floats is exact in double (24 + 24 < 53 bits): one rounding per element. */
-static double c_sdot_wide(int64_t n, const float *x, const float *y) {
+INL double sdot_wide_l(int64_t n, const float *x, const float *y, const int L) {
     double a[LD] = {0};
     for (int64_t i = 0; i < n; i++)
-        a[i % LD] = fma((double)x[i], (double)y[i], a[i % LD]);
-    return ns_tree_d(a, LD);
+        a[i % L] = fma((double)x[i], (double)y[i], a[i % L]);
+    return ns_tree_d(a, L);
 }
 
-static double c_ssumsq_wide(int64_t n, const float *x) {
+INL double ssumsq_wide_l(int64_t n, const float *x, const int L) {
     double a[LD] = {0};
     for (int64_t i = 0; i < n; i++)
-        a[i % LD] = fma((double)x[i], (double)x[i], a[i % LD]);
-    return ns_tree_d(a, LD);
+        a[i % L] = fma((double)x[i], (double)x[i], a[i % L]);
+    return ns_tree_d(a, L);
 }
+
+/* The kernels of one slot layout, named P##op: DP slots LD_, SP slots LS_, compensated LC_
+ * (DP; SP twice as many), and their table. */
+#define PLAIN_C_KERNELS(P, LD_, LS_, LC_)                                                          \
+    static double P##dsum(int64_t n, const double *x) {                                            \
+        return dsum_l(n, x, LD_);                                                                  \
+    }                                                                                              \
+    static ns_dd P##dsum_comp(int64_t n, const double *x) {                                        \
+        return dsum_comp_l(n, x, LC_);                                                             \
+    }                                                                                              \
+    static double P##ddot(int64_t n, const double *x, const double *y) {                           \
+        return ddot_l(n, x, y, LD_);                                                               \
+    }                                                                                              \
+    static ns_dd P##ddot_comp(int64_t n, const double *x, const double *y) {                       \
+        return ddot_comp_l(n, x, y, LC_);                                                          \
+    }                                                                                              \
+    static double P##dsumsq(int64_t n, const double *x, double scale) {                            \
+        return dsumsq_l(n, x, scale, LD_);                                                         \
+    }                                                                                              \
+    static float P##ssum(int64_t n, const float *x) {                                              \
+        return ssum_l(n, x, LS_);                                                                  \
+    }                                                                                              \
+    static ns_ff P##ssum_comp(int64_t n, const float *x) {                                         \
+        return ssum_comp_l(n, x, 2 * (LC_));                                                       \
+    }                                                                                              \
+    static double P##ssum_wide(int64_t n, const float *x) {                                        \
+        return ssum_wide_l(n, x, LD_);                                                             \
+    }                                                                                              \
+    static float P##sdot(int64_t n, const float *x, const float *y) {                              \
+        return sdot_l(n, x, y, LS_);                                                               \
+    }                                                                                              \
+    static ns_ff P##sdot_comp(int64_t n, const float *x, const float *y) {                         \
+        return sdot_comp_l(n, x, y, 2 * (LC_));                                                    \
+    }                                                                                              \
+    static double P##sdot_wide(int64_t n, const float *x, const float *y) {                        \
+        return sdot_wide_l(n, x, y, LD_);                                                          \
+    }                                                                                              \
+    static double P##ssumsq_wide(int64_t n, const float *x) {                                      \
+        return ssumsq_wide_l(n, x, LD_);                                                           \
+    }
+#define PLAIN_C_TABLE(P, ISA, LD_, LS_, LC_)                                                       \
+    {                                                                                              \
+        .isa = ISA, .slots_d = LD_, .slots_s = LS_, .slots_comp = LC_, .dsum = P##dsum,            \
+        .dsum_comp = P##dsum_comp, .ddot = P##ddot, .ddot_comp = P##ddot_comp,                     \
+        .dsumsq = P##dsumsq, .ssum = P##ssum, .ssum_comp = P##ssum_comp,                           \
+        .ssum_wide = P##ssum_wide, .sdot = P##sdot, .sdot_comp = P##sdot_comp,                     \
+        .sdot_wide = P##sdot_wide, .ssumsq_wide = P##ssumsq_wide, .idamax = ns_red_c_idamax,       \
+        .isamax = ns_red_c_isamax                                                                  \
+    }
+
+/* The AVX-512 layout (the "scalar" ISA) and the AVX2 one (reduce_ukr_avx2_8x4.c: 8 registers
+ * of 4 DP / 8 SP lanes, 4 compensated pairs). */
+PLAIN_C_KERNELS(c_, LD, LS, LD)
+PLAIN_C_KERNELS(c32_, 32, 64, 16)
 
 int64_t ns_red_c_idamax(int64_t n, const double *x, double *amax) {
     int64_t best = 0;
@@ -184,23 +243,15 @@ int64_t ns_red_isamax_chunked(int64_t n, const float *x, float *amax,
     return bi;
 }
 
-const ns_reduce_ukrs ns_reduce_ukrs_scalar = {
-    .isa = "scalar",
-    .slots_d = LD,
-    .slots_s = LS,
-    .slots_comp = LD,
-    .dsum = c_dsum,
-    .dsum_comp = c_dsum_comp,
-    .ddot = c_ddot,
-    .ddot_comp = c_ddot_comp,
-    .dsumsq = c_dsumsq,
-    .ssum = c_ssum,
-    .ssum_comp = c_ssum_comp,
-    .ssum_wide = c_ssum_wide,
-    .sdot = c_sdot,
-    .sdot_comp = c_sdot_comp,
-    .sdot_wide = c_sdot_wide,
-    .ssumsq_wide = c_ssumsq_wide,
-    .idamax = ns_red_c_idamax,
-    .isamax = ns_red_c_isamax,
-};
+const ns_reduce_ukrs ns_reduce_ukrs_scalar = PLAIN_C_TABLE(c_, "scalar", LD, LS, LD);
+static const ns_reduce_ukrs plain_c_avx2_layout =
+    PLAIN_C_TABLE(c32_, "scalar/avx2-slots", 32, 64, 16);
+
+const ns_reduce_ukrs *ns_reduce_ukrs_plain_c(const ns_reduce_ukrs *u) {
+    const ns_reduce_ukrs *t[] = {&ns_reduce_ukrs_scalar, &plain_c_avx2_layout};
+    for (int i = 0; i < 2; i++)
+        if (t[i]->slots_d == u->slots_d && t[i]->slots_s == u->slots_s &&
+            t[i]->slots_comp == u->slots_comp)
+            return t[i];
+    return NULL;
+}

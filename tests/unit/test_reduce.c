@@ -202,11 +202,14 @@ static void test_deterministic_bitwise(void **state) {
     free(x), free(y), free(xs), free(ys);
 }
 
-/* AVX-512 and plain-C micro-kernels agree bitwise on any range (the contract). */
-static void test_simd_matches_plain_c(void **state) {
-    (void)state;
-    const ns_reduce_ukrs *z = ns_reduce_ukrs_for("avx512"), *c = &ns_reduce_ukrs_scalar;
-    if (!z) skip();
+/* SIMD micro-kernels and the plain-C ones of their slot layout (ns_reduce_ukrs_plain_c: the
+ * scalar table for AVX-512, the AVX2-layout table for AVX2) agree bitwise on any range (the
+ * contract; the registry's check() relies on it). */
+static void simd_matches_plain_c(const ns_reduce_ukrs *z) {
+    const ns_reduce_ukrs *c = ns_reduce_ukrs_plain_c(z);
+    assert_non_null(c);
+    assert_true(c->slots_d == z->slots_d && c->slots_s == z->slots_s &&
+                c->slots_comp == z->slots_comp);
     int64_t nmax = 5000;
     double *x = malloc(nmax * sizeof *x), *y = malloc(nmax * sizeof *y);
     float *xs = malloc(nmax * sizeof *xs), *ys = malloc(nmax * sizeof *ys);
@@ -240,6 +243,15 @@ static void test_simd_matches_plain_c(void **state) {
         assert_memory_equal(&a, &b, sizeof a);
     }
     free(x), free(y), free(xs), free(ys);
+}
+
+static void test_simd_matches_plain_c(void **state) {
+    (void)state;
+    const ns_reduce_ukrs *z = ns_reduce_ukrs_for("avx512"), *y = ns_reduce_ukrs_for("avx2");
+    if (!z && !y) skip();
+    if (z) simd_matches_plain_c(z);
+    if (y) simd_matches_plain_c(y);
+    assert_ptr_equal(ns_reduce_ukrs_plain_c(&ns_reduce_ukrs_scalar), &ns_reduce_ukrs_scalar);
 }
 
 /* Ill-conditioned sums: every variant within its bound, and the compensated result within its
@@ -357,6 +369,38 @@ static void test_nrm2_extremes(void **state) {
     double ws = (double)1e-40f * sqrt((double)n);
     assert_true(fabs(rs - ws) <= 1e-6 * ws);
     free(v), free(x), free(xs);
+}
+
+/* A norm in the subnormal range is rounded with an absolute error of up to 2^-150 (SP) or
+ * 2^-1075 (DP), which the relative terms of the bound do not cover (trial 16 #13: 80000 floats
+ * uniform in +-1e-41, snrm2 1.6342699e-39 against 1.63427039e-39 exact, 4.6x the bound that
+ * lacked 2^-150): snrm2 on every ISA, variant, mode and team of 1..4, and the API. (DP's
+ * 2^-1075 cannot be exceeded alone: the bound's n 2^-1074 is larger.) */
+static void test_nrm2_subnormal_result(void **state) {
+    (void)state;
+    int64_t n = 80000;
+    float *xs = malloc(n * sizeof *xs);
+    for (int64_t i = 0; i < n; i++)
+        xs[i] = (float)((2 * unif() - 1) * 1e-41);
+    ns_red_job j = {NS_OP_SSUMSQ, 0, 0, n, xs, NULL, 1, 1, 1.0, isas[0]};
+    double sa, ref = ns_red_reference(&j, &sa);
+    assert_true(ref > 1.5e-39 && ref < 1.8e-39 && ref < FLT_MIN);
+    for (int ii = 0; ii < nisas; ii++)
+        for (int v = 0; v < 2; v++)
+            for (int mode = 0; mode < 2; mode++)
+                for (int t = 1; t <= 4; t++) {
+                    j.u = isas[ii], j.variant = v, j.mode = mode;
+                    float got = (float)sqrt(run_team(&j, t));
+                    check_ref(&j, t, got, ref, sa, "snrm2 subnormal");
+                }
+    j.u = ns_reduce_ukrs_for(NULL);
+    for (int m = 0; m < 2; m++) {
+        float r;
+        j.variant = 0, j.mode = m == NodescaleDeterministic ? NS_RED_DET : NS_RED_FAST;
+        assert_int_equal(nodescale_snrm2(n, xs, 1, NodescaleSumPlain, m, &r), 0);
+        check_ref(&j, ns_red_threads(n), r, ref, sa, "snrm2 subnormal API");
+    }
+    free(xs);
 }
 
 /* i?amax: first of ties; first NaN wins (even after an Inf); strides; every thread count. */
@@ -770,13 +814,49 @@ static void test_registry_names_its_bound(void **state) {
         {"dsum_kahan", "bound (u|s| + gamma_{h+1}^2 S, h = "},
         {"ssum_dpacc", "bound (2^-24|s| + gamma_h S, h = "},
         {"ssum", "u = 2^-24)/|s|"},
-        {"dnrm2", "bound ((gamma_h/2 + u)|s| + n 2^-1074, h = "},
+        {"dnrm2", "bound ((gamma_h/2 + u)|s| + n 2^-1074 + 2^-1075, h = "},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         ns_check c = check_once(want[i].name, 8192);
         if (!c.ok || !strstr(c.why, want[i].formula) || strstr(c.why, "n*u*cond"))
             fail_msg("%s: %s", want[i].name, c.why);
     }
+}
+
+/* A wrong result is rejected where the a-priori bound certifies nothing (trial 16 #4: at DRAM
+ * sizes gamma_h S of an SP sum exceeds |s| 1000x, and a result of 0 passed it). At n = 2^23 on
+ * 2 threads the SP bound exceeds |s|; check() must still reject the partials of a team that
+ * never ran (result 0) and of one whose second thread never ran (half the array), because it
+ * requires the result bitwise equal to a plain-C rerun; and a correct run passes, saying that
+ * the bound certifies nothing. Every ISA this CPU runs. */
+static void test_registry_check_rejects_wrong(void **state) {
+    (void)state;
+    const char *names[] = {"ssum", "sdot"};
+    const char *isa[] = {"scalar", "avx2", "avx512"};
+    ns_params p = {0, (int64_t)1 << 23, 0, 2};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        for (size_t a = 0; a < 3; a++) {
+            const ns_kernel *k = ns_registry_find(names[i], isa[a]);
+            assert_non_null(k);
+            if (!k->supported()) continue;
+            for (int ran = 0; ran <= 2; ran++) { /* threads of the team of 2 that ran */
+                void *s = k->create(&p);
+                assert_non_null(s);
+                for (int tid = 0; tid < ran; tid++)
+                    k->run(s, tid, 2);
+                ns_check c;
+                k->check(s, &c);
+                k->destroy(s);
+                if (!(c.bound >= 1))
+                    fail_msg("%s/%s: bound %g not vacuous", k->name, k->isa, c.bound);
+                if (ran == 2 && !(c.ok && strstr(c.why, "bitwise = plain C") &&
+                                  strstr(c.why, ">= 1, certifies nothing")))
+                    fail_msg("%s/%s correct: ok %d, %s", k->name, k->isa, c.ok, c.why);
+                if (ran < 2 && (c.ok || !strstr(c.why, "not bitwise the plain-C rerun's")))
+                    fail_msg("%s/%s %d of 2 threads ran: ok %d, error %g, bound %g, %s", k->name,
+                             k->isa, ran, c.ok, c.error, c.bound, c.why);
+            }
+        }
 }
 
 /* FLOPs are the useful work, the compensated variants' like the plain ones' (trial 6 #9: they
@@ -1011,6 +1091,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_ill_conditioned),
         cmocka_unit_test(test_sp_past_2_24),
         cmocka_unit_test(test_nrm2_extremes),
+        cmocka_unit_test(test_nrm2_subnormal_result),
         cmocka_unit_test(test_amax),
         cmocka_unit_test(test_amax_small_n),
         cmocka_unit_test(test_edges_and_errors),
@@ -1019,6 +1100,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_nonfinite),
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_registry_names_its_bound),
+        cmocka_unit_test(test_registry_check_rejects_wrong),
         cmocka_unit_test(test_registry_counts_useful_flops),
         cmocka_unit_test(test_allreduce),
         cmocka_unit_test(test_allreduce_json),
