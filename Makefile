@@ -20,7 +20,7 @@ BUILD    ?= release
 LIKWID   ?= 0
 VERSION  := 0.1.0
 
-PKGS     := jansson hwloc ompi-c
+PKGS     := jansson hwloc ompi-c libcmark
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -39,7 +39,7 @@ ifeq ($(LIKWID),1)
   LIKWID_LIBS := -llikwid
 endif
 CFLAGS   := $(CFLAGS_BASE) $(OPT) $(EXTRA_CFLAGS)
-LDLIBS   := $(PKG_LIBS) -lpapi -lm -ldl -lpthread $(LIKWID_LIBS)
+LDLIBS   := $(PKG_LIBS) -lcsv -lpapi -lm -ldl -lpthread $(LIKWID_LIBS)
 LDFLAGS  := -fopenmp $(filter -fsanitize%,$(OPT))
 
 # Flags recorded in results.json (context.cflags) so a gate can refuse mismatched builds.
