@@ -124,7 +124,7 @@ run: deps
 # Every test: unit and kernel tests (cmocka), CLI and end-to-end scripts, then the sanitizer
 # build of the tests named in SAN_TESTS. scripts/run-tests.sh prints "N passed, N failed".
 SAN_TESTS ?= test_gemm test_reduce test_stats test_json test_cluster test_counters test_roofline \
-             test_kernels test_gate test_fleet test_report test_team
+             test_kernels test_gate test_fleet test_report test_report_html test_team
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory BUILD=asan $(addprefix bin/asan/tests/,$(filter $(SAN_TESTS),$(TEST_SRC:tests/unit/%.c=%)))

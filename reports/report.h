@@ -20,6 +20,11 @@ char *ns_report_markdown_text(const json_t *results);
  * shown when present. Written atomically. Returns 0, or -1 with a one-line reason in err. */
 int ns_report_html(const json_t *results, const char *path, char *err, size_t errlen);
 
+/* Writes Markdown md as HTML (the body of report.html) to f: libcmark's rendering, its pipe
+ * tables as HTML tables, images relative to folder dir not there named instead, then
+ * cluster_breakdown.svg and cluster_scaling.svg as pictures when dir holds them. */
+void ns_html_from_markdown(FILE *f, const char *md, const char *dir);
+
 /* Writes results.csv: a header row, then one row per results[] entry (id, name, family, isa,
  * precision, mix, threads, m, n, k, working set, flops, bytes, time median/min/max, cv, rates,
  * arithmetic intensity, roof, fraction of roof, roof limit, level, status). Numbers with %.9g,

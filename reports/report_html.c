@@ -193,8 +193,7 @@ static void table_html(FILE *f, const line_t *lines, size_t n) {
     fputs("</tbody>\n</table>\n", f);
 }
 
-/* Writes the body of the page: md rendered, its tables as HTML tables. */
-static void body_html(FILE *f, const char *md, const char *dir) {
+void ns_html_from_markdown(FILE *f, const char *md, const char *dir) {
     size_t nlines = 1;
     for (const char *p = md; *p; p++)
         nlines += *p == '\n';
@@ -212,17 +211,26 @@ static void body_html(FILE *f, const char *md, const char *dir) {
     drop_missing_images(doc, dir);
     for (cmark_node *b = cmark_node_first_child(doc); b; b = cmark_node_next(b)) {
         int first = cmark_node_get_start_line(b), last = cmark_node_get_end_line(b);
-        if (cmark_node_get_type(b) == CMARK_NODE_PARAGRAPH && first >= 1 && last > first &&
-            (size_t)last <= nlines) {
-            line_t head = lines[first - 1];
-            trim(&head.s, &head.n);
-            line_t delim = lines[first];
-            trim(&delim.s, &delim.n);
-            if (head.n && head.s[0] == '|' && delimiter_row(delim)) {
-                table_html(f, lines + first - 1, (size_t)(last - first + 1));
-                continue;
+        /* A table is a paragraph's lines from a row followed by a delimiter row to its end;
+         * lines before it (no blank line between) are a paragraph of their own. */
+        int table = 0;
+        if (cmark_node_get_type(b) == CMARK_NODE_PARAGRAPH && first >= 1 && (size_t)last <= nlines)
+            for (int t = first; t < last && !table; t++) {
+                line_t head = lines[t - 1], delim = lines[t];
+                trim(&head.s, &head.n);
+                trim(&delim.s, &delim.n);
+                if (!head.n || head.s[0] != '|' || !delimiter_row(delim)) continue;
+                if (t > first) {
+                    const char *from = lines[first - 1].s;
+                    size_t n = (size_t)(lines[t - 1].s - from);
+                    char *h = cmark_markdown_to_html(from, n, CMARK_OPTS);
+                    if (h) fputs(h, f);
+                    free(h);
+                }
+                table_html(f, lines + t - 1, (size_t)(last - t + 1));
+                table = 1;
             }
-        }
+        if (table) continue;
         char *h = cmark_render_html(b, CMARK_OPTS);
         if (h) fputs(h, f);
         free(h);
@@ -257,7 +265,7 @@ int ns_report_html(const json_t *root, const char *path, char *err, size_t errle
     fputs("<title>nodescale report: ", f);
     ns_xml_text(f, host ? host : "unknown host");
     fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", style);
-    body_html(f, md, dir);
+    ns_html_from_markdown(f, md, dir);
     fputs("</body>\n</html>\n", f);
     free(md);
     return ns_report_write_memstream(f, &text, &len, path, err, errlen);

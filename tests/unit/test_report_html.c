@@ -178,6 +178,33 @@ static void test_html_escapes(void **state) {
     json_decref(root);
 }
 
+/* The table rendering on Markdown of its own: a table right after a paragraph's line, '|'
+ * escaped in a cell and in a code span, the alignments, cells that would parse as a list,
+ * missing cells, raw HTML in a cell (dropped, never passed through). */
+static void test_markdown_tables(void **state) {
+    (void)state;
+    const char *md = "Intro line\n| a | b \\| c | `x\\|y` |\n|:--|:-:|--:|\n"
+                     "| 1. | - | <i>z</i> & |\n| **bold** |\n\nafter\n";
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    ns_html_from_markdown(f, md, "/nonexistent-ns");
+    fclose(f);
+    assert_has(out, "<p>Intro line</p>\n<table>\n<thead>\n<tr><th style=\"text-align:left\">a</th>"
+                    "<th style=\"text-align:center\">b | c</th><th style=\"text-align:right\">"
+                    "<code>x|y</code></th></tr>\n</thead>\n<tbody>\n");
+    assert_has(out, "<tr><td style=\"text-align:left\">1.</td><td style=\"text-align:center\">-"
+                    "</td><td style=\"text-align:right\">");
+    assert_has(out, "<tr><td style=\"text-align:left\"><strong>bold</strong></td>"
+                    "<td style=\"text-align:center\"></td><td style=\"text-align:right\"></td>"
+                    "</tr>\n</tbody>\n</table>\n<p>after</p>\n");
+    assert_lacks(out, "<i>");
+    assert_has(out, "z<!-- raw HTML omitted --> &amp;</td>");
+    assert_int_equal(count(out, "<table>"), 1);
+    free(out);
+}
+
 /* results.csv: the header, one row per result, a null as an empty cell, strings quoted as
  * RFC 4180 wants (a comma, a quote, a line break); sweep.csv one row per sweep point. */
 static void test_csv(void **state) {
@@ -258,6 +285,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_html_tables_and_pictures),
         cmocka_unit_test(test_html_escapes),
+        cmocka_unit_test(test_markdown_tables),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_failure_leaves_others),
     };
