@@ -20,7 +20,7 @@ BUILD    ?= release
 LIKWID   ?= 0
 VERSION  := 0.1.0
 
-PKGS     := jansson hwloc ompi-c
+PKGS     := jansson hwloc ompi-c libcmark
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -39,7 +39,7 @@ ifeq ($(LIKWID),1)
   LIKWID_LIBS := -llikwid
 endif
 CFLAGS   := $(CFLAGS_BASE) $(OPT) $(EXTRA_CFLAGS)
-LDLIBS   := $(PKG_LIBS) -lpapi -lm -ldl -lpthread $(LIKWID_LIBS)
+LDLIBS   := $(PKG_LIBS) -lcsv -lpapi -lm -ldl -lpthread $(LIKWID_LIBS)
 LDFLAGS  := -fopenmp $(filter -fsanitize%,$(OPT))
 
 # Flags recorded in results.json (context.cflags) so a gate can refuse mismatched builds.
@@ -124,7 +124,7 @@ run: deps
 # Every test: unit and kernel tests (cmocka), CLI and end-to-end scripts, then the sanitizer
 # build of the tests named in SAN_TESTS. scripts/run-tests.sh prints "N passed, N failed".
 SAN_TESTS ?= test_gemm test_reduce test_stats test_json test_cluster test_counters test_roofline \
-             test_kernels test_gate test_fleet test_report test_team
+             test_kernels test_gate test_fleet test_report test_report_html test_team
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory BUILD=asan $(addprefix bin/asan/tests/,$(filter $(SAN_TESTS),$(TEST_SRC:tests/unit/%.c=%)))

@@ -32,9 +32,10 @@ const char *const ns_outdir_compare[] = {COMPARE, NULL};
 const char *const ns_outdir_cluster[] = {CLUSTER, NULL};
 
 const char *const ns_outdir_names[] = {
-    "results.json", "report.md",  "run.log",
-    "gbench.json",  "fleet.json", ".fleet.json.collectives-timeout",
-    "nodes",        CLUSTER,      PICTURES,
+    "results.json", "report.md",   "run.log",
+    "report.html",  "results.csv", "sweep.csv",
+    "gbench.json",  "fleet.json",  ".fleet.json.collectives-timeout",
+    "nodes",        CLUSTER,       PICTURES,
     COMPARE,        NULL};
 
 static int listed(const char *name, const char *const *list) {

@@ -4,7 +4,8 @@
  * registry at representative sizes (STREAM, reductions, GEMM and its BLIS/OpenBLAS peers), then
  * hands the document to the roofline builder, the cluster model and the report writers, and
  * writes a report folder:
- *   results.json  report.md  run.log  roofline.svg  roofline_{dp,sp}.{svg,png}
+ *   results.json  report.md  report.html  results.csv  sweep.csv  run.log  roofline.svg
+ *   roofline_{dp,sp}.{svg,png}
  *   roofline_cache_aware_{dp,sp}.{svg,png}  bandwidth_vs_working_set.{svg,png}
  *   cluster_{breakdown,scaling}.{dat,gp,svg,png}  gbench.json (--format gbench)
  * Progress goes to stderr (and run.log); the folder's path is the one line on stdout.
@@ -519,11 +520,11 @@ static void usage(FILE *f) {
                "                 cluster section (default h100-sxm; nodescale cluster --help)\n"
                "  --format gbench  also write gbench.json (Google Benchmark JSON: compare.py,\n"
                "                 github-action-benchmark, Bencher read it)\n"
-               "Writes into the folder: results.json, report.md, run.log; roofline.svg (the DP\n"
-               "roofline), roofline_dp, roofline_sp, roofline_cache_aware_dp,\n"
-               "roofline_cache_aware_sp and bandwidth_vs_working_set (.svg, .png);\n"
-               "cluster_breakdown and cluster_scaling (.dat, .gp, .svg, .png); gbench.json with\n"
-               "--format gbench. The pictures need gnuplot. Prints the folder.\n");
+               "Writes into the folder: results.json, report.md, report.html, results.csv,\n"
+               "sweep.csv, run.log; roofline.svg (the DP roofline), roofline_dp, roofline_sp,\n"
+               "roofline_cache_aware_dp, roofline_cache_aware_sp and bandwidth_vs_working_set\n"
+               "(.svg, .png); cluster_breakdown and cluster_scaling (.dat, .gp, .svg, .png);\n"
+               "gbench.json with --format gbench. The pictures need gnuplot. Prints the folder.\n");
 }
 
 static FILE *tee_stream(void);
@@ -755,6 +756,7 @@ int ns_cmd_run(int argc, char **argv) {
     if (ns_roofline_plot(root, dir, err, sizeof err) < 0) fprintf(tee, "roofline plot: %s\n", err);
     snprintf(path, sizeof path, "%s/report.md", dir);
     if (ns_report_markdown(root, path, err, sizeof err) != 0) fprintf(tee, "report: %s\n", err);
+    ns_report_html_csv(root, dir, tee); /* report.html, results.csv, sweep.csv */
     if (!strcmp(format, "gbench")) {
         snprintf(path, sizeof path, "%s/gbench.json", dir);
         if (ns_write_gbench(root, path, err, sizeof err) != 0) fprintf(tee, "gbench: %s\n", err);

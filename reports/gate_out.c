@@ -499,33 +499,6 @@ void ns_gate_print_mismatches(FILE *f, const json_t *mismatches, const char *fmt
     }
 }
 
-static void xml_escaped(FILE *f, const char *s) {
-    for (; *s; s++) {
-        switch (*s) {
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        case '\'':
-            fputs("&apos;", f);
-            break;
-        default:
-            if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
-                fputc(' ', f); /* control characters are not allowed in XML 1.0 */
-            else
-                fputc(*s, f);
-        }
-    }
-}
-
 static void row_summary(const ns_gate_row *r, char *buf, size_t len) {
     char a[32], b[32], c[32], d[64], p[32];
     snprintf(buf, len, "%s: baseline %s, current %s, change %s, interval %s, p %s%s%s",
@@ -579,9 +552,9 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
     fprintf(f, "    <properties>\n");
     fprintf(f, "      <property name=\"mode\" value=\"%s\"/>\n", rep->mode);
     fprintf(f, "      <property name=\"baseline\" value=\"");
-    xml_escaped(f, rep->baseline ? rep->baseline : "");
+    ns_xml_text(f, rep->baseline ? rep->baseline : "");
     fprintf(f, "\"/>\n      <property name=\"current\" value=\"");
-    xml_escaped(f, rep->current ? rep->current : "");
+    ns_xml_text(f, rep->current ? rep->current : "");
     fprintf(f, "\"/>\n      <property name=\"threshold\" value=\"%g\"/>\n", rep->opts.threshold);
     fprintf(f, "      <property name=\"alpha\" value=\"%g\"/>\n", rep->opts.alpha);
     fprintf(f, "      <property name=\"context_mismatch\" value=\"%zu\"/>\n",
@@ -592,24 +565,24 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
         const ns_gate_row *r = &rep->rows[i];
         row_summary(r, line, sizeof line);
         fprintf(f, "    <testcase classname=\"nodescale.gate\" name=\"");
-        xml_escaped(f, r->id);
+        ns_xml_text(f, r->id);
         fprintf(f, "\" time=\"%s\">\n", junit_time(r->med_cur, tbuf, sizeof tbuf));
         int invalid = r->verdict == NS_GATE_INVALID;
         int missing = r->verdict >= NS_GATE_INSUFFICIENT && !invalid;
         if (r->verdict == NS_GATE_REGRESSION || invalid || (missing && rep->opts.fail_on_missing)) {
             fprintf(f, "      <failure message=\"");
-            xml_escaped(f, line);
+            ns_xml_text(f, line);
             fprintf(f, "\" type=\"%s\"/>\n",
                     r->verdict == NS_GATE_REGRESSION ? "regression"
                     : invalid                        ? "invalid"
                                                      : "missing");
         } else if (missing) {
             fprintf(f, "      <skipped message=\"");
-            xml_escaped(f, line);
+            ns_xml_text(f, line);
             fprintf(f, "\"/>\n");
         }
         fprintf(f, "      <system-out>");
-        xml_escaped(f, line);
+        ns_xml_text(f, line);
         fprintf(f, "</system-out>\n    </testcase>\n");
     }
     char c[32], d[64];
@@ -621,11 +594,11 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
                "time=\"0\">\n");
     if (rep->suite_verdict == NS_GATE_REGRESSION || rep->suite_n == 0) {
         fprintf(f, "      <failure message=\"");
-        xml_escaped(f, line);
+        ns_xml_text(f, line);
         fprintf(f, "\" type=\"%s\"/>\n", rep->suite_n == 0 ? "nothing compared" : "regression");
     }
     fprintf(f, "      <system-out>");
-    xml_escaped(f, line);
+    ns_xml_text(f, line);
     fprintf(f, "</system-out>\n    </testcase>\n");
     /* Warnings and what to do after a failure, in the suite's error stream. */
     char next[1024];
@@ -634,11 +607,11 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
         fprintf(f, "    <system-err>");
         for (size_t i = 0; i < json_array_size(rep->warnings); i++) {
             fprintf(f, "WARNING: ");
-            xml_escaped(f, json_string_value(json_array_get(rep->warnings, i)));
+            ns_xml_text(f, json_string_value(json_array_get(rep->warnings, i)));
             fprintf(f, "\n");
         }
-        xml_escaped(f, drift_note(rep));
-        xml_escaped(f, next);
+        ns_xml_text(f, drift_note(rep));
+        ns_xml_text(f, next);
         fprintf(f, "</system-err>\n");
     }
     fprintf(f, "  </testsuite>\n</testsuites>\n");

@@ -10,7 +10,44 @@
  * Written atomically. Returns 0, or -1 with a one-line reason in err. */
 int ns_report_markdown(const json_t *results, const char *path, char *err, size_t errlen);
 
+/* report.md's text as a new string (free it), or NULL when out of memory. */
+char *ns_report_markdown_text(const json_t *results);
+
+/* Writes report.html: report.md rendered by libcmark (raw HTML in it is never passed through;
+ * its pipe tables as HTML tables, each cell's inline Markdown rendered by libcmark), UTF-8, a
+ * <title> and a small stylesheet. Its pictures are relative <img> links to the SVG files beside
+ * path; one not there is named instead, and cluster_breakdown.svg and cluster_scaling.svg are
+ * shown when present. Written atomically. Returns 0, or -1 with a one-line reason in err. */
+int ns_report_html(const json_t *results, const char *path, char *err, size_t errlen);
+
+/* Writes Markdown md as HTML (the body of report.html) to f: libcmark's rendering, its pipe
+ * tables as HTML tables, images relative to folder dir not there named instead, then
+ * cluster_breakdown.svg and cluster_scaling.svg as pictures when dir holds them. */
+void ns_html_from_markdown(FILE *f, const char *md, const char *dir);
+
+/* Writes results.csv: a header row, then one row per results[] entry (id, name, family, isa,
+ * precision, mix, threads, m, n, k, working set, flops, bytes, time median/min/max, cv, rates,
+ * arithmetic intensity, roof, fraction of roof, roof limit, level, status). Numbers with %.9g,
+ * an empty cell for null or absent, RFC 4180 quoting (libcsv). Written atomically. Returns 0,
+ * or -1 with a one-line reason in err. */
+int ns_report_csv(const json_t *results, const char *path, char *err, size_t errlen);
+
+/* Writes sweep.csv: a header row, then one row per sweep[] point (working set, kernel, isa,
+ * precision, threads, n, GB/s of the fastest sample and of the median), as ns_report_csv.
+ * Returns 0, or -1 with a one-line reason in err. */
+int ns_report_sweep_csv(const json_t *results, const char *path, char *err, size_t errlen);
+
 #include <stdio.h>
+
+/* Closes f, a stream of open_memstream(text, len), and writes its text to path with
+ * ns_write_file (atomically); frees the text. Returns 0, or -1 with a one-line reason in err. */
+int ns_report_write_memstream(FILE *f, char **text, size_t *len, const char *path, char *err,
+                              size_t errlen);
+
+/* Writes report.html, results.csv and sweep.csv into dir (after results.json and report.md);
+ * each one that fails prints one line "WHAT: REASON" to log and leaves the others. Returns the
+ * number of failures. */
+int ns_report_html_csv(const json_t *results, const char *dir, FILE *log);
 
 /* Flushes stdout; -1 with a reason in err when any write to it failed (a full disk, a closed
  * pipe), so that a report lost on stdout is an error, not a green CI job. */
@@ -24,6 +61,10 @@ void ns_md_cell(FILE *f, const char *s);
  * (CommonMark), padded with a space when s begins or ends with a backtick; control characters
  * as \xNN; with in_table, '|' as "\|" (GFM splits table cells even inside code spans). */
 void ns_md_code(FILE *f, const char *s, int in_table);
+
+/* Writes s as XML or HTML text or attribute value: < > & " ' as entities, control characters
+ * other than tab and newline as a space (XML 1.0 allows none). */
+void ns_xml_text(FILE *f, const char *s);
 
 /* s with control characters as \xNN, for terminal output, in buf (cut to fit len). */
 const char *ns_text_safe(const char *s, char *buf, size_t len);

@@ -72,6 +72,33 @@ void ns_md_code(FILE *f, const char *s, int in_table) {
         fputc('`', f);
 }
 
+void ns_xml_text(FILE *f, const char *s) {
+    for (; *s; s++) {
+        switch (*s) {
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        case '\'':
+            fputs("&apos;", f);
+            break;
+        default:
+            if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+                fputc(' ', f); /* control characters are not allowed in XML 1.0 */
+            else
+                fputc(*s, f);
+        }
+    }
+}
+
 const char *ns_text_safe(const char *s, char *buf, size_t len) {
     size_t o = 0;
     for (; *s && o + 5 < len; s++) {
@@ -83,4 +110,36 @@ const char *ns_text_safe(const char *s, char *buf, size_t len) {
     }
     buf[o] = 0;
     return buf;
+}
+
+int ns_report_write_memstream(FILE *f, char **text, size_t *len, const char *path, char *err,
+                              size_t errlen) {
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(err, errlen, "cannot write %s: out of memory", path);
+        free(*text);
+        return -1;
+    }
+    int rc = ns_write_file(path, *text, *len, err, errlen);
+    free(*text);
+    return rc;
+}
+
+int ns_report_html_csv(const json_t *root, const char *dir, FILE *log) {
+    static const struct {
+        const char *name;
+        int (*write)(const json_t *, const char *, char *, size_t);
+    } files[] = {{"report.html", ns_report_html},
+                 {"results.csv", ns_report_csv},
+                 {"sweep.csv", ns_report_sweep_csv}};
+    int failed = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[4200], err[512];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
+        if (files[i].write(root, path, err, sizeof err) != 0) {
+            fprintf(log, "%s: %s\n", files[i].name, err);
+            failed++;
+        }
+    }
+    return failed;
 }

@@ -67,8 +67,14 @@ static void num(FILE *f, const json_t *o, const char *key, const char *fmt) {
 static void node_facts(FILE *f, const json_t *ctx) {
     const json_t *cpu = json_object_get(ctx, "cpu");
     fprintf(f, "## Node\n\n| | |\n|---|---|\n");
-    fprintf(f, "| host | %s |\n| date | %s |\n", str(ctx, "host"), str(ctx, "date"));
-    fprintf(f, "| CPU | %s (%s) |\n", str(cpu, "model"), str(cpu, "vendor"));
+    fprintf(f, "| host | ");
+    ns_md_cell(f, str(ctx, "host"));
+    fprintf(f, " |\n| date | %s |\n", str(ctx, "date"));
+    fprintf(f, "| CPU | "); /* names from the machine: escaped, so report.html shows them */
+    ns_md_cell(f, str(cpu, "model"));
+    fprintf(f, " (");
+    ns_md_cell(f, str(cpu, "vendor"));
+    fprintf(f, ") |\n");
     fprintf(f, "| cores / PUs / sockets / NUMA nodes | %lld / %lld / %lld / %lld |\n",
             json_integer_value(json_object_get(cpu, "cores")),
             json_integer_value(json_object_get(cpu, "pus")),
@@ -214,7 +220,9 @@ static void kernels(FILE *f, const json_t *root) {
     int disturbed = 0, above = 0, suspect_roofs = 0;
     json_array_foreach(json_object_get(root, "results"), i, r) {
         if (!strcmp(str(r, "family"), "peak")) continue;
-        fprintf(f, "| %s | ", str(r, "id"));
+        fprintf(f, "| ");
+        ns_md_cell(f, str(r, "id"));
+        fprintf(f, " | ");
         num(f, r, "gflops", "%.2f");
         fprintf(f, " | ");
         num(f, r, "gbytes_per_s", "%.2f");
@@ -453,20 +461,17 @@ static void cluster(FILE *f, const json_t *root) {
                "`cluster_scaling.svg`. Explore with `nodescale cluster --node results.json`.\n\n");
 }
 
-int ns_report_markdown(const json_t *root, const char *path, char *err, size_t errlen) {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        return -1;
-    }
+/* The whole of report.md, written to f. */
+static void markdown(FILE *f, const json_t *root) {
     const json_t *ctx = json_object_get(root, "context");
-    fprintf(f, "# nodescale report: %s\n\n", str(ctx, "host"));
+    fprintf(f, "# nodescale report: ");
+    ns_md_cell(f, str(ctx, "host"));
+    fprintf(f, "\n\n");
     if (json_is_true(json_object_get(root, "interrupted")))
         fprintf(f, "**This run was interrupted: the tables hold what finished.**\n\n");
-    fprintf(f, "Files: `results.json` (all numbers, schema nodescale/1), `report.md`, `run.log`, "
-               "`roofline.svg` (the DP roofline); `roofline_dp`, `roofline_sp`, "
+    fprintf(f, "Files: `results.json` (all numbers, schema nodescale/1), `report.md`, "
+               "`report.html` (this report with its pictures), `results.csv`, `sweep.csv`, "
+               "`run.log`, `roofline.svg` (the DP roofline); `roofline_dp`, `roofline_sp`, "
                "`roofline_cache_aware_dp`, `roofline_cache_aware_sp`, `bandwidth_vs_working_set` "
                "(.svg, .png); `cluster_breakdown`, `cluster_scaling` (.dat, .gp, .svg, .png); "
                "`gbench.json` with `--format gbench`.\n\n");
@@ -486,6 +491,31 @@ int ns_report_markdown(const json_t *root, const char *path, char *err, size_t e
                 "![SP cache-aware roofline](roofline_cache_aware_sp.svg)\n\n"
                 "![bandwidth against working set](bandwidth_vs_working_set.svg)\n\n");
     cluster(f, root);
+}
+
+char *ns_report_markdown_text(const json_t *root) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return NULL;
+    markdown(f, root);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+int ns_report_markdown(const json_t *root, const char *path, char *err, size_t errlen) {
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    markdown(f, root);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));

@@ -8,6 +8,8 @@ set -euo pipefail
 pkgs=(
   build-essential pkg-config       # compiler, make, pkg-config
   libjansson-dev                   # results.json reader/writer
+  libcmark-dev                     # report.html: report.md rendered (CommonMark)
+  libcsv-dev                       # results.csv, sweep.csv: RFC 4180 quoting
   libhwloc-dev hwloc               # topology: caches, cores, NUMA
   libblis-dev libblis4-openmp      # BLIS peer (OpenMP build)
   libopenblas-dev libopenblas0-openmp  # OpenBLAS peer (OpenMP build: no pthread pool fighting ours)

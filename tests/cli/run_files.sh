@@ -2,7 +2,8 @@
 # Trial 5 #8: every file a run writes is named in `run --help` and in README's table of the
 # report folder. The files are those the run's writers produce, made here without measuring:
 # the roofline pictures (`nodescale roofline --out` on the synthetic fixture), the cluster plots
-# (`cluster --plot-dir`), and results.json, report.md, run.log, roofline.svg, gbench.json.
+# (`cluster --plot-dir`), and results.json, report.md, report.html, results.csv, sweep.csv,
+# run.log, roofline.svg, gbench.json.
 # (report.md's "Files:" line: tests/unit/test_report.c.)
 set -u
 cd "$(dirname "$0")/../.."
@@ -11,9 +12,10 @@ cd "$(dirname "$0")/../.."
 $bin roofline "$fixture" --out "$tmp/r" >/dev/null 2>&1 || { echo "FAIL: roofline --out"; exit 1; }
 $bin cluster --preset gb300-nvl72 --search --json "$tmp/c.json" --plot-dir "$tmp/c" \
   >/dev/null 2>&1 || { echo "FAIL: cluster --plot-dir"; exit 1; }
-files=$( (ls -1 "$tmp/r"; ls -1 "$tmp/c"; printf '%s\n' report.md run.log gbench.json) | sort -u)
-# A run's 22 files (as in a real run's folder), and gbench.json.
-[ "$(echo "$files" | wc -l)" -eq 23 ] || { echo "FAIL: not the files of a run:" $files; exit 1; }
+files=$( (ls -1 "$tmp/r"; ls -1 "$tmp/c"
+  printf '%s\n' report.md report.html results.csv sweep.csv run.log gbench.json) | sort -u)
+# A run's 25 files (as in a real run's folder), and gbench.json.
+[ "$(echo "$files" | wc -l)" -eq 26 ] || { echo "FAIL: not the files of a run:" $files; exit 1; }
 $bin run --help >"$tmp/help"
 # README: the table under "Reading the report", up to the results[] paragraph.
 sed -n '/^## Reading the report/,/^Each `results\[\]` entry/p' README.md >"$tmp/readme"

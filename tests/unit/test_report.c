@@ -268,6 +268,9 @@ static void test_files_line_complete(void **state) {
     snprintf(line, sizeof line, "%.*s", (int)(end - files), files);
     static const char *const names[] = {"`results.json`",
                                         "`report.md`",
+                                        "`report.html`",
+                                        "`results.csv`",
+                                        "`sweep.csv`",
                                         "`run.log`",
                                         "`roofline.svg`",
                                         "`roofline_dp`",

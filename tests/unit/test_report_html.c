@@ -1,0 +1,293 @@
+/* Unit tests of report.html (reports/report_html.c) and results.csv, sweep.csv
+ * (reports/report_csv.c): the tables and pictures are there, names from the machine or the
+ * results cannot inject HTML, a null is an empty cell, a failed file leaves the others. (The CSV
+ * read back with Python's csv module against results.json: tests/cli/run_html_csv.sh.) Run from
+ * the repository root. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/unit/nstest.h"
+
+#include "harness/json.h"
+#include "reports/report.h"
+
+#define FIXTURE "tests/fixtures/roofline/quick_1thread.json"
+#define EXAMPLE "examples/providers/vm-2core-run1/results.json" /* a roofline and a cluster */
+
+static json_t *load(const char *path) {
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root) fail_msg("%s: %s", path, je.text);
+    return root;
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot read %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = 0;
+    fclose(f);
+    return s;
+}
+
+/* A new empty folder under /tmp, in dir. */
+static void make_dir(char *dir, size_t len) {
+    snprintf(dir, len, "/tmp/ns_test_html_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+}
+
+/* Removes the folder and what the tests write in it. */
+static void remove_dir(const char *dir) {
+    static const char *const names[] = {"report.html", "results.csv", "sweep.csv", "roofline.svg",
+                                        "cluster_scaling.svg"};
+    char p[512];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        unlink(p);
+        rmdir(p);
+    }
+    rmdir(dir);
+}
+
+static void touch(const char *dir, const char *name) {
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n", f);
+    fclose(f);
+}
+
+/* report.html of root written into dir, as a string (free it). */
+static char *html(const json_t *root, const char *dir) {
+    char p[512], err[256] = "";
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    if (ns_report_html(root, p, err, sizeof err) != 0) fail_msg("report.html: %s", err);
+    return slurp(p);
+}
+
+static void assert_has(const char *hay, const char *needle) {
+    if (!strstr(hay, needle)) fail_msg("lacks \"%s\":\n%s", needle, hay);
+}
+
+static void assert_lacks(const char *hay, const char *needle) {
+    if (strstr(hay, needle)) fail_msg("has \"%s\":\n%s", needle, hay);
+}
+
+static size_t count(const char *hay, const char *needle) {
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* Fails when "nan" (any case) stands as a word: a number printed from a NaN. */
+static void assert_no_nan(const char *s) {
+    for (const char *p = s; *p; p++)
+        if (!strncasecmp(p, "nan", 3) && (p == s || !isalpha((unsigned char)p[-1])) &&
+            !isalpha((unsigned char)p[3]))
+            fail_msg("\"nan\" at: %.60s", p);
+}
+
+/* Every table of report.md is an HTML table with a header row and right-aligned numbers; the
+ * pictures present are <img> links relative to the folder, those missing are named, the
+ * cluster pictures shown when present. */
+static void test_html_tables_and_pictures(void **state) {
+    (void)state;
+    json_t *root = load(EXAMPLE);
+    char dir[64];
+    make_dir(dir, sizeof dir);
+    touch(dir, "roofline.svg");
+    touch(dir, "cluster_scaling.svg");
+    char *h = html(root, dir);
+    const char *head = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">";
+    assert_true(!strncmp(h, head, strlen(head)));
+    assert_has(h, "<title>nodescale report: ");
+    assert_has(h, "<style>");
+    assert_has(h, "th,td{border:1px solid");
+    assert_has(h, "<h1>nodescale report: ");
+    assert_has(h, "<h2>Kernels</h2>");
+
+    /* As many tables as report.md has delimiter rows, and no table left as text. */
+    char *md = ns_report_markdown_text(root);
+    assert_non_null(md);
+    size_t tables = 0;
+    for (const char *l = md; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (!strncmp(l, "|---", 4) || !strncmp(l, "|:--", 4)) tables++;
+    assert_true(tables >= 4);
+    assert_int_equal(count(h, "<table>"), tables);
+    assert_int_equal(count(h, "</table>"), tables);
+    assert_int_equal(count(h, "<thead>"), tables);
+    assert_lacks(h, "|---");
+    assert_lacks(h, "| |");
+    assert_has(h, "<th>kernel</th>");
+    assert_has(h, "<td style=\"text-align:right\">");
+    assert_has(h, "<code>results.json</code>");
+
+    assert_has(h, "<img src=\"roofline.svg\" alt=\"DP roofline\" />");
+    assert_lacks(h, "<img src=\"roofline_sp.svg\"");
+    assert_has(h, "SP roofline (roofline_sp.svg not drawn)");
+    assert_has(h, "<img src=\"cluster_scaling.svg\"");
+    assert_lacks(h, "<img src=\"cluster_breakdown.svg\"");
+    assert_lacks(h, "raw HTML omitted");
+    assert_no_nan(h);
+    assert_true(!strcmp(h + strlen(h) - 16, "</body>\n</html>\n"));
+    free(md);
+    free(h);
+    remove_dir(dir);
+    json_decref(root);
+}
+
+/* A host, a CPU model and a result id holding < & " and '|' are text in report.html: no element,
+ * no attribute, no raw HTML dropped, the table's cells unchanged. */
+static void test_html_escapes(void **state) {
+    (void)state;
+    json_t *root = load(FIXTURE);
+    json_t *ctx = json_object_get(root, "context");
+    json_object_set_new(ctx, "host", json_string("<script>alert(\"h\")</script>&"));
+    json_object_set_new(json_object_get(ctx, "cpu"), "model",
+                        json_string("Xeon<b>\"x\"</b> & Co | y"));
+    json_t *r = json_array_get(json_object_get(root, "results"), 9); /* a stream kernel */
+    json_object_set_new(r, "id", json_string("<img src=x onerror=\"z\">|k&amp;"));
+    char dir[64];
+    make_dir(dir, sizeof dir);
+    char *h = html(root, dir);
+    assert_lacks(h, "<script");
+    assert_lacks(h, "<b>");
+    assert_lacks(h, "<img src=x");
+    assert_lacks(h, "raw HTML omitted");
+    assert_has(h, "<title>nodescale report: &lt;script&gt;alert(&quot;h&quot;)&lt;/script&gt;"
+                  "&amp;</title>");
+    assert_has(h, "<h1>nodescale report: &lt;script&gt;alert(&quot;h&quot;)&lt;/script&gt;&amp;"
+                  "</h1>");
+    assert_has(h, "<td>Xeon&lt;b&gt;&quot;x&quot;&lt;/b&gt; &amp; Co | y (");
+    assert_has(h, "<td>&lt;img src=x onerror=&quot;z&quot;&gt;|k&amp;amp;</td>");
+    assert_no_nan(h);
+    free(h);
+    remove_dir(dir);
+    json_decref(root);
+}
+
+/* The table rendering on Markdown of its own: a table right after a paragraph's line, '|'
+ * escaped in a cell and in a code span, the alignments, cells that would parse as a list,
+ * missing cells, raw HTML in a cell (dropped, never passed through). */
+static void test_markdown_tables(void **state) {
+    (void)state;
+    const char *md = "Intro line\n| a | b \\| c | `x\\|y` |\n|:--|:-:|--:|\n"
+                     "| 1. | - | <i>z</i> & |\n| **bold** |\n\nafter\n";
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    ns_html_from_markdown(f, md, "/nonexistent-ns");
+    fclose(f);
+    assert_has(out, "<p>Intro line</p>\n<table>\n<thead>\n<tr><th style=\"text-align:left\">a</th>"
+                    "<th style=\"text-align:center\">b | c</th><th style=\"text-align:right\">"
+                    "<code>x|y</code></th></tr>\n</thead>\n<tbody>\n");
+    assert_has(out, "<tr><td style=\"text-align:left\">1.</td><td style=\"text-align:center\">-"
+                    "</td><td style=\"text-align:right\">");
+    assert_has(out, "<tr><td style=\"text-align:left\"><strong>bold</strong></td>"
+                    "<td style=\"text-align:center\"></td><td style=\"text-align:right\"></td>"
+                    "</tr>\n</tbody>\n</table>\n<p>after</p>\n");
+    assert_lacks(out, "<i>");
+    assert_has(out, "z<!-- raw HTML omitted --> &amp;</td>");
+    assert_int_equal(count(out, "<table>"), 1);
+    free(out);
+}
+
+/* results.csv: the header, one row per result, a null as an empty cell, strings quoted as
+ * RFC 4180 wants (a comma, a quote, a line break); sweep.csv one row per sweep point. */
+static void test_csv(void **state) {
+    (void)state;
+    json_t *root = load(FIXTURE);
+    json_t *res = json_object_get(root, "results");
+    json_object_set_new(json_array_get(res, 1), "id", json_string("a,\"b\"\nc"));
+    char dir[64], p[512], err[256] = "";
+    make_dir(dir, sizeof dir);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    if (ns_report_csv(root, p, err, sizeof err) != 0) fail_msg("results.csv: %s", err);
+    char *c = slurp(p);
+    const char *hdr = "id,name,family,isa,precision,mix,threads,m,n,k,working_set_bytes,flops,"
+                      "bytes,time_median_s,time_min_s,time_max_s,cv,gflops,gbytes_per_s,"
+                      "ai_flop_per_byte,roof_gflops,fraction_of_roof,roof_limit,level,status\r\n";
+    assert_true(!strncmp(c, hdr, strlen(hdr)));
+    assert_int_equal(count(c, "\r\n"), 1 + json_array_size(res));
+    /* peak_dp_fma: no m or k, gbytes_per_s, ai and level null. */
+    assert_has(c, "\r\n\"peak_dp_fma/avx512/dp/t1/n=4096\",\"peak_dp_fma\",\"peak\",\"avx512\","
+                  "\"dp\",\"fma\",1,,4096,,0,1048576,0,1.31078361e-05,1.27910524e-05,"
+                  "1.33886853e-05,0.0157170238,79.996118,,,81.9773044,0.975832501,\"compute\",,"
+                  "\"ok\"\r\n");
+    assert_has(c, "\r\n\"a,\"\"b\"\"\nc\",\"peak_dp_fma_add\",");
+    assert_has(c, ",256,256,256,1572864,33554432,2097152,"); /* dgemm m, n, k */
+    assert_no_nan(c);
+    free(c);
+
+    snprintf(p, sizeof p, "%s/sweep.csv", dir);
+    if (ns_report_sweep_csv(root, p, err, sizeof err) != 0) fail_msg("sweep.csv: %s", err);
+    c = slurp(p);
+    const char *head = "working_set_bytes,kernel,isa,precision,threads,n,gbytes_per_s,"
+                       "gbytes_per_s_median,status\r\n4096,\"stream_load\",\"avx512\",\"dp\",1,"
+                       "512,239.650186,238.618788,\r\n";
+    assert_true(!strncmp(c, head, strlen(head)));
+    assert_int_equal(count(c, "\r\n"), 1 + json_array_size(json_object_get(root, "sweep")));
+    free(c);
+    remove_dir(dir);
+    json_decref(root);
+}
+
+/* A file that cannot be written is one line of the log; the others are written, nothing else
+ * removed. */
+static void test_failure_leaves_others(void **state) {
+    (void)state;
+    json_t *root = load(FIXTURE);
+    char dir[64], p[512];
+    make_dir(dir, sizeof dir);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    assert_int_equal(mkdir(p, 0755), 0); /* report.html is a folder: cannot be written */
+    char *log = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&log, &len);
+    assert_non_null(f);
+    assert_int_equal(ns_report_html_csv(root, dir, f), 1);
+    fclose(f);
+    assert_int_equal(count(log, "\n"), 1);
+    assert_true(!strncmp(log, "report.html: ", 13));
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    assert_int_equal(stat(p, &st), 0);
+    snprintf(p, sizeof p, "%s/sweep.csv", dir);
+    assert_int_equal(stat(p, &st), 0);
+
+    /* A folder that does not exist: a reason, nothing written. */
+    char err[256] = "";
+    assert_int_equal(ns_report_csv(root, "/nonexistent-ns/results.csv", err, sizeof err), -1);
+    assert_has(err, "/nonexistent-ns/results.csv");
+    assert_int_equal(ns_report_html(root, "/nonexistent-ns/report.html", err, sizeof err), -1);
+    assert_has(err, "/nonexistent-ns/report.html");
+    free(log);
+    remove_dir(dir);
+    json_decref(root);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_html_tables_and_pictures),
+        cmocka_unit_test(test_html_escapes),
+        cmocka_unit_test(test_markdown_tables),
+        cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_failure_leaves_others),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
