@@ -956,6 +956,30 @@ static void test_dram_tail_at_4x_llc(void **st) {
         json_decref(root);
     }
 
+    /* Trial 16 #11: the fall is 1 - last / first, printed so, and DRAM_TAIL_FALL (15%) applies
+     * to it. 1.3 -> 1.15 -> 1 falls by 23% (first / last - 1 printed 30%); 1.16 -> 1.08 -> 1
+     * falls by 13.8% (the ratio 16% made it suspect); the trial's 8.155, 8.058, 3.134 GB/s fall
+     * by 62% (printed 160%). */
+    const struct {
+        double bw[3]; /* GB/s at the last three working sets */
+        const char *why;
+    } falls[3] = {{{14.3, 12.65, 11}, "still fall, by 23%"},
+                  {{12.76, 11.88, 11}, "fall by only 14% and agree within 16%"},
+                  {{8.155, 8.058, 3.134}, "still fall, by 62%"}};
+    for (int k = 0; k < 3; k++) {
+        n = harness_curve(&spr, 300 * MiB, 2.0, 0, ws, bw);
+        for (int i = 0; i < 3; i++)
+            bw[n - 3 + i] = falls[k].bw[i];
+        root = build_points(ws, bw, n);
+        d = ceiling(root, "DRAM", 1);
+        const char *st = json_string_value(json_object_get(d, "status"));
+        print_message("fall %d: %s\n", k, st);
+        assert_non_null(strstr(st, falls[k].why));
+        assert_int_equal(json_is_true(json_object_get(d, "suspect")), k != 1);
+        if (k == 1) assert_close(json_number_value(json_object_get(d, "gbytes_per_s")), 11.88, 1e-9);
+        json_decref(root);
+    }
+
     /* Flat, but at the L3's bandwidth: a cache hwloc does not report. */
     machine big = {3, {48 * KiB, 2 * MiB, 300 * MiB}, {200, 90, 30, 29}};
     n = harness_curve(&big, 300 * MiB, 2.0, 0, ws, bw);
