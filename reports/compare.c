@@ -180,8 +180,7 @@ static int push_node_allreduce(ns_bench_set *s, size_t *cap, const json_t *root)
             if (!(isfinite(bytes) && bytes > 0 && isfinite(bw) && bw > 0)) continue;
             char id[96];
             snprintf(id, sizeof id, "allreduce/%s%s/busbw/bytes=%.0f", sched[k], t, bytes);
-            if (push_value(s, cap, id, "allreduce", "GB/s", bw, NAN, result_within(row)))
-                return -1;
+            if (push_value(s, cap, id, "allreduce", "GB/s", bw, NAN, result_within(row))) return -1;
         }
     }
     return 0;
@@ -480,8 +479,7 @@ void ns_compare_verdict(const ns_compare *c, char *line, size_t len) {
              "Distinguish the %zu inputs: %s; do not: %s%s%s%s%s. (n/m = benchmarks whose "
              "max/min exceeds max(min spread, 3x noise) / benchmarks compared)",
              c->nsets, *yes ? yes : "none", *no ? no : "none",
-             *apart ? "; not compared (measured, but no benchmark id in >= 2 inputs): " : "",
-             apart,
+             *apart ? "; not compared (measured, but no benchmark id in >= 2 inputs): " : "", apart,
              *none ? "; not measured in >= 2 "
                      "inputs: "
                    : "",

@@ -51,9 +51,9 @@ double ns_result_rate(const json_t *result, const char **unit);
 
 /* Reduces a loaded results.json (schema nodescale/1) to its benchmark values: results[] of a
  * node file, plus its thread all-reduce busbw per schedule and size ("allreduce/ring/t2/busbw/
- * bytes=S", within noise its time_s.cv); for a fleet file ("kind": "fleet") the per-benchmark fleet medians of
- * "benchmarks"[] plus the all-reduce busbw per message size. Returns 0, or -1 with a one-line
- * reason in err (nothing usable in the file). label may be NULL (the host is used). */
+ * bytes=S", within noise its time_s.cv); for a fleet file ("kind": "fleet") the per-benchmark fleet
+ * medians of "benchmarks"[] plus the all-reduce busbw per message size. Returns 0, or -1 with a
+ * one-line reason in err (nothing usable in the file). label may be NULL (the host is used). */
 int ns_bench_set_from_json(const json_t *root, const char *label, ns_bench_set *out, char *err,
                            size_t errlen);
 

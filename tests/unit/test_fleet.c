@@ -275,14 +275,14 @@ static json_t *node_with_allreduce(const char *host, double ring_64k, double tre
     double r[1] = {20};
     static const char *const tid[] = {"triad/t2"}, *const tfam[] = {"stream"};
     json_t *d = node_doc(host, 1, tid, tfam, r, 0.01);
-    json_t *ar = json_pack(
-        "{s:i, s:[{s:i, s:f, s:{s:f}, s:b}, {s:i, s:f, s:{s:f}, s:b}],"
-        " s:[{s:i, s:f, s:{s:f}, s:b}, {s:i, s:f, s:{s:f}, s:b}]}",
-        "threads", 2, "ring", "size_bytes", 8, "busbw_gbytes_per_s", 0.01, "time_s", "cv", 0.02,
-        "validated", 1, "size_bytes", 65536, "busbw_gbytes_per_s", ring_64k, "time_s", "cv", 0.01,
-        "validated", 1, "tree", "size_bytes", 8, "busbw_gbytes_per_s", 0.02, "time_s", "cv", 0.02,
-        "validated", 0, "size_bytes", 65536, "busbw_gbytes_per_s", tree_64k, "time_s", "cv", 0.01,
-        "validated", 1);
+    json_t *ar =
+        json_pack("{s:i, s:[{s:i, s:f, s:{s:f}, s:b}, {s:i, s:f, s:{s:f}, s:b}],"
+                  " s:[{s:i, s:f, s:{s:f}, s:b}, {s:i, s:f, s:{s:f}, s:b}]}",
+                  "threads", 2, "ring", "size_bytes", 8, "busbw_gbytes_per_s", 0.01, "time_s", "cv",
+                  0.02, "validated", 1, "size_bytes", 65536, "busbw_gbytes_per_s", ring_64k,
+                  "time_s", "cv", 0.01, "validated", 1, "tree", "size_bytes", 8,
+                  "busbw_gbytes_per_s", 0.02, "time_s", "cv", 0.02, "validated", 0, "size_bytes",
+                  65536, "busbw_gbytes_per_s", tree_64k, "time_s", "cv", 0.01, "validated", 1);
     assert_non_null(ar);
     json_object_set_new(d, "allreduce", ar);
     return d;
