@@ -158,6 +158,34 @@ static int push_allreduce(ns_bench_set *s, size_t *cap, const json_t *root) {
     return 0;
 }
 
+/* The thread all-reduce of a node file (`allreduce.ring[]` and `tree[]`, shared memory): busbw
+ * per schedule and size per thread, with the size's own sample CV as its within noise (trial 16
+ * #12: node inputs' all-reduce was never compared, and the verdict called it not measured). */
+static int push_node_allreduce(ns_bench_set *s, size_t *cap, const json_t *root) {
+    static const char *const sched[] = {"ring", "tree"};
+    const json_t *ar = json_object_get(root, "allreduce");
+    json_t *thr = json_object_get(ar, "threads");
+    char t[32] = "";
+    if (json_is_integer(thr) && json_integer_value(thr) > 0)
+        snprintf(t, sizeof t, "/t%lld", (long long)json_integer_value(thr));
+    for (size_t k = 0; k < sizeof sched / sizeof *sched; k++) {
+        size_t i;
+        json_t *row;
+        json_array_foreach(json_object_get(ar, sched[k]), i, row) {
+            const char *st = json_string_value(json_object_get(row, "status"));
+            if ((st && strcmp(st, "ok") != 0) || json_is_false(json_object_get(row, "validated")))
+                continue;
+            double bytes = ns_json_get_num(row, "size_bytes"),
+                   bw = ns_json_get_num(row, "busbw_gbytes_per_s");
+            if (!(isfinite(bytes) && bytes > 0 && isfinite(bw) && bw > 0)) continue;
+            char id[96];
+            snprintf(id, sizeof id, "allreduce/%s%s/busbw/bytes=%.0f", sched[k], t, bytes);
+            if (push_value(s, cap, id, "allreduce", "GB/s", bw, NAN, result_within(row))) return -1;
+        }
+    }
+    return 0;
+}
+
 int ns_bench_set_from_json(const json_t *root, const char *label, ns_bench_set *out, char *err,
                            size_t errlen) {
     memset(out, 0, sizeof *out);
@@ -208,6 +236,7 @@ int ns_bench_set_from_json(const json_t *root, const char *label, ns_bench_set *
             if (push_value(out, &cap, id, ns_bench_class(family), unit, v, NAN, result_within(e)))
                 goto oom;
         }
+        if (push_node_allreduce(out, &cap, root)) goto oom;
     }
     finish_set(out);
     if (out->n == 0 && (nstatus || nunchecked)) {
@@ -355,6 +384,15 @@ int ns_compare_build(const ns_bench_set *sets, size_t nsets, double min_spread, 
     c->nsets = nsets;
     size_t cap = 0;
     for (size_t s = 0; s < nsets; s++) {
+        int has[NS_NCLASSES] = {0};
+        for (size_t j = 0; j < sets[s].n; j++) {
+            int ci = class_index(sets[s].v[j].cls);
+            if (ci >= 0) has[ci] = 1;
+        }
+        for (int ci = 0; ci < NS_NCLASSES; ci++)
+            c->class_inputs[ci] += has[ci];
+    }
+    for (size_t s = 0; s < nsets; s++) {
         for (size_t j = 0; j < sets[s].n; j++) {
             const ns_bench_value *bv = &sets[s].v[j];
             /* Each id once: skip it if an earlier set already holds it. */
@@ -419,12 +457,16 @@ oom:
 }
 
 void ns_compare_verdict(const ns_compare *c, char *line, size_t len) {
-    char yes[512] = "", no[512] = "", none[256] = "";
+    char yes[512] = "", no[512] = "", none[256] = "", apart[256] = "";
     for (int i = 0; i < NS_NCLASSES; i++) {
         char item[96];
         if (c->class_total[i] == 0) {
-            snprintf(item, sizeof item, "%s%s", *none ? ", " : "", ns_bench_classes[i]);
-            strncat(none, item, sizeof none - strlen(none) - 1);
+            /* Measured by >= 2 inputs under different ids (a fleet's MPI all-reduce beside a
+             * node's thread all-reduce, other thread counts): not compared, not unmeasured. */
+            char *dst = c->class_inputs[i] >= 2 ? apart : none;
+            size_t cap = c->class_inputs[i] >= 2 ? sizeof apart : sizeof none;
+            snprintf(item, sizeof item, "%s%s", *dst ? ", " : "", ns_bench_classes[i]);
+            strncat(dst, item, cap - strlen(dst) - 1);
             continue;
         }
         int distinct = 2 * c->class_distinct[i] >= c->class_total[i];
@@ -434,9 +476,10 @@ void ns_compare_verdict(const ns_compare *c, char *line, size_t len) {
         strncat(dst, item, (distinct ? sizeof yes : sizeof no) - strlen(dst) - 1);
     }
     snprintf(line, len,
-             "Distinguish the %zu inputs: %s; do not: %s%s%s. (n/m = benchmarks whose max/min "
-             "exceeds max(min spread, 3x noise) / benchmarks compared)",
+             "Distinguish the %zu inputs: %s; do not: %s%s%s%s%s. (n/m = benchmarks whose "
+             "max/min exceeds max(min spread, 3x noise) / benchmarks compared)",
              c->nsets, *yes ? yes : "none", *no ? no : "none",
+             *apart ? "; not compared (measured, but no benchmark id in >= 2 inputs): " : "", apart,
              *none ? "; not measured in >= 2 "
                      "inputs: "
                    : "",
@@ -585,7 +628,10 @@ static json_t *render_json(const ns_bench_set *sets, const ns_compare *c, const 
                                 json_boolean(2 * c->class_distinct[i] >= c->class_total[i]));
         } else {
             json_object_set_new(cl, "distinguishes", json_null());
-            ns_json_set_str(cl, "distinguishes_status", "no benchmark of this class in the inputs");
+            ns_json_set_str(cl, "distinguishes_status",
+                            c->class_inputs[i] >= 2
+                                ? "not compared: measured, but no benchmark id in >= 2 inputs"
+                                : "no benchmark of this class in the inputs");
         }
         json_array_append_new(classes, cl);
     }

@@ -50,9 +50,10 @@ const char *ns_bench_class(const char *family);
 double ns_result_rate(const json_t *result, const char **unit);
 
 /* Reduces a loaded results.json (schema nodescale/1) to its benchmark values: results[] of a
- * node file; for a fleet file ("kind": "fleet") the per-benchmark fleet medians of
- * "benchmarks"[] plus the all-reduce busbw per message size. Returns 0, or -1 with a one-line
- * reason in err (nothing usable in the file). label may be NULL (the host is used). */
+ * node file, plus its thread all-reduce busbw per schedule and size ("allreduce/ring/t2/busbw/
+ * bytes=S", within noise its time_s.cv); for a fleet file ("kind": "fleet") the per-benchmark fleet
+ * medians of "benchmarks"[] plus the all-reduce busbw per message size. Returns 0, or -1 with a
+ * one-line reason in err (nothing usable in the file). label may be NULL (the host is used). */
 int ns_bench_set_from_json(const json_t *root, const char *label, ns_bench_set *out, char *err,
                            size_t errlen);
 
@@ -90,6 +91,8 @@ typedef struct ns_compare {
     ns_compare_row *rows; /* every id present in >= 2 inputs, sorted by max/min descending */
     /* per class (index into ns_bench_classes): benchmarks compared, and how many distinguish */
     int class_total[NS_NCLASSES], class_distinct[NS_NCLASSES];
+    /* per class: inputs holding any benchmark of it (compared or not) */
+    int class_inputs[NS_NCLASSES];
 } ns_compare;
 
 /* Lines up sets[0..nsets) per benchmark id. min_spread is the smallest relative difference
@@ -99,7 +102,8 @@ int ns_compare_build(const ns_bench_set *sets, size_t nsets, double min_spread, 
 
 /* The one-line verdict: which classes distinguish the inputs (at least half of their benchmarks
  * do) and which do not, with counts; classes with no benchmark in >= 2 inputs listed as not
- * measured. Written to line (always NUL-terminated). */
+ * measured, or, when >= 2 inputs measured the class under different ids, as not compared.
+ * Written to line (always NUL-terminated). */
 void ns_compare_verdict(const ns_compare *c, char *line, size_t len);
 
 void ns_compare_free(ns_compare *c);

@@ -348,8 +348,9 @@ static ns_gate_row *new_row(ns_gate_report *rep, const char *id) {
     return r;
 }
 
-/* Between-run drift of one benchmark: 1.4826 x the median absolute deviation of the log medians
- * of the baseline and every history file holding it (a robust sigma; needs 3 runs). */
+/* Between-run drift of one benchmark: sigma = 1.4826 x the median absolute deviation of the log
+ * medians of the baseline and every history file holding it (a robust sigma; needs 3 runs),
+ * kept as the relative spread exp(sigma) - 1. */
 static void row_drift(ns_gate_row *r, const ns_gate_opts *o) {
     double *lm = malloc((o->nhistory + 1) * sizeof *lm);
     if (!lm) return;
@@ -371,7 +372,7 @@ static void row_drift(ns_gate_row *r, const ns_gate_opts *o) {
         double med = ns_median(lm, n);
         for (size_t i = 0; i < n; i++)
             lm[i] = fabs(lm[i] - med);
-        r->drift = 1.4826 * ns_median(lm, n);
+        r->drift = expm1(1.4826 * ns_median(lm, n));
         r->nhistory = n;
     }
     free(lm);
@@ -670,10 +671,15 @@ void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o) {
     r->threshold = thr;
     if (floor_s > 0 && r->med_base > 0 && floor_s / r->med_base > thr)
         r->threshold = floor_s / r->med_base;
-    /* Between-run drift sigma (from --history): two runs' medians differ by sqrt(2) sigma
-     * typically, so a change smaller than z * sqrt(2) * sigma is indistinguishable from drift. */
+    /* Between-run drift sigma of the log medians (from --history): two runs' log medians differ
+     * by sqrt(2) sigma typically, so a log ratio smaller than z * sqrt(2) * sigma is
+     * indistinguishable from drift. The verdict compares the time ratio with 1 + threshold, so
+     * the threshold is exp(z * sqrt(2) * sigma) - 1 (test_history_log_threshold: the log bound
+     * was compared as a ratio, and +45% failed under a log bound of 0.392 = a ratio bound of
+     * +47.9%). */
     if (isfinite(r->drift) && r->drift > 0) {
-        double t = ns_normal_quantile(1 - o->alpha / 2) * sqrt(2.0) * r->drift;
+        double sigma = log1p(r->drift);
+        double t = expm1(ns_normal_quantile(1 - o->alpha / 2) * sqrt(2.0) * sigma);
         if (t > r->threshold) {
             char s[120];
             snprintf(s, sizeof s,
@@ -885,8 +891,9 @@ static void usage(FILE *f) {
         "5)\n"
         "  --noise-floor S          median differences under S seconds never fail (default 0)\n"
         "  --history FILE           an earlier results file of the baseline build (repeatable):\n"
-        "                           the between-run drift of the medians over >= 3 runs raises\n"
-        "                           a benchmark's threshold to z * sqrt(2) * drift when larger\n"
+        "                           the between-run drift of the medians over >= 3 runs (sigma\n"
+        "                           of their logs) raises a benchmark's threshold to\n"
+        "                           exp(z * sqrt(2) * sigma) - 1 when larger\n"
         "                           (a file that is the baseline or given twice counts once)\n"
         "  --allow-context-mismatch compare runs from different CPUs/builds (loud warning)\n"
         "  --allow-build-change     compare builds that differ (compiler, flags, libraries,\n"

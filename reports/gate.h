@@ -80,7 +80,8 @@ typedef struct ns_gate_row {
     double p;                 /* two-sided p-value; NAN when not computed */
     int exact;                /* p from the exact permutation distribution */
     double threshold;         /* effective threshold used (rule, noise floor, drift) */
-    double drift;             /* between-run relative spread of the medians (--history); NAN */
+    double drift;             /* between-run relative spread of the medians, exp(sigma) - 1 with
+                                 sigma that of their logs (--history); NAN */
     size_t nhistory;          /* runs that drift was estimated from (history + baseline) */
     char note[200];
 } ns_gate_row;

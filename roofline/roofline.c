@@ -25,12 +25,18 @@
  * a largest working set within 2% of 4x the LLC counts as reaching it. */
 #define DRAM_LLC_SLACK 0.98
 /* Without a DRAM plateau: how many of the largest points (at >= DRAM_TAIL_FROM times the LLC)
- * are compared; how much they may fall in a row (first / last - 1), and scatter (max / min - 1),
+ * are compared; how much they may fall in a row (1 - last / first), and scatter (max / min - 1),
  * for their median to be a trusted DRAM ceiling. */
 #define DRAM_TAIL_POINTS 3
 #define DRAM_TAIL_FROM 1.5
 #define DRAM_TAIL_FALL 0.15
 #define DRAM_TAIL_SCATTER 0.25
+/* A plateau labelled a cache level (from its geometric middle) that runs past this factor times
+ * the level's aggregate capacity, or into the DRAM tail (DRAM_TAIL_FROM times the LLC), does not
+ * define that level: it holds points the level cannot hold (an "L3" plateau over 64-512 MiB
+ * beside a 300 MiB L3, at DRAM's rate: test_plateau_past_level). One fine sweep step (1.25x)
+ * past is allowed: a cache's edge. */
+#define PLATEAU_PAST_CAPACITY 1.25
 /* A run of flat points whose level still changes by more than this factor is split in two. */
 #define PLATEAU_SPLIT_RATIO 1.25
 #define MAX_PLATEAUS 16
@@ -965,7 +971,7 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
 }
 
 /* The last (largest) at most DRAM_TAIL_POINTS points of the curve with ws >= from: their
- * working-set range, median bandwidth, scatter (max / min - 1) and fall (first / last - 1 when
+ * working-set range, median bandwidth, scatter (max / min - 1) and fall (1 - last / first when
  * each point is slower than the one at the next smaller working set, else 0). Returns how
  * many. */
 static int dram_tail(const curve *cv, double from, double *lo, double *hi, double *bw,
@@ -997,7 +1003,9 @@ static int dram_tail(const curve *cv, double from, double *lo, double *hi, doubl
     *hi = tw[0];
     *lo = tw[k - 1];
     *spread = mx / mn - 1;
-    *fall = falling && k > 1 ? tb[k - 1] / tb[0] - 1 : 0;
+    /* The fall from the first (smallest) to the last working set, as printed ("fall by 62%":
+     * 8.16 to 3.13 GB/s), not first / last - 1 (a rise, 160% there: test_dram_tail_at_4x_llc). */
+    *fall = falling && k > 1 ? 1 - tb[0] / tb[k - 1] : 0;
     *bw = ns_median(tb, (size_t)k);
     return k;
 }
@@ -1065,6 +1073,7 @@ typedef struct {
     ns_plateau pl[MAX_PLATEAUS];
     const char *label[MAX_PLATEAUS]; /* each plateau's level; NULL: none */
     int chosen[MAX_PLATEAUS];        /* 1: the plateau that gives its level's ceiling */
+    char unfit[MAX_PLATEAUS][200];   /* why a cache plateau cannot define its level; "": it can */
     int np;
     double llc, maxws; /* the aggregate LLC of the curve's threads; its largest working set */
     double llc_bw;     /* the ceiling of the last cache level, to compare DRAM with; NAN: none */
@@ -1087,9 +1096,35 @@ static const char *dram_near_llc(const build_ctx *b, const curve_plateaus *p, do
     return why;
 }
 
+/* Into why (len bytes), the reason plateau pl labelled the cache level `label` cannot define it:
+ * it runs past PLATEAU_PAST_CAPACITY times the level's aggregate capacity, or into the DRAM tail
+ * (from DRAM_TAIL_FROM times the aggregate LLC llc); "" when it can (or is DRAM, or unlabelled). */
+static void plateau_fit(const build_ctx *b, const curve *cv, const ns_plateau *pl,
+                        const char *label, double llc, char *why, size_t len) {
+    why[0] = 0;
+    if (!label || !strcmp(label, "DRAM")) return;
+    double cap = NAN;
+    for (int li = 0; li < b->cs.n; li++)
+        if (!strcmp(label, level_name(b->cs.level[li])))
+            cap = ns_roofline_capacity(&b->cs, li, cv->threads);
+    int past = pl->ws_hi_bytes > PLATEAU_PAST_CAPACITY * cap,
+        tail = pl->ws_hi_bytes >= DRAM_TAIL_FROM * llc;
+    if (!past && !tail) return;
+    char hi[24], c[24], t[24];
+    fmt_bytes(pl->ws_hi_bytes, hi, sizeof hi);
+    fmt_bytes(cap, c, sizeof c);
+    fmt_bytes(DRAM_TAIL_FROM * llc, t, sizeof t);
+    snprintf(why, len,
+             "not used for %s: it runs to %s, %s the level's aggregate capacity (%s for %d "
+             "thread%s)%s%s%s",
+             label, hi, past ? "past" : "within", c, cv->threads, PLURAL(cv->threads),
+             tail ? ", into the DRAM tail (from " : "", tail ? t : "", tail ? ")" : "");
+}
+
 /* Finds and labels the curve's plateaus and chooses one per level: for a cache the longest
- * (then the faster), for DRAM the one at the largest working set, since DRAM is the curve's
- * asymptote; non-temporal stores choose none of a cache. Returns -1 on allocation failure. */
+ * (then the faster) of those that fit it (plateau_fit), for DRAM the one at the largest working
+ * set, since DRAM is the curve's asymptote; non-temporal stores choose none of a cache. Returns -1
+ * on allocation failure. */
 static int choose_plateaus(const build_ctx *b, const curve *cv, curve_plateaus *p) {
     ns_plateau *pl = p->pl;
     const char **label = p->label;
@@ -1098,16 +1133,18 @@ static int choose_plateaus(const build_ctx *b, const curve *cv, curve_plateaus *
     if (np < 0) return -1;
     if (np > MAX_PLATEAUS) np = MAX_PLATEAUS;
     p->np = np;
+    p->llc = llc_capacity(&b->cs, cv->threads);
     for (int i = 0; i < np; i++) {
         label[i] = ns_roofline_plateau_level(&b->cs, &pl[i], cv->threads);
         chosen[i] = 0;
+        plateau_fit(b, cv, &pl[i], label[i], p->llc, p->unfit[i], sizeof p->unfit[i]);
     }
 
     for (int i = 0; i < np; i++) {
-        if (!label[i]) continue;
+        if (!label[i] || p->unfit[i][0]) continue;
         int best = -1;
         for (int j = 0; j < np; j++) {
-            if (!label[j] || strcmp(label[j], label[i])) continue;
+            if (!label[j] || strcmp(label[j], label[i]) || p->unfit[j][0]) continue;
             if (best < 0) {
                 best = j;
             } else if (!strcmp(label[i], "DRAM")) {
@@ -1121,7 +1158,7 @@ static int choose_plateaus(const build_ctx *b, const curve *cv, curve_plateaus *
         chosen[best] = 1;
     }
 
-    p->llc = llc_capacity(&b->cs, cv->threads), p->maxws = 0;
+    p->maxws = 0;
     for (size_t i = 0; i < cv->n; i++)
         p->maxws = fmax(p->maxws, cv->ws[i]);
     p->reaches_4x = p->maxws >= DRAM_LLC_SLACK * DRAM_LLC_MARGIN * p->llc;
@@ -1130,6 +1167,11 @@ static int choose_plateaus(const build_ctx *b, const curve *cv, curve_plateaus *
     for (int i = 0; i < np; i++)
         if (chosen[i] && label[i] && b->cs.n &&
             !strcmp(label[i], level_name(b->cs.level[b->cs.n - 1])))
+            p->llc_bw = pl[i].gbytes_per_s;
+    /* No LLC plateau fits the LLC: one that runs on past it still holds the LLC's rate, and a
+     * DRAM rate as fast is no DRAM rate (a cache hwloc does not report). */
+    for (int i = 0; i < np && !isfinite(p->llc_bw); i++)
+        if (p->unfit[i][0] && label[i] && !strcmp(label[i], level_name(b->cs.level[b->cs.n - 1])))
             p->llc_bw = pl[i].gbytes_per_s;
     p->nt = ns_roofline_nt_stores(cv->kernel);
     for (int i = 0; p->nt && i < np; i++)
@@ -1161,6 +1203,15 @@ static void ceilings_from_plateaus(build_ctx *b, const curve *cv, curve_plateaus
         ns_json_set_int(o, "points", pl[i].npoints);
         ns_json_set_str(o, "level", label[i]);
         json_object_set_new(o, "used", json_boolean(p->chosen[i]));
+        if (p->unfit[i][0]) {
+            char lo[32], hi[32];
+            fmt_bytes(pl[i].ws_lo_bytes, lo, sizeof lo);
+            fmt_bytes(pl[i].ws_hi_bytes, hi, sizeof hi);
+            ns_json_set_str(o, "status", p->unfit[i]);
+            note(b, "%s/%s %d thread%s: the plateau over %s-%s (%.4g GB/s) is %s", cv->kernel,
+                 cv->isa, cv->threads, PLURAL(cv->threads), lo, hi, pl[i].gbytes_per_s,
+                 p->unfit[i]);
+        }
         json_array_append_new(plateaus, o);
         if (!p->chosen[i]) continue;
 
@@ -1345,11 +1396,13 @@ static void dram_tail_ceiling(build_ctx *b, const curve *cv, const curve_plateau
                     "largest working sets", suspect);
         json_t *o = json_array_get(ceil, json_array_size(ceil) - 1);
         if (!suspect && !strcmp(str_or(o, "source", ""), "largest working sets")) {
+            char fell[40] = "do not fall";
+            if (fall > 0) snprintf(fell, sizeof fell, "fall by only %.0f%%", 100 * fall);
             snprintf(why, sizeof why,
                      "ok; no DRAM plateau with %d points at >= 4x the LLC, but the last %d "
-                     "points (%.1fx to %.1fx the aggregate LLC, %s) do not fall and agree "
+                     "points (%.1fx to %.1fx the aggregate LLC, %s) %s and agree "
                      "within %.0f%%: their median",
-                     NS_PLATEAU_MIN_POINTS, cnt, tlo / llc, thi / llc, l, 100 * spread);
+                     NS_PLATEAU_MIN_POINTS, cnt, tlo / llc, thi / llc, l, fell, 100 * spread);
             ns_json_set_str(o, "status", why);
         }
     } else if (maxws > 2 * llc) {
@@ -2205,6 +2258,30 @@ static int thread_counts(build_ctx *b, const json_t *compute, const json_t *res,
     return k;
 }
 
+/* Marks roof ro suspect for why: its reason, and its ceilings.bandwidth[] entries (the same
+ * level, thread count, kernel and rate), whose status gets why in place of an "ok". */
+static void mark_roof_suspect(bw_roof *ro, json_t *ceil, const char *why) {
+    size_t i;
+    json_t *c;
+    json_array_foreach(ceil, i, c) {
+        if (strcmp(str_or(c, "level", ""), ro->level) || json_int(c, "threads", 0) != ro->threads ||
+            strcmp(str_or(c, "kernel", ""), ro->kernel) ||
+            ns_json_get_num(c, "gbytes_per_s") != ro->gbytes_per_s)
+            continue;
+        /* The reason replaces an "ok" (a status read "suspect: ...; ok": test_roofline.c). */
+        const char *was = str_or(c, "status", "ok");
+        if (!strncmp(was, "ok", 2) && (was[2] == '\0' || was[2] == ';'))
+            was += 2 + (was[2] == ';') + (was[2] == ';' && was[3] == ' ');
+        char st[1200];
+        snprintf(st, sizeof st, "%s%s%s", why, *was ? "; " : "", was);
+        ns_json_set_str(c, "status", st);
+        json_object_set_new(c, "suspect", json_true());
+    }
+    size_t len = strlen(ro->reason);
+    snprintf(ro->reason + len, sizeof ro->reason - len, "%s%s", len ? "; " : "", why);
+    ro->suspect = 1;
+}
+
 /* A T-thread bandwidth roof more than SCALING_SLACK x T times the 1-thread roof of the same
  * level: T threads cannot stream more than T times one, so the 1-thread roof is too low (a
  * disturbed sweep) or the T-thread one too high. The 1-thread roof, and its entry in ceil
@@ -2225,26 +2302,68 @@ static void bandwidth_scaling(build_ctx *b, json_t *ceil) {
                  rt->gbytes_per_s / r1->gbytes_per_s, rt->threads);
         note(b, "%s 1 thread: bandwidth ceiling %.4g GB/s (%s) is %s", r1->level,
              r1->gbytes_per_s, r1->kernel, why);
-        size_t i;
-        json_t *c;
-        json_array_foreach(ceil, i, c) {
-            if (strcmp(str_or(c, "level", ""), r1->level) || json_int(c, "threads", 0) != 1 ||
-                strcmp(str_or(c, "kernel", ""), r1->kernel) ||
-                ns_json_get_num(c, "gbytes_per_s") != r1->gbytes_per_s)
-                continue;
-            /* The reason replaces an "ok" (a status read "suspect: ...; ok": test_roofline.c). */
-            const char *was = str_or(c, "status", "ok");
-            if (!strncmp(was, "ok", 2) && (was[2] == '\0' || was[2] == ';'))
-                was += 2 + (was[2] == ';') + (was[2] == ';' && was[3] == ' ');
-            char st[1200];
-            snprintf(st, sizeof st, "%s%s%s", why, *was ? "; " : "", was);
-            ns_json_set_str(c, "status", st);
-            json_object_set_new(c, "suspect", json_true());
-        }
-        size_t len = strlen(r1->reason);
-        snprintf(r1->reason + len, sizeof r1->reason - len, "%s%s", len ? "; " : "", why);
-        r1->suspect = 1;
+        mark_roof_suspect(r1, ceil, why);
     }
+}
+
+/* The index of level in the cache set, b->cs.n for DRAM; -1 when neither. */
+static int level_index(const build_ctx *b, const char *level) {
+    for (int li = 0; li < b->cs.n; li++)
+        if (!strcmp(level, level_name(b->cs.level[li]))) return li;
+    return strcmp(level, "DRAM") ? -1 : b->cs.n;
+}
+
+/* A trusted roof at level and threads faster than factor x gbps: of class cls, else, when
+ * level_roof, the level's roof; NULL when none. */
+static const bw_roof *faster_roof(const build_ctx *b, const char *level, int threads, int cls,
+                                  int level_roof, double factor, double gbps) {
+    const bw_roof *o = find_class_roof(b, level, threads, cls);
+    if (!(o && !o->suspect && o->gbytes_per_s > factor * gbps) && level_roof)
+        o = find_bw_roof(b, level, threads);
+    return o && !o->suspect && o->gbytes_per_s > factor * gbps ? o : NULL;
+}
+
+/* Levels in order (test_level_order_suspect: a 2-thread L3 roof of 9.7 GB/s drawn under the 17.2 GB/s DRAM
+ * roof, and under the 1-thread L3 roof of 21.7): a bandwidth roof slower than a trusted roof of a
+ * deeper level at its thread count, or slower by more than SCALING_SLACK (the noise) than a
+ * trusted roof of its level at fewer threads, is suspect, with the reason. A class roof is
+ * compared with the same class's roofs, the level's roof (the one drawn) also with the levels'
+ * roofs. Every verdict is taken before any roof is marked. */
+static void level_order(build_ctx *b, json_t *ceil) {
+    char(*why)[400] = calloc(b->nroofs ? b->nroofs : 1, sizeof *why);
+    if (!why) return;
+    for (size_t r = 0; r < b->nroofs; r++) {
+        const bw_roof *ro = &b->roofs[r];
+        int lroof = find_bw_roof(b, ro->level, ro->threads) == ro, li = level_index(b, ro->level);
+        for (int d = li + 1; li >= 0 && d <= b->cs.n && !why[r][0]; d++) {
+            const char *dl = d < b->cs.n ? level_name(b->cs.level[d]) : "DRAM";
+            const bw_roof *o = faster_roof(b, dl, ro->threads, ro->cls, lroof, 1, ro->gbytes_per_s);
+            if (o)
+                snprintf(why[r], sizeof why[r],
+                         "suspect: slower than the %d-thread %s roof (%.4g GB/s, %s): a level is "
+                         "no slower than the one beyond it (a disturbed sweep, or a plateau of "
+                         "another level)",
+                         o->threads, o->level, o->gbytes_per_s, o->kernel);
+        }
+        for (int t = 0; t < b->ntc && b->tc[t] < ro->threads && !why[r][0]; t++) {
+            const bw_roof *o = faster_roof(b, ro->level, b->tc[t], ro->cls, lroof, SCALING_SLACK,
+                                           ro->gbytes_per_s);
+            if (o)
+                snprintf(why[r], sizeof why[r],
+                         "suspect: the %d-thread %s roof (%.4g GB/s, %s) is %.3gx this one: more "
+                         "threads are not slower by more than the noise (%.0f%%)",
+                         o->threads, o->level, o->gbytes_per_s, o->kernel,
+                         o->gbytes_per_s / ro->gbytes_per_s, 100 * (SCALING_SLACK - 1));
+        }
+    }
+    for (size_t r = 0; r < b->nroofs; r++) {
+        if (!why[r][0]) continue;
+        bw_roof *ro = &b->roofs[r];
+        note(b, "%s %d thread%s: bandwidth roof %.4g GB/s (%s) is %s", ro->level, ro->threads,
+             PLURAL(ro->threads), ro->gbytes_per_s, ro->kernel, why[r]);
+        mark_roof_suspect(ro, ceil, why[r]);
+    }
+    free(why);
 }
 
 /* roofline.cache_capacity: each level's aggregate capacity at each thread count tc[0..ntc). */
@@ -2478,7 +2597,9 @@ static void method_text(char *buf, size_t len) {
              "plateaus: runs of >= %d sweep points whose local log-log slope is within "
              "%.0f%% per doubling of the working set; labelled by the level whose aggregate "
              "capacity (per-core caches x threads, shared caches once per instance "
-             "touched) holds the geometric middle of the plateau; a ceiling is the median "
+             "touched) holds the geometric middle of the plateau, unless it runs past %gx "
+             "that capacity or to >= %gx the LLC (then it defines no level); a ceiling is the "
+             "median "
              "of its points' rates, each a point's fastest sample; DRAM ceilings from >= %d "
              "points at >= %gx the aggregate LLC; a sweep kernel measured faster in "
              "results[] (fastest sample) with its working set in a level gives that "
@@ -2499,11 +2620,13 @@ static void method_text(char *buf, size_t len) {
              "points at >= %gx the aggregate LLC when the sweep reaches %gx and they neither "
              "fall in a row by > %g%% nor scatter by > %g%%, else suspect; kernels with "
              "non-temporal stores (name ending in _nt): DRAM ceilings only, and no roof at a "
-             "cache working set",
-             NS_PLATEAU_MIN_POINTS, 100 * expm1(NS_PLATEAU_MAX_SLOPE), NS_PLATEAU_MIN_POINTS,
-             DRAM_LLC_MARGIN, 100 * KERNEL_PHASE_MAX_CV, KERNEL_PHASE_MAX_SPREAD,
-             DRAM_CONTAMINATION, NS_PLATEAU_MIN_POINTS, DRAM_LLC_MARGIN, DRAM_TAIL_POINTS,
-             DRAM_TAIL_FROM, DRAM_LLC_MARGIN, 100 * DRAM_TAIL_FALL, 100 * DRAM_TAIL_SCATTER);
+             "cache working set; a bandwidth roof slower than a trusted roof of a deeper level, "
+             "or by > %.0f%% than its level's at fewer threads, is suspect",
+             NS_PLATEAU_MIN_POINTS, 100 * expm1(NS_PLATEAU_MAX_SLOPE), PLATEAU_PAST_CAPACITY,
+             DRAM_TAIL_FROM, NS_PLATEAU_MIN_POINTS, DRAM_LLC_MARGIN, 100 * KERNEL_PHASE_MAX_CV,
+             KERNEL_PHASE_MAX_SPREAD, DRAM_CONTAMINATION, NS_PLATEAU_MIN_POINTS, DRAM_LLC_MARGIN,
+             DRAM_TAIL_POINTS, DRAM_TAIL_FROM, DRAM_LLC_MARGIN, 100 * DRAM_TAIL_FALL,
+             100 * DRAM_TAIL_SCATTER, 100 * (SCALING_SLACK - 1));
 }
 
 int ns_roofline_build(json_t *root, char *err, size_t errlen) {
@@ -2554,6 +2677,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     json_object_set_new(sec, "plateaus", plateaus);
 
     bandwidth_scaling(&b, bw_ceil);
+    level_order(&b, bw_ceil);
     json_t *used = ceilings_used(&b, compute);
     json_object_set_new(sec, "ceilings_used", used);
     json_object_set_new(sec, "ridge_points", ridge_points(&b, compute));

@@ -51,7 +51,7 @@ grep -q 'insufficient data' "$tmp/out" || { echo "FAIL: no 'insufficient data'";
 grep -q '^verdict: FAIL.*nothing compared' "$tmp/out" || { echo "FAIL: no 'nothing compared' verdict"; fails=$((fails + 1)); }
 
 expect 0 "--history: +25% is within reduce_1m's between-run drift" -- --history $F/history1.json --history $F/history2.json $F/b24_base.json $F/b24_cand_slow.json
-grep -q 'raised to 57.2% by between-run drift' "$tmp/out" || { echo "FAIL: drift note"; fails=$((fails + 1)); }
+grep -q 'raised to 77.2% by between-run drift 22.9%' "$tmp/out" || { echo "FAIL: drift note"; fails=$((fails + 1)); }
 expect 2 "--history from another CPU refused" -- --history $F/ctx_other_cpu.json $F/b24_base.json $F/b24_cand.json
 expect 2 "--history truncated" -- --history $F/truncated.json $F/b24_base.json $F/b24_cand.json
 expect 2 "--history without ids" -- --history $F/no_results.json $F/b24_base.json $F/b24_cand.json

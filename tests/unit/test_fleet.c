@@ -266,6 +266,78 @@ static void test_fleet_file_as_input(void **st) {
     json_decref(f);
 }
 
+/* Trial 16 #12: a node file's thread all-reduce (allreduce.ring[] / tree[], busbw per size) is
+ * compared like the other classes, one id per schedule, thread count and size, its time_s.cv
+ * the within noise; a size that failed its check is left out. The verdict said "not measured
+ * in >= 2 inputs: allreduce" although every input had measured one. Beside a fleet (MPI
+ * all-reduce, other ids) the class is "not compared", not "not measured". */
+static json_t *node_with_allreduce(const char *host, double ring_64k, double tree_64k) {
+    double r[1] = {20};
+    static const char *const tid[] = {"triad/t2"}, *const tfam[] = {"stream"};
+    json_t *d = node_doc(host, 1, tid, tfam, r, 0.01);
+    json_t *ar =
+        json_pack("{s:i, s:[{s:i, s:f, s:{s:f}, s:b}, {s:i, s:f, s:{s:f}, s:b}],"
+                  " s:[{s:i, s:f, s:{s:f}, s:b}, {s:i, s:f, s:{s:f}, s:b}]}",
+                  "threads", 2, "ring", "size_bytes", 8, "busbw_gbytes_per_s", 0.01, "time_s", "cv",
+                  0.02, "validated", 1, "size_bytes", 65536, "busbw_gbytes_per_s", ring_64k,
+                  "time_s", "cv", 0.01, "validated", 1, "tree", "size_bytes", 8,
+                  "busbw_gbytes_per_s", 0.02, "time_s", "cv", 0.02, "validated", 0, "size_bytes",
+                  65536, "busbw_gbytes_per_s", tree_64k, "time_s", "cv", 0.01, "validated", 1);
+    assert_non_null(ar);
+    json_object_set_new(d, "allreduce", ar);
+    return d;
+}
+
+static void test_compare_node_allreduce(void **st) {
+    (void)st;
+    ns_bench_set s[3];
+    char err[256], line[1024];
+    json_t *a = node_with_allreduce("x", 4.0, 3.0), *b = node_with_allreduce("y", 6.0, 3.1);
+    assert_int_equal(ns_bench_set_from_json(a, NULL, &s[0], err, sizeof err), 0);
+    assert_int_equal(ns_bench_set_from_json(b, NULL, &s[1], err, sizeof err), 0);
+    assert_int_equal(s[0].n, 4); /* triad and three all-reduce sizes (tree 8 B failed its check) */
+    assert_string_equal(s[0].v[0].id, "allreduce/ring/t2/busbw/bytes=65536");
+    assert_string_equal(s[0].v[0].cls, "allreduce");
+    assert_string_equal(s[0].v[0].unit, "GB/s");
+    assert_float_equal(s[0].v[0].within, 0.01, 0);
+    assert_string_equal(s[0].v[1].id, "allreduce/ring/t2/busbw/bytes=8");
+    assert_string_equal(s[0].v[2].id, "allreduce/tree/t2/busbw/bytes=65536");
+    ns_compare c;
+    assert_int_equal(ns_compare_build(s, 2, 0.05, &c), 0);
+    assert_int_equal(c.nrows, 4);
+    assert_int_equal(c.class_total[4], 3);
+    assert_int_equal(c.class_distinct[4], 1); /* ring 64 KiB: 6/4 */
+    assert_string_equal(c.rows[0].id, "allreduce/ring/t2/busbw/bytes=65536");
+    assert_float_equal(c.rows[0].max_over_min, 1.5, 1e-12);
+    ns_compare_verdict(&c, line, sizeof line);
+    assert_non_null(strstr(line, "allreduce (1/3)"));
+    assert_non_null(strstr(line, "; not measured in >= 2 inputs: gemm, reduce, peak."));
+    ns_compare_free(&c);
+    /* A fleet's MPI all-reduce beside a node's thread all-reduce: both measured, no id shared. */
+    json_t *f = json_loads(
+        "{\"schema\":\"nodescale/1\",\"kind\":\"fleet\",\"context\":{\"host\":\"h0\"},"
+        "\"nodes\":[{\"name\":\"a\",\"host\":\"a\",\"status\":\"ok\"}],"
+        "\"benchmarks\":[{\"id\":\"triad/t2\",\"class\":\"stream/bandwidth\",\"unit\":"
+        "\"GB/s\",\"median\":20,\"values\":{\"a\":20}}],"
+        "\"collectives\":{\"allreduce\":[{\"bytes\":65536,\"busbw_gbytes_per_s\":2.5}]}}",
+        0, NULL);
+    assert_non_null(f);
+    assert_int_equal(ns_bench_set_from_json(f, NULL, &s[2], err, sizeof err), 0);
+    assert_int_equal(ns_compare_build(&s[1], 2, 0.05, &c), 0);
+    assert_int_equal(c.class_total[4], 0);
+    assert_int_equal(c.class_inputs[4], 2);
+    ns_compare_verdict(&c, line, sizeof line);
+    assert_non_null(
+        strstr(line, "not compared (measured, but no benchmark id in >= 2 inputs): allreduce; "
+                     "not measured in >= 2 inputs: gemm, reduce, peak."));
+    ns_compare_free(&c);
+    for (int i = 0; i < 3; i++)
+        ns_bench_set_free(&s[i]);
+    json_decref(a);
+    json_decref(b);
+    json_decref(f);
+}
+
 /* t = 5 us + S / (2 GB/s), exactly: the weighted fit recovers both; a latency-free line gets
  * alpha pinned at 0, not negative. */
 static void test_alpha_beta_fit(void **st) {
@@ -524,6 +596,7 @@ int main(void) {
         cmocka_unit_test(test_compare_verdict),
         cmocka_unit_test(test_compare_noise_hides_spread),
         cmocka_unit_test(test_fleet_file_as_input),
+        cmocka_unit_test(test_compare_node_allreduce),
         cmocka_unit_test(test_alpha_beta_fit),
         cmocka_unit_test(test_fit_policy),
         cmocka_unit_test(test_fit_console_line),

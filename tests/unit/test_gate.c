@@ -279,7 +279,8 @@ static void test_b24_slowdown_caught(void **state) {
 
 /* A per-kernel noise floor from the spread across historical runs, not only within-run
  * variance. reduce_1m's median drifts +15% / -13% across two earlier runs: sigma = 1.4826 *
- * median |log m - median log m| = 1.4826 * 0.139262; threshold = z(0.975) * sqrt(2) * sigma. */
+ * median |log m - median log m| = 1.4826 * 0.139262, drift exp(sigma) - 1; threshold =
+ * exp(z(0.975) * sqrt(2) * sigma) - 1, a ratio bound like the verdict's 1 + threshold. */
 static void test_history(void **state) {
     (void)state;
     char err[256];
@@ -294,13 +295,46 @@ static void test_history(void **state) {
     assert_int_equal(gate_files(FIX "b24_base.json", FIX "b24_cand_slow.json", o, &rep), 0);
     assert_int_equal(rep.exit_code, 0);
     const ns_gate_row *r = row(&rep, "reduce_1m/");
-    assert_close(r->drift, 1.4826 * -log(0.87), 1e-9);
-    assert_close(r->threshold, 1.959963984540054 * sqrt(2.0) * 1.4826 * -log(0.87), 1e-6);
+    assert_close(r->drift, expm1(1.4826 * -log(0.87)), 1e-9);
+    assert_close(r->threshold, expm1(1.959963984540054 * sqrt(2.0) * 1.4826 * -log(0.87)), 1e-6);
+    assert_non_null(strstr(r->note, "threshold raised to 77.2% by between-run drift 22.9% over 3"));
     assert_int_equal(r->verdict, NS_GATE_WITHIN);
     assert_close(row(&rep, "dgemm_256/")->threshold, 0.05, 0); /* steady: 5% stays */
     ns_gate_report_free(&rep);
     json_decref(h[0]);
     json_decref(h[1]);
+}
+
+/* Trial 16 #3: the drift sigma is of log medians, so z * sqrt(2) * sigma bounds the log of the
+ * time ratio. It was compared as a ratio: with sigma 0.1413 (log units) the bound 0.3917 read
+ * as +39.2%, and a +45% change (ln 1.45 = 0.372, within the bound) failed the job. The
+ * threshold is exp(0.3917) - 1 = +47.9%, the drift shown exp(sigma) - 1 = 15.2%. */
+static void test_history_log_threshold(void **state) {
+    (void)state;
+    double base[5] = {0.2090, 0.2095, 0.2100, 0.2105, 0.2110}, cur[5];
+    for (int i = 0; i < 5; i++)
+        cur[i] = 1.45 * base[i];
+    ns_gate_row r = {.id = "ddot",
+                     .base = base,
+                     .cur = cur,
+                     .nbase = 5,
+                     .ncur = 5,
+                     .drift = expm1(0.1413),
+                     .nhistory = 3};
+    ns_gate_opts o = ns_gate_defaults();
+    ns_gate_evaluate_row(&r, &o);
+    double t = expm1(1.959963984540054 * sqrt(2.0) * 0.1413);
+    assert_close(t, 0.479, 1e-3);
+    assert_close(r.threshold, t, 1e-12);
+    assert_true(r.ci_lo > 1.40 && r.ci_hi < 1 + t); /* the whole interval inside the drift */
+    assert_int_equal(r.verdict, NS_GATE_WITHIN);
+    assert_non_null(strstr(r.note, "threshold raised to 47.9% by between-run drift 15.2% over 3"));
+    /* +60% is beyond it: still a regression. */
+    for (int i = 0; i < 5; i++)
+        cur[i] = 1.60 * base[i];
+    r.note[0] = 0;
+    ns_gate_evaluate_row(&r, &o);
+    assert_int_equal(r.verdict, NS_GATE_REGRESSION);
 }
 
 static void test_min_samples(void **state) {
@@ -1127,6 +1161,7 @@ int main(void) {
         cmocka_unit_test(test_b24_passes),
         cmocka_unit_test(test_b24_slowdown_caught),
         cmocka_unit_test(test_history),
+        cmocka_unit_test(test_history_log_threshold),
         cmocka_unit_test(test_min_samples),
         cmocka_unit_test(test_zero_spread),
         cmocka_unit_test(test_outliers),

@@ -956,6 +956,30 @@ static void test_dram_tail_at_4x_llc(void **st) {
         json_decref(root);
     }
 
+    /* Trial 16 #11: the fall is 1 - last / first, printed so, and DRAM_TAIL_FALL (15%) applies
+     * to it. 1.3 -> 1.15 -> 1 falls by 23% (first / last - 1 printed 30%); 1.16 -> 1.08 -> 1
+     * falls by 13.8% (the ratio 16% made it suspect); the trial's 8.155, 8.058, 3.134 GB/s fall
+     * by 62% (printed 160%). */
+    const struct {
+        double bw[3]; /* GB/s at the last three working sets */
+        const char *why;
+    } falls[3] = {{{14.3, 12.65, 11}, "still fall, by 23%"},
+                  {{12.76, 11.88, 11}, "fall by only 14% and agree within 16%"},
+                  {{8.155, 8.058, 3.134}, "still fall, by 62%"}};
+    for (int k = 0; k < 3; k++) {
+        n = harness_curve(&spr, 300 * MiB, 2.0, 0, ws, bw);
+        for (int i = 0; i < 3; i++)
+            bw[n - 3 + i] = falls[k].bw[i];
+        root = build_points(ws, bw, n);
+        d = ceiling(root, "DRAM", 1);
+        const char *status = json_string_value(json_object_get(d, "status"));
+        print_message("fall %d: %s\n", k, status);
+        assert_non_null(strstr(status, falls[k].why));
+        assert_int_equal(json_is_true(json_object_get(d, "suspect")), k != 1);
+        if (k == 1) assert_close(json_number_value(json_object_get(d, "gbytes_per_s")), 11.88, 1e-9);
+        json_decref(root);
+    }
+
     /* Flat, but at the L3's bandwidth: a cache hwloc does not report. */
     machine big = {3, {48 * KiB, 2 * MiB, 300 * MiB}, {200, 90, 30, 29}};
     n = harness_curve(&big, 300 * MiB, 2.0, 0, ws, bw);
@@ -1824,6 +1848,108 @@ static void test_status_counts_roofs_apart(void **st) {
     }
 }
 
+/* The plateaus[] entry of kernel at threads over [lo, hi] bytes, which must exist. */
+static json_t *plateau_at(json_t *root, const char *kernel, int threads, double lo, double hi) {
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(json_object_get(root, "roofline"), "plateaus"), i, p) {
+        if (!strcmp(json_string_value(json_object_get(p, "kernel")), kernel) &&
+            json_integer_value(json_object_get(p, "threads")) == threads &&
+            json_number_value(json_object_get(p, "working_set_min_bytes")) == lo &&
+            json_number_value(json_object_get(p, "working_set_max_bytes")) == hi)
+            return p;
+    }
+    fail_msg("no %s plateau at %d threads over %g-%g", kernel, threads, lo, hi);
+    return NULL;
+}
+
+/* Trial 16 #9: the 2-thread stream_load of a --quick run (LLC 300 MiB): a plateau over 64-512
+ * MiB at 9.7 GB/s, labelled L3 from its geometric middle alone, ran past the L3 into the DRAM
+ * tail (>= 1.5x the LLC) and gave the L3 roof, no faster than DRAM. It is listed, not used, with
+ * the reason; the L3 ceiling comes from the points well inside the L3 instead. */
+static void test_plateau_past_level(void **st) {
+    (void)st;
+    static const double gb[20] = {480.33, 492.22, 457.08, 461.63, 205.77, 192.9, 185.05,
+                                  194.24, 188.64, 187.16, 17.27,  34.76,  9.41,  24.21,
+                                  9.87,   9.7,    9.77,   8.16,   8.06,   3.13};
+    double ws[20], bw[20];
+    for (int i = 0; i < 20; i++) {
+        ws[i] = i < 19 ? 4 * KiB * (double)(1 << i) : 1200 * MiB;
+        bw[i] = gb[i];
+    }
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "stream_load", 2, ws, bw, 20);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *p = plateau_at(root, "stream_load", 2, 64 * MiB, 512 * MiB);
+    assert_string_equal(json_string_value(json_object_get(p, "level")), "L3");
+    assert_false(json_is_true(json_object_get(p, "used")));
+    assert_true(has(p, "status",
+                    "not used for L3: it runs to 512 MiB, past the level's aggregate "
+                    "capacity (300 MiB for 2 threads), into the DRAM tail (from "
+                    "450 MiB)"));
+    assert_true(notes_contain(root, "2 threads: the plateau over 64 MiB-512 MiB ("));
+    assert_true(notes_contain(root, "GB/s) is not used for L3"));
+    json_t *c = ceiling(root, "L3", 2);
+    assert_non_null(c);
+    assert_string_not_equal(json_string_value(json_object_get(c, "source")), "plateau");
+    /* A plateau within its level still gives it: L2, 128 KiB-2 MiB. */
+    assert_true(json_is_true(
+        json_object_get(plateau_at(root, "stream_load", 2, 128 * KiB, 2 * MiB), "used")));
+    json_decref(root);
+}
+
+/* Trial 16 #9: roofs out of level order are suspect, with the reason. The L3 roof (triad, 30
+ * GB/s) under a trusted DRAM roof (triad_nt, 35 GB/s) at the same thread count; a 2-thread L3
+ * roof (20 GB/s) under the 1-thread one (30 GB/s) by more than the noise. Within the noise, or
+ * in order, nothing is flagged. */
+static void test_level_order_suspect(void **st) {
+    (void)st;
+    double ws[256], bw[256], bw2[256];
+    size_t n = make_curve(&spr, 4 * KiB, 2 * GiB, 0, 0, ws, bw, 256);
+    const machine nt = {3, {48 * KiB, 2 * MiB, 300 * MiB}, {200, 90, 40, 35}};
+    for (size_t i = 0; i < n; i++)
+        bw2[i] = model_bw(&nt, ws[i]);
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "triad", 1, ws, bw, n);
+    doc_add_curve(root, "triad_nt", 1, ws, bw2, n);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *u = used_bandwidth(root, "L3");
+    assert_true(json_is_true(json_object_get(u, "suspect")));
+    assert_true(has(u, "suspect_reason",
+                    "suspect: slower than the 1-thread DRAM roof (35 GB/s, triad_nt)"));
+    assert_true(has(ceiling_of(root, "triad", "L3", 1), "status", "slower than the 1-thread DRAM"));
+    assert_false(json_is_true(json_object_get(used_bandwidth(root, "DRAM"), "suspect")));
+    assert_false(json_is_true(json_object_get(used_bandwidth(root, "L2"), "suspect")));
+    assert_true(notes_contain(root, "L3 1 thread: bandwidth roof 30 GB/s (triad) is suspect"));
+    json_decref(root);
+
+    /* 2 threads: private L1 and L2 double, the shared L3 falls to 20 (1.5x under 1 thread's 30)
+     * or to 28 (1.07x: within the noise). */
+    const double l3[2] = {20, 28};
+    for (int k = 0; k < 2; k++) {
+        const machine m2 = {3, {96 * KiB, 4 * MiB, 300 * MiB}, {400, 180, l3[k], 11}};
+        for (size_t i = 0; i < n; i++)
+            bw2[i] = model_bw(&m2, ws[i]);
+        root = doc_new(spr_caches(300 * MiB));
+        doc_add_curve(root, "triad", 1, ws, bw, n);
+        doc_add_curve(root, "triad", 2, ws, bw2, n);
+        assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+        json_t *c2 = ceiling(root, "L3", 2);
+        print_message("L3 2 threads at %g: %s\n", l3[k],
+                      json_string_value(json_object_get(c2, "status")));
+        assert_int_equal(json_is_true(json_object_get(c2, "suspect")), k == 0);
+        if (k == 0)
+            assert_true(has(c2, "status",
+                            "suspect: the 1-thread L3 roof (30 GB/s, triad) is 1.5x this one: "
+                            "more threads are not slower by more than the noise (10%)"));
+        assert_false(json_is_true(json_object_get(ceiling(root, "L3", 1), "suspect")));
+        assert_false(json_is_true(json_object_get(ceiling(root, "L2", 2), "suspect")));
+        json_decref(root);
+    }
+}
+
 /* Defect trial10-3 for bandwidth: a 2-thread roof more than 2.2x the 1-thread one of the same
  * level makes the 1-thread one suspect (ceilings_used, ceilings.bandwidth, notes). */
 static void test_bandwidth_scaling_suspect(void **st) {
@@ -2227,6 +2353,8 @@ int main(void) {
         cmocka_unit_test(test_above_compute_roof_reason),
         cmocka_unit_test(test_dram_tail_at_4x_llc),
         cmocka_unit_test(test_dram_one_point_plateau),
+        cmocka_unit_test(test_plateau_past_level),
+        cmocka_unit_test(test_level_order_suspect),
         cmocka_unit_test(test_roof_of_own_class),
         cmocka_unit_test(test_above_plateau_median),
         cmocka_unit_test(test_reduce_kernels_bandwidth_roof),
