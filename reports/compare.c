@@ -159,8 +159,8 @@ static int push_allreduce(ns_bench_set *s, size_t *cap, const json_t *root) {
 }
 
 /* The thread all-reduce of a node file (`allreduce.ring[]` and `tree[]`, shared memory): busbw
- * per schedule and size per thread, with the size's own sample CV as its within noise (trial 16
- * #12: node inputs' all-reduce was never compared, and the verdict called it not measured). */
+ * per schedule and size per thread, with the size's own sample CV as its within noise (node inputs'
+ * all-reduce was never compared, and the verdict called it not measured: fleet_compare.sh). */
 static int push_node_allreduce(ns_bench_set *s, size_t *cap, const json_t *root) {
     static const char *const sched[] = {"ring", "tree"};
     const json_t *ar = json_object_get(root, "allreduce");
