@@ -128,7 +128,9 @@ int ns_cmd_bench(int argc, char **argv) {
             int64_t x;
             int is_threads = !strncmp(name, "--threads", 9), is_samples = !strncmp(name, "--samples", 9);
             int64_t lo = 1;
-            int64_t hi = is_threads ? 4096 : is_samples ? NS_MAX_SAMPLES : (INT64_C(1) << 40);
+            int64_t hi = is_threads   ? NS_MAX_THREADS
+                         : is_samples ? NS_MAX_SAMPLES
+                                      : (INT64_C(1) << 40);
             /* What was given and what is wanted, as cluster's messages say (trial 15 #13). */
             if (ns_parse_int64(v, 0, hi, &x) != 0 || x < lo)
                 return ns_usage_error(cmd,

@@ -64,11 +64,11 @@ int ns_json_check_writable(const char *path, char *err, size_t errlen);
  * and unique; status a string, validated a boolean, samples_s an array of numbers or nulls
  * (at most NS_RESULTS_MAX_SAMPLES, each positive one a plausible time); time_s an object;
  * quantities of results[], sweep[] and ceilings numbers, non-negative and of plausible size,
- * so that no report derives inf or NaN from them; thread counts whole numbers in 1..4096; no
- * sweep point twice in a curve, no curve of more than 1024 points. A fleet report ("kind":
- * "fleet"): its benchmarks[] median, spread and values{} within the same bounds, each median
- * the median of its values{}, and its all-reduce rows; other kinds (compare) are not checked
- * here. Returns 0, or -1 with a one-line reason naming path in err. */
+ * so that no report derives inf or NaN from them; thread counts whole numbers in
+ * 1..NS_MAX_THREADS; no sweep point twice in a curve, no curve of more than 1024 points. A fleet
+ * report ("kind": "fleet"): its benchmarks[] median, spread and values{} within the same bounds,
+ * each median the median of its values{}, and its all-reduce rows; other kinds (compare) are not
+ * checked here. Returns 0, or -1 with a one-line reason naming path in err. */
 int ns_results_check(const json_t *root, const char *path, char *err, size_t errlen);
 
 /* Loads path strictly (NaN/Inf/duplicate keys rejected by jansson), checks that it is an

@@ -16,7 +16,6 @@
 #include "kernels/registry.h"
 
 #define NS_MAX_SAMPLES 256
-#define NS_MAX_THREADS 1024
 
 typedef struct ns_measure_opts {
     double min_sample_s; /* a sample lasts at least this long (default 0.01 s) */

@@ -613,9 +613,9 @@ int ns_cmd_run(int argc, char **argv) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--out needs a folder");
             out = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--threads", &v)) != 0) {
-            if (r < 0 || ns_parse_int64(v, 1, 4096, &threads) != 0)
-                return ns_usage_error(cmd, "--threads: '%s' is not an integer in [1, 4096]",
-                                      r < 0 ? "" : v);
+            if (r < 0 || ns_parse_int64(v, 1, NS_MAX_THREADS, &threads) != 0)
+                return ns_usage_error(cmd, "--threads: '%s' is not an integer in [1, %d]",
+                                      r < 0 ? "" : v, NS_MAX_THREADS);
         } else if ((r = ns_opt_value(argc, argv, &i, "--kernels", &v)) != 0) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--kernels needs a comma-separated list");
             kernels = v;

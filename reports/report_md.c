@@ -54,6 +54,20 @@ static void ceiling_working_set(FILE *f, const json_t *c) {
     }
 }
 
+/* The smallest whole `threads` value above `after` among the entries of arr (ceilings'
+ * bandwidth[]), or 0 when none is: stepping through it lists the thread counts the file holds,
+ * ascending, whatever their range. */
+static json_int_t next_threads(const json_t *arr, json_int_t after) {
+    json_int_t best = 0;
+    size_t i;
+    const json_t *c;
+    json_array_foreach(arr, i, c) {
+        json_int_t t = json_integer_value(json_object_get(c, "threads"));
+        if (t > after && (best == 0 || t < best)) best = t;
+    }
+    return best;
+}
+
 /* Whether a result's samples varied by more than 5% (time_s.cv): the machine was disturbed
  * while it ran. The Kernels and GEMM tables mark such numbers with a warning sign. */
 #define NOISY_CV 0.05
@@ -181,14 +195,12 @@ static void ceilings(FILE *f, const json_t *root) {
                "(median of the points' fastest samples) | note |\n"
                "|---:|---|---|---:|---:|---|\n");
     static const char *const levels[] = {"L1", "L2", "L3", "L4", "DRAM"};
-    for (json_int_t t = 1; t <= 4096; t++) {
-        int any = 0;
+    for (json_int_t t = 0; (t = next_threads(json_object_get(ceil, "bandwidth"), t)) > 0;) {
         for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++)
             json_array_foreach(json_object_get(ceil, "bandwidth"), i, c) {
                 if (json_integer_value(json_object_get(c, "threads")) != t ||
                     strcmp(str(c, "level"), levels[l]) != 0)
                     continue;
-                any = 1;
                 fprintf(f, "| %lld | %s | %s | ", (long long)t, levels[l], str(c, "kernel"));
                 ceiling_working_set(f, c);
                 fprintf(f, " | ");
@@ -200,7 +212,6 @@ static void ceilings(FILE *f, const json_t *root) {
                             ? str(c, "status")
                             : "");
             }
-        if (!any && t > 1024) break;
     }
     if (json_array_size(json_object_get(ceil, "bandwidth")) == 0)
         fprintf(f, "| — | | | | %s |\n", str(json_object_get(root, "roofline"), "status"));
