@@ -81,6 +81,10 @@ void ns_affinity_defaults(char **argv);
  * otherwise place all its threads on that CPU. Returns 0, or -1 with errno set. */
 int ns_affinity_release(cpu_set_t *saved);
 
+/* The CPUs this process may use into *mask: the union of the OpenMP places (any size), or the
+ * current affinity mask when there are none; returns their count. */
+int ns_usable_cpus(cpu_set_t *mask);
+
 /* The affinity mask this process started with (before the OpenMP runtime bound the initial
  * thread to its first place; see ns_affinity_release) into *mask; returns its count. OMP_PLACES
  * may cover fewer of its CPUs (a placement the user chose), never more. */
