@@ -195,7 +195,8 @@ static void read_topology(void) {
         topo.numa_nodes = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
         static const hwloc_obj_type_t types[] = {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE,
                                                  HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE};
-        for (size_t i = 0; i < sizeof types / sizeof types[0] && topo.ncaches < 8; i++) {
+        for (size_t i = 0; i < sizeof types / sizeof types[0] && topo.ncaches < NS_MAX_CACHES;
+             i++) {
             int n = hwloc_get_nbobjs_by_type(t, types[i]);
             if (n <= 0) continue;
             hwloc_obj_t o = hwloc_get_obj_by_type(t, types[i], 0);

@@ -9,8 +9,12 @@
 #include <sched.h>
 #include <stdint.h>
 
+/* Entries of ns_topology.caches: one per level hwloc reports, L1 to L4 (the data or unified cache
+ * of that level). */
+#define NS_MAX_CACHES 4
+
 typedef struct ns_cache_info {
-    int level;             /* 1, 2, 3 */
+    int level;             /* 1..4 */
     const char *type;      /* "data", "unified", "instruction" */
     int64_t size_bytes;    /* one instance */
     int count;             /* instances in the machine */
@@ -20,8 +24,8 @@ typedef struct ns_cache_info {
 typedef struct ns_topology {
     int cores, pus, sockets, numa_nodes;
     int ncaches;
-    ns_cache_info caches[8];
-    int cpus_in_mask;       /* CPUs its threads may use (usable_cpu_set: the OpenMP places' union
+    ns_cache_info caches[NS_MAX_CACHES];
+    int cpus_in_mask;       /* CPUs its threads may use (ns_usable_cpus: the OpenMP places' union
                                when the runtime binds threads, else the affinity mask) */
     int cpus_in_start_mask; /* CPUs in the affinity mask this process started with (ns_start_cpus):
                                more threads than these would share CPUs whatever the placement */
@@ -54,7 +58,7 @@ int64_t ns_cgroup_headroom(const char *proc_cgroup, const char *root, int64_t me
 /* Reads the topology once (hwloc) and caches it. Never NULL: missing parts are 0. */
 const ns_topology *ns_topology_get(void);
 
-/* Size of one instance of the data/unified cache at level (1..3); 0 when absent. */
+/* Size of one instance of the data/unified cache at level (1..4); 0 when absent. */
 int64_t ns_cache_size(int level);
 
 /* Bytes of level-`level` cache that `threads` threads (placed one per core, close) reach
