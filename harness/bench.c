@@ -17,6 +17,7 @@
 #include "harness/measure.h"
 #include "harness/outdir.h"
 #include "harness/result.h"
+#include "harness/run.h"
 #include "kernels/gemm/gemm_kernels.h"
 #include "kernels/registry.h"
 
@@ -102,11 +103,12 @@ static int is_peer_isa(const char *isa) {
     return strcmp(isa, "avx512") && strcmp(isa, "avx2") && strcmp(isa, "scalar");
 }
 
-/* Default size per family: in L2 for stream/reduce, 1024^3 GEMM, 4096 iterations for peak. */
-static int64_t default_n(const ns_kernel *k) {
+/* Default size per family: 1024^3 GEMM, 4096 iterations for peak, and for stream/reduce the
+ * size run measures "in L2" on these threads (ns_l2_elements). */
+static int64_t default_n(const ns_kernel *k, int threads) {
     if (!strcmp(k->family, "gemm")) return 1024;
     if (!strcmp(k->family, "peak")) return 4096;
-    return 1 << 16;
+    return ns_l2_elements(k, threads);
 }
 
 int ns_cmd_bench(int argc, char **argv) {
@@ -204,7 +206,7 @@ int ns_cmd_bench(int argc, char **argv) {
                                    "(nodescale list shows its variants)",
                               kname, isa ? isa : ns_isa_selected());
     }
-    ns_params p = {.n = n >= 0 ? n : default_n(k), .threads = (int)threads};
+    ns_params p = {.n = n >= 0 ? n : default_n(k, (int)threads), .threads = (int)threads};
     p.m = m >= 0 ? m : p.n;
     p.k = kk >= 0 ? kk : p.n;
     if (strcmp(k->family, "gemm") && (m >= 0 || kk >= 0))

@@ -278,6 +278,26 @@ static int in_plan(const ns_run_opts *o, const char *family, const char *name, i
     return !dram || in_list(name, stream_dram, 2);
 }
 
+/* Elements for which k's working set on `threads` threads is about ws_bytes: a multiple of 1024
+ * elements, at least 1024 (2^20 when the kernel states no working set). */
+static int64_t elements_for(const ns_kernel *k, int threads, double ws_bytes) {
+    ns_params unit = {.n = 1, .threads = threads};
+    double per_el = k->working_set(&unit);
+    int64_t n = per_el > 0 ? (int64_t)(ws_bytes / per_el) / 1024 * 1024 : 1 << 20;
+    return n > 1024 ? n : 1024;
+}
+
+/* The working set measured "in L2": half the L2 that `threads` threads reach together, so the
+ * arrays stay in L2 beside the other data of the cores; 256 KiB when the L2 is unknown. */
+static double l2_working_set(int threads) {
+    double l2 = (double)ns_cache_aggregate(2, threads);
+    return l2 > 0 ? l2 / 2 : 256 * 1024;
+}
+
+int64_t ns_l2_elements(const ns_kernel *k, int threads) {
+    return elements_for(k, threads, l2_working_set(threads));
+}
+
 /* Kernels of a family at a working-set size, on all threads. */
 static void measure_family(run_state *s, json_t *root, const char *family, double ws_bytes,
                            int dram) {
@@ -289,10 +309,7 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
         if (ns_registry_find(all[i]->name, NULL) != all[i]) continue; /* the selected ISA only */
         if (!in_plan(s->o, family, all[i]->name, dram)) continue;
         const ns_kernel *k = all[i];
-        ns_params unit = {.n = 1, .threads = s->o->threads};
-        double per_el = k->working_set(&unit);
-        int64_t n = per_el > 0 ? (int64_t)(ws_bytes / per_el) / 1024 * 1024 : 1 << 20;
-        ns_params p = {.n = n > 1024 ? n : 1024, .threads = s->o->threads};
+        ns_params p = {.n = elements_for(k, s->o->threads, ws_bytes), .threads = s->o->threads};
         json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, 1, NULL);
         char what[300], rate[120];
         step_rate(rate, sizeof rate, ns_json_get_num(r, "gbytes_per_s"), 0, r, "%8.2f", "GB/s", 0);
@@ -446,11 +463,10 @@ json_t *ns_run_node(const ns_run_opts *o) {
           o->threads, ns_cpu_model(), ns_isa_selected());
     measure_ceilings(&s, root);
     measure_sweep(&s, root);
-    /* STREAM and reductions with the working set in L2 (half the aggregate L2) and in DRAM. */
-    double l2 = (double)ns_cache_aggregate(2, o->threads);
+    /* STREAM and reductions with the working set in L2 (l2_working_set) and in DRAM. */
     double dram = sweep_max_bytes(o->threads);
     for (int pass = 0; pass < 2 && !interrupted(); pass++) {
-        double w = pass == 0 ? (l2 > 0 ? l2 / 2 : 256 * 1024) : dram;
+        double w = pass == 0 ? l2_working_set(o->threads) : dram;
         measure_family(&s, root, "stream", w, pass == 1);
         measure_family(&s, root, "reduce", w, pass == 1);
     }

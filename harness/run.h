@@ -33,6 +33,13 @@ int ns_sweep_points(double step, double max_ws, double *ws, int cap);
  * all rounded to 4096 elements: trial 14a #11). Returns how many. */
 int ns_sweep_sizes(const double *ws, int nws, double per_el, int threads, int64_t *n);
 
+/* The element count at which run measures a STREAM or reduction kernel "in L2" on `threads`
+ * threads (bench's default --n for them): its working set half the L2 those threads reach
+ * together (ns_cache_aggregate; 256 KiB when unknown), a multiple of 1024 elements, at least
+ * 1024. */
+struct ns_kernel;
+int64_t ns_l2_elements(const struct ns_kernel *k, int threads);
+
 /* Checks a --kernels list as run and fleet take it: every name a STREAM or reduction kernel,
  * none empty, none named twice.
  * 0, or -1 with a one-line reason in err. */
