@@ -19,6 +19,7 @@
 #include "harness/result.h"
 #include "harness/run.h"
 #include "kernels/gemm/gemm_kernels.h"
+#include "kernels/peak/peak.h"
 #include "kernels/registry.h"
 
 static void usage(FILE *f) {
@@ -103,11 +104,11 @@ static int is_peer_isa(const char *isa) {
     return strcmp(isa, "avx512") && strcmp(isa, "avx2") && strcmp(isa, "scalar");
 }
 
-/* Default size per family: 1024^3 GEMM, 4096 iterations for peak, and for stream/reduce the
+/* Default size per family: 1024^3 GEMM, NS_PEAK_DEFAULT_ITERS for peak, and for stream/reduce the
  * size run measures "in L2" on these threads (ns_l2_elements). */
 static int64_t default_n(const ns_kernel *k, int threads) {
     if (!strcmp(k->family, "gemm")) return 1024;
-    if (!strcmp(k->family, "peak")) return 4096;
+    if (!strcmp(k->family, "peak")) return NS_PEAK_DEFAULT_ITERS;
     return ns_l2_elements(k, threads);
 }
 

@@ -35,6 +35,7 @@
 #include "harness/outdir.h"
 #include "harness/result.h"
 #include "harness/timer.h"
+#include "kernels/peak/peak.h"
 #include "reports/gbench.h"
 #include "reports/report.h"
 #include "roofline/roofline.h"
@@ -78,9 +79,22 @@ static void progress(run_state *s, const char *what, double weight) {
 
 /* ---- the plan ----------------------------------------------------------------------------- */
 
-static const char *const peak_names[] = {"peak_dp_fma",     "peak_dp_fma_add", "peak_dp_add",
-                                         "peak_dp_scalar_fma", "peak_sp_fma",  "peak_sp_fma_add",
-                                         "peak_sp_add",     "peak_sp_scalar_fma"};
+/* The next peak kernel run measures, from registry index *at on: the first entry of family "peak"
+ * of a name not registered before it, as ns_registry_find picks its ISA on this CPU (a name this
+ * CPU runs in no ISA is passed over); NULL after the last. Every name of peak.c's table, once. */
+static const ns_kernel *next_peak(size_t *at) {
+    size_t nk;
+    const ns_kernel *const *all = ns_registry(&nk);
+    while (*at < nk) {
+        const ns_kernel *e = all[(*at)++];
+        if (strcmp(e->family, "peak") != 0) continue;
+        size_t j = 0;
+        while (strcmp(all[j]->name, e->name) != 0) j++;
+        const ns_kernel *k = all[j] == e ? ns_registry_find(e->name, NULL) : NULL;
+        if (k) return k;
+    }
+    return NULL;
+}
 /* The full sweep's kernels are ns_sweep_kernels (roofline.h: the roofline knows them too). */
 static const char *const sweep_kernels_quick[] = {"stream_load", "stream_triad"};
 #define NQUICK_SWEEP_KERNELS (sizeof sweep_kernels_quick / sizeof sweep_kernels_quick[0])
@@ -166,11 +180,10 @@ static void measure_ceilings(run_state *s, json_t *root) {
     json_t *compute = json_object_get(json_object_get(root, "ceilings"), "compute");
     json_t *results = json_object_get(root, "results");
     int tc[2], ntc = thread_counts(s->o->threads, tc);
-    for (size_t i = 0; i < sizeof peak_names / sizeof peak_names[0] && !interrupted(); i++)
+    const ns_kernel *k;
+    for (size_t at = 0; (k = next_peak(&at)) && !interrupted();)
         for (int t = 0; t < ntc && !interrupted(); t++) {
-            const ns_kernel *k = ns_registry_find(peak_names[i], NULL);
-            if (!k) continue;
-            ns_params p = {.n = 4096, .threads = tc[t]};
+            ns_params p = {.n = NS_PEAK_DEFAULT_ITERS, .threads = tc[t]};
             json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, 1, NULL);
             json_t *c = json_object();
             ns_json_set_str(c, "name", k->name);
@@ -379,7 +392,8 @@ static int count_family(const ns_run_opts *o, const char *family, int dram) {
 static void plan(run_state *s) {
     const ns_run_opts *o = s->o;
     int tc[2], ntc = thread_counts(o->threads, tc);
-    int npeak = (int)(sizeof peak_names / sizeof peak_names[0]) * ntc;
+    int npeak = 0;
+    for (size_t at = 0; next_peak(&at);) npeak += ntc;
     s->total = npeak;
     s->total_w = npeak * step_weight(0);
 
