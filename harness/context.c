@@ -476,21 +476,24 @@ static json_t *caches_json(void) {
     return arr;
 }
 
-static json_t *env_json(void) {
-    extern char **environ;
+int ns_env_recorded(const char *var) {
     static const char *const prefixes[] = {"OMP_",      "GOMP_", "KMP_",       "BLIS_",
                                            "OPENBLAS_", "MKL_",  "NODESCALE_", "GOTO_"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(var, prefixes[i], strlen(prefixes[i]))) return 1;
+    return 0;
+}
+
+static json_t *env_json(void) {
+    extern char **environ;
     json_t *o = json_object();
-    for (char **e = environ; *e; e++)
-        for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-            if (!strncmp(*e, prefixes[i], strlen(prefixes[i]))) {
-                const char *eq = strchr(*e, '=');
-                if (!eq) break;
-                char key[128];
-                snprintf(key, sizeof key, "%.*s", (int)(eq - *e), *e);
-                json_object_set_new(o, key, json_string(eq + 1));
-                break;
-            }
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq || !ns_env_recorded(*e)) continue;
+        char key[128];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - *e), *e);
+        json_object_set_new(o, key, json_string(eq + 1));
+    }
     return o;
 }
 

@@ -102,6 +102,12 @@ int ns_start_cpus(cpu_set_t *mask);
  * CPUs is a placement the user chose, and shared CPUs get a placement_warning). */
 int ns_default_threads(int64_t *threads, char *err, size_t errlen);
 
+/* 1 when the environment variable var ("NAME=value" or "NAME") is one whose value changes what
+ * is measured and so is recorded (results.json's context.env, run.log's env lines): the OpenMP
+ * runtimes' (OMP_, GOMP_, KMP_), the BLAS libraries' (BLIS_, OPENBLAS_, GOTO_, MKL_) and
+ * nodescale's own (NODESCALE_). */
+int ns_env_recorded(const char *var);
+
 /* The context object of results.json. threads = the all-thread count of this run. */
 json_t *ns_context_json(int threads);
 

@@ -736,8 +736,7 @@ int ns_cmd_run(int argc, char **argv) {
     fprintf(tee, "\n");
     extern char **environ;
     for (char **e = environ; *e; e++)
-        if (!strncmp(*e, "OMP_", 4) || !strncmp(*e, "BLIS_", 5) || !strncmp(*e, "OPENBLAS_", 9) ||
-            !strncmp(*e, "NODESCALE_", 10) || !strncmp(*e, "GOMP_", 5) || !strncmp(*e, "MKL_", 4))
+        if (ns_env_recorded(*e))
             fprintf(log_file, "env: %s%s\n", *e, set_by_nodescale(*e));
 
     ns_install_stop_handler();
