@@ -100,10 +100,6 @@ static void explain_nulls(json_t *r, const ns_kernel *k, const ns_params *p) {
                         "places kernels on the roofline");
 }
 
-static int is_peer_isa(const char *isa) {
-    return strcmp(isa, "avx512") && strcmp(isa, "avx2") && strcmp(isa, "scalar");
-}
-
 /* Default size per family: 1024^3 GEMM, NS_PEAK_DEFAULT_ITERS for peak, and for stream/reduce the
  * size run measures "in L2" on these threads (ns_l2_elements). */
 static int64_t default_n(const ns_kernel *k, int threads) {
@@ -296,7 +292,8 @@ int ns_cmd_bench(int argc, char **argv) {
         json_object_set_new(ctx, "counters", ns_counters_context_json());
         ns_json_set_num(json_object_get(ctx, "cpu"), "freq_measured_hz", ghz * 1e9, NULL);
         if (!strcmp(k->family, "gemm"))
-            json_object_set_new(ctx, "gemm", ns_gemm_context_json(is_peer_isa(k->isa) ? NULL : k->isa));
+            json_object_set_new(ctx, "gemm",
+                                ns_gemm_context_json(ns_isa_is_peer(k->isa) ? NULL : k->isa));
         json_object_set_new(root, "context", ctx);
         json_t *results = json_array();
         json_array_append(results, r);

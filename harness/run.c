@@ -242,14 +242,8 @@ static void measure_sweep(run_state *s, json_t *root) {
                 step_rate(rate, sizeof rate, ns_json_get_num(pt, "gbytes_per_s"), k->bytes(&p), r,
                           "%8.1f", "GB/s", 1);
                 json_decref(r);
-                /* The working set as report.md prints it: 7.5 KiB, 1.17 GiB. */
-                static const char *const wsu[] = {"KiB", "MiB", "GiB", "TiB"};
-                char wsz[32];
-                double v = k->working_set(&p) / 1024;
-                int u = 0;
-                for (; v >= 1023.5 && u < 3; u++)
-                    v /= 1024;
-                snprintf(wsz, sizeof wsz, v >= 100 ? "%.0f %s" : "%.3g %s", v, wsu[u]);
+                char wsz[32]; /* the working set as report.md prints it: 7.5 KiB, 1.17 GiB */
+                ns_format_bytes(wsz, sizeof wsz, k->working_set(&p));
                 snprintf(what, sizeof what, "sweep %-16s t%d  %10s  %s", k->name, tc[t], wsz, rate);
                 progress(s, what, step_weight(k->working_set(&p)));
             }
@@ -337,14 +331,10 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
 static const int64_t gemm_sizes_full[] = {256, 512, 1024, 2048};
 static const int64_t gemm_sizes_quick[] = {256, 512};
 
-static int is_peer(const ns_kernel *k) {
-    return strcmp(k->isa, "avx512") && strcmp(k->isa, "avx2") && strcmp(k->isa, "scalar");
-}
-
 /* The GEMMs a run measures: ours on the selected ISA and every peer this machine has. */
 static int gemm_in_run(const ns_kernel *k) {
     if (strcmp(k->family, "gemm") != 0) return 0;
-    if (is_peer(k)) return !k->supported || k->supported();
+    if (ns_isa_is_peer(k->isa)) return !k->supported || k->supported();
     return ns_registry_find(k->name, NULL) == k;
 }
 

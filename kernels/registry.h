@@ -132,6 +132,12 @@ static inline int ns_family_memory_bound(const char *family) {
     return family && (!strcmp(family, "stream") || !strcmp(family, "reduce"));
 }
 
+/* 1 when isa names a peer library ("blis", "openblas") rather than one of nodescale's own ISAs
+ * ("avx512", "avx2", "scalar"). */
+static inline int ns_isa_is_peer(const char *isa) {
+    return strcmp(isa, "avx512") && strcmp(isa, "avx2") && strcmp(isa, "scalar");
+}
+
 static inline size_t ns_prec_size(ns_precision p) {
     return p == NS_PREC_DP ? sizeof(double) : sizeof(float);
 }

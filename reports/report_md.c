@@ -11,6 +11,7 @@
 
 #include "harness/allreduce.h"
 #include "harness/json.h"
+#include "kernels/registry.h"
 
 /* Largest worst relative residual of an all-reduce fit reported without a warning (the rule of
  * `cluster --allreduce`), unless harness/allreduce.h defines it. */
@@ -23,18 +24,11 @@ static const char *str(const json_t *o, const char *key) {
     return s ? s : "—";
 }
 
-/* A byte count in KiB/MiB/GiB (three significant digits, whole numbers from 100), or an em
- * dash. */
+/* A byte count in KiB/MiB/GiB (ns_format_bytes), or an em dash. */
 static void bytes_human(FILE *f, double b) {
-    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
-    if (!isfinite(b) || b < 0) {
-        fprintf(f, "—");
-        return;
-    }
-    int u = 0; /* a size that would print as 1024 of a unit is the next unit's 1 */
-    for (b /= 1024; b >= 1023.5 && u < 3; u++)
-        b /= 1024;
-    fprintf(f, b >= 100 ? "%.0f %s" : "%.3g %s", b, unit[u]);
+    char s[32];
+    ns_format_bytes(s, sizeof s, b);
+    fputs(s, f);
 }
 
 /* The working set a bandwidth ceiling was measured at: the range of the sweep points it was
@@ -328,7 +322,7 @@ static void gemm_peers(FILE *f, const json_t *root) {
         json_array_foreach(json_object_get(root, "results"), i, r) {
             if (strcmp(str(r, "family"), "gemm") || strcmp(str(r, "name"), prec[pi])) continue;
             const char *isa = str(r, "isa");
-            if (strcmp(isa, "avx512") && strcmp(isa, "avx2") && strcmp(isa, "scalar")) continue;
+            if (ns_isa_is_peer(isa)) continue;
             if (!any++)
                 fprintf(f,
                         "## GEMM beside its peers\n\n| GEMM | m=n=k | threads | own GFLOP/s | "
