@@ -31,7 +31,7 @@ static void usage(FILE *f) {
             "                 the affinity mask)\n"
             "  --isa ISA      avx512 | avx2 | scalar | blis | openblas (default: best on this CPU)\n"
             "  --samples S    at least S samples (default %d)\n"
-            "  --min-time S   seconds a sample lasts at least (default 0.01)\n"
+            "  --min-time S   seconds a sample lasts at least (default %g)\n"
             "  --json FILE    also write a results.json holding this one result; FILE - writes\n"
             "                 it to standard output and the one-line summary to standard error\n"
             "  --events LIST  PAPI events to count (default NODESCALE_EVENTS, else the defaults)\n"
@@ -42,7 +42,7 @@ static void usage(FILE *f) {
             "Ctrl-C stops at the next sample, writes what was measured (\"interrupted\": true) and\n"
             "exits 130 (SIGTERM: 143); a second one, 0.5 s or more later, exits at once.\n"
             "`nodescale list` shows the kernels.\n",
-            NS_MIN_SAMPLES);
+            NS_MIN_SAMPLES, NS_DEFAULT_SAMPLE_S);
 }
 
 /* The most FLOPs, and the most bytes, one repetition may do: about 3 minutes at 50 GFLOP/s, and
@@ -112,7 +112,7 @@ int ns_cmd_bench(int argc, char **argv) {
     const char *cmd = "bench", *kname = NULL, *isa = NULL, *json_path = NULL, *events = NULL, *v;
     int64_t n = -1, m = -1, kk = -1, threads = -1; /* -1: the default */
     int64_t samples = NS_MIN_SAMPLES;
-    double min_time = 0.01;
+    double min_time = ns_measure_defaults(0).min_sample_s;
     if (ns_refuse_repeated(cmd, argc, argv, NULL, 0)) return NS_EXIT_USAGE;
     for (int i = 1; i < argc; i++) {
         int r;
@@ -212,11 +212,12 @@ int ns_cmd_bench(int argc, char **argv) {
      * operation uses: trial 14a #3), so a size that passes here is not refused by malloc. */
     double ws = k->working_set ? k->working_set(&p) : 0;
     const ns_topology *t = ns_topology_get();
-    if (t->mem_available_bytes > 0 && ws > 0.8 * (double)t->mem_available_bytes)
+    if (t->mem_available_bytes > 0 && ws > NS_BENCH_MEM_SHARE * (double)t->mem_available_bytes)
         return ns_usage_error(cmd,
-                              "working set %.3g GB exceeds 80%% of the %.3g GB of available memory "
-                              "(%s)",
-                              ws / 1e9, (double)t->mem_available_bytes / 1e9,
+                              "working set %.3g GB exceeds %.0f%% of the %.3g GB of available "
+                              "memory (%s)",
+                              ws / 1e9, 100 * NS_BENCH_MEM_SHARE,
+                              (double)t->mem_available_bytes / 1e9,
                               t->mem_available_source);
     double fl = k->flops(&p), by = k->bytes(&p);
     if (!(fmax(fl, by) <= NS_BENCH_MAX_WORK)) {

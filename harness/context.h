@@ -38,6 +38,14 @@ typedef struct ns_topology {
     int64_t mem_meminfo_available_bytes; /* /proc/meminfo MemAvailable */
 } ns_topology;
 
+/* The share of the available memory one working set may take. run's sweep caps its largest
+ * point at half: nodescale chose that size (4x the LLC), a smaller one measures DRAM as well, and
+ * the unattended run leaves room to the page cache and other jobs. bench refuses only above 80%:
+ * the user chose the size, and it is refused only where the allocation would likely fail or
+ * swap. */
+#define NS_SWEEP_MEM_SHARE 0.5
+#define NS_BENCH_MEM_SHARE 0.8
+
 /* What this process may allocate now (see ns_topology.mem_available_bytes, which holds the value
  * at start-up: the address space in use grows as libraries and threads start); *source, when
  * source is not NULL, names the limit that decided it. 0 when unknown. */

@@ -105,7 +105,7 @@ static double mem_cap_bytes;
 static const char *mem_cap_source;
 
 /* Largest working set of the sweep: 4x the aggregate LLC of all threads, at least 64 MiB, at
- * most half the memory this process may allocate now (MemAvailable, ulimit -v, cgroup limit).
+ * most NS_SWEEP_MEM_SHARE (half) of the memory this process may allocate now (MemAvailable, ulimit -v, cgroup limit).
  * A STREAM kernel allocates exactly its working set (only the arrays its operation uses), so
  * the cap bounds every byte a sweep point or DRAM kernel allocates (trial 14a #3). */
 static double sweep_max_bytes(int threads) {
@@ -114,8 +114,8 @@ static double sweep_max_bytes(int threads) {
     if (ws < 64.0 * (1 << 20)) ws = 64.0 * (1 << 20);
     const char *src;
     double avail = (double)ns_memory_available(&src);
-    if (avail > 0 && ws > 0.5 * avail) {
-        ws = 0.5 * avail;
+    if (avail > 0 && ws > NS_SWEEP_MEM_SHARE * avail) {
+        ws = NS_SWEEP_MEM_SHARE * avail;
         if (!mem_cap_source || ws < mem_cap_bytes) mem_cap_bytes = ws, mem_cap_source = src;
     }
     return ws;
@@ -440,10 +440,10 @@ json_t *ns_run_node(const ns_run_opts *o) {
     run_state s = {.o = o, .t0 = ns_now()};
     s.mo = ns_measure_defaults(o->quick);
     s.sweep = s.mo;
-    s.sweep.min_samples = 5;
-    s.sweep.max_samples = 5;
-    s.sweep.min_sample_s = 0.002;
-    s.sweep.budget_s = 0.03;
+    s.sweep.min_samples = NS_SWEEP_SAMPLES;
+    s.sweep.max_samples = NS_SWEEP_SAMPLES;
+    s.sweep.min_sample_s = NS_SWEEP_SAMPLE_S;
+    s.sweep.budget_s = NS_SWEEP_BUDGET_S;
     s.sweep.warmup_reps = 0; /* the repetition-sizing samples warm up */
 
     json_t *root = json_object();
