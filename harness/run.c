@@ -69,6 +69,12 @@ static double step_weight(double ws_bytes) {
     return 1.0 + (ws_bytes > 0 ? ws_bytes / 32e6 : 0);
 }
 
+/* The thread all-reduce's weight: about that of a step over 64 MB (--quick) or 512 MB, for its
+ * sweep of message sizes on every schedule. */
+static double allreduce_weight(int quick) {
+    return step_weight(quick ? 64e6 : 512e6);
+}
+
 static void progress(run_state *s, const char *what, double weight) {
     s->done++;
     s->done_w += weight;
@@ -123,9 +129,20 @@ static double sweep_max_bytes(int threads) {
 
 int ns_sweep_points(double step, double max_ws, double *ws, int cap) {
     int n = 0;
+    /* A step within 5% of max_ws gives way to max_ws itself: no two points all but the same. */
     for (double w = 4096; w < max_ws / 1.05 && n < cap - 1; w *= step) ws[n++] = w;
     ws[n++] = max_ws;
     return n;
+}
+
+/* The sweep's working sets: a factor of 1.25 apart (about three per doubling, so each cache
+ * level has points clear of its edges) in a full run, 2 in --quick; at most SWEEP_MAX_POINTS. */
+#define SWEEP_STEP(quick) ((quick) ? 2.0 : 1.25)
+#define SWEEP_MAX_POINTS 128
+
+/* The working sets of the sweep on `threads` threads into ws (SWEEP_MAX_POINTS at most). */
+static int sweep_working_sets(int quick, int threads, double *ws) {
+    return ns_sweep_points(SWEEP_STEP(quick), sweep_max_bytes(threads), ws, SWEEP_MAX_POINTS);
 }
 
 int ns_sweep_sizes(const double *ws, int nws, double per_el, int threads, int64_t *n) {
@@ -219,10 +236,10 @@ static void measure_sweep(run_state *s, json_t *root) {
     const char *const *names = s->o->quick ? sweep_kernels_quick : ns_sweep_kernels;
     size_t nnames = s->o->quick ? NQUICK_SWEEP_KERNELS : NS_SWEEP_KERNEL_COUNT;
     int tc[2], ntc = thread_counts(s->o->threads, tc);
-    double ws[128];
-    int64_t sizes[128];
+    double ws[SWEEP_MAX_POINTS];
+    int64_t sizes[SWEEP_MAX_POINTS];
     for (int t = 0; t < ntc && !interrupted(); t++) {
-        int nws = ns_sweep_points(s->o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128);
+        int nws = sweep_working_sets(s->o->quick, tc[t], ws);
         for (size_t j = 0; j < nnames && !interrupted(); j++) {
             const ns_kernel *k = ns_registry_find(names[j], NULL);
             if (!k) continue;
@@ -331,6 +348,13 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
 static const int64_t gemm_sizes_full[] = {256, 512, 1024, 2048};
 static const int64_t gemm_sizes_quick[] = {256, 512};
 
+/* The GEMM sizes m = n = k a run measures into *sizes; returns how many. */
+static size_t gemm_sizes(int quick, const int64_t **sizes) {
+    *sizes = quick ? gemm_sizes_quick : gemm_sizes_full;
+    return quick ? sizeof gemm_sizes_quick / sizeof gemm_sizes_quick[0]
+                 : sizeof gemm_sizes_full / sizeof gemm_sizes_full[0];
+}
+
 /* The GEMMs a run measures: ours on the selected ISA and every peer this machine has. */
 static int gemm_in_run(const ns_kernel *k) {
     if (strcmp(k->family, "gemm") != 0) return 0;
@@ -348,8 +372,8 @@ static void measure_gemm(run_state *s, json_t *root) {
     size_t nk;
     const ns_kernel *const *all = ns_registry(&nk);
     json_t *results = json_object_get(root, "results");
-    const int64_t *sizes = s->o->quick ? gemm_sizes_quick : gemm_sizes_full;
-    size_t nsizes = s->o->quick ? 2 : 4;
+    const int64_t *sizes;
+    size_t nsizes = gemm_sizes(s->o->quick, &sizes);
     for (size_t z = 0; z < nsizes && !interrupted(); z++)
         for (size_t i = 0; i < nk && !interrupted(); i++) {
             const ns_kernel *k = all[i];
@@ -387,12 +411,12 @@ static void plan(run_state *s) {
     s->total = npeak;
     s->total_w = npeak * step_weight(0);
 
-    double ws[128];
-    int64_t sizes[128];
+    double ws[SWEEP_MAX_POINTS];
+    int64_t sizes[SWEEP_MAX_POINTS];
     const char *const *names = o->quick ? sweep_kernels_quick : ns_sweep_kernels;
     int nsweep_kernels = (int)(o->quick ? NQUICK_SWEEP_KERNELS : NS_SWEEP_KERNEL_COUNT);
     for (int t = 0; t < ntc; t++) {
-        int npts = ns_sweep_points(o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128);
+        int npts = sweep_working_sets(o->quick, tc[t], ws);
         for (int j = 0; j < nsweep_kernels; j++) { /* the sizes measure_sweep measures */
             const ns_kernel *k = ns_registry_find(names[j], NULL);
             if (!k) continue;
@@ -410,7 +434,7 @@ static void plan(run_state *s) {
 
     int nl2 = count_family(o, "stream", 0) + count_family(o, "reduce", 0);
     int ndram = count_family(o, "stream", 1) + count_family(o, "reduce", 1);
-    double l2w = (double)ns_cache_aggregate(2, o->threads) / 2;
+    double l2w = l2_working_set(o->threads);
     s->total += nl2 + ndram;
     s->total_w += nl2 * step_weight(l2w) + ndram * step_weight(sweep_max_bytes(o->threads));
 
@@ -418,13 +442,15 @@ static void plan(run_state *s) {
     int ngemm = 0;
     const ns_kernel *const *all = ns_registry(&nk);
     for (size_t i = 0; i < nk; i++) ngemm += gemm_in_run(all[i]);
-    for (int z = 0; z < (o->quick ? 2 : 4); z++) {
+    const int64_t *gsizes;
+    size_t ngsizes = gemm_sizes(o->quick, &gsizes);
+    for (size_t z = 0; z < ngsizes; z++) {
         s->total += ngemm;
-        s->total_w += ngemm * gemm_weight((o->quick ? gemm_sizes_quick : gemm_sizes_full)[z]);
+        s->total_w += ngemm * gemm_weight(gsizes[z]);
     }
 
     s->total += 1; /* the thread all-reduce */
-    s->total_w += step_weight(o->quick ? 64e6 : 512e6);
+    s->total_w += allreduce_weight(o->quick);
 }
 
 json_t *ns_run_node(const ns_run_opts *o) {
@@ -478,7 +504,7 @@ json_t *ns_run_node(const ns_run_opts *o) {
     if (!interrupted()) {
         json_t *ar = ns_allreduce_measure(o->threads, o->quick, o->log ? o->log : stderr);
         if (ar) json_object_set_new(root, "allreduce", ar);
-        progress(&s, "thread all-reduce (ring, tree), alpha-beta fit", step_weight(o->quick ? 64e6 : 512e6));
+        progress(&s, "thread all-reduce (ring, tree), alpha-beta fit", allreduce_weight(o->quick));
     }
     json_object_set_new(ctx, "fp_state", ns_fpstate_json(o->threads));
     if (mem_cap_source) { /* for the roofline's "no DRAM ceiling" reason */

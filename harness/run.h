@@ -23,7 +23,8 @@ json_t *ns_run_node(const ns_run_opts *o);
 
 /* Working sets of the bandwidth sweep into ws (at most cap): from 4 KiB up by factors of step,
  * ending exactly at max_ws (so the largest point meets the 4x-LLC rule the roofline builder
- * checks). Returns how many. */
+ * checks); a step within 5% of max_ws (above max_ws / 1.05) gives way to max_ws, so the last
+ * two points are never all but the same. Returns how many. */
 int ns_sweep_points(double step, double max_ws, double *ws, int cap);
 
 /* The element counts the sweep measures a kernel at, into n (at most nws): each of the nws
