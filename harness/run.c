@@ -637,74 +637,91 @@ int ns_run_check_kernels(const char *kernels, char *err, size_t errlen) {
     }
 }
 
-int ns_cmd_run(int argc, char **argv) {
-    const char *cmd = "run", *out = NULL, *kernels = NULL, *v, *format = "json", *events = NULL;
-    const char *cluster_preset = NULL;
-    int quick = 0;
+static const char cmd[] = "run";
+
+/* What a step of ns_cmd_run returns to let the command go on; anything else is its exit code. */
+#define RUN_GO_ON (-1)
+
+/* The command line of run. */
+typedef struct run_args {
+    const char *out, *kernels, *format, *events, *cluster_preset; /* NULL: not given */
+    int quick;
     int64_t threads;
+} run_args;
+
+/* Parses the options into *a and checks them before anything is written: the thread count
+ * (the default, and no more than the CPUs the process started with), the --kernels list and
+ * the counter events. RUN_GO_ON, or the exit code: 0 after --help, else the usage error's. */
+static int run_parse_args(int argc, char **argv, run_args *a) {
+    const char *v;
     char terr[256];
+    *a = (run_args){.format = "json"};
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return NS_EXIT_OK;
         }
     if (ns_refuse_repeated(cmd, argc, argv, NULL, 0)) return NS_EXIT_USAGE;
-    if (ns_default_threads(&threads, terr, sizeof terr) != 0) return ns_usage_error(cmd, "%s", terr);
+    if (ns_default_threads(&a->threads, terr, sizeof terr) != 0)
+        return ns_usage_error(cmd, "%s", terr);
     for (int i = 1; i < argc; i++) {
         int r;
         if (0) {
         } else if (!strcmp(argv[i], "--quick")) {
-            quick = 1;
+            a->quick = 1;
         } else if ((r = ns_opt_value(argc, argv, &i, "--out", &v)) != 0) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--out needs a folder");
-            out = v;
+            a->out = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--threads", &v)) != 0) {
-            if (r < 0 || ns_parse_int64(v, 1, NS_MAX_THREADS, &threads) != 0)
+            if (r < 0 || ns_parse_int64(v, 1, NS_MAX_THREADS, &a->threads) != 0)
                 return ns_usage_error(cmd, "--threads: '%s' is not an integer in [1, %d]",
                                       r < 0 ? "" : v, NS_MAX_THREADS);
         } else if ((r = ns_opt_value(argc, argv, &i, "--kernels", &v)) != 0) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--kernels needs a comma-separated list");
-            kernels = v;
+            a->kernels = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--cluster-preset", &v)) != 0) {
             char perr[512];
             if (r < 0 || !*v) return ns_usage_error(cmd, "--cluster-preset needs a preset name");
             if (ns_cluster_check_chip_preset(v, perr, sizeof perr) != 0)
                 return ns_usage_error(cmd, "--cluster-preset: %s", perr);
-            cluster_preset = v;
+            a->cluster_preset = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--events", &v)) != 0) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--events needs a comma-separated list");
-            events = v;
+            a->events = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--format", &v)) != 0) {
             if (r < 0 || (strcmp(v, "json") && strcmp(v, "gbench")))
                 return ns_usage_error(cmd, "--format: want json or gbench");
-            format = v;
+            a->format = v;
         } else {
             return ns_usage_error(cmd, "unknown argument '%s' (see nodescale run --help)", argv[i]);
         }
     }
     int cpus = ns_topology_get()->cpus_in_start_mask; /* as bench: the mask, not the places */
-    if (cpus > 0 && threads > cpus)
+    if (cpus > 0 && a->threads > cpus)
         return ns_usage_error(cmd,
                               "--threads %lld is more than the %d CPUs of this process's "
                               "affinity mask",
-                              (long long)threads, cpus);
+                              (long long)a->threads, cpus);
     char kerr[512];
-    if (kernels && ns_run_check_kernels(kernels, kerr, sizeof kerr))
+    if (a->kernels && ns_run_check_kernels(a->kernels, kerr, sizeof kerr))
         return ns_usage_error(cmd, "%s", kerr);
+    char eerr[512];
+    if (ns_counters_init(a->events, eerr, sizeof eerr) < 0) return ns_usage_error(cmd, "%s", eerr);
+    ns_counters_finish();
+    return RUN_GO_ON;
+}
 
-    {
-        char eerr[512];
-        if (ns_counters_init(events, eerr, sizeof eerr) < 0) return ns_usage_error(cmd, "%s", eerr);
-        ns_counters_finish();
-    }
-    /* The folder is this run's alone: a new one (the default name gets a suffix when another
-     * run made it in the same second), or an existing one with no other run's or fleet's files,
-     * claimed by creating run.log exclusively (a second run writing it is refused). */
-    char dir[4096], path[4200];
-    size_t created = 0;
+/* The run's folder into dir (dirlen bytes), claimed by creating run.log exclusively and
+ * opening it as log_file; *created receives how many folders it made. The folder is this run's
+ * alone: a new one (the default name gets a suffix when another run made it in the same
+ * second), or an existing one with no other run's or fleet's files (a second run writing it is
+ * refused). RUN_GO_ON, or the usage error's exit code (nothing left behind). */
+static int run_claim_folder(const char *out, char *dir, size_t dirlen, size_t *created) {
+    char path[4200];
+    *created = 0;
     if (out) {
-        snprintf(dir, sizeof dir, "%s", out);
-        created = ns_outdir_first_missing(dir);
+        snprintf(dir, dirlen, "%s", out);
+        *created = ns_outdir_first_missing(dir);
         const char *old = ns_outdir_foreign(dir, NULL);
         if (old)
             return ns_usage_error(cmd,
@@ -713,7 +730,7 @@ int ns_cmd_run(int argc, char **argv) {
                                   dir, old);
         if (ns_outdir_mkdir_p(dir) != 0 || access(dir, W_OK) != 0) {
             int e = errno ? errno : EACCES;
-            ns_outdir_remove_dirs(dir, created);
+            ns_outdir_remove_dirs(dir, *created);
             return ns_usage_error(cmd, "cannot write to folder '%s': %s", dir, strerror(e));
         }
     } else {
@@ -721,8 +738,8 @@ int ns_cmd_run(int argc, char **argv) {
         gethostname(host, sizeof host - 1);
         time_t now = time(NULL);
         strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
-        snprintf(dir, sizeof dir, "results/%s-%s", host, stamp);
-        if (ns_outdir_make_new(dir, sizeof dir, &created) != 0)
+        snprintf(dir, dirlen, "results/%s-%s", host, stamp);
+        if (ns_outdir_make_new(dir, dirlen, created) != 0)
             return ns_usage_error(cmd, "cannot create folder '%s': %s", dir, strerror(errno));
     }
     snprintf(path, sizeof path, "%s/run.log", dir);
@@ -733,7 +750,7 @@ int ns_cmd_run(int argc, char **argv) {
             close(log_fd);
             unlink(path);
         }
-        ns_outdir_remove_dirs(dir, created);
+        ns_outdir_remove_dirs(dir, *created);
         if (e == EEXIST)
             return ns_usage_error(cmd,
                                   "--out '%s': another run is writing into it (run.log "
@@ -743,8 +760,12 @@ int ns_cmd_run(int argc, char **argv) {
     }
     /* Line by line: a crash, a kill or a second Ctrl-C must not lose what was logged. */
     setvbuf(log_file, NULL, _IOLBF, 0);
+    return RUN_GO_ON;
+}
 
-    FILE *tee = tee_stream();
+/* run.log's first lines: the command line (on tee too) and the environment variables that
+ * change what is measured (ns_env_recorded), marked when nodescale set them itself. */
+static void run_log_header(FILE *tee, int argc, char **argv) {
     fprintf(tee, "command:");
     print_arg(tee, ns_program);
     for (int i = 0; i < argc; i++)
@@ -754,15 +775,14 @@ int ns_cmd_run(int argc, char **argv) {
     for (char **e = environ; *e; e++)
         if (ns_env_recorded(*e))
             fprintf(log_file, "env: %s%s\n", *e, set_by_nodescale(*e));
+}
 
-    ns_install_stop_handler();
-
-    ns_run_opts o = {.quick = quick, .threads = (int)threads, .kernels = kernels, .events = events,
-                     .log = tee};
-    json_t *root = ns_run_node(&o);
-
+/* Completes the measured document: the roofline, a warning on tee for each bandwidth level
+ * without a rate, and the cluster section (the node carried up to a cluster of preset chips,
+ * its files in dir; its status says why when it cannot be). */
+static void run_finish_document(json_t *root, const char *cluster_preset, const char *dir,
+                                FILE *tee) {
     char err[512];
-    int rc = NS_EXIT_OK;
     if (ns_roofline_build(root, err, sizeof err) != 0) fprintf(tee, "roofline: %s\n", err);
     size_t ci;
     json_t *ce;
@@ -783,17 +803,16 @@ int ns_cmd_run(int argc, char **argv) {
         fprintf(tee, "cluster: %s\n", err);
     }
     json_object_set_new(root, "cluster", cl);
+}
+
+/* Writes results.json into dir, then the pictures, report.md and, with --format gbench,
+ * gbench.json (their failures said on tee). RUN_GO_ON, or NS_EXIT_FAIL when results.json could
+ * not be written (said on tee; nothing else written). */
+static int run_write_outputs(const json_t *root, const char *format, const char *dir, FILE *tee) {
+    char err[512], path[4200];
     snprintf(path, sizeof path, "%s/results.json", dir);
     if (ns_json_write_atomic(root, path, err, sizeof err) != 0) {
-        /* Nothing without results.json: no report naming it, no pictures; what this run wrote
-         * (run.log, the cluster files) goes, and so does the folder when it made it. */
         fprintf(tee, "nodescale run: error: %s; nothing kept in %s\n", err, dir);
-        ns_counters_finish();
-        json_decref(root);
-        if (tee != stderr) fclose(tee);
-        fclose(log_file);
-        log_file = NULL;
-        ns_outdir_remove(dir, created);
         return NS_EXIT_FAIL;
     }
     /* Also roofline.svg, the headline picture: a copy of the DP roofline (SP: roofline_sp.svg). */
@@ -804,21 +823,55 @@ int ns_cmd_run(int argc, char **argv) {
         snprintf(path, sizeof path, "%s/gbench.json", dir);
         if (ns_write_gbench(root, path, err, sizeof err) != 0) fprintf(tee, "gbench: %s\n", err);
     }
+    return RUN_GO_ON;
+}
 
-    ns_counters_finish();
-    int was_interrupted = json_is_true(json_object_get(root, "interrupted"));
-    json_decref(root);
+/* Ends run.log with the folder's name and closes it and tee. NS_EXIT_OK, or NS_EXIT_FAIL (said
+ * on stderr) when run.log could not be written in full. */
+static int run_close_log(FILE *tee, const char *dir) {
     fprintf(log_file, "%s\n", dir);
     if (tee != stderr) fclose(tee);
     int log_bad = ferror(log_file);
     if (fclose(log_file) != 0) log_bad = 1;
     log_file = NULL;
-    if (log_bad) {
-        snprintf(path, sizeof path, "%s/run.log", dir);
-        fprintf(stderr, "nodescale run: error: cannot write %s (disk full?); it is incomplete\n",
-                path);
-        rc = NS_EXIT_FAIL;
+    if (!log_bad) return NS_EXIT_OK;
+    fprintf(stderr,
+            "nodescale run: error: cannot write %s/run.log (disk full?); it is incomplete\n",
+            dir);
+    return NS_EXIT_FAIL;
+}
+
+int ns_cmd_run(int argc, char **argv) {
+    run_args a;
+    char dir[4096];
+    size_t created;
+    int rc;
+    if ((rc = run_parse_args(argc, argv, &a)) != RUN_GO_ON ||
+        (rc = run_claim_folder(a.out, dir, sizeof dir, &created)) != RUN_GO_ON)
+        return rc;
+    FILE *tee = tee_stream();
+    run_log_header(tee, argc, argv);
+    ns_install_stop_handler();
+
+    ns_run_opts o = {.quick = a.quick, .threads = (int)a.threads, .kernels = a.kernels,
+                     .events = a.events, .log = tee};
+    json_t *root = ns_run_node(&o);
+    run_finish_document(root, a.cluster_preset, dir, tee);
+    if ((rc = run_write_outputs(root, a.format, dir, tee)) != RUN_GO_ON) {
+        /* Nothing without results.json: no report naming it, no pictures; what this run wrote
+         * (run.log, the cluster files) goes, and so does the folder when it made it. */
+        ns_counters_finish();
+        json_decref(root);
+        if (tee != stderr) fclose(tee);
+        fclose(log_file);
+        log_file = NULL;
+        ns_outdir_remove(dir, created);
+        return rc;
     }
+    ns_counters_finish();
+    int was_interrupted = json_is_true(json_object_get(root, "interrupted"));
+    json_decref(root);
+    rc = run_close_log(tee, dir);
     printf("%s\n", dir);
     if (rc == NS_EXIT_OK && was_interrupted) return ns_exit_signal(ns_interrupted);
     return rc;
