@@ -46,6 +46,7 @@
 #include "harness/json.h"
 #include "harness/outdir.h"
 #include "harness/run.h"
+#include "kernels/registry.h"
 #include "reports/compare.h"
 #include "roofline/roofline.h"
 
@@ -173,7 +174,8 @@ static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
                 FAIL("--ranks-per-node: '%s' is not in 1..4096", v);
             o->ranks_per_node = (int)iv;
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--threads", &v)) > 0) {
-            if (ns_parse_int64(v, 1, 1024, &iv)) FAIL("--threads: '%s' is not in 1..1024", v);
+            if (ns_parse_int64(v, 1, NS_MAX_THREADS, &iv))
+                FAIL("--threads: '%s' is not in 1..%d", v, NS_MAX_THREADS);
             o->threads = (int)iv;
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--timeout-s", &v)) > 0) {
             if (ns_parse_double(v, 0.1, 7 * 86400.0, &o->timeout_s))

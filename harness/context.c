@@ -47,26 +47,24 @@ static int64_t meminfo_bytes(const char *key) {
     return (int64_t)kb * 1024;
 }
 
-/* The CPUs this process may use. With OMP_PROC_BIND set the OpenMP runtime has already bound the
- * initial thread to its first place, so the thread's own mask shows one place only: take the
- * union of the OpenMP places instead (built from the process mask at start-up). */
-static void usable_cpu_set(cpu_set_t *mask) {
+/* With OMP_PROC_BIND set the OpenMP runtime has already bound the initial thread to its first
+ * place, so the thread's own mask shows one place only: take the union of the OpenMP places
+ * instead (built from the process mask at start-up). omp_get_place_proc_ids writes every id of
+ * the place and takes no length, so the buffer is sized from omp_get_place_num_procs. */
+int ns_usable_cpus(cpu_set_t *mask) {
     CPU_ZERO(mask);
     int places = omp_get_num_places();
     for (int p = 0; p < places; p++) {
-        int n = omp_get_place_num_procs(p), ids[256];
-        if (n > 256) n = 256;
+        int n = omp_get_place_num_procs(p);
+        int *ids = n > 0 ? malloc((size_t)n * sizeof *ids) : NULL;
+        if (!ids) continue;
         omp_get_place_proc_ids(p, ids);
         for (int i = 0; i < n; i++)
             if (ids[i] >= 0 && ids[i] < CPU_SETSIZE) CPU_SET(ids[i], mask);
+        free(ids);
     }
     if (places == 0 && sched_getaffinity(0, sizeof *mask, mask) != 0) CPU_ZERO(mask);
-}
-
-static int count_usable_cpus(void) {
-    cpu_set_t mask;
-    usable_cpu_set(&mask);
-    return CPU_COUNT(&mask);
+    return CPU_COUNT(mask);
 }
 
 /* A number in a /sys or /proc file; -1 when missing or not a number ("max"). */
@@ -197,7 +195,8 @@ static void read_topology(void) {
         topo.numa_nodes = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
         static const hwloc_obj_type_t types[] = {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE,
                                                  HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE};
-        for (size_t i = 0; i < sizeof types / sizeof types[0] && topo.ncaches < 8; i++) {
+        for (size_t i = 0; i < sizeof types / sizeof types[0] && topo.ncaches < NS_MAX_CACHES;
+             i++) {
             int n = hwloc_get_nbobjs_by_type(t, types[i]);
             if (n <= 0) continue;
             hwloc_obj_t o = hwloc_get_obj_by_type(t, types[i], 0);
@@ -215,8 +214,8 @@ static void read_topology(void) {
     }
     hwloc_topology_destroy(t);
 
-    topo.cpus_in_mask = count_usable_cpus();
     cpu_set_t start;
+    topo.cpus_in_mask = ns_usable_cpus(&start);
     topo.cpus_in_start_mask = ns_start_cpus(&start);
     if (topo.cpus_in_start_mask < topo.cpus_in_mask) topo.cpus_in_start_mask = topo.cpus_in_mask;
     if (topo.cores <= 0) topo.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -290,7 +289,7 @@ static void start_cpu_set(cpu_set_t *m) {
         if (c >= 0 && c < CPU_SETSIZE) CPU_SET((int)c, m);
         p = *end == ',' ? end + 1 : end;
     }
-    if (CPU_COUNT(m) == 0) usable_cpu_set(m);
+    if (CPU_COUNT(m) == 0) ns_usable_cpus(m);
 }
 
 /* OMP_NUM_THREADS as a thread count: 0 when unset or empty, -1 when not a positive integer
@@ -477,21 +476,24 @@ static json_t *caches_json(void) {
     return arr;
 }
 
-static json_t *env_json(void) {
-    extern char **environ;
+int ns_env_recorded(const char *var) {
     static const char *const prefixes[] = {"OMP_",      "GOMP_", "KMP_",       "BLIS_",
                                            "OPENBLAS_", "MKL_",  "NODESCALE_", "GOTO_"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(var, prefixes[i], strlen(prefixes[i]))) return 1;
+    return 0;
+}
+
+static json_t *env_json(void) {
+    extern char **environ;
     json_t *o = json_object();
-    for (char **e = environ; *e; e++)
-        for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-            if (!strncmp(*e, prefixes[i], strlen(prefixes[i]))) {
-                const char *eq = strchr(*e, '=');
-                if (!eq) break;
-                char key[128];
-                snprintf(key, sizeof key, "%.*s", (int)(eq - *e), *e);
-                json_object_set_new(o, key, json_string(eq + 1));
-                break;
-            }
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq || !ns_env_recorded(*e)) continue;
+        char key[128];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - *e), *e);
+        json_object_set_new(o, key, json_string(eq + 1));
+    }
     return o;
 }
 
@@ -526,7 +528,7 @@ static json_t *cpu_list_json(const cpu_set_t *mask) {
 static json_t *affinity_json(void) {
     json_t *o = json_object();
     cpu_set_t mask;
-    usable_cpu_set(&mask);
+    ns_usable_cpus(&mask);
     json_object_set_new(o, "mask_cpus", cpu_list_json(&mask));
     start_cpu_set(&mask);
     json_object_set_new(o, "start_cpus", cpu_list_json(&mask));

@@ -9,8 +9,12 @@
 #include <sched.h>
 #include <stdint.h>
 
+/* Entries of ns_topology.caches: one per level hwloc reports, L1 to L4 (the data or unified cache
+ * of that level). */
+#define NS_MAX_CACHES 4
+
 typedef struct ns_cache_info {
-    int level;             /* 1, 2, 3 */
+    int level;             /* 1..4 */
     const char *type;      /* "data", "unified", "instruction" */
     int64_t size_bytes;    /* one instance */
     int count;             /* instances in the machine */
@@ -20,8 +24,8 @@ typedef struct ns_cache_info {
 typedef struct ns_topology {
     int cores, pus, sockets, numa_nodes;
     int ncaches;
-    ns_cache_info caches[8];
-    int cpus_in_mask;       /* CPUs its threads may use (usable_cpu_set: the OpenMP places' union
+    ns_cache_info caches[NS_MAX_CACHES];
+    int cpus_in_mask;       /* CPUs its threads may use (ns_usable_cpus: the OpenMP places' union
                                when the runtime binds threads, else the affinity mask) */
     int cpus_in_start_mask; /* CPUs in the affinity mask this process started with (ns_start_cpus):
                                more threads than these would share CPUs whatever the placement */
@@ -33,6 +37,14 @@ typedef struct ns_topology {
     const char *mem_available_source;
     int64_t mem_meminfo_available_bytes; /* /proc/meminfo MemAvailable */
 } ns_topology;
+
+/* The share of the available memory one working set may take. run's sweep caps its largest
+ * point at half: nodescale chose that size (4x the LLC), a smaller one measures DRAM as well, and
+ * the unattended run leaves room to the page cache and other jobs. bench refuses only above 80%:
+ * the user chose the size, and it is refused only where the allocation would likely fail or
+ * swap. */
+#define NS_SWEEP_MEM_SHARE 0.5
+#define NS_BENCH_MEM_SHARE 0.8
 
 /* What this process may allocate now (see ns_topology.mem_available_bytes, which holds the value
  * at start-up: the address space in use grows as libraries and threads start); *source, when
@@ -54,7 +66,7 @@ int64_t ns_cgroup_headroom(const char *proc_cgroup, const char *root, int64_t me
 /* Reads the topology once (hwloc) and caches it. Never NULL: missing parts are 0. */
 const ns_topology *ns_topology_get(void);
 
-/* Size of one instance of the data/unified cache at level (1..3); 0 when absent. */
+/* Size of one instance of the data/unified cache at level (1..4); 0 when absent. */
 int64_t ns_cache_size(int level);
 
 /* Bytes of level-`level` cache that `threads` threads (placed one per core, close) reach
@@ -81,6 +93,10 @@ void ns_affinity_defaults(char **argv);
  * otherwise place all its threads on that CPU. Returns 0, or -1 with errno set. */
 int ns_affinity_release(cpu_set_t *saved);
 
+/* The CPUs this process may use into *mask: the union of the OpenMP places (any size), or the
+ * current affinity mask when there are none; returns their count. */
+int ns_usable_cpus(cpu_set_t *mask);
+
 /* The affinity mask this process started with (before the OpenMP runtime bound the initial
  * thread to its first place; see ns_affinity_release) into *mask; returns its count. OMP_PLACES
  * may cover fewer of its CPUs (a placement the user chose), never more. */
@@ -93,6 +109,12 @@ int ns_start_cpus(cpu_set_t *mask);
  * with (oversubscribed threads measure the scheduler, not the node; OMP_PLACES covering fewer
  * CPUs is a placement the user chose, and shared CPUs get a placement_warning). */
 int ns_default_threads(int64_t *threads, char *err, size_t errlen);
+
+/* 1 when the environment variable var ("NAME=value" or "NAME") is one whose value changes what
+ * is measured and so is recorded (results.json's context.env, run.log's env lines): the OpenMP
+ * runtimes' (OMP_, GOMP_, KMP_), the BLAS libraries' (BLIS_, OPENBLAS_, GOTO_, MKL_) and
+ * nodescale's own (NODESCALE_). */
+int ns_env_recorded(const char *var);
 
 /* The context object of results.json. threads = the all-thread count of this run. */
 json_t *ns_context_json(int threads);

@@ -212,6 +212,18 @@ json_t *ns_json_load_results(const char *path, char *err, size_t errlen) {
     return root;
 }
 
+void ns_format_bytes(char *buf, size_t len, double bytes) {
+    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (!isfinite(bytes) || bytes < 0) {
+        snprintf(buf, len, "—");
+        return;
+    }
+    int u = 0; /* a size that would print as 1024 of a unit is the next unit's 1 */
+    for (bytes /= 1024; bytes >= 1023.5 && u < 3; u++)
+        bytes /= 1024;
+    snprintf(buf, len, bytes >= 100 ? "%.0f %s" : "%.3g %s", bytes, unit[u]);
+}
+
 double ns_json_get_num(const json_t *obj, const char *key) {
     json_t *v = json_object_get(obj, key);
     return json_is_number(v) ? json_number_value(v) : NAN;

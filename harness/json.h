@@ -64,11 +64,11 @@ int ns_json_check_writable(const char *path, char *err, size_t errlen);
  * and unique; status a string, validated a boolean, samples_s an array of numbers or nulls
  * (at most NS_RESULTS_MAX_SAMPLES, each positive one a plausible time); time_s an object;
  * quantities of results[], sweep[] and ceilings numbers, non-negative and of plausible size,
- * so that no report derives inf or NaN from them; thread counts whole numbers in 1..4096; no
- * sweep point twice in a curve, no curve of more than 1024 points. A fleet report ("kind":
- * "fleet"): its benchmarks[] median, spread and values{} within the same bounds, each median
- * the median of its values{}, and its all-reduce rows; other kinds (compare) are not checked
- * here. Returns 0, or -1 with a one-line reason naming path in err. */
+ * so that no report derives inf or NaN from them; thread counts whole numbers in
+ * 1..NS_MAX_THREADS; no sweep point twice in a curve, no curve of more than 1024 points. A fleet
+ * report ("kind": "fleet"): its benchmarks[] median, spread and values{} within the same bounds,
+ * each median the median of its values{}, and its all-reduce rows; other kinds (compare) are not
+ * checked here. Returns 0, or -1 with a one-line reason naming path in err. */
 int ns_results_check(const json_t *root, const char *path, char *err, size_t errlen);
 
 /* Loads path strictly (NaN/Inf/duplicate keys rejected by jansson), checks that it is an
@@ -76,6 +76,11 @@ int ns_results_check(const json_t *root, const char *path, char *err, size_t err
  * validation every consumer of results files shares. Returns a new reference, or NULL with a
  * one-line reason in err. */
 json_t *ns_json_load_results(const char *path, char *err, size_t errlen);
+
+/* A byte count as report.md and run's progress lines print it: KiB, MiB, GiB or TiB, three
+ * significant digits, whole numbers from 100 ("7.5 KiB", "1.17 GiB", "512 MiB"); an em dash for
+ * a negative or non-finite count. */
+void ns_format_bytes(char *buf, size_t len, double bytes);
 
 /* Number at obj[key] as double; NAN when absent, null or not a number. */
 double ns_json_get_num(const json_t *obj, const char *key);

@@ -27,10 +27,10 @@ volatile int ns_interrupted = 0;
 
 ns_measure_opts ns_measure_defaults(int quick) {
     return (ns_measure_opts){
-        .min_sample_s = quick ? 0.004 : 0.01,
+        .min_sample_s = quick ? NS_QUICK_SAMPLE_S : NS_DEFAULT_SAMPLE_S,
         .min_samples = NS_MIN_SAMPLES,
-        .max_samples = quick ? 15 : 31,
-        .budget_s = quick ? 0.15 : 0.6,
+        .max_samples = quick ? NS_QUICK_MAX_SAMPLES : NS_DEFAULT_MAX_SAMPLES,
+        .budget_s = quick ? NS_QUICK_BUDGET_S : NS_DEFAULT_BUDGET_S,
         .warmup_reps = 1,
     };
 }

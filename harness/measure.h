@@ -16,7 +16,6 @@
 #include "kernels/registry.h"
 
 #define NS_MAX_SAMPLES 256
-#define NS_MAX_THREADS 1024
 
 typedef struct ns_measure_opts {
     double min_sample_s; /* a sample lasts at least this long (default 0.01 s) */
@@ -61,6 +60,26 @@ typedef struct ns_measurement {
     int interrupted;                   /* SIGINT arrived: samples so far kept */
     char status[160];                  /* "ok" or why not */
 } ns_measurement;
+
+/* The timing loop's defaults (ns_measure_defaults). A sample lasts at least 10 ms: long beside
+ * the timer's resolution and a scheduler tick, so a disturbance makes one sample slow instead of
+ * spreading over all; NS_MIN_SAMPLES (9) to 31 samples: the fewest the gate's rank tests want,
+ * more while the budget lasts; past the minimum, samples are added for 0.6 s per kernel
+ * instance at most, which keeps a run of hundreds of instances within minutes. --quick takes
+ * about a quarter of that time: 4 ms samples, at most 15, 0.15 s. */
+#define NS_DEFAULT_SAMPLE_S 0.01
+#define NS_QUICK_SAMPLE_S 0.004
+#define NS_DEFAULT_MAX_SAMPLES 31
+#define NS_QUICK_MAX_SAMPLES 15
+#define NS_DEFAULT_BUDGET_S 0.6
+#define NS_QUICK_BUDGET_S 0.15
+
+/* The bandwidth sweep's options (run.c): a sweep point is one of up to 128 working sets per
+ * kernel and thread count and keeps its fastest sample (a ceiling is the best the machine did),
+ * so 5 samples of 2 ms, 30 ms at most, suffice; the sizing samples warm the caches up. */
+#define NS_SWEEP_SAMPLES 5
+#define NS_SWEEP_SAMPLE_S 0.002
+#define NS_SWEEP_BUDGET_S 0.03
 
 /* Default options; quick = 1 gives the --quick run's shorter samples. */
 ns_measure_opts ns_measure_defaults(int quick);

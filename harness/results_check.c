@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "harness/stats.h"
+#include "kernels/registry.h"
 
 /* A measured quantity (a count of bytes or flops, a rate, a fraction) is 0 or lies in
  * [NS_CHECK_MIN, NS_CHECK_MAX]: 1e18 is more than an exaflop in GFLOP/s or an exabyte, and 1e-15
@@ -20,8 +21,8 @@
 #define NS_CHECK_MAX 1e18
 #define NS_CHECK_MIN_TIME_S 1e-12
 #define NS_CHECK_MAX_TIME_S 1e6
-/* A thread count: 1 to 4096, the range run, bench and fleet --threads accept (results_check.sh). */
-#define NS_CHECK_MAX_THREADS 4096
+/* A thread count: 1 to NS_MAX_THREADS, the range run, bench and fleet --threads accept. */
+#define NS_CHECK_MAX_THREADS NS_MAX_THREADS
 /* The most sweep points one curve (kernel, ISA, precision, threads) may hold: a run writes at
  * most 128 working sets per curve; more is not a file this tool wrote, and the roofline's
  * plateau search is quadratic in a curve's points (results_check.sh). */

@@ -36,6 +36,7 @@
 #include "harness/outdir.h"
 #include "harness/result.h"
 #include "harness/timer.h"
+#include "kernels/peak/peak.h"
 #include "reports/gbench.h"
 #include "reports/report.h"
 #include "roofline/roofline.h"
@@ -69,6 +70,12 @@ static double step_weight(double ws_bytes) {
     return 1.0 + (ws_bytes > 0 ? ws_bytes / 32e6 : 0);
 }
 
+/* The thread all-reduce's weight: about that of a step over 64 MB (--quick) or 512 MB, for its
+ * sweep of message sizes on every schedule. */
+static double allreduce_weight(int quick) {
+    return step_weight(quick ? 64e6 : 512e6);
+}
+
 static void progress(run_state *s, const char *what, double weight) {
     s->done++;
     s->done_w += weight;
@@ -79,9 +86,22 @@ static void progress(run_state *s, const char *what, double weight) {
 
 /* ---- the plan ----------------------------------------------------------------------------- */
 
-static const char *const peak_names[] = {"peak_dp_fma",     "peak_dp_fma_add", "peak_dp_add",
-                                         "peak_dp_scalar_fma", "peak_sp_fma",  "peak_sp_fma_add",
-                                         "peak_sp_add",     "peak_sp_scalar_fma"};
+/* The next peak kernel run measures, from registry index *at on: the first entry of family "peak"
+ * of a name not registered before it, as ns_registry_find picks its ISA on this CPU (a name this
+ * CPU runs in no ISA is passed over); NULL after the last. Every name of peak.c's table, once. */
+static const ns_kernel *next_peak(size_t *at) {
+    size_t nk;
+    const ns_kernel *const *all = ns_registry(&nk);
+    while (*at < nk) {
+        const ns_kernel *e = all[(*at)++];
+        if (strcmp(e->family, "peak") != 0) continue;
+        size_t j = 0;
+        while (strcmp(all[j]->name, e->name) != 0) j++;
+        const ns_kernel *k = all[j] == e ? ns_registry_find(e->name, NULL) : NULL;
+        if (k) return k;
+    }
+    return NULL;
+}
 /* The full sweep's kernels are ns_sweep_kernels (roofline.h: the roofline knows them too). */
 static const char *const sweep_kernels_quick[] = {"stream_load", "stream_triad"};
 #define NQUICK_SWEEP_KERNELS (sizeof sweep_kernels_quick / sizeof sweep_kernels_quick[0])
@@ -92,7 +112,7 @@ static double mem_cap_bytes;
 static const char *mem_cap_source;
 
 /* Largest working set of the sweep: 4x the aggregate LLC of all threads, at least 64 MiB, at
- * most half the memory this process may allocate now (MemAvailable, ulimit -v, cgroup limit).
+ * most NS_SWEEP_MEM_SHARE (half) of the memory this process may allocate now (MemAvailable, ulimit -v, cgroup limit).
  * A STREAM kernel allocates exactly its working set (only the arrays its operation uses), so
  * the cap bounds every byte a sweep point or DRAM kernel allocates (trial 14a #3). */
 static double sweep_max_bytes(int threads) {
@@ -101,8 +121,8 @@ static double sweep_max_bytes(int threads) {
     if (ws < 64.0 * (1 << 20)) ws = 64.0 * (1 << 20);
     const char *src;
     double avail = (double)ns_memory_available(&src);
-    if (avail > 0 && ws > 0.5 * avail) {
-        ws = 0.5 * avail;
+    if (avail > 0 && ws > NS_SWEEP_MEM_SHARE * avail) {
+        ws = NS_SWEEP_MEM_SHARE * avail;
         if (!mem_cap_source || ws < mem_cap_bytes) mem_cap_bytes = ws, mem_cap_source = src;
     }
     return ws;
@@ -110,9 +130,20 @@ static double sweep_max_bytes(int threads) {
 
 int ns_sweep_points(double step, double max_ws, double *ws, int cap) {
     int n = 0;
+    /* A step within 5% of max_ws gives way to max_ws itself: no two points all but the same. */
     for (double w = 4096; w < max_ws / 1.05 && n < cap - 1; w *= step) ws[n++] = w;
     ws[n++] = max_ws;
     return n;
+}
+
+/* The sweep's working sets: a factor of 1.25 apart (about three per doubling, so each cache
+ * level has points clear of its edges) in a full run, 2 in --quick; at most SWEEP_MAX_POINTS. */
+#define SWEEP_STEP(quick) ((quick) ? 2.0 : 1.25)
+#define SWEEP_MAX_POINTS 128
+
+/* The working sets of the sweep on `threads` threads into ws (SWEEP_MAX_POINTS at most). */
+static int sweep_working_sets(int quick, int threads, double *ws) {
+    return ns_sweep_points(SWEEP_STEP(quick), sweep_max_bytes(threads), ws, SWEEP_MAX_POINTS);
 }
 
 int ns_sweep_sizes(const double *ws, int nws, double per_el, int threads, int64_t *n) {
@@ -167,11 +198,10 @@ static void measure_ceilings(run_state *s, json_t *root) {
     json_t *compute = json_object_get(json_object_get(root, "ceilings"), "compute");
     json_t *results = json_object_get(root, "results");
     int tc[2], ntc = thread_counts(s->o->threads, tc);
-    for (size_t i = 0; i < sizeof peak_names / sizeof peak_names[0] && !interrupted(); i++)
+    const ns_kernel *k;
+    for (size_t at = 0; (k = next_peak(&at)) && !interrupted();)
         for (int t = 0; t < ntc && !interrupted(); t++) {
-            const ns_kernel *k = ns_registry_find(peak_names[i], NULL);
-            if (!k) continue;
-            ns_params p = {.n = 4096, .threads = tc[t]};
+            ns_params p = {.n = NS_PEAK_DEFAULT_ITERS, .threads = tc[t]};
             json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, 1, NULL);
             json_t *c = json_object();
             ns_json_set_str(c, "name", k->name);
@@ -207,10 +237,10 @@ static void measure_sweep(run_state *s, json_t *root) {
     const char *const *names = s->o->quick ? sweep_kernels_quick : ns_sweep_kernels;
     size_t nnames = s->o->quick ? NQUICK_SWEEP_KERNELS : NS_SWEEP_KERNEL_COUNT;
     int tc[2], ntc = thread_counts(s->o->threads, tc);
-    double ws[128];
-    int64_t sizes[128];
+    double ws[SWEEP_MAX_POINTS];
+    int64_t sizes[SWEEP_MAX_POINTS];
     for (int t = 0; t < ntc && !interrupted(); t++) {
-        int nws = ns_sweep_points(s->o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128);
+        int nws = sweep_working_sets(s->o->quick, tc[t], ws);
         for (size_t j = 0; j < nnames && !interrupted(); j++) {
             const ns_kernel *k = ns_registry_find(names[j], NULL);
             if (!k) continue;
@@ -230,14 +260,8 @@ static void measure_sweep(run_state *s, json_t *root) {
                 step_rate(rate, sizeof rate, ns_json_get_num(pt, "gbytes_per_s"), k->bytes(&p), r,
                           "%8.1f", "GB/s", 1);
                 json_decref(r);
-                /* The working set as report.md prints it: 7.5 KiB, 1.17 GiB. */
-                static const char *const wsu[] = {"KiB", "MiB", "GiB", "TiB"};
-                char wsz[32];
-                double v = k->working_set(&p) / 1024;
-                int u = 0;
-                for (; v >= 1023.5 && u < 3; u++)
-                    v /= 1024;
-                snprintf(wsz, sizeof wsz, v >= 100 ? "%.0f %s" : "%.3g %s", v, wsu[u]);
+                char wsz[32]; /* the working set as report.md prints it: 7.5 KiB, 1.17 GiB */
+                ns_format_bytes(wsz, sizeof wsz, k->working_set(&p));
                 snprintf(what, sizeof what, "sweep %-16s t%d  %10s  %s", k->name, tc[t], wsz, rate);
                 progress(s, what, step_weight(k->working_set(&p)));
             }
@@ -279,6 +303,26 @@ static int in_plan(const ns_run_opts *o, const char *family, const char *name, i
     return !dram || in_list(name, stream_dram, 2);
 }
 
+/* Elements for which k's working set on `threads` threads is about ws_bytes: a multiple of 1024
+ * elements, at least 1024 (2^20 when the kernel states no working set). */
+static int64_t elements_for(const ns_kernel *k, int threads, double ws_bytes) {
+    ns_params unit = {.n = 1, .threads = threads};
+    double per_el = k->working_set(&unit);
+    int64_t n = per_el > 0 ? (int64_t)(ws_bytes / per_el) / 1024 * 1024 : 1 << 20;
+    return n > 1024 ? n : 1024;
+}
+
+/* The working set measured "in L2": half the L2 that `threads` threads reach together, so the
+ * arrays stay in L2 beside the other data of the cores; 256 KiB when the L2 is unknown. */
+static double l2_working_set(int threads) {
+    double l2 = (double)ns_cache_aggregate(2, threads);
+    return l2 > 0 ? l2 / 2 : 256 * 1024;
+}
+
+int64_t ns_l2_elements(const ns_kernel *k, int threads) {
+    return elements_for(k, threads, l2_working_set(threads));
+}
+
 /* Kernels of a family at a working-set size, on all threads. */
 static void measure_family(run_state *s, json_t *root, const char *family, double ws_bytes,
                            int dram) {
@@ -290,10 +334,7 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
         if (ns_registry_find(all[i]->name, NULL) != all[i]) continue; /* the selected ISA only */
         if (!in_plan(s->o, family, all[i]->name, dram)) continue;
         const ns_kernel *k = all[i];
-        ns_params unit = {.n = 1, .threads = s->o->threads};
-        double per_el = k->working_set(&unit);
-        int64_t n = per_el > 0 ? (int64_t)(ws_bytes / per_el) / 1024 * 1024 : 1 << 20;
-        ns_params p = {.n = n > 1024 ? n : 1024, .threads = s->o->threads};
+        ns_params p = {.n = elements_for(k, s->o->threads, ws_bytes), .threads = s->o->threads};
         json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, 1, NULL);
         char what[300], rate[120];
         step_rate(rate, sizeof rate, ns_json_get_num(r, "gbytes_per_s"), 0, r, "%8.2f", "GB/s", 0);
@@ -308,14 +349,17 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
 static const int64_t gemm_sizes_full[] = {256, 512, 1024, 2048};
 static const int64_t gemm_sizes_quick[] = {256, 512};
 
-static int is_peer(const ns_kernel *k) {
-    return strcmp(k->isa, "avx512") && strcmp(k->isa, "avx2") && strcmp(k->isa, "scalar");
+/* The GEMM sizes m = n = k a run measures into *sizes; returns how many. */
+static size_t gemm_sizes(int quick, const int64_t **sizes) {
+    *sizes = quick ? gemm_sizes_quick : gemm_sizes_full;
+    return quick ? sizeof gemm_sizes_quick / sizeof gemm_sizes_quick[0]
+                 : sizeof gemm_sizes_full / sizeof gemm_sizes_full[0];
 }
 
 /* The GEMMs a run measures: ours on the selected ISA and every peer this machine has. */
 static int gemm_in_run(const ns_kernel *k) {
     if (strcmp(k->family, "gemm") != 0) return 0;
-    if (is_peer(k)) return !k->supported || k->supported();
+    if (ns_isa_is_peer(k->isa)) return !k->supported || k->supported();
     return ns_registry_find(k->name, NULL) == k;
 }
 
@@ -329,8 +373,8 @@ static void measure_gemm(run_state *s, json_t *root) {
     size_t nk;
     const ns_kernel *const *all = ns_registry(&nk);
     json_t *results = json_object_get(root, "results");
-    const int64_t *sizes = s->o->quick ? gemm_sizes_quick : gemm_sizes_full;
-    size_t nsizes = s->o->quick ? 2 : 4;
+    const int64_t *sizes;
+    size_t nsizes = gemm_sizes(s->o->quick, &sizes);
     for (size_t z = 0; z < nsizes && !interrupted(); z++)
         for (size_t i = 0; i < nk && !interrupted(); i++) {
             const ns_kernel *k = all[i];
@@ -363,16 +407,17 @@ static int count_family(const ns_run_opts *o, const char *family, int dram) {
 static void plan(run_state *s) {
     const ns_run_opts *o = s->o;
     int tc[2], ntc = thread_counts(o->threads, tc);
-    int npeak = (int)(sizeof peak_names / sizeof peak_names[0]) * ntc;
+    int npeak = 0;
+    for (size_t at = 0; next_peak(&at);) npeak += ntc;
     s->total = npeak;
     s->total_w = npeak * step_weight(0);
 
-    double ws[128];
-    int64_t sizes[128];
+    double ws[SWEEP_MAX_POINTS];
+    int64_t sizes[SWEEP_MAX_POINTS];
     const char *const *names = o->quick ? sweep_kernels_quick : ns_sweep_kernels;
     int nsweep_kernels = (int)(o->quick ? NQUICK_SWEEP_KERNELS : NS_SWEEP_KERNEL_COUNT);
     for (int t = 0; t < ntc; t++) {
-        int npts = ns_sweep_points(o->quick ? 2.0 : 1.25, sweep_max_bytes(tc[t]), ws, 128);
+        int npts = sweep_working_sets(o->quick, tc[t], ws);
         for (int j = 0; j < nsweep_kernels; j++) { /* the sizes measure_sweep measures */
             const ns_kernel *k = ns_registry_find(names[j], NULL);
             if (!k) continue;
@@ -390,7 +435,7 @@ static void plan(run_state *s) {
 
     int nl2 = count_family(o, "stream", 0) + count_family(o, "reduce", 0);
     int ndram = count_family(o, "stream", 1) + count_family(o, "reduce", 1);
-    double l2w = (double)ns_cache_aggregate(2, o->threads) / 2;
+    double l2w = l2_working_set(o->threads);
     s->total += nl2 + ndram;
     s->total_w += nl2 * step_weight(l2w) + ndram * step_weight(sweep_max_bytes(o->threads));
 
@@ -398,13 +443,15 @@ static void plan(run_state *s) {
     int ngemm = 0;
     const ns_kernel *const *all = ns_registry(&nk);
     for (size_t i = 0; i < nk; i++) ngemm += gemm_in_run(all[i]);
-    for (int z = 0; z < (o->quick ? 2 : 4); z++) {
+    const int64_t *gsizes;
+    size_t ngsizes = gemm_sizes(o->quick, &gsizes);
+    for (size_t z = 0; z < ngsizes; z++) {
         s->total += ngemm;
-        s->total_w += ngemm * gemm_weight((o->quick ? gemm_sizes_quick : gemm_sizes_full)[z]);
+        s->total_w += ngemm * gemm_weight(gsizes[z]);
     }
 
     s->total += 1; /* the thread all-reduce */
-    s->total_w += step_weight(o->quick ? 64e6 : 512e6);
+    s->total_w += allreduce_weight(o->quick);
 }
 
 json_t *ns_run_node(const ns_run_opts *o) {
@@ -420,10 +467,10 @@ json_t *ns_run_node(const ns_run_opts *o) {
     run_state s = {.o = o, .t0 = ns_now()};
     s.mo = ns_measure_defaults(o->quick);
     s.sweep = s.mo;
-    s.sweep.min_samples = 5;
-    s.sweep.max_samples = 5;
-    s.sweep.min_sample_s = 0.002;
-    s.sweep.budget_s = 0.03;
+    s.sweep.min_samples = NS_SWEEP_SAMPLES;
+    s.sweep.max_samples = NS_SWEEP_SAMPLES;
+    s.sweep.min_sample_s = NS_SWEEP_SAMPLE_S;
+    s.sweep.budget_s = NS_SWEEP_BUDGET_S;
     s.sweep.warmup_reps = 0; /* the repetition-sizing samples warm up */
 
     json_t *root = json_object();
@@ -447,11 +494,10 @@ json_t *ns_run_node(const ns_run_opts *o) {
           o->threads, ns_cpu_model(), ns_isa_selected());
     measure_ceilings(&s, root);
     measure_sweep(&s, root);
-    /* STREAM and reductions with the working set in L2 (half the aggregate L2) and in DRAM. */
-    double l2 = (double)ns_cache_aggregate(2, o->threads);
+    /* STREAM and reductions with the working set in L2 (l2_working_set) and in DRAM. */
     double dram = sweep_max_bytes(o->threads);
     for (int pass = 0; pass < 2 && !interrupted(); pass++) {
-        double w = pass == 0 ? (l2 > 0 ? l2 / 2 : 256 * 1024) : dram;
+        double w = pass == 0 ? l2_working_set(o->threads) : dram;
         measure_family(&s, root, "stream", w, pass == 1);
         measure_family(&s, root, "reduce", w, pass == 1);
     }
@@ -459,7 +505,7 @@ json_t *ns_run_node(const ns_run_opts *o) {
     if (!interrupted()) {
         json_t *ar = ns_allreduce_measure(o->threads, o->quick, o->log ? o->log : stderr);
         if (ar) json_object_set_new(root, "allreduce", ar);
-        progress(&s, "thread all-reduce (ring, tree), alpha-beta fit", step_weight(o->quick ? 64e6 : 512e6));
+        progress(&s, "thread all-reduce (ring, tree), alpha-beta fit", allreduce_weight(o->quick));
     }
     json_object_set_new(ctx, "fp_state", ns_fpstate_json(o->threads));
     if (mem_cap_source) { /* for the roofline's "no DRAM ceiling" reason */
@@ -592,74 +638,91 @@ int ns_run_check_kernels(const char *kernels, char *err, size_t errlen) {
     }
 }
 
-int ns_cmd_run(int argc, char **argv) {
-    const char *cmd = "run", *out = NULL, *kernels = NULL, *v, *format = "json", *events = NULL;
-    const char *cluster_preset = NULL;
-    int quick = 0;
+static const char cmd[] = "run";
+
+/* What a step of ns_cmd_run returns to let the command go on; anything else is its exit code. */
+#define RUN_GO_ON (-1)
+
+/* The command line of run. */
+typedef struct run_args {
+    const char *out, *kernels, *format, *events, *cluster_preset; /* NULL: not given */
+    int quick;
     int64_t threads;
+} run_args;
+
+/* Parses the options into *a and checks them before anything is written: the thread count
+ * (the default, and no more than the CPUs the process started with), the --kernels list and
+ * the counter events. RUN_GO_ON, or the exit code: 0 after --help, else the usage error's. */
+static int run_parse_args(int argc, char **argv, run_args *a) {
+    const char *v;
     char terr[256];
+    *a = (run_args){.format = "json"};
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return NS_EXIT_OK;
         }
     if (ns_refuse_repeated(cmd, argc, argv, NULL, 0)) return NS_EXIT_USAGE;
-    if (ns_default_threads(&threads, terr, sizeof terr) != 0) return ns_usage_error(cmd, "%s", terr);
+    if (ns_default_threads(&a->threads, terr, sizeof terr) != 0)
+        return ns_usage_error(cmd, "%s", terr);
     for (int i = 1; i < argc; i++) {
         int r;
         if (0) {
         } else if (!strcmp(argv[i], "--quick")) {
-            quick = 1;
+            a->quick = 1;
         } else if ((r = ns_opt_value(argc, argv, &i, "--out", &v)) != 0) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--out needs a folder");
-            out = v;
+            a->out = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--threads", &v)) != 0) {
-            if (r < 0 || ns_parse_int64(v, 1, 4096, &threads) != 0)
-                return ns_usage_error(cmd, "--threads: '%s' is not an integer in [1, 4096]",
-                                      r < 0 ? "" : v);
+            if (r < 0 || ns_parse_int64(v, 1, NS_MAX_THREADS, &a->threads) != 0)
+                return ns_usage_error(cmd, "--threads: '%s' is not an integer in [1, %d]",
+                                      r < 0 ? "" : v, NS_MAX_THREADS);
         } else if ((r = ns_opt_value(argc, argv, &i, "--kernels", &v)) != 0) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--kernels needs a comma-separated list");
-            kernels = v;
+            a->kernels = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--cluster-preset", &v)) != 0) {
             char perr[512];
             if (r < 0 || !*v) return ns_usage_error(cmd, "--cluster-preset needs a preset name");
             if (ns_cluster_check_chip_preset(v, perr, sizeof perr) != 0)
                 return ns_usage_error(cmd, "--cluster-preset: %s", perr);
-            cluster_preset = v;
+            a->cluster_preset = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--events", &v)) != 0) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--events needs a comma-separated list");
-            events = v;
+            a->events = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--format", &v)) != 0) {
             if (r < 0 || (strcmp(v, "json") && strcmp(v, "gbench")))
                 return ns_usage_error(cmd, "--format: want json or gbench");
-            format = v;
+            a->format = v;
         } else {
             return ns_usage_error(cmd, "unknown argument '%s' (see nodescale run --help)", argv[i]);
         }
     }
     int cpus = ns_topology_get()->cpus_in_start_mask; /* as bench: the mask, not the places */
-    if (cpus > 0 && threads > cpus)
+    if (cpus > 0 && a->threads > cpus)
         return ns_usage_error(cmd,
                               "--threads %lld is more than the %d CPUs of this process's "
                               "affinity mask",
-                              (long long)threads, cpus);
+                              (long long)a->threads, cpus);
     char kerr[512];
-    if (kernels && ns_run_check_kernels(kernels, kerr, sizeof kerr))
+    if (a->kernels && ns_run_check_kernels(a->kernels, kerr, sizeof kerr))
         return ns_usage_error(cmd, "%s", kerr);
+    char eerr[512];
+    if (ns_counters_init(a->events, eerr, sizeof eerr) < 0) return ns_usage_error(cmd, "%s", eerr);
+    ns_counters_finish();
+    return RUN_GO_ON;
+}
 
-    {
-        char eerr[512];
-        if (ns_counters_init(events, eerr, sizeof eerr) < 0) return ns_usage_error(cmd, "%s", eerr);
-        ns_counters_finish();
-    }
-    /* The folder is this run's alone: a new one (the default name gets a suffix when another
-     * run made it in the same second), or an existing one with no other run's or fleet's files,
-     * claimed by creating run.log exclusively (a second run writing it is refused). */
-    char dir[4096], path[4200];
-    size_t created = 0;
+/* The run's folder into dir (dirlen bytes), claimed by creating run.log exclusively and
+ * opening it as log_file; *created receives how many folders it made. The folder is this run's
+ * alone: a new one (the default name gets a suffix when another run made it in the same
+ * second), or an existing one with no other run's or fleet's files (a second run writing it is
+ * refused). RUN_GO_ON, or the usage error's exit code (nothing left behind). */
+static int run_claim_folder(const char *out, char *dir, size_t dirlen, size_t *created) {
+    char path[4200];
+    *created = 0;
     if (out) {
-        snprintf(dir, sizeof dir, "%s", out);
-        created = ns_outdir_first_missing(dir);
+        snprintf(dir, dirlen, "%s", out);
+        *created = ns_outdir_first_missing(dir);
         const char *old = ns_outdir_foreign(dir, NULL);
         if (old)
             return ns_usage_error(cmd,
@@ -668,7 +731,7 @@ int ns_cmd_run(int argc, char **argv) {
                                   dir, old);
         if (ns_outdir_mkdir_p(dir) != 0 || access(dir, W_OK) != 0) {
             int e = errno ? errno : EACCES;
-            ns_outdir_remove_dirs(dir, created);
+            ns_outdir_remove_dirs(dir, *created);
             return ns_usage_error(cmd, "cannot write to folder '%s': %s", dir, strerror(e));
         }
     } else {
@@ -676,8 +739,8 @@ int ns_cmd_run(int argc, char **argv) {
         gethostname(host, sizeof host - 1);
         time_t now = time(NULL);
         strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
-        snprintf(dir, sizeof dir, "results/%s-%s", host, stamp);
-        if (ns_outdir_make_new(dir, sizeof dir, &created) != 0)
+        snprintf(dir, dirlen, "results/%s-%s", host, stamp);
+        if (ns_outdir_make_new(dir, dirlen, created) != 0)
             return ns_usage_error(cmd, "cannot create folder '%s': %s", dir, strerror(errno));
     }
     snprintf(path, sizeof path, "%s/run.log", dir);
@@ -688,7 +751,7 @@ int ns_cmd_run(int argc, char **argv) {
             close(log_fd);
             unlink(path);
         }
-        ns_outdir_remove_dirs(dir, created);
+        ns_outdir_remove_dirs(dir, *created);
         if (e == EEXIST)
             return ns_usage_error(cmd,
                                   "--out '%s': another run is writing into it (run.log "
@@ -698,8 +761,12 @@ int ns_cmd_run(int argc, char **argv) {
     }
     /* Line by line: a crash, a kill or a second Ctrl-C must not lose what was logged. */
     setvbuf(log_file, NULL, _IOLBF, 0);
+    return RUN_GO_ON;
+}
 
-    FILE *tee = tee_stream();
+/* run.log's first lines: the command line (on tee too) and the environment variables that
+ * change what is measured (ns_env_recorded), marked when nodescale set them itself. */
+static void run_log_header(FILE *tee, int argc, char **argv) {
     fprintf(tee, "command:");
     print_arg(tee, ns_program);
     for (int i = 0; i < argc; i++)
@@ -707,18 +774,16 @@ int ns_cmd_run(int argc, char **argv) {
     fprintf(tee, "\n");
     extern char **environ;
     for (char **e = environ; *e; e++)
-        if (!strncmp(*e, "OMP_", 4) || !strncmp(*e, "BLIS_", 5) || !strncmp(*e, "OPENBLAS_", 9) ||
-            !strncmp(*e, "NODESCALE_", 10) || !strncmp(*e, "GOMP_", 5) || !strncmp(*e, "MKL_", 4))
+        if (ns_env_recorded(*e))
             fprintf(log_file, "env: %s%s\n", *e, set_by_nodescale(*e));
+}
 
-    ns_install_stop_handler();
-
-    ns_run_opts o = {.quick = quick, .threads = (int)threads, .kernels = kernels, .events = events,
-                     .log = tee};
-    json_t *root = ns_run_node(&o);
-
+/* Completes the measured document: the roofline, a warning on tee for each bandwidth level
+ * without a rate, and the cluster section (the node carried up to a cluster of preset chips,
+ * its files in dir; its status says why when it cannot be). */
+static void run_finish_document(json_t *root, const char *cluster_preset, const char *dir,
+                                FILE *tee) {
     char err[512];
-    int rc = NS_EXIT_OK;
     if (ns_roofline_build(root, err, sizeof err) != 0) fprintf(tee, "roofline: %s\n", err);
     size_t ci;
     json_t *ce;
@@ -739,17 +804,16 @@ int ns_cmd_run(int argc, char **argv) {
         fprintf(tee, "cluster: %s\n", err);
     }
     json_object_set_new(root, "cluster", cl);
+}
+
+/* Writes results.json into dir, then the pictures, report.md and, with --format gbench,
+ * gbench.json (their failures said on tee). RUN_GO_ON, or NS_EXIT_FAIL when results.json could
+ * not be written (said on tee; nothing else written). */
+static int run_write_outputs(const json_t *root, const char *format, const char *dir, FILE *tee) {
+    char err[512], path[4200];
     snprintf(path, sizeof path, "%s/results.json", dir);
     if (ns_json_write_atomic(root, path, err, sizeof err) != 0) {
-        /* Nothing without results.json: no report naming it, no pictures; what this run wrote
-         * (run.log, the cluster files) goes, and so does the folder when it made it. */
         fprintf(tee, "nodescale run: error: %s; nothing kept in %s\n", err, dir);
-        ns_counters_finish();
-        json_decref(root);
-        if (tee != stderr) fclose(tee);
-        fclose(log_file);
-        log_file = NULL;
-        ns_outdir_remove(dir, created);
         return NS_EXIT_FAIL;
     }
     /* Also roofline.svg, the headline picture: a copy of the DP roofline (SP: roofline_sp.svg). */
@@ -761,21 +825,55 @@ int ns_cmd_run(int argc, char **argv) {
         snprintf(path, sizeof path, "%s/gbench.json", dir);
         if (ns_write_gbench(root, path, err, sizeof err) != 0) fprintf(tee, "gbench: %s\n", err);
     }
+    return RUN_GO_ON;
+}
 
-    ns_counters_finish();
-    int was_interrupted = json_is_true(json_object_get(root, "interrupted"));
-    json_decref(root);
+/* Ends run.log with the folder's name and closes it and tee. NS_EXIT_OK, or NS_EXIT_FAIL (said
+ * on stderr) when run.log could not be written in full. */
+static int run_close_log(FILE *tee, const char *dir) {
     fprintf(log_file, "%s\n", dir);
     if (tee != stderr) fclose(tee);
     int log_bad = ferror(log_file);
     if (fclose(log_file) != 0) log_bad = 1;
     log_file = NULL;
-    if (log_bad) {
-        snprintf(path, sizeof path, "%s/run.log", dir);
-        fprintf(stderr, "nodescale run: error: cannot write %s (disk full?); it is incomplete\n",
-                path);
-        rc = NS_EXIT_FAIL;
+    if (!log_bad) return NS_EXIT_OK;
+    fprintf(stderr,
+            "nodescale run: error: cannot write %s/run.log (disk full?); it is incomplete\n",
+            dir);
+    return NS_EXIT_FAIL;
+}
+
+int ns_cmd_run(int argc, char **argv) {
+    run_args a;
+    char dir[4096];
+    size_t created;
+    int rc;
+    if ((rc = run_parse_args(argc, argv, &a)) != RUN_GO_ON ||
+        (rc = run_claim_folder(a.out, dir, sizeof dir, &created)) != RUN_GO_ON)
+        return rc;
+    FILE *tee = tee_stream();
+    run_log_header(tee, argc, argv);
+    ns_install_stop_handler();
+
+    ns_run_opts o = {.quick = a.quick, .threads = (int)a.threads, .kernels = a.kernels,
+                     .events = a.events, .log = tee};
+    json_t *root = ns_run_node(&o);
+    run_finish_document(root, a.cluster_preset, dir, tee);
+    if ((rc = run_write_outputs(root, a.format, dir, tee)) != RUN_GO_ON) {
+        /* Nothing without results.json: no report naming it, no pictures; what this run wrote
+         * (run.log, the cluster files) goes, and so does the folder when it made it. */
+        ns_counters_finish();
+        json_decref(root);
+        if (tee != stderr) fclose(tee);
+        fclose(log_file);
+        log_file = NULL;
+        ns_outdir_remove(dir, created);
+        return rc;
     }
+    ns_counters_finish();
+    int was_interrupted = json_is_true(json_object_get(root, "interrupted"));
+    json_decref(root);
+    rc = run_close_log(tee, dir);
     printf("%s\n", dir);
     if (rc == NS_EXIT_OK && was_interrupted) return ns_exit_signal(ns_interrupted);
     return rc;

@@ -23,7 +23,8 @@ json_t *ns_run_node(const ns_run_opts *o);
 
 /* Working sets of the bandwidth sweep into ws (at most cap): from 4 KiB up by factors of step,
  * ending exactly at max_ws (so the largest point meets the 4x-LLC rule the roofline builder
- * checks). Returns how many. */
+ * checks); a step within 5% of max_ws (above max_ws / 1.05) gives way to max_ws, so the last
+ * two points are never all but the same. Returns how many. */
 int ns_sweep_points(double step, double max_ws, double *ws, int cap);
 
 /* The element counts the sweep measures a kernel at, into n (at most nws): each of the nws
@@ -32,6 +33,13 @@ int ns_sweep_points(double step, double max_ws, double *ws, int cap);
  * the one before dropped, so no working set is measured twice (on 64 threads the small steps
  * all rounded to 4096 elements; test_kernels.c). Returns how many. */
 int ns_sweep_sizes(const double *ws, int nws, double per_el, int threads, int64_t *n);
+
+/* The element count at which run measures a STREAM or reduction kernel "in L2" on `threads`
+ * threads (bench's default --n for them): its working set half the L2 those threads reach
+ * together (ns_cache_aggregate; 256 KiB when unknown), a multiple of 1024 elements, at least
+ * 1024. */
+struct ns_kernel;
+int64_t ns_l2_elements(const struct ns_kernel *k, int threads);
 
 /* Checks a --kernels list as run and fleet take it: every name a STREAM or reduction kernel,
  * none empty, none named twice.

@@ -84,7 +84,7 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
  * n == 0 gives 0 (sum, dot, nrm2) and index -1 (i?amax). NaN and Inf propagate as in IEEE
  * arithmetic. Inputs are read only; results depend on the ISA chosen at run time (above).
  *
- * Threads: min(n / 32768, omp_get_max_threads(), 256), at least 1 (i?amax and nrm2 too), and
+ * Threads: min(n / 32768, omp_get_max_threads(), 1024), at least 1 (i?amax and nrm2 too), and
  * one inside any parallel region (even a 1-thread one), while another call's team runs, and in a
  * forked child (Threads above); the runtime may give fewer.
  *

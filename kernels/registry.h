@@ -13,6 +13,15 @@
 
 typedef enum { NS_PREC_DP = 0, NS_PREC_SP = 1 } ns_precision;
 
+/* The most threads one kernel instance runs on, and so the --threads bound of run, bench and
+ * fleet and the range the results check accepts. One number, so that a count the CLI accepts is
+ * one every kernel can run and the harness can record: the reductions size their per-thread
+ * partials from it, the timing loop records the CPU of each thread up to it. 1024 holds every
+ * hardware thread of today's largest shared-memory nodes (2 x 192 cores x 2-way SMT = 768;
+ * 8 x 60 x 2 = 960) while those arrays stay small enough for the stack (the i?amax partials,
+ * NS_MAX_THREADS x 4 x 16 bytes = 64 KiB). */
+#define NS_MAX_THREADS 1024
+
 /* How run() is called. NS_RUN_TEAM: by every thread of the harness's OpenMP team, each doing its
  * static share (tid, nthreads); the harness times each thread and keeps the slowest.
  * NS_RUN_SELF: once, from one thread; the kernel opens its own parallel region (GEMM, BLAS peers). */
@@ -121,6 +130,12 @@ unsigned ns_cpu_probe_count(void);
  * bandwidth roof and compared by GB/s; 0 for the others and for NULL. */
 static inline int ns_family_memory_bound(const char *family) {
     return family && (!strcmp(family, "stream") || !strcmp(family, "reduce"));
+}
+
+/* 1 when isa names a peer library ("blis", "openblas") rather than one of nodescale's own ISAs
+ * ("avx512", "avx2", "scalar"). */
+static inline int ns_isa_is_peer(const char *isa) {
+    return strcmp(isa, "avx512") && strcmp(isa, "avx2") && strcmp(isa, "scalar");
 }
 
 static inline size_t ns_prec_size(ns_precision p) {

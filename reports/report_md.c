@@ -12,6 +12,7 @@
 #include "harness/allreduce.h"
 #include "harness/json.h"
 #include "harness/stats.h"
+#include "kernels/registry.h"
 #include "roofline/roofline.h"
 
 static const char *str(const json_t *o, const char *key) {
@@ -19,18 +20,11 @@ static const char *str(const json_t *o, const char *key) {
     return s ? s : "—";
 }
 
-/* A byte count in KiB/MiB/GiB (three significant digits, whole numbers from 100), or an em
- * dash. */
+/* A byte count in KiB/MiB/GiB (ns_format_bytes), or an em dash. */
 static void bytes_human(FILE *f, double b) {
-    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
-    if (!isfinite(b) || b < 0) {
-        fprintf(f, "—");
-        return;
-    }
-    int u = 0; /* a size that would print as 1024 of a unit is the next unit's 1 */
-    for (b /= 1024; b >= 1023.5 && u < 3; u++)
-        b /= 1024;
-    fprintf(f, b >= 100 ? "%.0f %s" : "%.3g %s", b, unit[u]);
+    char s[32];
+    ns_format_bytes(s, sizeof s, b);
+    fputs(s, f);
 }
 
 /* The working set a bandwidth ceiling was measured at: the range of the sweep points it was
@@ -48,6 +42,20 @@ static void ceiling_working_set(FILE *f, const json_t *c) {
         fprintf(f, "–");
         bytes_human(f, hi);
     }
+}
+
+/* The smallest whole `threads` value above `after` among the entries of arr (ceilings'
+ * bandwidth[]), or 0 when none is: stepping through it lists the thread counts the file holds,
+ * ascending, whatever their range. */
+static json_int_t next_threads(const json_t *arr, json_int_t after) {
+    json_int_t best = 0;
+    size_t i;
+    const json_t *c;
+    json_array_foreach(arr, i, c) {
+        json_int_t t = json_integer_value(json_object_get(c, "threads"));
+        if (t > after && (best == 0 || t < best)) best = t;
+    }
+    return best;
 }
 
 /* Whether a result's samples varied by more than NS_DISTURBED_CV (time_s.cv): the machine was
@@ -165,14 +173,12 @@ static void ceilings(FILE *f, const json_t *root) {
                "(median of the points' fastest samples) | note |\n"
                "|---:|---|---|---:|---:|---|\n");
     static const char *const levels[] = {"L1", "L2", "L3", "L4", "DRAM"};
-    for (json_int_t t = 1; t <= 4096; t++) {
-        int any = 0;
+    for (json_int_t t = 0; (t = next_threads(json_object_get(ceil, "bandwidth"), t)) > 0;) {
         for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++)
             json_array_foreach(json_object_get(ceil, "bandwidth"), i, c) {
                 if (json_integer_value(json_object_get(c, "threads")) != t ||
                     strcmp(str(c, "level"), levels[l]) != 0)
                     continue;
-                any = 1;
                 fprintf(f, "| %lld | %s | %s | ", (long long)t, levels[l], str(c, "kernel"));
                 ceiling_working_set(f, c);
                 fprintf(f, " | ");
@@ -184,7 +190,6 @@ static void ceilings(FILE *f, const json_t *root) {
                             ? str(c, "status")
                             : "");
             }
-        if (!any && t > 1024) break;
     }
     if (json_array_size(json_object_get(ceil, "bandwidth")) == 0)
         fprintf(f, "| — | | | | %s |\n", str(json_object_get(root, "roofline"), "status"));
@@ -303,7 +308,7 @@ static void gemm_peers(FILE *f, const json_t *root) {
         json_array_foreach(json_object_get(root, "results"), i, r) {
             if (strcmp(str(r, "family"), "gemm") || strcmp(str(r, "name"), prec[pi])) continue;
             const char *isa = str(r, "isa");
-            if (strcmp(isa, "avx512") && strcmp(isa, "avx2") && strcmp(isa, "scalar")) continue;
+            if (ns_isa_is_peer(isa)) continue;
             if (!any++)
                 fprintf(f,
                         "## GEMM beside its peers\n\n| GEMM | m=n=k | threads | own GFLOP/s | "

@@ -2243,14 +2243,14 @@ static void note_dropped(build_ctx *b, int *t, int n, int max, const char *what)
  * the results, ascending into t; a note names any left out. */
 static int thread_counts(build_ctx *b, const json_t *compute, const json_t *res, int *t,
                          int max) {
-    int all[4096]; /* every distinct count (the results check allows 1..4096) */
+    int all[NS_MAX_THREADS]; /* every distinct count (the results check allows no more) */
     int n = 0;
     for (size_t c = 0; c < b->ncurves; c++)
-        add_count(all, &n, 4096, b->curves[c].threads);
+        add_count(all, &n, NS_MAX_THREADS, b->curves[c].threads);
     size_t i;
     json_t *e;
-    json_array_foreach(compute, i, e) add_count(all, &n, 4096, json_int(e, "threads", 0));
-    json_array_foreach(res, i, e) add_count(all, &n, 4096, json_int(e, "threads", 0));
+    json_array_foreach(compute, i, e) add_count(all, &n, NS_MAX_THREADS, json_int(e, "threads", 0));
+    json_array_foreach(res, i, e) add_count(all, &n, NS_MAX_THREADS, json_int(e, "threads", 0));
     note_dropped(b, all, n, max, "the builder keeps the ceilings and roofs");
     int k = n > max ? max : n;
     memcpy(t, all + (n - k), (size_t)k * sizeof *t); /* note_dropped sorted all when n > max */
@@ -2583,10 +2583,10 @@ static void note_threads_not_drawn(build_ctx *b, const json_t *used) {
     json_array_foreach(json_object_get(used, "bandwidth"), i, e)
         add_count(t, &n, NS_ROOFLINE_MAX_THREAD_COUNTS, json_int(e, "threads", 0));
     note_dropped(b, t, n, NS_ROOFLINE_DRAWN_THREAD_COUNTS, "the roofline pictures draw the roofs");
-    int all[4096]; /* the sweep picture draws from every curve, kept by the builder or not */
+    int all[NS_MAX_THREADS]; /* the sweep picture draws every curve, kept by the builder or not */
     n = 0;
     for (size_t c = 0; c < b->ncurves; c++)
-        if (b->curves[c].n) add_count(all, &n, 4096, b->curves[c].threads);
+        if (b->curves[c].n) add_count(all, &n, NS_MAX_THREADS, b->curves[c].threads);
     note_dropped(b, all, n, NS_ROOFLINE_SWEEP_PANELS, "bandwidth_vs_working_set draws the sweep");
 }
 

@@ -12,7 +12,7 @@
  *   add:     x = x + B               (1 flop per lane)        grows by B per step, exactly
  *   fma_add: half the chains fma, half add, interleaved 1:1  (1.5 flops per lane on average)
  * From X0 = 0.5 the fma chain is 1 - 0.5 (1 - 2^-12)^i in exact arithmetic, 1 - 0.18 at the
- * default 4096 iterations. Rounded, it stops changing once (1 - x) 2^-12 is under half an ulp:
+ * default NS_PEAK_DEFAULT_ITERS = 4096 iterations. Rounded, it stops changing once (1 - x) 2^-12 is under half an ulp:
  * SP after about 34K iterations at 1 - x = 2^-13, DP after about 116K at 1 - x = 2^-42. The
  * add chain is exact until x reaches 2^12 (SP, after 2^24 - 2^11 steps) or 2^41 (DP), where
  * B becomes half an ulp and x stays. Values stay normal and bounded for any iteration count.
@@ -29,6 +29,10 @@
 #define NS_PEAK_A (1.0 - 0x1p-12)
 #define NS_PEAK_B 0x1p-12
 #define NS_PEAK_X0 0.5
+/* Iterations per thread that run and bench measure a peak kernel at (bench --n): a repetition of
+ * microseconds, which the timing loop repeats to its sample length; the fma chain is then still
+ * far from its fixed point (above). */
+#define NS_PEAK_DEFAULT_ITERS 4096
 
 typedef enum { NS_MIX_FMA = 0, NS_MIX_FMA_ADD = 1, NS_MIX_ADD = 2 } ns_peak_mix;
 

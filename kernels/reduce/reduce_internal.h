@@ -16,6 +16,8 @@
 
 #include <stdint.h>
 
+#include "kernels/registry.h"
+
 /* A compensated partial: the value s + c, with c the accumulated rounding errors of s. */
 typedef struct ns_dd {
     double s, c;
@@ -117,7 +119,7 @@ enum { NS_RED_FAST = 0, NS_RED_DET = 1 };
 #define NS_RED_DET_MIN_BLOCK 8192 /* elements; deterministic-mode blocks are at least this long */
 #define NS_RED_DET_MAX_BLOCKS 1024
 #define NS_RED_PAIRWISE_LEAF 2048 /* elements per leaf of the pairwise variant */
-#define NS_RED_MAX_THREADS 256
+#define NS_RED_MAX_THREADS NS_MAX_THREADS /* every team the CLI accepts (registry.h) */
 #define NS_RED_PAD 4 /* per-thread partials sit 64 bytes apart (no false sharing) */
 #define NS_RED_PARTS_MAX                                                                           \
     (NS_RED_MAX_THREADS * NS_RED_PAD > NS_RED_DET_MAX_BLOCKS ? NS_RED_MAX_THREADS * NS_RED_PAD     \

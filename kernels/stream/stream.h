@@ -8,7 +8,7 @@
  *                stream arrays hold multiples of 1/16 in [1, 2), so every product and partial
  *                sum is exact and the result is the same in any order, on any ISA. Counted
  *                as 0 FLOPs: a bandwidth ceiling, whose FMAs only consume the loads.
- *   sum      s  = sum a[i]              8 B/elem read-only, 1 flop/elem (8 accumulators)
+ *   sum      s  = sum a[i]              8 B/elem read-only, 1 flop/elem (8 accumulators; 4 in plain C)
  *   copy     b  = a                     16 B/elem
  *   scale    b  = q * a                 16 B/elem
  *   add      c  = a + b                 24 B/elem

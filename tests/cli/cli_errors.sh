@@ -26,7 +26,8 @@ expect2 "unknown run flag" $ns run --fast
 expect2 "threads not a number" $ns run --threads two
 expect2 "threads zero" $ns run --threads 0
 expect2 "threads negative" $ns run --threads -1
-expect2 "more threads than CPUs" $ns run --threads 4096
+expect2 "more threads than CPUs" $ns run --threads 1024
+expect2 "threads past NS_MAX_THREADS" $ns run --threads 1025
 expect2 "threads with junk" $ns run --threads 2x
 expect2 "missing --out value" $ns run --out
 expect2 "unwritable --out" $ns run --quick --out /proc/nodescale-cannot

@@ -16,12 +16,13 @@ jq '.results[0].gflops = 1e308' $src >"$tmp/huge.json"
 jq '(.results[0].time_s.median) = 1e-308' $src >"$tmp/tiny.json"
 jq '.results[0].status = 5' $src >"$tmp/status.json"
 jq '.results[0].samples_s = [range(1025) | 0.001]' $src >"$tmp/many.json" # trial 7 #13
-# Trial 14b #20: a thread count outside 1..4096 (2^40, 0, 1.5); #17: a sweep point twice (it
-# became a plateau of its own), a curve of more points than a run writes.
+# Trial 14b #20: a thread count outside 1..NS_MAX_THREADS = 1024 (2^40, 0, 1.5, 1025); #17: a
+# sweep point twice (it became a plateau of its own), a curve of more points than a run writes.
 sw=tests/fixtures/roofline/synthetic_results.json
 jq '.results[].threads = 1099511627776' $src >"$tmp/threadsbig.json"
 jq '.results[0].threads = 0' $src >"$tmp/threadszero.json"
 jq '.results[0].threads = 1.5' $src >"$tmp/threadsfrac.json"
+jq '.results[0].threads = 1025' $src >"$tmp/threads1025.json"
 jq '.sweep[3].threads = 0' $sw >"$tmp/sweepthreads.json"
 jq '.ceilings.bandwidth[0].threads = 5000' $sw >"$tmp/ceilthreads.json"
 jq '.sweep += [.sweep[7]]' $sw >"$tmp/sweepdup.json"
@@ -34,7 +35,8 @@ jq '.sweep += [range(1100) as $i | .sweep[0] | .working_set_bytes = 1e6 + $i]' $
 for case in dupid:duplicate time:time_s samples:samples_s ceiling:'gflops = -5 is negative' \
   huge:'not plausible' tiny:'not plausible' status:status many:'1025 samples, more than 1024' \
   threadsbig:'threads = 1.09951e+12 is not a thread count' threadszero:'threads = 0 is not' \
-  threadsfrac:'threads = 1.5 is not' sweepthreads:'sweep.3..threads = 0' \
+  threadsfrac:'threads = 1.5 is not' threads1025:'threads = 1025 is not' \
+  sweepthreads:'sweep.3..threads = 0' \
   ceilthreads:'bandwidth.0..threads = 5000' sweepdup:'sweep.472. repeats sweep.7.' \
   sweeplong:'more than 1024 points' sweepfrac:'sweep.472..working_set_bytes = 8000.* is not a whole' \
   sweepn:'sweep.472. repeats sweep.3. .*threads and n' sweepnfrac:'sweep.3..n = 1000.5 is not a whole'; do

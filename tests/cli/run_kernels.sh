@@ -24,13 +24,16 @@ grep -q '^env: NODESCALE_START_CPUS=.*(set by nodescale' "$tmp/q/run.log" ||
   fail "run.log does not mark NODESCALE_START_CPUS as set by nodescale"
 
 # The user's OMP_PLACES is not marked; NODESCALE_AFFINITY_SET is absent (nodescale set nothing);
-# an --out with a space is quoted. Interrupted after a second: only run.log matters here.
-OMP_PLACES=cores timeout --preserve-status -s INT 1 "$ns" run --quick --threads 1 \
+# an --out with a space is quoted; KMP_* and GOTO_* are logged, as results.json records them
+# (ns_env_recorded; run.log left them out). Interrupted after a second: only run.log matters.
+KMP_NS_TEST=k GOTO_NS_TEST=g OMP_PLACES=cores timeout --preserve-status -s INT 1 "$ns" run --quick --threads 1 \
   --kernels stream_triad --out "$tmp/a b" >/dev/null 2>&1
 log=$tmp/a\ b/run.log
 grep -qx "command: $ns run --quick --threads 1 --kernels stream_triad --out '$tmp/a b'" "$log" ||
   fail "a word with a space is not quoted: $(grep '^command:' "$log")"
 grep -qx 'env: OMP_PLACES=cores' "$log" || fail "the user's OMP_PLACES: $(grep OMP_PLACES "$log")"
+grep -qx 'env: KMP_NS_TEST=k' "$log" && grep -qx 'env: GOTO_NS_TEST=g' "$log" ||
+  fail "run.log lacks KMP_* or GOTO_*: $(grep '^env:' "$log")"
 grep -q '^env: NODESCALE_AFFINITY_SET' "$log" && fail "NODESCALE_AFFINITY_SET with the user's OMP_PLACES"
 [ $fails -eq 0 ] && echo "ok: --quick measures the --kernels named; run.log's command and env"
 exit $((fails > 0))

@@ -1,6 +1,9 @@
 /* The memory cgroup headroom (ns_cgroup_headroom, harness/context.c) on fake cgroup trees under a
  * temporary folder: v2 with a tighter ancestor, the page cache's inactive file pages subtracted,
- * "max" as no limit, usage above the limit, v1 with a real limit and v1's "unlimited" 2^63. */
+ * "max" as no limit, usage above the limit, v1 with a real limit and v1's "unlimited" 2^63. Also
+ * the usable CPUs (ns_usable_cpus) of an OpenMP place larger than any fixed buffer. */
+#include <omp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,21 @@
 #include "harness/context.h"
 
 static char root[256];
+
+/* The OpenMP place queries, replaced for this program (the executable's definitions take
+ * precedence over libgomp's): one place of fake_place_cpus CPUs, 0..fake_place_cpus - 1, which
+ * libgomp would not build on a machine of fewer CPUs. */
+static int fake_place_cpus;
+int omp_get_num_places(void) {
+    return fake_place_cpus > 0;
+}
+int omp_get_place_num_procs(int place) {
+    return place == 0 ? fake_place_cpus : 0;
+}
+void omp_get_place_proc_ids(int place, int *ids) {
+    for (int i = 0; place == 0 && i < fake_place_cpus; i++)
+        ids[i] = i;
+}
 
 static void put(const char *rel, const char *text) {
     char p[512];
@@ -106,12 +124,25 @@ static void missing_proc_file_is_unknown(void **state) {
     assert_int_equal(ns_cgroup_headroom("/nonexistent/cgroup", root, 1LL << 36, &v2), -1);
 }
 
+/* A place of 384 CPUs: every one counts. The ids went into a 256-int stack buffer, and
+ * omp_get_place_proc_ids writes all of them (it takes no length). */
+static void usable_cpus_of_a_large_place(void **state) {
+    (void)state;
+    cpu_set_t mask;
+    fake_place_cpus = 384;
+    int n = ns_usable_cpus(&mask);
+    fake_place_cpus = 0;
+    assert_int_equal(n, 384);
+    assert_true(CPU_ISSET(0, &mask) && CPU_ISSET(383, &mask) && !CPU_ISSET(384, &mask));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(v2_tightest_ancestor_less_page_cache),
         cmocka_unit_test(v2_without_limits_is_unlimited),
         cmocka_unit_test(v1_limit_and_unlimited),
         cmocka_unit_test(missing_proc_file_is_unknown),
+        cmocka_unit_test(usable_cpus_of_a_large_place),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -754,40 +754,57 @@ static void test_nonfinite(void **state) {
     free(x), free(y), free(xs), free(ys);
 }
 
-/* Every reduce descriptor: create, run on a team of 1 and 2, check within bound, and its counts
- * from its name alone: FLOPs n (sum, i?amax: compares) or 2n (dot, nrm2), in every variant;
- * bytes and working set n x arrays (2 for dot) x element size (4 for s and is names, else 8). */
-static void test_registry(void **state) {
-    (void)state;
+/* Creates, runs and checks every reduction kernel this CPU supports with p = {n, threads}: as an
+ * OpenMP team (team 1) or the team's shares one after another (team 0), and its counts from its
+ * name alone: FLOPs n (sum, i?amax: compares) or 2n (dot, nrm2), in every variant; bytes and
+ * working set n x arrays (2 for dot) x element size (4 for s and is names, else 8). Returns how
+ * many. */
+static size_t check_each_reduce(int64_t n, int threads, int team) {
     size_t count, seen = 0;
     const ns_kernel *const *t = ns_registry(&count);
     for (size_t i = 0; i < count; i++) {
         const ns_kernel *k = t[i];
         if (strcmp(k->family, "reduce") != 0 || !k->supported()) continue;
         seen++;
-        for (int th = 1; th <= 2; th++) {
-            ns_params p = {0, 20011, 0, th};
-            void *s = k->create(&p);
-            assert_non_null(s);
-            int dot = strstr(k->name, "dot") != NULL, nrm2 = strstr(k->name, "nrm2") != NULL;
-            int sp = k->name[0] == 's' || !strncmp(k->name, "isamax", 6);
-            double flops = (dot || nrm2 ? 2.0 : 1.0) * 20011;
-            double bytes = 20011.0 * (dot ? 2 : 1) * (sp ? 4 : 8);
-            if (k->flops(&p) != flops || k->bytes(&p) != bytes || k->working_set(&p) != bytes)
-                fail_msg("%s/%s: flops %g bytes %g working set %g, want %g, %g, %g", k->name,
-                         k->isa, k->flops(&p), k->bytes(&p), k->working_set(&p), flops, bytes,
-                         bytes);
-#pragma omp parallel num_threads(th)
-            k->run(s, omp_get_thread_num(), th);
-            ns_check c;
-            k->check(s, &c);
-            if (!c.ok)
-                fail_msg("%s/%s t=%d: %s err %g bound %g", k->name, k->isa, th, c.why, c.error,
-                         c.bound);
-            k->destroy(s);
+        ns_params p = {0, n, 0, threads};
+        void *s = k->create(&p);
+        if (!s) fail_msg("%s/%s: create refused %d threads", k->name, k->isa, threads);
+        int dot = strstr(k->name, "dot") != NULL, nrm2 = strstr(k->name, "nrm2") != NULL;
+        int sp = k->name[0] == 's' || !strncmp(k->name, "isamax", 6);
+        double flops = (dot || nrm2 ? 2.0 : 1.0) * (double)n;
+        double bytes = (double)n * (dot ? 2 : 1) * (sp ? 4 : 8);
+        if (k->flops(&p) != flops || k->bytes(&p) != bytes || k->working_set(&p) != bytes)
+            fail_msg("%s/%s: flops %g bytes %g working set %g, want %g, %g, %g", k->name, k->isa,
+                     k->flops(&p), k->bytes(&p), k->working_set(&p), flops, bytes, bytes);
+        if (team) {
+#pragma omp parallel num_threads(threads)
+            k->run(s, omp_get_thread_num(), threads);
+        } else {
+            for (int tid = 0; tid < threads; tid++)
+                k->run(s, tid, threads);
         }
+        ns_check c;
+        k->check(s, &c);
+        if (!c.ok)
+            fail_msg("%s/%s t=%d: %s err %g bound %g", k->name, k->isa, threads, c.why, c.error,
+                     c.bound);
+        k->destroy(s);
     }
-    assert_true(seen >= 20);
+    return seen;
+}
+
+static void test_registry(void **state) {
+    (void)state;
+    for (int th = 1; th <= 2; th++)
+        assert_true(check_each_reduce(20011, th, 1) >= 20);
+}
+
+/* Every thread count the CLI accepts (1..NS_MAX_THREADS) is one each reduction kernel runs on:
+ * the kernels refused teams past 256 with EINVAL while run and bench accepted 4096, so `run` on a
+ * node of more CPUs measured no reduction. The team's shares run one after another here. */
+static void test_registry_max_threads(void **state) {
+    (void)state;
+    assert_true(check_each_reduce(100003, NS_MAX_THREADS, 0) >= 20);
 }
 
 static ns_check check_once(const char *name, int64_t n) {
@@ -1099,6 +1116,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_isa_forced),
         cmocka_unit_test(test_nonfinite),
         cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_registry_max_threads),
         cmocka_unit_test(test_registry_names_its_bound),
         cmocka_unit_test(test_registry_check_rejects_wrong),
         cmocka_unit_test(test_registry_counts_useful_flops),

@@ -164,6 +164,22 @@ static void test_ceiling_working_set_measured(void **state) {
     json_decref(root);
 }
 
+/* The Bandwidth ceilings table lists the thread counts the file holds, ascending, whatever
+ * their range: it scanned 1..4096 and stopped at the first count past 1024 with no row. */
+static void test_bandwidth_thread_counts(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    json_t *bw = json_object_get(json_object_get(root, "ceilings"), "bandwidth");
+    assert_true(json_array_size(bw) >= 2);
+    json_object_set_new(json_array_get(bw, 0), "threads", json_integer(1030));
+    json_object_set_new(json_array_get(bw, 1), "threads", json_integer(3));
+    char *md = markdown(root);
+    const char *three = strstr(md, "| 3 | "), *big = strstr(md, "| 1030 | ");
+    if (!three || !big || big < three) fail_msg("want rows of 3 then 1030 threads:\n%s", md);
+    free(md);
+    json_decref(root);
+}
+
 /* Trial 14a #16: the all-reduce line shows the fit's worst relative residual, with a warning
  * above 25% (the rule `cluster --allreduce` applies) and another for a poor fit (above 50%). */
 static void test_allreduce_fit_quality(void **state) {
@@ -313,6 +329,7 @@ int main(void) {
         cmocka_unit_test(test_disturbed_mark_is_shared),
         cmocka_unit_test(test_gemm_peer_isa_labelled),
         cmocka_unit_test(test_ceiling_working_set_measured),
+        cmocka_unit_test(test_bandwidth_thread_counts),
         cmocka_unit_test(test_files_line_complete),
         cmocka_unit_test(test_cache_aware_pictures_embedded),
         cmocka_unit_test(test_allreduce_fit_quality),
