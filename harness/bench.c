@@ -145,7 +145,7 @@ static int bench_parse_args(int argc, char **argv, bench_args *a) {
             int64_t hi = is_threads   ? NS_MAX_THREADS
                          : is_samples ? NS_MAX_SAMPLES
                                       : (INT64_C(1) << 40);
-            /* What was given and what is wanted, as cluster's messages say (trial 15 #13). */
+            /* What was given and what is wanted, as cluster's messages say. */
             if (ns_parse_int64(v, 0, hi, &x) != 0 || x < lo)
                 return ns_usage_error(cmd,
                                       "%.*s wants a decimal integer (a K, M, G, KiB... suffix "
@@ -241,7 +241,7 @@ static int bench_check_size(const ns_kernel *k, const bench_args *a, ns_params *
     if (strcmp(k->family, "gemm") && (m >= 0 || kk >= 0))
         return ns_usage_error(cmd, "--m and --k apply to GEMM kernels only");
     /* The working set is what the inputs allocate (a STREAM kernel only the arrays its
-     * operation uses: trial 14a #3), so a size that passes here is not refused by malloc. */
+     * operation uses: bench_args.sh), so a size that passes here is not refused by malloc. */
     double ws = k->working_set ? k->working_set(p) : 0;
     const ns_topology *t = ns_topology_get();
     if (t->mem_available_bytes > 0 && ws > NS_BENCH_MEM_SHARE * (double)t->mem_available_bytes)
@@ -268,7 +268,7 @@ static int bench_check_size(const ns_kernel *k, const bench_args *a, ns_params *
 
 /* Refuses a --json file (not -) before measuring: only a missing file or an earlier one-result
  * bench file (gate --ab rewrites those) is replaced, never a run's, fleet's or another
- * command's (trial 9 #2, trial 11 #3), and it must be writable. BENCH_GO_ON, or the usage
+ * command's (bench_args.sh), and it must be writable. BENCH_GO_ON, or the usage
  * error's exit code. */
 static int bench_check_json_path(const char *json_path) {
     char err[512];

@@ -307,7 +307,7 @@ static int omp_num_threads(long long *t) {
 /* NODESCALE_AFFINITY_SET when it describes the placement in effect, else NULL. "defaults" holds
  * only with OMP_PROC_BIND=close and OMP_PLACES=cores, as nodescale sets them; another value (the
  * exec failed) only with neither set. A marker inherited from a parent nodescale, or replayed
- * from run.log's env lines, without those variables describes nothing here (trial 13 #8). */
+ * from run.log's env lines, without those variables describes nothing here. */
 static const char *affinity_marker(void) {
     const char *how = getenv("NODESCALE_AFFINITY_SET");
     const char *bind = getenv("OMP_PROC_BIND"), *places = getenv("OMP_PLACES");
@@ -339,7 +339,7 @@ void ns_affinity_defaults(char **argv) {
     if (!how) unsetenv("NODESCALE_AFFINITY_SET");
     if (getenv("OMP_PROC_BIND") || getenv("OMP_PLACES") || how) return;
     /* A bad OMP_NUM_THREADS is refused by every command that runs threads: no re-exec, which
-     * would only make libgomp print its "Invalid value" line once more (trial 7 #17). */
+     * would only make libgomp print its "Invalid value" line once more. */
     long long t;
     if (omp_num_threads(&t) < 0) return;
     setenv("OMP_PROC_BIND", "close", 1);

@@ -114,7 +114,7 @@ static const char *mem_cap_source;
 /* Largest working set of the sweep: 4x the aggregate LLC of all threads, at least 64 MiB, at
  * most NS_SWEEP_MEM_SHARE (half) of the memory this process may allocate now (MemAvailable, ulimit -v, cgroup limit).
  * A STREAM kernel allocates exactly its working set (only the arrays its operation uses), so
- * the cap bounds every byte a sweep point or DRAM kernel allocates (trial 14a #3). */
+ * the cap bounds every byte a sweep point or DRAM kernel allocates (run_memory_limit.sh). */
 static double sweep_max_bytes(int threads) {
     int llc = ns_llc_level();
     double ws = llc ? 4.0 * (double)ns_cache_aggregate(llc, threads) : 0;
@@ -605,7 +605,7 @@ static const char *set_by_nodescale(const char *var) {
 
 int ns_run_check_kernels(const char *kernels, char *err, size_t errlen) {
     /* Field by field, not strtok_r: that skips empty fields, so ",," passed as "all kernels"
-     * (trial 14b #12). */
+     * (run_kernels.sh). */
     for (const char *t = kernels;; t++) {
         size_t len = strcspn(t, ",");
         char name[128];

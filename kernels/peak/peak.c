@@ -160,7 +160,7 @@ static int any_cpu(void) {
 }
 
 /* The tile in words, from the CHAINS and LANES a kernel is built with, so that `nodescale list`,
- * results[].executes and report.md follow a change of NS_PEAK_CHAINS_* (trial 15 #16): DP or SP
+ * results[].executes and report.md follow a change of NS_PEAK_CHAINS_* (peak_executes.sh): DP or SP
  * lanes of a vector, or one lane per chain (scalar instructions: lanes 1, checked). */
 #define PEAK_STR_(x) #x
 #define PEAK_STR(x) PEAK_STR_(x)

@@ -27,8 +27,8 @@
 #include "kernels/registry.h"
 #include "kernels/team_claim.h"
 
-/* Elements below which another thread costs more than it saves. Kept at 32768 after trial 12a
- * asked whether ~15 us calls gain from a second thread: ddot, 1 and 2 threads interleaved in one
+/* Elements below which another thread costs more than it saves. Kept at 32768 after asking
+ * whether ~15 us calls gain from a second thread: ddot, 1 and 2 threads interleaved in one
  * process on the 2-CPU VM (21 and 31 rounds, medians of 15 batches of 20 calls), n = 65536 took
  * 15.6-15.7 us on 1 thread and 0.66x that on 2 (median ratio; range 0.61-0.98 but one round at
  * 777x, when the other CPU was busy: see nodescale.h on OMP_WAIT_POLICY); n = 131072 0.42-0.44x. */

@@ -12,7 +12,7 @@
  * within the a-priori bound ns_red_bound (gamma_h S plain, u |s| + gamma_{h+1}^2 S compensated, h
  * the depth of the addition tree; never an absolute tolerance), whose formula, with h and u,
  * check.why names. That bound grows with h and the condition S/|s|: for SP sums at DRAM sizes it
- * exceeds |s| (trial 16: 1659 |s| for ssum at n = 314572800, where 0 or -s would pass it), and
+ * exceeds |s| (1659 |s| for ssum at n = 314572800, where 0 or -s would pass it), and
  * check.why then says it certifies nothing, leaving (1) as the check. Both run after the timed
  * region; at n = 314572800 (1.2 GB of SP) the rerun took 0.3-1.4 s on the 2-vCPU VM, the
  * reference 1.4-3 s.
