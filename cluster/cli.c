@@ -530,7 +530,7 @@ static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int 
      * column never shows 0.0. */
     double top = 0;
     for (int i = 0; i < n; i++)
-        top = fmax(top, b[i].model_flops_per_s_per_chip);
+        top = fmax(top, b[i].hw_flops_per_s_per_chip);
     const int giga = top < 1e12;
     printf("  chips  TP  PP  CP    DP mbs  v    m recompute  step_s   MFU   HFU %s/s/chip"
            "  tokens/s  mem_GB fits goodput train_days     MW  cost_M$\n",
@@ -551,12 +551,27 @@ static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int 
             "%7.3f %10s %6.2f %8s\n",
             (long long)p->tp * p->pp * p->cp * p->dp, p->tp, p->pp, p->cp, p->dp, p->micro_batch,
             p->interleave, b[i].micro_batches, rc_label(&b[i], rcb, sizeof rcb), b[i].step_s,
-            b[i].mfu * 100, b[i].hfu * 100, b[i].model_flops_per_s_per_chip / (giga ? 1e9 : 1e12),
+            b[i].mfu * 100, b[i].hfu * 100, b[i].hw_flops_per_s_per_chip / (giga ? 1e9 : 1e12),
             b[i].tokens_per_s, b[i].mem_total / 1e9, yesno(b[i].fits), b[i].goodput, days,
             b[i].power_w / 1e6, cost);
         if (!why) why = ns_breakdown_train_status(in, &b[i]);
     }
     if (why) printf("train_days, cost_M$: %s\n", why);
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < n; i++) {
+        lo = fmin(lo, b[i].model_over_executed);
+        hi = fmax(hi, b[i].model_over_executed);
+    }
+    char over[64];
+    if (100 * (hi - lo) < 0.05)
+        snprintf(over, sizeof over, "%.1f%%", 100 * (hi - 1));
+    else
+        snprintf(over, sizeof over, "%.1f%% to %.1f%%", 100 * (lo - 1), 100 * (hi - 1));
+    printf("MFU: PaLM's model FLOPs (6N + 12*l*h*s per token; appendix B) count the input "
+           "embedding and\nthe causally masked half of attention, %s more than the model "
+           "executes without recomputation\nhere, so MFU can exceed HFU; HFU and the FLOP/s "
+           "per chip are the FLOPs the model times\n(recomputation included)\n",
+           over);
     printf("\nstep-time breakdown, seconds per step (share of the step)\n"
            "  chips        compute     TP exposed     CP exposed     PP exposed     DP exposed"
            "         bubble      straggler      optimizer\n");

@@ -195,8 +195,14 @@ typedef struct ns_breakdown {
     /* memory per chip, bytes */
     double mem_weights, mem_grads, mem_optimizer, mem_activations, mem_total;
     int fits; /* 1 fits, 0 does not, -1 capacity unknown */
-    /* throughput and utilisation */
+    /* throughput and utilisation: MFU from PaLM's model FLOPs (6N + 12·l·h·s per token), HFU
+     * and hw_flops_per_s_per_chip from the FLOPs the model times (executed_flops_per_chip per
+     * step on the average chip, recomputation included: HFU <= 1); model_over_executed is
+     * PaLM's count over the executed FLOPs without recomputation (> 1: it counts the embedding
+     * and the causally masked half of attention) */
     double tokens_per_step, tokens_per_s, model_flops_per_s_per_chip, mfu, hfu;
+    double executed_flops_per_chip, executed_flops_no_recompute, hw_flops_per_s_per_chip;
+    double model_over_executed;
     /* failures */
     double job_mtbf_s, ckpt_interval_s, goodput;
     /* totals for the run */

@@ -179,7 +179,9 @@ double ns_mfu(double tokens_per_s, double flops_per_token, int chips, double pea
  * again: one of the three passes of PaLM's self-attention term 12·l·H·Q·T, so 4·l·h·s more per
  * token (l layers, h = H·Q the hidden size, s the sequence length). Megatron-LM's published HFU
  * for selective recomputation (Korthikanti et al.: 175B at 51.4% MFU, 52.8% HFU) follows a count
- * that adds the whole attention term again, 12·l·h·s: about 2% above this one there. */
+ * that adds the whole attention term again, 12·l·h·s: about 2% above this one there. PaLM's
+ * convention, kept for comparing with published HFU; the cluster model's own HFU counts the
+ * FLOPs it times instead (no embedding, the masked half skipped), which never exceed the peak. */
 double ns_hardware_flops_per_token(double model_flops_per_token, double recomputed_layers,
                                    double stage_layers, int selective, double layers, double hidden,
                                    double seq);

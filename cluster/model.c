@@ -233,10 +233,12 @@ static double gemm_s(const ns_cluster_input *in, double m, double n, double k) {
                               c->mem_bw_bytes_per_s);
 }
 
-/* Times of one layer's forward pass for one micro-batch on one chip. */
+/* Times of one layer's forward pass for one micro-batch on one chip, and the FLOPs they time. */
 typedef struct layer_times {
-    double fwd_s;  /* GEMMs + attention + memory-bound element-wise work */
-    double attn_s; /* the attention core alone (what selective recomputation repeats) */
+    double fwd_s;      /* GEMMs + attention + memory-bound element-wise work */
+    double attn_s;     /* the attention core alone (what selective recomputation repeats) */
+    double fwd_flops;  /* the FLOPs fwd_s executes: the GEMMs' 2mnk and attn_flops */
+    double attn_flops; /* the attention core's, the masked half skipped under a causal mask */
 } layer_times;
 
 static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
@@ -248,12 +250,14 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     double kv_local = m->kv_heads >= par->tp ? (double)m->kv_heads / t : 1.0; /* replicated */
     layer_times lt;
     /* Attention core (flash): QKᵀ and AV, 4·T·s·h/t FLOP, half skipped under a causal mask. */
-    double attn_flops = 4.0 * T * m->seq_tokens * h / t * (m->causal ? 0.5 : 1.0);
-    lt.attn_s = attn_flops / (c->peak_flops[in->run.precision] * c->attn_eff);
-    double gemms = gemm_s(in, T, h / t + 2.0 * hd * kv_local, h)          /* QKV projection */
-                   + gemm_s(in, T, h, h / t)                              /* output projection */
-                   + gemm_s(in, T, (m->gated_ffn ? 2.0 : 1.0) * f / t, h) /* up (+ gate) */
-                   + gemm_s(in, T, h, f / t);                             /* down */
+    lt.attn_flops = 4.0 * T * m->seq_tokens * h / t * (m->causal ? 0.5 : 1.0);
+    lt.attn_s = lt.attn_flops / (c->peak_flops[in->run.precision] * c->attn_eff);
+    const double qkv_n = h / t + 2.0 * hd * kv_local, up_n = (m->gated_ffn ? 2.0 : 1.0) * f / t;
+    double gemms = gemm_s(in, T, qkv_n, h)   /* QKV projection */
+                   + gemm_s(in, T, h, h / t) /* output projection */
+                   + gemm_s(in, T, up_n, h)  /* up (+ gate) */
+                   + gemm_s(in, T, h, f / t); /* down */
+    lt.fwd_flops = 2.0 * T * h * (qkv_n + h / t + up_n + f / t) + lt.attn_flops;
     /* Memory-bound element-wise work per token: two norms and two residual adds over h
      * (read + write: 10·h elements; split over TP under sequence parallelism) and the FFN
      * activation over f/t (read 2 or 1, write 1). bytes / bandwidth (roofline, memory side). */
@@ -372,10 +376,13 @@ static inline void eval_memory(const ns_cluster_input *in, const ns_par *par, ns
     o->fits = cap > 0 ? o->mem_total <= cap : -1;
 }
 
-/* Throughput and utilisation into o (tokens, MFU, HFU, model FLOP/s per chip); o->step_s is
- * set. */
+/* Throughput and utilisation into o (tokens, MFU, HFU, model and executed FLOP/s per chip);
+ * o->step_s and o->executed_flops_* are set. MFU is PaLM's (appendix B): its 6N + 12·l·h·s
+ * counts the input embedding (a lookup, no FLOPs) and the causally masked half of attention, so
+ * it can exceed what the chips execute (o->model_over_executed says by how much). HFU and the
+ * FLOP/s per chip are the FLOPs the model times (recomputation included): at most the peak. */
 static inline void eval_rates(const ns_cluster_input *in, const ns_cluster_prep *prep,
-                              ns_recompute rc, ns_breakdown *o) {
+                              ns_breakdown *o) {
     const ns_model *m = &in->model;
     const ns_run *r = &in->run;
     int G = prep->chips;
@@ -383,11 +390,11 @@ static inline void eval_rates(const ns_cluster_input *in, const ns_cluster_prep 
     o->tokens_per_step = (double)r->global_batch_seqs * m->seq_tokens;
     o->tokens_per_s = o->tokens_per_step / o->step_s;
     o->mfu = ns_mfu(o->tokens_per_s, prep->model_flops_per_token, G, peak);
-    double hw_per_token = ns_hardware_flops_per_token(
-        prep->model_flops_per_token, o->recompute_layers, o->stage_layers,
-        rc == NS_RECOMP_SELECTIVE, m->layers, m->hidden, m->seq_tokens);
-    o->hfu = ns_mfu(o->tokens_per_s, hw_per_token, G, peak);
+    o->hw_flops_per_s_per_chip = o->executed_flops_per_chip / o->step_s;
+    o->hfu = ns_share_of_peak(o->hw_flops_per_s_per_chip, peak);
     o->model_flops_per_s_per_chip = o->tokens_per_s * prep->model_flops_per_token / G;
+    o->model_over_executed =
+        o->tokens_per_step * prep->model_flops_per_token / (G * o->executed_flops_no_recompute);
 }
 
 /* Failures into o: job MTBF = chip MTBF / G, Daly's checkpoint interval, goodput. */
@@ -430,6 +437,16 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
     double logits_s = 3.0 * gemm_s(in, T, (double)m->vocab / t, m->hidden);
     double mb_s = L * layer_s + rl * lt.fwd_s + logits_s / p;
     o->compute_s = mb * mb_s;
+    /* The FLOPs those times execute, on the average chip: the model's layers over p stages (the
+     * busiest stage's L may be more), rl/L of them recomputed, the output layer spread. No chip
+     * executes more than compute_s × peak, so HFU <= 1 by construction. */
+    double layers_per_chip = (double)m->layers / p;
+    double logits_flops = 3.0 * 2.0 * T * ((double)m->vocab / t) * m->hidden / p;
+    double layer_flops = 3.0 * lt.fwd_flops + (rc == NS_RECOMP_SELECTIVE ? lt.attn_flops : 0.0);
+    double recomputed_flops = (double)rl / L * lt.fwd_flops;
+    o->executed_flops_per_chip =
+        mb * (layers_per_chip * (layer_flops + recomputed_flops) + logits_flops);
+    o->executed_flops_no_recompute = mb * (layers_per_chip * 3.0 * lt.fwd_flops + logits_flops);
     o->bubble_s = ns_bubble_megatron_ratio(p, mb, v) * o->compute_s;
 
     double params_local = prep->params / ((double)t * p);
@@ -446,7 +463,7 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
                 o->straggler_s + o->optimizer_s;
 
     eval_memory(in, par, rc, params_local, o);
-    eval_rates(in, prep, rc, o);
+    eval_rates(in, prep, o);
     eval_reliability(s, prep->chips, o);
 
     /* Totals for the run. */

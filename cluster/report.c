@@ -59,8 +59,17 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
     if (b->fits < 0) ns_json_set_str(o, "fits_status", "capacity unknown: no memory verdict");
     ns_json_set_num(o, "tokens_per_s", b->tokens_per_s, NULL);
     ns_json_set_num(o, "model_flops_per_s_per_chip", b->model_flops_per_s_per_chip, NULL);
+    ns_json_set_num(o, "hardware_flops_per_s_per_chip", b->hw_flops_per_s_per_chip, NULL);
+    ns_json_set_num(o, "executed_flops_per_step_per_chip", b->executed_flops_per_chip, NULL);
     ns_json_set_num(o, "mfu", b->mfu, NULL);
     ns_json_set_num(o, "hfu", b->hfu, NULL);
+    ns_json_set_num(o, "mfu_model_over_executed", b->model_over_executed, NULL);
+    ns_json_set_str(o, "mfu_convention",
+                    "PaLM appendix B: 6N + 12*l*h*s FLOP per token, counting the input embedding "
+                    "and the causally masked half of attention, so MFU can exceed HFU by "
+                    "mfu_model_over_executed (model FLOPs over those executed without "
+                    "recomputation); HFU and hardware_flops_per_s_per_chip are the FLOPs the "
+                    "model times, recomputation included");
     json_t *rel = json_object();
     ns_json_set_num(rel, "job_mtbf_s", b->job_mtbf_s, "no failures modelled (chip_mtbf_h = 0)");
     ns_json_set_num(rel, "checkpoint_interval_s", b->ckpt_interval_s, NULL);

@@ -441,6 +441,41 @@ static void model_monotone(void **state) {
     assert_true(dp128.mem_weights == b.mem_weights && b.mem_weights > 0);
 }
 
+/* Trial 16 #1: at GEMM and attention efficiency 1 with free memory and network the chip runs at
+ * its peak, and HFU and the FLOP/s per chip are the FLOPs the model executes: at most 100%,
+ * whatever the recomputation or mask (they read 104.5% from PaLM's count times 1 + r/3L). MFU
+ * keeps PaLM's count, above HFU by the embedding and the masked half (model_over_executed). */
+static void executed_within_peak(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.sys.chip.n_gemm = 0;
+    in.sys.chip.gemm_eff_default = 1;
+    in.sys.chip.attn_eff = 1;
+    in.sys.chip.mem_bw_bytes_per_s = INFINITY;
+    in.sys.scaleup = in.sys.scaleout = (ns_link){INFINITY, 0};
+    in.sys.step_cv = 0;
+    const double peak = in.sys.chip.peak_flops[NS_CP_BF16];
+    const ns_recompute rcs[] = {NS_RECOMP_NONE, NS_RECOMP_SELECTIVE, NS_RECOMP_FULL};
+    for (int causal = 0; causal < 2; causal++)
+        for (int i = 0; i < 3; i++) {
+            in.model.causal = causal;
+            in.run.recompute = rcs[i];
+            ns_breakdown b;
+            eval_at(&in, (ns_par){1, 1, 8, 1, 1, 1}, &b);
+            assert_true(b.hfu <= 1 + 1e-12 && b.hfu > 0.999);
+            assert_true(b.hw_flops_per_s_per_chip <= peak * (1 + 1e-12));
+            assert_true(b.model_over_executed > 1);
+            if (rcs[i] == NS_RECOMP_NONE) assert_rel(b.mfu, b.hfu * b.model_over_executed, 1e-9);
+        }
+    /* the trial's case: causal, no recomputation: PaLM's count is 4.5% above what runs */
+    in.run.recompute = NS_RECOMP_NONE;
+    ns_breakdown b;
+    eval_at(&in, (ns_par){1, 1, 8, 1, 1, 1}, &b);
+    assert_abs(b.mfu, 1.045, 0.0005);
+    assert_abs(b.model_over_executed, 1.045, 0.0005);
+}
+
 /* auto recomputation: none when memory is plentiful, all layers when it is scarce, and in
  * between the fewest whole layers that fit: more memory never means more recomputation. */
 static void model_recompute_auto(void **state) {
@@ -1050,6 +1085,7 @@ int main(void) {
         cmocka_unit_test(model_free_network),
         cmocka_unit_test(model_monotone),
         cmocka_unit_test(model_recompute_auto),
+        cmocka_unit_test(executed_within_peak),
         cmocka_unit_test(model_gemm_table),
         cmocka_unit_test(model_checks),
         cmocka_unit_test(model_max_chips),
