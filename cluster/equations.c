@@ -194,13 +194,14 @@ double ns_daly_interval_s(double ckpt_s, double mtbf_s) {
 }
 
 double ns_goodput_fraction(double interval_s, double ckpt_s, double restart_s, double mtbf_s) {
-    /* T_w = T_s (1 + delta/tau) + (T_w / M) (R + (tau + delta)/2), solved for T_s / T_w. */
-    double lost = isfinite(mtbf_s) ? (restart_s + 0.5 * (interval_s + ckpt_s)) / mtbf_s : 0.0;
-    return fmin(1.0, fmax(0.0, (1.0 - lost) / (1.0 + ckpt_s / interval_s)));
+    /* T_s / T_w = tau / (M e^{R/M} (e^{(tau + delta)/M} - 1)); expm1 keeps large M exact. */
+    if (!isfinite(mtbf_s)) return interval_s / (interval_s + ckpt_s);
+    double wall = mtbf_s * exp(restart_s / mtbf_s) * expm1((interval_s + ckpt_s) / mtbf_s);
+    return fmin(1.0, fmax(0.0, interval_s / wall)); /* wall = inf (M tiny): 0 */
 }
 
 double ns_goodput_no_checkpoint(double restart_s, double mtbf_s) {
-    return fmax(0.0, 1.0 - (isfinite(mtbf_s) ? restart_s / mtbf_s : 0));
+    return isfinite(mtbf_s) ? exp(-restart_s / mtbf_s) : 1.0;
 }
 
 /* ---- utilisation, scaling, power, cost ---------------------------------------------------- */

@@ -22,7 +22,7 @@
  *    SwiGLU and GQA change them by some percent; allocator fragmentation is one usable share.
  *  - Stragglers are independent normal noise plus rare slow chips; real ones are correlated (a
  *    hot rack, a flapping link) and show up inside collectives.
- *  - Failures are exponential with a first-order goodput; restarts cost a fixed time. */
+ *  - Failures are exponential (Daly's higher-order goodput); restarts cost a fixed time. */
 #include "cluster/cluster.h"
 #include "cluster/equations.h"
 

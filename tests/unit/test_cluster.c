@@ -325,18 +325,29 @@ static void r4_young_daly(void **state) {
     assert_true(ns_daly_interval_s(100, 10) == 10);
     /* goodput: no failures leaves only checkpoint writes, delta/tau relative to solve time */
     assert_rel(ns_goodput_fraction(600, 60, 300, INFINITY), 600.0 / 660.0, 1e-12);
-    /* Daly 2006 sec. 3 first order, T_s/T_w = (1 - (R + (tau+delta)/2)/M) / (1 + delta/tau):
-     * the trial's h100-sxm case on 16,384 chips (M = 11135.08 s, delta 60 s, R 600 s, Daly's
-     * tau 1116.29 s) reads 0.848, not the 0.842 of 1 - delta/tau - (tau/2 + R)/M. */
+    /* Daly 2006 sec. 4, T_s/T_w = tau / (M e^{R/M} (e^{(tau+delta)/M} - 1)): the h100-sxm case
+     * on 16,384 chips (M = 11135.08 s, delta 60 s, R 600 s, Daly's tau 1116.29 s) reads 0.8526
+     * (the first-order model of sec. 3 read 0.848). */
     double tau = ns_daly_interval_s(60, 11135.08);
     assert_rel(tau, 1116.29, 1e-5);
     assert_rel(ns_goodput_fraction(tau, 60, 600, 11135.08),
-               (1 - (600 + (tau + 60) / 2) / 11135.08) / (1 + 60 / tau), 1e-12);
-    assert_rel(ns_goodput_fraction(tau, 60, 600, 11135.08), 0.848, 5e-4);
-    /* no checkpoint cost: each failure costs only its restart */
-    assert_rel(ns_goodput_no_checkpoint(600, 6000), 0.9, 1e-12);
+               tau / (11135.08 * exp(600 / 11135.08) * expm1((tau + 60) / 11135.08)), 1e-12);
+    assert_rel(ns_goodput_fraction(tau, 60, 600, 11135.08), 0.8526, 1e-4);
+    /* Trial 16 #7: at short MTBF the first-order model is far off: M = 1000 s gives 0.380 (it
+     * read 0.181), M = 300 s 0.067 (it read 0) */
+    tau = ns_daly_interval_s(60, 1000);
+    assert_rel(tau, 307.56, 1e-4);
+    assert_abs(ns_goodput_fraction(tau, 60, 600, 1000), 0.380, 0.0005);
+    assert_abs(ns_goodput_fraction(ns_daly_interval_s(60, 300), 60, 600, 300), 0.0668, 0.0005);
+    /* at large M it tends to the first-order model */
+    tau = ns_daly_interval_s(60, 1e9);
+    assert_rel(ns_goodput_fraction(tau, 60, 600, 1e9),
+               (1 - (600 + (tau + 60) / 2) / 1e9) / (1 + 60 / tau), 1e-7);
+    /* no checkpoint cost: each failure costs only its restart, e^{-R/M}; the delta -> 0 limit */
+    assert_rel(ns_goodput_no_checkpoint(600, 6000), exp(-0.1), 1e-12);
+    assert_rel(ns_goodput_fraction(1e-6, 0, 600, 6000), exp(-0.1), 1e-6);
     assert_true(ns_goodput_no_checkpoint(600, INFINITY) == 1);
-    assert_true(ns_goodput_no_checkpoint(600, 300) == 0);
+    assert_true(ns_goodput_fraction(10, 60, 600, 1e-3) == 0); /* e^{R/M} overflows: 0 */
 }
 
 /* Korthikanti et al. 2022, Table 2, on GPT-3 175B's layer (s 2048, h 12288, a 96: 5as/h = 80,
@@ -1038,6 +1049,22 @@ static void presets_refuse_unknown(void **state) {
     json_decref(empty);
 }
 
+/* Trial 16 #7, the model's own reliability: 16,384 H100s at a chip MTBF of 4551.1111 h (job
+ * MTBF 1000 s) keep 0.380 of their time (Daly's higher-order model), not the 0.181 of the first
+ * order. */
+static void model_goodput_daly(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.sys.chip_mtbf_h = 4551.1111;
+    ns_breakdown b;
+    eval_at(&in, (ns_par){8, 16, 128, 1, 1, 1}, &b);
+    assert_rel(b.job_mtbf_s, 1000, 1e-6);
+    assert_rel(b.ckpt_interval_s, 307.56, 1e-4);
+    assert_abs(b.goodput, 0.380, 0.0005);
+    assert_true(isfinite(b.time_to_train_s));
+}
+
 /* Failures faster than a checkpoint: goodput 0, no time to train, and the reason says so. */
 static void model_goodput_zero(void **state) {
     (void)state;
@@ -1102,6 +1129,7 @@ int main(void) {
         cmocka_unit_test(allreduce_fit_residual_keys),
         cmocka_unit_test(presets_refuse_unknown),
         cmocka_unit_test(model_goodput_zero),
+        cmocka_unit_test(model_goodput_daly),
     };
     const char *filter = getenv("CMOCKA_TEST_FILTER"); /* e.g. "node_*" */
     if (filter) cmocka_set_test_filter(filter);
