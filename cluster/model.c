@@ -447,10 +447,14 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
     o->executed_flops_per_chip =
         mb * (layers_per_chip * (layer_flops + recomputed_flops) + logits_flops);
     o->executed_flops_no_recompute = mb * (layers_per_chip * 3.0 * lt.fwd_flops + logits_flops);
-    o->bubble_s = ns_bubble_megatron_ratio(p, mb, v) * o->compute_s;
 
     double params_local = prep->params / ((double)t * p);
     eval_comm(in, par, T, params_local, o);
+    /* The bubble: (p−1)/(v·m) of the time the stage spends on its micro-batches, the exposed
+     * TP and CP collectives included, since an idle slot lasts one micro-batch's forward and
+     * backward, t_f + t_b, and those collectives are on its critical path (Narayanan et al. 2021
+     * sec. 2.2.1: bubble (p−1)·(t_f + t_b); sec. 2.2.2 for v). */
+    o->bubble_s = ns_bubble_megatron_ratio(p, mb, v) * (o->compute_s + o->tp_s + o->cp_s);
     /* Optimizer: Adam is memory-bound (~0.5 FLOP/byte): bytes / bandwidth over the local shard. */
     double opt_params = params_local / (r->distributed_optimizer ? (double)c * d : 1.0);
     o->optimizer_s = opt_params * r->optimizer_traffic_bytes_per_param / s->chip.mem_bw_bytes_per_s;

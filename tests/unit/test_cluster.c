@@ -432,6 +432,22 @@ static void model_free_network(void **state) {
     assert_true(b.bubble_s == 0);
 }
 
+/* Trial 16 #8: an idle pipeline slot lasts one micro-batch's forward and backward, exposed TP
+ * (and CP) all-reduces included (Narayanan et al. 2021 sec. 2.2.1, (p−1)·(t_f + t_b)): the
+ * bubble is (p−1)/(v·m) of compute + TP + CP, not of compute alone. */
+static void model_bubble_with_comm(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    ns_breakdown b;
+    eval_at(&in, (ns_par){8, 16, 64, 1, 1, 1}, &b);
+    assert_true(b.tp_s > 0.1 * b.compute_s);
+    assert_rel(b.bubble_s, 15.0 / 32 * (b.compute_s + b.tp_s), 1e-12);
+    eval_at(&in, (ns_par){8, 8, 64, 2, 1, 2}, &b); /* with CP and two chunks */
+    assert_true(b.cp_s > 0);
+    assert_rel(b.bubble_s, 7.0 / (2 * 32) * (b.compute_s + b.tp_s + b.cp_s), 1e-12);
+}
+
 /* Halving the scale-out bandwidth cannot make a step faster; more DP leaves the weights per chip
  * as they are (DP replicates them); interleaving shrinks the bubble by v. */
 static void model_monotone(void **state) {
@@ -1111,6 +1127,7 @@ int main(void) {
         cmocka_unit_test(model_one_chip),
         cmocka_unit_test(model_free_network),
         cmocka_unit_test(model_monotone),
+        cmocka_unit_test(model_bubble_with_comm),
         cmocka_unit_test(model_recompute_auto),
         cmocka_unit_test(executed_within_peak),
         cmocka_unit_test(model_gemm_table),
