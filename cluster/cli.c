@@ -489,6 +489,9 @@ static void print_node(FILE *f, const ns_cluster_input *in, const char *path, in
     if (ns_node_cv_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
     if (ns_node_interrupted_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
     if (ns_node_peak_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
+    if (!warnings_only && ns_node_mem_bw_source(in, w, sizeof w)[0])
+        fprintf(f, "memory bandwidth per chip %.4g GB/s: %s\n",
+                in->sys.chip.mem_bw_bytes_per_s / 1e9, w);
     if (!warnings_only && ni->as_chip && ni->mem_bytes > 0 &&
         in->sys.chip.mem_capacity_bytes == ni->mem_bytes)
         fprintf(f,

@@ -780,6 +780,52 @@ static void node_bridge(void **state) {
     json_decref(r);
 }
 
+/* Trial 16 #10: as the chip, the node's memory bandwidth is the DRAM ceiling of the
+ * write-allocating class (stream_triad), else read-only (stream_load), not the faster
+ * non-temporal-store one (the model's memory-bound work uses normal stores), and the outputs
+ * say which. The trial's run: NT 17.18 GB/s (trusted), triad 11.55 and load 8.06 (suspect). */
+static json_t *dram(const char *kernel, double gbs, int suspect) {
+    json_t *e = json_pack("{s:s, s:i, s:s, s:f}", "level", "DRAM", "threads", 2, "kernel", kernel,
+                          "gbytes_per_s", gbs);
+    if (suspect) json_object_set_new(e, "suspect", json_true());
+    return e;
+}
+
+static void node_dram_class(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    char err[256], buf[1024];
+    json_t *r = fixture("results_synthetic.json");
+    json_t *bw = json_object_get(json_object_get(r, "ceilings"), "bandwidth");
+    json_array_clear(bw);
+    json_array_append_new(bw, dram("stream_triad_nt", 17.18, 0));
+    json_array_append_new(bw, dram("stream_load", 8.06, 1));
+    json_array_append_new(bw, dram("stream_triad", 11.55, 1));
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    assert_rel(in.sys.chip.mem_bw_bytes_per_s, 11.55e9, 1e-12);
+    assert_string_equal(in.node.mem_bw_kernel, "stream_triad");
+    assert_string_equal(in.node.mem_bw_class, "write-allocating");
+    assert_non_null(strstr(ns_node_mem_bw_source(&in, buf, sizeof buf), "stream_triad ("));
+    json_t *o = json_object();
+    ns_node_info_json(o, &in, "x");
+    assert_rel(json_real_value(json_object_get(o, "memory_bandwidth_gbytes_per_s")), 11.55, 1e-12);
+    json_decref(o);
+    /* no write-allocating entry: the read-only one, still not the NT */
+    json_array_remove(bw, 2);
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    assert_rel(in.sys.chip.mem_bw_bytes_per_s, 8.06e9, 1e-12);
+    assert_string_equal(in.node.mem_bw_class, "read-only");
+    /* only the NT one: taken, and said */
+    json_array_remove(bw, 1);
+    ns_cluster_defaults(&in);
+    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    assert_rel(in.sys.chip.mem_bw_bytes_per_s, 17.18e9, 1e-12);
+    assert_string_equal(in.node.mem_bw_class, "non-temporal");
+    json_decref(r);
+}
+
 /* Trial 15 #1: the peak taken passes over a suspect ceiling (the 2-thread DP one, against
  * which fraction_of_roof was measured) for a trusted 1-thread one: the GEMM efficiencies are
  * re-based on that peak (GEMM rate / peak), so the chip runs each GEMM at its measured rate. */
@@ -1139,6 +1185,7 @@ int main(void) {
         cmocka_unit_test(node_bridge),
         cmocka_unit_test(node_bridge_noisy),
         cmocka_unit_test(node_bridge_rebased),
+        cmocka_unit_test(node_dram_class),
         cmocka_unit_test(used_compute_one_rule),
         cmocka_unit_test(allreduce_fits),
         cmocka_unit_test(allreduce_bare_fit),
