@@ -134,6 +134,16 @@ int ns_cluster_check_input(const ns_cluster_input *in, char *err, size_t errlen)
     if (m->kv_heads < 1 || m->heads % m->kv_heads)
         FAIL("kv-heads (%d) must be >= 1 and divide heads (%d)", m->kv_heads, m->heads);
     if (m->hidden % m->heads) FAIL("heads (%d) must divide hidden (%d)", m->heads, m->hidden);
+    /* The step is timed from the shape; a parameter count beside it would feed MFU, memory and
+     * DP traffic with other work than the one timed (MFU above 100%: trial 16 #2). */
+    if (m->params > 0)
+        FAIL("params (%g) cannot stand beside the model shape (%d layers, hidden %d, ffn %d: %.4g "
+             "B parameters), which the step is timed from; give the shape only",
+             m->params, m->layers, m->hidden, m->ffn,
+             ns_model_params(&(ns_model){.layers = m->layers, .hidden = m->hidden,
+                                         .heads = m->heads, .kv_heads = m->kv_heads,
+                                         .ffn = m->ffn, .vocab = m->vocab,
+                                         .gated_ffn = m->gated_ffn}) / 1e9);
     if (!(s->chip.peak_flops[in->run.precision] > 0))
         FAIL("chip '%s' has no dense peak for %s (set --peak-tflop-per-s or --precision)",
              s->chip.name[0] ? s->chip.name : "(none)", ns_cprec_name(in->run.precision));

@@ -118,6 +118,8 @@ json_t *ns_cluster_from_results(const json_t *results, const char *preset, const
         ns_cluster_apply_preset(&in, preset, err, errlen) ||
         ns_cluster_apply_node(&in, results, 0, err, errlen))
         return NULL;
+    ns_chip_finish(&in.sys.chip);
+    if (ns_cluster_check_input(&in, err, errlen)) return NULL; /* the search needs it */
     const int counts[] = {in.sys.domain_chips, 1024, 8192, 16384};
     enum { N = sizeof counts / sizeof counts[0] };
     ns_breakdown best[N];

@@ -556,6 +556,13 @@ static void model_checks(void **state) {
     load(&in, "h100-sxm");
     ns_par ok = {8, 16, 64, 1, 1, 1};
     assert_int_equal(ns_cluster_check(&in, &ok, 8192, err, sizeof err), 0);
+    /* trial 16 #2: a parameter count beside the shape the step is timed from is refused (it
+     * fed MFU and memory only: MFU 116.5% at 1.6e12) */
+    in.model.params = 1.6e12;
+    assert_int_equal(ns_cluster_check(&in, &ok, 8192, err, sizeof err), -1);
+    assert_non_null(strstr(err, "params (1.6e+12) cannot stand beside the model shape"));
+    assert_int_equal(ns_cluster_check_input(&in, err, sizeof err), -1);
+    in.model.params = 0;
     ns_par bad_product = ok;
     assert_int_equal(ns_cluster_check(&in, &bad_product, 8000, err, sizeof err), -1);
     assert_non_null(strstr(err, "not the chip count"));
