@@ -406,21 +406,39 @@ static int build_input(const options *o, ns_cluster_input *in) {
     return 0;
 }
 
-/* The seed002 preset's mode takes only the chip counts and the keys: the options it would ignore (JSON,
- * plots, search, a measured node or fit) are refused, and so is an η(G) = a − b·log2(G) outside
- * (0, 1] at any chip count (a negative or above-peak MFU). 0 or the exit status. */
+/* The seed002 preset's mode takes only what its table uses: the chip counts, the eta_a and
+ * eta_b keys, the chip's peak (--peak-tflop-per-s, --precision) and its power (--chip-w,
+ * --other-w-per-chip, --pue). Every other option would be ignored, so it is refused (JSON,
+ * plots, search, a measured node or fit, the model, layout, network, variability, reliability,
+ * cost flags), and so is another preset beside seed002 (its chip would replace the toy chip's
+ * peak and power without a word: trial 16 #14), and an η(G) = a − b·log2(G) outside (0, 1] at
+ * any chip count (a negative or above-peak MFU). 0 or the exit status. */
 static int check_seed002(const options *o, const ns_cluster_input *in, const int *chips, int n) {
-    const char *ignored = o->json        ? "--json"
-                          : o->plot_dir  ? "--plot-dir"
-                          : o->search    ? "--search"
-                          : o->top_given ? "--top"
-                          : o->node      ? "--node"
-                          : o->allreduce ? "--allreduce"
-                                         : NULL;
+    if (o->n_presets > 1)
+        return ns_usage_error(CMD,
+                              "the seed002 preset takes no other preset (%d given): its toy "
+                              "table uses its own chip and power; give --preset seed002 alone",
+                              o->n_presets);
+    char flag[96] = "";
+    for (int i = 0; i < o->n_ov && !flag[0]; i++)
+        if (strcmp(o->ov[i].key->section, "seed002") && strcmp(o->ov[i].key->section, "power"))
+            ns_cluster_key_flag(o->ov[i].key, flag, sizeof flag);
+    const char *ignored = o->json                    ? "--json"
+                          : o->plot_dir              ? "--plot-dir"
+                          : o->search                ? "--search"
+                          : o->top_given             ? "--top"
+                          : o->node                  ? "--node"
+                          : o->allreduce             ? "--allreduce"
+                          : o->allreduce_scaleup >= 0 ? "--allreduce-road"
+                          : o->gemm_eff              ? "--gemm-efficiency"
+                          : o->recompute             ? "--recompute"
+                          : flag[0]                  ? flag
+                                                     : NULL;
     if (ignored)
         return ns_usage_error(CMD,
                               "%s does not apply to the seed002 preset (it prints the toy "
-                              "eta(G) model's table only)",
+                              "eta(G) model's table only, from --chips, --eta-a, --eta-b, the "
+                              "peak and the power flags)",
                               ignored);
     for (int i = 0; i < n; i++) {
         double eta = ns_eta_log2(in->eta.a, in->eta.b, chips[i]);
