@@ -595,7 +595,7 @@ static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int 
            over);
     printf("\nstep-time breakdown, seconds per step (share of the step)\n"
            "  chips        compute     TP exposed     CP exposed     PP exposed     DP exposed"
-           "         bubble      straggler      optimizer\n");
+           "         bubble      straggler      optimizer  GPipe bubble share\n");
     for (int i = 0; i < n; i++) {
         const ns_breakdown *x = &b[i];
         const double v[] = {x->compute_s, x->tp_s,     x->cp_s,        x->pp_s,
@@ -603,8 +603,11 @@ static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int 
         printf("%7lld", (long long)x->par.tp * x->par.pp * x->par.cp * x->par.dp);
         for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
             printf(" %7.3f(%4.1f%%)", v[k], 100 * v[k] / x->step_s);
-        printf("\n");
+        printf(" %19.2f%%\n", 100 * ns_bubble_gpipe_share(x->par.pp, x->micro_batches));
     }
+    printf("GPipe bubble share: (K-1)/(M+K-1) of the total time for K = PP stages and M "
+           "micro-batches (Huang et al.\n2019), the idealized share without interleaving; the "
+           "bubble column is the model's (Megatron's ratio)\n");
 }
 
 /* The configuration given by flags/presets for `chips` (dp derived when not given). 0, or -1

@@ -1,6 +1,7 @@
 /* Cluster model outputs as JSON: one configuration's breakdown, and the `cluster` section that
  * `nodescale run` puts into results.json (the measured node scaled to a preset cluster). */
 #include "cluster/cluster.h"
+#include "cluster/equations.h"
 #include "harness/json.h"
 
 #include <math.h>
@@ -39,6 +40,9 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
     ns_json_set_num(bd, "pp_exposed_s", b->pp_s, NULL);
     ns_json_set_num(bd, "dp_exposed_s", b->dp_s, NULL);
     ns_json_set_num(bd, "bubble_s", b->bubble_s, NULL);
+    /* GPipe's share of total time, (K−1)/(M+K−1) (Huang et al. 2019 sec. 2.3), beside the
+     * Megatron ratio the step uses: the idealized bubble of this K = pp, M = micro-batches. */
+    ns_json_set_num(o, "bubble_share_gpipe", ns_bubble_gpipe_share(p->pp, b->micro_batches), NULL);
     ns_json_set_num(bd, "straggler_wait_s", b->straggler_s, NULL);
     ns_json_set_num(bd, "optimizer_s", b->optimizer_s, NULL);
     json_object_set_new(o, "breakdown", bd);
