@@ -259,9 +259,16 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     double h = m->hidden, hd = head_dim(m), f = m->ffn;
     double kv_local = m->kv_heads >= par->tp ? (double)m->kv_heads / t : 1.0; /* replicated */
     layer_times lt;
-    /* Attention core (flash): QKᵀ and AV, 4·T·s·h/t FLOP, half skipped under a causal mask. */
+    /* Attention core: QKᵀ and AV, 4·T·s·h/t FLOP, half skipped under a causal mask. */
     lt.attn_flops = 4.0 * T * m->seq_tokens * h / t * (m->causal ? 0.5 : 1.0);
     lt.attn_s = lt.attn_flops / (c->peak_flops[in->run.precision] * c->attn_eff);
+    /* Unfused attention moves the b·(a/t)·s² scores through memory: QKᵀ writes S, the softmax
+     * reads S and writes P, AV reads P, four passes of e bytes (Dao et al. 2022, arXiv
+     * 2205.14135, sec. 2.2, Algorithm 0: the standard implementation's Θ(s²) HBM accesses,
+     * which flash attention avoids); backward is counted as for the rest, twice the forward. */
+    if (!in->run.flash_attention)
+        lt.attn_s +=
+            4.0 * e * T * ((double)m->heads / t) * m->seq_tokens / c->mem_bw_bytes_per_s;
     const double qkv_n = h / t + 2.0 * hd * kv_local, up_n = (m->gated_ffn ? 2.0 : 1.0) * f / t;
     double gemms = gemm_s(in, T, qkv_n, h)   /* QKV projection */
                    + gemm_s(in, T, h, h / t) /* output projection */
