@@ -22,13 +22,19 @@ double ns_megatron_flops_per_iter(double batch, double seq, double layers, doubl
     return 72.0 * bslh2 * (1.0 + seq / (6.0 * hidden)) + 6.0 * batch * seq * hidden * vocab;
 }
 
-double ns_korthikanti_act_bytes(double s, double b, double h, double heads, double t,
-                                int sequence_parallel, int keep_scores, int full_recompute) {
-    double sbh = s * b * h;
-    if (full_recompute) return 2.0 * sbh / (sequence_parallel ? t : 1.0);
-    double scores = keep_scores ? 5.0 * heads * s / (h * t) : 0.0;
-    double base = sequence_parallel ? 34.0 / t : 10.0 + 24.0 / t;
-    return sbh * (base + scores);
+double ns_korthikanti_act_bytes(double s, double b, double h, double heads, double kv_heads,
+                                double ffn, int gated_ffn, double t, int sequence_parallel,
+                                int keep_scores, int full_recompute) {
+    double sb = s * b, split = sequence_parallel ? t : 1.0;
+    if (full_recompute) return 2.0 * sb * h / split;
+    double kv_local = kv_heads >= t ? kv_heads / t : 1.0; /* a KV head per rank, replicated */
+    double not_tp = 10.0 * sb * h / split;               /* norms, their outputs, masks */
+    double attn = 2.0 * sb * h / t                        /* Q */
+                  + 4.0 * sb * (h / heads) * kv_local     /* K and V */
+                  + 2.0 * sb * h / t;                     /* the output projection's input */
+    double mlp = (gated_ffn ? 8.0 : 4.0) * sb * ffn / t; /* up (+ gate), activation (+ product) */
+    double scores = keep_scores ? 5.0 * (heads / t) * s * sb : 0.0;
+    return not_tp + attn + mlp + scores;
 }
 
 /* ---- one chip: the roofline ---------------------------------------------------------------- */

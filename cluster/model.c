@@ -18,8 +18,8 @@
  *    schedule, not zero-bubble or DualPipe schedules, and no stage imbalance beyond whole layers.
  *  - Framework time: kernel launches, host synchronisation, data loading, garbage collection,
  *    the loss and the embedding, none of which is in the step.
- *  - Activation bytes use Korthikanti et al.'s coefficients (FFN = 4h, multi-head attention);
- *    SwiGLU and GQA change them by some percent; allocator fragmentation is one usable share.
+ *  - Activation bytes follow Korthikanti et al.'s terms (16-bit, the FFN size, gating and KV
+ *    heads of the shape); allocator fragmentation is one usable share.
  *  - Stragglers are independent normal noise plus rare slow chips; real ones are correlated (a
  *    hot rack, a flapping link) and show up inside collectives.
  *  - Failures are exponential (Daly's higher-order goodput); restarts cost a fixed time. */
@@ -290,8 +290,9 @@ static double act_bytes_per_layer(const ns_cluster_input *in, const ns_par *par,
     const ns_model *m = &in->model;
     double s = (double)m->seq_tokens / par->cp;
     int keep_scores = !(in->run.flash_attention || rc == NS_RECOMP_SELECTIVE);
-    return ns_korthikanti_act_bytes(s, par->micro_batch, m->hidden, m->heads, par->tp,
-                                    in->run.sequence_parallel, keep_scores, rc == NS_RECOMP_FULL);
+    return ns_korthikanti_act_bytes(s, par->micro_batch, m->hidden, m->heads, m->kv_heads, m->ffn,
+                                    m->gated_ffn, par->tp, in->run.sequence_parallel, keep_scores,
+                                    rc == NS_RECOMP_FULL);
 }
 
 /* ---- prepare and evaluate ------------------------------------------------------------------- */

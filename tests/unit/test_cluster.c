@@ -351,17 +351,41 @@ static void r4_young_daly(void **state) {
 }
 
 /* Korthikanti et al. 2022, Table 2, on GPT-3 175B's layer (s 2048, h 12288, a 96: 5as/h = 80,
- * the paper's figure) with t = 8: no parallelism 34 + 80, TP 10 + 24/t + 80/t, TP + SP
- * 34/t + 80/t, selective (scores not kept) 34/t, full recomputation 2 (÷ t with SP). */
+ * the paper's figure; FFN 4h, not gated, multi-head) with t = 8: no parallelism 34 + 80, TP
+ * 10 + 24/t + 80/t, TP + SP 34/t + 80/t, selective (scores not kept) 34/t, full recomputation 2
+ * (÷ t with SP). */
+static double act(double b, double t, int sp, int scores, int full) {
+    return ns_korthikanti_act_bytes(2048, b, 12288, 96, 96, 4 * 12288, 0, t, sp, scores, full);
+}
+
 static void r4_korthikanti_act_bytes(void **state) {
     (void)state;
     double sbh = 2048.0 * 12288;
-    assert_rel(ns_korthikanti_act_bytes(2048, 1, 12288, 96, 1, 0, 1, 0), sbh * 114, 1e-12);
-    assert_rel(ns_korthikanti_act_bytes(2048, 1, 12288, 96, 8, 0, 1, 0), sbh * 23, 1e-12);
-    assert_rel(ns_korthikanti_act_bytes(2048, 1, 12288, 96, 8, 1, 1, 0), sbh * 14.25, 1e-12);
-    assert_rel(ns_korthikanti_act_bytes(2048, 1, 12288, 96, 8, 1, 0, 0), sbh * 4.25, 1e-12);
-    assert_rel(ns_korthikanti_act_bytes(2048, 1, 12288, 96, 8, 0, 1, 1), sbh * 2, 1e-12);
-    assert_rel(ns_korthikanti_act_bytes(2048, 2, 12288, 96, 8, 1, 1, 1), sbh * 2 * 2 / 8, 1e-12);
+    assert_rel(act(1, 1, 0, 1, 0), sbh * 114, 1e-12);
+    assert_rel(act(1, 8, 0, 1, 0), sbh * 23, 1e-12);
+    assert_rel(act(1, 8, 1, 1, 0), sbh * 14.25, 1e-12);
+    assert_rel(act(1, 8, 1, 0, 0), sbh * 4.25, 1e-12);
+    assert_rel(act(1, 8, 0, 1, 1), sbh * 2, 1e-12);
+    assert_rel(act(2, 8, 1, 1, 1), sbh * 2 * 2 / 8, 1e-12);
+}
+
+/* Trial 16 #6: the bytes follow the FFN size, gating and KV heads (they were GPT-3's 34 sbh for
+ * any shape). Llama 3 405B's layer (s 8192, h 16384, a 128, 8 KV heads, SwiGLU f 53248) at
+ * t = 8 with SP, no scores: 10/8 + 2/8 (Q) + 4·128·1/h (K, V: one KV head per rank) + 2/8 +
+ * 8·3.25/8 = 5.03125 sbh, not 34/8 = 4.25. */
+static void act_bytes_shape(void **state) {
+    (void)state;
+    const double s = 8192, h = 16384, sbh = s * h;
+    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 0, 0), sbh * 5.03125,
+               1e-12);
+    /* each input moves them: the FFN size, gating, KV heads */
+    double base = ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 0, 0);
+    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 200000, 1, 8, 1, 0, 0) - base,
+               8.0 * s * (200000 - 53248) / 8, 1e-12);
+    assert_rel(base - ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 0, 8, 1, 0, 0),
+               4.0 * s * 53248 / 8, 1e-12);
+    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 128, 53248, 1, 8, 1, 0, 0) - base,
+               4.0 * s * 128 * (16 - 1), 1e-12);
 }
 
 static void r5_expected_max(void **state) {
@@ -467,6 +491,29 @@ static void model_unfused_attention(void **state) {
     assert_rel(extra, bytes / 3350e9 * 3 * 8 * 32, 1e-9);
     assert_abs(extra, 1.969, 0.001);
     assert_true(b[0].step_s > b[1].step_s && b[0].mem_total > b[1].mem_total);
+}
+
+/* Trial 16 #6: the model's activation memory follows the FFN size, gating and KV heads (it
+ * read 73,014,444,032 B for each of them). */
+static void model_act_bytes_shape(void **state) {
+    (void)state;
+    /* Llama 3 405B's shape first, then one input changed: the bytes must move that way */
+    const struct {
+        int ffn, gated, kv_heads, more;
+    } cases[] = {{53248, 1, 8, 0}, {200000, 1, 8, 1}, {53248, 0, 8, -1}, {53248, 1, 128, 1}};
+    double base = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ns_cluster_input in;
+        load(&in, "h100-sxm");
+        in.run.recompute = NS_RECOMP_NONE;
+        in.model.ffn = cases[i].ffn;
+        in.model.gated_ffn = cases[i].gated;
+        in.model.kv_heads = cases[i].kv_heads;
+        ns_breakdown b;
+        eval_at(&in, (ns_par){8, 16, 64, 1, 1, 1}, &b);
+        if (i == 0) base = b.mem_activations;
+        assert_int_equal((b.mem_activations > base) - (b.mem_activations < base), cases[i].more);
+    }
 }
 
 /* Halving the scale-out bandwidth cannot make a step faster; more DP leaves the weights per chip
@@ -1196,11 +1243,13 @@ int main(void) {
         cmocka_unit_test(r2_tail_at_scale),
         cmocka_unit_test(r4_young_daly),
         cmocka_unit_test(r4_korthikanti_act_bytes),
+        cmocka_unit_test(act_bytes_shape),
         cmocka_unit_test(r5_expected_max),
         cmocka_unit_test(model_params),
         cmocka_unit_test(model_one_chip),
         cmocka_unit_test(model_free_network),
         cmocka_unit_test(model_monotone),
+        cmocka_unit_test(model_act_bytes_shape),
         cmocka_unit_test(model_unfused_attention),
         cmocka_unit_test(model_bubble_with_comm),
         cmocka_unit_test(model_recompute_auto),
