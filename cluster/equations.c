@@ -216,14 +216,6 @@ double ns_mfu(double tokens_per_s, double flops_per_token, int chips, double pea
     return tokens_per_s * flops_per_token / ((double)chips * peak_flops);
 }
 
-double ns_hardware_flops_per_token(double model_flops_per_token, double recomputed_layers,
-                                   double stage_layers, int selective, double layers, double hidden,
-                                   double seq) {
-    double hw = model_flops_per_token * (1.0 + recomputed_layers / (3.0 * stage_layers));
-    if (selective) hw += 4.0 * layers * hidden * seq;
-    return hw;
-}
-
 double ns_share_of_peak(double achieved, double peak) {
     return achieved / peak;
 }

@@ -176,24 +176,9 @@ double ns_goodput_no_checkpoint(double restart_s, double mtbf_s);
 
 /* ---- utilisation, scaling, power, cost ---------------------------------------------------- */
 
-/* MFU (PaLM appendix B): tokens/s · model FLOPs per token / (chips · peak). HFU is the same
- * with hardware FLOPs per token (recomputation included). */
+/* MFU (PaLM appendix B): tokens/s · model FLOPs per token / (chips · peak). (The cluster model's
+ * HFU is the FLOPs it times over step time and peak, recomputation included: model.c.) */
 double ns_mfu(double tokens_per_s, double flops_per_token, int chips, double peak_flops);
-
-/* Hardware FLOPs per token (HFU's numerator: PaLM appendix B counts recomputation in HFU, not in
- * MFU) from the model FLOPs per token: a layer recomputed in full runs its forward pass again,
- * four passes instead of three, so recomputing r of a stage's L layers adds r/(3L) of the work
- * (every layer recomputed: 4/3, the 96 instead of 72 of Narayanan et al. 2021 eq. (3)).
- * Selective recomputation (Korthikanti et al. 2022 section 5) runs the attention core's forward
- * again: one of the three passes of PaLM's self-attention term 12·l·H·Q·T, so 4·l·h·s more per
- * token (l layers, h = H·Q the hidden size, s the sequence length). Megatron-LM's published HFU
- * for selective recomputation (Korthikanti et al.: 175B at 51.4% MFU, 52.8% HFU) follows a count
- * that adds the whole attention term again, 12·l·h·s: about 2% above this one there. PaLM's
- * convention, kept for comparing with published HFU; the cluster model's own HFU counts the
- * FLOPs it times instead (no embedding, the masked half skipped), which never exceed the peak. */
-double ns_hardware_flops_per_token(double model_flops_per_token, double recomputed_layers,
-                                   double stage_layers, int selective, double layers, double hidden,
-                                   double seq);
 
 /* Share of peak: achieved / peak (Narayanan et al. 2021 report per-GPU FLOP/s this way). */
 double ns_share_of_peak(double achieved, double peak);
