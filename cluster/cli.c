@@ -423,17 +423,17 @@ static int check_seed002(const options *o, const ns_cluster_input *in, const int
     for (int i = 0; i < o->n_ov && !flag[0]; i++)
         if (strcmp(o->ov[i].key->section, "seed002") && strcmp(o->ov[i].key->section, "power"))
             ns_cluster_key_flag(o->ov[i].key, flag, sizeof flag);
-    const char *ignored = o->json                    ? "--json"
-                          : o->plot_dir              ? "--plot-dir"
-                          : o->search                ? "--search"
-                          : o->top_given             ? "--top"
-                          : o->node                  ? "--node"
-                          : o->allreduce             ? "--allreduce"
+    const char *ignored = o->json                     ? "--json"
+                          : o->plot_dir               ? "--plot-dir"
+                          : o->search                 ? "--search"
+                          : o->top_given              ? "--top"
+                          : o->node                   ? "--node"
+                          : o->allreduce              ? "--allreduce"
                           : o->allreduce_scaleup >= 0 ? "--allreduce-road"
-                          : o->gemm_eff              ? "--gemm-efficiency"
-                          : o->recompute             ? "--recompute"
-                          : flag[0]                  ? flag
-                                                     : NULL;
+                          : o->gemm_eff               ? "--gemm-efficiency"
+                          : o->recompute              ? "--recompute"
+                          : flag[0]                   ? flag
+                                                      : NULL;
     if (ignored)
         return ns_usage_error(CMD,
                               "%s does not apply to the seed002 preset (it prints the toy "

@@ -306,8 +306,8 @@ int ns_cluster_apply_json(ns_cluster_input *in, const json_t *root, const char *
  *  - the memory bandwidth from the DRAM entries of ceilings.bandwidth[] of the write-allocating
  *    class (stream_triad), else read-only (stream_load), the non-temporal ones only when there is
  *    no other (the model's memory-bound work uses normal stores): the highest of the class not
- *    flagged suspect, else its highest (in->node.mem_bw_*); the memory capacity from context.memory.total_bytes
- *    unless one is set; the chip's name from context.cpu.model.
+ *    flagged suspect, else its highest (in->node.mem_bw_*); the memory capacity from
+ *    context.memory.total_bytes unless one is set; the chip's name from context.cpu.model.
  * A suspect peak taken or passed over is not printed: its text goes into
  * in->node.peak_warning[precision], which callers print or write through ns_node_peak_warning.
  * The node trains in its GEMM table's precision when that precision has a peak, so

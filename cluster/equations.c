@@ -28,11 +28,11 @@ double ns_korthikanti_act_bytes(double s, double b, double h, double heads, doub
     double sb = s * b, split = sequence_parallel ? t : 1.0;
     if (full_recompute) return 2.0 * sb * h / split;
     double kv_local = kv_heads >= t ? kv_heads / t : 1.0; /* a KV head per rank, replicated */
-    double not_tp = 10.0 * sb * h / split;               /* norms, their outputs, masks */
+    double not_tp = 10.0 * sb * h / split;                /* norms, their outputs, masks */
     double attn = 2.0 * sb * h / t                        /* Q */
                   + 4.0 * sb * (h / heads) * kv_local     /* K and V */
                   + 2.0 * sb * h / t;                     /* the output projection's input */
-    double mlp = (gated_ffn ? 8.0 : 4.0) * sb * ffn / t; /* up (+ gate), activation (+ product) */
+    double mlp = (gated_ffn ? 8.0 : 4.0) * sb * ffn / t;  /* up (+ gate), activation (+ product) */
     double scores = keep_scores ? 5.0 * (heads / t) * s * sb : 0.0;
     return not_tp + attn + mlp + scores;
 }

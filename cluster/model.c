@@ -136,14 +136,13 @@ int ns_cluster_check_input(const ns_cluster_input *in, char *err, size_t errlen)
     if (m->hidden % m->heads) FAIL("heads (%d) must divide hidden (%d)", m->heads, m->hidden);
     /* The step is timed from the shape; a parameter count beside it would feed MFU, memory and
      * DP traffic with other work than the one timed (MFU above 100%: trial 16 #2). */
-    if (m->params > 0)
+    if (m->params > 0) {
+        ns_model shape = *m;
+        shape.params = 0;
         FAIL("params (%g) cannot stand beside the model shape (%d layers, hidden %d, ffn %d: %.4g "
              "B parameters), which the step is timed from; give the shape only",
-             m->params, m->layers, m->hidden, m->ffn,
-             ns_model_params(&(ns_model){.layers = m->layers, .hidden = m->hidden,
-                                         .heads = m->heads, .kv_heads = m->kv_heads,
-                                         .ffn = m->ffn, .vocab = m->vocab,
-                                         .gated_ffn = m->gated_ffn}) / 1e9);
+             m->params, m->layers, m->hidden, m->ffn, ns_model_params(&shape) / 1e9);
+    }
     if (!(s->chip.peak_flops[in->run.precision] > 0))
         FAIL("chip '%s' has no dense peak for %s (set --peak-tflop-per-s or --precision)",
              s->chip.name[0] ? s->chip.name : "(none)", ns_cprec_name(in->run.precision));
@@ -267,12 +266,11 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
      * 2205.14135, sec. 2.2, Algorithm 0: the standard implementation's Θ(s²) HBM accesses,
      * which flash attention avoids); backward is counted as for the rest, twice the forward. */
     if (!in->run.flash_attention)
-        lt.attn_s +=
-            4.0 * e * T * ((double)m->heads / t) * m->seq_tokens / c->mem_bw_bytes_per_s;
+        lt.attn_s += 4.0 * e * T * ((double)m->heads / t) * m->seq_tokens / c->mem_bw_bytes_per_s;
     const double qkv_n = h / t + 2.0 * hd * kv_local, up_n = (m->gated_ffn ? 2.0 : 1.0) * f / t;
-    double gemms = gemm_s(in, T, qkv_n, h)   /* QKV projection */
-                   + gemm_s(in, T, h, h / t) /* output projection */
-                   + gemm_s(in, T, up_n, h)  /* up (+ gate) */
+    double gemms = gemm_s(in, T, qkv_n, h)    /* QKV projection */
+                   + gemm_s(in, T, h, h / t)  /* output projection */
+                   + gemm_s(in, T, up_n, h)   /* up (+ gate) */
                    + gemm_s(in, T, h, f / t); /* down */
     lt.fwd_flops = 2.0 * T * h * (qkv_n + h / t + up_n + f / t) + lt.attn_flops;
     /* Memory-bound element-wise work per token: two norms and two residual adds over h
