@@ -406,21 +406,39 @@ static int build_input(const options *o, ns_cluster_input *in) {
     return 0;
 }
 
-/* The seed002 preset's mode takes only the chip counts and the keys: the options it would ignore (JSON,
- * plots, search, a measured node or fit) are refused, and so is an η(G) = a − b·log2(G) outside
- * (0, 1] at any chip count (a negative or above-peak MFU). 0 or the exit status. */
+/* The seed002 preset's mode takes only what its table uses: the chip counts, the eta_a and
+ * eta_b keys, the chip's peak (--peak-tflop-per-s, --precision) and its power (--chip-w,
+ * --other-w-per-chip, --pue). Every other option would be ignored, so it is refused (JSON,
+ * plots, search, a measured node or fit, the model, layout, network, variability, reliability,
+ * cost flags), and so is another preset beside seed002 (its chip would replace the toy chip's
+ * peak and power without a word: cluster_input.sh), and an η(G) = a − b·log2(G) outside (0, 1] at
+ * any chip count (a negative or above-peak MFU). 0 or the exit status. */
 static int check_seed002(const options *o, const ns_cluster_input *in, const int *chips, int n) {
-    const char *ignored = o->json        ? "--json"
-                          : o->plot_dir  ? "--plot-dir"
-                          : o->search    ? "--search"
-                          : o->top_given ? "--top"
-                          : o->node      ? "--node"
-                          : o->allreduce ? "--allreduce"
-                                         : NULL;
+    if (o->n_presets > 1)
+        return ns_usage_error(CMD,
+                              "the seed002 preset takes no other preset (%d given): its toy "
+                              "table uses its own chip and power; give --preset seed002 alone",
+                              o->n_presets);
+    char flag[96] = "";
+    for (int i = 0; i < o->n_ov && !flag[0]; i++)
+        if (strcmp(o->ov[i].key->section, "seed002") && strcmp(o->ov[i].key->section, "power"))
+            ns_cluster_key_flag(o->ov[i].key, flag, sizeof flag);
+    const char *ignored = o->json                     ? "--json"
+                          : o->plot_dir               ? "--plot-dir"
+                          : o->search                 ? "--search"
+                          : o->top_given              ? "--top"
+                          : o->node                   ? "--node"
+                          : o->allreduce              ? "--allreduce"
+                          : o->allreduce_scaleup >= 0 ? "--allreduce-road"
+                          : o->gemm_eff               ? "--gemm-efficiency"
+                          : o->recompute              ? "--recompute"
+                          : flag[0]                   ? flag
+                                                      : NULL;
     if (ignored)
         return ns_usage_error(CMD,
                               "%s does not apply to the seed002 preset (it prints the toy "
-                              "eta(G) model's table only)",
+                              "eta(G) model's table only, from --chips, --eta-a, --eta-b, the "
+                              "peak and the power flags)",
                               ignored);
     for (int i = 0; i < n; i++) {
         double eta = ns_eta_log2(in->eta.a, in->eta.b, chips[i]);
@@ -489,6 +507,9 @@ static void print_node(FILE *f, const ns_cluster_input *in, const char *path, in
     if (ns_node_cv_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
     if (ns_node_interrupted_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
     if (ns_node_peak_warning(in, w, sizeof w)[0]) fprintf(f, "%s%s\n", pre, w);
+    if (!warnings_only && ns_node_mem_bw_source(in, w, sizeof w)[0])
+        fprintf(f, "memory bandwidth per chip %.4g GB/s: %s\n",
+                in->sys.chip.mem_bw_bytes_per_s / 1e9, w);
     if (!warnings_only && ni->as_chip && ni->mem_bytes > 0 &&
         in->sys.chip.mem_capacity_bytes == ni->mem_bytes)
         fprintf(f,
@@ -530,7 +551,7 @@ static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int 
      * column never shows 0.0. */
     double top = 0;
     for (int i = 0; i < n; i++)
-        top = fmax(top, b[i].model_flops_per_s_per_chip);
+        top = fmax(top, b[i].hw_flops_per_s_per_chip);
     const int giga = top < 1e12;
     printf("  chips  TP  PP  CP    DP mbs  v    m recompute  step_s   MFU   HFU %s/s/chip"
            "  tokens/s  mem_GB fits goodput train_days     MW  cost_M$\n",
@@ -551,15 +572,30 @@ static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int 
             "%7.3f %10s %6.2f %8s\n",
             (long long)p->tp * p->pp * p->cp * p->dp, p->tp, p->pp, p->cp, p->dp, p->micro_batch,
             p->interleave, b[i].micro_batches, rc_label(&b[i], rcb, sizeof rcb), b[i].step_s,
-            b[i].mfu * 100, b[i].hfu * 100, b[i].model_flops_per_s_per_chip / (giga ? 1e9 : 1e12),
+            b[i].mfu * 100, b[i].hfu * 100, b[i].hw_flops_per_s_per_chip / (giga ? 1e9 : 1e12),
             b[i].tokens_per_s, b[i].mem_total / 1e9, yesno(b[i].fits), b[i].goodput, days,
             b[i].power_w / 1e6, cost);
         if (!why) why = ns_breakdown_train_status(in, &b[i]);
     }
     if (why) printf("train_days, cost_M$: %s\n", why);
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < n; i++) {
+        lo = fmin(lo, b[i].model_over_executed);
+        hi = fmax(hi, b[i].model_over_executed);
+    }
+    char over[64];
+    if (100 * (hi - lo) < 0.05)
+        snprintf(over, sizeof over, "%.1f%%", 100 * (hi - 1));
+    else
+        snprintf(over, sizeof over, "%.1f%% to %.1f%%", 100 * (lo - 1), 100 * (hi - 1));
+    printf("MFU: PaLM's model FLOPs (6N + 12*l*h*s per token; appendix B) count the input "
+           "embedding and\nthe causally masked half of attention, %s more than the model "
+           "executes without recomputation\nhere, so MFU can exceed HFU; HFU and the FLOP/s "
+           "per chip are the FLOPs the model times\n(recomputation included)\n",
+           over);
     printf("\nstep-time breakdown, seconds per step (share of the step)\n"
            "  chips        compute     TP exposed     CP exposed     PP exposed     DP exposed"
-           "         bubble      straggler      optimizer\n");
+           "         bubble      straggler      optimizer  GPipe bubble share\n");
     for (int i = 0; i < n; i++) {
         const ns_breakdown *x = &b[i];
         const double v[] = {x->compute_s, x->tp_s,     x->cp_s,        x->pp_s,
@@ -567,8 +603,11 @@ static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int 
         printf("%7lld", (long long)x->par.tp * x->par.pp * x->par.cp * x->par.dp);
         for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
             printf(" %7.3f(%4.1f%%)", v[k], 100 * v[k] / x->step_s);
-        printf("\n");
+        printf(" %19.2f%%\n", 100 * ns_bubble_gpipe_share(x->par.pp, x->micro_batches));
     }
+    printf("GPipe bubble share: (K-1)/(M+K-1) of the total time for K = PP stages and M "
+           "micro-batches (Huang et al.\n2019), the idealized share without interleaving; the "
+           "bubble column is the model's (Megatron's ratio)\n");
 }
 
 /* The configuration given by flags/presets for `chips` (dp derived when not given). 0, or -1

@@ -154,6 +154,14 @@ typedef struct ns_node_info {
     /* As the chip: the peak (FLOP/s) the GEMM efficiencies were re-based on (GEMM rate / peak,
      * ns_node_eff_statistic); 0 when they are fraction_of_roof (a chip preset). */
     double eff_peak;
+    /* As the chip: the DRAM ceiling taken as the memory bandwidth (write-allocating class, else
+     * read-only, never non-temporal while another exists): its kernel, class, threads, whether
+     * it was flagged suspect, and its GB/s (the chip's until a flag replaces it). */
+    char mem_bw_kernel[48];
+    const char *mem_bw_class;
+    double mem_bw_threads;
+    int mem_bw_suspect;
+    double mem_bw_gbytes_per_s;
 } ns_node_info;
 
 /* The most chips the command line and presets accept (--chips, a preset's "chips"): 2^30, the
@@ -195,8 +203,14 @@ typedef struct ns_breakdown {
     /* memory per chip, bytes */
     double mem_weights, mem_grads, mem_optimizer, mem_activations, mem_total;
     int fits; /* 1 fits, 0 does not, -1 capacity unknown */
-    /* throughput and utilisation */
+    /* throughput and utilisation: MFU from PaLM's model FLOPs (6N + 12·l·h·s per token), HFU
+     * and hw_flops_per_s_per_chip from the FLOPs the model times (executed_flops_per_chip per
+     * step on the average chip, recomputation included: HFU <= 1); model_over_executed is
+     * PaLM's count over the executed FLOPs without recomputation (> 1: it counts the embedding
+     * and the causally masked half of attention) */
     double tokens_per_step, tokens_per_s, model_flops_per_s_per_chip, mfu, hfu;
+    double executed_flops_per_chip, executed_flops_no_recompute, hw_flops_per_s_per_chip;
+    double model_over_executed;
     /* failures */
     double job_mtbf_s, ckpt_interval_s, goodput;
     /* totals for the run */
@@ -289,9 +303,11 @@ int ns_cluster_apply_json(ns_cluster_input *in, const json_t *root, const char *
  *    flagged suspect (by itself or by its roofline.ceilings_used.compute[] entry,
  *    ns_roofline_used_compute) only where no trusted one exists or the trusted one is below a
  *    GEMM the node ran;
- *  - the memory bandwidth from the highest DRAM entry of ceilings.bandwidth[], from entries not
- *    flagged suspect when there are any; the memory capacity from context.memory.total_bytes
- *    unless one is set; the chip's name from context.cpu.model.
+ *  - the memory bandwidth from the DRAM entries of ceilings.bandwidth[] of the write-allocating
+ *    class (stream_triad), else read-only (stream_load), the non-temporal ones only when there is
+ *    no other (the model's memory-bound work uses normal stores): the highest of the class not
+ *    flagged suspect, else its highest (in->node.mem_bw_*); the memory capacity from
+ *    context.memory.total_bytes unless one is set; the chip's name from context.cpu.model.
  * A suspect peak taken or passed over is not printed: its text goes into
  * in->node.peak_warning[precision], which callers print or write through ns_node_peak_warning.
  * The node trains in its GEMM table's precision when that precision has a peak, so
@@ -330,6 +346,10 @@ const char *ns_node_interrupted_warning(const ns_cluster_input *in, char *buf, s
 /* The doubt about the chip's peak at the run precision (a suspect compute ceiling taken or passed
  * over) when the node is the chip and no --peak-tflop-per-s replaced that peak; "" otherwise. */
 const char *ns_node_peak_warning(const ns_cluster_input *in, char *buf, size_t len);
+/* Where the chip's memory bandwidth came from when the node is the chip: the DRAM ceiling
+ * taken (kernel, load/store class, threads, suspect) or --mem-bw-gbytes-per-s; "" when the node
+ * is not the chip. Fills buf, returns it. */
+const char *ns_node_mem_bw_source(const ns_cluster_input *in, char *buf, size_t len);
 /* Which statistic the node's GEMM efficiencies are, into buf: NS_NODE_GEMM_STATISTIC
  * (fraction_of_roof, with a chip preset), or as the chip the GEMM's rate / the peak taken
  * (eff_peak). Returns buf. */

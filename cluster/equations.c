@@ -22,13 +22,19 @@ double ns_megatron_flops_per_iter(double batch, double seq, double layers, doubl
     return 72.0 * bslh2 * (1.0 + seq / (6.0 * hidden)) + 6.0 * batch * seq * hidden * vocab;
 }
 
-double ns_korthikanti_act_bytes(double s, double b, double h, double heads, double t,
-                                int sequence_parallel, int keep_scores, int full_recompute) {
-    double sbh = s * b * h;
-    if (full_recompute) return 2.0 * sbh / (sequence_parallel ? t : 1.0);
-    double scores = keep_scores ? 5.0 * heads * s / (h * t) : 0.0;
-    double base = sequence_parallel ? 34.0 / t : 10.0 + 24.0 / t;
-    return sbh * (base + scores);
+double ns_korthikanti_act_bytes(double s, double b, double h, double heads, double kv_heads,
+                                double ffn, int gated_ffn, double t, int sequence_parallel,
+                                int keep_scores, int full_recompute) {
+    double sb = s * b, split = sequence_parallel ? t : 1.0;
+    if (full_recompute) return 2.0 * sb * h / split;
+    double kv_local = kv_heads >= t ? kv_heads / t : 1.0; /* a KV head per rank, replicated */
+    double not_tp = 10.0 * sb * h / split;                /* norms, their outputs, masks */
+    double attn = 2.0 * sb * h / t                        /* Q */
+                  + 4.0 * sb * (h / heads) * kv_local     /* K and V */
+                  + 2.0 * sb * h / t;                     /* the output projection's input */
+    double mlp = (gated_ffn ? 8.0 : 4.0) * sb * ffn / t;  /* up (+ gate), activation (+ product) */
+    double scores = keep_scores ? 5.0 * (heads / t) * s * sb : 0.0;
+    return not_tp + attn + mlp + scores;
 }
 
 /* ---- one chip: the roofline ---------------------------------------------------------------- */
@@ -194,27 +200,20 @@ double ns_daly_interval_s(double ckpt_s, double mtbf_s) {
 }
 
 double ns_goodput_fraction(double interval_s, double ckpt_s, double restart_s, double mtbf_s) {
-    /* T_w = T_s (1 + delta/tau) + (T_w / M) (R + (tau + delta)/2), solved for T_s / T_w. */
-    double lost = isfinite(mtbf_s) ? (restart_s + 0.5 * (interval_s + ckpt_s)) / mtbf_s : 0.0;
-    return fmin(1.0, fmax(0.0, (1.0 - lost) / (1.0 + ckpt_s / interval_s)));
+    /* T_s / T_w = tau / (M e^{R/M} (e^{(tau + delta)/M} - 1)); expm1 keeps large M exact. */
+    if (!isfinite(mtbf_s)) return interval_s / (interval_s + ckpt_s);
+    double wall = mtbf_s * exp(restart_s / mtbf_s) * expm1((interval_s + ckpt_s) / mtbf_s);
+    return fmin(1.0, fmax(0.0, interval_s / wall)); /* wall = inf (M tiny): 0 */
 }
 
 double ns_goodput_no_checkpoint(double restart_s, double mtbf_s) {
-    return fmax(0.0, 1.0 - (isfinite(mtbf_s) ? restart_s / mtbf_s : 0));
+    return isfinite(mtbf_s) ? exp(-restart_s / mtbf_s) : 1.0;
 }
 
 /* ---- utilisation, scaling, power, cost ---------------------------------------------------- */
 
 double ns_mfu(double tokens_per_s, double flops_per_token, int chips, double peak_flops) {
     return tokens_per_s * flops_per_token / ((double)chips * peak_flops);
-}
-
-double ns_hardware_flops_per_token(double model_flops_per_token, double recomputed_layers,
-                                   double stage_layers, int selective, double layers, double hidden,
-                                   double seq) {
-    double hw = model_flops_per_token * (1.0 + recomputed_layers / (3.0 * stage_layers));
-    if (selective) hw += 4.0 * layers * hidden * seq;
-    return hw;
 }
 
 double ns_share_of_peak(double achieved, double peak) {

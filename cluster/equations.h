@@ -34,15 +34,22 @@ double ns_palm_flops_per_token(double params, double layers, double heads, doubl
 double ns_megatron_flops_per_iter(double batch, double seq, double layers, double hidden,
                                   double vocab, int recompute);
 
-/* Activation bytes one transformer layer keeps for one micro-batch, Korthikanti et al. 2022
- * (arXiv 2205.05198) section 4 (16-bit activations): s·b·h·(34/t + 5·a·s/(h·t)) with tensor (t)
- * and sequence parallelism, s·b·h·(10 + 24/t + 5·a·s/(h·t)) with tensor parallelism alone;
- * keep_scores = 0 drops the 5·a·s/(h·t) term (attention scores, not stored with flash attention
- * or selective recomputation). full_recompute: only the layer input, 2·s·b·h (÷ t with sequence
- * parallelism). s sequence length, b micro-batch, h hidden size, a heads. Derived for FFN = 4h
- * and multi-head attention. */
-double ns_korthikanti_act_bytes(double s, double b, double h, double heads, double t,
-                                int sequence_parallel, int keep_scores, int full_recompute);
+/* Activation bytes one transformer layer keeps for one micro-batch (16-bit activations),
+ * Korthikanti et al. 2022 (arXiv 2205.05198) section 4.1 term by term, for any FFN, gating and
+ * KV head count: the inputs of the two norms (2·sbh each), the QKV input (2·sbh), the two
+ * dropout masks (sbh each), the FFN input (2·sbh): 10·sbh, ÷ t only with sequence parallelism;
+ * Q (2·sbh/t), K and V (2·sb·d·k each, d = h/a the head dimension, k = kv_heads/t KV heads per
+ * rank, or 1 when kv_heads < t and they are replicated), the output projection's input
+ * (2·sbh/t); the FFN's activation input and output (2·sbf/t each, f = ffn), or with a gated FFN
+ * (SwiGLU) the up and gate outputs, the activation and the product (8·sbf/t); and keep_scores:
+ * the softmax output, its dropout mask and output, 5·(a/t)·s²·b (not stored with flash
+ * attention or selective recomputation). GPT-3's case (f = 4h, kv_heads = a, not gated) is the
+ * paper's s·b·h·(34/t + 5·a·s/(h·t)) with sequence parallelism and s·b·h·(10 + 24/t +
+ * 5·a·s/(h·t)) without. full_recompute: only the layer input, 2·s·b·h (÷ t with sequence
+ * parallelism). s sequence length, b micro-batch, h hidden size, a heads, t TP degree. */
+double ns_korthikanti_act_bytes(double s, double b, double h, double heads, double kv_heads,
+                                double ffn, int gated_ffn, double t, int sequence_parallel,
+                                int keep_scores, int full_recompute);
 
 /* ---- one chip: the roofline ---------------------------------------------------------------- */
 
@@ -119,8 +126,8 @@ double ns_rs_ag_bus_factor(int n);
 /* ---- pipeline bubble ---------------------------------------------------------------------- */
 
 /* GPipe (Huang et al. 2019, arXiv 1811.06965, section 2.3): the bubble as a share of total time,
- * (K−1)/(M+K−1) for K stages and M micro-batches. Reference formula, checked by tests only
- * (test_cluster.c pins the paper's table); the model's bubble is ns_bubble_megatron_ratio. */
+ * (K−1)/(M+K−1) for K stages and M micro-batches: an output beside the model's bubble, which is
+ * ns_bubble_megatron_ratio (test_cluster.c pins the paper's table). */
 double ns_bubble_gpipe_share(int stages, int micro_batches);
 
 /* Megatron (Narayanan et al. 2021 section 2.2): the bubble relative to ideal compute time,
@@ -162,38 +169,27 @@ double ns_young_interval_s(double ckpt_s, double mtbf_s);
  * δ < 2M, else M. */
 double ns_daly_interval_s(double ckpt_s, double mtbf_s);
 
-/* Goodput fraction to first order (Daly 2006 section 3, Young 1974): solve time over wall time,
- * T_s/T_w = (1 − (R + (τ+δ)/2)/M) / (1 + δ/τ), clamped to [0, 1]. The wall time
- * T_w = T_s(1 + δ/τ) + (T_w/M)·(R + (τ+δ)/2): a checkpoint write δ every τ of solve time, and per
- * failure (T_w/M of them) a restart R plus half a segment τ+δ of rework. M = INFINITY gives
- * τ/(τ+δ). */
+/* Goodput fraction, solve time over wall time, by Daly 2006's higher-order model (FGCS 22(3),
+ * section 4: exponential failures at job MTBF M, a restart R after each, the segment in
+ * progress lost): T_w = M·e^{R/M}·(e^{(τ+δ)/M} − 1)·T_s/τ, so T_s/T_w =
+ * τ / (M·e^{R/M}·(e^{(τ+δ)/M} − 1)), in [0, 1]. A checkpoint write δ every τ of solve time.
+ * M = INFINITY gives τ/(τ+δ). To first order in (τ+δ)/M and R/M it is Daly's section 3
+ * (1 − (R + (τ+δ)/2)/M)/(1 + δ/τ), which is far too low where they are not small (M = 1000 s,
+ * δ 60 s, R 600 s: 0.181 against 0.380). */
 double ns_goodput_fraction(double interval_s, double ckpt_s, double restart_s, double mtbf_s);
 
 /* Goodput fraction with no checkpoint cost: ns_goodput_fraction's limit δ = 0, τ → 0, where a
- * failure costs only its restart R: 1 − R/M, at least 0; 1 when M is INFINITY. */
+ * failure costs only its restart R: e^{−R/M}; 1 when M is INFINITY. */
 double ns_goodput_no_checkpoint(double restart_s, double mtbf_s);
 
 /* ---- utilisation, scaling, power, cost ---------------------------------------------------- */
 
-/* MFU (PaLM appendix B): tokens/s · model FLOPs per token / (chips · peak). HFU is the same
- * with hardware FLOPs per token (recomputation included). */
+/* MFU (PaLM appendix B): tokens/s · model FLOPs per token / (chips · peak). (The cluster model's
+ * HFU is the FLOPs it times over step time and peak, recomputation included: model.c.) */
 double ns_mfu(double tokens_per_s, double flops_per_token, int chips, double peak_flops);
 
-/* Hardware FLOPs per token (HFU's numerator: PaLM appendix B counts recomputation in HFU, not in
- * MFU) from the model FLOPs per token: a layer recomputed in full runs its forward pass again,
- * four passes instead of three, so recomputing r of a stage's L layers adds r/(3L) of the work
- * (every layer recomputed: 4/3, the 96 instead of 72 of Narayanan et al. 2021 eq. (3)).
- * Selective recomputation (Korthikanti et al. 2022 section 5) runs the attention core's forward
- * again: one of the three passes of PaLM's self-attention term 12·l·H·Q·T, so 4·l·h·s more per
- * token (l layers, h = H·Q the hidden size, s the sequence length). Megatron-LM's published HFU
- * for selective recomputation (Korthikanti et al.: 175B at 51.4% MFU, 52.8% HFU) follows a count
- * that adds the whole attention term again, 12·l·h·s: about 2% above this one there. */
-double ns_hardware_flops_per_token(double model_flops_per_token, double recomputed_layers,
-                                   double stage_layers, int selective, double layers, double hidden,
-                                   double seq);
-
-/* Share of peak: achieved / peak (Narayanan et al. 2021 report per-GPU FLOP/s this way).
- * Reference formula, checked by tests only (test_cluster.c pins the paper's 52%). */
+/* Share of peak: achieved / peak (Narayanan et al. 2021 report per-GPU FLOP/s this way; HFU is
+ * this of the executed FLOP/s; test_cluster.c pins the paper's 52%). */
 double ns_share_of_peak(double achieved, double peak);
 
 /* Speed-up of going from t_small to t_large (times of the same job): t_small / t_large. */

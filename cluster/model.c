@@ -18,11 +18,11 @@
  *    schedule, not zero-bubble or DualPipe schedules, and no stage imbalance beyond whole layers.
  *  - Framework time: kernel launches, host synchronisation, data loading, garbage collection,
  *    the loss and the embedding, none of which is in the step.
- *  - Activation bytes use Korthikanti et al.'s coefficients (FFN = 4h, multi-head attention);
- *    SwiGLU and GQA change them by some percent; allocator fragmentation is one usable share.
+ *  - Activation bytes follow Korthikanti et al.'s terms (16-bit, the FFN size, gating and KV
+ *    heads of the shape); allocator fragmentation is one usable share.
  *  - Stragglers are independent normal noise plus rare slow chips; real ones are correlated (a
  *    hot rack, a flapping link) and show up inside collectives.
- *  - Failures are exponential with a first-order goodput; restarts cost a fixed time. */
+ *  - Failures are exponential (Daly's higher-order goodput); restarts cost a fixed time. */
 #include "cluster/cluster.h"
 #include "cluster/equations.h"
 
@@ -134,6 +134,15 @@ int ns_cluster_check_input(const ns_cluster_input *in, char *err, size_t errlen)
     if (m->kv_heads < 1 || m->heads % m->kv_heads)
         FAIL("kv-heads (%d) must be >= 1 and divide heads (%d)", m->kv_heads, m->heads);
     if (m->hidden % m->heads) FAIL("heads (%d) must divide hidden (%d)", m->heads, m->hidden);
+    /* The step is timed from the shape; a parameter count beside it would feed MFU, memory and
+     * DP traffic with other work than the one timed (MFU above 100%: test_cluster.c model_checks). */
+    if (m->params > 0) {
+        ns_model shape = *m;
+        shape.params = 0;
+        FAIL("params (%g) cannot stand beside the model shape (%d layers, hidden %d, ffn %d: %.4g "
+             "B parameters), which the step is timed from; give the shape only",
+             m->params, m->layers, m->hidden, m->ffn, ns_model_params(&shape) / 1e9);
+    }
     if (!(s->chip.peak_flops[in->run.precision] > 0))
         FAIL("chip '%s' has no dense peak for %s (set --peak-tflop-per-s or --precision)",
              s->chip.name[0] ? s->chip.name : "(none)", ns_cprec_name(in->run.precision));
@@ -233,10 +242,12 @@ static double gemm_s(const ns_cluster_input *in, double m, double n, double k) {
                               c->mem_bw_bytes_per_s);
 }
 
-/* Times of one layer's forward pass for one micro-batch on one chip. */
+/* Times of one layer's forward pass for one micro-batch on one chip, and the FLOPs they time. */
 typedef struct layer_times {
-    double fwd_s;  /* GEMMs + attention + memory-bound element-wise work */
-    double attn_s; /* the attention core alone (what selective recomputation repeats) */
+    double fwd_s;      /* GEMMs + attention + memory-bound element-wise work */
+    double attn_s;     /* the attention core alone (what selective recomputation repeats) */
+    double fwd_flops;  /* the FLOPs fwd_s executes: the GEMMs' 2mnk and attn_flops */
+    double attn_flops; /* the attention core's, the masked half skipped under a causal mask */
 } layer_times;
 
 static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
@@ -247,13 +258,21 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     double h = m->hidden, hd = head_dim(m), f = m->ffn;
     double kv_local = m->kv_heads >= par->tp ? (double)m->kv_heads / t : 1.0; /* replicated */
     layer_times lt;
-    /* Attention core (flash): QKᵀ and AV, 4·T·s·h/t FLOP, half skipped under a causal mask. */
-    double attn_flops = 4.0 * T * m->seq_tokens * h / t * (m->causal ? 0.5 : 1.0);
-    lt.attn_s = attn_flops / (c->peak_flops[in->run.precision] * c->attn_eff);
-    double gemms = gemm_s(in, T, h / t + 2.0 * hd * kv_local, h)          /* QKV projection */
-                   + gemm_s(in, T, h, h / t)                              /* output projection */
-                   + gemm_s(in, T, (m->gated_ffn ? 2.0 : 1.0) * f / t, h) /* up (+ gate) */
-                   + gemm_s(in, T, h, f / t);                             /* down */
+    /* Attention core: QKᵀ and AV, 4·T·s·h/t FLOP, half skipped under a causal mask. */
+    lt.attn_flops = 4.0 * T * m->seq_tokens * h / t * (m->causal ? 0.5 : 1.0);
+    lt.attn_s = lt.attn_flops / (c->peak_flops[in->run.precision] * c->attn_eff);
+    /* Unfused attention moves the b·(a/t)·s² scores through memory: QKᵀ writes S, the softmax
+     * reads S and writes P, AV reads P, four passes of e bytes (Dao et al. 2022, arXiv
+     * 2205.14135, sec. 2.2, Algorithm 0: the standard implementation's Θ(s²) HBM accesses,
+     * which flash attention avoids); backward is counted as for the rest, twice the forward. */
+    if (!in->run.flash_attention)
+        lt.attn_s += 4.0 * e * T * ((double)m->heads / t) * m->seq_tokens / c->mem_bw_bytes_per_s;
+    const double qkv_n = h / t + 2.0 * hd * kv_local, up_n = (m->gated_ffn ? 2.0 : 1.0) * f / t;
+    double gemms = gemm_s(in, T, qkv_n, h)    /* QKV projection */
+                   + gemm_s(in, T, h, h / t)  /* output projection */
+                   + gemm_s(in, T, up_n, h)   /* up (+ gate) */
+                   + gemm_s(in, T, h, f / t); /* down */
+    lt.fwd_flops = 2.0 * T * h * (qkv_n + h / t + up_n + f / t) + lt.attn_flops;
     /* Memory-bound element-wise work per token: two norms and two residual adds over h
      * (read + write: 10·h elements; split over TP under sequence parallelism) and the FFN
      * activation over f/t (read 2 or 1, write 1). bytes / bandwidth (roofline, memory side). */
@@ -269,8 +288,9 @@ static double act_bytes_per_layer(const ns_cluster_input *in, const ns_par *par,
     const ns_model *m = &in->model;
     double s = (double)m->seq_tokens / par->cp;
     int keep_scores = !(in->run.flash_attention || rc == NS_RECOMP_SELECTIVE);
-    return ns_korthikanti_act_bytes(s, par->micro_batch, m->hidden, m->heads, par->tp,
-                                    in->run.sequence_parallel, keep_scores, rc == NS_RECOMP_FULL);
+    return ns_korthikanti_act_bytes(s, par->micro_batch, m->hidden, m->heads, m->kv_heads, m->ffn,
+                                    m->gated_ffn, par->tp, in->run.sequence_parallel, keep_scores,
+                                    rc == NS_RECOMP_FULL);
 }
 
 /* ---- prepare and evaluate ------------------------------------------------------------------- */
@@ -372,10 +392,13 @@ static inline void eval_memory(const ns_cluster_input *in, const ns_par *par, ns
     o->fits = cap > 0 ? o->mem_total <= cap : -1;
 }
 
-/* Throughput and utilisation into o (tokens, MFU, HFU, model FLOP/s per chip); o->step_s is
- * set. */
+/* Throughput and utilisation into o (tokens, MFU, HFU, model and executed FLOP/s per chip);
+ * o->step_s and o->executed_flops_* are set. MFU is PaLM's (appendix B): its 6N + 12·l·h·s
+ * counts the input embedding (a lookup, no FLOPs) and the causally masked half of attention, so
+ * it can exceed what the chips execute (o->model_over_executed says by how much). HFU and the
+ * FLOP/s per chip are the FLOPs the model times (recomputation included): at most the peak. */
 static inline void eval_rates(const ns_cluster_input *in, const ns_cluster_prep *prep,
-                              ns_recompute rc, ns_breakdown *o) {
+                              ns_breakdown *o) {
     const ns_model *m = &in->model;
     const ns_run *r = &in->run;
     int G = prep->chips;
@@ -383,11 +406,11 @@ static inline void eval_rates(const ns_cluster_input *in, const ns_cluster_prep 
     o->tokens_per_step = (double)r->global_batch_seqs * m->seq_tokens;
     o->tokens_per_s = o->tokens_per_step / o->step_s;
     o->mfu = ns_mfu(o->tokens_per_s, prep->model_flops_per_token, G, peak);
-    double hw_per_token = ns_hardware_flops_per_token(
-        prep->model_flops_per_token, o->recompute_layers, o->stage_layers,
-        rc == NS_RECOMP_SELECTIVE, m->layers, m->hidden, m->seq_tokens);
-    o->hfu = ns_mfu(o->tokens_per_s, hw_per_token, G, peak);
+    o->hw_flops_per_s_per_chip = o->executed_flops_per_chip / o->step_s;
+    o->hfu = ns_share_of_peak(o->hw_flops_per_s_per_chip, peak);
     o->model_flops_per_s_per_chip = o->tokens_per_s * prep->model_flops_per_token / G;
+    o->model_over_executed =
+        o->tokens_per_step * prep->model_flops_per_token / (G * o->executed_flops_no_recompute);
 }
 
 /* Failures into o: job MTBF = chip MTBF / G, Daly's checkpoint interval, goodput. */
@@ -430,10 +453,24 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
     double logits_s = 3.0 * gemm_s(in, T, (double)m->vocab / t, m->hidden);
     double mb_s = L * layer_s + rl * lt.fwd_s + logits_s / p;
     o->compute_s = mb * mb_s;
-    o->bubble_s = ns_bubble_megatron_ratio(p, mb, v) * o->compute_s;
+    /* The FLOPs those times execute, on the average chip: the model's layers over p stages (the
+     * busiest stage's L may be more), rl/L of them recomputed, the output layer spread. No chip
+     * executes more than compute_s × peak, so HFU <= 1 by construction. */
+    double layers_per_chip = (double)m->layers / p;
+    double logits_flops = 3.0 * 2.0 * T * ((double)m->vocab / t) * m->hidden / p;
+    double layer_flops = 3.0 * lt.fwd_flops + (rc == NS_RECOMP_SELECTIVE ? lt.attn_flops : 0.0);
+    double recomputed_flops = (double)rl / L * lt.fwd_flops;
+    o->executed_flops_per_chip =
+        mb * (layers_per_chip * (layer_flops + recomputed_flops) + logits_flops);
+    o->executed_flops_no_recompute = mb * (layers_per_chip * 3.0 * lt.fwd_flops + logits_flops);
 
     double params_local = prep->params / ((double)t * p);
     eval_comm(in, par, T, params_local, o);
+    /* The bubble: (p−1)/(v·m) of the time the stage spends on its micro-batches, the exposed
+     * TP and CP collectives included, since an idle slot lasts one micro-batch's forward and
+     * backward, t_f + t_b, and those collectives are on its critical path (Narayanan et al. 2021
+     * sec. 2.2.1: bubble (p−1)·(t_f + t_b); sec. 2.2.2 for v). */
+    o->bubble_s = ns_bubble_megatron_ratio(p, mb, v) * (o->compute_s + o->tp_s + o->cp_s);
     /* Optimizer: Adam is memory-bound (~0.5 FLOP/byte): bytes / bandwidth over the local shard. */
     double opt_params = params_local / (r->distributed_optimizer ? (double)c * d : 1.0);
     o->optimizer_s = opt_params * r->optimizer_traffic_bytes_per_param / s->chip.mem_bw_bytes_per_s;
@@ -446,7 +483,7 @@ static void eval_rc(const ns_cluster_input *in, const ns_cluster_prep *prep, con
                 o->straggler_s + o->optimizer_s;
 
     eval_memory(in, par, rc, params_local, o);
-    eval_rates(in, prep, rc, o);
+    eval_rates(in, prep, o);
     eval_reliability(s, prep->chips, o);
 
     /* Totals for the run. */

@@ -135,7 +135,7 @@ static int peak_text(char *buf, size_t len, int p, const json_t *taken, const js
 /* Why precision p's peak is doubtful, into buf: `taken` is the ceiling used, `sus` the highest
  * suspect one (the same when no trusted one exists), `why` the roofline's reason. Where the
  * whole text does not fit, only the reason is cut, at a space, and marked NS_CUT_MARK: the
- * ceilings and the advice are always whole (trial 15 #18). */
+ * ceilings and the advice are always whole. */
 static void peak_warning(char *buf, size_t len, int p, const json_t *taken, const json_t *sus,
                          const char *why) {
     int n = peak_text(buf, len, p, taken, sus, why);
@@ -270,21 +270,52 @@ static void node_pick_peaks(ns_cluster_input *in, const json_t *results, const j
     }
 }
 
-/* The highest DRAM ceiling of ceilings.bandwidth[] in GB/s, from entries not flagged suspect (a
- * "DRAM" plateau that may still be cache) when there are any; 0 when none. */
-static double node_dram_bw(const json_t *results) {
+/* The DRAM ceiling of ceilings.bandwidth[] that the model's memory-bound work (GEMM operands,
+ * norms, residuals, activations: normal loads and stores) gets, in GB/s, and into in->node which
+ * one (kernel, class, threads, suspect). By class first, as the roofline judges such kernels
+ * (roofline.c's load/store classes): write-allocating (stream_triad and the other STREAM kernels
+ * that store), else read-only (stream_load, stream_sum); a non-temporal-store ceiling
+ * (stream_triad_nt: no write-allocate) only when there is no other, since normal stores do not
+ * reach it. Within a class, the highest entry not flagged suspect, else the highest. 0 when
+ * there is no DRAM entry. */
+enum { DRAM_WA, DRAM_READ, DRAM_NT, DRAM_CLASSES };
+static const char *const dram_class_names[DRAM_CLASSES] = {"write-allocating", "read-only",
+                                                           "non-temporal"};
+
+static int dram_class(const char *kernel) {
+    if (!kernel) return DRAM_READ; /* a sweep with no kernel named: the plainest class */
+    if (ns_roofline_nt_stores(kernel)) return DRAM_NT;
+    if (!strcmp(kernel, "stream_load") || !strcmp(kernel, "stream_sum")) return DRAM_READ;
+    return DRAM_WA;
+}
+
+static double node_dram_bw(const json_t *results, ns_node_info *ni) {
     const json_t *bandwidth = json_object_get(json_object_get(results, "ceilings"), "bandwidth");
-    double bw = 0, bw_suspect = 0;
+    const json_t *best[DRAM_CLASSES][2] = {{NULL}}; /* [class][suspect] */
     size_t i;
     json_t *e;
     json_array_foreach(bandwidth, i, e) {
         const char *level = json_string_value(json_object_get(e, "level"));
         double b = ns_json_get_num(e, "gbytes_per_s");
         if (!level || strcmp(level, "DRAM") || !(b > 0)) continue;
-        double *best = json_is_true(json_object_get(e, "suspect")) ? &bw_suspect : &bw;
-        if (b > *best) *best = b;
+        int cls = dram_class(json_string_value(json_object_get(e, "kernel")));
+        int sus = json_is_true(json_object_get(e, "suspect"));
+        const json_t **slot = &best[cls][sus];
+        if (!*slot || b > ns_json_get_num(*slot, "gbytes_per_s")) *slot = e;
     }
-    return bw > 0 ? bw : bw_suspect;
+    for (int cls = 0; cls < DRAM_CLASSES; cls++)
+        for (int sus = 0; sus < 2; sus++) {
+            const json_t *t = best[cls][sus];
+            if (!t) continue;
+            const char *k = json_string_value(json_object_get(t, "kernel"));
+            snprintf(ni->mem_bw_kernel, sizeof ni->mem_bw_kernel, "%s", k ? k : "(sweep)");
+            ni->mem_bw_class = dram_class_names[cls];
+            ni->mem_bw_threads = ns_json_get_num(t, "threads");
+            ni->mem_bw_suspect = sus;
+            ni->mem_bw_gbytes_per_s = ns_json_get_num(t, "gbytes_per_s");
+            return ni->mem_bw_gbytes_per_s;
+        }
+    return 0;
 }
 
 /* The node trains in the precision its GEMM table (of precision `table`) was measured in, the
@@ -326,7 +357,7 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
 
     /* The node as the chip: compute ceilings per precision and the DRAM bandwidth. */
     node_pick_peaks(in, results, res);
-    double bw = node_dram_bw(results);
+    double bw = node_dram_bw(results, &in->node);
     if (!(c->peak_flops[NS_CP_FP64] > 0 || c->peak_flops[NS_CP_FP32] > 0))
         FAIL("results.json has no compute ceiling (ceilings.compute[].gflops)");
     if (!(bw > 0)) FAIL("results.json has no DRAM bandwidth ceiling (ceilings.bandwidth[])");
@@ -344,6 +375,26 @@ int ns_cluster_apply_node(ns_cluster_input *in, const json_t *results, int as_ch
     snprintf(c->name, sizeof c->name, "%s", model ? model : "this node");
     node_rebase_on_peak(in, res, info.precision, cvs);
     return 0;
+}
+
+const char *ns_node_mem_bw_source(const ns_cluster_input *in, char *buf, size_t len) {
+    const ns_node_info *ni = &in->node;
+    buf[0] = '\0';
+    if (!ni->as_chip || !ni->mem_bw_class) return buf;
+    char what[256];
+    snprintf(what, sizeof what, "the DRAM ceiling of %s (%s class, %.0f thread%s%s)",
+             ni->mem_bw_kernel, ni->mem_bw_class, ni->mem_bw_threads,
+             ni->mem_bw_threads == 1 ? "" : "s", ni->mem_bw_suspect ? ", flagged suspect" : "");
+    if (in->sys.chip.mem_bw_bytes_per_s != ni->mem_bw_gbytes_per_s * 1e9)
+        snprintf(buf, len, "--mem-bw-gbytes-per-s (the node's %.4g GB/s, %s, not used)",
+                 ni->mem_bw_gbytes_per_s, what);
+    else
+        snprintf(buf, len,
+                 "%s: the model's memory-bound work uses normal stores, so a non-temporal-store "
+                 "ceiling is taken only when there is no other (--mem-bw-gbytes-per-s overrides "
+                 "it)",
+                 what);
+    return buf;
 }
 
 /* The plausible range of an all-reduce fit (ns_cluster_apply_allreduce). */
@@ -378,7 +429,7 @@ int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int sca
                  a, b, st ? " (" : "", st ? st : "", st ? ")" : "");
         FAIL("has no measured all-reduce fit (%s)", st ? st : "no alpha_s and beta_s_per_byte");
     }
-    /* A measurement, not any positive number (trial 14b #9: alpha 1e308 gave inf step times):
+    /* A measurement, not any positive number (alpha 1e308 gave inf step times):
      * latency 0 or 1 ps to 1 s, 1 kB/s to 1 PB/s, a residual that is a share. */
     if (!(a == 0 || (a >= NS_FIT_ALPHA_MIN && a <= NS_FIT_ALPHA_MAX)))
         FAIL("has an implausible all-reduce fit: alpha_s %g is not 0 nor in %g..%g s", a,
@@ -500,6 +551,11 @@ void ns_node_info_json(json_t *obj, const ns_cluster_input *in, const char *sour
     if (ns_node_interrupted_warning(in, buf, sizeof buf)[0])
         ns_json_set_str(obj, "interrupted_warning", buf);
     if (ns_node_peak_warning(in, buf, sizeof buf)[0]) ns_json_set_str(obj, "peak_warning", buf);
+    if (ns_node_mem_bw_source(in, buf, sizeof buf)[0]) {
+        ns_json_set_num(obj, "memory_bandwidth_gbytes_per_s", in->sys.chip.mem_bw_bytes_per_s / 1e9,
+                        NULL);
+        ns_json_set_str(obj, "memory_bandwidth_source", buf);
+    }
     ns_json_set_num(obj, "step_cv", in->sys.step_cv, NULL);
     if (ni->cv_overridden)
         snprintf(buf, sizeof buf, "--step-cv (the measured %.3g replaced)", ni->step_cv);

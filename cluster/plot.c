@@ -1,5 +1,5 @@
 /* Cluster model plots: a stacked bar per chip count of where one step's time goes, and MFU with
- * realized FLOP/s against chip count. Writes gnuplot data and scripts, then runs gnuplot as a
+ * executed FLOP/s against chip count. Writes gnuplot data and scripts, then runs gnuplot as a
  * program (never linked, never through a shell: harness/gnuplot.h) to make SVGs and PNGs (as
  * the roofline pictures); the .dat and .gp files stay so a user can restyle. A write that fails
  * removes all eight files: nothing is left half-written. */
@@ -143,13 +143,13 @@ int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, 
     if (!(f = open_in(dir, "cluster_scaling", "dat", path, sizeof path)))
         FAIL("cannot write %s: %s", path, strerror(errno));
     fprintf(f,
-            "# chips mfu realized_flops_per_s peak_flops_per_s fits (1 yes, 0 no, -1 unknown)\n");
+            "# chips mfu executed_flops_per_s peak_flops_per_s fits (1 yes, 0 no, -1 unknown)\n");
     double peak = in->sys.chip.peak_flops[in->run.precision];
     long long cmin = 0, cmax = 0;
     for (int i = 0; i < n; i++) {
         const ns_breakdown *b = &pts[i];
         fprintf(f, "%lld %.6g %.6g %.6g %d\n", chips_of(b), b->mfu,
-                b->model_flops_per_s_per_chip * chips_of(b), peak * chips_of(b), b->fits);
+                b->hw_flops_per_s_per_chip * chips_of(b), peak * chips_of(b), b->fits);
         if (!i || chips_of(b) < cmin) cmin = chips_of(b);
         if (!i || chips_of(b) > cmax) cmax = chips_of(b);
     }
@@ -157,7 +157,7 @@ int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, 
         f = NULL;
         FAIL("cannot write %s: %s", path, strerror(errno));
     }
-    if (!(f = open_script(dir, "cluster_scaling", "MFU and realized FLOP/s", in, path,
+    if (!(f = open_script(dir, "cluster_scaling", "MFU and executed FLOP/s", in, path,
                           sizeof path)))
         FAIL("cannot write %s: %s", path, strerror(errno));
     /* Every chip count is a labelled tic; a configuration that does not fit in memory (column
@@ -187,7 +187,7 @@ int ns_cluster_write_plots(const ns_cluster_input *in, const ns_breakdown *pts, 
             "plot 'cluster_scaling.dat' using 1:($5 != 0 ? $2*100 : 1/0) axes x1y1 with "
             "linespoints pt 7 lc rgb '#1f77b4' title 'MFU (left axis)', \\\n"
             "  '' using 1:($5 != 0 ? $3 : 1/0) axes x1y2 with linespoints pt 5 lc rgb "
-            "'#2ca02c' title 'realized model FLOP/s (right axis)', \\\n"
+            "'#2ca02c' title 'executed FLOP/s (right axis)', \\\n"
             "  '' using 1:4 axes x1y2 with lines dashtype 2 lc rgb '#2ca02c' title 'peak "
             "FLOP/s'",
             top);

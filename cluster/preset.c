@@ -74,7 +74,7 @@ const ns_cluster_key ns_cluster_keys[] = {
     {"model", "causal", NS_KEY_BOOL, OFF(model.causal), 1, 0, 1,
      "causal attention (kernels skip the masked half)"},
     {"model", "params", NS_KEY_DBL, OFF(model.params), 1, 0, BIG,
-     "parameter count (0: from the shape)"},
+     "parameter count: 0 only (from the shape, which the step is timed from)"},
     {"model", "train_tokens", NS_KEY_DBL, OFF(model.train_tokens), 1, 0, BIG,
      "tokens to train on (time to train, energy, cost)"},
     /* run */

@@ -1,6 +1,7 @@
 /* Cluster model outputs as JSON: one configuration's breakdown, and the `cluster` section that
  * `nodescale run` puts into results.json (the measured node scaled to a preset cluster). */
 #include "cluster/cluster.h"
+#include "cluster/equations.h"
 #include "harness/json.h"
 
 #include <math.h>
@@ -39,6 +40,9 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
     ns_json_set_num(bd, "pp_exposed_s", b->pp_s, NULL);
     ns_json_set_num(bd, "dp_exposed_s", b->dp_s, NULL);
     ns_json_set_num(bd, "bubble_s", b->bubble_s, NULL);
+    /* GPipe's share of total time, (K−1)/(M+K−1) (Huang et al. 2019 sec. 2.3), beside the
+     * Megatron ratio the step uses: the idealized bubble of this K = pp, M = micro-batches. */
+    ns_json_set_num(o, "bubble_share_gpipe", ns_bubble_gpipe_share(p->pp, b->micro_batches), NULL);
     ns_json_set_num(bd, "straggler_wait_s", b->straggler_s, NULL);
     ns_json_set_num(bd, "optimizer_s", b->optimizer_s, NULL);
     json_object_set_new(o, "breakdown", bd);
@@ -59,8 +63,17 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
     if (b->fits < 0) ns_json_set_str(o, "fits_status", "capacity unknown: no memory verdict");
     ns_json_set_num(o, "tokens_per_s", b->tokens_per_s, NULL);
     ns_json_set_num(o, "model_flops_per_s_per_chip", b->model_flops_per_s_per_chip, NULL);
+    ns_json_set_num(o, "hardware_flops_per_s_per_chip", b->hw_flops_per_s_per_chip, NULL);
+    ns_json_set_num(o, "executed_flops_per_step_per_chip", b->executed_flops_per_chip, NULL);
     ns_json_set_num(o, "mfu", b->mfu, NULL);
     ns_json_set_num(o, "hfu", b->hfu, NULL);
+    ns_json_set_num(o, "mfu_model_over_executed", b->model_over_executed, NULL);
+    ns_json_set_str(o, "mfu_convention",
+                    "PaLM appendix B: 6N + 12*l*h*s FLOP per token, counting the input embedding "
+                    "and the causally masked half of attention, so MFU can exceed HFU by "
+                    "mfu_model_over_executed (model FLOPs over those executed without "
+                    "recomputation); HFU and hardware_flops_per_s_per_chip are the FLOPs the "
+                    "model times, recomputation included");
     json_t *rel = json_object();
     ns_json_set_num(rel, "job_mtbf_s", b->job_mtbf_s, "no failures modelled (chip_mtbf_h = 0)");
     ns_json_set_num(rel, "checkpoint_interval_s", b->ckpt_interval_s, NULL);
@@ -109,6 +122,8 @@ json_t *ns_cluster_from_results(const json_t *results, const char *preset, const
         ns_cluster_apply_preset(&in, preset, err, errlen) ||
         ns_cluster_apply_node(&in, results, 0, err, errlen))
         return NULL;
+    ns_chip_finish(&in.sys.chip);
+    if (ns_cluster_check_input(&in, err, errlen)) return NULL; /* the search needs it */
     const int counts[] = {in.sys.domain_chips, 1024, 8192, 16384};
     enum { N = sizeof counts / sizeof counts[0] };
     ns_breakdown best[N];

@@ -173,4 +173,13 @@ if grep -q "fits ?\| ? " "$tmp/m.txt" || grep -q "no memory verdict" "$tmp/m.txt
 awk '/mem_GB fits/ {getline; if ($9 == "none") exit 1}' "$tmp/m.txt" ||
   { echo "--recompute auto stayed none though 8 chips cannot hold the model"; exit 1; }
 
+# Trial 16 #15: GPipe's bubble share (K-1)/(M+K-1) is an output, in the table and the JSON:
+# PP 16 and 32 micro-batches at 8,192 chips give 15/47.
+$ns cluster --preset h100-sxm --chips 8192 >"$tmp/g.txt"
+grep -q "GPipe bubble share" "$tmp/g.txt" && grep -q " 31.91%$" "$tmp/g.txt" ||
+  { echo "no GPipe bubble share in the table"; exit 1; }
+$ns cluster --preset h100-sxm --chips 8192 --json - |
+  jq -e '.points[0].bubble_share_gpipe - 15/47 | fabs < 1e-12' >/dev/null ||
+  { echo "no points[].bubble_share_gpipe in the JSON"; exit 1; }
+
 echo "cluster CLI ok"

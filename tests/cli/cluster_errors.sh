@@ -22,6 +22,11 @@ expect_usage() { # $1 = what the message must contain; the rest = arguments
 }
 
 expect_usage "unknown preset" --preset no-such-thing --chips 8
+# Trial 16 #2: --params fed MFU and memory but not the step (MFU 116.5%).
+expect_usage "params (1.6e+12) cannot stand beside the model shape" --preset h100-sxm \
+  --chips 8192 --params 1.6e12 --tp 8 --pp 16
+expect_usage "cannot stand beside the model shape" --preset h100-sxm --chips 8 --params 1e9 \
+  --layers 2 --hidden 1024 --heads 8 --kv-heads 8 --ffn 4096 --vocab 1000 --seq-tokens 512
 # Trial 7 #10: --search dropped --tp silently.
 expect_usage "--search chooses the parallel layout itself, so --tp" --preset h100-sxm --search \
   --tp 8 --chips 1024

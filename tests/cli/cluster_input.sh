@@ -44,6 +44,17 @@ expect 2 "--plot-dir does not apply" --preset seed002 --plot-dir "$tmp/plots"
 [ -e "$tmp/plots" ] && fail "seed002 --plot-dir made the folder"
 expect 2 "--search does not apply" --preset seed002 --search
 expect 2 "does not apply to the seed002" --preset seed002 --search --top 3
+# Trial 16 #14: a chip preset beside seed002 replaced its chip without a word, and flags it
+# ignores passed.
+expect 2 "the seed002 preset takes no other preset" --preset seed002 --preset h100-sxm --chips 512
+expect 2 "the seed002 preset takes no other preset" --preset h100-sxm --preset seed002 --chips 512
+for f in "--tp 8" "--step-cv 0.3" "--chip-mtbf-h 10" "--usd-per-chip-h 2" "--layers 4" \
+         "--recompute full" "--gemm-efficiency 0.5" "--allreduce-road scaleup"; do
+  # shellcheck disable=SC2086
+  expect 2 "${f%% *} does not apply to the seed002" --preset seed002 --chips 512 $f
+done
+$ns cluster --preset seed002 --chips 512 --pue 1.2 --eta-b 0.02 --peak-tflop-per-s 1000 \
+  >"$tmp/out" 2>&1 || fail "seed002 refused the flags its table uses: $(head -1 "$tmp/out")"
 
 # 3. eta's range, and no negative MFU.
 expect 2 "is not an MFU in (0, 1]" --preset seed002 --eta-a 0.01

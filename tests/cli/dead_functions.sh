@@ -18,7 +18,7 @@ declare -A allowed=(
   [ns_cpu_probe_count]=hook [ns_counters_hw_available]=hook
   [ns_megatron_flops_per_iter]=reference [ns_per_direction]=reference
   [ns_gbit_to_bytes_per_s]=reference [ns_allreduce_busbw]=reference
-  [ns_bubble_gpipe_share]=reference [ns_share_of_peak]=reference [ns_time_for_flops_s]=reference
+  [ns_time_for_flops_s]=reference
 )
 # Lines naming f other than its declaration or definition, in git grep's "path:line" form.
 uses() { git grep -nwI "$1" -- '*.c' '*.h' "${@:2}" | grep -vE "^[^:]*:[0-9]+:[a-z].*\b$1\("; }

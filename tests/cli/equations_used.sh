@@ -12,7 +12,8 @@ for f in ns_ridge_point ns_gemm_ai ns_realized_flops ns_speedup ns_job_mtbf_s ns
   grep -lw "$f" roofline/*.c cluster/*.c | grep -qv '^cluster/equations\.c$' ||
     { echo "FAIL: $f is defined in cluster/equations.c but no product code calls it"; fails=$((fails + 1)); }
 done
-for f in ns_chip_hours_per_failure ns_red_parts_len ns_gemm_blocks_override; do
+for f in ns_chip_hours_per_failure ns_red_parts_len ns_gemm_blocks_override \
+         ns_hardware_flops_per_token; do
   if grep -rlw "$f" kernels harness roofline cluster reports fleet include bench tests/unit >/dev/null; then
     echo "FAIL: $f is back, and nothing calls it"; fails=$((fails + 1))
   fi
