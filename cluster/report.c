@@ -105,6 +105,15 @@ int ns_cluster_check_chip_preset(const char *preset, char *err, size_t errlen) {
                      "preset '%.200s' names no chip (no chip.peak_tflop_per_s): give a chip "
                      "preset such as h100-sxm (nodescale cluster --list-presets)",
                      preset);
+        else if (probe->eta.enabled) {
+            /* The toy mode's chip has no memory or network: the search a run does would fail
+             * after the measurement, so refuse it before. */
+            snprintf(err, errlen,
+                     "preset '%.200s' selects the toy efficiency law (seed002), which has no "
+                     "mechanistic chip to carry the node to: give a chip preset such as h100-sxm",
+                     preset);
+            rc = -1;
+        }
     }
     free(probe);
     return rc;

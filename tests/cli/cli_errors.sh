@@ -147,9 +147,12 @@ for p in llama3-405b megatron-1t cpu-node; do
   expect2 "run --cluster-preset $p (not a chip)" $ns run --cluster-preset $p --out "$tmp/k4"
 done
 grep -q "names no chip" "$tmp/err" || { echo "FAIL: cpu-node: no reason"; fails=$((fails + 1)); }
+# seed002's toy chip has no memory or network: the run's search failed after the measurement.
+expect2 "run --cluster-preset seed002 (the toy law)" $ns run --cluster-preset seed002 --out "$tmp/k4"
+grep -q "toy efficiency law" "$tmp/err" || { echo "FAIL: seed002: no reason"; fails=$((fails + 1)); }
 [ -e "$tmp/k4" ] && { echo "FAIL: a refused --kernels/--cluster-preset made a folder"; fails=$((fails + 1)); }
 # A valid list and chip preset pass these checks (the unwritable --out is what is refused).
-$ns run --kernels stream_triad,sdot --cluster-preset seed002 --out /proc/nodescale-cannot 2>"$tmp/err"
+$ns run --kernels stream_triad,sdot --cluster-preset h100-sxm --out /proc/nodescale-cannot 2>"$tmp/err"
 grep -q "cannot write to folder" "$tmp/err" ||
   { echo "FAIL: valid --kernels/--cluster-preset refused:"; cat "$tmp/err"; fails=$((fails + 1)); }
 
