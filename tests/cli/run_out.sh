@@ -10,10 +10,11 @@ cd "$(dirname "$0")/../.."
 . tests/cli/lib/common.sh
 quick=(run --quick --threads 1 --kernels stream_triad)
 
-# Two runs, one --out: the second starts while the first writes.
+# Two runs, one --out: the second starts while the first writes (once the first has claimed the
+# folder: a fixed sleep let the second come first on a loaded machine).
 timeout --preserve-status -s INT 4 "$ns" "${quick[@]}" --out "$tmp/two" >"$tmp/a.out" 2>"$tmp/a.err" &
 a=$!
-sleep 0.5
+wait_for "$tmp/two/run.log" '^command:' || fail "first run: no run.log within 60 s"
 timeout --preserve-status -s INT 4 "$ns" "${quick[@]}" --out "$tmp/two" >"$tmp/b.out" 2>"$tmp/b.err"
 rc=$?
 wait $a
