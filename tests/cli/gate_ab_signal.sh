@@ -23,10 +23,11 @@ stop() {
     TMPDIR="$T/tmp" "$@" "$NS" gate --ab "$T/slow.sh" "$T/slow.sh" k1 --rounds 30 --min-rounds 30 \
         >"$T/out" 2>"$T/err" &
     local pid=$! i
-    for i in $(seq 100); do
+    for i in $(seq 600); do # up to 60 s: a loaded machine is slow, the signal must not come early
         grep -q 'round 2' "$T/err" 2>/dev/null && break
         sleep 0.1
     done
+    grep -q 'round 2' "$T/err" || { echo "FAIL: SIG$sig: no round 2 within 60 s"; fails=$((fails + 1)); }
     kill -"$sig" $pid
     wait $pid
     local rc=$?
