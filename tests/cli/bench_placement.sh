@@ -117,9 +117,15 @@ a=$(jq -c '.context.affinity | [.placement, .omp_proc_bind, .omp_places]' "$tmp/
 # cannot report more than that CPU alone (per-thread clocks timed them one after the other yet
 # counted them as parallel: 2x). Fastest samples (the least disturbed on a shared machine), the
 # 1-thread one the best of two runs around the 2-thread one; a wide margin, not a speed target.
+# 40 samples of 0.5 ms: under two busy loops the fastest of 15 samples of 2 ms still shared CPU
+# $c with one (1 thread at 37 GFLOP/s) while the scheduler moved both away from the 2-thread team
+# (66 GFLOP/s), and the check failed; short samples, some of them whole between two switches,
+# measure the CPU itself. Passive waiting: with samples this short a spinning wait on the shared
+# CPU would make the 2-thread result invalid (team_wait.sh).
 best() { # threads -> GFLOP/s of the fastest sample
-    OMP_PLACES="{$c}" "$ns" bench peak_dp_fma --threads "$1" --samples 15 --min-time 0.002 \
-        --json "$tmp/p$1.json" >/dev/null 2>&1 || fail "peak_dp_fma --threads $1 on CPU $c failed"
+    OMP_WAIT_POLICY=passive OMP_PLACES="{$c}" "$ns" bench peak_dp_fma --threads "$1" \
+        --samples 40 --min-time 0.0005 --json "$tmp/p$1.json" >/dev/null 2>&1 ||
+        fail "peak_dp_fma --threads $1 on CPU $c failed"
     jq -r '.results[0] | .flops / .time_s.min' "$tmp/p$1.json"
 }
 r1a=$(best 1) r2=$(best 2) r1b=$(best 1)
