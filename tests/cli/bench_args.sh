@@ -102,11 +102,13 @@ else
   fail "--json -: rc=$?"; cat "$tmp/err"
 fi
 
-# 7. Ctrl-C: stop at the next sample, write what was measured, exit 130
+# 7. Ctrl-C: stop at the next sample, write what was measured, exit 130. Sent after 2 s of the
+# bench's CPU time (samples of 0.2 s), not of wall time: on a loaded machine 2 s of sleep may not
+# reach the first sample, nor the stop handler.
 $ns bench stream_sum --n 4096 --threads 1 --samples 200 --min-time 0.2 --json "$tmp/i.json" \
   >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-sleep 2
+wait_caught $pid && wait_cpu $pid 2 || fail "SIGINT: the bench did not start within 60 s"
 kill -INT $pid
 wait $pid
 rc=$?

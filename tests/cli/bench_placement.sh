@@ -16,6 +16,12 @@ need_jq=1
 . tests/cli/lib/common.sh
 [ "$(nproc)" -ge 2 ] || { echo "skip: needs 2 CPUs"; exit 77; }
 b() { "$ns" bench stream_triad --n 4096 --samples 3 --threads 2 --json "$tmp/r.json" "$@"; }
+# Threads on CPUs of their own: "ok", or on a loaded machine the statuses it legitimately gives
+# (a thread kept waiting for a CPU, samples still short after re-sizing); the placement is what
+# those cases check. Threads sharing one CPU must stay "ok" (that is what they check).
+ok_or_load() { # status
+    case $1 in ok | "invalid: samples lasted "* | "invalid: samples still shorter than "*) ;; *) return 1 ;; esac
+}
 
 # Places of one CPU each (cores may hold several on an SMT host, where threads sharing one
 # would not be warned about unless every reading saw them on one CPU).
@@ -42,7 +48,8 @@ for e in OMP_PROC_BIND=bogus OMP_PLACES=bogus; do
 done
 
 OMP_PROC_BIND=close OMP_PLACES=cores b >/dev/null 2>"$tmp/err" || fail "OMP_PROC_BIND=close: bench failed"
-[ "$(jq -r '.results[0].status' "$tmp/r.json")" = ok ] || fail "OMP_PROC_BIND=close: status not ok"
+ok_or_load "$(jq -r '.results[0].status' "$tmp/r.json")" ||
+    fail "OMP_PROC_BIND=close: status '$(jq -r '.results[0].status' "$tmp/r.json")'"
 [ "$(jq -r '.context.affinity.placement' "$tmp/r.json")" = "from the user's environment" ] ||
     fail "OMP_PROC_BIND=close: placement '$(jq -r '.context.affinity.placement' "$tmp/r.json")'"
 ! grep -q "warning: thread placement" "$tmp/err" || fail "OMP_PROC_BIND=close: a placement warning"
@@ -81,7 +88,8 @@ for e in "OMP_PLACES={$all} OMP_PROC_BIND=close" "OMP_PROC_BIND=false"; do
     python3 - "$tmp/r.json" <<'PY' || fail "$e: placement_warning without the evidence"
 import json, re, sys
 r = json.load(open(sys.argv[1]))["results"][0]
-assert r["status"] == "ok", r["status"]
+assert r["status"] == "ok" or r["status"].startswith(
+    ("invalid: samples lasted ", "invalid: samples still shorter than ")), r["status"]
 pw = r.get("placement_warning")
 if pw is not None:  # every one of 2 readings per timed sample, never a one-CPU place
     m = re.match(r"threads 0 and 1 both ran on CPU (\d+) \(at every one of (\d+) readings\)", pw)
@@ -109,9 +117,15 @@ a=$(jq -c '.context.affinity | [.placement, .omp_proc_bind, .omp_places]' "$tmp/
 # cannot report more than that CPU alone (per-thread clocks timed them one after the other yet
 # counted them as parallel: 2x). Fastest samples (the least disturbed on a shared machine), the
 # 1-thread one the best of two runs around the 2-thread one; a wide margin, not a speed target.
+# 40 samples of 0.5 ms: under two busy loops the fastest of 15 samples of 2 ms still shared CPU
+# $c with one (1 thread at 37 GFLOP/s) while the scheduler moved both away from the 2-thread team
+# (66 GFLOP/s), and the check failed; short samples, some of them whole between two switches,
+# measure the CPU itself. Passive waiting: with samples this short a spinning wait on the shared
+# CPU would make the 2-thread result invalid (team_wait.sh).
 best() { # threads -> GFLOP/s of the fastest sample
-    OMP_PLACES="{$c}" "$ns" bench peak_dp_fma --threads "$1" --samples 15 --min-time 0.002 \
-        --json "$tmp/p$1.json" >/dev/null 2>&1 || fail "peak_dp_fma --threads $1 on CPU $c failed"
+    OMP_WAIT_POLICY=passive OMP_PLACES="{$c}" "$ns" bench peak_dp_fma --threads "$1" \
+        --samples 40 --min-time 0.0005 --json "$tmp/p$1.json" >/dev/null 2>&1 ||
+        fail "peak_dp_fma --threads $1 on CPU $c failed"
     jq -r '.results[0] | .flops / .time_s.min' "$tmp/p$1.json"
 }
 r1a=$(best 1) r2=$(best 2) r1b=$(best 1)

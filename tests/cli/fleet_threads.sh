@@ -9,7 +9,9 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/cli/lib/mpi.sh
 
-timeout -k 2 300 $MPIRUN -np 2 $bin fleet --quick --kernels stream_triad --max-bytes 64KiB \
+# timeout(1) only ends a hang: past fleet --quick's own 600 s wait for results (this took 36 s
+# under two busy loops, 177 s with more load: 300 s was too near).
+timeout -k 2 700 $MPIRUN -np 2 $bin fleet --quick --kernels stream_triad --max-bytes 64KiB \
   --out "$tmp/f" >"$tmp/f.out" 2>"$tmp/f.err"
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: exit $rc"; tail -n 20 "$tmp/f.err"; exit 1; }

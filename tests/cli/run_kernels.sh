@@ -25,9 +25,15 @@ grep -q '^env: NODESCALE_START_CPUS=.*(set by nodescale' "$tmp/q/run.log" ||
 
 # The user's OMP_PLACES is not marked; NODESCALE_AFFINITY_SET is absent (nodescale set nothing);
 # an --out with a space is quoted; KMP_* and GOTO_* are logged, as results.json records them
-# (ns_env_recorded; run.log left them out). Interrupted after a second: only run.log matters.
-KMP_NS_TEST=k GOTO_NS_TEST=g OMP_PLACES=cores timeout --preserve-status -s INT 1 "$ns" run --quick --threads 1 \
-  --kernels stream_triad --out "$tmp/a b" >/dev/null 2>&1
+# (ns_env_recorded; run.log left them out). Interrupted once it has written them (its stop handler
+# comes after run.log's env lines; `timeout 1` could stop a slow start before run.log existed):
+# only run.log matters here.
+KMP_NS_TEST=k GOTO_NS_TEST=g OMP_PLACES=cores "$ns" run --quick --threads 1 --kernels stream_triad \
+  --out "$tmp/a b" >/dev/null 2>&1 &
+pid=$!
+wait_caught $pid || fail "run --out '$tmp/a b': no stop handler within 60 s"
+kill -INT $pid 2>/dev/null
+wait $pid
 log=$tmp/a\ b/run.log
 grep -qx "command: $ns run --quick --threads 1 --kernels stream_triad --out '$tmp/a b'" "$log" ||
   fail "a word with a space is not quoted: $(grep '^command:' "$log")"

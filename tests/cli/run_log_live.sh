@@ -8,10 +8,11 @@ cd "$(dirname "$0")/../.."
 
 "$ns" run --quick --threads 1 --out "$tmp/r" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-for _ in $(seq 100); do # up to 20 s for the first progress lines
+for _ in $(seq 300); do # up to 60 s for the first progress lines (a loaded machine is slow)
     [ "$(grep -c . "$tmp/err" 2>/dev/null)" -ge 5 ] && break
     sleep 0.2
 done
+[ "$(grep -c . "$tmp/err")" -ge 5 ] || fail "fewer than 5 console lines within 60 s"
 sleep 0.5
 [ -s "$tmp/r/run.log" ] || fail "run.log is empty while the console shows $(grep -c . "$tmp/err") lines"
 kill -INT $pid; sleep 0.7; kill -INT $pid 2>/dev/null # the run may have ended

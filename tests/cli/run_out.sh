@@ -10,10 +10,11 @@ cd "$(dirname "$0")/../.."
 . tests/cli/lib/common.sh
 quick=(run --quick --threads 1 --kernels stream_triad)
 
-# Two runs, one --out: the second starts while the first writes.
+# Two runs, one --out: the second starts while the first writes (once the first has claimed the
+# folder: a fixed sleep let the second come first on a loaded machine).
 timeout --preserve-status -s INT 4 "$ns" "${quick[@]}" --out "$tmp/two" >"$tmp/a.out" 2>"$tmp/a.err" &
 a=$!
-sleep 0.5
+wait_for "$tmp/two/run.log" '^command:' || fail "first run: no run.log within 60 s"
 timeout --preserve-status -s INT 4 "$ns" "${quick[@]}" --out "$tmp/two" >"$tmp/b.out" 2>"$tmp/b.err"
 rc=$?
 wait $a
@@ -57,10 +58,15 @@ for f in $(ls "$tmp/two") gbench.json fleet.json nodes; do
 done
 
 # results.json cannot be written (a 40 KiB tmpfs, root only): nothing stays, exit 1 although
-# the run was interrupted, and no folder on stdout.
+# the run was interrupted, and no folder on stdout. Interrupted after 10 steps (a results.json
+# of 80 KB, run.log 2 KB), not after 4 s: on a loaded machine 4 s made a results.json that fit.
 mkdir "$tmp/full"
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=40k tmpfs "$tmp/full" 2>/dev/null; then
-  timeout --preserve-status -s INT 4 "$ns" "${quick[@]}" --out "$tmp/full/r" >"$tmp/f.out" 2>"$tmp/f.err"
+  "$ns" "${quick[@]}" --out "$tmp/full/r" >"$tmp/f.out" 2>"$tmp/f.err" &
+  pid=$!
+  wait_caught $pid && wait_for "$tmp/f.err" '^\[ *10/' || fail "full disk: 10 steps not done within 60 s"
+  kill -INT $pid
+  wait $pid
   rc=$?
   [ $rc -eq 1 ] || fail "full disk: exit $rc, want 1"
   [ -e "$tmp/full/r" ] && fail "full disk: left $(ls "$tmp/full/r")"

@@ -4,10 +4,12 @@
 # sweep, validated results for every kernel family present, and report.md and run.log beside it.
 # Then Ctrl-C (SIGINT) during a run still leaves a valid results.json marked interrupted, and the
 # step it cut short shows what it measured or "interrupted", never "nan".
+# A loaded machine legitimately makes some results invalid (a thread of a 2-thread team kept
+# waiting for a CPU, samples that stayed short after re-sizing): those statuses are accepted,
+# with their reason and no rate; what is checked is the file, not the machine's quiet.
 set -u
 cd "$(dirname "$0")/../.."
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/cli/lib/common.sh
 
 start=$(date +%s)
 bin/nodescale run --quick --out "$tmp/q" >"$tmp/stdout" 2>"$tmp/stderr" || { echo "run failed"; tail "$tmp/stderr"; exit 1; }
@@ -27,17 +29,27 @@ for k in ["host", "date", "cpu", "os", "compiler", "cflags", "libraries", "env",
 assert ctx["timer"]["resolution_s"] > 0
 assert len(ctx["load_avg"]) == 3 and all(x >= 0 for x in ctx["load_avg"]), ctx.get("load_avg")
 assert ctx["cpu"]["caches"], "no caches from hwloc"
+def load_status(st, threads):  # what a busy machine makes of a measurement, with its reason
+    return (st.startswith("invalid: samples still shorter than ") or
+            threads > 1 and st.startswith("invalid: samples lasted "))
 comp = d["ceilings"]["compute"]
 for prec in ["dp", "sp"]:
     c = [x for x in comp if x["precision"] == prec and x["mix"] == "fma"]
-    assert c and all(x["gflops"] > 0 for x in c), prec
+    assert c and any(x["gflops"] is not None and x["gflops"] > 0 for x in c), prec
+    for x in c:
+        assert (x["gflops"] is not None and x["gflops"] > 0 or
+                x["gflops"] is None and load_status(x["gflops_status"], x["threads"])), x
 assert len(d["sweep"]) >= 10
 assert all(p["gbytes_per_s"] is None or p["gbytes_per_s"] > 0 for p in d["sweep"])
 fam = {r["family"] for r in d["results"]}
 assert {"peak", "stream"} <= fam, fam
 for r in d["results"]:
     assert r["validated"] is True, r["id"]
-    assert r["status"] == "ok", (r["id"], r["status"])
+    if r["status"] != "ok":
+        assert load_status(r["status"], r["threads"]), (r["id"], r["status"])
+        assert r["gflops"] is None and r["gbytes_per_s"] is None, r["id"]
+        print("note: on a busy machine:", r["id"], r["status"])
+        continue
     assert len(r["samples_s"]) >= 9, r["id"]
     t = r["time_s"]
     assert 0 < t["min"] <= t["median"] <= t["max"], r["id"]
@@ -50,19 +62,25 @@ PY
 grep -q "Compute ceilings" "$tmp/q/report.md" || { echo "report.md lacks ceilings"; exit 1; }
 grep -q "^command: bin/nodescale run --quick" "$tmp/q/run.log" || { echo "run.log lacks the command"; exit 1; }
 
-# `run --quick --out DIR` sent SIGINT after SECONDS (stderr to ERR); it must exit 130.
-run_interrupted() { # SECONDS DIR ERR
+# `run --quick --out DIR` sent SIGINT (stderr to ERR) once its stop handler is there and WHEN
+# holds: "cpu SECONDS" (CPU time it used) or "line PATTERN" (a line of ERR); it must exit 130.
+# Not after a sleep: on a loaded machine the run was not as far as the test assumed.
+run_interrupted() { # WHEN DIR ERR
   bin/nodescale run --quick --out "$2" >/dev/null 2>"$3" &
   local pid=$! rc
-  sleep "$1"
+  wait_caught $pid || { echo "run: no stop handler within 60 s"; exit 1; }
+  case $1 in
+    cpu\ *) wait_cpu $pid "${1#cpu }" ;;
+    line\ *) wait_for "$3" "${1#line }" ;;
+  esac || { echo "run: '$1' not reached within 60 s"; kill $pid; exit 1; }
   kill -INT $pid
   wait $pid
   rc=$?
-  [ $rc -eq 130 ] || { echo "run interrupted after $1 s exited $rc, want 130"; exit 1; }
+  [ $rc -eq 130 ] || { echo "run interrupted at '$1' exited $rc, want 130"; exit 1; }
 }
 
-# Ctrl-C: interrupt after a few seconds; a valid, complete-so-far results.json must remain.
-run_interrupted 4 "$tmp/int" /dev/null
+# Ctrl-C once two steps are done; a valid, complete-so-far results.json must remain.
+run_interrupted "line ^\[ *2/" "$tmp/int" "$tmp/int.err"
 python3 - "$tmp/int/results.json" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]), parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
@@ -74,7 +92,7 @@ PY
 # Ctrl-C inside a step (trial 4 #25): peak_dp_fma, the first step, made 100x slower so that the
 # SIGINT lands in its samples. Its progress line shows the rate of the samples it took (or
 # "interrupted" when it took none), never "nan"; nothing the run writes says nan.
-NODESCALE_INJECT_SLOWDOWN=peak_dp_fma:99 run_interrupted 1.5 "$tmp/cut" "$tmp/cut.err"
+NODESCALE_INJECT_SLOWDOWN=peak_dp_fma:99 run_interrupted "cpu 1.5" "$tmp/cut" "$tmp/cut.err"
 line=$(grep -m1 'ceiling peak_dp_fma ' "$tmp/cut.err")
 echo "interrupted step: $line"
 echo "$line" | grep -Eq '[0-9] GFLOP/s  \[interrupted after [0-9]+ of [0-9]+ samples\]$| interrupted  \[interrupted' ||

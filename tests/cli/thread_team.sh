@@ -30,13 +30,19 @@ assert isinstance(cpus, list) and len(cpus) == 1 and cpus[0] >= 0, cpus
 assert r.get("threads_note", "").startswith("the OpenMP runtime gave 1 of 2"), r.get("threads_note")
 PY
 done
-# Without the limit the same 2-thread stream result is ok on 2 threads.
-"$ns" bench stream_triad --n 65536 --threads 2 --samples 3 --min-time 0.001 --json - 2>/dev/null |
-  python3 -c '
+# Without the limit the same 2-thread stream result is ok on 2 threads. On a loaded machine a
+# thread of the team may wait for a CPU ("invalid: samples lasted ...") or samples sized on a
+# disturbed one stay short ("invalid: samples still shorter than ..."), legitimately: what is
+# checked here is the team it got, not the machine's quiet.
+team2='
 import json, sys
 r = json.load(sys.stdin)["results"][0]
-assert r["status"] == "ok" and r["threads_used"] == 2 and "threads_note" not in r, r
-' || fail "stream_triad --threads 2: not ok on 2 threads"
+assert r["status"] == "ok" or r["status"].startswith(
+    ("invalid: samples lasted ", "invalid: samples still shorter than ")), r
+assert r["threads_used"] == 2 and "threads_note" not in r, r
+'
+"$ns" bench stream_triad --n 65536 --threads 2 --samples 3 --min-time 0.001 --json - 2>/dev/null |
+  python3 -c "$team2" || fail "stream_triad --threads 2: not ok on 2 threads"
 # A 1.8 MFLOP GEMM runs on one thread: the id keeps t2, threads_used says 1, and why.
 "$ns" bench dgemm --n 96 --threads 2 --samples 3 --min-time 0.001 --json "$tmp/g96.json" \
   >"$tmp/g96.out" 2>&1 || fail "dgemm --n 96 --threads 2 failed: $(cat "$tmp/g96.out")"
@@ -52,10 +58,6 @@ if pc.get("cycles_per_rep"):  # per core: the one core it ran on, not two
     assert abs(pc["flops_per_cycle_per_core"] * pc["cycles_per_rep"] / r["flops"] - 1) < 1e-9, pc
 PY
 "$ns" bench dgemm --n 256 --threads 2 --samples 3 --min-time 0.001 --json - 2>/dev/null |
-  python3 -c '
-import json, sys
-r = json.load(sys.stdin)["results"][0]
-assert r["status"] == "ok" and r["threads_used"] == 2 and "threads_note" not in r, r
-' || fail "dgemm --n 256 --threads 2: not ok on 2 threads"
+  python3 -c "$team2" || fail "dgemm --n 256 --threads 2: not ok on 2 threads"
 [ $fails -eq 0 ] && echo "thread team ok"
 exit $((fails > 0))

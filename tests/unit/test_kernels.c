@@ -322,7 +322,12 @@ static void timing_loop_invariants(void **state) {
     ns_measure_opts o = ns_measure_defaults(1);
     o.min_sample_s = 0.002;
     ns_measurement m;
-    assert_int_equal(ns_measure(k, st, &p, &o, &m), 0);
+    /* On a loaded machine a thread of the team can wait for a CPU through most of a sample:
+     * the result is then invalid (no rate) with its samples taken, which the invariants below
+     * still hold for. Any other failure is one. */
+    if (ns_measure(k, st, &p, &o, &m) != 0 && strncmp(m.status, "invalid: samples lasted ", 24))
+        fail_msg("ns_measure: %s", m.status);
+    if (m.status[0] != 'o') print_message("on a busy machine: %s\n", m.status);
     assert_true(m.nsamples >= 9);
     assert_true(m.reps >= 1);
     for (int i = 0; i < m.nsamples; i++) assert_true(m.samples_s[i] > 0);

@@ -13,3 +13,43 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# Waiting on a process by its progress, not by the clock (a sleep before a signal raced on a
+# loaded machine): each waits up to 60 s of wall time and returns 1 when the process ended first
+# or the time ran out.
+# wait_caught PID: until PID catches SIGINT, i.e. has installed nodescale's stop handler (a
+# signal before that ends it at once, or is lost: a background job starts with SIGINT ignored).
+wait_caught() {
+  local i mask
+  for i in $(seq 600); do
+    mask=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+    [ -n "$mask" ] || return 1
+    (((0x$mask >> 1) & 1)) && return 0
+    sleep 0.1
+  done
+  return 1
+}
+# wait_cpu PID SECONDS: until PID (all its threads) has used SECONDS of CPU time: as far into
+# its work as SECONDS of wall time take it on an idle machine, however loaded this one is.
+wait_cpu() {
+  local i ticks hz want
+  hz=$(getconf CLK_TCK)
+  want=$(awk -v s="$2" -v hz="$hz" 'BEGIN { printf "%d", s * hz + 0.5 }')
+  for i in $(seq 600); do
+    # utime and stime: fields 14 and 15, counted after the ")" that ends the command name
+    ticks=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }')
+    [ -n "$ticks" ] || return 1
+    [ "$ticks" -ge "$want" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+# wait_for FILE PATTERN: until a line of FILE matches the grep -E PATTERN (60 s).
+wait_for() {
+  local i
+  for i in $(seq 600); do
+    grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
