@@ -508,6 +508,9 @@ void ns_cluster_eval(const ns_cluster_input *in, const ns_cluster_prep *prep, co
      * recomputed needs its full set once, so the count follows in closed form. */
     eval_rc(in, prep, par, NS_RECOMP_NONE, 0, out);
     if (out->fits != 0) return;
+    /* The partial count starts from no recomputation: its other layers keep their full set,
+     * scores included, so the excess is over that total, not over selective's. */
+    double none_total = out->mem_total;
     if (!in->run.flash_attention) {
         eval_rc(in, prep, par, NS_RECOMP_SELECTIVE, 0, out);
         if (out->fits != 0) return;
@@ -516,11 +519,16 @@ void ns_cluster_eval(const ns_cluster_input *in, const ns_cluster_prep *prep, co
     double saved = ns_pipeline_in_flight(par->pp, out->micro_batches, par->interleave) *
                    (keep - act_bytes_per_layer(in, par, NS_RECOMP_FULL));
     double excess =
-        out->mem_total - in->sys.chip.mem_capacity_bytes * in->sys.chip.mem_usable_frac + keep;
+        none_total - in->sys.chip.mem_capacity_bytes * in->sys.chip.mem_usable_frac + keep;
     int L = out->stage_layers;
     double need = saved > 0 ? ceil(excess / saved) : L;
     int rl = need < 1 ? 1 : need > L ? L : (int)need;
     eval_rc(in, prep, par, rl == L ? NS_RECOMP_FULL : NS_RECOMP_PARTIAL, rl, out);
+    /* rounding in the closed form: one more layer until it fits or all are recomputed */
+    while (out->fits == 0 && rl < L) {
+        rl++;
+        eval_rc(in, prep, par, rl == L ? NS_RECOMP_FULL : NS_RECOMP_PARTIAL, rl, out);
+    }
 }
 
 /* ---- Amdahl's bound under DP scaling -------------------------------------------------------- */

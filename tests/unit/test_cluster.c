@@ -608,6 +608,46 @@ static void model_recompute_auto(void **state) {
     assert_true(b.hfu > b.mfu);
 }
 
+/* Trial 17 #1: without flash attention auto tried selective, then took the excess over
+ * selective's total while the partial layers keep the scores: megatron-1t at TP 8, PP 64, DP 6
+ * on 80 GB A100s got 1 of 2 layers recomputed at 113.8 GB, not fitting, where full (50.0 GB)
+ * fits (PP 32: 3 of 4 at 117.4 GB, where full, 85.5 GB, does not fit either). auto must return a
+ * layout that fits whenever full recomputation fits, with the fewest layers (one fewer does not
+ * fit), and full when nothing fits. */
+static void model_recompute_auto_unfused(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    char err[256];
+    load(&in, "a100-sxm");
+    assert_int_equal(ns_cluster_apply_preset(&in, "megatron-1t", err, sizeof err), 0);
+    assert_int_equal(in.run.flash_attention, 0);
+    const double cap = in.sys.chip.mem_capacity_bytes * in.sys.chip.mem_usable_frac;
+    const ns_par pars[] = {{8, 64, 6, 1, 1, 1}, {8, 32, 12, 1, 1, 1}};
+    for (int i = 0; i < 2; i++) {
+        ns_breakdown none, full, b;
+        in.run.recompute = NS_RECOMP_NONE;
+        eval_at(&in, pars[i], &none);
+        in.run.recompute = NS_RECOMP_FULL;
+        eval_at(&in, pars[i], &full);
+        assert_int_equal(full.fits, i == 0); /* PP 32: 85.5 GB, nothing fits */
+        in.run.recompute = NS_RECOMP_AUTO;
+        eval_at(&in, pars[i], &b);
+        if (!full.fits) {
+            assert_int_equal(b.recompute, NS_RECOMP_FULL);
+            continue;
+        }
+        assert_int_equal(b.fits, 1);
+        assert_true(b.recompute == NS_RECOMP_FULL || b.recompute == NS_RECOMP_PARTIAL);
+        /* none keeps I·L·k, full I·L·in + k (I micro-batches in flight, L layers): one layer
+         * fewer recomputed costs I·(k − in) more, and that must not fit */
+        int L = b.stage_layers;
+        double I = ns_pipeline_in_flight(pars[i].pp, b.micro_batches, 1),
+               k = none.mem_activations / (I * L);
+        double per_layer = (none.mem_activations - full.mem_activations + k) / L;
+        assert_true(b.mem_total + per_layer > cap);
+    }
+}
+
 static void model_gemm_table(void **state) {
     (void)state;
     ns_cluster_input in;
@@ -1256,6 +1296,7 @@ int main(void) {
         cmocka_unit_test(model_unfused_attention),
         cmocka_unit_test(model_bubble_with_comm),
         cmocka_unit_test(model_recompute_auto),
+        cmocka_unit_test(model_recompute_auto_unfused),
         cmocka_unit_test(executed_within_peak),
         cmocka_unit_test(executed_is_megatron),
         cmocka_unit_test(model_gemm_table),
