@@ -282,14 +282,16 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     return lt;
 }
 
-/* Activation bytes one layer keeps for one micro-batch (ns_korthikanti_act_bytes): the scores
- * are not stored with flash attention or selective recomputation; with CP, s is s/cp. */
+/* Activation bytes one layer keeps for one micro-batch (ns_korthikanti_act_bytes) in the run's
+ * precision, as the weights and GEMMs are: the scores are not stored with flash attention or
+ * selective recomputation; with CP, s is s/cp. */
 static double act_bytes_per_layer(const ns_cluster_input *in, const ns_par *par, ns_recompute rc) {
     const ns_model *m = &in->model;
     double s = (double)m->seq_tokens / par->cp;
     int keep_scores = !(in->run.flash_attention || rc == NS_RECOMP_SELECTIVE);
     return ns_korthikanti_act_bytes(s, par->micro_batch, m->hidden, m->heads, m->kv_heads, m->ffn,
-                                    m->gated_ffn, par->tp, in->run.sequence_parallel, keep_scores,
+                                    m->gated_ffn, par->tp, in->run.sequence_parallel,
+                                    ns_cprec_bytes(in->run.precision), keep_scores,
                                     rc == NS_RECOMP_FULL);
 }
 

@@ -336,7 +336,7 @@ static void r4_young_daly(void **state) {
  * 10 + 24/t + 80/t, TP + SP 34/t + 80/t, selective (scores not kept) 34/t, full recomputation 2
  * (÷ t with SP). */
 static double act(double b, double t, int sp, int scores, int full) {
-    return ns_korthikanti_act_bytes(2048, b, 12288, 96, 96, 4 * 12288, 0, t, sp, scores, full);
+    return ns_korthikanti_act_bytes(2048, b, 12288, 96, 96, 4 * 12288, 0, t, sp, 2, scores, full);
 }
 
 static void r4_korthikanti_act_bytes(void **state) {
@@ -357,16 +357,37 @@ static void r4_korthikanti_act_bytes(void **state) {
 static void act_bytes_shape(void **state) {
     (void)state;
     const double s = 8192, h = 16384, sbh = s * h;
-    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 0, 0), sbh * 5.03125,
+    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, 0, 0), sbh * 5.03125,
                1e-12);
     /* each input moves them: the FFN size, gating, KV heads */
-    double base = ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 0, 0);
-    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 200000, 1, 8, 1, 0, 0) - base,
+    double base = ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, 0, 0);
+    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 200000, 1, 8, 1, 2, 0, 0) - base,
                8.0 * s * (200000 - 53248) / 8, 1e-12);
-    assert_rel(base - ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 0, 8, 1, 0, 0),
+    assert_rel(base - ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 0, 8, 1, 2, 0, 0),
                4.0 * s * 53248 / 8, 1e-12);
-    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 128, 53248, 1, 8, 1, 0, 0) - base,
+    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 128, 53248, 1, 8, 1, 2, 0, 0) - base,
                4.0 * s * 128 * (16 - 1), 1e-12);
+}
+
+/* Trial 17 #2: the elements are e bytes, the run's precision (they were 2 at every precision);
+ * the dropout masks stay 1 byte (Korthikanti et al. 2022 sec. 4.1). GPT-3's layer at t = 8 with
+ * SP: every term but the masks (2·sbh/t, and a·s²·b/t with the scores) doubles at fp32 and
+ * halves at fp8. */
+static void act_bytes_precision(void **state) {
+    (void)state;
+    const double sbh = 2048.0 * 12288, t = 8;
+    for (int scores = 0; scores < 2; scores++) {
+        double bf16 = act(1, t, 1, scores, 0);
+        double fp32 =
+            ns_korthikanti_act_bytes(2048, 1, 12288, 96, 96, 4 * 12288, 0, t, 1, 4, scores, 0);
+        double fp8 =
+            ns_korthikanti_act_bytes(2048, 1, 12288, 96, 96, 4 * 12288, 0, t, 1, 1, scores, 0);
+        double masks = 2 * sbh / t + (scores ? 96 / t * 2048 * 2048.0 : 0); /* 1 byte each */
+        assert_rel(fp32, 2 * bf16 - masks, 1e-12);
+        assert_rel(fp8, (bf16 + masks) / 2, 1e-12);
+    }
+    assert_rel(ns_korthikanti_act_bytes(2048, 2, 12288, 96, 96, 4 * 12288, 0, 8, 1, 4, 1, 1),
+               4 * sbh * 2 / 8, 1e-12);
 }
 
 static void r5_expected_max(void **state) {
@@ -495,6 +516,26 @@ static void model_act_bytes_shape(void **state) {
         if (i == 0) base = b.mem_activations;
         assert_int_equal((b.mem_activations > base) - (b.mem_activations < base), cases[i].more);
     }
+}
+
+/* Trial 17 #2: the model's activations follow the run's precision (86,436,216,832 B at bf16,
+ * fp32 and fp8 on 16,384 H100s): fp32 almost twice bf16, fp8 about half (the masks stay). */
+static void model_act_bytes_precision(void **state) {
+    (void)state;
+    /* the model: h100-sxm at bf16, fp32 and fp8 keeps different activations */
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.run.recompute = NS_RECOMP_NONE;
+    const ns_cprec precs[] = {NS_CP_BF16, NS_CP_FP32, NS_CP_FP8};
+    double act_b[3];
+    for (int i = 0; i < 3; i++) {
+        in.run.precision = precs[i];
+        ns_breakdown b;
+        eval_at(&in, (ns_par){8, 16, 128, 1, 1, 1}, &b);
+        act_b[i] = b.mem_activations;
+    }
+    assert_true(act_b[1] > 1.9 * act_b[0] && act_b[1] < 2 * act_b[0]);
+    assert_true(act_b[2] < 0.55 * act_b[0] && act_b[2] > 0.5 * act_b[0]);
 }
 
 /* Halving the scale-out bandwidth cannot make a step faster; more DP leaves the weights per chip
@@ -1286,6 +1327,7 @@ int main(void) {
         cmocka_unit_test(r2_tail_at_scale),
         cmocka_unit_test(r4_young_daly),
         cmocka_unit_test(r4_korthikanti_act_bytes),
+        cmocka_unit_test(act_bytes_precision),
         cmocka_unit_test(act_bytes_shape),
         cmocka_unit_test(r5_expected_max),
         cmocka_unit_test(model_params),
@@ -1293,6 +1335,7 @@ int main(void) {
         cmocka_unit_test(model_free_network),
         cmocka_unit_test(model_monotone),
         cmocka_unit_test(model_act_bytes_shape),
+        cmocka_unit_test(model_act_bytes_precision),
         cmocka_unit_test(model_unfused_attention),
         cmocka_unit_test(model_bubble_with_comm),
         cmocka_unit_test(model_recompute_auto),
