@@ -365,7 +365,9 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b);
 
 /* Whether `preset` loads and names a chip (sets a chip peak on its own), as `run
  * --cluster-preset` and ns_cluster_from_results need; a model preset (llama3-405b) or cpu-node
- * does not. 0, or -1 with a one-line reason in err. */
+ * does not; and whether llama3-405b with the preset over it passes ns_cluster_check_input, as
+ * ns_cluster_from_results checks it (the node aside), so that a run refuses it before measuring.
+ * 0, or -1 with a one-line reason in err. */
 int ns_cluster_check_chip_preset(const char *preset, char *err, size_t errlen);
 
 /* The `cluster` section of results.json for `nodescale run`: the measured node's GEMM

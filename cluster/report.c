@@ -115,6 +115,20 @@ int ns_cluster_check_chip_preset(const char *preset, char *err, size_t errlen) {
             rc = -1;
         }
     }
+    /* What ns_cluster_from_results refuses, less the node (which only brings GEMM efficiency
+     * and CV): the defaults, llama3-405b, then the preset, checked as the search needs them. A
+     * run measures for minutes before it gets there. */
+    if (rc == 0) {
+        ns_cluster_defaults(probe);
+        rc = ns_cluster_apply_preset(probe, "llama3-405b", err, errlen) ||
+                     ns_cluster_apply_preset(probe, preset, err, errlen)
+                 ? -1
+                 : 0;
+        if (rc == 0) {
+            ns_chip_finish(&probe->sys.chip);
+            rc = ns_cluster_check_input(probe, err, errlen);
+        }
+    }
     free(probe);
     return rc;
 }
