@@ -78,7 +78,7 @@ typedef struct ns_model {
     char name[64];
     int layers, hidden, heads, kv_heads, ffn, vocab, seq_tokens;
     int gated_ffn;       /* SwiGLU: three FFN matrices instead of two */
-    int causal;          /* attention kernels skip the masked half (hardware time only) */
+    int causal;          /* flash attention skips the masked half (hardware time only) */
     double params;       /* 0 = derived from the shape (ns_model_params) */
     double train_tokens; /* tokens to train on (time to train, energy, cost) */
 } ns_model;

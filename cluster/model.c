@@ -247,7 +247,7 @@ typedef struct layer_times {
     double fwd_s;      /* GEMMs + attention + memory-bound element-wise work */
     double attn_s;     /* the attention core alone (what selective recomputation repeats) */
     double fwd_flops;  /* the FLOPs fwd_s executes: the GEMMs' 2mnk and attn_flops */
-    double attn_flops; /* the attention core's, the masked half skipped under a causal mask */
+    double attn_flops; /* the attention core's, the masked half skipped by flash attention */
 } layer_times;
 
 static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
@@ -258,8 +258,12 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     double h = m->hidden, hd = head_dim(m), f = m->ffn;
     double kv_local = m->kv_heads >= par->tp ? (double)m->kv_heads / t : 1.0; /* replicated */
     layer_times lt;
-    /* Attention core: QKᵀ and AV, 4·T·s·h/t FLOP, half skipped under a causal mask. */
-    lt.attn_flops = 4.0 * T * m->seq_tokens * h / t * (m->causal ? 0.5 : 1.0);
+    /* Attention core: QKᵀ and AV, 4·T·s·h/t FLOP. Under a causal mask flash attention skips
+     * the blocks above the diagonal, half (Dao 2023, arXiv 2307.08691, sec. 3.1.1); unfused
+     * attention computes the whole s² scores and then masks them (Dao et al. 2022, Algorithm 0;
+     * Narayanan et al. 2021 eq. (3) counts them in full). */
+    const int skip_masked = m->causal && in->run.flash_attention;
+    lt.attn_flops = 4.0 * T * m->seq_tokens * h / t * (skip_masked ? 0.5 : 1.0);
     lt.attn_s = lt.attn_flops / (c->peak_flops[in->run.precision] * c->attn_eff);
     /* Unfused attention moves the b·(a/t)·s² scores through memory: QKᵀ writes S, the softmax
      * reads S and writes P, AV reads P, four passes of e bytes (Dao et al. 2022, arXiv

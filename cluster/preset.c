@@ -72,7 +72,7 @@ const ns_cluster_key ns_cluster_keys[] = {
      "sequence length, tokens"},
     {"model", "gated_ffn", NS_KEY_BOOL, OFF(model.gated_ffn), 1, 0, 1, "SwiGLU FFN (3 matrices)"},
     {"model", "causal", NS_KEY_BOOL, OFF(model.causal), 1, 0, 1,
-     "causal attention (kernels skip the masked half)"},
+     "causal attention (flash attention kernels skip the masked half)"},
     {"model", "params", NS_KEY_DBL, OFF(model.params), 1, 0, BIG,
      "parameter count: 0 only (from the shape, which the step is timed from)"},
     {"model", "train_tokens", NS_KEY_DBL, OFF(model.train_tokens), 1, 0, BIG,
