@@ -588,11 +588,10 @@ static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int 
         snprintf(over, sizeof over, "%.1f%%", 100 * (hi - 1));
     else
         snprintf(over, sizeof over, "%.1f%% to %.1f%%", 100 * (lo - 1), 100 * (hi - 1));
-    printf("MFU: PaLM's model FLOPs (6N + 12*l*h*s per token; appendix B) count the input "
-           "embedding and\nthe causally masked half of attention, %s more than the model "
-           "executes without recomputation\nhere, so MFU can exceed HFU; HFU and the FLOP/s "
-           "per chip are the FLOPs the model times\n(recomputation included)\n",
-           over);
+    printf("MFU: PaLM's model FLOPs (6N + 12*l*h*s per token; appendix B) count %s,\n%s more "
+           "than the model executes without recomputation here, so MFU can exceed HFU; HFU and\n"
+           "the FLOP/s per chip are the FLOPs the model times (recomputation included)\n",
+           ns_mfu_not_executed(in), over);
     printf("\nstep-time breakdown, seconds per step (share of the step)\n"
            "  chips        compute     TP exposed     CP exposed     PP exposed     DP exposed"
            "         bubble      straggler      optimizer  GPipe bubble share\n");

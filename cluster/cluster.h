@@ -363,6 +363,12 @@ const char *ns_breakdown_train_status(const ns_cluster_input *in, const ns_break
  * with a *_status or "status" that says why). */
 json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b);
 
+/* What PaLM's model FLOPs (MFU's numerator) count that the model does not execute, as a phrase
+ * for the MFU notes: the input embedding (N from the shape holds it, ns_model_params), and the
+ * causally masked half of attention only where the model skips it (a causal mask with flash
+ * attention). A static string. */
+const char *ns_mfu_not_executed(const ns_cluster_input *in);
+
 /* Whether `preset` loads and names a chip (sets a chip peak on its own), as `run
  * --cluster-preset` and ns_cluster_from_results need; a model preset (llama3-405b) or cpu-node
  * does not; and whether llama3-405b with the preset over it passes ns_cluster_check_input, as

@@ -182,4 +182,15 @@ $ns cluster --preset h100-sxm --chips 8192 --json - |
   jq -e '.points[0].bubble_share_gpipe - 15/47 | fabs < 1e-12' >/dev/null ||
   { echo "no points[].bubble_share_gpipe in the JSON"; exit 1; }
 
+# Trial 17 #13: the MFU note says the masked half only where the model skips it (causal mask,
+# flash attention), not for megatron-1t without a causal mask or with unfused attention.
+for c in 0 1; do
+  $ns cluster --preset a100-sxm --preset megatron-1t --chips 3072 --causal $c >"$tmp/mfu.txt"
+  grep -q "^MFU: PaLM's model FLOPs .* count the input embedding" "$tmp/mfu.txt" &&
+    ! grep -q "masked half of attention, which" "$tmp/mfu.txt" ||
+    { echo "megatron-1t --causal $c: MFU note"; cat "$tmp/mfu.txt"; exit 1; }
+done
+$ns cluster --preset h100-sxm --chips 16384 | grep -q "causally masked half of attention, which flash" ||
+  { echo "llama3-405b: MFU note lost the masked half"; exit 1; }
+
 echo "cluster CLI ok"

@@ -561,6 +561,27 @@ static void model_monotone(void **state) {
     assert_true(dp128.mem_weights == b.mem_weights && b.mem_weights > 0);
 }
 
+/* Trial 17 #13: the MFU note names the masked half of attention only where the model skips it
+ * (a causal mask under flash attention); megatron-1t without a causal mask said it too. */
+static void mfu_note_follows_mask(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    for (int causal = 0; causal < 2; causal++)
+        for (int fa = 0; fa < 2; fa++) {
+            in.model.causal = causal;
+            in.run.flash_attention = fa;
+            const char *s = ns_mfu_not_executed(&in);
+            assert_non_null(strstr(s, "input embedding"));
+            assert_int_equal(strstr(s, "masked half of attention, which") != NULL, causal && fa);
+            ns_breakdown b;
+            eval_at(&in, (ns_par){8, 16, 64, 1, 1, 1}, &b);
+            json_t *o = ns_breakdown_json(&in, &b);
+            assert_non_null(strstr(json_string_value(json_object_get(o, "mfu_convention")), s));
+            json_decref(o);
+        }
+}
+
 /* Trial 16 #1: at GEMM and attention efficiency 1 with free memory and network the chip runs at
  * its peak, and HFU and the FLOP/s per chip are the FLOPs the model executes: at most 100%,
  * whatever the recomputation or mask (they read 104.5% from PaLM's count times 1 + r/3L). MFU
@@ -1367,6 +1388,7 @@ int main(void) {
         cmocka_unit_test(model_recompute_auto),
         cmocka_unit_test(model_recompute_auto_unfused),
         cmocka_unit_test(executed_within_peak),
+        cmocka_unit_test(mfu_note_follows_mask),
         cmocka_unit_test(executed_is_megatron),
         cmocka_unit_test(model_gemm_table),
         cmocka_unit_test(model_checks),
