@@ -24,7 +24,7 @@ double ns_megatron_flops_per_iter(double batch, double seq, double layers, doubl
 
 double ns_korthikanti_act_bytes(double s, double b, double h, double heads, double kv_heads,
                                 double ffn, int gated_ffn, double t, int sequence_parallel,
-                                double e, int keep_scores, int full_recompute) {
+                                double e, double score_keys, int full_recompute) {
     double sb = s * b, split = sequence_parallel ? t : 1.0;
     if (full_recompute) return e * sb * h / split;
     double kv_local = kv_heads >= t ? kv_heads / t : 1.0; /* a KV head per rank, replicated */
@@ -33,7 +33,7 @@ double ns_korthikanti_act_bytes(double s, double b, double h, double heads, doub
                   + 2.0 * e * sb * (h / heads) * kv_local /* K and V */
                   + e * sb * h / t;                       /* the output projection's input */
     double mlp = (gated_ffn ? 4.0 : 2.0) * e * sb * ffn / t; /* up (+ gate), act. (+ product) */
-    double scores = keep_scores ? (2.0 * e + 1.0) * (heads / t) * s * sb : 0.0;
+    double scores = (2.0 * e + 1.0) * (heads / t) * score_keys * sb; /* s queries x keys */
     return not_tp + attn + mlp + scores;
 }
 

@@ -43,15 +43,17 @@ double ns_megatron_flops_per_iter(double batch, double seq, double layers, doubl
  * KV heads per rank, or 1 when kv_heads < t and they are replicated), the output projection's
  * input (e·sbh/t); the FFN's activation input and output (e·sbf/t each, f = ffn), or with a
  * gated FFN (SwiGLU) the up and gate outputs, the activation and the product (4e·sbf/t); and
- * keep_scores: the softmax output, its dropout mask and output, (2e + 1)·(a/t)·s²·b (not stored
- * with flash attention or selective recomputation). GPT-3's case at e = 2 (f = 4h, kv_heads = a,
- * not gated) is the paper's s·b·h·(34/t + 5·a·s/(h·t)) with sequence parallelism and
+ * the scores of the s queries against score_keys keys (s without context parallelism; under CP
+ * a rank's s/cp queries attend to the whole sequence, so s/cp × seq; 0 when they are not stored:
+ * flash attention or selective recomputation): the softmax output, its dropout mask and output,
+ * (2e + 1)·(a/t)·s·score_keys·b. GPT-3's case at e = 2 (f = 4h, kv_heads = a, not gated,
+ * score_keys = s) is the paper's s·b·h·(34/t + 5·a·s/(h·t)) with sequence parallelism and
  * s·b·h·(10 + 24/t + 5·a·s/(h·t)) without (Table 2). full_recompute: only the layer input,
- * e·s·b·h (÷ t with sequence parallelism). s sequence length, b micro-batch, h hidden size,
- * a heads, t TP degree. */
+ * e·s·b·h (÷ t with sequence parallelism). s the tokens of the sequence on this rank,
+ * b micro-batch, h hidden size, a heads, t TP degree. */
 double ns_korthikanti_act_bytes(double s, double b, double h, double heads, double kv_heads,
                                 double ffn, int gated_ffn, double t, int sequence_parallel,
-                                double e, int keep_scores, int full_recompute);
+                                double e, double score_keys, int full_recompute);
 
 /* ---- one chip: the roofline ---------------------------------------------------------------- */
 

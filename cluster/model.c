@@ -288,14 +288,16 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
 
 /* Activation bytes one layer keeps for one micro-batch (ns_korthikanti_act_bytes) in the run's
  * precision, as the weights and GEMMs are: the scores are not stored with flash attention or
- * selective recomputation; with CP, s is s/cp. */
+ * selective recomputation; with CP, s is s/cp and the scores are (s/cp)·s per head. */
 static double act_bytes_per_layer(const ns_cluster_input *in, const ns_par *par, ns_recompute rc) {
     const ns_model *m = &in->model;
     double s = (double)m->seq_tokens / par->cp;
     int keep_scores = !(in->run.flash_attention || rc == NS_RECOMP_SELECTIVE);
+    /* this rank's s/cp queries against all seq keys (Llama 3 sec. 3.3.2: K and V gathered) */
+    double score_keys = keep_scores ? (double)m->seq_tokens : 0.0;
     return ns_korthikanti_act_bytes(s, par->micro_batch, m->hidden, m->heads, m->kv_heads, m->ffn,
                                     m->gated_ffn, par->tp, in->run.sequence_parallel,
-                                    ns_cprec_bytes(in->run.precision), keep_scores,
+                                    ns_cprec_bytes(in->run.precision), score_keys,
                                     rc == NS_RECOMP_FULL);
 }
 

@@ -336,7 +336,8 @@ static void r4_young_daly(void **state) {
  * 10 + 24/t + 80/t, TP + SP 34/t + 80/t, selective (scores not kept) 34/t, full recomputation 2
  * (÷ t with SP). */
 static double act(double b, double t, int sp, int scores, int full) {
-    return ns_korthikanti_act_bytes(2048, b, 12288, 96, 96, 4 * 12288, 0, t, sp, 2, scores, full);
+    return ns_korthikanti_act_bytes(2048, b, 12288, 96, 96, 4 * 12288, 0, t, sp, 2, scores * 2048.0,
+                                    full);
 }
 
 static void r4_korthikanti_act_bytes(void **state) {
@@ -378,15 +379,15 @@ static void act_bytes_precision(void **state) {
     const double sbh = 2048.0 * 12288, t = 8;
     for (int scores = 0; scores < 2; scores++) {
         double bf16 = act(1, t, 1, scores, 0);
-        double fp32 =
-            ns_korthikanti_act_bytes(2048, 1, 12288, 96, 96, 4 * 12288, 0, t, 1, 4, scores, 0);
-        double fp8 =
-            ns_korthikanti_act_bytes(2048, 1, 12288, 96, 96, 4 * 12288, 0, t, 1, 1, scores, 0);
+        double fp32 = ns_korthikanti_act_bytes(2048, 1, 12288, 96, 96, 4 * 12288, 0, t, 1, 4,
+                                               scores * 2048.0, 0);
+        double fp8 = ns_korthikanti_act_bytes(2048, 1, 12288, 96, 96, 4 * 12288, 0, t, 1, 1,
+                                              scores * 2048.0, 0);
         double masks = 2 * sbh / t + (scores ? 96 / t * 2048 * 2048.0 : 0); /* 1 byte each */
         assert_rel(fp32, 2 * bf16 - masks, 1e-12);
         assert_rel(fp8, (bf16 + masks) / 2, 1e-12);
     }
-    assert_rel(ns_korthikanti_act_bytes(2048, 2, 12288, 96, 96, 4 * 12288, 0, 8, 1, 4, 1, 1),
+    assert_rel(ns_korthikanti_act_bytes(2048, 2, 12288, 96, 96, 4 * 12288, 0, 8, 1, 4, 2048, 1),
                4 * sbh * 2 / 8, 1e-12);
 }
 
@@ -519,6 +520,30 @@ static void model_act_bytes_shape(void **state) {
         if (i == 0) base = b.mem_activations;
         assert_int_equal((b.mem_activations > base) - (b.mem_activations < base), cases[i].more);
     }
+}
+
+/* Trial 17 #10: under CP a rank's s/cp queries attend to all s keys, so unfused attention
+ * stores (s/cp)·s scores per head, as its traffic moves (it stored (s/cp)²). Llama 3 405B at
+ * TP 8, CP 2 on H100s without flash attention: the scores over the flash run are
+ * 5·(a/t)·(s/2)·s·b per layer and micro-batch in flight. */
+static void model_cp_scores(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.run.recompute = NS_RECOMP_NONE;
+    const ns_par par = {8, 16, 32, 2, 1, 1};
+    ns_breakdown b[2]; /* [flash_attention] */
+    for (int fa = 0; fa < 2; fa++) {
+        in.run.flash_attention = fa;
+        eval_at(&in, par, &b[fa]);
+    }
+    double s = 8192, per_layer = 5.0 * (128 / 8) * (s / 2) * s;
+    double in_flight = ns_pipeline_in_flight(16, b[0].micro_batches, 1);
+    assert_rel(b[0].mem_activations - b[1].mem_activations,
+               in_flight * b[0].stage_layers * per_layer, 1e-9);
+    assert_rel(ns_korthikanti_act_bytes(s / 2, 1, 16384, 128, 8, 53248, 1, 8, 1, 2, s, 0) -
+                   ns_korthikanti_act_bytes(s / 2, 1, 16384, 128, 8, 53248, 1, 8, 1, 2, 0, 0),
+               per_layer, 1e-12);
 }
 
 /* Trial 17 #2: the model's activations follow the run's precision (86,436,216,832 B at bf16,
@@ -1383,6 +1408,7 @@ int main(void) {
         cmocka_unit_test(model_monotone),
         cmocka_unit_test(model_act_bytes_shape),
         cmocka_unit_test(model_act_bytes_precision),
+        cmocka_unit_test(model_cp_scores),
         cmocka_unit_test(model_unfused_attention),
         cmocka_unit_test(model_bubble_with_comm),
         cmocka_unit_test(model_recompute_auto),
