@@ -79,6 +79,7 @@ typedef struct ns_model {
     int layers, hidden, heads, kv_heads, ffn, vocab, seq_tokens;
     int gated_ffn;       /* SwiGLU: three FFN matrices instead of two */
     int causal;          /* flash attention skips the masked half (hardware time only) */
+    int dropout;         /* dropout after attention and the FFN: its 1-byte masks are kept */
     double params;       /* 0 = derived from the shape (ns_model_params) */
     double train_tokens; /* tokens to train on (time to train, energy, cost) */
 } ns_model;

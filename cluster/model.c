@@ -297,7 +297,7 @@ static double act_bytes_per_layer(const ns_cluster_input *in, const ns_par *par,
     double score_keys = keep_scores ? (double)m->seq_tokens : 0.0;
     return ns_korthikanti_act_bytes(s, par->micro_batch, m->hidden, m->heads, m->kv_heads, m->ffn,
                                     m->gated_ffn, par->tp, in->run.sequence_parallel,
-                                    ns_cprec_bytes(in->run.precision), score_keys,
+                                    ns_cprec_bytes(in->run.precision), m->dropout, score_keys,
                                     rc == NS_RECOMP_FULL);
 }
 

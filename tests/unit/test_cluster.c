@@ -336,8 +336,8 @@ static void r4_young_daly(void **state) {
  * 10 + 24/t + 80/t, TP + SP 34/t + 80/t, selective (scores not kept) 34/t, full recomputation 2
  * (÷ t with SP). */
 static double act(double b, double t, int sp, int scores, int full) {
-    return ns_korthikanti_act_bytes(2048, b, 12288, 96, 96, 4 * 12288, 0, t, sp, 2, scores * 2048.0,
-                                    full);
+    return ns_korthikanti_act_bytes(2048, b, 12288, 96, 96, 4 * 12288, 0, t, sp, 2, 1,
+                                    scores * 2048.0, full);
 }
 
 static void r4_korthikanti_act_bytes(void **state) {
@@ -358,15 +358,15 @@ static void r4_korthikanti_act_bytes(void **state) {
 static void act_bytes_shape(void **state) {
     (void)state;
     const double s = 8192, h = 16384, sbh = s * h;
-    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, 0, 0), sbh * 5.03125,
+    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, 1, 0, 0), sbh * 5.03125,
                1e-12);
     /* each input moves them: the FFN size, gating, KV heads */
-    double base = ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, 0, 0);
-    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 200000, 1, 8, 1, 2, 0, 0) - base,
+    double base = ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, 1, 0, 0);
+    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 200000, 1, 8, 1, 2, 1, 0, 0) - base,
                8.0 * s * (200000 - 53248) / 8, 1e-12);
-    assert_rel(base - ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 0, 8, 1, 2, 0, 0),
+    assert_rel(base - ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 0, 8, 1, 2, 1, 0, 0),
                4.0 * s * 53248 / 8, 1e-12);
-    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 128, 53248, 1, 8, 1, 2, 0, 0) - base,
+    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 128, 53248, 1, 8, 1, 2, 1, 0, 0) - base,
                4.0 * s * 128 * (16 - 1), 1e-12);
 }
 
@@ -379,16 +379,42 @@ static void act_bytes_precision(void **state) {
     const double sbh = 2048.0 * 12288, t = 8;
     for (int scores = 0; scores < 2; scores++) {
         double bf16 = act(1, t, 1, scores, 0);
-        double fp32 = ns_korthikanti_act_bytes(2048, 1, 12288, 96, 96, 4 * 12288, 0, t, 1, 4,
+        double fp32 = ns_korthikanti_act_bytes(2048, 1, 12288, 96, 96, 4 * 12288, 0, t, 1, 4, 1,
                                                scores * 2048.0, 0);
-        double fp8 = ns_korthikanti_act_bytes(2048, 1, 12288, 96, 96, 4 * 12288, 0, t, 1, 1,
+        double fp8 = ns_korthikanti_act_bytes(2048, 1, 12288, 96, 96, 4 * 12288, 0, t, 1, 1, 1,
                                               scores * 2048.0, 0);
         double masks = 2 * sbh / t + (scores ? 96 / t * 2048 * 2048.0 : 0); /* 1 byte each */
         assert_rel(fp32, 2 * bf16 - masks, 1e-12);
         assert_rel(fp8, (bf16 + masks) / 2, 1e-12);
     }
-    assert_rel(ns_korthikanti_act_bytes(2048, 2, 12288, 96, 96, 4 * 12288, 0, 8, 1, 4, 2048, 1),
+    assert_rel(ns_korthikanti_act_bytes(2048, 2, 12288, 96, 96, 4 * 12288, 0, 8, 1, 4, 1, 2048, 1),
                4 * sbh * 2 / 8, 1e-12);
+}
+
+/* Trial 17 #9: a model trained without dropout keeps no masks (Korthikanti et al. 2022 sec.
+ * 4.1 counts two 1-byte masks per layer, and a mask and the dropout output beside the softmax
+ * output): Llama 3 405B at TP 8 with SP is 4.78125 sbh, not 5.03125; with the scores kept,
+ * 2·as²b/t rather than 5·as²b/t. The presets say which: llama3-405b none, megatron-1t (GPT-3's
+ * recipe) with. */
+static void act_bytes_dropout(void **state) {
+    (void)state;
+    const double s = 8192, h = 16384, sbh = s * h;
+    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, 0, 0, 0), sbh * 4.78125,
+               1e-12);
+    double keep[2];
+    for (int d = 0; d < 2; d++)
+        keep[d] = ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, d, s, 0) -
+                  ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, d, 0, 0);
+    assert_rel(keep[0], 2.0 * 128 / 8 * s * s, 1e-12);
+    assert_rel(keep[1], 5.0 * 128 / 8 * s * s, 1e-12);
+    ns_cluster_input in;
+    char err[256];
+    ns_cluster_defaults(&in);
+    assert_int_equal(in.model.dropout, 1);
+    assert_int_equal(ns_cluster_apply_preset(&in, "llama3-405b", err, sizeof err), 0);
+    assert_int_equal(in.model.dropout, 0);
+    assert_int_equal(ns_cluster_apply_preset(&in, "megatron-1t", err, sizeof err), 0);
+    assert_int_equal(in.model.dropout, 1);
 }
 
 static void r5_expected_max(void **state) {
@@ -525,7 +551,7 @@ static void model_act_bytes_shape(void **state) {
 /* Trial 17 #10: under CP a rank's s/cp queries attend to all s keys, so unfused attention
  * stores (s/cp)·s scores per head, as its traffic moves (it stored (s/cp)²). Llama 3 405B at
  * TP 8, CP 2 on H100s without flash attention: the scores over the flash run are
- * 5·(a/t)·(s/2)·s·b per layer and micro-batch in flight. */
+ * 2·(a/t)·(s/2)·s·b per layer and micro-batch in flight. */
 static void model_cp_scores(void **state) {
     (void)state;
     ns_cluster_input in;
@@ -537,17 +563,18 @@ static void model_cp_scores(void **state) {
         in.run.flash_attention = fa;
         eval_at(&in, par, &b[fa]);
     }
-    double s = 8192, per_layer = 5.0 * (128 / 8) * (s / 2) * s;
+    /* the softmax output alone: Llama 3 trains without dropout (no mask, no dropout output) */
+    double s = 8192, per_layer = 2.0 * (128 / 8) * (s / 2) * s;
     double in_flight = ns_pipeline_in_flight(16, b[0].micro_batches, 1);
     assert_rel(b[0].mem_activations - b[1].mem_activations,
                in_flight * b[0].stage_layers * per_layer, 1e-9);
-    assert_rel(ns_korthikanti_act_bytes(s / 2, 1, 16384, 128, 8, 53248, 1, 8, 1, 2, s, 0) -
-                   ns_korthikanti_act_bytes(s / 2, 1, 16384, 128, 8, 53248, 1, 8, 1, 2, 0, 0),
+    assert_rel(ns_korthikanti_act_bytes(s / 2, 1, 16384, 128, 8, 53248, 1, 8, 1, 2, 0, s, 0) -
+                   ns_korthikanti_act_bytes(s / 2, 1, 16384, 128, 8, 53248, 1, 8, 1, 2, 0, 0, 0),
                per_layer, 1e-12);
 }
 
 /* Trial 17 #2: the model's activations follow the run's precision (86,436,216,832 B at bf16,
- * fp32 and fp8 on 16,384 H100s): fp32 almost twice bf16, fp8 about half (the masks stay). */
+ * fp32 and fp8 on 16,384 H100s): fp32 twice bf16, fp8 half. */
 static void model_act_bytes_precision(void **state) {
     (void)state;
     /* the model: h100-sxm at bf16, fp32 and fp8 keeps different activations */
@@ -562,8 +589,9 @@ static void model_act_bytes_precision(void **state) {
         eval_at(&in, (ns_par){8, 16, 128, 1, 1, 1}, &b);
         act_b[i] = b.mem_activations;
     }
-    assert_true(act_b[1] > 1.9 * act_b[0] && act_b[1] < 2 * act_b[0]);
-    assert_true(act_b[2] < 0.55 * act_b[0] && act_b[2] > 0.5 * act_b[0]);
+    /* Llama 3 trains without dropout (trial 17 #9): no 1-byte masks, so exactly 2x and 1/2 */
+    assert_rel(act_b[1], 2 * act_b[0], 1e-12);
+    assert_rel(act_b[2], act_b[0] / 2, 1e-12);
 }
 
 /* Halving the scale-out bandwidth cannot make a step faster; more DP leaves the weights per chip
@@ -1400,6 +1428,7 @@ int main(void) {
         cmocka_unit_test(r4_young_daly),
         cmocka_unit_test(r4_korthikanti_act_bytes),
         cmocka_unit_test(act_bytes_precision),
+        cmocka_unit_test(act_bytes_dropout),
         cmocka_unit_test(act_bytes_shape),
         cmocka_unit_test(r5_expected_max),
         cmocka_unit_test(model_params),
