@@ -295,7 +295,9 @@ static int build_input(const options *o, ns_cluster_input *in) {
         return ns_usage_error(CMD, "--precision must be fp64 fp32 tf32 bf16 fp16 fp8, got '%s'",
                               o->precision);
     if (o->precision) in->run.precision = want;
-    if (o->node) {
+    /* seed002 takes neither a node nor a fit (check_seed002 refuses them with that reason), so
+     * neither file is read: a bad one would be reported instead. */
+    if (o->node && !in->eta.enabled) {
         int as_chip = !has_chip(in);
         if (as_chip && ns_cluster_apply_preset(in, "cpu-node", err, sizeof err))
             return ns_usage_error(CMD, "%s", err);
@@ -316,7 +318,7 @@ static int build_input(const options *o, ns_cluster_input *in) {
                                   ns_cprec_name(in->node.precision),
                                   ns_cprec_name(in->node.precision));
     }
-    if (o->allreduce) {
+    if (o->allreduce && !in->eta.enabled) {
         json_t *j = load_json(o->allreduce, err, sizeof err);
         if (!j) return ns_usage_error(CMD, "--allreduce %s", err);
         /* A results.json (results[]) measured threads in one node: the scale-up road; a
@@ -588,11 +590,10 @@ static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int 
         snprintf(over, sizeof over, "%.1f%%", 100 * (hi - 1));
     else
         snprintf(over, sizeof over, "%.1f%% to %.1f%%", 100 * (lo - 1), 100 * (hi - 1));
-    printf("MFU: PaLM's model FLOPs (6N + 12*l*h*s per token; appendix B) count the input "
-           "embedding and\nthe causally masked half of attention, %s more than the model "
-           "executes without recomputation\nhere, so MFU can exceed HFU; HFU and the FLOP/s "
-           "per chip are the FLOPs the model times\n(recomputation included)\n",
-           over);
+    printf("MFU: PaLM's model FLOPs (6N + 12*l*h*s per token; appendix B) count %s,\n%s more "
+           "than the model executes without recomputation here, so MFU can exceed HFU; HFU and\n"
+           "the FLOP/s per chip are the FLOPs the model times (recomputation included)\n",
+           ns_mfu_not_executed(in), over);
     printf("\nstep-time breakdown, seconds per step (share of the step)\n"
            "  chips        compute     TP exposed     CP exposed     PP exposed     DP exposed"
            "         bubble      straggler      optimizer  GPipe bubble share\n");
@@ -939,9 +940,19 @@ static int run_cluster(int argc, char **argv) {
     int n_chips = o.n_chips ? o.n_chips : in.n_chip_counts;
     if (n_chips == 0) return ns_usage_error(CMD, "give --chips N (no chip count in the presets)");
     if (in.eta.enabled) {
-        if (!(in.sys.chip.peak_flops[in.run.precision] > 0))
-            return ns_usage_error(CMD, "seed002 mode needs a chip peak");
         if ((rc = check_seed002(&o, &in, chips, n_chips))) return rc;
+        if (!(in.sys.chip.peak_flops[in.run.precision] > 0)) {
+            char have[128] = "";
+            for (int p = 0; p < NS_CP_COUNT; p++)
+                if (in.sys.chip.peak_flops[p] > 0)
+                    snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s",
+                             have[0] ? ", " : "", ns_cprec_name((ns_cprec)p));
+            return ns_usage_error(CMD,
+                                  "seed002 mode needs a chip peak for %s: the toy chip has %s "
+                                  "only; give --precision %s, or --peak-tflop-per-s for %s",
+                                  ns_cprec_name(in.run.precision), have[0] ? have : "none",
+                                  have[0] ? have : "bf16", ns_cprec_name(in.run.precision));
+        }
         print_seed002(&in, chips, n_chips);
         return NS_EXIT_OK;
     }

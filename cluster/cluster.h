@@ -78,7 +78,8 @@ typedef struct ns_model {
     char name[64];
     int layers, hidden, heads, kv_heads, ffn, vocab, seq_tokens;
     int gated_ffn;       /* SwiGLU: three FFN matrices instead of two */
-    int causal;          /* attention kernels skip the masked half (hardware time only) */
+    int causal;          /* flash attention skips the masked half (hardware time only) */
+    int dropout;         /* dropout after attention and the FFN: its 1-byte masks are kept */
     double params;       /* 0 = derived from the shape (ns_model_params) */
     double train_tokens; /* tokens to train on (time to train, energy, cost) */
 } ns_model;
@@ -363,9 +364,17 @@ const char *ns_breakdown_train_status(const ns_cluster_input *in, const ns_break
  * with a *_status or "status" that says why). */
 json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b);
 
+/* What PaLM's model FLOPs (MFU's numerator) count that the model does not execute, as a phrase
+ * for the MFU notes: the input embedding (N from the shape holds it, ns_model_params), and the
+ * causally masked half of attention only where the model skips it (a causal mask with flash
+ * attention). A static string. */
+const char *ns_mfu_not_executed(const ns_cluster_input *in);
+
 /* Whether `preset` loads and names a chip (sets a chip peak on its own), as `run
  * --cluster-preset` and ns_cluster_from_results need; a model preset (llama3-405b) or cpu-node
- * does not. 0, or -1 with a one-line reason in err. */
+ * does not; and whether llama3-405b with the preset over it passes ns_cluster_check_input, as
+ * ns_cluster_from_results checks it (the node aside), so that a run refuses it before measuring.
+ * 0, or -1 with a one-line reason in err. */
 int ns_cluster_check_chip_preset(const char *preset, char *err, size_t errlen);
 
 /* The `cluster` section of results.json for `nodescale run`: the measured node's GEMM

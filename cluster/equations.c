@@ -24,16 +24,18 @@ double ns_megatron_flops_per_iter(double batch, double seq, double layers, doubl
 
 double ns_korthikanti_act_bytes(double s, double b, double h, double heads, double kv_heads,
                                 double ffn, int gated_ffn, double t, int sequence_parallel,
-                                int keep_scores, int full_recompute) {
+                                double e, int dropout, double score_keys, int full_recompute) {
     double sb = s * b, split = sequence_parallel ? t : 1.0;
-    if (full_recompute) return 2.0 * sb * h / split;
+    if (full_recompute) return e * sb * h / split;
     double kv_local = kv_heads >= t ? kv_heads / t : 1.0; /* a KV head per rank, replicated */
-    double not_tp = 10.0 * sb * h / split;                /* norms, their outputs, masks */
-    double attn = 2.0 * sb * h / t                        /* Q */
-                  + 4.0 * sb * (h / heads) * kv_local     /* K and V */
-                  + 2.0 * sb * h / t;                     /* the output projection's input */
-    double mlp = (gated_ffn ? 8.0 : 4.0) * sb * ffn / t;  /* up (+ gate), activation (+ product) */
-    double scores = keep_scores ? 5.0 * (heads / t) * s * sb : 0.0;
+    double masks = dropout ? 1.0 : 0.0;                   /* a dropout mask's byte per element */
+    double not_tp = (4.0 * e + 2.0 * masks) * sb * h / split; /* norms, their outputs; masks */
+    double attn = e * sb * h / t                          /* Q */
+                  + 2.0 * e * sb * (h / heads) * kv_local /* K and V */
+                  + e * sb * h / t;                       /* the output projection's input */
+    double mlp = (gated_ffn ? 4.0 : 2.0) * e * sb * ffn / t; /* up (+ gate), act. (+ product) */
+    /* softmax output, and with dropout its mask and output (without, AV reads the softmax's) */
+    double scores = (dropout ? 2.0 * e + masks : e) * (heads / t) * score_keys * sb;
     return not_tp + attn + mlp + scores;
 }
 

@@ -34,22 +34,28 @@ double ns_palm_flops_per_token(double params, double layers, double heads, doubl
 double ns_megatron_flops_per_iter(double batch, double seq, double layers, double hidden,
                                   double vocab, int recompute);
 
-/* Activation bytes one transformer layer keeps for one micro-batch (16-bit activations),
- * Korthikanti et al. 2022 (arXiv 2205.05198) section 4.1 term by term, for any FFN, gating and
- * KV head count: the inputs of the two norms (2·sbh each), the QKV input (2·sbh), the two
- * dropout masks (sbh each), the FFN input (2·sbh): 10·sbh, ÷ t only with sequence parallelism;
- * Q (2·sbh/t), K and V (2·sb·d·k each, d = h/a the head dimension, k = kv_heads/t KV heads per
- * rank, or 1 when kv_heads < t and they are replicated), the output projection's input
- * (2·sbh/t); the FFN's activation input and output (2·sbf/t each, f = ffn), or with a gated FFN
- * (SwiGLU) the up and gate outputs, the activation and the product (8·sbf/t); and keep_scores:
- * the softmax output, its dropout mask and output, 5·(a/t)·s²·b (not stored with flash
- * attention or selective recomputation). GPT-3's case (f = 4h, kv_heads = a, not gated) is the
- * paper's s·b·h·(34/t + 5·a·s/(h·t)) with sequence parallelism and s·b·h·(10 + 24/t +
- * 5·a·s/(h·t)) without. full_recompute: only the layer input, 2·s·b·h (÷ t with sequence
- * parallelism). s sequence length, b micro-batch, h hidden size, a heads, t TP degree. */
+/* Activation bytes one transformer layer keeps for one micro-batch, Korthikanti et al. 2022
+ * (arXiv 2205.05198) section 4.1 term by term, for any FFN, gating and KV head count, with e
+ * bytes per element (the paper's 16-bit case is e = 2; the run's precision, ns_cprec_bytes) and
+ * 1-byte dropout masks (none when the model trains without dropout, dropout = 0, as Llama 3
+ * does): the inputs of the two norms (e·sbh each), the QKV input (e·sbh), the two dropout masks
+ * (sbh each), the FFN input (e·sbh): (4e + 2)·sbh, or 4e·sbh without dropout, ÷ t only with
+ * sequence parallelism; Q (e·sbh/t), K and V (e·sb·d·k each, d = h/a the head dimension, k =
+ * kv_heads/t KV heads per rank, or 1 when kv_heads < t and they are replicated), the output
+ * projection's input (e·sbh/t); the FFN's activation input and output (e·sbf/t each, f = ffn), or
+ * with a gated FFN (SwiGLU) the up and gate outputs, the activation and the product (4e·sbf/t); and
+ * the scores of the s queries against score_keys keys (s without context parallelism; under CP
+ * a rank's s/cp queries attend to the whole sequence, so s/cp × seq; 0 when they are not stored:
+ * flash attention or selective recomputation): the softmax output, its dropout mask and output,
+ * (2e + 1)·(a/t)·s·score_keys·b, or without dropout the softmax output alone (AV reads it),
+ * e·(a/t)·s·score_keys·b. GPT-3's case at e = 2 with dropout (f = 4h, kv_heads = a, not gated,
+ * score_keys = s) is the paper's s·b·h·(34/t + 5·a·s/(h·t)) with sequence parallelism and
+ * s·b·h·(10 + 24/t + 5·a·s/(h·t)) without (Table 2). full_recompute: only the layer input,
+ * e·s·b·h (÷ t with sequence parallelism). s the tokens of the sequence on this rank,
+ * b micro-batch, h hidden size, a heads, t TP degree. */
 double ns_korthikanti_act_bytes(double s, double b, double h, double heads, double kv_heads,
                                 double ffn, int gated_ffn, double t, int sequence_parallel,
-                                int keep_scores, int full_recompute);
+                                double e, int dropout, double score_keys, int full_recompute);
 
 /* ---- one chip: the roofline ---------------------------------------------------------------- */
 

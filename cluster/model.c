@@ -247,7 +247,7 @@ typedef struct layer_times {
     double fwd_s;      /* GEMMs + attention + memory-bound element-wise work */
     double attn_s;     /* the attention core alone (what selective recomputation repeats) */
     double fwd_flops;  /* the FLOPs fwd_s executes: the GEMMs' 2mnk and attn_flops */
-    double attn_flops; /* the attention core's, the masked half skipped under a causal mask */
+    double attn_flops; /* the attention core's, the masked half skipped by flash attention */
 } layer_times;
 
 static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
@@ -258,8 +258,12 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     double h = m->hidden, hd = head_dim(m), f = m->ffn;
     double kv_local = m->kv_heads >= par->tp ? (double)m->kv_heads / t : 1.0; /* replicated */
     layer_times lt;
-    /* Attention core: QKᵀ and AV, 4·T·s·h/t FLOP, half skipped under a causal mask. */
-    lt.attn_flops = 4.0 * T * m->seq_tokens * h / t * (m->causal ? 0.5 : 1.0);
+    /* Attention core: QKᵀ and AV, 4·T·s·h/t FLOP. Under a causal mask flash attention skips
+     * the blocks above the diagonal, half (Dao 2023, arXiv 2307.08691, sec. 3.1.1); unfused
+     * attention computes the whole s² scores and then masks them (Dao et al. 2022, Algorithm 0;
+     * Narayanan et al. 2021 eq. (3) counts them in full). */
+    const int skip_masked = m->causal && in->run.flash_attention;
+    lt.attn_flops = 4.0 * T * m->seq_tokens * h / t * (skip_masked ? 0.5 : 1.0);
     lt.attn_s = lt.attn_flops / (c->peak_flops[in->run.precision] * c->attn_eff);
     /* Unfused attention moves the b·(a/t)·s² scores through memory: QKᵀ writes S, the softmax
      * reads S and writes P, AV reads P, four passes of e bytes (Dao et al. 2022, arXiv
@@ -282,14 +286,18 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     return lt;
 }
 
-/* Activation bytes one layer keeps for one micro-batch (ns_korthikanti_act_bytes): the scores
- * are not stored with flash attention or selective recomputation; with CP, s is s/cp. */
+/* Activation bytes one layer keeps for one micro-batch (ns_korthikanti_act_bytes) in the run's
+ * precision, as the weights and GEMMs are: the scores are not stored with flash attention or
+ * selective recomputation; with CP, s is s/cp and the scores are (s/cp)·s per head. */
 static double act_bytes_per_layer(const ns_cluster_input *in, const ns_par *par, ns_recompute rc) {
     const ns_model *m = &in->model;
     double s = (double)m->seq_tokens / par->cp;
     int keep_scores = !(in->run.flash_attention || rc == NS_RECOMP_SELECTIVE);
+    /* this rank's s/cp queries against all seq keys (Llama 3 sec. 3.3.2: K and V gathered) */
+    double score_keys = keep_scores ? (double)m->seq_tokens : 0.0;
     return ns_korthikanti_act_bytes(s, par->micro_batch, m->hidden, m->heads, m->kv_heads, m->ffn,
-                                    m->gated_ffn, par->tp, in->run.sequence_parallel, keep_scores,
+                                    m->gated_ffn, par->tp, in->run.sequence_parallel,
+                                    ns_cprec_bytes(in->run.precision), m->dropout, score_keys,
                                     rc == NS_RECOMP_FULL);
 }
 
@@ -508,6 +516,9 @@ void ns_cluster_eval(const ns_cluster_input *in, const ns_cluster_prep *prep, co
      * recomputed needs its full set once, so the count follows in closed form. */
     eval_rc(in, prep, par, NS_RECOMP_NONE, 0, out);
     if (out->fits != 0) return;
+    /* The partial count starts from no recomputation: its other layers keep their full set,
+     * scores included, so the excess is over that total, not over selective's. */
+    double none_total = out->mem_total;
     if (!in->run.flash_attention) {
         eval_rc(in, prep, par, NS_RECOMP_SELECTIVE, 0, out);
         if (out->fits != 0) return;
@@ -516,11 +527,16 @@ void ns_cluster_eval(const ns_cluster_input *in, const ns_cluster_prep *prep, co
     double saved = ns_pipeline_in_flight(par->pp, out->micro_batches, par->interleave) *
                    (keep - act_bytes_per_layer(in, par, NS_RECOMP_FULL));
     double excess =
-        out->mem_total - in->sys.chip.mem_capacity_bytes * in->sys.chip.mem_usable_frac + keep;
+        none_total - in->sys.chip.mem_capacity_bytes * in->sys.chip.mem_usable_frac + keep;
     int L = out->stage_layers;
     double need = saved > 0 ? ceil(excess / saved) : L;
     int rl = need < 1 ? 1 : need > L ? L : (int)need;
     eval_rc(in, prep, par, rl == L ? NS_RECOMP_FULL : NS_RECOMP_PARTIAL, rl, out);
+    /* rounding in the closed form: one more layer until it fits or all are recomputed */
+    while (out->fits == 0 && rl < L) {
+        rl++;
+        eval_rc(in, prep, par, rl == L ? NS_RECOMP_FULL : NS_RECOMP_PARTIAL, rl, out);
+    }
 }
 
 /* ---- Amdahl's bound under DP scaling -------------------------------------------------------- */

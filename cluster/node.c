@@ -32,26 +32,32 @@ static ns_cprec entry_prec(const json_t *r) {
 }
 
 /* Adds (or improves) the table point for shape (m, n, k); the best implementation per shape is
- * kept, since a framework would call the fastest library on the node. */
-static void add_point(ns_chip *c, double m, double n, double k, double eff) {
+ * kept, since a framework would call the fastest library on the node. Returns the point's index
+ * when this result is the one kept, else -1. */
+static int add_point(ns_chip *c, double m, double n, double k, double eff) {
     for (int i = 0; i < c->n_gemm; i++) {
         ns_gemm_point *g = &c->gemm[i];
         if (g->m == m && g->n == n && g->k == k) {
-            if (eff > g->eff) g->eff = eff;
-            return;
+            if (!(eff > g->eff)) return -1;
+            g->eff = eff;
+            return i;
         }
     }
-    if (c->n_gemm < NS_GEMM_POINTS_MAX) c->gemm[c->n_gemm++] = (ns_gemm_point){m, n, k, eff, 0};
+    if (c->n_gemm >= NS_GEMM_POINTS_MAX) return -1;
+    c->gemm[c->n_gemm] = (ns_gemm_point){m, n, k, eff, 0};
+    return c->n_gemm++;
 }
 
 /* Takes the GEMM table of precision `want` from results[] into c, counting in *info the
- * results refused (above their roof) and the CVs of those taken; returns the point count.
+ * results refused (above their roof), and into cvs[] the CVs of the results the table keeps (the
+ * best per shape, whose efficiency it holds: not a slower peer's); returns the point count.
  * Each efficiency is fraction_of_roof, or with peak > 0 (FLOP/s) the GEMM's rate re-based on
  * that peak: gflops / peak (fraction_of_roof where a result has no gflops). */
 static int gemm_table(ns_chip *c, const json_t *results, ns_cprec want, double *cvs,
                       ns_node_info *info, double peak) {
     size_t i;
     json_t *r;
+    double point_cv[NS_GEMM_POINTS_MAX]; /* the CV of the result each point holds, or -1 */
     c->n_gemm = 0;
     memset(info, 0, sizeof *info);
     info->precision = want;
@@ -75,10 +81,12 @@ static int gemm_table(ns_chip *c, const json_t *results, ns_cprec want, double *
         }
         double rate = ns_json_get_num(r, "gflops");
         if (peak > 0 && rate > 0) eff = rate * 1e9 / peak;
-        add_point(c, m, n, k, eff);
+        int at = add_point(c, m, n, k, eff);
         double cv = ns_json_get_num(json_object_get(r, "time_s"), "cv");
-        if (cv >= 0 && info->cv_results < NS_CV_MAX) cvs[info->cv_results++] = cv;
+        if (at >= 0) point_cv[at] = cv >= 0 ? cv : -1.0;
     }
+    for (int p = 0; p < c->n_gemm && info->cv_results < NS_CV_MAX; p++)
+        if (point_cv[p] >= 0) cvs[info->cv_results++] = point_cv[p];
     return info->gemm_points = c->n_gemm;
 }
 
@@ -334,6 +342,12 @@ static void node_rebase_on_peak(ns_cluster_input *in, const json_t *res, ns_cpre
         gemm_table(c, res, table, cvs, &again, c->peak_flops[table]);
         ns_chip_finish(c);
         in->node.eff_peak = c->peak_flops[table];
+        /* the CV follows the results the re-based table keeps */
+        if (again.cv_results > 0) {
+            in->sys.step_cv = ns_median(cvs, (size_t)again.cv_results);
+            in->node.cv_results = again.cv_results;
+            in->node.step_cv = in->sys.step_cv;
+        }
     } else if (!(c->peak_flops[in->run.precision] > 0))
         in->run.precision = c->peak_flops[NS_CP_FP32] > 0 ? NS_CP_FP32 : NS_CP_FP64;
 }

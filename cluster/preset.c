@@ -72,7 +72,9 @@ const ns_cluster_key ns_cluster_keys[] = {
      "sequence length, tokens"},
     {"model", "gated_ffn", NS_KEY_BOOL, OFF(model.gated_ffn), 1, 0, 1, "SwiGLU FFN (3 matrices)"},
     {"model", "causal", NS_KEY_BOOL, OFF(model.causal), 1, 0, 1,
-     "causal attention (kernels skip the masked half)"},
+     "causal attention (flash attention kernels skip the masked half)"},
+    {"model", "dropout", NS_KEY_BOOL, OFF(model.dropout), 1, 0, 1,
+     "dropout in training (its 1-byte masks are activation memory)"},
     {"model", "params", NS_KEY_DBL, OFF(model.params), 1, 0, BIG,
      "parameter count: 0 only (from the shape, which the step is timed from)"},
     {"model", "train_tokens", NS_KEY_DBL, OFF(model.train_tokens), 1, 0, BIG,
@@ -150,6 +152,7 @@ void ns_cluster_defaults(ns_cluster_input *in) {
     in->sys.oversubscription = 1.0;
     in->sys.pue = 1.0;
     in->model.causal = 1;
+    in->model.dropout = 1;
     in->run.precision = NS_CP_BF16;
     in->run.recompute = NS_RECOMP_AUTO;
     in->run.flash_attention = 1;

@@ -150,6 +150,15 @@ grep -q "names no chip" "$tmp/err" || { echo "FAIL: cpu-node: no reason"; fails=
 # seed002's toy chip has no memory or network: the run's search failed after the measurement.
 expect2 "run --cluster-preset seed002 (the toy law)" $ns run --cluster-preset seed002 --out "$tmp/k4"
 grep -q "toy efficiency law" "$tmp/err" || { echo "FAIL: seed002: no reason"; fails=$((fails + 1)); }
+# Trial 17 #5: a chip preset that its cluster section would refuse (the model's params beside
+# the llama3-405b shape) is refused before measuring, with the cluster's own reason.
+sed 's/"chips": \[/"model": {"params": 1.6e12}, "chips": [/' cluster/presets/h100-sxm.json \
+  >"$tmp/badp.json"
+grep -q '"params"' "$tmp/badp.json" || { echo "FAIL: badp.json not made"; fails=$((fails + 1)); }
+expect2 "run --cluster-preset badp.json (params beside the shape)" \
+  $ns run --quick --cluster-preset "$tmp/badp.json" --out "$tmp/k4"
+grep -q "cannot stand beside the model shape" "$tmp/err" ||
+  { echo "FAIL: badp.json: not the cluster's reason"; fails=$((fails + 1)); }
 [ -e "$tmp/k4" ] && { echo "FAIL: a refused --kernels/--cluster-preset made a folder"; fails=$((fails + 1)); }
 # A valid list and chip preset pass these checks (the unwritable --out is what is refused).
 $ns run --kernels stream_triad,sdot --cluster-preset h100-sxm --out /proc/nodescale-cannot 2>"$tmp/err"

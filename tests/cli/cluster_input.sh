@@ -53,6 +53,18 @@ for f in "--tp 8" "--step-cv 0.3" "--chip-mtbf-h 10" "--usd-per-chip-h 2" "--lay
   # shellcheck disable=SC2086
   expect 2 "${f%% *} does not apply to the seed002" --preset seed002 --chips 512 $f
 done
+# Trial 17 #12: the refusals name their cause: the toy chip's bf16-only peak (and the flag that
+# gives another), and --allreduce/--node before their file is read (a bad fit was reported).
+for p in fp8 fp16 fp32 tf32 fp64; do
+  expect 2 "needs a chip peak for $p: the toy chip has bf16 only; give --precision bf16, or --peak-tflop-per-s" \
+    --preset seed002 --precision $p
+done
+$ns cluster --preset seed002 --precision fp8 --peak-tflop-per-s 2000 >"$tmp/out" 2>&1 ||
+  fail "seed002 --precision fp8 with a peak refused: $(head -1 "$tmp/out")"
+printf '{"fit": {"alpha_s": 1, "beta_s_per_byte": 1e-20}}' >"$tmp/badfit.json"
+expect 2 "--allreduce does not apply to the seed002" --preset seed002 --allreduce "$tmp/badfit.json"
+expect 2 "--allreduce does not apply to the seed002" --preset seed002 --allreduce "$tmp/none.json"
+expect 2 "--node does not apply to the seed002" --preset seed002 --node "$tmp/none.json"
 $ns cluster --preset seed002 --chips 512 --pue 1.2 --eta-b 0.02 --peak-tflop-per-s 1000 \
   >"$tmp/out" 2>&1 || fail "seed002 refused the flags its table uses: $(head -1 "$tmp/out")"
 

@@ -336,7 +336,8 @@ static void r4_young_daly(void **state) {
  * 10 + 24/t + 80/t, TP + SP 34/t + 80/t, selective (scores not kept) 34/t, full recomputation 2
  * (÷ t with SP). */
 static double act(double b, double t, int sp, int scores, int full) {
-    return ns_korthikanti_act_bytes(2048, b, 12288, 96, 96, 4 * 12288, 0, t, sp, scores, full);
+    return ns_korthikanti_act_bytes(2048, b, 12288, 96, 96, 4 * 12288, 0, t, sp, 2, 1,
+                                    scores * 2048.0, full);
 }
 
 static void r4_korthikanti_act_bytes(void **state) {
@@ -357,16 +358,63 @@ static void r4_korthikanti_act_bytes(void **state) {
 static void act_bytes_shape(void **state) {
     (void)state;
     const double s = 8192, h = 16384, sbh = s * h;
-    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 0, 0), sbh * 5.03125,
+    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, 1, 0, 0), sbh * 5.03125,
                1e-12);
     /* each input moves them: the FFN size, gating, KV heads */
-    double base = ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 0, 0);
-    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 200000, 1, 8, 1, 0, 0) - base,
+    double base = ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, 1, 0, 0);
+    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 200000, 1, 8, 1, 2, 1, 0, 0) - base,
                8.0 * s * (200000 - 53248) / 8, 1e-12);
-    assert_rel(base - ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 0, 8, 1, 0, 0),
+    assert_rel(base - ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 0, 8, 1, 2, 1, 0, 0),
                4.0 * s * 53248 / 8, 1e-12);
-    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 128, 53248, 1, 8, 1, 0, 0) - base,
+    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 128, 53248, 1, 8, 1, 2, 1, 0, 0) - base,
                4.0 * s * 128 * (16 - 1), 1e-12);
+}
+
+/* Trial 17 #2: the elements are e bytes, the run's precision (they were 2 at every precision);
+ * the dropout masks stay 1 byte (Korthikanti et al. 2022 sec. 4.1). GPT-3's layer at t = 8 with
+ * SP: every term but the masks (2·sbh/t, and a·s²·b/t with the scores) doubles at fp32 and
+ * halves at fp8. */
+static void act_bytes_precision(void **state) {
+    (void)state;
+    const double sbh = 2048.0 * 12288, t = 8;
+    for (int scores = 0; scores < 2; scores++) {
+        double bf16 = act(1, t, 1, scores, 0);
+        double fp32 = ns_korthikanti_act_bytes(2048, 1, 12288, 96, 96, 4 * 12288, 0, t, 1, 4, 1,
+                                               scores * 2048.0, 0);
+        double fp8 = ns_korthikanti_act_bytes(2048, 1, 12288, 96, 96, 4 * 12288, 0, t, 1, 1, 1,
+                                              scores * 2048.0, 0);
+        double masks = 2 * sbh / t + (scores ? 96 / t * 2048 * 2048.0 : 0); /* 1 byte each */
+        assert_rel(fp32, 2 * bf16 - masks, 1e-12);
+        assert_rel(fp8, (bf16 + masks) / 2, 1e-12);
+    }
+    assert_rel(ns_korthikanti_act_bytes(2048, 2, 12288, 96, 96, 4 * 12288, 0, 8, 1, 4, 1, 2048, 1),
+               4 * sbh * 2 / 8, 1e-12);
+}
+
+/* Trial 17 #9: a model trained without dropout keeps no masks (Korthikanti et al. 2022 sec.
+ * 4.1 counts two 1-byte masks per layer, and a mask and the dropout output beside the softmax
+ * output): Llama 3 405B at TP 8 with SP is 4.78125 sbh, not 5.03125; with the scores kept,
+ * 2·as²b/t rather than 5·as²b/t. The presets say which: llama3-405b none, megatron-1t (GPT-3's
+ * recipe) with. */
+static void act_bytes_dropout(void **state) {
+    (void)state;
+    const double s = 8192, h = 16384, sbh = s * h;
+    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, 0, 0, 0), sbh * 4.78125,
+               1e-12);
+    double keep[2];
+    for (int d = 0; d < 2; d++)
+        keep[d] = ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, d, s, 0) -
+                  ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, d, 0, 0);
+    assert_rel(keep[0], 2.0 * 128 / 8 * s * s, 1e-12);
+    assert_rel(keep[1], 5.0 * 128 / 8 * s * s, 1e-12);
+    ns_cluster_input in;
+    char err[256];
+    ns_cluster_defaults(&in);
+    assert_int_equal(in.model.dropout, 1);
+    assert_int_equal(ns_cluster_apply_preset(&in, "llama3-405b", err, sizeof err), 0);
+    assert_int_equal(in.model.dropout, 0);
+    assert_int_equal(ns_cluster_apply_preset(&in, "megatron-1t", err, sizeof err), 0);
+    assert_int_equal(in.model.dropout, 1);
 }
 
 static void r5_expected_max(void **state) {
@@ -469,8 +517,11 @@ static void model_unfused_attention(void **state) {
     }
     double extra = b[0].compute_s - b[1].compute_s;
     double bytes = 4.0 * 2 * 1 * (128 / 8) * 8192.0 * 8192;
-    assert_rel(extra, bytes / 3350e9 * 3 * 8 * 32, 1e-9);
-    assert_abs(extra, 1.969, 0.001);
+    /* trial 17 #3: and the causally masked half it computes (2·T·s·h/t FLOP at the attention
+     * efficiency), which flash attention skips: 0.534 s more (the pin was 1.969 s) */
+    double masked_s = 2.0 * 8192 * 8192 * 16384 / 8 / (989.4e12 * 0.4);
+    assert_rel(extra, (bytes / 3350e9 + masked_s) * 3 * 8 * 32, 1e-9);
+    assert_abs(extra, 2.502, 0.001);
     assert_true(b[0].step_s > b[1].step_s && b[0].mem_total > b[1].mem_total);
 }
 
@@ -497,6 +548,52 @@ static void model_act_bytes_shape(void **state) {
     }
 }
 
+/* Trial 17 #10: under CP a rank's s/cp queries attend to all s keys, so unfused attention
+ * stores (s/cp)·s scores per head, as its traffic moves (it stored (s/cp)²). Llama 3 405B at
+ * TP 8, CP 2 on H100s without flash attention: the scores over the flash run are
+ * 2·(a/t)·(s/2)·s·b per layer and micro-batch in flight. */
+static void model_cp_scores(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.run.recompute = NS_RECOMP_NONE;
+    const ns_par par = {8, 16, 32, 2, 1, 1};
+    ns_breakdown b[2]; /* [flash_attention] */
+    for (int fa = 0; fa < 2; fa++) {
+        in.run.flash_attention = fa;
+        eval_at(&in, par, &b[fa]);
+    }
+    /* the softmax output alone: Llama 3 trains without dropout (no mask, no dropout output) */
+    double s = 8192, per_layer = 2.0 * (128 / 8) * (s / 2) * s;
+    double in_flight = ns_pipeline_in_flight(16, b[0].micro_batches, 1);
+    assert_rel(b[0].mem_activations - b[1].mem_activations,
+               in_flight * b[0].stage_layers * per_layer, 1e-9);
+    assert_rel(ns_korthikanti_act_bytes(s / 2, 1, 16384, 128, 8, 53248, 1, 8, 1, 2, 0, s, 0) -
+                   ns_korthikanti_act_bytes(s / 2, 1, 16384, 128, 8, 53248, 1, 8, 1, 2, 0, 0, 0),
+               per_layer, 1e-12);
+}
+
+/* Trial 17 #2: the model's activations follow the run's precision (86,436,216,832 B at bf16,
+ * fp32 and fp8 on 16,384 H100s): fp32 twice bf16, fp8 half. */
+static void model_act_bytes_precision(void **state) {
+    (void)state;
+    /* the model: h100-sxm at bf16, fp32 and fp8 keeps different activations */
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.run.recompute = NS_RECOMP_NONE;
+    const ns_cprec precs[] = {NS_CP_BF16, NS_CP_FP32, NS_CP_FP8};
+    double act_b[3];
+    for (int i = 0; i < 3; i++) {
+        in.run.precision = precs[i];
+        ns_breakdown b;
+        eval_at(&in, (ns_par){8, 16, 128, 1, 1, 1}, &b);
+        act_b[i] = b.mem_activations;
+    }
+    /* Llama 3 trains without dropout (trial 17 #9): no 1-byte masks, so exactly 2x and 1/2 */
+    assert_rel(act_b[1], 2 * act_b[0], 1e-12);
+    assert_rel(act_b[2], act_b[0] / 2, 1e-12);
+}
+
 /* Halving the scale-out bandwidth cannot make a step faster; more DP leaves the weights per chip
  * as they are (DP replicates them); interleaving shrinks the bubble by v. */
 static void model_monotone(void **state) {
@@ -515,6 +612,27 @@ static void model_monotone(void **state) {
     ns_breakdown dp128;
     eval_at(&in, (ns_par){8, 16, 128, 1, 1, 1}, &dp128);
     assert_true(dp128.mem_weights == b.mem_weights && b.mem_weights > 0);
+}
+
+/* Trial 17 #13: the MFU note names the masked half of attention only where the model skips it
+ * (a causal mask under flash attention); megatron-1t without a causal mask said it too. */
+static void mfu_note_follows_mask(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    for (int causal = 0; causal < 2; causal++)
+        for (int fa = 0; fa < 2; fa++) {
+            in.model.causal = causal;
+            in.run.flash_attention = fa;
+            const char *s = ns_mfu_not_executed(&in);
+            assert_non_null(strstr(s, "input embedding"));
+            assert_int_equal(strstr(s, "masked half of attention, which") != NULL, causal && fa);
+            ns_breakdown b;
+            eval_at(&in, (ns_par){8, 16, 64, 1, 1, 1}, &b);
+            json_t *o = ns_breakdown_json(&in, &b);
+            assert_non_null(strstr(json_string_value(json_object_get(o, "mfu_convention")), s));
+            json_decref(o);
+        }
 }
 
 /* Trial 16 #1: at GEMM and attention efficiency 1 with free memory and network the chip runs at
@@ -553,7 +671,8 @@ static void executed_within_peak(void **state) {
 }
 
 /* The FLOPs the model times (its HFU numerator) are Narayanan et al. 2021 eq. (3) where the
- * conventions meet (GPT shape: FFN 4h, multi-head, no gate; no causal skipping): the 1T model on
+ * conventions meet (GPT shape: FFN 4h, multi-head, no gate; unfused attention, which skips no
+ * causal half): the 1T model on
  * 3,072 A100s, 72·B·s·l·h²·(1 + s/(6h)) + 6·B·s·h·V per iteration, and 96·B·s·l·h²·(1 + s/(6h)
  * + V/(16·l·h)) with full recomputation, summed over the chips. */
 static void executed_is_megatron(void **state) {
@@ -562,17 +681,31 @@ static void executed_is_megatron(void **state) {
     char err[256];
     load(&in, "a100-sxm");
     assert_int_equal(ns_cluster_apply_preset(&in, "megatron-1t", err, sizeof err), 0);
-    in.model.causal = 0;
+    assert_int_equal(in.run.flash_attention, 0);
     const ns_model *m = &in.model;
-    for (int full = 0; full < 2; full++) {
-        in.run.recompute = full ? NS_RECOMP_FULL : NS_RECOMP_NONE;
-        ns_breakdown b;
-        eval_at(&in, (ns_par){8, 64, 6, 1, 1, 1}, &b);
-        assert_rel(b.executed_flops_per_chip * 3072,
-                   ns_megatron_flops_per_iter(in.run.global_batch_seqs, m->seq_tokens, m->layers,
-                                              m->hidden, m->vocab, full),
-                   1e-12);
+    double step[2];
+    for (int causal = 0; causal < 2; causal++)
+        for (int full = 0; full < 2; full++) {
+            in.model.causal = causal;
+            in.run.recompute = full ? NS_RECOMP_FULL : NS_RECOMP_NONE;
+            ns_breakdown b;
+            eval_at(&in, (ns_par){8, 64, 6, 1, 1, 1}, &b);
+            assert_rel(b.executed_flops_per_chip * 3072,
+                       ns_megatron_flops_per_iter(in.run.global_batch_seqs, m->seq_tokens,
+                                                  m->layers, m->hidden, m->vocab, full),
+                       1e-12);
+            if (!full) step[causal] = b.step_s;
+        }
+    /* Trial 17 #3: unfused attention computes the masked half and then masks it, so a causal
+     * mask changes nothing (85.564 s causal against 86.368 s not); flash attention skips it. */
+    assert_rel(step[1], step[0], 1e-12);
+    in.run.flash_attention = 1;
+    ns_breakdown fa[2];
+    for (int causal = 0; causal < 2; causal++) {
+        in.model.causal = causal;
+        eval_at(&in, (ns_par){8, 64, 6, 1, 1, 1}, &fa[causal]);
     }
+    assert_true(fa[1].executed_flops_per_chip < fa[0].executed_flops_per_chip);
 }
 
 /* auto recomputation: none when memory is plentiful, all layers when it is scarce, and in
@@ -606,6 +739,46 @@ static void model_recompute_auto(void **state) {
     assert_int_equal(b.recompute, NS_RECOMP_PARTIAL);
     assert_true(b.recompute_layers > 0 && b.recompute_layers < b.stage_layers && b.fits == 1);
     assert_true(b.hfu > b.mfu);
+}
+
+/* Trial 17 #1: without flash attention auto tried selective, then took the excess over
+ * selective's total while the partial layers keep the scores: megatron-1t at TP 8, PP 64, DP 6
+ * on 80 GB A100s got 1 of 2 layers recomputed at 113.8 GB, not fitting, where full (50.0 GB)
+ * fits (PP 32: 3 of 4 at 117.4 GB, where full, 85.5 GB, does not fit either). auto must return a
+ * layout that fits whenever full recomputation fits, with the fewest layers (one fewer does not
+ * fit), and full when nothing fits. */
+static void model_recompute_auto_unfused(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    char err[256];
+    load(&in, "a100-sxm");
+    assert_int_equal(ns_cluster_apply_preset(&in, "megatron-1t", err, sizeof err), 0);
+    assert_int_equal(in.run.flash_attention, 0);
+    const double cap = in.sys.chip.mem_capacity_bytes * in.sys.chip.mem_usable_frac;
+    const ns_par pars[] = {{8, 64, 6, 1, 1, 1}, {8, 32, 12, 1, 1, 1}};
+    for (int i = 0; i < 2; i++) {
+        ns_breakdown none, full, b;
+        in.run.recompute = NS_RECOMP_NONE;
+        eval_at(&in, pars[i], &none);
+        in.run.recompute = NS_RECOMP_FULL;
+        eval_at(&in, pars[i], &full);
+        assert_int_equal(full.fits, i == 0); /* PP 32: 85.5 GB, nothing fits */
+        in.run.recompute = NS_RECOMP_AUTO;
+        eval_at(&in, pars[i], &b);
+        if (!full.fits) {
+            assert_int_equal(b.recompute, NS_RECOMP_FULL);
+            continue;
+        }
+        assert_int_equal(b.fits, 1);
+        assert_true(b.recompute == NS_RECOMP_FULL || b.recompute == NS_RECOMP_PARTIAL);
+        /* none keeps I·L·k, full I·L·in + k (I micro-batches in flight, L layers): one layer
+         * fewer recomputed costs I·(k − in) more, and that must not fit */
+        int L = b.stage_layers;
+        double I = ns_pipeline_in_flight(pars[i].pp, b.micro_batches, 1),
+               k = none.mem_activations / (I * L);
+        double per_layer = (none.mem_activations - full.mem_activations + k) / L;
+        assert_true(b.mem_total + per_layer > cap);
+    }
 }
 
 static void model_gemm_table(void **state) {
@@ -821,7 +994,10 @@ static void node_bridge(void **state) {
     assert_int_equal(in.sys.chip.n_gemm, 3); /* 256, 1024, 2048; the null one skipped */
     assert_abs(ns_gemm_efficiency(&in.sys.chip, 256, 256, 256), 0.65, 1e-12); /* best of two */
     assert_abs(ns_gemm_efficiency(&in.sys.chip, 1024, 1024, 1024), 0.85, 1e-12);
-    assert_abs(in.sys.step_cv, 0.02, 1e-12); /* median of 0.01 0.015 0.02 0.03 0.04 */
+    /* trial 17 #7: the CVs of the results the table keeps (blis at 256, the own kernel at 1024
+     * and 2048): median of 0.04 0.01 0.015; it was 0.02, the median of all five */
+    assert_int_equal(in.node.cv_results, 3);
+    assert_abs(in.sys.step_cv, 0.015, 1e-12);
     assert_rel(in.sys.chip.peak_flops[NS_CP_FP64], 200e9, 1e-12);
     assert_rel(in.sys.chip.peak_flops[NS_CP_FP32], 400e9, 1e-12); /* FMA, not the 450 "add" */
     assert_rel(in.sys.chip.mem_bw_bytes_per_s, 20e9, 1e-12);      /* not the suspect 90 */
@@ -1034,8 +1210,10 @@ static void node_bridge_noisy(void **state) {
     assert_int_equal(in.node.gemm_refused, 1);
     assert_string_equal(in.node.refused_ids[0], "dgemm/avx512/dp/t2/m=1024");
     assert_abs(ns_gemm_efficiency(&in.sys.chip, 1024, 1024, 1024), 0.80, 1e-12); /* openblas */
-    assert_int_equal(in.node.cv_results, 4);        /* the refused result's CV left out */
-    assert_abs(in.sys.step_cv, 0.525, 1e-12);       /* median of 0.3 0.45 0.6 0.7 */
+    /* the refused result's CV left out, and the slower peer's at 256 (trial 17 #7: it was the
+     * median of four, 0.525) */
+    assert_int_equal(in.node.cv_results, 3);
+    assert_abs(in.sys.step_cv, 0.6, 1e-12);         /* median of 0.6 (blis) 0.3 (openblas) 0.7 */
     assert_int_equal(in.run.precision, NS_CP_FP64); /* the table's precision */
     json_t *o = json_object();
     ns_node_info_json(o, &in, "results_noisy.json");
@@ -1044,7 +1222,7 @@ static void node_bridge_noisy(void **state) {
     assert_true(
         !strncmp(json_string_value(json_object_get(o, "variability_status")), "disturbed", 9));
     assert_true(strstr(json_string_value(json_object_get(o, "step_cv_source")),
-                       "4 fp64 GEMM results in results_noisy.json") != NULL);
+                       "3 fp64 GEMM results in results_noisy.json") != NULL);
     json_decref(o);
     /* the cluster section of results.json says the same */
     json_t *sec = ns_cluster_from_results(r, "h100-sxm", NULL, err, sizeof err);
@@ -1249,6 +1427,8 @@ int main(void) {
         cmocka_unit_test(r2_tail_at_scale),
         cmocka_unit_test(r4_young_daly),
         cmocka_unit_test(r4_korthikanti_act_bytes),
+        cmocka_unit_test(act_bytes_precision),
+        cmocka_unit_test(act_bytes_dropout),
         cmocka_unit_test(act_bytes_shape),
         cmocka_unit_test(r5_expected_max),
         cmocka_unit_test(model_params),
@@ -1256,10 +1436,14 @@ int main(void) {
         cmocka_unit_test(model_free_network),
         cmocka_unit_test(model_monotone),
         cmocka_unit_test(model_act_bytes_shape),
+        cmocka_unit_test(model_act_bytes_precision),
+        cmocka_unit_test(model_cp_scores),
         cmocka_unit_test(model_unfused_attention),
         cmocka_unit_test(model_bubble_with_comm),
         cmocka_unit_test(model_recompute_auto),
+        cmocka_unit_test(model_recompute_auto_unfused),
         cmocka_unit_test(executed_within_peak),
+        cmocka_unit_test(mfu_note_follows_mask),
         cmocka_unit_test(executed_is_megatron),
         cmocka_unit_test(model_gemm_table),
         cmocka_unit_test(model_checks),
