@@ -53,8 +53,9 @@ int ns_report_html_csv(const json_t *results, const char *dir, FILE *log);
  * pipe), so that a report lost on stdout is an error, not a green CI job. */
 int ns_report_check_stdout(char *err, size_t errlen);
 
-/* Writes s as Markdown table-cell text: '|' as "\|", '<' '>' '&' as entities, control
- * characters as \xNN. */
+/* Writes s as Markdown table-cell text that renders as s itself: '\\' and the inline
+ * punctuation | * _ [ ] ` ~ escaped by a backslash ('_' not between two ASCII letters or
+ * digits, where it is no emphasis), '<' '>' '&' as entities, control characters as \xNN. */
 void ns_md_cell(FILE *f, const char *s);
 
 /* Writes s as a Markdown code span whose backtick fence is longer than any backtick run in s
