@@ -301,9 +301,24 @@ static void test_csv(void **state) {
     assert_int_equal(count(c, "\r\n"), 1 + json_array_size(res));
     /* peak_dp_fma: no m or k, gbytes_per_s, ai and level null. */
     assert_has(c, "\r\n\"peak_dp_fma/avx512/dp/t1/n=4096\",\"peak_dp_fma\",\"peak\",\"avx512\","
-                  "\"dp\",\"fma\",1,,4096,,0,1048576,0,1.31078361e-05,1.27910524e-05,"
-                  "1.33886853e-05,0.0157170238,79.996118,,,81.9773044,0.975832501,\"compute\",,"
-                  "\"ok\"\r\n");
+                  "\"dp\",\"fma\",1,,4096,,0,1048576,0,1.3107836059999999e-05,"
+                  "1.2791052449999999e-05,1.3388685250000001e-05,0.0157170238,79.996117979999994,"
+                  ",,81.97730439,0.97583250119999998,\"compute\",,\"ok\"\r\n");
+    /* Each number reads back as results.json's double (trial 17: %.9g did not). */
+    const json_t *r0 = json_array_get(res, 0), *t0 = json_object_get(r0, "time_s");
+    const double want[] = {
+        json_real_value(json_object_get(t0, "median")), json_real_value(json_object_get(t0, "min")),
+        json_real_value(json_object_get(t0, "max")), json_real_value(json_object_get(t0, "cv")),
+        json_real_value(json_object_get(r0, "gflops"))};
+    const char *cells = strchr(c, '\n') + 1;
+    for (int col = 0; col < 13; col++)
+        cells = strchr(cells, ',') + 1;
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        char *end;
+        assert_true(strtod(cells, &end) == want[k]);
+        assert_true(*end == ',');
+        cells = end + 1;
+    }
     assert_has(c, "\r\n\"a,\"\"b\"\"\nc\",\"peak_dp_fma_add\",");
     assert_has(c, ",256,256,256,1572864,33554432,2097152,"); /* dgemm m, n, k */
     assert_no_nan(c);
@@ -314,7 +329,7 @@ static void test_csv(void **state) {
     c = slurp(p);
     const char *head = "working_set_bytes,kernel,isa,precision,threads,n,gbytes_per_s,"
                        "gbytes_per_s_median,status\r\n4096,\"stream_load\",\"avx512\",\"dp\",1,"
-                       "512,239.650186,238.618788,\r\n";
+                       "512,239.65018570000001,238.61878830000001,\r\n";
     assert_true(!strncmp(c, head, strlen(head)));
     assert_int_equal(count(c, "\r\n"), 1 + json_array_size(json_object_get(root, "sweep")));
     free(c);
