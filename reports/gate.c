@@ -894,7 +894,9 @@ static void usage(FILE *f) {
         "                           the between-run drift of the medians over >= 3 runs (sigma\n"
         "                           of their logs) raises a benchmark's threshold to\n"
         "                           exp(z * sqrt(2) * sigma) - 1 when larger\n"
-        "                           (a file that is the baseline or given twice counts once)\n"
+        "                           (a file that is BASELINE, CURRENT or given twice, a copy\n"
+        "                           of one or the same run - same context.date and samples -\n"
+        "                           is dropped, with a warning naming it)\n"
         "  --allow-context-mismatch compare runs from different CPUs/builds (loud warning)\n"
         "  --allow-build-change     compare builds that differ (compiler, flags, libraries,\n"
         "                           version) but still refuse another machine\n"
@@ -1115,38 +1117,121 @@ static int gate_check_outputs(const gate_cli *cli) {
     return 0;
 }
 
+/* 1 when a and b are regular files holding the same bytes; 0 when not, or when either is no
+ * regular file (a pipe is read once, by its load) or cannot be read. */
+static int same_bytes(const char *a, const char *b) {
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0 || !S_ISREG(sa.st_mode) || !S_ISREG(sb.st_mode) ||
+        sa.st_size != sb.st_size)
+        return 0;
+    FILE *fa = fopen(a, "rb"), *fb = fa ? fopen(b, "rb") : NULL;
+    int same = fa && fb;
+    char ba[8192], bb[8192];
+    while (same) {
+        size_t na = fread(ba, 1, sizeof ba, fa), nb = fread(bb, 1, sizeof bb, fb);
+        if (na != nb || memcmp(ba, bb, na) != 0 || ferror(fa) || ferror(fb))
+            same = 0;
+        else if (na < sizeof ba)
+            break;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
+/* The results document of a regular file, for same_run (NULL when it is none: its load
+ * reports why later). */
+static json_t *load_for_dedup(const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
+    json_t *d = json_load_file(path, 0, NULL);
+    if (d && json_is_object(d) && json_is_array(json_object_get(d, "results"))) return d;
+    json_decref(d);
+    return NULL;
+}
+
+/* 1 when a and b are one run: the same context.date (a string), no context difference that the
+ * gate checks (a file edited to another machine is refused by that check, not dropped here) and
+ * as many results, each id of a with the same samples_s in b. */
+static int same_run(const json_t *a, const json_t *b) {
+    if (!a || !b) return 0;
+    json_t *diff = json_array();
+    size_t ndiff = ns_gate_context_diff(a, b, 0, diff);
+    json_decref(diff);
+    if (ndiff) return 0;
+    const json_t *da = json_object_get(json_object_get(a, "context"), "date");
+    const json_t *db = json_object_get(json_object_get(b, "context"), "date");
+    const json_t *ra = json_object_get(a, "results"), *rb = json_object_get(b, "results");
+    if (!json_is_string(da) || !json_equal(da, db) || json_array_size(ra) != json_array_size(rb))
+        return 0;
+    size_t i, j;
+    const json_t *x, *y;
+    json_array_foreach(ra, i, x) {
+        const json_t *id = json_object_get(x, "id"), *sx = json_object_get(x, "samples_s");
+        int found = 0;
+        json_array_foreach(rb, j, y) {
+            const json_t *sy = json_object_get(y, "samples_s");
+            if (json_is_string(id) && json_equal(id, json_object_get(y, "id")) &&
+                (sx ? sy && json_equal(sx, sy) : !sy)) {
+                found = 1;
+                break;
+            }
+        }
+        if (!found) return 0;
+    }
+    return 1;
+}
+
 /* Drops from cli->hist each --history file that is BASELINE, CURRENT or an earlier --history
- * file, with a warning in rep. */
+ * file, or a copy of one (the same bytes), or the same run (same_run), with a warning in rep. */
 static void gate_dedup_history(gate_cli *cli, ns_gate_report *rep) {
     /* A run counts once in the drift (the baseline given again as --history, or one --history
      * file twice, made 3 files read as 4 runs): such a --history file is dropped, with a
      * warning. So is CURRENT given as --history: the current build's run is no baseline run, and
      * its distance would widen the threshold that is to catch it (gate_hints.sh). The same
-     * device and inode is the same file, whatever its path. */
+     * device and inode is the same file, whatever its path; a copy (a CI artifact) or a file
+     * holding the same run is that run again (trial 17). */
+    if (cli->nhist <= 0 || cli->npos < 2) return;
     const char **hist = cli->hist;
+    json_t *docs[2 + 64] = {0}; /* BASELINE, CURRENT, then hist[] */
+    docs[0] = load_for_dedup(cli->pos[0]);
+    docs[1] = load_for_dedup(cli->pos[1]);
+    for (int h = 0; h < cli->nhist && h < 64; h++)
+        docs[2 + h] = load_for_dedup(hist[h]);
+    static const char *const how[] = {"the same file as", "a copy (the same bytes) of",
+                                      "the same run (the same context.date and samples) as"};
     for (int h = 0; h < cli->nhist;) {
+        /* The files before it: BASELINE, CURRENT, the --history files kept so far. */
+        const char *other[2 + 64] = {cli->pos[0], cli->pos[1]};
+        for (int g = 0; g < h; g++)
+            other[2 + g] = hist[g];
         const char *as = NULL;
-        if (ns_same_file(hist[h], cli->pos[0]) == 1)
-            as = "the BASELINE";
-        else if (ns_same_file(hist[h], cli->pos[1]) == 1)
-            as = "the CURRENT";
-        for (int g = 0; !as && g < h; g++)
-            if (ns_same_file(hist[h], hist[g]) == 1) as = hist[g];
+        int k;
+        for (k = 0; k < 3 && !as; k++)
+            for (int i = 0; i < 2 + h && !as; i++)
+                if (k == 0   ? ns_same_file(hist[h], other[i]) == 1
+                    : k == 1 ? same_bytes(hist[h], other[i])
+                             : same_run(docs[2 + h], docs[i]))
+                    as = i == 0 ? "the BASELINE" : i == 1 ? "the CURRENT" : other[i];
         if (!as) {
             h++;
             continue;
         }
         if (!strcmp(as, "the CURRENT"))
             add_warning(rep,
-                        "--history %s is the same file as the CURRENT: not counted (a run of the "
-                        "current build is no baseline history)",
-                        hist[h]);
+                        "--history %s is %s the CURRENT: not counted (a run of the current build "
+                        "is no baseline history)",
+                        hist[h], how[k - 1]);
         else
-            add_warning(rep, "--history %s is the same file as %s%s: counted once", hist[h],
+            add_warning(rep, "--history %s is %s %s%s: counted once", hist[h], how[k - 1],
                         strcmp(as, "the BASELINE") ? "--history " : "", as);
+        json_decref(docs[2 + h]);
         memmove(hist + h, hist + h + 1, (size_t)(cli->nhist - h - 1) * sizeof *hist);
-        cli->nhist--;
+        memmove(docs + 2 + h, docs + 2 + h + 1, (size_t)(cli->nhist - h - 1) * sizeof *docs);
+        docs[2 + --cli->nhist] = NULL;
     }
+    for (int i = 0; i < 2 + cli->nhist; i++)
+        json_decref(docs[i]);
 }
 
 /* Files mode: loads BASELINE, CURRENT and the --history files (into hist_docs) and compares

@@ -27,9 +27,9 @@ void ns_html_from_markdown(FILE *f, const char *md, const char *dir);
 
 /* Writes results.csv: a header row, then one row per results[] entry (id, name, family, isa,
  * precision, mix, threads, m, n, k, working set, flops, bytes, time median/min/max, cv, rates,
- * arithmetic intensity, roof, fraction of roof, roof limit, level, status). Numbers with %.9g,
- * an empty cell for null or absent, RFC 4180 quoting (libcsv). Written atomically. Returns 0,
- * or -1 with a one-line reason in err. */
+ * arithmetic intensity, roof, fraction of roof, roof limit, level, status). Numbers with %.17g
+ * (they read back as results.json's doubles), an empty cell for null or absent, RFC 4180 quoting
+ * (libcsv). Written atomically. Returns 0, or -1 with a one-line reason in err. */
 int ns_report_csv(const json_t *results, const char *path, char *err, size_t errlen);
 
 /* Writes sweep.csv: a header row, then one row per sweep[] point (working set, kernel, isa,
@@ -53,8 +53,9 @@ int ns_report_html_csv(const json_t *results, const char *dir, FILE *log);
  * pipe), so that a report lost on stdout is an error, not a green CI job. */
 int ns_report_check_stdout(char *err, size_t errlen);
 
-/* Writes s as Markdown table-cell text: '|' as "\|", '<' '>' '&' as entities, control
- * characters as \xNN. */
+/* Writes s as Markdown table-cell text that renders as s itself: '\\' and the inline
+ * punctuation | * _ [ ] ` ~ escaped by a backslash ('_' not between two ASCII letters or
+ * digits, where it is no emphasis), '<' '>' '&' as entities, control characters as \xNN. */
 void ns_md_cell(FILE *f, const char *s);
 
 /* Writes s as a Markdown code span whose backtick fence is longer than any backtick run in s

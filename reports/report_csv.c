@@ -60,8 +60,8 @@ static const csv_col sweep_cols[] = {
     {"status", "status", COL_STR},
 };
 
-/* One cell: a string quoted by libcsv, an integer as such, a real with %.9g; nothing for null,
- * absent or a value of the wrong type. */
+/* One cell: a string quoted by libcsv, an integer as such, a real with %.17g (it reads back as
+ * the very double of results.json); nothing for null, absent or a value of the wrong type. */
 static void cell(FILE *f, const json_t *row, const csv_col *c) {
     const json_t *o = c->kind == COL_PARAM  ? json_object_get(row, "params")
                       : c->kind == COL_TIME ? json_object_get(row, "time_s")
@@ -72,7 +72,7 @@ static void cell(FILE *f, const json_t *row, const csv_col *c) {
     } else if (json_is_integer(v)) {
         fprintf(f, "%lld", (long long)json_integer_value(v));
     } else if (json_is_real(v)) {
-        fprintf(f, "%.9g", json_real_value(v)); /* finite: jansson holds no NaN or Inf */
+        fprintf(f, "%.17g", json_real_value(v)); /* finite: jansson holds no NaN or Inf */
     }
 }
 

@@ -99,8 +99,9 @@ static int delimiter_row(line_t l) {
 }
 
 /* The cells of a table row, split at each '|' not escaped by a backslash, the outer pipes
- * dropped; "\|" in a cell is '|' (GFM: even in a code span). Each cell is a new string in
- * cells[] (at most max); returns their number. */
+ * dropped; "\|" in a cell is '|' (GFM: even in a code span or after another backslash, so
+ * ns_md_cell's "\\\|" keeps "\\|" for libcmark). Other backslashes stay for the cell's
+ * inline Markdown. Each cell is a new string in cells[] (at most max); returns their number. */
 static size_t split_row(line_t l, char **cells, size_t max) {
     const char *s = l.s;
     size_t n = l.n, count = 0;
@@ -118,8 +119,7 @@ static size_t split_row(line_t l, char **cells, size_t max) {
             cells[count] = strndup(c, cn);
             if (cells[count]) count++;
             o = 0;
-        } else if (s[i] == '\\' && i + 1 < n) {
-            if (s[i + 1] != '|') buf[o++] = '\\';
+        } else if (s[i] == '\\' && i + 1 < n && s[i + 1] == '|') {
             buf[o++] = s[++i];
         } else {
             buf[o++] = s[i];

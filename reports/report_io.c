@@ -1,5 +1,6 @@
 /* Shared output helpers of the reports: checking that stdout was really written, and escaping
  * text for Markdown tables and terminals. Files are written with ns_write_file (harness/json.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,11 +23,26 @@ int ns_report_check_stdout(char *err, size_t errlen) {
 }
 
 void ns_md_cell(FILE *f, const char *s) {
-    for (; *s; s++) {
+    for (const char *start = s; *s; s++) {
         unsigned char ch = (unsigned char)*s;
+        /* '_' between two letters or digits opens and closes no emphasis (CommonMark), so ids
+         * such as stream_triad stay readable in report.md. */
+        if (ch == '_' && s > start && isalnum((unsigned char)s[-1]) &&
+            isalnum((unsigned char)s[1])) {
+            fputc(ch, f);
+            continue;
+        }
         switch (ch) {
+        case '\\':
         case '|':
-            fputs("\\|", f);
+        case '*':
+        case '_':
+        case '[':
+        case ']':
+        case '`':
+        case '~': /* GFM's strikethrough */
+            fputc('\\', f);
+            fputc(ch, f);
             break;
         case '<':
             fputs("&lt;", f);

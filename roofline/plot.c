@@ -6,6 +6,7 @@
 #include "roofline/roofline.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -818,33 +819,100 @@ typedef struct {
 #define SWEEP_LABELS 32
 #define SWEEP_LBL_CW 7.0  /* px per character, font 10 */
 #define SWEEP_LBL_H 14.0  /* px per line, font 10 */
-#define SWEEP_LBL_LIFT 6  /* lines a label may move up to clear the ones below it */
+#define SWEEP_LBL_LIFT 4  /* lines a label may move up to clear labels and points */
+#define SWEEP_MARK_R 3.0  /* half a sweep point's marker (pt 7 ps 0.5), px */
 
 /* Writes the ceilings' labels, lowest rate first, each moved up a line at a time (at most
- * SWEEP_LBL_LIFT) until it meets no label written before it: a DRAM label centred over a wide
- * "last points" bar was drawn across the L3 label beside it. */
-static void sweep_labels_write(FILE *f, sweep_label *lb, int n, int *nl) {
+ * SWEEP_LBL_LIFT, never out of the panel's height) while it meets a label written before it or
+ * one of the sweep points' markers marks[0..nmarks): a DRAM label centred over a wide "last
+ * points" bar was drawn across the L3 label beside it, an L1 label over another curve's points
+ * (trial 17). Where no place is clear, the lift that meets the fewest (a label counting as a
+ * hundred markers: text over text cannot be read). */
+static void sweep_labels_write(FILE *f, sweep_label *lb, int n, int *nl, const box *marks,
+                               int nmarks, double height) {
     for (int i = 1; i < n; i++) /* insertion sort by height: a handful of labels */
         for (int j = i; j > 0 && lb[j].b.y0 < lb[j - 1].b.y0; j--) {
             sweep_label t = lb[j];
             lb[j] = lb[j - 1], lb[j - 1] = t;
         }
     for (int i = 0; i < n; i++) {
-        int lift = 0;
-        for (; lift < SWEEP_LBL_LIFT; lift++) {
+        int best = 0, best_hits = INT_MAX;
+        for (int lift = 0; lift <= SWEEP_LBL_LIFT && best_hits; lift++) {
             box b = lb[i].b;
             b.y0 += lift * SWEEP_LBL_H, b.y1 += lift * SWEEP_LBL_H;
-            int meets = 0;
-            for (int j = 0; j < i && !meets; j++)
-                meets = boxes_meet(b, lb[j].b);
-            if (!meets) break;
+            if (lift && b.y1 > height) break;
+            int hits = 0;
+            for (int j = 0; j < i; j++)
+                hits += 100 * boxes_meet(b, lb[j].b);
+            for (int j = 0; j < nmarks; j++)
+                hits += boxes_meet(b, marks[j]);
+            if (hits < best_hits) best = lift, best_hits = hits;
         }
-        lb[i].b.y0 += lift * SWEEP_LBL_H, lb[i].b.y1 += lift * SWEEP_LBL_H;
+        lb[i].b.y0 += best * SWEEP_LBL_H, lb[i].b.y1 += best * SWEEP_LBL_H;
         fprintf(f, "set label %d ", ++*nl);
         gp_str(f, lb[i].text);
-        fprintf(f, " %s offset 0,%.1f font ',10' tc rgb '%s' front\n", lb[i].at, 0.9 + lift,
-                lb[i].color);
+        /* The lift in graph units, as the boxes count it (a character unit is the terminal's
+         * font's line: other in the SVG and the PNG). */
+        fprintf(f, " %s offset graph 0,%.4f font ',10' tc rgb '%s' front\n", lb[i].at,
+                (0.9 + best) * SWEEP_LBL_H / height, lb[i].color);
     }
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The data of a sweep panel as boxes in px from the plot area's bottom left, computed as the
+ * labels' boxes are: each point's marker at `threads`, and the line between a curve's
+ * neighbouring points (gnuplot's `smooth unique` joins them in working-set order) as markers
+ * every SWEEP_MARK_R px. Into *out (malloc'ed; free it); returns their number (0 when out of
+ * memory). */
+static int sweep_marks(const json_t *sweep, int threads, double x0, double x1, double y0, double y1,
+                       double width, double height, box **out) {
+    size_t n = json_array_size(sweep), i, j, cap = n + 1, nm = 0;
+    double *pt = malloc(2 * (n + 1) * sizeof *pt);
+    box *m = malloc(cap * sizeof *m);
+    const json_t *e, *x;
+    json_array_foreach(sweep, i, e) { /* each curve once: at its first point */
+        if (!pt || !m || int_of(e, "threads") != threads || !sweep_point_ok(e)) continue;
+        int seen = 0;
+        json_array_foreach(sweep, j, x) {
+            if (j >= i) break;
+            if (int_of(x, "threads") == threads && sweep_point_ok(x) && same_curve(x, e)) seen = 1;
+        }
+        if (seen) continue;
+        size_t np = 0;
+        json_array_foreach(sweep, j, x) {
+            if (int_of(x, "threads") != threads || !sweep_point_ok(x) || !same_curve(x, e))
+                continue;
+            pt[2 * np] = width * log(ns_json_get_num(x, "working_set_bytes") / x0) / log(x1 / x0);
+            pt[2 * np + 1] = height * log(ns_json_get_num(x, "gbytes_per_s") / y0) / log(y1 / y0);
+            np++;
+        }
+        qsort(pt, np, 2 * sizeof *pt, cmp_double); /* by x: pairs sort by their first double */
+        for (size_t k = 0; k < np && m; k++) {
+            double dx = k ? pt[2 * k] - pt[2 * k - 2] : 0,
+                   dy = k ? pt[2 * k + 1] - pt[2 * k - 1] : 0;
+            int steps = (int)ceil(sqrt(dx * dx + dy * dy) / SWEEP_MARK_R);
+            if (steps < 1) steps = 1;
+            if (nm + (size_t)steps >= cap) {
+                cap = 2 * (nm + (size_t)steps);
+                box *g = realloc(m, cap * sizeof *m);
+                if (!g) free(m);
+                m = g;
+                if (!m) break;
+            }
+            for (int s = 0; s < steps; s++) { /* the marker, then the line back to the last */
+                double px = pt[2 * k] - dx * s / steps, py = pt[2 * k + 1] - dy * s / steps;
+                m[nm++] = (box){px - SWEEP_MARK_R, px + SWEEP_MARK_R, py - SWEEP_MARK_R,
+                                py + SWEEP_MARK_R};
+            }
+        }
+    }
+    free(pt);
+    *out = m;
+    return m ? (int)nm : 0;
 }
 
 /* One panel of the sweep picture: every curve at `threads`, the bandwidth ceilings as thick
@@ -929,13 +997,9 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
                 sweep_label *l = &lb[nlb++];
                 char g[32];
                 fmt_gbps(bw, g, sizeof g);
-                snprintf(l->text, sizeof l->text, "%s %s GB/s, %s%s%s", lv, g,
-                         str_of(e, "kernel", "?"),
-                         !kind                          ? ""
-                         : !strcmp(src, "interior")     ? " (no plateau: median)"
-                         : !strcmp(src, "kernel phase") ? " (from the kernel phase)"
-                                                        : " (no plateau: last points)",
-                         suspect ? " (suspect)" : "");
+                /* Short, to cover little: the bar's style says plateau or not (the key). */
+                snprintf(l->text, sizeof l->text, "%s %s GB/s, %s%s", lv, g,
+                         str_of(e, "kernel", "?"), suspect ? " (suspect)" : "");
                 /* Centred over its bar, but kept inside the plot area: a label that would
                  * cross an edge is anchored at that edge. */
                 double len = SWEEP_LBL_CW * (double)strlen(l->text);
@@ -959,7 +1023,10 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
     for (int l = 0; l <= NCURVE_COLORS; l++)
         for (int k = 0; k < 2; k++)
             fclose(sf[l][k]);
-    sweep_labels_write(f, lb, nlb, &nl);
+    box *marks = NULL;
+    int nmarks = sweep_marks(sweep, threads, x0, x1, y0, y1, width, height, &marks);
+    sweep_labels_write(f, lb, nlb, &nl, marks, nmarks, height);
+    free(marks);
 
     fprintf(f, "plot ");
     int first = 1;

@@ -5,7 +5,8 @@
 # virtualization and memory (14), warnings for an interrupted input, an injected slowdown and a
 # --thresholds pattern that matches nothing (15), and what to do next after a FAIL (16), in the
 # table, the Markdown and the JUnit report; trial 9: a report over an input, the INVALID reason,
-# the advice's --samples, a --history file counted twice. Small inputs are written by mk below.
+# the advice's --samples, a --history file counted twice; trial 17: a copy of an input as
+# --history. Small inputs are written by mk below.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/cli/lib/common.sh
@@ -255,6 +256,29 @@ gate 0 "t11 #6: CURRENT as --history (through a link)" --history "$tmp/cur-link.
     --history "$tmp/h1.json" --history "$tmp/h2.json" "$tmp/quiet.json" "$tmp/cur.json"
 has "$tmp/out" "WARNING: --history $tmp/cur-link.json is the same file as the CURRENT: not counted" "t11 #6: warning"
 has "$tmp/out" "over 3 runs" "t11 #6: the baseline and 2 history runs"
+
+# --- trial 17 #11: a copy of CURRENT (a CI artifact), of a --history file, or the baseline's run
+# written again (same context.date and samples, other bytes) is no further baseline run ----------
+mk "$tmp/g_base.json" ctx.date='"2026-11-29T09:00:00Z"'
+mk "$tmp/g_h1.json" scale=1.30 ctx.date='"2026-11-29T10:00:00Z"'
+mk "$tmp/g_cur.json" scale=1.45 ctx.date='"2026-11-29T11:00:00Z"'
+cp "$tmp/g_cur.json" "$tmp/g_curcopy.json"
+cp "$tmp/g_h1.json" "$tmp/g_h1copy.json"
+python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], 'w'), indent=1)" \
+  "$tmp/g_base.json" "$tmp/g_base_again.json"
+cmp -s "$tmp/g_base.json" "$tmp/g_base_again.json" && fail "t17 #11: the rewritten baseline has the same bytes"
+gate 1 "t17 #11: a copy of CURRENT as --history" "$tmp/g_base.json" "$tmp/g_cur.json" \
+    --history "$tmp/g_h1.json" --history "$tmp/g_curcopy.json" --markdown "$tmp/g17.md"
+has "$tmp/out" "WARNING: --history $tmp/g_curcopy.json is a copy (the same bytes) of the CURRENT: not counted" "t17 #11: copy of CURRENT"
+hasnt "$tmp/out" "between-run drift" "t17 #11: no drift from 2 runs"
+has "$tmp/g17.md" "is a copy (the same bytes) of the CURRENT: not counted" "t17 #11: markdown"
+gate 1 "t17 #11: a copy of --history, the baseline's run rewritten" "$tmp/g_base.json" "$tmp/g_cur.json" \
+    --history "$tmp/g_h1.json" --history "$tmp/g_h1copy.json" --history "$tmp/g_base_again.json"
+has "$tmp/out" "WARNING: --history $tmp/g_h1copy.json is a copy (the same bytes) of --history $tmp/g_h1.json: counted once" "t17 #11: copy of history"
+has "$tmp/out" "WARNING: --history $tmp/g_base_again.json is the same run (the same context.date and samples) as the BASELINE: counted once" "t17 #11: same run"
+hasnt "$tmp/out" "between-run drift" "t17 #11: 2 distinct runs"
+"$ns" gate --help >"$tmp/help" 2>&1
+has "$tmp/help" "a copy" "t17 #11: --help"
 
 [ $fails -eq 0 ] && echo "gate_hints: all passed" || echo "gate_hints: $fails failed"
 [ $fails -eq 0 ]

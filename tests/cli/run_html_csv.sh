@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `nodescale run` also writes report.html (report.md rendered by libcmark, its pictures as
 # relative <img> links) and results.csv, sweep.csv: read back with Python's csv module, every
-# row and every column equals results.json's value (a number as printed with %.9g, null as an
-# empty cell), in results[] and sweep[] order. Nothing "nan", no temporary file left.
+# row and every column equals results.json's value (a number as printed with %.17g, which reads
+# back as the same double, null as an empty cell), in results[] and sweep[] order. Nothing
+# "nan", no temporary file left.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/cli/lib/common.sh
@@ -25,7 +26,7 @@ def want(v):
     if v is None: return ""
     if isinstance(v, bool): raise ValueError("boolean in a CSV column")
     if isinstance(v, int): return str(v)
-    if isinstance(v, float): return "%.9g" % v
+    if isinstance(v, float): return "%.17g" % v
     return v
 
 def check(name, rows, cols):
@@ -36,11 +37,11 @@ def check(name, rows, cols):
     for r, g in zip(rows, got[1:]):
         w = [want(get(r)) for _, get in cols]
         assert g == w, (name, r.get("id", r.get("kernel")), g, w)
-        # The cells are the values: numbers parse back to within %.9g.
+        # The cells are the values: numbers parse back to the very same double.
         for (c, get), cell in zip(cols, g):
             v = get(r)
-            if isinstance(v, float):
-                assert abs(float(cell) - v) <= 1e-8 * abs(v), (name, c, cell, v)
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                assert float(cell) == v, (name, c, cell, v)
 
 def key(k): return lambda r: r.get(k)
 def param(k): return lambda r: r.get("params", {}).get(k)

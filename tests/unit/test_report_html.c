@@ -178,13 +178,86 @@ static void test_html_escapes(void **state) {
     json_decref(root);
 }
 
+/* Cells of a GFM table row: the '|' not preceded by a backslash, less one (the outer pipes). */
+static size_t gfm_cells(const char *row, size_t n) {
+    size_t pipes = 0;
+    for (size_t i = 0; i < n; i++)
+        pipes += row[i] == '|' && !(i && row[i - 1] == '\\');
+    return pipes ? pipes - 1 : 0;
+}
+
+/* The line of text holding needle, as a new string. */
+static char *line_of(const char *text, const char *needle) {
+    const char *p = strstr(text, needle);
+    if (!p) fail_msg("lacks \"%s\":\n%s", needle, text);
+    while (p > text && p[-1] != '\n')
+        p--;
+    const char *e = strchr(p, '\n');
+    return strndup(p, e ? (size_t)(e - p) : strlen(p));
+}
+
+/* A host and a result id holding a backslash before '|', Markdown's inline punctuation and a
+ * link are literal text in report.md and report.html: every row keeps its cells (the status
+ * cell too), nothing becomes emphasis, code or a link (trial 17's strings). */
+static void test_markdown_punctuation(void **state) {
+    (void)state;
+    const char *id = "a\\|b|c `x|y` *e* <i>i</i> [l](javascript:alert(1))";
+    const char *host = "h<script>|x\\|y*em*_u_";
+    json_t *root = load(FIXTURE);
+    json_t *ctx = json_object_get(root, "context");
+    json_object_set_new(ctx, "host", json_string(host));
+    json_t *r = json_array_get(json_object_get(root, "results"), 9); /* a stream kernel */
+    json_object_set_new(r, "id", json_string(id));
+
+    char *md = ns_report_markdown_text(root);
+    assert_non_null(md);
+    const char *md_id = "a\\\\\\|b\\|c \\`x\\|y\\` \\*e\\* &lt;i&gt;i&lt;/i&gt; "
+                        "\\[l\\](javascript:alert(1))";
+    const char *md_host = "h&lt;script&gt;\\|x\\\\\\|y\\*em\\*\\_u\\_";
+    char *row = line_of(md, md_id), *hdr = line_of(md, "| id | GFLOP/s (median) |");
+    assert_true(!strncmp(row, "| ", 2));
+    assert_int_equal(gfm_cells(row, strlen(row)), 10);
+    assert_int_equal(gfm_cells(hdr, strlen(hdr)), 10);
+    free(row);
+    row = line_of(md, "| host | ");
+    assert_int_equal(gfm_cells(row, strlen(row)), 2);
+    assert_has(row, md_host);
+    free(row);
+    free(hdr);
+
+    char dir[64];
+    make_dir(dir, sizeof dir);
+    char *h = html(root, dir);
+    const char *html_id = "a\\|b|c `x|y` *e* &lt;i&gt;i&lt;/i&gt; [l](javascript:alert(1))";
+    const char *html_host = "h&lt;script&gt;|x\\|y*em*_u_";
+    row = line_of(h, html_id);
+    char want[256];
+    snprintf(want, sizeof want, "<tr><td>%s</td><td style=\"text-align:right\">", html_id);
+    assert_has(row, want);
+    assert_int_equal(count(row, "<td"), 10);
+    assert_has(row, "</td><td>ok</td><td>ok; "); /* the check and status cells */
+    free(row);
+    snprintf(want, sizeof want, "<h1>nodescale report: %s</h1>", html_host);
+    assert_has(h, want);
+    snprintf(want, sizeof want, "<tr><td>host</td><td>%s</td></tr>", html_host);
+    assert_has(h, want);
+    assert_lacks(h, "<em>");
+    assert_lacks(h, "<a href");
+    assert_lacks(h, "<code>x");
+    assert_lacks(h, "<script");
+    free(h);
+    free(md);
+    remove_dir(dir);
+    json_decref(root);
+}
+
 /* The table rendering on Markdown of its own: a table right after a paragraph's line, '|'
- * escaped in a cell and in a code span, the alignments, cells that would parse as a list,
- * missing cells, raw HTML in a cell (dropped, never passed through). */
+ * escaped in a cell, in a code span and after a backslash, the alignments, cells that would
+ * parse as a list, missing cells, raw HTML in a cell (dropped, never passed through). */
 static void test_markdown_tables(void **state) {
     (void)state;
     const char *md = "Intro line\n| a | b \\| c | `x\\|y` |\n|:--|:-:|--:|\n"
-                     "| 1. | - | <i>z</i> & |\n| **bold** |\n\nafter\n";
+                     "| 1. | - | <i>z</i> & |\n| **bold** |\n| p\\\\|q | r |\n\nafter\n";
     char *out = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
@@ -198,7 +271,11 @@ static void test_markdown_tables(void **state) {
                     "</td><td style=\"text-align:right\">");
     assert_has(out, "<tr><td style=\"text-align:left\"><strong>bold</strong></td>"
                     "<td style=\"text-align:center\"></td><td style=\"text-align:right\"></td>"
-                    "</tr>\n</tbody>\n</table>\n<p>after</p>\n");
+                    "</tr>\n");
+    /* GFM: a backslash before '|' escapes it even after another backslash (trial 17). */
+    assert_has(out, "<tr><td style=\"text-align:left\">p|q</td><td style=\"text-align:center\">r"
+                    "</td><td style=\"text-align:right\"></td></tr>\n</tbody>\n</table>\n"
+                    "<p>after</p>\n");
     assert_lacks(out, "<i>");
     assert_has(out, "z<!-- raw HTML omitted --> &amp;</td>");
     assert_int_equal(count(out, "<table>"), 1);
@@ -224,9 +301,24 @@ static void test_csv(void **state) {
     assert_int_equal(count(c, "\r\n"), 1 + json_array_size(res));
     /* peak_dp_fma: no m or k, gbytes_per_s, ai and level null. */
     assert_has(c, "\r\n\"peak_dp_fma/avx512/dp/t1/n=4096\",\"peak_dp_fma\",\"peak\",\"avx512\","
-                  "\"dp\",\"fma\",1,,4096,,0,1048576,0,1.31078361e-05,1.27910524e-05,"
-                  "1.33886853e-05,0.0157170238,79.996118,,,81.9773044,0.975832501,\"compute\",,"
-                  "\"ok\"\r\n");
+                  "\"dp\",\"fma\",1,,4096,,0,1048576,0,1.3107836059999999e-05,"
+                  "1.2791052449999999e-05,1.3388685250000001e-05,0.0157170238,79.996117979999994,"
+                  ",,81.97730439,0.97583250119999998,\"compute\",,\"ok\"\r\n");
+    /* Each number reads back as results.json's double (trial 17: %.9g did not). */
+    const json_t *r0 = json_array_get(res, 0), *t0 = json_object_get(r0, "time_s");
+    const double want[] = {
+        json_real_value(json_object_get(t0, "median")), json_real_value(json_object_get(t0, "min")),
+        json_real_value(json_object_get(t0, "max")), json_real_value(json_object_get(t0, "cv")),
+        json_real_value(json_object_get(r0, "gflops"))};
+    const char *cells = strchr(c, '\n') + 1;
+    for (int col = 0; col < 13; col++)
+        cells = strchr(cells, ',') + 1;
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        char *end;
+        assert_true(strtod(cells, &end) == want[k]);
+        assert_true(*end == ',');
+        cells = end + 1;
+    }
     assert_has(c, "\r\n\"a,\"\"b\"\"\nc\",\"peak_dp_fma_add\",");
     assert_has(c, ",256,256,256,1572864,33554432,2097152,"); /* dgemm m, n, k */
     assert_no_nan(c);
@@ -237,7 +329,7 @@ static void test_csv(void **state) {
     c = slurp(p);
     const char *head = "working_set_bytes,kernel,isa,precision,threads,n,gbytes_per_s,"
                        "gbytes_per_s_median,status\r\n4096,\"stream_load\",\"avx512\",\"dp\",1,"
-                       "512,239.650186,238.618788,\r\n";
+                       "512,239.65018570000001,238.61878830000001,\r\n";
     assert_true(!strncmp(c, head, strlen(head)));
     assert_int_equal(count(c, "\r\n"), 1 + json_array_size(json_object_get(root, "sweep")));
     free(c);
@@ -285,6 +377,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_html_tables_and_pictures),
         cmocka_unit_test(test_html_escapes),
+        cmocka_unit_test(test_markdown_punctuation),
         cmocka_unit_test(test_markdown_tables),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_failure_leaves_others),
