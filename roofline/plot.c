@@ -826,7 +826,7 @@ typedef struct {
  * SWEEP_LBL_LIFT, never out of the panel's height) while it meets a label written before it or
  * one of the sweep points' markers marks[0..nmarks): a DRAM label centred over a wide "last
  * points" bar was drawn across the L3 label beside it, an L1 label over another curve's points
- * (trial 17). Where no place is clear, the lift that meets the fewest (a label counting as a
+ * (roofline_sweep_labels.sh). Where no place is clear, the lift that meets the fewest (a label counting as a
  * hundred markers: text over text cannot be read). */
 static void sweep_labels_write(FILE *f, sweep_label *lb, int n, int *nl, const box *marks,
                                int nmarks, double height) {
