@@ -1190,7 +1190,7 @@ static void gate_dedup_history(gate_cli *cli, ns_gate_report *rep) {
      * warning. So is CURRENT given as --history: the current build's run is no baseline run, and
      * its distance would widen the threshold that is to catch it (gate_hints.sh). The same
      * device and inode is the same file, whatever its path; a copy (a CI artifact) or a file
-     * holding the same run is that run again (trial 17). */
+     * holding the same run is that run again (gate_hints.sh). */
     if (cli->nhist <= 0 || cli->npos < 2) return;
     const char **hist = cli->hist;
     json_t *docs[2 + 64] = {0}; /* BASELINE, CURRENT, then hist[] */
