@@ -439,8 +439,8 @@ static int check_seed002(const options *o, const ns_cluster_input *in, const int
     if (ignored)
         return ns_usage_error(CMD,
                               "%s does not apply to the seed002 preset (it prints the toy "
-                              "eta(G) model's table only, from --chips, --eta-a, --eta-b, the "
-                              "peak and the power flags)",
+                              "eta(G) model's table only, from --chips, --eta-a, --eta-b, "
+                              "--precision, the peak and the power flags)",
                               ignored);
     for (int i = 0; i < n; i++) {
         double eta = ns_eta_log2(in->eta.a, in->eta.b, chips[i]);

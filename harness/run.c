@@ -550,6 +550,7 @@ static FILE *log_file;
 static void usage(FILE *f) {
     fprintf(f, "usage: nodescale run [--quick] [--out DIR] [--threads N] [--kernels a,b,...]\n"
                "                     [--events LIST] [--format json|gbench]\n"
+               "                     [--cluster-preset NAME]\n"
                "  --quick        the short run (about 40 s on a quiet 2-core VM, 100 s on a\n"
                "                 shared one): coarser sweep, fewer sizes\n"
                "  --out DIR      report folder (default results/<host>-<UTC time>/, -2, -3, ...\n"

@@ -401,9 +401,10 @@ static void allreduce_fit(FILE *f, const json_t *fit, const char *name, int for_
 static void allreduce(FILE *f, const json_t *root) {
     const json_t *ar = json_object_get(root, "allreduce");
     if (!ar) return;
-    fprintf(f, "## Thread all-reduce (shared memory)\n\n%lld threads; %s. α–β fit "
+    json_int_t nt = json_integer_value(json_object_get(ar, "threads"));
+    fprintf(f, "## Thread all-reduce (shared memory)\n\n%lld thread%s; %s. α–β fit "
                "t(S) = α + β·S of each schedule (`cluster --allreduce` reads the ring's):\n\n",
-            json_integer_value(json_object_get(ar, "threads")), str(ar, "convention"));
+            (long long)nt, nt == 1 ? "" : "s", str(ar, "convention"));
     allreduce_fit(f, json_object_get(ar, "fit"), "ring", 1);
     const json_t *tree = json_object_get(ar, "fit_tree");
     if (tree) allreduce_fit(f, tree, "tree", 0);
