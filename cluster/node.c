@@ -464,7 +464,20 @@ int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int sca
         !(json_is_number(rk) && n >= 2 && n == floor(n) && n <= NS_CLUSTER_MAX_CHIPS))
         FAIL("has an unusable all-reduce fit: ranks must be an integer in 2..%d when given",
              NS_CLUSTER_MAX_CHIPS);
-    if (n >= 2) { /* all-reduce fit → per-link α, β under the ring model */
+    /* The whole all-reduce's α, β → per-link values under the ring model. A node's fit
+     * (nodescale run, results.json allreduce.fit) carries them as per_step_alpha_s and
+     * link_beta_s_per_byte; a fit without them is converted with its ranks, else with the
+     * section's threads (a node's fit had no ranks before aa6b81e). A bare fit is per-link. */
+    double ps_a = ns_json_get_num(fit, "per_step_alpha_s");
+    double lk_b = ns_json_get_num(fit, "link_beta_s_per_byte");
+    const char *sched = json_string_value(json_object_get(fit, "schedule"));
+    double thr = ns_json_get_num(ar, "threads");
+    if (!(n >= 2) && thr >= 2 && thr == floor(thr) && thr <= NS_CLUSTER_MAX_CHIPS) n = thr;
+    if ((!sched || !strcmp(sched, "ring")) && ps_a >= 0 && ps_a <= a &&
+        lk_b >= NS_FIT_BETA_MIN && lk_b <= b) { /* a part of the whole, never more */
+        a = ps_a;
+        b = lk_b;
+    } else if (n >= 2) {
         a /= 2.0 * (n - 1);
         b /= 2.0 * (n - 1) / n;
     }

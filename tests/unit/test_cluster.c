@@ -1280,6 +1280,42 @@ static void allreduce_fits(void **state) {
     json_decref(nc);
 }
 
+/* A node's fit without ranks (results.json from before aa6b81e, such as
+ * examples/providers/vm-2core-run1): the link α, β are its per_step_alpha_s and
+ * link_beta_s_per_byte, else the whole all-reduce's divided with allreduce.threads as the rank
+ * count (the whole α was once taken as the link's: 2(p-1)x too large). */
+static void allreduce_node_fit_per_link(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    char err[256];
+    ns_cluster_defaults(&in);
+    /* 4 threads: 6 steps, per-step volume 1.5; the whole α 6 µs, β 1.5e-10 s/B */
+    json_t *r = json_pack("{s:{s:i, s:{s:s, s:f, s:f, s:f, s:f, s:i}}}", "allreduce", "threads",
+                          4, "fit", "schedule", "ring", "alpha_s", 6e-6, "beta_s_per_byte",
+                          1.5e-10, "per_step_alpha_s", 1e-6, "link_beta_s_per_byte", 1e-10,
+                          "steps", 6);
+    assert_int_equal(ns_cluster_apply_allreduce(&in, r, 1, err, sizeof err), 0);
+    assert_rel(in.sys.scaleup.latency_s, 1e-6, 1e-12);
+    assert_rel(in.sys.scaleup.bw_bytes_per_s, 1e10, 1e-12);
+    json_decref(r);
+    /* no per-step keys: allreduce.threads is the rank count */
+    ns_cluster_defaults(&in);
+    r = json_pack("{s:{s:i, s:{s:f, s:f}}}", "allreduce", "threads", 4, "fit", "alpha_s", 6e-6,
+                  "beta_s_per_byte", 1.5e-10);
+    assert_int_equal(ns_cluster_apply_allreduce(&in, r, 1, err, sizeof err), 0);
+    assert_rel(in.sys.scaleup.latency_s, 1e-6, 1e-12);
+    assert_rel(in.sys.scaleup.bw_bytes_per_s, 1e10, 1e-12);
+    json_decref(r);
+    /* the shipped 2-thread example: the link α is half the whole one, the bandwidth the same */
+    ns_cluster_defaults(&in);
+    r = fixture("../../examples/providers/vm-2core-run1/results.json");
+    assert_int_equal(ns_cluster_apply_allreduce(&in, r, 1, err, sizeof err), 0);
+    const json_t *fit = json_object_get(json_object_get(r, "allreduce"), "fit");
+    assert_rel(in.sys.scaleup.latency_s, ns_json_get_num(fit, "alpha_s") / 2, 1e-9);
+    assert_rel(in.sys.scaleup.bw_bytes_per_s, 1 / ns_json_get_num(fit, "beta_s_per_byte"), 1e-9);
+    json_decref(r);
+}
+
 /* A bare fit at the top level is taken as --help documents; ranks, when given, must be an
  * integer in 2..NS_CLUSTER_MAX_CHIPS. */
 static void allreduce_bare_fit(void **state) {
@@ -1458,6 +1494,7 @@ int main(void) {
         cmocka_unit_test(used_compute_one_rule),
         cmocka_unit_test(allreduce_fits),
         cmocka_unit_test(allreduce_bare_fit),
+        cmocka_unit_test(allreduce_node_fit_per_link),
         cmocka_unit_test(allreduce_fit_ranges),
         cmocka_unit_test(allreduce_fit_residual_keys),
         cmocka_unit_test(presets_refuse_unknown),
