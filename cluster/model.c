@@ -18,8 +18,8 @@
  *    schedule, not zero-bubble or DualPipe schedules, and no stage imbalance beyond whole layers.
  *  - Framework time: kernel launches, host synchronisation, data loading, garbage collection,
  *    the loss and the embedding, none of which is in the step.
- *  - Activation bytes follow Korthikanti et al.'s terms (16-bit, the FFN size, gating and KV
- *    heads of the shape); allocator fragmentation is one usable share.
+ *  - Activation bytes follow Korthikanti et al.'s terms (in the run's precision, the FFN size,
+ *    gating and KV heads of the shape); allocator fragmentation is one usable share.
  *  - Stragglers are independent normal noise plus rare slow chips; real ones are correlated (a
  *    hot rack, a flapping link) and show up inside collectives.
  *  - Failures are exponential (Daly's higher-order goodput); restarts cost a fixed time. */
