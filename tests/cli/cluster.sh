@@ -193,4 +193,12 @@ done
 $ns cluster --preset h100-sxm --chips 16384 | grep -q "causally masked half of attention, which flash" ||
   { echo "llama3-405b: MFU note lost the masked half"; exit 1; }
 
+# --recompute auto tries selective before whole layers when scores are stored (megatron-1t,
+# unfused attention), and the README says so.
+$ns cluster --preset a100-sxm --preset megatron-1t --chips 3072 --tp 8 --pp 64 --dp 6 \
+  --recompute auto --mem-capacity-gbytes 140 --json - | jq -e '.points[0].recompute == "selective"' >/dev/null ||
+  { echo "--recompute auto: not selective for megatron-1t at 140 GB"; exit 1; }
+tr '\n' ' ' <README.md | grep -q '`--recompute auto` takes the cheapest recomputation that fits (none; then, when attention scores are stored (no flash attention), selective;' ||
+  { echo "README: --recompute auto does not say it tries selective"; exit 1; }
+
 echo "cluster CLI ok"
