@@ -437,17 +437,32 @@ static void cluster(FILE *f, const json_t *root) {
         fprintf(f, "%s", strncmp(st, "disturbed", 9) ? "." : "; measure on a quiet node.");
     }
     if (warned) fprintf(f, "\n\n");
-    fprintf(f, "| chips | TP | PP | CP | DP | fits in memory | step (s) | MFU | goodput | tokens/s "
-               "|\n|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
+    fprintf(f, "| chips | TP | PP | CP | DP | v | micro-batch | recompute | fits in memory | "
+               "step (s) | MFU | goodput | tokens/s |\n"
+               "|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|\n");
     size_t i;
     json_t *p;
+    /* The chip counts, for the command that gives these rows again. */
+    char chips[160] = "";
+    size_t used = 0;
     json_array_foreach(json_object_get(cl, "points"), i, p) {
-        fprintf(f, "| %lld | %lld | %lld | %lld | %lld | ",
+        if (used < sizeof chips)
+            used += (size_t)snprintf(chips + used, sizeof chips - used, "%s%lld", i ? "," : "",
+                                     json_integer_value(json_object_get(p, "chips")));
+        fprintf(f, "| %lld | %lld | %lld | %lld | %lld | %lld | %lld | ",
                 json_integer_value(json_object_get(p, "chips")),
                 json_integer_value(json_object_get(p, "tp")),
                 json_integer_value(json_object_get(p, "pp")),
                 json_integer_value(json_object_get(p, "cp")),
-                json_integer_value(json_object_get(p, "dp")));
+                json_integer_value(json_object_get(p, "dp")),
+                json_integer_value(json_object_get(p, "interleave")),
+                json_integer_value(json_object_get(p, "micro_batch_seqs")));
+        /* recompute: the mode, and for a partial full recomputation its layers per stage */
+        json_int_t rl = json_integer_value(json_object_get(p, "recompute_layers_per_stage"));
+        json_int_t sl = json_integer_value(json_object_get(p, "layers_per_stage"));
+        ns_md_cell(f, str(p, "recompute"));
+        if (rl > 0) fprintf(f, " (%lld of %lld layers per stage)", (long long)rl, (long long)sl);
+        fprintf(f, " | ");
         const json_t *fits = json_object_get(p, "fits");
         fprintf(f, "%s | ", json_is_true(fits) ? "yes" : json_is_false(fits) ? "**no**" : "unknown");
         num(f, p, "step_s", "%.3g");
@@ -463,8 +478,13 @@ static void cluster(FILE *f, const json_t *root) {
         num(f, p, "tokens_per_s", "%.4g");
         fprintf(f, " |\n");
     }
+    /* The rows are the search's best at each count with the section's chip preset; the
+     * command below gives them again (test_report.c test_cluster_reproduce). */
     fprintf(f, "\nStep-time breakdown: `cluster_breakdown.svg`; MFU against chip count: "
-               "`cluster_scaling.svg`. Explore with `nodescale cluster --node results.json`.\n\n");
+               "`cluster_scaling.svg`. These rows again (and more with a larger `--top`): "
+               "`nodescale cluster --preset %s --node results.json --chips %s --search --top 1`."
+               "\n\n",
+            str(cl, "preset"), chips);
 }
 
 /* The whole of report.md, written to f. */

@@ -2,6 +2,8 @@
  * the cluster section repeats a disturbed variability status, the GEMM table marks noisy
  * numbers as the Kernels table does, and a bandwidth ceiling's working set is the measured
  * range, never the geometric middle of it. Run from the repository root. */
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,8 @@
 
 #include "tests/unit/nstest.h"
 
+#include "cluster/cluster.h"
+#include "harness/commands.h"
 #include "harness/json.h"
 #include "harness/stats.h"
 #include "reports/report.h"
@@ -72,6 +76,84 @@ static void test_cluster_variability(void **state) {
     md = markdown(root);
     assert_lacks(md, "Variability");
     assert_lacks(md, "GEMM efficiency:");
+    free(md);
+    json_decref(root);
+}
+
+/* The cluster section prints each row's interleave, micro-batch and recomputation, and the
+ * command that gives the rows again: run, it reproduces every row (layout, step time). */
+static void test_cluster_reproduce(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    char err[512];
+    json_t *sec = ns_cluster_from_results(root, "h100-sxm", NULL, err, sizeof err);
+    if (!sec) fail_msg("cluster section: %s", err);
+    json_object_set_new(root, "cluster", sec);
+    char *md = markdown(root);
+    assert_has(md, "| chips | TP | PP | CP | DP | v | micro-batch | recompute |");
+    const char *cmd = strstr(md, "`nodescale cluster --preset h100-sxm --node results.json --chips ");
+    assert_non_null(cmd);
+    cmd += strlen("`nodescale ");
+    const char *end = strchr(cmd, '`');
+    assert_non_null(end);
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(end - cmd), cmd);
+    char in[] = "/tmp/ns_test_repro_in_XXXXXX", out[] = "/tmp/ns_test_repro_out_XXXXXX";
+    int fd = mkstemp(in);
+    assert_true(fd >= 0);
+    close(fd);
+    fd = mkstemp(out);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(json_dump_file(root, in, 0), 0);
+    char *argv[32];
+    int argc = 0;
+    for (char *t = strtok(line, " "); t && argc < 28; t = strtok(NULL, " "))
+        argv[argc++] = strcmp(t, "results.json") ? t : in;
+    argv[argc++] = "--json";
+    argv[argc++] = out;
+    argv[argc] = NULL;
+    /* its table to /dev/null, stdout restored for cmocka */
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
+    assert_true(saved >= 0 && null >= 0);
+    dup2(null, STDOUT_FILENO);
+    close(null);
+    int rc = ns_cmd_cluster(argc, argv);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    assert_int_equal(rc, 0);
+    json_error_t je;
+    json_t *got = json_load_file(out, 0, &je);
+    if (!got) fail_msg("%s: %s", out, je.text);
+    unlink(in);
+    unlink(out);
+    const json_t *want = json_object_get(json_object_get(root, "cluster"), "points");
+    const json_t *pts = json_object_get(got, "points");
+    assert_true(json_array_size(want) > 0);
+    assert_int_equal(json_array_size(pts), json_array_size(want));
+    static const char *const keys[] = {"chips", "tp", "pp", "cp", "dp", "interleave",
+                                       "micro_batch_seqs", "recompute_layers_per_stage"};
+    for (size_t i = 0; i < json_array_size(want); i++) {
+        const json_t *w = json_array_get(want, i), *g = json_array_get(pts, i);
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            assert_int_equal(json_integer_value(json_object_get(g, keys[k])),
+                             json_integer_value(json_object_get(w, keys[k])));
+        assert_string_equal(json_string_value(json_object_get(g, "recompute")),
+                            json_string_value(json_object_get(w, "recompute")));
+        double gs = ns_json_get_num(g, "step_s"), ws = ns_json_get_num(w, "step_s");
+        assert_true(fabs(gs - ws) <= 1e-12 * ws);
+        /* the row prints what it was made with */
+        char row[160];
+        size_t n = 0;
+        for (size_t k = 0; k < 7; k++) /* the table's first columns: keys[0..6] */
+            n += (size_t)snprintf(row + n, sizeof row - n, "| %lld ",
+                                  json_integer_value(json_object_get(w, keys[k])));
+        snprintf(row + n, sizeof row - n, "| %s", json_string_value(json_object_get(w, "recompute")));
+        assert_has(md, row);
+    }
+    json_decref(got);
     free(md);
     json_decref(root);
 }
@@ -325,6 +407,7 @@ static void test_cache_aware_pictures_embedded(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cluster_variability),
+        cmocka_unit_test(test_cluster_reproduce),
         cmocka_unit_test(test_gemm_noise_marked),
         cmocka_unit_test(test_disturbed_mark_is_shared),
         cmocka_unit_test(test_gemm_peer_isa_labelled),
