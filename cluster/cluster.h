@@ -80,6 +80,7 @@ typedef struct ns_model {
     int gated_ffn;       /* SwiGLU: three FFN matrices instead of two */
     int causal;          /* flash attention skips the masked half (hardware time only) */
     int dropout;         /* dropout after attention and the FFN: its 1-byte masks are kept */
+    int tied_embeddings; /* the input embedding is the output layer's matrix: V·h counted once */
     double params;       /* 0 = derived from the shape (ns_model_params) */
     double train_tokens; /* tokens to train on (time to train, energy, cost) */
 } ns_model;
@@ -365,7 +366,8 @@ const char *ns_breakdown_train_status(const ns_cluster_input *in, const ns_break
 json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b);
 
 /* What PaLM's model FLOPs (MFU's numerator) count that the model does not execute, as a phrase
- * for the MFU notes: the input embedding (N from the shape holds it, ns_model_params), and the
+ * for the MFU notes: an untied input embedding (N from the shape holds it, ns_model_params; a
+ * tied one is the output layer's matrix, no extra parameter), and the
  * causally masked half of attention only where the model skips it (a causal mask with flash
  * attention). A static string. */
 const char *ns_mfu_not_executed(const ns_cluster_input *in);

@@ -77,7 +77,8 @@ double ns_model_params(const ns_model *m) {
     if (m->params > 0) return m->params;
     double h = m->hidden, h_kv = head_dim(m) * m->kv_heads;
     double per_layer = 2.0 * h * h + 2.0 * h * h_kv + (m->gated_ffn ? 3.0 : 2.0) * h * m->ffn;
-    return m->layers * per_layer + 2.0 * (double)m->vocab * h;
+    /* the input embedding and the output layer: one V·h matrix when tied */
+    return m->layers * per_layer + (m->tied_embeddings ? 1.0 : 2.0) * (double)m->vocab * h;
 }
 
 /* ---- the chip ------------------------------------------------------------------------------- */

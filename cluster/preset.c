@@ -75,6 +75,8 @@ const ns_cluster_key ns_cluster_keys[] = {
      "causal attention (flash attention kernels skip the masked half)"},
     {"model", "dropout", NS_KEY_BOOL, OFF(model.dropout), 1, 0, 1,
      "dropout in training (its 1-byte masks are activation memory)"},
+    {"model", "tied_embeddings", NS_KEY_BOOL, OFF(model.tied_embeddings), 1, 0, 1,
+     "input and output embeddings share one V x h matrix (its parameters counted once)"},
     {"model", "params", NS_KEY_DBL, OFF(model.params), 1, 0, BIG,
      "parameter count: 0 only (from the shape, which the step is timed from)"},
     {"model", "train_tokens", NS_KEY_DBL, OFF(model.train_tokens), 1, 0, BIG,

@@ -91,7 +91,18 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
 }
 
 const char *ns_mfu_not_executed(const ns_cluster_input *in) {
-    /* N from the shape counts the input embedding (ns_model_params: untied), a lookup. */
+    /* N from the shape counts an untied input embedding (ns_model_params), a lookup; a tied one
+     * is the output layer's matrix, whose FLOPs run, so 6N holds nothing the model skips. */
+    if (in->model.tied_embeddings) {
+        if (in->model.causal && in->run.flash_attention)
+            return "the causally masked half of attention, which flash attention skips (the "
+                   "input embedding is tied to the output layer: no extra parameters)";
+        return in->model.causal
+                   ? "nothing the model skips (the input embedding is tied to the output layer; "
+                     "unfused attention computes the causally masked half too)"
+                   : "nothing the model skips (the input embedding is tied to the output layer; "
+                     "attention is not causal: none of it is masked)";
+    }
     if (!in->model.causal)
         return "the input embedding (a lookup; attention is not causal: none of it is masked)";
     if (in->run.flash_attention)

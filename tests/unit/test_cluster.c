@@ -436,15 +436,29 @@ static void load(ns_cluster_input *in, const char *chip) {
     assert_int_equal(ns_cluster_apply_preset(in, chip, err, sizeof err), 0);
 }
 
+/* megatron-1t on A100s, as its paper ran it. */
+static void load_megatron(ns_cluster_input *in) {
+    char err[256];
+    load(in, "a100-sxm");
+    assert_int_equal(ns_cluster_apply_preset(in, "megatron-1t", err, sizeof err), 0);
+}
+
 static void model_params(void **state) {
     (void)state;
     ns_cluster_input in;
     load(&in, "h100-sxm");
     assert_rel(ns_model_params(&in.model), 405e9, 0.01);
-    /* Narayanan et al. 2021's "1008B" model from its shape */
+    /* Narayanan et al. 2021's "1008B" model from its shape: 12·l·h² + V·h with its tied
+     * embedding counted once (1,009,254,400,000 when V·h was counted twice) */
     char err[256];
     assert_int_equal(ns_cluster_apply_preset(&in, "megatron-1t", err, sizeof err), 0);
-    assert_rel(ns_model_params(&in.model), 1008e9, 0.005);
+    assert_true(in.model.tied_embeddings);
+    const ns_model *m = &in.model;
+    double l = m->layers, h = m->hidden, V = m->vocab;
+    assert_true(ns_model_params(m) == 12 * l * h * h + V * h);
+    assert_true(ns_model_params(m) == 1007943680000.0);
+    in.model.tied_embeddings = 0; /* untied: the output layer's V·h again */
+    assert_true(ns_model_params(m) == 1007943680000.0 + V * h);
 }
 
 static void eval_at(const ns_cluster_input *in, ns_par par, ns_breakdown *b) {
@@ -635,6 +649,22 @@ static void mfu_note_follows_mask(void **state) {
         }
 }
 
+/* megatron-1t's tied input embedding is no extra parameter in PaLM's 6N: the MFU note names the
+ * input embedding only when untied, and the model FLOPs are those executed (unfused, causal). */
+static void tied_embedding_mfu(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load_megatron(&in);
+    assert_null(strstr(ns_mfu_not_executed(&in), "the input embedding (a lookup"));
+    ns_breakdown b;
+    eval_at(&in, (ns_par){8, 64, 6, 1, 1, 1}, &b);
+    assert_rel(b.model_over_executed, 1.0, 1e-12); /* was 1.00128 with V·h counted twice */
+    in.model.tied_embeddings = 0;
+    assert_non_null(strstr(ns_mfu_not_executed(&in), "the input embedding (a lookup"));
+    eval_at(&in, (ns_par){8, 64, 6, 1, 1, 1}, &b);
+    assert_true(b.model_over_executed > 1.001);
+}
+
 /* Trial 16 #1: at GEMM and attention efficiency 1 with free memory and network the chip runs at
  * its peak, and HFU and the FLOP/s per chip are the FLOPs the model executes: at most 100%,
  * whatever the recomputation or mask (they read 104.5% from PaLM's count times 1 + r/3L). MFU
@@ -678,9 +708,7 @@ static void executed_within_peak(void **state) {
 static void executed_is_megatron(void **state) {
     (void)state;
     ns_cluster_input in;
-    char err[256];
-    load(&in, "a100-sxm");
-    assert_int_equal(ns_cluster_apply_preset(&in, "megatron-1t", err, sizeof err), 0);
+    load_megatron(&in);
     assert_int_equal(in.run.flash_attention, 0);
     const ns_model *m = &in.model;
     double step[2];
@@ -750,9 +778,7 @@ static void model_recompute_auto(void **state) {
 static void model_recompute_auto_unfused(void **state) {
     (void)state;
     ns_cluster_input in;
-    char err[256];
-    load(&in, "a100-sxm");
-    assert_int_equal(ns_cluster_apply_preset(&in, "megatron-1t", err, sizeof err), 0);
+    load_megatron(&in);
     assert_int_equal(in.run.flash_attention, 0);
     const double cap = in.sys.chip.mem_capacity_bytes * in.sys.chip.mem_usable_frac;
     const ns_par pars[] = {{8, 64, 6, 1, 1, 1}, {8, 32, 12, 1, 1, 1}};
@@ -1468,6 +1494,7 @@ int main(void) {
         cmocka_unit_test(act_bytes_shape),
         cmocka_unit_test(r5_expected_max),
         cmocka_unit_test(model_params),
+        cmocka_unit_test(tied_embedding_mfu),
         cmocka_unit_test(model_one_chip),
         cmocka_unit_test(model_free_network),
         cmocka_unit_test(model_monotone),
