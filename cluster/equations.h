@@ -36,9 +36,9 @@ double ns_megatron_flops_per_iter(double batch, double seq, double layers, doubl
 
 /* Activation bytes one transformer layer keeps for one micro-batch, Korthikanti et al. 2022
  * (arXiv 2205.05198) section 4.1 term by term, for any FFN, gating and KV head count, with e
- * bytes per element (the paper's 16-bit case is e = 2; the run's precision, ns_cprec_bytes) and
- * 1-byte dropout masks (none when the model trains without dropout, dropout = 0, as Llama 3
- * does): the inputs of the two norms (e·sbh each), the QKV input (e·sbh), the two dropout masks
+ * bytes per element (the paper's 16-bit case is e = 2; the model's storage precision: the run's,
+ * BF16 under FP8) and 1-byte dropout masks (none when the model trains without dropout,
+ * dropout = 0, as Llama 3 does): the inputs of the two norms (e·sbh each), the QKV input (e·sbh), the two dropout masks
  * (sbh each), the FFN input (e·sbh): (4e + 2)·sbh, or 4e·sbh without dropout, ÷ t only with
  * sequence parallelism; Q (e·sbh/t), K and V (e·sb·d·k each, d = h/a the head dimension, k =
  * kv_heads/t KV heads per rank, or 1 when kv_heads < t and they are replicated), the output

@@ -18,8 +18,9 @@
  *    schedule, not zero-bubble or DualPipe schedules, and no stage imbalance beyond whole layers.
  *  - Framework time: kernel launches, host synchronisation, data loading, garbage collection,
  *    the loss and the embedding, none of which is in the step.
- *  - Activation bytes follow Korthikanti et al.'s terms (in the run's precision, the FFN size,
- *    gating and KV heads of the shape); allocator fragmentation is one usable share.
+ *  - Activation bytes follow Korthikanti et al.'s terms (in the run's precision, BF16 under FP8,
+ *    the FFN size, gating and KV heads of the shape); allocator fragmentation is one usable
+ *    share. FP8 is only the GEMM operands (storage_prec), a recipe, not a measured run.
  *  - Stragglers are independent normal noise plus rare slow chips; real ones are correlated (a
  *    hot rack, a flapping link) and show up inside collectives.
  *  - Failures are exponential (Daly's higher-order goodput); restarts cost a fixed time. */
@@ -50,6 +51,14 @@ int ns_cprec_parse(const char *s, ns_cprec *out) {
 
 double ns_cprec_bytes(ns_cprec p) {
     return prec_bytes[p];
+}
+
+/* The precision of all that is not a GEMM operand: weights, attention, softmax, norms,
+ * residuals, activations and the TP, PP and CP messages. FP8 training runs only the GEMM
+ * operands in FP8 and keeps these in BF16 (DeepSeek-V3, arXiv 2412.19437, sec. 3.3; NVIDIA
+ * Transformer Engine's FP8 recipes); any other precision is the run's throughout. */
+static ns_cprec storage_prec(const ns_cluster_input *in) {
+    return in->run.precision == NS_CP_FP8 ? NS_CP_BF16 : in->run.precision;
 }
 
 static const char *const recompute_names[] = {"none", "selective", "full", "auto", "partial"};
@@ -147,6 +156,11 @@ int ns_cluster_check_input(const ns_cluster_input *in, char *err, size_t errlen)
     if (!(s->chip.peak_flops[in->run.precision] > 0))
         FAIL("chip '%s' has no dense peak for %s (set --peak-tflop-per-s or --precision)",
              s->chip.name[0] ? s->chip.name : "(none)", ns_cprec_name(in->run.precision));
+    if (!(s->chip.peak_flops[storage_prec(in)] > 0))
+        FAIL("chip '%s' has no dense peak for %s, which %s runs attention in (set its "
+             "peak_tflop_per_s in a preset)",
+             s->chip.name[0] ? s->chip.name : "(none)", ns_cprec_name(storage_prec(in)),
+             ns_cprec_name(in->run.precision));
     if (!(s->chip.mem_bw_bytes_per_s > 0)) FAIL("chip memory bandwidth must be > 0");
     if (s->domain_chips < 1) FAIL("domain-chips must be >= 1");
     if (!(s->scaleup.bw_bytes_per_s > 0) || !(s->scaleout.bw_bytes_per_s > 0))
@@ -234,12 +248,13 @@ static double group_reduce_scatter(const ns_system *s, group g, double S) {
 
 /* ---- one layer on one chip ------------------------------------------------------------------ */
 
-/* A GEMM's time under the roofline at the efficiency measured for its shape. */
+/* A GEMM's time under the roofline at the efficiency measured for its shape: its operands in
+ * the run's precision at that precision's rate, its output in the storage precision. */
 static double gemm_s(const ns_cluster_input *in, double m, double n, double k) {
     const ns_chip *c = &in->sys.chip;
-    double e = ns_cprec_bytes(in->run.precision);
+    double e = ns_cprec_bytes(in->run.precision), e_out = ns_cprec_bytes(storage_prec(in));
     double rate = c->peak_flops[in->run.precision] * ns_gemm_efficiency(c, m, n, k);
-    return ns_roofline_time_s(2.0 * m * n * k, e * (m * k + k * n + m * n), rate,
+    return ns_roofline_time_s(2.0 * m * n * k, e * (m * k + k * n) + e_out * m * n, rate,
                               c->mem_bw_bytes_per_s);
 }
 
@@ -254,7 +269,7 @@ typedef struct layer_times {
 static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     const ns_model *m = &in->model;
     const ns_chip *c = &in->sys.chip;
-    double t = par->tp, e = ns_cprec_bytes(in->run.precision);
+    double t = par->tp, e = ns_cprec_bytes(storage_prec(in)); /* attention and element-wise */
     double T = (double)par->micro_batch * m->seq_tokens / par->cp; /* tokens on this chip */
     double h = m->hidden, hd = head_dim(m), f = m->ffn;
     double kv_local = m->kv_heads >= par->tp ? (double)m->kv_heads / t : 1.0; /* replicated */
@@ -265,7 +280,7 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
      * Narayanan et al. 2021 eq. (3) counts them in full). */
     const int skip_masked = m->causal && in->run.flash_attention;
     lt.attn_flops = 4.0 * T * m->seq_tokens * h / t * (skip_masked ? 0.5 : 1.0);
-    lt.attn_s = lt.attn_flops / (c->peak_flops[in->run.precision] * c->attn_eff);
+    lt.attn_s = lt.attn_flops / (c->peak_flops[storage_prec(in)] * c->attn_eff);
     /* Unfused attention moves the b·(a/t)·s² scores through memory: QKᵀ writes S, the softmax
      * reads S and writes P, AV reads P, four passes of e bytes (Dao et al. 2022, arXiv
      * 2205.14135, sec. 2.2, Algorithm 0: the standard implementation's Θ(s²) HBM accesses,
@@ -287,9 +302,10 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     return lt;
 }
 
-/* Activation bytes one layer keeps for one micro-batch (ns_korthikanti_act_bytes) in the run's
- * precision, as the weights and GEMMs are: the scores are not stored with flash attention or
- * selective recomputation; with CP, s is s/cp and the scores are (s/cp)·s per head. */
+/* Activation bytes one layer keeps for one micro-batch (ns_korthikanti_act_bytes) in the
+ * storage precision (storage_prec: the run's, BF16 under FP8), as the weights are: the scores
+ * are not stored with flash attention or selective recomputation; with CP, s is s/cp and the
+ * scores are (s/cp)·s per head. */
 static double act_bytes_per_layer(const ns_cluster_input *in, const ns_par *par, ns_recompute rc) {
     const ns_model *m = &in->model;
     double s = (double)m->seq_tokens / par->cp;
@@ -298,7 +314,7 @@ static double act_bytes_per_layer(const ns_cluster_input *in, const ns_par *par,
     double score_keys = keep_scores ? (double)m->seq_tokens : 0.0;
     return ns_korthikanti_act_bytes(s, par->micro_batch, m->hidden, m->heads, m->kv_heads, m->ffn,
                                     m->gated_ffn, par->tp, in->run.sequence_parallel,
-                                    ns_cprec_bytes(in->run.precision), m->dropout, score_keys,
+                                    ns_cprec_bytes(storage_prec(in)), m->dropout, score_keys,
                                     rc == NS_RECOMP_FULL);
 }
 
@@ -330,7 +346,7 @@ static inline void eval_comm(const ns_cluster_input *in, const ns_par *par, doub
     const ns_run *r = &in->run;
     const int D = s->domain_chips, t = par->tp, p = par->pp, c = par->cp, d = par->dp,
               v = par->interleave;
-    const double e = ns_cprec_bytes(r->precision);
+    const double e = ns_cprec_bytes(storage_prec(in)); /* BF16 under FP8 */
     const int mb = o->micro_batches, L = o->stage_layers, rl = o->recompute_layers;
     /* TP: two all-reduces of the layer's activations (T·h elements) forward, two backward, two
      * more when the forward pass is recomputed (Shoeybi et al. 2019, arXiv 1909.08053, sec. 3);
@@ -385,7 +401,7 @@ static inline void eval_memory(const ns_cluster_input *in, const ns_par *par, ns
                                double params_local, ns_breakdown *o) {
     const ns_system *s = &in->sys;
     const ns_run *r = &in->run;
-    const double e = ns_cprec_bytes(r->precision);
+    const double e = ns_cprec_bytes(storage_prec(in)); /* BF16 under FP8 */
     const int L = o->stage_layers, rl = o->recompute_layers;
     o->mem_weights = params_local * e;
     o->mem_grads = params_local * r->grad_bytes_per_param;

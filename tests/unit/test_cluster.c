@@ -588,7 +588,8 @@ static void model_cp_scores(void **state) {
 }
 
 /* Trial 17 #2: the model's activations follow the run's precision (86,436,216,832 B at bf16,
- * fp32 and fp8 on 16,384 H100s): fp32 twice bf16, fp8 half. */
+ * fp32 and fp8 on 16,384 H100s): fp32 twice bf16; fp8 keeps them in BF16 (only the GEMM
+ * operands are FP8: model_fp8_gemms_only), so fp8 equals bf16 (this pinned half before). */
 static void model_act_bytes_precision(void **state) {
     (void)state;
     /* the model: h100-sxm at bf16, fp32 and fp8 keeps different activations */
@@ -603,9 +604,39 @@ static void model_act_bytes_precision(void **state) {
         eval_at(&in, (ns_par){8, 16, 128, 1, 1, 1}, &b);
         act_b[i] = b.mem_activations;
     }
-    /* Llama 3 trains without dropout (trial 17 #9): no 1-byte masks, so exactly 2x and 1/2 */
+    /* Llama 3 trains without dropout (trial 17 #9): no 1-byte masks, so exactly 2x */
     assert_rel(act_b[1], 2 * act_b[0], 1e-12);
-    assert_rel(act_b[2], act_b[0] / 2, 1e-12);
+    assert_rel(act_b[2], act_b[0], 1e-12);
+}
+
+/* FP8 training runs the GEMM operands in FP8 at the FP8 rate and keeps weights, attention,
+ * norms, residuals, activations and the TP, PP and CP messages in BF16 (DeepSeek-V3 sec. 3.3;
+ * Transformer Engine): at fp8 the step shrinks by less than half (it halved exactly when every
+ * byte was 1 and attention ran at the FP8 peak), and all but the GEMMs stays as at bf16. */
+static void model_fp8_gemms_only(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.run.recompute = NS_RECOMP_NONE;
+    ns_breakdown b[2];
+    const ns_cprec precs[] = {NS_CP_BF16, NS_CP_FP8};
+    for (int i = 0; i < 2; i++) {
+        in.run.precision = precs[i];
+        eval_at(&in, (ns_par){8, 16, 8, 8, 1, 1}, &b[i]);
+    }
+    assert_true(b[1].mem_weights == b[0].mem_weights);
+    assert_true(b[1].mem_activations == b[0].mem_activations);
+    assert_true(b[1].tp_s == b[0].tp_s && b[0].tp_s > 0);
+    assert_true(b[1].cp_s == b[0].cp_s && b[0].cp_s > 0);
+    assert_true(b[1].pp_s == b[0].pp_s && b[0].pp_s > 0);
+    /* faster GEMMs, the rest at bf16: between half and the whole */
+    assert_true(b[1].compute_s < b[0].compute_s);
+    assert_true(b[1].compute_s > 0.5 * b[0].compute_s * 1.05);
+    /* a chip without a BF16 peak cannot run fp8's attention */
+    in.sys.chip.peak_flops[NS_CP_BF16] = 0;
+    char err[256];
+    assert_int_equal(ns_cluster_check_input(&in, err, sizeof err), -1);
+    assert_non_null(strstr(err, "which fp8 runs attention in"));
 }
 
 /* Halving the scale-out bandwidth cannot make a step faster; more DP leaves the weights per chip
@@ -1500,6 +1531,7 @@ int main(void) {
         cmocka_unit_test(model_monotone),
         cmocka_unit_test(model_act_bytes_shape),
         cmocka_unit_test(model_act_bytes_precision),
+        cmocka_unit_test(model_fp8_gemms_only),
         cmocka_unit_test(model_cp_scores),
         cmocka_unit_test(model_unfused_attention),
         cmocka_unit_test(model_bubble_with_comm),
