@@ -284,9 +284,15 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     /* Unfused attention moves the b·(a/t)·s² scores through memory: QKᵀ writes S, the softmax
      * reads S and writes P, AV reads P, four passes of e bytes (Dao et al. 2022, arXiv
      * 2205.14135, sec. 2.2, Algorithm 0: the standard implementation's Θ(s²) HBM accesses,
-     * which flash attention avoids); backward is counted as for the rest, twice the forward. */
-    if (!in->run.flash_attention)
-        lt.attn_s += 4.0 * e * T * ((double)m->heads / t) * m->seq_tokens / c->mem_bw_bytes_per_s;
+     * which flash attention avoids); backward is counted as for the rest, twice the forward.
+     * Dropout on the scores is one more element-wise op with its own round trip (ibid.): it
+     * reads P again and writes the dropped P (e bytes) and its mask (1 byte), which AV then
+     * reads in place of P, so 6e + 1 bytes per score instead of 4e. */
+    if (!in->run.flash_attention) {
+        double per_score = 4.0 * e + (m->dropout ? 2.0 * e + 1.0 : 0.0);
+        lt.attn_s +=
+            per_score * T * ((double)m->heads / t) * m->seq_tokens / c->mem_bw_bytes_per_s;
+    }
     const double qkv_n = h / t + 2.0 * hd * kv_local, up_n = (m->gated_ffn ? 2.0 : 1.0) * f / t;
     double gemms = gemm_s(in, T, qkv_n, h)    /* QKV projection */
                    + gemm_s(in, T, h, h / t)  /* output projection */

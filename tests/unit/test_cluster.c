@@ -539,6 +539,33 @@ static void model_unfused_attention(void **state) {
     assert_true(b[0].step_s > b[1].step_s && b[0].mem_total > b[1].mem_total);
 }
 
+/* Unfused attention with dropout moves the scores twice more and the mask once: the dropout
+ * reads P and writes the dropped P and its 1-byte mask, which AV reads in place of P (Dao et
+ * al. 2022 sec. 2.2): (2e + 1) bytes per score more, beside the mask it already stores (the
+ * step was the same with and without dropout). */
+static void model_unfused_dropout(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.run.recompute = NS_RECOMP_NONE;
+    in.run.flash_attention = 0;
+    ns_breakdown b[2]; /* [dropout] */
+    for (int d = 0; d < 2; d++) {
+        in.model.dropout = d;
+        eval_at(&in, (ns_par){8, 16, 64, 1, 1, 1}, &b[d]);
+    }
+    double bytes = (2.0 * 2 + 1) * 8192 * (128 / 8) * 8192.0; /* per layer, forward */
+    assert_rel(b[1].compute_s - b[0].compute_s, bytes / 3350e9 * 3 * 8 * 32, 1e-9);
+    assert_true(b[1].mem_activations > b[0].mem_activations);
+    /* flash attention keeps no scores: dropout costs no score traffic there */
+    in.run.flash_attention = 1;
+    for (int d = 0; d < 2; d++) {
+        in.model.dropout = d;
+        eval_at(&in, (ns_par){8, 16, 64, 1, 1, 1}, &b[d]);
+    }
+    assert_true(b[1].compute_s == b[0].compute_s);
+}
+
 /* Trial 16 #6: the model's activation memory follows the FFN size, gating and KV heads (it
  * read 73,014,444,032 B for each of them). */
 static void model_act_bytes_shape(void **state) {
@@ -1534,6 +1561,7 @@ int main(void) {
         cmocka_unit_test(model_fp8_gemms_only),
         cmocka_unit_test(model_cp_scores),
         cmocka_unit_test(model_unfused_attention),
+        cmocka_unit_test(model_unfused_dropout),
         cmocka_unit_test(model_bubble_with_comm),
         cmocka_unit_test(model_recompute_auto),
         cmocka_unit_test(model_recompute_auto_unfused),
