@@ -311,17 +311,28 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
 /* Activation bytes one layer keeps for one micro-batch (ns_korthikanti_act_bytes) in the
  * storage precision (storage_prec: the run's, BF16 under FP8), as the weights are: the scores
  * are not stored with flash attention or selective recomputation; with CP, s is s/cp and the
- * scores are (s/cp)·s per head. */
+ * scores are (s/cp)·s per head, and the K and V gathered from the other CP ranks are kept too. */
 static double act_bytes_per_layer(const ns_cluster_input *in, const ns_par *par, ns_recompute rc) {
     const ns_model *m = &in->model;
     double s = (double)m->seq_tokens / par->cp;
     int keep_scores = !(in->run.flash_attention || rc == NS_RECOMP_SELECTIVE);
     /* this rank's s/cp queries against all seq keys (Llama 3 sec. 3.3.2: K and V gathered) */
     double score_keys = keep_scores ? (double)m->seq_tokens : 0.0;
-    return ns_korthikanti_act_bytes(s, par->micro_batch, m->hidden, m->heads, m->kv_heads, m->ffn,
-                                    m->gated_ffn, par->tp, in->run.sequence_parallel,
-                                    ns_cprec_bytes(storage_prec(in)), m->dropout, score_keys,
-                                    rc == NS_RECOMP_FULL);
+    double e = ns_cprec_bytes(storage_prec(in));
+    double bytes = ns_korthikanti_act_bytes(s, par->micro_batch, m->hidden, m->heads, m->kv_heads,
+                                            m->ffn, m->gated_ffn, par->tp,
+                                            in->run.sequence_parallel, e, m->dropout, score_keys,
+                                            rc == NS_RECOMP_FULL);
+    /* CP: the backward of this rank's queries needs the K and V of all seq keys. The model
+     * stores the ones the forward all-gather brought (Llama 3, arXiv 2407.21783, sec. 3.3.2:
+     * all-gather K and V, attend the local Q), rather than gathering them again in backward:
+     * 2·e·b·(seq − seq/cp)·d·k bytes beyond Korthikanti's local K and V (k = KV heads per TP
+     * rank). A fully recomputed layer keeps only its input and gathers again when it reruns. */
+    if (par->cp > 1 && rc != NS_RECOMP_FULL) {
+        double kv_local = m->kv_heads >= par->tp ? (double)m->kv_heads / par->tp : 1.0;
+        bytes += 2.0 * e * par->micro_batch * (m->seq_tokens - s) * head_dim(m) * kv_local;
+    }
+    return bytes;
 }
 
 /* ---- prepare and evaluate ------------------------------------------------------------------- */

@@ -614,6 +614,25 @@ static void model_cp_scores(void **state) {
                per_layer, 1e-12);
 }
 
+/* CP: the backward of a rank's queries needs the K and V of every key, so the ones the
+ * forward all-gather brought are kept (Llama 3 sec. 3.3.2): 2·e·b·(seq − seq/cp)·d·k bytes per
+ * layer and micro-batch beyond Korthikanti's local K and V, 15.7 MB at TP 2, CP 16 (the model
+ * kept only the local ones, 20,535,312,384 B in all). */
+static void model_cp_gathered_kv(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    load(&in, "h100-sxm");
+    in.run.recompute = NS_RECOMP_NONE;
+    ns_breakdown b;
+    eval_at(&in, (ns_par){2, 32, 1, 16, 1, 1}, &b);
+    double s = 8192, gathered = 2.0 * 2 * 1 * (s - s / 16) * 128 * (8 / 2);
+    assert_true(gathered == 15728640.0);
+    double local = ns_korthikanti_act_bytes(s / 16, 1, 16384, 128, 8, 53248, 1, 2, 1, 2, 0, 0, 0);
+    double in_flight = ns_pipeline_in_flight(32, b.micro_batches, 1);
+    assert_rel(b.mem_activations, in_flight * b.stage_layers * (local + gathered), 1e-12);
+    assert_rel(b.mem_activations - 20535312384.0, 2013265920.0, 1e-12);
+}
+
 /* Trial 17 #2: the model's activations follow the run's precision (86,436,216,832 B at bf16,
  * fp32 and fp8 on 16,384 H100s): fp32 twice bf16; fp8 keeps them in BF16 (only the GEMM
  * operands are FP8: model_fp8_gemms_only), so fp8 equals bf16 (this pinned half before). */
@@ -1558,6 +1577,7 @@ int main(void) {
         cmocka_unit_test(model_monotone),
         cmocka_unit_test(model_act_bytes_shape),
         cmocka_unit_test(model_act_bytes_precision),
+        cmocka_unit_test(model_cp_gathered_kv),
         cmocka_unit_test(model_fp8_gemms_only),
         cmocka_unit_test(model_cp_scores),
         cmocka_unit_test(model_unfused_attention),
