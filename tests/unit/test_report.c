@@ -34,16 +34,7 @@ static char *markdown(const json_t *root) {
     close(fd);
     char err[256] = "";
     if (ns_report_markdown(root, path, err, sizeof err) != 0) fail_msg("report: %s", err);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = 0;
-    fclose(f);
+    char *s = ns_test_slurp(path);
     unlink(path);
     return s;
 }

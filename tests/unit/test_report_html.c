@@ -26,20 +26,6 @@ static json_t *load(const char *path) {
     return root;
 }
 
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) fail_msg("cannot read %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = 0;
-    fclose(f);
-    return s;
-}
-
 /* A new empty folder under /tmp, in dir. */
 static void make_dir(char *dir, size_t len) {
     snprintf(dir, len, "/tmp/ns_test_html_XXXXXX");
@@ -73,7 +59,7 @@ static char *html(const json_t *root, const char *dir) {
     char p[512], err[256] = "";
     snprintf(p, sizeof p, "%s/report.html", dir);
     if (ns_report_html(root, p, err, sizeof err) != 0) fail_msg("report.html: %s", err);
-    return slurp(p);
+    return ns_test_slurp(p);
 }
 
 static void assert_has(const char *hay, const char *needle) {
@@ -293,7 +279,7 @@ static void test_csv(void **state) {
     make_dir(dir, sizeof dir);
     snprintf(p, sizeof p, "%s/results.csv", dir);
     if (ns_report_csv(root, p, err, sizeof err) != 0) fail_msg("results.csv: %s", err);
-    char *c = slurp(p);
+    char *c = ns_test_slurp(p);
     const char *hdr = "id,name,family,isa,precision,mix,threads,m,n,k,working_set_bytes,flops,"
                       "bytes,time_median_s,time_min_s,time_max_s,cv,gflops,gbytes_per_s,"
                       "ai_flop_per_byte,roof_gflops,fraction_of_roof,roof_limit,level,status\r\n";
@@ -326,7 +312,7 @@ static void test_csv(void **state) {
 
     snprintf(p, sizeof p, "%s/sweep.csv", dir);
     if (ns_report_sweep_csv(root, p, err, sizeof err) != 0) fail_msg("sweep.csv: %s", err);
-    c = slurp(p);
+    c = ns_test_slurp(p);
     const char *head = "working_set_bytes,kernel,isa,precision,threads,n,gbytes_per_s,"
                        "gbytes_per_s_median,status\r\n4096,\"stream_load\",\"avx512\",\"dp\",1,"
                        "512,239.65018570000001,238.61878830000001,\r\n";
