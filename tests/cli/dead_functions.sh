@@ -25,7 +25,7 @@ uses() { git grep -nwI "$1" -- '*.c' '*.h' "${@:2}" | grep -vE "^[^:]*:[0-9]+:[a
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 declare -A declared=()
-for h in $(git ls-files '*.h'); do
+for h in $(git ls-files '*.h' ':!tests/'); do # product headers: a test helper is no product function
   for f in $(grep -oP '^[a-z][\w \*]*?\b\K(ns_\w+)(?=\()' "$h" | sort -u); do
     declared[$f]=$h
     product=$(uses "$f" ':!tests/' | wc -l)
