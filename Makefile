@@ -20,7 +20,7 @@ BUILD    ?= release
 LIKWID   ?= 0
 VERSION  := 0.1.0
 
-PKGS     := jansson hwloc ompi-c libcmark
+PKGS     := jansson hwloc ompi-c libcmark-gfm
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

@@ -13,14 +13,14 @@ int ns_report_markdown(const json_t *results, const char *path, char *err, size_
 /* report.md's text as a new string (free it), or NULL when out of memory. */
 char *ns_report_markdown_text(const json_t *results);
 
-/* Writes report.html: report.md rendered by libcmark (raw HTML in it is never passed through;
- * its pipe tables as HTML tables, each cell's inline Markdown rendered by libcmark), UTF-8, a
+/* Writes report.html: report.md rendered by libcmark-gfm (raw HTML in it is never passed
+ * through; its pipe tables as HTML tables, by the library's "table" extension), UTF-8, a
  * <title> and a small stylesheet. Its pictures are relative <img> links to the SVG files beside
  * path; one not there is named instead, and cluster_breakdown.svg and cluster_scaling.svg are
  * shown when present. Written atomically. Returns 0, or -1 with a one-line reason in err. */
 int ns_report_html(const json_t *results, const char *path, char *err, size_t errlen);
 
-/* Writes Markdown md as HTML (the body of report.html) to f: libcmark's rendering, its pipe
+/* Writes Markdown md as HTML (the body of report.html) to f: libcmark-gfm's rendering, its pipe
  * tables as HTML tables, images relative to folder dir not there named instead, then
  * cluster_breakdown.svg and cluster_scaling.svg as pictures when dir holds them. */
 void ns_html_from_markdown(FILE *f, const char *md, const char *dir);

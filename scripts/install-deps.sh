@@ -8,7 +8,7 @@ set -euo pipefail
 pkgs=(
   build-essential pkg-config       # compiler, make, pkg-config
   libjansson-dev                   # results.json reader/writer
-  libcmark-dev                     # report.html: report.md rendered (CommonMark)
+  libcmark-gfm-dev libcmark-gfm-extensions-dev  # report.html: report.md rendered (GFM tables)
   libcsv-dev                       # results.csv, sweep.csv: RFC 4180 quoting
   libhwloc-dev hwloc               # topology: caches, cores, NUMA
   libblis-dev libblis4-openmp      # BLIS peer (OpenMP build)

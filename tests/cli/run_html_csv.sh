@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `nodescale run` also writes report.html (report.md rendered by libcmark, its pictures as
+# `nodescale run` also writes report.html (report.md rendered by libcmark-gfm, its pictures as
 # relative <img> links) and results.csv, sweep.csv: read back with Python's csv module, every
 # row and every column equals results.json's value (a number as printed with %.17g, which reads
 # back as the same double, null as an empty cell), in results[] and sweep[] order. Nothing
