@@ -377,6 +377,7 @@ static int build_input(const options *o, ns_cluster_input *in) {
     for (int i = 0; i < o->n_ov; i++) {
         if (apply_override(in, &o->ov[i])) return NS_EXIT_USAGE;
         if (!strcmp(o->ov[i].key->key, "step_cv")) in->node.cv_overridden = 1;
+        if (!strcmp(o->ov[i].key->key, "mem_bw_gbytes_per_s")) in->node.mem_bw_overridden = 1;
     }
     if (o->recompute && ns_recompute_parse(o->recompute, &in->run.recompute))
         return ns_usage_error(CMD, "--recompute must be none, selective, full or auto, got '%s'",

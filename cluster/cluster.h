@@ -164,6 +164,7 @@ typedef struct ns_node_info {
     double mem_bw_threads;
     int mem_bw_suspect;
     double mem_bw_gbytes_per_s;
+    int mem_bw_overridden; /* --mem-bw-gbytes-per-s replaced it */
 } ns_node_info;
 
 /* The most chips the command line and presets accept (--chips, a preset's "chips"): 2^30, the

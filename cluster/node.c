@@ -399,7 +399,7 @@ const char *ns_node_mem_bw_source(const ns_cluster_input *in, char *buf, size_t 
     snprintf(what, sizeof what, "the DRAM ceiling of %s (%s class, %.0f thread%s%s)",
              ni->mem_bw_kernel, ni->mem_bw_class, ni->mem_bw_threads,
              ni->mem_bw_threads == 1 ? "" : "s", ni->mem_bw_suspect ? ", flagged suspect" : "");
-    if (in->sys.chip.mem_bw_bytes_per_s != ni->mem_bw_gbytes_per_s * 1e9)
+    if (ni->mem_bw_overridden)
         snprintf(buf, len, "--mem-bw-gbytes-per-s (the node's %.4g GB/s, %s, not used)",
                  ni->mem_bw_gbytes_per_s, what);
     else
