@@ -209,8 +209,8 @@ typedef struct ns_breakdown {
     /* throughput and utilisation: MFU from PaLM's model FLOPs (6N + 12·l·h·s per token), HFU
      * and hw_flops_per_s_per_chip from the FLOPs the model times (executed_flops_per_chip per
      * step on the average chip, recomputation included: HFU <= 1); model_over_executed is
-     * PaLM's count over the executed FLOPs without recomputation (> 1: it counts the embedding
-     * and the causally masked half of attention) */
+     * PaLM's count over the executed FLOPs without recomputation (>= 1: > 1 by what
+     * ns_mfu_not_executed names) */
     double tokens_per_step, tokens_per_s, model_flops_per_s_per_chip, mfu, hfu;
     double executed_flops_per_chip, executed_flops_no_recompute, hw_flops_per_s_per_chip;
     double model_over_executed;
@@ -372,6 +372,11 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b);
  * causally masked half of attention only where the model skips it (a causal mask with flash
  * attention). A static string. */
 const char *ns_mfu_not_executed(const ns_cluster_input *in);
+
+/* The MFU convention as one sentence into buf (len bytes; 512 hold it): PaLM's count, what it
+ * holds that the model does not execute (ns_mfu_not_executed), and that HFU counts the FLOPs
+ * the model times. The JSON's mfu_convention and the table's MFU note. */
+void ns_mfu_convention_text(const ns_cluster_input *in, char *buf, size_t len);
 
 /* Whether `preset` loads and names a chip (sets a chip peak on its own), as `run
  * --cluster-preset` and ns_cluster_from_results need; a model preset (llama3-405b) or cpu-node

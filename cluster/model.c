@@ -355,7 +355,8 @@ static int stage_layers_of(const ns_model *m, const ns_par *par) {
 
 /* The exposed communication of one step into o: TP, CP, PP and DP (o->dp_algo), each less its
  * overlapped share. T is the tokens of one micro-batch on one CP rank, params_local the
- * parameters a chip holds; o->micro_batches, stage_layers and recompute_layers are set. */
+ * parameters a chip holds. Reads o->micro_batches, stage_layers and recompute_layers, which the
+ * caller has set. */
 static inline void eval_comm(const ns_cluster_input *in, const ns_par *par, double T,
                              double params_local, ns_breakdown *o) {
     const ns_model *m = &in->model;
@@ -435,10 +436,12 @@ static inline void eval_memory(const ns_cluster_input *in, const ns_par *par, ns
 }
 
 /* Throughput and utilisation into o (tokens, MFU, HFU, model and executed FLOP/s per chip);
- * o->step_s and o->executed_flops_* are set. MFU is PaLM's (appendix B): its 6N + 12·l·h·s
- * counts the input embedding (a lookup, no FLOPs) and the causally masked half of attention, so
- * it can exceed what the chips execute (o->model_over_executed says by how much). HFU and the
- * FLOP/s per chip are the FLOPs the model times (recomputation included): at most the peak. */
+ * reads o->step_s and o->executed_flops_*, which the caller has set. MFU is PaLM's (appendix
+ * B): its 6N + 12·l·h·s can count an untied input embedding (a lookup, no FLOPs) and the
+ * causally masked half of attention that flash attention skips (ns_mfu_not_executed names
+ * which), so it can exceed what the chips execute (o->model_over_executed says by how much).
+ * HFU and the FLOP/s per chip are the FLOPs the model times (recomputation included): at most
+ * the peak. */
 static inline void eval_rates(const ns_cluster_input *in, const ns_cluster_prep *prep,
                               ns_breakdown *o) {
     const ns_model *m = &in->model;

@@ -69,12 +69,7 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
     ns_json_set_num(o, "hfu", b->hfu, NULL);
     ns_json_set_num(o, "mfu_model_over_executed", b->model_over_executed, NULL);
     char conv[512];
-    snprintf(conv, sizeof conv,
-             "PaLM appendix B: 6N + 12*l*h*s FLOP per token, counting %s, so MFU can exceed HFU "
-             "by mfu_model_over_executed (model FLOPs over those executed without "
-             "recomputation); HFU and hardware_flops_per_s_per_chip are the FLOPs the model "
-             "times, recomputation included",
-             ns_mfu_not_executed(in));
+    ns_mfu_convention_text(in, conv, sizeof conv);
     ns_json_set_str(o, "mfu_convention", conv);
     json_t *rel = json_object();
     ns_json_set_num(rel, "job_mtbf_s", b->job_mtbf_s, "no failures modelled (chip_mtbf_h = 0)");
@@ -110,6 +105,14 @@ const char *ns_mfu_not_executed(const ns_cluster_input *in) {
                "flash attention skips";
     return "the input embedding (a lookup; unfused attention computes the causally masked half "
            "too)";
+}
+
+void ns_mfu_convention_text(const ns_cluster_input *in, char *buf, size_t len) {
+    snprintf(buf, len,
+             "PaLM's model FLOPs (6N + 12*l*h*s per token; appendix B) count %s, so MFU can "
+             "exceed HFU by the model FLOPs over those executed without recomputation; HFU and "
+             "the FLOP/s per chip are the FLOPs the model times (recomputation included)",
+             ns_mfu_not_executed(in));
 }
 
 int ns_cluster_check_chip_preset(const char *preset, char *err, size_t errlen) {
