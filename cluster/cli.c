@@ -281,7 +281,7 @@ static int build_input(const options *o, ns_cluster_input *in) {
      * (a chip's own parallel layout, say) override its run and layout sections. */
     for (int pass = 0; pass < 2; pass++) {
         ns_cluster_defaults(in);
-        if (pass == 1 && ns_cluster_apply_preset(in, "llama3-405b", err, sizeof err))
+        if (pass == 1 && ns_cluster_apply_preset(in, NS_CLUSTER_DEFAULT_MODEL, err, sizeof err))
             return ns_usage_error(CMD, "%s", err);
         for (int i = 0; i < o->n_presets; i++)
             if (ns_cluster_apply_preset(in, o->presets[i], err, sizeof err))

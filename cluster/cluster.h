@@ -276,6 +276,10 @@ int ns_cluster_search(const ns_cluster_input *in, int chips, ns_breakdown *best,
 
 /* ---- presets and the node bridge (preset.c, node.c) --------------------------------------- */
 
+/* The model preset trained when no preset names a model (`nodescale cluster`, a run's cluster
+ * section). */
+#define NS_CLUSTER_DEFAULT_MODEL "llama3-405b"
+
 /* Sets every field to its documented default (no chip, no model). */
 void ns_cluster_defaults(ns_cluster_input *in);
 
@@ -380,14 +384,14 @@ void ns_mfu_convention_text(const ns_cluster_input *in, char *buf, size_t len);
 
 /* Whether `preset` loads and names a chip (sets a chip peak on its own), as `run
  * --cluster-preset` and ns_cluster_from_results need; a model preset (llama3-405b) or cpu-node
- * does not; and whether llama3-405b with the preset over it passes ns_cluster_check_input, as
- * ns_cluster_from_results checks it (the node aside), so that a run refuses it before measuring.
- * 0, or -1 with a one-line reason in err. */
+ * does not, nor does seed002's toy law; and whether NS_CLUSTER_DEFAULT_MODEL with the preset
+ * over it passes ns_cluster_check_input, as ns_cluster_from_results checks it (the node aside),
+ * so that a run refuses it before measuring. 0, or -1 with a one-line reason in err. */
 int ns_cluster_check_chip_preset(const char *preset, char *err, size_t errlen);
 
 /* The `cluster` section of results.json for `nodescale run`: the measured node's GEMM
  * efficiency and variability (from `results`) applied to the chip of `preset` (NULL:
- * "h100-sxm"), training the llama3-405b preset; for each chip count in {domain, 1024, 8192,
+ * "h100-sxm"), training NS_CLUSTER_DEFAULT_MODEL; for each chip count in {domain, 1024, 8192,
  * 16384} the fastest configuration found by the search, with its breakdown. With plot_dir
  * (an existing folder) it also writes the two plots there (ns_cluster_write_plots) and says in
  * "plots_status" whether that worked; a plot failure does not fail the call. Returns a new

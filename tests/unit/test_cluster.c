@@ -1128,7 +1128,8 @@ static void node_bridge(void **state) {
     assert_int_equal(ns_cluster_check_chip_preset("cpu-node", err, sizeof err), -1);
     /* seed002's toy chip has no memory or network: a run's search would fail after measuring */
     assert_int_equal(ns_cluster_check_chip_preset("seed002", err, sizeof err), -1);
-    assert_non_null(strstr(err, "toy efficiency law"));
+    assert_non_null(strstr(err, "toy efficiency law of preset seed002"));
+    assert_non_null(strstr(err, "has no memory or network"));
     assert_int_equal(ns_cluster_check_chip_preset("h100-sxm", err, sizeof err), 0);
     static const char *const files[] = {"cluster_breakdown", "cluster_scaling"};
     static const char *const exts[] = {"dat", "gp", "svg", "png"};
