@@ -335,9 +335,43 @@ static void r4_young_daly(void **state) {
  * the paper's figure; FFN 4h, not gated, multi-head) with t = 8: no parallelism 34 + 80, TP
  * 10 + 24/t + 80/t, TP + SP 34/t + 80/t, selective (scores not kept) 34/t, full recomputation 2
  * (÷ t with SP). */
+static ns_act_shape gpt3_layer(double b, double t, int sp, int scores, int full) {
+    return (ns_act_shape){.s = 2048,
+                          .b = b,
+                          .h = 12288,
+                          .heads = 96,
+                          .kv_heads = 96,
+                          .ffn = 4 * 12288,
+                          .gated = 0,
+                          .t = t,
+                          .sp = sp,
+                          .e = 2,
+                          .dropout = 1,
+                          .score_keys = scores * 2048.0,
+                          .full = full};
+}
+
 static double act(double b, double t, int sp, int scores, int full) {
-    return ns_korthikanti_act_bytes(2048, b, 12288, 96, 96, 4 * 12288, 0, t, sp, 2, 1,
-                                    scores * 2048.0, full);
+    ns_act_shape a = gpt3_layer(b, t, sp, scores, full);
+    return ns_korthikanti_act_bytes(&a);
+}
+
+/* Llama 3 405B's layer (s 8192, h 16384, a 128, 8 KV heads, SwiGLU f 53248) at TP 8 with
+ * sequence parallelism, no scores stored, bf16, with dropout (the preset has none). */
+static ns_act_shape llama_layer(void) {
+    return (ns_act_shape){.s = 8192,
+                          .b = 1,
+                          .h = 16384,
+                          .heads = 128,
+                          .kv_heads = 8,
+                          .ffn = 53248,
+                          .gated = 1,
+                          .t = 8,
+                          .sp = 1,
+                          .e = 2,
+                          .dropout = 1,
+                          .score_keys = 0,
+                          .full = 0};
 }
 
 static void r4_korthikanti_act_bytes(void **state) {
@@ -358,16 +392,39 @@ static void r4_korthikanti_act_bytes(void **state) {
 static void act_bytes_shape(void **state) {
     (void)state;
     const double s = 8192, h = 16384, sbh = s * h;
-    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, 1, 0, 0), sbh * 5.03125,
-               1e-12);
+    const ns_act_shape l = llama_layer();
+    double base = ns_korthikanti_act_bytes(&l);
+    assert_rel(base, sbh * 5.03125, 1e-12);
     /* each input moves them: the FFN size, gating, KV heads */
-    double base = ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, 1, 0, 0);
-    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 200000, 1, 8, 1, 2, 1, 0, 0) - base,
-               8.0 * s * (200000 - 53248) / 8, 1e-12);
-    assert_rel(base - ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 0, 8, 1, 2, 1, 0, 0),
-               4.0 * s * 53248 / 8, 1e-12);
-    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 128, 53248, 1, 8, 1, 2, 1, 0, 0) - base,
-               4.0 * s * 128 * (16 - 1), 1e-12);
+    ns_act_shape a = l;
+    a.ffn = 200000;
+    assert_rel(ns_korthikanti_act_bytes(&a) - base, 8.0 * s * (200000 - 53248) / 8, 1e-12);
+    a = l;
+    a.gated = 0;
+    assert_rel(base - ns_korthikanti_act_bytes(&a), 4.0 * s * 53248 / 8, 1e-12);
+    a = l;
+    a.kv_heads = 128;
+    assert_rel(ns_korthikanti_act_bytes(&a) - base, 4.0 * s * 128 * (16 - 1), 1e-12);
+}
+
+/* The three per-layer counts the model takes from equations.c, by hand: KV heads per TP rank
+ * (8 KV heads: 4 at TP 2, 1 at TP 8, a replica at TP 16; 128 at TP 8: 16); an unfused score's
+ * forward traffic (S written and read, P written and read: 4 x 2 B in bf16; with dropout P read
+ * again and the dropped P and its 1-byte mask written: 2 + 2 + 1 more, 13 B; 25 B in fp32); the
+ * K and V CP gathers (Llama 3 405B at 128K tokens, CP 16, one KV head of 128 per rank, bf16:
+ * 2 x 2 B x (131072 - 8192) x 128 = 62,914,560 B; none without CP). */
+static void layer_counts(void **state) {
+    (void)state;
+    assert_true(ns_kv_heads_per_rank(8, 2) == 4);
+    assert_true(ns_kv_heads_per_rank(8, 8) == 1);
+    assert_true(ns_kv_heads_per_rank(8, 16) == 1);
+    assert_true(ns_kv_heads_per_rank(128, 8) == 16);
+    assert_true(ns_attn_score_bytes(2, 0) == 8);
+    assert_true(ns_attn_score_bytes(2, 1) == 13);
+    assert_true(ns_attn_score_bytes(4, 1) == 25);
+    assert_true(ns_cp_gathered_kv_bytes(2, 1, 131072, 16, 128, 1) == 62914560.0);
+    assert_true(ns_cp_gathered_kv_bytes(2, 1, 8192, 16, 128, 4) == 15728640.0);
+    assert_true(ns_cp_gathered_kv_bytes(2, 1, 8192, 1, 128, 4) == 0);
 }
 
 /* Trial 17 #2: the elements are e bytes, the run's precision (they were 2 at every precision);
@@ -379,16 +436,18 @@ static void act_bytes_precision(void **state) {
     const double sbh = 2048.0 * 12288, t = 8;
     for (int scores = 0; scores < 2; scores++) {
         double bf16 = act(1, t, 1, scores, 0);
-        double fp32 = ns_korthikanti_act_bytes(2048, 1, 12288, 96, 96, 4 * 12288, 0, t, 1, 4, 1,
-                                               scores * 2048.0, 0);
-        double fp8 = ns_korthikanti_act_bytes(2048, 1, 12288, 96, 96, 4 * 12288, 0, t, 1, 1, 1,
-                                              scores * 2048.0, 0);
+        ns_act_shape a = gpt3_layer(1, t, 1, scores, 0);
+        a.e = 4;
+        double fp32 = ns_korthikanti_act_bytes(&a);
+        a.e = 1;
+        double fp8 = ns_korthikanti_act_bytes(&a);
         double masks = 2 * sbh / t + (scores ? 96 / t * 2048 * 2048.0 : 0); /* 1 byte each */
         assert_rel(fp32, 2 * bf16 - masks, 1e-12);
         assert_rel(fp8, (bf16 + masks) / 2, 1e-12);
     }
-    assert_rel(ns_korthikanti_act_bytes(2048, 2, 12288, 96, 96, 4 * 12288, 0, 8, 1, 4, 1, 2048, 1),
-               4 * sbh * 2 / 8, 1e-12);
+    ns_act_shape full = gpt3_layer(2, 8, 1, 1, 1);
+    full.e = 4;
+    assert_rel(ns_korthikanti_act_bytes(&full), 4 * sbh * 2 / 8, 1e-12);
 }
 
 /* Trial 17 #9: a model trained without dropout keeps no masks (Korthikanti et al. 2022 sec.
@@ -399,12 +458,17 @@ static void act_bytes_precision(void **state) {
 static void act_bytes_dropout(void **state) {
     (void)state;
     const double s = 8192, h = 16384, sbh = s * h;
-    assert_rel(ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, 0, 0, 0), sbh * 4.78125,
-               1e-12);
+    ns_act_shape a = llama_layer();
+    a.dropout = 0;
+    assert_rel(ns_korthikanti_act_bytes(&a), sbh * 4.78125, 1e-12);
     double keep[2];
-    for (int d = 0; d < 2; d++)
-        keep[d] = ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, d, s, 0) -
-                  ns_korthikanti_act_bytes(s, 1, h, 128, 8, 53248, 1, 8, 1, 2, d, 0, 0);
+    for (int d = 0; d < 2; d++) {
+        a.dropout = d;
+        a.score_keys = s;
+        keep[d] = ns_korthikanti_act_bytes(&a);
+        a.score_keys = 0;
+        keep[d] -= ns_korthikanti_act_bytes(&a);
+    }
     assert_rel(keep[0], 2.0 * 128 / 8 * s * s, 1e-12);
     assert_rel(keep[1], 5.0 * 128 / 8 * s * s, 1e-12);
     ns_cluster_input in;
@@ -609,9 +673,13 @@ static void model_cp_scores(void **state) {
     double in_flight = ns_pipeline_in_flight(16, b[0].micro_batches, 1);
     assert_rel(b[0].mem_activations - b[1].mem_activations,
                in_flight * b[0].stage_layers * per_layer, 1e-9);
-    assert_rel(ns_korthikanti_act_bytes(s / 2, 1, 16384, 128, 8, 53248, 1, 8, 1, 2, 0, s, 0) -
-                   ns_korthikanti_act_bytes(s / 2, 1, 16384, 128, 8, 53248, 1, 8, 1, 2, 0, 0, 0),
-               per_layer, 1e-12);
+    ns_act_shape a = llama_layer();
+    a.s = s / 2;
+    a.dropout = 0;
+    a.score_keys = s;
+    double with_scores = ns_korthikanti_act_bytes(&a);
+    a.score_keys = 0;
+    assert_rel(with_scores - ns_korthikanti_act_bytes(&a), per_layer, 1e-12);
 }
 
 /* CP: the backward of a rank's queries needs the K and V of every key, so the ones the
@@ -627,7 +695,11 @@ static void model_cp_gathered_kv(void **state) {
     eval_at(&in, (ns_par){2, 32, 1, 16, 1, 1}, &b);
     double s = 8192, gathered = 2.0 * 2 * 1 * (s - s / 16) * 128 * (8 / 2);
     assert_true(gathered == 15728640.0);
-    double local = ns_korthikanti_act_bytes(s / 16, 1, 16384, 128, 8, 53248, 1, 2, 1, 2, 0, 0, 0);
+    ns_act_shape a = llama_layer();
+    a.s = s / 16;
+    a.t = 2;
+    a.dropout = 0;
+    double local = ns_korthikanti_act_bytes(&a);
     double in_flight = ns_pipeline_in_flight(32, b.micro_batches, 1);
     assert_rel(b.mem_activations, in_flight * b.stage_layers * (local + gathered), 1e-12);
     assert_rel(b.mem_activations - 20535312384.0, 2013265920.0, 1e-12);
@@ -1570,6 +1642,7 @@ int main(void) {
         cmocka_unit_test(act_bytes_precision),
         cmocka_unit_test(act_bytes_dropout),
         cmocka_unit_test(act_bytes_shape),
+        cmocka_unit_test(layer_counts),
         cmocka_unit_test(r5_expected_max),
         cmocka_unit_test(model_params),
         cmocka_unit_test(tied_embedding_mfu),
