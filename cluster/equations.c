@@ -94,6 +94,12 @@ double ns_allreduce_ring_s(double bytes, int n, double alpha_s, double bw_bytes_
     return 2.0 * (n - 1) * alpha_s + 2.0 * (n - 1) / n * bytes / bw_bytes_per_s;
 }
 
+void ns_ring_link_alpha_beta(int n, double *alpha, double *beta) {
+    if (n < 2) return;
+    *alpha /= 2.0 * (n - 1);
+    *beta /= 2.0 * (n - 1) / n;
+}
+
 double ns_allreduce_rabenseifner_s(double bytes, int n, double alpha_s, double bw_bytes_per_s) {
     if (n <= 1) return 0.0;
     int lg = floor_log2(n); /* <= 30 for any int n */

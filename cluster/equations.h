@@ -128,6 +128,12 @@ double ns_p2p_s(double bytes, double alpha_s, double bw_bytes_per_s);
  * JPDC 69(2); Thakur et al. 2005 section 4.4). 0 for n = 1. */
 double ns_allreduce_ring_s(double bytes, int n, double alpha_s, double bw_bytes_per_s);
 
+/* ns_allreduce_ring_s inverted: a fit t(S) = A + B·S of a whole ring all-reduce over n ranks
+ * (A seconds, B seconds per byte, in *alpha and *beta) into the per-link α = A / (2(n−1)) and
+ * β = B / (2(n−1)/n) that ns_allreduce_ring_s takes (its bandwidth is 1/β). Unchanged for
+ * n < 2. Thakur et al. 2005 section 4.4; Patarasuk & Yuan 2009. */
+void ns_ring_link_alpha_beta(int n, double *alpha, double *beta);
+
 /* Rabenseifner's all-reduce (recursive-halving reduce-scatter then recursive-doubling
  * all-gather): 2·lg p'·α + 2·(p'−1)/p'·S·β with p' = 2^⌊log2 n⌋; when n is not a power of two
  * the n − p' extra ranks first fold their vectors into partners and get the result back at the

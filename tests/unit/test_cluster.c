@@ -142,6 +142,22 @@ static void c1_ring(void **state) {
     assert_abs(ns_allreduce_ring_s(1e9, 8, 5e-6, 100e9) * 1e3, 17.570, 0.0005);
 }
 
+/* A whole 8-rank ring all-reduce fitted as 14 µs + 1.75 ns/B is 1 µs and 1 ns/B (1 GB/s) per
+ * link: 2·7 steps of α, 2·7/8 of the bytes over each link; the ring model on those gives the fit
+ * back at any size. Fewer than two ranks: left as given. */
+static void ring_link_alpha_beta(void **state) {
+    (void)state;
+    double a = 14e-6, b = 1.75e-9;
+    ns_ring_link_alpha_beta(8, &a, &b);
+    assert_rel(a, 1e-6, 1e-12);
+    assert_rel(b, 1e-9, 1e-12);
+    for (double S = 1; S < 1e10; S *= 1000)
+        assert_rel(ns_allreduce_ring_s(S, 8, a, 1.0 / b), 14e-6 + 1.75e-9 * S, 1e-12);
+    a = 3e-6, b = 2e-9;
+    ns_ring_link_alpha_beta(1, &a, &b);
+    assert_true(a == 3e-6 && b == 2e-9);
+}
+
 static void c2_ring_vs_rabenseifner(void **state) {
     (void)state;
     double ring = ns_allreduce_ring_s(1e9, 1024, 10e-6, 50e9);
@@ -1629,6 +1645,7 @@ int main(void) {
         cmocka_unit_test(megatron_vs_palm),
         cmocka_unit_test(seed002_rows),
         cmocka_unit_test(c1_ring),
+        cmocka_unit_test(ring_link_alpha_beta),
         cmocka_unit_test(c2_ring_vs_rabenseifner),
         cmocka_unit_test(c3_busbw),
         cmocka_unit_test(collective_limits),
