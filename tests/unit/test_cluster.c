@@ -626,20 +626,30 @@ static void model_free_network(void **state) {
     assert_true(b.bubble_s == 0);
 }
 
-/* Trial 16 #8: an idle pipeline slot lasts one micro-batch's forward and backward, exposed TP
- * (and CP) all-reduces included (Narayanan et al. 2021 sec. 2.2.1, (p−1)·(t_f + t_b)): the
- * bubble is (p−1)/(v·m) of compute + TP + CP, not of compute alone. */
+/* The bubble is Narayanan et al. 2021's (p−1)·(t_f + t_b) (sec. 2.2.1), ÷ v with v model
+ * chunks per stage (sec. 2.2.2), where t_f + t_b is one micro-batch's forward and backward on
+ * one stage, its exposed TP and CP collectives included (an idle slot lasts that long). Taken
+ * here from a one-stage run of the same layer: 128 layers (so that 16 and 8 stages split them
+ * evenly), no recomputation, the same DP and so the same micro-batches; a stage of p holds 1/p
+ * of its layers and of the output layer, and 1/p of its TP and CP traffic. */
 static void model_bubble_with_comm(void **state) {
     (void)state;
     ns_cluster_input in;
     load(&in, "h100-sxm");
-    ns_breakdown b;
+    in.model.layers = 128;
+    in.run.recompute = NS_RECOMP_NONE;
+    ns_breakdown one, b;
+    eval_at(&in, (ns_par){8, 1, 64, 1, 1, 1}, &one);
+    double tf_tb = (one.compute_s + one.tp_s) / one.micro_batches / 16;
     eval_at(&in, (ns_par){8, 16, 64, 1, 1, 1}, &b);
-    assert_true(b.tp_s > 0.1 * b.compute_s);
-    assert_rel(b.bubble_s, 15.0 / 32 * (b.compute_s + b.tp_s), 1e-12);
-    eval_at(&in, (ns_par){8, 8, 64, 2, 1, 2}, &b); /* with CP and two chunks */
+    assert_true(b.tp_s > 0.1 * b.compute_s && b.micro_batches == one.micro_batches);
+    assert_rel(b.bubble_s, 15 * tf_tb, 1e-9);
+    /* with CP and two chunks per stage */
+    eval_at(&in, (ns_par){8, 1, 64, 2, 1, 1}, &one);
+    tf_tb = (one.compute_s + one.tp_s + one.cp_s) / one.micro_batches / 8;
+    eval_at(&in, (ns_par){8, 8, 64, 2, 1, 2}, &b);
     assert_true(b.cp_s > 0);
-    assert_rel(b.bubble_s, 7.0 / (2 * 32) * (b.compute_s + b.tp_s + b.cp_s), 1e-12);
+    assert_rel(b.bubble_s, 7 * tf_tb / 2, 1e-9);
 }
 
 /* Trial 16 #5: without flash attention the b·(a/t)·s² scores go through memory four times a
@@ -853,11 +863,6 @@ static void mfu_note_follows_mask(void **state) {
             const char *s = ns_mfu_not_executed(&in);
             assert_non_null(strstr(s, "input embedding"));
             assert_int_equal(strstr(s, "masked half of attention, which") != NULL, causal && fa);
-            ns_breakdown b;
-            eval_at(&in, (ns_par){8, 16, 64, 1, 1, 1}, &b);
-            json_t *o = ns_breakdown_json(&in, &b);
-            assert_non_null(strstr(json_string_value(json_object_get(o, "mfu_convention")), s));
-            json_decref(o);
         }
 }
 
@@ -902,7 +907,6 @@ static void executed_within_peak(void **state) {
             assert_true(b.hfu <= 1 + 1e-12 && b.hfu > 0.999);
             assert_true(b.hw_flops_per_s_per_chip <= peak * (1 + 1e-12));
             assert_true(b.model_over_executed > 1);
-            if (rcs[i] == NS_RECOMP_NONE) assert_rel(b.mfu, b.hfu * b.model_over_executed, 1e-9);
         }
     /* the trial's case: causal, no recomputation: PaLM's count is 4.5% above what runs */
     in.run.recompute = NS_RECOMP_NONE;
