@@ -377,7 +377,7 @@ static void r4_young_daly(void **state) {
     double tau = ns_daly_interval_s(60, 11135.08);
     assert_rel(tau, 1116.29, 1e-5);
     assert_rel(ns_goodput_fraction(tau, 60, 600, 11135.08), 0.8526, 1e-4);
-    /* Trial 16 #7: at short MTBF the first-order model is far off: M = 1000 s gives 0.380 (it
+    /* at short MTBF the first-order model is far off: M = 1000 s gives 0.380 (it
      * read 0.181), M = 300 s 0.067 (it read 0) */
     tau = ns_daly_interval_s(60, 1000);
     assert_rel(tau, 307.56, 1e-4);
@@ -448,10 +448,10 @@ static void r4_korthikanti_act_bytes(void **state) {
     assert_rel(act(2, 8, 1, 1, 1), sbh * 2 * 2 / 8, 1e-12);
 }
 
-/* Trial 16 #6: the bytes follow the FFN size, gating and KV heads (they were GPT-3's 34 sbh for
- * any shape). Llama 3 405B's layer (s 8192, h 16384, a 128, 8 KV heads, SwiGLU f 53248) at
- * t = 8 with SP, no scores: 10/8 + 2/8 (Q) + 4·128·1/h (K, V: one KV head per rank) + 2/8 +
- * 8·3.25/8 = 5.03125 sbh, not 34/8 = 4.25. */
+/* The bytes follow the FFN size, gating and KV heads, not GPT-3's 34 sbh for any shape.
+ * Llama 3 405B's layer (s 8192, h 16384, a 128, 8 KV heads, SwiGLU f 53248) at t = 8 with SP,
+ * no scores: 10/8 + 2/8 (Q) + 4·128·1/h (K, V: one KV head per rank) + 2/8 + 8·3.25/8 =
+ * 5.03125 sbh, not 34/8 = 4.25. */
 static void act_bytes_shape(void **state) {
     (void)state;
     const double s = 8192, h = 16384, sbh = s * h;
@@ -490,10 +490,9 @@ static void layer_counts(void **state) {
     assert_true(ns_cp_gathered_kv_bytes(2, 1, 8192, 1, 128, 4) == 0);
 }
 
-/* Trial 17 #2: the elements are e bytes, the run's precision (they were 2 at every precision);
- * the dropout masks stay 1 byte (Korthikanti et al. 2022 sec. 4.1). GPT-3's layer at t = 8 with
- * SP: every term but the masks (2·sbh/t, and a·s²·b/t with the scores) doubles at fp32 and
- * halves at fp8. */
+/* The elements are e bytes, the run's precision, not 2 at every precision; the dropout masks
+ * stay 1 byte (Korthikanti et al. 2022 sec. 4.1). GPT-3's layer at t = 8 with SP: every term
+ * but the masks (2·sbh/t, and a·s²·b/t with the scores) doubles at fp32 and halves at fp8. */
 static void act_bytes_precision(void **state) {
     (void)state;
     const double sbh = 2048.0 * 12288, t = 8;
@@ -513,7 +512,7 @@ static void act_bytes_precision(void **state) {
     assert_rel(ns_korthikanti_act_bytes(&full), 4 * sbh * 2 / 8, 1e-12);
 }
 
-/* Trial 17 #9: a model trained without dropout keeps no masks (Korthikanti et al. 2022 sec.
+/* A model trained without dropout keeps no masks (Korthikanti et al. 2022 sec.
  * 4.1 counts two 1-byte masks per layer, and a mask and the dropout output beside the softmax
  * output): Llama 3 405B at TP 8 with SP is 4.78125 sbh, not 5.03125; with the scores kept,
  * 2·as²b/t rather than 5·as²b/t. The presets say which: llama3-405b none, megatron-1t (GPT-3's
@@ -652,7 +651,7 @@ static void model_bubble_with_comm(void **state) {
     assert_rel(b.bubble_s, 7 * tf_tb / 2, 1e-9);
 }
 
-/* Trial 16 #5: without flash attention the b·(a/t)·s² scores go through memory four times a
+/* Without flash attention the b·(a/t)·s² scores go through memory four times a
  * forward pass (write S, read S, write P, read P; Dao et al. 2022 Algorithm 0), forward and
  * backward (3x): 4·2·16·8192² B / 3.35 TB/s x 3 x 8 layers x 32 micro-batches = 1.97 s more
  * compute per step for Llama 3 405B at TP 8, PP 16 on 8,192 H100s. */
@@ -668,7 +667,7 @@ static void model_unfused_attention(void **state) {
     }
     double extra = b[0].compute_s - b[1].compute_s;
     double bytes = 4.0 * 2 * 1 * (128 / 8) * 8192.0 * 8192;
-    /* trial 17 #3: and the causally masked half it computes (2·T·s·h/t FLOP at the attention
+    /* and the causally masked half it computes (2·T·s·h/t FLOP at the attention
      * efficiency), which flash attention skips: 0.534 s more (the pin was 1.969 s) */
     double masked_s = 2.0 * 8192 * 8192 * 16384 / 8 / (989.4e12 * 0.4);
     assert_rel(extra, (bytes / 3350e9 + masked_s) * 3 * 8 * 32, 1e-9);
@@ -703,8 +702,8 @@ static void model_unfused_dropout(void **state) {
     assert_true(b[1].compute_s == b[0].compute_s);
 }
 
-/* Trial 16 #6: the model's activation memory follows the FFN size, gating and KV heads (it
- * read 73,014,444,032 B for each of them). */
+/* The model's activation memory follows the FFN size, gating and KV heads (not one figure,
+ * 73,014,444,032 B, for each of them). */
 static void model_act_bytes_shape(void **state) {
     (void)state;
     /* Llama 3 405B's shape first, then one input changed: the bytes must move that way */
@@ -726,8 +725,8 @@ static void model_act_bytes_shape(void **state) {
     }
 }
 
-/* Trial 17 #10: under CP a rank's s/cp queries attend to all s keys, so unfused attention
- * stores (s/cp)·s scores per head, as its traffic moves (it stored (s/cp)²). Llama 3 405B at
+/* Under CP a rank's s/cp queries attend to all s keys, so unfused attention stores (s/cp)·s
+ * scores per head, as its traffic moves (not (s/cp)²). Llama 3 405B at
  * TP 8, CP 2 on H100s without flash attention: the scores over the flash run are
  * 2·(a/t)·(s/2)·s·b per layer and micro-batch in flight. */
 static void model_cp_scores(void **state) {
@@ -778,9 +777,9 @@ static void model_cp_gathered_kv(void **state) {
     assert_rel(b.mem_activations - 20535312384.0, 2013265920.0, 1e-12);
 }
 
-/* Trial 17 #2: the model's activations follow the run's precision (86,436,216,832 B at bf16,
+/* The model's activations follow the run's precision (86,436,216,832 B at bf16,
  * fp32 and fp8 on 16,384 H100s): fp32 twice bf16; fp8 keeps them in BF16 (only the GEMM
- * operands are FP8: model_fp8_gemms_only), so fp8 equals bf16 (this pinned half before). */
+ * operands are FP8: model_fp8_gemms_only), so fp8 equals bf16, not half of it. */
 static void model_act_bytes_precision(void **state) {
     (void)state;
     /* the model: h100-sxm at bf16, fp32 and fp8 keeps different activations */
@@ -795,7 +794,7 @@ static void model_act_bytes_precision(void **state) {
         eval_at(&in, (ns_par){8, 16, 128, 1, 1, 1}, &b);
         act_b[i] = b.mem_activations;
     }
-    /* Llama 3 trains without dropout (trial 17 #9): no 1-byte masks, so exactly 2x */
+    /* Llama 3 trains without dropout (act_bytes_dropout): no 1-byte masks, so exactly 2x */
     assert_rel(act_b[1], 2 * act_b[0], 1e-12);
     assert_rel(act_b[2], act_b[0], 1e-12);
 }
@@ -850,8 +849,8 @@ static void model_monotone(void **state) {
     assert_true(dp128.mem_weights == b.mem_weights && b.mem_weights > 0);
 }
 
-/* Trial 17 #13: the MFU note names the masked half of attention only where the model skips it
- * (a causal mask under flash attention); megatron-1t without a causal mask said it too. */
+/* The MFU note names the masked half of attention only where the model skips it (a causal
+ * mask under flash attention), not for megatron-1t without a causal mask. */
 static void mfu_note_follows_mask(void **state) {
     (void)state;
     ns_cluster_input in;
@@ -882,9 +881,9 @@ static void tied_embedding_mfu(void **state) {
     assert_true(b.model_over_executed > 1.001);
 }
 
-/* Trial 16 #1: at GEMM and attention efficiency 1 with free memory and network the chip runs at
+/* At GEMM and attention efficiency 1 with free memory and network the chip runs at
  * its peak, and HFU and the FLOP/s per chip are the FLOPs the model executes: at most 100%,
- * whatever the recomputation or mask (they read 104.5% from PaLM's count times 1 + r/3L). MFU
+ * whatever the recomputation or mask (not 104.5%, PaLM's count times 1 + r/3L). MFU
  * keeps PaLM's count, above HFU by the embedding and the masked half (model_over_executed). */
 static void executed_within_peak(void **state) {
     (void)state;
@@ -908,7 +907,7 @@ static void executed_within_peak(void **state) {
             assert_true(b.hw_flops_per_s_per_chip <= peak * (1 + 1e-12));
             assert_true(b.model_over_executed > 1);
         }
-    /* the trial's case: causal, no recomputation: PaLM's count is 4.5% above what runs */
+    /* causal, no recomputation: PaLM's count is 4.5% above what runs */
     in.run.recompute = NS_RECOMP_NONE;
     ns_breakdown b;
     eval_at(&in, (ns_par){1, 1, 8, 1, 1, 1}, &b);
@@ -940,7 +939,7 @@ static void executed_is_megatron(void **state) {
                        1e-12);
             if (!full) step[causal] = b.step_s;
         }
-    /* Trial 17 #3: unfused attention computes the masked half and then masks it, so a causal
+    /* Unfused attention computes the masked half and then masks it, so a causal
      * mask changes nothing (85.564 s causal against 86.368 s not); flash attention skips it. */
     assert_rel(step[1], step[0], 1e-12);
     in.run.flash_attention = 1;
@@ -985,12 +984,13 @@ static void model_recompute_auto(void **state) {
     assert_true(b.hfu > b.mfu);
 }
 
-/* Trial 17 #1: without flash attention auto tried selective, then took the excess over
- * selective's total while the partial layers keep the scores: megatron-1t at TP 8, PP 64, DP 6
- * on 80 GB A100s got 1 of 2 layers recomputed at 113.8 GB, not fitting, where full (50.0 GB)
- * fits (PP 32: 3 of 4 at 117.4 GB, where full, 85.5 GB, does not fit either). auto must return a
- * layout that fits whenever full recomputation fits, with the fewest layers (one fewer does not
- * fit), and full when nothing fits. */
+/* Without flash attention auto tries selective, then counts the partial layers from the excess
+ * over no recomputation's total, since those layers keep the scores (counted from selective's
+ * total, megatron-1t at TP 8, PP 64, DP 6 on 80 GB A100s got 1 of 2 layers recomputed at
+ * 113.8 GB, not fitting, where full (50.0 GB) fits; PP 32: 3 of 4 at 117.4 GB, where full,
+ * 85.5 GB, does not fit either). auto must return a layout that fits whenever full
+ * recomputation fits, with the fewest layers (one fewer does not fit), and full when nothing
+ * fits. */
 static void model_recompute_auto_unfused(void **state) {
     (void)state;
     ns_cluster_input in;
@@ -1043,8 +1043,8 @@ static void model_checks(void **state) {
     load(&in, "h100-sxm");
     ns_par ok = {8, 16, 64, 1, 1, 1};
     assert_int_equal(ns_cluster_check(&in, &ok, 8192, err, sizeof err), 0);
-    /* trial 16 #2: a parameter count beside the shape the step is timed from is refused (it
-     * fed MFU and memory only: MFU 116.5% at 1.6e12) */
+    /* a parameter count beside the shape the step is timed from is refused (it would feed MFU
+     * and memory only: MFU 116.5% at 1.6e12) */
     in.model.params = 1.6e12;
     assert_int_equal(ns_cluster_check(&in, &ok, 8192, err, sizeof err), -1);
     assert_non_null(strstr(err, "params (1.6e+12) cannot stand beside the model shape"));
@@ -1236,8 +1236,8 @@ static void node_bridge(void **state) {
     assert_int_equal(in.sys.chip.n_gemm, 3); /* 256, 1024, 2048; the null one skipped */
     assert_abs(ns_gemm_efficiency(&in.sys.chip, 256, 256, 256), 0.65, 1e-12); /* best of two */
     assert_abs(ns_gemm_efficiency(&in.sys.chip, 1024, 1024, 1024), 0.85, 1e-12);
-    /* trial 17 #7: the CVs of the results the table keeps (blis at 256, the own kernel at 1024
-     * and 2048): median of 0.04 0.01 0.015; it was 0.02, the median of all five */
+    /* the CVs of the results the table keeps (blis at 256, the own kernel at 1024 and 2048):
+     * median of 0.04 0.01 0.015, not 0.02, the median of all five */
     assert_int_equal(in.node.cv_results, 3);
     assert_abs(in.sys.step_cv, 0.015, 1e-12);
     assert_rel(in.sys.chip.peak_flops[NS_CP_FP64], 200e9, 1e-12);
@@ -1261,7 +1261,7 @@ static void node_bridge(void **state) {
     snprintf(path, sizeof path, "%s/cluster_breakdown.dat", dir);
     assert_int_equal(access(path, R_OK), 0);
     assert_null(ns_cluster_from_results(r, "no-such", NULL, err, sizeof err));
-    /* trial 14b #13: a model preset (or cpu-node) is not a chip: refused, not the node as chip */
+    /* a model preset (or cpu-node) is not a chip: refused, not the node as chip */
     assert_null(ns_cluster_from_results(r, "llama3-405b", NULL, err, sizeof err));
     assert_non_null(strstr(err, "names no chip"));
     assert_int_equal(ns_cluster_check_chip_preset("cpu-node", err, sizeof err), -1);
@@ -1281,10 +1281,10 @@ static void node_bridge(void **state) {
     json_decref(r);
 }
 
-/* Trial 16 #10: as the chip, the node's memory bandwidth is the DRAM ceiling of the
+/* As the chip, the node's memory bandwidth is the DRAM ceiling of the
  * write-allocating class (stream_triad), else read-only (stream_load), not the faster
  * non-temporal-store one (the model's memory-bound work uses normal stores), and the outputs
- * say which. The trial's run: NT 17.18 GB/s (trusted), triad 11.55 and load 8.06 (suspect). */
+ * say which. A 2-core VM's run: NT 17.18 GB/s (trusted), triad 11.55 and load 8.06 (suspect). */
 static json_t *dram(const char *kernel, double gbs, int suspect) {
     json_t *e = json_pack("{s:s, s:i, s:s, s:f}", "level", "DRAM", "threads", 2, "kernel", kernel,
                           "gbytes_per_s", gbs);
@@ -1327,7 +1327,7 @@ static void node_dram_class(void **state) {
     json_decref(r);
 }
 
-/* Trial 15 #1: the peak taken passes over a suspect ceiling (the 2-thread DP one, against
+/* The peak taken passes over a suspect ceiling (the 2-thread DP one, against
  * which fraction_of_roof was measured) for a trusted 1-thread one: the GEMM efficiencies are
  * re-based on that peak (GEMM rate / peak), so the chip runs each GEMM at its measured rate. */
 static json_t *dp_ceiling(const char *isa, int threads, double gflops, int suspect) {
@@ -1352,7 +1352,7 @@ static void node_bridge_rebased(void **state) {
     }
     /* The 2-thread DP ceiling suspect, a trusted 1-thread one: the node is the chip with all its
      * threads, as its GEMMs ran, so the 2-thread one is the peak (a 1-thread peak of 100 gave the
-     * 170 GFLOP/s GEMM an efficiency of 1.7, HFU over 100%: trial 15 #1). */
+     * 170 GFLOP/s GEMM an efficiency of 1.7, HFU over 100%). */
     ns_cluster_defaults(&in);
     assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
     assert_int_equal(in.run.precision, NS_CP_FP64);
@@ -1453,8 +1453,8 @@ static void node_bridge_noisy(void **state) {
     assert_int_equal(in.node.gemm_refused, 1);
     assert_string_equal(in.node.refused_ids[0], "dgemm/avx512/dp/t2/m=1024");
     assert_abs(ns_gemm_efficiency(&in.sys.chip, 1024, 1024, 1024), 0.80, 1e-12); /* openblas */
-    /* the refused result's CV left out, and the slower peer's at 256 (trial 17 #7: it was the
-     * median of four, 0.525) */
+    /* the refused result's CV left out, and the slower peer's at 256 (not the median of four,
+     * 0.525) */
     assert_int_equal(in.node.cv_results, 3);
     assert_abs(in.sys.step_cv, 0.6, 1e-12);         /* median of 0.6 (blis) 0.3 (openblas) 0.7 */
     assert_int_equal(in.run.precision, NS_CP_FP64); /* the table's precision */
@@ -1581,7 +1581,7 @@ static void allreduce_bare_fit(void **state) {
     }
 }
 
-/* Trial 14b #9: a fit must be a plausible measurement: alpha 0 or 1 ps..1 s, beta 1e-15..1e-3
+/* A fit must be a plausible measurement: alpha 0 or 1 ps..1 s, beta 1e-15..1e-3
  * s/B, max_rel_residual 0..1000; anything else would give inf step times or an inf% text. */
 static void allreduce_fit_ranges(void **state) {
     (void)state;
@@ -1650,7 +1650,7 @@ static void presets_refuse_unknown(void **state) {
     json_decref(empty);
 }
 
-/* Trial 16 #7, the model's own reliability: 16,384 H100s at a chip MTBF of 4551.1111 h (job
+/* The model's own reliability: 16,384 H100s at a chip MTBF of 4551.1111 h (job
  * MTBF 1000 s) keep 0.380 of their time (Daly's higher-order model), not the 0.181 of the first
  * order. */
 static void model_goodput_daly(void **state) {
