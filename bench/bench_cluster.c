@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
     ns_cluster_input in;
     char err[256];
     ns_cluster_defaults(&in);
-    if (ns_cluster_apply_preset(&in, "llama3-405b", err, sizeof err) ||
+    if (ns_cluster_apply_preset(&in, NS_CLUSTER_DEFAULT_MODEL, err, sizeof err) ||
         ns_cluster_apply_preset(&in, "h100-sxm", err, sizeof err)) {
         fprintf(stderr, "bench_cluster: %s\n", err);
         return 2;

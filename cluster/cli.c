@@ -281,7 +281,7 @@ static int build_input(const options *o, ns_cluster_input *in) {
      * (a chip's own parallel layout, say) override its run and layout sections. */
     for (int pass = 0; pass < 2; pass++) {
         ns_cluster_defaults(in);
-        if (pass == 1 && ns_cluster_apply_preset(in, "llama3-405b", err, sizeof err))
+        if (pass == 1 && ns_cluster_apply_preset(in, NS_CLUSTER_DEFAULT_MODEL, err, sizeof err))
             return ns_usage_error(CMD, "%s", err);
         for (int i = 0; i < o->n_presets; i++)
             if (ns_cluster_apply_preset(in, o->presets[i], err, sizeof err))
@@ -377,6 +377,7 @@ static int build_input(const options *o, ns_cluster_input *in) {
     for (int i = 0; i < o->n_ov; i++) {
         if (apply_override(in, &o->ov[i])) return NS_EXIT_USAGE;
         if (!strcmp(o->ov[i].key->key, "step_cv")) in->node.cv_overridden = 1;
+        if (!strcmp(o->ov[i].key->key, "mem_bw_gbytes_per_s")) in->node.mem_bw_overridden = 1;
     }
     if (o->recompute && ns_recompute_parse(o->recompute, &in->run.recompute))
         return ns_usage_error(CMD, "--recompute must be none, selective, full or auto, got '%s'",
@@ -585,15 +586,14 @@ static void print_tables(const ns_cluster_input *in, const ns_breakdown *b, int 
         lo = fmin(lo, b[i].model_over_executed);
         hi = fmax(hi, b[i].model_over_executed);
     }
-    char over[64];
-    if (100 * (hi - lo) < 0.05)
-        snprintf(over, sizeof over, "%.1f%%", 100 * (hi - 1));
-    else
-        snprintf(over, sizeof over, "%.1f%% to %.1f%%", 100 * (lo - 1), 100 * (hi - 1));
-    printf("MFU: PaLM's model FLOPs (6N + 12*l*h*s per token; appendix B) count %s,\n%s more "
-           "than the model executes without recomputation here, so MFU can exceed HFU; HFU and\n"
-           "the FLOP/s per chip are the FLOPs the model times (recomputation included)\n",
-           ns_mfu_not_executed(in), over);
+    /* One figure when the rows' shares print the same at %.1f, else the range. */
+    char lo_s[32], hi_s[32], conv[512];
+    snprintf(lo_s, sizeof lo_s, "%.1f%%", 100 * (lo - 1));
+    snprintf(hi_s, sizeof hi_s, "%.1f%%", 100 * (hi - 1));
+    ns_mfu_convention_text(in, conv, sizeof conv);
+    printf("MFU: %s.\nHere the model FLOPs are %s%s%s more than those executed without "
+           "recomputation.\n",
+           conv, strcmp(lo_s, hi_s) ? lo_s : "", strcmp(lo_s, hi_s) ? " to " : "", hi_s);
     printf("\nstep-time breakdown, seconds per step (share of the step)\n"
            "  chips        compute     TP exposed     CP exposed     PP exposed     DP exposed"
            "         bubble      straggler      optimizer  GPipe bubble share\n");

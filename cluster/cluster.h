@@ -164,6 +164,7 @@ typedef struct ns_node_info {
     double mem_bw_threads;
     int mem_bw_suspect;
     double mem_bw_gbytes_per_s;
+    int mem_bw_overridden; /* --mem-bw-gbytes-per-s replaced it */
 } ns_node_info;
 
 /* The most chips the command line and presets accept (--chips, a preset's "chips"): 2^30, the
@@ -208,8 +209,8 @@ typedef struct ns_breakdown {
     /* throughput and utilisation: MFU from PaLM's model FLOPs (6N + 12·l·h·s per token), HFU
      * and hw_flops_per_s_per_chip from the FLOPs the model times (executed_flops_per_chip per
      * step on the average chip, recomputation included: HFU <= 1); model_over_executed is
-     * PaLM's count over the executed FLOPs without recomputation (> 1: it counts the embedding
-     * and the causally masked half of attention) */
+     * PaLM's count over the executed FLOPs without recomputation (>= 1: > 1 by what
+     * ns_mfu_not_executed names) */
     double tokens_per_step, tokens_per_s, model_flops_per_s_per_chip, mfu, hfu;
     double executed_flops_per_chip, executed_flops_no_recompute, hw_flops_per_s_per_chip;
     double model_over_executed;
@@ -274,6 +275,10 @@ int ns_cluster_search(const ns_cluster_input *in, int chips, ns_breakdown *best,
                       long *evaluated);
 
 /* ---- presets and the node bridge (preset.c, node.c) --------------------------------------- */
+
+/* The model preset trained when no preset names a model (`nodescale cluster`, a run's cluster
+ * section). */
+#define NS_CLUSTER_DEFAULT_MODEL "llama3-405b"
 
 /* Sets every field to its documented default (no chip, no model). */
 void ns_cluster_defaults(ns_cluster_input *in);
@@ -372,16 +377,21 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b);
  * attention). A static string. */
 const char *ns_mfu_not_executed(const ns_cluster_input *in);
 
+/* The MFU convention as one sentence into buf (len bytes; 512 hold it): PaLM's count, what it
+ * holds that the model does not execute (ns_mfu_not_executed), and that HFU counts the FLOPs
+ * the model times. The JSON's mfu_convention and the table's MFU note. */
+void ns_mfu_convention_text(const ns_cluster_input *in, char *buf, size_t len);
+
 /* Whether `preset` loads and names a chip (sets a chip peak on its own), as `run
  * --cluster-preset` and ns_cluster_from_results need; a model preset (llama3-405b) or cpu-node
- * does not; and whether llama3-405b with the preset over it passes ns_cluster_check_input, as
- * ns_cluster_from_results checks it (the node aside), so that a run refuses it before measuring.
- * 0, or -1 with a one-line reason in err. */
+ * does not, nor does seed002's toy law; and whether NS_CLUSTER_DEFAULT_MODEL with the preset
+ * over it passes ns_cluster_check_input, as ns_cluster_from_results checks it (the node aside),
+ * so that a run refuses it before measuring. 0, or -1 with a one-line reason in err. */
 int ns_cluster_check_chip_preset(const char *preset, char *err, size_t errlen);
 
 /* The `cluster` section of results.json for `nodescale run`: the measured node's GEMM
  * efficiency and variability (from `results`) applied to the chip of `preset` (NULL:
- * "h100-sxm"), training the llama3-405b preset; for each chip count in {domain, 1024, 8192,
+ * "h100-sxm"), training NS_CLUSTER_DEFAULT_MODEL; for each chip count in {domain, 1024, 8192,
  * 16384} the fastest configuration found by the search, with its breakdown. With plot_dir
  * (an existing folder) it also writes the two plots there (ns_cluster_write_plots) and says in
  * "plots_status" whether that worked; a plot failure does not fail the call. Returns a new

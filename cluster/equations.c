@@ -22,21 +22,33 @@ double ns_megatron_flops_per_iter(double batch, double seq, double layers, doubl
     return 72.0 * bslh2 * (1.0 + seq / (6.0 * hidden)) + 6.0 * batch * seq * hidden * vocab;
 }
 
-double ns_korthikanti_act_bytes(double s, double b, double h, double heads, double kv_heads,
-                                double ffn, int gated_ffn, double t, int sequence_parallel,
-                                double e, int dropout, double score_keys, int full_recompute) {
-    double sb = s * b, split = sequence_parallel ? t : 1.0;
-    if (full_recompute) return e * sb * h / split;
-    double kv_local = kv_heads >= t ? kv_heads / t : 1.0; /* a KV head per rank, replicated */
-    double masks = dropout ? 1.0 : 0.0;                   /* a dropout mask's byte per element */
-    double not_tp = (4.0 * e + 2.0 * masks) * sb * h / split; /* norms, their outputs; masks */
-    double attn = e * sb * h / t                          /* Q */
-                  + 2.0 * e * sb * (h / heads) * kv_local /* K and V */
-                  + e * sb * h / t;                       /* the output projection's input */
-    double mlp = (gated_ffn ? 4.0 : 2.0) * e * sb * ffn / t; /* up (+ gate), act. (+ product) */
+double ns_kv_heads_per_rank(double kv_heads, double t) {
+    return kv_heads >= t ? kv_heads / t : 1.0; /* fewer than t: one per rank, replicated */
+}
+
+double ns_korthikanti_act_bytes(const ns_act_shape *a) {
+    double sb = a->s * a->b, split = a->sp ? a->t : 1.0;
+    if (a->full) return a->e * sb * a->h / split;
+    double e = a->e, h = a->h, t = a->t;
+    double kv_local = ns_kv_heads_per_rank(a->kv_heads, t);
+    double masks = a->dropout ? 1.0 : 0.0; /* a dropout mask's byte per element */
+    double not_tp = (4.0 * e + 2.0 * masks) * sb * h / split;  /* norms, their outputs; masks */
+    double attn = e * sb * h / t                               /* Q */
+                  + 2.0 * e * sb * (h / a->heads) * kv_local   /* K and V */
+                  + e * sb * h / t;                            /* the output projection's input */
+    double mlp = (a->gated ? 4.0 : 2.0) * e * sb * a->ffn / t; /* up (+ gate), act. (+ product) */
     /* softmax output, and with dropout its mask and output (without, AV reads the softmax's) */
-    double scores = (dropout ? 2.0 * e + masks : e) * (heads / t) * score_keys * sb;
+    double scores = (a->dropout ? 2.0 * e + masks : e) * (a->heads / t) * a->score_keys * sb;
     return not_tp + attn + mlp + scores;
+}
+
+double ns_attn_score_bytes(double e, int dropout) {
+    return 4.0 * e + (dropout ? 2.0 * e + 1.0 : 0.0);
+}
+
+double ns_cp_gathered_kv_bytes(double e, double b, double seq, int cp, double head_dim,
+                               double kv_per_rank) {
+    return 2.0 * e * b * (seq - seq / cp) * head_dim * kv_per_rank;
 }
 
 /* ---- one chip: the roofline ---------------------------------------------------------------- */
@@ -80,6 +92,12 @@ double ns_p2p_s(double bytes, double alpha_s, double bw_bytes_per_s) {
 double ns_allreduce_ring_s(double bytes, int n, double alpha_s, double bw_bytes_per_s) {
     if (n <= 1) return 0.0;
     return 2.0 * (n - 1) * alpha_s + 2.0 * (n - 1) / n * bytes / bw_bytes_per_s;
+}
+
+void ns_ring_link_alpha_beta(int n, double *alpha, double *beta) {
+    if (n < 2) return;
+    *alpha /= 2.0 * (n - 1);
+    *beta /= 2.0 * (n - 1) / n;
 }
 
 double ns_allreduce_rabenseifner_s(double bytes, int n, double alpha_s, double bw_bytes_per_s) {

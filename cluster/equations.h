@@ -34,28 +34,63 @@ double ns_palm_flops_per_token(double params, double layers, double heads, doubl
 double ns_megatron_flops_per_iter(double batch, double seq, double layers, double hidden,
                                   double vocab, int recompute);
 
-/* Activation bytes one transformer layer keeps for one micro-batch, Korthikanti et al. 2022
- * (arXiv 2205.05198) section 4.1 term by term, for any FFN, gating and KV head count, with e
- * bytes per element (the paper's 16-bit case is e = 2; the model's storage precision: the run's,
- * BF16 under FP8) and 1-byte dropout masks (none when the model trains without dropout,
- * dropout = 0, as Llama 3 does): the inputs of the two norms (e·sbh each), the QKV input (e·sbh), the two dropout masks
- * (sbh each), the FFN input (e·sbh): (4e + 2)·sbh, or 4e·sbh without dropout, ÷ t only with
- * sequence parallelism; Q (e·sbh/t), K and V (e·sb·d·k each, d = h/a the head dimension, k =
- * kv_heads/t KV heads per rank, or 1 when kv_heads < t and they are replicated), the output
- * projection's input (e·sbh/t); the FFN's activation input and output (e·sbf/t each, f = ffn), or
- * with a gated FFN (SwiGLU) the up and gate outputs, the activation and the product (4e·sbf/t); and
- * the scores of the s queries against score_keys keys (s without context parallelism; under CP
- * a rank's s/cp queries attend to the whole sequence, so s/cp × seq; 0 when they are not stored:
- * flash attention or selective recomputation): the softmax output, its dropout mask and output,
- * (2e + 1)·(a/t)·s·score_keys·b, or without dropout the softmax output alone (AV reads it),
- * e·(a/t)·s·score_keys·b. GPT-3's case at e = 2 with dropout (f = 4h, kv_heads = a, not gated,
- * score_keys = s) is the paper's s·b·h·(34/t + 5·a·s/(h·t)) with sequence parallelism and
- * s·b·h·(10 + 24/t + 5·a·s/(h·t)) without (Table 2). full_recompute: only the layer input,
- * e·s·b·h (÷ t with sequence parallelism). s the tokens of the sequence on this rank,
- * b micro-batch, h hidden size, a heads, t TP degree. */
-double ns_korthikanti_act_bytes(double s, double b, double h, double heads, double kv_heads,
-                                double ffn, int gated_ffn, double t, int sequence_parallel,
-                                double e, int dropout, double score_keys, int full_recompute);
+/* Key/value heads one tensor-parallel rank holds under grouped-query attention (Ainslie et al.
+ * 2023, arXiv 2305.13245: kv_heads groups of query heads share one K and V head): kv_heads / t
+ * when there are at least t of them, else 1, each rank holding a replica of the one its query
+ * heads use (Llama 3 405B: 8 KV heads, one per rank at TP 8). */
+double ns_kv_heads_per_rank(double kv_heads, double t);
+
+/* The shape of one transformer layer's activations on one rank, for ns_korthikanti_act_bytes
+ * (Korthikanti et al. 2022, arXiv 2205.05198, section 4.1, term by term, for any FFN, gating and
+ * KV head count, with e bytes per element: the paper's 16-bit case is e = 2; the model's
+ * storage precision: the run's, BF16 under FP8). The terms: the inputs of the two norms (e·sbh
+ * each), the QKV input (e·sbh), the two dropout masks (sbh each, 1 byte), the FFN input (e·sbh):
+ * (4e + 2)·sbh, or 4e·sbh without dropout, ÷ t only with sequence parallelism; Q (e·sbh/t), K
+ * and V (e·sb·d·k each, d = h/a the head dimension, k = ns_kv_heads_per_rank), the output
+ * projection's input (e·sbh/t); the FFN's activation input and output (e·sbf/t each, f = ffn),
+ * or with a gated FFN (SwiGLU) the up and gate outputs, the activation and the product
+ * (4e·sbf/t); and the scores of the s queries against score_keys keys: the softmax output, its
+ * dropout mask and output, (2e + 1)·(a/t)·s·score_keys·b, or without dropout the softmax output
+ * alone (AV reads it), e·(a/t)·s·score_keys·b. GPT-3's case at e = 2 with dropout (f = 4h,
+ * kv_heads = a, not gated, score_keys = s) is the paper's s·b·h·(34/t + 5·a·s/(h·t)) with
+ * sequence parallelism and s·b·h·(10 + 24/t + 5·a·s/(h·t)) without (Table 2). */
+typedef struct ns_act_shape {
+    double s;          /* tokens of the sequence on this rank (seq / cp) */
+    double b;          /* micro-batch, sequences */
+    double h;          /* hidden size */
+    double heads;      /* attention heads a */
+    double kv_heads;   /* key/value heads (a for multi-head attention) */
+    double ffn;        /* FFN inner size f */
+    int gated;         /* a gated FFN (SwiGLU: 3 matrices) */
+    double t;          /* tensor-parallel degree */
+    int sp;            /* Megatron sequence parallelism: the non-TP terms ÷ t */
+    double e;          /* bytes per element */
+    int dropout;       /* trained with dropout (its 1-byte masks are kept; Llama 3: none) */
+    double score_keys; /* keys each query's stored scores span: s without context parallelism,
+                          seq under CP (a rank's s/cp queries attend to the whole sequence), 0
+                          when scores are not stored (flash attention, selective recompute) */
+    int full;          /* full recomputation: only the layer input, e·s·b·h (÷ t with SP) */
+} ns_act_shape;
+
+/* Activation bytes one transformer layer keeps for one micro-batch of shape *a (ns_act_shape
+ * gives each term). */
+double ns_korthikanti_act_bytes(const ns_act_shape *a);
+
+/* Bytes an unfused attention moves through memory per score in its forward pass: QKᵀ writes S,
+ * the softmax reads S and writes P, AV reads P, four passes of e bytes (Dao et al. 2022, arXiv
+ * 2205.14135, sec. 2.2, Algorithm 0: the standard implementation's Θ(s²) HBM accesses, which
+ * flash attention avoids). Dropout on the scores is one more element-wise op with its own round
+ * trip (ibid.): it reads P again and writes the dropped P (e bytes) and its mask (1 byte), which
+ * AV then reads in place of P: 6e + 1 bytes instead of 4e. */
+double ns_attn_score_bytes(double e, int dropout);
+
+/* Bytes of the K and V that context parallelism gathers from the other CP ranks and keeps for
+ * the backward pass of this rank's queries (Llama 3, arXiv 2407.21783, sec. 3.3.2: all-gather K
+ * and V, attend the local Q): 2·e·b·(seq − seq/cp)·d·k, beyond the local K and V that
+ * ns_korthikanti_act_bytes counts; e bytes per element, b micro-batch, d head dimension, k the
+ * KV heads per TP rank (ns_kv_heads_per_rank). 0 for cp = 1. */
+double ns_cp_gathered_kv_bytes(double e, double b, double seq, int cp, double head_dim,
+                               double kv_per_rank);
 
 /* ---- one chip: the roofline ---------------------------------------------------------------- */
 
@@ -92,6 +127,12 @@ double ns_p2p_s(double bytes, double alpha_s, double bw_bytes_per_s);
 /* Ring all-reduce of S bytes over n ranks: 2(n−1)·α + 2·(n−1)/n·S·β (Patarasuk & Yuan 2009,
  * JPDC 69(2); Thakur et al. 2005 section 4.4). 0 for n = 1. */
 double ns_allreduce_ring_s(double bytes, int n, double alpha_s, double bw_bytes_per_s);
+
+/* ns_allreduce_ring_s inverted: a fit t(S) = A + B·S of a whole ring all-reduce over n ranks
+ * (A seconds, B seconds per byte, in *alpha and *beta) into the per-link α = A / (2(n−1)) and
+ * β = B / (2(n−1)/n) that ns_allreduce_ring_s takes (its bandwidth is 1/β). Unchanged for
+ * n < 2. Thakur et al. 2005 section 4.4; Patarasuk & Yuan 2009. */
+void ns_ring_link_alpha_beta(int n, double *alpha, double *beta);
 
 /* Rabenseifner's all-reduce (recursive-halving reduce-scatter then recursive-doubling
  * all-gather): 2·lg p'·α + 2·(p'−1)/p'·S·β with p' = 2^⌊log2 n⌋; when n is not a power of two

@@ -4,8 +4,9 @@
  * the optimizer step, memory per chip, and what follows (MFU, HFU, goodput, time to train,
  * power, cost). Every formula from a paper is a function of equations.c, with its source; this
  * file wires them to the shapes of one layer and counts those shapes itself: the parameters
- * (ns_model_params) and a layer's attention FLOPs and element-wise bytes (layer_fwd). Nothing
- * here allocates: ns_cluster_search() calls ns_cluster_eval() in its inner loop.
+ * (ns_model_params), a layer's GEMM and attention FLOPs and element-wise bytes (layer_fwd), and
+ * the FLOPs a step executes behind HFU (eval_rc). Nothing here allocates: ns_cluster_search()
+ * calls ns_cluster_eval() in its inner loop.
  *
  * What the model leaves out, and so where it can miss a published figure:
  *  - Sustained clocks. The GEMM table is per-call efficiency; a chip held at its power limit for
@@ -272,7 +273,7 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     double t = par->tp, e = ns_cprec_bytes(storage_prec(in)); /* attention and element-wise */
     double T = (double)par->micro_batch * m->seq_tokens / par->cp; /* tokens on this chip */
     double h = m->hidden, hd = head_dim(m), f = m->ffn;
-    double kv_local = m->kv_heads >= par->tp ? (double)m->kv_heads / t : 1.0; /* replicated */
+    double kv_local = ns_kv_heads_per_rank(m->kv_heads, t);
     layer_times lt;
     /* Attention core: QKᵀ and AV, 4·T·s·h/t FLOP. Under a causal mask flash attention skips
      * the blocks above the diagonal, half (Dao 2023, arXiv 2307.08691, sec. 3.1.1); unfused
@@ -281,17 +282,11 @@ static layer_times layer_fwd(const ns_cluster_input *in, const ns_par *par) {
     const int skip_masked = m->causal && in->run.flash_attention;
     lt.attn_flops = 4.0 * T * m->seq_tokens * h / t * (skip_masked ? 0.5 : 1.0);
     lt.attn_s = lt.attn_flops / (c->peak_flops[storage_prec(in)] * c->attn_eff);
-    /* Unfused attention moves the b·(a/t)·s² scores through memory: QKᵀ writes S, the softmax
-     * reads S and writes P, AV reads P, four passes of e bytes (Dao et al. 2022, arXiv
-     * 2205.14135, sec. 2.2, Algorithm 0: the standard implementation's Θ(s²) HBM accesses,
-     * which flash attention avoids); backward is counted as for the rest, twice the forward.
-     * Dropout on the scores is one more element-wise op with its own round trip (ibid.): it
-     * reads P again and writes the dropped P (e bytes) and its mask (1 byte), which AV then
-     * reads in place of P, so 6e + 1 bytes per score instead of 4e. */
+    /* Unfused attention moves the b·(a/t)·s² scores through memory (ns_attn_score_bytes each);
+     * backward is counted as for the rest, twice the forward. */
     if (!in->run.flash_attention) {
-        double per_score = 4.0 * e + (m->dropout ? 2.0 * e + 1.0 : 0.0);
-        lt.attn_s +=
-            per_score * T * ((double)m->heads / t) * m->seq_tokens / c->mem_bw_bytes_per_s;
+        double per_score = ns_attn_score_bytes(e, m->dropout);
+        lt.attn_s += per_score * T * ((double)m->heads / t) * m->seq_tokens / c->mem_bw_bytes_per_s;
     }
     const double qkv_n = h / t + 2.0 * hd * kv_local, up_n = (m->gated_ffn ? 2.0 : 1.0) * f / t;
     double gemms = gemm_s(in, T, qkv_n, h)    /* QKV projection */
@@ -319,19 +314,27 @@ static double act_bytes_per_layer(const ns_cluster_input *in, const ns_par *par,
     /* this rank's s/cp queries against all seq keys (Llama 3 sec. 3.3.2: K and V gathered) */
     double score_keys = keep_scores ? (double)m->seq_tokens : 0.0;
     double e = ns_cprec_bytes(storage_prec(in));
-    double bytes = ns_korthikanti_act_bytes(s, par->micro_batch, m->hidden, m->heads, m->kv_heads,
-                                            m->ffn, m->gated_ffn, par->tp,
-                                            in->run.sequence_parallel, e, m->dropout, score_keys,
-                                            rc == NS_RECOMP_FULL);
+    const ns_act_shape shape = {.s = s,
+                                .b = par->micro_batch,
+                                .h = m->hidden,
+                                .heads = m->heads,
+                                .kv_heads = m->kv_heads,
+                                .ffn = m->ffn,
+                                .gated = m->gated_ffn,
+                                .t = par->tp,
+                                .sp = in->run.sequence_parallel,
+                                .e = e,
+                                .dropout = m->dropout,
+                                .score_keys = score_keys,
+                                .full = rc == NS_RECOMP_FULL};
+    double bytes = ns_korthikanti_act_bytes(&shape);
     /* CP: the backward of this rank's queries needs the K and V of all seq keys. The model
-     * stores the ones the forward all-gather brought (Llama 3, arXiv 2407.21783, sec. 3.3.2:
-     * all-gather K and V, attend the local Q), rather than gathering them again in backward:
-     * 2·e·b·(seq − seq/cp)·d·k bytes beyond Korthikanti's local K and V (k = KV heads per TP
-     * rank). A fully recomputed layer keeps only its input and gathers again when it reruns. */
-    if (par->cp > 1 && rc != NS_RECOMP_FULL) {
-        double kv_local = m->kv_heads >= par->tp ? (double)m->kv_heads / par->tp : 1.0;
-        bytes += 2.0 * e * par->micro_batch * (m->seq_tokens - s) * head_dim(m) * kv_local;
-    }
+     * stores the ones the forward all-gather brought (ns_cp_gathered_kv_bytes), rather than
+     * gathering them again in backward. A fully recomputed layer keeps only its input and
+     * gathers again when it reruns. */
+    if (par->cp > 1 && rc != NS_RECOMP_FULL)
+        bytes += ns_cp_gathered_kv_bytes(e, par->micro_batch, m->seq_tokens, par->cp, head_dim(m),
+                                         ns_kv_heads_per_rank(m->kv_heads, par->tp));
     return bytes;
 }
 
@@ -355,7 +358,8 @@ static int stage_layers_of(const ns_model *m, const ns_par *par) {
 
 /* The exposed communication of one step into o: TP, CP, PP and DP (o->dp_algo), each less its
  * overlapped share. T is the tokens of one micro-batch on one CP rank, params_local the
- * parameters a chip holds; o->micro_batches, stage_layers and recompute_layers are set. */
+ * parameters a chip holds. Reads o->micro_batches, stage_layers and recompute_layers, which the
+ * caller has set. */
 static inline void eval_comm(const ns_cluster_input *in, const ns_par *par, double T,
                              double params_local, ns_breakdown *o) {
     const ns_model *m = &in->model;
@@ -376,7 +380,7 @@ static inline void eval_comm(const ns_cluster_input *in, const ns_par *par, doub
     /* CP: all-gather of K and V forward (reduce-scatter of their gradients backward) over the
      * CP group, Llama 3 paper section 3.3.2. */
     if (c > 1) {
-        double kv_local = m->kv_heads >= t ? (double)m->kv_heads / t : 1.0;
+        double kv_local = ns_kv_heads_per_rank(m->kv_heads, t);
         double kv_bytes =
             (double)par->micro_batch * m->seq_tokens * 2.0 * kv_local * head_dim(m) * e;
         double n_coll = 2.0 * L + rl;
@@ -435,10 +439,12 @@ static inline void eval_memory(const ns_cluster_input *in, const ns_par *par, ns
 }
 
 /* Throughput and utilisation into o (tokens, MFU, HFU, model and executed FLOP/s per chip);
- * o->step_s and o->executed_flops_* are set. MFU is PaLM's (appendix B): its 6N + 12·l·h·s
- * counts the input embedding (a lookup, no FLOPs) and the causally masked half of attention, so
- * it can exceed what the chips execute (o->model_over_executed says by how much). HFU and the
- * FLOP/s per chip are the FLOPs the model times (recomputation included): at most the peak. */
+ * reads o->step_s and o->executed_flops_*, which the caller has set. MFU is PaLM's (appendix
+ * B): its 6N + 12·l·h·s can count an untied input embedding (a lookup, no FLOPs) and the
+ * causally masked half of attention that flash attention skips (ns_mfu_not_executed names
+ * which), so it can exceed what the chips execute (o->model_over_executed says by how much).
+ * HFU and the FLOP/s per chip are the FLOPs the model times (recomputation included): at most
+ * the peak. */
 static inline void eval_rates(const ns_cluster_input *in, const ns_cluster_prep *prep,
                               ns_breakdown *o) {
     const ns_model *m = &in->model;

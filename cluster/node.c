@@ -5,6 +5,7 @@
  * is the chip, its compute ceilings and DRAM bandwidth. Also measured collective α–β from an
  * all-reduce fit. */
 #include "cluster/cluster.h"
+#include "cluster/equations.h"
 #include "harness/allreduce.h"
 #include "harness/json.h"
 #include "harness/stats.h"
@@ -399,7 +400,7 @@ const char *ns_node_mem_bw_source(const ns_cluster_input *in, char *buf, size_t 
     snprintf(what, sizeof what, "the DRAM ceiling of %s (%s class, %.0f thread%s%s)",
              ni->mem_bw_kernel, ni->mem_bw_class, ni->mem_bw_threads,
              ni->mem_bw_threads == 1 ? "" : "s", ni->mem_bw_suspect ? ", flagged suspect" : "");
-    if (in->sys.chip.mem_bw_bytes_per_s != ni->mem_bw_gbytes_per_s * 1e9)
+    if (ni->mem_bw_overridden)
         snprintf(buf, len, "--mem-bw-gbytes-per-s (the node's %.4g GB/s, %s, not used)",
                  ni->mem_bw_gbytes_per_s, what);
     else
@@ -467,7 +468,8 @@ int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int sca
     /* The whole all-reduce's α, β → per-link values under the ring model. A node's fit
      * (nodescale run, results.json allreduce.fit) carries them as per_step_alpha_s and
      * link_beta_s_per_byte; a fit without them is converted with its ranks, else with the
-     * section's threads (a node's fit had no ranks before aa6b81e). A bare fit is per-link. */
+     * section's threads (allreduce.fit has no "ranks" key where its schedule is not the ring,
+     * nor in a results.json of an older nodescale). A bare fit is per-link. */
     double ps_a = ns_json_get_num(fit, "per_step_alpha_s");
     double lk_b = ns_json_get_num(fit, "link_beta_s_per_byte");
     const char *sched = json_string_value(json_object_get(fit, "schedule"));
@@ -478,8 +480,7 @@ int ns_cluster_apply_allreduce(ns_cluster_input *in, const json_t *root, int sca
         a = ps_a;
         b = lk_b;
     } else if (n >= 2) {
-        a /= 2.0 * (n - 1);
-        b /= 2.0 * (n - 1) / n;
+        ns_ring_link_alpha_beta((int)n, &a, &b);
     }
     ns_link *l = scaleup ? &in->sys.scaleup : &in->sys.scaleout;
     l->latency_s = a;

@@ -69,12 +69,7 @@ json_t *ns_breakdown_json(const ns_cluster_input *in, const ns_breakdown *b) {
     ns_json_set_num(o, "hfu", b->hfu, NULL);
     ns_json_set_num(o, "mfu_model_over_executed", b->model_over_executed, NULL);
     char conv[512];
-    snprintf(conv, sizeof conv,
-             "PaLM appendix B: 6N + 12*l*h*s FLOP per token, counting %s, so MFU can exceed HFU "
-             "by mfu_model_over_executed (model FLOPs over those executed without "
-             "recomputation); HFU and hardware_flops_per_s_per_chip are the FLOPs the model "
-             "times, recomputation included",
-             ns_mfu_not_executed(in));
+    ns_mfu_convention_text(in, conv, sizeof conv);
     ns_json_set_str(o, "mfu_convention", conv);
     json_t *rel = json_object();
     ns_json_set_num(rel, "job_mtbf_s", b->job_mtbf_s, "no failures modelled (chip_mtbf_h = 0)");
@@ -112,47 +107,55 @@ const char *ns_mfu_not_executed(const ns_cluster_input *in) {
            "too)";
 }
 
+void ns_mfu_convention_text(const ns_cluster_input *in, char *buf, size_t len) {
+    snprintf(buf, len,
+             "PaLM's model FLOPs (6N + 12*l*h*s per token; appendix B) count %s, so MFU can "
+             "exceed HFU by the model FLOPs over those executed without recomputation; HFU and "
+             "the FLOP/s per chip are the FLOPs the model times (recomputation included)",
+             ns_mfu_not_executed(in));
+}
+
+/* The input a run's cluster section starts from, into *in: the defaults, the default model
+ * (NS_CLUSTER_DEFAULT_MODEL), then `preset` over it (read once), refused unless the preset names
+ * a chip (a chip peak: the default model has none) of the mechanistic model, not seed002's toy
+ * law; then the chip finished and checked as the search needs it (ns_cluster_check_input). The
+ * node is not applied: ns_cluster_from_results does that. 0, or -1 with a one-line reason. */
+static int run_cluster_input(ns_cluster_input *in, const char *preset, char *err, size_t errlen) {
+    ns_cluster_defaults(in);
+    if (ns_cluster_apply_preset(in, NS_CLUSTER_DEFAULT_MODEL, err, errlen) ||
+        ns_cluster_apply_preset(in, preset, err, errlen))
+        return -1;
+    int chip = 0;
+    for (int p = 0; p < NS_CP_COUNT; p++)
+        if (in->sys.chip.peak_flops[p] > 0) chip = 1;
+    if (!chip) {
+        snprintf(err, errlen,
+                 "preset '%.200s' names no chip (no chip.peak_tflop_per_s): give a chip preset "
+                 "such as h100-sxm (nodescale cluster --list-presets)",
+                 preset);
+        return -1;
+    }
+    if (in->eta.enabled) {
+        /* The toy mode's chip has no memory or network: the search a run does would fail
+         * after the measurement, so refuse it before. */
+        snprintf(err, errlen,
+                 "preset '%.200s' selects the toy efficiency law of preset seed002 (eta(G) = a - "
+                 "b*log2 G), which has no memory or network to carry the node's chip to: give a "
+                 "chip preset such as h100-sxm",
+                 preset);
+        return -1;
+    }
+    ns_chip_finish(&in->sys.chip);
+    return ns_cluster_check_input(in, err, errlen);
+}
+
 int ns_cluster_check_chip_preset(const char *preset, char *err, size_t errlen) {
     ns_cluster_input *probe = malloc(sizeof *probe);
     if (!probe) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    ns_cluster_defaults(probe);
-    int rc = ns_cluster_apply_preset(probe, preset, err, errlen);
-    if (rc == 0) {
-        rc = -1;
-        for (int p = 0; p < NS_CP_COUNT; p++)
-            if (probe->sys.chip.peak_flops[p] > 0) rc = 0;
-        if (rc)
-            snprintf(err, errlen,
-                     "preset '%.200s' names no chip (no chip.peak_tflop_per_s): give a chip "
-                     "preset such as h100-sxm (nodescale cluster --list-presets)",
-                     preset);
-        else if (probe->eta.enabled) {
-            /* The toy mode's chip has no memory or network: the search a run does would fail
-             * after the measurement, so refuse it before. */
-            snprintf(err, errlen,
-                     "preset '%.200s' selects the toy efficiency law (seed002), which has no "
-                     "mechanistic chip to carry the node to: give a chip preset such as h100-sxm",
-                     preset);
-            rc = -1;
-        }
-    }
-    /* What ns_cluster_from_results refuses, less the node (which only brings GEMM efficiency
-     * and CV): the defaults, llama3-405b, then the preset, checked as the search needs them. A
-     * run measures for minutes before it gets there. */
-    if (rc == 0) {
-        ns_cluster_defaults(probe);
-        rc = ns_cluster_apply_preset(probe, "llama3-405b", err, errlen) ||
-                     ns_cluster_apply_preset(probe, preset, err, errlen)
-                 ? -1
-                 : 0;
-        if (rc == 0) {
-            ns_chip_finish(&probe->sys.chip);
-            rc = ns_cluster_check_input(probe, err, errlen);
-        }
-    }
+    int rc = run_cluster_input(probe, preset, err, errlen);
     free(probe);
     return rc;
 }
@@ -160,13 +163,10 @@ int ns_cluster_check_chip_preset(const char *preset, char *err, size_t errlen) {
 json_t *ns_cluster_from_results(const json_t *results, const char *preset, const char *plot_dir,
                                 char *err, size_t errlen) {
     ns_cluster_input in;
-    ns_cluster_defaults(&in);
     if (!preset) preset = "h100-sxm";
     /* A model preset here would leave the chip unset and the node would stand in for it while
      * "preset" still names the model (test_cluster.c). */
-    if (ns_cluster_check_chip_preset(preset, err, errlen) ||
-        ns_cluster_apply_preset(&in, "llama3-405b", err, errlen) ||
-        ns_cluster_apply_preset(&in, preset, err, errlen) ||
+    if (run_cluster_input(&in, preset, err, errlen) ||
         ns_cluster_apply_node(&in, results, 0, err, errlen))
         return NULL;
     ns_chip_finish(&in.sys.chip);

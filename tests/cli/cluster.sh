@@ -195,6 +195,15 @@ done
 $ns cluster --preset h100-sxm --chips 16384 | grep -q "causally masked half of attention, which flash" ||
   { echo "llama3-405b: MFU note lost the masked half"; exit 1; }
 
+# The table's MFU note and the JSON's mfu_convention are one sentence (ns_mfu_convention_text).
+for p in h100-sxm megatron-1t; do
+  pre=(--preset h100-sxm); [ $p = megatron-1t ] && pre=(--preset a100-sxm --preset megatron-1t)
+  $ns cluster "${pre[@]}" --chips 3072 >"$tmp/conv.txt"
+  conv=$($ns cluster "${pre[@]}" --chips 3072 --json - | jq -r '.points[0].mfu_convention')
+  [ -n "$conv" ] && grep -qxF "MFU: $conv." "$tmp/conv.txt" ||
+    { echo "$p: the table's MFU note is not the JSON's mfu_convention"; exit 1; }
+done
+
 # --recompute auto tries selective before whole layers when scores are stored (megatron-1t,
 # unfused attention), and the README says so.
 $ns cluster --preset a100-sxm --preset megatron-1t --chips 3072 --tp 8 --pp 64 --dp 6 \

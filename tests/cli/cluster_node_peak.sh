@@ -91,4 +91,16 @@ set -e
   grep -q "error: --precision fp32: --node .* has no fp32 GEMM on a roof (its GEMM table is fp64)" "$tmp/no.err" ||
   { echo "t15#2: --precision fp32 on a node with fp64 GEMMs only: rc $rc"; cat "$tmp/no.err"; exit 1; }
 
+# The memory bandwidth's source says --mem-bw-gbytes-per-s whenever the flag is given, also when
+# it gives the node's own 20 GB/s (told apart by the flag, not by comparing the two values).
+for bw in 20 35; do
+  $ns cluster --node tests/fixtures/results_synthetic.json --chips 8 --mem-bw-gbytes-per-s $bw \
+    >"$tmp/bw.txt" 2>&1
+  grep -q "^memory bandwidth per chip $bw GB/s: --mem-bw-gbytes-per-s (the node's 20 GB/s" "$tmp/bw.txt" ||
+    { echo "--mem-bw-gbytes-per-s $bw: source not the flag"; grep "^memory" "$tmp/bw.txt"; exit 1; }
+done
+$ns cluster --node tests/fixtures/results_synthetic.json --chips 8 >"$tmp/bw.txt" 2>&1
+grep -q "^memory bandwidth per chip 20 GB/s: the DRAM ceiling of stream_triad" "$tmp/bw.txt" ||
+  { echo "no --mem-bw-gbytes-per-s: source not the node's ceiling"; grep "^memory" "$tmp/bw.txt"; exit 1; }
+
 echo "cluster --node peak ok"
