@@ -2331,9 +2331,31 @@ static void test_report_marks_suspect_ceilings(void **st) {
     json_decref(root);
 }
 
+/* The load/store classes the roofline judges by and `cluster --node` takes its DRAM ceiling by
+ * (one function for both): STREAM kernels by their stores, reductions read-only by family, a
+ * non-temporal kernel by name, no class for GEMM, an unknown kernel or none. */
+static void test_kernel_class(void **st) {
+    (void)st;
+    assert_int_equal(ns_roofline_kernel_class("stream_load", NULL), NS_CLS_READ);
+    assert_int_equal(ns_roofline_kernel_class("stream_sum", NULL), NS_CLS_READ);
+    assert_int_equal(ns_roofline_kernel_class("stream_copy", NULL), NS_CLS_WA);
+    assert_int_equal(ns_roofline_kernel_class("stream_triad", NULL), NS_CLS_WA);
+    assert_int_equal(ns_roofline_kernel_class("stream_triad_nt", NULL), NS_CLS_NT);
+    assert_int_equal(ns_roofline_kernel_class("dsum", "reduce"), NS_CLS_READ);
+    assert_int_equal(ns_roofline_kernel_class("dsum", NULL), NS_CLS_NONE);
+    assert_int_equal(ns_roofline_kernel_class("dgemm", "gemm"), NS_CLS_NONE);
+    assert_int_equal(ns_roofline_kernel_class(NULL, NULL), NS_CLS_NONE);
+    assert_string_equal(ns_roofline_class_name(NS_CLS_READ), "read-only");
+    assert_string_equal(ns_roofline_class_name(NS_CLS_WA), "write-allocating");
+    assert_string_equal(ns_roofline_class_name(NS_CLS_NT), "non-temporal");
+    assert_null(ns_roofline_class_name(NS_CLS_NONE));
+    assert_null(ns_roofline_class_name(NS_NCLS));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
+        cmocka_unit_test(test_kernel_class),
         cmocka_unit_test(test_plateaus_noisy),
         cmocka_unit_test(test_plateau_of_four_points),
         cmocka_unit_test(test_plateau_slope_is_16_percent),
