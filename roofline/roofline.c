@@ -1092,6 +1092,13 @@ static const char *dram_near_llc(const build_ctx *b, const curve_plateaus *p, do
     return why;
 }
 
+/* The index of level in the cache set b->cs, b->cs.n for DRAM; -1 when neither. */
+static int cache_level_index(const build_ctx *b, const char *level) {
+    for (int li = 0; li < b->cs.n; li++)
+        if (!strcmp(level, level_name(b->cs.level[li]))) return li;
+    return strcmp(level, "DRAM") ? -1 : b->cs.n;
+}
+
 /* Into why (len bytes), the reason plateau pl labelled the cache level `label` cannot define it:
  * it runs past PLATEAU_PAST_CAPACITY times the level's aggregate capacity, or into the DRAM tail
  * (from DRAM_TAIL_FROM times the aggregate LLC llc); "" when it can (or is DRAM, or unlabelled). */
@@ -1099,10 +1106,8 @@ static void plateau_fit(const build_ctx *b, const curve *cv, const ns_plateau *p
                         const char *label, double llc, char *why, size_t len) {
     why[0] = 0;
     if (!label || !strcmp(label, "DRAM")) return;
-    double cap = NAN;
-    for (int li = 0; li < b->cs.n; li++)
-        if (!strcmp(label, level_name(b->cs.level[li])))
-            cap = ns_roofline_capacity(&b->cs, li, cv->threads);
+    int li = cache_level_index(b, label);
+    double cap = li >= 0 && li < b->cs.n ? ns_roofline_capacity(&b->cs, li, cv->threads) : NAN;
     int past = pl->ws_hi_bytes > PLATEAU_PAST_CAPACITY * cap,
         tail = pl->ws_hi_bytes >= DRAM_TAIL_FROM * llc;
     if (!past && !tail) return;
@@ -1167,7 +1172,8 @@ static int choose_plateaus(const build_ctx *b, const curve *cv, curve_plateaus *
     /* No LLC plateau fits the LLC: one that runs on past it still holds the LLC's rate, and a
      * DRAM rate as fast is no DRAM rate (a cache hwloc does not report). */
     for (int i = 0; i < np && !isfinite(p->llc_bw); i++)
-        if (p->unfit[i][0] && label[i] && !strcmp(label[i], level_name(b->cs.level[b->cs.n - 1])))
+        if (p->unfit[i][0] && label[i] && b->cs.n &&
+            !strcmp(label[i], level_name(b->cs.level[b->cs.n - 1])))
             p->llc_bw = pl[i].gbytes_per_s;
     p->nt = ns_roofline_nt_stores(cv->kernel);
     for (int i = 0; p->nt && i < np; i++)
@@ -2302,13 +2308,6 @@ static void bandwidth_scaling(build_ctx *b, json_t *ceil) {
     }
 }
 
-/* The index of level in the cache set, b->cs.n for DRAM; -1 when neither. */
-static int level_index(const build_ctx *b, const char *level) {
-    for (int li = 0; li < b->cs.n; li++)
-        if (!strcmp(level, level_name(b->cs.level[li]))) return li;
-    return strcmp(level, "DRAM") ? -1 : b->cs.n;
-}
-
 /* A trusted roof at level and threads faster than factor x gbps: of class cls, else, when
  * level_roof, the level's roof; NULL when none. */
 static const bw_roof *faster_roof(const build_ctx *b, const char *level, int threads, int cls,
@@ -2330,7 +2329,8 @@ static void level_order(build_ctx *b, json_t *ceil) {
     if (!why) return;
     for (size_t r = 0; r < b->nroofs; r++) {
         const bw_roof *ro = &b->roofs[r];
-        int lroof = find_bw_roof(b, ro->level, ro->threads) == ro, li = level_index(b, ro->level);
+        int lroof = find_bw_roof(b, ro->level, ro->threads) == ro,
+            li = cache_level_index(b, ro->level);
         for (int d = li + 1; li >= 0 && d <= b->cs.n && !why[r][0]; d++) {
             const char *dl = d < b->cs.n ? level_name(b->cs.level[d]) : "DRAM";
             const bw_roof *o = faster_roof(b, dl, ro->threads, ro->cls, lroof, 1, ro->gbytes_per_s);
