@@ -17,7 +17,16 @@
 
 #include "harness/cli.h"
 #include "harness/context.h"
+#include "harness/stats.h"
 #include "include/nodescale.h"
+
+/* The ddot length and the GEMM order (macros: the help text spells them), the timed ddot
+ * batches of CALLS calls and the timed GEMM calls (fewer when quick). */
+#define NDOT 65536
+#define NG 256
+#define STR_(x) #x
+#define STR(x) STR_(x)
+enum { BATCHES = 15, CALLS = 20, GEMMS = 5 };
 
 static double now(void) {
     struct timespec t;
@@ -25,20 +34,9 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* One setting, in a process of its own: the two timings, one line. */
 static int child(const char *label, int quick) {
-    enum { NDOT = 65536, NG = 256 };
-    const int batches = quick ? 3 : 15, calls = 20, gemms = quick ? 1 : 5;
+    const int batches = quick ? 3 : BATCHES, gemms = quick ? 1 : GEMMS;
     double *x = malloc(NDOT * sizeof *x), *y = malloc(NDOT * sizeof *y);
     double *a = malloc(NG * NG * sizeof *a), *b = malloc(NG * NG * sizeof *b);
     double *c = malloc(NG * NG * sizeof *c);
@@ -50,13 +48,13 @@ static int child(const char *label, int quick) {
         x[i] = 1.0 + i % 7, y[i] = 0.5;
     for (int i = 0; i < NG * NG; i++)
         a[i] = 1.0 / (1 + i % 5), b[i] = 0.25, c[i] = 0;
-    double r, t, tdot[15], tgemm[5];
+    double r, t, tdot[BATCHES], tgemm[GEMMS];
     nodescale_ddot(NDOT, x, 1, y, 1, NodescaleSumPlain, NodescaleFast, &r); /* warm-up */
     for (int k = 0; k < batches; k++) {
         t = now();
-        for (int i = 0; i < calls; i++)
+        for (int i = 0; i < CALLS; i++)
             nodescale_ddot(NDOT, x, 1, y, 1, NodescaleSumPlain, NodescaleFast, &r);
-        tdot[k] = (now() - t) / calls;
+        tdot[k] = (now() - t) / CALLS;
     }
     for (int k = 0; k < gemms; k++) {
         t = now();
@@ -64,8 +62,9 @@ static int child(const char *label, int quick) {
                         NG, b, NG, 0.0, c, NG);
         tgemm[k] = now() - t;
     }
-    printf("%-40s %2d threads  ddot n = 65536 %9.1f us  dgemm 256^3 %8.2f ms\n", label,
-           omp_get_max_threads(), 1e6 * median(tdot, batches), 1e3 * median(tgemm, gemms));
+    printf("%-40s %2d threads  ddot n = %d %9.1f us  dgemm %d^3 %8.2f ms\n", label,
+           omp_get_max_threads(), NDOT, 1e6 * ns_median(tdot, (size_t)batches), NG,
+           1e3 * ns_median(tgemm, (size_t)gemms));
     free(x), free(y), free(a), free(b), free(c);
     return 0;
 }
@@ -74,10 +73,10 @@ int main(int argc, char **argv) {
     if (ns_bench_help(
             argc, argv,
             "usage: bench_wait_policy   (make bench-wait_policy)\n"
-            "  nodescale_ddot (n = 65536) and nodescale_dgemm (256^3) while a child\n"
-            "  process keeps the last CPU of the affinity mask busy, under OMP_WAIT_POLICY\n"
-            "  unset, OMP_WAIT_POLICY=passive and OMP_NUM_THREADS=1, each in a fresh\n"
-            "  process. No options.\n"
+            "  nodescale_ddot (n = " STR(NDOT) ") and nodescale_dgemm (" STR(NG) "^3) while\n"
+            "  a child process keeps the last CPU of the affinity mask busy, under\n"
+            "  OMP_WAIT_POLICY unset, OMP_WAIT_POLICY=passive and OMP_NUM_THREADS=1, each\n"
+            "  in a fresh process. No options.\n"
             "  NODESCALE_BENCH_QUICK=1  fewer calls\n"
             "  OMP_NUM_THREADS          threads of the first two settings (default: the\n"
             "                           CPUs in the affinity mask, the busy one included)\n"))

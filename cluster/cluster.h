@@ -157,8 +157,9 @@ typedef struct ns_node_info {
      * ns_node_eff_statistic); 0 when they are fraction_of_roof (a chip preset). */
     double eff_peak;
     /* As the chip: the DRAM ceiling taken as the memory bandwidth (write-allocating class, else
-     * read-only, never non-temporal while another exists): its kernel, class, threads, whether
-     * it was flagged suspect, and its GB/s (the chip's until a flag replaces it). */
+     * read-only, else "unknown", never non-temporal while another exists): its kernel, class,
+     * threads, whether it was flagged suspect, and its GB/s (the chip's until a flag replaces
+     * it). */
     char mem_bw_kernel[48];
     const char *mem_bw_class;
     double mem_bw_threads;

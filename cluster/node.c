@@ -281,21 +281,22 @@ static void node_pick_peaks(ns_cluster_input *in, const json_t *results, const j
 
 /* The DRAM ceiling of ceilings.bandwidth[] that the model's memory-bound work (GEMM operands,
  * norms, residuals, activations: normal loads and stores) gets, in GB/s, and into in->node which
- * one (kernel, class, threads, suspect). By class first, as the roofline judges such kernels
- * (roofline.c's load/store classes): write-allocating (stream_triad and the other STREAM kernels
- * that store), else read-only (stream_load, stream_sum); a non-temporal-store ceiling
- * (stream_triad_nt: no write-allocate) only when there is no other, since normal stores do not
- * reach it. Within a class, the highest entry not flagged suspect, else the highest. 0 when
- * there is no DRAM entry. */
-enum { DRAM_WA, DRAM_READ, DRAM_NT, DRAM_CLASSES };
-static const char *const dram_class_names[DRAM_CLASSES] = {"write-allocating", "read-only",
-                                                           "non-temporal"};
+ * one (kernel, class, threads, suspect). By the kernel's load/store class first, as the roofline
+ * judges it (ns_roofline_kernel_class): write-allocating (stream_triad and the other STREAM
+ * kernels that store), else read-only (stream_load, stream_sum), else a kernel of no known class
+ * (its stores may or may not write-allocate), and a non-temporal-store ceiling (stream_triad_nt:
+ * no write-allocate) only when there is no other, since normal stores do not reach it. Within a
+ * class, the highest entry not flagged suspect, else the highest. 0 when there is no DRAM
+ * entry. */
+#define DRAM_CLASSES 4
+static const int dram_class_rank[DRAM_CLASSES] = {NS_CLS_WA, NS_CLS_READ, NS_CLS_NONE, NS_CLS_NT};
 
+/* The rank of a ceiling's kernel in dram_class_rank[] (NULL: a ceiling that names none). */
 static int dram_class(const char *kernel) {
-    if (!kernel) return DRAM_READ; /* a sweep with no kernel named: the plainest class */
-    if (ns_roofline_nt_stores(kernel)) return DRAM_NT;
-    if (!strcmp(kernel, "stream_load") || !strcmp(kernel, "stream_sum")) return DRAM_READ;
-    return DRAM_WA;
+    int cls = ns_roofline_kernel_class(kernel, NULL), r = 0;
+    while (r < DRAM_CLASSES - 1 && dram_class_rank[r] != cls)
+        r++;
+    return r;
 }
 
 static double node_dram_bw(const json_t *results, ns_node_info *ni) {
@@ -318,7 +319,8 @@ static double node_dram_bw(const json_t *results, ns_node_info *ni) {
             if (!t) continue;
             const char *k = json_string_value(json_object_get(t, "kernel"));
             snprintf(ni->mem_bw_kernel, sizeof ni->mem_bw_kernel, "%s", k ? k : "(sweep)");
-            ni->mem_bw_class = dram_class_names[cls];
+            const char *cn = ns_roofline_class_name(dram_class_rank[cls]);
+            ni->mem_bw_class = cn ? cn : "unknown";
             ni->mem_bw_threads = ns_json_get_num(t, "threads");
             ni->mem_bw_suspect = sus;
             ni->mem_bw_gbytes_per_s = ns_json_get_num(t, "gbytes_per_s");

@@ -74,9 +74,11 @@ typedef struct ns_measurement {
 #define NS_DEFAULT_BUDGET_S 0.6
 #define NS_QUICK_BUDGET_S 0.15
 
-/* The bandwidth sweep's options (run.c): a sweep point is one of up to 128 working sets per
- * kernel and thread count and keeps its fastest sample (a ceiling is the best the machine did),
- * so 5 samples of 2 ms, 30 ms at most, suffice; the sizing samples warm the caches up. */
+/* The bandwidth sweep's options (run.c): a sweep point is one of up to NS_SWEEP_MAX_POINTS
+ * working sets per kernel and thread count and keeps its fastest sample (a ceiling is the best
+ * the machine did), so 5 samples of 2 ms, 30 ms at most, suffice; the sizing samples warm the
+ * caches up. */
+#define NS_SWEEP_MAX_POINTS 128
 #define NS_SWEEP_SAMPLES 5
 #define NS_SWEEP_SAMPLE_S 0.002
 #define NS_SWEEP_BUDGET_S 0.03

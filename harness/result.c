@@ -201,7 +201,11 @@ json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measu
     if (!st) {
         json_t *r = ns_result_json(k, p, NULL, NULL);
         char why[160];
-        snprintf(why, sizeof why, "not measured: cannot allocate inputs (%s)", strerror(errno));
+        /* Only ENOMEM is a lack of memory (the roofline reads that status as a sweep's memory
+         * limit); another errno is a kernel that cannot be set up here. */
+        int e = errno;
+        snprintf(why, sizeof why, "not measured: %s (%s)",
+                 e == ENOMEM ? "cannot allocate inputs" : "cannot set up the kernel", strerror(e));
         ns_json_set_str(r, "status", why);
         return r;
     }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/measure.h"
 #include "harness/stats.h"
 #include "kernels/registry.h"
 
@@ -24,8 +25,8 @@
 /* A thread count: 1 to NS_MAX_THREADS, the range run, bench and fleet --threads accept. */
 #define NS_CHECK_MAX_THREADS NS_MAX_THREADS
 /* The most sweep points one curve (kernel, ISA, precision, threads) may hold: a run writes at
- * most 128 working sets per curve; more is not a file this tool wrote, and the roofline's
- * plateau search is quadratic in a curve's points (results_check.sh). */
+ * most NS_SWEEP_MAX_POINTS working sets per curve; more is not a file this tool wrote, and the
+ * roofline's plateau search is quadratic in a curve's points (results_check.sh). */
 #define NS_CHECK_MAX_CURVE_POINTS 1024
 
 /* Quantities checked where present (null allowed: an unmeasurable value). */
@@ -236,9 +237,9 @@ static int check_sweep(const json_t *sw, const char *path, char *err, size_t err
             const char *kernel = json_string_value(json_object_get(p, "kernel"));
             snprintf(err, errlen,
                      "%s: sweep[%zu]: its curve (%.100s, t%g) holds more than %d points (a run "
-                     "writes at most 128 per curve): not a results file this tool wrote",
+                     "writes at most %d per curve): not a results file this tool wrote",
                      path, i, kernel ? kernel : "no kernel", ns_json_get_num(p, "threads"),
-                     NS_CHECK_MAX_CURVE_POINTS);
+                     NS_CHECK_MAX_CURVE_POINTS, NS_SWEEP_MAX_POINTS);
             goto out;
         }
         json_object_set_new(curves, key, json_integer(n));

@@ -137,13 +137,12 @@ int ns_sweep_points(double step, double max_ws, double *ws, int cap) {
 }
 
 /* The sweep's working sets: a factor of 1.25 apart (about three per doubling, so each cache
- * level has points clear of its edges) in a full run, 2 in --quick; at most SWEEP_MAX_POINTS. */
+ * level has points clear of its edges) in a full run, 2 in --quick; at most NS_SWEEP_MAX_POINTS. */
 #define SWEEP_STEP(quick) ((quick) ? 2.0 : 1.25)
-#define SWEEP_MAX_POINTS 128
 
-/* The working sets of the sweep on `threads` threads into ws (SWEEP_MAX_POINTS at most). */
+/* The working sets of the sweep on `threads` threads into ws (NS_SWEEP_MAX_POINTS at most). */
 static int sweep_working_sets(int quick, int threads, double *ws) {
-    return ns_sweep_points(SWEEP_STEP(quick), sweep_max_bytes(threads), ws, SWEEP_MAX_POINTS);
+    return ns_sweep_points(SWEEP_STEP(quick), sweep_max_bytes(threads), ws, NS_SWEEP_MAX_POINTS);
 }
 
 int ns_sweep_sizes(const double *ws, int nws, double per_el, int threads, int64_t *n) {
@@ -237,8 +236,8 @@ static void measure_sweep(run_state *s, json_t *root) {
     const char *const *names = s->o->quick ? sweep_kernels_quick : ns_sweep_kernels;
     size_t nnames = s->o->quick ? NQUICK_SWEEP_KERNELS : NS_SWEEP_KERNEL_COUNT;
     int tc[2], ntc = thread_counts(s->o->threads, tc);
-    double ws[SWEEP_MAX_POINTS];
-    int64_t sizes[SWEEP_MAX_POINTS];
+    double ws[NS_SWEEP_MAX_POINTS];
+    int64_t sizes[NS_SWEEP_MAX_POINTS];
     for (int t = 0; t < ntc && !interrupted(); t++) {
         int nws = sweep_working_sets(s->o->quick, tc[t], ws);
         for (size_t j = 0; j < nnames && !interrupted(); j++) {
@@ -412,8 +411,8 @@ static void plan(run_state *s) {
     s->total = npeak;
     s->total_w = npeak * step_weight(0);
 
-    double ws[SWEEP_MAX_POINTS];
-    int64_t sizes[SWEEP_MAX_POINTS];
+    double ws[NS_SWEEP_MAX_POINTS];
+    int64_t sizes[NS_SWEEP_MAX_POINTS];
     const char *const *names = o->quick ? sweep_kernels_quick : ns_sweep_kernels;
     int nsweep_kernels = (int)(o->quick ? NQUICK_SWEEP_KERNELS : NS_SWEEP_KERNEL_COUNT);
     for (int t = 0; t < ntc; t++) {

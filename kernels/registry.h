@@ -78,7 +78,8 @@ typedef struct ns_kernel {
     /* 1 if this CPU can run it (cpuid), else 0. */
     int (*supported)(void);
     /* Allocate and initialise inputs; NS_RUN_TEAM kernels first-touch in parallel with the same
-     * static partition run() uses. Returns NULL on allocation failure (errno set). */
+     * static partition run() uses. Returns NULL on failure, errno set: ENOMEM when the inputs
+     * cannot be allocated, another value (EINVAL, ENOTSUP) when the kernel cannot be set up. */
     void *(*create)(const ns_params *p);
     /* One repetition. See ns_run_model. */
     void (*run)(void *state, int tid, int nthreads);

@@ -145,18 +145,23 @@ static double bw_roof(const json_t *used, const char *level, int threads, int *s
     return NAN;
 }
 
+/* A picture's size in px, both terminals: PIC_W wide, PIC_H high unless a long legend needs
+ * more (body.height). */
+#define PIC_W 1300
+#define PIC_H 780
+
 /* Begins a picture: its body is written to a memory stream, then emitted once per terminal. */
 typedef struct {
     char *buf;
     size_t len;
     FILE *f;
-    int height; /* px, both terminals (1300 wide); 780 unless a long legend needs more */
+    int height; /* px, both terminals (PIC_W wide); PIC_H unless a long legend needs more */
 } body;
 
 static void body_begin(body *b) {
     b->buf = NULL;
     b->len = 0;
-    b->height = 780;
+    b->height = PIC_H;
     b->f = open_memstream(&b->buf, &b->len);
 }
 
@@ -177,19 +182,19 @@ static int body_end(plot_ctx *c, body *b, const char *name) {
     c->pics[c->npics++] = path;
     FILE *s = c->script;
     fprintf(s,
-            "\n# ---- %s\nreset\nset terminal svg size 1300,%d dynamic noenhanced "
+            "\n# ---- %s\nreset\nset terminal svg size %d,%d dynamic noenhanced "
             "font 'sans,12' background rgb 'white'\nset output ",
-            name, b->height);
+            name, PIC_W, b->height);
     char out[4200];
     snprintf(out, sizeof out, "%s.svg.tmp", path);
     gp_str(s, out);
     fprintf(s, "\n%s\nset output\nreset\n", b->buf);
     fprintf(s,
             "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-            "  set terminal pngcairo size 1300,%d noenhanced font 'sans,10' background "
-            "rgb 'white'\n} else {\n  set terminal png size 1300,%d noenhanced\n}\n"
+            "  set terminal pngcairo size %d,%d noenhanced font 'sans,10' background "
+            "rgb 'white'\n} else {\n  set terminal png size %d,%d noenhanced\n}\n"
             "set output ",
-            b->height, b->height);
+            PIC_W, b->height, PIC_W, b->height);
     snprintf(out, sizeof out, "%s.png.tmp", path);
     gp_str(s, out);
     fprintf(s, "\n%s\nset output\n", b->buf);
@@ -253,7 +258,7 @@ static int level_index(const char *level) {
     return NLEVELS;
 }
 
-/* Where the point labels go. The pictures are 1300 x H (both terminals; H = 780 unless the
+/* Where the point labels go. The pictures are PIC_W x H (both terminals; H = PIC_H unless the
  * kernel list needs more); the plot area of a roofline picture spans about 61..832 px across
  * and 47..H-52 px down; a label (font 9) is about 7 px a character and 12 px high, a point
  * marker about 14 px wide. */
@@ -262,7 +267,7 @@ static int level_index(const char *level) {
 #define PA_Y0 52.0     /* from the bottom */
 #define PA_YGAP 99.0   /* H minus the plot area's height */
 #define MAX_POINTS 128 /* points drawn per picture; more are named in a note */
-#define LBL_CW 7.0
+#define LBL_CW 7.0     /* px a character, font 9 or 10 (the sweep's ceiling labels) */
 #define LBL_H 12.0
 #define MARK_R 7.0
 /* Rows of label places tried around a point (0: its corners; more where labels collide). */
@@ -274,6 +279,25 @@ typedef struct {
 
 static int boxes_meet(box a, box b) {
     return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+/* How much a label on a label costs against a label on a point's marker (1): a roofline point's
+ * number beside a pile of points may cover markers rather than another number; a ceiling's text
+ * over another's cannot be read, so it covers any number of points first. */
+#define POINT_LABEL_ON_LABEL 4
+#define SWEEP_LABEL_ON_LABEL 100
+
+/* The cost of a label at box b: weight for each label of placed[0..nplaced) it meets, 1 for each
+ * marker of marks[0..nmarks) it meets but marks[skip] (its own point's; -1: none). The placers
+ * take the place of least cost. */
+static int place_label(box b, const box *placed, int nplaced, int weight, const box *marks,
+                       int nmarks, int skip) {
+    int hits = 0;
+    for (int j = 0; j < nplaced; j++)
+        hits += weight * boxes_meet(b, placed[j]);
+    for (int j = 0; j < nmarks; j++)
+        hits += j != skip && boxes_meet(b, marks[j]);
+    return hits;
 }
 
 /* Labels each point with its number as `set label` commands: to the right of a filled point
@@ -310,13 +334,8 @@ static void point_labels(FILE *f, const json_t **kept, int np, int tmax, double 
                 double x0 = sx > 0 ? px[k] + 0.8 * LBL_CW : px[k] - 0.8 * LBL_CW - w * LBL_CW;
                 double yc = py[k] + sy * (0.5 + ring) * LBL_H;
                 box b = {x0, x0 + w * LBL_CW, yc - LBL_H / 2, yc + LBL_H / 2};
-                int hits = 0;
-                for (int j = 0; j < k; j++)
-                    hits += 4 * boxes_meet(b, placed[j]); /* a label on a label is the worst */
-                for (int j = 0; j < navoid; j++)
-                    hits += 4 * boxes_meet(b, avoid[j]);
-                for (int j = 0; j < np; j++)
-                    hits += j != k && boxes_meet(b, mark[j]);
+                int hits = place_label(b, placed, k, POINT_LABEL_ON_LABEL, mark, np, k) +
+                           place_label(b, avoid, navoid, POINT_LABEL_ON_LABEL, NULL, 0, -1);
                 if (hits < best_hits) best = c, best_ring = ring, best_hits = hits, bb = b;
                 if (!hits) break;
             }
@@ -456,7 +475,7 @@ static void picture_legend(picture *p) {
     }
     int nlist = np, nzlist = nz, lines = nlist + (nzlist ? nzlist + 1 : 0) + (ndrawable > np);
     double need = TOP_PX + LINE_PX * (lines + 1) + KEY_PX;
-    p->b.height = need > 780 ? (int)ceil(need) : 780;
+    p->b.height = need > PIC_H ? (int)ceil(need) : PIC_H;
     const double H = p->b.height;
 #define LIST_Y(k) (1 - (TOP_PX + LINE_PX * (k)) / H) /* screen y of list line k */
     if (ndrawable > np)
@@ -781,22 +800,27 @@ static int same_curve(const json_t *a, const json_t *b) {
            !strcmp(str_of(a, "precision", ""), str_of(b, "precision", ""));
 }
 
+/* 1 when sweep[i] is a drawable point (sweep_point_ok) at `threads` (at any count when threads is
+ * 0) and no earlier such point is of its curve: each curve once, at its first point. */
+static int first_point_of_curve(const json_t *sweep, size_t i, int threads) {
+    const json_t *e = json_array_get(sweep, i), *x;
+    if (!sweep_point_ok(e) || (threads && int_of(e, "threads") != threads)) return 0;
+    size_t j;
+    json_array_foreach(sweep, j, x) {
+        if (j >= i) break;
+        if ((!threads || int_of(x, "threads") == threads) && sweep_point_ok(x) && same_curve(x, e))
+            return 0;
+    }
+    return 1;
+}
+
 /* The number of x's curve (kernel, ISA, precision) in the sweep; -1 when it has none. */
 static int curve_of(const json_t *sweep, const json_t *x) {
     int n = 0;
-    size_t i, j;
-    json_t *e, *y;
+    size_t i;
+    json_t *e;
     json_array_foreach(sweep, i, e) {
-        if (!sweep_point_ok(e)) continue;
-        int seen = 0;
-        json_array_foreach(sweep, j, y) {
-            if (j >= i) break;
-            if (sweep_point_ok(y) && same_curve(e, y)) {
-                seen = 1;
-                break;
-            }
-        }
-        if (seen) continue;
+        if (!first_point_of_curve(sweep, i, 0)) continue;
         if (same_curve(e, x)) return n;
         n++;
     }
@@ -807,8 +831,13 @@ static const char *curve_color(int k) {
     return k < 0 ? "#777777" : curve_colors[k % NCURVE_COLORS];
 }
 
+/* v on a log axis from lo to hi spanning span px: its px from the axis's start. */
+static double axis_px(double v, double lo, double hi, double span) {
+    return span * log(v / lo) / log(hi / lo);
+}
+
 /* A ceiling's label in a sweep panel: its text, where gnuplot anchors it, and its box in px
- * from the plot area's bottom left (sized as point_labels sizes its labels, font 10). */
+ * from the plot area's bottom left (LBL_CW a character, as point_labels sizes its labels). */
 typedef struct {
     char text[160];
     char at[128];
@@ -816,8 +845,7 @@ typedef struct {
     const char *color;
 } sweep_label;
 
-#define SWEEP_LABELS 32
-#define SWEEP_LBL_CW 7.0  /* px per character, font 10 */
+#define SWEEP_LABELS 32   /* ceiling labels drawn per panel; more are named in a note */
 #define SWEEP_LBL_H 14.0  /* px per line, font 10 */
 #define SWEEP_LBL_LIFT 4  /* lines a label may move up to clear labels and points */
 #define SWEEP_MARK_R 3.0  /* half a sweep point's marker (pt 7 ps 0.5), px */
@@ -826,8 +854,8 @@ typedef struct {
  * SWEEP_LBL_LIFT, never out of the panel's height) while it meets a label written before it or
  * one of the sweep points' markers marks[0..nmarks): a DRAM label centred over a wide "last
  * points" bar was drawn across the L3 label beside it, an L1 label over another curve's points
- * (roofline_sweep_labels.sh). Where no place is clear, the lift that meets the fewest (a label counting as a
- * hundred markers: text over text cannot be read). */
+ * (roofline_sweep_labels.sh). Where no place is clear, the lift that place_label scores lowest
+ * (SWEEP_LABEL_ON_LABEL). */
 static void sweep_labels_write(FILE *f, sweep_label *lb, int n, int *nl, const box *marks,
                                int nmarks, double height) {
     for (int i = 1; i < n; i++) /* insertion sort by height: a handful of labels */
@@ -835,20 +863,18 @@ static void sweep_labels_write(FILE *f, sweep_label *lb, int n, int *nl, const b
             sweep_label t = lb[j];
             lb[j] = lb[j - 1], lb[j - 1] = t;
         }
+    box placed[SWEEP_LABELS];
     for (int i = 0; i < n; i++) {
         int best = 0, best_hits = INT_MAX;
         for (int lift = 0; lift <= SWEEP_LBL_LIFT && best_hits; lift++) {
             box b = lb[i].b;
             b.y0 += lift * SWEEP_LBL_H, b.y1 += lift * SWEEP_LBL_H;
             if (lift && b.y1 > height) break;
-            int hits = 0;
-            for (int j = 0; j < i; j++)
-                hits += 100 * boxes_meet(b, lb[j].b);
-            for (int j = 0; j < nmarks; j++)
-                hits += boxes_meet(b, marks[j]);
+            int hits = place_label(b, placed, i, SWEEP_LABEL_ON_LABEL, marks, nmarks, -1);
             if (hits < best_hits) best = lift, best_hits = hits;
         }
         lb[i].b.y0 += best * SWEEP_LBL_H, lb[i].b.y1 += best * SWEEP_LBL_H;
+        placed[i] = lb[i].b;
         fprintf(f, "set label %d ", ++*nl);
         gp_str(f, lb[i].text);
         /* The lift in graph units, as the boxes count it (a character unit is the terminal's
@@ -863,31 +889,31 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The ranges every panel shares (x0..x1, y0..y1) and a panel's plot area across and up (px). */
+typedef struct {
+    double x0, x1, y0, y1, width, height;
+} panel_axes;
+
 /* The data of a sweep panel as boxes in px from the plot area's bottom left, computed as the
  * labels' boxes are: each point's marker at `threads`, and the line between a curve's
  * neighbouring points (gnuplot's `smooth unique` joins them in working-set order) as markers
  * every SWEEP_MARK_R px. Into *out (malloc'ed; free it); returns their number (0 when out of
  * memory). */
-static int sweep_marks(const json_t *sweep, int threads, double x0, double x1, double y0, double y1,
-                       double width, double height, box **out) {
+static int sweep_marks(const json_t *sweep, int threads, const panel_axes *ax, box **out) {
     size_t n = json_array_size(sweep), i, j, cap = n + 1, nm = 0;
     double *pt = malloc(2 * (n + 1) * sizeof *pt);
     box *m = malloc(cap * sizeof *m);
     const json_t *e, *x;
-    json_array_foreach(sweep, i, e) { /* each curve once: at its first point */
-        if (!pt || !m || int_of(e, "threads") != threads || !sweep_point_ok(e)) continue;
-        int seen = 0;
-        json_array_foreach(sweep, j, x) {
-            if (j >= i) break;
-            if (int_of(x, "threads") == threads && sweep_point_ok(x) && same_curve(x, e)) seen = 1;
-        }
-        if (seen) continue;
+    json_array_foreach(sweep, i, e) {
+        if (!pt || !m || !first_point_of_curve(sweep, i, threads)) continue;
         size_t np = 0;
         json_array_foreach(sweep, j, x) {
             if (int_of(x, "threads") != threads || !sweep_point_ok(x) || !same_curve(x, e))
                 continue;
-            pt[2 * np] = width * log(ns_json_get_num(x, "working_set_bytes") / x0) / log(x1 / x0);
-            pt[2 * np + 1] = height * log(ns_json_get_num(x, "gbytes_per_s") / y0) / log(y1 / y0);
+            pt[2 * np] =
+                axis_px(ns_json_get_num(x, "working_set_bytes"), ax->x0, ax->x1, ax->width);
+            pt[2 * np + 1] =
+                axis_px(ns_json_get_num(x, "gbytes_per_s"), ax->y0, ax->y1, ax->height);
             np++;
         }
         qsort(pt, np, 2 * sizeof *pt, cmp_double); /* by x: pairs sort by their first double */
@@ -915,22 +941,13 @@ static int sweep_marks(const json_t *sweep, int threads, double x0, double x1, d
     return m ? (int)nm : 0;
 }
 
-/* One panel of the sweep picture: every curve at `threads`, the bandwidth ceilings as thick
- * segments over their working-set range in their curve's colour, and the aggregate cache
- * capacities as vertical lines. x0..x1, y0..y1: the ranges every panel shares; width, height:
- * a panel's plot area across and up (px), to keep the labels inside it and apart. */
-static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, double x0, double x1,
-                       double y0, double y1, double width, double height) {
-    const json_t *sec = json_object_get(root, "roofline");
-    const json_t *sweep = json_object_get(root, "sweep");
-    fprintf(f, "unset label\nunset arrow\nset title '%d thread%s'\n", threads,
-            threads == 1 ? "" : "s");
+/* The aggregate cache capacities at `threads` as dashed verticals, each labelled at the top
+ * beside (left of) its line, not on it (the bars and their labels are below, the key bottom
+ * left), and 4x the last level's, where DRAM working sets begin. Labels from *nl + 1 on. */
+static void capacity_lines(FILE *f, const json_t *sec, int threads, int *nl) {
     size_t i;
     json_t *e;
-    int nl = 0;
     double llc = NAN;
-    /* Capacity labels at the top, beside (left of) their line, not on it: the bars and their
-     * labels are below, the key bottom left. */
     json_array_foreach(json_object_get(sec, "cache_capacity"), i, e) {
         if (int_of(e, "threads") != threads) continue;
         double cap = ns_json_get_num(e, "aggregate_bytes");
@@ -941,7 +958,7 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
         snprintf(l, sizeof l, "%s %s", lv, sz);
         fprintf(f, "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead dt 2 lc rgb '%s'\n", cap,
                 cap, level_color(lv));
-        fprintf(f, "set label %d ", ++nl);
+        fprintf(f, "set label %d ", ++*nl);
         gp_str(f, l);
         fprintf(f, " at %.9g, graph 0.985 rotate by 90 right offset -1.3,0 font ',9' tc rgb '%s'\n",
                 cap, level_color(lv));
@@ -953,26 +970,68 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
         fprintf(f,
                 "set label %d '4x LLC' at %.9g, graph 0.985 rotate by 90 right offset -1.3,0 "
                 "font ',9' tc rgb '#1f77b4'\n",
-                ++nl, 4 * llc);
+                ++*nl, 4 * llc);
     }
+}
 
-    /* Bandwidth ceilings: translucent bars in the colour of the curve they were taken from, over
-     * the working sets they span, one data file per colour and kind (kind 0: a detected plateau;
-     * kind 1: no plateau, the median of the points inside the level or the last points: a thin
-     * dashed bar); labelled with level, GB/s and kernel when they are the roof of their level. */
-    char seg[NCURVE_COLORS + 1][2][4200];
+/* The data files of a panel's ceiling bars: one per colour (NCURVE_COLORS: grey, a ceiling of no
+ * curve) and kind (0: a detected plateau; 1: no plateau), and how many bars each holds. */
+typedef struct {
+    char path[NCURVE_COLORS + 1][2][4200];
+    int n[NCURVE_COLORS + 1][2];
+} bar_files;
+
+/* The label of ceiling e (level lv, bw GB/s over lo..hi, of curve cv) into *l: centred over its
+ * bar, but kept inside the plot area: a label that would cross an edge is anchored at that
+ * edge. */
+static void ceiling_label(sweep_label *l, const json_t *e, const char *lv, double lo, double hi,
+                          double bw, int cv, const panel_axes *ax) {
+    char g[32];
+    fmt_gbps(bw, g, sizeof g);
+    /* Short, to cover little: the bar's style says plateau or not (the key). */
+    snprintf(l->text, sizeof l->text, "%s %s GB/s, %s%s", lv, g, str_of(e, "kernel", "?"),
+             json_is_true(json_object_get(e, "suspect")) ? " (suspect)" : "");
+    double len = LBL_CW * (double)strlen(l->text);
+    double mid = axis_px(sqrt(lo * hi), ax->x0, ax->x1, ax->width);
+    double left = mid - len / 2;
+    if (left < 0.01 * ax->width) {
+        left = 0.01 * ax->width;
+        snprintf(l->at, sizeof l->at, "at graph 0.01, first %.9g left", bw);
+    } else if (left + len > 0.99 * ax->width) {
+        left = 0.99 * ax->width - len;
+        snprintf(l->at, sizeof l->at, "at graph 0.99, first %.9g right", bw);
+    } else {
+        snprintf(l->at, sizeof l->at, "at %.9g, %.9g center", sqrt(lo * hi), bw);
+    }
+    double base = axis_px(bw, ax->y0, ax->y1, ax->height) + 0.4 * SWEEP_LBL_H;
+    l->b = (box){left, left + len, base, base + SWEEP_LBL_H};
+    l->color = curve_color(cv);
+}
+
+/* Bandwidth ceilings at `threads`: translucent bars in the colour of the curve they were taken
+ * from, over the working sets they span, into the data files of *bars (kind 0: a detected
+ * plateau; kind 1: no plateau, the median of the points inside the level or the last points: a
+ * thin dashed bar); labelled with level, GB/s and kernel when they are the roof of their level
+ * (at most SWEEP_LABELS, then a note says how many more), apart from each other and from the
+ * curves' points. Labels from *nl + 1 on. 0, or -1 when a data file cannot be written. */
+static int ceiling_bars_and_labels(plot_ctx *c, FILE *f, const json_t *root, int threads,
+                                   const panel_axes *ax, bar_files *bars, int *nl) {
+    const json_t *sec = json_object_get(root, "roofline");
+    const json_t *sweep = json_object_get(root, "sweep");
     FILE *sf[NCURVE_COLORS + 1][2];
-    int nseg[NCURVE_COLORS + 1][2] = {{0}};
+    memset(bars->n, 0, sizeof bars->n);
     for (int l = 0; l <= NCURVE_COLORS; l++)
         for (int k = 0; k < 2; k++)
-            if (!(sf[l][k] = data_file(c, seg[l][k], sizeof seg[l][k]))) {
+            if (!(sf[l][k] = data_file(c, bars->path[l][k], sizeof bars->path[l][k]))) {
                 for (int m = 0; m < 2 * l + k; m++)
                     fclose(sf[m / 2][m % 2]);
                 return -1;
             }
     const json_t *used = json_object_get(json_object_get(sec, "ceilings_used"), "bandwidth");
     sweep_label lb[SWEEP_LABELS];
-    int nlb = 0;
+    int nlb = 0, ndropped = 0;
+    size_t i;
+    json_t *e;
     json_array_foreach(json_object_get(json_object_get(root, "ceilings"), "bandwidth"), i, e) {
         double lo = ns_json_get_num(e, "working_set_min_bytes");
         double hi = ns_json_get_num(e, "working_set_max_bytes");
@@ -980,43 +1039,21 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
         if (int_of(e, "threads") != threads || !(lo > 0) || !(hi > 0) || !(bw > 0)) continue;
         if (lo == hi) lo /= 1.2, hi *= 1.2; /* one working set (source "kernel phase"): a tick */
         const char *lv = str_of(e, "level", "?");
-        int suspect = json_is_true(json_object_get(e, "suspect"));
         int cv = curve_of(sweep, e);
         int ci = cv >= 0 ? cv % NCURVE_COLORS : NCURVE_COLORS; /* one file per colour */
-        const char *src = str_of(e, "source", "plateau");
-        int kind = strcmp(src, "plateau") != 0;
+        int kind = strcmp(str_of(e, "source", "plateau"), "plateau") != 0;
         fprintf(sf[ci][kind], "%.9g %.9g\n%.9g %.9g\n\n", lo, bw, hi, bw);
-        nseg[ci][kind]++;
+        bars->n[ci][kind]++;
         size_t j;
         json_t *u;
         json_array_foreach(used, j, u) {
-            if (nlb < SWEEP_LABELS && int_of(u, "threads") == threads &&
-                !strcmp(str_of(u, "level", ""), lv) &&
+            if (int_of(u, "threads") == threads && !strcmp(str_of(u, "level", ""), lv) &&
                 !strcmp(str_of(u, "kernel", ""), str_of(e, "kernel", "")) &&
                 fabs(ns_json_get_num(u, "gbytes_per_s") - bw) <= 1e-9 * bw) {
-                sweep_label *l = &lb[nlb++];
-                char g[32];
-                fmt_gbps(bw, g, sizeof g);
-                /* Short, to cover little: the bar's style says plateau or not (the key). */
-                snprintf(l->text, sizeof l->text, "%s %s GB/s, %s%s", lv, g,
-                         str_of(e, "kernel", "?"), suspect ? " (suspect)" : "");
-                /* Centred over its bar, but kept inside the plot area: a label that would
-                 * cross an edge is anchored at that edge. */
-                double len = SWEEP_LBL_CW * (double)strlen(l->text);
-                double mid = width * log(sqrt(lo * hi) / x0) / log(x1 / x0);
-                double left = mid - len / 2;
-                if (left < 0.01 * width) {
-                    left = 0.01 * width;
-                    snprintf(l->at, sizeof l->at, "at graph 0.01, first %.9g left", bw);
-                } else if (left + len > 0.99 * width) {
-                    left = 0.99 * width - len;
-                    snprintf(l->at, sizeof l->at, "at graph 0.99, first %.9g right", bw);
-                } else {
-                    snprintf(l->at, sizeof l->at, "at %.9g, %.9g center", sqrt(lo * hi), bw);
-                }
-                double base = height * log(bw / y0) / log(y1 / y0) + 0.4 * SWEEP_LBL_H;
-                l->b = (box){left, left + len, base, base + SWEEP_LBL_H};
-                l->color = curve_color(cv);
+                if (nlb < SWEEP_LABELS)
+                    ceiling_label(&lb[nlb++], e, lv, lo, hi, bw, cv, ax);
+                else
+                    ndropped++;
             }
         }
     }
@@ -1024,29 +1061,31 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
         for (int k = 0; k < 2; k++)
             fclose(sf[l][k]);
     box *marks = NULL;
-    int nmarks = sweep_marks(sweep, threads, x0, x1, y0, y1, width, height, &marks);
-    sweep_labels_write(f, lb, nlb, &nl, marks, nmarks, height);
+    int nmarks = sweep_marks(sweep, threads, ax, &marks);
+    sweep_labels_write(f, lb, nlb, nl, marks, nmarks, ax->height);
     free(marks);
+    if (ndropped)
+        fprintf(f,
+                "set label %d '... and %d more ceiling label%s, not drawn: see "
+                "roofline.ceilings_used in results.json' at graph 0.01, graph 0.96 left "
+                "font ',9' front\n",
+                ++*nl, ndropped, ndropped == 1 ? "" : "s");
+    return 0;
+}
 
-    fprintf(f, "plot ");
-    int first = 1;
-    /* One data file per curve: (kernel, isa, precision) at this thread count. */
+/* The plot command's curves: one data file per curve (kernel, ISA, precision) at `threads`.
+ * *first: no plot element written yet (cleared when one is). 0, or -1 when a data file cannot
+ * be written. */
+static int curve_plots(plot_ctx *c, FILE *f, const json_t *sweep, int threads, int *first) {
+    size_t i;
+    json_t *e;
     json_array_foreach(sweep, i, e) {
-        if (int_of(e, "threads") != threads || !sweep_point_ok(e)) continue;
-        size_t j;
-        json_t *x;
-        int seen = 0;
-        json_array_foreach(sweep, j, x) {
-            if (j >= i) break;
-            if (int_of(x, "threads") == threads && sweep_point_ok(x) && same_curve(x, e)) {
-                seen = 1;
-                break;
-            }
-        }
-        if (seen) continue;
+        if (!first_point_of_curve(sweep, i, threads)) continue;
         char path[4200];
         FILE *df = data_file(c, path, sizeof path);
         if (!df) return -1;
+        size_t j;
+        json_t *x;
         json_array_foreach(sweep, j, x) {
             double ws = ns_json_get_num(x, "working_set_bytes");
             double bw = ns_json_get_num(x, "gbytes_per_s");
@@ -1057,26 +1096,32 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
         char title[128];
         snprintf(title, sizeof title, "%s %s %s", str_of(e, "kernel", "?"), str_of(e, "isa", ""),
                  str_of(e, "precision", ""));
-        fprintf(f, "%s", first ? "" : ", \\\n     ");
-        first = 0;
+        fprintf(f, "%s", *first ? "" : ", \\\n     ");
+        *first = 0;
         gp_str(f, path);
         fprintf(f, " u 1:2 smooth unique w lp pt 7 ps 0.5 lw 1.5 lc rgb '%s' title ",
                 curve_color(curve_of(sweep, e)));
         gp_str(f, title);
     }
+    return 0;
+}
+
+/* The plot command's ceiling bars (the data files of bars) and, for each kind drawn, a key
+ * entry saying which bar is which; ends the command (an empty plot when nothing was drawn).
+ * first: no plot element written yet. */
+static void bar_keys(FILE *f, const bar_files *bars, int first) {
     int kinds[2] = {0, 0};
     for (int l = 0; l <= NCURVE_COLORS; l++)
         for (int k = 0; k < 2; k++) {
-            if (!nseg[l][k]) continue;
+            if (!bars->n[l][k]) continue;
             kinds[k] = 1;
             fprintf(f, "%s", first ? "" : ", \\\n     ");
             first = 0;
-            gp_str(f, seg[l][k]);
+            gp_str(f, bars->path[l][k]);
             /* ARGB: 0x60 alpha keeps the curve visible under the bar. */
             fprintf(f, " u 1:2 w l %s lc rgb '#60%s' notitle", k ? "lw 4 dt (6,4)" : "lw 8",
                     curve_color(l < NCURVE_COLORS ? l : -1) + 1);
         }
-    /* The key says which bar is which. */
     if (kinds[0])
         fprintf(f, "%sNaN w l lw 8 lc rgb '#60777777' title 'plateau found (colour: its curve)'",
                 first ? "" : ", \\\n     ");
@@ -1088,7 +1133,28 @@ static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads, do
     if (kinds[0] || kinds[1]) first = 0;
     if (first) fprintf(f, "1/0 notitle");
     fprintf(f, "\n");
-    return 0;
+}
+
+/* One panel of the sweep picture: every curve at `threads`, the bandwidth ceilings as thick
+ * segments over their working-set range in their curve's colour, and the aggregate cache
+ * capacities as vertical lines; ax: the ranges every panel shares and a panel's plot area (px),
+ * to keep the labels inside it and apart. */
+static int sweep_panel(plot_ctx *c, FILE *f, const json_t *root, int threads,
+                       const panel_axes *ax) {
+    fprintf(f, "unset label\nunset arrow\nset title '%d thread%s'\n", threads,
+            threads == 1 ? "" : "s");
+    int nl = 0, first = 1;
+    capacity_lines(f, json_object_get(root, "roofline"), threads, &nl);
+    bar_files *bars = malloc(sizeof *bars);
+    if (!bars || ceiling_bars_and_labels(c, f, root, threads, ax, bars, &nl) != 0) {
+        free(bars);
+        return -1;
+    }
+    fprintf(f, "plot ");
+    int rc = curve_plots(c, f, json_object_get(root, "sweep"), threads, &first);
+    if (rc == 0) bar_keys(f, bars, first);
+    free(bars);
+    return rc;
 }
 
 static int sweep_picture(plot_ctx *c, const json_t *root) {
@@ -1133,8 +1199,8 @@ static int sweep_picture(plot_ctx *c, const json_t *root) {
         if (cap > 0 && isfinite(cap)) x1 = fmax(x1, 4 * cap);
     }
     x0 /= 1.5, x1 *= 1.5, y0 /= 2, y1 *= 3.5;
-    const double width = 1300.0 / nt - 110;  /* a panel's plot area across, px */
-    const double height = 780 - PA_YGAP - 30; /* and up, below the multiplot title */
+    /* A panel's plot area across and up (px, below the multiplot title). */
+    const panel_axes ax = {x0, x1, y0, y1, (double)PIC_W / nt - 110, PIC_H - PA_YGAP - 30};
     body b;
     body_begin(&b);
     if (!b.f) return -1;
@@ -1152,7 +1218,7 @@ static int sweep_picture(plot_ctx *c, const json_t *root) {
             "font ',11'\n",
             x0, x1, y0, y1, str_of(sec, "bytes_policy", "?"), nt);
     for (int t = 0; t < nt; t++)
-        if (sweep_panel(c, f, root, tc[t], x0, x1, y0, y1, width, height) != 0) {
+        if (sweep_panel(c, f, root, tc[t], &ax) != 0) {
             fclose(b.f);
             free(b.buf);
             return -1;

@@ -407,13 +407,12 @@ typedef struct {
     double *ws, *bw;
 } curve;
 
-/* Load/store classes: how a kernel's stores reach memory. The same byte count ("minimal": no
- * write-allocate) hides different real traffic: a triad's normal stores write-allocate (the line
- * is read before it is written: 32 B move per 24 counted), non-temporal ones do not, and a
- * read-only kernel uses no store port. So each kernel is judged against the bandwidth roof of
- * its own class; kernels of none (GEMM) against the level's fastest roof. */
-enum { CLS_NONE = -1, CLS_READ, CLS_WA, CLS_NT, NCLS };
-static const char *const class_names[NCLS] = {"read-only", "write-allocating", "non-temporal"};
+/* Load/store classes (roofline.h). */
+static const char *const class_names[NS_NCLS] = {"read-only", "write-allocating", "non-temporal"};
+
+const char *ns_roofline_class_name(int cls) {
+    return cls >= 0 && cls < NS_NCLS ? class_names[cls] : NULL;
+}
 
 /* Arrays read and written per element by the STREAM kernels. */
 static const struct {
@@ -423,17 +422,14 @@ static const struct {
                      {"stream_scale", 1, 1}, {"stream_add", 2, 1},   {"stream_triad", 2, 1},
                      {"stream_triad_nt", 2, 1}};
 
-/* The load/store class of a kernel (name, family: NULL for a sweep curve): non-temporal stores
- * (ns_roofline_nt_stores), read-only (stream_load, stream_sum, the reductions), write-allocating
- * (the other STREAM kernels); CLS_NONE for the rest. */
-static int kernel_class(const char *name, const char *family) {
-    if (!name) return CLS_NONE;
-    if (ns_roofline_nt_stores(name)) return CLS_NT;
-    if (family && !strcmp(family, "reduce")) return CLS_READ;
+int ns_roofline_kernel_class(const char *name, const char *family) {
+    if (!name) return NS_CLS_NONE;
+    if (ns_roofline_nt_stores(name)) return NS_CLS_NT;
+    if (family && !strcmp(family, "reduce")) return NS_CLS_READ;
     for (size_t k = 0; k < sizeof stream_arrays / sizeof stream_arrays[0]; k++)
         if (!strcmp(name, stream_arrays[k].name))
-            return stream_arrays[k].stores ? CLS_WA : CLS_READ;
-    return CLS_NONE;
+            return stream_arrays[k].stores ? NS_CLS_WA : NS_CLS_READ;
+    return NS_CLS_NONE;
 }
 
 /* Bytes that really move per byte counted without write-allocate (policy "minimal"): 1 for
@@ -442,8 +438,8 @@ static int kernel_class(const char *name, const char *family) {
  * kernel of no known arrays). */
 static double real_bytes_factor(const char *name, int cls, const char *policy) {
     if (!policy || strcmp(policy, "minimal")) return NAN;
-    if (cls == CLS_READ || cls == CLS_NT) return 1;
-    for (size_t k = 0; cls == CLS_WA && k < sizeof stream_arrays / sizeof stream_arrays[0]; k++)
+    if (cls == NS_CLS_READ || cls == NS_CLS_NT) return 1;
+    for (size_t k = 0; cls == NS_CLS_WA && k < sizeof stream_arrays / sizeof stream_arrays[0]; k++)
         if (!strcmp(name, stream_arrays[k].name))
             return (double)(stream_arrays[k].loads + 2 * stream_arrays[k].stores) /
                    (stream_arrays[k].loads + stream_arrays[k].stores);
@@ -458,7 +454,7 @@ typedef struct { /* one bandwidth roof: the best trusted ceiling of a level at a
     const char *result_id; /* the results[] entry it was taken from (kernel phase), or NULL */
     char reason[1200];     /* why it is suspect ("" when it is not) */
     int used;              /* the limiting roof of some kernel other than its own measurement */
-    int cls;               /* its kernel's load/store class (CLS_READ ...; CLS_NONE: another) */
+    int cls;               /* its kernel's load/store class (NS_CLS_READ ...; NS_CLS_NONE: none) */
     int npoints;           /* the sweep points it is the median of (1: one measurement) */
     double pt_max;         /* the fastest of those points (GB/s) */
 } bw_roof;
@@ -795,7 +791,7 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
     const json_t *kr, *rej, *cont, *dis;
     /* Not swept: the roof of its load/store class at the level, else the level's roof (if
      * any), is what its measurement must beat. */
-    int cls = kernel_class(cv->kernel, NULL);
+    int cls = ns_roofline_kernel_class(cv->kernel, NULL);
     const bw_roof *lroof = cv->n ? NULL : find_class_roof(b, level, cv->threads, cls);
     if (!cv->n && !lroof) lroof = find_bw_roof(b, level, cv->threads);
     double ref = lroof ? lroof->gbytes_per_s : bw;
@@ -1096,6 +1092,13 @@ static const char *dram_near_llc(const build_ctx *b, const curve_plateaus *p, do
     return why;
 }
 
+/* The index of level in the cache set b->cs, b->cs.n for DRAM; -1 when neither. */
+static int cache_level_index(const build_ctx *b, const char *level) {
+    for (int li = 0; li < b->cs.n; li++)
+        if (!strcmp(level, level_name(b->cs.level[li]))) return li;
+    return strcmp(level, "DRAM") ? -1 : b->cs.n;
+}
+
 /* Into why (len bytes), the reason plateau pl labelled the cache level `label` cannot define it:
  * it runs past PLATEAU_PAST_CAPACITY times the level's aggregate capacity, or into the DRAM tail
  * (from DRAM_TAIL_FROM times the aggregate LLC llc); "" when it can (or is DRAM, or unlabelled). */
@@ -1103,10 +1106,8 @@ static void plateau_fit(const build_ctx *b, const curve *cv, const ns_plateau *p
                         const char *label, double llc, char *why, size_t len) {
     why[0] = 0;
     if (!label || !strcmp(label, "DRAM")) return;
-    double cap = NAN;
-    for (int li = 0; li < b->cs.n; li++)
-        if (!strcmp(label, level_name(b->cs.level[li])))
-            cap = ns_roofline_capacity(&b->cs, li, cv->threads);
+    int li = cache_level_index(b, label);
+    double cap = li >= 0 && li < b->cs.n ? ns_roofline_capacity(&b->cs, li, cv->threads) : NAN;
     int past = pl->ws_hi_bytes > PLATEAU_PAST_CAPACITY * cap,
         tail = pl->ws_hi_bytes >= DRAM_TAIL_FROM * llc;
     if (!past && !tail) return;
@@ -1171,7 +1172,8 @@ static int choose_plateaus(const build_ctx *b, const curve *cv, curve_plateaus *
     /* No LLC plateau fits the LLC: one that runs on past it still holds the LLC's rate, and a
      * DRAM rate as fast is no DRAM rate (a cache hwloc does not report). */
     for (int i = 0; i < np && !isfinite(p->llc_bw); i++)
-        if (p->unfit[i][0] && label[i] && !strcmp(label[i], level_name(b->cs.level[b->cs.n - 1])))
+        if (p->unfit[i][0] && label[i] && b->cs.n &&
+            !strcmp(label[i], level_name(b->cs.level[b->cs.n - 1])))
             p->llc_bw = pl[i].gbytes_per_s;
     p->nt = ns_roofline_nt_stores(cv->kernel);
     for (int i = 0; p->nt && i < np; i++)
@@ -1799,7 +1801,7 @@ static void above_bandwidth_reason(const bw_roof *br, double frac, double gbps, 
 /* The roof of a kernel of load/store class cls at level and threads: its class's, else (no
  * ceiling of its class there, or a kernel of no class) the level's. */
 static const bw_roof *roof_for(const build_ctx *b, const char *level, int threads, int cls) {
-    const bw_roof *br = cls != CLS_NONE ? find_class_roof(b, level, threads, cls) : NULL;
+    const bw_roof *br = cls != NS_CLS_NONE ? find_class_roof(b, level, threads, cls) : NULL;
     return br ? br : find_bw_roof(b, level, threads);
 }
 
@@ -1810,7 +1812,7 @@ static const bw_roof *roof_for(const build_ctx *b, const char *level, int thread
 static void other_class_text(const build_ctx *b, const bw_roof *br, const char *name, int kcls,
                              double frac, char *buf, size_t len) {
     buf[0] = 0;
-    if (!br || kcls == CLS_NONE || br->cls == kcls) return;
+    if (!br || kcls == NS_CLS_NONE || br->cls == kcls) return;
     double fk = real_bytes_factor(name, kcls, b->policy);
     double fr = real_bytes_factor(br->kernel, br->cls, b->policy);
     size_t n = 0;
@@ -1829,7 +1831,7 @@ static void other_class_text(const build_ctx *b, const bw_roof *br, const char *
                        100 * frac * fk / fr);
     } else if (isfinite(fk) && isfinite(fr)) {
         ns_appendf(buf, len, &n, ": both move the bytes they count, but %s",
-                   kcls == CLS_READ || br->cls == CLS_READ
+                   kcls == NS_CLS_READ || br->cls == NS_CLS_READ
                        ? "one of them stores nothing (no store port, no store stream)"
                        : "their stores differ (non-temporal ones bypass the caches)");
     } else {
@@ -1871,7 +1873,7 @@ typedef struct {
     int in_registers;         /* no bytes, some FLOPs (peak kernels): compute roof only */
     int no_flops;             /* bytes, no FLOPs (copy-like): judged by the bandwidth ceiling */
     int nt_cache;             /* non-temporal stores at a cache working set: no roof */
-    int kcls;                 /* its load/store class (kernel_class) */
+    int kcls;                 /* its load/store class (ns_roofline_kernel_class) */
     int fell_back;            /* judged at the threads it asked for: none measured at its own */
     int peer;                 /* a GEMM peer; kisa is the ISA its library runs */
     const char *kisa, *narrower; /* the kernel's ISA; the narrower ISA of its compute ceiling */
@@ -1933,7 +1935,7 @@ static void pick_roofs(build_ctx *b, json_t *r, const json_t *compute, judged *k
     k->cr = prec && k->threads > 0 && mix ? compute_roof(compute, prec, k->threads, mix) : NULL;
     /* Non-temporal stores go to memory while the loads come from the level: no one ceiling. */
     k->nt_cache = k->level && strcmp(k->level, "DRAM") && ns_roofline_nt_stores(k->name);
-    k->kcls = kernel_class(k->name, family);
+    k->kcls = ns_roofline_kernel_class(k->name, family);
     k->br = k->level && !k->nt_cache ? roof_for(b, k->level, k->threads, k->kcls) : NULL;
     /* Ceilings are measured at 1 and all threads only: a result that ran on a count in between
      * is judged, as its id says, at the threads it asked for (its fraction then reads low, and
@@ -2306,13 +2308,6 @@ static void bandwidth_scaling(build_ctx *b, json_t *ceil) {
     }
 }
 
-/* The index of level in the cache set, b->cs.n for DRAM; -1 when neither. */
-static int level_index(const build_ctx *b, const char *level) {
-    for (int li = 0; li < b->cs.n; li++)
-        if (!strcmp(level, level_name(b->cs.level[li]))) return li;
-    return strcmp(level, "DRAM") ? -1 : b->cs.n;
-}
-
 /* A trusted roof at level and threads faster than factor x gbps: of class cls, else, when
  * level_roof, the level's roof; NULL when none. */
 static const bw_roof *faster_roof(const build_ctx *b, const char *level, int threads, int cls,
@@ -2334,7 +2329,8 @@ static void level_order(build_ctx *b, json_t *ceil) {
     if (!why) return;
     for (size_t r = 0; r < b->nroofs; r++) {
         const bw_roof *ro = &b->roofs[r];
-        int lroof = find_bw_roof(b, ro->level, ro->threads) == ro, li = level_index(b, ro->level);
+        int lroof = find_bw_roof(b, ro->level, ro->threads) == ro,
+            li = cache_level_index(b, ro->level);
         for (int d = li + 1; li >= 0 && d <= b->cs.n && !why[r][0]; d++) {
             const char *dl = d < b->cs.n ? level_name(b->cs.level[d]) : "DRAM";
             const bw_roof *o = faster_roof(b, dl, ro->threads, ro->cls, lroof, 1, ro->gbytes_per_s);
@@ -2522,7 +2518,7 @@ static void build_status(build_ctx *b, const json_t *compute, const json_t *bw_c
         if (!json_is_true(json_object_get(c, "suspect"))) continue;
         const char *ck = str_or(c, "kernel", "");
         const bw_roof *ro = find_class_roof(b, str_or(c, "level", ""), json_int(c, "threads", 0),
-                                            kernel_class(ck, NULL));
+                                            ns_roofline_kernel_class(ck, NULL));
         nref_sus += !(ro && ro->used && !strcmp(ro->kernel, ck) &&
                       ns_json_get_num(c, "gbytes_per_s") == ro->gbytes_per_s);
     }

@@ -178,6 +178,24 @@ extern const char *const ns_sweep_kernels[NS_SWEEP_KERNEL_COUNT];
  * and `nodescale run` measures it at DRAM working sets only. */
 int ns_roofline_nt_stores(const char *name);
 
+/* Load/store classes: how a kernel's stores reach memory. The same byte count ("minimal": no
+ * write-allocate) hides different real traffic: a triad's normal stores write-allocate (the line
+ * is read before it is written: 32 B move per 24 counted), non-temporal ones do not, and a
+ * read-only kernel uses no store port. The roofline judges each kernel against the bandwidth
+ * roof of its own class (kernels of none, GEMM, against the level's fastest roof), and `cluster
+ * --node` takes the DRAM ceiling of the class the model's work belongs to. */
+enum { NS_CLS_NONE = -1, NS_CLS_READ, NS_CLS_WA, NS_CLS_NT, NS_NCLS };
+
+/* The load/store class of a kernel (name; family: its registry family, NULL when not known, as
+ * for a sweep curve or a ceiling): NS_CLS_NT for non-temporal stores (ns_roofline_nt_stores),
+ * NS_CLS_READ for stream_load, stream_sum and the reductions (family "reduce"), NS_CLS_WA for
+ * the other STREAM kernels; NS_CLS_NONE for the rest and for a NULL name. */
+int ns_roofline_kernel_class(const char *name, const char *family);
+
+/* The name of a class ("read-only", "write-allocating", "non-temporal"); NULL for NS_CLS_NONE
+ * or a value out of range. */
+const char *ns_roofline_class_name(int cls);
+
 /* The caches hwloc reported, data and unified only, sorted by level. */
 #define NS_MAX_CACHE_LEVELS 6
 typedef struct ns_cache_set {

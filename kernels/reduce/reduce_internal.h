@@ -51,6 +51,18 @@ typedef struct ns_reduce_ukrs {
     int64_t (*isamax)(int64_t n, const float *x, float *amax);
 } ns_reduce_ukrs;
 
+/* The slot counts (L) of the two SIMD layouts: the bitwise-equality contract holds between
+ * kernels of the same counts, so the SIMD tables, the plain-C tables and the tests take them
+ * from here. AVX-512: 8 registers of 8 DP / 16 SP lanes, the compensated kernels 8 pairs of DP
+ * registers (the plain-C "scalar" kernels use this layout). AVX2: 8 registers of 4 DP / 8 SP
+ * lanes, the compensated kernels 4 pairs (16 ymm cannot hold 8 pairs and TwoSum's temporaries). */
+#define NS_RED_SLOTS_AVX512_D 64
+#define NS_RED_SLOTS_AVX512_S 128
+#define NS_RED_SLOTS_AVX512_COMP 64
+#define NS_RED_SLOTS_AVX2_D 32
+#define NS_RED_SLOTS_AVX2_S 64
+#define NS_RED_SLOTS_AVX2_COMP 16
+
 extern const ns_reduce_ukrs ns_reduce_ukrs_scalar;
 extern const ns_reduce_ukrs ns_reduce_ukrs_avx2;
 extern const ns_reduce_ukrs ns_reduce_ukrs_avx512;

@@ -14,7 +14,8 @@
 
 #include "kernels/reduce/reduce_internal.h"
 
-enum { LD = 64, LS = 128 };
+/* The largest slot counts, which size the kernels' slot arrays (the AVX-512 layout's). */
+enum { LD = NS_RED_SLOTS_AVX512_D, LS = NS_RED_SLOTS_AVX512_S };
 #define INL static inline __attribute__((always_inline))
 
 /* Whole tiles first (slot j takes x[i + j]: the compiler vectorises across slots), then the
@@ -190,10 +191,10 @@ INL double ssumsq_wide_l(int64_t n, const float *x, const int L) {
         .isamax = ns_red_c_isamax                                                                  \
     }
 
-/* The AVX-512 layout (the "scalar" ISA) and the AVX2 one (reduce_ukr_avx2_8x4.c: 8 registers
- * of 4 DP / 8 SP lanes, 4 compensated pairs). */
-PLAIN_C_KERNELS(c_, LD, LS, LD)
-PLAIN_C_KERNELS(c32_, 32, 64, 16)
+/* The plain-C ("scalar") kernels use the AVX-512 layout; c32_ are the AVX2 layout's twins
+ * (reduce_ukr_avx2_8x4.c). */
+PLAIN_C_KERNELS(c_, NS_RED_SLOTS_AVX512_D, NS_RED_SLOTS_AVX512_S, NS_RED_SLOTS_AVX512_COMP)
+PLAIN_C_KERNELS(c32_, NS_RED_SLOTS_AVX2_D, NS_RED_SLOTS_AVX2_S, NS_RED_SLOTS_AVX2_COMP)
 
 int64_t ns_red_c_idamax(int64_t n, const double *x, double *amax) {
     int64_t best = 0;
@@ -243,13 +244,14 @@ int64_t ns_red_isamax_chunked(int64_t n, const float *x, float *amax,
     return bi;
 }
 
-const ns_reduce_ukrs ns_reduce_ukrs_scalar = PLAIN_C_TABLE(c_, "scalar", LD, LS, LD);
-static const ns_reduce_ukrs plain_c_avx2_layout =
-    PLAIN_C_TABLE(c32_, "scalar/avx2-slots", 32, 64, 16);
+const ns_reduce_ukrs ns_reduce_ukrs_scalar = PLAIN_C_TABLE(
+    c_, "scalar", NS_RED_SLOTS_AVX512_D, NS_RED_SLOTS_AVX512_S, NS_RED_SLOTS_AVX512_COMP);
+static const ns_reduce_ukrs plain_c_avx2_layout = PLAIN_C_TABLE(
+    c32_, "scalar/avx2-slots", NS_RED_SLOTS_AVX2_D, NS_RED_SLOTS_AVX2_S, NS_RED_SLOTS_AVX2_COMP);
 
 const ns_reduce_ukrs *ns_reduce_ukrs_plain_c(const ns_reduce_ukrs *u) {
     const ns_reduce_ukrs *t[] = {&ns_reduce_ukrs_scalar, &plain_c_avx2_layout};
-    for (int i = 0; i < 2; i++)
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (t[i]->slots_d == u->slots_d && t[i]->slots_s == u->slots_s &&
             t[i]->slots_comp == u->slots_comp)
             return t[i];

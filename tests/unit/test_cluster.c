@@ -1292,18 +1292,31 @@ static json_t *dram(const char *kernel, double gbs, int suspect) {
     return e;
 }
 
+/* The synthetic results with ceilings.bandwidth[] = {a, b, c} (references stolen); *bw: it. */
+static json_t *dram_results(json_t *a, json_t *b, json_t *c, json_t **bw) {
+    json_t *r = fixture("results_synthetic.json");
+    *bw = json_object_get(json_object_get(r, "ceilings"), "bandwidth");
+    json_array_clear(*bw);
+    json_array_append_new(*bw, a);
+    json_array_append_new(*bw, b);
+    json_array_append_new(*bw, c);
+    return r;
+}
+
+/* in: the defaults with results r applied as the chip. */
+static void dram_node_as_chip(ns_cluster_input *in, json_t *r) {
+    char err[256];
+    ns_cluster_defaults(in);
+    assert_int_equal(ns_cluster_apply_node(in, r, 1, err, sizeof err), 0);
+}
+
 static void node_dram_class(void **state) {
     (void)state;
     ns_cluster_input in;
-    char err[256], buf[1024];
-    json_t *r = fixture("results_synthetic.json");
-    json_t *bw = json_object_get(json_object_get(r, "ceilings"), "bandwidth");
-    json_array_clear(bw);
-    json_array_append_new(bw, dram("stream_triad_nt", 17.18, 0));
-    json_array_append_new(bw, dram("stream_load", 8.06, 1));
-    json_array_append_new(bw, dram("stream_triad", 11.55, 1));
-    ns_cluster_defaults(&in);
-    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    char buf[1024];
+    json_t *bw, *r = dram_results(dram("stream_triad_nt", 17.18, 0), dram("stream_load", 8.06, 1),
+                                  dram("stream_triad", 11.55, 1), &bw);
+    dram_node_as_chip(&in, r);
     assert_rel(in.sys.chip.mem_bw_bytes_per_s, 11.55e9, 1e-12);
     assert_string_equal(in.node.mem_bw_kernel, "stream_triad");
     assert_string_equal(in.node.mem_bw_class, "write-allocating");
@@ -1314,16 +1327,38 @@ static void node_dram_class(void **state) {
     json_decref(o);
     /* no write-allocating entry: the read-only one, still not the NT */
     json_array_remove(bw, 2);
-    ns_cluster_defaults(&in);
-    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    dram_node_as_chip(&in, r);
     assert_rel(in.sys.chip.mem_bw_bytes_per_s, 8.06e9, 1e-12);
     assert_string_equal(in.node.mem_bw_class, "read-only");
     /* only the NT one: taken, and said */
     json_array_remove(bw, 1);
-    ns_cluster_defaults(&in);
-    assert_int_equal(ns_cluster_apply_node(&in, r, 1, err, sizeof err), 0);
+    dram_node_as_chip(&in, r);
     assert_rel(in.sys.chip.mem_bw_bytes_per_s, 17.18e9, 1e-12);
     assert_string_equal(in.node.mem_bw_class, "non-temporal");
+    json_decref(r);
+}
+
+/* The node's DRAM class is the roofline's (ns_roofline_kernel_class): a ceiling of a kernel of
+ * no known load/store class ranks after the write-allocating and read-only ones, not as a
+ * write-allocating one (a faster trusted unknown kernel once beat a suspect stream_triad), and
+ * before a non-temporal one. */
+static void node_dram_class_unknown_kernel(void **state) {
+    (void)state;
+    ns_cluster_input in;
+    char buf[1024];
+    json_t *bw, *r = dram_results(dram("stream_triad_nt", 30.0, 0), dram("mystery_copy", 20.0, 0),
+                                  dram("stream_triad", 11.55, 1), &bw);
+    dram_node_as_chip(&in, r);
+    assert_rel(in.sys.chip.mem_bw_bytes_per_s, 11.55e9, 1e-12);
+    assert_string_equal(in.node.mem_bw_class, "write-allocating");
+    /* no known class but non-temporal: the unknown kernel, and the outputs say its class is not
+     * known */
+    json_array_remove(bw, 2);
+    dram_node_as_chip(&in, r);
+    assert_rel(in.sys.chip.mem_bw_bytes_per_s, 20e9, 1e-12);
+    assert_string_equal(in.node.mem_bw_kernel, "mystery_copy");
+    assert_string_equal(in.node.mem_bw_class, "unknown");
+    assert_non_null(strstr(ns_node_mem_bw_source(&in, buf, sizeof buf), "(unknown class"));
     json_decref(r);
 }
 
@@ -1746,6 +1781,7 @@ int main(void) {
         cmocka_unit_test(node_bridge_noisy),
         cmocka_unit_test(node_bridge_rebased),
         cmocka_unit_test(node_dram_class),
+        cmocka_unit_test(node_dram_class_unknown_kernel),
         cmocka_unit_test(used_compute_one_rule),
         cmocka_unit_test(allreduce_fits),
         cmocka_unit_test(allreduce_bare_fit),

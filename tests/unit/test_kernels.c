@@ -2,6 +2,7 @@
  * reference through its own check(): odd sizes (not multiples of the vector width or of the
  * per-thread chunk), one element, and 1, 2 and 3 threads. Also the registry's ISA selection and
  * the timing loop's invariants (>= 9 samples, none zero, repetitions grown to the minimum time). */
+#include <errno.h>
 #include <malloc.h>
 #include <math.h>
 #include <omp.h>
@@ -14,6 +15,7 @@
 
 #include "tests/unit/nstest.h"
 #include "harness/measure.h"
+#include "harness/result.h"
 #include "harness/run.h"
 #include "harness/timer.h"
 #include "kernels/gemm/gemm_kernels.h"
@@ -398,6 +400,35 @@ static void cpu_held_needs_agreeing_readings(void **state) {
     assert_int_equal(m.cpu_held[1], NS_CPU_MAY_MOVE);
 }
 
+/* A kernel whose create() fails with errno create_errno. */
+static int create_errno;
+static void *failing_create(const ns_params *p) {
+    errno = create_errno;
+    return NULL;
+}
+
+/* A create() that fails for another reason than memory (a reduction whose ISA this CPU cannot
+ * run) is not reported as "cannot allocate inputs": the roofline reads that status as a sweep's
+ * memory limit, and the errno text says what happened. */
+static void create_failure_status(void **state) {
+    ns_kernel k = fake_peak("fake_create_fails", NS_RUN_TEAM, fake_run);
+    k.create = failing_create;
+    ns_params p = {.n = 1, .m = 1, .k = 1, .threads = 1};
+    ns_measure_opts o = ns_measure_defaults(1);
+    static const struct {
+        int e;
+        const char *status;
+    } cases[] = {{ENOMEM, "not measured: cannot allocate inputs (Cannot allocate memory)"},
+                 {EINVAL, "not measured: cannot set up the kernel (Invalid argument)"},
+                 {ENOTSUP, "not measured: cannot set up the kernel (Operation not supported)"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        create_errno = cases[i].e;
+        json_t *r = ns_measure_kernel(&k, &p, &o, 0, 0, NULL);
+        assert_string_equal(json_string_value(json_object_get(r, "status")), cases[i].status);
+        json_decref(r);
+    }
+}
+
 /* A team kernel whose every call costs each thread SHARED_WORK_S of its own CPU time, on the
  * CPU shared_cpu (each thread pins itself there at its first call). */
 #define SHARED_WORK_S 200e-6
@@ -572,6 +603,7 @@ int main(void) {
         cmocka_unit_test(isa_selection_honours_environment),
         cmocka_unit_test(timing_loop_invariants),
         cmocka_unit_test(cpu_held_needs_agreeing_readings),
+        cmocka_unit_test(create_failure_status),
         cmocka_unit_test(team_sample_spans_threads_sharing_a_cpu),
         cmocka_unit_test(team_wait_from_thread_times),
         cmocka_unit_test(short_samples_resize),

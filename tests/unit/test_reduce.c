@@ -254,6 +254,32 @@ static void test_simd_matches_plain_c(void **state) {
     assert_ptr_equal(ns_reduce_ukrs_plain_c(&ns_reduce_ukrs_scalar), &ns_reduce_ukrs_scalar);
 }
 
+/* Every micro-kernel table, whether this CPU runs it or not, has plain-C twins of its slot
+ * layout (the registry's check() needs them): a new table without them fails here, not as a
+ * measurement that cannot be checked. The slot counts are the named layouts. */
+static void test_every_table_has_plain_c_twin(void **state) {
+    (void)state;
+    static const struct {
+        const ns_reduce_ukrs *u;
+        int d, s, comp;
+    } t[] = {
+        {&ns_reduce_ukrs_scalar, NS_RED_SLOTS_AVX512_D, NS_RED_SLOTS_AVX512_S,
+         NS_RED_SLOTS_AVX512_COMP},
+        {&ns_reduce_ukrs_avx512, NS_RED_SLOTS_AVX512_D, NS_RED_SLOTS_AVX512_S,
+         NS_RED_SLOTS_AVX512_COMP},
+        {&ns_reduce_ukrs_avx2, NS_RED_SLOTS_AVX2_D, NS_RED_SLOTS_AVX2_S, NS_RED_SLOTS_AVX2_COMP},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        const ns_reduce_ukrs *u = t[i].u, *c = ns_reduce_ukrs_plain_c(u);
+        assert_int_equal(u->slots_d, t[i].d);
+        assert_int_equal(u->slots_s, t[i].s);
+        assert_int_equal(u->slots_comp, t[i].comp);
+        assert_non_null(c);
+        assert_true(c->slots_d == u->slots_d && c->slots_s == u->slots_s &&
+                    c->slots_comp == u->slots_comp);
+    }
+}
+
 /* Ill-conditioned sums: every variant within its bound, and the compensated result within its
  * much tighter bound (about u |s| + (n u)^2 S), far below what plain achieves. */
 static void test_ill_conditioned(void **state) {
@@ -1105,6 +1131,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_api_one_thread_path),
         cmocka_unit_test(test_deterministic_bitwise),
         cmocka_unit_test(test_simd_matches_plain_c),
+        cmocka_unit_test(test_every_table_has_plain_c_twin),
         cmocka_unit_test(test_ill_conditioned),
         cmocka_unit_test(test_sp_past_2_24),
         cmocka_unit_test(test_nrm2_extremes),

@@ -19,6 +19,7 @@
 #include "kernels/registry.h"
 #include "reports/report.h"
 #include "roofline/roofline.h"
+#include "tests/unit/nstest.h"
 
 #define KiB 1024.0
 #define MiB (1024.0 * KiB)
@@ -2331,9 +2332,71 @@ static void test_report_marks_suspect_ceilings(void **st) {
     json_decref(root);
 }
 
+/* The load/store classes the roofline judges by and `cluster --node` takes its DRAM ceiling by
+ * (one function for both): STREAM kernels by their stores, reductions read-only by family, a
+ * non-temporal kernel by name, no class for GEMM, an unknown kernel or none. */
+static void test_kernel_class(void **st) {
+    (void)st;
+    assert_int_equal(ns_roofline_kernel_class("stream_load", NULL), NS_CLS_READ);
+    assert_int_equal(ns_roofline_kernel_class("stream_sum", NULL), NS_CLS_READ);
+    assert_int_equal(ns_roofline_kernel_class("stream_copy", NULL), NS_CLS_WA);
+    assert_int_equal(ns_roofline_kernel_class("stream_triad", NULL), NS_CLS_WA);
+    assert_int_equal(ns_roofline_kernel_class("stream_triad_nt", NULL), NS_CLS_NT);
+    assert_int_equal(ns_roofline_kernel_class("dsum", "reduce"), NS_CLS_READ);
+    assert_int_equal(ns_roofline_kernel_class("dsum", NULL), NS_CLS_NONE);
+    assert_int_equal(ns_roofline_kernel_class("dgemm", "gemm"), NS_CLS_NONE);
+    assert_int_equal(ns_roofline_kernel_class(NULL, NULL), NS_CLS_NONE);
+    assert_string_equal(ns_roofline_class_name(NS_CLS_READ), "read-only");
+    assert_string_equal(ns_roofline_class_name(NS_CLS_WA), "write-allocating");
+    assert_string_equal(ns_roofline_class_name(NS_CLS_NT), "non-temporal");
+    assert_null(ns_roofline_class_name(NS_CLS_NONE));
+    assert_null(ns_roofline_class_name(NS_NCLS));
+}
+
+/* A sweep panel draws at most 32 ceiling labels; past them, a note in the picture says how many
+ * more there are instead of dropping them silently. 34 DRAM ceilings at one thread count, each
+ * the roof of a class (ceilings_used): the SVG gnuplot writes names the 2 not drawn. */
+static void test_sweep_labels_dropped_note(void **st) {
+    (void)st;
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) skip();
+    json_t *sweep = json_array(), *bw = json_array(), *used = json_array();
+    for (int k = 0; k < 10; k++)
+        json_array_append_new(sweep, json_pack("{s:s, s:s, s:s, s:i, s:f, s:f}", "kernel",
+                                               "stream_triad", "isa", "avx512", "precision", "dp",
+                                               "threads", 1, "working_set_bytes", 1024.0 * (1 << k),
+                                               "gbytes_per_s", 10.0));
+    for (int i = 0; i < 34; i++) {
+        json_t *e = json_pack("{s:s, s:s, s:i, s:f, s:f, s:f}", "level", "DRAM", "kernel",
+                              "stream_triad", "threads", 1, "gbytes_per_s", 10.0 + i,
+                              "working_set_min_bytes", 1024.0, "working_set_max_bytes", 4096.0);
+        json_array_append(bw, e);
+        json_array_append_new(used, e);
+    }
+    json_t *root =
+        json_pack("{s:o, s:{s:o}, s:{s:s, s:{s:o}}}", "sweep", sweep, "ceilings", "bandwidth", bw,
+                  "roofline", "bytes_policy", "minimal", "ceilings_used", "bandwidth", used);
+    char dir[] = "/tmp/ns_test_roofline_XXXXXX", path[96], err[256];
+    assert_non_null(mkdtemp(dir));
+    if (ns_roofline_plot(root, dir, err, sizeof err) != 0) fail_msg("%s", err);
+    snprintf(path, sizeof path, "%s/bandwidth_vs_working_set.svg", dir);
+    char *svg = ns_test_slurp(path);
+    assert_non_null(strstr(svg, "... and 2 more ceiling labels, not drawn"));
+    free(svg);
+    static const char *const outs[] = {"bandwidth_vs_working_set.svg",
+                                       "bandwidth_vs_working_set.png"};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, outs[i]);
+        unlink(path);
+    }
+    assert_int_equal(rmdir(dir), 0);
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
+        cmocka_unit_test(test_kernel_class),
+        cmocka_unit_test(test_sweep_labels_dropped_note),
         cmocka_unit_test(test_plateaus_noisy),
         cmocka_unit_test(test_plateau_of_four_points),
         cmocka_unit_test(test_plateau_slope_is_16_percent),

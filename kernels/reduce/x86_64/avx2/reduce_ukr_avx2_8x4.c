@@ -12,6 +12,9 @@
 #include "kernels/reduce/reduce_internal.h"
 
 enum { R = 8, RC = 4 };
+_Static_assert(NS_RED_SLOTS_AVX2_D == 4 * R && NS_RED_SLOTS_AVX2_S == 8 * R &&
+                   NS_RED_SLOTS_AVX2_COMP == 4 * RC,
+               "the AVX2 slot counts are the registers' lanes");
 
 static double y_dsum(int64_t n, const double *x) {
     __m256d a[R];
@@ -433,9 +436,9 @@ static int64_t y_isamax(int64_t n, const float *x, float *amax) {
 
 const ns_reduce_ukrs ns_reduce_ukrs_avx2 = {
     .isa = "avx2",
-    .slots_d = 4 * R,
-    .slots_s = 8 * R,
-    .slots_comp = 4 * RC,
+    .slots_d = NS_RED_SLOTS_AVX2_D,
+    .slots_s = NS_RED_SLOTS_AVX2_S,
+    .slots_comp = NS_RED_SLOTS_AVX2_COMP,
     .dsum = y_dsum,
     .dsum_comp = y_dsum_comp,
     .ddot = y_ddot,

@@ -18,6 +18,9 @@
 #include "kernels/reduce/reduce_internal.h"
 
 enum { R = 8 };
+_Static_assert(NS_RED_SLOTS_AVX512_D == 8 * R && NS_RED_SLOTS_AVX512_S == 16 * R &&
+                   NS_RED_SLOTS_AVX512_COMP == 8 * R,
+               "the AVX-512 slot counts are the registers' lanes");
 /* Software prefetch distance of the compensated loops, bytes ahead. Their ~7 vector ops per
  * cache line fill the out-of-order window with arithmetic, so demand loads alone run too few
  * lines ahead at DRAM (measured ~0.7x plain without, ~0.9-1.0x with, one thread on this VM). */
@@ -536,9 +539,9 @@ static int64_t z_isamax(int64_t n, const float *x, float *amax) {
 
 const ns_reduce_ukrs ns_reduce_ukrs_avx512 = {
     .isa = "avx512",
-    .slots_d = 64,
-    .slots_s = 128,
-    .slots_comp = 64,
+    .slots_d = NS_RED_SLOTS_AVX512_D,
+    .slots_s = NS_RED_SLOTS_AVX512_S,
+    .slots_comp = NS_RED_SLOTS_AVX512_COMP,
     .dsum = z_dsum,
     .dsum_comp = z_dsum_comp,
     .ddot = z_ddot,
