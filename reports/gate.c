@@ -276,28 +276,35 @@ static int result_samples(const json_t *r, const char *file, const char *id, dou
     return 0;
 }
 
-/* 1 when the current result r failed: "validated": false (its output check failed), or a
- * status that reports a failure ("invalid: output check failed", "invalid: zero or non-finite
- * elapsed time", "failed: ...", any status not known to be harmless); the reason into why. The
- * build under test produced a broken result: that fails the gate, unlike a benchmark absent from
- * the file. An interrupted or unmeasured result ("interrupted after 8 of 9 samples", "not
- * measured: cannot allocate inputs") is missing data, not a failure: result_samples makes it
- * "no data" (a file compared with itself failed the gate: test_gate.c). */
-static int result_invalid(const json_t *r, char *why, size_t whylen) {
+/* The status the harness writes for a result whose output check failed (harness/result.c). */
+static const char check_failed_status[] = "invalid: output check failed";
+
+/* Whether the current result r failed: "validated": false or the status check_failed_status (its
+ * output check failed), or a status that reports another failure ("invalid: zero or non-finite
+ * elapsed time", "failed: ...", any status not known to be harmless). Returns the kind
+ * (NS_GATE_VALID when r did not fail), the reason into why. The build under test produced a
+ * broken result: that fails the gate, unlike a benchmark absent from the file. An interrupted or
+ * unmeasured result ("interrupted after 8 of 9 samples", "not measured: cannot allocate inputs")
+ * is missing data, not a failure: result_samples makes it "no data" (a file compared with itself
+ * failed the gate: test_gate.c). */
+static ns_gate_invalid_kind result_invalid(const json_t *r, char *why, size_t whylen) {
     const json_t *stj = json_object_get(r, "status");
     const char *st = json_string_value(stj);
     const char *chk_why = json_string_value(json_object_get(json_object_get(r, "check"), "why"));
     int no_data = st && (!strncmp(st, "interrupted", 11) || !strncmp(st, "not measured", 12));
-    if (stj && !json_is_null(stj) && !(st && !strcmp(st, "ok")) && !no_data) {
+    int check_failed =
+        json_is_false(json_object_get(r, "validated")) || (st && !strcmp(st, check_failed_status));
+    if (stj && !json_is_null(stj) && !(st && !strcmp(st, "ok")) && !no_data &&
+        !(st && !strcmp(st, check_failed_status))) {
         snprintf(why, whylen, "current: status %s", st ? st : "not ok");
-        return 1;
+        return check_failed ? NS_GATE_INVALID_CHECK : NS_GATE_INVALID_STATUS;
     }
-    if (json_is_false(json_object_get(r, "validated"))) {
+    if (check_failed) {
         snprintf(why, whylen, "current: output check failed%s%s", chk_why ? ": " : "",
                  chk_why ? chk_why : "");
-        return 1;
+        return NS_GATE_INVALID_CHECK;
     }
-    return 0;
+    return NS_GATE_VALID;
 }
 
 static const json_t *results_array(const json_t *doc, const char *file, char *err, size_t errlen) {
@@ -571,7 +578,8 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
             if (sb < 0) return -1;
             /* A current result that failed its check is a failure of the change, not missing
              * data (it showed "no data" and the gate passed: gate.sh). */
-            if (result_invalid(o, row->note, sizeof row->note)) {
+            row->invalid_kind = result_invalid(o, row->note, sizeof row->note);
+            if (row->invalid_kind != NS_GATE_VALID) {
                 row->verdict = NS_GATE_INVALID;
                 row->med_base = ns_median(row->base, row->nbase);
                 invalid++;

@@ -65,6 +65,15 @@ typedef enum {
                               status "invalid: ..."): fails the gate, whatever the timings */
 } ns_gate_verdict;
 
+/* Why an NS_GATE_INVALID row's current result failed: its output check ("validated": false, or
+ * the status "invalid: output check failed" that the harness writes then), or another status that
+ * reports a failure (a thread team the OpenMP runtime cut, a zero time, "failed: ..."). */
+typedef enum {
+    NS_GATE_VALID = 0,      /* the row is not INVALID */
+    NS_GATE_INVALID_CHECK,  /* the output check failed: the build computes wrongly */
+    NS_GATE_INVALID_STATUS, /* another failed status: no rerun of the check fixes it */
+} ns_gate_invalid_kind;
+
 /* One compared benchmark. Arrays are owned by the row. */
 typedef struct ns_gate_row {
     char *id;
@@ -83,6 +92,7 @@ typedef struct ns_gate_row {
     double drift;             /* between-run relative spread of the medians, exp(sigma) - 1 with
                                  sigma that of their logs (--history); NAN */
     size_t nhistory;          /* runs that drift was estimated from (history + baseline) */
+    ns_gate_invalid_kind invalid_kind; /* NS_GATE_INVALID: why; else NS_GATE_VALID */
     char note[200];
 } ns_gate_row;
 

@@ -80,22 +80,16 @@ static size_t ninvalid(const ns_gate_report *rep) {
     return n;
 }
 
-/* The note of an INVALID row whose current result failed its output check begins so (gate.c's
- * current_failed writes it), and every note on the current result begins with current_note. */
-static const char check_failed_note[] = "current: output check failed";
+/* Every note on the current result begins with current_note. */
 static const char current_note[] = "current: ";
-
-/* 1 when an INVALID row's note says its output check failed. */
-static int note_check_failed(const char *note) {
-    return !strncmp(note, check_failed_note, sizeof check_failed_note - 1);
-}
 
 /* INVALID rows whose output check failed; the others have a current status other than "ok"
  * (a thread team the OpenMP runtime cut, a zero time, ...), which no rerun of the check fixes. */
 static size_t ncheck_failed(const ns_gate_report *rep) {
     size_t n = 0;
     for (size_t i = 0; i < rep->nrows; i++)
-        n += rep->rows[i].verdict == NS_GATE_INVALID && note_check_failed(rep->rows[i].note);
+        n += rep->rows[i].verdict == NS_GATE_INVALID &&
+             rep->rows[i].invalid_kind == NS_GATE_INVALID_CHECK;
     return n;
 }
 
@@ -245,7 +239,7 @@ static void next_steps(const ns_gate_report *rep, char *out, size_t len) {
         snprintf(out, len,
                  "next: no single benchmark regressed, the suite did: confirm with nodescale gate "
                  "--ab OLD_BINARY NEW_BINARY KERNEL... on the slowest kernels\n");
-    } else if (inv && note_check_failed(inv->note)) {
+    } else if (inv && inv->invalid_kind == NS_GATE_INVALID_CHECK) {
         id_bench_args(inv->id, args, sizeof args);
         snprintf(out, len,
                  "next: the current build computes %s wrongly (its output check failed): fix "
