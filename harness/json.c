@@ -213,13 +213,13 @@ json_t *ns_json_load_results(const char *path, char *err, size_t errlen) {
 }
 
 void ns_format_bytes(char *buf, size_t len, double bytes) {
-    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     if (!isfinite(bytes) || bytes < 0) {
         snprintf(buf, len, "—");
         return;
     }
     int u = 0; /* a size that would print as 1024 of a unit is the next unit's 1 */
-    for (bytes /= 1024; bytes >= 1023.5 && u < 3; u++)
+    for (; bytes >= 1023.5 && u < 4; u++)
         bytes /= 1024;
     snprintf(buf, len, bytes >= 100 ? "%.0f %s" : "%.3g %s", bytes, unit[u]);
 }

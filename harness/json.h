@@ -77,9 +77,10 @@ int ns_results_check(const json_t *root, const char *path, char *err, size_t err
  * one-line reason in err. */
 json_t *ns_json_load_results(const char *path, char *err, size_t errlen);
 
-/* A byte count as report.md and run's progress lines print it: KiB, MiB, GiB or TiB, three
- * significant digits, whole numbers from 100 ("7.5 KiB", "1.17 GiB", "512 MiB"); an em dash for
- * a negative or non-finite count. */
+/* A byte count as every output prints it (report.md, run's progress lines, the roofline's notes
+ * and pictures): B, KiB, MiB, GiB or TiB, three significant digits, whole numbers from 100
+ * ("512 B", "7.5 KiB", "1.17 GiB", "512 MiB"); a size that would print as 1024 of a unit is the
+ * next unit's 1 ("1 MiB" for 1 MiB less 1 B); an em dash for a negative or non-finite count. */
 void ns_format_bytes(char *buf, size_t len, double bytes);
 
 /* Number at obj[key] as double; NAN when absent, null or not a number. */

@@ -770,16 +770,10 @@ out:
     return rc;
 }
 
-/* A byte count as people write it: "48 KiB", "1.17 GiB", "1008 KiB" (three significant
- * digits, whole numbers from 100: never an exponent). */
+/* A byte count as every output prints it (ns_format_bytes): "48 KiB", "1.17 GiB", "1008 KiB",
+ * never an exponent. */
 static void fmt_bytes(double b, char *buf, size_t len) {
-    static const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int k = 0;
-    while (b >= 1024 && k < 4) {
-        b /= 1024;
-        k++;
-    }
-    snprintf(buf, len, b >= 100 ? "%.0f %s" : "%.3g %s", b, u[k]);
+    ns_format_bytes(buf, len, b);
 }
 
 /* A sweep point the picture can draw: positive working set and bandwidth, threads. */

@@ -502,15 +502,10 @@ static const char *str_or(const json_t *o, const char *key, const char *dflt) {
     return s ? s : dflt;
 }
 
-/* A byte count with 4 significant digits and the largest unit it reaches; one that would print
- * as 1024 of a unit (1 GiB less 1 KiB) is the next unit's 1, so one size reads the same
- * everywhere. */
+/* A byte count as every output prints it (ns_format_bytes), so one size reads the same in the
+ * notes, report.md and the pictures. */
 static void fmt_bytes(double b, char *buf, size_t len) {
-    static const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int k = 0;
-    while (b >= 1023.5 && k < 4)
-        b /= 1024, k++;
-    snprintf(buf, len, "%.4g %s", b, u[k]);
+    ns_format_bytes(buf, len, b);
 }
 
 /* Groups sweep[] into curves; 0, or -1 on allocation failure. */

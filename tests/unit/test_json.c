@@ -291,6 +291,25 @@ static void placement_warning_needs_evidence(void **state) {
     json_decref(r);
 }
 
+/* One formatter for every byte count: bytes below 1 KiB in B, a size that would print as 1024 of
+ * a unit as the next unit's 1, three significant digits. */
+static void format_bytes_units(void **state) {
+    (void)state;
+    char b[32];
+    ns_format_bytes(b, sizeof b, 512);
+    assert_string_equal(b, "512 B");
+    ns_format_bytes(b, sizeof b, 1023);
+    assert_string_equal(b, "1023 B");
+    ns_format_bytes(b, sizeof b, 1048575);
+    assert_string_equal(b, "1 MiB");
+    ns_format_bytes(b, sizeof b, 1258291200);
+    assert_string_equal(b, "1.17 GiB");
+    ns_format_bytes(b, sizeof b, 7680);
+    assert_string_equal(b, "7.5 KiB");
+    ns_format_bytes(b, sizeof b, -1);
+    assert_string_equal(b, "—");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(non_finite_becomes_null_with_status),
@@ -304,6 +323,7 @@ int main(void) {
         cmocka_unit_test(sweep_point_rate_recomputes),
         cmocka_unit_test(failed_check_gives_null_rates),
         cmocka_unit_test(placement_warning_needs_evidence),
+        cmocka_unit_test(format_bytes_units),
     };
     return cmocka_run_group_tests(tests, make_dir, NULL);
 }

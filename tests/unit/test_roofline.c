@@ -388,6 +388,18 @@ static void test_dram_short_sweep_suspect(void **st) {
                            "the sweep stops at 1 GiB, below 4x the aggregate LLC (300 MiB)"));
     json_decref(root);
 
+    /* Sizes read as report.md and the pictures print them (ns_format_bytes): 1.17 GiB, not
+     * 1.172 GiB. */
+    double ws12[2] = {900 * MiB, 1258291200}, bw12[2] = {10, 10};
+    root = doc_new(spr_caches(400 * MiB));
+    doc_add_curve(root, "triad", 1, ws12, bw12, 2);
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    dram = ceiling(root, "DRAM", 1);
+    assert_non_null(dram);
+    assert_non_null(strstr(json_string_value(json_object_get(dram, "status")),
+                           "the sweep stops at 1.17 GiB, below 4x the aggregate LLC (400 MiB)"));
+    json_decref(root);
+
     root = build_curve(spr_caches(32 * MiB), &m, 4 * KiB, 40 * MiB, 0, 0, 1);
     assert_null(ceiling(root, "DRAM", 1));
     assert_true(notes_contain(root, "below 2x the aggregate LLC"));
