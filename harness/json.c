@@ -137,6 +137,38 @@ int ns_write_file(const char *path, const char *buf, size_t len, char *err, size
     return rc;
 }
 
+int ns_write_output(const char *path, const char *buf, size_t len, char *err, size_t errlen) {
+    if (strcmp(path, "-")) return ns_write_file(path, buf, len, err, errlen);
+    errno = 0;
+    if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0 || ferror(stdout)) {
+        snprintf(err, errlen, "cannot write to stdout: %s", strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+int ns_close_memstream(FILE *f, char **buf) {
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        free(*buf);
+        *buf = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int ns_write_memstream(FILE *f, char **buf, size_t *len, const char *path, char *err,
+                       size_t errlen) {
+    if (ns_close_memstream(f, buf) != 0) {
+        snprintf(err, errlen, "cannot write %s: out of memory", path);
+        return -1;
+    }
+    int rc = ns_write_output(path, *buf, *len, err, errlen);
+    free(*buf);
+    *buf = NULL;
+    return rc;
+}
+
 int ns_write_text_atomic(const char *path, const char *text, char *err, size_t errlen) {
     return ns_write_file(path, text, strlen(text), err, errlen);
 }

@@ -5,6 +5,7 @@
 #define NS_JSON_H
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stddef.h>
 
 #define NS_SCHEMA "nodescale/1"
@@ -39,6 +40,20 @@ int ns_write_file(const char *path, const char *buf, size_t len, char *err, size
 /* ns_write_file of the NUL-terminated text (its strlen bytes). Returns 0, or -1 with a one-line
  * reason in err. */
 int ns_write_text_atomic(const char *path, const char *text, char *err, size_t errlen);
+
+/* Writes len bytes of buf as a command's output file: to path with ns_write_file, or to standard
+ * output (flushed and checked) when path is "-". Returns 0, or -1 with a one-line reason in err. */
+int ns_write_output(const char *path, const char *buf, size_t len, char *err, size_t errlen);
+
+/* Closes f, a stream of open_memstream(buf, len), checking that every write to it succeeded.
+ * Returns 0; or -1 (out of memory) with *buf freed and set to NULL. */
+int ns_close_memstream(FILE *f, char **buf);
+
+/* Closes f, a stream of open_memstream(buf, len) (ns_close_memstream), and writes its text with
+ * ns_write_output (atomically; "-" is standard output); frees *buf and sets it to NULL. Returns
+ * 0, or -1 with a one-line reason in err. */
+int ns_write_memstream(FILE *f, char **buf, size_t *len, const char *path, char *err,
+                       size_t errlen);
 
 /* How results files are dumped: indented, keys in insertion order, and every double with 17
  * significant digits, so that it reads back bit for bit (`nodescale roofline` on a written

@@ -2,13 +2,10 @@
  * "nodescale-gate/1"), JUnit XML for CI test tabs, and a Markdown summary a CI job can post on a
  * merge request. Every file is written whole or not at all (temporary file + rename). Undefined
  * numbers are printed as "-" and written to JSON as null with a status, never NaN. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "harness/json.h"
 #include "harness/measure.h"
@@ -438,18 +435,6 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
     return root;
 }
 
-/* Writes len bytes of buf to path atomically, or to standard output when path is "-" (flushed
- * and checked). 0, or -1 with the reason in err. */
-static int write_out(const char *path, const char *buf, size_t len, char *err, size_t errlen) {
-    if (strcmp(path, "-")) return ns_write_file(path, buf, len, err, errlen);
-    errno = 0;
-    if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0 || ferror(stdout)) {
-        snprintf(err, errlen, "cannot write to stdout: %s", strerror(errno ? errno : EIO));
-        return -1;
-    }
-    return 0;
-}
-
 int ns_gate_write_json(const ns_gate_report *rep, const char *path, char *err, size_t errlen) {
     json_t *root = ns_gate_report_json(rep);
     int rc = -1;
@@ -459,25 +444,11 @@ int ns_gate_write_json(const ns_gate_report *rep, const char *path, char *err, s
         char *text = json_dumps(root, NS_JSON_DUMP_FLAGS);
         if (!text)
             snprintf(err, errlen, "out of memory");
-        else if ((rc = write_out(path, text, strlen(text), err, errlen)) == 0)
-            rc = write_out(path, "\n", 1, err, errlen);
+        else if ((rc = ns_write_output(path, text, strlen(text), err, errlen)) == 0)
+            rc = ns_write_output(path, "\n", 1, err, errlen);
         free(text);
     }
     json_decref(root);
-    return rc;
-}
-
-/* Closes the memory stream f (whose buffer is *buf, *len) and writes it to path atomically
- * (stdout for "-"). */
-static int close_and_write(FILE *f, char **buf, size_t *len, const char *path, char *err,
-                           size_t errlen) {
-    int rc = -1;
-    if (fclose(f) != 0)
-        snprintf(err, errlen, "out of memory");
-    else
-        rc = write_out(path, *buf, *len, err, errlen);
-    free(*buf);
-    *buf = NULL;
     return rc;
 }
 
@@ -609,7 +580,7 @@ int ns_gate_write_junit(const ns_gate_report *rep, const char *path, char *err, 
         fprintf(f, "</system-err>\n");
     }
     fprintf(f, "  </testsuite>\n</testsuites>\n");
-    return close_and_write(f, &buf, &len, path, err, errlen);
+    return ns_write_memstream(f, &buf, &len, path, err, errlen);
 }
 
 int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *err, size_t errlen) {
@@ -711,5 +682,5 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
         ns_md_cell(f, line);
         fprintf(f, "  \n");
     }
-    return close_and_write(f, &buf, &len, path, err, errlen);
+    return ns_write_memstream(f, &buf, &len, path, err, errlen);
 }

@@ -7,7 +7,8 @@
 
 /* Writes report.md: node facts, compute and bandwidth ceilings, every kernel with its fraction
  * of its roof, GEMM beside its peers, counters status, the cluster extrapolation when present.
- * Written atomically. Returns 0, or -1 with a one-line reason in err. */
+ * Written with ns_write_file (a temporary file beside it, fsync, rename; a link or device in
+ * place). Returns 0, or -1 with a one-line reason in err. */
 int ns_report_markdown(const json_t *results, const char *path, char *err, size_t errlen);
 
 /* report.md's text as a new string (free it), or NULL when out of memory. */
@@ -38,11 +39,6 @@ int ns_report_csv(const json_t *results, const char *path, char *err, size_t err
 int ns_report_sweep_csv(const json_t *results, const char *path, char *err, size_t errlen);
 
 #include <stdio.h>
-
-/* Closes f, a stream of open_memstream(text, len), and writes its text to path with
- * ns_write_file (atomically); frees the text. Returns 0, or -1 with a one-line reason in err. */
-int ns_report_write_memstream(FILE *f, char **text, size_t *len, const char *path, char *err,
-                              size_t errlen);
 
 /* Writes report.html, results.csv and sweep.csv into dir (after results.json and report.md);
  * each one that fails prints one line "WHAT: REASON" to log and leaves the others. Returns the

@@ -98,7 +98,7 @@ static int write_csv(const json_t *rows, const csv_col *cols, size_t ncols, cons
         }
         fputs("\r\n", f);
     }
-    return ns_report_write_memstream(f, &text, &len, path, err, errlen);
+    return ns_write_memstream(f, &text, &len, path, err, errlen);
 }
 
 int ns_report_csv(const json_t *root, const char *path, char *err, size_t errlen) {

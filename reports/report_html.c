@@ -116,5 +116,5 @@ int ns_report_html(const json_t *root, const char *path, char *err, size_t errle
     ns_html_from_markdown(f, md, dir);
     fputs("</body>\n</html>\n", f);
     free(md);
-    return ns_report_write_memstream(f, &text, &len, path, err, errlen);
+    return ns_write_memstream(f, &text, &len, path, err, errlen);
 }

@@ -128,19 +128,6 @@ const char *ns_text_safe(const char *s, char *buf, size_t len) {
     return buf;
 }
 
-int ns_report_write_memstream(FILE *f, char **text, size_t *len, const char *path, char *err,
-                              size_t errlen) {
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        snprintf(err, errlen, "cannot write %s: out of memory", path);
-        free(*text);
-        return -1;
-    }
-    int rc = ns_write_file(path, *text, *len, err, errlen);
-    free(*text);
-    return rc;
-}
-
 int ns_report_html_csv(const json_t *root, const char *dir, FILE *log) {
     static const struct {
         const char *name;

@@ -2,12 +2,10 @@
  * document; a null prints as "—" with its status, never as 0. */
 #include "reports/report.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "harness/allreduce.h"
 #include "harness/json.h"
@@ -525,28 +523,16 @@ char *ns_report_markdown_text(const json_t *root) {
     FILE *f = open_memstream(&text, &len);
     if (!f) return NULL;
     markdown(f, root);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        free(text);
-        return NULL;
-    }
-    return text;
+    return ns_close_memstream(f, &text) ? NULL : text;
 }
 
 int ns_report_markdown(const json_t *root, const char *path, char *err, size_t errlen) {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+    char *text = ns_report_markdown_text(root);
+    if (!text) {
+        snprintf(err, errlen, "cannot write %s: out of memory", path);
         return -1;
     }
-    markdown(f, root);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    int rc = ns_write_text_atomic(path, text, err, errlen);
+    free(text);
+    return rc;
 }

@@ -395,6 +395,45 @@ static void test_cache_aware_pictures_embedded(void **state) {
     json_decref(root);
 }
 
+/* report.md is written as every output file (ns_write_file): through a temporary file of its
+ * own, never a fixed PATH.tmp (a file of that name was overwritten and renamed away), and a link
+ * is written through, not replaced. */
+static void test_markdown_write_file(void **state) {
+    (void)state;
+    char dir[] = "/tmp/ns_test_report_md_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char md[300], tmp[300], target[300];
+    snprintf(md, sizeof md, "%s/report.md", dir);
+    snprintf(tmp, sizeof tmp, "%s/report.md.tmp", dir);
+    snprintf(target, sizeof target, "%s/target.md", dir);
+    FILE *f = fopen(tmp, "w");
+    assert_non_null(f);
+    fputs("keep", f);
+    fclose(f);
+    f = fopen(target, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(symlink("target.md", md), 0);
+    json_t *root = load_fixture();
+    char err[256] = "";
+    assert_int_equal(ns_report_markdown(root, md, err, sizeof err), 0);
+    char *kept = ns_test_slurp(tmp), *text = ns_test_slurp(target);
+    assert_string_equal(kept, "keep");
+    assert_non_null(strstr(text, "# nodescale report"));
+    char link[300];
+    ssize_t n = readlink(md, link, sizeof link - 1);
+    assert_true(n > 0);
+    link[n] = 0;
+    assert_string_equal(link, "target.md");
+    free(kept);
+    free(text);
+    json_decref(root);
+    unlink(md);
+    unlink(tmp);
+    unlink(target);
+    rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cluster_variability),
@@ -409,6 +448,7 @@ int main(void) {
         cmocka_unit_test(test_allreduce_fit_quality),
         cmocka_unit_test(test_allreduce_both_fits),
         cmocka_unit_test(test_ceiling_executes),
+        cmocka_unit_test(test_markdown_write_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
