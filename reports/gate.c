@@ -925,6 +925,9 @@ static void usage(FILE *f) {
         NS_GATE_DEFAULT_ROUNDS);
 }
 
+/* The most --history files gate takes. */
+#define NS_GATE_MAX_HISTORY 64
+
 /* What gate's command line asks for (gate_parse_args). */
 typedef struct {
     ns_gate_opts o;
@@ -932,7 +935,7 @@ typedef struct {
     int quiet, ab, rounds, min_rounds, rounds_set, min_rounds_set;
     char *pos[256]; /* BASELINE CURRENT, or OLD_BINARY NEW_BINARY KERNEL... */
     int npos;
-    const char *hist[64]; /* --history files */
+    const char *hist[NS_GATE_MAX_HISTORY]; /* --history files */
     int nhist;
     char **bench_args; /* after "--" (--ab) */
     int nbench;
@@ -1147,17 +1150,6 @@ static int same_bytes(const char *a, const char *b) {
     return same;
 }
 
-/* The results document of a regular file, for same_run (NULL when it is none: its load
- * reports why later). */
-static json_t *load_for_dedup(const char *path) {
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
-    json_t *d = json_load_file(path, 0, NULL);
-    if (d && json_is_object(d) && json_is_array(json_object_get(d, "results"))) return d;
-    json_decref(d);
-    return NULL;
-}
-
 /* 1 when a and b are one run: the same context.date (a string), no context difference that the
  * gate checks (a file edited to another machine is refused by that check, not dropped here) and
  * as many results, each id of a with the same samples_s in b. */
@@ -1190,70 +1182,84 @@ static int same_run(const json_t *a, const json_t *b) {
     return 1;
 }
 
-/* Drops from cli->hist each --history file that is BASELINE, CURRENT or an earlier --history
- * file, or a copy of one (the same bytes), or the same run (same_run), with a warning in rep. */
-static void gate_dedup_history(gate_cli *cli, ns_gate_report *rep) {
+/* The path of gate's input i: 0 BASELINE, 1 CURRENT, 2 + h the --history file h. */
+static const char *input_path(const gate_cli *cli, int i) {
+    return i < 2 ? cli->pos[i] : cli->hist[i - 2];
+}
+
+/* The input that --history file h repeats: the index (as input_path) of the first of BASELINE,
+ * CURRENT and the --history files before h that is the same file (*how 0), holds the same bytes
+ * (1) or the same run (same_run of their documents docs[], indexed alike: 2); -1 when none. */
+static int dup_of(const gate_cli *cli, json_t *const *docs, int h, int *how) {
+    const char *path = cli->hist[h];
+    for (*how = 0; *how < 3; ++*how)
+        for (int i = 0; i < 2 + h; i++)
+            if (*how == 0   ? ns_same_file(path, input_path(cli, i)) == 1
+                : *how == 1 ? same_bytes(path, input_path(cli, i))
+                            : same_run(docs[2 + h], docs[i]))
+                return i;
+    return -1;
+}
+
+/* Drops from cli->hist, and its document from docs[] (BASELINE, CURRENT, then the --history
+ * files), each --history file that is BASELINE, CURRENT or an earlier --history file, or a copy
+ * of one (the same bytes), or the same run (same_run), with a warning in rep. */
+static void gate_dedup_history(gate_cli *cli, json_t **docs, ns_gate_report *rep) {
     /* A run counts once in the drift (the baseline given again as --history, or one --history
      * file twice, made 3 files read as 4 runs): such a --history file is dropped, with a
      * warning. So is CURRENT given as --history: the current build's run is no baseline run, and
      * its distance would widen the threshold that is to catch it (gate_hints.sh). The same
      * device and inode is the same file, whatever its path; a copy (a CI artifact) or a file
      * holding the same run is that run again (gate_hints.sh). */
-    if (cli->nhist <= 0 || cli->npos < 2) return;
+    static const char *const how_text[] = {"the same file as", "a copy (the same bytes) of",
+                                           "the same run (the same context.date and samples) as"};
     const char **hist = cli->hist;
-    json_t *docs[2 + 64] = {0}; /* BASELINE, CURRENT, then hist[] */
-    docs[0] = load_for_dedup(cli->pos[0]);
-    docs[1] = load_for_dedup(cli->pos[1]);
-    for (int h = 0; h < cli->nhist && h < 64; h++)
-        docs[2 + h] = load_for_dedup(hist[h]);
-    static const char *const how[] = {"the same file as", "a copy (the same bytes) of",
-                                      "the same run (the same context.date and samples) as"};
     for (int h = 0; h < cli->nhist;) {
-        /* The files before it: BASELINE, CURRENT, the --history files kept so far. */
-        const char *other[2 + 64] = {cli->pos[0], cli->pos[1]};
-        for (int g = 0; g < h; g++)
-            other[2 + g] = hist[g];
-        const char *as = NULL;
-        int k;
-        for (k = 0; k < 3 && !as; k++)
-            for (int i = 0; i < 2 + h && !as; i++)
-                if (k == 0   ? ns_same_file(hist[h], other[i]) == 1
-                    : k == 1 ? same_bytes(hist[h], other[i])
-                             : same_run(docs[2 + h], docs[i]))
-                    as = i == 0 ? "the BASELINE" : i == 1 ? "the CURRENT" : other[i];
-        if (!as) {
+        int how, i = dup_of(cli, docs, h, &how);
+        if (i < 0) {
             h++;
             continue;
         }
-        if (!strcmp(as, "the CURRENT"))
+        if (i == 1)
             add_warning(rep,
                         "--history %s is %s the CURRENT: not counted (a run of the current build "
                         "is no baseline history)",
-                        hist[h], how[k - 1]);
+                        hist[h], how_text[how]);
+        else if (i == 0)
+            add_warning(rep, "--history %s is %s the BASELINE: counted once", hist[h],
+                        how_text[how]);
         else
-            add_warning(rep, "--history %s is %s %s%s: counted once", hist[h], how[k - 1],
-                        strcmp(as, "the BASELINE") ? "--history " : "", as);
+            add_warning(rep, "--history %s is %s --history %s: counted once", hist[h],
+                        how_text[how], hist[i - 2]);
         json_decref(docs[2 + h]);
         memmove(hist + h, hist + h + 1, (size_t)(cli->nhist - h - 1) * sizeof *hist);
         memmove(docs + 2 + h, docs + 2 + h + 1, (size_t)(cli->nhist - h - 1) * sizeof *docs);
         docs[2 + --cli->nhist] = NULL;
     }
-    for (int i = 0; i < 2 + cli->nhist; i++)
-        json_decref(docs[i]);
 }
 
-/* Files mode: loads BASELINE, CURRENT and the --history files (into hist_docs) and compares
- * them into rep, listing the context differences in rep->mismatches (*build_only: only the build
- * differs). Returns 0, or NS_EXIT_USAGE after the warnings and the error. */
-static int gate_compare_files(const gate_cli *cli, ns_gate_report *rep, json_t **hist_docs,
+/* Files mode: loads BASELINE, CURRENT and the --history files (these into hist_docs), drops the
+ * --history files that repeat an input (gate_dedup_history) and compares them into rep, listing
+ * the context differences in rep->mismatches (*build_only: only the build differs). Returns 0,
+ * or NS_EXIT_USAGE after the warnings and the error. */
+static int gate_compare_files(gate_cli *cli, ns_gate_report *rep, json_t **hist_docs,
                               int *build_only) {
     const char *cmd = "gate";
     char err[1024];
-    json_t *b = ns_json_load_results(cli->pos[0], err, sizeof err), *c = NULL;
-    if (!b || !(c = ns_json_load_results(cli->pos[1], err, sizeof err))) {
-        json_decref(b);
-        return ns_usage_error(cmd, "%s", err);
+    json_t *docs[2 + NS_GATE_MAX_HISTORY] = {0}; /* BASELINE, CURRENT, then the --history files */
+    for (int i = 0; i < 2 + cli->nhist; i++) {
+        const char *path = input_path(cli, i);
+        if (!(docs[i] = ns_json_load_results(path, err, sizeof err)) ||
+            (i >= 2 && !results_array(docs[i], path, err, sizeof err))) {
+            for (int j = 0; j <= i; j++)
+                json_decref(docs[j]);
+            return ns_usage_error(cmd, "%s", err);
+        }
     }
+    gate_dedup_history(cli, docs, rep);
+    json_t *b = docs[0], *c = docs[1];
+    for (int h = 0; h < cli->nhist; h++)
+        hist_docs[h] = docs[2 + h];
     /* --allow-build-change: the machine must match, build differences are only listed (the
      * machine's differences come first in a full diff). */
     rep->mismatches = json_array();
@@ -1273,12 +1279,6 @@ static int gate_compare_files(const gate_cli *cli, ns_gate_report *rep, json_t *
     ns_gate_input_warnings(rep, c, "current", cli->pos[1]);
     for (int h = 0; h < cli->nhist; h++) {
         const char *hist = cli->hist[h];
-        if (!(hist_docs[h] = ns_json_load_results(hist, err, sizeof err)) ||
-            !results_array(hist_docs[h], hist, err, sizeof err)) {
-            json_decref(b);
-            json_decref(c);
-            return ns_usage_error(cmd, "%s", err);
-        }
         /* History must be of the baseline's machine and build, or its drift means nothing. */
         json_t *hm = json_array();
         ns_gate_context_diff(b, hist_docs[h], 0, hm);
@@ -1357,7 +1357,7 @@ static int gate_context_verdict(const ns_gate_report *rep, int build_only) {
 int ns_cmd_gate(int argc, char **argv) {
     const char *cmd = "gate";
     gate_cli cli;
-    json_t *hist_docs[64] = {0};
+    json_t *hist_docs[NS_GATE_MAX_HISTORY] = {0};
     char err[1024];
     int rc = gate_parse_args(argc, argv, &cli);
     if (rc >= 0) return rc;
@@ -1369,7 +1369,6 @@ int ns_cmd_gate(int argc, char **argv) {
     }
     ns_gate_report rep = {
         .mode = cli.ab ? "ab" : "files", .baseline = cli.pos[0], .current = cli.pos[1], .opts = *o};
-    gate_dedup_history(&cli, &rep);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int build_only = 0;

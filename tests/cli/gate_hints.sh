@@ -280,6 +280,11 @@ gate 1 "t17 #11: a copy of --history, the baseline's run rewritten" "$tmp/g_base
 has "$tmp/out" "WARNING: --history $tmp/g_h1copy.json is a copy (the same bytes) of --history $tmp/g_h1.json: counted once" "t17 #11: copy of history"
 has "$tmp/out" "WARNING: --history $tmp/g_base_again.json is the same run (the same context.date and samples) as the BASELINE: counted once" "t17 #11: same run"
 hasnt "$tmp/out" "between-run drift" "t17 #11: 2 distinct runs"
+# A pipe is read once, by the one load of each input: its run is still recognised.
+gate 0 "the baseline's run as a --history pipe" --history <(cat "$tmp/g_base.json") \
+    "$tmp/g_base.json" "$tmp/g_base.json"
+has "$tmp/out" "is the same run (the same context.date and samples) as the BASELINE: counted once" \
+    "a --history pipe holding the baseline's run is counted once"
 "$ns" gate --help >"$tmp/help" 2>&1
 has "$tmp/help" "a copy" "t17 #11: --help"
 
