@@ -660,7 +660,7 @@ static int no_chip_error(const ns_cluster_input *in) {
 /* Whether `path` is a folder we may write in, or one mkdir -p can make: its nearest existing
  * ancestor is a writable folder. 0, or -1 with the reason in err. */
 static int dir_writable(const char *path, char *err, size_t errlen) {
-    char p[4096];
+    char p[NS_PATH_MAX];
     struct stat st;
     snprintf(p, sizeof p, "%s", *path ? path : ".");
     while (stat(p, &st) != 0) {
@@ -701,11 +701,11 @@ static int is_plot_file(const char *json, const char *dir) {
  * of the plot files, and must be a name the system takes (not too long); --plot-dir must be a
  * writable folder or one that can be made (it is made; made_dir gets the topmost folder made,
  * "" if none), and gnuplot must be there. */
-static int check_outputs(const options *o, char made_dir[4096]) {
+static int check_outputs(const options *o, char made_dir[NS_PATH_MAX]) {
     char err[4400];
     struct stat st;
     if (o->json && strcmp(o->json, "-")) {
-        char dir[4096];
+        char dir[NS_PATH_MAX];
         if (strlen(o->json) >= sizeof dir) { /* else passed, cut, then failed late */
             ns_path_error(err, 1024, "--json", o->json, strerror(ENAMETOOLONG));
             return ns_usage_error(CMD, "%s", err);
@@ -737,7 +737,7 @@ static int check_outputs(const options *o, char made_dir[4096]) {
                                   o->json, o->plot_dir);
     }
     if (o->plot_dir) {
-        if (strlen(o->plot_dir) + 32 >= 4096) { /* its files' paths would be cut */
+        if (strlen(o->plot_dir) + 32 >= NS_PATH_MAX) { /* its files' paths would be cut */
             ns_path_error(err, 1024, "--plot-dir", o->plot_dir, strerror(ENAMETOOLONG));
             return ns_usage_error(CMD, "%s", err);
         }
@@ -756,10 +756,10 @@ static int check_outputs(const options *o, char made_dir[4096]) {
          * nothing comes to be written there. */
         made_dir[0] = '\0';
         if (stat(o->plot_dir, &st) != 0) { /* the topmost folder that mkdir -p will make */
-            char p[4096];
+            char p[NS_PATH_MAX];
             snprintf(p, sizeof p, "%s", o->plot_dir);
             for (;;) {
-                snprintf(made_dir, 4096, "%s", p);
+                snprintf(made_dir, NS_PATH_MAX, "%s", p);
                 char *slash = strrchr(p, '/');
                 while (slash && slash > p && slash[1] == '\0') { /* "a/b/" */
                     *slash = '\0';
@@ -779,7 +779,7 @@ static int check_outputs(const options *o, char made_dir[4096]) {
 
 /* Removes the empty folders from `path` up to and with `top`, the topmost one this run made. */
 static void remove_made(const char *path, const char *top) {
-    char p[4096];
+    char p[NS_PATH_MAX];
     snprintf(p, sizeof p, "%s", path);
     while (strlen(p) >= strlen(top)) {
         if (rmdir(p) != 0 && errno != ENOENT) return; /* not empty: not ours to remove */
@@ -877,10 +877,13 @@ static void discard_plots(const char *stage) {
  * has no .svg or .png: an earlier one is removed, never left beside new data), then removes
  * `stage`. 0, or -1 with the reason in err. */
 static int commit_plots(const char *stage, const char *dir, char *err, size_t errlen) {
-    char from[4400], to[4400];
+    char from[NS_PATH_MAX], to[NS_PATH_MAX];
     for (int i = 0; ns_outdir_cluster[i]; i++) {
-        snprintf(from, sizeof from, "%s/%s", stage, ns_outdir_cluster[i]);
-        snprintf(to, sizeof to, "%s/%s", dir, ns_outdir_cluster[i]);
+        if (ns_path_join(from, sizeof from, stage, ns_outdir_cluster[i], err, errlen) != 0 ||
+            ns_path_join(to, sizeof to, dir, ns_outdir_cluster[i], err, errlen) != 0) {
+            discard_plots(stage);
+            return -1;
+        }
         if (rename(from, to) == 0) continue;
         if (errno == ENOENT && (unlink(to) == 0 || errno == ENOENT)) continue;
         int e = errno;
@@ -959,7 +962,7 @@ static int run_cluster(int argc, char **argv) {
     ns_chip_finish(&in.sys.chip);
     char err[512];
     if (ns_cluster_check_input(&in, err, sizeof err)) return ns_usage_error(CMD, "%s", err);
-    static char made_dir[4096];
+    static char made_dir[NS_PATH_MAX];
     if ((rc = check_outputs(&o, made_dir))) return rc;
     rc = compute_and_write(&o, &in, chips, n_chips);
     if (rc && made_dir[0]) remove_made(o.plot_dir, made_dir);
@@ -1029,7 +1032,7 @@ static int compute_and_write(const options *o_, const ns_cluster_input *in_, con
      * folder inside --plot-dir and moved over the earlier ones only once the JSON and the
      * standard output are written (a failure removed or kept them: cluster_outputs.sh): a run
      * that fails leaves --plot-dir as it found it ("nothing written", as roofline). */
-    char stage[4200] = "";
+    char stage[NS_PATH_MAX] = ""; /* fits: check_outputs keeps --plot-dir 32 short of it */
     if (o.plot_dir) {
         int bad = ns_outdir_mkdir_p(o.plot_dir);
         snprintf(stage, sizeof stage, "%s/.cluster-new-XXXXXX", o.plot_dir);

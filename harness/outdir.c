@@ -94,6 +94,16 @@ int ns_outdir_mkdir_p(const char *dir) {
     return 0;
 }
 
+int ns_path_join(char *out, size_t len, const char *dir, const char *name, char *err,
+                 size_t errlen) {
+    if ((size_t)snprintf(out, len, "%s/%s", dir, name) < len) return 0;
+    char what[64];
+    snprintf(what, sizeof what, "%.40s in", name);
+    ns_path_error(err, errlen, what, dir, strerror(ENAMETOOLONG));
+    if (len) out[0] = '\0';
+    return -1;
+}
+
 int ns_same_file(const char *a, const char *b) {
     struct stat sa, sb;
     if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return -1;

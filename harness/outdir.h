@@ -8,6 +8,16 @@
 #include <stddef.h>
 #include <jansson.h>
 
+/* The size of a buffer that holds a path a command builds (a report folder, a file in it):
+ * Linux's PATH_MAX, the longest path the system takes. A path that does not fit is refused,
+ * never cut: a cut path names another file. */
+#define NS_PATH_MAX 4096
+
+/* "DIR/NAME" into out (len bytes). Returns 0, or -1 with "DIR/NAME: File name too long" in err
+ * (ns_path_error) when it does not fit; out then holds nothing to use. */
+int ns_path_join(char *out, size_t len, const char *dir, const char *name, char *err,
+                 size_t errlen);
+
 /* The names run, roofline, fleet, compare and cluster write into a report folder (files, and
  * fleet's nodes/ folder), NULL-terminated: the one list all five check, so none of them writes
  * beside another's files. A folder holding one of them holds another run's, fleet's or report's

@@ -718,10 +718,13 @@ static int run_parse_args(int argc, char **argv, run_args *a) {
  * second), or an existing one with no other run's or fleet's files (a second run writing it is
  * refused). RUN_GO_ON, or the usage error's exit code (nothing left behind). */
 static int run_claim_folder(const char *out, char *dir, size_t dirlen, size_t *created) {
-    char path[4200];
+    char path[NS_PATH_MAX], err[512];
     *created = 0;
     if (out) {
-        snprintf(dir, dirlen, "%s", out);
+        if ((size_t)snprintf(dir, dirlen, "%s", out) >= dirlen) { /* cut, it names another */
+            ns_path_error(err, sizeof err, "--out", out, strerror(ENAMETOOLONG));
+            return ns_usage_error(cmd, "%s", err);
+        }
         *created = ns_outdir_first_missing(dir);
         const char *old = ns_outdir_foreign(dir, NULL);
         if (old)
@@ -743,7 +746,10 @@ static int run_claim_folder(const char *out, char *dir, size_t dirlen, size_t *c
         if (ns_outdir_make_new(dir, dirlen, created) != 0)
             return ns_usage_error(cmd, "cannot create folder '%s': %s", dir, strerror(errno));
     }
-    snprintf(path, sizeof path, "%s/run.log", dir);
+    if (ns_path_join(path, sizeof path, dir, "run.log", err, sizeof err) != 0) {
+        ns_outdir_remove_dirs(dir, *created);
+        return ns_usage_error(cmd, "%s", err);
+    }
     int log_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (log_fd < 0 || !(log_file = fdopen(log_fd, "w"))) {
         int e = errno;
@@ -810,20 +816,22 @@ static void run_finish_document(json_t *root, const char *cluster_preset, const 
  * gbench.json (their failures said on tee). RUN_GO_ON, or NS_EXIT_FAIL when results.json could
  * not be written (said on tee; nothing else written). */
 static int run_write_outputs(const json_t *root, const char *format, const char *dir, FILE *tee) {
-    char err[512], path[4200];
-    snprintf(path, sizeof path, "%s/results.json", dir);
-    if (ns_json_write_atomic(root, path, err, sizeof err) != 0) {
+    char err[512], path[NS_PATH_MAX];
+    if (ns_path_join(path, sizeof path, dir, "results.json", err, sizeof err) != 0 ||
+        ns_json_write_atomic(root, path, err, sizeof err) != 0) {
         fprintf(tee, "nodescale run: error: %s; nothing kept in %s\n", err, dir);
         return NS_EXIT_FAIL;
     }
     /* Also roofline.svg, the headline picture: a copy of the DP roofline (SP: roofline_sp.svg). */
     if (ns_roofline_plot(root, dir, err, sizeof err) < 0) fprintf(tee, "roofline plot: %s\n", err);
-    snprintf(path, sizeof path, "%s/report.md", dir);
-    if (ns_report_markdown(root, path, err, sizeof err) != 0) fprintf(tee, "report: %s\n", err);
+    if (ns_path_join(path, sizeof path, dir, "report.md", err, sizeof err) != 0 ||
+        ns_report_markdown(root, path, err, sizeof err) != 0)
+        fprintf(tee, "report: %s\n", err);
     ns_report_html_csv(root, dir, tee); /* report.html, results.csv, sweep.csv */
     if (!strcmp(format, "gbench")) {
-        snprintf(path, sizeof path, "%s/gbench.json", dir);
-        if (ns_write_gbench(root, path, err, sizeof err) != 0) fprintf(tee, "gbench: %s\n", err);
+        if (ns_path_join(path, sizeof path, dir, "gbench.json", err, sizeof err) != 0 ||
+            ns_write_gbench(root, path, err, sizeof err) != 0)
+            fprintf(tee, "gbench: %s\n", err);
     }
     return RUN_GO_ON;
 }
@@ -845,7 +853,7 @@ static int run_close_log(FILE *tee, const char *dir) {
 
 int ns_cmd_run(int argc, char **argv) {
     run_args a;
-    char dir[4096];
+    char dir[NS_PATH_MAX];
     size_t created;
     int rc;
     if ((rc = run_parse_args(argc, argv, &a)) != RUN_GO_ON ||

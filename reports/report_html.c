@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness/json.h"
+#include "harness/outdir.h"
 
 /* Alignments as style="text-align: ..." (HTML5 has no align attribute). */
 #define CMARK_OPTS (CMARK_OPT_VALIDATE_UTF8 | CMARK_OPT_TABLE_PREFER_STYLE_ATTRIBUTES)
@@ -33,7 +34,7 @@ static const char *const extra_pictures[][2] = {
 
 /* 1 when the file name (relative to dir) exists. */
 static int present(const char *dir, const char *name) {
-    char p[4200];
+    char p[NS_PATH_MAX];
     if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, name) >= sizeof p) return 0;
     return access(p, F_OK) == 0;
 }
@@ -92,12 +93,15 @@ void ns_html_from_markdown(FILE *f, const char *md, const char *dir) {
 }
 
 int ns_report_html(const json_t *root, const char *path, char *err, size_t errlen) {
-    char dir[4200];
+    char dir[NS_PATH_MAX];
     const char *slash = strrchr(path, '/');
-    if (!slash)
+    if (!slash) {
         snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash == path ? 1 : slash - path), path);
+    } else if ((size_t)snprintf(dir, sizeof dir, "%.*s", (int)(slash == path ? 1 : slash - path),
+                                path) >= sizeof dir) {
+        ns_path_error(err, errlen, "cannot write", path, strerror(ENAMETOOLONG));
+        return -1;
+    }
     char *md = ns_report_markdown_text(root);
     char *text = NULL;
     size_t len = 0;

@@ -12,6 +12,7 @@
 #include "reports/report.h"
 
 #include "harness/json.h"
+#include "harness/outdir.h"
 
 int ns_report_check_stdout(char *err, size_t errlen) {
     errno = 0;
@@ -137,9 +138,9 @@ int ns_report_html_csv(const json_t *root, const char *dir, FILE *log) {
                  {"sweep.csv", ns_report_sweep_csv}};
     int failed = 0;
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        char path[4200], err[512];
-        snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
-        if (files[i].write(root, path, err, sizeof err) != 0) {
+        char path[NS_PATH_MAX], err[512];
+        if (ns_path_join(path, sizeof path, dir, files[i].name, err, sizeof err) != 0 ||
+            files[i].write(root, path, err, sizeof err) != 0) {
             fprintf(log, "%s: %s\n", files[i].name, err);
             failed++;
         }

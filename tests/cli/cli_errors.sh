@@ -31,6 +31,11 @@ expect2 "threads past NS_MAX_THREADS" $ns run --threads 1025
 expect2 "threads with junk" $ns run --threads 2x
 expect2 "missing --out value" $ns run --out
 expect2 "unwritable --out" $ns run --quick --out /proc/nodescale-cannot
+# An --out longer than a path can be is refused as such, never cut to another folder's name.
+expect2 "--out too long" $ns run --quick --out "$tmp/$(printf 'd/%.0s' {1..2100})x"
+grep -q "error: --out $tmp/d/d/.*characters cut.*: File name too long" "$tmp/err" ||
+  { echo "FAIL: --out too long: not named as --out: $(cut -c1-160 "$tmp/err")"; fails=$((fails + 1)); }
+[ -e "$tmp/d" ] && { echo "FAIL: --out too long: a folder was left"; fails=$((fails + 1)); }
 expect2 "unknown kernel in --kernels" $ns run --kernels stream_triad,nope
 expect2 "bad format" $ns run --format xml
 expect2 "malformed --events" $ns run --quick --events "PAPI_TOT_CYC,,X"
