@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Writes report.md: node facts, compute and bandwidth ceilings, every kernel with its fraction
  * of its roof, GEMM beside its peers, counters status, the cluster extrapolation when present.
@@ -37,8 +38,6 @@ int ns_report_csv(const json_t *results, const char *path, char *err, size_t err
  * precision, threads, n, GB/s of the fastest sample and of the median), as ns_report_csv.
  * Returns 0, or -1 with a one-line reason in err. */
 int ns_report_sweep_csv(const json_t *results, const char *path, char *err, size_t errlen);
-
-#include <stdio.h>
 
 /* Writes report.html, results.csv and sweep.csv into dir (after results.json and report.md);
  * each one that fails prints one line "WHAT: REASON" to log and leaves the others. Returns the

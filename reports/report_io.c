@@ -1,5 +1,7 @@
-/* Shared output helpers of the reports: checking that stdout was really written, and escaping
- * text for Markdown tables and terminals. Files are written with ns_write_file (harness/json.h). */
+/* Shared output helpers of the reports: running the writers of report.html, results.csv and
+ * sweep.csv into a run's folder (ns_report_html_csv), checking that stdout was really written,
+ * and escaping text for Markdown tables, XML and terminals. Files are written with ns_write_file
+ * and ns_write_memstream (harness/json.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
