@@ -3,13 +3,9 @@
  * few KiB to 4x the aggregate last-level cache, capped by available memory), every kernel of the
  * registry at representative sizes (STREAM, reductions, GEMM and its BLIS/OpenBLAS peers), then
  * hands the document to the roofline builder, the cluster model and the report writers, and
- * writes a report folder:
- *   results.json  report.md  report.html  results.csv  sweep.csv  run.log  roofline.svg
- *   roofline_{dp,sp}.{svg,png}
- *   roofline_cache_aware_{dp,sp}.{svg,png}  bandwidth_vs_working_set.{svg,png}
- *   cluster_{breakdown,scaling}.{dat,gp,svg,png}  gbench.json (--format gbench)
- * Progress goes to stderr (and run.log); the folder's path is the one line on stdout.
- * Ctrl-C stops at the next sample and still writes a valid results.json of what finished. */
+ * writes a report folder (its files: ns_run_outputs). Progress goes to stderr (and run.log); the
+ * folder's path is the one line on stdout. Ctrl-C stops at the next sample and still writes a valid
+ * results.json of what finished. */
 #include "harness/run.h"
 
 #include <errno.h>
@@ -546,6 +542,24 @@ json_t *ns_run_node(const ns_run_opts *o) {
 /* run.log of the current run; everything the run prints goes to stderr and here. */
 static FILE *log_file;
 
+const ns_run_output ns_run_outputs[] = {
+    {{"results.json"}, "", "all numbers, schema nodescale/1"},
+    {{"report.md"}, "", "the report"},
+    {{"report.html"}, "", "the report with its pictures"},
+    {{"results.csv"}, "", "one row per result"},
+    {{"sweep.csv"}, "", "one row per sweep point"},
+    {{"run.log"}, "", "the command, its environment and everything printed"},
+    {{"roofline.svg"}, "", "the DP roofline"},
+    {{"roofline_dp", "roofline_sp"}, ".svg, .png", "the roofline of each precision"},
+    {{"roofline_cache_aware_dp", "roofline_cache_aware_sp"},
+     ".svg, .png",
+     "the cache-aware rooflines"},
+    {{"bandwidth_vs_working_set"}, ".svg, .png", "the sweep, per thread count"},
+    {{"cluster_breakdown", "cluster_scaling"}, ".dat, .gp, .svg, .png", "the cluster model"},
+    {{"gbench.json"}, "", "with --format gbench: the results as Google Benchmark JSON"},
+    {{NULL}, NULL, NULL},
+};
+
 static void usage(FILE *f) {
     fprintf(f, "usage: nodescale run [--quick] [--out DIR] [--threads N] [--kernels a,b,...]\n"
                "                     [--events LIST] [--format json|gbench]\n"
@@ -566,11 +580,15 @@ static void usage(FILE *f) {
                "                 cluster section (default h100-sxm; nodescale cluster --help)\n"
                "  --format gbench  also write gbench.json (Google Benchmark JSON: compare.py,\n"
                "                 github-action-benchmark, Bencher read it)\n"
-               "Writes into the folder: results.json, report.md, report.html, results.csv,\n"
-               "sweep.csv, run.log; roofline.svg (the DP roofline), roofline_dp, roofline_sp,\n"
-               "roofline_cache_aware_dp, roofline_cache_aware_sp and bandwidth_vs_working_set\n"
-               "(.svg, .png); cluster_breakdown and cluster_scaling (.dat, .gp, .svg, .png);\n"
-               "gbench.json with --format gbench. The pictures need gnuplot. Prints the folder.\n");
+               "Prints the folder. Writes into it (the pictures need gnuplot):\n");
+    for (const ns_run_output *o = ns_run_outputs; o->names[0]; o++) {
+        int col = fprintf(f, " ");
+        for (int i = 0; o->names[i]; i++)
+            col += fprintf(f, " %s%s", o->names[i], o->names[i + 1] ? "," : "");
+        col += fprintf(f, "%s%s%s:", *o->exts ? " (" : "", o->exts, *o->exts ? ")" : "");
+        /* what goes on a line of its own when the line would pass 80 columns */
+        fprintf(f, "%s%s\n", col + 1 + (int)strlen(o->what) > 80 ? "\n      " : " ", o->what);
+    }
 }
 
 static FILE *tee_stream(void);

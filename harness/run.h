@@ -7,6 +7,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* One entry of a run folder's file list: the names (NULL-terminated), the extensions each is
+ * written with (".svg, .png"; "" when the names are whole file names) and what they hold. */
+typedef struct ns_run_output {
+    const char *names[6];
+    const char *exts;
+    const char *what;
+} ns_run_output;
+
+/* The files `nodescale run` writes into its folder, ended by an entry without names: the one
+ * list that `run --help` and report.md's "Files:" line print. */
+extern const ns_run_output ns_run_outputs[];
+
 typedef struct ns_run_opts {
     int quick;            /* --quick: the short run (coarser sweep, fewer sizes) */
     int threads;          /* all-thread runs use this many; < 1: ns_default_threads */

@@ -9,6 +9,7 @@
 
 #include "harness/allreduce.h"
 #include "harness/json.h"
+#include "harness/run.h"
 #include "harness/stats.h"
 #include "kernels/registry.h"
 #include "roofline/roofline.h"
@@ -493,12 +494,13 @@ static void markdown(FILE *f, const json_t *root) {
     fprintf(f, "\n\n");
     if (json_is_true(json_object_get(root, "interrupted")))
         fprintf(f, "**This run was interrupted: the tables hold what finished.**\n\n");
-    fprintf(f, "Files: `results.json` (all numbers, schema nodescale/1), `report.md`, "
-               "`report.html` (this report with its pictures), `results.csv`, `sweep.csv`, "
-               "`run.log`, `roofline.svg` (the DP roofline); `roofline_dp`, `roofline_sp`, "
-               "`roofline_cache_aware_dp`, `roofline_cache_aware_sp`, `bandwidth_vs_working_set` "
-               "(.svg, .png); `cluster_breakdown`, `cluster_scaling` (.dat, .gp, .svg, .png); "
-               "`gbench.json` with `--format gbench`.\n\n");
+    fprintf(f, "Files:");
+    for (const ns_run_output *o = ns_run_outputs; o->names[0]; o++) {
+        for (int i = 0; o->names[i]; i++)
+            fprintf(f, " `%s`%s", o->names[i], o->names[i + 1] ? "," : "");
+        fprintf(f, "%s%s%s: %s%s", *o->exts ? " (" : "", o->exts, *o->exts ? ")" : "", o->what,
+                o[1].names[0] ? ";" : ".\n\n");
+    }
     node_facts(f, ctx);
     ceilings(f, root);
     gemm_peers(f, root);
