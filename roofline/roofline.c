@@ -909,6 +909,16 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
                      "%s (%s, fastest sample), whose samples spread (%s)",
                      cv->kernel, w, str_or(kr, "id", "?"), sp);
             suspect = why;
+        } else if (kernel_phase_disturbed(kr)) {
+            /* Faster than the reference (which may itself be suspect), but its samples spread:
+             * its fastest sample may be an outlier, so the roof it gives is suspect too. */
+            char sp[64], rest[1100];
+            kernel_phase_spread(kr, sp, sizeof sp);
+            snprintf(rest, sizeof rest, "%s", strncmp(why, "ok; ", 4) ? why : why + 4);
+            size_t wn = 0;
+            ns_appendf(why, sizeof why, &wn, "%s%s; its samples spread (%s)",
+                       strncmp(rest, "suspect", 7) ? "suspect: " : "", rest, sp);
+            suspect = why;
         }
         ns_json_set_num(o, "sweep_gbytes_per_s", bw, NULL);
         ns_json_set_str(o, "sweep_source", strcmp(source, "kernel phase") ? source : NULL);
@@ -2606,7 +2616,7 @@ static void method_text(char *buf, size_t len) {
              "level's ceiling instead (source \"kernel phase\"; one not swept at that "
              "thread count when faster than its class's roof, else the level's), unless its "
              "samples spread (CV > %g%% or fastest > %gx median) and its median is below the "
-             "sweep's, or (DRAM) it is > %gx the sweep's at a smaller working set "
+             "sweep's (one used whose samples spread is suspect), or (DRAM) it is > %gx the sweep's at a smaller working set "
              "(cache contamination: the ceiling is suspect); bandwidth roof = best "
              "ceiling per level, thread count and load/store class (read-only, "
              "write-allocating, non-temporal stores): a kernel is judged by its own class's, "

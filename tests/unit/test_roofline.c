@@ -2331,6 +2331,49 @@ static void test_report_marks_suspect_ceilings(void **st) {
     json_decref(root);
 }
 
+/* Trial 19a #4: the kernel-phase spread test (CV > 10% or fastest > 1.2x median) applies
+ * whatever the reference. A stream_triad_nt not in the sweep, at 1.5 GiB, whose samples spread
+ * (fastest 30 GB/s, median 13.5, or CV 49%), beats the sweep's DRAM roof (11): it is a DRAM
+ * ceiling, but suspect, with the spread in its status, and the trusted sweep roof stays the
+ * level's roof; so is a swept
+ * stream_load whose spread L2 measurement (fastest 200, median 100) beats the plateau (90). */
+static void test_kernel_phase_spread_roof_suspect(void **st) {
+    (void)st;
+    for (int k = 0; k < 2; k++) {
+        json_t *root = load_doc(4 * KiB);
+        json_t *nt = phase_result("stream_triad_nt", "avx512", 1.5 * GiB, k ? 14 : 30, 13.5);
+        if (k) json_object_set_new(json_object_get(nt, "time_s"), "cv", json_real(0.487));
+        json_array_append_new(json_object_get(root, "results"), nt);
+        char err[200];
+        assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+        json_t *c = ceiling_of(root, "stream_triad_nt", "DRAM", 1);
+        assert_non_null(c);
+        assert_string_equal(json_string_value(json_object_get(c, "source")), "kernel phase");
+        print_message("%s\n", json_string_value(json_object_get(c, "status")));
+        assert_true(json_is_true(json_object_get(c, "suspect")));
+        assert_true(has(c, "status", "suspect: not in the sweep at 1 thread: the kernel phase's "
+                                     "stream_triad_nt at 1.5 GiB"));
+        assert_true(has(c, "status", k ? "; its samples spread (CV 49%, median 13.5 GB/s)"
+                                       : "; its samples spread (median 13.5 GB/s)"));
+        /* The trusted sweep roof stays the level's roof, drawn. */
+        json_t *u = used_bandwidth(root, "DRAM");
+        assert_string_equal(json_string_value(json_object_get(u, "kernel")), "stream_load");
+        assert_close(json_number_value(json_object_get(u, "gbytes_per_s")), 11, 0.05);
+        json_decref(root);
+    }
+    json_t *root =
+        load_doc_built(4 * KiB, phase_result("stream_load", "avx512", 1 * MiB, 200, 100));
+    json_t *l2 = kernel_phase_ceiling(root, "L2", 200);
+    assert_true(json_is_true(json_object_get(l2, "suspect")));
+    assert_true(has(l2, "status", "suspect: the kernel phase measured stream_load faster at 1 MiB"));
+    assert_true(has(l2, "status", "; its samples spread (median 100 GB/s)"));
+    json_decref(root);
+    /* Samples that agree: trusted, as before. */
+    root = load_doc_built(4 * KiB, phase_result("stream_load", "avx512", 1 * MiB, 120, 110));
+    assert_false(json_is_true(json_object_get(kernel_phase_ceiling(root, "L2", 120), "suspect")));
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
@@ -2385,6 +2428,7 @@ int main(void) {
         cmocka_unit_test(test_compute_spread_from_result_time),
         cmocka_unit_test(test_percent_never_reads_100),
         cmocka_unit_test(test_report_marks_suspect_ceilings),
+        cmocka_unit_test(test_kernel_phase_spread_roof_suspect),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
