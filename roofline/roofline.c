@@ -1558,9 +1558,9 @@ static double ceiling_cv(const build_ctx *b, const json_t *c) {
         json_object_get(result_by_id(b, str_or(c, "result_id", NULL)), "time_s"), "cv");
 }
 
-/* The median-sample rate of compute ceiling c: its gflops_median, which `run` writes, or, in a
- * file written before it did, its gflops (the fastest sample) x its result's time_s.min /
- * time_s.median; NAN when neither is there. */
+/* The median-sample rate of compute ceiling c: its gflops_median, which `run` writes (and
+ * fastest_sample_rates for a file written before it did), else its gflops (the fastest sample)
+ * x its result's time_s.min / time_s.median; NAN when neither is there. */
 static double ceiling_median(const build_ctx *b, const json_t *c) {
     double med = ns_json_get_num(c, "gflops_median");
     if (isfinite(med)) return med;
@@ -2639,6 +2639,57 @@ static void method_text(char *buf, size_t len) {
              100 * DRAM_TAIL_SCATTER, 100 * (SCALING_SLACK - 1));
 }
 
+/* The rate_from of a ceiling or sweep point whose file held median rates, recomputed here. */
+#define RATE_RECOMPUTED "fastest sample, recomputed from time_s.min (the file held medians)"
+
+/* A file written before ceilings came from the fastest sample (no rate_from; the shipped
+ * examples) holds median rates in ceilings.compute[].gflops (flops / time_s.median of its
+ * result) and sweep[].gbytes_per_s (bytes / time_s.median). Each such entry whose time_s has a
+ * min and a median gets its fastest-sample rate (flops / time_s.min, else rate x median / min),
+ * the old rate as gflops_median / gbytes_per_s_median, and rate_from RATE_RECOMPUTED, so the
+ * roofs, the report and a rebuild read the statistic every newer file has; a note says so. */
+static int fastest_sample_rate(json_t *e, const char *rate_key, const char *median_key,
+                               const json_t *ts, double amount);
+
+static void fastest_sample_rates(build_ctx *b) {
+    int nc = 0, ns = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(json_object_get(b->root, "ceilings"), "compute"), i, e) {
+        const json_t *r = result_by_id(b, str_or(e, "result_id", NULL));
+        nc += fastest_sample_rate(e, "gflops", "gflops_median", json_object_get(r, "time_s"),
+                                  ns_json_get_num(r, "flops"));
+    }
+    json_array_foreach(json_object_get(b->root, "sweep"), i, e)
+        ns += fastest_sample_rate(e, "gbytes_per_s", "gbytes_per_s_median",
+                                  json_object_get(e, "time_s"), ns_json_get_num(e, "bytes"));
+    if (nc || ns)
+        note(b,
+             "this file was written before ceilings came from the fastest sample (no rate_from): "
+             "its %d compute ceiling(s) and %d sweep point(s) held median rates; their rates are "
+             "recomputed from time_s.min (the old ones kept as gflops_median and "
+             "gbytes_per_s_median, rate_from says so)",
+             nc, ns);
+}
+
+/* One entry e of fastest_sample_rates: without rate_from and median_key, its rate_key (per
+ * 1e9) becomes amount (flops or bytes; when not > 0: the rate x median / min) over time_s.min
+ * of ts, the old rate median_key. Returns 1 when e's rate is (or was already) recomputed. */
+static int fastest_sample_rate(json_t *e, const char *rate_key, const char *median_key,
+                               const json_t *ts, double amount) {
+    const char *rf = str_or(e, "rate_from", NULL);
+    if (!json_is_object(e) || rf || json_object_get(e, median_key))
+        return rf && !strcmp(rf, RATE_RECOMPUTED);
+    double g = ns_json_get_num(e, rate_key), tmin = ns_json_get_num(ts, "min"),
+           tmed = ns_json_get_num(ts, "median");
+    double fast = amount > 0 ? amount / tmin / 1e9 : g * tmed / tmin;
+    if (!(g > 0 && tmin > 0 && tmed >= tmin && isfinite(fast))) return 0;
+    ns_json_set_num(e, rate_key, fast, NULL);
+    ns_json_set_num(e, median_key, g, NULL);
+    ns_json_set_str(e, "rate_from", RATE_RECOMPUTED);
+    return 1;
+}
+
 int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     if (!json_is_object(root)) {
         snprintf(err, errlen, "results is not a JSON object");
@@ -2668,6 +2719,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     if (ns_roofline_caches(caches, &b.cs) == 0)
         note(&b, "context.cpu.caches is missing or empty: plateaus cannot be labelled and no "
                  "kernel gets a roof");
+    fastest_sample_rates(&b);
     if (collect_curves(&b, sweep) != 0) goto oom;
     choose_policy(&b);
 

@@ -107,9 +107,10 @@ static void doc_add_compute(json_t *root, const char *prec, const char *mix, int
     json_t *c = json_object_get(json_object_get(root, "ceilings"), "compute");
     char name[64];
     snprintf(name, sizeof name, "peak_%s_%s", mix, prec);
-    json_array_append_new(c, json_pack("{s:s, s:s, s:s, s:s, s:i, s:f, s:f}", "name", name,
+    json_array_append_new(c, json_pack("{s:s, s:s, s:s, s:s, s:i, s:f, s:f, s:s}", "name", name,
                                        "precision", prec, "isa", "avx512", "mix", mix, "threads",
-                                       threads, "gflops", gflops, "freq_ghz", 2.1));
+                                       threads, "gflops", gflops, "freq_ghz", 2.1, "rate_from",
+                                       "fastest sample"));
 }
 
 /* The bandwidth ceiling of level at threads (kernel "triad"), or NULL. */
@@ -169,6 +170,17 @@ static void assert_serialises(json_t *root) {
     assert_null(strstr(s, "nan"));
     assert_null(strstr(s, "inf\""));
     free(s);
+}
+
+/* A second build of the built document root changes nothing (bit for bit). */
+static void assert_rebuild_unchanged(json_t *root) {
+    char err[200];
+    char *a = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    char *b = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
 }
 
 /* A document with caches and one triad curve of machine m swept from lo to hi, built. */
@@ -1385,12 +1397,7 @@ static void test_kernel_phase_raises_ceiling(void **st) {
                  1e-9);
     assert_serialises(root);
 
-    char *a = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
-    char *b = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-    assert_string_equal(a, b);
-    free(a);
-    free(b);
+    assert_rebuild_unchanged(root);
     json_decref(root);
 }
 
@@ -2144,12 +2151,7 @@ static void test_unswept_ceiling_kernel(void **st) {
     assert_close(json_number_value(json_object_get(used_bandwidth(root, "L2"), "gbytes_per_s")), 90,
                  0.03);
     assert_serialises(root);
-    char *a = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
-    char *b = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-    assert_string_equal(a, b);
-    free(a);
-    free(b);
+    assert_rebuild_unchanged(root);
     json_decref(root);
 }
 
@@ -2250,17 +2252,22 @@ static void test_report_tables_name_statistic(void **st) {
     json_decref(root);
 }
 
-/* Defect trial11-9: a compute ceiling from a file written before `run` recorded gflops_median
- * is still suspect when its fastest sample is more than 1.2x its median: the median comes from
- * its result's time_s (min / median); a kernel above it names that median as the cause. */
+/* Defect trial11-9: a compute ceiling whose fastest sample is more than 1.2x its median is
+ * suspect, and a kernel above it names that median as the cause. Trial 19a #3: in a file written
+ * before `run` recorded gflops_median and rate_from (the shipped examples), gflops is the median
+ * (flops / time_s.median of its result): the builder recomputes the fastest sample from
+ * time_s.min (47 GFLOP/s, not 26.45), keeps the median as gflops_median, says so in rate_from
+ * and a note, and a rebuild changes nothing. */
 static void test_compute_spread_from_result_time(void **st) {
     (void)st;
     json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
-    doc_add_compute(root, "dp", "fma", 1, 47.0);
+    doc_add_compute(root, "dp", "fma", 1, 26.45);
     json_t *c = json_array_get(json_object_get(json_object_get(root, "ceilings"), "compute"), 0);
     json_object_set_new(c, "result_id", json_string("peak_dp_fma_t1"));
+    json_object_del(c, "rate_from");
     json_t *res = json_object_get(root, "results");
-    json_t *peak = result("peak_dp_fma_t1", "peak", NAN, NAN, 26.4);
+    json_t *peak = result("peak_dp_fma_t1", "peak", NAN, NAN, 26.45);
+    json_object_set_new(peak, "flops", json_real(26.45e9 * 4.46e-5));
     json_object_set_new(
         peak, "time_s",
         json_pack("{s:f, s:f, s:f}", "min", 2.51e-5, "median", 4.46e-5, "cv", 0.05));
@@ -2269,6 +2276,11 @@ static void test_compute_spread_from_result_time(void **st) {
     json_array_append_new(res, g);
     char err[200];
     assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_close(json_number_value(json_object_get(c, "gflops")), 26.45 * 4.46 / 2.51, 1e-12);
+    assert_close(json_number_value(json_object_get(c, "gflops_median")), 26.45, 1e-12);
+    assert_true(has(c, "rate_from", "recomputed from time_s.min (the file held medians)"));
+    assert_true(notes_contain(root, "its 1 compute ceiling(s) and 0 sweep point(s) held median "
+                                    "rates; their rates are recomputed from time_s.min"));
     json_t *u = used_compute(root, "dp", "fma", 1);
     print_message("%s\n", json_string_value(json_object_get(u, "suspect_reason")));
     assert_true(json_is_true(json_object_get(u, "suspect")));
@@ -2278,6 +2290,40 @@ static void test_compute_spread_from_result_time(void **st) {
     assert_true(has(g, "roof_status",
                     "the ceiling's measurement was disturbed (fastest sample "
                     "47, median 26.45 GFLOP/s)"));
+    assert_rebuild_unchanged(root);
+    json_decref(root);
+}
+
+/* Trial 19a #3: the sweep of a file written before sweep points recorded rate_from holds
+ * bytes / time_s.median. Each point's rate becomes the fastest sample's (x median / min), the
+ * ceilings come from those, the old rate is kept as gbytes_per_s_median; a point with no
+ * time_s keeps its rate, and one with rate_from is never touched. */
+static void test_sweep_median_rates_recomputed(void **st) {
+    (void)st;
+    json_t *root = load_doc(4 * KiB);
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(root, "sweep"), i, e)
+        json_object_set_new(e, "time_s", json_pack("{s:f, s:f}", "min", 0.8, "median", 1.0));
+    json_t *pt = json_array_get(json_object_get(root, "sweep"), 0);
+    double was = json_number_value(json_object_get(pt, "gbytes_per_s"));
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_close(json_number_value(json_object_get(pt, "gbytes_per_s")), was / 0.8, 1e-12);
+    assert_close(json_number_value(json_object_get(pt, "gbytes_per_s_median")), was, 1e-12);
+    assert_close(ceiling_gbps(root, "L2", 1), 90 / 0.8, 0.03);
+    assert_true(notes_contain(root, "its 0 compute ceiling(s) and "));
+    assert_rebuild_unchanged(root);
+    json_decref(root);
+
+    root = load_doc(4 * KiB);
+    json_array_foreach(json_object_get(root, "sweep"), i, e) {
+        json_object_set_new(e, "time_s", json_pack("{s:f, s:f}", "min", 0.8, "median", 1.0));
+        json_object_set_new(e, "rate_from", json_string("fastest sample"));
+    }
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_close(ceiling_gbps(root, "L2", 1), 90, 0.03);
+    assert_false(notes_contain(root, "held median rates"));
     json_decref(root);
 }
 
@@ -2426,6 +2472,7 @@ int main(void) {
         cmocka_unit_test(test_judged_at_threads_used),
         cmocka_unit_test(test_threads_used_without_ceiling),
         cmocka_unit_test(test_compute_spread_from_result_time),
+        cmocka_unit_test(test_sweep_median_rates_recomputed),
         cmocka_unit_test(test_percent_never_reads_100),
         cmocka_unit_test(test_report_marks_suspect_ceilings),
         cmocka_unit_test(test_kernel_phase_spread_roof_suspect),
