@@ -1092,17 +1092,22 @@ typedef struct {
     int nt;            /* non-temporal stores: DRAM ceilings only */
 } curve_plateaus;
 
-/* DRAM bandwidth at least this fraction of the last cache level's plateau is no DRAM rate. */
+/* DRAM bandwidth within this factor of the last cache level's plateau (either way) is no DRAM
+ * rate. */
 #define DRAM_NEAR_LLC 0.9
 
 /* The reason, into why, that a DRAM ceiling bw is suspect for being as fast as the LLC plateau
- * p->llc_bw (a cache hwloc does not report); returns why, or NULL when it is not. */
+ * p->llc_bw (a cache hwloc does not report); returns why, or NULL when it is not. A DRAM rate
+ * faster than the LLC's by more than 1 / DRAM_NEAR_LLC is not: the slower LLC roof is the
+ * suspect one (level_order). */
 static const char *dram_near_llc(const build_ctx *b, const curve_plateaus *p, double bw, char *why,
                                  size_t len) {
-    if (!(isfinite(p->llc_bw) && bw >= DRAM_NEAR_LLC * p->llc_bw)) return NULL;
-    snprintf(why, len, "suspect: as fast as the %s plateau (%.3g GB/s); a cache hwloc does not "
-                       "report?",
-             level_name(b->cs.level[b->cs.n - 1]), p->llc_bw);
+    if (!(isfinite(p->llc_bw) && bw >= DRAM_NEAR_LLC * p->llc_bw &&
+          DRAM_NEAR_LLC * bw <= p->llc_bw))
+        return NULL;
+    snprintf(why, len, "suspect: %s the %s plateau (%.3g GB/s); a cache hwloc does not report?",
+             bw > p->llc_bw ? "faster than" : "as fast as", level_name(b->cs.level[b->cs.n - 1]),
+             p->llc_bw);
     return why;
 }
 

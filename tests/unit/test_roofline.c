@@ -2420,6 +2420,35 @@ static void test_kernel_phase_spread_roof_suspect(void **st) {
     json_decref(root);
 }
 
+/* Trial 19a #6: a DRAM plateau twice as fast as the L3 one (L3 5 GB/s, DRAM 10) is no "as fast
+ * as the L3 plateau" DRAM: the slower level, L3, is the suspect one (slower than the trusted DRAM
+ * roof), and DRAM stays trusted. Within 10% either way DRAM is suspect: "as fast as" at 4.8,
+ * "faster than" at 5.25. */
+static void test_llc_slower_than_dram(void **st) {
+    (void)st;
+    const double dram[3] = {10, 4.8, 5.25};
+    for (int k = 0; k < 3; k++) {
+        const machine m = {3, {48 * KiB, 2 * MiB, 300 * MiB}, {200, 90, 5, dram[k]}};
+        json_t *root = build_curve(spr_caches(300 * MiB), &m, 4 * KiB, 2 * GiB, 0, 0, 1);
+        json_t *l3 = ceiling(root, "L3", 1), *d = ceiling(root, "DRAM", 1);
+        print_message("L3: %s\nDRAM: %s\n", json_string_value(json_object_get(l3, "status")),
+                      json_string_value(json_object_get(d, "status")));
+        assert_close(ceiling_gbps(root, "DRAM", 1), dram[k], 0.03);
+        assert_int_equal(json_is_true(json_object_get(d, "suspect")), k != 0);
+        if (k == 0) {
+            assert_true(json_is_true(json_object_get(l3, "suspect")));
+            assert_true(has(l3, "status", "suspect: slower than the 1-thread DRAM roof ("));
+            assert_null(strstr(json_string_value(json_object_get(d, "status")), "as fast as"));
+            assert_true(json_is_true(json_object_get(used_bandwidth(root, "L3"), "suspect")));
+            assert_false(json_is_true(json_object_get(used_bandwidth(root, "DRAM"), "suspect")));
+        } else {
+            assert_true(has(d, "status", k == 1 ? "suspect: as fast as the L3 plateau (5 GB/s)"
+                                                : "suspect: faster than the L3 plateau ("));
+        }
+        json_decref(root);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
@@ -2476,6 +2505,7 @@ int main(void) {
         cmocka_unit_test(test_percent_never_reads_100),
         cmocka_unit_test(test_report_marks_suspect_ceilings),
         cmocka_unit_test(test_kernel_phase_spread_roof_suspect),
+        cmocka_unit_test(test_llc_slower_than_dram),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
