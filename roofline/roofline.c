@@ -772,6 +772,17 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
 static const bw_roof *find_bw_roof(const build_ctx *b, const char *level, int threads);
 static const bw_roof *find_class_roof(const build_ctx *b, const char *level, int threads, int cls);
 
+/* The smallest and largest working set of the curve's points with ws in [lo, hi], into *plo and
+ * *phi (left as they are when there is none); returns how many points. */
+static int points_range(const curve *cv, double lo, double hi, double *plo, double *phi) {
+    double a = INFINITY, z = -INFINITY;
+    int k = 0;
+    for (size_t i = 0; i < cv->n; i++)
+        if (cv->ws[i] >= lo && cv->ws[i] <= hi) a = fmin(a, cv->ws[i]), z = fmax(z, cv->ws[i]), k++;
+    if (k) *plo = a, *phi = z;
+    return k;
+}
+
 /* The fastest of the curve's points with ws in [lo, hi] (GB/s), or NAN. */
 static double max_in(const curve *cv, double lo, double hi) {
     double m = NAN;
@@ -793,6 +804,9 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
                         double ws_mid, double ws_lo, double ws_hi, int npoints, const char *source,
                         const char *suspect) {
     const json_t *kr, *rej, *cont, *dis;
+    /* The working sets of a sweep ceiling are those of the points its median used, not the
+     * range they were taken from (a 24 KiB bound where the sweep has no 24 KiB point). */
+    points_range(cv, ws_lo, ws_hi, &ws_lo, &ws_hi);
     /* Not swept: the roof of its load/store class at the level, else the level's roof (if
      * any), is what its measurement must beat. */
     int cls = kernel_class(cv->kernel, NULL);
@@ -1342,8 +1356,10 @@ static void interior_ceiling(build_ctx *b, const curve *cv, const curve_plateaus
     double noise, spread;
     char swhy[600], r1[32], r2[32];
     if (!suspect && scatter_in(cv, lo, hi, &noise, &spread)) {
-        fmt_bytes(fmax(lo, cv_min_ws(cv)), r1, sizeof r1);
-        fmt_bytes(hi, r2, sizeof r2);
+        double plo = lo, phi = hi;
+        points_range(cv, lo, hi, &plo, &phi);
+        fmt_bytes(plo, r1, sizeof r1);
+        fmt_bytes(phi, r2, sizeof r2);
         int len = snprintf(swhy, sizeof swhy,
                            "suspect: no plateau found, and the %d points well inside the "
                            "level's working-set range (%s to %s) scatter: ",

@@ -2449,6 +2449,48 @@ static void test_llc_slower_than_dram(void **st) {
     }
 }
 
+/* Trial 19a #9: a ceiling's working-set bounds are the first and last working set of the sweep
+ * points its median used, never its level's range bounds. A --quick-like sweep (2x steps from
+ * 4 KiB to 1 GiB, short of 4x the 300 MiB LLC) whose L1 points scatter: the L1 interior ceiling
+ * spans 4-16 KiB (not 24 KiB, half the L1), the DRAM one the one 1 GiB point (not 600 MiB); for
+ * every sweep ceiling both bounds are measured working sets and `points` of them lie between. */
+static void test_ceiling_bounds_are_points(void **st) {
+    (void)st;
+    double ws[64], bw[64];
+    size_t n = 0;
+    for (double w = 4 * KiB; w <= 1 * GiB; w *= 2, n++) {
+        ws[n] = w;
+        bw[n] = model_bw(&spr, w) * (w == 8 * KiB ? 1.6 : 1);
+    }
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "triad", 1, ws, bw, n);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *l1 = ceiling(root, "L1", 1), *d = ceiling(root, "DRAM", 1);
+    assert_string_equal(json_string_value(json_object_get(l1, "source")), "interior");
+    assert_close(json_number_value(json_object_get(l1, "working_set_max_bytes")), 16 * KiB, 0);
+    assert_true(has(l1, "status", "(4 KiB to 16 KiB)"));
+    assert_close(json_number_value(json_object_get(d, "working_set_min_bytes")), 1 * GiB, 0);
+    assert_int_equal(json_integer_value(json_object_get(d, "points")), 1);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(json_object_get(root, "ceilings"), "bandwidth"), i, c) {
+        double lo = json_number_value(json_object_get(c, "working_set_min_bytes")),
+               hi = json_number_value(json_object_get(c, "working_set_max_bytes"));
+        int in = 0, at_lo = 0, at_hi = 0;
+        for (size_t k = 0; k < n; k++) {
+            in += ws[k] >= lo && ws[k] <= hi;
+            at_lo |= ws[k] == lo;
+            at_hi |= ws[k] == hi;
+        }
+        print_message("%s: %g-%g, %d points\n",
+                      json_string_value(json_object_get(c, "level")), lo, hi, in);
+        assert_true(at_lo && at_hi);
+        assert_int_equal(in, json_integer_value(json_object_get(c, "points")));
+    }
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
@@ -2506,6 +2548,7 @@ int main(void) {
         cmocka_unit_test(test_report_marks_suspect_ceilings),
         cmocka_unit_test(test_kernel_phase_spread_roof_suspect),
         cmocka_unit_test(test_llc_slower_than_dram),
+        cmocka_unit_test(test_ceiling_bounds_are_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
