@@ -1208,6 +1208,46 @@ static int choose_plateaus(const build_ctx *b, const curve *cv, curve_plateaus *
     return 0;
 }
 
+/* Into why, the status of plateau i of p that fits its level (or has none) but was not chosen:
+ * non-temporal stores, no level, or another plateau of the level chosen. */
+static void plateau_not_chosen(const curve *cv, const curve_plateaus *p, int i, char *why,
+                               size_t len) {
+    const char *lv = p->label[i];
+    int j = 0;
+    while (j < p->np && !(p->chosen[j] && lv && p->label[j] && !strcmp(p->label[j], lv)))
+        j++;
+    if (!lv) {
+        snprintf(why, len, "not used: no cache list to label it by");
+    } else if (p->nt && strcmp(lv, "DRAM")) {
+        snprintf(why, len, "not used: %s's non-temporal stores give a DRAM ceiling only",
+                 cv->kernel);
+    } else if (j < p->np) {
+        char lo[32], hi[32];
+        fmt_bytes(p->pl[j].ws_lo_bytes, lo, sizeof lo);
+        fmt_bytes(p->pl[j].ws_hi_bytes, hi, sizeof hi);
+        snprintf(why, len, "not used for %s: the plateau over %s-%s (%.4g GB/s) gives it, %s", lv,
+                 lo, hi, p->pl[j].gbytes_per_s,
+                 strcmp(lv, "DRAM") ? "the longest (then the faster) of those that fit the level"
+                                    : "the one at the largest working sets; this one may be a "
+                                      "cache hwloc does not report");
+    } else {
+        snprintf(why, len, "not used for %s", lv);
+    }
+}
+
+/* A DRAM plateau (the plateaus[] entry o, at gbps GB/s) that gives no ceiling: used false,
+ * status why, and a note. */
+static void dram_plateau_unused(build_ctx *b, const curve *cv, json_t *o, double gbps,
+                                const char *why) {
+    char lo[32], hi[32];
+    fmt_bytes(ns_json_get_num(o, "working_set_min_bytes"), lo, sizeof lo);
+    fmt_bytes(ns_json_get_num(o, "working_set_max_bytes"), hi, sizeof hi);
+    json_object_set_new(o, "used", json_false());
+    ns_json_set_str(o, "status", why);
+    note(b, "%s/%s %d thread%s: the DRAM plateau over %s-%s (%.4g GB/s) is %s", cv->kernel,
+         cv->isa, cv->threads, PLURAL(cv->threads), lo, hi, gbps, why);
+}
+
 /* Every plateau into plateaus[] (labelled, used or not); a ceiling from each chosen one. A DRAM
  * plateau counts only from DRAM_LLC_MARGIN times the LLC on (p->have_dram), or is suspect when it
  * ends below; one that ends short of a sweep reaching that far is left to dram_tail_ceiling. */
@@ -1240,18 +1280,29 @@ static void ceilings_from_plateaus(build_ctx *b, const curve *cv, curve_plateaus
             note(b, "%s/%s %d thread%s: the plateau over %s-%s (%.4g GB/s) is %s", cv->kernel,
                  cv->isa, cv->threads, PLURAL(cv->threads), lo, hi, pl[i].gbytes_per_s,
                  p->unfit[i]);
+        } else if (!p->chosen[i]) {
+            char why[300];
+            plateau_not_chosen(cv, p, i, why, sizeof why);
+            ns_json_set_str(o, "status", why);
         }
         json_array_append_new(plateaus, o);
         if (!p->chosen[i]) continue;
 
         const char *suspect = NULL;
-        char why[200];
+        char why[300];
         double lo = pl[i].ws_lo_bytes, hi = pl[i].ws_hi_bytes;
         if (!strcmp(label[i], "DRAM")) {
             /* A DRAM plateau that ends short of a sweep reaching 4x the LLC: the largest
              * points decide, as without a plateau (dram_tail_ceiling). */
             if (hi < DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc && p->reaches_4x) {
-                json_object_set_new(o, "used", json_false());
+                char h[32], l4[32];
+                fmt_bytes(hi, h, sizeof h);
+                fmt_bytes(DRAM_LLC_MARGIN * llc, l4, sizeof l4);
+                snprintf(why, sizeof why,
+                         "not used: it ends at %s, short of %gx the aggregate LLC (%s) that the "
+                         "sweep reaches: its largest working sets give the DRAM ceiling",
+                         h, DRAM_LLC_MARGIN, l4);
+                dram_plateau_unused(b, cv, o, pl[i].gbytes_per_s, why);
                 continue;
             }
             /* Only the part of the plateau at >= 4x the aggregate LLC counts; with fewer than
@@ -1264,7 +1315,13 @@ static void ceilings_from_plateaus(build_ctx *b, const curve *cv, curve_plateaus
                 lo = fmax(lo, fmin(hi, DRAM_LLC_MARGIN * llc));
                 median_in(cv, lo, hi, &n4, &m4);
                 if (n4 < NS_PLATEAU_MIN_POINTS) {
-                    json_object_set_new(o, "used", json_false());
+                    char l4[32];
+                    fmt_bytes(DRAM_LLC_MARGIN * llc, l4, sizeof l4);
+                    snprintf(why, sizeof why,
+                             "not used: %d of its points at >= %gx the aggregate LLC (%s), fewer "
+                             "than %d: its largest working sets give the DRAM ceiling",
+                             n4, DRAM_LLC_MARGIN, l4, NS_PLATEAU_MIN_POINTS);
+                    dram_plateau_unused(b, cv, o, pl[i].gbytes_per_s, why);
                     continue;
                 }
             }

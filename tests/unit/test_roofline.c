@@ -2491,6 +2491,50 @@ static void test_ceiling_bounds_are_points(void **st) {
     json_decref(root);
 }
 
+/* Trial 19a #11: every plateau that defines no level says why in plateaus[].status. A sweep in
+ * 2x steps, 1.25x beyond 512 MiB, to 1.2 GiB (4x the 300 MiB LLC) has a DRAM plateau with one
+ * point at >= 4x the LLC ("fewer than 3", and a note); with the last point disturbed (half the
+ * rate) it ends short of the 4x the sweep reaches; the cache plateaus of a curve with
+ * non-temporal stores give nothing (DRAM only). */
+static void test_unused_plateaus_say_why(void **st) {
+    (void)st;
+    const char *want[2] = {"not used: 1 of its points at >= 4x the aggregate LLC (1.172 GiB), "
+                           "fewer than 3",
+                           "short of 4x the aggregate LLC (1.172 GiB) that the sweep reaches"};
+    for (int k = 0; k < 2; k++) {
+        double ws[64], bw[64];
+        size_t n = 0;
+        for (double w = 4 * KiB; w < 1.1 * GiB; w *= w < 400 * MiB ? 2 : 1.25, n++)
+            ws[n] = w, bw[n] = model_bw(&spr, w);
+        ws[n] = 1.2 * GiB, bw[n] = model_bw(&spr, ws[n]) * (k ? 0.5 : 1), n++;
+        json_t *root = doc_new(spr_caches(300 * MiB));
+        doc_add_curve(root, "triad", 1, ws, bw, n);
+        doc_add_curve(root, "stream_triad_nt", 1, ws, bw, n);
+        char err[200];
+        assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+        int dram = 0, nt = 0;
+        size_t i;
+        json_t *pl;
+        json_array_foreach(json_object_get(json_object_get(root, "roofline"), "plateaus"), i, pl) {
+            const char *lv = json_string_value(json_object_get(pl, "level"));
+            const char *kn = json_string_value(json_object_get(pl, "kernel"));
+            print_message("%s %s used %d: %s\n", kn, lv, json_is_true(json_object_get(pl, "used")),
+                          json_string_value(json_object_get(pl, "status")));
+            if (json_is_true(json_object_get(pl, "used"))) continue;
+            assert_true(has(pl, "status", "not used"));
+            if (!strcmp(kn, "triad") && lv && !strcmp(lv, "DRAM"))
+                dram += has(pl, "status", want[k]);
+            if (!strcmp(kn, "stream_triad_nt") && lv && strcmp(lv, "DRAM"))
+                nt += has(pl, "status", "stream_triad_nt's non-temporal stores give a DRAM "
+                                        "ceiling only");
+        }
+        assert_int_equal(dram, 1);
+        assert_true(nt > 0);
+        assert_true(notes_contain(root, "triad/avx512 1 thread: the DRAM plateau over"));
+        json_decref(root);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
@@ -2549,6 +2593,7 @@ int main(void) {
         cmocka_unit_test(test_kernel_phase_spread_roof_suspect),
         cmocka_unit_test(test_llc_slower_than_dram),
         cmocka_unit_test(test_ceiling_bounds_are_points),
+        cmocka_unit_test(test_unused_plateaus_say_why),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
