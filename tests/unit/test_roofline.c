@@ -2533,6 +2533,21 @@ static void test_unused_plateaus_say_why(void **st) {
         assert_true(notes_contain(root, "triad/avx512 1 thread: the DRAM plateau over"));
         json_decref(root);
     }
+    /* Two plateaus beyond the 300 MiB LLC (a 4 GiB cache hwloc does not report, then DRAM): the
+     * one at the largest working sets gives DRAM, the other says so. */
+    const machine l4 = {4, {48 * KiB, 2 * MiB, 300 * MiB, 4 * GiB}, {200, 90, 30, 6, 3}};
+    json_t *root = build_curve(spr_caches(300 * MiB), &l4, 4 * KiB, 32 * GiB, 0, 0, 1);
+    assert_close(ceiling_gbps(root, "DRAM", 1), 3, 0.03);
+    int other = 0;
+    size_t i;
+    json_t *pl;
+    json_array_foreach(json_object_get(json_object_get(root, "roofline"), "plateaus"), i, pl) {
+        print_message("%s\n", json_string_value(json_object_get(pl, "status")));
+        other += has(pl, "status", "not used for DRAM: the plateau over") &&
+                 has(pl, "status", "GB/s) gives it, the one at the largest working sets");
+    }
+    assert_int_equal(other, 1);
+    json_decref(root);
 }
 
 int main(void) {
