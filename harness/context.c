@@ -200,6 +200,9 @@ static void read_topology(void) {
             int n = hwloc_get_nbobjs_by_type(t, types[i]);
             if (n <= 0) continue;
             hwloc_obj_t o = hwloc_get_obj_by_type(t, types[i], 0);
+            /* A cache of unknown size (0) gives no capacity to label by, and a results file
+             * listing one is refused (ns_results_check): not recorded. */
+            if (!o->attr->cache.size) continue;
             ns_cache_info *c = &topo.caches[topo.ncaches++];
             c->level = (int)o->attr->cache.depth;
             c->type = o->attr->cache.type == HWLOC_OBJ_CACHE_DATA      ? "data"

@@ -1,6 +1,7 @@
 /* The one check of a results file's content that every consumer (gate, compare, roofline, fleet,
  * cluster --node) runs through ns_json_load_results: ids present and unique, fields of the
- * right type, measured quantities non-negative and of plausible size, so that roofline,
+ * right type, measured quantities non-negative and of plausible size, a cache list the roofline
+ * can label by, so that roofline,
  * compare and fleet took files that gate refused (a duplicate id, time_s "fast", a ceiling of
  * -5 GFLOP/s), and 1e308 values gave inf in compare.dat and "above the roof by inf%". Inside
  * the bounds below every product and ratio the reports form stays finite. */
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "harness/measure.h"
 #include "harness/stats.h"
@@ -28,6 +30,14 @@
  * most NS_SWEEP_MAX_POINTS working sets per curve; more is not a file this tool wrote, and the
  * roofline's plateau search is quadratic in a curve's points (results_check.sh). */
 #define NS_CHECK_MAX_CURVE_POINTS 1024
+
+/* A cache of context.cpu.caches[] (one instance): level 1 to NS_CHECK_MAX_CACHE_LEVEL, and
+ * 1 KiB to 1 TiB (the largest caches are hundreds of MiB; a size of 0 or 1e15 is no cache);
+ * count and shared_by_cores up to NS_CHECK_MAX_CACHE_COUNT. */
+#define NS_CHECK_MAX_CACHE_LEVEL 6
+#define NS_CHECK_MIN_CACHE_BYTES 1024.0
+#define NS_CHECK_MAX_CACHE_BYTES 1099511627776.0
+#define NS_CHECK_MAX_CACHE_COUNT 1000000
 
 /* Quantities checked where present (null allowed: an unmeasurable value). */
 static const char *const result_nums[] = {
@@ -356,6 +366,65 @@ static int check_fleet(const json_t *root, const char *path, char *err, size_t e
     return 0;
 }
 
+/* A cache entry's level: a whole number, or a string "L<n>" (or "l<n>"); 0 when neither. */
+static int cache_level(const json_t *v) {
+    if (json_is_number(v)) {
+        double x = json_number_value(v);
+        return x >= 1 && x <= NS_CHECK_MAX_CACHE_LEVEL && x == floor(x) ? (int)x : 0;
+    }
+    const char *s = json_string_value(v);
+    if (!s || (s[0] != 'L' && s[0] != 'l') || s[1] < '1' || s[1] > '0' + NS_CHECK_MAX_CACHE_LEVEL ||
+        s[2])
+        return 0;
+    return s[1] - '0';
+}
+
+/* context.cpu.caches, by which the roofline labels every plateau and kernel: absent, null, or
+ * an array of objects, each with a level (cache_level), a whole size_bytes within the cache
+ * bounds, and count and shared_by_cores absent, null or whole numbers up to
+ * NS_CHECK_MAX_CACHE_COUNT; and its data and unified caches larger with each level (a level's
+ * largest entry, as the roofline takes it): an L2 larger than the L3 or an L3 of 0 bytes gave
+ * every level a wrong capacity (results_check.sh). */
+static int check_caches(const json_t *root, const char *path, char *err, size_t errlen) {
+    const json_t *a = json_object_get(json_object_get(json_object_get(root, "context"), "cpu"),
+                                      "caches");
+    if (object_array(a, path, "context.cpu.caches", err, errlen)) return -1;
+    double size[NS_CHECK_MAX_CACHE_LEVEL + 1] = {0};
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *c = json_array_get(a, i);
+        int level = cache_level(json_object_get(c, "level"));
+        if (!level)
+            FAIL("%s: context.cpu.caches[%zu].level is not a cache level (want 1 to %d)", path, i,
+                 NS_CHECK_MAX_CACHE_LEVEL);
+        const json_t *sz = json_object_get(c, "size_bytes");
+        double x = json_number_value(sz);
+        if (!json_is_number(sz) || x != floor(x) || x < NS_CHECK_MIN_CACHE_BYTES ||
+            x > NS_CHECK_MAX_CACHE_BYTES)
+            FAIL("%s: context.cpu.caches[%zu].size_bytes is not a plausible cache size (want a "
+                 "whole number of %g to %g bytes)",
+                 path, i, NS_CHECK_MIN_CACHE_BYTES, NS_CHECK_MAX_CACHE_BYTES);
+        static const char *const counts[] = {"count", "shared_by_cores"};
+        for (int k = 0; k < 2; k++) {
+            const json_t *v = json_object_get(c, counts[k]);
+            double n = json_number_value(v);
+            if (v && !json_is_null(v) &&
+                (!json_is_number(v) || n < 0 || n > NS_CHECK_MAX_CACHE_COUNT || n != floor(n)))
+                FAIL("%s: context.cpu.caches[%zu].%s is not a whole number of 0 to %d", path, i,
+                     counts[k], NS_CHECK_MAX_CACHE_COUNT);
+        }
+        const char *type = json_string_value(json_object_get(c, "type"));
+        if (!(type && !strncasecmp(type, "instr", 5))) size[level] = fmax(size[level], x);
+    }
+    for (int l = 2, prev = 0; l <= NS_CHECK_MAX_CACHE_LEVEL; l++) {
+        if (size[l - 1] > 0) prev = l - 1;
+        if (size[l] > 0 && prev && !(size[l] > size[prev]))
+            FAIL("%s: context.cpu.caches: L%d (%.0f bytes) is not larger than L%d (%.0f bytes): "
+                 "cache capacities grow with the level",
+                 path, l, size[l], prev, size[prev]);
+    }
+    return 0;
+}
+
 int ns_results_check(const json_t *root, const char *path, char *err, size_t errlen) {
     const char *kind = json_string_value(json_object_get(root, "kind"));
     if (kind && !strcmp(kind, "fleet")) return check_fleet(root, path, err, errlen);
@@ -363,6 +432,7 @@ int ns_results_check(const json_t *root, const char *path, char *err, size_t err
     const json_t *it = json_object_get(root, "interrupted");
     if (it && !json_is_boolean(it)) FAIL("%s: \"interrupted\" is not true or false", path);
     if (check_results(json_object_get(root, "results"), path, err, errlen)) return -1;
+    if (check_caches(root, path, err, errlen)) return -1;
     if (check_sweep(json_object_get(root, "sweep"), path, err, errlen)) return -1;
     const json_t *ce = json_object_get(root, "ceilings");
     if (ce && !json_is_null(ce) && !json_is_object(ce)) FAIL("%s: ceilings is not an object", path);

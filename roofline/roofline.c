@@ -763,6 +763,17 @@ static double kernel_phase_best(const build_ctx *b, const curve *cv, const char 
 static const bw_roof *find_bw_roof(const build_ctx *b, const char *level, int threads);
 static const bw_roof *find_class_roof(const build_ctx *b, const char *level, int threads, int cls);
 
+/* The smallest and largest working set of the curve's points with ws in [lo, hi], into *plo and
+ * *phi (left as they are when there is none); returns how many points. */
+static int points_range(const curve *cv, double lo, double hi, double *plo, double *phi) {
+    double a = INFINITY, z = -INFINITY;
+    int k = 0;
+    for (size_t i = 0; i < cv->n; i++)
+        if (cv->ws[i] >= lo && cv->ws[i] <= hi) a = fmin(a, cv->ws[i]), z = fmax(z, cv->ws[i]), k++;
+    if (k) *plo = a, *phi = z;
+    return k;
+}
+
 /* The fastest of the curve's points with ws in [lo, hi] (GB/s), or NAN. */
 static double max_in(const curve *cv, double lo, double hi) {
     double m = NAN;
@@ -784,6 +795,9 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
                         double ws_mid, double ws_lo, double ws_hi, int npoints, const char *source,
                         const char *suspect) {
     const json_t *kr, *rej, *cont, *dis;
+    /* The working sets of a sweep ceiling are those of the points its median used, not the
+     * range they were taken from (a 24 KiB bound where the sweep has no 24 KiB point). */
+    points_range(cv, ws_lo, ws_hi, &ws_lo, &ws_hi);
     /* Not swept: the roof of its load/store class at the level, else the level's roof (if
      * any), is what its measurement must beat. */
     int cls = ns_roofline_kernel_class(cv->kernel, NULL);
@@ -899,6 +913,16 @@ static void add_ceiling(build_ctx *b, json_t *arr, const curve *cv, const char *
                      "suspect: no ceiling from the sweep at this level: the kernel phase's %s at "
                      "%s (%s, fastest sample), whose samples spread (%s)",
                      cv->kernel, w, str_or(kr, "id", "?"), sp);
+            suspect = why;
+        } else if (kernel_phase_disturbed(kr)) {
+            /* Faster than the reference (which may itself be suspect), but its samples spread:
+             * its fastest sample may be an outlier, so the roof it gives is suspect too. */
+            char sp[64], rest[1100];
+            kernel_phase_spread(kr, sp, sizeof sp);
+            snprintf(rest, sizeof rest, "%s", strncmp(why, "ok; ", 4) ? why : why + 4);
+            size_t wn = 0;
+            ns_appendf(why, sizeof why, &wn, "%s%s; its samples spread (%s)",
+                       strncmp(rest, "suspect", 7) ? "suspect: " : "", rest, sp);
             suspect = why;
         }
         ns_json_set_num(o, "sweep_gbytes_per_s", bw, NULL);
@@ -1073,17 +1097,22 @@ typedef struct {
     int nt;            /* non-temporal stores: DRAM ceilings only */
 } curve_plateaus;
 
-/* DRAM bandwidth at least this fraction of the last cache level's plateau is no DRAM rate. */
+/* DRAM bandwidth within this factor of the last cache level's plateau (either way) is no DRAM
+ * rate. */
 #define DRAM_NEAR_LLC 0.9
 
 /* The reason, into why, that a DRAM ceiling bw is suspect for being as fast as the LLC plateau
- * p->llc_bw (a cache hwloc does not report); returns why, or NULL when it is not. */
+ * p->llc_bw (a cache hwloc does not report); returns why, or NULL when it is not. A DRAM rate
+ * faster than the LLC's by more than 1 / DRAM_NEAR_LLC is not: the slower LLC roof is the
+ * suspect one (level_order). */
 static const char *dram_near_llc(const build_ctx *b, const curve_plateaus *p, double bw, char *why,
                                  size_t len) {
-    if (!(isfinite(p->llc_bw) && bw >= DRAM_NEAR_LLC * p->llc_bw)) return NULL;
-    snprintf(why, len, "suspect: as fast as the %s plateau (%.3g GB/s); a cache hwloc does not "
-                       "report?",
-             level_name(b->cs.level[b->cs.n - 1]), p->llc_bw);
+    if (!(isfinite(p->llc_bw) && bw >= DRAM_NEAR_LLC * p->llc_bw &&
+          DRAM_NEAR_LLC * bw <= p->llc_bw))
+        return NULL;
+    snprintf(why, len, "suspect: %s the %s plateau (%.3g GB/s); a cache hwloc does not report?",
+             bw > p->llc_bw ? "faster than" : "as fast as", level_name(b->cs.level[b->cs.n - 1]),
+             p->llc_bw);
     return why;
 }
 
@@ -1176,6 +1205,46 @@ static int choose_plateaus(const build_ctx *b, const curve *cv, curve_plateaus *
     return 0;
 }
 
+/* Into why, the status of plateau i of p that fits its level (or has none) but was not chosen:
+ * non-temporal stores, no level, or another plateau of the level chosen. */
+static void plateau_not_chosen(const curve *cv, const curve_plateaus *p, int i, char *why,
+                               size_t len) {
+    const char *lv = p->label[i];
+    int j = 0;
+    while (j < p->np && !(p->chosen[j] && lv && p->label[j] && !strcmp(p->label[j], lv)))
+        j++;
+    if (!lv) {
+        snprintf(why, len, "not used: no cache list to label it by");
+    } else if (p->nt && strcmp(lv, "DRAM")) {
+        snprintf(why, len, "not used: %s's non-temporal stores give a DRAM ceiling only",
+                 cv->kernel);
+    } else if (j < p->np) {
+        char lo[32], hi[32];
+        fmt_bytes(p->pl[j].ws_lo_bytes, lo, sizeof lo);
+        fmt_bytes(p->pl[j].ws_hi_bytes, hi, sizeof hi);
+        snprintf(why, len, "not used for %s: the plateau over %s-%s (%.4g GB/s) gives it, %s", lv,
+                 lo, hi, p->pl[j].gbytes_per_s,
+                 strcmp(lv, "DRAM") ? "the longest (then the faster) of those that fit the level"
+                                    : "the one at the largest working sets; this one may be a "
+                                      "cache hwloc does not report");
+    } else {
+        snprintf(why, len, "not used for %s", lv);
+    }
+}
+
+/* A DRAM plateau (the plateaus[] entry o, at gbps GB/s) that gives no ceiling: used false,
+ * status why, and a note. */
+static void dram_plateau_unused(build_ctx *b, const curve *cv, json_t *o, double gbps,
+                                const char *why) {
+    char lo[32], hi[32];
+    fmt_bytes(ns_json_get_num(o, "working_set_min_bytes"), lo, sizeof lo);
+    fmt_bytes(ns_json_get_num(o, "working_set_max_bytes"), hi, sizeof hi);
+    json_object_set_new(o, "used", json_false());
+    ns_json_set_str(o, "status", why);
+    note(b, "%s/%s %d thread%s: the DRAM plateau over %s-%s (%.4g GB/s) is %s", cv->kernel,
+         cv->isa, cv->threads, PLURAL(cv->threads), lo, hi, gbps, why);
+}
+
 /* Every plateau into plateaus[] (labelled, used or not); a ceiling from each chosen one. A DRAM
  * plateau counts only from DRAM_LLC_MARGIN times the LLC on (p->have_dram), or is suspect when it
  * ends below; one that ends short of a sweep reaching that far is left to dram_tail_ceiling. */
@@ -1208,18 +1277,29 @@ static void ceilings_from_plateaus(build_ctx *b, const curve *cv, curve_plateaus
             note(b, "%s/%s %d thread%s: the plateau over %s-%s (%.4g GB/s) is %s", cv->kernel,
                  cv->isa, cv->threads, PLURAL(cv->threads), lo, hi, pl[i].gbytes_per_s,
                  p->unfit[i]);
+        } else if (!p->chosen[i]) {
+            char why[300];
+            plateau_not_chosen(cv, p, i, why, sizeof why);
+            ns_json_set_str(o, "status", why);
         }
         json_array_append_new(plateaus, o);
         if (!p->chosen[i]) continue;
 
         const char *suspect = NULL;
-        char why[200];
+        char why[300];
         double lo = pl[i].ws_lo_bytes, hi = pl[i].ws_hi_bytes;
         if (!strcmp(label[i], "DRAM")) {
             /* A DRAM plateau that ends short of a sweep reaching 4x the LLC: the largest
              * points decide, as without a plateau (dram_tail_ceiling). */
             if (hi < DRAM_LLC_SLACK * DRAM_LLC_MARGIN * llc && p->reaches_4x) {
-                json_object_set_new(o, "used", json_false());
+                char h[32], l4[32];
+                fmt_bytes(hi, h, sizeof h);
+                fmt_bytes(DRAM_LLC_MARGIN * llc, l4, sizeof l4);
+                snprintf(why, sizeof why,
+                         "not used: it ends at %s, short of %gx the aggregate LLC (%s) that the "
+                         "sweep reaches: its largest working sets give the DRAM ceiling",
+                         h, DRAM_LLC_MARGIN, l4);
+                dram_plateau_unused(b, cv, o, pl[i].gbytes_per_s, why);
                 continue;
             }
             /* Only the part of the plateau at >= 4x the aggregate LLC counts; with fewer than
@@ -1232,7 +1312,13 @@ static void ceilings_from_plateaus(build_ctx *b, const curve *cv, curve_plateaus
                 lo = fmax(lo, fmin(hi, DRAM_LLC_MARGIN * llc));
                 median_in(cv, lo, hi, &n4, &m4);
                 if (n4 < NS_PLATEAU_MIN_POINTS) {
-                    json_object_set_new(o, "used", json_false());
+                    char l4[32];
+                    fmt_bytes(DRAM_LLC_MARGIN * llc, l4, sizeof l4);
+                    snprintf(why, sizeof why,
+                             "not used: %d of its points at >= %gx the aggregate LLC (%s), fewer "
+                             "than %d: its largest working sets give the DRAM ceiling",
+                             n4, DRAM_LLC_MARGIN, l4, NS_PLATEAU_MIN_POINTS);
+                    dram_plateau_unused(b, cv, o, pl[i].gbytes_per_s, why);
                     continue;
                 }
             }
@@ -1324,8 +1410,10 @@ static void interior_ceiling(build_ctx *b, const curve *cv, const curve_plateaus
     double noise, spread;
     char swhy[600], r1[32], r2[32];
     if (!suspect && scatter_in(cv, lo, hi, &noise, &spread)) {
-        fmt_bytes(fmax(lo, cv_min_ws(cv)), r1, sizeof r1);
-        fmt_bytes(hi, r2, sizeof r2);
+        double plo = lo, phi = hi;
+        points_range(cv, lo, hi, &plo, &phi);
+        fmt_bytes(plo, r1, sizeof r1);
+        fmt_bytes(phi, r2, sizeof r2);
         int len = snprintf(swhy, sizeof swhy,
                            "suspect: no plateau found, and the %d points well inside the "
                            "level's working-set range (%s to %s) scatter: ",
@@ -1545,9 +1633,9 @@ static double ceiling_cv(const build_ctx *b, const json_t *c) {
         json_object_get(result_by_id(b, str_or(c, "result_id", NULL)), "time_s"), "cv");
 }
 
-/* The median-sample rate of compute ceiling c: its gflops_median, which `run` writes, or, in a
- * file written before it did, its gflops (the fastest sample) x its result's time_s.min /
- * time_s.median; NAN when neither is there. */
+/* The median-sample rate of compute ceiling c: its gflops_median, which `run` writes (and
+ * fastest_sample_rates for a file written before it did), else its gflops (the fastest sample)
+ * x its result's time_s.min / time_s.median; NAN when neither is there. */
 static double ceiling_median(const build_ctx *b, const json_t *c) {
     double med = ns_json_get_num(c, "gflops_median");
     if (isfinite(med)) return med;
@@ -2597,7 +2685,7 @@ static void method_text(char *buf, size_t len) {
              "level's ceiling instead (source \"kernel phase\"; one not swept at that "
              "thread count when faster than its class's roof, else the level's), unless its "
              "samples spread (CV > %g%% or fastest > %gx median) and its median is below the "
-             "sweep's, or (DRAM) it is > %gx the sweep's at a smaller working set "
+             "sweep's (one used whose samples spread is suspect), or (DRAM) it is > %gx the sweep's at a smaller working set "
              "(cache contamination: the ceiling is suspect); bandwidth roof = best "
              "ceiling per level, thread count and load/store class (read-only, "
              "write-allocating, non-temporal stores): a kernel is judged by its own class's, "
@@ -2618,6 +2706,57 @@ static void method_text(char *buf, size_t len) {
              KERNEL_PHASE_MAX_SPREAD, DRAM_CONTAMINATION, NS_PLATEAU_MIN_POINTS, DRAM_LLC_MARGIN,
              DRAM_TAIL_POINTS, DRAM_TAIL_FROM, DRAM_LLC_MARGIN, 100 * DRAM_TAIL_FALL,
              100 * DRAM_TAIL_SCATTER, 100 * (SCALING_SLACK - 1));
+}
+
+/* The rate_from of a ceiling or sweep point whose file held median rates, recomputed here. */
+#define RATE_RECOMPUTED "fastest sample, recomputed from time_s.min (the file held medians)"
+
+/* A file written before ceilings came from the fastest sample (no rate_from; the shipped
+ * examples) holds median rates in ceilings.compute[].gflops (flops / time_s.median of its
+ * result) and sweep[].gbytes_per_s (bytes / time_s.median). Each such entry whose time_s has a
+ * min and a median gets its fastest-sample rate (flops / time_s.min, else rate x median / min),
+ * the old rate as gflops_median / gbytes_per_s_median, and rate_from RATE_RECOMPUTED, so the
+ * roofs, the report and a rebuild read the statistic every newer file has; a note says so. */
+static int fastest_sample_rate(json_t *e, const char *rate_key, const char *median_key,
+                               const json_t *ts, double amount);
+
+static void fastest_sample_rates(build_ctx *b) {
+    int nc = 0, ns = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(json_object_get(b->root, "ceilings"), "compute"), i, e) {
+        const json_t *r = result_by_id(b, str_or(e, "result_id", NULL));
+        nc += fastest_sample_rate(e, "gflops", "gflops_median", json_object_get(r, "time_s"),
+                                  ns_json_get_num(r, "flops"));
+    }
+    json_array_foreach(json_object_get(b->root, "sweep"), i, e)
+        ns += fastest_sample_rate(e, "gbytes_per_s", "gbytes_per_s_median",
+                                  json_object_get(e, "time_s"), ns_json_get_num(e, "bytes"));
+    if (nc || ns)
+        note(b,
+             "this file was written before ceilings came from the fastest sample (no rate_from): "
+             "its %d compute ceiling(s) and %d sweep point(s) held median rates; their rates are "
+             "recomputed from time_s.min (the old ones kept as gflops_median and "
+             "gbytes_per_s_median, rate_from says so)",
+             nc, ns);
+}
+
+/* One entry e of fastest_sample_rates: without rate_from and median_key, its rate_key (per
+ * 1e9) becomes amount (flops or bytes; when not > 0: the rate x median / min) over time_s.min
+ * of ts, the old rate median_key. Returns 1 when e's rate is (or was already) recomputed. */
+static int fastest_sample_rate(json_t *e, const char *rate_key, const char *median_key,
+                               const json_t *ts, double amount) {
+    const char *rf = str_or(e, "rate_from", NULL);
+    if (!json_is_object(e) || rf || json_object_get(e, median_key))
+        return rf && !strcmp(rf, RATE_RECOMPUTED);
+    double g = ns_json_get_num(e, rate_key), tmin = ns_json_get_num(ts, "min"),
+           tmed = ns_json_get_num(ts, "median");
+    double fast = amount > 0 ? amount / tmin / 1e9 : g * tmed / tmin;
+    if (!(g > 0 && tmin > 0 && tmed >= tmin && isfinite(fast))) return 0;
+    ns_json_set_num(e, rate_key, fast, NULL);
+    ns_json_set_num(e, median_key, g, NULL);
+    ns_json_set_str(e, "rate_from", RATE_RECOMPUTED);
+    return 1;
 }
 
 int ns_roofline_build(json_t *root, char *err, size_t errlen) {
@@ -2649,6 +2788,7 @@ int ns_roofline_build(json_t *root, char *err, size_t errlen) {
     if (ns_roofline_caches(caches, &b.cs) == 0)
         note(&b, "context.cpu.caches is missing or empty: plateaus cannot be labelled and no "
                  "kernel gets a roof");
+    fastest_sample_rates(&b);
     if (collect_curves(&b, sweep) != 0) goto oom;
     choose_policy(&b);
 

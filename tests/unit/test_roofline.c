@@ -108,9 +108,10 @@ static void doc_add_compute(json_t *root, const char *prec, const char *mix, int
     json_t *c = json_object_get(json_object_get(root, "ceilings"), "compute");
     char name[64];
     snprintf(name, sizeof name, "peak_%s_%s", mix, prec);
-    json_array_append_new(c, json_pack("{s:s, s:s, s:s, s:s, s:i, s:f, s:f}", "name", name,
+    json_array_append_new(c, json_pack("{s:s, s:s, s:s, s:s, s:i, s:f, s:f, s:s}", "name", name,
                                        "precision", prec, "isa", "avx512", "mix", mix, "threads",
-                                       threads, "gflops", gflops, "freq_ghz", 2.1));
+                                       threads, "gflops", gflops, "freq_ghz", 2.1, "rate_from",
+                                       "fastest sample"));
 }
 
 /* The bandwidth ceiling of level at threads (kernel "triad"), or NULL. */
@@ -170,6 +171,17 @@ static void assert_serialises(json_t *root) {
     assert_null(strstr(s, "nan"));
     assert_null(strstr(s, "inf\""));
     free(s);
+}
+
+/* A second build of the built document root changes nothing (bit for bit). */
+static void assert_rebuild_unchanged(json_t *root) {
+    char err[200];
+    char *a = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    char *b = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
 }
 
 /* A document with caches and one triad curve of machine m swept from lo to hi, built. */
@@ -1398,12 +1410,7 @@ static void test_kernel_phase_raises_ceiling(void **st) {
                  1e-9);
     assert_serialises(root);
 
-    char *a = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
-    char *b = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-    assert_string_equal(a, b);
-    free(a);
-    free(b);
+    assert_rebuild_unchanged(root);
     json_decref(root);
 }
 
@@ -2157,12 +2164,7 @@ static void test_unswept_ceiling_kernel(void **st) {
     assert_close(json_number_value(json_object_get(used_bandwidth(root, "L2"), "gbytes_per_s")), 90,
                  0.03);
     assert_serialises(root);
-    char *a = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
-    char *b = json_dumps(root, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-    assert_string_equal(a, b);
-    free(a);
-    free(b);
+    assert_rebuild_unchanged(root);
     json_decref(root);
 }
 
@@ -2263,17 +2265,22 @@ static void test_report_tables_name_statistic(void **st) {
     json_decref(root);
 }
 
-/* Defect trial11-9: a compute ceiling from a file written before `run` recorded gflops_median
- * is still suspect when its fastest sample is more than 1.2x its median: the median comes from
- * its result's time_s (min / median); a kernel above it names that median as the cause. */
+/* Defect trial11-9: a compute ceiling whose fastest sample is more than 1.2x its median is
+ * suspect, and a kernel above it names that median as the cause. In a file written
+ * before `run` recorded gflops_median and rate_from (the shipped examples), gflops is the median
+ * (flops / time_s.median of its result): the builder recomputes the fastest sample from
+ * time_s.min (47 GFLOP/s, not 26.45), keeps the median as gflops_median, says so in rate_from
+ * and a note, and a rebuild changes nothing. */
 static void test_compute_spread_from_result_time(void **st) {
     (void)st;
     json_t *root = build_curve(spr_caches(300 * MiB), &spr, 4 * KiB, 2 * GiB, 0, 0, 1);
-    doc_add_compute(root, "dp", "fma", 1, 47.0);
+    doc_add_compute(root, "dp", "fma", 1, 26.45);
     json_t *c = json_array_get(json_object_get(json_object_get(root, "ceilings"), "compute"), 0);
     json_object_set_new(c, "result_id", json_string("peak_dp_fma_t1"));
+    json_object_del(c, "rate_from");
     json_t *res = json_object_get(root, "results");
-    json_t *peak = result("peak_dp_fma_t1", "peak", NAN, NAN, 26.4);
+    json_t *peak = result("peak_dp_fma_t1", "peak", NAN, NAN, 26.45);
+    json_object_set_new(peak, "flops", json_real(26.45e9 * 4.46e-5));
     json_object_set_new(
         peak, "time_s",
         json_pack("{s:f, s:f, s:f}", "min", 2.51e-5, "median", 4.46e-5, "cv", 0.05));
@@ -2282,6 +2289,11 @@ static void test_compute_spread_from_result_time(void **st) {
     json_array_append_new(res, g);
     char err[200];
     assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_close(json_number_value(json_object_get(c, "gflops")), 26.45 * 4.46 / 2.51, 1e-12);
+    assert_close(json_number_value(json_object_get(c, "gflops_median")), 26.45, 1e-12);
+    assert_true(has(c, "rate_from", "recomputed from time_s.min (the file held medians)"));
+    assert_true(notes_contain(root, "its 1 compute ceiling(s) and 0 sweep point(s) held median "
+                                    "rates; their rates are recomputed from time_s.min"));
     json_t *u = used_compute(root, "dp", "fma", 1);
     print_message("%s\n", json_string_value(json_object_get(u, "suspect_reason")));
     assert_true(json_is_true(json_object_get(u, "suspect")));
@@ -2291,6 +2303,40 @@ static void test_compute_spread_from_result_time(void **st) {
     assert_true(has(g, "roof_status",
                     "the ceiling's measurement was disturbed (fastest sample "
                     "47, median 26.45 GFLOP/s)"));
+    assert_rebuild_unchanged(root);
+    json_decref(root);
+}
+
+/* The sweep of a file written before sweep points recorded rate_from holds
+ * bytes / time_s.median. Each point's rate becomes the fastest sample's (x median / min), the
+ * ceilings come from those, the old rate is kept as gbytes_per_s_median; a point with no
+ * time_s keeps its rate, and one with rate_from is never touched. */
+static void test_sweep_median_rates_recomputed(void **st) {
+    (void)st;
+    json_t *root = load_doc(4 * KiB);
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(root, "sweep"), i, e)
+        json_object_set_new(e, "time_s", json_pack("{s:f, s:f}", "min", 0.8, "median", 1.0));
+    json_t *pt = json_array_get(json_object_get(root, "sweep"), 0);
+    double was = json_number_value(json_object_get(pt, "gbytes_per_s"));
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_close(json_number_value(json_object_get(pt, "gbytes_per_s")), was / 0.8, 1e-12);
+    assert_close(json_number_value(json_object_get(pt, "gbytes_per_s_median")), was, 1e-12);
+    assert_close(ceiling_gbps(root, "L2", 1), 90 / 0.8, 0.03);
+    assert_true(notes_contain(root, "its 0 compute ceiling(s) and "));
+    assert_rebuild_unchanged(root);
+    json_decref(root);
+
+    root = load_doc(4 * KiB);
+    json_array_foreach(json_object_get(root, "sweep"), i, e) {
+        json_object_set_new(e, "time_s", json_pack("{s:f, s:f}", "min", 0.8, "median", 1.0));
+        json_object_set_new(e, "rate_from", json_string("fastest sample"));
+    }
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    assert_close(ceiling_gbps(root, "L2", 1), 90, 0.03);
+    assert_false(notes_contain(root, "held median rates"));
     json_decref(root);
 }
 
@@ -2404,6 +2450,179 @@ static void test_sweep_labels_dropped_note(void **st) {
     json_decref(root);
 }
 
+/* The kernel-phase spread test (CV > 10% or fastest > 1.2x median) applies
+ * whatever the reference. A stream_triad_nt not in the sweep, at 1.5 GiB, whose samples spread
+ * (fastest 30 GB/s, median 13.5, or CV 49%), beats the sweep's DRAM roof (11): it is a DRAM
+ * ceiling, but suspect, with the spread in its status, and the trusted sweep roof stays the
+ * level's roof; so is a swept
+ * stream_load whose spread L2 measurement (fastest 200, median 100) beats the plateau (90). */
+static void test_kernel_phase_spread_roof_suspect(void **st) {
+    (void)st;
+    for (int k = 0; k < 2; k++) {
+        json_t *root = load_doc(4 * KiB);
+        json_t *nt = phase_result("stream_triad_nt", "avx512", 1.5 * GiB, k ? 14 : 30, 13.5);
+        if (k) json_object_set_new(json_object_get(nt, "time_s"), "cv", json_real(0.487));
+        json_array_append_new(json_object_get(root, "results"), nt);
+        char err[200];
+        assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+        json_t *c = ceiling_of(root, "stream_triad_nt", "DRAM", 1);
+        assert_non_null(c);
+        assert_string_equal(json_string_value(json_object_get(c, "source")), "kernel phase");
+        print_message("%s\n", json_string_value(json_object_get(c, "status")));
+        assert_true(json_is_true(json_object_get(c, "suspect")));
+        assert_true(has(c, "status", "suspect: not in the sweep at 1 thread: the kernel phase's "
+                                     "stream_triad_nt at 1.5 GiB"));
+        assert_true(has(c, "status", k ? "; its samples spread (CV 49%, median 13.5 GB/s)"
+                                       : "; its samples spread (median 13.5 GB/s)"));
+        /* The trusted sweep roof stays the level's roof, drawn. */
+        json_t *u = used_bandwidth(root, "DRAM");
+        assert_string_equal(json_string_value(json_object_get(u, "kernel")), "stream_load");
+        assert_close(json_number_value(json_object_get(u, "gbytes_per_s")), 11, 0.05);
+        json_decref(root);
+    }
+    json_t *root =
+        load_doc_built(4 * KiB, phase_result("stream_load", "avx512", 1 * MiB, 200, 100));
+    json_t *l2 = kernel_phase_ceiling(root, "L2", 200);
+    assert_true(json_is_true(json_object_get(l2, "suspect")));
+    assert_true(has(l2, "status", "suspect: the kernel phase measured stream_load faster at 1 MiB"));
+    assert_true(has(l2, "status", "; its samples spread (median 100 GB/s)"));
+    json_decref(root);
+    /* Samples that agree: trusted, as before. */
+    root = load_doc_built(4 * KiB, phase_result("stream_load", "avx512", 1 * MiB, 120, 110));
+    assert_false(json_is_true(json_object_get(kernel_phase_ceiling(root, "L2", 120), "suspect")));
+    json_decref(root);
+}
+
+/* A DRAM plateau twice as fast as the L3 one (L3 5 GB/s, DRAM 10) is no "as fast
+ * as the L3 plateau" DRAM: the slower level, L3, is the suspect one (slower than the trusted DRAM
+ * roof), and DRAM stays trusted. Within 10% either way DRAM is suspect: "as fast as" at 4.8,
+ * "faster than" at 5.25. */
+static void test_llc_slower_than_dram(void **st) {
+    (void)st;
+    const double dram[3] = {10, 4.8, 5.25};
+    for (int k = 0; k < 3; k++) {
+        const machine m = {3, {48 * KiB, 2 * MiB, 300 * MiB}, {200, 90, 5, dram[k]}};
+        json_t *root = build_curve(spr_caches(300 * MiB), &m, 4 * KiB, 2 * GiB, 0, 0, 1);
+        json_t *l3 = ceiling(root, "L3", 1), *d = ceiling(root, "DRAM", 1);
+        print_message("L3: %s\nDRAM: %s\n", json_string_value(json_object_get(l3, "status")),
+                      json_string_value(json_object_get(d, "status")));
+        assert_close(ceiling_gbps(root, "DRAM", 1), dram[k], 0.03);
+        assert_int_equal(json_is_true(json_object_get(d, "suspect")), k != 0);
+        if (k == 0) {
+            assert_true(json_is_true(json_object_get(l3, "suspect")));
+            assert_true(has(l3, "status", "suspect: slower than the 1-thread DRAM roof ("));
+            assert_null(strstr(json_string_value(json_object_get(d, "status")), "as fast as"));
+            assert_true(json_is_true(json_object_get(used_bandwidth(root, "L3"), "suspect")));
+            assert_false(json_is_true(json_object_get(used_bandwidth(root, "DRAM"), "suspect")));
+        } else {
+            assert_true(has(d, "status", k == 1 ? "suspect: as fast as the L3 plateau (5 GB/s)"
+                                                : "suspect: faster than the L3 plateau ("));
+        }
+        json_decref(root);
+    }
+}
+
+/* A ceiling's working-set bounds are the first and last working set of the sweep
+ * points its median used, never its level's range bounds. A --quick-like sweep (2x steps from
+ * 4 KiB to 1 GiB, short of 4x the 300 MiB LLC) whose L1 points scatter: the L1 interior ceiling
+ * spans 4-16 KiB (not 24 KiB, half the L1), the DRAM one the one 1 GiB point (not 600 MiB); for
+ * every sweep ceiling both bounds are measured working sets and `points` of them lie between. */
+static void test_ceiling_bounds_are_points(void **st) {
+    (void)st;
+    double ws[64], bw[64];
+    size_t n = 0;
+    for (double w = 4 * KiB; w <= 1 * GiB; w *= 2, n++) {
+        ws[n] = w;
+        bw[n] = model_bw(&spr, w) * (w == 8 * KiB ? 1.6 : 1);
+    }
+    json_t *root = doc_new(spr_caches(300 * MiB));
+    doc_add_curve(root, "triad", 1, ws, bw, n);
+    char err[200];
+    assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+    json_t *l1 = ceiling(root, "L1", 1), *d = ceiling(root, "DRAM", 1);
+    assert_string_equal(json_string_value(json_object_get(l1, "source")), "interior");
+    assert_close(json_number_value(json_object_get(l1, "working_set_max_bytes")), 16 * KiB, 0);
+    assert_true(has(l1, "status", "(4 KiB to 16 KiB)"));
+    assert_close(json_number_value(json_object_get(d, "working_set_min_bytes")), 1 * GiB, 0);
+    assert_int_equal(json_integer_value(json_object_get(d, "points")), 1);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(json_object_get(root, "ceilings"), "bandwidth"), i, c) {
+        double lo = json_number_value(json_object_get(c, "working_set_min_bytes")),
+               hi = json_number_value(json_object_get(c, "working_set_max_bytes"));
+        int in = 0, at_lo = 0, at_hi = 0;
+        for (size_t k = 0; k < n; k++) {
+            in += ws[k] >= lo && ws[k] <= hi;
+            at_lo |= ws[k] == lo;
+            at_hi |= ws[k] == hi;
+        }
+        print_message("%s: %g-%g, %d points\n",
+                      json_string_value(json_object_get(c, "level")), lo, hi, in);
+        assert_true(at_lo && at_hi);
+        assert_int_equal(in, json_integer_value(json_object_get(c, "points")));
+    }
+    json_decref(root);
+}
+
+/* Every plateau that defines no level says why in plateaus[].status. A sweep in
+ * 2x steps, 1.25x beyond 512 MiB, to 1.2 GiB (4x the 300 MiB LLC) has a DRAM plateau with one
+ * point at >= 4x the LLC ("fewer than 3", and a note); with the last point disturbed (half the
+ * rate) it ends short of the 4x the sweep reaches; the cache plateaus of a curve with
+ * non-temporal stores give nothing (DRAM only). */
+static void test_unused_plateaus_say_why(void **st) {
+    (void)st;
+    const char *want[2] = {"not used: 1 of its points at >= 4x the aggregate LLC (1.17 GiB), "
+                           "fewer than 3",
+                           "short of 4x the aggregate LLC (1.17 GiB) that the sweep reaches"};
+    for (int k = 0; k < 2; k++) {
+        double ws[64], bw[64];
+        size_t n = 0;
+        for (double w = 4 * KiB; w < 1.1 * GiB; w *= w < 400 * MiB ? 2 : 1.25, n++)
+            ws[n] = w, bw[n] = model_bw(&spr, w);
+        ws[n] = 1.2 * GiB, bw[n] = model_bw(&spr, ws[n]) * (k ? 0.5 : 1), n++;
+        json_t *root = doc_new(spr_caches(300 * MiB));
+        doc_add_curve(root, "triad", 1, ws, bw, n);
+        doc_add_curve(root, "stream_triad_nt", 1, ws, bw, n);
+        char err[200];
+        assert_int_equal(ns_roofline_build(root, err, sizeof err), 0);
+        int dram = 0, nt = 0;
+        size_t i;
+        json_t *pl;
+        json_array_foreach(json_object_get(json_object_get(root, "roofline"), "plateaus"), i, pl) {
+            const char *lv = json_string_value(json_object_get(pl, "level"));
+            const char *kn = json_string_value(json_object_get(pl, "kernel"));
+            print_message("%s %s used %d: %s\n", kn, lv, json_is_true(json_object_get(pl, "used")),
+                          json_string_value(json_object_get(pl, "status")));
+            if (json_is_true(json_object_get(pl, "used"))) continue;
+            assert_true(has(pl, "status", "not used"));
+            if (!strcmp(kn, "triad") && lv && !strcmp(lv, "DRAM"))
+                dram += has(pl, "status", want[k]);
+            if (!strcmp(kn, "stream_triad_nt") && lv && strcmp(lv, "DRAM"))
+                nt += has(pl, "status", "stream_triad_nt's non-temporal stores give a DRAM "
+                                        "ceiling only");
+        }
+        assert_int_equal(dram, 1);
+        assert_true(nt > 0);
+        assert_true(notes_contain(root, "triad/avx512 1 thread: the DRAM plateau over"));
+        json_decref(root);
+    }
+    /* Two plateaus beyond the 300 MiB LLC (a 4 GiB cache hwloc does not report, then DRAM): the
+     * one at the largest working sets gives DRAM, the other says so. */
+    const machine l4 = {4, {48 * KiB, 2 * MiB, 300 * MiB, 4 * GiB}, {200, 90, 30, 6, 3}};
+    json_t *root = build_curve(spr_caches(300 * MiB), &l4, 4 * KiB, 32 * GiB, 0, 0, 1);
+    assert_close(ceiling_gbps(root, "DRAM", 1), 3, 0.03);
+    int other = 0;
+    size_t i;
+    json_t *pl;
+    json_array_foreach(json_object_get(json_object_get(root, "roofline"), "plateaus"), i, pl) {
+        print_message("%s\n", json_string_value(json_object_get(pl, "status")));
+        other += has(pl, "status", "not used for DRAM: the plateau over") &&
+                 has(pl, "status", "GB/s) gives it, the one at the largest working sets");
+    }
+    assert_int_equal(other, 1);
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plateaus_clean),
@@ -2458,8 +2677,13 @@ int main(void) {
         cmocka_unit_test(test_judged_at_threads_used),
         cmocka_unit_test(test_threads_used_without_ceiling),
         cmocka_unit_test(test_compute_spread_from_result_time),
+        cmocka_unit_test(test_sweep_median_rates_recomputed),
         cmocka_unit_test(test_percent_never_reads_100),
         cmocka_unit_test(test_report_marks_suspect_ceilings),
+        cmocka_unit_test(test_kernel_phase_spread_roof_suspect),
+        cmocka_unit_test(test_llc_slower_than_dram),
+        cmocka_unit_test(test_ceiling_bounds_are_points),
+        cmocka_unit_test(test_unused_plateaus_say_why),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
