@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The bench/bench_* programs' arguments (trial 19c): each refuses what it cannot take with one
-# line "nodescale bench-X: error: ...", exit 2, nothing on stdout, before measuring: any argument
-# of the programs without options (#11), --only outside compute|bandwidth|L1|L2|L3|DRAM (#10),
-# more threads than the affinity mask's CPUs (#7), one thread for the all-reduce (#9), a
-# --min-time of 0 (#6). bench_gemm judges its targets only on n in 256..4096 (#5). bench_gate
-# removes its temporary folder on every exit and quotes the paths of its wrapper script (#12).
-# No speed is asserted.
+# The bench/bench_* programs' arguments: each refuses what it cannot take with one line
+# "nodescale bench-X: error: ...", exit 2, nothing on stdout, before measuring: any argument of
+# the programs without options (a mistyped option started a full run), --only outside
+# compute|bandwidth|L1|L2|L3|DRAM, more threads than the affinity mask's CPUs, one thread for the
+# all-reduce (it printed a table of nan), a --min-time of 0 (sub-resolution samples). bench_gemm
+# judges its targets only on n in 256..4096. bench_gate removes its temporary folder on every
+# exit and quotes the paths of its wrapper script. No speed is asserted.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/cli/lib/common.sh
@@ -26,27 +26,27 @@ expect2() {
   fi
 }
 
-# 11. programs without options refuse any argument instead of starting a full run
+# programs without options refuse any argument instead of starting a full run
 for x in reduce ceilings allreduce cluster wait_policy; do
   expect2 "bench_$x --rounds 2" "no options \('--rounds' given" "$b/bench_$x" --rounds 2
 done
 expect2 "bench_gemm --bogus" "unknown argument '--bogus'" "$b/bench_gemm" --bogus
 expect2 "bench_roofline --bogus" "usage: bench_roofline" "$b/bench_roofline" --bogus
 
-# 10. --only is one of the listed words
+# --only is one of the listed words
 for w in L4 l1 ""; do
   expect2 "bench_roofline --only '$w'" "usage: bench_roofline" "$b/bench_roofline" --only "$w" --rounds 2
 done
 
-# 6. --min-time 0 (sub-resolution samples)
+# --min-time 0 (sub-resolution samples)
 expect2 "bench_gemm --min-time 0" "--min-time wants seconds in \[1e-6, 10\]" \
   "$b/bench_gemm" --sizes 64 --no-ml --prec dp --threads 1 --min-time 0
 
-# 9. one thread: nothing to reduce across (no table of nan)
+# one thread: nothing to reduce across (no table of nan)
 expect2 "bench_allreduce on one thread" "one thread: nothing to reduce across.*needs >= 2 threads" \
   env OMP_NUM_THREADS=1 "$b/bench_allreduce"
 
-# 7. more threads than the affinity mask's CPUs
+# more threads than the affinity mask's CPUs
 if command -v taskset >/dev/null && taskset -c 0 true 2>/dev/null; then
   expect2 "bench_gemm --threads 2 on one CPU" "--threads 2 is more than the 1 CPUs" \
     taskset -c 0 "$b/bench_gemm" --sizes 64 --no-ml --prec dp --threads 1,2
@@ -58,7 +58,7 @@ else
   echo "note: taskset not usable, the one-CPU checks are left out"
 fi
 
-# 5. sizes outside 256..4096 are printed, not judged: no MET/MISSED on the square line
+# sizes outside 256..4096 are printed, not judged: no MET/MISSED on the square line
 if timeout 60 "$b/bench_gemm" --sizes 64 --no-ml --prec dp --threads 1 --samples 9 \
      --min-time 0.0001 >"$tmp/out" 2>"$tmp/err"; then
   sq=$(grep "^  square" "$tmp/out")
@@ -72,7 +72,7 @@ else
   fail "bench_gemm --sizes 64: rc=$?"; cat "$tmp/err"
 fi
 
-# 12. bench_gate in a checkout whose path has a blank, a quote and a '$(', against a stand-in
+# bench_gate in a checkout whose path has a blank, a quote and a '$(', against a stand-in
 # nodescale that logs what it was run with: the slowed wrapper reaches it with the injected
 # slowdown, and the temporary folder is gone after a run, after a failing bench and after an
 # unknown kernel (refused before the folder is made).
