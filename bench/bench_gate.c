@@ -236,7 +236,8 @@ int main(int argc, char **argv) {
     size_t nk;
     const ns_kernel *const *all = ns_registry(&nk);
     int known = 0;
-    for (size_t i = 0; i < nk && !known; i++) known = !strcmp(all[i]->name, kernel);
+    for (size_t i = 0; i < nk && !known; i++)
+        known = !strcmp(all[i]->name, kernel);
     if (!known)
         return ns_usage_error("bench-gate", "unknown kernel '%s' (bin/nodescale list shows them)",
                               kernel);

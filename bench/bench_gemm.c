@@ -199,7 +199,8 @@ static int run_case(const opts *o, ns_precision prec, int threads, int64_t m, in
             if (v == NV) {
                 double t = ceiling_time(ce, creps);
                 int done = creps;
-                for (; t < o->min_time; done++) t += ceiling_time(ce, 1);
+                for (; t < o->min_time; done++)
+                    t += ceiling_time(ce, 1);
                 g[NV * o->samples + s] = ce->flops * done / t * 1e-9;
                 continue;
             }
@@ -229,7 +230,8 @@ static int run_case(const opts *o, ns_precision prec, int threads, int64_t m, in
     ns_stats st;
     r->ratio = r->ratio_q1 = r->ratio_q3 = NAN;
     if (r->ok[0] && best) {
-        for (int s = 0; s < o->samples; s++) fr[s] = g[s] / g[best * o->samples + s];
+        for (int s = 0; s < o->samples; s++)
+            fr[s] = g[s] / g[best * o->samples + s];
         if (ns_stats_compute(fr, (size_t)o->samples, &st) == 0)
             r->ratio = st.median, r->ratio_q1 = st.q1, r->ratio_q3 = st.q3;
     }
@@ -386,9 +388,8 @@ int main(int argc, char **argv) {
                cfg.nr, (long long)cfg.mc, (long long)cfg.kc, (long long)cfg.nc, cfg.source,
                (long long)cfg.l1d_bytes, (long long)cfg.l2_bytes, (long long)cfg.l3_bytes);
     }
-    printf("  %d samples per variant, >= %.3g s each%s; GFLOP/s median ± half the IQR\n",
-           o.samples, o.min_time,
-           raised ? " (--min-time raised to 1000x the timer's resolution)" : "");
+    printf("  %d samples per variant, >= %.3g s each%s; GFLOP/s median ± half the IQR\n", o.samples,
+           o.min_time, raised ? " (--min-time raised to 1000x the timer's resolution)" : "");
     printf("  own/best and own/ceiling: median [q1..q3] of the per-round ratios (own against the "
            "peer with the larger median, and against the ceiling sampled in the same round);\n"
            "  targets judged on the square sizes 256..4096 only; a verdict is \"noisy\" when the "
@@ -419,8 +420,7 @@ int main(int argc, char **argv) {
             printf("%-26s %15s %15s %15s   %-21s%s\n", "case (m x n x k)", vname[0], vname[1],
                    vname[2], "own/best [q1..q3]", ce.k ? "   ceiling   own/ceiling [q1..q3]" : "");
             /* the targets' domain: square n in 256..4096; other sizes are printed, not judged */
-            double logsum = 0, logq1 = 0, logq3 = 0, minr = INFINITY, minr_q1 = NAN,
-                   minr_q3 = NAN;
+            double logsum = 0, logq1 = 0, logq3 = 0, minr = INFINITY, minr_q1 = NAN, minr_q3 = NAN;
             int nr = 0, ceil_fail = 0, ceil_cases = 0, ceil_noisy = 0, min_noisy = 0, outside = 0;
             int64_t minr_n = 0;
             if (o.square) {
@@ -461,8 +461,8 @@ int main(int argc, char **argv) {
                     print_verdict(gm, exp(logq1 / nr), exp(logq3 / nr), 1.0);
                     /* noisy when any judged size's IQR straddles 0.90: its median could fall on
                      * the other side in another run */
-                    printf("; min %.3f [%.3f..%.3f] at n=%lld (target >= 0.90) %s%s", minr,
-                           minr_q1, minr_q3, (long long)minr_n, minr >= 0.9 ? "MET" : "MISSED",
+                    printf("; min %.3f [%.3f..%.3f] at n=%lld (target >= 0.90) %s%s", minr, minr_q1,
+                           minr_q3, (long long)minr_n, minr >= 0.9 ? "MET" : "MISSED",
                            min_noisy ? " (noisy: a size's IQR straddles 0.90)" : "");
                     if (ce.k) {
                         printf("; >= 90%% of FMA ceiling at n >= 1024: %s",

@@ -271,7 +271,8 @@ static void run_case(const bench_case *c, const char *isa, int rounds) {
     int tg[4] = {target(rl, 1.0), target(rc, 0.95), dram ? target(mk, 0.90) : 1,
                  dram ? target(md, 0.95) : 1};
     int miss = 0, unknown = 0;
-    for (int t = 0; t < 4; t++) miss |= tg[t] == 0, unknown |= tg[t] < 0;
+    for (int t = 0; t < 4; t++)
+        miss |= tg[t] == 0, unknown |= tg[t] < 0;
     /* n/a: a target could not be judged (likwid-bench or a kernel failed in every round) */
     printf("  %s%s", miss ? "MISS" : unknown ? "n/a" : "ok", valid ? "" : " (CHECK FAILED)");
     if (used < n || (lused && lused < n))
