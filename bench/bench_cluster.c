@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
                       "  configurations per second a `nodescale cluster --search` evaluates\n"
                       "  (Llama 3 405B on H100 SXM; target >= 100,000/s). No options.\n"))
         return 0;
+    if (ns_bench_no_args("bench-cluster", argc, argv)) return NS_EXIT_USAGE;
     ns_cluster_input in;
     char err[256];
     ns_cluster_defaults(&in);

@@ -20,6 +20,7 @@
  * here at load average 2-3 (A/B comparisons run until settled, up to 30 rounds). */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +33,43 @@
 #include "harness/context.h"
 #include "harness/json.h"
 #include "harness/stats.h"
+#include "kernels/registry.h"
 
 #define NS "bin/nodescale"
+
+/* The temporary folder and its files, removed at exit whichever way the program ends (atexit:
+ * the usage errors after mkdtemp and gate_files' exit(2) included); empty until made. */
+static char tmp_dir[] = "/tmp/nodescale-bench-gate-XXXXXX";
+static char tmp_slowed[300], tmp_base[300], tmp_cur[300], tmp_rep[300];
+static int tmp_made;
+
+static void remove_tmp(void) {
+    if (!tmp_made) return;
+    unlink(tmp_slowed);
+    unlink(tmp_base);
+    unlink(tmp_cur);
+    unlink(tmp_rep);
+    rmdir(tmp_dir);
+}
+
+/* Ctrl-C or kill: the folder removed (unlink and rmdir are async-signal-safe), then the signal's
+ * default action, so the exit status says which signal ended the run. */
+static void remove_tmp_on_signal(int sig) {
+    remove_tmp();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* s as one single-quoted shell word ('it'\''s' for it's) on f. */
+static void put_shell_word(FILE *f, const char *s) {
+    fputc('\'', f);
+    for (; *s; s++)
+        if (*s == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*s, f);
+    fputc('\'', f);
+}
 
 /* The 1-minute load average, to state how shared the machine was. */
 static double loadavg(void) {
@@ -197,21 +233,40 @@ int main(int argc, char **argv) {
         }
     }
     if (access(NS, X_OK) != 0) return ns_usage_error("bench-gate", "%s not built", NS);
-
-    char dir[] = "/tmp/nodescale-bench-gate-XXXXXX";
-    if (!mkdtemp(dir)) return ns_usage_error("bench-gate", "mkdtemp: %s", strerror(errno));
-    char env[256], slowed[300], base[300], cur[300], rep[300], cwd[1024];
+    size_t nk;
+    const ns_kernel *const *all = ns_registry(&nk);
+    int known = 0;
+    for (size_t i = 0; i < nk && !known; i++)
+        known = !strcmp(all[i]->name, kernel);
+    if (!known)
+        return ns_usage_error("bench-gate", "unknown kernel '%s' (bin/nodescale list shows them)",
+                              kernel);
+    char env[256], cwd[1024];
     snprintf(env, sizeof env, "NODESCALE_INJECT_SLOWDOWN=%s:%g", kernel, slow);
-    snprintf(slowed, sizeof slowed, "%s/slowed-nodescale", dir);
-    snprintf(base, sizeof base, "%s/base.json", dir);
-    snprintf(cur, sizeof cur, "%s/cur.json", dir);
-    snprintf(rep, sizeof rep, "%s/report.json", dir);
+    const char *env_value = strchr(env, '=') + 1;
     if (!getcwd(cwd, sizeof cwd)) return ns_usage_error("bench-gate", "getcwd failed");
-    FILE *f = fopen(slowed, "w");
-    if (!f) return ns_usage_error("bench-gate", "cannot write %s", slowed);
-    fprintf(f, "#!/bin/sh\n%s exec %s/%s \"$@\"\n", env, cwd, NS);
+
+    if (!mkdtemp(tmp_dir)) return ns_usage_error("bench-gate", "mkdtemp: %s", strerror(errno));
+    tmp_made = 1;
+    atexit(remove_tmp);
+    signal(SIGINT, remove_tmp_on_signal);
+    signal(SIGTERM, remove_tmp_on_signal);
+    snprintf(tmp_slowed, sizeof tmp_slowed, "%s/slowed-nodescale", tmp_dir);
+    snprintf(tmp_base, sizeof tmp_base, "%s/base.json", tmp_dir);
+    snprintf(tmp_cur, sizeof tmp_cur, "%s/cur.json", tmp_dir);
+    snprintf(tmp_rep, sizeof tmp_rep, "%s/report.json", tmp_dir);
+    FILE *f = fopen(tmp_slowed, "w");
+    if (!f) return ns_usage_error("bench-gate", "cannot write %s", tmp_slowed);
+    /* every word quoted: the checkout's path may hold blanks or shell metacharacters */
+    fputs("#!/bin/sh\nNODESCALE_INJECT_SLOWDOWN=", f);
+    put_shell_word(f, env_value);
+    fputs(" exec ", f);
+    char bin[1100];
+    snprintf(bin, sizeof bin, "%s/%s", cwd, NS);
+    put_shell_word(f, bin);
+    fputs(" \"$@\"\n", f);
     fclose(f);
-    chmod(slowed, 0755);
+    chmod(tmp_slowed, 0755);
 
     static cell fa = {.name = "files"}, fd = {.name = "files"}, aa = {.name = "A/B"},
                 ad = {.name = "A/B"};
@@ -225,16 +280,16 @@ int main(int argc, char **argv) {
     double t0 = now_s(), load0 = loadavg();
     for (int it = 0; it < iters; it++) {
         int ok = 1, a0[4] = {fa.alarms, fd.alarms, aa.alarms, ad.alarms};
-        bench_run(kernel, args, nargs, base, NULL, &ok);
-        bench_run(kernel, args, nargs, cur, NULL, &ok);
+        bench_run(kernel, args, nargs, tmp_base, NULL, &ok);
+        bench_run(kernel, args, nargs, tmp_cur, NULL, &ok);
         if (!ok) return ns_usage_error("bench-gate", "'%s bench %s' failed", NS, kernel);
-        gate_files(&fa, base, cur, rep);
-        bench_run(kernel, args, nargs, base, NULL, &ok);
-        bench_run(kernel, args, nargs, cur, env, &ok);
+        gate_files(&fa, tmp_base, tmp_cur, tmp_rep);
+        bench_run(kernel, args, nargs, tmp_base, NULL, &ok);
+        bench_run(kernel, args, nargs, tmp_cur, env, &ok);
         if (!ok) return ns_usage_error("bench-gate", "slowed bench failed");
-        gate_files(&fd, base, cur, rep);
-        gate_ab(&aa, NS, kernel, args, nargs, rep);
-        gate_ab(&ad, slowed, kernel, args, nargs, rep);
+        gate_files(&fd, tmp_base, tmp_cur, tmp_rep);
+        gate_ab(&aa, NS, kernel, args, nargs, tmp_rep);
+        gate_ab(&ad, tmp_slowed, kernel, args, nargs, tmp_rep);
         fprintf(stderr,
                 "iteration %d/%d: files A/A %.3f%s, files slowed %.3f%s, A/B A/A %.3f%s, "
                 "A/B slowed %.3f%s (%.0f s)\n",
@@ -250,10 +305,5 @@ int main(int argc, char **argv) {
     summary(&ad, "slowed (caught)");
     printf("total %.0f s; 1-minute load average %.1f at the start, %.1f at the end (%ld CPUs)\n",
            now_s() - t0, load0, loadavg(), sysconf(_SC_NPROCESSORS_ONLN));
-    unlink(slowed);
-    unlink(base);
-    unlink(cur);
-    unlink(rep);
-    rmdir(dir);
     return 0;
 }

@@ -1,20 +1,27 @@
 /* bench_gemm (`make bench-gemm`): the own GEMM against BLIS and OpenBLAS in one process, on the
  * same inputs with the same thread count, variants interleaved sample by sample (the order
- * rotates each round) so that clock drift on a shared VM hits all three alike. Prints GFLOP/s
- * (median of >= 9 samples, with the interquartile spread) and own / best peer for each case,
- * then its targets:
+ * rotates each round) so that clock drift on a shared VM hits all three alike. Threads are pinned
+ * as by `nodescale run` (ns_affinity_defaults), at most the CPUs of the affinity mask. Each
+ * variant's sample lasts at least --min-time (its repetitions sized from a warm call; never below
+ * 1000x the timer's resolution). Prints GFLOP/s (median of >= 9 samples, with the interquartile
+ * spread) and own / best peer for each case: the median [q1..q3] of the per-round ratios own /
+ * the peer with the larger median. Then its targets, judged on their stated sizes only (other
+ * sizes are printed, not judged), each verdict marked "noisy" when the IQR of the per-round
+ * ratios behind it straddles the target:
  *   square n in {256 .. 4096}, DGEMM and SGEMM, 1 and 2 threads: geometric mean of
  *     own / max(BLIS, OpenBLAS) >= 1.00 and >= 0.90 at every size;
  *   n >= 1024: >= 90% of the measured FMA ceiling (the registry's "peak" kernel with mix "fma"
  *     for this ISA, precision and thread count, run as a fourth variant interleaved with the
- *     three GEMMs: own/ceiling is the median of the per-round ratios, the same statistic on both
- *     sides measured side by side; n/a when the build has none);
+ *     three GEMMs: own/ceiling is the median [q1..q3] of the per-round ratios, the same statistic
+ *     on both sides measured side by side; above 100% a note says the machine was busy while the
+ *     ceiling ran; n/a when the build has none);
  *   ML shapes (4096x4096x128, 4096x4096x256, 128x4096x4096, 64x64x64): own >= best peer.
  * One call is C := A B + C, column-major, alpha = beta = 1. A speed report, never a test: the
  * exit status is 0 unless the arguments or an allocation are bad.
  *
  * Options: --prec dp|sp|both  --threads LIST (e.g. 1,2)  --sizes LIST (square n)  --no-ml
- *          --no-square  --samples N (>= 9)  --min-time S (seconds per sample, default 0.02) */
+ *          --no-square  --samples N (>= 9)  --min-time S (seconds per sample, 1e-6..10, default
+ *          0.02) */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -22,6 +29,7 @@
 #include <string.h>
 
 #include "harness/cli.h"
+#include "harness/context.h"
 #include "harness/stats.h"
 #include "harness/timer.h"
 #include "include/nodescale.h"
@@ -44,9 +52,11 @@ typedef struct opts {
 typedef struct result {
     double med[NV], q1[NV], q3[NV]; /* GFLOP/s */
     int ok[NV];
-    double ratio;     /* own / best peer (medians); NAN if no peer */
+    /* own / best peer (the peer with the larger median): median [q1..q3] of the per-round
+     * ratios; NAN if no peer */
+    double ratio, ratio_q1, ratio_q3;
     double ceil_med;  /* FMA ceiling in this case, median of its interleaved samples; NAN: none */
-    double frac, frac_lo, frac_hi; /* own / ceiling: median [min..max] of per-round ratios */
+    double frac, frac_q1, frac_q3; /* own / ceiling: median [q1..q3] of per-round ratios */
 } result;
 
 /* The FMA ceiling as a variant: a registry "peak" kernel, ~1e8 flops a run. */
@@ -94,6 +104,12 @@ static double ceiling_time(const ceiling *c, int reps) {
 #pragma omp parallel num_threads(c->p.threads)
     for (int r = 0; r < reps; r++) c->k->run(c->st, omp_get_thread_num(), omp_get_num_threads());
     return ns_now() - t0;
+}
+
+/* Repetitions for a sample of at least min_time, from the seconds t of one warm call. */
+static int reps_for(double min_time, double t) {
+    double r = t > 0 ? ceil(min_time / t) : 1;
+    return r < 1 ? 1 : r > 1e9 ? 1000000000 : (int)r;
 }
 
 /* Best of 15 runs of the ceiling kernel alone: only for the note that compares the T-thread
@@ -154,23 +170,20 @@ static int run_case(const opts *o, ns_precision prec, int threads, int64_t m, in
     fill(a, prec, m * k, 1), fill(b, prec, k * n, 2), fill(c, prec, m * n, 3);
     omp_set_num_threads(threads);
     double flops = (double)(2 * m * n * k);
-    /* Warm-up each variant once, and size repetitions per sample from the slowest. */
-    double tmax = 0;
+    /* Each variant once cold (warm-up), then once timed: its own repetitions per sample, from
+     * the warm call; a sample that still ends short of min_time runs more calls (below). */
+    int reps[NV];
     for (int v = 0; v < NV; v++) {
         r->ok[v] = 1;
+        call(v, prec, threads, m, n, k, a, b, c, &r->ok[v]);
         double t0 = ns_now();
         call(v, prec, threads, m, n, k, a, b, c, &r->ok[v]);
-        double t = ns_now() - t0;
-        if (r->ok[v] && t > tmax) tmax = t;
+        reps[v] = reps_for(o->min_time, ns_now() - t0);
     }
-    int reps = tmax > 0 ? (int)ceil(o->min_time / tmax) : 1;
-    if (reps < 1) reps = 1;
-    /* The ceiling kernel's runs per sample: a sample as long as the GEMMs' */
     int creps = 0;
     if (ce->k) {
-        double t = ceiling_time(ce, 1);
-        creps = (int)ceil(fmax(o->min_time, tmax * reps) / t);
-        if (creps < 1) creps = 1;
+        ceiling_time(ce, 1);
+        creps = reps_for(o->min_time, ceiling_time(ce, 1));
     }
     /* NV GEMM variants, then the ceiling as variant NV; the order rotates each round */
     const int nvar = ce->k ? NV + 1 : NV;
@@ -184,15 +197,25 @@ static int run_case(const opts *o, ns_precision prec, int threads, int64_t m, in
         for (int i = 0; i < nvar; i++) {
             int v = (i + s) % nvar;
             if (v == NV) {
-                g[NV * o->samples + s] = ce->flops * creps / ceiling_time(ce, creps) * 1e-9;
+                double t = ceiling_time(ce, creps);
+                int done = creps;
+                for (; t < o->min_time; done++)
+                    t += ceiling_time(ce, 1);
+                g[NV * o->samples + s] = ce->flops * done / t * 1e-9;
                 continue;
             }
             if (!r->ok[v]) continue;
-            double t0 = ns_now();
-            for (int rep = 0; rep < reps; rep++) call(v, prec, threads, m, n, k, a, b, c, &r->ok[v]);
-            g[v * o->samples + s] = flops * reps / (ns_now() - t0) * 1e-9;
+            double t0 = ns_now(), t;
+            int done = 0;
+            do {
+                for (int rep = 0; rep < reps[v]; rep++, done++)
+                    call(v, prec, threads, m, n, k, a, b, c, &r->ok[v]);
+                t = ns_now() - t0;
+            } while (t < o->min_time);
+            g[v * o->samples + s] = flops * done / t * 1e-9;
         }
-    double best_peer = 0;
+    double best_med = 0;
+    int best = 0; /* the peer with the larger median */
     for (int v = 0; v < NV; v++) {
         ns_stats st;
         if (r->ok[v] && ns_stats_compute(&g[v * o->samples], (size_t)o->samples, &st) == 0) {
@@ -200,16 +223,24 @@ static int run_case(const opts *o, ns_precision prec, int threads, int64_t m, in
         } else {
             r->ok[v] = 0, r->med[v] = r->q1[v] = r->q3[v] = NAN;
         }
-        if (v > 0 && r->ok[v] && r->med[v] > best_peer) best_peer = r->med[v];
+        if (v > 0 && r->ok[v] && r->med[v] > best_med) best_med = r->med[v], best = v;
     }
-    r->ratio = r->ok[0] && best_peer > 0 ? r->med[0] / best_peer : NAN;
-    r->ceil_med = r->frac = r->frac_lo = r->frac_hi = NAN;
+    /* own / best peer and own / ceiling: per round (the variants ran side by side in each), then
+     * the median and quartiles of those ratios */
     ns_stats st;
+    r->ratio = r->ratio_q1 = r->ratio_q3 = NAN;
+    if (r->ok[0] && best) {
+        for (int s = 0; s < o->samples; s++)
+            fr[s] = g[s] / g[best * o->samples + s];
+        if (ns_stats_compute(fr, (size_t)o->samples, &st) == 0)
+            r->ratio = st.median, r->ratio_q1 = st.q1, r->ratio_q3 = st.q3;
+    }
+    r->ceil_med = r->frac = r->frac_q1 = r->frac_q3 = NAN;
     if (ce->k && ns_stats_compute(&g[NV * o->samples], (size_t)o->samples, &st) == 0) {
         r->ceil_med = st.median;
         for (int s = 0; s < o->samples; s++) fr[s] = g[s] / g[NV * o->samples + s];
         if (r->ok[0] && ns_stats_compute(fr, (size_t)o->samples, &st) == 0)
-            r->frac = st.median, r->frac_lo = st.min, r->frac_hi = st.max;
+            r->frac = st.median, r->frac_q1 = st.q1, r->frac_q3 = st.q3;
     }
     free(g), free(fr), free(a), free(b), free(c);
     return 0;
@@ -223,12 +254,28 @@ static void print_result(const char *label, const result *r) {
         else
             printf(" %8s %6s", "n/a", "");
     }
-    printf("   %5.3f", r->ratio);
+    if (isnan(r->ratio))
+        printf("   %-21s", "n/a");
+    else
+        printf("   %5.3f [%5.3f..%5.3f]", r->ratio, r->ratio_q1, r->ratio_q3);
     if (!isnan(r->ceil_med)) printf("   %8.1f", r->ceil_med);
     if (!isnan(r->frac))
-        printf("   %5.1f%% [%5.1f..%5.1f]", 100 * r->frac, 100 * r->frac_lo, 100 * r->frac_hi);
+        printf("   %5.1f%% [%5.1f..%5.1f]", 100 * r->frac, 100 * r->frac_q1, 100 * r->frac_q3);
     printf("\n");
+    /* A GEMM runs on the FMA units the ceiling measures: above it, a neighbour had the cores
+     * while the ceiling ran (whatever the thread count), and the ratio reads high. */
+    if (r->frac > 1)
+        printf("  note: own/ceiling above 100%%: the machine was busy while the ceiling ran, so "
+               "own/ceiling reads high here\n");
     fflush(stdout);
+}
+
+/* "MET"/"MISSED" for value v against target want, with "(noisy, IQR lo..hi)" when the
+ * interquartile range of the per-round ratios behind it straddles the target: another run could
+ * give the other verdict. */
+static void print_verdict(double v, double lo, double hi, double want) {
+    printf("%s", v >= want ? "MET" : "MISSED");
+    if (lo < want && hi >= want) printf(" (noisy, IQR %.3f..%.3f)", lo, hi);
 }
 
 /* The load average, so a reader can tell a quiet machine from a shared one. */
@@ -263,10 +310,16 @@ int main(int argc, char **argv) {
                       "  --threads LIST  thread counts, e.g. 1,2 (default 1,2)\n"
                       "  --sizes LIST    square sizes (default 256,512,1024,1536,2048,3072,4096)\n"
                       "  --samples S     samples per case, >= 9 (default 9)\n"
-                      "  --min-time S    seconds a sample lasts at least, 0..10 (default 0.02)\n"
+                      "  --min-time S    seconds a sample of each variant lasts at least,\n"
+                      "                  1e-6..10 (default 0.02; raised to 1000x the timer\n"
+                      "                  resolution)\n"
                       "  --no-ml         skip the ML shapes\n"
-                      "  --no-square     skip the square sizes\n"))
+                      "  --no-square     skip the square sizes\n"
+                      "  threads are pinned as by `nodescale run` (OMP_PROC_BIND=close,\n"
+                      "  OMP_PLACES=cores unless either is set); at most the CPUs in the\n"
+                      "  affinity mask\n"))
         return 0;
+    ns_affinity_defaults(argv);
     opts o = {.prec_mask = 3, .threads = {1, 2}, .nthreads = 2,
               .sizes = {256, 512, 1024, 1536, 2048, 3072, 4096}, .nsizes = 7, .ml = 1,
               .square = 1, .samples = NS_MIN_SAMPLES, .min_time = 0.02};
@@ -293,8 +346,8 @@ int main(int argc, char **argv) {
             o.samples = (int)x[0];
         } else if ((r = ns_opt_value(argc, argv, &i, "--min-time", &v))) {
             double d;
-            if (r < 0 || ns_parse_double(v, 0, 10, &d) != 0)
-                return ns_usage_error(cmd, "--min-time wants seconds in [0, 10]");
+            if (r < 0 || ns_parse_double(v, 1e-6, 10, &d) != 0)
+                return ns_usage_error(cmd, "--min-time wants seconds in [1e-6, 10]");
             o.min_time = d;
         } else if (!strcmp(argv[i], "--no-ml")) {
             o.ml = 0;
@@ -304,6 +357,19 @@ int main(int argc, char **argv) {
             return ns_usage_error(cmd, "unknown argument '%s'", argv[i]);
         }
     }
+    /* As `nodescale bench`: threads beyond the CPUs measure the scheduler, not the node. */
+    int cpus = ns_topology_get()->cpus_in_start_mask;
+    if (cpus < ns_topology_get()->cpus_in_mask) cpus = ns_topology_get()->cpus_in_mask;
+    for (int ti = 0; ti < o.nthreads; ti++)
+        if (cpus > 0 && o.threads[ti] > cpus)
+            return ns_usage_error(cmd,
+                                  "--threads %d is more than the %d CPUs of this process's "
+                                  "affinity mask",
+                                  o.threads[ti], cpus);
+    /* As ns_measure: a sample of at least 1000x the timer's resolution */
+    double floor_s = 1000 * ns_timer_resolution_measured();
+    int raised = o.min_time < floor_s;
+    if (raised) o.min_time = floor_s;
 
     printf("bench-gemm: own GEMM vs BLIS and OpenBLAS, same process, interleaved, "
            "C = A B + C column-major\n");
@@ -322,8 +388,12 @@ int main(int argc, char **argv) {
                cfg.nr, (long long)cfg.mc, (long long)cfg.kc, (long long)cfg.nc, cfg.source,
                (long long)cfg.l1d_bytes, (long long)cfg.l2_bytes, (long long)cfg.l3_bytes);
     }
-    printf("  %d samples per variant, >= %.3f s each; GFLOP/s median ± half the IQR\n",
-           o.samples, o.min_time);
+    printf("  %d samples per variant, >= %.3g s each%s; GFLOP/s median ± half the IQR\n", o.samples,
+           o.min_time, raised ? " (--min-time raised to 1000x the timer's resolution)" : "");
+    printf("  own/best and own/ceiling: median [q1..q3] of the per-round ratios (own against the "
+           "peer with the larger median, and against the ceiling sampled in the same round);\n"
+           "  targets judged on the square sizes 256..4096 only; a verdict is \"noisy\" when the "
+           "IQR behind it straddles the target\n");
     print_load("at start");
     printf("\n");
 
@@ -347,10 +417,11 @@ int main(int argc, char **argv) {
                        "1-thread one (%.1f GFLOP/s), not ~%dx: unless the threads share cores, the "
                        "machine is busy and own/ceiling below reads high\n",
                        th, ceil_t, ceil_t / ceil_1, ceil_1, th);
-            printf("%-26s %15s %15s %15s   %s%s\n", "case (m x n x k)", vname[0], vname[1],
-                   vname[2], "own/best", ce.k ? "   ceiling   own/ceiling [min..max]" : "");
-            double logsum = 0, minr = INFINITY;
-            int nr = 0, ceil_fail = 0, ceil_cases = 0;
+            printf("%-26s %15s %15s %15s   %-21s%s\n", "case (m x n x k)", vname[0], vname[1],
+                   vname[2], "own/best [q1..q3]", ce.k ? "   ceiling   own/ceiling [q1..q3]" : "");
+            /* the targets' domain: square n in 256..4096; other sizes are printed, not judged */
+            double logsum = 0, logq1 = 0, logq3 = 0, minr = INFINITY, minr_q1 = NAN, minr_q3 = NAN;
+            int nr = 0, ceil_fail = 0, ceil_cases = 0, ceil_noisy = 0, min_noisy = 0, outside = 0;
             int64_t minr_n = 0;
             if (o.square) {
                 for (int si = 0; si < o.nsizes; si++) {
@@ -364,26 +435,46 @@ int main(int argc, char **argv) {
                         return 1;
                     }
                     print_result(label, &r);
+                    if (n < 256 || n > 4096) {
+                        outside++;
+                        continue;
+                    }
                     if (isfinite(r.ratio)) {
                         logsum += log(r.ratio), nr++;
-                        if (r.ratio < minr) minr = r.ratio, minr_n = n;
+                        logq1 += log(r.ratio_q1), logq3 += log(r.ratio_q3);
+                        if (r.ratio < minr)
+                            minr = r.ratio, minr_n = n, minr_q1 = r.ratio_q1, minr_q3 = r.ratio_q3;
+                        min_noisy |= r.ratio_q1 < 0.9 && r.ratio_q3 >= 0.9;
                     }
                     if (n >= 1024) ceil_cases++;
                     if (n >= 1024 && ce.k && !(r.frac >= 0.9)) ceil_fail++;
+                    if (n >= 1024 && ce.k) ceil_noisy |= r.frac_q1 < 0.9 && r.frac_q3 >= 0.9;
                 }
+                printf("  square");
+                if (outside)
+                    printf(" (%d size%s outside 256..4096 printed, not judged)", outside,
+                           outside > 1 ? "s" : "");
                 if (nr) {
                     double gm = exp(logsum / nr);
-                    printf("  square: geomean own/best %.3f (target >= 1.00) %s; min %.3f at "
-                           "n=%lld (target >= 0.90) %s",
-                           gm, gm >= 1.0 ? "MET" : "MISSED", minr, (long long)minr_n,
-                           minr >= 0.9 ? "MET" : "MISSED");
-                    if (ce.k)
+                    /* the geomean's spread: the geomeans of the cases' quartiles */
+                    printf(": geomean own/best %.3f (target >= 1.00) ", gm);
+                    print_verdict(gm, exp(logq1 / nr), exp(logq3 / nr), 1.0);
+                    /* noisy when any judged size's IQR straddles 0.90: its median could fall on
+                     * the other side in another run */
+                    printf("; min %.3f [%.3f..%.3f] at n=%lld (target >= 0.90) %s%s", minr, minr_q1,
+                           minr_q3, (long long)minr_n, minr >= 0.9 ? "MET" : "MISSED",
+                           min_noisy ? " (noisy: a size's IQR straddles 0.90)" : "");
+                    if (ce.k) {
                         printf("; >= 90%% of FMA ceiling at n >= 1024: %s",
                                !ceil_cases ? "n/a (no size >= 1024)"
                                : ceil_fail ? "MISSED"
                                            : "MET");
-                    printf("\n");
+                        if (ceil_cases && ceil_noisy) printf(" (noisy: an IQR straddles 90%%)");
+                    }
+                } else {
+                    printf(": targets n/a (no size in 256..4096 with a peer)");
                 }
+                printf("\n");
             }
             if (o.ml) {
                 static const int64_t ml[4][3] = {
@@ -396,7 +487,8 @@ int main(int argc, char **argv) {
                     if (run_case(&o, prec, th, ml[s][0], ml[s][1], ml[s][2], &ce, &r)) return 1;
                     print_result(label, &r);
                     if (isfinite(r.ratio) && r.ratio < 1.0)
-                        printf("  (ML target own >= best peer MISSED here)\n");
+                        printf("  (ML target own >= best peer MISSED here%s)\n",
+                               r.ratio_q3 >= 1.0 ? ", noisy: IQR straddles 1.00" : "");
                 }
             }
             ceiling_close(&ce);

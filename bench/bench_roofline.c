@@ -1,8 +1,11 @@
 /* make bench-roofline: every roofline ceiling nodescale measures, beside likwid-bench's at the
  * same working set and thread count, in the same run. For each ceiling the two tools alternate
- * round by round (ours, then likwid-bench, ROUNDS times), so the drift of a shared machine's
- * clock hits both alike; printed are the median of each, their run-to-run CV over the rounds,
- * and the median and range of the per-round ratio nodescale / likwid-bench.
+ * round by round (ours then likwid-bench, the other way round in the next round, ROUNDS times),
+ * so the drift of a shared machine's clock hits both alike; printed are the median of each,
+ * their run-to-run CV over the rounds, and the median and range of the per-round ratio
+ * nodescale / likwid-bench. nodescale's figure of a round is its fastest sample of that round's
+ * measurement, the statistic `nodescale run` reports its ceilings by; likwid-bench's is its
+ * one run of that round (a fixed iteration count).
  *
  *   compute   peak_dp_fma, peak_sp_fma       peakflops_[sp_]avx_fma, peakflops_[sp_]avx512_fma
  *   L1..DRAM  stream_load  (read only)       load_avx512, load_avx
@@ -41,8 +44,8 @@ typedef struct {
     int threads;
 } ceiling_case;
 
-/* One nodescale measurement of the case: GFLOP/s for compute, GB/s otherwise; NAN if it
- * could not be measured. */
+/* One nodescale measurement of the case at its fastest sample, the statistic `nodescale run`
+ * reports a ceiling by: GFLOP/s for compute, GB/s otherwise; NAN if it could not be measured. */
 static double nodescale_rate(const ceiling_case *c) {
     const ns_kernel *k = ns_registry_find(c->ours, c->isa);
     if (!k) return NAN;
@@ -56,9 +59,7 @@ static double nodescale_rate(const ceiling_case *c) {
     ns_measure_opts o = ns_measure_defaults(0);
     o.min_sample_s = c->ws_bytes > 1e8 ? 0.05 : 0.02;
     json_t *r = ns_measure_kernel(k, &p, &o, 0, 0, NULL);
-    const char *st = json_string_value(json_object_get(r, "status"));
-    double v = ns_json_get_num(r, c->ws_bytes > 0 ? "gbytes_per_s" : "gflops");
-    if (!st || strcmp(st, "ok")) v = NAN;
+    double v = ns_result_fastest_rate(r, c->ws_bytes > 0);
     json_decref(r);
     return v;
 }
@@ -134,7 +135,9 @@ int main(int argc, char **argv) {
         if (ns_opt_value(argc, argv, &i, "--rounds", &v) > 0 &&
             ns_parse_int64(v, 2, MAX_ROUNDS, &n) == 0)
             rounds = (int)n;
-        else if (ns_opt_value(argc, argv, &i, "--only", &v) > 0)
+        else if (ns_opt_value(argc, argv, &i, "--only", &v) > 0 &&
+                 (!strcmp(v, "compute") || !strcmp(v, "bandwidth") || !strcmp(v, "L1") ||
+                  !strcmp(v, "L2") || !strcmp(v, "L3") || !strcmp(v, "DRAM")))
             only = v;
         else if (ns_opt_value(argc, argv, &i, "--isa", &v) > 0 &&
                  (!strcmp(v, "avx2") || !strcmp(v, "avx512")))
@@ -191,7 +194,12 @@ int main(int argc, char **argv) {
         double iters = ns_likwid_calibrate(c->likwid, likwid_ws(c), c->threads,
                                            c->ws_bytes > 1e8 ? 1.0 : 0.3, err, sizeof err);
         for (int r = 0; r < rounds && iters > 0; r++) {
-            double a = nodescale_rate(c), b = likwid_rate(c, iters, err, sizeof err);
+            /* the order alternates round by round, so a drift within a round does not always
+             * land on the same side of the ratio */
+            double a = NAN, b = NAN;
+            if (r % 2) b = likwid_rate(c, iters, err, sizeof err);
+            a = nodescale_rate(c);
+            if (!(r % 2)) b = likwid_rate(c, iters, err, sizeof err);
             if (!isfinite(b) && *err) break; /* likwid-bench missing or failing: say why */
             if (!(a > 0) || !(b > 0)) continue;
             ours[n] = a;
@@ -225,7 +233,8 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     printf("ratio = nodescale / likwid-bench per round (median, range); cv = run-to-run spread "
-           "over the rounds.\n");
+           "over the rounds.\nnodescale per round: its fastest sample (as `nodescale run` "
+           "reports ceilings); likwid-bench per round: its one run at a fixed iteration count.\n");
     if (noisy)
         printf("warning: %d of %d ceilings varied by more than 3%% between rounds: the machine "
                "was disturbed, rerun on a quiet one before reading the ratios\n",

@@ -84,6 +84,7 @@ int main(int argc, char **argv) {
     const char *q = getenv("NODESCALE_BENCH_QUICK");
     int quick = q && atoi(q) > 0;
     if (argc == 3 && !strcmp(argv[1], "--child")) return child(argv[2], quick);
+    if (ns_bench_no_args("bench-wait_policy", argc, argv)) return NS_EXIT_USAGE;
 
     cpu_set_t mask;
     if (sched_getaffinity(0, sizeof mask, &mask) != 0) {

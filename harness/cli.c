@@ -163,3 +163,8 @@ int ns_bench_help(int argc, char **argv, const char *usage) {
     }
     return 0;
 }
+
+int ns_bench_no_args(const char *cmd, int argc, char **argv) {
+    if (argc < 2) return 0;
+    return ns_usage_error(cmd, "no options ('%s' given; see --help)", argv[1]);
+}

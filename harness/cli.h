@@ -58,4 +58,9 @@ int ns_refuse_repeated(const char *cmd, int argc, char **argv, const char *const
  * line and options) to stdout and returns 1, and the caller exits 0; otherwise returns 0. */
 int ns_bench_help(int argc, char **argv, const char *usage);
 
+/* For the bench/bench_* programs without options (after ns_bench_help): any argument is refused
+ * as "nodescale CMD: error: no options ('ARG' given; see --help)", returning NS_EXIT_USAGE, so a
+ * mistyped option does not start a multi-minute run; 0 when there is none. */
+int ns_bench_no_args(const char *cmd, int argc, char **argv);
+
 #endif

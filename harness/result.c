@@ -239,3 +239,12 @@ json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measu
     k->destroy(st);
     return r;
 }
+
+double ns_result_fastest_rate(const json_t *r, int bytes) {
+    const char *st = json_string_value(json_object_get(r, "status"));
+    const json_t *t = json_object_get(r, "time_s");
+    double med = ns_json_get_num(t, "median"), tmin = ns_json_get_num(t, "min");
+    double v = ns_json_get_num(r, bytes ? "gbytes_per_s" : "gflops");
+    if (!st || strcmp(st, "ok") || !(tmin > 0) || !(med > 0) || !(v > 0)) return NAN;
+    return v * med / tmin;
+}

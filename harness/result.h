@@ -38,4 +38,10 @@ json_t *ns_sweep_point_json(const ns_kernel *k, const ns_params *p, const ns_mea
 json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measure_opts *o,
                           int with_counters, int with_clock, ns_measurement *m_out);
 
+/* The rate of result entry r at its fastest sample, the statistic `nodescale run` reports a
+ * ceiling by ("rate_from": "fastest sample"): r's "gbytes_per_s" (bytes non-zero) or "gflops",
+ * both per median, times time_s.median / time_s.min; NAN when r's status is not "ok" or a figure
+ * is missing. For the bench programs that put a ceiling beside likwid-bench's. */
+double ns_result_fastest_rate(const json_t *r, int bytes);
+
 #endif

@@ -211,6 +211,28 @@ static void sweep_point_rate_recomputes(void **state) {
     }
 }
 
+/* The bench programs compare a ceiling at its fastest sample, as `nodescale run` reports it: the
+ * result's median rates times median / min, i.e. flops or bytes / time_s.min; NAN without an
+ * "ok" status. */
+static void fastest_rate_uses_the_fastest_sample(void **state) {
+    ns_kernel k = {.name = "fake", .family = "stream", .isa = "scalar", .bytes_policy = "minimal",
+                   .flops = one, .bytes = one, .working_set = one};
+    ns_params p = {.n = 10, .threads = 1};
+    ns_measurement m = {.reps = 1, .nsamples = 3, .threads = 1};
+    m.samples_s[0] = 2e-9, m.samples_s[1] = 1e-9, m.samples_s[2] = 4e-9;
+    ns_stats_compute(m.samples_s, 3, &m.stats);
+    snprintf(m.status, sizeof m.status, "ok");
+    json_t *r = ns_result_json(&k, &p, &m, NULL);
+    assert_true(fabs(ns_json_get_num(r, "gflops") - 0.5) < 1e-12); /* 1 flop / median 2 ns */
+    assert_true(fabs(ns_result_fastest_rate(r, 0) - 1.0) < 1e-12); /* 1 flop / min 1 ns */
+    assert_true(fabs(ns_result_fastest_rate(r, 1) - 1.0) < 1e-12);
+    json_decref(r);
+    snprintf(m.status, sizeof m.status, "invalid: waited");
+    r = ns_result_json(&k, &p, &m, NULL);
+    assert_true(isnan(ns_result_fastest_rate(r, 0)));
+    json_decref(r);
+}
+
 /* Trial 7, #4: a call whose output check failed has no rate (a GEMM that could not allocate
  * returns at once, and its "rate" was written as data: 76404 GFLOP/s). */
 static void failed_check_gives_null_rates(void **state) {
@@ -322,6 +344,7 @@ int main(void) {
         cmocka_unit_test(zero_time_gives_null_rates),
         cmocka_unit_test(sweep_point_rate_recomputes),
         cmocka_unit_test(failed_check_gives_null_rates),
+        cmocka_unit_test(fastest_rate_uses_the_fastest_sample),
         cmocka_unit_test(placement_warning_needs_evidence),
         cmocka_unit_test(format_bytes_units),
     };
