@@ -41,12 +41,15 @@ extern "C" {
 #define NODESCALE_API
 #endif
 
-/* Values equal CBLAS's enums, so a caller may cast CBLAS_LAYOUT / CBLAS_TRANSPOSE directly. */
+/* Values equal CBLAS's enums, so a caller may cast CBLAS_LAYOUT / CBLAS_TRANSPOSE directly. The
+ * accepted values are these: 101 and 102 for the layout; 111, 112, 113 (netlib's CBLAS) and 114
+ * (OpenBLAS's CblasConjNoTrans) for a transpose. Any other value is an invalid argument. */
 typedef enum { NodescaleRowMajor = 101, NodescaleColMajor = 102 } nodescale_layout;
 typedef enum {
     NodescaleNoTrans = 111,
     NodescaleTrans = 112,
-    NodescaleConjTrans = 113 /* same as NodescaleTrans for real data */
+    NodescaleConjTrans = 113,  /* same as NodescaleTrans for real data */
+    NodescaleConjNoTrans = 114 /* same as NodescaleNoTrans for real data */
 } nodescale_transpose;
 
 /* ---- GEMM: C := alpha * op(A) * op(B) + beta * C --------------------------------------------
@@ -54,7 +57,9 @@ typedef enum {
  * lda/ldb/ldc (>= the stored row length: for column-major, the number of rows of the stored
  * matrix). beta == 0: C is not read (NaN/Inf in C do not propagate). alpha == 0 or k == 0:
  * C := beta * C without reading A or B, and with beta == 1 C is not touched at all (reference
- * BLAS; C may be read-only). m == 0 or n == 0: nothing is touched.
+ * BLAS; C may be read-only). m == 0 or n == 0: nothing is touched. A, B and C may each be NULL
+ * exactly when the call does not touch it (the cases above); otherwise NULL is an invalid
+ * argument (8, 10, 13).
  * Returns 0, or a positive BLAS xerbla-style parameter number (1-based position of the first
  * invalid argument) without touching C, or NODESCALE_ERR_NOMEM (negative) when the packing
  * buffers cannot be allocated: C untouched, nothing printed, the call may be retried.
