@@ -91,7 +91,11 @@ $(BIN)/nodescale: $(MAIN_OBJ) $(APP_OBJ) $(LIB_OBJ)
 # define ns_* names of its own. The binary, tests and benches link the objects directly.
 # -z nodelete: GEMM's per-thread buffers are freed by a pthread key destructor in the .so, which
 # must stay mapped until every thread has exited, even after a dlclose.
-$(LIB_OBJ): CFLAGS += -fvisibility=hidden
+# A caller's thread may have a small stack (nodescale.h, "Stack"): a frame larger than the guard
+# page is probed page by page, so an overflow faults instead of writing past the guard.
+STACK_CLASH := $(shell $(CC) -fstack-clash-protection -E -x c /dev/null >/dev/null 2>&1 && \
+                 echo -fstack-clash-protection)
+$(LIB_OBJ): CFLAGS += -fvisibility=hidden $(STACK_CLASH)
 
 $(LIBDIR)/libnodescale.a: $(LIB_OBJ)
 	@mkdir -p $(LIBDIR)

@@ -22,6 +22,13 @@
  * library cannot change the policy once libgomp has started. Measurements: README.md, section
  * "Library", and `make bench-wait_policy`.
  *
+ * Stack: a call needs about 10 KiB of the calling thread's stack at most (measured: the first
+ * GEMM call, which reads the cache sizes through hwloc; later GEMM calls and every reduction
+ * under 6 KiB), so a thread stack of 32 KiB is enough; the library's team threads need as
+ * little (OMP_STACKSIZE). Buffers (GEMM's packing buffers, a team's partials, the gather buffer
+ * of a strided reduction) come from the heap. The library is built with -fstack-clash-protection
+ * where the compiler has it, so a stack that is still too small faults instead of being overrun.
+ *
  * ISA (GEMM and reductions alike): the widest cpuid reports, or NODESCALE_ISA (avx512 | avx2 |
  * scalar), read once, at the first call of any function here. An unknown value, or an ISA this
  * CPU cannot run, prints one warning line on stderr (once) and takes the widest cpuid reports. */
@@ -85,13 +92,16 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
  * x has n elements at stride incx (y: incy). A negative stride follows BLAS: x points at the
  * element of lowest address and logical element i is x[(n - 1 - i) * |incx|]. Every function
  * returns 0, or the 1-based position of the first invalid argument (n < 0, a NULL array with
- * n > 0, a zero stride, an unknown variant or mode, a NULL result) without writing the result.
+ * n > 0, a zero stride, an unknown variant or mode, a NULL result) without writing the result,
+ * or NODESCALE_ERR_NOMEM (strided input only: a thread's 32 KiB gather buffer, kept per thread
+ * until it exits, could not be allocated; the result is not written, the call may be retried).
  * n == 0 gives 0 (sum, dot, nrm2) and index -1 (i?amax). NaN and Inf propagate as in IEEE
  * arithmetic. Inputs are read only; results depend on the ISA chosen at run time (above).
  *
  * Threads: min(n / 32768, omp_get_max_threads(), 1024), at least 1 (i?amax and nrm2 too), and
  * one inside any parallel region (even a 1-thread one), while another call's team runs, and in a
- * forked child (Threads above); the runtime may give fewer.
+ * forked child (Threads above), or when the team's partials cannot be allocated; the runtime may
+ * give fewer.
  *
  * Error bounds (the ones the tests check, ns_red_bound in kernels/reduce/reduce.c), with u the
  * unit roundoff of the accumulation (2^-53 DP, 2^-24 SP), gamma_h = h u / (1 - h u) (infinite

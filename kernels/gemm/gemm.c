@@ -779,8 +779,9 @@ static void gemm_plan(gemm_job *J, const int ways[3]) {
 }
 
 /* Group barriers (jc_ways + jc_ways * ic_ways of them) that a call keeps on its stack; a call
- * with more allocates them. */
-#define STACK_GROUPS 128
+ * with more allocates them. 8 (512 bytes) covers teams of up to 4 threads: 128 of them took
+ * 8 KiB of the caller's stack, whose size the library does not choose (nodescale.h, Stack). */
+#define STACK_GROUPS 8
 
 /* The workspace of a planned call: its pack buffers (the calling thread's cached buffer: a B
  * pack per jc group, then an A pack per (jc, ic) group) and its initialised group barriers, in

@@ -340,7 +340,7 @@ static void test_env_ways_bad_beside_valid(void **st) {
     assert_string_equal(note, "");
 }
 
-/* More than 128 groups (65 jc ways: 65 jc + 65 ic groups) puts the group barriers on the heap.
+/* More than 8 groups (65 jc ways: 65 jc + 65 ic groups) puts the group barriers on the heap.
  * Their type is _Alignas(64), which calloc does not guarantee (trial 8, defect 6): the barriers
  * must come from the aligned allocator, asking for 64-byte alignment, and the product must be
  * right. The sanitizer build runs this path under UBSan's alignment check. */

@@ -1,0 +1,110 @@
+/* libnodescale as another program calls it: the stack a call needs (include/nodescale.h,
+ * "Stack"). Correctness only. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "tests/unit/nstest.h"
+
+#include "include/nodescale.h"
+
+enum { XN = 300000 }; /* large enough for a team of the reductions (32768 per thread) */
+static double *xd, *yd;
+static float *xs, *ys;
+
+/* Every public function once per shape: unit and strided (+-), fast and deterministic, one
+ * thread and a team, GEMM small and large. Returns the number of calls that failed. */
+static void *all_calls(void *arg) {
+    long *bad = arg;
+    double r;
+    float f;
+    int64_t ix;
+    const int64_t ns[] = {1000, XN / 3};
+    for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+        int64_t n = ns[k];
+        for (int inc = -2; inc <= 2; inc += 1) {
+            if (inc == 0) continue;
+            int64_t m = n / (inc < 0 ? -inc : inc);
+            for (int mode = 0; mode <= 1; mode++) {
+                *bad += nodescale_dsum(m, xd, inc, NodescaleSumPairwise, mode, &r) != 0 || r != m;
+                *bad += nodescale_dsum(m, xd, inc, NodescaleSumCompensated, mode, &r) != 0;
+                *bad += nodescale_ddot(m, xd, inc, yd, 1, NodescaleSumPlain, mode, &r) != 0 ||
+                        r != 2.0 * (double)m;
+                *bad += nodescale_ssum(m, xs, inc, NodescaleSumWide, mode, &f) != 0;
+                *bad += nodescale_sdot(m, xs, 1, ys, inc, NodescaleSumCompensated, mode, &f) != 0;
+                *bad += nodescale_dnrm2(m, xd, inc, NodescaleSumPlain, mode, &r) != 0;
+                *bad += nodescale_snrm2(m, xs, inc, NodescaleSumPlain, mode, &f) != 0;
+            }
+            *bad += nodescale_idamax(m, xd, inc, &ix) != 0 || ix != 0;
+            *bad += nodescale_isamax(m, xs, inc, &ix) != 0 || ix != 0;
+        }
+    }
+    const int64_t gs[] = {50, 300};
+    for (size_t k = 0; k < sizeof gs / sizeof *gs; k++) {
+        int64_t g = gs[k];
+        double *c = malloc(sizeof(double) * (size_t)(g * g));
+        *bad += !c || nodescale_dgemm(NodescaleColMajor, NodescaleNoTrans, NodescaleTrans, g, g, g,
+                                      1.0, xd, g, yd, g, 0.0, c, g) != 0;
+        *bad += c && c[0] != 2.0 * (double)g;
+        free(c);
+    }
+    return NULL;
+}
+
+static int setup(void **st) {
+    (void)st;
+    xd = malloc(sizeof(double) * XN), yd = malloc(sizeof(double) * XN);
+    xs = malloc(sizeof(float) * XN), ys = malloc(sizeof(float) * XN);
+    if (!xd || !yd || !xs || !ys) return -1;
+    for (int i = 0; i < XN; i++) xd[i] = xs[i] = 1, yd[i] = ys[i] = 2;
+    return 0;
+}
+
+static int teardown(void **st) {
+    (void)st;
+    free(xd), free(yd), free(xs), free(ys);
+    return 0;
+}
+
+/* The calls on a thread whose 32 KiB stack (pthread_attr_setstack) sits at the top of a region
+ * filled with a pattern: nothing below the stack may change. The reductions put 64 KiB arrays
+ * on the caller's stack whatever n (the frame jumped over the guard page of a small stack, or
+ * crashed: trial 19b #1). Also measures the deepest byte used, for nodescale.h's statement. */
+static void test_small_stack(void **st) {
+    (void)st;
+    const size_t below = 256 * 1024, stack = 32 * 1024;
+    unsigned char *reg = mmap(NULL, below + stack, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(reg != MAP_FAILED);
+    memset(reg, 0xAB, below + stack);
+    pthread_attr_t at;
+    pthread_t t;
+    long bad = 0;
+    assert_int_equal(pthread_attr_init(&at), 0);
+    assert_int_equal(pthread_attr_setstack(&at, reg + below, stack), 0);
+    assert_int_equal(pthread_create(&t, &at, all_calls, &bad), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    pthread_attr_destroy(&at);
+    size_t changed = 0, deepest = 0;
+    for (size_t i = 0; i < below; i++)
+        if (reg[i] != 0xAB) changed++, deepest = deepest ? deepest : below - i;
+    size_t used = 0;
+    for (size_t i = below; i < below + stack && !used; i++)
+        if (reg[i] != 0xAB) used = below + stack - i;
+    printf("# stack used (thread's TLS and descriptor included): %zu of %zu bytes\n", used, stack);
+    munmap(reg, below + stack);
+    if (changed)
+        fail_msg("%zu bytes changed below the thread's 32 KiB stack (up to %zu bytes below it)",
+                 changed, deepest);
+    assert_int_equal(bad, 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_small_stack),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
