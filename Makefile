@@ -18,7 +18,9 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 BUILD    ?= release
 LIKWID   ?= 0
-VERSION  := 0.1.0
+# The version: NODESCALE_VERSION_MAJOR/_MINOR/_PATCH in include/nodescale.h, its one source.
+VERSION  := $(shell awk '/^\#define NODESCALE_VERSION_(MAJOR|MINOR|PATCH) / {v = v s $$3; s = "."} \
+                         END {print v}' include/nodescale.h)
 
 PKGS     := jansson hwloc ompi-c libcmark-gfm
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

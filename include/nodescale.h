@@ -37,6 +37,14 @@
 
 #include <stdint.h>
 
+/* The version of this header (the Makefile reads it from here: its one source, also of the
+ * .pc file and the installed libnodescale.so.MAJOR.MINOR.PATCH). A program may compare it with
+ * nodescale_version(), the version of the library it runs with. A header without these macros
+ * predates nodescale_version() and NodescaleConjNoTrans. */
+#define NODESCALE_VERSION_MAJOR 0
+#define NODESCALE_VERSION_MINOR 1
+#define NODESCALE_VERSION_PATCH 0
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -47,6 +55,9 @@ extern "C" {
 #else
 #define NODESCALE_API
 #endif
+
+/* The library's version, "MAJOR.MINOR.PATCH" (a static string; never NULL). */
+NODESCALE_API const char *nodescale_version(void);
 
 /* Values equal CBLAS's enums, so a caller may cast CBLAS_LAYOUT / CBLAS_TRANSPOSE directly. The
  * accepted values are these: 101 and 102 for the layout; 111, 112, 113 (netlib's CBLAS) and 114

@@ -46,6 +46,23 @@ if (cd "$T" && "$CC" prog.c $(pkg-config --cflags --static --libs nodescale) -o 
     echo "ok: a program links with pkg-config --static --libs nodescale (its -lnodescale: the .so)"
 else echo "FAIL: link with pkg-config --static --libs nodescale:"; head -5 "$T/cc.err"; fails=$((fails + 1)); fi
 
+# The installed version: pkg-config's, the header's macros and nodescale_version() agree.
+cat >"$T/ver.c" <<'C'
+#include <nodescale.h>
+#include <stdio.h>
+int main(void) {
+    printf("%d.%d.%d %s\n", NODESCALE_VERSION_MAJOR, NODESCALE_VERSION_MINOR,
+           NODESCALE_VERSION_PATCH, nodescale_version());
+    return 0;
+}
+C
+v=$(pkg-config --modversion nodescale)
+if (cd "$T" && "$CC" ver.c $(pkg-config --cflags --libs nodescale) -o ver) 2>"$T/cc.err" &&
+   [ "$(LD_LIBRARY_PATH="$PREFIX/lib" "$T/ver")" = "$v $v" ] && [ -e "$PREFIX/lib/libnodescale.so.$v" ]; then
+    echo "ok: version $v: pkg-config, NODESCALE_VERSION_*, nodescale_version(), libnodescale.so.$v"
+else echo "FAIL: versions differ: pkg-config $v, program: $(LD_LIBRARY_PATH="$PREFIX/lib" "$T/ver" 2>&1)"
+    head -5 "$T/cc.err"; fails=$((fails + 1)); fi
+
 # The README's recipes, as written (comments dropped), in the library section.
 mkdir -p "$T/repo" && ln -s "$root/include" "$T/repo/include" && ln -s "$root/lib" "$T/repo/lib" &&
     cp "$T/prog.c" "$T/repo/"

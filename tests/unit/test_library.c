@@ -1,5 +1,5 @@
 /* libnodescale as another program calls it: the stack a call needs (include/nodescale.h,
- * "Stack"). Correctness only. */
+ * "Stack") and the version (NODESCALE_VERSION_* and nodescale_version()). Correctness only. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -102,9 +102,22 @@ static void test_small_stack(void **st) {
     assert_int_equal(bad, 0);
 }
 
+/* The header's version macros, nodescale_version() and the build's version (the Makefile's
+ * -DNODESCALE_VERSION, read from the header) agree. */
+static void test_version(void **st) {
+    (void)st;
+    char want[64];
+    snprintf(want, sizeof want, "%d.%d.%d", NODESCALE_VERSION_MAJOR, NODESCALE_VERSION_MINOR,
+             NODESCALE_VERSION_PATCH);
+    assert_non_null(nodescale_version());
+    assert_string_equal(nodescale_version(), want);
+    assert_string_equal(nodescale_version(), NODESCALE_VERSION);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_stack),
+        cmocka_unit_test(test_version),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
