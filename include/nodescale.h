@@ -19,7 +19,9 @@
  * before the program starts. The teams are libgomp's, whose default wait policy (OMP_WAIT_POLICY
  * unset) spins before it sleeps: when another process keeps a CPU busy, a team thread that has to
  * wait for that CPU costs about one scheduler period (8-12 ms) per call, whatever its size. A
- * library cannot change the policy once libgomp has started. Measurements: README.md, section
+ * library cannot change the policy once libgomp has started. (In a program itself built with
+ * clang -fopenmp the library's OpenMP calls go to LLVM's libomp, loaded first: what is said here
+ * of libgomp then holds for libomp; README.md, section "Library".) Measurements: README.md, section
  * "Library", and `make bench-wait_policy`.
  *
  * Stack: a call needs about 10 KiB of the calling thread's stack at most (measured: the first
