@@ -13,7 +13,12 @@
  * below). In a child of fork() (before any exec) every call runs on one thread when the parent
  * had more than one thread then: libgomp cannot open a team in a child of a process that ran a
  * parallel region, the caller's own included, and a second thread is the sign this library
- * takes (conservative). A child of a single-threaded parent keeps its teams.
+ * takes (conservative). A child of a single-threaded parent keeps its teams. This needs the
+ * library loaded before the fork (it marks the child from a pthread_atfork handler). A child
+ * that loads it after the fork (dlopen, Python's ctypes in a worker of the "fork" start method)
+ * in a process that ran an OpenMP parallel region before the fork must call
+ * omp_set_num_threads(1) before its first call here: otherwise a call that opens a team waits
+ * forever. The library cannot tell that case from a process that has not forked.
  *
  * On a shared machine set OMP_WAIT_POLICY=passive (or OMP_NUM_THREADS=1) in the environment
  * before the program starts. The teams are libgomp's, whose default wait policy (OMP_WAIT_POLICY
