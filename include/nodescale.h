@@ -107,8 +107,15 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
                                   int64_t ldb, float beta, float *c, int64_t ldc);
 
 /* ---- Reductions: sum, dot, nrm2, max-abs with index -------------------------------------------
- * x has n elements at stride incx (y: incy). A negative stride follows BLAS: x points at the
- * element of lowest address and logical element i is x[(n - 1 - i) * |incx|]. Every function
+ * x has n elements at stride incx (y: incy). A negative stride reads the vector backwards: x
+ * points at the element of lowest address and logical element i is x[(n - 1 - i) * |incx|].
+ * For ?dot that is BLAS's convention (reference ddot.f). For ?sum, ?nrm2 and i?amax it is a
+ * nodescale extension where BLAS differs: reference dasum.f, dnrm2.f and idamax.f, and
+ * OpenBLAS, return 0 for incx <= 0, while here ?sum and ?nrm2 reduce the same n elements as
+ * stride |incx| does (in the reverse order, so the last bits may differ), and i?amax returns the
+ * logical index, counted from the far end: the element is x[(n - 1 - index) * |incx|], and a tie
+ * goes to the element of highest address (x = {9, 1, 2, 3}, n = 4, incx = -1: index 3, the 9;
+ * BLAS's 0 would be the first element of lowest address). Every function
  * returns 0, or the 1-based position of the first invalid argument (n < 0, a NULL array with
  * n > 0, a zero stride, an unknown variant or mode, a NULL result) without writing the result,
  * or NODESCALE_ERR_NOMEM (strided input only: a thread's 32 KiB gather buffer, kept per thread

@@ -1,5 +1,7 @@
 /* libnodescale as another program calls it: the stack a call needs (include/nodescale.h,
- * "Stack") and the version (NODESCALE_VERSION_* and nodescale_version()). Correctness only. */
+ * "Stack"), what a negative stride means, and the version (NODESCALE_VERSION_* and
+ * nodescale_version()). Correctness only. */
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -102,6 +104,40 @@ static void test_small_stack(void **st) {
     assert_int_equal(bad, 0);
 }
 
+/* A negative stride as nodescale.h states it (where BLAS returns 0 for incx <= 0): the logical
+ * index counts from the far end, the element is x[(n - 1 - index) |incx|], a tie goes to the
+ * highest address; sum and nrm2 reduce the same elements as stride |incx|. */
+static void test_negative_stride(void **st) {
+    (void)st;
+    const double x[] = {9, 1, 2, 3};
+    const float xf[] = {9, 1, 2, 3};
+    int64_t ix;
+    double r;
+    float f;
+    assert_int_equal(nodescale_idamax(4, x, -1, &ix), 0);
+    assert_int_equal(ix, 3);
+    assert_int_equal(nodescale_isamax(4, xf, -1, &ix), 0);
+    assert_int_equal(ix, 3);
+    assert_int_equal(nodescale_idamax(2, x, -3, &ix), 0); /* logical {3, 9} */
+    assert_int_equal(ix, 1);
+    const double tie[] = {-5, 0, 5, 1};
+    assert_int_equal(nodescale_idamax(4, tie, -1, &ix), 0); /* logical {1, 5, 0, -5} */
+    assert_int_equal(ix, 1);
+    assert_true(tie[(4 - 1 - ix) * 1] == 5);
+    assert_int_equal(nodescale_dnrm2(4, x, -1, NodescaleSumPlain, NodescaleFast, &r), 0);
+    assert_double_equal(r, sqrt(95.0), 1e-15 * sqrt(95.0));
+    assert_int_equal(nodescale_dnrm2(2, x, -3, NodescaleSumPlain, NodescaleFast, &r), 0);
+    assert_double_equal(r, sqrt(90.0), 1e-15 * sqrt(90.0));
+    assert_int_equal(nodescale_dsum(4, x, -1, NodescaleSumPlain, NodescaleFast, &r), 0);
+    assert_true(r == 15.0);
+    assert_int_equal(nodescale_ssum(2, xf, -2, NodescaleSumPlain, NodescaleFast, &f), 0);
+    assert_true(f == 11.0f);
+    /* ?dot: BLAS's convention, x backwards against y forwards. */
+    const double y[] = {1, 10, 100, 1000};
+    assert_int_equal(nodescale_ddot(4, x, -1, y, 1, NodescaleSumPlain, NodescaleFast, &r), 0);
+    assert_true(r == 3 + 20 + 100 + 9000);
+}
+
 /* The header's version macros, nodescale_version() and the build's version (the Makefile's
  * -DNODESCALE_VERSION, read from the header) agree. */
 static void test_version(void **st) {
@@ -117,6 +153,7 @@ static void test_version(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_stack),
+        cmocka_unit_test(test_negative_stride),
         cmocka_unit_test(test_version),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
