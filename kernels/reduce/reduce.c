@@ -153,6 +153,7 @@ static const char *elem(const void *x, int64_t n, int64_t inc, int64_t i, size_t
  * destructor stays mapped). It was a 32 KiB array on the stack of every thread, the caller's
  * included. */
 static _Thread_local double *gather_tls;
+static void *(*red_alloc)(size_t) = malloc; /* ns_red_set_alloc */
 static pthread_once_t gather_key_once = PTHREAD_ONCE_INIT;
 static pthread_key_t gather_key;
 static int gather_key_ok;
@@ -170,10 +171,14 @@ static void gather_key_init(void) {
 static double *gather_buf(void) {
     if (gather_tls) return gather_tls;
     pthread_once(&gather_key_once, gather_key_init);
-    gather_tls = malloc(2 * NS_RED_PAIRWISE_LEAF * sizeof(double));
+    gather_tls = red_alloc(2 * NS_RED_PAIRWISE_LEAF * sizeof(double));
     /* Without a key the buffer is kept until the process exits (one per thread). */
     if (gather_tls && gather_key_ok) pthread_setspecific(gather_key, gather_tls);
     return gather_tls;
+}
+
+void ns_red_set_alloc(void *(*alloc)(size_t)) {
+    red_alloc = alloc ? alloc : malloc;
 }
 
 /* 1 when the job reads strided input (gathered per leaf). */
@@ -287,7 +292,7 @@ int ns_red_run(const ns_red_job *j, double *out) {
     ns_dd *parts = NULL;
     if (t > 1) {
         int64_t np = ns_red_nparts(j, t), nfast = (int64_t)t * NS_RED_PAD;
-        parts = malloc((size_t)(np > nfast ? np : nfast) * sizeof *parts);
+        parts = red_alloc((size_t)(np > nfast ? np : nfast) * sizeof *parts);
         if (!parts) ns_team_release(), t = 1;
     }
     if (t == 1) {
@@ -508,7 +513,7 @@ static int64_t amax_run(int sp, int64_t n, const void *x, int64_t incx, double *
     /* The team's candidates from the heap, sized by the team (a fixed array for the largest team
      * was 64 KiB of the caller's stack); without them, one thread. */
     ns_amax_part one, *parts = &one;
-    if (t > 1 && !(parts = malloc((size_t)t * NS_RED_PAD * sizeof *parts)))
+    if (t > 1 && !(parts = red_alloc((size_t)t * NS_RED_PAD * sizeof *parts)))
         ns_team_release(), t = 1, parts = &one;
     if (t == 1) {
         ns_amax_team_part(u, sp, n, x, incx, 0, 1, parts);

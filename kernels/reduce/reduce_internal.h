@@ -216,6 +216,9 @@ double ns_red_team_finish(const ns_red_job *j, int nthreads, const ns_dd *parts)
  * buffer. */
 int ns_red_run(const ns_red_job *j, double *out);
 
+/* For tests: the allocator of the gather buffers and of a team's partials (NULL: malloc). */
+void ns_red_set_alloc(void *(*alloc)(size_t));
+
 /* Threads the drivers use for n elements (1 when called inside a parallel region). */
 int ns_red_threads(int64_t n);
 

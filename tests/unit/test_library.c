@@ -12,6 +12,7 @@
 #include "tests/unit/nstest.h"
 
 #include "include/nodescale.h"
+#include "kernels/reduce/reduce_internal.h"
 
 enum { XN = 300000 }; /* large enough for a team of the reductions (32768 per thread) */
 static double *xd, *yd;
@@ -138,6 +139,43 @@ static void test_negative_stride(void **st) {
     assert_true(r == 3 + 20 + 100 + 9000);
 }
 
+/* NODESCALE_ERR_NOMEM: a strided call on a thread without a gather buffer, when it cannot be
+ * allocated, returns it and leaves the result alone; unit stride needs no buffer; a team whose
+ * partials cannot be allocated runs on one thread, right. */
+static void *no_alloc(size_t bytes) {
+    (void)bytes;
+    return NULL;
+}
+
+static void *nomem_calls(void *arg) {
+    long *bad = arg;
+    double r = -7;
+    int64_t ix = -7;
+    *bad += nodescale_dsum(1000, xd, 2, NodescaleSumPlain, NodescaleFast, &r) != NODESCALE_ERR_NOMEM;
+    *bad += nodescale_ddot(XN / 2, xd, 1, yd, -2, NodescaleSumPlain, NodescaleDeterministic, &r) !=
+            NODESCALE_ERR_NOMEM;
+    *bad += nodescale_dnrm2(1000, xd, -1, NodescaleSumPlain, NodescaleFast, &r) != NODESCALE_ERR_NOMEM;
+    *bad += r != -7;
+    *bad += nodescale_dsum(XN, xd, 1, NodescaleSumPlain, NodescaleDeterministic, &r) != 0 || r != XN;
+    *bad += nodescale_dsum(XN, xd, 1, NodescaleSumPlain, NodescaleFast, &r) != 0 || r != XN;
+    *bad += nodescale_idamax(XN, xd, 1, &ix) != 0 || ix != 0;
+    return NULL;
+}
+
+static void test_nomem(void **st) {
+    (void)st;
+    pthread_t t;
+    long bad = 0;
+    ns_red_set_alloc(no_alloc);
+    assert_int_equal(pthread_create(&t, NULL, nomem_calls, &bad), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    ns_red_set_alloc(NULL);
+    assert_int_equal(bad, 0);
+    double r;
+    assert_int_equal(nodescale_dsum(1000, xd, 2, NodescaleSumPlain, NodescaleFast, &r), 0);
+    assert_true(r == 1000);
+}
+
 /* The header's version macros, nodescale_version() and the build's version (the Makefile's
  * -DNODESCALE_VERSION, read from the header) agree. */
 static void test_version(void **st) {
@@ -154,6 +192,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_stack),
         cmocka_unit_test(test_negative_stride),
+        cmocka_unit_test(test_nomem),
         cmocka_unit_test(test_version),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
