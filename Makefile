@@ -18,7 +18,9 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 BUILD    ?= release
 LIKWID   ?= 0
-VERSION  := 0.1.0
+# The version: NODESCALE_VERSION_MAJOR/_MINOR/_PATCH in include/nodescale.h, its one source.
+VERSION  := $(shell awk '/^\#define NODESCALE_VERSION_(MAJOR|MINOR|PATCH) / {v = v s $$3; s = "."} \
+                         END {print v}' include/nodescale.h)
 
 PKGS     := jansson hwloc ompi-c libcmark-gfm
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -55,8 +57,17 @@ BIN      := $(if $(filter asan,$(OUT)),bin/asan,bin)
 # install` and the tests linking lib/ use.
 LIBDIR   := $(if $(filter asan,$(OUT)),lib/asan,lib)
 
-# The C library (kernels only: GEMM, reductions, stream, peak, registry).
+# The kernels (GEMM, reductions, stream, peak, peers, registry), linked into the binary, tests
+# and benches.
 LIB_SRC  := $(shell find kernels -name '*.c' | sort)
+# libnodescale: only what the public nodescale_* functions need (GEMM and its micro-kernels,
+# the reductions and theirs, the ISA dispatch, the team claim, the version): not the registry,
+# the peers (dlopen, setenv), STREAM or peak. hwloc stays: GEMM's block sizes come from its
+# cache sizes.
+NS_LIB_SRC := kernels/gemm/gemm.c $(shell find kernels/gemm/generic kernels/gemm/x86_64 -name '*.c' | sort) \
+              kernels/reduce/reduce.c kernels/reduce/reduce_ukr_c.c \
+              $(shell find kernels/reduce/x86_64 -name '*.c' | sort) \
+              kernels/isa.c kernels/team_claim.c kernels/version.c
 # The application: harness, roofline, cluster model, reports, fleet (MPI part built separately).
 APP_SRC  := $(shell find harness roofline cluster reports fleet -name '*.c' ! -name main.c | sort)
 MAIN_SRC := harness/main.c
@@ -64,6 +75,7 @@ TEST_SRC := $(wildcard tests/unit/test_*.c)
 BENCH_SRC:= $(wildcard bench/*.c)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BDIR)/%.o)
+NS_LIB_OBJ := $(NS_LIB_SRC:%.c=$(BDIR)/%.o)
 APP_OBJ  := $(APP_SRC:%.c=$(BDIR)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(BDIR)/%.o)
 TESTS    := $(TEST_SRC:tests/unit/%.c=$(BIN)/tests/%)
@@ -91,18 +103,22 @@ $(BIN)/nodescale: $(MAIN_OBJ) $(APP_OBJ) $(LIB_OBJ)
 # define ns_* names of its own. The binary, tests and benches link the objects directly.
 # -z nodelete: GEMM's per-thread buffers are freed by a pthread key destructor in the .so, which
 # must stay mapped until every thread has exited, even after a dlclose.
-$(LIB_OBJ): CFLAGS += -fvisibility=hidden
+# A caller's thread may have a small stack (nodescale.h, "Stack"): a frame larger than the guard
+# page is probed page by page, so an overflow faults instead of writing past the guard.
+STACK_CLASH := $(shell $(CC) -fstack-clash-protection -E -x c /dev/null >/dev/null 2>&1 && \
+                 echo -fstack-clash-protection)
+$(LIB_OBJ): CFLAGS += -fvisibility=hidden $(STACK_CLASH)
 
-$(LIBDIR)/libnodescale.a: $(LIB_OBJ)
+$(LIBDIR)/libnodescale.a: $(NS_LIB_OBJ)
 	@mkdir -p $(LIBDIR)
 	$(CC) -r -nostdlib -o $(BDIR)/libnodescale.o $^
 	objcopy --localize-hidden $(BDIR)/libnodescale.o
 	rm -f $@ && ar rcs $@ $(BDIR)/libnodescale.o
 
-$(LIBDIR)/libnodescale.so: $(LIB_OBJ) scripts/libnodescale.map
+$(LIBDIR)/libnodescale.so: $(NS_LIB_OBJ) scripts/libnodescale.map
 	@mkdir -p $(LIBDIR)
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnodescale.so.0 -Wl,-z,nodelete \
-	    -Wl,--version-script=scripts/libnodescale.map -o $@ $(LIB_OBJ) -lhwloc -ldl -lm
+	    -Wl,--version-script=scripts/libnodescale.map -o $@ $(NS_LIB_OBJ) -lhwloc -lm
 
 # The soname link, so a program linked with -Llib -Wl,-rpath,lib finds the library in the tree.
 $(LIBDIR)/libnodescale.so.0: $(LIBDIR)/libnodescale.so

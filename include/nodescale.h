@@ -13,14 +13,28 @@
  * below). In a child of fork() (before any exec) every call runs on one thread when the parent
  * had more than one thread then: libgomp cannot open a team in a child of a process that ran a
  * parallel region, the caller's own included, and a second thread is the sign this library
- * takes (conservative). A child of a single-threaded parent keeps its teams.
+ * takes (conservative). A child of a single-threaded parent keeps its teams. This needs the
+ * library loaded before the fork (it marks the child from a pthread_atfork handler). A child
+ * that loads it after the fork (dlopen, Python's ctypes in a worker of the "fork" start method)
+ * in a process that ran an OpenMP parallel region before the fork must call
+ * omp_set_num_threads(1) before its first call here: otherwise a call that opens a team waits
+ * forever. The library cannot tell that case from a process that has not forked.
  *
  * On a shared machine set OMP_WAIT_POLICY=passive (or OMP_NUM_THREADS=1) in the environment
  * before the program starts. The teams are libgomp's, whose default wait policy (OMP_WAIT_POLICY
  * unset) spins before it sleeps: when another process keeps a CPU busy, a team thread that has to
  * wait for that CPU costs about one scheduler period (8-12 ms) per call, whatever its size. A
- * library cannot change the policy once libgomp has started. Measurements: README.md, section
+ * library cannot change the policy once libgomp has started. (In a program itself built with
+ * clang -fopenmp the library's OpenMP calls go to LLVM's libomp, loaded first: what is said here
+ * of libgomp then holds for libomp; README.md, section "Library".) Measurements: README.md, section
  * "Library", and `make bench-wait_policy`.
+ *
+ * Stack: a call needs about 10 KiB of the calling thread's stack at most (measured: the first
+ * GEMM call, which reads the cache sizes through hwloc; later GEMM calls and every reduction
+ * under 6 KiB), so a thread stack of 32 KiB is enough; the library's team threads need as
+ * little (OMP_STACKSIZE). Buffers (GEMM's packing buffers, a team's partials, the gather buffer
+ * of a strided reduction) come from the heap. The library is built with -fstack-clash-protection
+ * where the compiler has it, so a stack that is still too small faults instead of being overrun.
  *
  * ISA (GEMM and reductions alike): the widest cpuid reports, or NODESCALE_ISA (avx512 | avx2 |
  * scalar), read once, at the first call of any function here. An unknown value, or an ISA this
@@ -29,6 +43,14 @@
 #define NODESCALE_H
 
 #include <stdint.h>
+
+/* The version of this header (the Makefile reads it from here: its one source, also of the
+ * .pc file and the installed libnodescale.so.MAJOR.MINOR.PATCH). A program may compare it with
+ * nodescale_version(), the version of the library it runs with. A header without these macros
+ * predates nodescale_version() and NodescaleConjNoTrans. */
+#define NODESCALE_VERSION_MAJOR 0
+#define NODESCALE_VERSION_MINOR 1
+#define NODESCALE_VERSION_PATCH 0
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,12 +63,18 @@ extern "C" {
 #define NODESCALE_API
 #endif
 
-/* Values equal CBLAS's enums, so a caller may cast CBLAS_LAYOUT / CBLAS_TRANSPOSE directly. */
+/* The library's version, "MAJOR.MINOR.PATCH" (a static string; never NULL). */
+NODESCALE_API const char *nodescale_version(void);
+
+/* Values equal CBLAS's enums, so a caller may cast CBLAS_LAYOUT / CBLAS_TRANSPOSE directly. The
+ * accepted values are these: 101 and 102 for the layout; 111, 112, 113 (netlib's CBLAS) and 114
+ * (OpenBLAS's CblasConjNoTrans) for a transpose. Any other value is an invalid argument. */
 typedef enum { NodescaleRowMajor = 101, NodescaleColMajor = 102 } nodescale_layout;
 typedef enum {
     NodescaleNoTrans = 111,
     NodescaleTrans = 112,
-    NodescaleConjTrans = 113 /* same as NodescaleTrans for real data */
+    NodescaleConjTrans = 113,  /* same as NodescaleTrans for real data */
+    NodescaleConjNoTrans = 114 /* same as NodescaleNoTrans for real data */
 } nodescale_transpose;
 
 /* ---- GEMM: C := alpha * op(A) * op(B) + beta * C --------------------------------------------
@@ -54,7 +82,9 @@ typedef enum {
  * lda/ldb/ldc (>= the stored row length: for column-major, the number of rows of the stored
  * matrix). beta == 0: C is not read (NaN/Inf in C do not propagate). alpha == 0 or k == 0:
  * C := beta * C without reading A or B, and with beta == 1 C is not touched at all (reference
- * BLAS; C may be read-only). m == 0 or n == 0: nothing is touched.
+ * BLAS; C may be read-only). m == 0 or n == 0: nothing is touched. A, B and C may each be NULL
+ * exactly when the call does not touch it (the cases above); otherwise NULL is an invalid
+ * argument (8, 10, 13).
  * Returns 0, or a positive BLAS xerbla-style parameter number (1-based position of the first
  * invalid argument) without touching C, or NODESCALE_ERR_NOMEM (negative) when the packing
  * buffers cannot be allocated: C untouched, nothing printed, the call may be retried.
@@ -77,16 +107,26 @@ NODESCALE_API int nodescale_sgemm(nodescale_layout layout, nodescale_transpose t
                                   int64_t ldb, float beta, float *c, int64_t ldc);
 
 /* ---- Reductions: sum, dot, nrm2, max-abs with index -------------------------------------------
- * x has n elements at stride incx (y: incy). A negative stride follows BLAS: x points at the
- * element of lowest address and logical element i is x[(n - 1 - i) * |incx|]. Every function
+ * x has n elements at stride incx (y: incy). A negative stride reads the vector backwards: x
+ * points at the element of lowest address and logical element i is x[(n - 1 - i) * |incx|].
+ * For ?dot that is BLAS's convention (reference ddot.f). For ?sum, ?nrm2 and i?amax it is a
+ * nodescale extension where BLAS differs: reference dasum.f, dnrm2.f and idamax.f, and
+ * OpenBLAS, return 0 for incx <= 0, while here ?sum and ?nrm2 reduce the same n elements as
+ * stride |incx| does (in the reverse order, so the last bits may differ), and i?amax returns the
+ * logical index, counted from the far end: the element is x[(n - 1 - index) * |incx|], and a tie
+ * goes to the element of highest address (x = {9, 1, 2, 3}, n = 4, incx = -1: index 3, the 9;
+ * BLAS's 0 would be the first element of lowest address). Every function
  * returns 0, or the 1-based position of the first invalid argument (n < 0, a NULL array with
- * n > 0, a zero stride, an unknown variant or mode, a NULL result) without writing the result.
+ * n > 0, a zero stride, an unknown variant or mode, a NULL result) without writing the result,
+ * or NODESCALE_ERR_NOMEM (strided input only: a thread's 32 KiB gather buffer, kept per thread
+ * until it exits, could not be allocated; the result is not written, the call may be retried).
  * n == 0 gives 0 (sum, dot, nrm2) and index -1 (i?amax). NaN and Inf propagate as in IEEE
  * arithmetic. Inputs are read only; results depend on the ISA chosen at run time (above).
  *
  * Threads: min(n / 32768, omp_get_max_threads(), 1024), at least 1 (i?amax and nrm2 too), and
  * one inside any parallel region (even a 1-thread one), while another call's team runs, and in a
- * forked child (Threads above); the runtime may give fewer.
+ * forked child (Threads above), or when the team's partials cannot be allocated; the runtime may
+ * give fewer.
  *
  * Error bounds (the ones the tests check, ns_red_bound in kernels/reduce/reduce.c), with u the
  * unit roundoff of the accumulation (2^-53 DP, 2^-24 SP), gamma_h = h u / (1 - h u) (infinite

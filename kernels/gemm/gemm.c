@@ -779,8 +779,9 @@ static void gemm_plan(gemm_job *J, const int ways[3]) {
 }
 
 /* Group barriers (jc_ways + jc_ways * ic_ways of them) that a call keeps on its stack; a call
- * with more allocates them. */
-#define STACK_GROUPS 128
+ * with more allocates them. 8 (512 bytes) covers teams of up to 4 threads: 128 of them took
+ * 8 KiB of the caller's stack, whose size the library does not choose (nodescale.h, Stack). */
+#define STACK_GROUPS 8
 
 /* The workspace of a planned call: its pack buffers (the calling thread's cached buffer: a B
  * pack per jc group, then an A pack per (jc, ic) group) and its initialised group barriers, in
@@ -923,33 +924,46 @@ static int64_t max1(int64_t x) {
     return x > 1 ? x : 1;
 }
 
+/* 1 when t transposes, 0 when it does not, -1 when it is no transpose value. CBLAS's
+ * CblasConjNoTrans (114, OpenBLAS's extension) is NoTrans for real data, as in cblas_dgemm. */
+static int trans_of(nodescale_transpose t) {
+    switch (t) {
+    case NodescaleNoTrans:
+    case NodescaleConjNoTrans: return 0;
+    case NodescaleTrans:
+    case NodescaleConjTrans: return 1;
+    }
+    return -1;
+}
+
 /* Returns 0 or the 1-based number of the first invalid argument (cblas_?gemm's order).
- * The callers then hand row-major calls to the column-major core as
+ * A, B and C may be NULL exactly when the call does not touch them: A and B when m, n or k is
+ * 0 or alpha == 0, C when m or n is 0, or when C := beta C leaves C alone (alpha == 0 or k == 0,
+ * with beta == 1). The callers then hand row-major calls to the column-major core as
  * C^T = op(B)^T op(A)^T. */
 static int check_args(nodescale_layout layout, nodescale_transpose transa,
                       nodescale_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
-                      const void *a, int64_t lda, const void *b, int64_t ldb, const void *c,
-                      int64_t ldc) {
+                      const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
+                      const void *c, int64_t ldc) {
     if (layout != NodescaleRowMajor && layout != NodescaleColMajor) return 1;
-    if (transa != NodescaleNoTrans && transa != NodescaleTrans && transa != NodescaleConjTrans)
-        return 2;
-    if (transb != NodescaleNoTrans && transb != NodescaleTrans && transb != NodescaleConjTrans)
-        return 3;
+    int ta = trans_of(transa), tb = trans_of(transb);
+    if (ta < 0) return 2;
+    if (tb < 0) return 3;
     if (m < 0) return 4;
     if (n < 0) return 5;
     if (k < 0) return 6;
-    int ta = transa != NodescaleNoTrans, tb = transb != NodescaleNoTrans;
     int col = layout == NodescaleColMajor;
     /* Rows of the stored matrix (column-major) or its row length (row-major). */
     int64_t a_need = col ? (ta ? k : m) : (ta ? m : k);
     int64_t b_need = col ? (tb ? n : k) : (tb ? k : n);
     int64_t c_need = col ? m : n;
     int reads_ab = m > 0 && n > 0 && k > 0 && alpha != 0.0;
+    int touches_c = m > 0 && n > 0 && (reads_ab || beta != 1.0);
     if (reads_ab && !a) return 8;
     if (lda < max1(a_need)) return 9;
     if (reads_ab && !b) return 10;
     if (ldb < max1(b_need)) return 11;
-    if (m > 0 && n > 0 && !c) return 13;
+    if (touches_c && !c) return 13;
     if (ldc < max1(c_need)) return 14;
     return 0;
 }
@@ -958,10 +972,10 @@ int nodescale_dgemm(nodescale_layout layout, nodescale_transpose transa,
                     nodescale_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
                     const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
                     double *c, int64_t ldc) {
-    int bad = check_args(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+    int bad = check_args(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     if (bad) return bad;
     int isa = ns_gemm_isa_index(ns_isa_dispatch());
-    int ta = transa != NodescaleNoTrans, tb = transb != NodescaleNoTrans;
+    int ta = trans_of(transa), tb = trans_of(transb);
     if (layout == NodescaleColMajor)
         return ns_gemm_d_isa(isa, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0);
     return ns_gemm_d_isa(isa, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc, 0);
@@ -971,10 +985,10 @@ int nodescale_sgemm(nodescale_layout layout, nodescale_transpose transa,
                     nodescale_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
                     const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
                     float *c, int64_t ldc) {
-    int bad = check_args(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+    int bad = check_args(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     if (bad) return bad;
     int isa = ns_gemm_isa_index(ns_isa_dispatch());
-    int ta = transa != NodescaleNoTrans, tb = transb != NodescaleNoTrans;
+    int ta = trans_of(transa), tb = trans_of(transb);
     if (layout == NodescaleColMajor)
         return ns_gemm_s_isa(isa, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0);
     return ns_gemm_s_isa(isa, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc, 0);

@@ -13,7 +13,12 @@
  *               _dpacc; reduce_internal.h, NS_VAR_WIDE)
  *   deterministic: the shares are fixed blocks whose length depends on n only, and the tree runs
  *               over the blocks, so the result is bitwise the same for any number of threads.
- * Strided input is gathered into a stack buffer per leaf and always takes the pairwise shape. */
+ * Strided input is gathered into a per-thread heap buffer per leaf and always takes the pairwise
+ * shape.
+ *
+ * Stack: a call may run on a small thread stack (a few KiB of frames: nodescale.h). Nothing here
+ * keeps an array sized by the largest team on the stack: a team's partials come from the heap,
+ * sized by the team, and the 1-thread paths need none. */
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
@@ -142,12 +147,54 @@ static const char *elem(const void *x, int64_t n, int64_t inc, int64_t i, size_t
     return (const char *)x + k * (int64_t)size;
 }
 
-/* Strided input: gathered into a stack buffer (leaves are at most NS_RED_PAIRWISE_LEAF elements
- * on this path). Kept out of line so the unit-stride path carries no 32 KiB stack frame. */
-static __attribute__((noinline)) ns_dd leaf_gather(const ns_red_job *j, int64_t lo, int64_t hi) {
+/* The gather buffer of strided input: 2 x NS_RED_PAIRWISE_LEAF doubles (32 KiB), one per thread,
+ * made at the thread's first strided reduction, reused, and freed by a pthread key destructor
+ * when the thread exits (the pattern of GEMM's pack buffers; the .so is NODELETE, so the
+ * destructor stays mapped). It was a 32 KiB array on the stack of every thread, the caller's
+ * included. */
+static _Thread_local double *gather_tls;
+static void *(*red_alloc)(size_t) = malloc; /* ns_red_set_alloc */
+static pthread_once_t gather_key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t gather_key;
+static int gather_key_ok;
+
+static void gather_free(void *p) {
+    free(p);
+    if (p == gather_tls) gather_tls = NULL;
+}
+
+static void gather_key_init(void) {
+    gather_key_ok = pthread_key_create(&gather_key, gather_free) == 0;
+}
+
+/* This thread's gather buffer, or NULL when it cannot be allocated. */
+static double *gather_buf(void) {
+    if (gather_tls) return gather_tls;
+    pthread_once(&gather_key_once, gather_key_init);
+    gather_tls = red_alloc(2 * NS_RED_PAIRWISE_LEAF * sizeof(double));
+    /* Without a key the buffer is kept until the process exits (one per thread). */
+    if (gather_tls && gather_key_ok) pthread_setspecific(gather_key, gather_tls);
+    return gather_tls;
+}
+
+void ns_red_set_alloc(void *(*alloc)(size_t)) {
+    red_alloc = alloc ? alloc : malloc;
+}
+
+/* 1 when the job reads strided input (gathered per leaf). */
+static int job_strided(const ns_red_job *j) {
+    return j->incx != 1 || (ns_red_op_dot(j->op) && j->incy != 1);
+}
+
+/* Strided input: gathered into this thread's gather buffer (leaves are at most
+ * NS_RED_PAIRWISE_LEAF elements on this path). NaN when the buffer cannot be allocated: the
+ * public API gets every team thread's buffer first and returns NODESCALE_ERR_NOMEM then. */
+static ns_dd leaf_gather(const ns_red_job *j, int64_t lo, int64_t hi) {
     size_t size = ns_red_op_sp(j->op) ? sizeof(float) : sizeof(double);
     int dot = ns_red_op_dot(j->op);
-    double bx[NS_RED_PAIRWISE_LEAF], by[NS_RED_PAIRWISE_LEAF];
+    double *bx = gather_buf();
+    if (!bx) return (ns_dd){NAN, 0.0};
+    double *by = bx + NS_RED_PAIRWISE_LEAF;
     for (int64_t i = lo; i < hi; i++) {
         memcpy((char *)bx + (i - lo) * (int64_t)size, elem(j->x, j->n, j->incx, i, size), size);
         if (dot)
@@ -159,15 +206,14 @@ static __attribute__((noinline)) ns_dd leaf_gather(const ns_red_job *j, int64_t 
 static ns_dd leaf(const ns_red_job *j, int64_t lo, int64_t hi) {
     size_t size = ns_red_op_sp(j->op) ? sizeof(float) : sizeof(double);
     int dot = ns_red_op_dot(j->op);
-    if (j->incx == 1 && (!dot || j->incy == 1))
+    if (!job_strided(j))
         return leaf_unit(j, hi - lo, (const char *)j->x + lo * (int64_t)size,
                          dot ? (const char *)j->y + lo * (int64_t)size : NULL);
     return leaf_gather(j, lo, hi);
 }
 
 static int pairwise_shape(const ns_red_job *j) {
-    int dot = ns_red_op_dot(j->op);
-    return j->variant == NS_VAR_PAIRWISE || j->incx != 1 || (dot && j->incy != 1);
+    return j->variant == NS_VAR_PAIRWISE || job_strided(j);
 }
 
 static ns_dd share(const ns_red_job *j, int64_t lo, int64_t hi) {
@@ -176,9 +222,22 @@ static ns_dd share(const ns_red_job *j, int64_t lo, int64_t hi) {
     return combine(j, share(j, lo, lo + half), share(j, lo + half, hi));
 }
 
-static ns_dd tree(const ns_red_job *j, const ns_dd *p, int64_t k) {
+/* The fixed combine tree over the k partials p[0], p[stride], ..., p[(k - 1) stride]. */
+static ns_dd tree(const ns_red_job *j, const ns_dd *p, int64_t k, int64_t stride) {
     if (k == 1) return p[0];
-    return combine(j, tree(j, p, k / 2), tree(j, p + k / 2, k - k / 2));
+    return combine(j, tree(j, p, k / 2, stride), tree(j, p + k / 2 * stride, k - k / 2, stride));
+}
+
+/* Deterministic mode on one thread: the tree of tree() over blocks first .. first + k - 1 of
+ * length b, each block's share computed where tree() would read its partial (the same result
+ * bitwise as ns_red_team_part + ns_red_team_finish on one thread, without an array of
+ * partials). */
+static ns_dd det_tree(const ns_red_job *j, int64_t first, int64_t k, int64_t b) {
+    if (k == 1) {
+        int64_t lo = first * b, hi = lo + b < j->n ? lo + b : j->n;
+        return share(j, lo, hi);
+    }
+    return combine(j, det_tree(j, first, k / 2, b), det_tree(j, first + k / 2, k - k / 2, b));
 }
 
 int64_t ns_red_nparts(const ns_red_job *j, int nthreads) {
@@ -217,43 +276,51 @@ static double final_value(const ns_red_job *j, ns_dd r) {
 double ns_red_team_finish(const ns_red_job *j, int nthreads, const ns_dd *parts) {
     int64_t k = ns_red_nparts(j, nthreads);
     if (k == 0) return 0.0;
-    ns_dd r;
-    if (j->mode == NS_RED_DET) {
-        r = tree(j, parts, k);
-    } else {
-        ns_dd packed[NS_RED_MAX_THREADS];
-        for (int t = 0; t < nthreads; t++)
-            packed[t] = parts[t * NS_RED_PAD];
-        r = tree(j, packed, k);
-    }
-    return final_value(j, r);
+    return final_value(j, tree(j, parts, k, j->mode == NS_RED_DET ? 1 : NS_RED_PAD));
 }
 
-double ns_red_run(const ns_red_job *j) {
-    if (j->n == 0) return 0.0;
+int ns_red_run(const ns_red_job *j, double *out) {
+    if (j->n == 0) return *out = 0.0, 0;
+    int strided = job_strided(j);
+    if (strided && !gather_buf()) return NODESCALE_ERR_NOMEM;
     int t = ns_red_threads(j->n);
     /* One library team at a time (team_claim.h): without the claim, the calling thread alone;
      * with it, it is dropped once the team has joined. */
     if (t > 1 && !ns_team_claim()) t = 1;
-    /* One thread, fast mode: its share is the whole range and the tree over one partial is that
-     * partial, so this is ns_red_team_part + ns_red_team_finish without the partition's
-     * divisions and copies (the same result bitwise). */
-    if (t == 1 && j->mode != NS_RED_DET) return final_value(j, ns_red_share(j, 0, j->n));
-    ns_dd parts[NS_RED_PARTS_MAX];
-    if (t == 1) {
-        ns_red_team_part(j, 0, 1, parts);
-    } else {
-#pragma omp parallel num_threads(t)
-        {
-            /* The runtime may give fewer threads than asked: partition by the team we got. */
-            int nt = omp_get_num_threads();
-#pragma omp single
-            t = nt;
-            ns_red_team_part(j, omp_get_thread_num(), nt, parts);
-        }
-        ns_team_release();
+    /* The team's partials, sized by the team (a fixed array for the largest team was 64 KiB of
+     * the caller's stack). Without them, one thread, which needs none. */
+    ns_dd *parts = NULL;
+    if (t > 1) {
+        int64_t np = ns_red_nparts(j, t), nfast = (int64_t)t * NS_RED_PAD;
+        parts = red_alloc((size_t)(np > nfast ? np : nfast) * sizeof *parts);
+        if (!parts) ns_team_release(), t = 1;
     }
-    return ns_red_team_finish(j, t, parts);
+    if (t == 1) {
+        /* One thread, fast mode: its share is the whole range and the tree over one partial is
+         * that partial; deterministic mode: det_tree. Both give ns_red_team_part +
+         * ns_red_team_finish's result bitwise, without the partition's divisions and copies. */
+        ns_dd r = j->mode != NS_RED_DET ? ns_red_share(j, 0, j->n)
+                                        : det_tree(j, 0, ns_red_nparts(j, 1), ns_red_det_block(j->n));
+        *out = final_value(j, r);
+        return 0;
+    }
+    int nomem = 0;
+#pragma omp parallel num_threads(t)
+    {
+        /* The runtime may give fewer threads than asked: partition by the team we got. */
+        int nt = omp_get_num_threads();
+#pragma omp single
+        t = nt;
+        if (strided && !gather_buf()) {
+#pragma omp atomic write
+            nomem = 1;
+        }
+        ns_red_team_part(j, omp_get_thread_num(), nt, parts);
+    }
+    ns_team_release();
+    if (!nomem) *out = ns_red_team_finish(j, t, parts);
+    free(parts);
+    return nomem ? NODESCALE_ERR_NOMEM : 0;
 }
 
 /* ---- error bounds --------------------------------------------------------------------------- */
@@ -443,7 +510,11 @@ static int64_t amax_run(int sp, int64_t n, const void *x, int64_t incx, double *
     const ns_reduce_ukrs *u = ns_reduce_ukrs_for(NULL);
     int t = ns_red_threads(n);
     if (t > 1 && !ns_team_claim()) t = 1; /* one library team at a time (team_claim.h) */
-    ns_amax_part parts[NS_RED_MAX_THREADS * NS_RED_PAD];
+    /* The team's candidates from the heap, sized by the team (a fixed array for the largest team
+     * was 64 KiB of the caller's stack); without them, one thread. */
+    ns_amax_part one, *parts = &one;
+    if (t > 1 && !(parts = red_alloc((size_t)t * NS_RED_PAD * sizeof *parts)))
+        ns_team_release(), t = 1, parts = &one;
     if (t == 1) {
         ns_amax_team_part(u, sp, n, x, incx, 0, 1, parts);
     } else {
@@ -457,6 +528,7 @@ static int64_t amax_run(int sp, int64_t n, const void *x, int64_t incx, double *
         ns_team_release();
     }
     ns_amax_part r = ns_amax_team_finish(t, parts);
+    if (parts != &one) free(parts);
     if (value) *value = r.value;
     return r.index;
 }
@@ -493,36 +565,40 @@ static int setup(ns_red_job *j, ns_red_op op, int64_t n, const void *x, int64_t 
     return 0;
 }
 
+/* ns_red_run for an SP result (the value rounded to float). */
+static int run_sp(const ns_red_job *j, float *result) {
+    double r;
+    int e = ns_red_run(j, &r);
+    if (!e) *result = (float)r;
+    return e;
+}
+
 int nodescale_dsum(int64_t n, const double *x, int64_t incx, nodescale_sum_variant variant,
                    nodescale_reduce_mode mode, double *result) {
     ns_red_job j;
     int e = setup(&j, NS_OP_DSUM, n, x, incx, NULL, 1, variant, mode, result);
-    if (!e) *result = ns_red_run(&j);
-    return e;
+    return e ? e : ns_red_run(&j, result);
 }
 
 int nodescale_ssum(int64_t n, const float *x, int64_t incx, nodescale_sum_variant variant,
                    nodescale_reduce_mode mode, float *result) {
     ns_red_job j;
     int e = setup(&j, NS_OP_SSUM, n, x, incx, NULL, 1, variant, mode, result);
-    if (!e) *result = (float)ns_red_run(&j);
-    return e;
+    return e ? e : run_sp(&j, result);
 }
 
 int nodescale_ddot(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
                    nodescale_sum_variant variant, nodescale_reduce_mode mode, double *result) {
     ns_red_job j;
     int e = setup(&j, NS_OP_DDOT, n, x, incx, y, incy, variant, mode, result);
-    if (!e) *result = ns_red_run(&j);
-    return e;
+    return e ? e : ns_red_run(&j, result);
 }
 
 int nodescale_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy,
                    nodescale_sum_variant variant, nodescale_reduce_mode mode, float *result) {
     ns_red_job j;
     int e = setup(&j, NS_OP_SDOT, n, x, incx, y, incy, variant, mode, result);
-    if (!e) *result = (float)ns_red_run(&j);
-    return e;
+    return e ? e : run_sp(&j, result);
 }
 
 /* The rescaling pass's exponent limit: 2^+-1000 keeps the scale 2^-e normal (2^-e overflows
@@ -530,17 +606,20 @@ int nodescale_sdot(int64_t n, const float *x, int64_t incx, const float *y, int6
  * in [2^-74, 2^24): its square is normal and the sum of squares cannot overflow. */
 #define NRM2_SCALE_EXP_MAX 1000
 
-/* Squares of x * 2^k for the power of two that brings max |x| near 1 (exact scaling). */
-static double dnrm2_scaled(ns_red_job *j) {
-    double amax;
+/* Squares of x * 2^k for the power of two that brings max |x| near 1 (exact scaling): the
+ * norm into *result, or NODESCALE_ERR_NOMEM (*result untouched). */
+static int dnrm2_scaled(ns_red_job *j, double *result) {
+    double amax, ss;
     amax_run(0, j->n, j->x, j->incx, &amax);
-    if (amax == 0.0 || isinf(amax)) return amax;
+    if (amax == 0.0 || isinf(amax)) return *result = amax, 0;
     int e;
     frexp(amax, &e);
     if (e > NRM2_SCALE_EXP_MAX) e = NRM2_SCALE_EXP_MAX;
     if (e < -NRM2_SCALE_EXP_MAX) e = -NRM2_SCALE_EXP_MAX;
     j->scale = ldexp(1.0, -e);
-    return sqrt(ns_red_run(j)) / j->scale;
+    int rc = ns_red_run(j, &ss);
+    if (!rc) *result = sqrt(ss) / j->scale;
+    return rc;
 }
 
 int nodescale_dnrm2(int64_t n, const double *x, int64_t incx, nodescale_sum_variant variant,
@@ -552,17 +631,15 @@ int nodescale_dnrm2(int64_t n, const double *x, int64_t incx, nodescale_sum_vari
         *result = 0.0;
         return 0;
     }
-    double ss = ns_red_run(&j);
+    double ss;
+    e = ns_red_run(&j, &ss);
+    if (e) return e;
     /* One unscaled pass suffices unless the sum overflowed or is so small that squares below
      * the normal range could matter (each loses < 2^-1074; against 2^-920 that is n * 2^-154).
      * Otherwise a second, scaled pass (Anderson, "Algorithm 978: Safe Scaling in the Level 1
      * BLAS", ACM TOMS 44(1), 2017, discusses the same split). */
-    if (isnan(ss))
-        *result = ss;
-    else if (isinf(ss) || ss < 0x1p-920)
-        *result = dnrm2_scaled(&j);
-    else
-        *result = sqrt(ss);
+    if (isinf(ss) || ss < 0x1p-920) return dnrm2_scaled(&j, result);
+    *result = isnan(ss) ? ss : sqrt(ss);
     return 0;
 }
 
@@ -570,7 +647,8 @@ int nodescale_snrm2(int64_t n, const float *x, int64_t incx, nodescale_sum_varia
                     nodescale_reduce_mode mode, float *result) {
     ns_red_job j;
     int e = setup(&j, NS_OP_SSUMSQ, n, x, incx, NULL, 1, variant, mode, result);
-    if (!e) *result = (float)sqrt(ns_red_run(&j));
+    double ss;
+    if (!e && !(e = ns_red_run(&j, &ss))) *result = (float)sqrt(ss);
     return e;
 }
 

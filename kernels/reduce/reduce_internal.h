@@ -223,8 +223,13 @@ void ns_red_team_part(const ns_red_job *j, int tid, int nthreads, ns_dd *parts);
  * (for SP accumulation, a float value held in a double). */
 double ns_red_team_finish(const ns_red_job *j, int nthreads, const ns_dd *parts);
 
-/* The whole reduction on min(omp_get_max_threads(), a size-based cap) threads. */
-double ns_red_run(const ns_red_job *j);
+/* The whole reduction on min(omp_get_max_threads(), a size-based cap) threads, its value into
+ * *out. Returns 0, or NODESCALE_ERR_NOMEM (*out untouched) when strided input finds no gather
+ * buffer. */
+int ns_red_run(const ns_red_job *j, double *out);
+
+/* For tests: the allocator of the gather buffers and of a team's partials (NULL: malloc). */
+void ns_red_set_alloc(void *(*alloc)(size_t));
 
 /* Threads the drivers use for n elements (1 when called inside a parallel region). */
 int ns_red_threads(int64_t n);

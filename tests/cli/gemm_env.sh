@@ -98,5 +98,12 @@ else
     echo "note: lib/libnodescale.a or $CC missing: library warning check not run"
 fi
 
+# The README states the ranges the library and the commands enforce (it said "an integer >= 1",
+# and 2000000000 was ignored).
+if sed -n '/NODESCALE_GEMM_MC/,/_JR_NT/p' README.md | tr -s ' \n' ' ' |
+   grep -q 'not an integer in \[1, 2^30\] is ignored.*outside \[1, 1024\]'; then
+    echo "ok: README states [1, 2^30] and [1, 1024]"
+else echo "FAIL: README does not state the ranges [1, 2^30] and [1, 1024]"; fails=$((fails + 1)); fi
+
 [ $fails -eq 0 ] && echo "gemm env: all passed" || echo "gemm env: $fails failed"
 [ $fails -eq 0 ]

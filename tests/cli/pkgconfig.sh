@@ -36,7 +36,7 @@ int main(void) {
 C
 
 static=$(pkg-config --static --libs nodescale) || { echo "FAIL: pkg-config --static --libs nodescale"; exit 1; }
-extra=$(printf '%s\n' $static | grep '^-l' | grep -vxE -- '-l(nodescale|m|hwloc|dl|pthread)')
+extra=$(printf '%s\n' $static | grep '^-l' | grep -vxE -- '-l(nodescale|m|hwloc|gomp|dl|pthread)')
 if [ -n "$extra" ]; then
     echo "FAIL: pkg-config --static --libs nodescale names libraries nodescale does not use: $extra"
     fails=$((fails + 1))
@@ -45,6 +45,38 @@ if (cd "$T" && "$CC" prog.c $(pkg-config --cflags --static --libs nodescale) -o 
    [ "$(LD_LIBRARY_PATH="$PREFIX/lib" "$T/prog_pc")" = ok ]; then
     echo "ok: a program links with pkg-config --static --libs nodescale (its -lnodescale: the .so)"
 else echo "FAIL: link with pkg-config --static --libs nodescale:"; head -5 "$T/cc.err"; fails=$((fails + 1)); fi
+
+# The .pc file forces no OpenMP runtime on the program (it had -fopenmp in Libs: a program built
+# with clang then loaded LLVM's libomp beside the library's libgomp, and the library ran on
+# libomp: trial 19b #4); a clang-built program loads libgomp alone.
+if printf '%s\n' $(pkg-config --libs nodescale) | grep -q -- '-fopenmp'; then
+    echo "FAIL: pkg-config --libs nodescale has -fopenmp: $(pkg-config --libs nodescale)"; fails=$((fails + 1))
+else echo "ok: pkg-config --libs nodescale names no -fopenmp"; fi
+if command -v clang >/dev/null; then
+    if (cd "$T" && clang prog.c $(pkg-config --cflags --libs nodescale) -o prog_clang) 2>"$T/cc.err" &&
+       [ "$(LD_LIBRARY_PATH="$PREFIX/lib" "$T/prog_clang")" = ok ] &&
+       ! LD_LIBRARY_PATH="$PREFIX/lib" ldd "$T/prog_clang" | grep -q 'libomp'; then
+        echo "ok: a clang-built program runs, with libgomp and no libomp"
+    else echo "FAIL: clang with pkg-config: $(LD_LIBRARY_PATH="$PREFIX/lib" ldd "$T/prog_clang" 2>&1 | grep omp)"
+        head -5 "$T/cc.err"; fails=$((fails + 1)); fi
+else echo "note: clang missing: the clang link is not checked"; fi
+
+# The installed version: pkg-config's, the header's macros and nodescale_version() agree.
+cat >"$T/ver.c" <<'C'
+#include <nodescale.h>
+#include <stdio.h>
+int main(void) {
+    printf("%d.%d.%d %s\n", NODESCALE_VERSION_MAJOR, NODESCALE_VERSION_MINOR,
+           NODESCALE_VERSION_PATCH, nodescale_version());
+    return 0;
+}
+C
+v=$(pkg-config --modversion nodescale)
+if (cd "$T" && "$CC" ver.c $(pkg-config --cflags --libs nodescale) -o ver) 2>"$T/cc.err" &&
+   [ "$(LD_LIBRARY_PATH="$PREFIX/lib" "$T/ver")" = "$v $v" ] && [ -e "$PREFIX/lib/libnodescale.so.$v" ]; then
+    echo "ok: version $v: pkg-config, NODESCALE_VERSION_*, nodescale_version(), libnodescale.so.$v"
+else echo "FAIL: versions differ: pkg-config $v, program: $(LD_LIBRARY_PATH="$PREFIX/lib" "$T/ver" 2>&1)"
+    head -5 "$T/cc.err"; fails=$((fails + 1)); fi
 
 # The README's recipes, as written (comments dropped), in the library section.
 mkdir -p "$T/repo" && ln -s "$root/include" "$T/repo/include" && ln -s "$root/lib" "$T/repo/lib" &&

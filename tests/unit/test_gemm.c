@@ -340,7 +340,7 @@ static void test_env_ways_bad_beside_valid(void **st) {
     assert_string_equal(note, "");
 }
 
-/* More than 128 groups (65 jc ways: 65 jc + 65 ic groups) puts the group barriers on the heap.
+/* More than 8 groups (65 jc ways: 65 jc + 65 ic groups) puts the group barriers on the heap.
  * Their type is _Alignas(64), which calloc does not guarantee (trial 8, defect 6): the barriers
  * must come from the aligned allocator, asking for 64-byte alignment, and the product must be
  * right. The sanitizer build runs this path under UBSan's alignment check. */
@@ -538,6 +538,43 @@ static void test_degenerate(void **st) {
                                      1, 1.0, &one, 2, &one, 1, 0.0, keep, 2),
                      0);
     assert_true(isnan(keep[0]) && keep[1] == 1 && keep[3] == 3);
+    /* A NULL C is accepted exactly when C is not touched (the rule of A and B): alpha = 0 or
+     * k = 0 with beta = 1, and m = 0 or n = 0 (it returned 13 for the first two). */
+    const nodescale_layout L = NodescaleColMajor;
+    const nodescale_transpose N = NodescaleNoTrans;
+    assert_int_equal(nodescale_dgemm(L, N, N, 4, 4, 4, 0.0, NULL, 4, NULL, 4, 1.0, NULL, 4), 0);
+    assert_int_equal(nodescale_dgemm(L, N, N, 4, 4, 0, 1.0, NULL, 4, NULL, 1, 1.0, NULL, 4), 0);
+    assert_int_equal(nodescale_sgemm(L, N, N, 4, 4, 0, 1.0f, NULL, 4, NULL, 1, 1.0f, NULL, 4), 0);
+    assert_int_equal(nodescale_dgemm(L, N, N, 0, 4, 4, 1.0, NULL, 1, NULL, 4, 0.0, NULL, 1), 0);
+    /* ... and refused where C would be written or read. */
+    assert_int_equal(nodescale_dgemm(L, N, N, 4, 4, 4, 0.0, NULL, 4, NULL, 4, 2.0, NULL, 4), 13);
+    assert_int_equal(nodescale_dgemm(L, N, N, 4, 4, 0, 1.0, NULL, 4, NULL, 1, 0.0, NULL, 4), 13);
+    assert_int_equal(nodescale_dgemm(L, N, N, 4, 4, 4, 0.0, NULL, 4, NULL, 4, NAN, NULL, 4), 13);
+    assert_int_equal(nodescale_dgemm(L, N, N, 1, 1, 1, 1.0, &one, 1, &one, 1, 1.0, NULL, 1), 13);
+}
+
+/* OpenBLAS's CblasConjNoTrans (114) is NoTrans for real data, as in its cblas_dgemm (it was
+ * refused with 2 or 3); 115 is no transpose value. */
+static void test_conj_no_trans(void **st) {
+    (void)st;
+    const nodescale_layout L = NodescaleRowMajor;
+    const nodescale_transpose N = NodescaleNoTrans, CN = (nodescale_transpose)114;
+    const double a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
+    double c[4] = {0}, want[4] = {19, 22, 43, 50};
+    assert_int_equal(NodescaleConjNoTrans, 114);
+    assert_int_equal(nodescale_dgemm(L, CN, CN, 2, 2, 2, 1.0, a, 2, b, 2, 0.0, c, 2), 0);
+    for (int i = 0; i < 4; i++) assert_true(c[i] == want[i]);
+    float af[4] = {1, 2, 3, 4}, bf[4] = {5, 6, 7, 8}, cf[4] = {0};
+    assert_int_equal(nodescale_sgemm(NodescaleColMajor, CN, N, 2, 2, 2, 1.0f, af, 2, bf, 2, 0.0f,
+                                     cf, 2),
+                     0);
+    assert_true(cf[0] == 23 && cf[1] == 34 && cf[2] == 31 && cf[3] == 46);
+    assert_int_equal(nodescale_dgemm(L, (nodescale_transpose)115, N, 2, 2, 2, 1.0, a, 2, b, 2,
+                                     0.0, c, 2),
+                     2);
+    assert_int_equal(nodescale_dgemm(L, N, (nodescale_transpose)115, 2, 2, 2, 1.0, a, 2, b, 2,
+                                     0.0, c, 2),
+                     3);
 }
 
 /* Invalid arguments return cblas's 1-based parameter number and leave C untouched. */
@@ -842,6 +879,7 @@ int main(void) {
         cmocka_unit_test(test_transposes_layouts_ld), cmocka_unit_test(test_unaligned),
         cmocka_unit_test(test_guard_pages),      cmocka_unit_test(test_beta_zero_nan),
         cmocka_unit_test(test_degenerate),       cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_conj_no_trans),
         cmocka_unit_test(test_flops_64bit),      cmocka_unit_test(test_descriptors),
         cmocka_unit_test(test_beta_one_readonly), cmocka_unit_test(test_nomem),
         cmocka_unit_test(test_thread_exit_frees), cmocka_unit_test(test_pack_b14),
