@@ -413,6 +413,19 @@ static const char *cpu_vendor(void) {
     return v;
 }
 
+const char *ns_hypervisor_name(const char *name) {
+    /* The 12-byte vendor signatures of cpuid 0x40000000 (each hypervisor's documentation). */
+    static const char *const known[][2] = {
+        {"KVMKVMKVM", "KVM"},          {"Microsoft Hv", "Hyper-V"}, {"VMwareVMware", "VMware"},
+        {"XenVMMXenVMM", "Xen"},       {"TCGTCGTCGTCG", "QEMU TCG"}, {"ACRNACRNACRN", "ACRN"},
+        {"bhyve bhyve ", "bhyve"},     {" lrpepyh  vr", "Parallels"}, {"QNXQVMBSQG", "QNX"},
+        {"VBoxVBoxVBox", "VirtualBox"}};
+    if (!name) return NULL;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (!strcmp(name, known[i][0])) return known[i][1];
+    return name;
+}
+
 /* cpuid leaf 1 ECX bit 31: running under a hypervisor; leaf 0x40000000 names it. */
 static json_t *virtualization_json(void) {
     unsigned int a, b, c, d;
@@ -423,16 +436,7 @@ static json_t *virtualization_json(void) {
         char name[13] = {0};
         __cpuid(0x40000000, a, b, c, d);
         memcpy(name, &b, 4), memcpy(name + 4, &c, 4), memcpy(name + 8, &d, 4);
-        /* The 12-byte vendor signatures of cpuid 0x40000000 (each hypervisor's documentation). */
-        static const char *const known[][2] = {
-            {"KVMKVMKVM", "KVM"},          {"Microsoft Hv", "Hyper-V"}, {"VMwareVMware", "VMware"},
-            {"XenVMMXenVMM", "Xen"},       {"TCGTCGTCGTCG", "QEMU TCG"}, {"ACRNACRNACRN", "ACRN"},
-            {"bhyve bhyve ", "bhyve"},     {" lrpepyh  vr", "Parallels"}, {"QNXQVMBSQG", "QNX"},
-            {"VBoxVBoxVBox", "VirtualBox"}};
-        const char *pretty = name;
-        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-            if (!strcmp(name, known[i][0])) pretty = known[i][1];
-        json_object_set_new(o, "hypervisor", json_string(pretty));
+        json_object_set_new(o, "hypervisor", json_string(ns_hypervisor_name(name)));
         json_object_set_new(o, "hypervisor_signature", json_string(name));
     }
     return o;
