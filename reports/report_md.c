@@ -77,7 +77,9 @@ static void node_facts(FILE *f, const json_t *ctx) {
     fprintf(f, "## Node\n\n| | |\n|---|---|\n");
     fprintf(f, "| host | ");
     ns_md_cell(f, str(ctx, "host"));
-    fprintf(f, " |\n| date | %s |\n", str(ctx, "date"));
+    fprintf(f, " |\n| date | ");
+    ns_md_cell(f, str(ctx, "date"));
+    fprintf(f, " |\n");
     fprintf(f, "| CPU | "); /* names from the machine: escaped, so report.html shows them */
     ns_md_cell(f, str(cpu, "model"));
     fprintf(f, " (");
@@ -88,7 +90,9 @@ static void node_facts(FILE *f, const json_t *ctx) {
             json_integer_value(json_object_get(cpu, "pus")),
             json_integer_value(json_object_get(cpu, "sockets")),
             json_integer_value(json_object_get(cpu, "numa_nodes")));
-    fprintf(f, "| ISA used | %s |\n", str(cpu, "isa_selected"));
+    fprintf(f, "| ISA used | ");
+    ns_md_cell(f, str(cpu, "isa_selected"));
+    fprintf(f, " |\n");
     fprintf(f, "| caches |");
     size_t i;
     json_t *c;
@@ -101,19 +105,29 @@ static void node_facts(FILE *f, const json_t *ctx) {
                 json_integer_value(json_object_get(c, "shared_by_cores")));
     }
     fprintf(f, " |\n");
-    fprintf(f, "| threads | %lld (%s) |\n", json_integer_value(json_object_get(ctx, "threads")),
-            str(json_object_get(ctx, "affinity"), "placement"));
-    fprintf(f, "| virtualized | %s %s |\n",
-            json_is_true(json_object_get(ctx, "virtualized")) ? "yes" : "no",
-            json_is_string(json_object_get(ctx, "hypervisor")) ? str(ctx, "hypervisor") : "");
-    fprintf(f, "| OS | %s |\n| compiler | %s, %s |\n", str(ctx, "os"), str(ctx, "compiler"),
-            str(ctx, "cflags"));
+    /* Every text from the file through ns_md_cell: a '|' in it split the row (trial 19a #8). */
+    fprintf(f, "| threads | %lld (", json_integer_value(json_object_get(ctx, "threads")));
+    ns_md_cell(f, str(json_object_get(ctx, "affinity"), "placement"));
+    fprintf(f, ") |\n| virtualized | %s ",
+            json_is_true(json_object_get(ctx, "virtualized")) ? "yes" : "no");
+    ns_md_cell(f, json_is_string(json_object_get(ctx, "hypervisor")) ? str(ctx, "hypervisor") : "");
+    fprintf(f, " |\n| OS | ");
+    ns_md_cell(f, str(ctx, "os"));
+    fprintf(f, " |\n| compiler | ");
+    ns_md_cell(f, str(ctx, "compiler"));
+    fprintf(f, ", ");
+    ns_md_cell(f, str(ctx, "cflags"));
+    fprintf(f, " |\n");
     const json_t *timer = json_object_get(ctx, "timer");
-    fprintf(f, "| timer | %s, resolution ", str(timer, "source"));
+    fprintf(f, "| timer | ");
+    ns_md_cell(f, str(timer, "source"));
+    fprintf(f, ", resolution ");
     num(f, timer, "resolution_s", "%.2g s");
     fprintf(f, " |\n");
     const json_t *ctr = json_object_get(ctx, "counters");
-    fprintf(f, "| counters | %s |\n", ctr ? str(ctr, "summary") : "not measured");
+    fprintf(f, "| counters | ");
+    ns_md_cell(f, ctr ? str(ctr, "summary") : "not measured");
+    fprintf(f, " |\n");
     const json_t *probe = json_object_get(ctx, "clock_probe");
     fprintf(f, "| clock (probe, no counters needed) | ");
     num(f, probe, "before_ghz", "%.2f GHz before");
@@ -149,14 +163,22 @@ static void ceilings(FILE *f, const json_t *root) {
     fprintf(f, "| kernel | precision | ISA | mix | threads | GFLOP/s (fastest sample) | note |\n"
                "|---|---|---|---|---:|---:|---|\n");
     json_array_foreach(json_object_get(ceil, "compute"), i, c) {
-        fprintf(f, "| %s | %s | %s | %s | %lld | ", str(c, "name"), str(c, "precision"),
-                str(c, "isa"), str(c, "mix"), json_integer_value(json_object_get(c, "threads")));
+        static const char *const text[] = {"name", "precision", "isa", "mix"};
+        for (size_t k = 0; k < sizeof text / sizeof *text; k++) {
+            fprintf(f, "| ");
+            ns_md_cell(f, str(c, text[k]));
+            fprintf(f, " ");
+        }
+        fprintf(f, "| %lld | ", json_integer_value(json_object_get(c, "threads")));
         num(f, c, "gflops", "%.1f");
         /* A suspect ceiling says so, and why, as the pictures' "(suspect)" labels do. */
         const json_t *u = ns_roofline_used_compute(root, c);
         int sus = u && json_is_true(json_object_get(u, "suspect"));
         fprintf(f, "%s |", sus ? " (suspect)" : "");
-        if (sus) fprintf(f, " suspect: %s", str(u, "suspect_reason"));
+        if (sus) {
+            fprintf(f, " suspect: ");
+            ns_md_cell(f, str(u, "suspect_reason"));
+        }
         /* What the kernel executes (its result's `executes`): the scalar ISA's fma ceiling is
          * a multiply then an add. A code span, since the text holds '*'. */
         const char *ex = json_string_value(json_object_get(
@@ -179,20 +201,26 @@ static void ceilings(FILE *f, const json_t *root) {
                 if (json_integer_value(json_object_get(c, "threads")) != t ||
                     strcmp(str(c, "level"), levels[l]) != 0)
                     continue;
-                fprintf(f, "| %lld | %s | %s | ", (long long)t, levels[l], str(c, "kernel"));
+                fprintf(f, "| %lld | %s | ", (long long)t, levels[l]);
+                ns_md_cell(f, str(c, "kernel"));
+                fprintf(f, " | ");
                 ceiling_working_set(f, c);
                 fprintf(f, " | ");
                 num(f, c, "gbytes_per_s", "%.1f");
-                fprintf(f, "%s | %s |\n",
-                        json_is_true(json_object_get(c, "suspect")) ? " (suspect)" : "",
-                        json_is_string(json_object_get(c, "status")) &&
-                                strcmp(str(c, "status"), "ok")
-                            ? str(c, "status")
-                            : "");
+                fprintf(f, "%s | ",
+                        json_is_true(json_object_get(c, "suspect")) ? " (suspect)" : "");
+                ns_md_cell(f, json_is_string(json_object_get(c, "status")) &&
+                                      strcmp(str(c, "status"), "ok")
+                                  ? str(c, "status")
+                                  : "");
+                fprintf(f, " |\n");
             }
     }
-    if (json_array_size(json_object_get(ceil, "bandwidth")) == 0)
-        fprintf(f, "| — | | | | %s |\n", str(json_object_get(root, "roofline"), "status"));
+    if (json_array_size(json_object_get(ceil, "bandwidth")) == 0) {
+        fprintf(f, "| — | | | | ");
+        ns_md_cell(f, str(json_object_get(root, "roofline"), "status"));
+        fprintf(f, " |\n");
+    }
     fprintf(f, "\nA ceiling is the median, over the sweep points of its level, of each point's "
                "fastest sample (a kernel-phase ceiling: its one fastest sample). Bytes are counted "
                "without write-allocate (\"minimal\", as STREAM and likwid-bench count them), for "
@@ -241,7 +269,10 @@ static void kernels(FILE *f, const json_t *root) {
         double fr = ns_json_get_num(r, "fraction_of_roof");
         if (isfinite(fr)) fprintf(f, "%.1f%%", 100 * fr);
         else fprintf(f, "—");
-        fprintf(f, " | %s | ", json_is_string(json_object_get(r, "roof_limit")) ? str(r, "roof_limit") : "—");
+        fprintf(f, " | ");
+        ns_md_cell(f,
+                   json_is_string(json_object_get(r, "roof_limit")) ? str(r, "roof_limit") : "—");
+        fprintf(f, " | ");
         double cv = ns_json_get_num(json_object_get(r, "time_s"), "cv");
         if (isfinite(cv)) fprintf(f, "%.1f%%%s", 100 * cv, noisy(r) ? " ⚠" : "");
         else fprintf(f, "—");
@@ -251,10 +282,16 @@ static void kernels(FILE *f, const json_t *root) {
         const char *rs = json_string_value(json_object_get(r, "roof_status"));
         const char *why = rs ? strstr(rs, "above the roof by") : NULL;
         above += why != NULL;
-        fprintf(f, " | %s | %s%s%s |\n",
-                json_is_true(json_object_get(r, "validated")) ? "ok"
-                : json_is_false(json_object_get(r, "validated")) ? "FAILED" : "—",
-                str(r, "status"), why ? "; " : "", why ? why : "");
+        fprintf(f, " | %s | ",
+                json_is_true(json_object_get(r, "validated"))    ? "ok"
+                : json_is_false(json_object_get(r, "validated")) ? "FAILED"
+                                                                 : "—");
+        ns_md_cell(f, str(r, "status"));
+        if (why) {
+            fprintf(f, "; ");
+            ns_md_cell(f, why);
+        }
+        fprintf(f, " |\n");
     }
     fprintf(f, "\n");
     if (disturbed)
@@ -309,13 +346,16 @@ static void gemm_peers(FILE *f, const json_t *root) {
             if (strcmp(str(r, "family"), "gemm") || strcmp(str(r, "name"), prec[pi])) continue;
             const char *isa = str(r, "isa");
             if (ns_isa_is_peer(isa)) continue;
-            if (!any++)
-                fprintf(f,
-                        "## GEMM beside its peers\n\n| GEMM | m=n=k | threads | own GFLOP/s | "
-                        "BLIS%s%s%s | OpenBLAS%s%s%s | own / best peer |\n"
-                        "|---|---:|---:|---:|---:|---:|---:|\n",
-                        *pisa[0] ? " (" : "", pisa[0], *pisa[0] ? ")" : "", *pisa[1] ? " (" : "",
-                        pisa[1], *pisa[1] ? ")" : "");
+            if (!any++) {
+                fprintf(f, "## GEMM beside its peers\n\n| GEMM | m=n=k | threads | own GFLOP/s ");
+                static const char *const peer[] = {"BLIS", "OpenBLAS"};
+                for (int w = 0; w < 2; w++) {
+                    fprintf(f, "| %s%s", peer[w], *pisa[w] ? " (" : "");
+                    ns_md_cell(f, pisa[w]);
+                    fprintf(f, "%s ", *pisa[w] ? ")" : "");
+                }
+                fprintf(f, "| own / best peer |\n|---|---:|---:|---:|---:|---:|---:|\n");
+            }
             for (int w = 0; w < 2; w++)
                 if (*pisa[w] && strcmp(pisa[w], isa)) other = isa;
             json_int_t n = json_integer_value(json_object_get(json_object_get(r, "params"), "n"));
@@ -334,7 +374,9 @@ static void gemm_peers(FILE *f, const json_t *root) {
             double go = oblas ? ns_json_get_num(oblas, "gflops") : NAN;
             const json_t *best = isfinite(go) && !(gb > go) ? oblas : isfinite(gb) ? blis : NULL;
             double bg = best ? ns_json_get_num(best, "gflops") : NAN;
-            fprintf(f, "| %s (%s) | %lld | %lld | ", prec[pi], isa, (long long)n, (long long)t);
+            fprintf(f, "| %s (", prec[pi]);
+            ns_md_cell(f, isa);
+            fprintf(f, ") | %lld | %lld | ", (long long)n, (long long)t);
             gflops_cell(f, r);
             gflops_cell(f, blis);
             gflops_cell(f, oblas);
