@@ -416,8 +416,8 @@ static const char *cpu_vendor(void) {
 const char *ns_hypervisor_name(const char *name) {
     /* The 12-byte vendor signatures of cpuid 0x40000000 (each hypervisor's documentation). */
     static const char *const known[][2] = {
-        {"KVMKVMKVM", "KVM"},          {"Microsoft Hv", "Hyper-V"}, {"VMwareVMware", "VMware"},
-        {"XenVMMXenVMM", "Xen"},       {"TCGTCGTCGTCG", "QEMU TCG"}, {"ACRNACRNACRN", "ACRN"},
+        {"KVMKVMKVM", "KVM"},          {"Microsoft Hv", "Hyper-V"},   {"VMwareVMware", "VMware"},
+        {"XenVMMXenVMM", "Xen"},       {"TCGTCGTCGTCG", "QEMU TCG"},  {"ACRNACRNACRN", "ACRN"},
         {"bhyve bhyve ", "bhyve"},     {" lrpepyh  vr", "Parallels"}, {"QNXQVMBSQG", "QNX"},
         {"VBoxVBoxVBox", "VirtualBox"}};
     if (!name) return NULL;
@@ -499,8 +499,11 @@ static json_t *json_string_escaped(const char *s, size_t len) {
     size_t k = 0;
     for (size_t i = 0; i < len;) {
         unsigned char c = (unsigned char)s[i];
-        size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-                                : (c & 0xf8) == 0xf0 ? 4 : 0;
+        size_t n = c < 0x80             ? 1
+                   : (c & 0xe0) == 0xc0 ? 2
+                   : (c & 0xf0) == 0xe0 ? 3
+                   : (c & 0xf8) == 0xf0 ? 4
+                                        : 0;
         json_t *one = n && i + n <= len ? json_stringn(s + i, n) : NULL;
         if (one) {
             json_decref(one);
@@ -524,8 +527,9 @@ static json_t *env_json(void) {
         const char *eq = strchr(*e, '=');
         if (!eq || !ns_env_recorded(*e)) continue;
         json_t *k = json_string_escaped(*e, (size_t)(eq - *e));
-        if (k) json_object_set_new(o, json_string_value(k), json_string_escaped(eq + 1,
-                                                                               strlen(eq + 1)));
+        if (k)
+            json_object_set_new(o, json_string_value(k),
+                                json_string_escaped(eq + 1, strlen(eq + 1)));
         json_decref(k);
     }
     return o;

@@ -1419,8 +1419,8 @@ static int gate_context_verdict(const ns_gate_report *rep, int build_only) {
             json_t *m = json_array_get(rep->mismatches, i);
             char *bv = json_dumps(json_object_get(m, "baseline"), JSON_ENCODE_ANY | JSON_COMPACT);
             const json_t *hv = json_object_get(m, "history");
-            char *cv = json_dumps(hv ? hv : json_object_get(m, "current"),
-                                  JSON_ENCODE_ANY | JSON_COMPACT);
+            char *cv =
+                json_dumps(hv ? hv : json_object_get(m, "current"), JSON_ENCODE_ANY | JSON_COMPACT);
             len += (size_t)snprintf(line + len, sizeof line - len,
                                     "%s%s differs (baseline %.40s, %s %.40s)", i ? "; " : "",
                                     json_string_value(json_object_get(m, "key")), bv ? bv : "?",

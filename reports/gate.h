@@ -100,10 +100,10 @@ typedef struct ns_gate_report {
     int disturbed;       /* files: an input's samples or clock say its machine was disturbed */
     size_t suite_n;
     double suite_geomean, suite_lo, suite_hi, suite_threshold;
-    double suite_drift;     /* --history: between-run relative spread of the suite geomean (the
-                               threshold is raised by it as a row's is); NAN without */
-    size_t suite_nhistory;  /* runs suite_drift was estimated from (history + baseline) */
-    char suite_note[120];   /* why the suite threshold differs from the option's, or "" */
+    double suite_drift;    /* --history: between-run relative spread of the suite geomean (the
+                              threshold is raised by it as a row's is); NAN without */
+    size_t suite_nhistory; /* runs suite_drift was estimated from (history + baseline) */
+    char suite_note[120];  /* why the suite threshold differs from the option's, or "" */
     ns_gate_verdict suite_verdict;
     int exit_code; /* 0 pass, 1 regression */
     int rounds;    /* A/B rounds run */
@@ -136,8 +136,8 @@ size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_o
 
 /* Appends to rep->warnings what makes the input document doc (role "baseline", "current" or
  * "history", file path) untrustworthy: "interrupted": true, NODESCALE_INJECT_SLOWDOWN recorded
- * in its context.env, a changed clock (context.clock_probe.changed) or a median sample CV above 5% or
- * the threshold, whichever is larger (these two set rep->disturbed). */
+ * in its context.env, a changed clock (context.clock_probe.changed) or a median sample CV above 5%
+ * or the threshold, whichever is larger (these two set rep->disturbed). */
 void ns_gate_input_warnings(ns_gate_report *rep, const json_t *doc, const char *role,
                             const char *file);
 

@@ -506,10 +506,9 @@ void ns_gate_print_mismatches(FILE *f, const json_t *mismatches, const char *fmt
             use = hfmt;
         }
         char *bv = json_dumps(json_object_get(m, "baseline"), JSON_ENCODE_ANY | JSON_COMPACT);
-        char *cv = json_dumps(hv ? hv : json_object_get(m, "current"),
-                              JSON_ENCODE_ANY | JSON_COMPACT);
-        fprintf(f, use, json_string_value(json_object_get(m, "key")), bv ? bv : "?",
-                cv ? cv : "?");
+        char *cv =
+            json_dumps(hv ? hv : json_object_get(m, "current"), JSON_ENCODE_ANY | JSON_COMPACT);
+        fprintf(f, use, json_string_value(json_object_get(m, "key")), bv ? bv : "?", cv ? cv : "?");
         free(bv);
         free(cv);
     }

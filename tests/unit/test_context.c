@@ -142,14 +142,17 @@ static void usable_cpus_of_a_large_place(void **state) {
  * #12). */
 static void env_value_not_utf8_recorded_escaped(void **state) {
     (void)state;
-    setenv("BLIS_X", "a\xff\xfe\xc3\xa9" "b\xc3", 1);
+    setenv("BLIS_X",
+           "a\xff\xfe\xc3\xa9"
+           "b\xc3",
+           1);
     setenv("OPENBLAS_Y", "q\"\n<x>", 1);
     json_t *ctx = ns_context_json(1);
     unsetenv("BLIS_X");
     unsetenv("OPENBLAS_Y");
     const json_t *env = json_object_get(ctx, "env");
-    assert_string_equal(json_string_value(json_object_get(env, "BLIS_X")),
-                        "a\\xFF\\xFE\xc3\xa9" "b\\xC3");
+    assert_string_equal(json_string_value(json_object_get(env, "BLIS_X")), "a\\xFF\\xFE\xc3\xa9"
+                                                                           "b\\xC3");
     assert_string_equal(json_string_value(json_object_get(env, "OPENBLAS_Y")), "q\"\n<x>");
     json_decref(ctx);
 }
