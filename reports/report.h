@@ -27,13 +27,15 @@ void ns_html_from_markdown(FILE *f, const char *md, const char *dir);
 
 /* Writes results.csv: a header row, then one row per results[] entry (id, name, family, isa,
  * precision, mix, threads, m, n, k, working set, flops, bytes, time median/min/max, cv, rates,
- * arithmetic intensity, roof, fraction of roof, roof limit, level, status). Numbers with %.17g
+ * arithmetic intensity, roof in GFLOP/s and in GB/s, fraction of roof (by the median and the
+ * fastest sample), roof limit, roof status, level, status). Numbers with %.17g
  * (they read back as results.json's doubles), an empty cell for null or absent, RFC 4180 quoting
  * (libcsv). Written atomically. Returns 0, or -1 with a one-line reason in err. */
 int ns_report_csv(const json_t *results, const char *path, char *err, size_t errlen);
 
 /* Writes sweep.csv: a header row, then one row per sweep[] point (working set, kernel, isa,
- * precision, threads, n, GB/s of the fastest sample and of the median), as ns_report_csv.
+ * precision, threads, n, GB/s of the fastest sample and of the median, status: "ok" for a good
+ * point), as ns_report_csv.
  * Returns 0, or -1 with a one-line reason in err. */
 int ns_report_sweep_csv(const json_t *results, const char *path, char *err, size_t errlen);
 
