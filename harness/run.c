@@ -807,24 +807,38 @@ static void run_finish_document(json_t *root, const char *cluster_preset, const 
     json_object_set_new(root, "cluster", cl);
 }
 
-/* Writes results.json into dir, then the pictures, report.md and, with --format gbench,
- * gbench.json (their failures said on tee). RUN_GO_ON, or NS_EXIT_FAIL when results.json could
- * not be written (said on tee; nothing else written). */
-static int run_write_outputs(const json_t *root, const char *format, const char *dir, FILE *tee) {
+/* Writes results.json into dir, then the pictures, with --format gbench gbench.json, and the
+ * reports: report.md before report.html (which names it) and again after it, so that each
+ * names only files that exist; their failures said on tee and counted in *lost. RUN_GO_ON, or
+ * NS_EXIT_FAIL when results.json could not be written (said on tee; nothing else written). */
+static int run_write_outputs(const json_t *root, const char *format, const char *dir, FILE *tee,
+                             int *lost) {
     char err[512], path[4200];
+    *lost = 0;
     snprintf(path, sizeof path, "%s/results.json", dir);
     if (ns_json_write_atomic(root, path, err, sizeof err) != 0) {
         fprintf(tee, "nodescale run: error: %s; nothing kept in %s\n", err, dir);
         return NS_EXIT_FAIL;
     }
     /* Also roofline.svg, the headline picture: a copy of the DP roofline (SP: roofline_sp.svg). */
-    if (ns_roofline_plot(root, dir, err, sizeof err) < 0) fprintf(tee, "roofline plot: %s\n", err);
-    snprintf(path, sizeof path, "%s/report.md", dir);
-    if (ns_report_markdown(root, path, err, sizeof err) != 0) fprintf(tee, "report: %s\n", err);
-    ns_report_html_csv(root, dir, tee); /* report.html, results.csv, sweep.csv */
+    if (ns_roofline_plot(root, dir, err, sizeof err) < 0) {
+        fprintf(tee, "roofline plot: %s\n", err);
+        ++*lost;
+    }
     if (!strcmp(format, "gbench")) {
         snprintf(path, sizeof path, "%s/gbench.json", dir);
-        if (ns_write_gbench(root, path, err, sizeof err) != 0) fprintf(tee, "gbench: %s\n", err);
+        if (ns_write_gbench(root, path, err, sizeof err) != 0) {
+            fprintf(tee, "gbench: %s\n", err);
+            ++*lost;
+        }
+    }
+    /* A failure of the first report.md is said by the second. */
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    ns_report_markdown(root, path, err, sizeof err);
+    *lost += ns_report_html_csv(root, dir, tee); /* results.csv, sweep.csv, report.html */
+    if (ns_report_markdown(root, path, err, sizeof err) != 0) {
+        fprintf(tee, "report: %s\n", err);
+        ++*lost;
     }
     return RUN_GO_ON;
 }
@@ -860,7 +874,8 @@ int ns_cmd_run(int argc, char **argv) {
                      .events = a.events, .log = tee};
     json_t *root = ns_run_node(&o);
     run_finish_document(root, a.cluster_preset, dir, tee);
-    if ((rc = run_write_outputs(root, a.format, dir, tee)) != RUN_GO_ON) {
+    int lost = 0;
+    if ((rc = run_write_outputs(root, a.format, dir, tee, &lost)) != RUN_GO_ON) {
         /* Nothing without results.json: no report naming it, no pictures; what this run wrote
          * (run.log, the cluster files) goes, and so does the folder when it made it. */
         ns_counters_finish();
@@ -874,9 +889,17 @@ int ns_cmd_run(int argc, char **argv) {
     ns_counters_finish();
     int was_interrupted = json_is_true(json_object_get(root, "interrupted"));
     json_decref(root);
+    if (lost)
+        fprintf(tee,
+                "nodescale run: error: %d output%s could not be written (said above); "
+                "results.json is complete and the reports name only the files written\n",
+                lost, lost == 1 ? "" : "s");
     rc = run_close_log(tee, dir);
     printf("%s\n", dir);
     if (rc == NS_EXIT_OK && was_interrupted) return ns_exit_signal(ns_interrupted);
+    /* An output lost (a full disk) fails the run, as roofline's "writing failed" does: it
+     * printed the failures and exited 0 (trial 19a #7). */
+    if (rc == NS_EXIT_OK && lost) return NS_EXIT_FAIL;
     return rc;
 }
 

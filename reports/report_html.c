@@ -98,7 +98,7 @@ int ns_report_html(const json_t *root, const char *path, char *err, size_t errle
         snprintf(dir, sizeof dir, ".");
     else
         snprintf(dir, sizeof dir, "%.*s", (int)(slash == path ? 1 : slash - path), path);
-    char *md = ns_report_markdown_text(root);
+    char *md = ns_report_markdown_text(root, dir, "report.html");
     char *text = NULL;
     size_t len = 0;
     FILE *f = md ? open_memstream(&text, &len) : NULL;

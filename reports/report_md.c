@@ -529,20 +529,68 @@ static void cluster(FILE *f, const json_t *root) {
             str(cl, "preset"), chips);
 }
 
-/* The whole of report.md, written to f. */
-static void markdown(FILE *f, const json_t *root) {
+/* 1 when dir is NULL (no folder: every file named) or the file name exists in dir. */
+static int in_dir(const char *dir, const char *name) {
+    char p[4300];
+    return !dir ||
+           ((size_t)snprintf(p, sizeof p, "%s/%s", dir, name) < sizeof p && access(p, F_OK) == 0);
+}
+
+/* The "Files:" line: every file a run writes, or with dir only those in dir, and self (the
+ * report being written). A run whose disk filled named files it did not have (trial 19a #7). */
+static void files_line(FILE *f, const char *dir, const char *self) {
+    static const struct {
+        const char *name, *note;
+    } single[] = {{"results.json", " (all numbers, schema nodescale/1)"},
+                  {"report.md", ""},
+                  {"report.html", " (this report with its pictures)"},
+                  {"results.csv", ""},
+                  {"sweep.csv", ""},
+                  {"run.log", ""},
+                  {"roofline.svg", " (the DP roofline)"}};
+    static const struct {
+        const char *stems[6], *exts[5];
+    } groups[] = {
+        {{"roofline_dp", "roofline_sp", "roofline_cache_aware_dp", "roofline_cache_aware_sp",
+          "bandwidth_vs_working_set", NULL},
+         {".svg", ".png", NULL}},
+        {{"cluster_breakdown", "cluster_scaling", NULL}, {".dat", ".gp", ".svg", ".png", NULL}}};
+    int n = 0;
+    fprintf(f, "Files:");
+    for (size_t i = 0; i < sizeof single / sizeof *single; i++)
+        if (in_dir(dir, single[i].name) || (self && !strcmp(self, single[i].name)))
+            fprintf(f, "%s `%s`%s", n++ ? "," : "", single[i].name, single[i].note);
+    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
+        int k = 0, have[5] = {0};
+        char name[128];
+        for (size_t i = 0; groups[g].stems[i]; i++) {
+            int any = 0;
+            for (size_t e = 0; groups[g].exts[e]; e++) {
+                snprintf(name, sizeof name, "%s%s", groups[g].stems[i], groups[g].exts[e]);
+                if (in_dir(dir, name)) any = have[e] = 1;
+            }
+            if (any) fprintf(f, "%s `%s`", k++ ? "," : n ? ";" : "", groups[g].stems[i]);
+        }
+        for (size_t e = 0, m = 0; k && groups[g].exts[e]; e++)
+            if (have[e]) fprintf(f, "%s%s", m++ ? ", " : " (", groups[g].exts[e]);
+        if (k) fprintf(f, ")");
+        n += k;
+    }
+    if (in_dir(dir, "gbench.json"))
+        fprintf(f, "%s `gbench.json`%s", n++ ? ";" : "", dir ? "" : " with `--format gbench`");
+    fprintf(f, "%s\n\n", n ? "." : " none");
+}
+
+/* The whole of report.md, written to f; its "Files:" line names only the files in dir and self
+ * (files_line; every file when dir is NULL). */
+static void markdown(FILE *f, const json_t *root, const char *dir, const char *self) {
     const json_t *ctx = json_object_get(root, "context");
     fprintf(f, "# nodescale report: ");
     ns_md_cell(f, str(ctx, "host"));
     fprintf(f, "\n\n");
     if (json_is_true(json_object_get(root, "interrupted")))
         fprintf(f, "**This run was interrupted: the tables hold what finished.**\n\n");
-    fprintf(f, "Files: `results.json` (all numbers, schema nodescale/1), `report.md`, "
-               "`report.html` (this report with its pictures), `results.csv`, `sweep.csv`, "
-               "`run.log`, `roofline.svg` (the DP roofline); `roofline_dp`, `roofline_sp`, "
-               "`roofline_cache_aware_dp`, `roofline_cache_aware_sp`, `bandwidth_vs_working_set` "
-               "(.svg, .png); `cluster_breakdown`, `cluster_scaling` (.dat, .gp, .svg, .png); "
-               "`gbench.json` with `--format gbench`.\n\n");
+    files_line(f, dir, self);
     node_facts(f, ctx);
     ceilings(f, root);
     gemm_peers(f, root);
@@ -561,12 +609,22 @@ static void markdown(FILE *f, const json_t *root) {
     cluster(f, root);
 }
 
-char *ns_report_markdown_text(const json_t *root) {
+/* report.md to f, written to path: its "Files:" line names the files in path's folder (every
+ * file for "-", standard output). */
+static void markdown_beside(FILE *f, const json_t *root, const char *path) {
+    char dir[4200];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1,
+             slash ? path : ".");
+    markdown(f, root, strcmp(path, "-") ? dir : NULL, "report.md");
+}
+
+char *ns_report_markdown_text(const json_t *root, const char *dir, const char *self) {
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) return NULL;
-    markdown(f, root);
+    markdown(f, root, dir, self);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         free(text);
@@ -583,7 +641,7 @@ int ns_report_markdown(const json_t *root, const char *path, char *err, size_t e
         snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
         return -1;
     }
-    markdown(f, root);
+    markdown_beside(f, root, path);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));

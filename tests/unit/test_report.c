@@ -344,11 +344,11 @@ static void test_ceiling_executes(void **state) {
 }
 
 /* Trial 5 #8: the "Files:" line names every file a run writes (tests/cli/run_files.sh checks
- * this list against the files the writers produce). */
+ * this list against the files the writers produce), in the text of no folder. */
 static void test_files_line_complete(void **state) {
     (void)state;
     json_t *root = load_fixture();
-    char *md = markdown(root);
+    char *md = ns_report_markdown_text(root, NULL, NULL);
     const char *files = strstr(md, "Files: ");
     assert_non_null(files);
     const char *end = strchr(files, '\n');
@@ -375,6 +375,37 @@ static void test_files_line_complete(void **state) {
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         assert_has(line, names[i]);
     free(md);
+    json_decref(root);
+}
+
+/* Trial 19a #7: report.md written into a folder names only the files there (a run whose disk
+ * filled named results.csv, sweep.csv and every picture it had not written), and itself. */
+static void test_files_line_names_files_there(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    char dir[] = "/tmp/ns_test_files_XXXXXX", p[256], err[256] = "";
+    assert_non_null(mkdtemp(dir));
+    static const char *const there[] = {"results.json", "results.csv", "roofline_sp.png",
+                                        "cluster_scaling.dat"};
+    for (size_t i = 0; i < sizeof there / sizeof *there; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, there[i]);
+        FILE *f = fopen(p, "w");
+        assert_non_null(f);
+        fclose(f);
+    }
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    if (ns_report_markdown(root, p, err, sizeof err) != 0) fail_msg("report: %s", err);
+    char *md = ns_test_slurp(p);
+    assert_has(md, "Files: `results.json` (all numbers, schema nodescale/1), `report.md`, "
+                   "`results.csv`; `roofline_sp` (.png); `cluster_scaling` (.dat).\n");
+    free(md);
+    for (size_t i = 0; i < sizeof there / sizeof *there; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, there[i]);
+        unlink(p);
+    }
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    unlink(p);
+    rmdir(dir);
     json_decref(root);
 }
 
@@ -451,6 +482,7 @@ int main(void) {
         cmocka_unit_test(test_ceiling_working_set_measured),
         cmocka_unit_test(test_bandwidth_thread_counts),
         cmocka_unit_test(test_files_line_complete),
+        cmocka_unit_test(test_files_line_names_files_there),
         cmocka_unit_test(test_cache_aware_pictures_embedded),
         cmocka_unit_test(test_allreduce_fit_quality),
         cmocka_unit_test(test_allreduce_both_fits),

@@ -105,7 +105,7 @@ static void test_html_tables_and_pictures(void **state) {
     assert_has(h, "<h2>Kernels</h2>");
 
     /* As many tables as report.md has delimiter rows, and no table left as text. */
-    char *md = ns_report_markdown_text(root);
+    char *md = ns_report_markdown_text(root, NULL, NULL);
     assert_non_null(md);
     size_t tables = 0;
     for (const char *l = md; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
@@ -206,7 +206,7 @@ static void test_markdown_punctuation(void **state) {
     json_t *r = json_array_get(json_object_get(root, "results"), 9); /* a stream kernel */
     json_object_set_new(r, "id", json_string(id));
 
-    char *md = ns_report_markdown_text(root);
+    char *md = ns_report_markdown_text(root, NULL, NULL);
     assert_non_null(md);
     const char *md_id = "a\\\\\\|b\\|c \\`x\\|y\\` \\*e\\* &lt;i&gt;i&lt;/i&gt; "
                         "\\[l\\](javascript:alert(1))";
