@@ -190,10 +190,11 @@ int ns_cmd_roofline(int argc, char **argv) {
     json_t *staged = json_array(), *skipped = json_array();
     int rc = NS_EXIT_OK;
     if (plot && ns_roofline_plot_stage(root, dir, staged, skipped, err, sizeof err) != 0) {
-        fprintf(stderr,
-                "nodescale %s: error: %s; nothing written (--no-plot writes "
-                "results.json without pictures)\n",
-                cmd, err);
+        /* Without --out, --no-plot writes nothing at all: the hint there is another folder
+         * (trial 19a #14: it offered --no-plot for an unwritable run folder). */
+        fprintf(stderr, "nodescale %s: error: %s; nothing written (%s)\n", cmd, err,
+                out ? "--no-plot writes results.json without pictures"
+                    : "--out DIR draws into another folder");
         rc = NS_EXIT_FAIL;
         goto done;
     }
