@@ -673,6 +673,9 @@ static int run_parse_args(int argc, char **argv, run_args *a) {
             a->quick = 1;
         } else if ((r = ns_opt_value(argc, argv, &i, "--out", &v)) != 0) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--out needs a folder");
+            char perr[1024];
+            if (ns_path_check_name("--out", v, perr, sizeof perr))
+                return ns_usage_error(cmd, "%s", perr);
             a->out = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--threads", &v)) != 0) {
             if (r < 0 || ns_parse_int64(v, 1, NS_MAX_THREADS, &a->threads) != 0)
