@@ -737,6 +737,8 @@ static int check_outputs(const options *o, char made_dir[NS_PATH_MAX]) {
                                   o->json, o->plot_dir);
     }
     if (o->plot_dir) {
+        if (ns_path_check_name("--plot-dir", o->plot_dir, err, 1024))
+            return ns_usage_error(CMD, "%s", err);
         if (strlen(o->plot_dir) + 32 >= NS_PATH_MAX) { /* its files' paths would be cut */
             ns_path_error(err, 1024, "--plot-dir", o->plot_dir, strerror(ENAMETOOLONG));
             return ns_usage_error(CMD, "%s", err);

@@ -160,6 +160,8 @@ static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
         } else if (!strcmp(a, "--no-collectives")) {
             o->collectives = 0;
         } else if ((m = ns_opt_value(argc, argv, &i, "--out", &v)) > 0) {
+            char perr[1024];
+            if (ns_path_check_name("--out", v, perr, sizeof perr)) FAIL("%s", perr);
             o->out = v;
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--kernels", &v)) > 0) {
             char kerr[512];

@@ -416,6 +416,19 @@ static const char *cpu_vendor(void) {
     return v;
 }
 
+const char *ns_hypervisor_name(const char *name) {
+    /* The 12-byte vendor signatures of cpuid 0x40000000 (each hypervisor's documentation). */
+    static const char *const known[][2] = {
+        {"KVMKVMKVM", "KVM"},          {"Microsoft Hv", "Hyper-V"},   {"VMwareVMware", "VMware"},
+        {"XenVMMXenVMM", "Xen"},       {"TCGTCGTCGTCG", "QEMU TCG"},  {"ACRNACRNACRN", "ACRN"},
+        {"bhyve bhyve ", "bhyve"},     {" lrpepyh  vr", "Parallels"}, {"QNXQVMBSQG", "QNX"},
+        {"VBoxVBoxVBox", "VirtualBox"}};
+    if (!name) return NULL;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (!strcmp(name, known[i][0])) return known[i][1];
+    return name;
+}
+
 /* cpuid leaf 1 ECX bit 31: running under a hypervisor; leaf 0x40000000 names it. */
 static json_t *virtualization_json(void) {
     unsigned int a, b, c, d;
@@ -426,16 +439,7 @@ static json_t *virtualization_json(void) {
         char name[13] = {0};
         __cpuid(0x40000000, a, b, c, d);
         memcpy(name, &b, 4), memcpy(name + 4, &c, 4), memcpy(name + 8, &d, 4);
-        /* The 12-byte vendor signatures of cpuid 0x40000000 (each hypervisor's documentation). */
-        static const char *const known[][2] = {
-            {"KVMKVMKVM", "KVM"},          {"Microsoft Hv", "Hyper-V"}, {"VMwareVMware", "VMware"},
-            {"XenVMMXenVMM", "Xen"},       {"TCGTCGTCGTCG", "QEMU TCG"}, {"ACRNACRNACRN", "ACRN"},
-            {"bhyve bhyve ", "bhyve"},     {" lrpepyh  vr", "Parallels"}, {"QNXQVMBSQG", "QNX"},
-            {"VBoxVBoxVBox", "VirtualBox"}};
-        const char *pretty = name;
-        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-            if (!strcmp(name, known[i][0])) pretty = known[i][1];
-        json_object_set_new(o, "hypervisor", json_string(pretty));
+        json_object_set_new(o, "hypervisor", json_string(ns_hypervisor_name(name)));
         json_object_set_new(o, "hypervisor_signature", json_string(name));
     }
     return o;
@@ -487,15 +491,49 @@ int ns_env_recorded(const char *var) {
     return 0;
 }
 
+/* s[0..len) as a JSON string, each byte that is not part of a valid UTF-8 sequence written as
+ * the four characters \xHH (JSON strings hold only UTF-8: json_string gave NULL and the variable
+ * vanished from the record). NULL only when out of memory. */
+static json_t *json_string_escaped(const char *s, size_t len) {
+    json_t *j = json_stringn(s, len);
+    if (j) return j;
+    char *buf = malloc(4 * len + 1);
+    if (!buf) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t n = c < 0x80             ? 1
+                   : (c & 0xe0) == 0xc0 ? 2
+                   : (c & 0xf0) == 0xe0 ? 3
+                   : (c & 0xf8) == 0xf0 ? 4
+                                        : 0;
+        json_t *one = n && i + n <= len ? json_stringn(s + i, n) : NULL;
+        if (one) {
+            json_decref(one);
+            memcpy(buf + k, s + i, n);
+            k += n;
+            i += n;
+        } else {
+            k += (size_t)sprintf(buf + k, "\\x%02X", c);
+            i++;
+        }
+    }
+    j = json_stringn(buf, k);
+    free(buf);
+    return j;
+}
+
 static json_t *env_json(void) {
     extern char **environ;
     json_t *o = json_object();
     for (char **e = environ; *e; e++) {
         const char *eq = strchr(*e, '=');
         if (!eq || !ns_env_recorded(*e)) continue;
-        char key[128];
-        snprintf(key, sizeof key, "%.*s", (int)(eq - *e), *e);
-        json_object_set_new(o, key, json_string(eq + 1));
+        json_t *k = json_string_escaped(*e, (size_t)(eq - *e));
+        if (k)
+            json_object_set_new(o, json_string_value(k),
+                                json_string_escaped(eq + 1, strlen(eq + 1)));
+        json_decref(k);
     }
     return o;
 }

@@ -116,6 +116,11 @@ int ns_default_threads(int64_t *threads, char *err, size_t errlen);
  * nodescale's own (NODESCALE_). */
 int ns_env_recorded(const char *var);
 
+/* The name context.hypervisor records for a hypervisor: "KVM" for the cpuid 0x40000000
+ * signature "KVMKVMKVM" (which files written before the names were introduced hold), likewise
+ * for the other known signatures; any other string unchanged (NULL for NULL). */
+const char *ns_hypervisor_name(const char *name);
+
 /* The context object of results.json. threads = the all-thread count of this run. */
 json_t *ns_context_json(int threads);
 

@@ -27,6 +27,24 @@
 
 const char *const ns_outdir_pictures[] = {PICTURES, NULL};
 
+int ns_path_check_name(const char *opt, const char *path, char *err, size_t errlen) {
+    const char *bad = path;
+    while (*bad && (unsigned char)*bad >= 0x20 && *bad != 0x7f)
+        bad++;
+    if (!*bad) return 0;
+    char safe[512];
+    size_t o = 0;
+    for (const char *s = path; *s && o + 5 < sizeof safe; s++)
+        o += (size_t)((unsigned char)*s < 0x20 || *s == 0x7f
+                          ? snprintf(safe + o, sizeof safe - o, "\\x%02X", (unsigned char)*s)
+                          : snprintf(safe + o, sizeof safe - o, "%c", *s));
+    snprintf(err, errlen,
+             "%s '%s' holds a control character (\\x%02X): choose a name without one "
+             "(nothing written)",
+             opt, safe, (unsigned char)*bad);
+    return -1;
+}
+
 const char *const ns_outdir_compare[] = {COMPARE, NULL};
 
 const char *const ns_outdir_cluster[] = {CLUSTER, NULL};
@@ -218,6 +236,7 @@ int ns_json_report_kind(const json_t *root, char *what, size_t len) {
 int ns_report_may_write(const char *opt, const char *path, ns_report_kind kind, char *err,
                         size_t errlen) {
     struct stat st;
+    if (ns_path_check_name(opt, path, err, errlen) != 0) return -1;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return 0;
     FILE *f = fopen(path, "rb");
     if (!f) {

@@ -61,6 +61,12 @@ void ns_outdir_remove(const char *dir, size_t created);
  * (ns_outdir_first_missing() before the mkdir; 0: none was made), each only when empty. */
 void ns_outdir_remove_dirs(const char *dir, size_t created);
 
+/* Checks an output path (a file or folder the user names) before any work: -1 with a one-line
+ * reason in err when it holds a control character (a newline, a tab...), 0 otherwise. Such a
+ * name cannot be put into a gnuplot script (it was written as a space, and gnuplot failed late
+ * on a folder that does not exist) nor shown on one line. opt names the option ("--out"). */
+int ns_path_check_name(const char *opt, const char *path, char *err, size_t errlen);
+
 /* Whether paths a and b name the same file (the same device and inode, whatever the path):
  * 1 yes, 0 no, -1 when either cannot be stat'ed (does not exist). */
 int ns_same_file(const char *a, const char *b);

@@ -690,6 +690,9 @@ static int run_parse_args(int argc, char **argv, run_args *a) {
             a->quick = 1;
         } else if ((r = ns_opt_value(argc, argv, &i, "--out", &v)) != 0) {
             if (r < 0 || !*v) return ns_usage_error(cmd, "--out needs a folder");
+            char perr[1024];
+            if (ns_path_check_name("--out", v, perr, sizeof perr))
+                return ns_usage_error(cmd, "%s", perr);
             a->out = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--threads", &v)) != 0) {
             if (r < 0 || ns_parse_int64(v, 1, NS_MAX_THREADS, &a->threads) != 0)
@@ -830,26 +833,38 @@ static void run_finish_document(json_t *root, const char *cluster_preset, const 
     json_object_set_new(root, "cluster", cl);
 }
 
-/* Writes results.json into dir, then the pictures, report.md and, with --format gbench,
- * gbench.json (their failures said on tee). RUN_GO_ON, or NS_EXIT_FAIL when results.json could
- * not be written (said on tee; nothing else written). */
-static int run_write_outputs(const json_t *root, const char *format, const char *dir, FILE *tee) {
+/* Writes results.json into dir, then the pictures, with --format gbench gbench.json, and the
+ * reports: report.md before report.html (which names it) and again after it, so that each
+ * names only files that exist; their failures said on tee and counted in *lost. RUN_GO_ON, or
+ * NS_EXIT_FAIL when results.json could not be written (said on tee; nothing else written). */
+static int run_write_outputs(const json_t *root, const char *format, const char *dir, FILE *tee,
+                             int *lost) {
     char err[512], path[NS_PATH_MAX];
+    *lost = 0;
     if (ns_path_join(path, sizeof path, dir, "results.json", err, sizeof err) != 0 ||
         ns_json_write_atomic(root, path, err, sizeof err) != 0) {
         fprintf(tee, "nodescale run: error: %s; nothing kept in %s\n", err, dir);
         return NS_EXIT_FAIL;
     }
     /* Also roofline.svg, the headline picture: a copy of the DP roofline (SP: roofline_sp.svg). */
-    if (ns_roofline_plot(root, dir, err, sizeof err) < 0) fprintf(tee, "roofline plot: %s\n", err);
-    if (ns_path_join(path, sizeof path, dir, "report.md", err, sizeof err) != 0 ||
-        ns_report_markdown(root, path, err, sizeof err) != 0)
-        fprintf(tee, "report: %s\n", err);
-    ns_report_html_csv(root, dir, tee); /* report.html, results.csv, sweep.csv */
+    if (ns_roofline_plot(root, dir, err, sizeof err) < 0) {
+        fprintf(tee, "roofline plot: %s\n", err);
+        ++*lost;
+    }
     if (!strcmp(format, "gbench")) {
         if (ns_path_join(path, sizeof path, dir, "gbench.json", err, sizeof err) != 0 ||
-            ns_write_gbench(root, path, err, sizeof err) != 0)
+            ns_write_gbench(root, path, err, sizeof err) != 0) {
             fprintf(tee, "gbench: %s\n", err);
+            ++*lost;
+        }
+    }
+    /* A failure of the first report.md is said by the second. */
+    int md_path = ns_path_join(path, sizeof path, dir, "report.md", err, sizeof err) == 0;
+    if (md_path) ns_report_markdown(root, path, err, sizeof err);
+    *lost += ns_report_html_csv(root, dir, tee); /* results.csv, sweep.csv, report.html */
+    if (!md_path || ns_report_markdown(root, path, err, sizeof err) != 0) {
+        fprintf(tee, "report: %s\n", err);
+        ++*lost;
     }
     return RUN_GO_ON;
 }
@@ -885,7 +900,8 @@ int ns_cmd_run(int argc, char **argv) {
                      .events = a.events, .log = tee};
     json_t *root = ns_run_node(&o);
     run_finish_document(root, a.cluster_preset, dir, tee);
-    if ((rc = run_write_outputs(root, a.format, dir, tee)) != RUN_GO_ON) {
+    int lost = 0;
+    if ((rc = run_write_outputs(root, a.format, dir, tee, &lost)) != RUN_GO_ON) {
         /* Nothing without results.json: no report naming it, no pictures; what this run wrote
          * (run.log, the cluster files) goes, and so does the folder when it made it. */
         ns_counters_finish();
@@ -899,9 +915,17 @@ int ns_cmd_run(int argc, char **argv) {
     ns_counters_finish();
     int was_interrupted = json_is_true(json_object_get(root, "interrupted"));
     json_decref(root);
+    if (lost)
+        fprintf(tee,
+                "nodescale run: error: %d output%s could not be written (said above); "
+                "results.json is complete and the reports name only the files written\n",
+                lost, lost == 1 ? "" : "s");
     rc = run_close_log(tee, dir);
     printf("%s\n", dir);
     if (rc == NS_EXIT_OK && was_interrupted) return ns_exit_signal(ns_interrupted);
+    /* An output lost (a full disk) fails the run, as roofline's "writing failed" does: it
+     * printed the failures and exited 0. */
+    if (rc == NS_EXIT_OK && lost) return NS_EXIT_FAIL;
     return rc;
 }
 

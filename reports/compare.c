@@ -787,6 +787,11 @@ static int compare_parse_args(int argc, char **argv, compare_cli *cli) {
             return NS_EXIT_OK;
         } else if ((m = ns_opt_value(argc, argv, &i, "--out", &val))) {
             if (m < 0) goto missing_value;
+            char perr[1024];
+            if (ns_path_check_name("--out", val, perr, sizeof perr)) {
+                free(paths);
+                return ns_usage_error(cmd, "%s", perr);
+            }
             cli->out = val;
         } else if ((m = ns_opt_value(argc, argv, &i, "--labels", &val))) {
             if (m < 0) goto missing_value;

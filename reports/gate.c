@@ -18,6 +18,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/context.h"
 #include "harness/json.h"
 #include "harness/outdir.h"
 #include "harness/stats.h"
@@ -183,6 +184,12 @@ size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_o
             const json_t *b = json_path(cb, keys[i]), *c = json_path(cc, keys[i]);
             if (!b && !c) continue;
             if (b && c && json_equal((json_t *)b, (json_t *)c)) continue;
+            /* Files written before the names were introduced hold the cpuid signature
+             * ("KVMKVMKVM"): the same VM, not another machine. */
+            if (!strcmp(keys[i], "hypervisor") && json_is_string(b) && json_is_string(c) &&
+                !strcmp(ns_hypervisor_name(json_string_value(b)),
+                        ns_hypervisor_name(json_string_value(c))))
+                continue;
             add_mismatch(out, keys[i], b, c);
             n++;
         }
@@ -355,6 +362,33 @@ static ns_gate_row *new_row(ns_gate_report *rep, const char *id) {
     return r;
 }
 
+/* The median of result id in the --history document h into *med: 0, or -1 when h holds no
+ * such result with status "ok" and at least min_samples valid samples (a result too small to
+ * gate on is too small to measure drift with: one sample at x1.5 raised every threshold). */
+static int history_median(const json_t *h, const char *id, int min_samples, double *med) {
+    const json_t *a = json_object_get(h, "results");
+    const json_t *hr = json_is_array(a) ? find_id(a, id) : NULL;
+    double *v;
+    size_t nv;
+    char why[80], err[200];
+    if (!hr || result_samples(hr, "history", id, &v, &nv, why, sizeof why, err, sizeof err) != 0)
+        return -1;
+    int ok = nv >= (size_t)(min_samples > 0 ? min_samples : 1);
+    if (ok) *med = ns_median(v, nv);
+    free(v);
+    return ok ? 0 : -1;
+}
+
+/* Relative between-run spread of n log values (n >= 3): exp(1.4826 x their median absolute
+ * deviation) - 1, a robust sigma; lm is overwritten. NAN below 3 values. */
+static double log_drift(double *lm, size_t n) {
+    if (n < 3) return NAN;
+    double med = ns_median(lm, n);
+    for (size_t i = 0; i < n; i++)
+        lm[i] = fabs(lm[i] - med);
+    return expm1(1.4826 * ns_median(lm, n));
+}
+
 /* Between-run drift of one benchmark: sigma = 1.4826 x the median absolute deviation of the log
  * medians of the baseline and every history file holding it (a robust sigma; needs 3 runs),
  * kept as the relative spread exp(sigma) - 1. */
@@ -364,22 +398,11 @@ static void row_drift(ns_gate_row *r, const ns_gate_opts *o) {
     size_t n = 0;
     lm[n++] = log(ns_median(r->base, r->nbase));
     for (size_t h = 0; h < o->nhistory; h++) {
-        const json_t *a = json_object_get(o->history[h], "results");
-        const json_t *hr = json_is_array(a) ? find_id(a, r->id) : NULL;
-        double *v;
-        size_t nv;
-        char why[80], err[200];
-        if (!hr ||
-            result_samples(hr, "history", r->id, &v, &nv, why, sizeof why, err, sizeof err) != 0)
-            continue;
-        lm[n++] = log(ns_median(v, nv));
-        free(v);
+        double med;
+        if (history_median(o->history[h], r->id, o->min_samples, &med) == 0) lm[n++] = log(med);
     }
     if (n >= 3) {
-        double med = ns_median(lm, n);
-        for (size_t i = 0; i < n; i++)
-            lm[i] = fabs(lm[i] - med);
-        r->drift = expm1(1.4826 * ns_median(lm, n));
+        r->drift = log_drift(lm, n);
         r->nhistory = n;
     }
     free(lm);
@@ -638,6 +661,24 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
         if (rep->opts.nhistory) row_drift(r, &rep->opts);
         ns_gate_evaluate_row(r, &rep->opts);
     }
+    /* A --history file that adds no median to any row's drift was dropped in silence (all its
+     * results invalid); it is named. */
+    for (size_t h = 0; h < rep->opts.nhistory; h++) {
+        size_t used = 0;
+        double med;
+        for (size_t i = 0; i < rep->nrows && !used; i++)
+            used = rep->rows[i].base && rep->rows[i].cur &&
+                   history_median(rep->opts.history[h], rep->rows[i].id, rep->opts.min_samples,
+                                  &med) == 0;
+        if (!used)
+            add_warning(rep,
+                        "--history %s counts for nothing: none of its results compared here has "
+                        "status \"ok\" and at least %d valid samples (--min-samples)",
+                        rep->opts.history_files && rep->opts.history_files[h]
+                            ? rep->opts.history_files[h]
+                            : "file",
+                        rep->opts.min_samples);
+    }
     return 0;
 }
 
@@ -774,11 +815,51 @@ static int compared(const ns_gate_row *r) {
     return r->verdict <= NS_GATE_REGRESSION;
 }
 
+/* --history: the between-run drift of the suite geomean, and the suite threshold raised by it
+ * as a row's is by its own drift (ns_gate_evaluate_row). Each run's suite value is the mean over
+ * the compared benchmarks it holds of log(its median / the baseline's median); the baseline's is
+ * 0. The drift each row measured failed the gate through the suite line. */
+static void suite_drift(ns_gate_report *rep) {
+    const ns_gate_opts *o = &rep->opts;
+    if (!o->nhistory) return;
+    double *lm = malloc((o->nhistory + 1) * sizeof *lm);
+    if (!lm) return;
+    size_t n = 0;
+    lm[n++] = 0;
+    for (size_t h = 0; h < o->nhistory; h++) {
+        double sum = 0, med;
+        size_t k = 0;
+        for (size_t i = 0; i < rep->nrows; i++) {
+            const ns_gate_row *r = &rep->rows[i];
+            if (!compared(r) || !r->base || !r->nbase ||
+                history_median(o->history[h], r->id, o->min_samples, &med) != 0)
+                continue;
+            sum += log(med / ns_median(r->base, r->nbase));
+            k++;
+        }
+        if (k) lm[n++] = sum / (double)k;
+    }
+    double drift = log_drift(lm, n);
+    free(lm);
+    if (!(isfinite(drift) && drift > 0)) return;
+    rep->suite_drift = drift;
+    rep->suite_nhistory = n;
+    double t = expm1(ns_normal_quantile(1 - o->alpha / 2) * sqrt(2.0) * log1p(drift));
+    if (t > rep->suite_threshold) {
+        rep->suite_threshold = t;
+        snprintf(rep->suite_note, sizeof rep->suite_note,
+                 "raised by between-run drift %.1f%% of the suite geomean over %zu runs",
+                 100 * drift, n);
+    }
+}
+
 void ns_gate_finish(ns_gate_report *rep) {
     const ns_gate_opts *o = &rep->opts;
     rep->suite_threshold = isfinite(o->suite_threshold) ? o->suite_threshold : o->threshold;
-    rep->suite_geomean = rep->suite_lo = rep->suite_hi = NAN;
+    rep->suite_geomean = rep->suite_lo = rep->suite_hi = rep->suite_drift = NAN;
     rep->suite_n = 0;
+    rep->suite_nhistory = 0;
+    rep->suite_note[0] = 0;
     ns_boot_item *items = calloc(rep->nrows ? rep->nrows : 1, sizeof *items);
     for (size_t i = 0; items && i < rep->nrows; i++) {
         const ns_gate_row *r = &rep->rows[i];
@@ -806,6 +887,7 @@ void ns_gate_finish(ns_gate_report *rep) {
     } else if (rep->suite_n > 0 &&
                ns_bootstrap_geomean(items, rep->suite_n, 1 - o->alpha, o->resamples, o->seed,
                                     &rep->suite_geomean, &rep->suite_lo, &rep->suite_hi) == 0) {
+        suite_drift(rep);
         double t = rep->suite_threshold;
         if (!isfinite(rep->suite_geomean) || !isfinite(rep->suite_lo) || !isfinite(rep->suite_hi))
             rep->suite_verdict = NS_GATE_REGRESSION; /* fail safe, as for a row */
@@ -1279,7 +1361,25 @@ static int gate_compare_files(gate_cli *cli, ns_gate_report *rep, json_t **hist_
     ns_gate_input_warnings(rep, c, "current", cli->pos[1]);
     for (int h = 0; h < cli->nhist; h++) {
         const char *hist = cli->hist[h];
-        /* History must be of the baseline's machine and build, or its drift means nothing. */
+        /* A history run is a measure of the baseline build's drift: one cut short or slowed on
+         * purpose widened every threshold in silence, so it is refused. */
+        const json_t *hctx = json_object_get(hist_docs[h], "context");
+        const char *inj = json_string_value(json_path(hctx, "env.NODESCALE_INJECT_SLOWDOWN"));
+        int intr = json_is_true(json_object_get(hist_docs[h], "interrupted"));
+        if (intr || (inj && *inj)) {
+            json_decref(b);
+            json_decref(c);
+            return ns_usage_error(cmd,
+                                  "--history %s %s%s%s: its times are no measure of the "
+                                  "baseline's between-run drift",
+                                  hist,
+                                  intr ? "was interrupted (\"interrupted\": true)"
+                                       : "was recorded with NODESCALE_INJECT_SLOWDOWN=",
+                                  intr ? "" : inj, intr ? "" : " (injected extra work)");
+        }
+        ns_gate_input_warnings(rep, hist_docs[h], "history", hist);
+        /* History must be of the baseline's machine and build, or its drift means nothing. The
+         * other side of such a difference is the history file, not the current one. */
         json_t *hm = json_array();
         ns_gate_context_diff(b, hist_docs[h], 0, hm);
         size_t j;
@@ -1289,11 +1389,14 @@ static int gate_compare_files(gate_cli *cli, ns_gate_report *rep, json_t **hist_
             snprintf(key, sizeof key, "history %s: %s", hist,
                      json_string_value(json_object_get(m, "key")));
             json_object_set_new(m, "key", json_string(key));
+            json_object_set(m, "history", json_object_get(m, "current"));
+            json_object_del(m, "current");
             json_array_append(rep->mismatches, m);
         }
         json_decref(hm);
     }
     rep->opts.history = hist_docs;
+    rep->opts.history_files = cli->hist;
     rep->opts.nhistory = (size_t)cli->nhist;
     int cmp = ns_gate_compare_docs(b, c, rep, err, sizeof err);
     json_decref(b);
@@ -1323,11 +1426,13 @@ static int gate_context_verdict(const ns_gate_report *rep, int build_only) {
         for (size_t i = 0; i < nmis && len < sizeof line - 1; i++) {
             json_t *m = json_array_get(rep->mismatches, i);
             char *bv = json_dumps(json_object_get(m, "baseline"), JSON_ENCODE_ANY | JSON_COMPACT);
-            char *cv = json_dumps(json_object_get(m, "current"), JSON_ENCODE_ANY | JSON_COMPACT);
+            const json_t *hv = json_object_get(m, "history");
+            char *cv =
+                json_dumps(hv ? hv : json_object_get(m, "current"), JSON_ENCODE_ANY | JSON_COMPACT);
             len += (size_t)snprintf(line + len, sizeof line - len,
-                                    "%s%s differs (baseline %.40s, current %.40s)", i ? "; " : "",
+                                    "%s%s differs (baseline %.40s, %s %.40s)", i ? "; " : "",
                                     json_string_value(json_object_get(m, "key")), bv ? bv : "?",
-                                    cv ? cv : "?");
+                                    hv ? "history" : "current", cv ? cv : "?");
             free(bv);
             free(cv);
         }

@@ -36,8 +36,10 @@ typedef struct ns_gate_opts {
     struct ns_gate_rule *rules;
     size_t nrules;
     /* Earlier results files of the baseline build (--history): their per-benchmark medians give
-     * the between-run drift that within-run samples cannot show. Not owned. */
+     * the between-run drift that within-run samples cannot show; history_files[i] (may be NULL)
+     * names history[i] in warnings. Not owned. */
     json_t **history;
+    const char *const *history_files;
     size_t nhistory;
 } ns_gate_opts;
 
@@ -108,6 +110,10 @@ typedef struct ns_gate_report {
     int disturbed;       /* files: an input's samples or clock say its machine was disturbed */
     size_t suite_n;
     double suite_geomean, suite_lo, suite_hi, suite_threshold;
+    double suite_drift;    /* --history: between-run relative spread of the suite geomean (the
+                              threshold is raised by it as a row's is); NAN without */
+    size_t suite_nhistory; /* runs suite_drift was estimated from (history + baseline) */
+    char suite_note[120];  /* why the suite threshold differs from the option's, or "" */
     ns_gate_verdict suite_verdict;
     int exit_code; /* 0 pass, 1 regression */
     int rounds;    /* A/B rounds run */
@@ -138,10 +144,10 @@ void ns_gate_free_rules(ns_gate_opts *o);
  * from both is not compared. Returns the number of differences appended. */
 size_t ns_gate_context_diff(const json_t *base, const json_t *cur, int machine_only, json_t *out);
 
-/* Appends to rep->warnings what makes the input document doc (role "baseline" or "current",
- * file path) untrustworthy: "interrupted": true, NODESCALE_INJECT_SLOWDOWN recorded in its
- * context.env, a changed clock (context.clock_probe.changed) or a median sample CV above 5% or
- * the threshold, whichever is larger (these two set rep->disturbed). */
+/* Appends to rep->warnings what makes the input document doc (role "baseline", "current" or
+ * "history", file path) untrustworthy: "interrupted": true, NODESCALE_INJECT_SLOWDOWN recorded
+ * in its context.env, a changed clock (context.clock_probe.changed) or a median sample CV above 5%
+ * or the threshold, whichever is larger (these two set rep->disturbed). */
 void ns_gate_input_warnings(ns_gate_report *rep, const json_t *doc, const char *role,
                             const char *file);
 
@@ -162,7 +168,10 @@ int ns_gate_compare_docs(const json_t *base, const json_t *cur, ns_gate_report *
  * rules. Exposed for the unit tests. */
 void ns_gate_evaluate_row(ns_gate_row *r, const ns_gate_opts *o);
 
-/* Suite geometric mean and its verdict, and rep->exit_code. Call after every row is evaluated. */
+/* Suite geometric mean and its verdict, and rep->exit_code. Call after every row is evaluated.
+ * With --history the suite threshold is raised by the between-run drift of the suite geomean
+ * (the geometric mean over the compared benchmarks of each history run's median over the
+ * baseline's), by the rule of a row (see ns_gate_evaluate_row). */
 void ns_gate_finish(ns_gate_report *rep);
 
 void ns_gate_report_free(ns_gate_report *rep);

@@ -315,10 +315,11 @@ void ns_gate_write_text(const ns_gate_report *rep, FILE *f) {
     char c[32], d[64];
     char label[64];
     snprintf(label, sizeof label, "suite geomean (%zu)", rep->suite_n);
-    fprintf(f, "%-*s %11s %11s %8s %18s %7s %7s  %s (threshold %+.1f%%)\n", w, label, "", "",
+    fprintf(f, "%-*s %11s %11s %8s %18s %7s %7s  %s (threshold %+.1f%%%s%s)\n", w, label, "", "",
             fmt_change(rep->suite_geomean, c, sizeof c),
             fmt_ci(rep->suite_lo, rep->suite_hi, d, sizeof d), "", "",
-            ns_gate_verdict_name(rep->suite_verdict), 100 * rep->suite_threshold);
+            ns_gate_verdict_name(rep->suite_verdict), 100 * rep->suite_threshold,
+            rep->suite_note[0] ? ", " : "", rep->suite_note);
     size_t nr = nregress(rep), few = nfew(rep);
     if (few)
         fprintf(f,
@@ -429,6 +430,10 @@ json_t *ns_gate_report_json(const ns_gate_report *rep) {
     set_num(su, "ci_low", rep->suite_lo);
     set_num(su, "ci_high", rep->suite_hi);
     set_num(su, "threshold", rep->suite_threshold);
+    if (rep->suite_nhistory) {
+        set_num(su, "between_run_drift", rep->suite_drift);
+        json_object_set_new(su, "drift_runs", json_integer((json_int_t)rep->suite_nhistory));
+    }
     json_object_set_new(su, "verdict", json_string(ns_gate_verdict_name(rep->suite_verdict)));
     json_object_set_new(root, "suite", su);
     set_num(root, "elapsed_s", rep->elapsed_s);
@@ -456,9 +461,19 @@ void ns_gate_print_mismatches(FILE *f, const json_t *mismatches, const char *fmt
     size_t i;
     const json_t *m;
     json_array_foreach(mismatches, i, m) {
+        /* A --history file's difference has its value under "history": fmt's "current" then
+         * reads "history" (it named the current run, which does not differ). */
+        const json_t *hv = json_object_get(m, "history");
+        char hfmt[256], *at;
+        const char *use = fmt;
+        if (hv && strlen(fmt) < sizeof hfmt && (at = strstr(strcpy(hfmt, fmt), "current"))) {
+            memcpy(at, "history", 7);
+            use = hfmt;
+        }
         char *bv = json_dumps(json_object_get(m, "baseline"), JSON_ENCODE_ANY | JSON_COMPACT);
-        char *cv = json_dumps(json_object_get(m, "current"), JSON_ENCODE_ANY | JSON_COMPACT);
-        fprintf(f, fmt, json_string_value(json_object_get(m, "key")), bv ? bv : "?", cv ? cv : "?");
+        char *cv =
+            json_dumps(hv ? hv : json_object_get(m, "current"), JSON_ENCODE_ANY | JSON_COMPACT);
+        fprintf(f, use, json_string_value(json_object_get(m, "key")), bv ? bv : "?", cv ? cv : "?");
         free(bv);
         free(cv);
     }
@@ -664,12 +679,12 @@ int ns_gate_write_markdown(const ns_gate_report *rep, const char *path, char *er
                 nfew(rep), NS_MIN_SAMPLES);
     fprintf(f,
             "\nSuite geometric mean over %zu benchmarks: %s, interval %s (bootstrap, fixed "
-            "seed): %s (threshold +%.1f%%).\n",
+            "seed): %s (threshold +%.1f%%%s%s).\n",
             rep->suite_n, fmt_change(rep->suite_geomean, c, sizeof c),
             fmt_ci(rep->suite_lo, rep->suite_hi, d, sizeof d),
             rep->suite_verdict == NS_GATE_REGRESSION ? "**REGRESSION**"
                                                      : ns_gate_verdict_name(rep->suite_verdict),
-            100 * rep->suite_threshold);
+            100 * rep->suite_threshold, rep->suite_note[0] ? ", " : "", rep->suite_note);
     char next[1024];
     next_steps(rep, next, sizeof next);
     const char *note = drift_note(rep);

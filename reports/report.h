@@ -7,19 +7,23 @@
 #include <stdio.h>
 
 /* Writes report.md: node facts, compute and bandwidth ceilings, every kernel with its fraction
- * of its roof, GEMM beside its peers, counters status, the cluster extrapolation when present.
- * Written with ns_write_file (a temporary file beside it, fsync, rename; a link or device in
- * place). Returns 0, or -1 with a one-line reason in err. */
+ * of its roof, GEMM beside its peers, counters status, the cluster extrapolation when present;
+ * its "Files:" line names report.md and the files beside path. Written with ns_write_file (a
+ * temporary file beside it, fsync, rename; a link or device in place). Returns 0, or -1 with a
+ * one-line reason in err. */
 int ns_report_markdown(const json_t *results, const char *path, char *err, size_t errlen);
 
-/* report.md's text as a new string (free it), or NULL when out of memory. */
-char *ns_report_markdown_text(const json_t *results);
+/* report.md's text as a new string (free it), or NULL when out of memory. Its "Files:" line
+ * names the files that exist in folder dir, and self (the report being written, "report.md" or
+ * "report.html"; may be NULL); with dir NULL every file a run writes. */
+char *ns_report_markdown_text(const json_t *results, const char *dir, const char *self);
 
 /* Writes report.html: report.md rendered by libcmark-gfm (raw HTML in it is never passed
  * through; its pipe tables as HTML tables, by the library's "table" extension), UTF-8, a
  * <title> and a small stylesheet. Its pictures are relative <img> links to the SVG files beside
  * path; one not there is named instead, and cluster_breakdown.svg and cluster_scaling.svg are
- * shown when present. Written atomically. Returns 0, or -1 with a one-line reason in err. */
+ * shown when present; its "Files:" line names only the files beside path. Written atomically.
+ * Returns 0, or -1 with a one-line reason in err. */
 int ns_report_html(const json_t *results, const char *path, char *err, size_t errlen);
 
 /* Writes Markdown md as HTML (the body of report.html) to f: libcmark-gfm's rendering, its pipe
@@ -29,19 +33,21 @@ void ns_html_from_markdown(FILE *f, const char *md, const char *dir);
 
 /* Writes results.csv: a header row, then one row per results[] entry (id, name, family, isa,
  * precision, mix, threads, m, n, k, working set, flops, bytes, time median/min/max, cv, rates,
- * arithmetic intensity, roof, fraction of roof, roof limit, level, status). Numbers with %.17g
+ * arithmetic intensity, roof in GFLOP/s and in GB/s, fraction of roof (by the median and the
+ * fastest sample), roof limit, roof status, level, status). Numbers with %.17g
  * (they read back as results.json's doubles), an empty cell for null or absent, RFC 4180 quoting
  * (libcsv). Written atomically. Returns 0, or -1 with a one-line reason in err. */
 int ns_report_csv(const json_t *results, const char *path, char *err, size_t errlen);
 
 /* Writes sweep.csv: a header row, then one row per sweep[] point (working set, kernel, isa,
- * precision, threads, n, GB/s of the fastest sample and of the median), as ns_report_csv.
+ * precision, threads, n, GB/s of the fastest sample and of the median, status: "ok" for a good
+ * point), as ns_report_csv.
  * Returns 0, or -1 with a one-line reason in err. */
 int ns_report_sweep_csv(const json_t *results, const char *path, char *err, size_t errlen);
 
-/* Writes report.html, results.csv and sweep.csv into dir (after results.json and report.md);
- * each one that fails prints one line "WHAT: REASON" to log and leaves the others. Returns the
- * number of failures. */
+/* Writes results.csv, sweep.csv and report.html into dir (after results.json and report.md;
+ * report.html last, its "Files:" line naming the files then in dir); each one that fails prints
+ * one line "WHAT: REASON" to log and leaves the others. Returns the number of failures. */
 int ns_report_html_csv(const json_t *results, const char *dir, FILE *log);
 
 /* Flushes stdout; -1 with a reason in err when any write to it failed (a full disk, a closed

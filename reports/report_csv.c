@@ -12,8 +12,9 @@
 #include "harness/json.h"
 
 /* Where a column's value lives: a string or a number of the row object, of its "params" or of
- * its "time_s". */
-enum col_kind { COL_STR, COL_NUM, COL_PARAM, COL_TIME };
+ * its "time_s"; COL_STATUS: the row's string, "ok" when it has none (a sweep point carries a
+ * status only when it failed: the column was empty in every good row). */
+enum col_kind { COL_STR, COL_NUM, COL_PARAM, COL_TIME, COL_STATUS };
 
 typedef struct {
     const char *header, *key;
@@ -42,8 +43,11 @@ static const csv_col result_cols[] = {
     {"gbytes_per_s", "gbytes_per_s", COL_NUM},
     {"ai_flop_per_byte", "ai_flop_per_byte", COL_NUM},
     {"roof_gflops", "roof_gflops", COL_NUM},
+    {"roof_gbytes_per_s", "roof_gbytes_per_s", COL_NUM}, /* a bandwidth-only row's roof */
     {"fraction_of_roof", "fraction_of_roof", COL_NUM},
+    {"fraction_of_roof_fastest", "fraction_of_roof_fastest", COL_NUM},
     {"roof_limit", "roof_limit", COL_STR},
+    {"roof_status", "roof_status", COL_STR},
     {"level", "level", COL_STR},
     {"status", "status", COL_STR},
 };
@@ -57,7 +61,7 @@ static const csv_col sweep_cols[] = {
     {"n", "n", COL_NUM},
     {"gbytes_per_s", "gbytes_per_s", COL_NUM},
     {"gbytes_per_s_median", "gbytes_per_s_median", COL_NUM},
-    {"status", "status", COL_STR},
+    {"status", "status", COL_STATUS},
 };
 
 /* One cell: a string quoted by libcsv, an integer as such, a real with %.17g (it reads back as
@@ -67,7 +71,9 @@ static void cell(FILE *f, const json_t *row, const csv_col *c) {
                       : c->kind == COL_TIME ? json_object_get(row, "time_s")
                                             : row;
     const json_t *v = json_object_get(o, c->key);
-    if (c->kind == COL_STR) {
+    if (c->kind == COL_STATUS && !json_is_string(v)) {
+        csv_fwrite(f, "ok", 2);
+    } else if (c->kind == COL_STR || c->kind == COL_STATUS) {
         if (json_is_string(v)) csv_fwrite(f, json_string_value(v), json_string_length(v));
     } else if (json_is_integer(v)) {
         fprintf(f, "%lld", (long long)json_integer_value(v));

@@ -102,7 +102,7 @@ int ns_report_html(const json_t *root, const char *path, char *err, size_t errle
         ns_path_error(err, errlen, "cannot write", path, strerror(ENAMETOOLONG));
         return -1;
     }
-    char *md = ns_report_markdown_text(root);
+    char *md = ns_report_markdown_text(root, dir, "report.html");
     char *text = NULL;
     size_t len = 0;
     FILE *f = md ? open_memstream(&text, &len) : NULL;

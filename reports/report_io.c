@@ -135,9 +135,9 @@ int ns_report_html_csv(const json_t *root, const char *dir, FILE *log) {
     static const struct {
         const char *name;
         int (*write)(const json_t *, const char *, char *, size_t);
-    } files[] = {{"report.html", ns_report_html},
-                 {"results.csv", ns_report_csv},
-                 {"sweep.csv", ns_report_sweep_csv}};
+    } files[] = {{"results.csv", ns_report_csv},
+                 {"sweep.csv", ns_report_sweep_csv},
+                 {"report.html", ns_report_html}}; /* last: it names the files in dir */
     int failed = 0;
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char path[NS_PATH_MAX], err[512];

@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness/allreduce.h"
 #include "harness/json.h"
+#include "harness/outdir.h"
 #include "harness/run.h"
 #include "harness/stats.h"
 #include "kernels/registry.h"
@@ -76,7 +78,9 @@ static void node_facts(FILE *f, const json_t *ctx) {
     fprintf(f, "## Node\n\n| | |\n|---|---|\n");
     fprintf(f, "| host | ");
     ns_md_cell(f, str(ctx, "host"));
-    fprintf(f, " |\n| date | %s |\n", str(ctx, "date"));
+    fprintf(f, " |\n| date | ");
+    ns_md_cell(f, str(ctx, "date"));
+    fprintf(f, " |\n");
     fprintf(f, "| CPU | "); /* names from the machine: escaped, so report.html shows them */
     ns_md_cell(f, str(cpu, "model"));
     fprintf(f, " (");
@@ -87,7 +91,9 @@ static void node_facts(FILE *f, const json_t *ctx) {
             json_integer_value(json_object_get(cpu, "pus")),
             json_integer_value(json_object_get(cpu, "sockets")),
             json_integer_value(json_object_get(cpu, "numa_nodes")));
-    fprintf(f, "| ISA used | %s |\n", str(cpu, "isa_selected"));
+    fprintf(f, "| ISA used | ");
+    ns_md_cell(f, str(cpu, "isa_selected"));
+    fprintf(f, " |\n");
     fprintf(f, "| caches |");
     size_t i;
     json_t *c;
@@ -100,19 +106,29 @@ static void node_facts(FILE *f, const json_t *ctx) {
                 json_integer_value(json_object_get(c, "shared_by_cores")));
     }
     fprintf(f, " |\n");
-    fprintf(f, "| threads | %lld (%s) |\n", json_integer_value(json_object_get(ctx, "threads")),
-            str(json_object_get(ctx, "affinity"), "placement"));
-    fprintf(f, "| virtualized | %s %s |\n",
-            json_is_true(json_object_get(ctx, "virtualized")) ? "yes" : "no",
-            json_is_string(json_object_get(ctx, "hypervisor")) ? str(ctx, "hypervisor") : "");
-    fprintf(f, "| OS | %s |\n| compiler | %s, %s |\n", str(ctx, "os"), str(ctx, "compiler"),
-            str(ctx, "cflags"));
+    /* Every text from the file through ns_md_cell: a '|' in it split the row. */
+    fprintf(f, "| threads | %lld (", json_integer_value(json_object_get(ctx, "threads")));
+    ns_md_cell(f, str(json_object_get(ctx, "affinity"), "placement"));
+    fprintf(f, ") |\n| virtualized | %s ",
+            json_is_true(json_object_get(ctx, "virtualized")) ? "yes" : "no");
+    ns_md_cell(f, json_is_string(json_object_get(ctx, "hypervisor")) ? str(ctx, "hypervisor") : "");
+    fprintf(f, " |\n| OS | ");
+    ns_md_cell(f, str(ctx, "os"));
+    fprintf(f, " |\n| compiler | ");
+    ns_md_cell(f, str(ctx, "compiler"));
+    fprintf(f, ", ");
+    ns_md_cell(f, str(ctx, "cflags"));
+    fprintf(f, " |\n");
     const json_t *timer = json_object_get(ctx, "timer");
-    fprintf(f, "| timer | %s, resolution ", str(timer, "source"));
+    fprintf(f, "| timer | ");
+    ns_md_cell(f, str(timer, "source"));
+    fprintf(f, ", resolution ");
     num(f, timer, "resolution_s", "%.2g s");
     fprintf(f, " |\n");
     const json_t *ctr = json_object_get(ctx, "counters");
-    fprintf(f, "| counters | %s |\n", ctr ? str(ctr, "summary") : "not measured");
+    fprintf(f, "| counters | ");
+    ns_md_cell(f, ctr ? str(ctr, "summary") : "not measured");
+    fprintf(f, " |\n");
     const json_t *probe = json_object_get(ctx, "clock_probe");
     fprintf(f, "| clock (probe, no counters needed) | ");
     num(f, probe, "before_ghz", "%.2f GHz before");
@@ -148,14 +164,22 @@ static void ceilings(FILE *f, const json_t *root) {
     fprintf(f, "| kernel | precision | ISA | mix | threads | GFLOP/s (fastest sample) | note |\n"
                "|---|---|---|---|---:|---:|---|\n");
     json_array_foreach(json_object_get(ceil, "compute"), i, c) {
-        fprintf(f, "| %s | %s | %s | %s | %lld | ", str(c, "name"), str(c, "precision"),
-                str(c, "isa"), str(c, "mix"), json_integer_value(json_object_get(c, "threads")));
+        static const char *const text[] = {"name", "precision", "isa", "mix"};
+        for (size_t k = 0; k < sizeof text / sizeof *text; k++) {
+            fprintf(f, "| ");
+            ns_md_cell(f, str(c, text[k]));
+            fprintf(f, " ");
+        }
+        fprintf(f, "| %lld | ", json_integer_value(json_object_get(c, "threads")));
         num(f, c, "gflops", "%.1f");
         /* A suspect ceiling says so, and why, as the pictures' "(suspect)" labels do. */
         const json_t *u = ns_roofline_used_compute(root, c);
         int sus = u && json_is_true(json_object_get(u, "suspect"));
         fprintf(f, "%s |", sus ? " (suspect)" : "");
-        if (sus) fprintf(f, " suspect: %s", str(u, "suspect_reason"));
+        if (sus) {
+            fprintf(f, " suspect: ");
+            ns_md_cell(f, str(u, "suspect_reason"));
+        }
         /* What the kernel executes (its result's `executes`): the scalar ISA's fma ceiling is
          * a multiply then an add. A code span, since the text holds '*'. */
         const char *ex = json_string_value(json_object_get(
@@ -178,20 +202,26 @@ static void ceilings(FILE *f, const json_t *root) {
                 if (json_integer_value(json_object_get(c, "threads")) != t ||
                     strcmp(str(c, "level"), levels[l]) != 0)
                     continue;
-                fprintf(f, "| %lld | %s | %s | ", (long long)t, levels[l], str(c, "kernel"));
+                fprintf(f, "| %lld | %s | ", (long long)t, levels[l]);
+                ns_md_cell(f, str(c, "kernel"));
+                fprintf(f, " | ");
                 ceiling_working_set(f, c);
                 fprintf(f, " | ");
                 num(f, c, "gbytes_per_s", "%.1f");
-                fprintf(f, "%s | %s |\n",
-                        json_is_true(json_object_get(c, "suspect")) ? " (suspect)" : "",
-                        json_is_string(json_object_get(c, "status")) &&
-                                strcmp(str(c, "status"), "ok")
-                            ? str(c, "status")
-                            : "");
+                fprintf(f, "%s | ",
+                        json_is_true(json_object_get(c, "suspect")) ? " (suspect)" : "");
+                ns_md_cell(f, json_is_string(json_object_get(c, "status")) &&
+                                      strcmp(str(c, "status"), "ok")
+                                  ? str(c, "status")
+                                  : "");
+                fprintf(f, " |\n");
             }
     }
-    if (json_array_size(json_object_get(ceil, "bandwidth")) == 0)
-        fprintf(f, "| — | | | | %s |\n", str(json_object_get(root, "roofline"), "status"));
+    if (json_array_size(json_object_get(ceil, "bandwidth")) == 0) {
+        fprintf(f, "| — | | | | ");
+        ns_md_cell(f, str(json_object_get(root, "roofline"), "status"));
+        fprintf(f, " |\n");
+    }
     fprintf(f, "\nA ceiling is the median, over the sweep points of its level, of each point's "
                "fastest sample (a kernel-phase ceiling: its one fastest sample). Bytes are counted "
                "without write-allocate (\"minimal\", as STREAM and likwid-bench count them), for "
@@ -240,7 +270,10 @@ static void kernels(FILE *f, const json_t *root) {
         double fr = ns_json_get_num(r, "fraction_of_roof");
         if (isfinite(fr)) fprintf(f, "%.1f%%", 100 * fr);
         else fprintf(f, "—");
-        fprintf(f, " | %s | ", json_is_string(json_object_get(r, "roof_limit")) ? str(r, "roof_limit") : "—");
+        fprintf(f, " | ");
+        ns_md_cell(f,
+                   json_is_string(json_object_get(r, "roof_limit")) ? str(r, "roof_limit") : "—");
+        fprintf(f, " | ");
         double cv = ns_json_get_num(json_object_get(r, "time_s"), "cv");
         if (isfinite(cv)) fprintf(f, "%.1f%%%s", 100 * cv, noisy(r) ? " ⚠" : "");
         else fprintf(f, "—");
@@ -250,10 +283,16 @@ static void kernels(FILE *f, const json_t *root) {
         const char *rs = json_string_value(json_object_get(r, "roof_status"));
         const char *why = rs ? strstr(rs, "above the roof by") : NULL;
         above += why != NULL;
-        fprintf(f, " | %s | %s%s%s |\n",
-                json_is_true(json_object_get(r, "validated")) ? "ok"
-                : json_is_false(json_object_get(r, "validated")) ? "FAILED" : "—",
-                str(r, "status"), why ? "; " : "", why ? why : "");
+        fprintf(f, " | %s | ",
+                json_is_true(json_object_get(r, "validated"))    ? "ok"
+                : json_is_false(json_object_get(r, "validated")) ? "FAILED"
+                                                                 : "—");
+        ns_md_cell(f, str(r, "status"));
+        if (why) {
+            fprintf(f, "; ");
+            ns_md_cell(f, why);
+        }
+        fprintf(f, " |\n");
     }
     fprintf(f, "\n");
     if (disturbed)
@@ -308,13 +347,16 @@ static void gemm_peers(FILE *f, const json_t *root) {
             if (strcmp(str(r, "family"), "gemm") || strcmp(str(r, "name"), prec[pi])) continue;
             const char *isa = str(r, "isa");
             if (ns_isa_is_peer(isa)) continue;
-            if (!any++)
-                fprintf(f,
-                        "## GEMM beside its peers\n\n| GEMM | m=n=k | threads | own GFLOP/s | "
-                        "BLIS%s%s%s | OpenBLAS%s%s%s | own / best peer |\n"
-                        "|---|---:|---:|---:|---:|---:|---:|\n",
-                        *pisa[0] ? " (" : "", pisa[0], *pisa[0] ? ")" : "", *pisa[1] ? " (" : "",
-                        pisa[1], *pisa[1] ? ")" : "");
+            if (!any++) {
+                fprintf(f, "## GEMM beside its peers\n\n| GEMM | m=n=k | threads | own GFLOP/s ");
+                static const char *const peer[] = {"BLIS", "OpenBLAS"};
+                for (int w = 0; w < 2; w++) {
+                    fprintf(f, "| %s%s", peer[w], *pisa[w] ? " (" : "");
+                    ns_md_cell(f, pisa[w]);
+                    fprintf(f, "%s ", *pisa[w] ? ")" : "");
+                }
+                fprintf(f, "| own / best peer |\n|---|---:|---:|---:|---:|---:|---:|\n");
+            }
             for (int w = 0; w < 2; w++)
                 if (*pisa[w] && strcmp(pisa[w], isa)) other = isa;
             json_int_t n = json_integer_value(json_object_get(json_object_get(r, "params"), "n"));
@@ -333,7 +375,9 @@ static void gemm_peers(FILE *f, const json_t *root) {
             double go = oblas ? ns_json_get_num(oblas, "gflops") : NAN;
             const json_t *best = isfinite(go) && !(gb > go) ? oblas : isfinite(gb) ? blis : NULL;
             double bg = best ? ns_json_get_num(best, "gflops") : NAN;
-            fprintf(f, "| %s (%s) | %lld | %lld | ", prec[pi], isa, (long long)n, (long long)t);
+            fprintf(f, "| %s (", prec[pi]);
+            ns_md_cell(f, isa);
+            fprintf(f, ") | %lld | %lld | ", (long long)n, (long long)t);
             gflops_cell(f, r);
             gflops_cell(f, blis);
             gflops_cell(f, oblas);
@@ -486,21 +530,57 @@ static void cluster(FILE *f, const json_t *root) {
             str(cl, "preset"), chips);
 }
 
-/* The whole of report.md, written to f. */
-static void markdown(FILE *f, const json_t *root) {
+/* 1 when dir is NULL (no folder: every file named) or the file name exists in dir. */
+static int in_dir(const char *dir, const char *name) {
+    char p[NS_PATH_MAX + 64];
+    return !dir ||
+           ((size_t)snprintf(p, sizeof p, "%s/%s", dir, name) < sizeof p && access(p, F_OK) == 0);
+}
+
+/* The "Files:" line: the files a run writes (ns_run_outputs, the list `run --help` prints) or,
+ * with dir, only those in dir, and self (the report being written): a run whose disk filled
+ * named files it did not have. A group names the stems and extensions it has there. */
+static void files_line(FILE *f, const char *dir, const char *self) {
+    int n = 0;
+    fprintf(f, "Files:");
+    for (const ns_run_output *o = ns_run_outputs; o->names[0]; o++) {
+        const char *ext[8];
+        size_t exl[8], next = 0;
+        for (const char *e = o->exts; *e && next < 8;) {
+            size_t l = strcspn(e, ",");
+            ext[next] = e, exl[next++] = l;
+            e += l;
+            e += strspn(e, ", ");
+        }
+        int k = 0, have[8] = {0};
+        for (int i = 0; o->names[i]; i++) {
+            int there = !next && (in_dir(dir, o->names[i]) || (self && !strcmp(self, o->names[i])));
+            for (size_t e = 0; e < next; e++) {
+                char name[128];
+                snprintf(name, sizeof name, "%s%.*s", o->names[i], (int)exl[e], ext[e]);
+                if (in_dir(dir, name)) there = have[e] = 1;
+            }
+            if (there) fprintf(f, "%s `%s`", k++ ? "," : n ? ";" : "", o->names[i]);
+        }
+        if (!k) continue;
+        for (size_t e = 0, m = 0; e < next; e++)
+            if (have[e]) fprintf(f, "%s%.*s", m++ ? ", " : " (", (int)exl[e], ext[e]);
+        fprintf(f, "%s: %s", next ? ")" : "", o->what);
+        n++;
+    }
+    fprintf(f, "%s\n\n", n ? "." : " none");
+}
+
+/* The whole of report.md, written to f; its "Files:" line names only the files in dir and self
+ * (files_line; every file when dir is NULL). */
+static void markdown(FILE *f, const json_t *root, const char *dir, const char *self) {
     const json_t *ctx = json_object_get(root, "context");
     fprintf(f, "# nodescale report: ");
     ns_md_cell(f, str(ctx, "host"));
     fprintf(f, "\n\n");
     if (json_is_true(json_object_get(root, "interrupted")))
         fprintf(f, "**This run was interrupted: the tables hold what finished.**\n\n");
-    fprintf(f, "Files:");
-    for (const ns_run_output *o = ns_run_outputs; o->names[0]; o++) {
-        for (int i = 0; o->names[i]; i++)
-            fprintf(f, " `%s`%s", o->names[i], o->names[i + 1] ? "," : "");
-        fprintf(f, "%s%s%s: %s%s", *o->exts ? " (" : "", o->exts, *o->exts ? ")" : "", o->what,
-                o[1].names[0] ? ";" : ".\n\n");
-    }
+    files_line(f, dir, self);
     node_facts(f, ctx);
     ceilings(f, root);
     gemm_peers(f, root);
@@ -519,17 +599,24 @@ static void markdown(FILE *f, const json_t *root) {
     cluster(f, root);
 }
 
-char *ns_report_markdown_text(const json_t *root) {
+/* report.md to f, written to path: its "Files:" line names the files in path's folder (every
+ * file for "-", standard output). */
+char *ns_report_markdown_text(const json_t *root, const char *dir, const char *self) {
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) return NULL;
-    markdown(f, root);
+    markdown(f, root, dir, self);
     return ns_close_memstream(f, &text) ? NULL : text;
 }
 
 int ns_report_markdown(const json_t *root, const char *path, char *err, size_t errlen) {
-    char *text = ns_report_markdown_text(root);
+    /* The "Files:" line names the files in the report's own folder. */
+    char dir[NS_PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1,
+             slash ? path : ".");
+    char *text = ns_report_markdown_text(root, strcmp(path, "-") ? dir : NULL, "report.md");
     if (!text) {
         snprintf(err, errlen, "cannot write %s: out of memory", path);
         return -1;

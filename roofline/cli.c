@@ -103,6 +103,9 @@ int ns_cmd_roofline(int argc, char **argv) {
             return NS_EXIT_OK;
         } else if ((m = ns_opt_value(argc, argv, &i, "--out", &v)) != 0) {
             if (m < 0 || !*v) return ns_usage_error(cmd, "--out needs a folder");
+            char perr[1024];
+            if (ns_path_check_name("--out", v, perr, sizeof perr))
+                return ns_usage_error(cmd, "%s", perr);
             out = v;
         } else if (!strcmp(argv[i], "--no-plot")) {
             plot = 0;
@@ -115,6 +118,11 @@ int ns_cmd_roofline(int argc, char **argv) {
         }
     }
     if (!in) return ns_usage_error(cmd, "a results file is required (try --help)");
+    /* Redrawn in place, the pictures go beside the input: its folder is an output path. */
+    char perr[1024];
+    if (!out && plot &&
+        ns_path_check_name("RESULTS.json (redrawn in place)", in, perr, sizeof perr))
+        return ns_usage_error(cmd, "%s", perr);
 
     char err[512];
     json_t *root = ns_json_load_results(in, err, sizeof err);
@@ -190,10 +198,11 @@ int ns_cmd_roofline(int argc, char **argv) {
     json_t *staged = json_array(), *skipped = json_array();
     int rc = NS_EXIT_OK;
     if (plot && ns_roofline_plot_stage(root, dir, staged, skipped, err, sizeof err) != 0) {
-        fprintf(stderr,
-                "nodescale %s: error: %s; nothing written (--no-plot writes "
-                "results.json without pictures)\n",
-                cmd, err);
+        /* Without --out, --no-plot writes nothing at all: the hint there is another folder
+         * (it once offered --no-plot for an unwritable run folder). */
+        fprintf(stderr, "nodescale %s: error: %s; nothing written (%s)\n", cmd, err,
+                out ? "--no-plot writes results.json without pictures"
+                    : "--out DIR draws into another folder");
         rc = NS_EXIT_FAIL;
         goto done;
     }

@@ -1,7 +1,8 @@
 /* The memory cgroup headroom (ns_cgroup_headroom, harness/context.c) on fake cgroup trees under a
  * temporary folder: v2 with a tighter ancestor, the page cache's inactive file pages subtracted,
  * "max" as no limit, usage above the limit, v1 with a real limit and v1's "unlimited" 2^63. Also
- * the usable CPUs (ns_usable_cpus) of an OpenMP place larger than any fixed buffer. */
+ * the usable CPUs (ns_usable_cpus) of an OpenMP place larger than any fixed buffer, and a
+ * context.env value that is not UTF-8 (ns_context_json). */
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -136,8 +137,29 @@ static void usable_cpus_of_a_large_place(void **state) {
     assert_true(CPU_ISSET(0, &mask) && CPU_ISSET(383, &mask) && !CPU_ISSET(384, &mask));
 }
 
+/* A recorded variable whose value is not UTF-8 is kept, its stray bytes as \xHH; valid UTF-8
+ * around them stays as it is. It vanished from context.env (json_string gave NULL: trial 19a
+ * #12). */
+static void env_value_not_utf8_recorded_escaped(void **state) {
+    (void)state;
+    setenv("BLIS_X",
+           "a\xff\xfe\xc3\xa9"
+           "b\xc3",
+           1);
+    setenv("OPENBLAS_Y", "q\"\n<x>", 1);
+    json_t *ctx = ns_context_json(1);
+    unsetenv("BLIS_X");
+    unsetenv("OPENBLAS_Y");
+    const json_t *env = json_object_get(ctx, "env");
+    assert_string_equal(json_string_value(json_object_get(env, "BLIS_X")), "a\\xFF\\xFE\xc3\xa9"
+                                                                           "b\\xC3");
+    assert_string_equal(json_string_value(json_object_get(env, "OPENBLAS_Y")), "q\"\n<x>");
+    json_decref(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(env_value_not_utf8_recorded_escaped),
         cmocka_unit_test(v2_tightest_ancestor_less_page_cache),
         cmocka_unit_test(v2_without_limits_is_unlimited),
         cmocka_unit_test(v1_limit_and_unlimited),

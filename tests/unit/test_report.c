@@ -350,7 +350,7 @@ static void test_ceiling_executes(void **state) {
 static void test_files_line_complete(void **state) {
     (void)state;
     json_t *root = load_fixture();
-    char *md = markdown(root);
+    char *md = ns_report_markdown_text(root, NULL, NULL);
     const char *files = strstr(md, "Files: ");
     assert_non_null(files);
     const char *end = strchr(files, '\n');
@@ -372,6 +372,38 @@ static void test_files_line_complete(void **state) {
     assert_true(n >= 10);
     assert_has(line, "`gbench.json`: with --format gbench");
     free(md);
+    json_decref(root);
+}
+
+/* report.md written into a folder names only the files there (a run whose disk
+ * filled named results.csv, sweep.csv and every picture it had not written), and itself. */
+static void test_files_line_names_files_there(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    char dir[] = "/tmp/ns_test_files_XXXXXX", p[256], err[256] = "";
+    assert_non_null(mkdtemp(dir));
+    static const char *const there[] = {"results.json", "results.csv", "roofline_sp.png",
+                                        "cluster_scaling.dat"};
+    for (size_t i = 0; i < sizeof there / sizeof *there; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, there[i]);
+        FILE *f = fopen(p, "w");
+        assert_non_null(f);
+        fclose(f);
+    }
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    if (ns_report_markdown(root, p, err, sizeof err) != 0) fail_msg("report: %s", err);
+    char *md = ns_test_slurp(p);
+    assert_has(md, "Files: `results.json`: all numbers, schema nodescale/1; `report.md`: the report; "
+                   "`results.csv`: one row per result; `roofline_sp` (.png): the roofline of each "
+                   "precision; `cluster_scaling` (.dat): the cluster model.\n");
+    free(md);
+    for (size_t i = 0; i < sizeof there / sizeof *there; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, there[i]);
+        unlink(p);
+    }
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    unlink(p);
+    rmdir(dir);
     json_decref(root);
 }
 
@@ -431,8 +463,54 @@ static void test_markdown_write_file(void **state) {
     rmdir(dir);
 }
 
+/* Unescaped '|' cells of the report.md line that starts with prefix (-1 when none): split at
+ * '|' not preceded by a backslash, as GFM does. */
+static int row_cells(const char *md, const char *prefix) {
+    const char *l = strstr(md, prefix);
+    if (!l) return -1;
+    int n = 0;
+    for (const char *p = l; *p && *p != '\n'; p++)
+        n += *p == '|' && (p == l || p[-1] != '\\');
+    return n;
+}
+
+/* Every text cell from the file goes through ns_md_cell, not only the id: a '|' in
+ * a status split the row (report.html dropped the rest) and <b> passed through as HTML. */
+static void test_free_text_cells_escaped(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    json_t *r = json_array_get(json_object_get(root, "results"), 0);
+    json_object_set_new(r, "status", json_string("ok, but | weird\\| `co|de` <b>b</b>"));
+    json_object_set_new(r, "roof_limit", json_string("bandwidth:L2|x"));
+    json_t *ceil = json_object_get(root, "ceilings");
+    json_object_set_new(json_array_get(json_object_get(ceil, "compute"), 0), "mix",
+                        json_string("fma|<i>"));
+    json_t *bw = json_array_get(json_object_get(ceil, "bandwidth"), 0);
+    json_object_set_new(bw, "kernel", json_string("stream|load"));
+    json_object_set_new(bw, "status", json_string("odd | <u>x</u>"));
+    json_t *ctx = json_object_get(root, "context");
+    json_object_set_new(ctx, "os", json_string("Linux | <b>6</b>"));
+    json_object_set_new(ctx, "cflags", json_string("-O3|-g"));
+    char *md = markdown(root);
+    assert_has(md, "| ok, but \\| weird\\\\\\| \\`co\\|de\\` &lt;b&gt;b&lt;/b&gt; |");
+    assert_has(md, "| bandwidth:L2\\|x |");
+    assert_has(md, "| fma\\|&lt;i&gt; |");
+    assert_has(md, "| stream\\|load |");
+    assert_has(md, "| odd \\| &lt;u&gt;x&lt;/u&gt; |");
+    assert_has(md, "| OS | Linux \\| &lt;b&gt;6&lt;/b&gt; |");
+    assert_has(md, ", -O3\\|-g |");
+    assert_lacks(md, "<b>");
+    assert_lacks(md, "<i>");
+    assert_lacks(md, "<u>");
+    /* The kernel row keeps its 10 cells (11 separators). */
+    assert_int_equal(row_cells(md, "| stream_add/avx512/dp/t2/n=87040 |"), 11);
+    free(md);
+    json_decref(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_free_text_cells_escaped),
         cmocka_unit_test(test_cluster_variability),
         cmocka_unit_test(test_cluster_reproduce),
         cmocka_unit_test(test_gemm_noise_marked),
@@ -441,6 +519,7 @@ int main(void) {
         cmocka_unit_test(test_ceiling_working_set_measured),
         cmocka_unit_test(test_bandwidth_thread_counts),
         cmocka_unit_test(test_files_line_complete),
+        cmocka_unit_test(test_files_line_names_files_there),
         cmocka_unit_test(test_cache_aware_pictures_embedded),
         cmocka_unit_test(test_allreduce_fit_quality),
         cmocka_unit_test(test_allreduce_both_fits),

@@ -105,7 +105,7 @@ static void test_html_tables_and_pictures(void **state) {
     assert_has(h, "<h2>Kernels</h2>");
 
     /* As many tables as report.md has delimiter rows, and no table left as text. */
-    char *md = ns_report_markdown_text(root);
+    char *md = ns_report_markdown_text(root, NULL, NULL);
     assert_non_null(md);
     size_t tables = 0;
     for (const char *l = md; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
@@ -206,7 +206,7 @@ static void test_markdown_punctuation(void **state) {
     json_t *r = json_array_get(json_object_get(root, "results"), 9); /* a stream kernel */
     json_object_set_new(r, "id", json_string(id));
 
-    char *md = ns_report_markdown_text(root);
+    char *md = ns_report_markdown_text(root, NULL, NULL);
     assert_non_null(md);
     const char *md_id = "a\\\\\\|b\\|c \\`x\\|y\\` \\*e\\* &lt;i&gt;i&lt;/i&gt; "
                         "\\[l\\](javascript:alert(1))";
@@ -286,7 +286,8 @@ static void test_markdown_tables(void **state) {
 }
 
 /* results.csv: the header, one row per result, a null as an empty cell, strings quoted as
- * RFC 4180 wants (a comma, a quote, a line break); sweep.csv one row per sweep point. */
+ * RFC 4180 wants (a comma, a quote, a line break); sweep.csv one row per sweep point, "ok" as
+ * the status of a good one. */
 static void test_csv(void **state) {
     (void)state;
     json_t *root = load(FIXTURE);
@@ -299,14 +300,20 @@ static void test_csv(void **state) {
     char *c = ns_test_slurp(p);
     const char *hdr = "id,name,family,isa,precision,mix,threads,m,n,k,working_set_bytes,flops,"
                       "bytes,time_median_s,time_min_s,time_max_s,cv,gflops,gbytes_per_s,"
-                      "ai_flop_per_byte,roof_gflops,fraction_of_roof,roof_limit,level,status\r\n";
+                      "ai_flop_per_byte,roof_gflops,roof_gbytes_per_s,fraction_of_roof,"
+                      "fraction_of_roof_fastest,roof_limit,roof_status,level,status\r\n";
     assert_true(!strncmp(c, hdr, strlen(hdr)));
     assert_int_equal(count(c, "\r\n"), 1 + json_array_size(res));
     /* peak_dp_fma: no m or k, gbytes_per_s, ai and level null. */
     assert_has(c, "\r\n\"peak_dp_fma/avx512/dp/t1/n=4096\",\"peak_dp_fma\",\"peak\",\"avx512\","
                   "\"dp\",\"fma\",1,,4096,,0,1048576,0,1.3107836059999999e-05,"
                   "1.2791052449999999e-05,1.3388685250000001e-05,0.0157170238,79.996117979999994,"
-                  ",,81.97730439,0.97583250119999998,\"compute\",,\"ok\"\r\n");
+                  ",,81.97730439,,0.97583250119999998,,\"compute\",\"ok; register-resident: "
+                  "compute roof only\",,\"ok\"\r\n");
+    /* A bandwidth-only row: roof_gflops empty, the roof its fraction is of in
+     * roof_gbytes_per_s. */
+    assert_has(c, "\r\n\"stream_load/avx512/dp/t1/n=131072\",");
+    assert_has(c, ",,106.1235674,");
     /* Each number reads back as results.json's double, bit for bit (17 significant digits). */
     const json_t *r0 = json_array_get(res, 0), *t0 = json_object_get(r0, "time_s");
     const double want[] = {
@@ -336,7 +343,7 @@ static void test_csv(void **state) {
     c = ns_test_slurp(p);
     const char *head = "working_set_bytes,kernel,isa,precision,threads,n,gbytes_per_s,"
                        "gbytes_per_s_median,status\r\n4096,\"stream_load\",\"avx512\",\"dp\",1,"
-                       "512,239.65018570000001,238.61878830000001,\r\n";
+                       "512,239.65018570000001,238.61878830000001,\"ok\"\r\n";
     assert_true(!strncmp(c, head, strlen(head)));
     assert_int_equal(count(c, "\r\n"), 1 + json_array_size(json_object_get(root, "sweep")));
     free(c);
