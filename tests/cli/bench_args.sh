@@ -31,7 +31,7 @@ for a in "stream_triad --n 0" "ddot --n 0" "idamax --n 0" "dnrm2 --n=0" "peak_dp
   expect2 "bench $a" "--[nmk] wants a decimal integer .* in \[1, 1099511627776\], got '0'" \
     $ns bench $a --threads 1 --json "$tmp/r.json"
 done
-# Trial 15 #13: the message says what was given and that a decimal number is wanted.
+# The message says what was given and that a decimal number is wanted.
 for v in " 5" "5 " "0x10"; do
   expect2 "--min-time '$v'" "--min-time wants a decimal number of seconds in \[1e-6, 60\], got '$v'" \
     $ns bench stream_triad --n 4096 --threads 1 --samples 3 --min-time "$v" --json "$tmp/r.json"
@@ -60,12 +60,12 @@ expect2 "working set beyond memory" "exceeds 80% of the [0-9.e+]+ GB of availabl
 [ -e "$tmp/r.json" ] && fail "a refused bench wrote --json"
 
 # 8. --json over a run's record (sweep, ceilings or roofline, or several results) or a fleet's
-# file is refused before measuring, the file unchanged (trial 9 #2: 44 results became 1)
+# file is refused before measuring, the file unchanged (44 results became 1)
 r1='{"schema":"nodescale/1","context":{},"results":[{"id":"a"}]}'
 echo "${r1%?},\"sweep\":[]}" >"$tmp/run.json"
 echo '{"schema":"nodescale/1","context":{},"results":[{"id":"a"},{"id":"b"}]}' >"$tmp/two.json"
 echo '{"kind":"fleet","nodes":[]}' >"$tmp/fleet.json"
-# trial 11 #3: nor any other command's file, nor one that is not JSON
+# Nor any other command's file, nor one that is not JSON
 echo '{"schema":"nodescale-gate/1","verdict":"pass","results":[]}' >"$tmp/gate.json"
 echo '{"schema":"nodescale/1","kind":"compare","results":[{"id":"a"}]}' >"$tmp/compare.json"
 echo '{"schema":"nodescale-cluster/1","points":[]}' >"$tmp/cluster.json"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trial 14a #3: STREAM kernels allocated a, b and c whatever the operation, 3x the working set of
+# STREAM kernels allocated a, b and c whatever the operation, 3x the working set of
 # stream_load (and 1.5x copy's) that bench's memory check counts, so a working set that passed
 # the check ended "not measured: cannot allocate inputs" (exit 1) instead of the README's exit 2
 # for a working set beyond memory. Under ulimit -v: a working set at 60% of the memory the check

@@ -4,11 +4,11 @@
 # status stays "ok" (a valid measurement of the placement asked for; gate, compare and the
 # roofline keep it), and context.affinity records what the OpenMP runtime made of OMP_PROC_BIND/OMP_PLACES:
 # a value it rejected ("Invalid value") is named, not recorded as in force.
-# Trial 12b #8: OMP_PLACES covering fewer CPUs than the affinity mask is a placement, not a limit:
+# OMP_PLACES covering fewer CPUs than the affinity mask is a placement, not a limit:
 # --threads (or OMP_NUM_THREADS) up to the mask's CPUs runs, with the warning; more is refused,
 # naming the mask. #9: threads that may migrate (unbound, or in a place of several CPUs) are not
 # warned about from one sched_getcpu() reading: only with every reading agreeing.
-# Trial 13 #1: threads sharing a CPU measure at most that CPU's rate. #8: an inherited placement
+# Threads sharing a CPU measure at most that CPU's rate. An inherited placement
 # marker counts only beside the variables it stands for.
 set -u
 cd "$(dirname "$0")/../.."
@@ -97,7 +97,7 @@ if pw is not None:  # every one of 2 readings per timed sample, never a one-CPU 
     assert r["cpu_of_thread"] == [int(m.group(1))] * 2, (pw, r["cpu_of_thread"])
 PY
 done
-# Trial 13 #8: an inherited NODESCALE_AFFINITY_SET=defaults (from a parent nodescale, or replayed
+# An inherited NODESCALE_AFFINITY_SET=defaults (from a parent nodescale, or replayed
 # from run.log's env lines) without the variables it stands for is no placement: nodescale pins
 # as on a fresh start, and records only what is in effect.
 for e in "NODESCALE_AFFINITY_SET=defaults" "NODESCALE_AFFINITY_SET=exec_failed"; do
@@ -113,7 +113,7 @@ a=$(jq -c '.context.affinity | [.placement, .omp_proc_bind, .omp_places]' "$tmp/
 [ "$a" = '["from the user'"'"'s environment",null,"cores"]' ] ||
     fail "NODESCALE_AFFINITY_SET=defaults OMP_PLACES=cores: context.affinity $a, want the user's placement"
 
-# Trial 13 #1: a sample spans the team (first start to last end), so two threads on one CPU
+# A sample spans the team (first start to last end), so two threads on one CPU
 # cannot report more than that CPU alone (per-thread clocks timed them one after the other yet
 # counted them as parallel: 2x). Fastest samples (the least disturbed on a shared machine), the
 # 1-thread one the best of two runs around the 2-thread one; a wide margin, not a speed target.

@@ -94,7 +94,7 @@ else
 fi
 expect2 "bench: OMP_NUM_THREADS above the CPUs" env OMP_NUM_THREADS=$(($(nproc) + 1)) $ns bench stream_triad
 
-# Trial 7 #9: an option given twice was silently last-wins; cluster checked only the last --chips.
+# An option given twice was silently last-wins; cluster checked only the last --chips.
 r=tests/fixtures/results_synthetic.json
 expect2 "bench --n twice" $ns bench stream_triad --n 1000 --n=2000
 expect2 "run --out twice" $ns run --quick --out "$tmp/r1" --out "$tmp/r2"
@@ -117,7 +117,7 @@ $ns cluster --preset h100-sxm --preset h100-sxm --chips 8 >/dev/null 2>&1 ||
 $ns gate --history $r --history $r $r $r >/dev/null 2>"$tmp/err"
 grep -q 'more than once' "$tmp/err" && { echo "FAIL: gate --history twice refused"; fails=$((fails + 1)); }
 
-# Trial 7 #17: a bad NODESCALE_SW_EVENTS was taken as perf; a long bad NODESCALE_EVENTS was
+# A bad NODESCALE_SW_EVENTS was taken as perf; a long bad NODESCALE_EVENTS was
 # echoed whole; OMP_NUM_THREADS=0 made libgomp complain once per re-exec; --list-presets listed
 # any *.json in NODESCALE_PRESETS.
 expect2 "NODESCALE_SW_EVENTS=bogus" env NODESCALE_SW_EVENTS=bogus $ns bench stream_triad --n 1000 \
@@ -155,7 +155,7 @@ grep -q "names no chip" "$tmp/err" || { echo "FAIL: cpu-node: no reason"; fails=
 # seed002's toy chip has no memory or network: the run's search failed after the measurement.
 expect2 "run --cluster-preset seed002 (the toy law)" $ns run --cluster-preset seed002 --out "$tmp/k4"
 grep -q "toy efficiency law" "$tmp/err" || { echo "FAIL: seed002: no reason"; fails=$((fails + 1)); }
-# Trial 17 #5: a chip preset that its cluster section would refuse (the model's params beside
+# A chip preset that its cluster section would refuse (the model's params beside
 # the llama3-405b shape) is refused before measuring, with the cluster's own reason.
 sed 's/"chips": \[/"model": {"params": 1.6e12}, "chips": [/' cluster/presets/h100-sxm.json \
   >"$tmp/badp.json"
@@ -170,7 +170,7 @@ $ns run --kernels stream_triad,sdot --cluster-preset h100-sxm --out /proc/nodesc
 grep -q "cannot write to folder" "$tmp/err" ||
   { echo "FAIL: valid --kernels/--cluster-preset refused:"; cat "$tmp/err"; fails=$((fails + 1)); }
 
-# Trial 14b #16: numbers are decimal, with no blanks around them (strtod read hex and strtoll
+# Numbers are decimal, with no blanks around them (strtod read hex and strtoll
 # skipped leading blanks while a trailing blank was refused).
 expect2 "cluster --chip-w 0x10" $ns cluster --preset h100-sxm --chip-w 0x10
 expect2 "cluster --chip-w ' 700'" $ns cluster --preset h100-sxm --chip-w " 700"

@@ -75,7 +75,7 @@ awk '/GFLOP\/s\/chip/ {getline; if ($13 + 0 <= 0) exit 1}' "$tmp/node.txt"
 $ns cluster --preset h100-sxm --node tests/fixtures/results_synthetic.json --chips 16384 \
     --allreduce tests/fixtures/fleet_synthetic.json >"$tmp/node2.txt"
 grep -q "H100 SXM" "$tmp/node2.txt"
-# Trial 7 #10: with --gemm-efficiency the node's table is not used, and only one source is said.
+# With --gemm-efficiency the node's table is not used, and only one source is said.
 $ns cluster --node tests/fixtures/results_synthetic.json --gemm-efficiency 0.5 --chips 64 \
   --json "$tmp/eff.json" >"$tmp/eff.txt"
 grep -q "GEMM efficiency 0.5 for all shapes" "$tmp/eff.txt"
@@ -93,13 +93,13 @@ grep -q "^warning: step CV 0.6 (median time_s.cv of 3 GEMM results: sample jitte
 grep -q "step CV 0.6 = median time_s.cv of 3 GEMM results: their sample-to-sample jitter within one run, used as the training step-time CV (--step-cv overrides it)" "$tmp/noisy.txt"
 if grep -qi "run-to-run" "$tmp/noisy.txt" "$tmp/noisy.json"; then echo "run-to-run label"; exit 1; fi
 grep -q "fp64 dense peak 200 GFLOP/s" "$tmp/noisy.txt" # the precision of the GEMM table
-# As the chip, the efficiency is the GEMM's rate re-based on the peak taken (trial 15 #1).
+# As the chip, the efficiency is the GEMM's rate re-based on the peak taken.
 grep -q "GEMM shapes (fp64), efficiency = the GEMM's median-sample rate (gflops, on the threads it ran) / the fp64 peak the chip takes (200 GFLOP/s, a ceiling on 2 threads)" "$tmp/noisy.txt"
 python3 - "$tmp/noisy.json" <<'PY'
 import json, sys
 n = json.load(open(sys.argv[1]))["node"]
 assert n["gemm_points_refused"] == ["dgemm/avx512/dp/t2/m=1024"], n
-# The efficiency's statistic is said (median sample against the ceiling's fastest; trial 5 #1).
+# The efficiency's statistic is said (median sample against the ceiling's fastest).
 assert n["gemm_efficiency_statistic"].startswith("the GEMM's median-sample rate (gflops, on the threads it ran) / the fp64 peak the chip takes"), n
 assert n["variability_status"].startswith("disturbed"), n
 assert n["step_cv"] == 0.6 and "3 fp64 GEMM results" in n["step_cv_source"], n
@@ -141,7 +141,7 @@ $ns cluster --preset h100-sxm --chips 1024 --allreduce tests/fixtures/fleet_one_
   jq -e '.warnings | length == 1' >/dev/null
 grep -q "^nodescale cluster: warning: --allreduce .*84%" "$tmp/oh.err"
 
-# Trial 6 #1: results.json and fleet.json write the residual as max_rel_residual (the key the
+# results.json and fleet.json write the residual as max_rel_residual (the key the
 # reader used to miss) and a status "poor fit: ..." above 0.5; either refuses the fit, and a
 # residual between 25% and 50% warns.
 for key in max_rel_residual max_rel_resid; do
@@ -173,7 +173,7 @@ if grep -q "fits ?\| ? " "$tmp/m.txt" || grep -q "no memory verdict" "$tmp/m.txt
 awk '/mem_GB fits/ {getline; if ($9 == "none") exit 1}' "$tmp/m.txt" ||
   { echo "--recompute auto stayed none though 8 chips cannot hold the model"; exit 1; }
 
-# Trial 16 #15: GPipe's bubble share (K-1)/(M+K-1) is an output, in the table and the JSON:
+# GPipe's bubble share (K-1)/(M+K-1) is an output, in the table and the JSON:
 # PP 16 and 32 micro-batches at 8,192 chips give 15/47.
 $ns cluster --preset h100-sxm --chips 8192 >"$tmp/g.txt"
 grep -q "GPipe bubble share" "$tmp/g.txt" && grep -q " 31.91%$" "$tmp/g.txt" ||
@@ -182,7 +182,7 @@ $ns cluster --preset h100-sxm --chips 8192 --json - |
   jq -e '.points[0].bubble_share_gpipe - 15/47 | fabs < 1e-12' >/dev/null ||
   { echo "no points[].bubble_share_gpipe in the JSON"; exit 1; }
 
-# Trial 17 #13: the MFU note says the masked half only where the model skips it (causal mask,
+# The MFU note says the masked half only where the model skips it (causal mask,
 # flash attention), not for megatron-1t without a causal mask or with unfused attention; its
 # tied input embedding is no extra parameter, so the note names none (it said "the input
 # embedding" before tied_embeddings).

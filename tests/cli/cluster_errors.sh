@@ -126,7 +126,7 @@ expect_usage "every rank of this fleet ran on one host (vm): its all-reduce meas
   --preset h100-sxm --chips 1024 --allreduce tests/fixtures/fleet_one_host.json
 expect_usage "ran on one host" --preset h100-sxm --chips 1024 --allreduce tests/fixtures/fleet_one_host.json \
   --allreduce-road scaleout
-# A poor all-reduce fit (trial 6 #1) is refused; the option that accepts it needs --allreduce.
+# A poor all-reduce fit is refused; the option that accepts it needs --allreduce.
 expect_usage "a poor alpha-beta fit (worst relative residual 84%" \
   --preset h100-sxm --chips 1024 --allreduce tests/fixtures/fleet_one_host.json --allreduce-road scaleup
 expect_usage "--allreduce-accept-poor-fit needs --allreduce" --preset h100-sxm --chips 8 \

@@ -44,7 +44,7 @@ expect 2 "--plot-dir does not apply" --preset seed002 --plot-dir "$tmp/plots"
 [ -e "$tmp/plots" ] && fail "seed002 --plot-dir made the folder"
 expect 2 "--search does not apply" --preset seed002 --search
 expect 2 "does not apply to the seed002" --preset seed002 --search --top 3
-# Trial 16 #14: a chip preset beside seed002 replaced its chip without a word, and flags it
+# A chip preset beside seed002 replaced its chip without a word, and flags it
 # ignores passed.
 expect 2 "the seed002 preset takes no other preset" --preset seed002 --preset h100-sxm --chips 512
 expect 2 "the seed002 preset takes no other preset" --preset h100-sxm --preset seed002 --chips 512
@@ -53,7 +53,7 @@ for f in "--tp 8" "--step-cv 0.3" "--chip-mtbf-h 10" "--usd-per-chip-h 2" "--lay
   # shellcheck disable=SC2086
   expect 2 "${f%% *} does not apply to the seed002" --preset seed002 --chips 512 $f
 done
-# Trial 17 #12: the refusals name their cause: the toy chip's bf16-only peak (and the flag that
+# The refusals name their cause: the toy chip's bf16-only peak (and the flag that
 # gives another), and --allreduce/--node before their file is read (a bad fit was reported).
 for p in fp8 fp16 fp32 tf32 fp64; do
   expect 2 "needs a chip peak for $p: the toy chip has bf16 only; give --precision bf16, or --peak-tflop-per-s" \

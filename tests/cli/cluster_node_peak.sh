@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # nodescale cluster --node as the chip takes the compute peak as it takes the DRAM bandwidth: the
 # highest FMA ceiling the roofline does not flag suspect (roofline.ceilings_used.compute[]),
-# else the suspect one, and either way a warning names the suspect ceiling and why (trial 14a #9):
+# else the suspect one, and either way a warning names the suspect ceiling and why:
 # with the other node warnings (stdout, or stderr and results under --json -), for the run
 # precision only, and not when --peak-tflop-per-s replaced that peak.
 set -euo pipefail
@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 ns=bin/nodescale
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # The synthetic node with its GEMMs measured in fp32 as well (--precision fp32 needs an fp32
-# GEMM table: trial 15 #2).
+# GEMM table).
 fx=$tmp/fx.json
 jq '.results += [.results[] | select(.family == "gemm") | .name = "sgemm" | .precision = "sp"
       | .id |= sub("^dgemm/(?<a>[^/]*)/dp/"; "sgemm/\(.a)/sp/")]' \
@@ -36,7 +36,7 @@ grep -qF "warning: the chip's fp32 peak is the compute ceiling peak_fma (avx2, 2
   { echo "no warning for the suspect ceiling passed over"; cat "$tmp/one.txt"; exit 1; }
 if grep -q "fp64 peak" "$tmp/one.txt" "$tmp/one.err"; then echo "a warning for an unflagged precision"; exit 1; fi
 # A trusted ceiling on fewer threads than the GEMMs is no peak for them (a 1-thread peak under
-# 2-thread GEMMs gave HFU 122%: trial 15 #1): the suspect 2-thread one is taken, with a warning.
+# 2-thread GEMMs gave HFU 122%): the suspect 2-thread one is taken, with a warning.
 jq --arg why "$why" '.ceilings.compute += [{"name": "peak_fma", "precision": "sp", "isa": "avx512",
       "mix": "fma", "threads": 1, "gflops": 250.0}]
     | .roofline = {"ceilings_used": {"compute": [{"name": "peak_fma", "precision": "sp",
@@ -45,7 +45,7 @@ jq --arg why "$why" '.ceilings.compute += [{"name": "peak_fma", "precision": "sp
 $ns cluster --node "$tmp/t1.json" --chips 8 --precision fp32 >"$tmp/t1.txt" 2>&1
 grep -q "fp32 dense peak 400 GFLOP/s per chip" "$tmp/t1.txt" && grep -q "flags suspect" "$tmp/t1.txt" ||
   { echo "a 1-thread peak taken for 2-thread GEMMs"; cat "$tmp/t1.txt"; exit 1; }
-# Trial 15 #18: a long reason is cut, at a space and marked, never the advice after it.
+# A long reason is cut, at a space and marked, never the advice after it.
 long=$(for i in $(seq 40); do printf '%s; ' "$why"; done)
 jq --arg why "$long" '.roofline.ceilings_used.compute[0].suspect_reason = $why' "$tmp/one.json" >"$tmp/long.json"
 $ns cluster --node "$tmp/long.json" --chips 8 --precision fp32 --json - 2>/dev/null |

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Outputs checked up front and cleaned up after a failure (trial 14b #5, #6, #18): cluster --json
+# Outputs checked up front and cleaned up after a failure (#6, #18): cluster --json
 # onto one of its own --plot-dir files is refused; a JSON write that fails after the plots
 # removes them and the folder cluster made; a path too long for the system is refused before
 # computing, and every writer's message keeps the reason and says where it cut the path.
@@ -28,7 +28,7 @@ NODESCALE_GNUPLOT=$gp $ns cluster --preset h100-sxm --chips 8 --plot-dir "$tmp/q
   --json "$tmp/link.json" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || fail "--json through a link onto a plot file: $(cat "$tmp/err")"
 grep -q '^# chips mfu' "$tmp/q/cluster_scaling.dat" || fail "cluster_scaling.dat was replaced"
-# Trial 15 #3: a dangling link onto a plot file not yet written (relative, into a new folder
+# A dangling link onto a plot file not yet written (relative, into a new folder
 # or an existing one) is the same file: refused, and the picture is not replaced by JSON.
 mkdir "$tmp/dl" "$tmp/dl/pd4"
 ln -s pd3/cluster_scaling.png "$tmp/dl/dangl"

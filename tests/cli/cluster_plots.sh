@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cluster_scaling (gnuplot script and data, written with or without gnuplot): every chip count
 # is a labelled tic, and a configuration that does not fit in memory (Llama 3 405B on 8 H100s)
-# is off the MFU and FLOP/s lines, drawn apart and named in the key (trial 3 #17). Trial 10 #11:
+# is off the MFU and FLOP/s lines, drawn apart and named in the key. Trial 10 #11:
 # its MFU and FLOP/s markers differ and both are in the key; the MFU axis is fitted to the data;
 # in cluster_breakdown its bar is crossed out and its tic says so; with gnuplot, a .png beside
 # each .svg.
@@ -24,7 +24,7 @@ gp = open(sys.argv[3]).read()
 brows = [l.split() for l in open(sys.argv[4]) if l.strip() and not l.startswith("#")]
 bgp = open(sys.argv[5]).read()
 bad = []
-# Trial 10 #11: the configuration that does not fit, in both pictures.
+# The configuration that does not fit, in both pictures.
 nofit = [m.group(0) for m in re.finditer(r"using 1:\(\$5 == 0 \? [^)]*\) axes (x1y1|x1y2) with "
                                          r"points pt (\d+)[^\n]*", gp)]
 pts = [re.search(r"pt (\d+)", l).group(1) for l in nofit]
@@ -70,7 +70,7 @@ if command -v gnuplot >/dev/null || [ -n "${NODESCALE_GNUPLOT:-}" ]; then
       { echo "FAIL: t10#11: no $f.svg and .png"; fails=$((fails + 1)); }
   done
 fi
-# Trial 15 #10: names are drawn as written, not as gnuplot enhanced text (_ ^ @ { } were
+# Names are drawn as written, not as gnuplot enhanced text (_ ^ @ { } were
 # subscripts, superscripts and dropped braces): every terminal is noenhanced.
 python3 - tests/fixtures/results_synthetic.json "$tmp/inj.json" <<'PY'
 import json, sys

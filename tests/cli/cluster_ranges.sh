@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Preset files obey the ranges of the flags they stand for, and an all-reduce fit must be a
-# plausible measurement (trial 14b #8, #9): a chip peak outside 1e-9..1e9 TFLOP/s, a GEMM
+# plausible measurement (#9): a chip peak outside 1e-9..1e9 TFLOP/s, a GEMM
 # efficiency below 1e-6, a GEMM shape that is not an integer, an alpha, beta, residual or rank
 # count no measurement gives, are refused with exit 2 and one line; the extremes accepted
 # print no inf or nan.

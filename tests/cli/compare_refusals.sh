@@ -39,7 +39,7 @@ refused "--out holding compare.json" 'error: .*already holds compare.json' \
   $bin compare $fx/provider_y.json $fx/provider_z.json --out "$tmp/c"
 cmp -s "$tmp/c/compare.json" "$tmp/before.json" || { echo "FAIL: compare.json overwritten"; fails=$((fails + 1)); }
 
-# One list of report-folder names for run, roofline, fleet and compare (trial 9 #13): compare
+# One list of report-folder names for run, roofline, fleet and compare: compare
 # refuses a folder holding a run's or roofline's file, and run and roofline refuse compare's
 # folder, each leaving the folder as it was.
 for f in results.json run.log roofline_dp.svg; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trial 19a #16: an output path holding a control character (a newline, a tab) is refused up
+# An output path holding a control character (a newline, a tab) is refused up
 # front, exit 2, one line showing it as \xNN, nothing written and no temporary folder left. A
 # roofline --out with a newline was written into a gnuplot script as a space: gnuplot failed late
 # on a folder that does not exist, and /tmp/nodescale-roofline-* stayed behind.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trial 8 #10: the formulas tests/unit/test_cluster.c checks against published numbers are the
+# The formulas tests/unit/test_cluster.c checks against published numbers are the
 # ones the product computes with. Each function below is called from product code (roofline,
 # cluster model and CLI), not only defined in cluster/equations.c and called from tests; and
 # the dead helpers removed with them (no caller anywhere) stay gone.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A child that loads libnodescale.so after a fork of a process that ran an OpenMP parallel region
-# (trial 19b #2: the pthread_atfork mark is never set there, and the first GEMM with a team
+# (the pthread_atfork mark is never set there, and the first GEMM with a team
 # waited forever): the workaround nodescale.h and the README give, omp_set_num_threads(1) before
 # the first call, makes the child's calls return right results. The hang itself is not run.
 set -u

@@ -45,7 +45,7 @@ if env --default-signal=INT true 2>/dev/null; then
 else
     echo "skip: SIGINT (env has no --default-signal)"
 fi
-# A TMPDIR that does not exist: the temporary folder goes to /tmp instead (trial 7 #17).
+# A TMPDIR that does not exist: the temporary folder goes to /tmp instead.
 if TMPDIR=/nonexistent-nodescale "$ns" gate --ab "$tmp/fake.sh" "$tmp/fake.sh" k1 --rounds 6 \
     --min-rounds 6 >/dev/null 2>"$tmp/err"; then
     echo "ok: TMPDIR missing: /tmp instead"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trial 12b #2: with NODESCALE_ISA narrowing the own kernels, OpenBLAS is loaded with a matching
+# With NODESCALE_ISA narrowing the own kernels, OpenBLAS is loaded with a matching
 # core type (avx2: Haswell; scalar: Prescott, its narrowest) and records it; a user's
 # OPENBLAS_CORETYPE is kept; each peer records the ISA its kernels use (context.gemm.peers[].isa),
 # and the roofline gives a peer wider than the run's compute ceilings no roof rather than a

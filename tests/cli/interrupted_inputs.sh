@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trial 7 #11: an interrupted results.json ("interrupted": true) passed silently through fleet,
+# An interrupted results.json ("interrupted": true) passed silently through fleet,
 # compare and cluster --node. Each now warns; fleet marks the node and is not "complete".
 # Trial 9 #10, #11: an input with every result cut: the reasons compare and gate give.
 set -u

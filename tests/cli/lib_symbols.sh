@@ -26,7 +26,7 @@ else echo "ok: the .a defines no global symbol beyond nodescale_*"; fi
 
 # The library is built from what the nodescale_* functions need: it does not link the suite's
 # registry, peers (dlopen of BLIS/OpenBLAS, setenv/unsetenv of OPENBLAS_CORETYPE: a host's getenv
-# races setenv), STREAM or peak (trial 19b #8: all of kernels/ was in it).
+# races setenv), STREAM or peak (all of kernels/ was in it).
 calls=$(nm -D -u lib/libnodescale.so | awk '{sub(/@.*/, "", $NF); print $NF}' |
         grep -xE 'setenv|unsetenv|putenv|dlopen|dlsym|fopen|sscanf|system|popen')
 inner=$(nm lib/libnodescale.a | awk '{print $NF}' | grep -E '^ns_(registry|k_|stream|peak|peer)' | head -5)

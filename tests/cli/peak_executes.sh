@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What each peak kernel executes, in instruction terms (trial 14a #12): `nodescale list` names
+# What each peak kernel executes, in instruction terms: `nodescale list` names
 # it per variant, and a result carries it as `executes`; the scalar ISA's fma ceiling is packed
 # SSE2 multiply then add (no FMA), the scalar_fma mix scalar FMA instructions. Names, ISAs, mixes
 # and ids stay as they were (NODESCALE_ISA=scalar, older results files, gate ids).

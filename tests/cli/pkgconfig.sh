@@ -48,7 +48,7 @@ else echo "FAIL: link with pkg-config --static --libs nodescale:"; head -5 "$T/c
 
 # The .pc file forces no OpenMP runtime on the program (it had -fopenmp in Libs: a program built
 # with clang then loaded LLVM's libomp beside the library's libgomp, and the library ran on
-# libomp: trial 19b #4); a clang-built program loads libgomp alone.
+# libomp); a clang-built program loads libgomp alone.
 if printf '%s\n' $(pkg-config --libs nodescale) | grep -q -- '-fopenmp'; then
     echo "FAIL: pkg-config --libs nodescale has -fopenmp: $(pkg-config --libs nodescale)"; fails=$((fails + 1))
 else echo "ok: pkg-config --libs nodescale names no -fopenmp"; fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gnuplot runs without a shell and every name goes into its scripts quoted (trial 14b #2, #3,
+# gnuplot runs without a shell and every name goes into its scripts quoted (#3,
 # #14). An output folder holding a quote, or starting with '-', is an ordinary folder to
 # `cluster --plot-dir` and `compare --out`; a CPU model or preset chip name with a quote or a
 # newline plots fine and an injection attempt in one stays text (no file is created). With a

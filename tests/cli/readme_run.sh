@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trial 5 #10: every option `run --help` lists is documented in README.md (--cluster-preset
+# Every option `run --help` lists is documented in README.md (--cluster-preset
 # was not), and the option README describes behaves so: an unknown --cluster-preset is refused
 # before anything is measured (exit 2, one line, nothing written).
 set -u

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# README's STREAM and example-data statements agree with the code (trial 14a #13, #14, #15,
+# README's STREAM and example-data statements agree with the code (#14, #15,
 # #17): several passes below 256 KiB per *array* per thread (a triad of 32767 elements, 768 KiB,
 # streams twice; 32768 once); the read-only roof candidate is stream_load, the kernel the sweep
 # runs, not a sum; the DRAM 4x-LLC rule is said to apply to the working set, not per array as

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A report that cannot be written is an error: gate --json/--junit/--markdown to /dev/full exit 2,
-# the gate table and the compare report on a full stdout exit 1 (a write failed, trial 14b #15),
+# the gate table and the compare report on a full stdout exit 1 (a write failed),
 # with a one-line reason (they exited 0 with an empty report, and as root the atomic rename
 # replaced /dev/full by a regular file).
 # A compare that fails to write removes the --out folder it created (and its files), never a

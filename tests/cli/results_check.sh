@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trial 7 #12: roofline, compare and cluster --node took results files that gate refused (two
+# Roofline, compare and cluster --node took results files that gate refused (two
 # results with one id; time_s "fast", samples_s ["a", null], a ceiling of -5 GFLOP/s; 1e308
 # values that gave inf in compare.dat and "above the roof by inf%"). One shared check now
 # refuses each in every consumer: exit 2, one line naming the file, nothing written.
@@ -16,7 +16,7 @@ jq '.results[0].gflops = 1e308' $src >"$tmp/huge.json"
 jq '(.results[0].time_s.median) = 1e-308' $src >"$tmp/tiny.json"
 jq '.results[0].status = 5' $src >"$tmp/status.json"
 jq '.results[0].samples_s = [range(1025) | 0.001]' $src >"$tmp/many.json" # trial 7 #13
-# Trial 14b #20: a thread count outside 1..NS_MAX_THREADS = 1024 (2^40, 0, 1.5, 1025); #17: a
+# A thread count outside 1..NS_MAX_THREADS = 1024 (2^40, 0, 1.5, 1025); #17: a
 # sweep point twice (it became a plateau of its own), a curve of more points than a run writes.
 sw=tests/fixtures/roofline/synthetic_results.json
 jq '.results[].threads = 1099511627776' $src >"$tmp/threadsbig.json"
@@ -26,7 +26,7 @@ jq '.results[0].threads = 1025' $src >"$tmp/threads1025.json"
 jq '.sweep[3].threads = 0' $sw >"$tmp/sweepthreads.json"
 jq '.ceilings.bandwidth[0].threads = 5000' $sw >"$tmp/ceilthreads.json"
 jq '.sweep += [.sweep[7]]' $sw >"$tmp/sweepdup.json"
-# Trial 15 #6: a copy 1e-6 bytes away passed the exact-text key; a point is keyed on n.
+# A copy 1e-6 bytes away passed the exact-text key; a point is keyed on n.
 jq '.sweep += [.sweep[3] | .working_set_bytes += 1e-6]' $sw >"$tmp/sweepfrac.json"
 jq '.sweep[3].n = 1000 | .sweep += [.sweep[3] | .working_set_bytes = 8001]' $sw >"$tmp/sweepn.json"
 jq '.sweep[3].n = 1000.5' $sw >"$tmp/sweepnfrac.json"
@@ -62,14 +62,14 @@ for case in l2huge:'caches.2..size_bytes is not a plausible cache size' \
   done
   ls "$tmp" | grep -q "^o-$name" && fail "$name: an output was written"
 done
-# Trial 14b #10: a fleet's benchmarks[].median of 1e308 (its values{} 71.7) gave inf in
+# A fleet's benchmarks[].median of 1e308 (its values{} 71.7) gave inf in
 # compare.dat; a median that is not the median of its values{}; a node's value out of bounds.
 fl=examples/providers/fleet-localhost/fleet.json
 jq '.benchmarks[].median = 1e308' $fl >"$tmp/flbig.json"
 jq '.benchmarks[0].median = 1000' $fl >"$tmp/flmed.json"
 jq '.benchmarks[0].values["vm-r1"] = -3' $fl >"$tmp/flval.json"
 jq '.collectives.allreduce[0].busbw_gbytes_per_s = 1e300' $fl >"$tmp/flbus.json"
-# Trial 15 #5: a median without values{} (or with none numeric) was taken unchecked.
+# A median without values{} (or with none numeric) was taken unchecked.
 jq '.benchmarks |= map(.median = 1e17 | del(.values))' $fl >"$tmp/flnovals.json"
 jq '.benchmarks[0].values = {}' $fl >"$tmp/flnonum.json"
 for case in flbig:'median = 1e.308 is not plausible' flmed:'median = 1000 is not the median' \

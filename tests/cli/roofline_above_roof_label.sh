@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The roofline pictures' kernel list says when a point is above its roof or measured against a
-# suspect roof (trial 10 #2): on examples/providers/vm-2core-run1, whose 2-thread ddot sits at
+# suspect roof: on examples/providers/vm-2core-run1, whose 2-thread ddot sits at
 # 121% of a DRAM roof that is suspect, the list line reads "... of roof (above it, roof
 # suspect)", and a point below a trusted roof has no mark. A point just above its roof
-# (vm-2core-run2's 2-thread stream_add at 100.15%) never reads "100%" (trial 11 #10).
+# (vm-2core-run2's 2-thread stream_add at 100.15%) never reads "100%".
 set -u
 cd "$(dirname "$0")/../.."
 . tests/cli/lib/roofline.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trial 15 #17: when gnuplot failed, roofline's message named a temporary script it had already
+# When gnuplot failed, roofline's message named a temporary script it had already
 # deleted. The script the message names (and its data) is kept for the user to open; --out
 # holds nothing (exit 1).
 set -u

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `nodescale roofline` on inputs with little or nothing to draw: an empty results file and a
 # fleet file are refused (exit 2, one line, nothing written), as is a negative sweep bandwidth
-# (trial 7 #12: the shared results check); a sweep whose every point has a null (unmeasured)
+# (the shared results check); a sweep whose every point has a null (unmeasured)
 # bandwidth still gives results.json and the roofline pictures, while the
 # bandwidth-versus-working-set picture is skipped and named; the files reported as written are
 # exactly the files in the folder.

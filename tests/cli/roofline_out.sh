@@ -2,7 +2,7 @@
 # Trial 7 #2, #14, #17: `roofline --out DIR` never mixes runs: DIR holding another run's files
 # that roofline would not rewrite (report.md, run.log, cluster_*) is refused untouched, and so is
 # one holding pictures with --no-plot (the hint to redraw in place only for a folder holding a
-# results.json, trial 11 #8); DIR is created with its parents; a picture of an earlier
+# results.json); DIR is created with its parents; a picture of an earlier
 # --out that this one does not draw goes; TMPDIR that cannot be used falls back to /tmp. A run's
 # folder is still redrawn in place (roofline_redraw.sh).
 set -u
@@ -29,7 +29,7 @@ for keep in report.md run.log cluster_scaling.dat; do
   mv "$tmp/run/$keep" "$tmp/$keep" # the next one alone
 done
 
-# Trial 11 #8: a compare's or a fleet's folder has no results.json to redraw: no such hint.
+# A compare's or a fleet's folder has no results.json to redraw: no such hint.
 mkdir "$tmp/cmp" "$tmp/fl"
 echo '{}' >"$tmp/cmp/compare.json"
 echo '{}' >"$tmp/fl/fleet.json"
@@ -67,7 +67,7 @@ NODESCALE_GNUPLOT=/nonexistent/gnuplot $bin roofline "$fixture" --out "$tmp/x/y/
 [ -e "$tmp/x" ] && { echo "FAIL: a failed --out left $(find "$tmp/x")"; fails=$((fails + 1)); }
 
 # Standard output that cannot be written: exit 1, no "wrote" line, no folder left, and a run's
-# folder redrawn in place keeps its results.json (it said "wrote", then removed it: trial 14b #14).
+# folder redrawn in place keeps its results.json (it said "wrote", then removed it).
 $bin roofline "$fixture" --out "$tmp/full" >/dev/full 2>"$tmp/e"
 rc=$?
 [ $rc -eq 1 ] && ! grep -q wrote "$tmp/e" && [ ! -e "$tmp/full" ] ||

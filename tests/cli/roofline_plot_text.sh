@@ -2,13 +2,13 @@
 # What the roofline pictures say, read from the gnuplot script and data that draw them
 # (NODESCALE_KEEP_PLOT_TMP=1), on a real 1-thread quick run (tests/fixtures/roofline/
 # quick_1thread.json): a bandwidth ceiling found without a plateau is drawn unlike a detected
-# plateau and the key says which is which (trial 3 #12); the roofline pictures write sizes
+# plateau and the key says which is which; the roofline pictures write sizes
 # without exponents, place the point numbers apart, have a key for the level colours and name
 # the kernels without FLOPs (#14). Trial 10, also on the committed 2-thread example run
 # (examples/providers/vm-2core-run1): each point's own compute roof is drawn in both pictures
 # (a sum's ADD-only ceiling, #1); every compute ceiling drawn is labelled with its mix and
 # GFLOP/s, one colour per mix (#5); the key names the kernel of each bandwidth roof
-# (#7); "kernel, fewer thr" only where such a point is drawn (#12). Trial 13 #15: the key
+# (#7); "kernel, fewer thr" only where such a point is drawn (#12). The key
 # outside the frame, one dash per thread count.
 set -u
 cd "$(dirname "$0")/../.."
@@ -82,14 +82,14 @@ if "title 'plateau found" not in sweep or "title 'no plateau:" not in sweep:
 if "dashed: no plateau found" not in sweep:
     bad.append("12: the title does not say what the dashed bars are")
 used = {(u["level"], u["threads"], u["kernel"]) for u in d["roofline"]["ceilings_used"]["bandwidth"]}
-# Its label is short (trial 17 #6: labels covered the data): the dashed bar says no plateau.
+# Its label is short (labels covered the data): the dashed bar says no plateau.
 for c in d["ceilings"]["bandwidth"]:
     if c["source"] == "interior" and (c["level"], c["threads"], c["kernel"]) in used:
         if not re.search(r"set label \d+ '%s [\d.]+ GB/s, %s( \(suspect\))?' " % (
                 c["level"], c["kernel"]), sweep):
             bad.append(f"12: no short label of the {c['level']} roof")
 
-# Trial 10 #9: a ceiling's bar has the colour of its kernel's curve; #8: one y range for all
+# A ceiling's bar has the colour of its kernel's curve; #8: one y range for all
 # panels, holding every point; a bar's label inside the plot area (7 px a character, a panel's
 # plot area 1300/panels - 110 px across); capacity labels beside their line, not on it.
 curves = dict((t.split()[0], lc) for f, lc, t in re.findall(
@@ -165,7 +165,7 @@ for name in ("roofline_dp", "roofline_sp", "roofline_cache_aware_dp", "roofline_
         boxes.append((num, left, left + w, yc - 6, yc + 6))
     for i, a in enumerate(boxes):
         for j, b in enumerate(boxes[:i]):
-            # many: 4 copies of each point; trial 14a #18: those at one spot (a kernel and its
+            # many: 4 copies of each point; Those at one spot (a kernel and its
             # peer at the same AI and rate) must not share a label place either.
             if many and labels[i][2:4] != labels[j][2:4]:
                 continue
@@ -219,7 +219,7 @@ for name in ("roofline_dp", "roofline_sp", "roofline_cache_aware_dp", "roofline_
         bad.append(f"t10#12: {name}: 'kernel, fewer thr' in the key: "
                    f"{not fewer}, points with fewer threads: {fewer}")
 
-# Trial 13 #15: the key lies outside the plot frame (not placed on the canvas over the frame's
+# The key lies outside the plot frame (not placed on the canvas over the frame's
 # right part); the dash of every ceiling says its thread count whatever its mix (solid: the
 # highest, dashed: fewer), as the plain picture's title says, and the mixes keep apart by colour.
 counts = sorted({c["threads"] for c in used["compute"] + used["bandwidth"]})

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trial 19a #14: a redraw in place into a folder that cannot be written (a read-only mount) says
+# A redraw in place into a folder that cannot be written (a read-only mount) says
 # what helps: --out DIR, not --no-plot, which without --out writes nothing at all. Needs root to
 # mount (skip else).
 set -u

@@ -16,7 +16,7 @@ for f in roofline_dp roofline_sp roofline_cache_aware_dp roofline_cache_aware_sp
     { echo "FAIL: $f.png"; fails=$((fails + 1)); }
 done
 if ls "$tmp/out" | grep -q '\.tmp'; then echo "FAIL: temporary files left"; fails=$((fails + 1)); fi
-# roofline.svg (the picture report.md embeds) is the DP roofline, with --out too (trial 5 #7).
+# roofline.svg (the picture report.md embeds) is the DP roofline, with --out too.
 cmp -s "$tmp/out/roofline.svg" "$tmp/out/roofline_dp.svg" ||
   { echo "FAIL: --out roofline.svg"; fails=$((fails + 1)); }
 

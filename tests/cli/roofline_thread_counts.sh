@@ -38,7 +38,7 @@ note+='left out: 1'
 jq -e --arg n "$note" '.roofline.notes | index($n)' "$tmp/out/results.json" >/dev/null ||
   { echo "FAIL: no note on the left-out thread count"; fails=$((fails + 1)); }
 
-# Trial 15 #4: more thread counts than the builder keeps (32): the highest get roofs, all of them
+# More thread counts than the builder keeps (32): the highest get roofs, all of them
 # (roofs were capped at 16 counts, the first seen), and a note names the ones left out.
 copies "$tmp/many.json" $(seq 3 40)
 $bin roofline "$tmp/many.json" --no-plot --out "$tmp/many" >/dev/null 2>"$tmp/err" ||

@@ -2,7 +2,7 @@
 # Trial 9 #3: `run --quick --kernels NAME` measured nothing for a kernel outside --quick's default
 # list (dsum_kahan: neither in L2 nor in DRAM; stream_copy: no DRAM point). A kernel named in
 # --kernels is measured in L2 and in DRAM, --quick or not, and no other STREAM/reduction kernel.
-# Trial 9 #16: run.log's command line is the exact command, program path first (a word the
+# Run.log's command line is the exact command, program path first (a word the
 # shell would split in quotes), and the variables nodescale set itself are marked so.
 set -u
 cd "$(dirname "$0")/../.."

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.log is written line by line: while a run goes it holds what the console showed, and a
 # second Ctrl-C (which ends the run at once) leaves it. It was fully buffered: 0 bytes after 33
-# progress lines, and an empty run.log after two SIGINTs (trial 13 #7).
+# progress lines, and an empty run.log after two SIGINTs.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/cli/lib/common.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trial 19a #7: a run whose disk fills after results.json exits 1 and its reports name only the
+# A run whose disk fills after results.json exits 1 and its reports name only the
 # files it wrote (it exited 0, and report.md listed results.csv, sweep.csv and every picture it
 # had not written). A 420 KiB tmpfs holds results.json (220 KB), the cluster files and the reports, not every picture; needs root (skip else).
 set -u

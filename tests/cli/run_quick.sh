@@ -89,7 +89,7 @@ assert d["results"], "nothing kept"
 print("interrupted run kept", len(d["results"]), "results")
 PY
 
-# Ctrl-C inside a step (trial 4 #25): peak_dp_fma, the first step, made 100x slower so that the
+# Ctrl-C inside a step: peak_dp_fma, the first step, made 100x slower so that the
 # SIGINT lands in its samples. Its progress line shows the rate of the samples it took (or
 # "interrupted" when it took none), never "nan"; nothing the run writes says nan.
 NODESCALE_INJECT_SLOWDOWN=peak_dp_fma:99 run_interrupted "cpu 1.5" "$tmp/cut" "$tmp/cut.err"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The console's sweep lines print the working set as report.md does (trial 14a #18): "7.5 KiB",
+# The console's sweep lines print the working set as report.md does: "7.5 KiB",
 # "1 MiB", not "%.0f KiB" ("8 KiB" for the 7.5 KiB point, "1024 KiB" for 1 MiB). Reads the
 # first lines of a quick 1-thread run (stream_load from 4 KiB in 2x steps reaches 1 MiB within
 # seconds), then stops it.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trial 14a #1: two threads bound to one CPU whose OpenMP wait spins (OMP_WAIT_POLICY=active)
+# Two threads bound to one CPU whose OpenMP wait spins (OMP_WAIT_POLICY=active)
 # take turns with the scheduler: the one that finished first holds the CPU spinning while the
 # other waits for it, so a sample of short repetitions is mostly waiting (12 ms for 30 us of
 # work), and was reported `ok` at 0.17 GFLOP/s. Such a result must be invalid, without a rate,

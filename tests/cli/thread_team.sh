@@ -2,7 +2,7 @@
 # The threads a result ran on. With OMP_THREAD_LIMIT=1 a 2-thread bench once read "ok" with one
 # thread's work counted twice (peak) or half the bandwidth labelled t2 (stream): every sample's
 # team is now checked and such a result is invalid, with no rate, and records the team it got
-# (trial 9 #9: threads_used 1, one cpu_of_thread, the shortfall as threads_note). A GEMM too small for two
+# (threads_used 1, one cpu_of_thread, the shortfall as threads_note). A GEMM too small for two
 # threads keeps its t2 id but records threads_used 1 and why (threads_note).
 set -u
 cd "$(dirname "$0")/../.."

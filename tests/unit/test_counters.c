@@ -637,7 +637,7 @@ static void test_clockprobe_annotate(void **unused) {
     assert_near(json_real_value(json_object_get(pc, "flops_per_cycle_per_core")), 0.4, 1e-12);
     assert_near(json_real_value(json_object_get(pc, "bytes_per_cycle_per_core")), 4.8, 1e-12);
     json_decref(r);
-    /* Trial 14a #4: stream_triad n=1000 on 1 thread streams its arrays 33 times a repetition
+    /* Stream_triad n=1000 on 1 thread streams its arrays 33 times a repetition
      * (passes 33): 27830 cycles a repetition are 27830 / 33000 = 0.843 cycles per element (24 B
      * per element at 28.46 B per cycle), not 27.83. */
     r = json_pack("{s:s, s:i, s:{s:i}, s:i, s:f, s:f, s:{s:f}}", "family", "stream", "threads", 1,

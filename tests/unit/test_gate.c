@@ -175,7 +175,7 @@ static void test_bootstrap(void **state) {
     assert_true(lo >= exp(0.03) - 1e-12 && hi <= exp(0.07) + 1e-12 && lo < g && g < hi);
 }
 
-/* Trial 7 #13: an item with more than 256 x 256 sample pairs is resampled by its difference of
+/* An item with more than 256 x 256 sample pairs is resampled by its difference of
  * medians (linear cost), shifted to the item's estimate: the suite geomean is still exactly the
  * rows' estimate, and the interval still brackets the true ratio. */
 static void test_bootstrap_large_item(void **state) {
@@ -305,7 +305,7 @@ static void test_history(void **state) {
     json_decref(h[1]);
 }
 
-/* Trial 16 #3: the drift sigma is of log medians, so z * sqrt(2) * sigma bounds the log of the
+/* The drift sigma is of log medians, so z * sqrt(2) * sigma bounds the log of the
  * time ratio. It was compared as a ratio: with sigma 0.1413 (log units) the bound 0.3917 read
  * as +39.2%, and a +45% change (ln 1.45 = 0.372, within the bound) failed the job. The
  * threshold is exp(0.3917) - 1 = +47.9%, the drift shown exp(sigma) - 1 = 15.2%. */
@@ -622,7 +622,7 @@ static void test_invalid_current(void **state) {
     ns_gate_report_free(&rep);
 }
 
-/* Trial 7 #5: a file compared with itself failed the gate, because a result "interrupted after
+/* A file compared with itself failed the gate, because a result "interrupted after
  * 8 of 9 samples" (validated: true) was INVALID. Interrupted and unmeasured results are no data;
  * an A/A comparison passes. */
 static void test_interrupted_is_no_data(void **state) {
@@ -677,7 +677,7 @@ static const char *junit_case_time(const char *xml, const char *id, char *buf, s
     return buf;
 }
 
-/* Trial 4 #25: every JUnit test case had time="0". A benchmark's test case carries its measured
+/* Every JUnit test case had time="0". A benchmark's test case carries its measured
  * time, the current median in seconds per repetition, as a plain decimal; a benchmark without
  * data has 0, never nan. */
 static void test_junit_time(void **state) {
@@ -938,7 +938,7 @@ static json_t *gbench_context_of(json_t *results) {
     return ctx;
 }
 
-/* Trial 4 #24: mhz_per_cpu is the clock the run measured around its benchmarks (the median of
+/* Mhz_per_cpu is the clock the run measured around its benchmarks (the median of
  * results[].per_cycle.clock_ghz), not the probe before the run, falling back to the run's
  * probes, then context.cpu.freq_measured_hz, then the brand string's nominal clock; load_avg is
  * the run's 1/5/15-minute load averages, not []. */

@@ -102,7 +102,7 @@ static void empty_path_is_refused(void **state) {
     json_decref(root);
 }
 
-/* Trial 14b #18: a message too long for its buffer keeps the reason and the path's two ends,
+/* A message too long for its buffer keeps the reason and the path's two ends,
  * says how much of the path it cut, and never cuts a UTF-8 character in two. */
 static void path_error_keeps_the_reason(void **state) {
     (void)state;
@@ -162,7 +162,7 @@ static void zero_time_gives_null_rates(void **state) {
     ns_stats_compute(m.samples_s, 1, &m.stats);
     snprintf(m.status, sizeof m.status, "ok");
     json_t *r = ns_result_json(&k, &p, &m, NULL);
-    /* Trial 15 #12: the restarts of the samples are written beside reps. */
+    /* The restarts of the samples are written beside reps. */
     assert_int_equal(json_integer_value(json_object_get(r, "resized")), 3);
     assert_true(json_is_null(json_object_get(r, "gflops")));
     assert_true(json_is_null(json_object_get(r, "gbytes_per_s")));
@@ -257,7 +257,7 @@ static void failed_check_gives_null_rates(void **state) {
     json_decref(r);
 }
 
-/* Trial 12b #9: two threads seen on one CPU in a single sched_getcpu() reading (unbound, or in a
+/* Two threads seen on one CPU in a single sched_getcpu() reading (unbound, or in a
  * place of several CPUs: they migrate) got a placement_warning. It is given only when both stayed
  * there: bound to a place of that CPU alone, or seen on it at every reading; never a failed status.
  */

@@ -107,7 +107,7 @@ static void stream_flops_and_bytes(void **state) {
     assert_string_equal(triad->bytes_policy, "minimal");
 }
 
-/* Trial 14a #3: every STREAM kernel allocated and first-touched a, b and c, 3x the working set of
+/* Every STREAM kernel allocated and first-touched a, b and c, 3x the working set of
  * stream_load (the figure bench's memory check and run's sweep cap use). Arrays of 64 MiB are
  * mmap'ed by glibc whatever its threshold, so mallinfo2's hblkhd counts them: a kernel's
  * allocation must be its working set (within the 2 MiB alignment of each array), and its
@@ -137,7 +137,7 @@ static void stream_allocates_its_working_set(void **state) {
     }
 }
 
-/* Trial 14a #11: the sweep rounds each 1.25x step down to 64 elements per thread; at 64 threads
+/* The sweep rounds each 1.25x step down to 64 elements per thread; at 64 threads
  * stream_triad's first 18 steps were all n = 4096 and at 128 threads 21 steps n = 8192, each
  * measured again. The sizes of 64- and 128-thread sweeps (triad 24 B, load 8 B per element, up
  * to 4x a 300 MiB LLC) are distinct, ascending, whole chunks per thread, and cover every step. */
@@ -185,7 +185,7 @@ static void peak_flops(void **state) {
     assert_true(k->flops(&p) == 2.0 * 1000 * 12 * 8 * 1);
 }
 
-/* The baseline ("scalar") peak is packed SSE2: 2 DP / 4 SP lanes per chain (trial 8 #4). */
+/* The baseline ("scalar") peak is packed SSE2: 2 DP / 4 SP lanes per chain. */
 static void peak_scalar_is_packed_sse2(void **state) {
     ns_params p = {.n = 1000, .threads = 1};
     assert_true(ns_registry_find("peak_dp_fma", "scalar")->flops(&p) == 1000.0 * 12 * 2 * 2);
@@ -265,7 +265,7 @@ static double rel(double got, double want) {
     return fabs(got - want) / fabs(want);
 }
 
-/* The peak check replays the recurrence in the kernel's precision (trial 8 #2: the SP check
+/* The peak check replays the recurrence in the kernel's precision (the SP check
  * compared with the closed form in double, and its bound, growing with n, passed 1 at n ~ 4.2M).
  * A wrong iteration count or a value off by 1e-3 must fail at any n; every peak kernel must pass
  * at 10M iterations; the bound must not grow with n. */
@@ -335,7 +335,7 @@ static void timing_loop_invariants(void **state) {
     for (int i = 0; i < m.nsamples; i++) assert_true(m.samples_s[i] > 0);
     assert_true(m.stats.min <= m.stats.median && m.stats.median <= m.stats.max);
     assert_true(m.cpu_of_thread[0] >= 0 && m.cpu_of_thread[1] >= 0);
-    /* Trial 12b #9: each thread read at the start and end of every timed sample; bound to a
+    /* Each thread read at the start and end of every timed sample; bound to a
      * one-CPU place only where the OpenMP runtime binds threads. */
     assert_int_equal(m.cpu_readings, 2 * m.nsamples);
     for (int t = 0; t < 2; t++) {
@@ -376,7 +376,7 @@ static ns_kernel fake_peak(const char *name, ns_run_model model, void (*run)(voi
                        .run = run};
 }
 
-/* Trial 12b #9: a thread's CPU counts as held only when every reading over the timed samples
+/* A thread's CPU counts as held only when every reading over the timed samples
  * agreed (one reading, or one that moved, proves nothing). */
 static void cpu_held_needs_agreeing_readings(void **state) {
     ns_kernel k = fake_peak("fake_self", NS_RUN_SELF, fake_run);
@@ -455,7 +455,7 @@ static void shared_run(void *st, int tid, int nth) {
     }
 }
 
-/* Trial 13 #1: two threads on one CPU run one after the other, so a sample (from the first
+/* Two threads on one CPU run one after the other, so a sample (from the first
  * thread's start to the last one's end) lasts at least both threads' CPU time. Timing each
  * thread from its own start counted the one that waited for the CPU as running in parallel. */
 static void team_sample_spans_threads_sharing_a_cpu(void **state) {
@@ -466,7 +466,7 @@ static void team_sample_spans_threads_sharing_a_cpu(void **state) {
     ns_params p = {.n = 1, .threads = 2};
     ns_measure_opts o = ns_measure_defaults(1);
     /* Samples of 20 ms of work per thread: far longer than libgomp's default spin holds the
-     * shared CPU, so the team works more than it waits (trial 14a #1: shorter ones may not). */
+     * shared CPU, so the team works more than it waits (shorter ones may not). */
     o.min_sample_s = 0.02, o.min_samples = 9, o.max_samples = 9;
     static ns_measurement m;
     assert_int_equal(ns_measure(&k, &fake_calls, &p, &o, &m), 0);
@@ -483,7 +483,7 @@ static void team_sample_spans_threads_sharing_a_cpu(void **state) {
     pin_self(&all); /* the pool's threads back on every CPU */
 }
 
-/* Trial 14a #1: a team whose threads share a CPU with a spinning wait measured the scheduler
+/* A team whose threads share a CPU with a spinning wait measured the scheduler
  * (0.17 GFLOP/s for 30 GFLOP/s of work, reported ok). Synthetic per-thread readings: side by
  * side, taking turns (passive waiting), and the trial's sample (15 us of work each, the second
  * thread starting 12.3 ms late); the median over the samples decides, not one disturbed one. */
@@ -520,7 +520,7 @@ static void team_wait_from_thread_times(void **state) {
     assert_true(isnan(med));
 }
 
-/* Trial 14a #10: reps sized on a disturbed (slow) sizing sample left every timed sample short of
+/* Reps sized on a disturbed (slow) sizing sample left every timed sample short of
  * min_time. A kernel whose first call takes 5 ms (the disturbance) and every later one 50 us of
  * the clock: the timed samples must still last min_sample_s each. Each call waits for the
  * clock, so a loaded machine only makes it longer. */

@@ -75,7 +75,7 @@ static int teardown(void **st) {
 /* The calls on a thread whose 32 KiB stack (pthread_attr_setstack) sits at the top of a region
  * filled with a pattern: nothing below the stack may change. The reductions put 64 KiB arrays
  * on the caller's stack whatever n (the frame jumped over the guard page of a small stack, or
- * crashed: trial 19b #1). Also measures the deepest byte used, for nodescale.h's statement. */
+ * crashed). Also measures the deepest byte used, for nodescale.h's statement. */
 static void test_small_stack(void **st) {
     (void)st;
     const size_t below = 256 * 1024, stack = 32 * 1024;

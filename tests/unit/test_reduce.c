@@ -398,7 +398,7 @@ static void test_nrm2_extremes(void **state) {
 }
 
 /* A norm in the subnormal range is rounded with an absolute error of up to 2^-150 (SP) or
- * 2^-1075 (DP), which the relative terms of the bound do not cover (trial 16 #13: 80000 floats
+ * 2^-1075 (DP), which the relative terms of the bound do not cover (80000 floats
  * uniform in +-1e-41, snrm2 1.6342699e-39 against 1.63427039e-39 exact, 4.6x the bound that
  * lacked 2^-150): snrm2 on every ISA, variant, mode and team of 1..4, and the API. (DP's
  * 2^-1075 cannot be exceeded alone: the bound's n 2^-1074 is larger.) */
@@ -846,7 +846,7 @@ static ns_check check_once(const char *name, int64_t n) {
     return c;
 }
 
-/* check.why names the bound ns_red_bound applies, with its h and u (trial 6 #8: every reduction
+/* check.why names the bound ns_red_bound applies, with its h and u (every reduction
  * said "bound n*u*cond"); at n = 8192 in one deterministic block of 64 slots h = 128 + 6 + 1. */
 static void test_registry_names_its_bound(void **state) {
     (void)state;
@@ -866,7 +866,7 @@ static void test_registry_names_its_bound(void **state) {
     }
 }
 
-/* A wrong result is rejected where the a-priori bound certifies nothing (trial 16 #4: at DRAM
+/* A wrong result is rejected where the a-priori bound certifies nothing (at DRAM
  * sizes gamma_h S of an SP sum exceeds |s| 1000x, and a result of 0 passed it). At n = 2^23 on
  * 2 threads the SP bound exceeds |s|; check() must still reject the partials of a team that
  * never ran (result 0) and of one whose second thread never ran (half the array), because it
@@ -902,7 +902,7 @@ static void test_registry_check_rejects_wrong(void **state) {
         }
 }
 
-/* FLOPs are the useful work, the compensated variants' like the plain ones' (trial 6 #9: they
+/* FLOPs are the useful work, the compensated variants' like the plain ones' (they
  * counted the executed 7n and 11n); i?amax counts its n compares. */
 static void test_registry_counts_useful_flops(void **state) {
     (void)state;

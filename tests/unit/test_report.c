@@ -193,7 +193,7 @@ static void test_disturbed_mark_is_shared(void **state) {
     json_decref(root);
 }
 
-/* Trial 12b #2: the GEMM table's peer columns name the ISA each peer's kernels use
+/* The GEMM table's peer columns name the ISA each peer's kernels use
  * (context.gemm.peers[].isa), and a line says when it differs from the own kernel's. */
 static void test_gemm_peer_isa_labelled(void **state) {
     (void)state;
@@ -254,7 +254,7 @@ static void test_bandwidth_thread_counts(void **state) {
     json_decref(root);
 }
 
-/* Trial 14a #16: the all-reduce line shows the fit's worst relative residual, with a warning
+/* The all-reduce line shows the fit's worst relative residual, with a warning
  * above 25% (the rule `cluster --allreduce` applies) and another for a poor fit (above 50%). */
 static void test_allreduce_fit_quality(void **state) {
     (void)state;
@@ -300,7 +300,7 @@ static void test_allreduce_fit_quality(void **state) {
     json_decref(root);
 }
 
-/* Trial 15 #7: the all-reduce section named no schedule and showed the ring's fit only: the
+/* The all-reduce section named no schedule and showed the ring's fit only: the
  * tree's poor fit was hidden. Each fit is named, with its residual and its own warning. */
 static void test_allreduce_both_fits(void **state) {
     (void)state;
@@ -325,7 +325,7 @@ static void test_allreduce_both_fits(void **state) {
     json_decref(root);
 }
 
-/* Trial 14a #12: a compute ceiling's note says what its kernel executes (its result's
+/* A compute ceiling's note says what its kernel executes (its result's
  * `executes`), so that the scalar ISA's fma ceiling reads as SSE2 multiply then add. */
 static void test_ceiling_executes(void **state) {
     (void)state;
@@ -407,7 +407,7 @@ static void test_files_line_names_files_there(void **state) {
     json_decref(root);
 }
 
-/* Trial 10 #6: the report shows the cache-aware pictures, not only names them: in the plain ones
+/* The report shows the cache-aware pictures, not only names them: in the plain ones
  * a point in a cache level sits above the only bandwidth roof drawn. */
 static void test_cache_aware_pictures_embedded(void **state) {
     (void)state;

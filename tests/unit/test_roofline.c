@@ -981,7 +981,7 @@ static void test_dram_tail_at_4x_llc(void **st) {
         json_decref(root);
     }
 
-    /* Trial 16 #11: the fall is 1 - last / first, printed so, and DRAM_TAIL_FALL (15%) applies
+    /* The fall is 1 - last / first, printed so, and DRAM_TAIL_FALL (15%) applies
      * to it. 1.3 -> 1.15 -> 1 falls by 23% (first / last - 1 printed 30%); 1.16 -> 1.08 -> 1
      * falls by 13.8% (the ratio 16% made it suspect); the trial's 8.155, 8.058, 3.134 GB/s fall
      * by 62% (printed 160%). */
@@ -1883,7 +1883,7 @@ static json_t *plateau_at(json_t *root, const char *kernel, int threads, double 
     return NULL;
 }
 
-/* Trial 16 #9: the 2-thread stream_load of a --quick run (LLC 300 MiB): a plateau over 64-512
+/* The 2-thread stream_load of a --quick run (LLC 300 MiB): a plateau over 64-512
  * MiB at 9.7 GB/s, labelled L3 from its geometric middle alone, ran past the L3 into the DRAM
  * tail (>= 1.5x the LLC) and gave the L3 roof, no faster than DRAM. It is listed, not used, with
  * the reason; the L3 ceiling comes from the points well inside the L3 instead. */
@@ -1919,7 +1919,7 @@ static void test_plateau_past_level(void **st) {
     json_decref(root);
 }
 
-/* Trial 16 #9: roofs out of level order are suspect, with the reason. The L3 roof (triad, 30
+/* Roofs out of level order are suspect, with the reason. The L3 roof (triad, 30
  * GB/s) under a trusted DRAM roof (triad_nt, 35 GB/s) at the same thread count; a 2-thread L3
  * roof (20 GB/s) under the 1-thread one (30 GB/s) by more than the noise. Within the noise, or
  * in order, nothing is flagged. */
@@ -1986,7 +1986,7 @@ static void test_bandwidth_scaling_suspect(void **st) {
     json_t *c = ceiling(root, "L2", 1);
     assert_true(json_is_true(json_object_get(c, "suspect")));
     assert_true(has(c, "status", "suspect: the 2-thread L2 ceiling"));
-    /* The reason replaces the "ok" it found (it read "suspect: ...; ok": trial 15 #11). */
+    /* The reason replaces the "ok" it found (it read "suspect: ...; ok"). */
     const char *cst = json_string_value(json_object_get(c, "status"));
     assert_true(cst && !strstr(cst, "; ok") && strcmp(cst + strlen(cst) - 2, "ok"));
     assert_false(json_is_true(json_object_get(ceiling(root, "L2", 2), "suspect")));

@@ -1,7 +1,7 @@
 /* The library's own OpenMP teams (kernels/team_claim.h): one team at a time across callers
- * (trial 12a #2), one thread inside a parallel region, and one thread in a forked child, where
- * libgomp cannot open a team (trial 12a #6: the child hung), unless the parent had a single
- * thread (no libgomp pool: trial 13 #14). Correctness only: thread counts
+ *, one thread inside a parallel region, and one thread in a forked child, where
+ * libgomp cannot open a team (the child hung), unless the parent had a single
+ * thread (no libgomp pool). Correctness only: thread counts
  * as the library reports them, results against single-thread or long double references, and
  * the claim free after every call, a failed one included. */
 #include <errno.h>
@@ -396,7 +396,7 @@ static int fork_fresh_process(void) {
     return 0;
 }
 
-/* Trial 13 #14: a child of a process that never had a second thread (no libgomp pool) keeps its
+/* A child of a process that never had a second thread (no libgomp pool) keeps its
  * teams; a child of one that ran only its own parallel region runs on one thread, and so does
  * that child's child. In a fresh copy of this program, which the parent waits 120 s for. */
 static void test_fork_unteamed_parent(void **st) {
