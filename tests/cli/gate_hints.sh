@@ -280,5 +280,10 @@ hasnt "$tmp/out" "between-run drift" "t17 #11: 2 distinct runs"
 "$ns" gate --help >"$tmp/help" 2>&1
 has "$tmp/help" "a copy" "t17 #11: --help"
 
+# trial 19d #20: a fleet.json names what to pass instead, as cluster and roofline do.
+echo '{"schema": "nodescale/1", "kind": "fleet", "nodes": []}' >"$tmp/fleet.json"
+"$ns" gate "$tmp/fleet.json" "$tmp/fleet.json" >"$tmp/fl.out" 2>&1
+has "$tmp/fl.out" "nodes/<node>/results.json" "t19d #20: gate on a fleet.json"
+
 [ $fails -eq 0 ] && echo "gate_hints: all passed" || echo "gate_hints: $fails failed"
 [ $fails -eq 0 ]
