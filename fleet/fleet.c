@@ -29,6 +29,7 @@
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -388,8 +389,15 @@ static void stage_name(int stage, char *buf, size_t len) {
 static sigjmp_buf gather_jmp;
 static volatile sig_atomic_t gather_jmp_armed;
 
+/* The thread that armed the watchdog: SIGALRM is sent to the process, and may land on an OpenMP
+ * worker of the characterisation, which must not jump to the main thread's context. */
+static pthread_t alarm_thread;
+
 static void on_alarm(int sig) {
-    (void)sig;
+    if ((gather_jmp_armed || coll_jmp_armed) && !pthread_equal(pthread_self(), alarm_thread)) {
+        pthread_kill(alarm_thread, sig); /* to the thread that set the jump */
+        return;
+    }
     if (gather_jmp_armed) {
         gather_jmp_armed = 0;
         siglongjmp(gather_jmp, 1);
@@ -1459,6 +1467,7 @@ int ns_cmd_fleet(int argc, char **argv) {
     double start = MPI_Wtime();
     char *json = NULL, *reason = NULL, *log = NULL;
     volatile int self_hung = 0; /* rank 0: its own characterisation outlasted --timeout-s */
+    alarm_thread = pthread_self();
     signal(SIGALRM, on_alarm);
     if (rank != 0) {
         alarm((unsigned)ceil(o.timeout_s) + GATHER_GRACE_S);
@@ -1470,7 +1479,7 @@ int ns_cmd_fleet(int argc, char **argv) {
         if (reason)
             snprintf(reason, 200,
                      "rank 0's own characterisation did not finish within "
-                     "--timeout-s %g s (hung)",
+                     "--timeout-s %g s (hung or slow)",
                      o.timeout_s);
         fprintf(stderr, "nodescale fleet: rank 0: %s; writing what the other ranks sent\n",
                 reason ? reason : "hung");
