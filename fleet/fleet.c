@@ -10,7 +10,10 @@
  *      its results.json text and log to rank 0 (point to point). Rank 0 polls with a deadline of
  *      --timeout-s from the start of this step and writes each node's results.json and an
  *      updated fleet.json atomically as each arrives, so a later failure loses nothing gathered.
- *      Ranks with nothing by the deadline are reported missing.
+ *      Ranks with nothing by the deadline are reported missing. Rank 0's own characterisation
+ *      has the same deadline (its watchdog jumps back and fails node 0). SIGINT/SIGTERM stops
+ *      every rank at its next sample (run's stop handler); rank 0 then waits STOP_GRACE_S for
+ *      the others, skips the collectives and writes an "interrupted" fleet.
  *   3. collectives: rank 0 tells the ranks that answered and the idle ranks which ranks are
  *      live (both kinds: an all-reduce between ranks of one host is a real measurement of its
  *      shared-memory transport); they form a communicator with MPI_Comm_create_group

@@ -276,7 +276,7 @@ char *ns_fleet_report_md(const json_t *fleet) {
     /* --from-results: the node data were measured with their own settings (trial 19d #13). */
     if (strstr(str(ctx, "settings"), "from_results=yes"))
         fprintf(f,
-                "- settings of this command (identical on every rank; the node data were "
+                "- settings of this command (identical on every measuring rank; the node data were "
                 "measured with their own: see each results.json's context): `%s`\n",
                 str(ctx, "settings"));
     else
