@@ -9,6 +9,7 @@
 #include "cluster/equations.h"
 #include "harness/allreduce.h"
 #include "harness/json.h"
+#include "harness/measure.h"
 #include "harness/stats.h"
 
 ns_coll_opts ns_coll_defaults(int quick) {
@@ -43,23 +44,24 @@ static void run_op(MPI_Comm comm, ns_coll_op op, const float *send, float *recv,
     }
 }
 
+/* The elements of recv an operation of count elements writes: all of them, one rank's block
+ * for the reduce-scatter. */
+static long long output_count(ns_coll_op op, long long count, int n) {
+    return op == NS_COLL_REDUCE_SCATTER ? count / n : count;
+}
+
 /* Rank r sends r+1 everywhere, so sums are n(n+1)/2 and gathered blocks are k+1: exact in float
- * for any fleet size this tool will see (< 2^12 ranks). Checks the ends of every block. */
-static int check_output(ns_coll_op op, const float *recv, long long count, int n) {
-    long long chunk = count / n;
+ * for any fleet size this tool will see (< 2^12 ranks). Checks every element the operation
+ * wrote (a wrong interior element, a broken segment of a pipelined ring, passed when only the
+ * ends of each block were read: trial 19d #16). */
+int ns_coll_check_output(ns_coll_op op, const float *recv, long long count, int n) {
+    long long chunk = count / n, nout = output_count(op, count, n);
     float sum = (float)n * (n + 1) / 2.0f;
-    switch (op) {
-    case NS_COLL_ALLREDUCE:
-        return recv[0] == sum && recv[count - 1] == sum;
-    case NS_COLL_REDUCE_SCATTER:
-        return recv[0] == sum && recv[chunk - 1] == sum;
-    case NS_COLL_ALLGATHER:
-        for (int k = 0; k < n; k++)
-            if (recv[k * chunk] != (float)(k + 1) || recv[(k + 1) * chunk - 1] != (float)(k + 1))
-                return 0;
-        return 1;
+    for (long long i = 0; i < nout; i++) {
+        float want = op == NS_COLL_ALLGATHER ? (float)(i / chunk + 1) : sum;
+        if (recv[i] != want) return 0;
     }
-    return 0;
+    return 1;
 }
 
 int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_row *rows,
@@ -86,6 +88,14 @@ int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_r
     double *ts = malloc((size_t)samples * sizeof *ts), *all = malloc((size_t)n * sizeof *all);
     int nrows = 0;
     for (size_t s = o->min_bytes; s <= o->max_bytes && nrows < maxrows && ts && all; s *= 2) {
+        /* A stop signal on any rank (SIGINT, SIGTERM) ends the sweep on all, between sizes: the
+         * finished ones are kept, and every rank takes the signal as its own. */
+        int sig = ns_interrupted, any;
+        MPI_Allreduce(&sig, &any, 1, MPI_INT, MPI_MAX, comm);
+        if (any) {
+            ns_interrupted = any;
+            break;
+        }
         long long count = (long long)(s / sizeof(float));
         if (op != NS_COLL_ALLREDUCE) count = count / n * n;
         if (count < (op == NS_COLL_ALLREDUCE ? 1 : n) || count > maxcount) continue;
@@ -107,7 +117,11 @@ int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_r
             ts[k] = (MPI_Wtime() - t0) / iters;
         }
         double mine = ns_median(ts, (size_t)samples);
-        int valid = check_output(op, recv, count, n), all_valid;
+        /* Validation, untimed: one more call into a poisoned buffer, read element by element. */
+        for (long long i = 0; i < output_count(op, count, n); i++)
+            recv[i] = -1.0f;
+        run_op(comm, op, send, recv, count, n);
+        int valid = ns_coll_check_output(op, recv, count, n), all_valid;
         MPI_Reduce(&valid, &all_valid, 1, MPI_INT, MPI_LAND, 0, comm);
         MPI_Gather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, comm);
         ns_coll_row *r = &rows[nrows++];

@@ -58,9 +58,15 @@ double ns_coll_bus_factor(ns_coll_op op, int n);
 
 const char *ns_coll_name(ns_coll_op op); /* "allreduce", "reduce_scatter", "allgather" */
 
+/* 1 when recv holds what op over count elements on n ranks writes when rank r sends r+1
+ * everywhere (the sweep's data): every element checked, 0 at the first wrong one. */
+int ns_coll_check_output(ns_coll_op op, const float *recv, long long count, int n);
+
 /* Runs the sweep of op on comm (every rank of comm calls it). Rows are complete on comm's rank 0
  * (elsewhere only bytes/count/iters are set). Returns the number of rows, or -1 when the buffers
- * cannot be allocated on some rank (all ranks return -1 together). */
+ * cannot be allocated on some rank (all ranks return -1 together). A stop signal on any rank
+ * (ns_interrupted) ends it on every rank before the next size, the finished rows kept, and sets
+ * ns_interrupted on all. */
 int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_row *rows,
                   int maxrows);
 

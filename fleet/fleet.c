@@ -10,7 +10,10 @@
  *      its results.json text and log to rank 0 (point to point). Rank 0 polls with a deadline of
  *      --timeout-s from the start of this step and writes each node's results.json and an
  *      updated fleet.json atomically as each arrives, so a later failure loses nothing gathered.
- *      Ranks with nothing by the deadline are reported missing.
+ *      Ranks with nothing by the deadline are reported missing. Rank 0's own characterisation
+ *      has the same deadline (its watchdog jumps back and fails node 0). SIGINT/SIGTERM stops
+ *      every rank at its next sample (run's stop handler); rank 0 then waits STOP_GRACE_S for
+ *      the others, skips the collectives and writes an "interrupted" fleet.
  *   3. collectives: rank 0 tells the ranks that answered and the idle ranks which ranks are
  *      live (both kinds: an all-reduce between ranks of one host is a real measurement of its
  *      shared-memory transport); they form a communicator with MPI_Comm_create_group
@@ -23,13 +26,16 @@
  *      missing it ends the job with MPI_Abort(1), the only way to stop a hung rank; otherwise
  *      MPI_Finalize.
  * Exit status (rank 0): 0; 1 when ranks were missing, refused or failed, or a straggler was
- * flagged under --fail-on-straggler; 2 for a usage or input error. */
+ * flagged under --fail-on-straggler; 2 for a usage or input error; 130/143 after SIGINT/SIGTERM
+ * (every rank stops at its next sample, rank 0 writes what reached it: status "interrupted"). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +50,7 @@
 #include "harness/commands.h"
 #include "harness/context.h"
 #include "harness/json.h"
+#include "harness/measure.h"
 #include "harness/outdir.h"
 #include "harness/run.h"
 #include "kernels/registry.h"
@@ -70,6 +77,10 @@ enum { ROLE_MEASURE = 0, ROLE_IDLE = 1, ROLE_REFUSED = 2, ROLE_ABORT = 3 };
 /* Once its watchdog fired in the collectives, rank 0 has REWRITE_GRACE_S to write fleet.json and
  * report.md with what finished; past that the prepared fleet.json is renamed in. */
 #define REWRITE_GRACE_S 30
+/* After a stop signal (SIGINT, SIGTERM: Ctrl-C, scancel, a batch time limit) rank 0 waits this
+ * long for the nodes still characterising, which got the signal too and stop at their next
+ * sample; those that do not answer by then are missing. */
+#define STOP_GRACE_S 10
 #define STRINGIFY(x) #x
 #define STRINGIFY_VALUE(x) STRINGIFY(x)
 
@@ -77,10 +88,15 @@ enum { ROLE_MEASURE = 0, ROLE_IDLE = 1, ROLE_REFUSED = 2, ROLE_ABORT = 3 };
  * that ran out of time. */
 enum { EXIT_TIMED_OUT = 124 };
 
+/* The settings string: options, then the environment that changes what is measured. */
+#define NS_FLEET_SETTINGS_LEN 2048
+
 typedef struct hello {
-    char version[32], build[224], settings[480], host[256];
+    char version[32], build[224], settings[NS_FLEET_SETTINGS_LEN], host[256];
     int local_rank, local_size;
     int cpus_allowed, cpus_online; /* CPUs this rank may use, and the node's CPUs (hwloc PUs) */
+    long long mem_avail;           /* bytes it may allocate (ns_memory_available), 0: unknown */
+    char mem_source[64];           /* what set mem_avail (MemAvailable, ulimit -v, cgroup) */
 } hello;
 
 typedef struct fleet_opts {
@@ -108,7 +124,9 @@ static const char *fleet_help =
     "  --kernels LIST          only these STREAM/reduction kernels (comma-separated; default\n"
     "                          all; the ceilings, the sweep and GEMM always run)\n"
     "  --timeout-s S           rank 0 waits S seconds for every node's results (default 3600,\n"
-    "                          --quick 600); the others are reported missing\n"
+    "                          --quick 600); the others are reported missing. S is also the\n"
+    "                          watchdog of rank 0's own node and of the collectives sweep (size\n"
+    "                          it for both), and a rank other than 0 exits S + 60 s after start\n"
     "  --fail-on-straggler     exit 1 when any node is flagged as a straggler\n"
     "  --straggler-threshold K flag a node when z < -K (default 3.5)\n"
     "  --mad-floor F           the spread is at least F x median (default 0.02)\n"
@@ -122,17 +140,8 @@ static const char *fleet_help =
     "all-gather. Open MPI aborts the whole job when a rank dies; add --enable-recovery to mpirun\n"
     "(Slurm: srun --no-kill) so rank 0 can report it missing. Exit: 0 ok; 1 "
     "missing/refused/failed\n"
-    "ranks or (with --fail-on-straggler) a straggler; 2 usage error.\n";
-
-/* Print option errors once, not once per rank: launchers export the rank before MPI_Init. */
-static int env_rank_is_zero(void) {
-    const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v) return !strcmp(v, "0");
-    }
-    return 1;
-}
+    "ranks or (with --fail-on-straggler) a straggler; 2 usage error; 130/143 interrupted (SIGINT,\n"
+    "SIGTERM: every rank stops at its next sample, rank 0 writes what reached it).\n";
 
 static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
     const char *cmd = "fleet", *v;
@@ -143,7 +152,7 @@ static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
     o->max_bytes = -1;
     o->strag = ns_straggler_defaults();
     *help = 0;
-    int loud = env_rank_is_zero();
+    int loud = ns_env_rank_is_zero();
 #define FAIL(...) return loud ? ns_usage_error(cmd, __VA_ARGS__) : NS_EXIT_USAGE
     if (ns_refuse_repeated(cmd, argc, argv, NULL, !loud)) return NS_EXIT_USAGE;
     for (int i = 1; i < argc; i++) {
@@ -202,19 +211,42 @@ static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
 #undef FAIL
 }
 
-/* The settings every measuring rank must share: anything that changes what is measured. */
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The settings every measuring rank must share: anything that changes what is measured. That is
+ * the options, and the environment `run` records in context.env (ns_env_recorded: OMP_*,
+ * NODESCALE_*, the BLAS libraries'...: NODESCALE_GEMM_KC, NODESCALE_INJECT_SLOWDOWN,
+ * OMP_PROC_BIND, ... were accepted on one rank only: trial 19d #6), sorted by name, less the
+ * variables that differ per rank by design (NODESCALE_START_CPUS, the launcher's mask) or are
+ * the fault hook. */
 static void settings_string(const fleet_opts *o, char *buf, size_t len) {
-    const char *isa = getenv("NODESCALE_ISA"), *omp = getenv("OMP_NUM_THREADS");
+    extern char **environ;
     /* Unset options by their meaning, not their internal 0 / -1. */
     char threads[24] = "rank-cpus";
     if (o->threads > 0) snprintf(threads, sizeof threads, "%d", o->threads);
     long long max_bytes = o->max_bytes > 0 ? (long long)o->max_bytes
                                            : (long long)ns_coll_defaults(o->quick).max_bytes;
-    snprintf(buf, len,
-             "quick=%d threads=%s kernels=%s ranks_per_node=%d collectives=%d max_bytes=%lld "
-             "from_results=%s NODESCALE_ISA=%s OMP_NUM_THREADS=%s",
-             o->quick, threads, o->kernels ? o->kernels : "all", o->ranks_per_node, o->collectives,
-             max_bytes, o->from_results ? "yes" : "no", isa ? isa : "", omp ? omp : "");
+    size_t w = (size_t)snprintf(
+        buf, len,
+        "quick=%d threads=%s kernels=%s ranks_per_node=%d collectives=%d max_bytes=%lld "
+        "from_results=%s",
+        o->quick, threads, o->kernels ? o->kernels : "all", o->ranks_per_node, o->collectives,
+        max_bytes, o->from_results ? "yes" : "no");
+    size_t nenv = 0;
+    for (char **e = environ; *e; e++)
+        nenv++;
+    const char **vars = malloc((nenv ? nenv : 1) * sizeof *vars);
+    size_t nv = 0;
+    for (char **e = environ; vars && *e; e++)
+        if (ns_env_recorded(*e) && strncmp(*e, "NODESCALE_START_CPUS=", 21) != 0 &&
+            strncmp(*e, "NODESCALE_FLEET_FAULT=", 22) != 0)
+            vars[nv++] = *e;
+    if (vars) qsort(vars, nv, sizeof *vars, cmp_str);
+    for (size_t i = 0; i < nv && w < len; i++)
+        w += (size_t)snprintf(buf + w, len - w, " %s", vars[i]);
+    free(vars);
 }
 
 int ns_fleet_check_peer(const char *v0, const char *b0, const char *s0, const char *v,
@@ -237,6 +269,14 @@ int ns_fleet_check_peer(const char *v0, const char *b0, const char *s0, const ch
         char mine[96], theirs[96];
         snprintf(mine, sizeof mine, "%.*s", (int)strcspn(q, " "), q);
         snprintf(theirs, sizeof theirs, "%.*s", (int)strcspn(p, " "), p);
+        /* A variable set on one side only (the variables are sorted by name): "unset" on the
+         * other, not whichever variable follows there. */
+        size_t km = strcspn(mine, "="), kt = strcspn(theirs, "=");
+        int cmp = strncmp(mine, theirs, km < kt ? km : kt);
+        if (!*theirs || (mine[km] && theirs[kt] && (km != kt || cmp) && (cmp ? cmp < 0 : km < kt)))
+            snprintf(theirs, sizeof theirs, "%.*s unset", (int)km, mine);
+        else if (!*mine || (mine[km] && theirs[kt] && (km != kt || cmp)))
+            snprintf(mine, sizeof mine, "%.*s unset", (int)kt, theirs);
         snprintf(reason, len, "settings differ: %s here, %s on rank 0", mine, theirs);
         return -1;
     }
@@ -349,8 +389,24 @@ static void stage_name(int stage, char *buf, size_t len) {
                  coll_stage_bytes[stage]);
 }
 
+/* Rank 0 while it characterises its own node: the watchdog jumps back to ns_cmd_fleet, which
+ * writes what reached it from the others (a hang there lost every node: trial 19d #3). */
+static sigjmp_buf gather_jmp;
+static volatile sig_atomic_t gather_jmp_armed;
+
+/* The thread that armed the watchdog: SIGALRM is sent to the process, and may land on an OpenMP
+ * worker of the characterisation, which must not jump to the main thread's context. */
+static pthread_t alarm_thread;
+
 static void on_alarm(int sig) {
-    (void)sig;
+    if ((gather_jmp_armed || coll_jmp_armed) && !pthread_equal(pthread_self(), alarm_thread)) {
+        pthread_kill(alarm_thread, sig); /* to the thread that set the jump */
+        return;
+    }
+    if (gather_jmp_armed) {
+        gather_jmp_armed = 0;
+        siglongjmp(gather_jmp, 1);
+    }
     if (coll_jmp_armed) {
         coll_jmp_armed = 0;
         siglongjmp(coll_jmp, 1);
@@ -452,22 +508,38 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
 
 typedef struct node {
     int rank, role;
-    char host[256], name[300], status[16], reason[512], warning[256];
+    char host[256], name[300], status[16], reason[512], warning[1024];
     char coll_note[320]; /* why the collectives hung on this rank, when they did */
     int cpus_allowed, cpus_online;
     int interrupted; /* its results.json says "interrupted": true */
     json_t *results; /* owned, when status is "ok" */
+    json_t *bad;     /* owned: [{id, status}] of its results that failed or failed their check */
+    int threads;     /* its results' thread count (context.threads), 0 when unknown */
 } node;
 
 typedef struct fleet {
     fleet_opts o;
     int size;
     node *nodes;
-    char dir[4096], settings[480], mpi_version[MPI_MAX_LIBRARY_VERSION_STRING], date[32];
+    char dir[4096], settings[NS_FLEET_SETTINGS_LEN], mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
+    char date[32], status_buf[256];
     const char *status;
     json_t *collectives, *allreduce, *benchmarks, *stragglers;
+    json_t *warnings; /* owned: fleet-wide warnings (strings), or NULL */
     int flagged_nodes;
 } fleet;
+
+/* Appends a warning to the node's ("; " between two). */
+static void add_warning(node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_warning(node *n, const char *fmt, ...) {
+    size_t len = strlen(n->warning);
+    if (len && len + 2 < sizeof n->warning)
+        len += (size_t)snprintf(n->warning + len, sizeof n->warning - len, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    if (len < sizeof n->warning) vsnprintf(n->warning + len, sizeof n->warning - len, fmt, ap);
+    va_end(ap);
+}
 
 static void node_dir(const fleet *f, const node *n, char *buf, size_t len) {
     if (snprintf(buf, len, "%s/nodes/%s", f->dir, n->name) >= (int)len) buf[0] = '\0';
@@ -493,7 +565,16 @@ static json_t *fleet_json(const fleet *f) {
         const node *n = &f->nodes[r];
         json_t *o = json_object();
         ns_json_set_str(o, "name", n->name);
-        ns_json_set_str(o, "host", n->host);
+        /* --from-results: the host that measured the data (its context.host, as in
+         * stragglers.flagged), and the rank's own as mpi_host (trial 19d #10). */
+        const char *rhost =
+            json_string_value(json_object_get(json_object_get(n->results, "context"), "host"));
+        if (f->o.from_results && rhost && *rhost) {
+            ns_json_set_str(o, "host", rhost);
+            ns_json_set_str(o, "mpi_host", n->host);
+        } else {
+            ns_json_set_str(o, "host", n->host);
+        }
         ns_json_set_int(o, "rank", n->rank);
         ns_json_set_str(o, "status", n->status);
         if (n->interrupted) json_object_set_new(o, "interrupted", json_true());
@@ -502,6 +583,7 @@ static json_t *fleet_json(const fleet *f) {
         if (*n->warning) ns_json_set_str(o, "warning", n->warning);
         if (*n->reason) ns_json_set_str(o, "reason", n->reason);
         if (*n->coll_note) ns_json_set_str(o, "collectives", n->coll_note);
+        if (n->results && n->bad) json_object_set(o, "failed_benchmarks", n->bad);
         if (n->results) {
             char rel[400];
             snprintf(rel, sizeof rel, "nodes/%s/results.json", n->name);
@@ -523,6 +605,7 @@ static json_t *fleet_json(const fleet *f) {
     ns_json_set_int(cnt, "failed", counts[3]);
     ns_json_set_int(cnt, "idle", counts[4]);
     json_object_set_new(root, "node_counts", cnt);
+    if (f->warnings) json_object_set(root, "warnings", f->warnings);
     if (f->stragglers) json_object_set(root, "stragglers", f->stragglers);
     if (f->benchmarks) json_object_set(root, "benchmarks", f->benchmarks);
     if (f->collectives) json_object_set(root, "collectives", f->collectives);
@@ -563,18 +646,62 @@ static void accept_results(fleet *f, node *n, const char *text, const char *log)
     }
     n->results = root;
     snprintf(n->status, sizeof n->status, "ok");
+    json_t *ctx = json_object_get(root, "context");
+    json_t *th = json_object_get(ctx, "threads");
+    if (!json_is_integer(th)) /* older files: the first result's */
+        th = json_object_get(json_array_get(json_object_get(root, "results"), 0), "threads");
+    n->threads = json_is_integer(th) ? (int)json_integer_value(th) : 0;
     /* An interrupted run holds only the benchmarks that finished (it passed as a plain "ok"
      * node of a "complete" fleet: interrupted_inputs.sh). */
     if (json_is_true(json_object_get(root, "interrupted"))) {
         n->interrupted = 1;
-        size_t len = strlen(n->warning);
-        snprintf(n->warning + len, sizeof n->warning - len, "%sits run was interrupted "
-                 "(\"interrupted\": true): it holds only the benchmarks that finished",
-                 len ? "; " : "");
+        add_warning(n, "its run was interrupted (\"interrupted\": true): it holds only the "
+                       "benchmarks that finished");
         fprintf(stderr,
                 "nodescale fleet: warning: rank %d (%s): its run was interrupted: it holds only "
                 "the benchmarks that finished\n",
                 n->rank, n->name);
+    }
+    /* Results that failed or failed their output check: the straggler test cannot see them (it
+     * takes rates), so they are named here and count against the node (trial 19d #1). */
+    size_t i;
+    json_t *e;
+    char list[600] = "";
+    size_t llen = 0;
+    json_array_foreach(json_object_get(root, "results"), i, e) {
+        const char *id = json_string_value(json_object_get(e, "id"));
+        const char *st = json_string_value(json_object_get(e, "status"));
+        int failed_status = st && strcmp(st, "ok") != 0;
+        if (!failed_status && !json_is_false(json_object_get(e, "validated"))) continue;
+        if (n->interrupted && failed_status && strstr(st, "interrupted")) continue;
+        if (!n->bad) n->bad = json_array();
+        json_t *b = json_object();
+        ns_json_set_str(b, "id", id ? id : "?");
+        ns_json_set_str(b, "status", failed_status ? st : "validated: false");
+        json_array_append_new(n->bad, b);
+        if (llen < sizeof list)
+            llen += (size_t)snprintf(list + llen, sizeof list - llen, "%s%.120s (%.80s)",
+                                     llen ? ", " : "", id ? id : "?",
+                                     failed_status ? st : "validated: false");
+    }
+    if (n->bad) {
+        size_t nb = json_array_size(n->bad);
+        add_warning(n, "%zu benchmark%s failed or invalid: %s", nb, nb == 1 ? "" : "s", list);
+        fprintf(stderr,
+                "nodescale fleet: warning: rank %d (%s): %zu benchmark%s failed or "
+                "invalid: %s\n",
+                n->rank, n->name, nb, nb == 1 ? "" : "s", list);
+    }
+    /* A slowdown injected on purpose (the test hook) is not a real straggler (trial 19d #7). */
+    const char *inj = json_string_value(
+        json_object_get(json_object_get(ctx, "env"), "NODESCALE_INJECT_SLOWDOWN"));
+    if (inj && *inj) {
+        add_warning(n, "recorded with NODESCALE_INJECT_SLOWDOWN=%.100s: deliberately injected work",
+                    inj);
+        fprintf(stderr,
+                "nodescale fleet: warning: rank %d (%s): recorded with "
+                "NODESCALE_INJECT_SLOWDOWN=%.100s: deliberately injected work\n",
+                n->rank, n->name, inj);
     }
 }
 
@@ -640,18 +767,101 @@ static void send_results(const char *json, const char *reason, const char *log) 
     MPI_Send(log ? log : "", (int)llen, MPI_CHAR, 0, TAG_LOG, MPI_COMM_WORLD);
 }
 
-/* Straggler analysis over the nodes with results. */
+static int cmp_value_id(const void *a, const void *b) {
+    return strcmp(((const ns_bench_value *)a)->id, ((const ns_bench_value *)b)->id);
+}
+
+/* Rewrites each id's thread segment "/t<N>" to "/t*" and re-sorts the set, so nodes that ran
+ * different thread counts are compared per benchmark. */
+static void ids_without_threads(ns_bench_set *s) {
+    for (size_t j = 0; j < s->n; j++) {
+        char *id = s->v[j].id, *p = id;
+        while ((p = strstr(p, "/t")) != NULL) {
+            size_t d = strspn(p + 2, "0123456789");
+            if (d > 0 && (p[2 + d] == '/' || p[2 + d] == '\0')) {
+                p[2] = '*';
+                memmove(p + 3, p + 2 + d, strlen(p + 2 + d) + 1);
+                break;
+            }
+            p += 2;
+        }
+    }
+    qsort(s->v, s->n, sizeof *s->v, cmp_value_id);
+}
+
+/* The flagged entry of stragglers.flagged for node n, created (and counted) when absent. */
+static json_t *flagged_entry(fleet *f, const node *n) {
+    json_t *arr = json_object_get(f->stragglers, "flagged"), *e;
+    size_t i;
+    json_array_foreach(arr, i, e) {
+        if (!strcmp(json_string_value(json_object_get(e, "name")), n->name)) return e;
+    }
+    e = json_object();
+    ns_json_set_str(e, "name", n->name);
+    ns_json_set_str(e, "host", n->host);
+    json_object_set_new(e, "benchmarks", json_array());
+    json_array_append_new(arr, e);
+    f->flagged_nodes++;
+    ns_json_set_int(f->stragglers, "flagged_nodes", f->flagged_nodes);
+    return e;
+}
+
+/* Straggler analysis over the nodes with results. A node none of whose results can be compared
+ * becomes "failed"; one with failed or invalid results is flagged on each of them (trial 19d
+ * #1); nodes that ran different thread counts are compared per benchmark, named in a warning
+ * (trial 19d #4). */
 static void analyse(fleet *f) {
     ns_bench_set *sets = calloc((size_t)f->size, sizeof *sets);
+    node **of = calloc((size_t)f->size, sizeof *of);
     int ns = 0;
     char err[512];
-    for (int r = 0; sets && r < f->size; r++) {
+    for (int r = 0; sets && of && r < f->size; r++) {
         node *n = &f->nodes[r];
         if (!n->results) continue;
-        if (ns_bench_set_from_json(n->results, n->name, &sets[ns], err, sizeof err) == 0)
-            ns++;
-        else
-            fprintf(stderr, "nodescale fleet: %s: %s\n", n->name, err);
+        if (ns_bench_set_from_json(n->results, n->name, &sets[ns], err, sizeof err) == 0) {
+            of[ns++] = n;
+            continue;
+        }
+        /* err starts with the node's name (trial 19d #17) */
+        fprintf(stderr, "nodescale fleet: rank %d (%s): failed: %s\n", n->rank, n->name,
+                strncmp(err, n->name, strlen(n->name)) ? err : err + strlen(n->name) + 2);
+        snprintf(n->status, sizeof n->status, "failed");
+        snprintf(n->reason, sizeof n->reason, "%s", err);
+        json_decref(n->results);
+        n->results = NULL;
+    }
+    /* Thread counts: the most common one, and every node that differs from it. */
+    int common = 0, best = 0, mixed = 0;
+    for (int i = 0; i < ns; i++) {
+        int c = 0;
+        for (int k = 0; k < ns; k++)
+            c += of[k]->threads == of[i]->threads;
+        if (c > best) best = c, common = of[i]->threads;
+        mixed |= of[i]->threads != of[0]->threads;
+    }
+    if (mixed) {
+        char list[800] = "";
+        size_t len = 0;
+        for (int i = 0; i < ns; i++) {
+            if (of[i]->threads != common) {
+                if (len < sizeof list)
+                    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s (%d)",
+                                            len ? ", " : "", of[i]->name, of[i]->threads);
+                add_warning(of[i],
+                            "ran %d threads where most nodes ran %d: its rates are "
+                            "compared with theirs",
+                            of[i]->threads, common);
+            }
+            ids_without_threads(&sets[i]);
+        }
+        char w[1100];
+        snprintf(w, sizeof w,
+                 "the nodes ran different thread counts (most %d; %s): rates are compared per "
+                 "benchmark whatever the count (ids with /t*)",
+                 common, list);
+        fprintf(stderr, "nodescale fleet: warning: %s\n", w);
+        if (!f->warnings) f->warnings = json_array();
+        json_array_append_new(f->warnings, json_string(w));
     }
     ns_straggler_result sr;
     if (sets && ns_straggler_analyse(sets, (size_t)ns, &f->o.strag, &sr) == 0) {
@@ -660,9 +870,32 @@ static void analyse(fleet *f) {
         f->flagged_nodes = sr.flagged_nodes;
         ns_straggler_free(&sr);
     }
+    /* Failed or invalid results count against their node: flagged on each, and named in the
+     * benchmark's row ("failed": {node: status}). */
+    for (int i = 0; f->stragglers && i < ns; i++) {
+        size_t k, j;
+        json_t *b, *row;
+        json_array_foreach(of[i]->bad, k, b) {
+            json_t *fe = flagged_entry(f, of[i]);
+            json_array_append(json_object_get(fe, "benchmarks"), b);
+            json_array_foreach(f->benchmarks, j, row) {
+                char id[400];
+                snprintf(id, sizeof id, "%s", json_string_value(json_object_get(b, "id")));
+                if (mixed) {
+                    ns_bench_set one = {.n = 1, .v = &(ns_bench_value){.id = id}};
+                    ids_without_threads(&one);
+                }
+                if (strcmp(id, json_string_value(json_object_get(row, "id"))) != 0) continue;
+                json_t *fo = json_object_get(row, "failed");
+                if (!fo) json_object_set_new(row, "failed", fo = json_object());
+                json_object_set(fo, of[i]->name, json_object_get(b, "status"));
+            }
+        }
+    }
     for (int i = 0; i < ns; i++)
         ns_bench_set_free(&sets[i]);
     free(sets);
+    free(of);
 }
 
 /* Every live measuring rank (comm = the live ranks) runs the three sweeps. */
@@ -810,7 +1043,16 @@ static int make_dir(fleet *f) {
     size_t created;
     if (f->o.out) {
         snprintf(f->dir, sizeof f->dir, "%s", f->o.out);
+        char below[4500];
         const char *old = ns_outdir_foreign(f->dir, NULL);
+        /* its subfolders too: --out FLEET/nodes mixed two fleets' nodes (trial 19d #12) */
+        if (!old && ns_outdir_foreign_below(f->dir, below, sizeof below)) {
+            ns_usage_error("fleet",
+                           "--out '%s' is part of another fleet or holds another run's folder "
+                           "(%s); choose a new folder",
+                           f->dir, below);
+            return -1;
+        }
         if (old) {
             ns_usage_error("fleet",
                            "--out '%s' already holds %s of another run or fleet; choose a "
@@ -902,7 +1144,7 @@ static int join_collectives(const fleet_opts *o, int rank) {
         in |= live[i] == rank;
     if (in && nlive >= 2 && o->collectives) collectives_over(live, nlive, o, NULL);
     free(live);
-    return NS_EXIT_OK;
+    return ns_interrupted ? ns_exit_signal(ns_interrupted) : NS_EXIT_OK;
 }
 
 static void print_summary(const fleet *f) {
@@ -947,6 +1189,9 @@ static int handshake(fleet *f, int rank, hello *me, int *roles) {
     const ns_topology *topo = ns_topology_get();
     me->cpus_allowed = topo->cpus_in_mask;
     me->cpus_online = topo->pus > 0 ? topo->pus : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    const char *msrc = NULL;
+    me->mem_avail = (long long)ns_memory_available(&msrc);
+    snprintf(me->mem_source, sizeof me->mem_source, "%s", msrc ? msrc : "memory");
     MPI_Comm_free(&node_comm);
     hello *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
     MPI_Gather(me, (int)sizeof *me, MPI_BYTE, all, (int)sizeof *me, MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -965,7 +1210,28 @@ static int handshake(fleet *f, int rank, hello *me, int *roles) {
         int most = 0;
         for (int r = 0; r < size; r++)
             if (all[r].local_size > most) most = all[r].local_size;
-        if (o->ranks_per_node > most) {
+        /* Every rank of a host allocates two buffers of --max-bytes for the collectives: beyond
+         * the memory they would fail (or first-touch into the OOM killer), refused up front as
+         * `run` refuses a working set beyond memory (trial 19d #8). */
+        long long coll = o->max_bytes > 0 ? (long long)o->max_bytes
+                                          : (long long)ns_coll_defaults(o->quick).max_bytes;
+        int too_big = -1;
+        for (int r = 0; o->collectives && size >= 2 && r < size && too_big < 0; r++)
+            if (all[r].mem_avail > 0 &&
+                2.0 * (double)coll * all[r].local_size > (double)all[r].mem_avail)
+                too_big = r;
+        if (too_big >= 0) {
+            const hello *h = &all[too_big];
+            ns_usage_error("fleet",
+                           "--max-bytes %lld: the collectives' 2 buffers on each of the %d "
+                           "rank(s) of %s need %.3g GiB, beyond the %.3g GiB it may allocate "
+                           "(%s): give a smaller --max-bytes, or --no-collectives",
+                           coll, h->local_size, h->host,
+                           2.0 * (double)coll * h->local_size / (1 << 30),
+                           (double)h->mem_avail / (1 << 30), h->mem_source);
+            for (int r = 0; r < size; r++)
+                roles[r] = ROLE_ABORT;
+        } else if (o->ranks_per_node > most) {
             ns_usage_error("fleet",
                            "--ranks-per-node %d, but no node runs more than %d rank%s (mpirun -np "
                            "%d): give at most %d",
@@ -977,13 +1243,14 @@ static int handshake(fleet *f, int rank, hello *me, int *roles) {
                 roles[r] = ROLE_ABORT;
         else
             save_fleet(f);
+        /* by node name, as every other line and fleet.json (trial 19d #17) */
         for (int r = 0; r < size; r++)
             if (*f->nodes[r].warning)
-                fprintf(stderr, "nodescale fleet: warning: rank %d (%s): %s\n", r, f->nodes[r].host,
+                fprintf(stderr, "nodescale fleet: warning: rank %d (%s): %s\n", r, f->nodes[r].name,
                         f->nodes[r].warning);
         for (int r = 1; r < size; r++)
             if (roles[r] == ROLE_REFUSED)
-                fprintf(stderr, "nodescale fleet: rank %d (%s) refused: %s\n", r, f->nodes[r].host,
+                fprintf(stderr, "nodescale fleet: rank %d (%s) refused: %s\n", r, f->nodes[r].name,
                         f->nodes[r].reason);
     }
     free(all);
@@ -1007,6 +1274,7 @@ static void gather_results(fleet *f, const int *roles, double start, const char 
     report_node(f, &f->nodes[0], log);
     save_fleet(f);
     int pending = 0;
+    double stopped_at = 0, drain_until = 0;
     for (int r = 1; r < size; r++)
         pending += roles[r] == ROLE_MEASURE;
     for (;;) {
@@ -1019,24 +1287,36 @@ static void gather_results(fleet *f, const int *roles, double start, const char 
             pending--;
             continue;
         }
-        if (pending == 0 || MPI_Wtime() - start > f->o.timeout_s) break;
+        if (ns_interrupted && stopped_at == 0) stopped_at = MPI_Wtime();
+        if (pending == 0) break;
+        if (MPI_Wtime() - start > f->o.timeout_s ||
+            (stopped_at > 0 && MPI_Wtime() - stopped_at > STOP_GRACE_S)) {
+            /* Past the deadline (rank 0 may come here late, from its own watchdog): what has
+             * already been sent still counts; one probe may not yet show it. */
+            if (drain_until == 0) drain_until = MPI_Wtime() + 1.0;
+            if (MPI_Wtime() > drain_until) break;
+        }
         usleep(2000);
     }
+    analyse(f); /* may turn a node without a comparable result into a failed one */
     *missing = *refused = *failed = 0;
     for (int r = 0; r < size; r++) {
         node *n = &f->nodes[r];
         if (!strcmp(n->status, "pending")) {
             snprintf(n->status, sizeof n->status, "missing");
-            snprintf(n->reason, sizeof n->reason,
-                     "no results within --timeout-s %g s (the rank died, hung or is slow)",
-                     f->o.timeout_s);
+            if (stopped_at > 0)
+                snprintf(n->reason, sizeof n->reason,
+                         "no results within %d s of the stop signal (interrupted)", STOP_GRACE_S);
+            else
+                snprintf(n->reason, sizeof n->reason,
+                         "no results within --timeout-s %g s (the rank died, hung or is slow)",
+                         f->o.timeout_s);
             report_node(f, n, NULL);
             (*missing)++;
         }
         *refused += !strcmp(n->status, "refused");
         *failed += !strcmp(n->status, "failed");
     }
-    analyse(f);
     f->status = *missing ? "incomplete: collectives running" : "collectives running";
     save_fleet(f);
 }
@@ -1044,18 +1324,23 @@ static void gather_results(fleet *f, const int *roles, double start, const char 
 /* 3. (rank 0) The collectives over the measuring ranks that answered and the idle ranks (an
  * all-reduce between ranks of one host measures its shared-memory transport), with a fleet.json
  * prepared for the watchdog. Returns 1 when they did not finish within --timeout-s, else 0. */
-static int lead_collectives(fleet *f, const int *roles) {
+static int lead_collectives(fleet *f, const int *roles, const char *skip) {
     int size = f->size, nlive = 0, *live = malloc((size_t)size * sizeof *live);
     for (int r = 0; r < size; r++)
         if ((roles[r] == ROLE_MEASURE && strcmp(f->nodes[r].status, "missing") != 0) ||
             roles[r] == ROLE_IDLE)
             live[nlive++] = r;
+    /* skip (a stop signal, rank 0 hung): an empty list sends every live rank to the end. */
+    int nsent = skip ? 0 : nlive;
     for (int i = 1; i < nlive; i++) {
-        MPI_Send(&nlive, 1, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);
-        MPI_Send(live, nlive, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);
+        MPI_Send(&nsent, 1, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);
+        MPI_Send(live, nsent, MPI_INT, live[i], TAG_GO, MPI_COMM_WORLD);
     }
     int coll_hung = 0;
-    if (nlive >= 2 && f->o.collectives) {
+    if (skip) {
+        f->allreduce = ns_coll_allreduce_fit_json(nlive, NULL, 0);
+        json_object_set_new(f->allreduce, "status", json_string(skip));
+    } else if (nlive >= 2 && f->o.collectives) {
         const char *st = f->status;
         char err[1024];
         f->status = "incomplete: the MPI collectives did not finish within --timeout-s";
@@ -1083,16 +1368,32 @@ static int lead_collectives(fleet *f, const int *roles) {
  * status: NS_EXIT_FAIL when a node is missing, refused or failed, the collectives hung, or
  * (--fail-on-straggler) a straggler was flagged. */
 static int final_files(fleet *f, int missing, int refused, int failed, int coll_hung) {
-    int ok = 0, interrupted = 0;
+    int ok = 0, interrupted = 0, bad = 0;
     for (int r = 0; r < f->size; r++) {
         ok += !strcmp(f->nodes[r].status, "ok");
         interrupted += f->nodes[r].interrupted;
+        bad += f->nodes[r].results && f->nodes[r].bad;
     }
-    f->status = ok == 0       ? "failed: no rank characterised its node"
-                : coll_hung   ? "incomplete: the MPI collectives did not finish within --timeout-s"
-                : missing     ? "incomplete"
-                : interrupted ? "incomplete: a node's run was interrupted"
-                              : "complete";
+    /* Failed, refused and nodes with failed or invalid results make it incomplete too
+     * (trial 19d #1, #5): compare and scripts read the status. */
+    char parts[160] = "";
+    size_t len = 0;
+    if (failed)
+        len += (size_t)snprintf(parts + len, sizeof parts - len, "%d node(s) failed", failed);
+    if (refused)
+        len += (size_t)snprintf(parts + len, sizeof parts - len, "%s%d node(s) refused",
+                                len ? ", " : "", refused);
+    if (bad)
+        snprintf(parts + len, sizeof parts - len, "%s%d node(s) with failed or invalid results",
+                 len ? ", " : "", bad);
+    snprintf(f->status_buf, sizeof f->status_buf, "incomplete: %s", parts);
+    f->status = ns_interrupted ? "interrupted"
+                : ok == 0      ? "failed: no rank characterised its node"
+                : coll_hung    ? "incomplete: the MPI collectives did not finish within --timeout-s"
+                : missing      ? "incomplete"
+                : interrupted  ? "incomplete: a node's run was interrupted"
+                : *parts       ? f->status_buf
+                               : "complete";
     save_fleet(f);
     write_report(f);
     if (coll_hung) { /* fleet.json and report.md now hold what finished: drop the fallback */
@@ -1105,15 +1406,19 @@ static int final_files(fleet *f, int missing, int refused, int failed, int coll_
     if (straggled)
         fprintf(stderr, "nodescale fleet: %d straggler node(s) flagged (--fail-on-straggler)\n",
                 f->flagged_nodes);
+    if (ns_interrupted) return ns_exit_signal(ns_interrupted);
     return ok == 0 || missing || coll_hung || refused || failed || straggled ? NS_EXIT_FAIL
                                                                              : NS_EXIT_OK;
 }
 
 /* Frees what rank 0 gathered in f. */
 static void fleet_free(fleet *f) {
-    for (int r = 0; r < f->size; r++)
+    for (int r = 0; r < f->size; r++) {
         json_decref(f->nodes[r].results);
+        json_decref(f->nodes[r].bad);
+    }
     free(f->nodes);
+    json_decref(f->warnings);
     json_decref(f->collectives);
     json_decref(f->allreduce);
     json_decref(f->benchmarks);
@@ -1133,6 +1438,9 @@ int ns_cmd_fleet(int argc, char **argv) {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* SIGINT/SIGTERM (Ctrl-C, scancel, a time limit) as in `run`: each rank stops at its next
+     * sample and sends what finished; rank 0 writes an "interrupted" fleet (trial 19d #2). */
+    ns_install_stop_handler();
 
     /* 1. handshake */
     hello me;
@@ -1162,13 +1470,33 @@ int ns_cmd_fleet(int argc, char **argv) {
 
     /* 2. characterise and gather */
     double start = MPI_Wtime();
+    char *json = NULL, *reason = NULL, *log = NULL;
+    volatile int self_hung = 0; /* rank 0: its own characterisation outlasted --timeout-s */
+    alarm_thread = pthread_self();
+    signal(SIGALRM, on_alarm);
     if (rank != 0) {
-        signal(SIGALRM, on_alarm);
         alarm((unsigned)ceil(o.timeout_s) + GATHER_GRACE_S);
+    } else if (sigsetjmp(gather_jmp, 1)) {
+        /* The watchdog: this node is failed, the others' results are gathered as they stand. */
+        self_hung = 1;
+        json = log = NULL;
+        reason = malloc(200);
+        if (reason)
+            snprintf(reason, 200,
+                     "rank 0's own characterisation did not finish within "
+                     "--timeout-s %g s (hung or slow)",
+                     o.timeout_s);
+        fprintf(stderr, "nodescale fleet: rank 0: %s; writing what the other ranks sent\n",
+                reason ? reason : "hung");
+    } else {
+        gather_jmp_armed = 1;
+        alarm((unsigned)ceil(o.timeout_s));
     }
-    maybe_inject_fault(rank);
-    char *json, *reason, *log;
-    characterise(&o, rank, me.host, &json, &reason, &log);
+    if (!self_hung) {
+        maybe_inject_fault(rank);
+        characterise(&o, rank, me.host, &json, &reason, &log);
+    }
+    gather_jmp_armed = 0;
     alarm(0); /* waiting for rank 0 below is not this rank's fault: no self-kill there */
     if (rank != 0) {
         send_results(json, reason, log);
@@ -1176,10 +1504,10 @@ int ns_cmd_fleet(int argc, char **argv) {
         free(reason);
         free(log);
         /* 3. collectives, if rank 0 counts us live */
-        join_collectives(&o, rank);
+        int rc_rank = join_collectives(&o, rank);
         free(roles);
         MPI_Finalize();
-        return NS_EXIT_OK;
+        return rc_rank;
     }
     int missing, refused, failed;
     gather_results(&f, roles, start, json, reason, log, &missing, &refused, &failed);
@@ -1188,19 +1516,26 @@ int ns_cmd_fleet(int argc, char **argv) {
     free(log);
 
     /* 3. collectives */
-    int coll_hung = lead_collectives(&f, roles);
+    int coll_hung =
+        lead_collectives(&f, roles,
+                         ns_interrupted ? "not run: the fleet was interrupted (SIGINT or SIGTERM)"
+                         : self_hung    ? "not run: rank 0's own characterisation hung"
+                                        : NULL);
 
     /* 4. final files */
     rc = final_files(&f, missing, refused, failed, coll_hung);
     fleet_free(&f);
     free(roles);
-    if (missing || coll_hung) {
+    if (missing || coll_hung || self_hung) {
         fprintf(stderr,
                 "nodescale fleet: %s; the results are in %s. Ending the job with MPI_Abort so "
                 "hung ranks stop.\n",
-                missing ? "rank(s) missing" : "the collectives hung", f.dir);
+                self_hung ? "rank 0 hung"
+                : missing ? "rank(s) missing"
+                          : "the collectives hung",
+                f.dir);
         fflush(NULL);
-        MPI_Abort(MPI_COMM_WORLD, NS_EXIT_FAIL);
+        MPI_Abort(MPI_COMM_WORLD, ns_interrupted ? rc : NS_EXIT_FAIL);
     }
     MPI_Finalize();
     return rc;

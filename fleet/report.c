@@ -10,6 +10,7 @@
 #include "fleet/fleet.h"
 #include "harness/allreduce.h"
 #include "harness/json.h"
+#include "reports/report.h"
 
 static const char *str(const json_t *o, const char *k) {
     const char *s = json_string_value(json_object_get(o, k));
@@ -29,12 +30,25 @@ static void nodes_section(FILE *f, const json_t *fleet) {
     fprintf(f, "## Nodes\n\n| node | host | rank | status | CPU | CPUs bound | results / reason |\n"
                "|---|---|---:|---|---|---|---|\n");
     json_array_foreach(json_object_get(fleet, "nodes"), i, n) {
+        /* Names, models, paths and reasons come from the hosts and the inputs: escaped, so a
+         * '|' cannot split a cell (trial 19d #15). */
         const char *res = str(n, "results"), *warn = str(n, "warning");
-        fprintf(f, "| %s | %s | %lld | %s | %s | %lld of %lld | %s%s%s |\n", str(n, "name"),
-                str(n, "host"), json_integer_value(json_object_get(n, "rank")), str(n, "status"),
-                str(n, "cpu_model"), json_integer_value(json_object_get(n, "cpus_allowed")),
-                json_integer_value(json_object_get(n, "cpus_online")),
-                *res ? res : str(n, "reason"), *warn ? "; **warning:** " : "", warn);
+        fputs("| ", f);
+        ns_md_cell(f, str(n, "name"));
+        fputs(" | ", f);
+        ns_md_cell(f, str(n, "host"));
+        fprintf(f, " | %lld | ", json_integer_value(json_object_get(n, "rank")));
+        ns_md_cell(f, str(n, "status"));
+        fputs(" | ", f);
+        ns_md_cell(f, str(n, "cpu_model"));
+        fprintf(f, " | %lld of %lld | ", json_integer_value(json_object_get(n, "cpus_allowed")),
+                json_integer_value(json_object_get(n, "cpus_online")));
+        ns_md_cell(f, *res ? res : str(n, "reason"));
+        if (*warn) {
+            fputs("; **warning:** ", f);
+            ns_md_cell(f, warn);
+        }
+        fputs(" |\n", f);
     }
     fputc('\n', f);
 }
@@ -50,7 +64,8 @@ static void straggler_section(FILE *f, const json_t *fleet) {
             ns_json_get_num(s, "threshold"), ns_json_get_num(s, "mad_floor"));
     json_t *flagged = json_object_get(s, "flagged");
     json_t *tested = json_object_get(s, "tested_benchmarks");
-    if (json_is_integer(tested) && json_integer_value(tested) == 0) {
+    if (json_is_integer(tested) && json_integer_value(tested) == 0 &&
+        json_array_size(flagged) == 0) {
         fprintf(f,
                 "**Not tested:** a straggler test needs a benchmark measured on at least 3 "
                 "nodes; this fleet has %lld node(s) with results.\n\n",
@@ -68,11 +83,33 @@ static void straggler_section(FILE *f, const json_t *fleet) {
     json_array_foreach(flagged, i, n)
         fprintf(f, "%s%s (%zu benchmarks)", i ? ", " : "", str(n, "name"),
                 json_array_size(json_object_get(n, "benchmarks")));
-    fprintf(f, "\n\n| node | benchmark | value | fleet median | deficit | z |\n"
+    fprintf(f, "\n\n");
+    /* A flagged node's warning beside the flag (an injected slowdown is no real straggler:
+     * trial 19d #7). */
+    json_array_foreach(flagged, i, n) {
+        size_t k;
+        json_t *m;
+        json_array_foreach(json_object_get(fleet, "nodes"), k, m) {
+            if (strcmp(str(m, "name"), str(n, "name")) != 0 || !*str(m, "warning")) continue;
+            fprintf(f, "- **warning** for %s: ", str(n, "name"));
+            ns_md_cell(f, str(m, "warning"));
+            fputs("\n", f);
+        }
+    }
+    fprintf(f, "\n| node | benchmark | value | fleet median | deficit | z |\n"
                "|---|---|---:|---:|---:|---:|\n");
     json_array_foreach(flagged, i, n) {
         json_array_foreach(json_object_get(n, "benchmarks"), j, b) {
-            fprintf(f, "| %s | `%s` | ", str(n, "name"), str(b, "id"));
+            fputs("| ", f);
+            ns_md_cell(f, str(n, "name"));
+            fputs(" | ", f);
+            ns_md_code(f, str(b, "id"), 1);
+            fputs(" | ", f);
+            if (*str(b, "status")) { /* a failed or invalid result: no rate to compare */
+                ns_md_cell(f, str(b, "status"));
+                fputs(" | — | — | — |\n", f);
+                continue;
+            }
             num(f, ns_json_get_num(b, "value"), "%.4g");
             fprintf(f, " %s | ", str(b, "unit"));
             num(f, ns_json_get_num(b, "median"), "%.4g");
@@ -118,6 +155,13 @@ static void bench_section(FILE *f, const json_t *fleet) {
         fprintf(f, " | ");
         json_array_foreach(json_object_get(b, "flagged"), k, e)
             fprintf(f, "%s%s", k ? ", " : "", json_string_value(e));
+        const char *key2;
+        k = json_array_size(json_object_get(b, "flagged"));
+        json_object_foreach(json_object_get(b, "failed"), key2, e) {
+            fprintf(f, "%s%s (", k++ ? ", " : "", key2);
+            ns_md_cell(f, json_string_value(e));
+            fputc(')', f);
+        }
         fprintf(f, " |\n");
     }
     fputc('\n', f);
@@ -229,7 +273,21 @@ char *ns_fleet_report_md(const json_t *fleet) {
     fprintf(f, "- MPI: %s; %lld ranks, --ranks-per-node %lld\n", str(mpi, "library_version"),
             json_integer_value(json_object_get(mpi, "world_size")),
             json_integer_value(json_object_get(mpi, "ranks_per_node")));
-    fprintf(f, "- settings (identical on every measuring rank): `%s`\n", str(ctx, "settings"));
+    /* --from-results: the node data were measured with their own settings (trial 19d #13). */
+    if (strstr(str(ctx, "settings"), "from_results=yes"))
+        fprintf(f,
+                "- settings of this command (identical on every measuring rank; the node data were "
+                "measured with their own: see each results.json's context): `%s`\n",
+                str(ctx, "settings"));
+    else
+        fprintf(f, "- settings (identical on every measuring rank): `%s`\n", str(ctx, "settings"));
+    size_t wi;
+    json_t *w;
+    json_array_foreach(json_object_get(fleet, "warnings"), wi, w) {
+        fputs("- **warning:** ", f);
+        ns_md_cell(f, json_string_value(w));
+        fputc('\n', f);
+    }
     fprintf(f, "- nodes: %lld ok, %lld missing, %lld refused, %lld failed, %lld idle\n\n",
             json_integer_value(json_object_get(cnt, "ok")),
             json_integer_value(json_object_get(cnt, "missing")),

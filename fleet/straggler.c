@@ -59,11 +59,16 @@ static int analyse_one(ns_fleet_bench *fb, const ns_bench_set *nodes, size_t nn,
     fb->noise = NS_MAD_TO_SIGMA * st.mad / st.median;
     double robust = NS_MAD_TO_SIGMA * st.mad, floor_ = o->mad_floor * fabs(st.median);
     fb->scale = robust > floor_ ? robust : floor_;
-    fb->tested = fb->n >= 3 && fb->scale > 0;
+    fb->tested = fb->n >= 3;
     if (!fb->tested) return 0;
     for (size_t i = 0; i < nn; i++) {
         if (!isfinite(fb->value[i])) continue;
-        fb->z[i] = (fb->value[i] - fb->median) / fb->scale;
+        /* A zero scale (--mad-floor 0, most nodes identical): any node below the median is
+         * infinitely far below it (z = -inf, written as no z), any other at 0 (trial 19d #9). */
+        if (fb->scale > 0)
+            fb->z[i] = (fb->value[i] - fb->median) / fb->scale;
+        else
+            fb->z[i] = fb->value[i] < fb->median ? -INFINITY : 0.0;
         fb->flagged[i] = fb->z[i] < -o->threshold;
     }
     return 0;

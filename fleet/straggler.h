@@ -6,7 +6,8 @@
  * data (Rousseeuw & Croux 1993); the floor keeps a fleet of near-identical nodes (MAD ~ 0) from
  * flagging a 0.5% difference. A node is a straggler on that benchmark when z < -threshold (slow
  * side only; default 3.5, the modified z-score cut-off of Iglewicz & Hoaglin 1993). With the
- * default floor of 2% the smallest deficit ever flagged is 7% of the median. */
+ * default floor of 2% the smallest deficit ever flagged is 7% of the median. A zero scale
+ * (mad_floor 0, MAD 0) flags every node below the median (z = -inf, written as null). */
 #ifndef NS_STRAGGLER_H
 #define NS_STRAGGLER_H
 
@@ -27,7 +28,7 @@ typedef struct ns_fleet_bench {
     int n;                       /* nodes with a value */
     double median, mad, scale;   /* scale = max(1.4826 MAD, mad_floor * median) */
     double noise;                /* 1.4826 MAD / median: the node-to-node robust CV */
-    int tested;                  /* n >= 3 */
+    int tested;                  /* n >= 3 (a zero scale included) */
     double *value, *z;           /* [nnodes]; NAN where the node lacks the benchmark */
     unsigned char *flagged;      /* [nnodes] */
 } ns_fleet_bench;

@@ -53,6 +53,15 @@ static void on_stop_signal(int sig) {
     if (since >= NS_STOP_REPEAT_NS) _exit(ns_exit_signal(sig)); /* a real second one: at once */
 }
 
+int ns_env_rank_is_zero(void) {
+    const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v) return !strcmp(v, "0");
+    }
+    return 1;
+}
+
 void ns_install_stop_handler(void) {
     struct sigaction sa = {0};
     sa.sa_handler = on_stop_signal;

@@ -25,6 +25,11 @@ void ns_install_stop_handler(void);
  * "nodescale" until main sets it. */
 extern const char *ns_program;
 
+/* 0 in an MPI rank other than 0 as the launcher exported it before MPI_Init
+ * (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID), else 1: a usage error of
+ * `mpirun -np N nodescale fleet` is printed once, by rank 0, not N times. */
+int ns_env_rank_is_zero(void);
+
 /* Prints "nodescale CMD: error: <message>" as one line on stderr and returns NS_EXIT_USAGE. */
 int ns_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

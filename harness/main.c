@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness/cli.h"
 #include "harness/commands.h"
@@ -68,6 +69,14 @@ static int flushed(const char *cmd, int rc) {
     return NS_EXIT_FAIL;
 }
 
+/* A fleet rank other than 0 with a usage error rank 0 prints: NS_EXIT_USAGE after a second, for
+ * mpirun ends the job at the first rank that exits, and a rank 0 slower to start had not printed
+ * the error yet. */
+static int quiet_usage_exit(void) {
+    sleep(1);
+    return NS_EXIT_USAGE;
+}
+
 int main(int argc, char **argv) {
     ns_affinity_defaults(argv);
     if (argv[0] && *argv[0]) ns_program = argv[0]; /* unchanged by the re-exec */
@@ -88,15 +97,22 @@ int main(int argc, char **argv) {
         int runs_kernels = !strcmp(argv[1], "run") || !strcmp(argv[1], "bench") ||
                            !strcmp(argv[1], "fleet");
         int wants_help = argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
+        /* Under mpirun every rank of a fleet finds the same error: rank 0 prints it (trial 19d
+         * #11), the others exit 2 quietly. */
+        int quiet = !strcmp(argv[1], "fleet") && !ns_env_rank_is_zero();
         if (runs_kernels && !wants_help && forced && *forced && !ns_isa_selected())
-            return ns_usage_error(argv[1], "NODESCALE_ISA=%s is unknown or this CPU cannot run it "
-                                           "(want avx512, avx2 or scalar; `nodescale list` shows which run here)",
-                                  forced);
+            return quiet
+                       ? quiet_usage_exit()
+                       : ns_usage_error(
+                             argv[1],
+                             "NODESCALE_ISA=%s is unknown or this CPU cannot run it "
+                             "(want avx512, avx2 or scalar; `nodescale list` shows which run here)",
+                             forced);
         char err[512];
         if (runs_kernels && !wants_help &&
             (ns_inject_slowdown_check(err, sizeof err) != 0 ||
              gemm_env_check(err, sizeof err) != 0))
-            return ns_usage_error(argv[1], "%s", err);
+            return quiet ? quiet_usage_exit() : ns_usage_error(argv[1], "%s", err);
         return flushed(argv[1], commands[i].fn(argc - 1, argv + 1));
     }
     return ns_usage_error("", "unknown command '%s' (try: nodescale --help)", argv[1]);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,6 +72,43 @@ const char *ns_outdir_foreign(const char *dir, const char *const *keep) {
         if (lstat(path, &st) == 0) return *n;
     }
     return NULL;
+}
+
+const char *ns_outdir_foreign_below(const char *dir, char *buf, size_t len) {
+    char path[4400];
+    struct stat st;
+    /* A fleet's nodes/ folder (empty or not): its parent holds the fleet.json. */
+    snprintf(path, sizeof path, "%s", dir);
+    size_t pl = strlen(path);
+    while (pl > 1 && path[pl - 1] == '/')
+        path[--pl] = '\0';
+    char *base = strrchr(path, '/');
+    if (!strcmp(base ? base + 1 : path, "nodes")) {
+        if (base)
+            snprintf(base, sizeof path - (size_t)(base - path), "/fleet.json");
+        else
+            snprintf(path, sizeof path, "fleet.json");
+        if (lstat(path, &st) == 0) {
+            snprintf(buf, len, "a fleet's nodes/ folder, beside %s", path);
+            return buf;
+        }
+    }
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    const char *found = NULL;
+    for (struct dirent *e; !found && (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.') continue;
+        static const char *const names[] = {"results.json", "fleet.json"};
+        for (size_t i = 0; !found && i < 2; i++) {
+            snprintf(path, sizeof path, "%s/%s/%s", dir, e->d_name, names[i]);
+            if (lstat(path, &st) == 0) {
+                snprintf(buf, len, "%s/%s", e->d_name, names[i]);
+                found = buf;
+            }
+        }
+    }
+    closedir(d);
+    return found;
 }
 
 size_t ns_outdir_first_missing(const char *dir) {

@@ -247,8 +247,8 @@ int ns_bench_set_from_json(const json_t *root, const char *label, ns_bench_set *
                      first_status, nstatus > 1 ? ", ..." : "");
         if (nunchecked) snprintf(ck, sizeof ck, "%zu that failed the output check", nunchecked);
         snprintf(err, errlen,
-                 "%s: no measured benchmark in it: of its %zu result%s, %s%s%s dropped (compare "
-                 "takes results with status \"ok\", a passed check and a rate)",
+                 "%s: no measured benchmark in it: of its %zu result%s, %s%s%s dropped (only "
+                 "results with status \"ok\", a passed check and a rate are compared)",
                  out->label, nres, nres == 1 ? "" : "s", st, st[0] && ck[0] ? " and " : "", ck);
         ns_bench_set_free(out);
         return -1;

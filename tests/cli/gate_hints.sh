@@ -245,5 +245,10 @@ has "$tmp/out" "is the same run (the same context.date and samples) as the BASEL
 "$ns" gate --help >"$tmp/help" 2>&1
 has "$tmp/help" "a copy" "gate --help says a copy counts once"
 
+# trial 19d #20: a fleet.json names what to pass instead, as cluster and roofline do.
+echo '{"schema": "nodescale/1", "kind": "fleet", "nodes": []}' >"$tmp/fleet.json"
+"$ns" gate "$tmp/fleet.json" "$tmp/fleet.json" >"$tmp/fl.out" 2>&1
+has "$tmp/fl.out" "nodes/<node>/results.json" "t19d #20: gate on a fleet.json"
+
 [ $fails -eq 0 ] && echo "gate_hints: all passed" || echo "gate_hints: $fails failed"
 [ $fails -eq 0 ]

@@ -174,6 +174,54 @@ static void test_straggler_two_nodes_untested(void **st) {
     ns_bench_set_free(&s[1]);
 }
 
+/* --mad-floor 0 over identical nodes (MAD 0, scale 0): tested, the node below the median flagged
+ * (it was "not tested: fewer than 3 nodes" with 4: trial 19d #9). */
+static void test_straggler_zero_scale(void **st) {
+    (void)st;
+    double a[4] = {100, 100, 100, 100}, b[4] = {50, 100, 100, 100};
+    ns_bench_set s[4];
+    for (int i = 0; i < 3; i++)
+        make_set(&s[i], "a", a, 0.01);
+    make_set(&s[3], "b", b, 0.01);
+    ns_straggler_opts o = ns_straggler_defaults();
+    o.mad_floor = 0;
+    ns_straggler_result r;
+    assert_int_equal(ns_straggler_analyse(s, 4, &o, &r), 0);
+    const ns_fleet_bench *g = bench(&r, "dgemm/t2"), *p = bench(&r, "peak/t2");
+    assert_true(g->tested);
+    assert_float_equal(g->scale, 0, 0);
+    assert_true(g->flagged[3]);
+    assert_false(g->flagged[0]);
+    assert_true(p->tested);
+    assert_false(p->flagged[3]);
+    assert_int_equal(r.flagged_nodes, 1);
+    ns_straggler_free(&r);
+    for (int i = 0; i < 4; i++)
+        ns_bench_set_free(&s[i]);
+}
+
+/* The collectives' check reads every element: a wrong interior one fails it (only the ends of
+ * each block were read: trial 19d #16). */
+static void test_collective_check_every_element(void **st) {
+    (void)st;
+    enum { N = 3, COUNT = 24 };
+    float ar[COUNT], ag[COUNT];
+    for (int i = 0; i < COUNT; i++) {
+        ar[i] = N * (N + 1) / 2.0f;
+        ag[i] = (float)(i / (COUNT / N) + 1);
+    }
+    assert_true(ns_coll_check_output(NS_COLL_ALLREDUCE, ar, COUNT, N));
+    assert_true(ns_coll_check_output(NS_COLL_REDUCE_SCATTER, ar, COUNT, N));
+    assert_true(ns_coll_check_output(NS_COLL_ALLGATHER, ag, COUNT, N));
+    ar[COUNT / 2] = 0;
+    assert_false(ns_coll_check_output(NS_COLL_ALLREDUCE, ar, COUNT, N));
+    ar[COUNT / 2] = N * (N + 1) / 2.0f;
+    ar[3] = 0; /* inside rank 0's reduce-scatter block of 8 */
+    assert_false(ns_coll_check_output(NS_COLL_REDUCE_SCATTER, ar, COUNT, N));
+    ag[COUNT / N + 3] = 1; /* inside block 1 */
+    assert_false(ns_coll_check_output(NS_COLL_ALLGATHER, ag, COUNT, N));
+}
+
 /* Providers: GEMM and peak agree within 1.5%, stream and reduce differ by 30%+. */
 static void test_compare_verdict(void **st) {
     (void)st;
@@ -593,6 +641,8 @@ int main(void) {
         cmocka_unit_test(test_straggler_exact_z_and_floor),
         cmocka_unit_test(test_straggler_noisy_fleet),
         cmocka_unit_test(test_straggler_two_nodes_untested),
+        cmocka_unit_test(test_straggler_zero_scale),
+        cmocka_unit_test(test_collective_check_every_element),
         cmocka_unit_test(test_compare_verdict),
         cmocka_unit_test(test_compare_noise_hides_spread),
         cmocka_unit_test(test_fleet_file_as_input),

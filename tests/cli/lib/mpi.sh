@@ -3,6 +3,9 @@
 # job here.
 #   MPIRUN  mpirun --oversubscribe [--allow-run-as-root]: as many ranks as asked on this host
 #   bin (= ns), host, fixtures
+#   fleet4 NAME PATTERN [options]: a 4-rank `fleet --quick --no-collectives` over the node results
+#     PATTERN names (--from-results), into $tmp/NAME (its output in $tmp/NAME.out, .err); returns
+#     its exit status
 # Open MPI needs --allow-run-as-root as root; vader's single-copy (CMA) mechanism needs ptrace
 # rights containers often lack, so it is turned off; shared memory and loopback TCP only.
 need_jq=1
@@ -22,3 +25,9 @@ if ! probe=$(timeout -k 2 30 $MPIRUN -np 2 true 2>&1); then
 fi
 fixtures=tests/fixtures/fleet
 host=$(hostname)
+fleet4() {
+  local name=$1 pat=$2
+  shift 2
+  timeout -k 2 60 $MPIRUN -np 4 $bin fleet --quick --ranks-per-node 4 --no-collectives \
+    --from-results "$pat" --out "$tmp/$name" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+}

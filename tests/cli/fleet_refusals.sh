@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# What a fleet refuses up front (trial 19d): a --max-bytes whose two collective buffers per rank
+# exceed the memory the ranks may allocate (#8: exit 2, nothing written); an --out that is
+# another fleet's nodes/ folder or holds a run's folders (#12); an environment error is printed
+# once, by rank 0, not once per rank (#11).
+set -u
+cd "$(dirname "$0")/../.."
+. tests/cli/lib/mpi.sh
+c=(--quick --ranks-per-node 2 --from-results "$fixtures/node%r.json")
+
+# 8. 2 ranks x 2 x 8 GiB under ulimit -v 3 GB: refused, one line, nothing written.
+timeout -k 2 60 $MPIRUN -np 2 bash -c "ulimit -v 3000000; exec $bin fleet ${c[*]} --max-bytes 8GiB --out $tmp/big" \
+  >"$tmp/big.out" 2>"$tmp/big.err"
+rc=$?
+[ $rc -eq 2 ] || fail "max-bytes: exit $rc, want 2"
+[ "$(grep -c 'nodescale fleet: error: --max-bytes 8589934592: .* beyond the' "$tmp/big.err")" = 1 ] ||
+  fail "max-bytes: want one error line: $(grep error "$tmp/big.err")"
+[ -e "$tmp/big" ] && fail "max-bytes: the folder was written"
+
+# 12. a fleet, then --out its nodes/ folder, and a folder holding a run's folder: refused.
+timeout -k 2 60 $MPIRUN -np 2 $bin fleet "${c[@]}" --no-collectives --out "$tmp/f1" >/dev/null 2>&1 ||
+  fail "the first fleet failed"
+mkdir -p "$tmp/runs/r1" && cp "$fixtures/node0.json" "$tmp/runs/r1/results.json"
+for out in "$tmp/f1/nodes" "$tmp/runs"; do
+  timeout -k 2 60 $MPIRUN -np 2 $bin fleet "${c[@]}" --no-collectives --out "$out" \
+    >"$tmp/o.out" 2>"$tmp/o.err"
+  rc=$?
+  [ $rc -eq 2 ] || fail "--out $out: exit $rc, want 2"
+  grep -q "nodescale fleet: error: --out '$out' is part of another fleet or holds another run's folder (\(r1/results.json\|a fleet's nodes/ folder, beside .*/f1/fleet.json\))" "$tmp/o.err" ||
+    fail "--out $out: message: $(grep error "$tmp/o.err")"
+done
+[ "$(ls "$tmp/f1/nodes")" = "$(printf '%s\n' "$host-r0" "$host-r1")" ] || fail "--out nodes/: written into"
+
+# 11. an environment error: one line from 3 ranks.
+timeout -k 2 60 $MPIRUN -np 3 -x NODESCALE_INJECT_SLOWDOWN=nosuch:0.1 $bin fleet --quick \
+  --out "$tmp/u1" >"$tmp/u1.out" 2>"$tmp/u1.err"
+[ "$(grep -c "error: NODESCALE_INJECT_SLOWDOWN=nosuch:0.1" "$tmp/u1.err")" = 1 ] ||
+  fail "env error printed $(grep -c "error: NODESCALE_INJECT" "$tmp/u1.err") times, want 1"
+
+[ $fails -eq 0 ] && echo "fleet_refusals: ok"
+[ $fails -eq 0 ]
