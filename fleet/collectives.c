@@ -53,7 +53,7 @@ static long long output_count(ns_coll_op op, long long count, int n) {
 /* Rank r sends r+1 everywhere, so sums are n(n+1)/2 and gathered blocks are k+1: exact in float
  * for any fleet size this tool will see (< 2^12 ranks). Checks every element the operation
  * wrote (a wrong interior element, a broken segment of a pipelined ring, passed when only the
- * ends of each block were read: trial 19d #16). */
+ * ends of each block were read). */
 int ns_coll_check_output(ns_coll_op op, const float *recv, long long count, int n) {
     long long chunk = count / n, nout = output_count(op, count, n);
     float sum = (float)n * (n + 1) / 2.0f;

@@ -218,7 +218,7 @@ static int cmp_str(const void *a, const void *b) {
 /* The settings every measuring rank must share: anything that changes what is measured. That is
  * the options, and the environment `run` records in context.env (ns_env_recorded: OMP_*,
  * NODESCALE_*, the BLAS libraries'...: NODESCALE_GEMM_KC, NODESCALE_INJECT_SLOWDOWN,
- * OMP_PROC_BIND, ... were accepted on one rank only: trial 19d #6), sorted by name, less the
+ * OMP_PROC_BIND, ... were accepted on one rank only), sorted by name, less the
  * variables that differ per rank by design (NODESCALE_START_CPUS, the launcher's mask) or are
  * the fault hook. */
 static void settings_string(const fleet_opts *o, char *buf, size_t len) {
@@ -390,7 +390,7 @@ static void stage_name(int stage, char *buf, size_t len) {
 }
 
 /* Rank 0 while it characterises its own node: the watchdog jumps back to ns_cmd_fleet, which
- * writes what reached it from the others (a hang there lost every node: trial 19d #3). */
+ * writes what reached it from the others (a hang there lost every node). */
 static sigjmp_buf gather_jmp;
 static volatile sig_atomic_t gather_jmp_armed;
 
@@ -566,7 +566,7 @@ static json_t *fleet_json(const fleet *f) {
         json_t *o = json_object();
         ns_json_set_str(o, "name", n->name);
         /* --from-results: the host that measured the data (its context.host, as in
-         * stragglers.flagged), and the rank's own as mpi_host (trial 19d #10). */
+         * stragglers.flagged), and the rank's own as mpi_host. */
         const char *rhost =
             json_string_value(json_object_get(json_object_get(n->results, "context"), "host"));
         if (f->o.from_results && rhost && *rhost) {
@@ -663,7 +663,7 @@ static void accept_results(fleet *f, node *n, const char *text, const char *log)
                 n->rank, n->name);
     }
     /* Results that failed or failed their output check: the straggler test cannot see them (it
-     * takes rates), so they are named here and count against the node (trial 19d #1). */
+     * takes rates), so they are named here and count against the node. */
     size_t i;
     json_t *e;
     char list[600] = "";
@@ -692,7 +692,7 @@ static void accept_results(fleet *f, node *n, const char *text, const char *log)
                 "invalid: %s\n",
                 n->rank, n->name, nb, nb == 1 ? "" : "s", list);
     }
-    /* A slowdown injected on purpose (the test hook) is not a real straggler (trial 19d #7). */
+    /* A slowdown injected on purpose (the test hook) is not a real straggler. */
     const char *inj = json_string_value(
         json_object_get(json_object_get(ctx, "env"), "NODESCALE_INJECT_SLOWDOWN"));
     if (inj && *inj) {
@@ -807,9 +807,8 @@ static json_t *flagged_entry(fleet *f, const node *n) {
 }
 
 /* Straggler analysis over the nodes with results. A node none of whose results can be compared
- * becomes "failed"; one with failed or invalid results is flagged on each of them (trial 19d
- * #1); nodes that ran different thread counts are compared per benchmark, named in a warning
- * (trial 19d #4). */
+ * becomes "failed"; one with failed or invalid results is flagged on each of them; nodes that
+ * ran different thread counts are compared per benchmark, named in a warning. */
 static void analyse(fleet *f) {
     ns_bench_set *sets = calloc((size_t)f->size, sizeof *sets);
     node **of = calloc((size_t)f->size, sizeof *of);
@@ -822,7 +821,7 @@ static void analyse(fleet *f) {
             of[ns++] = n;
             continue;
         }
-        /* err starts with the node's name (trial 19d #17) */
+        /* err starts with the node's name */
         fprintf(stderr, "nodescale fleet: rank %d (%s): failed: %s\n", n->rank, n->name,
                 strncmp(err, n->name, strlen(n->name)) ? err : err + strlen(n->name) + 2);
         snprintf(n->status, sizeof n->status, "failed");
@@ -1045,7 +1044,7 @@ static int make_dir(fleet *f) {
         snprintf(f->dir, sizeof f->dir, "%s", f->o.out);
         char below[4500];
         const char *old = ns_outdir_foreign(f->dir, NULL);
-        /* its subfolders too: --out FLEET/nodes mixed two fleets' nodes (trial 19d #12) */
+        /* its subfolders too: --out FLEET/nodes mixed two fleets' nodes */
         if (!old && ns_outdir_foreign_below(f->dir, below, sizeof below)) {
             ns_usage_error("fleet",
                            "--out '%s' is part of another fleet or holds another run's folder "
@@ -1212,7 +1211,7 @@ static int handshake(fleet *f, int rank, hello *me, int *roles) {
             if (all[r].local_size > most) most = all[r].local_size;
         /* Every rank of a host allocates two buffers of --max-bytes for the collectives: beyond
          * the memory they would fail (or first-touch into the OOM killer), refused up front as
-         * `run` refuses a working set beyond memory (trial 19d #8). */
+         * `run` refuses a working set beyond memory. */
         long long coll = o->max_bytes > 0 ? (long long)o->max_bytes
                                           : (long long)ns_coll_defaults(o->quick).max_bytes;
         int too_big = -1;
@@ -1243,7 +1242,7 @@ static int handshake(fleet *f, int rank, hello *me, int *roles) {
                 roles[r] = ROLE_ABORT;
         else
             save_fleet(f);
-        /* by node name, as every other line and fleet.json (trial 19d #17) */
+        /* by node name, as every other line and fleet.json */
         for (int r = 0; r < size; r++)
             if (*f->nodes[r].warning)
                 fprintf(stderr, "nodescale fleet: warning: rank %d (%s): %s\n", r, f->nodes[r].name,
@@ -1374,8 +1373,8 @@ static int final_files(fleet *f, int missing, int refused, int failed, int coll_
         interrupted += f->nodes[r].interrupted;
         bad += f->nodes[r].results && f->nodes[r].bad;
     }
-    /* Failed, refused and nodes with failed or invalid results make it incomplete too
-     * (trial 19d #1, #5): compare and scripts read the status. */
+    /* Failed, refused and nodes with failed or invalid results make it incomplete too: compare
+     * and scripts read the status. */
     char parts[160] = "";
     size_t len = 0;
     if (failed)
@@ -1439,7 +1438,7 @@ int ns_cmd_fleet(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     /* SIGINT/SIGTERM (Ctrl-C, scancel, a time limit) as in `run`: each rank stops at its next
-     * sample and sends what finished; rank 0 writes an "interrupted" fleet (trial 19d #2). */
+     * sample and sends what finished; rank 0 writes an "interrupted" fleet. */
     ns_install_stop_handler();
 
     /* 1. handshake */

@@ -31,7 +31,7 @@ static void nodes_section(FILE *f, const json_t *fleet) {
                "|---|---|---:|---|---|---|---|\n");
     json_array_foreach(json_object_get(fleet, "nodes"), i, n) {
         /* Names, models, paths and reasons come from the hosts and the inputs: escaped, so a
-         * '|' cannot split a cell (trial 19d #15). */
+         * '|' cannot split a cell. */
         const char *res = str(n, "results"), *warn = str(n, "warning");
         fputs("| ", f);
         ns_md_cell(f, str(n, "name"));
@@ -84,8 +84,7 @@ static void straggler_section(FILE *f, const json_t *fleet) {
         fprintf(f, "%s%s (%zu benchmarks)", i ? ", " : "", str(n, "name"),
                 json_array_size(json_object_get(n, "benchmarks")));
     fprintf(f, "\n\n");
-    /* A flagged node's warning beside the flag (an injected slowdown is no real straggler:
-     * trial 19d #7). */
+    /* A flagged node's warning beside the flag (an injected slowdown is no real straggler). */
     json_array_foreach(flagged, i, n) {
         size_t k;
         json_t *m;
@@ -273,7 +272,7 @@ char *ns_fleet_report_md(const json_t *fleet) {
     fprintf(f, "- MPI: %s; %lld ranks, --ranks-per-node %lld\n", str(mpi, "library_version"),
             json_integer_value(json_object_get(mpi, "world_size")),
             json_integer_value(json_object_get(mpi, "ranks_per_node")));
-    /* --from-results: the node data were measured with their own settings (trial 19d #13). */
+    /* --from-results: the node data were measured with their own settings. */
     if (strstr(str(ctx, "settings"), "from_results=yes"))
         fprintf(f,
                 "- settings of this command (identical on every measuring rank; the node data were "

@@ -64,7 +64,7 @@ static int analyse_one(ns_fleet_bench *fb, const ns_bench_set *nodes, size_t nn,
     for (size_t i = 0; i < nn; i++) {
         if (!isfinite(fb->value[i])) continue;
         /* A zero scale (--mad-floor 0, most nodes identical): any node below the median is
-         * infinitely far below it (z = -inf, written as no z), any other at 0 (trial 19d #9). */
+         * infinitely far below it (z = -inf, written as no z), any other at 0. */
         if (fb->scale > 0)
             fb->z[i] = (fb->value[i] - fb->median) / fb->scale;
         else

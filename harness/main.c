@@ -97,8 +97,8 @@ int main(int argc, char **argv) {
         int runs_kernels = !strcmp(argv[1], "run") || !strcmp(argv[1], "bench") ||
                            !strcmp(argv[1], "fleet");
         int wants_help = argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
-        /* Under mpirun every rank of a fleet finds the same error: rank 0 prints it (trial 19d
-         * #11), the others exit 2 quietly. */
+        /* Under mpirun every rank of a fleet finds the same error: rank 0 prints it, the others
+         * exit 2 quietly. */
         int quiet = !strcmp(argv[1], "fleet") && !ns_env_rank_is_zero();
         if (runs_kernels && !wants_help && forced && *forced && !ns_isa_selected())
             return quiet

@@ -317,7 +317,7 @@ static ns_gate_invalid_kind result_invalid(const json_t *r, char *why, size_t wh
 static const json_t *results_array(const json_t *doc, const char *file, char *err, size_t errlen) {
     const json_t *a = json_object_get(doc, "results");
     if (!json_is_array(a)) {
-        /* A fleet.json: name what to pass instead, as cluster and roofline do (trial 19d #20). */
+        /* A fleet.json: name what to pass instead, as cluster and roofline do. */
         const char *kind = json_string_value(json_object_get(doc, "kind"));
         if (kind && !strcmp(kind, "fleet"))
             snprintf(err, errlen,
