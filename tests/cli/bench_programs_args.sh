@@ -38,6 +38,14 @@ for w in L4 l1 ""; do
   expect2 "bench_roofline --only '$w'" "usage: bench_roofline" "$b/bench_roofline" --only "$w" --rounds 2
 done
 
+# bench_gemm's lists: an empty or repeated item, a list over 255 characters; --samples gives its range
+expect2 "bench_gemm --threads 1,1" "--threads 1,1: lists 1 twice" "$b/bench_gemm" --threads 1,1
+expect2 "bench_gemm --sizes 256," "--sizes 256,: has an empty item" "$b/bench_gemm" --sizes 256,
+expect2 "bench_gemm --sizes ,256" "--sizes ,256: has an empty item" "$b/bench_gemm" --sizes ,256
+expect2 "bench_gemm --sizes of 279 characters" "is longer than 255 characters" \
+  "$b/bench_gemm" --sizes "$(printf '256,%.0s' {1..69})256"
+expect2 "bench_gemm --samples 1001" "--samples wants an integer in 9\.\.1000" "$b/bench_gemm" --samples 1001
+
 # --min-time 0 (sub-resolution samples)
 expect2 "bench_gemm --min-time 0" "--min-time wants seconds in \[1e-6, 10\]" \
   "$b/bench_gemm" --sizes 64 --no-ml --prec dp --threads 1 --min-time 0
