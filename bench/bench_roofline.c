@@ -133,24 +133,35 @@ int main(int argc, char **argv) {
     ns_affinity_defaults(argv);
     int rounds = 5;
     const char *only = NULL, *isa_only = NULL;
+    const char *cmd = "bench-roofline";
     for (int i = 1; i < argc; i++) {
         const char *v;
         int64_t n;
-        if (ns_opt_value(argc, argv, &i, "--rounds", &v) > 0 &&
-            ns_parse_int64(v, 2, MAX_ROUNDS, &n) == 0)
+        int r;
+        if ((r = ns_opt_value(argc, argv, &i, "--rounds", &v))) {
+            if (r < 0) return ns_usage_error(cmd, "--rounds needs a value (2..%d)", MAX_ROUNDS);
+            if (ns_parse_int64(v, 2, MAX_ROUNDS, &n) != 0)
+                return ns_usage_error(cmd, "--rounds '%s' is not a whole number of 2 to %d", v,
+                                      MAX_ROUNDS);
             rounds = (int)n;
-        else if (ns_opt_value(argc, argv, &i, "--only", &v) > 0 &&
-                 (!strcmp(v, "compute") || !strcmp(v, "bandwidth") || !strcmp(v, "L1") ||
-                  !strcmp(v, "L2") || !strcmp(v, "L3") || !strcmp(v, "DRAM")))
+        } else if ((r = ns_opt_value(argc, argv, &i, "--only", &v))) {
+            if (r < 0 || !(!strcmp(v, "compute") || !strcmp(v, "bandwidth") || !strcmp(v, "L1") ||
+                           !strcmp(v, "L2") || !strcmp(v, "L3") || !strcmp(v, "DRAM")))
+                return ns_usage_error(cmd,
+                                      "--only '%s' is not one of compute, bandwidth, L1, L2, L3, "
+                                      "DRAM (one word, as written)",
+                                      r < 0 ? "" : v);
             only = v;
-        else if (ns_opt_value(argc, argv, &i, "--isa", &v) > 0 &&
-                 (!strcmp(v, "avx2") || !strcmp(v, "avx512")))
+        } else if ((r = ns_opt_value(argc, argv, &i, "--isa", &v))) {
+            if (r < 0 || !(!strcmp(v, "avx2") || !strcmp(v, "avx512")))
+                return ns_usage_error(cmd, "--isa '%s' is not avx2 or avx512", r < 0 ? "" : v);
             isa_only = v;
-        else
-            return ns_usage_error("bench-roofline",
-                                  "usage: bench_roofline [--rounds 2..%d] "
-                                  "[--only compute|bandwidth|L1|L2|L3|DRAM] [--isa avx2|avx512]",
-                                  MAX_ROUNDS);
+        } else {
+            return ns_usage_error(cmd,
+                                  "unknown argument '%s' (usage: bench_roofline [--rounds 2..%d] "
+                                  "[--only compute|bandwidth|L1|L2|L3|DRAM] [--isa avx2|avx512])",
+                                  argv[i], MAX_ROUNDS);
+        }
     }
     int T = ns_topology_get()->cpus_in_mask > 0 ? ns_topology_get()->cpus_in_mask : 1;
     double mem_cap = 0.4 * (double)ns_topology_get()->mem_available_bytes;
