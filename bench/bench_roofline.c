@@ -80,15 +80,6 @@ static double likwid_rate(const ceiling_case *c, double iters, char *err, size_t
     return (c->ws_bytes > 0 ? r.mbytes_per_s : r.mflops_per_s) / 1e3;
 }
 
-static void fmt_size(double b, char *buf, size_t len) {
-    if (b <= 0)
-        snprintf(buf, len, "-");
-    else if (b < 1 << 20)
-        snprintf(buf, len, "%.0f KiB", b / 1024);
-    else
-        snprintf(buf, len, "%.0f MiB", b / (1 << 20));
-}
-
 /* Working set of level li (1..3, or 4 = DRAM) for t threads; 0 when the cache is unknown. */
 static double level_ws(int li, int t, double mem_cap) {
     double l1 = (double)ns_cache_aggregate(1, t), l2 = (double)ns_cache_aggregate(2, t);
@@ -226,7 +217,10 @@ int main(int argc, char **argv) {
             n++;
         }
         char ws[32];
-        fmt_size(c->ws_bytes, ws, sizeof ws);
+        if (c->ws_bytes > 0)
+            ns_format_bytes(ws, sizeof ws, c->ws_bytes);
+        else
+            snprintf(ws, sizeof ws, "-");
         if (n < 2) {
             printf("%-7s %-6s %-16s %3d %9s  not measured: %s\n", c->level, c->isa, c->ours,
                    c->threads, ws, *err ? err : "too few valid rounds");
