@@ -340,8 +340,8 @@ int main(int argc, char **argv) {
            likwid_names[1][strcmp(isa, "avx512") ? 1 : 0], sp ? " (and _sp)" : "", rounds,
            ns_cpu_model());
     printf("%-4s %3s %9s %-4s %8s %8s  %-19s %8s  %-19s  %-19s  %-19s  %-19s  %-19s  target\n",
-           "lvl", "thr", "ws", "op", "GB/s", "likwid", "ours/likwid", "ceiling",
-           "ours/ceiling", "kahan/plain", "pairwise/plain", "det/fast", "api/kernel");
+           "lvl", "thr", "ws", "op", "GB/s", "likwid", "ours/likwid", "ceiling", "ours/ceiling",
+           "kahan/plain", "pairwise/plain", "det/fast", "api/kernel");
     for (int i = 0; i < nc; i++)
         run_case(&cases[i], isa, rounds);
     printf("GB/s: medians over rounds (1 GB = 1e9 B, bytes read, no write-allocate: likwid-bench's "

@@ -185,9 +185,9 @@ int main(int argc, char **argv) {
 
     printf("nodescale vs likwid-bench: roofline ceilings, %d interleaved rounds, CPU %s\n", rounds,
            ns_cpu_model());
-    printf("%-7s %-6s %-16s %3s %9s %14s %6s %14s %6s %7s %15s %9s  %s\n", "level", "isa",
-           "kernel", "thr", "ws", "nodescale", "cv%", "likwid-bench", "cv%", "ratio",
-           "ratio min..max", "best/best", "verdict");
+    printf("%-7s %-6s %-16s %3s %9s %14s %6s %14s %6s %7s %15s %9s  %s\n", "level", "isa", "kernel",
+           "thr", "ws", "nodescale", "cv%", "likwid-bench", "cv%", "ratio", "ratio min..max",
+           "best/best", "verdict");
     int noisy = 0, below = 0, measured = 0;
     for (int i = 0; i < nc; i++) {
         const ceiling_case *c = &cases[i];
@@ -242,8 +242,7 @@ int main(int argc, char **argv) {
                "%9.3f  %s%s\n",
                c->level, c->isa, c->ours, c->threads, ws, so.median, unit, 100 * so.cv, st.median,
                unit, 100 * st.cv, sr.median, sr.min, sr.max,
-               best_ours > 0 ? best_ours / best_theirs : NAN, verdict,
-               is_noisy ? ", noisy" : "");
+               best_ours > 0 ? best_ours / best_theirs : NAN, verdict, is_noisy ? ", noisy" : "");
         fflush(stdout);
     }
     printf("ratio = nodescale / likwid-bench per round (median, range), the verdict's figure: "

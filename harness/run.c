@@ -334,9 +334,8 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
         char what[300], rate[120], wsz[32];
         step_rate(rate, sizeof rate, ns_json_get_num(r, "gbytes_per_s"), 0, r, "%8.2f", "GB/s", 0);
         ns_format_bytes(wsz, sizeof wsz, k->working_set(&p)); /* as the sweep lines print it */
-        snprintf(what, sizeof what, "%-20s %-6s t%d %10s  %s  [%s]", k->name, k->isa,
-                 p.threads, wsz, rate,
-                 json_string_value(json_object_get(r, "status")));
+        snprintf(what, sizeof what, "%-20s %-6s t%d %10s  %s  [%s]", k->name, k->isa, p.threads,
+                 wsz, rate, json_string_value(json_object_get(r, "status")));
         json_array_append_new(results, r);
         progress(s, what, step_weight(k->working_set(&p)));
     }

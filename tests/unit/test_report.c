@@ -222,11 +222,10 @@ static void test_node_cache_sizes_formatted(void **state) {
     json_t *root = load_fixture();
     json_t *cpu = json_object_get(json_object_get(root, "context"), "cpu");
     json_object_set_new(cpu, "caches",
-                        json_pack("[{s:i, s:s, s:I, s:i, s:i}, {s:i, s:s, s:I, s:i, s:i}]",
-                                  "level", 1, "type", "data", "size_bytes", (json_int_t)49152,
-                                  "count", 2, "shared_by_cores", 1, "level", 3, "type",
-                                  "unified", "size_bytes", (json_int_t)314572800, "count", 1,
-                                  "shared_by_cores", 2));
+                        json_pack("[{s:i, s:s, s:I, s:i, s:i}, {s:i, s:s, s:I, s:i, s:i}]", "level",
+                                  1, "type", "data", "size_bytes", (json_int_t)49152, "count", 2,
+                                  "shared_by_cores", 1, "level", 3, "type", "unified", "size_bytes",
+                                  (json_int_t)314572800, "count", 1, "shared_by_cores", 2));
     char *md = markdown(root);
     assert_has(md, " L1 48 KiB x2 (shared by 1); L3 300 MiB x1 (shared by 2);");
     assert_lacks(md, "307200 KiB");

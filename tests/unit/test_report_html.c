@@ -27,8 +27,8 @@ static int no_table_extension;
 
 cmark_syntax_extension *cmark_find_syntax_extension(const char *name) {
     if (no_table_extension) return NULL;
-    cmark_syntax_extension *(*real)(const char *) =
-        (cmark_syntax_extension * (*)(const char *)) dlsym(RTLD_NEXT, "cmark_find_syntax_extension");
+    cmark_syntax_extension *(*real)(const char *) = (cmark_syntax_extension * (*)(const char *))
+        dlsym(RTLD_NEXT, "cmark_find_syntax_extension");
     return real ? real(name) : NULL;
 }
 
