@@ -1,9 +1,11 @@
 /* make bench-ceilings: nodescale's ceilings beside likwid-bench's, measured in the same run,
  * interleaved round by round (ours then likwid-bench's, the other way round in the next round,
  * ROUNDS times), so drift of this shared machine's clock hits both alike. Prints, per ceiling,
- * the median of each and the median and range of the per-round ratio ours / likwid-bench. Ours
- * in a round: the fastest sample of that round's measurement, the statistic `nodescale run`
- * reports its ceilings by; likwid-bench's: its one run of that round (a fixed iteration count).
+ * the median of each and the median and range of the per-round ratio ours / likwid-bench, like
+ * with like: ours in a round is the median sample of that round's measurement, likwid-bench's
+ * its one run of that round (a mean over its calibrated iterations). A last column, for
+ * information only, puts our ceiling as `nodescale run` reports it (the fastest sample, best
+ * over the rounds) against likwid-bench's best round.
  *   DP FMA peak   peak_dp_fma      vs peakflops_avx_fma / peakflops_avx512_fma (1 and all threads)
  *   L1 read       stream_load 24 KiB vs load_avx / load_avx512
  *   DRAM triad    stream_triad     vs stream_avx_fma / stream_avx512_fma at 4x the LLC */
@@ -27,9 +29,10 @@ typedef struct {
     int threads;
 } bench_case;
 
-/* One measurement of k in the case at its fastest sample (the statistic `nodescale run` reports
- * a ceiling by): GB/s or GFLOP/s; *ok 0 when it could not be measured. */
-static double ours_rate(const ns_kernel *k, const bench_case *c, int *ok) {
+/* One measurement of k in the case at its median sample, with *fastest its fastest sample (the
+ * statistic `nodescale run` reports a ceiling by): GB/s or GFLOP/s; *ok 0 when it could not be
+ * measured. */
+static double ours_rate(const ns_kernel *k, const bench_case *c, int *ok, double *fastest) {
     ns_params p = {.threads = c->threads};
     if (c->ws_bytes > 0) {
         ns_params unit = {.n = 1, .threads = 1};
@@ -40,7 +43,8 @@ static double ours_rate(const ns_kernel *k, const bench_case *c, int *ok) {
     ns_measure_opts o = ns_measure_defaults(0);
     o.min_sample_s = c->ws_bytes > 1e8 ? 0.05 : 0.02;
     json_t *r = ns_measure_kernel(k, &p, &o, 0, 0, NULL);
-    double v = ns_result_fastest_rate(r, c->ws_bytes > 0);
+    double v = ns_result_median_rate(r, c->ws_bytes > 0);
+    *fastest = ns_result_fastest_rate(r, c->ws_bytes > 0);
     *ok = v > 0;
     json_decref(r);
     return v;
@@ -77,8 +81,8 @@ int main(int argc, char **argv) {
     }
     printf("nodescale vs likwid-bench, %d interleaved rounds; CPU %s; DRAM working set %.3g GB\n",
            ROUNDS, ns_cpu_model(), dram / 1e9);
-    printf("%-34s %3s %12s %12s %8s %17s\n", "ceiling", "thr", "nodescale", "likwid", "ratio",
-           "ratio min..max");
+    printf("%-34s %3s %12s %12s %8s %17s %9s\n", "ceiling", "thr", "nodescale", "likwid", "ratio",
+           "ratio min..max", "best/best");
     for (int i = 0; i < nc; i++) {
         const bench_case *c = &cases[i];
         /* NULL where this CPU or build has no such variant (the AVX2 cases are listed on every
@@ -90,6 +94,7 @@ int main(int argc, char **argv) {
             continue;
         }
         double ours[ROUNDS], theirs[ROUNDS], ratio[ROUNDS];
+        double best_ours = 0, best_theirs = 0; /* fastest sample, best likwid-bench round */
         int n = 0;
         char err[512] = "";
         double lws = c->ws_bytes > 0 ? c->ws_bytes : 32000.0 * c->threads;
@@ -99,15 +104,16 @@ int main(int argc, char **argv) {
             /* the order alternates round by round, so a drift within a round does not always
              * land on the same side of the ratio */
             int ok = 0, lok;
-            double a = NAN;
+            double a = NAN, fast = NAN;
             ns_likwid_result lr;
-            if (!(r % 2)) a = ours_rate(k, c, &ok);
+            if (!(r % 2)) a = ours_rate(k, c, &ok, &fast);
             lok = ns_likwid_bench(c->likwid, lws, c->threads, iters, &lr, err, sizeof err) == 0;
-            if (r % 2) a = ours_rate(k, c, &ok);
+            if (r % 2) a = ours_rate(k, c, &ok, &fast);
             if (!lok) break;
             double b = c->ws_bytes > 0 ? lr.mbytes_per_s / 1e3 : lr.mflops_per_s / 1e3;
             if (!ok || !(b > 0)) continue;
             ours[n] = a, theirs[n] = b, ratio[n] = a / b;
+            best_ours = fmax(best_ours, fast), best_theirs = fmax(best_theirs, b);
             n++;
         }
         if (n == 0) {
@@ -116,13 +122,16 @@ int main(int argc, char **argv) {
         }
         ns_stats so, st, sr;
         ns_stats_compute(ours, n, &so), ns_stats_compute(theirs, n, &st), ns_stats_compute(ratio, n, &sr);
-        printf("%-34s %3d %9.1f %s %9.1f %s %8.3f %8.3f..%-8.3f\n", c->label, c->threads, so.median,
-               c->ws_bytes > 0 ? "GB/s" : "GF/s", st.median, c->ws_bytes > 0 ? "GB/s" : "GF/s",
-               sr.median, sr.min, sr.max);
+        printf("%-34s %3d %9.1f %s %9.1f %s %8.3f %8.3f..%-8.3f %9.3f\n", c->label, c->threads,
+               so.median, c->ws_bytes > 0 ? "GB/s" : "GF/s", st.median,
+               c->ws_bytes > 0 ? "GB/s" : "GF/s", sr.median, sr.min, sr.max,
+               best_ours > 0 ? best_ours / best_theirs : NAN);
         fflush(stdout);
     }
     printf("ratio = nodescale / likwid-bench per round; median and range over rounds.\n"
-           "nodescale per round: its fastest sample (as `nodescale run` reports ceilings); "
-           "likwid-bench per round: its one run at a fixed iteration count.\n");
+           "nodescale per round: its median sample; likwid-bench per round: its one run (a mean "
+           "over its calibrated iterations).\n"
+           "best/best (information only): nodescale's ceiling as `nodescale run` reports it (its "
+           "fastest sample, best over the rounds) / likwid-bench's best round.\n");
     return 0;
 }

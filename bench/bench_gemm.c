@@ -288,17 +288,43 @@ static void print_load(const char *when) {
     if (f) fclose(f);
 }
 
-static int parse_list(const char *cmd, const char *s, int64_t lo, int64_t hi, int64_t *out,
-                      int max) {
-    int n = 0;
+/* Parses s, a comma-separated list of at most max integers in lo..hi, each once, into out.
+ * Returns the count, or -1 with why (an empty item, a bad or repeated one, too many items, a
+ * list of more than 255 characters) written to why. */
+static int parse_list(const char *s, int64_t lo, int64_t hi, int64_t *out, int max, char *why,
+                      size_t whylen) {
     char buf[256];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (n == max || ns_parse_int64(tok, lo, hi, &out[n]) != 0) return -1;
-        n++;
+    if (strlen(s) >= sizeof buf) {
+        snprintf(why, whylen, "is longer than %zu characters", sizeof buf - 1);
+        return -1;
     }
-    (void)cmd;
-    return n;
+    snprintf(buf, sizeof buf, "%s", s);
+    int n = 0;
+    for (char *tok = buf, *end;; tok = end + 1) {
+        end = tok + strcspn(tok, ",");
+        int last = !*end;
+        *end = 0;
+        if (!*tok) {
+            snprintf(why, whylen, "has an empty item");
+            return -1;
+        }
+        if (n == max) {
+            snprintf(why, whylen, "has more than %d items", max);
+            return -1;
+        }
+        if (ns_parse_int64(tok, lo, hi, &out[n]) != 0) {
+            snprintf(why, whylen, "item '%.40s' is not an integer in %lld..%lld", tok,
+                     (long long)lo, (long long)hi);
+            return -1;
+        }
+        for (int j = 0; j < n; j++)
+            if (out[j] == out[n]) {
+                snprintf(why, whylen, "lists %lld twice", (long long)out[n]);
+                return -1;
+            }
+        n++;
+        if (last) return n;
+    }
 }
 
 int main(int argc, char **argv) {
@@ -309,7 +335,7 @@ int main(int argc, char **argv) {
                       "  --prec P        dp | sp | both (default both)\n"
                       "  --threads LIST  thread counts, e.g. 1,2 (default 1,2)\n"
                       "  --sizes LIST    square sizes (default 256,512,1024,1536,2048,3072,4096)\n"
-                      "  --samples S     samples per case, >= 9 (default 9)\n"
+                      "  --samples S     samples per case, 9..1000 (default 9)\n"
                       "  --min-time S    seconds a sample of each variant lasts at least,\n"
                       "                  1e-6..10 (default 0.02; raised to 1000x the timer\n"
                       "                  resolution)\n"
@@ -332,17 +358,24 @@ int main(int argc, char **argv) {
             o.prec_mask = !strcmp(v, "dp") ? 1 : !strcmp(v, "sp") ? 2 : !strcmp(v, "both") ? 3 : 0;
             if (!o.prec_mask) return ns_usage_error(cmd, "--prec must be dp, sp or both");
         } else if ((r = ns_opt_value(argc, argv, &i, "--threads", &v))) {
-            int n = r < 0 ? -1 : parse_list(cmd, v, 1, 1024, x, 8);
-            if (n <= 0) return ns_usage_error(cmd, "--threads wants a list like 1,2");
+            char why[128] = "needs a value";
+            int n = r < 0 ? -1 : parse_list(v, 1, 1024, x, 8, why, sizeof why);
+            if (n <= 0)
+                return ns_usage_error(cmd, "--threads %.60s%s%s (want a list like 1,2)",
+                                      r < 0 ? "" : v, r < 0 ? "" : ": ", why);
             for (int j = 0; j < n; j++) o.threads[j] = (int)x[j];
             o.nthreads = n;
         } else if ((r = ns_opt_value(argc, argv, &i, "--sizes", &v))) {
-            int n = r < 0 ? -1 : parse_list(cmd, v, 1, 100000, o.sizes, 32);
-            if (n <= 0) return ns_usage_error(cmd, "--sizes wants a list like 256,1024");
+            char why[128] = "needs a value";
+            int n = r < 0 ? -1 : parse_list(v, 1, 100000, o.sizes, 32, why, sizeof why);
+            if (n <= 0)
+                return ns_usage_error(cmd, "--sizes %.60s%s%s (want a list like 256,1024)",
+                                      r < 0 ? "" : v, r < 0 ? "" : ": ", why);
             o.nsizes = n;
         } else if ((r = ns_opt_value(argc, argv, &i, "--samples", &v))) {
             if (r < 0 || ns_parse_int64(v, NS_MIN_SAMPLES, 1000, x) != 0)
-                return ns_usage_error(cmd, "--samples wants an integer >= %d", NS_MIN_SAMPLES);
+                return ns_usage_error(cmd, "--samples wants an integer in %d..1000",
+                                      NS_MIN_SAMPLES);
             o.samples = (int)x[0];
         } else if ((r = ns_opt_value(argc, argv, &i, "--min-time", &v))) {
             double d;

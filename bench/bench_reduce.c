@@ -25,6 +25,7 @@
 
 #include "harness/cli.h"
 #include "harness/context.h"
+#include "harness/json.h"
 #include "harness/likwid_ref.h"
 #include "harness/measure.h"
 #include "harness/stats.h"
@@ -252,7 +253,9 @@ static void run_case(const bench_case *c, const char *isa, int rounds) {
     summary(vs_l, nl, &rl, &rlo, &rhi);
     summary(vs_c, ncl, &rc, &clo, &chi);
     int dram = !strcmp(c->level, "DRAM");
-    printf("%-4s %3d %9.0f %-4s", c->level, c->threads, c->ws / 1024, op_names[c->op]);
+    char wsz[32];
+    ns_format_bytes(wsz, sizeof wsz, c->ws);
+    printf("%-4s %3d %9s %-4s", c->level, c->threads, wsz, op_names[c->op]);
     print_rate(med[0]);
     print_rate(lmed);
     print_ratio(rl, rlo, rhi, "n/a");
@@ -337,8 +340,8 @@ int main(int argc, char **argv) {
            likwid_names[1][strcmp(isa, "avx512") ? 1 : 0], sp ? " (and _sp)" : "", rounds,
            ns_cpu_model());
     printf("%-4s %3s %9s %-4s %8s %8s  %-19s %8s  %-19s  %-19s  %-19s  %-19s  %-19s  target\n",
-           "lvl", "thr", "ws KiB", "op", "GB/s", "likwid", "ours/likwid", "ceiling",
-           "ours/ceiling", "kahan/plain", "pairwise/plain", "det/fast", "api/kernel");
+           "lvl", "thr", "ws", "op", "GB/s", "likwid", "ours/likwid", "ceiling", "ours/ceiling",
+           "kahan/plain", "pairwise/plain", "det/fast", "api/kernel");
     for (int i = 0; i < nc; i++)
         run_case(&cases[i], isa, rounds);
     printf("GB/s: medians over rounds (1 GB = 1e9 B, bytes read, no write-allocate: likwid-bench's "

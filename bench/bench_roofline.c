@@ -3,9 +3,11 @@
  * round by round (ours then likwid-bench, the other way round in the next round, ROUNDS times),
  * so the drift of a shared machine's clock hits both alike; printed are the median of each,
  * their run-to-run CV over the rounds, and the median and range of the per-round ratio
- * nodescale / likwid-bench. nodescale's figure of a round is its fastest sample of that round's
- * measurement, the statistic `nodescale run` reports its ceilings by; likwid-bench's is its
- * one run of that round (a fixed iteration count).
+ * nodescale / likwid-bench, which gives the verdict. It compares like with like: nodescale's
+ * figure of a round is the median sample of that round's measurement, likwid-bench's its one run
+ * of that round (a mean over its calibrated iterations). A second column, for information only,
+ * puts nodescale's ceiling as `nodescale run` reports it (the fastest sample, best over the
+ * rounds) against likwid-bench's best round.
  *
  *   compute   peak_dp_fma, peak_sp_fma       peakflops_[sp_]avx_fma, peakflops_[sp_]avx512_fma
  *   L1..DRAM  stream_load  (read only)       load_avx512, load_avx
@@ -44,9 +46,10 @@ typedef struct {
     int threads;
 } ceiling_case;
 
-/* One nodescale measurement of the case at its fastest sample, the statistic `nodescale run`
- * reports a ceiling by: GFLOP/s for compute, GB/s otherwise; NAN if it could not be measured. */
-static double nodescale_rate(const ceiling_case *c) {
+/* One nodescale measurement of the case at its median sample (the verdict's statistic), with
+ * *fastest its fastest sample (the one `nodescale run` reports a ceiling by): GFLOP/s for
+ * compute, GB/s otherwise; NAN if it could not be measured. */
+static double nodescale_rate(const ceiling_case *c, double *fastest) {
     const ns_kernel *k = ns_registry_find(c->ours, c->isa);
     if (!k) return NAN;
     ns_params p = {.n = 4096, .threads = c->threads};
@@ -59,7 +62,8 @@ static double nodescale_rate(const ceiling_case *c) {
     ns_measure_opts o = ns_measure_defaults(0);
     o.min_sample_s = c->ws_bytes > 1e8 ? 0.05 : 0.02;
     json_t *r = ns_measure_kernel(k, &p, &o, 0, 0, NULL);
-    double v = ns_result_fastest_rate(r, c->ws_bytes > 0);
+    double v = ns_result_median_rate(r, c->ws_bytes > 0);
+    *fastest = ns_result_fastest_rate(r, c->ws_bytes > 0);
     json_decref(r);
     return v;
 }
@@ -74,15 +78,6 @@ static double likwid_rate(const ceiling_case *c, double iters, char *err, size_t
     ns_likwid_result r;
     if (ns_likwid_bench(c->likwid, likwid_ws(c), c->threads, iters, &r, err, errlen) != 0) return NAN;
     return (c->ws_bytes > 0 ? r.mbytes_per_s : r.mflops_per_s) / 1e3;
-}
-
-static void fmt_size(double b, char *buf, size_t len) {
-    if (b <= 0)
-        snprintf(buf, len, "-");
-    else if (b < 1 << 20)
-        snprintf(buf, len, "%.0f KiB", b / 1024);
-    else
-        snprintf(buf, len, "%.0f MiB", b / (1 << 20));
 }
 
 /* Working set of level li (1..3, or 4 = DRAM) for t threads; 0 when the cache is unknown. */
@@ -129,24 +124,35 @@ int main(int argc, char **argv) {
     ns_affinity_defaults(argv);
     int rounds = 5;
     const char *only = NULL, *isa_only = NULL;
+    const char *cmd = "bench-roofline";
     for (int i = 1; i < argc; i++) {
         const char *v;
         int64_t n;
-        if (ns_opt_value(argc, argv, &i, "--rounds", &v) > 0 &&
-            ns_parse_int64(v, 2, MAX_ROUNDS, &n) == 0)
+        int r;
+        if ((r = ns_opt_value(argc, argv, &i, "--rounds", &v))) {
+            if (r < 0) return ns_usage_error(cmd, "--rounds needs a value (2..%d)", MAX_ROUNDS);
+            if (ns_parse_int64(v, 2, MAX_ROUNDS, &n) != 0)
+                return ns_usage_error(cmd, "--rounds '%s' is not a whole number of 2 to %d", v,
+                                      MAX_ROUNDS);
             rounds = (int)n;
-        else if (ns_opt_value(argc, argv, &i, "--only", &v) > 0 &&
-                 (!strcmp(v, "compute") || !strcmp(v, "bandwidth") || !strcmp(v, "L1") ||
-                  !strcmp(v, "L2") || !strcmp(v, "L3") || !strcmp(v, "DRAM")))
+        } else if ((r = ns_opt_value(argc, argv, &i, "--only", &v))) {
+            if (r < 0 || !(!strcmp(v, "compute") || !strcmp(v, "bandwidth") || !strcmp(v, "L1") ||
+                           !strcmp(v, "L2") || !strcmp(v, "L3") || !strcmp(v, "DRAM")))
+                return ns_usage_error(cmd,
+                                      "--only '%s' is not one of compute, bandwidth, L1, L2, L3, "
+                                      "DRAM (one word, as written)",
+                                      r < 0 ? "" : v);
             only = v;
-        else if (ns_opt_value(argc, argv, &i, "--isa", &v) > 0 &&
-                 (!strcmp(v, "avx2") || !strcmp(v, "avx512")))
+        } else if ((r = ns_opt_value(argc, argv, &i, "--isa", &v))) {
+            if (r < 0 || !(!strcmp(v, "avx2") || !strcmp(v, "avx512")))
+                return ns_usage_error(cmd, "--isa '%s' is not avx2 or avx512", r < 0 ? "" : v);
             isa_only = v;
-        else
-            return ns_usage_error("bench-roofline",
-                                  "usage: bench_roofline [--rounds 2..%d] "
-                                  "[--only compute|bandwidth|L1|L2|L3|DRAM] [--isa avx2|avx512]",
-                                  MAX_ROUNDS);
+        } else {
+            return ns_usage_error(cmd,
+                                  "unknown argument '%s' (usage: bench_roofline [--rounds 2..%d] "
+                                  "[--only compute|bandwidth|L1|L2|L3|DRAM] [--isa avx2|avx512])",
+                                  argv[i], MAX_ROUNDS);
+        }
     }
     int T = ns_topology_get()->cpus_in_mask > 0 ? ns_topology_get()->cpus_in_mask : 1;
     double mem_cap = 0.4 * (double)ns_topology_get()->mem_available_bytes;
@@ -179,9 +185,9 @@ int main(int argc, char **argv) {
 
     printf("nodescale vs likwid-bench: roofline ceilings, %d interleaved rounds, CPU %s\n", rounds,
            ns_cpu_model());
-    printf("%-7s %-6s %-16s %3s %9s %14s %6s %14s %6s %7s %15s  %s\n", "level", "isa", "kernel",
+    printf("%-7s %-6s %-16s %3s %9s %14s %6s %14s %6s %7s %15s %9s  %s\n", "level", "isa", "kernel",
            "thr", "ws", "nodescale", "cv%", "likwid-bench", "cv%", "ratio", "ratio min..max",
-           "verdict");
+           "best/best", "verdict");
     int noisy = 0, below = 0, measured = 0;
     for (int i = 0; i < nc; i++) {
         const ceiling_case *c = &cases[i];
@@ -189,6 +195,7 @@ int main(int argc, char **argv) {
             !(strcmp(only, "bandwidth") == 0 && strcmp(c->level, "compute")))
             continue;
         double ours[MAX_ROUNDS], theirs[MAX_ROUNDS], ratio[MAX_ROUNDS];
+        double best_ours = 0, best_theirs = 0; /* fastest sample, best likwid-bench round */
         int n = 0;
         char err[512] = "";
         double iters = ns_likwid_calibrate(c->likwid, likwid_ws(c), c->threads,
@@ -196,19 +203,24 @@ int main(int argc, char **argv) {
         for (int r = 0; r < rounds && iters > 0; r++) {
             /* the order alternates round by round, so a drift within a round does not always
              * land on the same side of the ratio */
-            double a = NAN, b = NAN;
+            double a = NAN, b = NAN, fast = NAN;
             if (r % 2) b = likwid_rate(c, iters, err, sizeof err);
-            a = nodescale_rate(c);
+            a = nodescale_rate(c, &fast);
             if (!(r % 2)) b = likwid_rate(c, iters, err, sizeof err);
             if (!isfinite(b) && *err) break; /* likwid-bench missing or failing: say why */
             if (!(a > 0) || !(b > 0)) continue;
             ours[n] = a;
             theirs[n] = b;
             ratio[n] = a / b;
+            best_ours = fmax(best_ours, fast);
+            best_theirs = fmax(best_theirs, b);
             n++;
         }
         char ws[32];
-        fmt_size(c->ws_bytes, ws, sizeof ws);
+        if (c->ws_bytes > 0)
+            ns_format_bytes(ws, sizeof ws, c->ws_bytes);
+        else
+            snprintf(ws, sizeof ws, "-");
         if (n < 2) {
             printf("%-7s %-6s %-16s %3d %9s  not measured: %s\n", c->level, c->isa, c->ours,
                    c->threads, ws, *err ? err : "too few valid rounds");
@@ -226,15 +238,18 @@ int main(int argc, char **argv) {
         measured++;
         noisy += is_noisy;
         below += sr.median < 0.95;
-        printf("%-7s %-6s %-16s %3d %9s %9.1f %s %5.1f%% %9.1f %s %5.1f%% %7.3f %7.3f..%-7.3f  "
-               "%s%s\n",
+        printf("%-7s %-6s %-16s %3d %9s %9.1f %s %5.1f%% %9.1f %s %5.1f%% %7.3f %7.3f..%-7.3f "
+               "%9.3f  %s%s\n",
                c->level, c->isa, c->ours, c->threads, ws, so.median, unit, 100 * so.cv, st.median,
-               unit, 100 * st.cv, sr.median, sr.min, sr.max, verdict, is_noisy ? ", noisy" : "");
+               unit, 100 * st.cv, sr.median, sr.min, sr.max,
+               best_ours > 0 ? best_ours / best_theirs : NAN, verdict, is_noisy ? ", noisy" : "");
         fflush(stdout);
     }
-    printf("ratio = nodescale / likwid-bench per round (median, range); cv = run-to-run spread "
-           "over the rounds.\nnodescale per round: its fastest sample (as `nodescale run` "
-           "reports ceilings); likwid-bench per round: its one run at a fixed iteration count.\n");
+    printf("ratio = nodescale / likwid-bench per round (median, range), the verdict's figure: "
+           "nodescale's median sample against likwid-bench's run of that round (a mean over its "
+           "calibrated iterations); cv = run-to-run spread over the rounds.\n"
+           "best/best (information only): nodescale's ceiling as `nodescale run` reports it (its "
+           "fastest sample, best over the rounds) / likwid-bench's best round.\n");
     if (noisy)
         printf("warning: %d of %d ceilings varied by more than 3%% between rounds: the machine "
                "was disturbed, rerun on a quiet one before reading the ratios\n",

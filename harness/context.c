@@ -468,9 +468,17 @@ static json_t *isa_json(void) {
     return arr;
 }
 
-static json_t *caches_json(void) {
+/* The caches hwloc reports, each kept only if every reader accepts it: ns_cache_entry_check and
+ * ns_cache_grows, the rules of ns_results_check, so a file nodescale writes is never refused by
+ * its own readers (a VM may report an L3 smaller than its L2). Each cache left out goes to
+ * *dropped as {level, size_bytes, reason}, with one warning on stderr per process. */
+static json_t *caches_json(json_t **dropped) {
+    static int warned;
     const ns_topology *t = ns_topology_get();
     json_t *arr = json_array();
+    *dropped = json_array();
+    int prev_level = 0;
+    double prev_size = 0;
     for (int i = 0; i < t->ncaches; i++) {
         json_t *c = json_object();
         ns_json_set_int(c, "level", t->caches[i].level);
@@ -478,8 +486,29 @@ static json_t *caches_json(void) {
         ns_json_set_int(c, "size_bytes", t->caches[i].size_bytes);
         ns_json_set_int(c, "count", t->caches[i].count);
         ns_json_set_int(c, "shared_by_cores", t->caches[i].shared_by_cores);
-        json_array_append_new(arr, c);
+        char why[200];
+        int instr = t->caches[i].type && !strcmp(t->caches[i].type, "instruction");
+        double size = (double)t->caches[i].size_bytes;
+        if (ns_cache_entry_check(c, why, sizeof why) == 0 &&
+            (instr || ns_cache_grows(t->caches[i].level, size, prev_level, prev_size, why,
+                                     sizeof why) == 0)) {
+            if (!instr) prev_level = t->caches[i].level, prev_size = size;
+            json_array_append_new(arr, c);
+            continue;
+        }
+        json_decref(c);
+        json_t *d = json_object();
+        ns_json_set_int(d, "level", t->caches[i].level);
+        ns_json_set_int(d, "size_bytes", t->caches[i].size_bytes);
+        ns_json_set_str(d, "reason", why);
+        json_array_append_new(*dropped, d);
+        if (!warned)
+            fprintf(stderr,
+                    "nodescale: warning: L%d cache (%lld bytes) left out of context.cpu.caches "
+                    "(listed in context.cpu.caches_dropped): %s\n",
+                    t->caches[i].level, (long long)t->caches[i].size_bytes, why);
     }
+    if (json_array_size(*dropped)) warned = 1;
     return arr;
 }
 
@@ -641,7 +670,12 @@ json_t *ns_context_json(int threads) {
     ns_json_set_int(cpu, "sockets", t->sockets);
     ns_json_set_int(cpu, "numa_nodes", t->numa_nodes);
     ns_json_set_int(cpu, "cpus_in_affinity_mask", t->cpus_in_mask);
-    json_object_set_new(cpu, "caches", caches_json());
+    json_t *dropped;
+    json_object_set_new(cpu, "caches", caches_json(&dropped));
+    if (json_array_size(dropped))
+        json_object_set_new(cpu, "caches_dropped", dropped);
+    else
+        json_decref(dropped);
     json_object_set_new(cpu, "freq_measured_hz", json_null()); /* filled by the run */
     json_object_set_new(ctx, "cpu", cpu);
 

@@ -86,6 +86,18 @@ int ns_json_check_writable(const char *path, char *err, size_t errlen);
  * checked here. Returns 0, or -1 with a one-line reason naming path in err. */
 int ns_results_check(const json_t *root, const char *path, char *err, size_t errlen);
 
+/* One entry of context.cpu.caches as every reader takes it (ns_results_check) and the writer
+ * records it (ns_context_json): a level 1 to 6 (a number or "L<n>"), a whole size_bytes from
+ * 1 KiB to 1 TiB, and count and shared_by_cores absent, null or whole numbers from 1 to 1000000.
+ * Returns 0, or -1 with the failing field and why in why ("size_bytes is not ..."). */
+int ns_cache_entry_check(const json_t *c, char *why, size_t whylen);
+
+/* The rule that cache capacities grow with the level: 0 when prev_level is 0 (no lower data or
+ * unified cache) or size > prev_size; else -1 with "L<level> (... bytes) is not larger than
+ * L<prev_level> ..." in why. */
+int ns_cache_grows(int level, double size, int prev_level, double prev_size, char *why,
+                   size_t whylen);
+
 /* Loads path strictly (NaN/Inf/duplicate keys rejected by jansson), checks that it is an
  * object whose "schema" equals NS_SCHEMA, and its content with ns_results_check: the one
  * validation every consumer of results files shares. Returns a new reference, or NULL with a

@@ -160,6 +160,18 @@ int ns_path_join(char *out, size_t len, const char *dir, const char *name, char 
     return -1;
 }
 
+int ns_outdir_names_fit(const char *dir, const char *const *names, char *err, size_t errlen) {
+    const char *longest = NULL;
+    for (size_t i = 0; names[i]; i++)
+        if (!longest || strlen(names[i]) > strlen(longest)) longest = names[i];
+    if (!longest || strlen(dir) + 1 + strlen(longest) + strlen(".tmpXXXXXX") < NS_PATH_MAX)
+        return 0;
+    char what[64];
+    snprintf(what, sizeof what, "%.40s in", longest);
+    ns_path_error(err, errlen, what, dir, strerror(ENAMETOOLONG));
+    return -1;
+}
+
 int ns_same_file(const char *a, const char *b) {
     struct stat sa, sb;
     if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return -1;

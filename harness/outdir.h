@@ -18,6 +18,12 @@
 int ns_path_join(char *out, size_t len, const char *dir, const char *name, char *err,
                  size_t errlen);
 
+/* 0 when DIR/NAME fits NS_PATH_MAX for every name of names (NULL-terminated), also as the
+ * temporary file an atomic write makes beside it (NAME.tmpXXXXXX); else -1 with "NAME in DIR:
+ * File name too long" (ns_path_error) for the longest, so a command refuses the folder before it
+ * does any work instead of failing late (gnuplot could not open a picture's path). */
+int ns_outdir_names_fit(const char *dir, const char *const *names, char *err, size_t errlen);
+
 /* The names run, roofline, fleet, compare and cluster write into a report folder (files, and
  * fleet's nodes/ folder), NULL-terminated: the one list all five check, so none of them writes
  * beside another's files. A folder holding one of them holds another run's, fleet's or report's

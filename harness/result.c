@@ -248,3 +248,9 @@ double ns_result_fastest_rate(const json_t *r, int bytes) {
     if (!st || strcmp(st, "ok") || !(tmin > 0) || !(med > 0) || !(v > 0)) return NAN;
     return v * med / tmin;
 }
+
+double ns_result_median_rate(const json_t *r, int bytes) {
+    const char *st = json_string_value(json_object_get(r, "status"));
+    double v = ns_json_get_num(r, bytes ? "gbytes_per_s" : "gflops");
+    return st && !strcmp(st, "ok") && v > 0 ? v : NAN;
+}

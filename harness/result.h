@@ -44,4 +44,9 @@ json_t *ns_measure_kernel(const ns_kernel *k, const ns_params *p, const ns_measu
  * is missing. For the bench programs that put a ceiling beside likwid-bench's. */
 double ns_result_fastest_rate(const json_t *r, int bytes);
 
+/* The rate of result entry r at its median sample: r's "gbytes_per_s" (bytes non-zero) or
+ * "gflops"; NAN when r's status is not "ok" or the figure is missing. The bench programs'
+ * verdict against likwid-bench's one run, a mean over its iterations: like with like. */
+double ns_result_median_rate(const json_t *r, int bytes);
+
 #endif

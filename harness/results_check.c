@@ -33,7 +33,8 @@
 
 /* A cache of context.cpu.caches[] (one instance): level 1 to NS_CHECK_MAX_CACHE_LEVEL, and
  * 1 KiB to 1 TiB (the largest caches are hundreds of MiB; a size of 0 or 1e15 is no cache);
- * count and shared_by_cores up to NS_CHECK_MAX_CACHE_COUNT. */
+ * count and shared_by_cores 1 to NS_CHECK_MAX_CACHE_COUNT (a cache of no instance, or shared by
+ * no core, is no cache). */
 #define NS_CHECK_MAX_CACHE_LEVEL 6
 #define NS_CHECK_MIN_CACHE_BYTES 1024.0
 #define NS_CHECK_MAX_CACHE_BYTES 1099511627776.0
@@ -379,48 +380,68 @@ static int cache_level(const json_t *v) {
     return s[1] - '0';
 }
 
+int ns_cache_entry_check(const json_t *c, char *why, size_t whylen) {
+    if (!cache_level(json_object_get(c, "level"))) {
+        snprintf(why, whylen, "level is not a cache level (want 1 to %d)",
+                 NS_CHECK_MAX_CACHE_LEVEL);
+        return -1;
+    }
+    const json_t *sz = json_object_get(c, "size_bytes");
+    double x = json_number_value(sz);
+    if (!json_is_number(sz) || x != floor(x) || x < NS_CHECK_MIN_CACHE_BYTES ||
+        x > NS_CHECK_MAX_CACHE_BYTES) {
+        snprintf(why, whylen,
+                 "size_bytes is not a plausible cache size (want a whole number of bytes from "
+                 "1 KiB to 1 TiB)");
+        return -1;
+    }
+    static const char *const counts[] = {"count", "shared_by_cores"};
+    for (int k = 0; k < 2; k++) {
+        const json_t *v = json_object_get(c, counts[k]);
+        double n = json_number_value(v);
+        if (v && !json_is_null(v) &&
+            (!json_is_number(v) || n < 1 || n > NS_CHECK_MAX_CACHE_COUNT || n != floor(n))) {
+            snprintf(why, whylen, "%s is not a whole number of 1 to %d", counts[k],
+                     NS_CHECK_MAX_CACHE_COUNT);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int ns_cache_grows(int level, double size, int prev_level, double prev_size, char *why,
+                   size_t whylen) {
+    if (!prev_level || size > prev_size) return 0;
+    snprintf(why, whylen,
+             "L%d (%.0f bytes) is not larger than L%d (%.0f bytes): cache capacities grow with "
+             "the level",
+             level, size, prev_level, prev_size);
+    return -1;
+}
+
 /* context.cpu.caches, by which the roofline labels every plateau and kernel: absent, null, or
- * an array of objects, each with a level (cache_level), a whole size_bytes within the cache
- * bounds, and count and shared_by_cores absent, null or whole numbers up to
- * NS_CHECK_MAX_CACHE_COUNT; and its data and unified caches larger with each level (a level's
- * largest entry, as the roofline takes it): an L2 larger than the L3 or an L3 of 0 bytes gave
- * every level a wrong capacity (results_check.sh). */
+ * an array of objects each passing ns_cache_entry_check, and its data and unified caches larger
+ * with each level (ns_cache_grows; a level's largest entry, as the roofline takes it): an L2
+ * larger than the L3 or an L3 of 0 bytes gave every level a wrong capacity (results_check.sh). */
 static int check_caches(const json_t *root, const char *path, char *err, size_t errlen) {
     const json_t *a = json_object_get(json_object_get(json_object_get(root, "context"), "cpu"),
                                       "caches");
     if (object_array(a, path, "context.cpu.caches", err, errlen)) return -1;
     double size[NS_CHECK_MAX_CACHE_LEVEL + 1] = {0};
+    char why[200];
     for (size_t i = 0; i < json_array_size(a); i++) {
         const json_t *c = json_array_get(a, i);
+        if (ns_cache_entry_check(c, why, sizeof why))
+            FAIL("%s: context.cpu.caches[%zu].%s", path, i, why);
         int level = cache_level(json_object_get(c, "level"));
-        if (!level)
-            FAIL("%s: context.cpu.caches[%zu].level is not a cache level (want 1 to %d)", path, i,
-                 NS_CHECK_MAX_CACHE_LEVEL);
-        const json_t *sz = json_object_get(c, "size_bytes");
-        double x = json_number_value(sz);
-        if (!json_is_number(sz) || x != floor(x) || x < NS_CHECK_MIN_CACHE_BYTES ||
-            x > NS_CHECK_MAX_CACHE_BYTES)
-            FAIL("%s: context.cpu.caches[%zu].size_bytes is not a plausible cache size (want a "
-                 "whole number of %g to %g bytes)",
-                 path, i, NS_CHECK_MIN_CACHE_BYTES, NS_CHECK_MAX_CACHE_BYTES);
-        static const char *const counts[] = {"count", "shared_by_cores"};
-        for (int k = 0; k < 2; k++) {
-            const json_t *v = json_object_get(c, counts[k]);
-            double n = json_number_value(v);
-            if (v && !json_is_null(v) &&
-                (!json_is_number(v) || n < 0 || n > NS_CHECK_MAX_CACHE_COUNT || n != floor(n)))
-                FAIL("%s: context.cpu.caches[%zu].%s is not a whole number of 0 to %d", path, i,
-                     counts[k], NS_CHECK_MAX_CACHE_COUNT);
-        }
+        double x = json_number_value(json_object_get(c, "size_bytes"));
         const char *type = json_string_value(json_object_get(c, "type"));
         if (!(type && !strncasecmp(type, "instr", 5))) size[level] = fmax(size[level], x);
     }
     for (int l = 2, prev = 0; l <= NS_CHECK_MAX_CACHE_LEVEL; l++) {
         if (size[l - 1] > 0) prev = l - 1;
-        if (size[l] > 0 && prev && !(size[l] > size[prev]))
-            FAIL("%s: context.cpu.caches: L%d (%.0f bytes) is not larger than L%d (%.0f bytes): "
-                 "cache capacities grow with the level",
-                 path, l, size[l], prev, size[prev]);
+        if (size[l] > 0 && ns_cache_grows(l, size[l], prev, prev ? size[prev] : 0, why, sizeof why))
+            FAIL("%s: context.cpu.caches: %s", path, why);
     }
     return 0;
 }

@@ -331,11 +331,11 @@ static void measure_family(run_state *s, json_t *root, const char *family, doubl
         const ns_kernel *k = all[i];
         ns_params p = {.n = elements_for(k, s->o->threads, ws_bytes), .threads = s->o->threads};
         json_t *r = ns_measure_kernel(k, &p, &s->mo, 1, 1, NULL);
-        char what[300], rate[120];
+        char what[300], rate[120], wsz[32];
         step_rate(rate, sizeof rate, ns_json_get_num(r, "gbytes_per_s"), 0, r, "%8.2f", "GB/s", 0);
-        snprintf(what, sizeof what, "%-20s %-6s t%d %10.0f KiB  %s  [%s]", k->name, k->isa,
-                 p.threads, k->working_set(&p) / 1024, rate,
-                 json_string_value(json_object_get(r, "status")));
+        ns_format_bytes(wsz, sizeof wsz, k->working_set(&p)); /* as the sweep lines print it */
+        snprintf(what, sizeof what, "%-20s %-6s t%d %10s  %s  [%s]", k->name, k->isa, p.threads,
+                 wsz, rate, json_string_value(json_object_get(r, "status")));
         json_array_append_new(results, r);
         progress(s, what, step_weight(k->working_set(&p)));
     }

@@ -287,7 +287,8 @@ static int result_samples(const json_t *r, const char *file, const char *id, dou
 static const char check_failed_status[] = "invalid: output check failed";
 
 /* Whether the current result r failed: "validated": false or the status check_failed_status (its
- * output check failed), or a status that reports another failure ("invalid: zero or non-finite
+ * output check failed), or a status that reports another failure (this kind wins over
+ * "validated": false, as its status is the reason printed) ("invalid: zero or non-finite
  * elapsed time", "failed: ...", any status not known to be harmless). Returns the kind
  * (NS_GATE_VALID when r did not fail), the reason into why. The build under test produced a
  * broken result: that fails the gate, unlike a benchmark absent from the file. An interrupted or
@@ -303,8 +304,10 @@ static ns_gate_invalid_kind result_invalid(const json_t *r, char *why, size_t wh
         json_is_false(json_object_get(r, "validated")) || (st && !strcmp(st, check_failed_status));
     if (stj && !json_is_null(stj) && !(st && !strcmp(st, "ok")) && !no_data &&
         !(st && !strcmp(st, check_failed_status))) {
+        /* The status is the reason printed, so it is the kind the advice follows, also when
+         * validated is false ("failed: timed out" with no check run). */
         snprintf(why, whylen, "current: status %s", st ? st : "not ok");
-        return check_failed ? NS_GATE_INVALID_CHECK : NS_GATE_INVALID_STATUS;
+        return NS_GATE_INVALID_STATUS;
     }
     if (check_failed) {
         snprintf(why, whylen, "current: output check failed%s%s", chk_why ? ": " : "",

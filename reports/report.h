@@ -23,13 +23,16 @@ char *ns_report_markdown_text(const json_t *results, const char *dir, const char
  * <title> and a small stylesheet. Its pictures are relative <img> links to the SVG files beside
  * path; one not there is named instead, and cluster_breakdown.svg and cluster_scaling.svg are
  * shown when present; its "Files:" line names only the files beside path. Written atomically.
- * Returns 0, or -1 with a one-line reason in err. */
+ * Returns 0, or -1 with a one-line reason in err (also when report.md cannot be rendered:
+ * nothing is written then). */
 int ns_report_html(const json_t *results, const char *path, char *err, size_t errlen);
 
 /* Writes Markdown md as HTML (the body of report.html) to f: libcmark-gfm's rendering, its pipe
- * tables as HTML tables, images relative to folder dir not there named instead, then
- * cluster_breakdown.svg and cluster_scaling.svg as pictures when dir holds them. */
-void ns_html_from_markdown(FILE *f, const char *md, const char *dir);
+ * tables as HTML tables, images relative to folder dir not there named instead (all of them),
+ * then cluster_breakdown.svg and cluster_scaling.svg as pictures when dir holds them. Returns 0,
+ * or -1 with a one-line reason in err when it cannot render (the library fails, out of memory):
+ * then nothing is written to f. */
+int ns_html_from_markdown(FILE *f, const char *md, const char *dir, char *err, size_t errlen);
 
 /* Writes results.csv: a header row, then one row per results[] entry (id, name, family, isa,
  * precision, mix, threads, m, n, k, working set, flops, bytes, time median/min/max, cv, rates,

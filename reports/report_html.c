@@ -40,56 +40,83 @@ static int present(const char *dir, const char *name) {
 }
 
 /* Replaces every image of doc whose relative target is not in dir with the text "ALT (NAME not
- * drawn)": a report folder without gnuplot shows no broken pictures. */
-static void drop_missing_images(cmark_node *doc, const char *dir) {
-    cmark_node *missing[64];
-    size_t n = 0;
+ * drawn)": a report folder without gnuplot shows no broken pictures. Every such image, however
+ * many. Returns 0, or -1 when out of memory. */
+static int drop_missing_images(cmark_node *doc, const char *dir) {
+    cmark_node **missing = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
     cmark_iter *it = cmark_iter_new(doc);
+    if (!it) return -1;
     cmark_event_type ev;
     while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
         cmark_node *node = cmark_iter_get_node(it);
         if (ev != CMARK_EVENT_ENTER || cmark_node_get_type(node) != CMARK_NODE_IMAGE) continue;
         const char *url = cmark_node_get_url(node);
-        if (url && !strchr(url, ':') && url[0] != '/' && !present(dir, url) && n < 64)
-            missing[n++] = node;
+        if (!url || strchr(url, ':') || url[0] == '/' || present(dir, url)) continue;
+        if (n == cap) {
+            cmark_node **m = realloc(missing, (cap = cap ? 2 * cap : 16) * sizeof *m);
+            if (!m) {
+                rc = -1;
+                break;
+            }
+            missing = m;
+        }
+        missing[n++] = node;
     }
     cmark_iter_free(it);
-    for (size_t i = 0; i < n; i++) {
-        cmark_node *text = cmark_node_new(CMARK_NODE_TEXT);
+    for (size_t i = 0; i < n && rc == 0; i++) {
         const char *alt = "";
         cmark_node *c = cmark_node_first_child(missing[i]);
         if (c && cmark_node_get_type(c) == CMARK_NODE_TEXT) alt = cmark_node_get_literal(c);
         const char *url = cmark_node_get_url(missing[i]);
         size_t len = strlen(alt) + strlen(url) + 32;
         char *s = malloc(len);
-        if (s) {
-            snprintf(s, len, "%s (%s not drawn)", alt, url);
-            cmark_node_set_literal(text, s);
+        cmark_node *text = s ? cmark_node_new(CMARK_NODE_TEXT) : NULL;
+        if (!text) {
             free(s);
+            rc = -1;
+            break;
         }
+        snprintf(s, len, "%s (%s not drawn)", alt, url);
+        cmark_node_set_literal(text, s);
+        free(s);
         cmark_node_insert_before(missing[i], text);
         cmark_node_free(missing[i]);
     }
+    free(missing);
+    return rc;
 }
 
-void ns_html_from_markdown(FILE *f, const char *md, const char *dir) {
+int ns_html_from_markdown(FILE *f, const char *md, const char *dir, char *err, size_t errlen) {
     cmark_gfm_core_extensions_ensure_registered();
     cmark_parser *parser = cmark_parser_new(CMARK_OPTS);
     cmark_syntax_extension *table = cmark_find_syntax_extension("table");
+    int rc = -1;
     if (parser && table && cmark_parser_attach_syntax_extension(parser, table)) {
         cmark_parser_feed(parser, md, strlen(md));
         cmark_node *doc = cmark_parser_finish(parser);
-        drop_missing_images(doc, dir);
-        char *h = cmark_render_html(doc, CMARK_OPTS, cmark_parser_get_syntax_extensions(parser));
-        if (h) fputs(h, f);
-        free(h);
-        cmark_node_free(doc);
+        if (doc && drop_missing_images(doc, dir) == 0) {
+            char *h =
+                cmark_render_html(doc, CMARK_OPTS, cmark_parser_get_syntax_extensions(parser));
+            if (h) fputs(h, f), rc = 0;
+            free(h);
+        }
+        if (doc) cmark_node_free(doc);
     }
     if (parser) cmark_parser_free(parser);
+    if (rc) {
+        snprintf(err, errlen, "cannot render report.md as HTML (libcmark-gfm: %s)",
+                 !parser  ? "no parser, out of memory"
+                 : !table ? "no \"table\" extension"
+                          : "the table extension, parsing or rendering failed");
+        return -1;
+    }
     for (size_t i = 0; i < sizeof extra_pictures / sizeof extra_pictures[0]; i++)
         if (present(dir, extra_pictures[i][0]))
             fprintf(f, "<p><img src=\"%s\" alt=\"%s\" /></p>\n", extra_pictures[i][0],
                     extra_pictures[i][1]);
+    return 0;
 }
 
 int ns_report_html(const json_t *root, const char *path, char *err, size_t errlen) {
@@ -117,7 +144,14 @@ int ns_report_html(const json_t *root, const char *path, char *err, size_t errle
     fputs("<title>nodescale report: ", f);
     ns_xml_text(f, host ? host : "unknown host");
     fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", style);
-    ns_html_from_markdown(f, md, dir);
+    char why[200];
+    if (ns_html_from_markdown(f, md, dir, why, sizeof why) != 0) {
+        /* nothing written: a report.html with its head and no report is no report */
+        if (ns_close_memstream(f, &text) == 0) free(text);
+        free(md);
+        snprintf(err, errlen, "cannot write %s: %s", path, why);
+        return -1;
+    }
     fputs("</body>\n</html>\n", f);
     free(md);
     return ns_write_memstream(f, &text, &len, path, err, errlen);

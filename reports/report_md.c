@@ -98,10 +98,12 @@ static void node_facts(FILE *f, const json_t *ctx) {
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(cpu, "caches"), i, c) {
-        double kib = (double)json_integer_value(json_object_get(c, "size_bytes")) / 1024;
-        fprintf(f, " L%lld%s %.0f KiB x%lld (shared by %lld);",
+        char size[32];
+        ns_format_bytes(size, sizeof size,
+                        (double)json_integer_value(json_object_get(c, "size_bytes")));
+        fprintf(f, " L%lld%s %s x%lld (shared by %lld);",
                 json_integer_value(json_object_get(c, "level")),
-                !strcmp(str(c, "type"), "instruction") ? "i" : "", kib,
+                !strcmp(str(c, "type"), "instruction") ? "i" : "", size,
                 json_integer_value(json_object_get(c, "count")),
                 json_integer_value(json_object_get(c, "shared_by_cores")));
     }

@@ -182,6 +182,14 @@ int ns_cmd_roofline(int argc, char **argv) {
                                   "roofline would not rewrite; choose a new folder%s",
                                   out, old, in_place);
         }
+        /* Every file it may write must fit NS_PATH_MAX, checked before anything is done (a
+         * picture's path too long failed late, in gnuplot). */
+        static const char *const json_only[] = {"results.json", NULL};
+        if (ns_outdir_names_fit(out, plot ? ns_outdir_pictures : json_only, err, sizeof err) ||
+            ns_outdir_names_fit(out, json_only, err, sizeof err)) {
+            json_decref(root);
+            return ns_usage_error(cmd, "--out: %s", err);
+        }
         created = ns_outdir_first_missing(out);
         if (ns_outdir_mkdir_p(out) != 0) {
             int e = errno;
@@ -194,6 +202,10 @@ int ns_cmd_roofline(int argc, char **argv) {
         char tmp[4096];
         snprintf(tmp, sizeof tmp, "%s", in);
         snprintf(dir, sizeof dir, "%s", dirname(tmp));
+        if (plot && ns_outdir_names_fit(dir, ns_outdir_pictures, err, sizeof err)) {
+            json_decref(root);
+            return ns_usage_error(cmd, "%s", err);
+        }
     }
     json_t *staged = json_array(), *skipped = json_array();
     int rc = NS_EXIT_OK;

@@ -16,6 +16,7 @@
 
 #include "harness/gnuplot.h"
 #include "harness/json.h"
+#include "harness/outdir.h"
 
 #define MAX_PICS 16
 #define MAX_DATA 256
@@ -1279,6 +1280,8 @@ int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *stage
         snprintf(err, errlen, "%s: not a writable folder", dir);
         return -1;
     }
+    /* A picture's path that does not fit is refused here, not by gnuplot late. */
+    if (ns_outdir_names_fit(dir, ns_outdir_pictures, err, errlen)) return -1;
     plot_ctx c = {.dir = dir, .skipped = skipped};
     /* In TMPDIR, else (unset, or a folder that cannot be used) in /tmp. */
     const char *tmp = getenv("TMPDIR");
@@ -1316,9 +1319,11 @@ int ns_roofline_plot_stage(const json_t *results, const char *dir, json_t *stage
     /* A message that names the script keeps it, with its data, for the user to open and rerun
      * (it named a script already deleted: roofline_gnuplot_failed.sh). */
     if (c.npics > 0 && ns_gnuplot_run(NULL, script, err, errlen) != 0) {
-        keep = strstr(err, script) != NULL;
-        if (keep)
-            snprintf(err + strlen(err), errlen - strlen(err), "; the script and its data are kept");
+        /* kept only when the message, whole, names the script and says so (a message cut
+         * short left the folder behind unnamed) */
+        static const char kept[] = "; the script and its data are kept";
+        keep = strstr(err, script) != NULL && strlen(err) + strlen(kept) < errlen;
+        if (keep) strcat(err, kept);
         goto out;
     }
     /* roofline.svg, the headline picture report.md embeds: a copy of roofline_dp.svg (not a

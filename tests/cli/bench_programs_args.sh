@@ -31,12 +31,27 @@ for x in reduce ceilings allreduce cluster wait_policy; do
   expect2 "bench_$x --rounds 2" "no options \('--rounds' given" "$b/bench_$x" --rounds 2
 done
 expect2 "bench_gemm --bogus" "unknown argument '--bogus'" "$b/bench_gemm" --bogus
-expect2 "bench_roofline --bogus" "usage: bench_roofline" "$b/bench_roofline" --bogus
+expect2 "bench_roofline --bogus" "unknown argument '--bogus' \(usage: bench_roofline" "$b/bench_roofline" --bogus
 
-# --only is one of the listed words
-for w in L4 l1 ""; do
-  expect2 "bench_roofline --only '$w'" "usage: bench_roofline" "$b/bench_roofline" --only "$w" --rounds 2
+# bench_roofline names the bad argument and why; --only is one of the listed words
+for w in L4 l1 "" L1,DRAM; do
+  expect2 "bench_roofline --only '$w'" "--only '$w' is not one of compute, bandwidth" \
+    "$b/bench_roofline" --only "$w" --rounds 2
 done
+for w in 1 3x 33; do
+  expect2 "bench_roofline --rounds $w" "--rounds '$w' is not a whole number of 2 to 32" \
+    "$b/bench_roofline" --rounds "$w"
+done
+expect2 "bench_roofline --isa sse" "--isa 'sse' is not avx2 or avx512" "$b/bench_roofline" --isa sse
+expect2 "bench_roofline --rounds" "--rounds needs a value" "$b/bench_roofline" --rounds
+
+# bench_gemm's lists: an empty or repeated item, a list over 255 characters; --samples gives its range
+expect2 "bench_gemm --threads 1,1" "--threads 1,1: lists 1 twice" "$b/bench_gemm" --threads 1,1
+expect2 "bench_gemm --sizes 256," "--sizes 256,: has an empty item" "$b/bench_gemm" --sizes 256,
+expect2 "bench_gemm --sizes ,256" "--sizes ,256: has an empty item" "$b/bench_gemm" --sizes ,256
+expect2 "bench_gemm --sizes of 279 characters" "is longer than 255 characters" \
+  "$b/bench_gemm" --sizes "$(printf '256,%.0s' {1..69})256"
+expect2 "bench_gemm --samples 1001" "--samples wants an integer in 9\.\.1000" "$b/bench_gemm" --samples 1001
 
 # --min-time 0 (sub-resolution samples)
 expect2 "bench_gemm --min-time 0" "--min-time wants seconds in \[1e-6, 10\]" \

@@ -157,6 +157,12 @@ hasnt "$tmp/out" "check failed" "a cut thread team is not called a failed check"
 has "$tmp/out" "next: remove the cause the INVALID row's status names" "the next step is to remove the cause the status names"
 hasnt "$tmp/out" "--samples" "no advice to take more samples"
 hasnt "$tmp/tl.md" "failed its output check" "the Markdown report does not call it a failed check"
+mk "$tmp/tofail.json" # a failed status with validated false: the status is the reason and the advice
+setkey "$tmp/tofail.json" "r['status'] = 'failed: timed out'; r['validated'] = False"
+gate 1 "INVALID by a failed status, validated false" "$tmp/quiet.json" "$tmp/tofail.json"
+has "$tmp/out" "1 INVALID (status failed: timed out)" "the verdict line gives the status as the reason"
+has "$tmp/out" "next: remove the cause the INVALID row's status names" "the advice follows the status printed"
+hasnt "$tmp/out" "computes k1/avx2/dp/t1/n=4096 wrongly" "no advice about a failed output check"
 mk "$tmp/wrong.json" # a failed check as the harness writes it (harness/result.c)
 setkey "$tmp/wrong.json" "r['status'] = 'invalid: output check failed'; r['validated'] = False; r['check'] = {'error': 0.5, 'bound': 1e-12, 'why': 'max error 0.5'}"
 gate 1 "INVALID by a failed output check" "$tmp/quiet.json" "$tmp/wrong.json" --markdown "$tmp/wrong.md"

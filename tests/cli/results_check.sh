@@ -33,8 +33,12 @@ jq '.sweep[3].n = 1000.5' $sw >"$tmp/sweepnfrac.json"
 jq '.sweep += [range(1100) as $i | .sweep[0] | .working_set_bytes = 1e6 + $i]' $sw \
   >"$tmp/sweeplong.json"
 # A cache list the roofline cannot label by: an L2 of 1e15 bytes (larger than the
-# L3), an L3 of 0 bytes, an L2 of 512 MiB over a 300 MiB L3, a level that is no level.
+# L3), an L3 of 0 bytes, an L2 of 512 MiB over a 300 MiB L3, a level that is no level, an L1
+# of 512 bytes (below 1 KiB), a cache of 0 instances or shared by 0 cores.
 jq '.context.cpu.caches[2].size_bytes = 1e15' $sw >"$tmp/l2huge.json"
+jq '.context.cpu.caches[0].size_bytes = 512' $sw >"$tmp/cachesmall.json"
+jq '.context.cpu.caches[0].count = 0' $sw >"$tmp/cachecount0.json"
+jq '.context.cpu.caches[0].shared_by_cores = 0' $sw >"$tmp/cacheshared0.json"
 jq '.context.cpu.caches[3].size_bytes = 0' $sw >"$tmp/l3zero.json"
 jq '.context.cpu.caches[2].size_bytes = 536870912' $sw >"$tmp/cacheorder.json"
 jq '.context.cpu.caches[0].level = "x"' $sw >"$tmp/cachelevel.json"
@@ -42,6 +46,9 @@ for case in l2huge:'caches.2..size_bytes is not a plausible cache size' \
   l3zero:'caches.3..size_bytes is not a plausible cache size' \
   cacheorder:'caches: L3 (314572800 bytes) is not larger than L2 (536870912 bytes)' \
   cachelevel:'caches.0..level is not a cache level' \
+  cachesmall:'caches.0..size_bytes is not a plausible cache size .want a whole number of bytes from 1 KiB to 1 TiB.' \
+  cachecount0:'caches.0..count is not a whole number of 1 to 1000000' \
+  cacheshared0:'caches.0..shared_by_cores is not a whole number of 1 to 1000000' \
   dupid:duplicate time:time_s samples:samples_s ceiling:'gflops = -5 is negative' \
   huge:'not plausible' tiny:'not plausible' status:status many:'1025 samples, more than 1024' \
   threadsbig:'threads = 1.09951e+12 is not a thread count' threadszero:'threads = 0 is not' \

@@ -226,10 +226,15 @@ static void fastest_rate_uses_the_fastest_sample(void **state) {
     assert_true(fabs(ns_json_get_num(r, "gflops") - 0.5) < 1e-12); /* 1 flop / median 2 ns */
     assert_true(fabs(ns_result_fastest_rate(r, 0) - 1.0) < 1e-12); /* 1 flop / min 1 ns */
     assert_true(fabs(ns_result_fastest_rate(r, 1) - 1.0) < 1e-12);
+    /* the median sample, the statistic the bench programs' verdict compares with likwid-bench's
+     * mean over its iterations */
+    assert_true(fabs(ns_result_median_rate(r, 0) - 0.5) < 1e-12);
+    assert_true(fabs(ns_result_median_rate(r, 1) - 0.5) < 1e-12);
     json_decref(r);
     snprintf(m.status, sizeof m.status, "invalid: waited");
     r = ns_result_json(&k, &p, &m, NULL);
     assert_true(isnan(ns_result_fastest_rate(r, 0)));
+    assert_true(isnan(ns_result_median_rate(r, 0)));
     json_decref(r);
 }
 

@@ -215,6 +215,24 @@ static void test_gemm_peer_isa_labelled(void **state) {
     json_decref(root);
 }
 
+/* The Node table's cache sizes go through ns_format_bytes, as every byte size printed: an L3
+ * of 300 MiB reads "300 MiB", not "307200 KiB"; an L1 of 48 KiB "48 KiB". */
+static void test_node_cache_sizes_formatted(void **state) {
+    (void)state;
+    json_t *root = load_fixture();
+    json_t *cpu = json_object_get(json_object_get(root, "context"), "cpu");
+    json_object_set_new(cpu, "caches",
+                        json_pack("[{s:i, s:s, s:I, s:i, s:i}, {s:i, s:s, s:I, s:i, s:i}]", "level",
+                                  1, "type", "data", "size_bytes", (json_int_t)49152, "count", 2,
+                                  "shared_by_cores", 1, "level", 3, "type", "unified", "size_bytes",
+                                  (json_int_t)314572800, "count", 1, "shared_by_cores", 2));
+    char *md = markdown(root);
+    assert_has(md, " L1 48 KiB x2 (shared by 1); L3 300 MiB x1 (shared by 2);");
+    assert_lacks(md, "307200 KiB");
+    free(md);
+    json_decref(root);
+}
+
 /* Defect 13: a ceiling's working set is the measured range (the sweep points it came from),
  * not working_set_bytes, their geometric middle (783.8 MiB for the DRAM ceiling, never run). */
 static void test_ceiling_working_set_measured(void **state) {
@@ -517,6 +535,7 @@ int main(void) {
         cmocka_unit_test(test_disturbed_mark_is_shared),
         cmocka_unit_test(test_gemm_peer_isa_labelled),
         cmocka_unit_test(test_ceiling_working_set_measured),
+        cmocka_unit_test(test_node_cache_sizes_formatted),
         cmocka_unit_test(test_bandwidth_thread_counts),
         cmocka_unit_test(test_files_line_complete),
         cmocka_unit_test(test_files_line_names_files_there),

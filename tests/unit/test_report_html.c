@@ -3,7 +3,9 @@
  * results cannot inject HTML, a null is an empty cell, a failed file leaves the others. (The CSV
  * read back with Python's csv module against results.json: tests/cli/run_html_csv.sh.) Run from
  * the repository root. */
+#include <cmark-gfm-extension_api.h>
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,17 @@
 
 #define FIXTURE "tests/fixtures/roofline/quick_1thread.json"
 #define EXAMPLE "examples/providers/vm-2core-run1/results.json" /* a roofline and a cluster */
+
+/* When set, libcmark-gfm has no "table" extension: this definition takes the place of the
+ * library's (the executable's symbol comes first), so a rendering failure can be tested. */
+static int no_table_extension;
+
+cmark_syntax_extension *cmark_find_syntax_extension(const char *name) {
+    if (no_table_extension) return NULL;
+    cmark_syntax_extension *(*real)(const char *) = (cmark_syntax_extension * (*)(const char *))
+        dlsym(RTLD_NEXT, "cmark_find_syntax_extension");
+    return real ? real(name) : NULL;
+}
 
 static json_t *load(const char *path) {
     json_error_t je;
@@ -279,7 +292,8 @@ static void test_markdown_tables(void **state) {
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
     assert_non_null(f);
-    ns_html_from_markdown(f, md, "/nonexistent-ns");
+    char err[200];
+    assert_int_equal(ns_html_from_markdown(f, md, "/nonexistent-ns", err, sizeof err), 0);
     fclose(f);
     assert_string_equal(out, want);
     free(out);
@@ -387,6 +401,53 @@ static void test_failure_leaves_others(void **state) {
     json_decref(root);
 }
 
+/* A report.md that cannot be rendered (libcmark-gfm without its table extension) is an error:
+ * ns_report_html returns -1 with "cannot render report.md", writes no report.html, and
+ * ns_report_html_csv logs it as one line and counts it. */
+static void test_render_failure_is_an_error(void **state) {
+    (void)state;
+    json_t *root = load(FIXTURE);
+    char dir[64], p[512], err[512] = "";
+    make_dir(dir, sizeof dir);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    no_table_extension = 1;
+    assert_int_equal(ns_report_html(root, p, err, sizeof err), -1);
+    assert_has(err, "cannot render report.md");
+    assert_int_equal(access(p, F_OK), -1);
+    char *log = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&log, &len);
+    assert_non_null(f);
+    assert_int_equal(ns_report_html_csv(root, dir, f), 1);
+    fclose(f);
+    no_table_extension = 0;
+    assert_int_equal(count(log, "\n"), 1);
+    assert_true(!strncmp(log, "report.html: ", 13));
+    assert_has(log, "cannot render report.md");
+    assert_int_equal(access(p, F_OK), -1);
+    free(log);
+    remove_dir(dir);
+    json_decref(root);
+}
+
+/* Every missing picture is named, not only the first 64: 100 of them leave no <img. */
+static void test_many_missing_pictures(void **state) {
+    (void)state;
+    char md[100 * 32] = "", *w = md;
+    for (int i = 0; i < 100; i++)
+        w += sprintf(w, "![p%d](gone%d.svg)\n\n", i, i);
+    char *out = NULL, err[200];
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    assert_int_equal(ns_html_from_markdown(f, md, "/nonexistent-ns", err, sizeof err), 0);
+    fclose(f);
+    assert_lacks(out, "<img");
+    assert_has(out, "p0 (gone0.svg not drawn)");
+    assert_has(out, "p99 (gone99.svg not drawn)");
+    free(out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_html_tables_and_pictures),
@@ -395,6 +456,8 @@ int main(void) {
         cmocka_unit_test(test_markdown_tables),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_failure_leaves_others),
+        cmocka_unit_test(test_render_failure_is_an_error),
+        cmocka_unit_test(test_many_missing_pictures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
