@@ -34,7 +34,7 @@ jq -e 'def near(a; b): ((a - b) | fabs) <= 1e-8 * (b | fabs);
 grep -q 'All-reduce α–β fit' "$tmp/a/report.md" || { echo "FAIL: report lacks the fit"; fails=$((fails + 1)); }
 grep -q 'Not tested:.* 2 node(s)' "$tmp/a/report.md" || { echo "FAIL: report: straggler section"; fails=$((fails + 1)); }
 ls "$tmp/a" | grep -q '\.tmp' && { echo "FAIL: temporary files left"; fails=$((fails + 1)); }
-# Trial 9 #6: each node's run.log ends with its outcome, as the console printed it.
+# Each node's run.log ends with its outcome, as the console printed it.
 for r in 0 1; do
   [ "$(tail -n 1 "$tmp/a/nodes/$host-r$r/run.log")" = "nodescale fleet: rank $r ($host-r$r): ok" ] ||
     { echo "FAIL: nodes/$host-r$r/run.log does not end with its outcome"; fails=$((fails + 1)); }
@@ -70,7 +70,7 @@ jq -e --arg h "$host" '.node_counts.ok == 1 and .node_counts.idle == 1 and .node
   { echo "FAIL: rpn 1 roles"; fails=$((fails + 1)); }
 [ -s "$tmp/d/nodes/$host/run.log" ] || { echo "FAIL: rpn 1: nodes/$host/run.log missing"; fails=$((fails + 1)); }
 # mpirun binds ranks to one core when -np <= 2: the rank meant to own the node says so when it
-# measures; with --from-results it measures nothing and says nothing (trial 9 #5). The measuring
+# measures; with --from-results it measures nothing and says nothing. The measuring
 # rank ends right after the handshake (NODESCALE_FLEET_FAULT=0:die), fleet.json written.
 if [ "$(nproc)" -gt 1 ]; then
   jq -e '.nodes[0].warning == null and .nodes[0].cpus_allowed < .nodes[0].cpus_online' \
@@ -96,14 +96,14 @@ grep -q '0 of 2 ranks characterised.*status failed' "$tmp/none.out" ||
 jq -e '.node_counts.ok == 0 and (.status | startswith("failed"))' "$tmp/none/fleet.json" \
   >/dev/null || { echo "FAIL: no results: fleet.json status"; fails=$((fails + 1)); }
 grep -q 'status: \*\*failed' "$tmp/none/report.md" || { echo "FAIL: no results: report.md"; fails=$((fails + 1)); }
-# Trial 9 #6: a node that failed has its folder and run.log, with the reason.
+# A node that failed has its folder and run.log, with the reason.
 for r in 0 1; do
   grep -q "^nodescale fleet: rank $r ($host-r$r): failed: .*none$r.json" "$tmp/none/nodes/$host-r$r/run.log" ||
     { echo "FAIL: no results: nodes/$host-r$r/run.log lacks the failure"; fails=$((fails + 1)); }
 done
 
 # 4. usage errors: exit 2, one line, nothing launched.
-# (trial 7 #17: an empty --from-results exited 1, an unknown --kernels name was accepted)
+# (an empty --from-results exited 1, an unknown --kernels name was accepted)
 for args in "--timeout-s abc" "--ranks-per-node 0" "--bogus" "--max-bytes 1x" "--out" \
   "--from-results=" "--kernels nosuch" "--kernels dgemm"; do
   $bin fleet $args >"$tmp/u.out" 2>"$tmp/u.err"

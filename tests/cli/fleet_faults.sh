@@ -35,7 +35,7 @@ jq -e --arg h "$host" '.status == "incomplete" and .node_counts.ok == 2 and .nod
   "$tmp/hang/fleet.json" >/dev/null || { echo "FAIL: hang: fleet.json"; fails=$((fails + 1)); }
 [ -s "$tmp/hang/nodes/$host-r1/results.json" ] || { echo "FAIL: hang: rank 1 results lost"; fails=$((fails + 1)); }
 grep -q "^nodescale fleet: rank 2 ($host-r2): missing: .*timeout-s 20" "$tmp/hang/nodes/$host-r2/run.log" ||
-  { echo "FAIL: hang: the missing node's run.log lacks the reason (trial 9 #6)"; fails=$((fails + 1)); }
+  { echo "FAIL: hang: the missing node's run.log lacks the reason"; fails=$((fails + 1)); }
 grep -q 'missing' "$tmp/hang/report.md" || { echo "FAIL: hang: report"; fails=$((fails + 1)); }
 
 # 2. rank 2 dies 1 s in; plain mpirun kills the job: gathered results survive.
@@ -92,7 +92,7 @@ jq -e '(.collectives.allreduce | length) == 2 and all(.collectives.allreduce[]; 
   { echo "FAIL: hangcoll:3: fleet.json keeps no finished sizes"; tail -n 20 "$tmp/hc3.err"; fails=$((fails + 1)); }
 [ -s "$tmp/hc3/report.md" ] || { echo "FAIL: hangcoll:3: no report.md"; fails=$((fails + 1)); }
 grep -q 'all-reduce fit over 3 ranks: .* s/B (.*the collectives did not finish' "$tmp/hc3.out" ||
-  { echo "FAIL: hangcoll:3: the console prints the partial fit as a result (trial 9 #7)"; fails=$((fails + 1)); }
+  { echo "FAIL: hangcoll:3: the console prints the partial fit as a result"; fails=$((fails + 1)); }
 
 [ $fails -eq 0 ] && echo "fleet_faults: ok"
 exit $((fails > 0))

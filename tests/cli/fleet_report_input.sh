@@ -19,12 +19,12 @@ for f in examples/providers/fleet-localhost/fleet.json examples/providers/compar
       (.nodes[0].reason | contains("a " + $k + " report"))' "$d/fleet.json" >/dev/null ||
     { echo "FAIL: --from-results $kind report: fleet.json"; jq -c '.nodes' "$d/fleet.json"; fails=$((fails + 1)); }
   [ -e "$d/nodes/$host/results.json" ] && { echo "FAIL: $kind report copied as a node's results"; fails=$((fails + 1)); }
-  # Trial 15 #15: the refusal named the path twice ("read F: F: a fleet report").
+  # The refusal named the path twice ("read F: F: a fleet report").
   [ "$(grep -o -F "$f" "$tmp/err" | wc -l)" -eq "$(grep -c -F "$f" "$tmp/err")" ] &&
     ! grep -q -F "$f: $f" "$tmp/err" ||
     { echo "FAIL: --from-results $kind report: a line names the path twice:"; cat "$tmp/err"; fails=$((fails + 1)); }
 done
-# Trial 15 #14: a `nodescale bench` file (one result, no ceilings or roofline) ran as "rank 0:
+# A `nodescale bench` file (one result, no ceilings or roofline) ran as "rank 0:
 # ok"; the rank fails with that one reason, as `cluster --node` refuses it.
 jq '.results |= .[:1] | del(.sweep, .ceilings, .roofline)' "$fixtures/node0.json" >"$tmp/bench.json"
 timeout -k 2 60 $MPIRUN -np 1 $bin fleet --from-results "$tmp/bench.json" --no-collectives \

@@ -33,7 +33,7 @@ jq -e '.node_counts.ok == 1 and .node_counts.idle == 1 and .collectives.ranks ==
        and .allreduce.fit.ranks == 2' "$tmp/f/fleet.json" >/dev/null ||
   { echo "FAIL: no all-reduce fit over the 2 ranks"; jq -c '.allreduce' "$tmp/f/fleet.json"; fails=$((fails + 1)); }
 # Both ranks ran on this one host: their fit measured shared memory, so `cluster` refuses it as
-# the scale-out network (exit 2, trial 4 #3) and takes it as the scale-up road when told so.
+# the scale-out network (exit 2) and takes it as the scale-up road when told so.
 $bin cluster --preset h200 --allreduce "$tmp/f/fleet.json" >"$tmp/c1.out" 2>"$tmp/c1.err"
 [ $? -eq 2 ] && grep -q 'shared memory' "$tmp/c1.err" ||
   { echo "FAIL: a one-host fleet's fit taken as the scale-out network"; cat "$tmp/c1.err"; fails=$((fails + 1)); }

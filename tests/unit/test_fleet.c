@@ -175,7 +175,7 @@ static void test_straggler_two_nodes_untested(void **st) {
 }
 
 /* --mad-floor 0 over identical nodes (MAD 0, scale 0): tested, the node below the median flagged
- * (it was "not tested: fewer than 3 nodes" with 4: trial 19d #9). */
+ * (it was "not tested: fewer than 3 nodes" with 4). */
 static void test_straggler_zero_scale(void **st) {
     (void)st;
     double a[4] = {100, 100, 100, 100}, b[4] = {50, 100, 100, 100};
@@ -201,7 +201,7 @@ static void test_straggler_zero_scale(void **st) {
 }
 
 /* The collectives' check reads every element: a wrong interior one fails it (only the ends of
- * each block were read: trial 19d #16). */
+ * each block were read). */
 static void test_collective_check_every_element(void **st) {
     (void)st;
     enum { N = 3, COUNT = 24 };
@@ -314,7 +314,7 @@ static void test_fleet_file_as_input(void **st) {
     json_decref(f);
 }
 
-/* Trial 16 #12: a node file's thread all-reduce (allreduce.ring[] / tree[], busbw per size) is
+/* A node file's thread all-reduce (allreduce.ring[] / tree[], busbw per size) is
  * compared like the other classes, one id per schedule, thread count and size, its time_s.cv
  * the within noise; a size that failed its check is left out. The verdict said "not measured
  * in >= 2 inputs: allreduce" although every input had measured one. Beside a fleet (MPI
@@ -419,7 +419,7 @@ static char *report_of(const char *text) {
     return md;
 }
 
-/* Trial 6 #7: the fleet's collectives follow the harness's policy: at least NS_MIN_SAMPLES (9)
+/* The fleet's collectives follow the harness's policy: at least NS_MIN_SAMPLES (9)
  * samples per size, the residual under the key results.json uses (max_rel_residual) and the
  * same "poor fit" status above NS_ALLREDUCE_POOR_FIT; the report says so, and reads the old key
  * max_rel_resid of earlier fleet.json files. */
@@ -457,7 +457,7 @@ static void test_fit_policy(void **st) {
     free(md);
 }
 
-/* Trial 9 #7: the console printed a refused (poor) all-reduce fit as a result. The line carries
+/* The console printed a refused (poor) all-reduce fit as a result. The line carries
  * the fit's status; a good fit has none, a fit over the sizes that finished says so, and no fit
  * prints nothing. */
 static void test_fit_console_line(void **st) {
