@@ -9,7 +9,6 @@
 # same file, a copy, the same run) counted once. Small inputs are written by mk below.
 set -u
 cd "$(dirname "$0")/../.."
-. tests/cli/lib/common.sh
 . tests/cli/lib/gate.sh
 
 # --- a disturbed input is named, and the verdict points to --ab / --history -------------------

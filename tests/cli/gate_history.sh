@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # CLI tests of `nodescale gate --history` and the context check (trial 19a): the suite geomean's
-# threshold is raised by the suite's between-run drift as a row's is by its own (#1); a history
+# threshold is raised by the suite's between-run drift as a row's is by its own; a history
 # file gets the input checks: interrupted or injected refused, results below --min-samples not
-# counted, one that counts for nothing named (#2); a history's context difference is labelled
-# "history", not "current" (#13); an old file's hypervisor signature "KVMKVMKVM" is KVM (#5).
+# counted, one that counts for nothing named; a history's context difference is labelled
+# "history", not "current"; an old file's hypervisor signature "KVMKVMKVM" is KVM.
 set -u
 cd "$(dirname "$0")/../.."
-. tests/cli/lib/common.sh
 . tests/cli/lib/gate.sh
 
 ids='dsum/avx2/dp/t1/n=4096;dsum/avx2/dp/t1/n=8192;dsum/avx2/dp/t1/n=12288;dsum/avx2/dp/t1/n=16384'

@@ -1,8 +1,9 @@
-# Sourced by the gate's CLI tests after common.sh: mk (below) writes a small results file;
+# Sourced by the gate's CLI tests: common.sh, then mk (below) writes a small results file;
 # gate WANT_RC DESCRIPTION ARGS... runs
 # `nodescale gate ARGS...` (stdout in $tmp/out, stderr in $tmp/err) and counts a failure unless it
 # exits WANT_RC; has FILE TEXT WHAT and hasnt FILE TEXT WHAT count one unless FILE holds TEXT
 # (has) or does not (hasnt).
+. tests/cli/lib/common.sh
 gate() {
     local want=$1 what=$2; shift 2
     "$ns" gate "$@" >"$tmp/out" 2>"$tmp/err"
