@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CLI tests of `nodescale gate --history` and the context check (trial 19a): the suite geomean's
+# CLI tests of `nodescale gate --history` and the context check: the suite geomean's
 # threshold is raised by the suite's between-run drift as a row's is by its own; a history
 # file gets the input checks: interrupted or injected refused, results below --min-samples not
 # counted, one that counts for nothing named; a history's context difference is labelled
