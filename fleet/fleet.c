@@ -25,8 +25,9 @@
  *   4. rank 0 writes fleet.json (stragglers, collectives, α–β fit) and report.md. With ranks
  *      missing it ends the job with MPI_Abort(1), the only way to stop a hung rank; otherwise
  *      MPI_Finalize.
- * Exit status (rank 0): 0; 1 when ranks were missing, refused or failed, or a straggler was
- * flagged under --fail-on-straggler; 2 for a usage or input error; 130/143 after SIGINT/SIGTERM
+ * Exit status (rank 0): 0; 1 when the status is "incomplete" or failed (ranks missing, refused
+ * or failed, a node with failed or invalid results or an interrupted run, the collectives hung),
+ * or a straggler was flagged under --fail-on-straggler; 2 for a usage or input error; 130/143 after SIGINT/SIGTERM
  * (every rank stops at its next sample, rank 0 writes what reached it: status "interrupted"). */
 #include <errno.h>
 #include <limits.h>
@@ -138,10 +139,10 @@ static const char *fleet_help =
     "Straggler: z = (rate - fleet median) / max(1.4826*MAD, F*median) per benchmark, >= 3 nodes.\n"
     "busbw (nccl-tests): algbw * 2(n-1)/n for all-reduce, * (n-1)/n for reduce-scatter and\n"
     "all-gather. Open MPI aborts the whole job when a rank dies; add --enable-recovery to mpirun\n"
-    "(Slurm: srun --no-kill) so rank 0 can report it missing. Exit: 0 ok; 1 "
-    "missing/refused/failed\n"
-    "ranks or (with --fail-on-straggler) a straggler; 2 usage error; 130/143 interrupted (SIGINT,\n"
-    "SIGTERM: every rank stops at its next sample, rank 0 writes what reached it).\n";
+    "(Slurm: srun --no-kill) so rank 0 can report it missing. Exit: 0 ok; 1 incomplete\n"
+    "(missing/refused/failed ranks, failed or invalid results, an interrupted node run, hung\n"
+    "collectives) or (with --fail-on-straggler) a straggler; 2 usage error; 130/143 interrupted\n"
+    "(SIGINT, SIGTERM: every rank stops at its next sample, rank 0 writes what reached it).\n";
 
 static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
     const char *cmd = "fleet", *v;
@@ -1364,8 +1365,8 @@ static int lead_collectives(fleet *f, const int *roles, const char *skip) {
 }
 
 /* 4. (rank 0) The final status, fleet.json, report.md and the summary line. Returns the exit
- * status: NS_EXIT_FAIL when a node is missing, refused or failed, the collectives hung, or
- * (--fail-on-straggler) a straggler was flagged. */
+ * status: NS_EXIT_FAIL when a node is missing, refused or failed, has failed or invalid results
+ * or an interrupted run, the collectives hung, or (--fail-on-straggler) a straggler was flagged. */
 static int final_files(fleet *f, int missing, int refused, int failed, int coll_hung) {
     int ok = 0, interrupted = 0, bad = 0;
     for (int r = 0; r < f->size; r++) {
@@ -1406,8 +1407,11 @@ static int final_files(fleet *f, int missing, int refused, int failed, int coll_
         fprintf(stderr, "nodescale fleet: %d straggler node(s) flagged (--fail-on-straggler)\n",
                 f->flagged_nodes);
     if (ns_interrupted) return ns_exit_signal(ns_interrupted);
-    return ok == 0 || missing || coll_hung || refused || failed || straggled ? NS_EXIT_FAIL
-                                                                             : NS_EXIT_OK;
+    /* Every "incomplete" status fails: a timed-out benchmark, a failed output check or a cut-short
+     * node is not a good fleet for a script that reads the exit status. */
+    return ok == 0 || missing || coll_hung || refused || failed || bad || interrupted || straggled
+               ? NS_EXIT_FAIL
+               : NS_EXIT_OK;
 }
 
 /* Frees what rank 0 gathered in f. */
