@@ -54,6 +54,7 @@
 #include "harness/measure.h"
 #include "harness/outdir.h"
 #include "harness/run.h"
+#include "harness/strbuf.h"
 #include "kernels/registry.h"
 #include "reports/compare.h"
 #include "roofline/roofline.h"
@@ -89,11 +90,11 @@ enum { ROLE_MEASURE = 0, ROLE_IDLE = 1, ROLE_REFUSED = 2, ROLE_ABORT = 3 };
  * that ran out of time. */
 enum { EXIT_TIMED_OUT = 124 };
 
-/* The settings string: options, then the environment that changes what is measured. */
-#define NS_FLEET_SETTINGS_LEN 2048
-
+/* The settings string (options, then the environment that changes what is measured) travels
+ * apart from the hello, allocated to its length: a long OMP_PLACES or GOMP_CPU_AFFINITY must not
+ * cut off the variables that sort after it. */
 typedef struct hello {
-    char version[32], build[224], settings[NS_FLEET_SETTINGS_LEN], host[256];
+    char version[32], build[224], host[256];
     int local_rank, local_size;
     int cpus_allowed, cpus_online; /* CPUs this rank may use, and the node's CPUs (hwloc PUs) */
     long long mem_avail;           /* bytes it may allocate (ns_memory_available), 0: unknown */
@@ -222,19 +223,19 @@ static int cmp_str(const void *a, const void *b) {
  * OMP_PROC_BIND, ... were accepted on one rank only), sorted by name, less the
  * variables that differ per rank by design (NODESCALE_START_CPUS, the launcher's mask) or are
  * the fault hook. */
-static void settings_string(const fleet_opts *o, char *buf, size_t len) {
+static char *settings_string(const fleet_opts *o) {
     extern char **environ;
     /* Unset options by their meaning, not their internal 0 / -1. */
     char threads[24] = "rank-cpus";
     if (o->threads > 0) snprintf(threads, sizeof threads, "%d", o->threads);
     long long max_bytes = o->max_bytes > 0 ? (long long)o->max_bytes
                                            : (long long)ns_coll_defaults(o->quick).max_bytes;
-    size_t w = (size_t)snprintf(
-        buf, len,
-        "quick=%d threads=%s kernels=%s ranks_per_node=%d collectives=%d max_bytes=%lld "
-        "from_results=%s",
-        o->quick, threads, o->kernels ? o->kernels : "all", o->ranks_per_node, o->collectives,
-        max_bytes, o->from_results ? "yes" : "no");
+    char head[512];
+    snprintf(head, sizeof head,
+             "quick=%d threads=%s kernels=%s ranks_per_node=%d collectives=%d max_bytes=%lld "
+             "from_results=%s",
+             o->quick, threads, o->kernels ? o->kernels : "all", o->ranks_per_node,
+             o->collectives, max_bytes, o->from_results ? "yes" : "no");
     size_t nenv = 0;
     for (char **e = environ; *e; e++)
         nenv++;
@@ -245,9 +246,20 @@ static void settings_string(const fleet_opts *o, char *buf, size_t len) {
             strncmp(*e, "NODESCALE_FLEET_FAULT=", 22) != 0)
             vars[nv++] = *e;
     if (vars) qsort(vars, nv, sizeof *vars, cmp_str);
-    for (size_t i = 0; i < nv && w < len; i++)
-        w += (size_t)snprintf(buf + w, len - w, " %s", vars[i]);
+    size_t len = strlen(head) + 1;
+    for (size_t i = 0; i < nv; i++)
+        len += 1 + strlen(vars[i]);
+    char *buf = malloc(len);
+    if (!buf) {
+        perror("nodescale fleet: settings");
+        exit(NS_EXIT_FAIL);
+    }
+    size_t w = 0;
+    ns_appendf(buf, len, &w, "%s", head);
+    for (size_t i = 0; i < nv; i++)
+        ns_appendf(buf, len, &w, " %s", vars[i]);
     free(vars);
+    return buf;
 }
 
 int ns_fleet_check_peer(const char *v0, const char *b0, const char *s0, const char *v,
@@ -522,7 +534,8 @@ typedef struct fleet {
     fleet_opts o;
     int size;
     node *nodes;
-    char dir[4096], settings[NS_FLEET_SETTINGS_LEN], mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
+    char *settings; /* owned: rank 0's settings string */
+    char dir[4096], mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
     char date[32], status_buf[256];
     const char *status;
     json_t *collectives, *allreduce, *benchmarks, *stragglers;
@@ -1080,7 +1093,7 @@ static int make_dir(fleet *f) {
 }
 
 /* Rank 0: roles and node names from the handshake. */
-static void assign_roles(fleet *f, const hello *all, int *roles) {
+static void assign_roles(fleet *f, const hello *all, char *const *settings, int *roles) {
     const hello *h0 = &all[0];
     for (int r = 0; r < f->size; r++) {
         node *n = &f->nodes[r];
@@ -1089,8 +1102,8 @@ static void assign_roles(fleet *f, const hello *all, int *roles) {
         n->cpus_allowed = all[r].cpus_allowed;
         n->cpus_online = all[r].cpus_online;
         char reason[512];
-        if (ns_fleet_check_peer(h0->version, h0->build, h0->settings, all[r].version, all[r].build,
-                                all[r].settings, reason, sizeof reason)) {
+        if (ns_fleet_check_peer(h0->version, h0->build, settings[0], all[r].version, all[r].build,
+                                settings[r], reason, sizeof reason)) {
             roles[r] = ROLE_REFUSED;
             snprintf(n->status, sizeof n->status, "refused");
             snprintf(n->reason, sizeof n->reason, "%s", reason);
@@ -1179,7 +1192,7 @@ static int handshake(fleet *f, int rank, hello *me, int *roles) {
     memset(me, 0, sizeof *me);
     snprintf(me->version, sizeof me->version, "%s", NODESCALE_VERSION);
     snprintf(me->build, sizeof me->build, "%s %s", NODESCALE_CC, NODESCALE_CFLAGS);
-    settings_string(o, me->settings, sizeof me->settings);
+    char *mine = settings_string(o);
     gethostname(me->host, sizeof me->host - 1);
     MPI_Comm node_comm;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
@@ -1195,16 +1208,42 @@ static int handshake(fleet *f, int rank, hello *me, int *roles) {
     MPI_Comm_free(&node_comm);
     hello *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
     MPI_Gather(me, (int)sizeof *me, MPI_BYTE, all, (int)sizeof *me, MPI_BYTE, 0, MPI_COMM_WORLD);
+    /* The whole settings strings, whatever their length (MPI_Gatherv). */
+    int mylen = (int)strlen(mine) + 1;
+    int *lens = rank == 0 ? calloc((size_t)size, sizeof *lens) : NULL;
+    int *displs = rank == 0 ? calloc((size_t)size, sizeof *displs) : NULL;
+    MPI_Gather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    char *packed = NULL;
+    char **settings = NULL;
+    if (rank == 0) {
+        long long total = 0;
+        for (int r = 0; r < size; r++) {
+            displs[r] = (int)total;
+            total += lens[r];
+        }
+        packed = malloc((size_t)total);
+        settings = calloc((size_t)size, sizeof *settings);
+        if (!packed || !settings) {
+            perror("nodescale fleet: settings");
+            MPI_Abort(MPI_COMM_WORLD, NS_EXIT_FAIL);
+        }
+        for (int r = 0; packed && settings && r < size; r++)
+            settings[r] = packed + displs[r];
+    }
+    MPI_Gatherv(mine, mylen, MPI_CHAR, packed, lens, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
+    free(lens);
+    free(displs);
     if (rank == 0) {
         f->nodes = calloc((size_t)size, sizeof *f->nodes);
-        snprintf(f->settings, sizeof f->settings, "%s", me->settings);
+        f->settings = mine;
+        mine = NULL;
         int vlen;
         MPI_Get_library_version(f->mpi_version, &vlen);
         f->mpi_version[strcspn(f->mpi_version, "\n")] = '\0';
         time_t now = time(NULL);
         strftime(f->date, sizeof f->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
         f->status = "gathering";
-        assign_roles(f, all, roles);
+        assign_roles(f, all, settings, roles);
         /* More ranks per node than any node runs: the option cannot mean what it says
          * (--ranks-per-node 2 with -np 1 was accepted: fleet.sh). */
         int most = 0;
@@ -1254,6 +1293,9 @@ static int handshake(fleet *f, int rank, hello *me, int *roles) {
                         f->nodes[r].reason);
     }
     free(all);
+    free(settings);
+    free(packed);
+    free(mine);
     MPI_Bcast(roles, size, MPI_INT, 0, MPI_COMM_WORLD);
     return roles[rank];
 }
@@ -1426,6 +1468,7 @@ static void fleet_free(fleet *f) {
     json_decref(f->allreduce);
     json_decref(f->benchmarks);
     json_decref(f->stragglers);
+    free(f->settings);
 }
 
 int ns_cmd_fleet(int argc, char **argv) {

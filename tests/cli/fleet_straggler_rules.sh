@@ -51,5 +51,17 @@ jq -e '.nodes[1].status == "refused"
   "$tmp/env/fleet.json" >/dev/null || fail "env: rank 1 not refused: $(jq -c .nodes[1] "$tmp/env/fleet.json")"
 grep -q "rank 1 ($host-r1) refused: settings differ" "$tmp/env.err" || fail "env: refusal not named by node (#17)"
 
+# 7. A long variable (a large node's OMP_PLACES) before the one that differs: the whole settings
+#    are compared, rank 1 refused.
+pad=$(printf 'x%.0s' $(seq 2100))
+c=(--quick --ranks-per-node 2 --no-collectives --from-results "$fx/node%r.json" --out "$tmp/long")
+timeout -k 2 60 $MPIRUN -np 1 -x GOMP_PAD="$pad" -x OMP_WAIT_POLICY=passive $bin fleet "${c[@]}" : \
+  -np 1 -x GOMP_PAD="$pad" -x OMP_WAIT_POLICY=active $bin fleet "${c[@]}" >"$tmp/long.out" 2>"$tmp/long.err"
+rc=$?
+[ $rc -eq 1 ] || fail "long settings: exit $rc, want 1 (rank 1 refused)"
+jq -e '.nodes[1].status == "refused" and .nodes[1].reason ==
+       "settings differ: OMP_WAIT_POLICY=active here, OMP_WAIT_POLICY=passive on rank 0"' \
+  "$tmp/long/fleet.json" >/dev/null || fail "long settings: $(jq -c .nodes[1] "$tmp/long/fleet.json")"
+
 [ $fails -eq 0 ] && echo "fleet_straggler_rules: ok"
 [ $fails -eq 0 ]
