@@ -29,6 +29,7 @@
  * or failed, a node with failed or invalid results or an interrupted run, the collectives hung),
  * or a straggler was flagged under --fail-on-straggler; 2 for a usage or input error; 130/143 after SIGINT/SIGTERM
  * (every rank stops at its next sample, rank 0 writes what reached it: status "interrupted"). */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -262,6 +263,25 @@ static char *settings_string(const fleet_opts *o) {
     return buf;
 }
 
+/* The length of the setting at p, up to the space before the next "NAME=" (a value such as
+ * GOMP_CPU_AFFINITY="0 1 2" holds spaces); 0 at the end. */
+static size_t setting_len(const char *p) {
+    size_t n = 0;
+    while (p[n]) {
+        if (p[n] == ' ') {
+            size_t k = n + 1;
+            while (isalnum((unsigned char)p[k]) || p[k] == '_')
+                k++;
+            if (k > n + 1 && p[k] == '=') break;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* The setting after the end of one (p at its end: a space or NUL). */
+static const char *setting_next(const char *p) { return *p ? p + 1 : p; }
+
 int ns_fleet_check_peer(const char *v0, const char *b0, const char *s0, const char *v,
                         const char *b, const char *s, char *reason, size_t len) {
     if (strcmp(v0, v) != 0) {
@@ -273,23 +293,33 @@ int ns_fleet_check_peer(const char *v0, const char *b0, const char *s0, const ch
         return -1;
     }
     if (strcmp(s0, s) != 0) {
-        /* Name the first differing setting, not the whole string. */
+        /* Name the first differing setting, not the whole string: walk both "key=value" lists
+         * (options in a fixed order, then the variables sorted by name); a key on one side only
+         * is "unset" on the other. */
         const char *p = s0, *q = s;
-        while (*p && *p == *q)
-            p++, q++;
-        while (p > s0 && p[-1] != ' ')
-            p--, q--;
-        char mine[96], theirs[96];
-        snprintf(mine, sizeof mine, "%.*s", (int)strcspn(q, " "), q);
-        snprintf(theirs, sizeof theirs, "%.*s", (int)strcspn(p, " "), p);
-        /* A variable set on one side only (the variables are sorted by name): "unset" on the
-         * other, not whichever variable follows there. */
-        size_t km = strcspn(mine, "="), kt = strcspn(theirs, "=");
-        int cmp = strncmp(mine, theirs, km < kt ? km : kt);
-        if (!*theirs || (mine[km] && theirs[kt] && (km != kt || cmp) && (cmp ? cmp < 0 : km < kt)))
-            snprintf(theirs, sizeof theirs, "%.*s unset", (int)km, mine);
-        else if (!*mine || (mine[km] && theirs[kt] && (km != kt || cmp)))
-            snprintf(mine, sizeof mine, "%.*s unset", (int)kt, theirs);
+        char mine[160] = "", theirs[160] = "";
+        for (;;) {
+            size_t np = setting_len(p), nq = setting_len(q);
+            if (np == nq && !strncmp(p, q, np)) {
+                if (!np) break; /* unreachable: the strings differ */
+                p = setting_next(p + np), q = setting_next(q + nq);
+                continue;
+            }
+            size_t kp = strcspn(p, "= "), kq = strcspn(q, "= ");
+            int cmp = !np ? 1 : !nq ? -1 : strncmp(p, q, kp < kq ? kp : kq);
+            if (np && nq && !cmp && kp != kq) cmp = kp < kq ? -1 : 1;
+            if (cmp == 0) { /* the same key, different values */
+                snprintf(mine, sizeof mine, "%.*s", (int)nq, q);
+                snprintf(theirs, sizeof theirs, "%.*s", (int)np, p);
+            } else if (cmp < 0) { /* rank 0's key sorts first: this rank lacks it */
+                snprintf(mine, sizeof mine, "%.*s unset", (int)kp, p);
+                snprintf(theirs, sizeof theirs, "%.*s", (int)np, p);
+            } else {
+                snprintf(mine, sizeof mine, "%.*s", (int)nq, q);
+                snprintf(theirs, sizeof theirs, "%.*s unset", (int)kq, q);
+            }
+            break;
+        }
         snprintf(reason, len, "settings differ: %s here, %s on rank 0", mine, theirs);
         return -1;
     }
