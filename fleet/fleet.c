@@ -811,28 +811,6 @@ static void send_results(const char *json, const char *reason, const char *log) 
     MPI_Send(log ? log : "", (int)llen, MPI_CHAR, 0, TAG_LOG, MPI_COMM_WORLD);
 }
 
-static int cmp_value_id(const void *a, const void *b) {
-    return strcmp(((const ns_bench_value *)a)->id, ((const ns_bench_value *)b)->id);
-}
-
-/* Rewrites each id's thread segment "/t<N>" to "/t*" and re-sorts the set, so nodes that ran
- * different thread counts are compared per benchmark. */
-static void ids_without_threads(ns_bench_set *s) {
-    for (size_t j = 0; j < s->n; j++) {
-        char *id = s->v[j].id, *p = id;
-        while ((p = strstr(p, "/t")) != NULL) {
-            size_t d = strspn(p + 2, "0123456789");
-            if (d > 0 && (p[2 + d] == '/' || p[2 + d] == '\0')) {
-                p[2] = '*';
-                memmove(p + 3, p + 2 + d, strlen(p + 2 + d) + 1);
-                break;
-            }
-            p += 2;
-        }
-    }
-    qsort(s->v, s->n, sizeof *s->v, cmp_value_id);
-}
-
 /* The flagged entry of stragglers.flagged for node n, created (and counted) when absent. */
 static json_t *flagged_entry(fleet *f, const node *n) {
     json_t *arr = json_object_get(f->stragglers, "flagged"), *e;
@@ -851,8 +829,10 @@ static json_t *flagged_entry(fleet *f, const node *n) {
 }
 
 /* Straggler analysis over the nodes with results. A node none of whose results can be compared
- * becomes "failed"; one with failed or invalid results is flagged on each of them; nodes that
- * ran different thread counts are compared per benchmark, named in a warning. */
+ * becomes "failed"; one with failed or invalid results is flagged on each of them. Rates are
+ * compared only between nodes that ran the same thread count (the ids keep "/t<N>"): a node's
+ * configuration is no straggler. With mixed counts the nodes are named in a warning, and a
+ * benchmark fewer than 3 nodes ran at its count is "not tested (different thread counts)". */
 static void analyse(fleet *f) {
     ns_bench_set *sets = calloc((size_t)f->size, sizeof *sets);
     node **of = calloc((size_t)f->size, sizeof *of);
@@ -891,16 +871,16 @@ static void analyse(fleet *f) {
                     len += (size_t)snprintf(list + len, sizeof list - len, "%s%s (%d)",
                                             len ? ", " : "", of[i]->name, of[i]->threads);
                 add_warning(of[i],
-                            "ran %d threads where most nodes ran %d: its rates are "
+                            "ran %d threads where most nodes ran %d: its rates are not "
                             "compared with theirs",
                             of[i]->threads, common);
             }
-            ids_without_threads(&sets[i]);
         }
         char w[1100];
         snprintf(w, sizeof w,
-                 "the nodes ran different thread counts (most %d; %s): rates are compared per "
-                 "benchmark whatever the count (ids with /t*)",
+                 "the nodes ran different thread counts (most %d; %s): rates are compared only "
+                 "between nodes of the same count; a benchmark fewer than 3 nodes ran at its "
+                 "count is not tested (different thread counts)",
                  common, list);
         fprintf(stderr, "nodescale fleet: warning: %s\n", w);
         if (!f->warnings) f->warnings = json_array();
@@ -908,6 +888,8 @@ static void analyse(fleet *f) {
     }
     ns_straggler_result sr;
     if (sets && ns_straggler_analyse(sets, (size_t)ns, &f->o.strag, &sr) == 0) {
+        for (size_t b = 0; mixed && b < sr.nbench; b++)
+            if (!sr.b[b].tested) sr.b[b].untested = "not tested (different thread counts)";
         f->benchmarks = ns_straggler_benchmarks_json(&sr, sets);
         f->stragglers = ns_straggler_summary_json(&sr, sets, &f->o.strag);
         f->flagged_nodes = sr.flagged_nodes;
@@ -922,13 +904,9 @@ static void analyse(fleet *f) {
             json_t *fe = flagged_entry(f, of[i]);
             json_array_append(json_object_get(fe, "benchmarks"), b);
             json_array_foreach(f->benchmarks, j, row) {
-                char id[400];
-                snprintf(id, sizeof id, "%s", json_string_value(json_object_get(b, "id")));
-                if (mixed) {
-                    ns_bench_set one = {.n = 1, .v = &(ns_bench_value){.id = id}};
-                    ids_without_threads(&one);
-                }
-                if (strcmp(id, json_string_value(json_object_get(row, "id"))) != 0) continue;
+                if (strcmp(json_string_value(json_object_get(b, "id")),
+                           json_string_value(json_object_get(row, "id"))) != 0)
+                    continue;
                 json_t *fo = json_object_get(row, "failed");
                 if (!fo) json_object_set_new(row, "failed", fo = json_object());
                 json_object_set(fo, of[i]->name, json_object_get(b, "status"));
