@@ -811,6 +811,49 @@ static void send_results(const char *json, const char *reason, const char *log) 
     MPI_Send(log ? log : "", (int)llen, MPI_CHAR, 0, TAG_LOG, MPI_COMM_WORLD);
 }
 
+/* Rank 0: a node whose results are those of an earlier rank (the same document, or the same
+ * context.host and context.date: a --from-results pattern without %r or %h, copied files) is
+ * refused with the reason: one node's data counted twice would pass as a fleet with MAD 0. */
+static void refuse_duplicates(fleet *f) {
+    for (int r = 1; r < f->size; r++) {
+        node *n = &f->nodes[r];
+        if (!n->results) continue;
+        json_t *ctx = json_object_get(n->results, "context");
+        const char *h = json_string_value(json_object_get(ctx, "host"));
+        const char *d = json_string_value(json_object_get(ctx, "date"));
+        for (int k = 0; k < r; k++) {
+            const node *e = &f->nodes[k];
+            if (!e->results) continue;
+            json_t *ectx = json_object_get(e->results, "context");
+            const char *eh = json_string_value(json_object_get(ectx, "host"));
+            const char *ed = json_string_value(json_object_get(ectx, "date"));
+            int same_run = h && d && eh && ed && *h && *d && !strcmp(h, eh) && !strcmp(d, ed);
+            if (!same_run && !json_equal(n->results, e->results)) continue;
+            snprintf(n->status, sizeof n->status, "refused");
+            if (same_run)
+                snprintf(n->reason, sizeof n->reason,
+                         "its results are rank %d's (%.100s): the same context.host %.150s and "
+                         "context.date %.60s",
+                         k, e->name, h, d);
+            else
+                snprintf(n->reason, sizeof n->reason,
+                         "its results are rank %d's (%.100s): the same document", k, e->name);
+            fprintf(stderr, "nodescale fleet: rank %d (%s) refused: %s\n", r, n->name, n->reason);
+            json_decref(n->results);
+            n->results = NULL;
+            json_decref(n->bad);
+            n->bad = NULL;
+            n->interrupted = 0;
+            *n->warning = '\0';
+            char dir[4400], path[4500];
+            node_dir(f, n, dir, sizeof dir);
+            snprintf(path, sizeof path, "%s/results.json", dir);
+            unlink(path); /* its copy: not a node's results */
+            break;
+        }
+    }
+}
+
 /* The flagged entry of stragglers.flagged for node n, created (and counted) when absent. */
 static json_t *flagged_entry(fleet *f, const node *n) {
     json_t *arr = json_object_get(f->stragglers, "flagged"), *e;
@@ -1348,6 +1391,7 @@ static void gather_results(fleet *f, const int *roles, double start, const char 
         }
         usleep(2000);
     }
+    refuse_duplicates(f);
     analyse(f); /* may turn a node without a comparable result into a failed one */
     *missing = *refused = *failed = 0;
     for (int r = 0; r < size; r++) {

@@ -9,10 +9,15 @@ cd "$(dirname "$0")/../.."
 . tests/cli/lib/mpi.sh
 fx=$fixtures
 
-# 4. node 3 ran 1 thread (ids /t1), every rate halved: not compared with the 2-thread nodes; 7. node 3 recorded an injected slowdown;
+# 4. node 3 ran 1 thread (ids /t1), every rate halved: not compared with the 2-thread nodes;
+#    7. node 3 recorded an injected slowdown;
 #    9. --mad-floor 0 over 3 identical nodes and one at half: flagged, the true reason.
 mkdir -p "$tmp/thr" "$tmp/mad"
-for r in 0 1 2; do cp "$fx/node0.json" "$tmp/thr/n$r.json"; cp "$fx/node0.json" "$tmp/mad/n$r.json"; done
+# Copies of one node under other host names (a node's own results twice are refused).
+for r in 0 1 2; do
+  jq --arg h "copy-$r" '.context.host = $h' "$fx/node0.json" >"$tmp/thr/n$r.json"
+  cp "$tmp/thr/n$r.json" "$tmp/mad/n$r.json"
+done
 jq '.results[] |= (.id |= sub("/t2"; "/t1") | .threads = 1
     | if .gflops then .gflops /= 2 else . end | if .gbytes_per_s then .gbytes_per_s /= 2 else . end)' \
   "$fx/node0.json" >"$tmp/thr/n3.json"
