@@ -811,11 +811,13 @@ static void send_results(const char *json, const char *reason, const char *log) 
     MPI_Send(log ? log : "", (int)llen, MPI_CHAR, 0, TAG_LOG, MPI_COMM_WORLD);
 }
 
-/* Rank 0: a node whose results are those of an earlier rank (the same document, or the same
- * context.host and context.date: a --from-results pattern without %r or %h, copied files) is
- * refused with the reason: one node's data counted twice would pass as a fleet with MAD 0. */
+/* Rank 0, --from-results: a node whose results are an earlier rank's document (a pattern
+ * without %r or %h, copied files) is refused with the reason: one node's data counted twice would
+ * pass as a fleet with MAD 0. Different documents with the same context.host and context.date
+ * are warned about, not refused: ranks that split one node (--ranks-per-node > 1) record those
+ * too. Measured ranks are not checked. */
 static void refuse_duplicates(fleet *f) {
-    for (int r = 1; r < f->size; r++) {
+    for (int r = 1; f->o.from_results && r < f->size; r++) {
         node *n = &f->nodes[r];
         if (!n->results) continue;
         json_t *ctx = json_object_get(n->results, "context");
@@ -828,16 +830,21 @@ static void refuse_duplicates(fleet *f) {
             const char *eh = json_string_value(json_object_get(ectx, "host"));
             const char *ed = json_string_value(json_object_get(ectx, "date"));
             int same_run = h && d && eh && ed && *h && *d && !strcmp(h, eh) && !strcmp(d, ed);
-            if (!same_run && !json_equal(n->results, e->results)) continue;
+            if (!json_equal(n->results, e->results)) {
+                if (!same_run) continue;
+                add_warning(n,
+                            "recorded on the same context.host %.150s and context.date %.60s "
+                            "as rank %d (%.100s): the same node?",
+                            h, d, k, e->name);
+                fprintf(stderr, "nodescale fleet: warning: rank %d (%s): %s\n", r, n->name,
+                        n->warning);
+                break;
+            }
             snprintf(n->status, sizeof n->status, "refused");
-            if (same_run)
-                snprintf(n->reason, sizeof n->reason,
-                         "its results are rank %d's (%.100s): the same context.host %.150s and "
-                         "context.date %.60s",
-                         k, e->name, h, d);
-            else
-                snprintf(n->reason, sizeof n->reason,
-                         "its results are rank %d's (%.100s): the same document", k, e->name);
+            snprintf(n->reason, sizeof n->reason,
+                     "its results are rank %d's (%.100s): the same document (context.host "
+                     "%.150s, context.date %.60s)",
+                     k, e->name, h ? h : "unknown", d ? d : "unknown");
             fprintf(stderr, "nodescale fleet: rank %d (%s) refused: %s\n", r, n->name, n->reason);
             json_decref(n->results);
             n->results = NULL;

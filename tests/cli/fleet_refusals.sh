@@ -38,15 +38,21 @@ timeout -k 2 60 $MPIRUN -np 3 -x NODESCALE_INJECT_SLOWDOWN=nosuch:0.1 $bin fleet
   fail "env error printed $(grep -c "error: NODESCALE_INJECT" "$tmp/u1.err") times, want 1"
 
 # One results file for every rank (no %r or %h): one node's data counted once, the other ranks
-# refused with the reason.
+# refused with the reason; different files of one host and date: warned about.
 timeout -k 2 60 $MPIRUN -np 3 $bin fleet --quick --ranks-per-node 3 --no-collectives \
   --from-results "$fixtures/node0.json" --out "$tmp/same" >"$tmp/same.out" 2>"$tmp/same.err"
 rc=$?
 [ $rc -eq 1 ] || fail "same file: exit $rc, want 1"
 jq -e '.node_counts.ok == 1 and .node_counts.refused == 2
-       and (.nodes[2].reason | test("rank 0.s .*the same context.host fixture-a and context.date"))' \
+       and (.nodes[2].reason | test("rank 0.s .*the same document .context.host fixture-a"))' \
   "$tmp/same/fleet.json" >/dev/null || fail "same file: $(jq -c '[.nodes[] | .reason]' "$tmp/same/fleet.json")"
 grep -q "rank 1 ($host-r1) refused: its results are rank 0's" "$tmp/same.err" || fail "same file: no message"
+jq '.results[0].gflops = 1' "$fixtures/node0.json" >"$tmp/same1.json"
+cp "$fixtures/node0.json" "$tmp/same0.json"
+timeout -k 2 60 $MPIRUN -np 2 $bin fleet --quick --ranks-per-node 2 --no-collectives \
+  --from-results "$tmp/same%r.json" --out "$tmp/samed" >/dev/null 2>"$tmp/samed.err"
+grep -q "warning: rank 1 ($host-r1): recorded on the same context.host fixture-a" "$tmp/samed.err" ||
+  fail "same host and date: no warning"
 
 [ $fails -eq 0 ] && echo "fleet_refusals: ok"
 [ $fails -eq 0 ]
