@@ -486,8 +486,8 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
         char path[4096];
         ns_fleet_expand_pattern(o->from_results, rank, host, path, sizeof path);
         root = ns_json_load_results(path, err, sizeof err);
-        /* A fleet or compare report is "nodescale/1" too, but not one node's results (trial
-         * 14b #7: a fleet.json was taken as a node's and its benchmarks as the node's). */
+        /* A fleet or compare report is "nodescale/1" too, but not one node's results: a
+         * fleet.json was taken as a node's and its benchmarks as the node's. */
         const char *kind = root ? json_string_value(json_object_get(root, "kind")) : NULL;
         if (root && (kind || json_object_get(root, "kind"))) {
             snprintf(err, sizeof err, "%.900s: a %.40s report, not a node's results.json", path,
