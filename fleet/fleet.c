@@ -980,9 +980,15 @@ static void run_collectives(MPI_Comm comm, const fleet_opts *o, fleet *f) {
     ns_coll_row(*rows)[NS_COLL_MAX_ROWS] = coll_rows;
     int *nrows = coll_nrows;
     for (int op = 0; op < 3; op++) {
-        if (rank == 0)
-            fprintf(stderr, "nodescale fleet: %s over %d ranks, %zu B to %zu B\n",
-                    ns_coll_name((ns_coll_op)op), n, co.min_bytes, co.max_bytes);
+        if (rank == 0) { /* this operation's own sizes (a multiple of n for two of them) */
+            double lo, hi;
+            char a[32], b[32];
+            ns_coll_size_range((ns_coll_op)op, &co, n, &lo, &hi);
+            ns_format_bytes(a, sizeof a, lo);
+            ns_format_bytes(b, sizeof b, hi);
+            fprintf(stderr, "nodescale fleet: %s over %d ranks, %s to %s\n",
+                    ns_coll_name((ns_coll_op)op), n, a, b);
+        }
         nrows[op] = ns_coll_sweep(comm, (ns_coll_op)op, &co, rows[op], NS_COLL_MAX_ROWS);
         if (nrows[op] < 0) {
             if (rank == 0)

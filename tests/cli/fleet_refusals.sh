@@ -54,5 +54,14 @@ timeout -k 2 60 $MPIRUN -np 2 $bin fleet --quick --ranks-per-node 2 --no-collect
 grep -q "warning: rank 1 ($host-r1): recorded on the same context.host fixture-a" "$tmp/samed.err" ||
   fail "same host and date: no warning"
 
+# The collectives' progress lines: each operation's own first and last sizes, formatted (3 ranks:
+# reduce-scatter and all-gather take multiples of 3 floats, 12 B to 65532 B).
+timeout -k 2 60 $MPIRUN -np 3 $bin fleet --quick --ranks-per-node 3 --max-bytes 64KiB \
+  --from-results "$fixtures/node%r.json" --out "$tmp/sizes" >/dev/null 2>"$tmp/sizes.err"
+grep -q 'allreduce over 3 ranks, 8 B to 64 KiB$' "$tmp/sizes.err" &&
+  grep -q 'reduce_scatter over 3 ranks, 12 B to 64 KiB$' "$tmp/sizes.err" &&
+  grep -q 'allgather over 3 ranks, 12 B to 64 KiB$' "$tmp/sizes.err" ||
+  fail "progress sizes: $(grep ' over 3 ranks' "$tmp/sizes.err")"
+
 [ $fails -eq 0 ] && echo "fleet_refusals: ok"
 [ $fails -eq 0 ]
