@@ -80,9 +80,10 @@ static void straggler_section(FILE *f, const json_t *fleet) {
     size_t i, j;
     json_t *n, *b;
     fprintf(f, "**%zu straggler node(s):** ", json_array_size(flagged));
-    json_array_foreach(flagged, i, n)
-        fprintf(f, "%s%s (%zu benchmarks)", i ? ", " : "", str(n, "name"),
-                json_array_size(json_object_get(n, "benchmarks")));
+    json_array_foreach(flagged, i, n) {
+        size_t nb = json_array_size(json_object_get(n, "benchmarks"));
+        fprintf(f, "%s%s (%zu benchmark%s)", i ? ", " : "", str(n, "name"), nb, nb == 1 ? "" : "s");
+    }
     fprintf(f, "\n\n");
     /* A flagged node's warning beside the flag (an injected slowdown is no real straggler). */
     json_array_foreach(flagged, i, n) {

@@ -567,7 +567,7 @@ static void test_report_names_straggler(void **st) {
         "\"flagged\":[{\"name\":\"slow1\",\"benchmarks\":[{\"id\":\"triad/t2\",\"unit\":\"GB/s\","
         "\"value\":14,\"median\":20,\"z\":-15,\"deficit\":0.3}]}]},"
         "\"allreduce\":{\"fit\":{\"alpha_s\":null,\"status\":\"one rank\"}}}");
-    assert_non_null(strstr(md, "**1 straggler node(s):** slow1 (1 benchmarks)"));
+    assert_non_null(strstr(md, "**1 straggler node(s):** slow1 (1 benchmark)"));
     assert_non_null(strstr(md, "| slow1 | `triad/t2` | 14 GB/s | 20 GB/s | 30.0% | -15.00 |"));
     assert_non_null(strstr(md, "Not measured: one rank."));
     free(md);
