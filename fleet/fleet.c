@@ -498,9 +498,17 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
         /* What `nodescale bench` writes (one result, no sweep, ceilings or roofline:
          * ns_json_report_kind) is not a characterised node; `cluster --node` refuses it too
          * (it ran as "rank 0: ok", its settings line claiming kernels=all:
-         * fleet_report_input.sh). */
+         * fleet_report_input.sh). An empty "results" array is said as such. */
         char what[200];
-        if (root && ns_json_report_kind(root, what, sizeof what) == NS_REPORT_BENCH) {
+        json_t *res = root ? json_object_get(root, "results") : NULL;
+        if (json_is_array(res) && json_array_size(res) == 0) {
+            snprintf(err, sizeof err,
+                     "%.800s: holds no results (an empty \"results\" array): pass what "
+                     "`nodescale run` writes",
+                     path);
+            json_decref(root);
+            root = NULL;
+        } else if (root && ns_json_report_kind(root, what, sizeof what) == NS_REPORT_BENCH) {
             snprintf(err, sizeof err,
                      "%.800s: a `nodescale bench` result (one result, no sweep, ceilings or "
                      "roofline), not a node's results.json: pass what `nodescale run` writes",
