@@ -200,6 +200,7 @@ static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--mad-floor", &v)) > 0) {
             if (ns_parse_double(v, 0.0, 1.0, &o->strag.mad_floor))
                 FAIL("--mad-floor: '%s' is not a fraction in [0, 1]", v);
+            o->strag.mad_floor += 0.0; /* -0 is 0: printed "0", not "-0" */
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--max-bytes", &v)) > 0) {
             if (ns_parse_int64(v, 8, (int64_t)1 << 33, &o->max_bytes))
                 FAIL("--max-bytes: '%s' is not a size in 8 B..8 GiB", v);

@@ -63,5 +63,12 @@ grep -q 'allreduce over 3 ranks, 8 B to 64 KiB$' "$tmp/sizes.err" &&
   grep -q 'allgather over 3 ranks, 12 B to 64 KiB$' "$tmp/sizes.err" ||
   fail "progress sizes: $(grep ' over 3 ranks' "$tmp/sizes.err")"
 
+# --mad-floor -0 is 0: no "-0" in fleet.json or report.md.
+timeout -k 2 60 $MPIRUN -np 1 $bin fleet --quick --no-collectives --mad-floor -0 \
+  --from-results "$fixtures/node0.json" --out "$tmp/m0" >/dev/null 2>&1
+grep -q -- '-0' <(jq -c .stragglers.mad_floor "$tmp/m0/fleet.json") && fail "--mad-floor -0: fleet.json has -0"
+grep -q 'MAD floor -0' "$tmp/m0/report.md" && fail "--mad-floor -0: report.md says -0"
+grep -q 'MAD floor 0 ' "$tmp/m0/report.md" || fail "--mad-floor -0: report.md: $(grep 'MAD floor' "$tmp/m0/report.md")"
+
 [ $fails -eq 0 ] && echo "fleet_refusals: ok"
 [ $fails -eq 0 ]
