@@ -1650,7 +1650,7 @@ int ns_cmd_fleet(int argc, char **argv) {
         fprintf(stderr,
                 "nodescale fleet: %s; the results are in %s. Ending the job with MPI_Abort so "
                 "hung ranks stop.\n",
-                self_hung ? "rank 0 hung"
+                self_hung ? "rank 0 hung or was slow"
                 : missing ? "rank(s) missing"
                           : "the collectives hung",
                 f.dir);
