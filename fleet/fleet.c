@@ -202,8 +202,12 @@ static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
                 FAIL("--mad-floor: '%s' is not a fraction in [0, 1]", v);
             o->strag.mad_floor += 0.0; /* -0 is 0: printed "0", not "-0" */
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--max-bytes", &v)) > 0) {
-            if (ns_parse_int64(v, 8, (int64_t)1 << 33, &o->max_bytes))
-                FAIL("--max-bytes: '%s' is not a size in 8 B..8 GiB", v);
+            /* MPI counts are ints: at most 2^31 - 1 floats, so 8 GiB itself is no message size
+             * (it was accepted and then skipped without a word). */
+            if (ns_parse_int64(v, 8, ((int64_t)1 << 33) - 4, &o->max_bytes))
+                FAIL("--max-bytes: '%s' is not a size in 8 B..8 GiB - 4 B (2^31 - 1 floats, "
+                     "MPI's int count)",
+                     v);
         } else if (m < 0) {
             FAIL("%s needs a value", a);
         } else {

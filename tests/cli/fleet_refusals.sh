@@ -8,14 +8,19 @@ cd "$(dirname "$0")/../.."
 . tests/cli/lib/mpi.sh
 c=(--quick --ranks-per-node 2 --from-results "$fixtures/node%r.json")
 
-# 8. 2 ranks x 2 x 8 GiB under ulimit -v 3 GB: refused, one line, nothing written.
-timeout -k 2 60 $MPIRUN -np 2 bash -c "ulimit -v 3000000; exec $bin fleet ${c[*]} --max-bytes 8GiB --out $tmp/big" \
+# 8. 2 ranks x 2 x 4 GiB under ulimit -v 3 GB: refused, one line, nothing written.
+timeout -k 2 60 $MPIRUN -np 2 bash -c "ulimit -v 3000000; exec $bin fleet ${c[*]} --max-bytes 4GiB --out $tmp/big" \
   >"$tmp/big.out" 2>"$tmp/big.err"
 rc=$?
 [ $rc -eq 2 ] || fail "max-bytes: exit $rc, want 2"
-[ "$(grep -c 'nodescale fleet: error: --max-bytes 8589934592: .* beyond the' "$tmp/big.err")" = 1 ] ||
+[ "$(grep -c 'nodescale fleet: error: --max-bytes 4294967296: .* beyond the' "$tmp/big.err")" = 1 ] ||
   fail "max-bytes: want one error line: $(grep error "$tmp/big.err")"
 [ -e "$tmp/big" ] && fail "max-bytes: the folder was written"
+# 8 GiB is 2^31 floats, beyond MPI's int count: refused up front, not skipped without a word.
+$bin fleet --max-bytes 8GiB >"$tmp/m8.out" 2>"$tmp/m8.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "error: --max-bytes: '8GiB' is not a size in 8 B..8 GiB - 4 B" "$tmp/m8.err" ||
+  fail "max-bytes 8GiB: exit $rc: $(cat "$tmp/m8.err")"
 
 # 12. a fleet, then --out its nodes/ folder, and a folder holding a run's folder: refused.
 timeout -k 2 60 $MPIRUN -np 2 $bin fleet "${c[@]}" --no-collectives --out "$tmp/f1" >/dev/null 2>&1 ||
