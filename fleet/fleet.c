@@ -637,6 +637,16 @@ static json_t *fleet_json(const fleet *f) {
         if (n->interrupted) json_object_set_new(o, "interrupted", json_true());
         ns_json_set_int(o, "cpus_allowed", n->cpus_allowed);
         ns_json_set_int(o, "cpus_online", n->cpus_online);
+        /* --from-results: the CPUs the data were measured on (context.cpu.cpus_in_affinity_mask,
+         * null when not recorded); cpus_allowed is the live rank's binding on mpi_host. */
+        if (f->o.from_results) {
+            json_t *mask = json_object_get(
+                json_object_get(json_object_get(n->results, "context"), "cpu"),
+                "cpus_in_affinity_mask");
+            json_object_set_new(o, "cpus_recorded",
+                                json_is_integer(mask) ? json_integer(json_integer_value(mask))
+                                                      : json_null());
+        }
         if (*n->warning) ns_json_set_str(o, "warning", n->warning);
         if (*n->reason) ns_json_set_str(o, "reason", n->reason);
         if (*n->coll_note) ns_json_set_str(o, "collectives", n->coll_note);

@@ -46,8 +46,12 @@ grep -q 'fewer than 3\|at least 3 nodes' "$tmp/madf/report.md" "$tmp/madf/fleet.
 # 10. one host per node: the data's (as in stragglers.flagged), the rank's as mpi_host;
 # 13. the settings line says the data carry their own.
 jq -e '.nodes[3].host == "fixture-a" and .nodes[3].host == .stragglers.flagged[0].host
-       and .nodes[3].mpi_host == "'"$host"'"' "$tmp/madf/fleet.json" >/dev/null ||
+       and .nodes[3].mpi_host == "'"$host"'" and .nodes[3].cpus_recorded == null' \
+  "$tmp/madf/fleet.json" >/dev/null ||
   fail "hosts: $(jq -c '[.nodes[3], .stragglers.flagged[0].host]' "$tmp/madf/fleet.json")"
+# report.md's CPUs bound cell: what the data recorded (the fixtures: nothing), not this rank's.
+grep -q "^| $host-r3 | fixture-a | 3 | ok | .* | n/a | " "$tmp/madf/report.md" ||
+  fail "report.md CPUs bound: $(grep "^| $host-r3 " "$tmp/madf/report.md")"
 grep -q '^- settings of this command .*measured with their own' "$tmp/madf/report.md" ||
   fail "--from-results: the settings line claims the command's settings for the data"
 
