@@ -136,16 +136,20 @@ int main(int argc, char **argv) {
                                       MAX_ROUNDS);
             rounds = (int)n;
         } else if ((r = ns_opt_value(argc, argv, &i, "--only", &v))) {
-            if (r < 0 || !(!strcmp(v, "compute") || !strcmp(v, "bandwidth") || !strcmp(v, "L1") ||
+            if (r < 0)
+                return ns_usage_error(cmd, "--only needs a value (compute, bandwidth, L1, L2, "
+                                           "L3 or DRAM)");
+            if (!(!strcmp(v, "compute") || !strcmp(v, "bandwidth") || !strcmp(v, "L1") ||
                            !strcmp(v, "L2") || !strcmp(v, "L3") || !strcmp(v, "DRAM")))
                 return ns_usage_error(cmd,
                                       "--only '%s' is not one of compute, bandwidth, L1, L2, L3, "
                                       "DRAM (one word, as written)",
-                                      r < 0 ? "" : v);
+                                      v);
             only = v;
         } else if ((r = ns_opt_value(argc, argv, &i, "--isa", &v))) {
-            if (r < 0 || !(!strcmp(v, "avx2") || !strcmp(v, "avx512")))
-                return ns_usage_error(cmd, "--isa '%s' is not avx2 or avx512", r < 0 ? "" : v);
+            if (r < 0) return ns_usage_error(cmd, "--isa needs a value (avx2 or avx512)");
+            if (!(!strcmp(v, "avx2") || !strcmp(v, "avx512")))
+                return ns_usage_error(cmd, "--isa '%s' is not avx2 or avx512", v);
             isa_only = v;
         } else {
             return ns_usage_error(cmd,

@@ -64,13 +64,41 @@ int ns_coll_check_output(ns_coll_op op, const float *recv, long long count, int 
     return 1;
 }
 
+/* The element count the sweep measures at s bytes (a multiple of n for reduce-scatter and
+ * all-gather), or -1 when it skips s. */
+static long long sweep_count(ns_coll_op op, size_t s, int n, long long maxcount) {
+    long long count = (long long)(s / sizeof(float));
+    if (op != NS_COLL_ALLREDUCE) count = count / n * n;
+    if (count < (op == NS_COLL_ALLREDUCE ? 1 : n) || count > maxcount) return -1;
+    return count;
+}
+
+static long long max_count(const ns_coll_opts *o) {
+    long long maxcount = (long long)(o->max_bytes / sizeof(float));
+    return maxcount > 0x7fffffffLL ? 0x7fffffffLL : maxcount; /* MPI int counts */
+}
+
+int ns_coll_size_range(ns_coll_op op, const ns_coll_opts *o, int n, double *first, double *last) {
+    long long maxcount = max_count(o), lo = -1, hi = -1;
+    int rows = 0;
+    for (size_t s = o->min_bytes; s > 0 && s <= o->max_bytes && rows < NS_COLL_MAX_ROWS; s *= 2) {
+        long long c = sweep_count(op, s, n, maxcount);
+        if (c < 0) continue;
+        if (lo < 0) lo = c;
+        hi = c;
+        rows++;
+    }
+    *first = lo < 0 ? 0 : (double)lo * sizeof(float);
+    *last = hi < 0 ? 0 : (double)hi * sizeof(float);
+    return rows;
+}
+
 int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_row *rows,
                   int maxrows) {
     int rank, n;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
-    long long maxcount = (long long)(o->max_bytes / sizeof(float));
-    if (maxcount > 0x7fffffffLL) maxcount = 0x7fffffffLL; /* MPI int counts */
+    long long maxcount = max_count(o);
     float *send = malloc((size_t)maxcount * sizeof *send);
     float *recv = malloc((size_t)maxcount * sizeof *recv);
     int ok = send && recv, all_ok;
@@ -96,9 +124,8 @@ int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_r
             ns_interrupted = any;
             break;
         }
-        long long count = (long long)(s / sizeof(float));
-        if (op != NS_COLL_ALLREDUCE) count = count / n * n;
-        if (count < (op == NS_COLL_ALLREDUCE ? 1 : n) || count > maxcount) continue;
+        long long count = sweep_count(op, s, n, maxcount);
+        if (count < 0) continue;
         if (o->progress) o->progress(o->progress_arg, op, nrows, (double)count * sizeof(float), 0);
         /* Warm-up (connections, registration), then iterations from the slowest first call. */
         run_op(comm, op, send, recv, count, n);

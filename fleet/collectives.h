@@ -70,6 +70,10 @@ int ns_coll_check_output(ns_coll_op op, const float *recv, long long count, int 
 int ns_coll_sweep(MPI_Comm comm, ns_coll_op op, const ns_coll_opts *o, ns_coll_row *rows,
                   int maxrows);
 
+/* The first and last message sizes in bytes (*first, *last; 0 when none) that ns_coll_sweep
+ * measures for op over n ranks with o (at most NS_COLL_MAX_ROWS sizes). Returns how many. */
+int ns_coll_size_range(ns_coll_op op, const ns_coll_opts *o, int n, double *first, double *last);
+
 /* {ranks, busbw_convention, allreduce[rows], reduce_scatter[rows], allgather[rows]}. */
 json_t *ns_coll_json(int ranks, const ns_coll_row *const rows[3], const int nrows[3]);
 

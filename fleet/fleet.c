@@ -25,9 +25,11 @@
  *   4. rank 0 writes fleet.json (stragglers, collectives, α–β fit) and report.md. With ranks
  *      missing it ends the job with MPI_Abort(1), the only way to stop a hung rank; otherwise
  *      MPI_Finalize.
- * Exit status (rank 0): 0; 1 when ranks were missing, refused or failed, or a straggler was
- * flagged under --fail-on-straggler; 2 for a usage or input error; 130/143 after SIGINT/SIGTERM
+ * Exit status (rank 0): 0; 1 when the status is "incomplete" or failed (ranks missing, refused
+ * or failed, a node with failed or invalid results or an interrupted run, the collectives hung),
+ * or a straggler was flagged under --fail-on-straggler; 2 for a usage or input error; 130/143 after SIGINT/SIGTERM
  * (every rank stops at its next sample, rank 0 writes what reached it: status "interrupted"). */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -53,6 +55,7 @@
 #include "harness/measure.h"
 #include "harness/outdir.h"
 #include "harness/run.h"
+#include "harness/strbuf.h"
 #include "kernels/registry.h"
 #include "reports/compare.h"
 #include "roofline/roofline.h"
@@ -88,11 +91,11 @@ enum { ROLE_MEASURE = 0, ROLE_IDLE = 1, ROLE_REFUSED = 2, ROLE_ABORT = 3 };
  * that ran out of time. */
 enum { EXIT_TIMED_OUT = 124 };
 
-/* The settings string: options, then the environment that changes what is measured. */
-#define NS_FLEET_SETTINGS_LEN 2048
-
+/* The settings string (options, then the environment that changes what is measured) travels
+ * apart from the hello, allocated to its length: a long OMP_PLACES or GOMP_CPU_AFFINITY must not
+ * cut off the variables that sort after it. */
 typedef struct hello {
-    char version[32], build[224], settings[NS_FLEET_SETTINGS_LEN], host[256];
+    char version[32], build[224], host[256];
     int local_rank, local_size;
     int cpus_allowed, cpus_online; /* CPUs this rank may use, and the node's CPUs (hwloc PUs) */
     long long mem_avail;           /* bytes it may allocate (ns_memory_available), 0: unknown */
@@ -138,10 +141,10 @@ static const char *fleet_help =
     "Straggler: z = (rate - fleet median) / max(1.4826*MAD, F*median) per benchmark, >= 3 nodes.\n"
     "busbw (nccl-tests): algbw * 2(n-1)/n for all-reduce, * (n-1)/n for reduce-scatter and\n"
     "all-gather. Open MPI aborts the whole job when a rank dies; add --enable-recovery to mpirun\n"
-    "(Slurm: srun --no-kill) so rank 0 can report it missing. Exit: 0 ok; 1 "
-    "missing/refused/failed\n"
-    "ranks or (with --fail-on-straggler) a straggler; 2 usage error; 130/143 interrupted (SIGINT,\n"
-    "SIGTERM: every rank stops at its next sample, rank 0 writes what reached it).\n";
+    "(Slurm: srun --no-kill) so rank 0 can report it missing. Exit: 0 ok; 1 incomplete\n"
+    "(missing/refused/failed ranks, failed or invalid results, an interrupted node run, hung\n"
+    "collectives) or (with --fail-on-straggler) a straggler; 2 usage error; 130/143 interrupted\n"
+    "(SIGINT, SIGTERM: every rank stops at its next sample, rank 0 writes what reached it).\n";
 
 static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
     const char *cmd = "fleet", *v;
@@ -197,9 +200,14 @@ static int parse_opts(int argc, char **argv, fleet_opts *o, int *help) {
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--mad-floor", &v)) > 0) {
             if (ns_parse_double(v, 0.0, 1.0, &o->strag.mad_floor))
                 FAIL("--mad-floor: '%s' is not a fraction in [0, 1]", v);
+            o->strag.mad_floor += 0.0; /* -0 is 0: printed "0", not "-0" */
         } else if (m == 0 && (m = ns_opt_value(argc, argv, &i, "--max-bytes", &v)) > 0) {
-            if (ns_parse_int64(v, 8, (int64_t)1 << 33, &o->max_bytes))
-                FAIL("--max-bytes: '%s' is not a size in 8 B..8 GiB", v);
+            /* MPI counts are ints: at most 2^31 - 1 floats, so 8 GiB itself is no message size
+             * (it was accepted and then skipped without a word). */
+            if (ns_parse_int64(v, 8, ((int64_t)1 << 33) - 4, &o->max_bytes))
+                FAIL("--max-bytes: '%s' is not a size in 8 B..8 GiB - 4 B (2^31 - 1 floats, "
+                     "MPI's int count)",
+                     v);
         } else if (m < 0) {
             FAIL("%s needs a value", a);
         } else {
@@ -221,19 +229,19 @@ static int cmp_str(const void *a, const void *b) {
  * OMP_PROC_BIND, ... were accepted on one rank only), sorted by name, less the
  * variables that differ per rank by design (NODESCALE_START_CPUS, the launcher's mask) or are
  * the fault hook. */
-static void settings_string(const fleet_opts *o, char *buf, size_t len) {
+static char *settings_string(const fleet_opts *o) {
     extern char **environ;
     /* Unset options by their meaning, not their internal 0 / -1. */
     char threads[24] = "rank-cpus";
     if (o->threads > 0) snprintf(threads, sizeof threads, "%d", o->threads);
     long long max_bytes = o->max_bytes > 0 ? (long long)o->max_bytes
                                            : (long long)ns_coll_defaults(o->quick).max_bytes;
-    size_t w = (size_t)snprintf(
-        buf, len,
-        "quick=%d threads=%s kernels=%s ranks_per_node=%d collectives=%d max_bytes=%lld "
-        "from_results=%s",
-        o->quick, threads, o->kernels ? o->kernels : "all", o->ranks_per_node, o->collectives,
-        max_bytes, o->from_results ? "yes" : "no");
+    char head[512];
+    snprintf(head, sizeof head,
+             "quick=%d threads=%s kernels=%s ranks_per_node=%d collectives=%d max_bytes=%lld "
+             "from_results=%s",
+             o->quick, threads, o->kernels ? o->kernels : "all", o->ranks_per_node,
+             o->collectives, max_bytes, o->from_results ? "yes" : "no");
     size_t nenv = 0;
     for (char **e = environ; *e; e++)
         nenv++;
@@ -244,10 +252,40 @@ static void settings_string(const fleet_opts *o, char *buf, size_t len) {
             strncmp(*e, "NODESCALE_FLEET_FAULT=", 22) != 0)
             vars[nv++] = *e;
     if (vars) qsort(vars, nv, sizeof *vars, cmp_str);
-    for (size_t i = 0; i < nv && w < len; i++)
-        w += (size_t)snprintf(buf + w, len - w, " %s", vars[i]);
+    size_t len = strlen(head) + 1;
+    for (size_t i = 0; i < nv; i++)
+        len += 1 + strlen(vars[i]);
+    char *buf = malloc(len);
+    if (!buf) {
+        perror("nodescale fleet: settings");
+        exit(NS_EXIT_FAIL);
+    }
+    size_t w = 0;
+    ns_appendf(buf, len, &w, "%s", head);
+    for (size_t i = 0; i < nv; i++)
+        ns_appendf(buf, len, &w, " %s", vars[i]);
     free(vars);
+    return buf;
 }
+
+/* The length of the setting at p, up to the space before the next "NAME=" (a value such as
+ * GOMP_CPU_AFFINITY="0 1 2" holds spaces); 0 at the end. */
+static size_t setting_len(const char *p) {
+    size_t n = 0;
+    while (p[n]) {
+        if (p[n] == ' ') {
+            size_t k = n + 1;
+            while (isalnum((unsigned char)p[k]) || p[k] == '_')
+                k++;
+            if (k > n + 1 && p[k] == '=') break;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* The setting after the end of one (p at its end: a space or NUL). */
+static const char *setting_next(const char *p) { return *p ? p + 1 : p; }
 
 int ns_fleet_check_peer(const char *v0, const char *b0, const char *s0, const char *v,
                         const char *b, const char *s, char *reason, size_t len) {
@@ -260,23 +298,33 @@ int ns_fleet_check_peer(const char *v0, const char *b0, const char *s0, const ch
         return -1;
     }
     if (strcmp(s0, s) != 0) {
-        /* Name the first differing setting, not the whole string. */
+        /* Name the first differing setting, not the whole string: walk both "key=value" lists
+         * (options in a fixed order, then the variables sorted by name); a key on one side only
+         * is "unset" on the other. */
         const char *p = s0, *q = s;
-        while (*p && *p == *q)
-            p++, q++;
-        while (p > s0 && p[-1] != ' ')
-            p--, q--;
-        char mine[96], theirs[96];
-        snprintf(mine, sizeof mine, "%.*s", (int)strcspn(q, " "), q);
-        snprintf(theirs, sizeof theirs, "%.*s", (int)strcspn(p, " "), p);
-        /* A variable set on one side only (the variables are sorted by name): "unset" on the
-         * other, not whichever variable follows there. */
-        size_t km = strcspn(mine, "="), kt = strcspn(theirs, "=");
-        int cmp = strncmp(mine, theirs, km < kt ? km : kt);
-        if (!*theirs || (mine[km] && theirs[kt] && (km != kt || cmp) && (cmp ? cmp < 0 : km < kt)))
-            snprintf(theirs, sizeof theirs, "%.*s unset", (int)km, mine);
-        else if (!*mine || (mine[km] && theirs[kt] && (km != kt || cmp)))
-            snprintf(mine, sizeof mine, "%.*s unset", (int)kt, theirs);
+        char mine[160] = "", theirs[160] = "";
+        for (;;) {
+            size_t np = setting_len(p), nq = setting_len(q);
+            if (np == nq && !strncmp(p, q, np)) {
+                if (!np) break; /* unreachable: the strings differ */
+                p = setting_next(p + np), q = setting_next(q + nq);
+                continue;
+            }
+            size_t kp = strcspn(p, "= "), kq = strcspn(q, "= ");
+            int cmp = !np ? 1 : !nq ? -1 : strncmp(p, q, kp < kq ? kp : kq);
+            if (np && nq && !cmp && kp != kq) cmp = kp < kq ? -1 : 1;
+            if (cmp == 0) { /* the same key, different values */
+                snprintf(mine, sizeof mine, "%.*s", (int)nq, q);
+                snprintf(theirs, sizeof theirs, "%.*s", (int)np, p);
+            } else if (cmp < 0) { /* rank 0's key sorts first: this rank lacks it */
+                snprintf(mine, sizeof mine, "%.*s unset", (int)kp, p);
+                snprintf(theirs, sizeof theirs, "%.*s", (int)np, p);
+            } else {
+                snprintf(mine, sizeof mine, "%.*s", (int)nq, q);
+                snprintf(theirs, sizeof theirs, "%.*s unset", (int)kq, q);
+            }
+            break;
+        }
         snprintf(reason, len, "settings differ: %s here, %s on rank 0", mine, theirs);
         return -1;
     }
@@ -443,8 +491,8 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
         char path[4096];
         ns_fleet_expand_pattern(o->from_results, rank, host, path, sizeof path);
         root = ns_json_load_results(path, err, sizeof err);
-        /* A fleet or compare report is "nodescale/1" too, but not one node's results (trial
-         * 14b #7: a fleet.json was taken as a node's and its benchmarks as the node's). */
+        /* A fleet or compare report is "nodescale/1" too, but not one node's results: a
+         * fleet.json was taken as a node's and its benchmarks as the node's. */
         const char *kind = root ? json_string_value(json_object_get(root, "kind")) : NULL;
         if (root && (kind || json_object_get(root, "kind"))) {
             snprintf(err, sizeof err, "%.900s: a %.40s report, not a node's results.json", path,
@@ -455,9 +503,17 @@ static void characterise(const fleet_opts *o, int rank, const char *host, char *
         /* What `nodescale bench` writes (one result, no sweep, ceilings or roofline:
          * ns_json_report_kind) is not a characterised node; `cluster --node` refuses it too
          * (it ran as "rank 0: ok", its settings line claiming kernels=all:
-         * fleet_report_input.sh). */
+         * fleet_report_input.sh). An empty "results" array is said as such. */
         char what[200];
-        if (root && ns_json_report_kind(root, what, sizeof what) == NS_REPORT_BENCH) {
+        json_t *res = root ? json_object_get(root, "results") : NULL;
+        if (json_is_array(res) && json_array_size(res) == 0) {
+            snprintf(err, sizeof err,
+                     "%.800s: holds no results (an empty \"results\" array): pass what "
+                     "`nodescale run` writes",
+                     path);
+            json_decref(root);
+            root = NULL;
+        } else if (root && ns_json_report_kind(root, what, sizeof what) == NS_REPORT_BENCH) {
             snprintf(err, sizeof err,
                      "%.800s: a `nodescale bench` result (one result, no sweep, ceilings or "
                      "roofline), not a node's results.json: pass what `nodescale run` writes",
@@ -521,7 +577,8 @@ typedef struct fleet {
     fleet_opts o;
     int size;
     node *nodes;
-    char dir[4096], settings[NS_FLEET_SETTINGS_LEN], mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
+    char *settings; /* owned: rank 0's settings string */
+    char dir[4096], mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
     char date[32], status_buf[256];
     const char *status;
     json_t *collectives, *allreduce, *benchmarks, *stragglers;
@@ -580,6 +637,16 @@ static json_t *fleet_json(const fleet *f) {
         if (n->interrupted) json_object_set_new(o, "interrupted", json_true());
         ns_json_set_int(o, "cpus_allowed", n->cpus_allowed);
         ns_json_set_int(o, "cpus_online", n->cpus_online);
+        /* --from-results: the CPUs the data were measured on (context.cpu.cpus_in_affinity_mask,
+         * null when not recorded); cpus_allowed is the live rank's binding on mpi_host. */
+        if (f->o.from_results) {
+            json_t *mask = json_object_get(
+                json_object_get(json_object_get(n->results, "context"), "cpu"),
+                "cpus_in_affinity_mask");
+            json_object_set_new(o, "cpus_recorded",
+                                json_is_integer(mask) ? json_integer(json_integer_value(mask))
+                                                      : json_null());
+        }
         if (*n->warning) ns_json_set_str(o, "warning", n->warning);
         if (*n->reason) ns_json_set_str(o, "reason", n->reason);
         if (*n->coll_note) ns_json_set_str(o, "collectives", n->coll_note);
@@ -767,26 +834,54 @@ static void send_results(const char *json, const char *reason, const char *log) 
     MPI_Send(log ? log : "", (int)llen, MPI_CHAR, 0, TAG_LOG, MPI_COMM_WORLD);
 }
 
-static int cmp_value_id(const void *a, const void *b) {
-    return strcmp(((const ns_bench_value *)a)->id, ((const ns_bench_value *)b)->id);
-}
-
-/* Rewrites each id's thread segment "/t<N>" to "/t*" and re-sorts the set, so nodes that ran
- * different thread counts are compared per benchmark. */
-static void ids_without_threads(ns_bench_set *s) {
-    for (size_t j = 0; j < s->n; j++) {
-        char *id = s->v[j].id, *p = id;
-        while ((p = strstr(p, "/t")) != NULL) {
-            size_t d = strspn(p + 2, "0123456789");
-            if (d > 0 && (p[2 + d] == '/' || p[2 + d] == '\0')) {
-                p[2] = '*';
-                memmove(p + 3, p + 2 + d, strlen(p + 2 + d) + 1);
+/* Rank 0, --from-results: a node whose results are an earlier rank's document (a pattern
+ * without %r or %h, copied files) is refused with the reason: one node's data counted twice would
+ * pass as a fleet with MAD 0. Different documents with the same context.host and context.date
+ * are warned about, not refused: ranks that split one node (--ranks-per-node > 1) record those
+ * too. Measured ranks are not checked. */
+static void refuse_duplicates(fleet *f) {
+    for (int r = 1; f->o.from_results && r < f->size; r++) {
+        node *n = &f->nodes[r];
+        if (!n->results) continue;
+        json_t *ctx = json_object_get(n->results, "context");
+        const char *h = json_string_value(json_object_get(ctx, "host"));
+        const char *d = json_string_value(json_object_get(ctx, "date"));
+        for (int k = 0; k < r; k++) {
+            const node *e = &f->nodes[k];
+            if (!e->results) continue;
+            json_t *ectx = json_object_get(e->results, "context");
+            const char *eh = json_string_value(json_object_get(ectx, "host"));
+            const char *ed = json_string_value(json_object_get(ectx, "date"));
+            int same_run = h && d && eh && ed && *h && *d && !strcmp(h, eh) && !strcmp(d, ed);
+            if (!json_equal(n->results, e->results)) {
+                if (!same_run) continue;
+                add_warning(n,
+                            "recorded on the same context.host %.150s and context.date %.60s "
+                            "as rank %d (%.100s): the same node?",
+                            h, d, k, e->name);
+                fprintf(stderr, "nodescale fleet: warning: rank %d (%s): %s\n", r, n->name,
+                        n->warning);
                 break;
             }
-            p += 2;
+            snprintf(n->status, sizeof n->status, "refused");
+            snprintf(n->reason, sizeof n->reason,
+                     "its results are rank %d's (%.100s): the same document (context.host "
+                     "%.150s, context.date %.60s)",
+                     k, e->name, h ? h : "unknown", d ? d : "unknown");
+            fprintf(stderr, "nodescale fleet: rank %d (%s) refused: %s\n", r, n->name, n->reason);
+            json_decref(n->results);
+            n->results = NULL;
+            json_decref(n->bad);
+            n->bad = NULL;
+            n->interrupted = 0;
+            *n->warning = '\0';
+            char dir[4400], path[4500];
+            node_dir(f, n, dir, sizeof dir);
+            snprintf(path, sizeof path, "%s/results.json", dir);
+            unlink(path); /* its copy: not a node's results */
+            break;
         }
     }
-    qsort(s->v, s->n, sizeof *s->v, cmp_value_id);
 }
 
 /* The flagged entry of stragglers.flagged for node n, created (and counted) when absent. */
@@ -807,8 +902,10 @@ static json_t *flagged_entry(fleet *f, const node *n) {
 }
 
 /* Straggler analysis over the nodes with results. A node none of whose results can be compared
- * becomes "failed"; one with failed or invalid results is flagged on each of them; nodes that
- * ran different thread counts are compared per benchmark, named in a warning. */
+ * becomes "failed"; one with failed or invalid results is flagged on each of them. Rates are
+ * compared only between nodes that ran the same thread count (the ids keep "/t<N>"): a node's
+ * configuration is no straggler. With mixed counts the nodes are named in a warning, and a
+ * benchmark fewer than 3 nodes ran at its count is "not tested (different thread counts)". */
 static void analyse(fleet *f) {
     ns_bench_set *sets = calloc((size_t)f->size, sizeof *sets);
     node **of = calloc((size_t)f->size, sizeof *of);
@@ -847,16 +944,16 @@ static void analyse(fleet *f) {
                     len += (size_t)snprintf(list + len, sizeof list - len, "%s%s (%d)",
                                             len ? ", " : "", of[i]->name, of[i]->threads);
                 add_warning(of[i],
-                            "ran %d threads where most nodes ran %d: its rates are "
+                            "ran %d threads where most nodes ran %d: its rates are not "
                             "compared with theirs",
                             of[i]->threads, common);
             }
-            ids_without_threads(&sets[i]);
         }
         char w[1100];
         snprintf(w, sizeof w,
-                 "the nodes ran different thread counts (most %d; %s): rates are compared per "
-                 "benchmark whatever the count (ids with /t*)",
+                 "the nodes ran different thread counts (most %d; %s): rates are compared only "
+                 "between nodes of the same count; a benchmark fewer than 3 nodes ran at its "
+                 "count is not tested (different thread counts)",
                  common, list);
         fprintf(stderr, "nodescale fleet: warning: %s\n", w);
         if (!f->warnings) f->warnings = json_array();
@@ -864,6 +961,8 @@ static void analyse(fleet *f) {
     }
     ns_straggler_result sr;
     if (sets && ns_straggler_analyse(sets, (size_t)ns, &f->o.strag, &sr) == 0) {
+        for (size_t b = 0; mixed && b < sr.nbench; b++)
+            if (!sr.b[b].tested) sr.b[b].untested = "not tested (different thread counts)";
         f->benchmarks = ns_straggler_benchmarks_json(&sr, sets);
         f->stragglers = ns_straggler_summary_json(&sr, sets, &f->o.strag);
         f->flagged_nodes = sr.flagged_nodes;
@@ -878,13 +977,9 @@ static void analyse(fleet *f) {
             json_t *fe = flagged_entry(f, of[i]);
             json_array_append(json_object_get(fe, "benchmarks"), b);
             json_array_foreach(f->benchmarks, j, row) {
-                char id[400];
-                snprintf(id, sizeof id, "%s", json_string_value(json_object_get(b, "id")));
-                if (mixed) {
-                    ns_bench_set one = {.n = 1, .v = &(ns_bench_value){.id = id}};
-                    ids_without_threads(&one);
-                }
-                if (strcmp(id, json_string_value(json_object_get(row, "id"))) != 0) continue;
+                if (strcmp(json_string_value(json_object_get(b, "id")),
+                           json_string_value(json_object_get(row, "id"))) != 0)
+                    continue;
                 json_t *fo = json_object_get(row, "failed");
                 if (!fo) json_object_set_new(row, "failed", fo = json_object());
                 json_object_set(fo, of[i]->name, json_object_get(b, "status"));
@@ -908,9 +1003,15 @@ static void run_collectives(MPI_Comm comm, const fleet_opts *o, fleet *f) {
     ns_coll_row(*rows)[NS_COLL_MAX_ROWS] = coll_rows;
     int *nrows = coll_nrows;
     for (int op = 0; op < 3; op++) {
-        if (rank == 0)
-            fprintf(stderr, "nodescale fleet: %s over %d ranks, %zu B to %zu B\n",
-                    ns_coll_name((ns_coll_op)op), n, co.min_bytes, co.max_bytes);
+        if (rank == 0) { /* this operation's own sizes (a multiple of n for two of them) */
+            double lo, hi;
+            char a[32], b[32];
+            ns_coll_size_range((ns_coll_op)op, &co, n, &lo, &hi);
+            ns_format_bytes(a, sizeof a, lo);
+            ns_format_bytes(b, sizeof b, hi);
+            fprintf(stderr, "nodescale fleet: %s over %d ranks, %s to %s\n",
+                    ns_coll_name((ns_coll_op)op), n, a, b);
+        }
         nrows[op] = ns_coll_sweep(comm, (ns_coll_op)op, &co, rows[op], NS_COLL_MAX_ROWS);
         if (nrows[op] < 0) {
             if (rank == 0)
@@ -1079,7 +1180,7 @@ static int make_dir(fleet *f) {
 }
 
 /* Rank 0: roles and node names from the handshake. */
-static void assign_roles(fleet *f, const hello *all, int *roles) {
+static void assign_roles(fleet *f, const hello *all, char *const *settings, int *roles) {
     const hello *h0 = &all[0];
     for (int r = 0; r < f->size; r++) {
         node *n = &f->nodes[r];
@@ -1088,8 +1189,8 @@ static void assign_roles(fleet *f, const hello *all, int *roles) {
         n->cpus_allowed = all[r].cpus_allowed;
         n->cpus_online = all[r].cpus_online;
         char reason[512];
-        if (ns_fleet_check_peer(h0->version, h0->build, h0->settings, all[r].version, all[r].build,
-                                all[r].settings, reason, sizeof reason)) {
+        if (ns_fleet_check_peer(h0->version, h0->build, settings[0], all[r].version, all[r].build,
+                                settings[r], reason, sizeof reason)) {
             roles[r] = ROLE_REFUSED;
             snprintf(n->status, sizeof n->status, "refused");
             snprintf(n->reason, sizeof n->reason, "%s", reason);
@@ -1178,7 +1279,7 @@ static int handshake(fleet *f, int rank, hello *me, int *roles) {
     memset(me, 0, sizeof *me);
     snprintf(me->version, sizeof me->version, "%s", NODESCALE_VERSION);
     snprintf(me->build, sizeof me->build, "%s %s", NODESCALE_CC, NODESCALE_CFLAGS);
-    settings_string(o, me->settings, sizeof me->settings);
+    char *mine = settings_string(o);
     gethostname(me->host, sizeof me->host - 1);
     MPI_Comm node_comm;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
@@ -1194,16 +1295,42 @@ static int handshake(fleet *f, int rank, hello *me, int *roles) {
     MPI_Comm_free(&node_comm);
     hello *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
     MPI_Gather(me, (int)sizeof *me, MPI_BYTE, all, (int)sizeof *me, MPI_BYTE, 0, MPI_COMM_WORLD);
+    /* The whole settings strings, whatever their length (MPI_Gatherv). */
+    int mylen = (int)strlen(mine) + 1;
+    int *lens = rank == 0 ? calloc((size_t)size, sizeof *lens) : NULL;
+    int *displs = rank == 0 ? calloc((size_t)size, sizeof *displs) : NULL;
+    MPI_Gather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    char *packed = NULL;
+    char **settings = NULL;
+    if (rank == 0) {
+        long long total = 0;
+        for (int r = 0; r < size; r++) {
+            displs[r] = (int)total;
+            total += lens[r];
+        }
+        packed = malloc((size_t)total);
+        settings = calloc((size_t)size, sizeof *settings);
+        if (!packed || !settings) {
+            perror("nodescale fleet: settings");
+            MPI_Abort(MPI_COMM_WORLD, NS_EXIT_FAIL);
+        }
+        for (int r = 0; packed && settings && r < size; r++)
+            settings[r] = packed + displs[r];
+    }
+    MPI_Gatherv(mine, mylen, MPI_CHAR, packed, lens, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
+    free(lens);
+    free(displs);
     if (rank == 0) {
         f->nodes = calloc((size_t)size, sizeof *f->nodes);
-        snprintf(f->settings, sizeof f->settings, "%s", me->settings);
+        f->settings = mine;
+        mine = NULL;
         int vlen;
         MPI_Get_library_version(f->mpi_version, &vlen);
         f->mpi_version[strcspn(f->mpi_version, "\n")] = '\0';
         time_t now = time(NULL);
         strftime(f->date, sizeof f->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
         f->status = "gathering";
-        assign_roles(f, all, roles);
+        assign_roles(f, all, settings, roles);
         /* More ranks per node than any node runs: the option cannot mean what it says
          * (--ranks-per-node 2 with -np 1 was accepted: fleet.sh). */
         int most = 0;
@@ -1253,6 +1380,9 @@ static int handshake(fleet *f, int rank, hello *me, int *roles) {
                         f->nodes[r].reason);
     }
     free(all);
+    free(settings);
+    free(packed);
+    free(mine);
     MPI_Bcast(roles, size, MPI_INT, 0, MPI_COMM_WORLD);
     return roles[rank];
 }
@@ -1297,6 +1427,7 @@ static void gather_results(fleet *f, const int *roles, double start, const char 
         }
         usleep(2000);
     }
+    refuse_duplicates(f);
     analyse(f); /* may turn a node without a comparable result into a failed one */
     *missing = *refused = *failed = 0;
     for (int r = 0; r < size; r++) {
@@ -1364,8 +1495,8 @@ static int lead_collectives(fleet *f, const int *roles, const char *skip) {
 }
 
 /* 4. (rank 0) The final status, fleet.json, report.md and the summary line. Returns the exit
- * status: NS_EXIT_FAIL when a node is missing, refused or failed, the collectives hung, or
- * (--fail-on-straggler) a straggler was flagged. */
+ * status: NS_EXIT_FAIL when a node is missing, refused or failed, has failed or invalid results
+ * or an interrupted run, the collectives hung, or (--fail-on-straggler) a straggler was flagged. */
 static int final_files(fleet *f, int missing, int refused, int failed, int coll_hung) {
     int ok = 0, interrupted = 0, bad = 0;
     for (int r = 0; r < f->size; r++) {
@@ -1406,8 +1537,11 @@ static int final_files(fleet *f, int missing, int refused, int failed, int coll_
         fprintf(stderr, "nodescale fleet: %d straggler node(s) flagged (--fail-on-straggler)\n",
                 f->flagged_nodes);
     if (ns_interrupted) return ns_exit_signal(ns_interrupted);
-    return ok == 0 || missing || coll_hung || refused || failed || straggled ? NS_EXIT_FAIL
-                                                                             : NS_EXIT_OK;
+    /* Every "incomplete" status fails: a timed-out benchmark, a failed output check or a cut-short
+     * node is not a good fleet for a script that reads the exit status. */
+    return ok == 0 || missing || coll_hung || refused || failed || bad || interrupted || straggled
+               ? NS_EXIT_FAIL
+               : NS_EXIT_OK;
 }
 
 /* Frees what rank 0 gathered in f. */
@@ -1422,6 +1556,7 @@ static void fleet_free(fleet *f) {
     json_decref(f->allreduce);
     json_decref(f->benchmarks);
     json_decref(f->stragglers);
+    free(f->settings);
 }
 
 int ns_cmd_fleet(int argc, char **argv) {
@@ -1529,7 +1664,7 @@ int ns_cmd_fleet(int argc, char **argv) {
         fprintf(stderr,
                 "nodescale fleet: %s; the results are in %s. Ending the job with MPI_Abort so "
                 "hung ranks stop.\n",
-                self_hung ? "rank 0 hung"
+                self_hung ? "rank 0 hung or was slow"
                 : missing ? "rank(s) missing"
                           : "the collectives hung",
                 f.dir);

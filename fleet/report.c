@@ -41,8 +41,15 @@ static void nodes_section(FILE *f, const json_t *fleet) {
         ns_md_cell(f, str(n, "status"));
         fputs(" | ", f);
         ns_md_cell(f, str(n, "cpu_model"));
-        fprintf(f, " | %lld of %lld | ", json_integer_value(json_object_get(n, "cpus_allowed")),
-                json_integer_value(json_object_get(n, "cpus_online")));
+        /* --from-results: the CPUs recorded in the data, not the live rank's binding */
+        json_t *rec = json_object_get(n, "cpus_recorded");
+        if (json_is_integer(rec))
+            fprintf(f, " | %lld (recorded) | ", json_integer_value(rec));
+        else if (rec)
+            fputs(" | n/a | ", f);
+        else
+            fprintf(f, " | %lld of %lld | ", json_integer_value(json_object_get(n, "cpus_allowed")),
+                    json_integer_value(json_object_get(n, "cpus_online")));
         ns_md_cell(f, *res ? res : str(n, "reason"));
         if (*warn) {
             fputs("; **warning:** ", f);
@@ -80,9 +87,10 @@ static void straggler_section(FILE *f, const json_t *fleet) {
     size_t i, j;
     json_t *n, *b;
     fprintf(f, "**%zu straggler node(s):** ", json_array_size(flagged));
-    json_array_foreach(flagged, i, n)
-        fprintf(f, "%s%s (%zu benchmarks)", i ? ", " : "", str(n, "name"),
-                json_array_size(json_object_get(n, "benchmarks")));
+    json_array_foreach(flagged, i, n) {
+        size_t nb = json_array_size(json_object_get(n, "benchmarks"));
+        fprintf(f, "%s%s (%zu benchmark%s)", i ? ", " : "", str(n, "name"), nb, nb == 1 ? "" : "s");
+    }
     fprintf(f, "\n\n");
     /* A flagged node's warning beside the flag (an injected slowdown is no real straggler). */
     json_array_foreach(flagged, i, n) {

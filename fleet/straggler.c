@@ -128,7 +128,10 @@ json_t *ns_straggler_benchmarks_json(const ns_straggler_result *r, const ns_benc
         ns_json_set_num(o, "scale", fb->scale, NULL);
         ns_json_set_num(o, "noise", fb->noise, NULL);
         json_object_set_new(o, "tested", json_boolean(fb->tested));
-        if (!fb->tested) ns_json_set_str(o, "status", "fewer than 3 nodes measured it: not tested");
+        if (!fb->tested)
+            ns_json_set_str(o, "status",
+                            fb->untested ? fb->untested
+                                         : "fewer than 3 nodes measured it: not tested");
         for (size_t i = 0; i < r->nnodes; i++) {
             if (!isfinite(fb->value[i])) continue;
             json_object_set_new(vals, nodes[i].label, json_real(fb->value[i]));

@@ -29,6 +29,7 @@ typedef struct ns_fleet_bench {
     double median, mad, scale;   /* scale = max(1.4826 MAD, mad_floor * median) */
     double noise;                /* 1.4826 MAD / median: the node-to-node robust CV */
     int tested;                  /* n >= 3 (a zero scale included) */
+    const char *untested;        /* why it is not tested, NULL: fewer than 3 nodes (static) */
     double *value, *z;           /* [nnodes]; NAN where the node lacks the benchmark */
     unsigned char *flagged;      /* [nnodes] */
 } ns_fleet_bench;

@@ -502,13 +502,13 @@ static json_t *caches_json(json_t **dropped) {
         ns_json_set_int(d, "size_bytes", t->caches[i].size_bytes);
         ns_json_set_str(d, "reason", why);
         json_array_append_new(*dropped, d);
-        if (!warned)
+        if (!warned) /* the first cache left out; the others are in caches_dropped */
             fprintf(stderr,
                     "nodescale: warning: L%d cache (%lld bytes) left out of context.cpu.caches "
-                    "(listed in context.cpu.caches_dropped): %s\n",
+                    "(listed in context.cpu.caches_dropped, with any other): %s\n",
                     t->caches[i].level, (long long)t->caches[i].size_bytes, why);
+        warned = 1;
     }
-    if (json_array_size(*dropped)) warned = 1;
     return arr;
 }
 

@@ -93,6 +93,32 @@ const char *ns_outdir_foreign_below(const char *dir, char *buf, size_t len) {
             return buf;
         }
     }
+    /* Inside one: an ancestor that is a fleet's nodes/ folder, or a run's or fleet's folder
+     * (--out FLEET/nodes/new, --out RUN/inner). */
+    char up[4400];
+    snprintf(up, sizeof up, "%s", path);
+    for (char *cut; (cut = strrchr(up, '/')) != NULL;) {
+        *cut = '\0';
+        while (cut > up && cut[-1] == '/')
+            *--cut = '\0';
+        if (!*up) break; /* the root */
+        static const char *const marks[] = {"results.json", "fleet.json"};
+        for (size_t i = 0; i < 2; i++) {
+            snprintf(buf, len, "%s/%s", up, marks[i]);
+            if (lstat(buf, &st) == 0) {
+                snprintf(buf, len, "inside the folder of %s/%s", up, marks[i]);
+                return buf;
+            }
+        }
+        const char *ub = strrchr(up, '/');
+        if (!strcmp(ub ? ub + 1 : up, "nodes")) {
+            snprintf(buf, len, "%.*sfleet.json", ub ? (int)(ub - up + 1) : 0, up);
+            if (lstat(buf, &st) == 0) {
+                snprintf(buf, len, "inside a fleet's nodes/ folder %s", up);
+                return buf;
+            }
+        }
+    }
     DIR *d = opendir(dir);
     if (!d) return NULL;
     const char *found = NULL;

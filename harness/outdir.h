@@ -47,8 +47,9 @@ extern const char *const ns_outdir_cluster[];
 const char *ns_outdir_foreign(const char *dir, const char *const *keep);
 
 /* One level down: a subfolder of dir holding a results.json or fleet.json (another run's or
- * fleet's), or dir being a fleet's nodes/ folder (its parent holds fleet.json). Returns a
- * description in buf ("vm-r0/results.json"), or NULL when none. */
+ * fleet's), or dir being a fleet's nodes/ folder (its parent holds fleet.json); one level up or
+ * more: an ancestor of dir that holds a results.json or fleet.json, or is a fleet's nodes/
+ * folder. Returns a description in buf ("vm-r0/results.json"), or NULL when none. */
 const char *ns_outdir_foreign_below(const char *dir, char *buf, size_t len);
 
 /* The length of dir's first path prefix (at a '/' or the end) that does not exist: the folder

@@ -101,7 +101,7 @@ static void node_facts(FILE *f, const json_t *ctx) {
         char size[32];
         ns_format_bytes(size, sizeof size,
                         (double)json_integer_value(json_object_get(c, "size_bytes")));
-        fprintf(f, " L%lld%s %s x%lld (shared by %lld);",
+        fprintf(f, "%s L%lld%s %s x%lld (shared by %lld)", i ? ";" : "",
                 json_integer_value(json_object_get(c, "level")),
                 !strcmp(str(c, "type"), "instruction") ? "i" : "", size,
                 json_integer_value(json_object_get(c, "count")),

@@ -44,6 +44,8 @@ for w in 1 3x 33; do
 done
 expect2 "bench_roofline --isa sse" "--isa 'sse' is not avx2 or avx512" "$b/bench_roofline" --isa sse
 expect2 "bench_roofline --rounds" "--rounds needs a value" "$b/bench_roofline" --rounds
+expect2 "bench_roofline --only" "--only needs a value" "$b/bench_roofline" --only
+expect2 "bench_roofline --isa" "--isa needs a value" "$b/bench_roofline" --isa
 
 # bench_gemm's lists: an empty or repeated item, a list over 255 characters; --samples gives its range
 expect2 "bench_gemm --threads 1,1" "--threads 1,1: lists 1 twice" "$b/bench_gemm" --threads 1,1

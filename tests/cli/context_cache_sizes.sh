@@ -20,5 +20,14 @@ HWLOC_XMLFILE=$tmp/topo.xml "$ns" bench dsum --n 4096 --threads 1 --samples 3 --
   fail "want the L1 and L2 only: $(jq -c .context.cpu.caches "$tmp/b.json")"
 "$ns" roofline "$tmp/b.json" --no-plot --out "$tmp/r" >"$tmp/out" 2>&1 ||
   fail "roofline refused the file: $(tail -1 "$tmp/out")"
+# Two caches left out (L2 and L3 smaller than L1): one warning per process, not one per cache.
+HWLOC_SYNTHETIC="pack:1 l3:1(size=16384) l2:2(size=32768) l1d:2(size=49152) core:2 pu:1" \
+  lstopo-no-graphics --of xml >"$tmp/topo2.xml" 2>/dev/null
+HWLOC_XMLFILE=$tmp/topo2.xml "$ns" bench dsum --n 4096 --threads 1 --samples 3 --min-time 0.001 \
+  --json "$tmp/b2.json" >"$tmp/out2" 2>&1 || fail "bench (2 dropped): exit $?: $(tail -2 "$tmp/out2")"
+[ "$(jq '.context.cpu.caches_dropped | length' "$tmp/b2.json")" = 2 ] ||
+  fail "want 2 caches dropped: $(jq -c .context.cpu.caches_dropped "$tmp/b2.json")"
+[ "$(grep -c 'warning: L[0-9] cache' "$tmp/out2")" = 1 ] ||
+  fail "want one warning: $(grep -c 'warning: L[0-9] cache' "$tmp/out2")"
 [ $fails -eq 0 ] && echo "context_cache_sizes: ok"
 [ $fails -eq 0 ]

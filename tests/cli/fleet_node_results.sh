@@ -28,6 +28,18 @@ jq -e '(.status | startswith("incomplete: 1 node(s) with failed or invalid resul
 grep -q 'failed or invalid' "$tmp/invf/report.md" || fail "invalid: report.md does not say so"
 grep -q "warning: rank 3 ($host-r3): 2 benchmarks failed or invalid" "$tmp/invf.err" ||
   fail "invalid: no warning on stderr"
+# Without --fail-on-straggler too: every "incomplete" status exits 1, a node with failed or
+# invalid results and a node whose run was interrupted.
+fleet4 invn "$tmp/inv/n%r.json"
+rc=$?
+[ $rc -eq 1 ] || fail "invalid results: exit $rc, want 1 (incomplete)"
+jq '.interrupted = true' "$fx/node1.json" >"$tmp/inv/i1.json"
+for r in 0 2 3; do cp "$fx/node$r.json" "$tmp/inv/i$r.json"; done
+fleet4 intr "$tmp/inv/i%r.json"
+rc=$?
+[ $rc -eq 1 ] || fail "interrupted node: exit $rc, want 1 (incomplete)"
+jq -e '.status == "incomplete: a node'"'"'s run was interrupted"' "$tmp/intr/fleet.json" >/dev/null ||
+  fail "interrupted node: status $(jq -c .status "$tmp/intr/fleet.json")"
 mkdir -p "$tmp/bad"
 cp "$fx/node0.json" "$tmp/bad/n0.json"
 jq '.results[].status = "failed: x"' "$fx/node1.json" >"$tmp/bad/n1.json"

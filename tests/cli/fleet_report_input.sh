@@ -36,6 +36,12 @@ grep -q "rank 0 ($host): failed: .*bench.json: a .nodescale bench. result" "$tmp
 jq -e '.node_counts.ok == 0 and .nodes[0].status == "failed" and
     (.nodes[0].reason | contains("nodescale bench"))' "$tmp/b/fleet.json" >/dev/null ||
   { echo "FAIL: --from-results bench file: fleet.json"; jq -c '.nodes' "$tmp/b/fleet.json"; fails=$((fails + 1)); }
+# A file with an empty "results" array: "holds no results", not "a bench result".
+echo '{"schema":"nodescale/1","context":{},"results":[]}' >"$tmp/empty.json"
+timeout -k 2 60 $MPIRUN -np 1 $bin fleet --from-results "$tmp/empty.json" --no-collectives \
+  --out "$tmp/e" >"$tmp/out" 2>"$tmp/err"
+grep -q "rank 0 ($host): failed: .*empty.json: holds no results" "$tmp/err" ||
+  { echo "FAIL: --from-results empty results: reason:"; cat "$tmp/err"; fails=$((fails + 1)); }
 # A node's results.json is still taken.
 timeout -k 2 60 $MPIRUN -np 1 $bin fleet --from-results "$fixtures/node0.json" --no-collectives \
   --out "$tmp/ok" >/dev/null 2>&1 || { echo "FAIL: a node's results refused"; fails=$((fails + 1)); }

@@ -58,6 +58,8 @@ jq -e '.nodes[0].status == "failed" and (.nodes[0].reason | test("rank 0.*did no
   fail "rank 0 hang: fleet.json $(jq -c '[.status, [.nodes[].status]]' "$tmp/h0/fleet.json")"
 [ -s "$tmp/h0/nodes/$host-r1/results.json" ] || fail "rank 0 hang: rank 1's results lost"
 [ -s "$tmp/h0/report.md" ] || fail "rank 0 hang: no report.md"
+grep -q "rank 0 hung or was slow; the results are in" "$tmp/h0.err" ||
+  fail "rank 0 hang: the closing line: $(grep "results are in" "$tmp/h0.err")"
 
 [ $fails -eq 0 ] && echo "fleet_stop: ok"
 [ $fails -eq 0 ]

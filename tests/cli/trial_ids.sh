@@ -12,6 +12,12 @@ hits=$(git grep -nIiE '\btrial [0-9]+[a-z]?\b|\bt[0-9]+[ab]?#[0-9]' -- \
   'harness/*.[ch]' 'kernels/*.[ch]' 'roofline/*.[ch]' 'reports/*.[ch]' 'cluster/*.[ch]' \
   'fleet/*.[ch]' | cut -c1-160)
 [ -n "$hits" ] && { echo "FAIL: internal trial ids in product comments:"; echo "$hits"; fails=$((fails + 1)); }
+# An id split across two comment lines ("(trial\n * 14b #7"): each file with its comment line
+# breaks (newline, spaces, '*') joined into one space.
+split=$(git ls-files -- 'harness/*.[ch]' 'kernels/*.[ch]' 'roofline/*.[ch]' 'reports/*.[ch]' \
+  'cluster/*.[ch]' 'fleet/*.[ch]' | xargs perl -0777 -ne 's/[ \t]*\n[ \t]*\*?[ \t]*/ /g;
+  while (/(\btrial [0-9]+[a-z]?\b|\bt[0-9]+[ab]?#[0-9])/gi) { print "$ARGV: $1\n" }' | sort -u)
+[ -n "$split" ] && { echo "FAIL: internal trial ids across comment lines:"; echo "$split"; fails=$((fails + 1)); }
 for t in $(git grep -hoIE '\b[a-z_0-9]+\.sh\b|\btest_[a-z_0-9]+\.c\b' -- \
   'harness/*.[ch]' 'kernels/*.[ch]' 'roofline/*.[ch]' 'reports/*.[ch]' 'cluster/*.[ch]' \
   'fleet/*.[ch]' | sort -u); do

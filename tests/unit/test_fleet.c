@@ -525,6 +525,28 @@ static void test_peer_check(void **st) {
     assert_int_equal(
         ns_fleet_check_peer("0.1.0", "gcc -O3", s0, "0.1.0", "gcc -O1", s0, why, sizeof why), -1);
     assert_non_null(strstr(why, "-O1"));
+    /* A variable on one side only, sorting last: named, "unset" on the other side. */
+    const char *e0 = "quick=0 OMP_PROC_BIND=close",
+               *e1 = "quick=0 OMP_PROC_BIND=close OMP_WAIT_POLICY=active";
+    assert_int_equal(
+        ns_fleet_check_peer("0.1.0", "gcc -O3", e0, "0.1.0", "gcc -O3", e1, why, sizeof why), -1);
+    assert_string_equal(why, "settings differ: OMP_WAIT_POLICY=active here, "
+                             "OMP_WAIT_POLICY unset on rank 0");
+    assert_int_equal(
+        ns_fleet_check_peer("0.1.0", "gcc -O3", e1, "0.1.0", "gcc -O3", e0, why, sizeof why), -1);
+    assert_string_equal(why, "settings differ: OMP_WAIT_POLICY unset here, "
+                             "OMP_WAIT_POLICY=active on rank 0");
+    /* In the middle, and a value with spaces before the difference. */
+    const char *m0 = "quick=0 GOMP_CPU_AFFINITY=0 1 2 OMP_A=1 OMP_PROC_BIND=close",
+               *m1 = "quick=0 GOMP_CPU_AFFINITY=0 1 2 OMP_PROC_BIND=close";
+    assert_int_equal(
+        ns_fleet_check_peer("0.1.0", "gcc -O3", m0, "0.1.0", "gcc -O3", m1, why, sizeof why), -1);
+    assert_string_equal(why, "settings differ: OMP_A unset here, OMP_A=1 on rank 0");
+    const char *a1 = "quick=0 GOMP_CPU_AFFINITY=0 1 3 OMP_A=1 OMP_PROC_BIND=close";
+    assert_int_equal(
+        ns_fleet_check_peer("0.1.0", "gcc -O3", m0, "0.1.0", "gcc -O3", a1, why, sizeof why), -1);
+    assert_string_equal(why, "settings differ: GOMP_CPU_AFFINITY=0 1 3 here, "
+                             "GOMP_CPU_AFFINITY=0 1 2 on rank 0");
 }
 
 static void test_pattern(void **st) {
@@ -545,7 +567,7 @@ static void test_report_names_straggler(void **st) {
         "\"flagged\":[{\"name\":\"slow1\",\"benchmarks\":[{\"id\":\"triad/t2\",\"unit\":\"GB/s\","
         "\"value\":14,\"median\":20,\"z\":-15,\"deficit\":0.3}]}]},"
         "\"allreduce\":{\"fit\":{\"alpha_s\":null,\"status\":\"one rank\"}}}");
-    assert_non_null(strstr(md, "**1 straggler node(s):** slow1 (1 benchmarks)"));
+    assert_non_null(strstr(md, "**1 straggler node(s):** slow1 (1 benchmark)"));
     assert_non_null(strstr(md, "| slow1 | `triad/t2` | 14 GB/s | 20 GB/s | 30.0% | -15.00 |"));
     assert_non_null(strstr(md, "Not measured: one rank."));
     free(md);

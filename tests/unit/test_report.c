@@ -227,7 +227,7 @@ static void test_node_cache_sizes_formatted(void **state) {
                                   "shared_by_cores", 1, "level", 3, "type", "unified", "size_bytes",
                                   (json_int_t)314572800, "count", 1, "shared_by_cores", 2));
     char *md = markdown(root);
-    assert_has(md, " L1 48 KiB x2 (shared by 1); L3 300 MiB x1 (shared by 2);");
+    assert_has(md, "| caches | L1 48 KiB x2 (shared by 1); L3 300 MiB x1 (shared by 2) |\n");
     assert_lacks(md, "307200 KiB");
     free(md);
     json_decref(root);
